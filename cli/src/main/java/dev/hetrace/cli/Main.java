@@ -1,0 +1,44 @@
+package dev.hetrace.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code hetrace} command. */
+@Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    description = {"Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
+        "of every core of a board on one clock."},
+    subcommands = {PrintCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns the exit status (0 ok, 1 error, 2 usage error). */
+    public static int run(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExitCodeExceptionMapper(e -> 1);
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("hetrace: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("Try 'hetrace " + (ex.getCommandLine() == cl ? "" : ex.getCommandLine()
+                .getCommandName() + " ") + "--help'.");
+            return 2;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"hetrace " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package dev.hetrace.ctf;
+
+import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.MetadataReader;
+import dev.hetrace.ctf.metadata.TraceClass;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * One CTF trace directory: its metadata (parsed and compiled into a decode plan) and its data
+ * streams, with the stream files mapped read-only. Files that belong to one stream instance
+ * (LTTng tracefile rotation) form one stream, ordered by time.
+ */
+public final class CtfTrace implements AutoCloseable {
+    private final Path dir;
+    private final TraceClass metadata;
+    private final TracePlan plan;
+    private final Arena arena = Arena.ofShared();
+    private final List<List<StreamFile>> streams = new ArrayList<>();
+    private final List<Long> streamIds = new ArrayList<>();
+
+    private CtfTrace(Path dir, TraceClass metadata, TracePlan plan) {
+        this.dir = dir;
+        this.metadata = metadata;
+        this.plan = plan;
+    }
+
+    /** Trace directories under {@code root} (itself, or any depth below), in a stable order. */
+    public static List<Path> find(Path root) throws IOException {
+        if (Files.isRegularFile(root) && root.getFileName().toString().equals("metadata")) {
+            return List.of(root.getParent());
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IOException(root + ": no such trace directory");
+        }
+        List<Path> traces = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.filter(p -> p.getFileName() != null && p.getFileName().toString().equals("metadata")
+                    && Files.isRegularFile(p))
+                .map(Path::getParent)
+                .sorted(Comparator.comparing(Path::toString))
+                .forEach(traces::add);
+        }
+        return traces;
+    }
+
+    /** Opens a trace directory: parses and checks its metadata, maps its stream files. */
+    public static CtfTrace open(Path dir, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        Path metadataFile = dir.resolve("metadata");
+        TraceClass metadata;
+        try {
+            metadata = MetadataReader.read(metadataFile, warnings);
+        } catch (MetadataException e) {
+            throw new MetadataException(e.line(), e.column(), metadataFile + ": " + stripPosition(e));
+        }
+        TracePlan plan;
+        try {
+            plan = TracePlan.compile(metadata);
+        } catch (MetadataException e) {
+            throw new MetadataException(metadataFile + ": " + e.getMessage());
+        }
+        CtfTrace trace = new CtfTrace(dir, metadata, plan);
+        try {
+            trace.mapStreams();
+        } catch (IOException | StreamDecodingException | RuntimeException e) {
+            trace.close();
+            throw e;
+        }
+        return trace;
+    }
+
+    private static String stripPosition(MetadataException e) {
+        return e.getMessage();
+    }
+
+    private void mapStreams() throws IOException, StreamDecodingException {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> list = Files.list(dir)) {
+            list.filter(Files::isRegularFile)
+                .filter(p -> {
+                    String name = p.getFileName().toString();
+                    return !name.equals("metadata") && !name.startsWith(".");
+                })
+                .sorted(Comparator.comparing(p -> p.getFileName().toString()))
+                .forEach(files::add);
+        }
+        // Group files of the same stream instance; order each group by its first packet's time.
+        Map<String, List<StreamFile>> groups = new LinkedHashMap<>();
+        Map<StreamFile, Long> firstTime = new LinkedHashMap<>();
+        Map<StreamFile, Long> instanceIds = new LinkedHashMap<>();
+        for (Path f : files) {
+            long size = Files.size(f);
+            if (size == 0) {
+                continue;
+            }
+            MemorySegment seg;
+            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            }
+            StreamFile sf = new StreamFile(f, seg);
+            StreamDecoder probe = new StreamDecoder(plan, List.of(sf));
+            String key = f.toString();
+            long t = Long.MIN_VALUE;
+            if (probe.nextPacket()) {
+                PacketInfo p = probe.packet();
+                if (p.has(p.streamInstanceId())) {
+                    key = p.streamClassId() + "/" + p.streamInstanceId();
+                }
+                t = p.has(p.timestampBegin()) ? p.timestampBegin() : Long.MIN_VALUE;
+            }
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(sf);
+            if (probe.packet() != null && probe.packet().has(probe.packet().streamInstanceId())) {
+                instanceIds.put(sf, probe.packet().streamInstanceId());
+            }
+            firstTime.put(sf, t);
+        }
+        List<List<StreamFile>> sorted = new ArrayList<>();
+        for (List<StreamFile> g : groups.values()) {
+            g.sort(Comparator.comparing((StreamFile s) -> firstTime.get(s), Long::compareUnsigned)
+                .thenComparing(s -> s.path().getFileName().toString()));
+            sorted.add(List.copyOf(g));
+        }
+        sorted.sort(Comparator.comparing(g -> g.getFirst().path().toString()));
+        for (int i = 0; i < sorted.size(); i++) {
+            List<StreamFile> g = sorted.get(i);
+            streams.add(g);
+            Long instance = instanceIds.get(g.getFirst());
+            streamIds.add(instance != null ? instance : i);
+        }
+    }
+
+    /** The trace's name as babeltrace2 gives it: the env hostname, or "". */
+    public String name() {
+        return metadata.env().get("hostname") instanceof String s ? s : "";
+    }
+
+    /** Stream id of stream {@code index}: its stream_instance_id, else its rank among the trace's streams. */
+    public long streamId(int index) {
+        return streamIds.get(index);
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    public TraceClass metadata() {
+        return metadata;
+    }
+
+    public TracePlan plan() {
+        return plan;
+    }
+
+    /** The data streams: each one or more files decoded one after the other. */
+    public List<List<StreamFile>> streams() {
+        return streams;
+    }
+
+    /** A new decoder positioned before the first event of stream {@code index}. */
+    public StreamDecoder decoder(int index) {
+        return new StreamDecoder(plan, streams.get(index));
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,131 @@
+package dev.hetrace.ctf.decode;
+
+import dev.hetrace.ctf.metadata.FieldType;
+
+/**
+ * One field of a compiled decode plan: a {@link FieldType} at one place of one scope, with
+ * its references (variant tag, sequence length) resolved to value registers. Decoding walks
+ * these nodes and appends values to a tape of longs:
+ * <ul>
+ *   <li>INT, FLOAT: one slot (the value, or the raw IEEE bits)</li>
+ *   <li>BIG_INT (more than 64 bits): one slot, the bit position of the value</li>
+ *   <li>STRING: two slots, byte position and byte length (without the NUL)</li>
+ *   <li>STRUCT: no slot, its members follow</li>
+ *   <li>VARIANT: one slot, the selected option index, then that option</li>
+ *   <li>ARRAY: its elements; SEQUENCE: one slot (the length), then its elements</li>
+ *   <li>PACKED_ARRAY, PACKED_SEQUENCE (elements are fixed-size scalars with no padding
+ *       between them): two slots, bit position of the first element and the count; elements
+ *       are read from the buffer when asked for, so a huge array costs nothing</li>
+ * </ul>
+ */
+public final class Node {
+    public static final int INT = 0;
+    public static final int BIG_INT = 1;
+    public static final int FLOAT = 2;
+    public static final int STRING = 3;
+    public static final int STRUCT = 4;
+    public static final int VARIANT = 5;
+    public static final int ARRAY = 6;
+    public static final int SEQUENCE = 7;
+    public static final int PACKED_ARRAY = 8;
+    public static final int PACKED_SEQUENCE = 9;
+
+    /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
+    public static final int ROLE_NONE = 0;
+    public static final int ROLE_MAGIC = 1;
+    public static final int ROLE_UUID = 2;
+    public static final int ROLE_STREAM_ID = 3;
+    public static final int ROLE_STREAM_INSTANCE_ID = 4;
+    public static final int ROLE_TIMESTAMP_BEGIN = 5;
+    public static final int ROLE_TIMESTAMP_END = 6;
+    public static final int ROLE_EVENTS_DISCARDED = 7;
+    public static final int ROLE_PACKET_SIZE = 8;
+    public static final int ROLE_CONTENT_SIZE = 9;
+    public static final int ROLE_PACKET_SEQ_NUM = 10;
+    public static final int ROLE_EVENT_ID = 11;
+
+    public final int kind;
+    public final FieldType type;
+    /** Alignment in bits. */
+    public final int align;
+    /** Size in bits of INT, BIG_INT and FLOAT nodes (and of packed elements). */
+    public int size;
+    public boolean signed;
+    public boolean bigEndian;
+    /** Members of a struct, options of a variant, or the single element node of an array. */
+    public Node[] children = new Node[0];
+    /** Names as written in TSDL (used to resolve paths and select variant options). */
+    public String[] rawNames = new String[0];
+    /** Names as shown: one leading underscore removed, as the CTF specification asks. */
+    public String[] names = new String[0];
+    /** {@link #names} in UTF-8, followed by " = ", ready to print. */
+    public byte[][] nameEquals = new byte[0][];
+    /** Fixed array length. */
+    public long length;
+    /** Register written when this integer is decoded (it is a tag or a length), or -1. */
+    public int register = -1;
+    /** Register holding the length of a sequence or the tag of a variant. */
+    public int sourceRegister = -1;
+    /** For a variant: per option, inclusive ranges of tag values selecting it ({@code [lo0, hi0, lo1, hi1...]}). */
+    public long[][] optionRanges;
+    public boolean tagSigned;
+    /** For an enumeration: its distinct labels in declaration order, each with its ranges ({@code [lo, hi, ...]}). */
+    public byte[][] enumLabels;
+    public long[][] enumRanges;
+    /** Integer display base (2, 8, 10, 16). */
+    public int base = 10;
+    /** An array or sequence of bytes meant as text (8-bit integers with an encoding): shown as a string. */
+    public boolean text;
+    /** Index of the clock this integer samples, or -1. */
+    public int clock = -1;
+    public int role = ROLE_NONE;
+    /** Whether babeltrace2 would show this field; computed once the plan is complete. */
+    public boolean visible = true;
+    /** Some later field refers to this one (tag or length), which keeps it visible. */
+    public boolean referenced;
+    /** Lower bound of the encoded size in bits, to reject absurd lengths before looping. */
+    public long minBits;
+
+    Node(int kind, FieldType type, int align) {
+        this.kind = kind;
+        this.type = type;
+        this.align = align;
+    }
+
+    public Node element() {
+        return children[0];
+    }
+
+    /** Index of the member with this TSDL name, or -1. */
+    public int memberIndex(String rawName) {
+        for (int i = 0; i < rawNames.length; i++) {
+            if (rawNames[i].equals(rawName)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Index of the member with this shown name (or TSDL name), or -1. */
+    public int memberIndexByName(String name) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return memberIndex(name);
+    }
+
+    public boolean isPacked() {
+        return kind == PACKED_ARRAY || kind == PACKED_SEQUENCE;
+    }
+
+    /** Number of tape slots a scalar occupies (0 for compound nodes). */
+    public int scalarSlots() {
+        return switch (kind) {
+            case INT, BIG_INT, FLOAT -> 1;
+            case STRING, PACKED_ARRAY, PACKED_SEQUENCE -> 2;
+            default -> 0;
+        };
+    }
+}

@@ -1,0 +1,586 @@
+package dev.hetrace.ctf.decode;
+
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Decodes the packets and events of one data stream (one or more files, in order) through a
+ * reusable cursor: {@link #next()} decodes the next event into a tape of longs and keeps the
+ * state (clock value, registers, packet fields) that the CTF semantics need. Nothing is
+ * allocated per event once the tape has grown to the largest event.
+ */
+public final class StreamDecoder {
+    private static final long CTF_MAGIC = 0xC1FC1FC1L;
+
+    private final TracePlan plan;
+    private final List<StreamFile> files;
+    private int fileIndex = -1;
+    private MemorySegment seg;
+    private Path file;
+    private long fileBits;
+
+    private final long[] regs;
+    private long pos;
+    private long limit;
+
+    // Packet state.
+    private PacketInfo packet;
+    private long packetNumber;
+    private long nextPacketOffset;
+    private StreamPlan stream;
+    private long[] packetTape = new long[64];
+    private int packetTapeLen;
+    private int packetContextStart;
+
+    // Event state.
+    private long[] tape = new long[256];
+    private int tapeLen;
+    private EventPlan event;
+    private long eventId;
+    private int headerStart;
+    private int streamContextStart;
+    private int contextStart;
+    private int payloadStart;
+    private long eventBitOffset;
+
+    private long clock;
+    private boolean clockSet;
+    private long eventClock;
+
+    /** One file of a data stream, mapped. */
+    public record StreamFile(Path path, MemorySegment segment) {}
+
+    public StreamDecoder(TracePlan plan, List<StreamFile> files) {
+        this.plan = plan;
+        this.files = files;
+        this.regs = new long[Math.max(1, plan.registerCount)];
+    }
+
+    public TracePlan plan() {
+        return plan;
+    }
+
+    // ------------------------------------------------------------------ iteration
+
+    /**
+     * Decodes the next event, moving to the next packet or file as needed.
+     *
+     * @return false at the end of the stream
+     */
+    public boolean next() throws StreamDecodingException {
+        while (true) {
+            if (packet != null && pos < limit) {
+                decodeEvent();
+                return true;
+            }
+            if (!nextPacket()) {
+                return false;
+            }
+            eventClock = clock;
+        }
+    }
+
+    /**
+     * Moves to the next packet (its header and context decoded), without decoding events.
+     *
+     * @return false at the end of the stream
+     */
+    public boolean nextPacket() throws StreamDecodingException {
+        endPacket();
+        while (true) {
+            if (seg == null || nextPacketOffset >= fileBits) {
+                if (!nextFile()) {
+                    packet = null;
+                    return false;
+                }
+                continue;
+            }
+            readPacket(nextPacketOffset);
+            return true;
+        }
+    }
+
+    /**
+     * At the end of a packet the clock moves to its timestamp_end, unless that would move it
+     * back (tracers known to write events after the end time) or the end is 0 (a crashed
+     * LTTng session's last packet).
+     */
+    private void endPacket() {
+        if (packet != null && packet.has(packet.timestampEnd()) && stream.defaultClock >= 0) {
+            long end = packet.timestampEnd();
+            boolean crashed = end == 0 && packet.has(packet.timestampBegin()) && packet.timestampBegin() != 0;
+            if (!crashed && Long.compareUnsigned(end, clock) >= 0) {
+                clock = end;
+            }
+        }
+        packet = null;
+    }
+
+    private boolean nextFile() {
+        fileIndex++;
+        if (fileIndex >= files.size()) {
+            seg = null;
+            return false;
+        }
+        StreamFile f = files.get(fileIndex);
+        seg = f.segment();
+        file = f.path();
+        fileBits = seg.byteSize() * 8;
+        nextPacketOffset = 0;
+        packetNumber = -1;
+        return true;
+    }
+
+    /** Positions the decoder at the packet starting at {@code offsetBits} of file {@code index}. */
+    public void seekPacket(int index, long offsetBits, long number) throws StreamDecodingException {
+        fileIndex = index;
+        StreamFile f = files.get(index);
+        seg = f.segment();
+        file = f.path();
+        fileBits = seg.byteSize() * 8;
+        packetNumber = number - 1;
+        readPacket(offsetBits);
+    }
+
+    private StreamDecodingException error(long at, String message) {
+        return new StreamDecodingException(file, Math.max(0, packetNumber), at, message);
+    }
+
+    private void readPacket(long offset) throws StreamDecodingException {
+        packetNumber++;
+        pos = offset;
+        limit = fileBits;
+        packetTapeLen = 0;
+        Arrays.fill(regs, 0);
+        long magic = PacketInfo.ABSENT;
+        long streamId = PacketInfo.ABSENT;
+        long instanceId = PacketInfo.ABSENT;
+        if (plan.packetHeader != null) {
+            long[] saved = tape;
+            int savedLen = tapeLen;
+            tape = packetTape;
+            tapeLen = 0;
+            try {
+                decodeNode(plan.packetHeader, "packet header");
+            } finally {
+                packetTape = tape;
+                packetTapeLen = tapeLen;
+                tape = saved;
+                tapeLen = savedLen;
+            }
+            Node h = plan.packetHeader;
+            for (int i = 0; i < h.children.length; i++) {
+                Node c = h.children[i];
+                int at = Tape.relativeSlot(h, i, packetTape, 0);
+                switch (c.role) {
+                    case Node.ROLE_MAGIC -> magic = packetTape[at];
+                    case Node.ROLE_STREAM_ID -> streamId = packetTape[at];
+                    case Node.ROLE_STREAM_INSTANCE_ID -> instanceId = packetTape[at];
+                    case Node.ROLE_UUID -> checkUuid(packetTape[at], offset);
+                    default -> { }
+                }
+            }
+        }
+        if (magic != PacketInfo.ABSENT && magic != CTF_MAGIC) {
+            throw error(offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic));
+        }
+        StreamPlan sp;
+        if (streamId != PacketInfo.ABSENT) {
+            sp = plan.streams.get(streamId);
+            if (sp == null) {
+                throw error(offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
+            }
+        } else {
+            if (plan.streams.size() != 1) {
+                throw error(offset, plan.streams.isEmpty() ? "the metadata declares no stream class"
+                    : "packet has no stream_id but the metadata declares several stream classes");
+            }
+            sp = plan.streams.values().iterator().next();
+        }
+        if (stream != null && stream != sp) {
+            throw error(offset, "packet belongs to stream class " + sp.cls.id() + " but earlier packets of this"
+                + " stream to class " + stream.cls.id());
+        }
+        stream = sp;
+        packetContextStart = packetTapeLen;
+        long packetBits = PacketInfo.ABSENT;
+        long contentBits = PacketInfo.ABSENT;
+        long tsBegin = PacketInfo.ABSENT;
+        long tsEnd = PacketInfo.ABSENT;
+        long seq = PacketInfo.ABSENT;
+        long discarded = PacketInfo.ABSENT;
+        clockSet = false;
+        if (sp.packetContext != null) {
+            long[] saved = tape;
+            int savedLen = tapeLen;
+            tape = packetTape;
+            tapeLen = packetTapeLen;
+            try {
+                decodeNode(sp.packetContext, "packet context");
+            } finally {
+                packetTape = tape;
+                packetTapeLen = tapeLen;
+                tape = saved;
+                tapeLen = savedLen;
+            }
+            Node c = sp.packetContext;
+            for (int i = 0; i < c.children.length; i++) {
+                Node m = c.children[i];
+                if (m.role == Node.ROLE_NONE) {
+                    continue;
+                }
+                long v = packetTape[packetContextStart + Tape.relativeSlot(c, i, packetTape, packetContextStart)];
+                switch (m.role) {
+                    case Node.ROLE_PACKET_SIZE -> packetBits = v;
+                    case Node.ROLE_CONTENT_SIZE -> contentBits = v;
+                    case Node.ROLE_TIMESTAMP_BEGIN -> tsBegin = v;
+                    case Node.ROLE_TIMESTAMP_END -> tsEnd = v;
+                    case Node.ROLE_PACKET_SEQ_NUM -> seq = v;
+                    case Node.ROLE_EVENTS_DISCARDED -> discarded = v;
+                    default -> { }
+                }
+            }
+        }
+        long headerBits = pos - offset;
+        long remaining = fileBits - offset;
+        if (packetBits == PacketInfo.ABSENT) {
+            packetBits = contentBits != PacketInfo.ABSENT ? contentBits : remaining;
+            if (contentBits != PacketInfo.ABSENT) {
+                // Without packet_size, the packet ends where its content ends (rounded up to a byte).
+                packetBits = (contentBits + 7) & ~7L;
+            }
+        } else {
+            if (packetBits <= 0 || (packetBits & 7) != 0) {
+                throw error(offset, "packet_size " + Long.toUnsignedString(packetBits)
+                    + " bits is not a positive whole number of bytes");
+            }
+            if (Long.compareUnsigned(packetBits, remaining) > 0) {
+                throw error(offset, "packet_size " + Long.toUnsignedString(packetBits) + " bits goes past the end of"
+                    + " the file (" + remaining + " bits left)");
+            }
+        }
+        if (contentBits == PacketInfo.ABSENT) {
+            contentBits = packetBits;
+        } else if (Long.compareUnsigned(contentBits, packetBits) > 0) {
+            throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits is larger than packet_size "
+                + packetBits + " bits");
+        }
+        if (contentBits < headerBits) {
+            throw error(offset, "content_size " + contentBits + " bits is smaller than the packet header and context ("
+                + headerBits + " bits)");
+        }
+        packet = new PacketInfo(file, packetNumber, offset, packetBits, contentBits, headerBits, sp.cls.id(),
+            instanceId, tsBegin, tsEnd, seq, discarded);
+        limit = offset + contentBits;
+        nextPacketOffset = offset + packetBits;
+        eventClock = clockSet ? clock : 0;
+    }
+
+    private void checkUuid(long bitPos, long offset) throws StreamDecodingException {
+        UUID expected = plan.trace.uuid();
+        if (expected == null) {
+            return;
+        }
+        long hi = 0;
+        long lo = 0;
+        for (int i = 0; i < 8; i++) {
+            hi = (hi << 8) | BitReader.read(seg, bitPos + 8L * i, 8, false);
+            lo = (lo << 8) | BitReader.read(seg, bitPos + 64 + 8L * i, 8, false);
+        }
+        UUID actual = new UUID(hi, lo);
+        if (!actual.equals(expected)) {
+            throw error(offset, "packet UUID " + actual + " does not match the metadata's trace UUID " + expected);
+        }
+    }
+
+    // ------------------------------------------------------------------ events
+
+    private void decodeEvent() throws StreamDecodingException {
+        long start = pos;
+        eventBitOffset = start;
+        tapeLen = 0;
+        eventId = -1;
+        StreamPlan sp = stream;
+        headerStart = 0;
+        if (sp.eventHeader != null) {
+            decodeNode(sp.eventHeader, "event header");
+        }
+        // The event's time is the clock once its header is read; clock fields further on
+        // (contexts, payload) move the clock for the events after it.
+        eventClock = clock;
+        EventPlan ep;
+        if (eventId >= 0) {
+            ep = sp.event(eventId);
+            if (ep == null) {
+                throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id());
+            }
+        } else if (sp.events.size() == 1) {
+            ep = sp.events.values().iterator().next();
+        } else {
+            throw error(start, sp.events.isEmpty() ? "packet has content but stream class " + sp.cls.id()
+                + " declares no event" : "event header has no id field");
+        }
+        event = ep;
+        streamContextStart = tapeLen;
+        if (sp.eventContext != null) {
+            decodeNode(sp.eventContext, "stream event context");
+        }
+        contextStart = tapeLen;
+        if (ep.context != null) {
+            decodeNode(ep.context, "event context");
+        }
+        payloadStart = tapeLen;
+        if (ep.payload != null) {
+            decodeNode(ep.payload, "event payload");
+        }
+        if (pos == start) {
+            throw error(start, "event '" + ep.cls.name() + "' has a length of 0 bits, which CTF forbids");
+        }
+    }
+
+    private void ensureTape(int more) {
+        if (tapeLen + more > tape.length) {
+            tape = Arrays.copyOf(tape, Math.max(tape.length * 2, tapeLen + more));
+        }
+    }
+
+    private String where(String scope) {
+        return scope;
+    }
+
+    private void align(int alignment, String scope) throws StreamDecodingException {
+        if (alignment > 1) {
+            long aligned = (pos + alignment - 1) & -(long) alignment;
+            if (aligned > limit) {
+                throw error(pos, "alignment padding in the " + scope + " goes past the end of the packet content");
+            }
+            pos = aligned;
+        }
+    }
+
+    private void need(long bits, String scope, String what) throws StreamDecodingException {
+        if (bits > limit - pos) {
+            throw error(pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
+        }
+    }
+
+    /** Decodes one field and everything in it, appending to the tape. */
+    private void decodeNode(Node n, String scope) throws StreamDecodingException {
+        switch (n.kind) {
+            case Node.INT -> {
+                align(n.align, scope);
+                int size = n.size;
+                need(size, scope, "an integer");
+                long v = BitReader.read(seg, pos, size, n.bigEndian);
+                pos += size;
+                if (n.signed) {
+                    v = BitReader.signExtend(v, size);
+                }
+                ensureTape(1);
+                tape[tapeLen++] = v;
+                if (n.register >= 0) {
+                    regs[n.register] = v;
+                }
+                if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
+                    updateClock(v, size);
+                }
+                if (n.role == Node.ROLE_EVENT_ID) {
+                    eventId = v;
+                }
+            }
+            case Node.BIG_INT -> {
+                align(n.align, scope);
+                need(n.size, scope, "an integer");
+                ensureTape(1);
+                tape[tapeLen++] = pos;
+                pos += n.size;
+            }
+            case Node.FLOAT -> {
+                align(n.align, scope);
+                need(n.size, scope, "a floating point number");
+                ensureTape(1);
+                tape[tapeLen++] = BitReader.read(seg, pos, n.size, n.bigEndian);
+                pos += n.size;
+            }
+            case Node.STRING -> {
+                align(8, scope);
+                long startByte = pos >>> 3;
+                long endByte = limit >>> 3;
+                long i = startByte;
+                while (true) {
+                    if (i >= endByte) {
+                        throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
+                            + " packet content");
+                    }
+                    if (seg.get(ValueLayout.JAVA_BYTE, i) == 0) {
+                        break;
+                    }
+                    i++;
+                }
+                ensureTape(2);
+                tape[tapeLen++] = startByte;
+                tape[tapeLen++] = i - startByte;
+                pos = (i + 1) << 3;
+            }
+            case Node.STRUCT -> {
+                align(n.align, scope);
+                for (Node c : n.children) {
+                    decodeNode(c, scope);
+                }
+            }
+            case Node.VARIANT -> {
+                long tag = regs[n.sourceRegister];
+                int option = selectOption(n, tag);
+                if (option < 0) {
+                    throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
+                        + " in the " + scope + " selects no option");
+                }
+                ensureTape(1);
+                tape[tapeLen++] = option;
+                decodeNode(n.children[option], scope);
+            }
+            case Node.ARRAY -> {
+                align(n.align, scope);
+                checkCount(n.length, n.element(), scope);
+                for (long k = 0; k < n.length; k++) {
+                    decodeNode(n.element(), scope);
+                }
+            }
+            case Node.SEQUENCE -> {
+                long count = regs[n.sourceRegister];
+                align(n.align, scope);
+                checkCount(count, n.element(), scope);
+                ensureTape(1);
+                tape[tapeLen++] = count;
+                for (long k = 0; k < count; k++) {
+                    decodeNode(n.element(), scope);
+                }
+            }
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+                long count = n.kind == Node.PACKED_ARRAY ? n.length : regs[n.sourceRegister];
+                align(n.align, scope);
+                if (count < 0 || (count > 0 && Long.compareUnsigned(count, (limit - pos) / n.size) > 0)) {
+                    throw error(pos, (n.kind == Node.PACKED_ARRAY ? "array" : "sequence") + " of "
+                        + Long.toUnsignedString(count) + " elements in the " + scope
+                        + " goes past the end of the packet content");
+                }
+                ensureTape(2);
+                tape[tapeLen++] = pos;
+                tape[tapeLen++] = count;
+                pos += count * n.size;
+            }
+            default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    private void checkCount(long count, Node element, String scope) throws StreamDecodingException {
+        long left = limit - pos;
+        if (count < 0 || Long.compareUnsigned(count, left) > 0
+                || (element.minBits > 0 && Long.compareUnsigned(count, left / element.minBits) > 0)) {
+            throw error(pos, "array or sequence of " + Long.toUnsignedString(count) + " elements in the " + scope
+                + " cannot fit in the " + left + " bits left in the packet content");
+        }
+    }
+
+    static int selectOption(Node n, long tag) {
+        long[][] ranges = n.optionRanges;
+        for (int i = 0; i < ranges.length; i++) {
+            long[] r = ranges[i];
+            for (int k = 0; k < r.length; k += 2) {
+                if (n.tagSigned ? (r[k] <= tag && tag <= r[k + 1])
+                        : (Long.compareUnsigned(r[k], tag) <= 0 && Long.compareUnsigned(tag, r[k + 1]) <= 0)) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private void updateClock(long v, int size) {
+        if (size == 64) {
+            clock = v;
+        } else {
+            long mask = (1L << size) - 1;
+            long low = clock & mask;
+            long value = v & mask;
+            if (Long.compareUnsigned(value, low) < 0) {
+                clock += 1L << size;
+            }
+            clock = (clock & ~mask) | value;
+        }
+        clockSet = true;
+    }
+
+    // ------------------------------------------------------------------ tape navigation
+
+    // ------------------------------------------------------------------ accessors
+
+    public MemorySegment segment() {
+        return seg;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public PacketInfo packet() {
+        return packet;
+    }
+
+    public StreamPlan streamPlan() {
+        return stream;
+    }
+
+    public EventPlan event() {
+        return event;
+    }
+
+    public long[] tape() {
+        return tape;
+    }
+
+    public long[] packetTape() {
+        return packetTape;
+    }
+
+    public int packetContextStart() {
+        return packetContextStart;
+    }
+
+    public int headerStart() {
+        return headerStart;
+    }
+
+    public int streamContextStart() {
+        return streamContextStart;
+    }
+
+    public int contextStart() {
+        return contextStart;
+    }
+
+    public int payloadStart() {
+        return payloadStart;
+    }
+
+    /** Clock value (in cycles of the stream's default clock) of the current event. */
+    public long clockValue() {
+        return eventClock;
+    }
+
+    /** Clock value at the beginning of the current packet. */
+    public long eventBitOffset() {
+        return eventBitOffset;
+    }
+
+    /** Where the decoder is, for error messages after the fact. */
+    public long position() {
+        return pos;
+    }
+}

@@ -1,0 +1,557 @@
+package dev.hetrace.ctf.decode;
+
+import dev.hetrace.ctf.metadata.ClockClass;
+import dev.hetrace.ctf.metadata.EventClass;
+import dev.hetrace.ctf.metadata.FieldPath;
+import dev.hetrace.ctf.metadata.FieldType;
+import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
+import dev.hetrace.ctf.metadata.FieldType.EnumType;
+import dev.hetrace.ctf.metadata.FieldType.FloatType;
+import dev.hetrace.ctf.metadata.FieldType.IntegerType;
+import dev.hetrace.ctf.metadata.FieldType.SequenceType;
+import dev.hetrace.ctf.metadata.FieldType.StringType;
+import dev.hetrace.ctf.metadata.FieldType.StructType;
+import dev.hetrace.ctf.metadata.FieldType.VariantType;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.StreamClass;
+import dev.hetrace.ctf.metadata.TraceClass;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The decode plan of a whole trace, compiled once from its {@link TraceClass}: every scope of
+ * every stream and event class as a tree of {@link Node}s with references resolved. Compiling
+ * also finishes validating the metadata (paths, tag types), so a trace without any stream
+ * file is still fully checked.
+ */
+public final class TracePlan {
+    public final TraceClass trace;
+    public final List<ClockClass> clocks;
+    public final Node packetHeader;
+    public final Map<Long, StreamPlan> streams = new LinkedHashMap<>();
+    public int registerCount;
+
+    /** Decode plan of one stream class. */
+    public static final class StreamPlan {
+        public final StreamClass cls;
+        public Node packetContext;
+        public Node eventHeader;
+        public Node eventContext;
+        public final Map<Long, EventPlan> events = new LinkedHashMap<>();
+        /** Dense lookup by event id when ids are small, else null. */
+        public EventPlan[] eventsById;
+        /** Index in {@link TracePlan#clocks} of the stream's default clock, or -1. */
+        public int defaultClock = -1;
+
+        StreamPlan(StreamClass cls) {
+            this.cls = cls;
+        }
+
+        public EventPlan event(long id) {
+            if (eventsById != null) {
+                return id >= 0 && id < eventsById.length ? eventsById[(int) id] : null;
+            }
+            return events.get(id);
+        }
+    }
+
+    /** Decode plan of one event class. */
+    public static final class EventPlan {
+        public final EventClass cls;
+        public final StreamPlan stream;
+        public Node context;
+        public Node payload;
+        /** Lower bound of the event's size without header, to reject empty events. */
+        EventPlan(EventClass cls, StreamPlan stream) {
+            this.cls = cls;
+            this.stream = stream;
+        }
+    }
+
+    /** Where a scope sits in the dynamic scope hierarchy; also the order in which scopes are decoded. */
+    enum Scope {
+        PACKET_HEADER("trace.packet.header"),
+        PACKET_CONTEXT("stream.packet.context"),
+        EVENT_HEADER("stream.event.header"),
+        EVENT_CONTEXT("stream.event.context"),
+        EVENT_SPECIFIC_CONTEXT("event.context"),
+        EVENT_PAYLOAD("event.fields");
+
+        final String prefix;
+
+        Scope(String prefix) {
+            this.prefix = prefix;
+        }
+    }
+
+    private TracePlan(TraceClass trace) {
+        this.trace = trace;
+        this.clocks = new ArrayList<>(trace.clocks().values());
+        this.packetHeader = null;
+    }
+
+    private TracePlan(TraceClass trace, List<ClockClass> clocks, Node packetHeader) {
+        this.trace = trace;
+        this.clocks = clocks;
+        this.packetHeader = packetHeader;
+    }
+
+    public static TracePlan compile(TraceClass trace) throws MetadataException {
+        return new Compiler(trace).compile();
+    }
+
+    public int clockIndex(String name) {
+        for (int i = 0; i < clocks.size(); i++) {
+            if (clocks.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private static final class Compiler {
+        private final TraceClass trace;
+        private final List<ClockClass> clocks;
+        private int registers;
+        /** Roots of the scopes compiled so far for the current event, by scope. */
+        private final Node[] roots = new Node[Scope.values().length];
+        private Scope current;
+        /** Structs being compiled, innermost first, with the number of members done so far. */
+        private final Deque<Frame> frames = new ArrayDeque<>();
+
+        private record Frame(Node struct, int[] done) {}
+
+        Compiler(TraceClass trace) {
+            this.trace = trace;
+            this.clocks = new ArrayList<>(trace.clocks().values());
+        }
+
+        TracePlan compile() throws MetadataException {
+            Node header = compileScope(Scope.PACKET_HEADER, trace.packetHeader());
+            forEachInt(header, n -> {
+                if (n.clock >= 0) {
+                    throw new MetadataException("trace.packet.header may not hold fields mapped to a clock");
+                }
+            });
+            TracePlan plan = new TracePlan(trace, clocks, header);
+            for (StreamClass sc : trace.streams().values()) {
+                StreamPlan sp = new StreamPlan(sc);
+                clearRootsFrom(Scope.PACKET_CONTEXT);
+                sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
+                sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
+                sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
+                long maxId = -1;
+                for (EventClass ec : sc.events().values()) {
+                    clearRootsFrom(Scope.EVENT_SPECIFIC_CONTEXT);
+                    EventPlan ep = new EventPlan(ec, sp);
+                    ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
+                    ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
+                    sp.events.put(ec.id(), ep);
+                    maxId = Math.max(maxId, ec.id());
+                }
+                if (maxId < 65536) {
+                    sp.eventsById = new EventPlan[(int) maxId + 1];
+                    for (EventPlan ep : sp.events.values()) {
+                        sp.eventsById[(int) ep.cls.id()] = ep;
+                    }
+                }
+                autoMapClock(sp.packetContext, Set.of("timestamp_begin", "timestamp_end"));
+                autoMapClock(sp.eventHeader, Set.of("timestamp"));
+                sp.defaultClock = defaultClock(sp);
+                plan.streams.put(sc.id(), sp);
+            }
+            Visibility.apply(plan);
+            plan.registerCount = registers;
+            return plan;
+        }
+
+        private void clearRootsFrom(Scope s) {
+            for (int i = s.ordinal(); i < roots.length; i++) {
+                roots[i] = null;
+            }
+        }
+
+        /**
+         * As babeltrace2 does, integers named like timestamps that say no {@code map} sample the
+         * trace's only clock (or an implicit 1 GHz clock when it declares none).
+         */
+        private void autoMapClock(Node root, Set<String> names) throws MetadataException {
+            List<Node> found = new ArrayList<>();
+            collectNamedInts(root, names, found);
+            for (Node n : found) {
+                if (n.clock >= 0) {
+                    continue;
+                }
+                if (clocks.isEmpty()) {
+                    clocks.add(ClockClass.defaultClock());
+                } else if (clocks.size() > 1) {
+                    throw new MetadataException("field '" + String.join("/", names) + "' is not mapped to a clock and"
+                        + " the trace has several clocks: say which with map = clock.NAME.value");
+                }
+                n.clock = 0;
+            }
+        }
+
+        private static void collectNamedInts(Node n, Set<String> names, List<Node> out) {
+            if (n == null) {
+                return;
+            }
+            boolean named = n.kind == Node.STRUCT || n.kind == Node.VARIANT;
+            for (int i = 0; i < n.children.length; i++) {
+                Node c = n.children[i];
+                if (named && c.kind == Node.INT && names.contains(n.rawNames[i])) {
+                    out.add(c);
+                }
+                if (named) {
+                    collectNamedInts(c, names, out);
+                }
+            }
+        }
+
+        private int defaultClock(StreamPlan sp) throws MetadataException {
+            int[] found = {-1};
+            List<Node> scopes = new ArrayList<>(List.of(sp.packetContext == null ? new Node(Node.STRUCT, null, 1)
+                : sp.packetContext));
+            scopes.add(sp.eventHeader);
+            scopes.add(sp.eventContext);
+            for (EventPlan ep : sp.events.values()) {
+                scopes.add(ep.context);
+                scopes.add(ep.payload);
+            }
+            for (Node root : scopes) {
+                forEachInt(root, n -> {
+                    if (n.clock >= 0) {
+                        if (found[0] >= 0 && found[0] != n.clock) {
+                            throw new MetadataException("stream " + sp.cls.id() + " maps fields to two clocks ("
+                                + clocks.get(found[0]).name() + " and " + clocks.get(n.clock).name() + ")");
+                        }
+                        found[0] = n.clock;
+                    }
+                });
+            }
+            return found[0];
+        }
+
+        private interface NodeAction {
+            void accept(Node n) throws MetadataException;
+        }
+
+        static void forEachInt(Node n, NodeAction action) throws MetadataException {
+            if (n == null) {
+                return;
+            }
+            if (n.kind == Node.INT || n.kind == Node.BIG_INT) {
+                action.accept(n);
+            }
+            for (Node c : n.children) {
+                forEachInt(c, action);
+            }
+        }
+
+        private Node compileScope(Scope scope, StructType type) throws MetadataException {
+            if (type == null) {
+                return null;
+            }
+            current = scope;
+            frames.clear();
+            Node root = compile(type, null, 0);
+            roots[scope.ordinal()] = root;
+            assignRoles(scope, root);
+            return root;
+        }
+
+        /** Roles babeltrace2 gives by name: top-level members of the packet scopes, any "id" of the event header. */
+        private void assignRoles(Scope scope, Node root) throws MetadataException {
+            switch (scope) {
+                case PACKET_HEADER -> {
+                    role(root, "magic", Node.ROLE_MAGIC);
+                    role(root, "stream_id", Node.ROLE_STREAM_ID);
+                    role(root, "stream_instance_id", Node.ROLE_STREAM_INSTANCE_ID);
+                    int uuid = root.memberIndex("uuid");
+                    if (uuid >= 0) {
+                        Node u = root.children[uuid];
+                        if (u.kind != Node.PACKED_ARRAY || u.length != 16 || u.element().kind != Node.INT
+                                || u.element().size != 8) {
+                            throw new MetadataException("trace.packet.header.uuid must be an array of 16 bytes");
+                        }
+                        u.role = Node.ROLE_UUID;
+                    }
+                }
+                case PACKET_CONTEXT -> {
+                    role(root, "timestamp_begin", Node.ROLE_TIMESTAMP_BEGIN);
+                    role(root, "timestamp_end", Node.ROLE_TIMESTAMP_END);
+                    role(root, "events_discarded", Node.ROLE_EVENTS_DISCARDED);
+                    role(root, "packet_size", Node.ROLE_PACKET_SIZE);
+                    role(root, "content_size", Node.ROLE_CONTENT_SIZE);
+                    role(root, "packet_seq_num", Node.ROLE_PACKET_SEQ_NUM);
+                }
+                case EVENT_HEADER -> markEventIds(root);
+                default -> { }
+            }
+        }
+
+        /** Every integer named "id", at any depth of the event header, carries the event class id. */
+        private static void markEventIds(Node n) {
+            for (int i = 0; i < n.children.length; i++) {
+                Node c = n.children[i];
+                boolean named = n.kind == Node.STRUCT || n.kind == Node.VARIANT;
+                if (named && c.kind == Node.INT && n.rawNames[i].equals("id")) {
+                    c.role = Node.ROLE_EVENT_ID;
+                }
+                markEventIds(c);
+            }
+        }
+
+        private void role(Node root, String name, int role) {
+            int i = root.memberIndex(name);
+            if (i >= 0 && (root.children[i].kind == Node.INT)) {
+                root.children[i].role = role;
+            }
+        }
+
+        private Node compile(FieldType type, Node parentStruct, int depth) throws MetadataException {
+            if (depth > 10_000) {
+                throw new MetadataException("field types are nested more than 10000 levels deep");
+            }
+            return switch (type) {
+                case IntegerType it -> integer(it, type);
+                case EnumType et -> {
+                    Node n = integer(et.container(), type);
+                    Map<String, List<Long>> byLabel = new LinkedHashMap<>();
+                    for (EnumMapping m : et.mappings()) {
+                        List<Long> r = byLabel.computeIfAbsent(m.label(), k -> new ArrayList<>());
+                        r.add(m.low());
+                        r.add(m.high());
+                    }
+                    n.enumLabels = new byte[byLabel.size()][];
+                    n.enumRanges = new long[byLabel.size()][];
+                    int k = 0;
+                    for (Map.Entry<String, List<Long>> e : byLabel.entrySet()) {
+                        n.enumLabels[k] = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        n.enumRanges[k] = e.getValue().stream().mapToLong(Long::longValue).toArray();
+                        k++;
+                    }
+                    yield n;
+                }
+                case FloatType ft -> {
+                    Node n = new Node(Node.FLOAT, type, ft.alignment());
+                    n.size = ft.size();
+                    n.bigEndian = ft.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
+                    n.minBits = n.size;
+                    yield n;
+                }
+                case StringType st -> {
+                    Node n = new Node(Node.STRING, type, 8);
+                    n.minBits = 8;
+                    yield n;
+                }
+                case StructType st -> {
+                    Node n = new Node(Node.STRUCT, type, st.alignment());
+                    int count = st.members().size();
+                    n.children = new Node[count];
+                    n.rawNames = new String[count];
+                    n.names = new String[count];
+                    n.nameEquals = new byte[count][];
+                    int[] done = {0};
+                    frames.push(new Frame(n, done));
+                    try {
+                        long min = 0;
+                        for (int i = 0; i < count; i++) {
+                            var m = st.members().get(i);
+                            n.rawNames[i] = m.name();
+                            n.names[i] = displayName(m.name());
+                            n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                            n.children[i] = compile(m.type(), n, depth + 1);
+                            min += n.children[i].minBits;
+                            done[0] = i + 1;
+                        }
+                        n.minBits = min;
+                    } finally {
+                        frames.pop();
+                    }
+                    yield n;
+                }
+                case VariantType vt -> variant(vt, depth);
+                case ArrayType at -> {
+                    Node elem = compile(at.element(), parentStruct, depth + 1);
+                    Node n = new Node(packable(elem) ? Node.PACKED_ARRAY : Node.ARRAY, type, elem.align);
+                    n.children = new Node[] {elem};
+                    n.length = at.length();
+                    n.size = elem.size;
+                    n.text = isText(at.element(), elem);
+                    n.minBits = saturatingMultiply(at.length(), elem.minBits);
+                    yield n;
+                }
+                case SequenceType sq -> {
+                    Node target = resolve(sq.length(), "sequence length");
+                    IntegerType lt = target.type instanceof EnumType e ? e.container()
+                        : target.type instanceof IntegerType i ? i : null;
+                    if (lt == null || lt.signed()) {
+                        throw new MetadataException("sequence length '" + sq.length() + "' must be an unsigned integer field");
+                    }
+                    Node elem = compile(sq.element(), parentStruct, depth + 1);
+                    Node n = new Node(packable(elem) ? Node.PACKED_SEQUENCE : Node.SEQUENCE, type, elem.align);
+                    n.children = new Node[] {elem};
+                    n.sourceRegister = registerOf(target);
+                    n.size = elem.size;
+                    n.text = isText(sq.element(), elem);
+                    yield n;
+                }
+            };
+        }
+
+        private static long saturatingMultiply(long a, long b) {
+            long hi = Math.multiplyHigh(a, b);
+            long lo = a * b;
+            return (hi != 0 || lo < 0) ? Long.MAX_VALUE : lo;
+        }
+
+        private static boolean isText(FieldType elementType, Node elem) {
+            return elementType instanceof IntegerType it && it.size() == 8 && it.alignment() == 8
+                && it.encoding() != FieldType.Encoding.NONE && elem.kind == Node.INT;
+        }
+
+        /** Scalars whose successive elements are adjacent: element i is at start + i * size. */
+        private static boolean packable(Node elem) {
+            return (elem.kind == Node.INT || elem.kind == Node.FLOAT) && elem.size % elem.align == 0
+                && elem.register < 0 && elem.clock < 0;
+        }
+
+        static String displayName(String raw) {
+            return raw.startsWith("_") ? raw.substring(1) : raw;
+        }
+
+        private Node integer(IntegerType it, FieldType type) throws MetadataException {
+            Node n = new Node(it.size() > 64 ? Node.BIG_INT : Node.INT, type, it.alignment());
+            n.size = it.size();
+            n.signed = it.signed();
+            n.bigEndian = it.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
+            n.minBits = it.size();
+            n.base = it.base();
+            if (it.mappedClock() != null) {
+                n.clock = clockIndexOf(it.mappedClock());
+            }
+            return n;
+        }
+
+        private int clockIndexOf(String name) throws MetadataException {
+            for (int i = 0; i < clocks.size(); i++) {
+                if (clocks.get(i).name().equals(name)) {
+                    return i;
+                }
+            }
+            throw new MetadataException("integer is mapped to undeclared clock '" + name + "'");
+        }
+
+        private Node variant(VariantType vt, int depth) throws MetadataException {
+            if (vt.tag() == null) {
+                throw new MetadataException("variant has no tag");
+            }
+            Node target = resolve(vt.tag(), "variant tag");
+            if (!(target.type instanceof EnumType tagType)) {
+                throw new MetadataException("variant tag '" + vt.tag() + "' must be an enumeration field");
+            }
+            Node n = new Node(Node.VARIANT, vt, 1);
+            int count = vt.options().size();
+            n.children = new Node[count];
+            n.rawNames = new String[count];
+            n.names = new String[count];
+            n.optionRanges = new long[count][];
+            n.tagSigned = tagType.container().signed();
+            n.sourceRegister = registerOf(target);
+            long min = Long.MAX_VALUE;
+            for (int i = 0; i < count; i++) {
+                var option = vt.options().get(i);
+                n.rawNames[i] = option.name();
+                n.names[i] = displayName(option.name());
+                n.children[i] = compile(option.type(), null, depth + 1);
+                min = Math.min(min, n.children[i].minBits);
+                List<Long> ranges = new ArrayList<>();
+                for (EnumMapping m : tagType.mappings()) {
+                    if (m.label().equals(option.name())) {
+                        ranges.add(m.low());
+                        ranges.add(m.high());
+                    }
+                }
+                if (ranges.isEmpty()) {
+                    throw new MetadataException("variant option '" + option.name()
+                        + "' matches no label of its tag '" + vt.tag() + "'");
+                }
+                n.optionRanges[i] = ranges.stream().mapToLong(Long::longValue).toArray();
+            }
+            n.minBits = count == 0 ? 0 : min;
+            return n;
+        }
+
+        private int registerOf(Node target) {
+            target.referenced = true;
+            if (target.register < 0) {
+                target.register = registers++;
+            }
+            return target.register;
+        }
+
+        /** Finds the field a tag or length path names: in the static scope first, then absolute. */
+        private Node resolve(FieldPath path, String what) throws MetadataException {
+            List<String> parts = path.parts();
+            for (Scope s : Scope.values()) {
+                String[] prefix = s.prefix.split("\\.");
+                if (parts.size() > prefix.length && parts.subList(0, prefix.length).equals(List.of(prefix))) {
+                    if (s.ordinal() > current.ordinal()) {
+                        throw new MetadataException(what + " '" + path + "' refers to a later scope");
+                    }
+                    Node root = s == current ? frames.peekLast() == null ? null : frames.peekLast().struct()
+                        : roots[s.ordinal()];
+                    if (root == null) {
+                        throw new MetadataException(what + " '" + path + "': scope " + s.prefix + " is not defined");
+                    }
+                    return walk(root, parts.subList(prefix.length, parts.size()), path, what,
+                        s == current ? frames.peekLast() : null);
+                }
+            }
+            if (parts.getFirst().equals("env")) {
+                throw new MetadataException(what + " '" + path + "': env values cannot be used as lengths or tags");
+            }
+            // Relative: members declared before, in the innermost struct first.
+            for (Frame f : frames) {
+                for (int i = 0; i < f.done()[0]; i++) {
+                    if (f.struct().rawNames[i].equals(parts.getFirst())) {
+                        return walk(f.struct().children[i], parts.subList(1, parts.size()), path, what, null);
+                    }
+                }
+            }
+            // Then the earlier dynamic scopes, nearest first.
+            for (int s = current.ordinal() - 1; s >= 0; s--) {
+                Node root = roots[s];
+                if (root != null && root.memberIndex(parts.getFirst()) >= 0) {
+                    return walk(root, parts, path, what, null);
+                }
+            }
+            throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
+        }
+
+        private static Node walk(Node from, List<String> parts, FieldPath path, String what, Frame limit)
+                throws MetadataException {
+            Node n = from;
+            for (int k = 0; k < parts.size(); k++) {
+                if (n.kind != Node.STRUCT) {
+                    throw new MetadataException(what + " '" + path + "' goes through a field that is not a struct");
+                }
+                int i = n.memberIndex(parts.get(k));
+                if (i < 0 || (k == 0 && limit != null && n == limit.struct() && i >= limit.done()[0])) {
+                    throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
+                }
+                n = n.children[i];
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.hetrace.ctf.metadata;
+
+/**
+ * A clock described in the metadata. Converts cycles to nanoseconds from the POSIX epoch the
+ * way babeltrace2 does, so that printed times agree to the nanosecond.
+ *
+ * @param offsetSeconds offset from the epoch in seconds, normalised with {@code offsetCycles}
+ *                      so that {@code 0 <= offsetCycles < frequency}
+ */
+public record ClockClass(String name, String description, String uuid, long frequency, long precision,
+                         long offsetSeconds, long offsetCycles, boolean absolute) {
+
+    private static final long NS_PER_S = 1_000_000_000L;
+
+    /** Clock to which babeltrace2 maps {@code timestamp} fields of traces that declare none. */
+    public static ClockClass defaultClock() {
+        return new ClockClass("default", null, null, NS_PER_S, 0, 0, 0, false);
+    }
+
+    /** Nanoseconds from the epoch to cycle 0 of this clock, or {@link Long#MIN_VALUE} if it does not fit. */
+    public long baseOffsetNanos() {
+        if (offsetSeconds <= Long.MIN_VALUE / NS_PER_S - 1 || offsetSeconds >= Long.MAX_VALUE / NS_PER_S - 1) {
+            return Long.MIN_VALUE;
+        }
+        return offsetSeconds * NS_PER_S + cyclesToNanos(offsetCycles);
+    }
+
+    /** Cycles to nanoseconds, as an unsigned value ({@code -1} when it overflows). */
+    public long cyclesToNanos(long cycles) {
+        if (frequency == NS_PER_S) {
+            return cycles;
+        }
+        double ns = 1e9 * unsignedToDouble(cycles) / unsignedToDouble(frequency);
+        if (ns >= 18446744073709551615.0) {
+            return -1L;
+        }
+        return doubleToUnsigned(ns);
+    }
+
+    /**
+     * Nanoseconds from the epoch of an (unsigned) clock value.
+     *
+     * @throws ArithmeticException when the result does not fit in a signed 64-bit integer
+     */
+    public long nanosFromOrigin(long cycles) {
+        long base = baseOffsetNanos();
+        if (base == Long.MIN_VALUE) {
+            throw new ArithmeticException("clock " + name + ": offset does not fit in 64-bit nanoseconds");
+        }
+        long ns = cyclesToNanos(cycles);
+        if (ns < 0 || ns == Long.MAX_VALUE) {
+            throw new ArithmeticException("clock " + name + ": value " + Long.toUnsignedString(cycles)
+                    + " does not fit in 64-bit nanoseconds");
+        }
+        return Math.addExact(base, ns);
+    }
+
+    static double unsignedToDouble(long v) {
+        double d = (double) (v >>> 1) * 2.0 + (v & 1);
+        return v >= 0 ? (double) v : d;
+    }
+
+    static long doubleToUnsigned(double d) {
+        if (d < 9.223372036854775807E18) {
+            return (long) d;
+        }
+        return (long) (d - 9.223372036854775807E18) + Long.MIN_VALUE;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.hetrace.ctf.metadata;
+
+import java.util.List;
+
+/**
+ * A CTF 1.8 field type, as declared in TSDL. Immutable; a type may be shared by several
+ * fields (typealias, typedef, named structs). Byte orders are already resolved: no type
+ * in a parsed trace says "native".
+ */
+public sealed interface FieldType
+        permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
+                FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType {
+
+    /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
+    int alignment();
+
+    /** Character encoding of strings and of integers meant to be printed as text. */
+    enum Encoding { NONE, UTF8, ASCII }
+
+    /**
+     * A fixed-size integer, 1 to 64 bits, at any alignment.
+     *
+     * @param base         display base: 2, 8, 10 or 16
+     * @param mappedClock  name of the clock this integer samples ({@code map = clock.NAME.value}), or null
+     */
+    record IntegerType(int size, int alignment, boolean signed, ByteOrder byteOrder, int base,
+                       Encoding encoding, String mappedClock) implements FieldType {
+        public IntegerType withByteOrder(ByteOrder order) {
+            return new IntegerType(size, alignment, signed, order, base, encoding, mappedClock);
+        }
+    }
+
+    /** An IEEE 754 binary floating-point number; {@code size() = expDig + mantDig}. */
+    record FloatType(int expDig, int mantDig, int alignment, ByteOrder byteOrder) implements FieldType {
+        public int size() {
+            return expDig + mantDig;
+        }
+    }
+
+    /** A NUL-terminated string, always byte-aligned. */
+    record StringType(Encoding encoding) implements FieldType {
+        @Override
+        public int alignment() {
+            return 8;
+        }
+    }
+
+    /** One label of an enumeration: the inclusive range [low, high] (unsigned when the container is). */
+    record EnumMapping(String label, long low, long high) {
+        public boolean contains(long value, boolean signed) {
+            return signed ? low <= value && value <= high
+                    : Long.compareUnsigned(low, value) <= 0 && Long.compareUnsigned(value, high) <= 0;
+        }
+    }
+
+    /** An integer whose values map to labels. */
+    record EnumType(IntegerType container, List<EnumMapping> mappings) implements FieldType {
+        public EnumType {
+            mappings = List.copyOf(mappings);
+        }
+
+        @Override
+        public int alignment() {
+            return container.alignment();
+        }
+    }
+
+    /** A named member of a structure, or an option of a variant. */
+    record Member(String name, FieldType type) {}
+
+    /** A sequence of named fields; aligned on max(minAlignment, alignment of its members). */
+    record StructType(List<Member> members, int minAlignment) implements FieldType {
+        public StructType {
+            members = List.copyOf(members);
+        }
+
+        @Override
+        public int alignment() {
+            int align = Math.max(1, minAlignment);
+            for (Member m : members) {
+                if (!(m.type() instanceof VariantType)) {
+                    align = Math.max(align, m.type().alignment());
+                }
+            }
+            return align;
+        }
+
+        public Member member(String name) {
+            for (Member m : members) {
+                if (m.name().equals(name)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * A tagged union: the tag (an enumeration field found by {@code tag}, a relative or absolute
+     * path) selects the option whose name equals the tag's label. {@code tag} is null for a
+     * variant declared without tag, which may only be used once given one.
+     */
+    record VariantType(FieldPath tag, List<Member> options) implements FieldType {
+        public VariantType {
+            options = List.copyOf(options);
+        }
+
+        /** A variant has no alignment of its own: it takes its selected option's. */
+        @Override
+        public int alignment() {
+            return 1;
+        }
+
+        public VariantType withTag(FieldPath newTag) {
+            return new VariantType(newTag, options);
+        }
+    }
+
+    /** A fixed-length array. */
+    record ArrayType(FieldType element, long length) implements FieldType {
+        @Override
+        public int alignment() {
+            return element.alignment();
+        }
+    }
+
+    /** A variable-length array whose length is the value of the integer field at {@code length}. */
+    record SequenceType(FieldType element, FieldPath length) implements FieldType {
+        @Override
+        public int alignment() {
+            return element.alignment();
+        }
+    }
+}

@@ -1,0 +1,382 @@
+package dev.hetrace.ctf.text;
+
+import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.decode.BitReader;
+import dev.hetrace.ctf.decode.Node;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.Tape;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Formats events exactly as {@code babeltrace2}'s default text output ({@code sink.text.pretty}
+ * with its default options) does: time of day in the local time zone, delta to the previous
+ * event, hostname, event name, then the packet context, stream event context, event context and
+ * payload, with babeltrace2's rules for which fields are shown and how values are written.
+ */
+public final class BabeltraceText {
+    private static final long NS_PER_S = 1_000_000_000L;
+    private static final byte[] UNKNOWN_DELTA = "(+?.?????????) ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+    private final TextSink out;
+    private final PrintStream err;
+    private final ZoneRules zone;
+    private long lastNanos = Long.MIN_VALUE;
+    private boolean haveLast;
+    private boolean negativeWarningDone;
+    private final Map<CtfTrace, byte[]> hostnames = new IdentityHashMap<>();
+    private final Map<EventPlan, byte[]> eventNames = new IdentityHashMap<>();
+
+    // Cache of the local offset for the current span between zone transitions.
+    private long zoneFrom = Long.MAX_VALUE;
+    private long zoneUntil = Long.MIN_VALUE;
+    private int zoneOffset;
+
+    public BabeltraceText(TextSink out, PrintStream err) {
+        this(out, err, ZoneId.systemDefault());
+    }
+
+    public BabeltraceText(TextSink out, PrintStream err, ZoneId zone) {
+        this.out = out;
+        this.err = err;
+        this.zone = zone.getRules();
+    }
+
+    /** Prints the cursor's current event as one line. */
+    public void print(EventCursor cursor) {
+        StreamDecoder d = cursor.decoder();
+        StreamPlan sp = d.streamPlan();
+        EventPlan ep = d.event();
+        boolean startLine = true;
+        if (cursor.hasTime()) {
+            out.put('[');
+            printTime(cursor.timeNanos());
+            out.put(']').put(' ');
+            if (haveLast) {
+                long delta = cursor.timeNanos() - lastNanos;
+                out.put('(').put('+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
+                    .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9).put(')').put(' ');
+            } else {
+                out.put(UNKNOWN_DELTA);
+            }
+            lastNanos = cursor.timeNanos();
+            haveLast = true;
+        }
+        byte[] host = hostnames.computeIfAbsent(cursor.trace(), BabeltraceText::hostnameOf);
+        if (host.length > 0) {
+            out.put(host).put(' ');
+        }
+        out.put(eventNames.computeIfAbsent(ep, e -> (e.cls.name() == null ? "<unknown>" : e.cls.name())
+            .getBytes(StandardCharsets.UTF_8)));
+        out.put(':').put(' ');
+        MemorySegment seg = d.segment();
+        if (sp.packetContext != null && sp.packetContext.visible) {
+            startLine = scope(startLine, sp.packetContext, d.packetTape(), d.packetContextStart(), seg);
+        }
+        if (sp.eventContext != null && sp.eventContext.visible) {
+            startLine = scope(startLine, sp.eventContext, d.tape(), d.streamContextStart(), seg);
+        }
+        if (ep.context != null && ep.context.visible) {
+            startLine = scope(startLine, ep.context, d.tape(), d.contextStart(), seg);
+        }
+        if (ep.payload != null && ep.payload.visible) {
+            scope(startLine, ep.payload, d.tape(), d.payloadStart(), seg);
+        }
+        out.put('\n');
+    }
+
+    private boolean scope(boolean startLine, Node root, long[] tape, int at, MemorySegment seg) {
+        if (!startLine) {
+            out.put(',').put(' ');
+        }
+        field(root, tape, at, seg);
+        return false;
+    }
+
+    private static byte[] hostnameOf(CtfTrace trace) {
+        Object h = trace.metadata().env().get("hostname");
+        return h instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : new byte[0];
+    }
+
+    // ------------------------------------------------------------------ time
+
+    private void printTime(long ns) {
+        long sec = ns / NS_PER_S;
+        long nsec = ns % NS_PER_S;
+        boolean negative;
+        long secAbs;
+        long nsecAbs;
+        if (sec >= 0 && nsec >= 0) {
+            negative = false;
+            secAbs = sec;
+            nsecAbs = nsec;
+        } else if (sec == 0) {
+            negative = true;
+            secAbs = 0;
+            nsecAbs = -nsec;
+        } else if (nsec == 0) {
+            negative = true;
+            secAbs = -sec;
+            nsecAbs = 0;
+        } else {
+            negative = true;
+            secAbs = -sec;
+            nsecAbs = -nsec;
+        }
+        if (negative && !negativeWarningDone) {
+            err.println("[warning] Fallback to [sec.ns] to print negative time value. Use --clock-seconds.");
+            negativeWarningDone = true;
+            out.put('-').putUnsigned(secAbs).put('.').putPadded(nsecAbs, 9);
+            return;
+        }
+        long local = secAbs + offsetAt(secAbs);
+        long secOfDay = Math.floorMod(local, 86_400L);
+        out.putPadded(secOfDay / 3600, 2).put(':').putPadded(secOfDay / 60 % 60, 2).put(':')
+            .putPadded(secOfDay % 60, 2).put('.').putPadded(nsecAbs, 9);
+    }
+
+    private int offsetAt(long epochSecond) {
+        if (epochSecond < zoneFrom || epochSecond >= zoneUntil) {
+            Instant instant = Instant.ofEpochSecond(epochSecond);
+            zoneOffset = zone.getOffset(instant).getTotalSeconds();
+            ZoneOffsetTransition next = zone.nextTransition(instant);
+            ZoneOffsetTransition prev = zone.previousTransition(instant.plusSeconds(1));
+            zoneUntil = next == null ? Long.MAX_VALUE : next.toEpochSecond();
+            zoneFrom = prev == null ? Long.MIN_VALUE : prev.toEpochSecond();
+        }
+        return zoneOffset;
+    }
+
+    // ------------------------------------------------------------------ fields
+
+    /** Prints the field of {@code n} whose tape starts at {@code at}; returns the slot after it. */
+    private int field(Node n, long[] t, int at, MemorySegment seg) {
+        switch (n.kind) {
+            case Node.INT -> {
+                if (n.enumLabels != null) {
+                    enumeration(n, t[at]);
+                } else {
+                    integer(n, t[at]);
+                }
+                return at + 1;
+            }
+            case Node.BIG_INT -> {
+                java.math.BigInteger v = BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed);
+                switch (n.base) {
+                    case 16 -> out.put("0x").put(v.signum() < 0 ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size))
+                        .toString(16).toUpperCase() : v.toString(16).toUpperCase());
+                    case 8 -> out.put('0').put(v.signum() < 0 ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size))
+                        .toString(8) : v.toString(8));
+                    case 2 -> out.put("0b").put(String.format("%" + n.size + "s", (v.signum() < 0
+                        ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size)) : v).toString(2)).replace(' ', '0'));
+                    default -> out.put(v.toString());
+                }
+                return at + 1;
+            }
+            case Node.FLOAT -> {
+                double v = n.size == 32 ? Float.intBitsToFloat((int) t[at]) : Double.longBitsToDouble(t[at]);
+                out.put(CFormat.g(v));
+                return at + 1;
+            }
+            case Node.STRING -> {
+                escapedString(seg, t[at], t[at + 1]);
+                return at + 2;
+            }
+            case Node.STRUCT -> {
+                out.put('{');
+                int p = at;
+                boolean first = true;
+                for (int i = 0; i < n.children.length; i++) {
+                    Node c = n.children[i];
+                    if (!c.visible) {
+                        p += Tape.span(c, t, p);
+                        continue;
+                    }
+                    out.put(first ? " " : ", ");
+                    first = false;
+                    out.put(n.nameEquals[i]);
+                    p = field(c, t, p, seg);
+                }
+                out.put(' ').put('}');
+                return p;
+            }
+            case Node.VARIANT -> {
+                int option = (int) t[at];
+                out.put('{').put(' ');
+                int p = field(n.children[option], t, at + 1, seg);
+                out.put(' ').put('}');
+                return p;
+            }
+            case Node.ARRAY -> {
+                out.put('[');
+                int p = at;
+                for (long k = 0; k < n.length; k++) {
+                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    p = field(n.element(), t, p, seg);
+                }
+                out.put(' ').put(']');
+                return p;
+            }
+            case Node.SEQUENCE -> {
+                long count = t[at];
+                out.put('[');
+                int p = at + 1;
+                for (long k = 0; k < count; k++) {
+                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    p = field(n.element(), t, p, seg);
+                }
+                out.put(' ').put(']');
+                return p;
+            }
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+                long start = t[at];
+                long count = t[at + 1];
+                Node e = n.element();
+                if (n.text) {
+                    long startByte = start >>> 3;
+                    long len = 0;
+                    while (len < count && seg.get(ValueLayout.JAVA_BYTE, startByte + len) != 0) {
+                        len++;
+                    }
+                    escapedString(seg, startByte, len);
+                    return at + 2;
+                }
+                out.put('[');
+                for (long k = 0; k < count; k++) {
+                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
+                    if (e.kind == Node.FLOAT) {
+                        out.put(CFormat.g(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
+                    } else {
+                        long v = e.signed ? BitReader.signExtend(raw, e.size) : raw;
+                        if (e.enumLabels != null) {
+                            enumeration(e, v);
+                        } else {
+                            integer(e, v);
+                        }
+                    }
+                }
+                out.put(' ').put(']');
+                return at + 2;
+            }
+            default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    private void enumeration(Node n, long v) {
+        out.put('(').put(' ');
+        boolean any = false;
+        for (int i = 0; i < n.enumLabels.length; i++) {
+            long[] r = n.enumRanges[i];
+            for (int k = 0; k < r.length; k += 2) {
+                boolean in = n.signed ? r[k] <= v && v <= r[k + 1]
+                    : Long.compareUnsigned(r[k], v) <= 0 && Long.compareUnsigned(v, r[k + 1]) <= 0;
+                if (in) {
+                    if (any) {
+                        out.put(',').put(' ');
+                    }
+                    any = true;
+                    escapedBytes(n.enumLabels[i]);
+                    break;
+                }
+            }
+        }
+        if (!any) {
+            out.put("<unknown>");
+        }
+        out.put(" : container = ");
+        integer(n, v);
+        out.put(' ').put(')');
+    }
+
+    private void integer(Node n, long v) {
+        int size = n.size;
+        switch (n.base) {
+            case 16 -> {
+                long u = v;
+                if (size < 64) {
+                    int rounded = (size + 3) & ~3;
+                    u &= rounded >= 64 ? -1L : (1L << rounded) - 1;
+                }
+                out.put('0').put('x').putRadix(u, 4);
+            }
+            case 8 -> {
+                long u = v;
+                if (n.signed && size < 64) {
+                    int rounded = ((size - 1) / 3 + 1) * 3;
+                    u &= rounded >= 64 ? -1L : (1L << rounded) - 1;
+                }
+                out.put('0').putRadix(u, 3);
+            }
+            case 2 -> {
+                out.put('0').put('b');
+                for (int b = size - 1; b >= 0; b--) {
+                    out.put(((v >>> b) & 1) != 0 ? '1' : '0');
+                }
+            }
+            default -> {
+                if (n.signed) {
+                    out.putDecimal(v);
+                } else {
+                    out.putUnsigned(v);
+                }
+            }
+        }
+    }
+
+    private void escapedString(MemorySegment seg, long startByte, long len) {
+        out.put('"');
+        for (long i = 0; i < len; i++) {
+            escapedByte(seg.get(ValueLayout.JAVA_BYTE, startByte + i));
+        }
+        out.put('"');
+    }
+
+    private void escapedBytes(byte[] bytes) {
+        out.put('"');
+        for (byte b : bytes) {
+            if (b == 0) {
+                break;
+            }
+            escapedByte(b);
+        }
+        out.put('"');
+    }
+
+    /** babeltrace2's print_escape_string, byte by byte (iscntrl in the C locale). */
+    private void escapedByte(byte b) {
+        switch (b) {
+            case '\\' -> out.put('\\').put('\\');
+            case '\'' -> out.put('\\').put('\'');
+            case '"' -> out.put('\\').put('"');
+            case '?' -> out.put('\\').put('?');
+            case 7 -> out.put('\\').put('a');
+            case 8 -> out.put('\\').put('b');
+            case 27 -> out.put('\\').put('e');
+            case 12 -> out.put('\\').put('f');
+            case 10 -> out.put('\\').put('n');
+            case 13 -> out.put('\\').put('r');
+            case 9 -> out.put('\\').put('t');
+            case 11 -> out.put('\\').put('v');
+            default -> {
+                if ((b >= 0 && b < 0x20) || b == 0x7F) {
+                    out.put('\\').put('x').put(HEX[(b >> 4) & 0xF]).put(HEX[b & 0xF]);
+                } else {
+                    out.put(b);
+                }
+            }
+        }
+    }
+}

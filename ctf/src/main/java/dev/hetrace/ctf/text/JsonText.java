@@ -1,0 +1,220 @@
+package dev.hetrace.ctf.text;
+
+import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.decode.BitReader;
+import dev.hetrace.ctf.decode.Node;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.Tape;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One JSON object per event and per line: {@code time_ns} (nanoseconds from the epoch, absent
+ * without a clock), {@code trace}, {@code event}, and the scopes {@code packet_context},
+ * {@code stream_context}, {@code context}, {@code payload} with every field (special fields
+ * included). Integers are JSON numbers, enumerations their label list and value, arrays JSON arrays.
+ */
+public final class JsonText {
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private final TextSink out;
+
+    public JsonText(TextSink out) {
+        this.out = out;
+    }
+
+    public void print(EventCursor cursor) {
+        StreamDecoder d = cursor.decoder();
+        StreamPlan sp = d.streamPlan();
+        EventPlan ep = d.event();
+        MemorySegment seg = d.segment();
+        out.put('{');
+        if (cursor.hasTime()) {
+            out.put("\"time_ns\":").putDecimal(cursor.timeNanos()).put(',');
+        }
+        out.put("\"trace\":");
+        string(cursor.trace().directory().toString());
+        out.put(",\"stream_class\":").putUnsigned(sp.cls.id());
+        out.put(",\"event\":");
+        string(ep.cls.name() == null ? "" : ep.cls.name());
+        scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg);
+        scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg);
+        scope("context", ep.context, d.tape(), d.contextStart(), seg);
+        scope("payload", ep.payload, d.tape(), d.payloadStart(), seg);
+        out.put('}').put('\n');
+    }
+
+    private void scope(String name, Node root, long[] t, int at, MemorySegment seg) {
+        if (root == null) {
+            return;
+        }
+        out.put(",\"").put(name).put("\":");
+        field(root, t, at, seg);
+    }
+
+    private int field(Node n, long[] t, int at, MemorySegment seg) {
+        switch (n.kind) {
+            case Node.INT -> {
+                scalar(n, t[at]);
+                return at + 1;
+            }
+            case Node.BIG_INT -> {
+                out.put(BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed).toString());
+                return at + 1;
+            }
+            case Node.FLOAT -> {
+                floating(n.size == 32 ? Float.intBitsToFloat((int) t[at]) : Double.longBitsToDouble(t[at]));
+                return at + 1;
+            }
+            case Node.STRING -> {
+                bytes(seg, t[at], t[at + 1]);
+                return at + 2;
+            }
+            case Node.STRUCT -> {
+                out.put('{');
+                int p = at;
+                for (int i = 0; i < n.children.length; i++) {
+                    if (i > 0) {
+                        out.put(',');
+                    }
+                    string(n.names[i]);
+                    out.put(':');
+                    p = field(n.children[i], t, p, seg);
+                }
+                out.put('}');
+                return p;
+            }
+            case Node.VARIANT -> {
+                int option = (int) t[at];
+                out.put('{');
+                string(n.names[option]);
+                out.put(':');
+                int p = field(n.children[option], t, at + 1, seg);
+                out.put('}');
+                return p;
+            }
+            case Node.ARRAY, Node.SEQUENCE -> {
+                long count = n.kind == Node.ARRAY ? n.length : t[at];
+                int p = n.kind == Node.ARRAY ? at : at + 1;
+                out.put('[');
+                for (long k = 0; k < count; k++) {
+                    if (k > 0) {
+                        out.put(',');
+                    }
+                    p = field(n.element(), t, p, seg);
+                }
+                out.put(']');
+                return p;
+            }
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+                long start = t[at];
+                long count = t[at + 1];
+                Node e = n.element();
+                if (n.text) {
+                    long len = 0;
+                    while (len < count && seg.get(ValueLayout.JAVA_BYTE, (start >>> 3) + len) != 0) {
+                        len++;
+                    }
+                    bytes(seg, start >>> 3, len);
+                    return at + 2;
+                }
+                out.put('[');
+                for (long k = 0; k < count; k++) {
+                    if (k > 0) {
+                        out.put(',');
+                    }
+                    long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
+                    if (e.kind == Node.FLOAT) {
+                        floating(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
+                    } else {
+                        scalar(e, e.signed ? BitReader.signExtend(raw, e.size) : raw);
+                    }
+                }
+                out.put(']');
+                return at + 2;
+            }
+            default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    private void scalar(Node n, long v) {
+        if (n.enumLabels == null) {
+            number(n, v);
+            return;
+        }
+        out.put("{\"labels\":[");
+        boolean any = false;
+        for (int i = 0; i < n.enumLabels.length; i++) {
+            long[] r = n.enumRanges[i];
+            for (int k = 0; k < r.length; k += 2) {
+                boolean in = n.signed ? r[k] <= v && v <= r[k + 1]
+                    : Long.compareUnsigned(r[k], v) <= 0 && Long.compareUnsigned(v, r[k + 1]) <= 0;
+                if (in) {
+                    if (any) {
+                        out.put(',');
+                    }
+                    any = true;
+                    string(new String(n.enumLabels[i], StandardCharsets.UTF_8));
+                    break;
+                }
+            }
+        }
+        out.put("],\"value\":");
+        number(n, v);
+        out.put('}');
+    }
+
+    private void number(Node n, long v) {
+        if (n.signed) {
+            out.putDecimal(v);
+        } else {
+            out.putUnsigned(v);
+        }
+    }
+
+    private void floating(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            string(Double.toString(v));
+        } else {
+            out.put(Double.toString(v));
+        }
+    }
+
+    private void string(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.put('"');
+        for (byte x : b) {
+            escaped(x);
+        }
+        out.put('"');
+    }
+
+    private void bytes(MemorySegment seg, long startByte, long len) {
+        byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
+        string(new String(b, StandardCharsets.UTF_8));
+    }
+
+    private void escaped(byte b) {
+        switch (b) {
+            case '"' -> out.put('\\').put('"');
+            case '\\' -> out.put('\\').put('\\');
+            case '\n' -> out.put('\\').put('n');
+            case '\r' -> out.put('\\').put('r');
+            case '\t' -> out.put('\\').put('t');
+            default -> {
+                if (b >= 0 && b < 0x20) {
+                    out.put("\\u00").put(HEX[(b >> 4) & 0xF]).put(HEX[b & 0xF]);
+                } else {
+                    out.put(b);
+                }
+            }
+        }
+    }
+
+    static int span(Node n, long[] t, int at) {
+        return Tape.span(n, t, at);
+    }
+}
