@@ -36,6 +36,8 @@ public final class CtfTrace implements AutoCloseable {
     private final List<List<StreamFile>> streams = new ArrayList<>();
     private final List<Long> streamIds = new ArrayList<>();
 
+    private Consumer<String> warnings = w -> { };
+
     private CtfTrace(Path dir, TraceClass metadata, TracePlan plan) {
         this.dir = dir;
         this.metadata = metadata;
@@ -78,6 +80,7 @@ public final class CtfTrace implements AutoCloseable {
             throw new MetadataException(metadataFile + ": " + e.getMessage());
         }
         CtfTrace trace = new CtfTrace(dir, metadata, plan);
+        trace.warnings = warnings;
         try {
             trace.mapStreams();
         } catch (IOException | StreamDecodingException | RuntimeException e) {
@@ -176,7 +179,9 @@ public final class CtfTrace implements AutoCloseable {
 
     /** A new decoder positioned before the first event of stream {@code index}. */
     public StreamDecoder decoder(int index) {
-        return new StreamDecoder(plan, streams.get(index));
+        StreamDecoder d = new StreamDecoder(plan, streams.get(index));
+        d.warnings(warnings);
+        return d;
     }
 
     @Override

@@ -45,6 +45,8 @@ public final class Node {
     public static final int ROLE_EVENT_ID = 11;
 
     public final int kind;
+    /** The struct member this node was compiled from, to resolve paths by identity. */
+    FieldType.Member source;
     public final FieldType type;
     /** Alignment in bits. */
     public final int align;

@@ -49,6 +49,8 @@ public final class StreamDecoder {
     private int payloadStart;
     private long eventBitOffset;
 
+    private boolean uuidWarned;
+    private java.util.function.Consumer<String> warnings = w -> { };
     private long clock;
     private boolean clockSet;
     private long eventClock;
@@ -64,6 +66,11 @@ public final class StreamDecoder {
 
     public TracePlan plan() {
         return plan;
+    }
+
+    /** Where to report problems that do not stop decoding (UUID mismatch, discarded events). */
+    public void warnings(java.util.function.Consumer<String> sink) {
+        this.warnings = sink;
     }
 
     // ------------------------------------------------------------------ iteration
@@ -182,7 +189,7 @@ public final class StreamDecoder {
                     case Node.ROLE_MAGIC -> magic = packetTape[at];
                     case Node.ROLE_STREAM_ID -> streamId = packetTape[at];
                     case Node.ROLE_STREAM_INSTANCE_ID -> instanceId = packetTape[at];
-                    case Node.ROLE_UUID -> checkUuid(packetTape[at], offset);
+                    case Node.ROLE_UUID -> checkUuid(packetTape[at]);
                     default -> { }
                 }
             }
@@ -282,9 +289,13 @@ public final class StreamDecoder {
         eventClock = clockSet ? clock : 0;
     }
 
-    private void checkUuid(long bitPos, long offset) throws StreamDecodingException {
+    /**
+     * A packet whose UUID differs from the metadata's is read anyway (babeltrace2 does not
+     * check it and valid traces in the wild disagree), but the mismatch is reported once.
+     */
+    private void checkUuid(long bitPos) {
         UUID expected = plan.trace.uuid();
-        if (expected == null) {
+        if (expected == null || uuidWarned) {
             return;
         }
         long hi = 0;
@@ -295,7 +306,9 @@ public final class StreamDecoder {
         }
         UUID actual = new UUID(hi, lo);
         if (!actual.equals(expected)) {
-            throw error(offset, "packet UUID " + actual + " does not match the metadata's trace UUID " + expected);
+            uuidWarned = true;
+            warnings.accept(file + ": packet " + packetNumber + ": packet UUID " + actual
+                + " differs from the trace UUID " + expected + " (read anyway)");
         }
     }
 
@@ -479,10 +492,14 @@ public final class StreamDecoder {
         }
     }
 
+    /** Zero-size elements (empty structs) cost no bits; this many of them is surely garbage. */
+    private static final long MAX_EMPTY_ELEMENTS = 1L << 24;
+
     private void checkCount(long count, Node element, String scope) throws StreamDecodingException {
         long left = limit - pos;
-        if (count < 0 || Long.compareUnsigned(count, left) > 0
-                || (element.minBits > 0 && Long.compareUnsigned(count, left / element.minBits) > 0)) {
+        boolean tooMany = element.minBits > 0 ? Long.compareUnsigned(count, left / element.minBits) > 0
+            : Long.compareUnsigned(count, Math.max(left, MAX_EMPTY_ELEMENTS)) > 0;
+        if (tooMany) {
             throw error(pos, "array or sequence of " + Long.toUnsignedString(count) + " elements in the " + scope
                 + " cannot fit in the " + left + " bits left in the packet content");
         }

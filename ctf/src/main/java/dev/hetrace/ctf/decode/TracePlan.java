@@ -370,6 +370,7 @@ public final class TracePlan {
                             n.names[i] = displayName(m.name());
                             n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
                             n.children[i] = compile(m.type(), n, depth + 1);
+                            n.children[i].source = m;
                             min += n.children[i].minBits;
                             done[0] = i + 1;
                         }
@@ -391,7 +392,7 @@ public final class TracePlan {
                     yield n;
                 }
                 case SequenceType sq -> {
-                    Node target = resolve(sq.length(), "sequence length");
+                    Node target = resolve(sq.length(), sq.lengthField(), "sequence length");
                     IntegerType lt = target.type instanceof EnumType e ? e.container()
                         : target.type instanceof IntegerType i ? i : null;
                     if (lt == null || lt.signed()) {
@@ -455,7 +456,7 @@ public final class TracePlan {
             if (vt.tag() == null) {
                 throw new MetadataException("variant has no tag");
             }
-            Node target = resolve(vt.tag(), "variant tag");
+            Node target = resolve(vt.tag(), vt.tagField(), "variant tag");
             if (!(target.type instanceof EnumType tagType)) {
                 throw new MetadataException("variant tag '" + vt.tag() + "' must be an enumeration field");
             }
@@ -468,6 +469,7 @@ public final class TracePlan {
             n.tagSigned = tagType.container().signed();
             n.sourceRegister = registerOf(target);
             long min = Long.MAX_VALUE;
+            boolean anySelectable = false;
             for (int i = 0; i < count; i++) {
                 var option = vt.options().get(i);
                 n.rawNames[i] = option.name();
@@ -481,11 +483,12 @@ public final class TracePlan {
                         ranges.add(m.high());
                     }
                 }
-                if (ranges.isEmpty()) {
-                    throw new MetadataException("variant option '" + option.name()
-                        + "' matches no label of its tag '" + vt.tag() + "'");
-                }
                 n.optionRanges[i] = ranges.stream().mapToLong(Long::longValue).toArray();
+                anySelectable |= !ranges.isEmpty();
+            }
+            if (!anySelectable) {
+                throw new MetadataException("no option of the variant tagged by '" + vt.tag()
+                    + "' is named by a label of the tag");
             }
             n.minBits = count == 0 ? 0 : min;
             return n;
@@ -500,8 +503,18 @@ public final class TracePlan {
         }
 
         /** Finds the field a tag or length path names: in the static scope first, then absolute. */
-        private Node resolve(FieldPath path, String what) throws MetadataException {
+        private Node resolve(FieldPath path, FieldType.Member lexical, String what) throws MetadataException {
             List<String> parts = path.parts();
+            if (lexical != null) {
+                // The member the path named where it was written, found among the enclosing structs.
+                for (Frame f : frames) {
+                    for (int i = 0; i < f.done()[0]; i++) {
+                        if (f.struct().children[i].source == lexical) {
+                            return walk(f.struct().children[i], parts.subList(1, parts.size()), path, what, null);
+                        }
+                    }
+                }
+            }
             for (Scope s : Scope.values()) {
                 String[] prefix = s.prefix.split("\\.");
                 if (parts.size() > prefix.length && parts.subList(0, prefix.length).equals(List.of(prefix))) {

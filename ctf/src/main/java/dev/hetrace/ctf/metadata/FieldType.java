@@ -96,13 +96,17 @@ public sealed interface FieldType
     }
 
     /**
-     * A tagged union: the tag (an enumeration field found by {@code tag}, a relative or absolute
+     * A tagged union ({@code tagField}: see {@link SequenceType}): the tag (an enumeration field found by {@code tag}, a relative or absolute
      * path) selects the option whose name equals the tag's label. {@code tag} is null for a
      * variant declared without tag, which may only be used once given one.
      */
-    record VariantType(FieldPath tag, List<Member> options) implements FieldType {
+    record VariantType(FieldPath tag, List<Member> options, Member tagField) implements FieldType {
         public VariantType {
             options = List.copyOf(options);
+        }
+
+        public VariantType(FieldPath tag, List<Member> options) {
+            this(tag, options, null);
         }
 
         /** A variant has no alignment of its own: it takes its selected option's. */
@@ -111,8 +115,8 @@ public sealed interface FieldType
             return 1;
         }
 
-        public VariantType withTag(FieldPath newTag) {
-            return new VariantType(newTag, options);
+        public VariantType withTag(FieldPath newTag, Member newTagField) {
+            return new VariantType(newTag, options, newTagField);
         }
     }
 
@@ -124,8 +128,17 @@ public sealed interface FieldType
         }
     }
 
-    /** A variable-length array whose length is the value of the integer field at {@code length}. */
-    record SequenceType(FieldType element, FieldPath length) implements FieldType {
+    /**
+     * A variable-length array whose length is the value of the integer field at {@code length}.
+     * {@code lengthField}, when known, is the member the path named where the sequence was
+     * declared (paths are resolved in the lexical scope of the declaration, which matters for
+     * typedefs used deeper than where they were defined).
+     */
+    record SequenceType(FieldType element, FieldPath length, Member lengthField) implements FieldType {
+        public SequenceType(FieldType element, FieldPath length) {
+            this(element, length, null);
+        }
+
         @Override
         public int alignment() {
             return element.alignment();

@@ -115,7 +115,9 @@ final class TsdlLexer {
         if (c == '"') {
             pos++;
             String value = quoted('"', l, col);
-            return new Token(Token.Kind.STRING, value, null, l, col);
+            int nul = value.indexOf('\0');
+            // A C string ends at its first NUL.
+            return new Token(Token.Kind.STRING, nul >= 0 ? value.substring(0, nul) : value, null, l, col);
         }
         if (c == '\'') {
             pos++;

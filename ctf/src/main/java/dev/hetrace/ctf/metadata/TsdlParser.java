@@ -251,6 +251,9 @@ final class TsdlParser {
             return;
         }
         FieldType type = parseTypeSpecifier();
+        while (peek().is("struct") || peek().is("variant") || peek().is("enum")) {
+            type = parseTypeSpecifier(); // C allows several specifiers before the ';'
+        }
         if (!peek().is(";")) {
             throw error(peek(), "expected ';' after a type declaration (fields may only be declared inside a"
                 + " struct or variant), found " + peek().describe());
@@ -387,8 +390,8 @@ final class TsdlParser {
                 }
                 t = new ArrayType(t, d.length().longValueExact());
             } else {
-                checkRelativeReference(d.at(), d.path(), "sequence length");
-                t = new SequenceType(t, d.path());
+                Member target = checkRelativeReference(d.at(), d.path(), "sequence length");
+                t = new SequenceType(t, d.path(), target);
             }
         }
         return t;
@@ -398,14 +401,14 @@ final class TsdlParser {
      * A relative tag or length path must name a field declared before, in the struct being parsed
      * or an enclosing one; outside of any struct it can never resolve.
      */
-    private void checkRelativeReference(Token at, FieldPath path, String what) throws MetadataException {
+    private Member checkRelativeReference(Token at, FieldPath path, String what) throws MetadataException {
         String first = path.parts().getFirst();
         if (DYNAMIC_SCOPE_ROOTS.contains(first)) {
-            return; // absolute: checked when the scopes are assembled
+            return null; // absolute: checked when the scopes are assembled
         }
         for (List<Member> members : structStack) {
             if (members == STRUCT_SCOPE_BOUNDARY) {
-                return; // inside a dynamic scope definition: may refer to an earlier scope
+                return null; // inside a dynamic scope definition: may refer to an earlier scope
             }
             for (Member m : members) {
                 if (m.name().equals(first)) {
@@ -417,7 +420,7 @@ final class TsdlParser {
                         target = st.member(path.parts().get(i)).type();
                     }
                     checkReferenceTarget(at, path, what, target);
-                    return;
+                    return m;
                 }
             }
         }
@@ -947,7 +950,7 @@ final class TsdlParser {
             if (options.isEmpty()) {
                 throw error(at, "variant has no options");
             }
-            type = new VariantType(tag, options);
+            type = new VariantType(tag, options, tag == null ? null : checkVariantTag(tagAt, tag, options));
             if (name != null) {
                 if (scope.variants.containsKey(name.text())) {
                     throw error(name, "variant '" + name.text() + "' is already defined in this scope");
@@ -965,22 +968,19 @@ final class TsdlParser {
             if (found == null) {
                 throw error(name, "unknown variant '" + name.text() + "'");
             }
-            type = tag != null ? found.withTag(tag) : found;
-        }
-        if (tag != null) {
-            checkVariantTag(tagAt, type);
+            type = tag != null ? found.withTag(tag, checkVariantTag(tagAt, tag, found.options())) : found;
         }
         return type;
     }
 
     /** The tag must be an enumeration declared before, whose labels name every option. */
-    private void checkVariantTag(Token at, VariantType type) throws MetadataException {
-        FieldPath path = type.tag();
-        checkRelativeReference(at, path, "variant tag");
+    private Member checkVariantTag(Token at, FieldPath path, List<Member> options) throws MetadataException {
+        Member target = checkRelativeReference(at, path, "variant tag");
         EnumType tagType = findStaticEnum(path);
         if (tagType != null) {
-            checkOptionsHaveLabels(at, type, tagType);
+            checkOptionsHaveLabels(at, options, tagType);
         }
+        return target;
     }
 
     private EnumType findStaticEnum(FieldPath path) {
@@ -1002,20 +1002,17 @@ final class TsdlParser {
         return null;
     }
 
-    static void checkOptionsHaveLabels(Token at, VariantType type, EnumType tagType) throws MetadataException {
-        for (Member option : type.options()) {
-            boolean found = false;
+    /** A variant none of whose options is named by a label of its tag can never be decoded. */
+    static void checkOptionsHaveLabels(Token at, List<Member> options, EnumType tagType) throws MetadataException {
+        for (Member option : options) {
             for (EnumMapping m : tagType.mappings()) {
                 if (m.label().equals(option.name())) {
-                    found = true;
-                    break;
+                    return;
                 }
             }
-            if (!found) {
-                String msg = "variant option '" + option.name() + "' matches no label of its tag enumeration";
-                throw at != null ? error(at, msg) : new MetadataException(msg);
-            }
         }
+        String msg = "no option of the variant is named by a label of its tag enumeration";
+        throw at != null ? error(at, msg) : new MetadataException(msg);
     }
 
     private EnumType parseEnum(Token at) throws MetadataException {

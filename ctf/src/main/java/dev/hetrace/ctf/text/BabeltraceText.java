@@ -74,10 +74,7 @@ public final class BabeltraceText {
             lastNanos = cursor.timeNanos();
             haveLast = true;
         }
-        byte[] host = hostnames.computeIfAbsent(cursor.trace(), BabeltraceText::hostnameOf);
-        if (host.length > 0) {
-            out.put(host).put(' ');
-        }
+        out.put(hostnames.computeIfAbsent(cursor.trace(), BabeltraceText::traceFields));
         out.put(eventNames.computeIfAbsent(ep, e -> (e.cls.name() == null ? "<unknown>" : e.cls.name())
             .getBytes(StandardCharsets.UTF_8)));
         out.put(':').put(' ');
@@ -105,9 +102,23 @@ public final class BabeltraceText {
         return false;
     }
 
-    private static byte[] hostnameOf(CtfTrace trace) {
-        Object h = trace.metadata().env().get("hostname");
-        return h instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : new byte[0];
+    /** The env fields babeltrace2 shows before the event name: "hostname:procname:(vpid) ". */
+    private static byte[] traceFields(CtfTrace trace) {
+        Map<String, Object> env = trace.metadata().env();
+        StringBuilder sb = new StringBuilder();
+        if (env.get("hostname") instanceof String h) {
+            sb.append(h);
+        }
+        if (env.get("procname") instanceof String p) {
+            sb.append(sb.isEmpty() ? "" : ":").append(p);
+        }
+        if (env.get("vpid") instanceof Long v) {
+            sb.append(sb.isEmpty() ? "" : ":").append('(').append(v).append(')');
+        }
+        if (!sb.isEmpty() || env.get("hostname") instanceof String) {
+            sb.append(' ');
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     // ------------------------------------------------------------------ time
