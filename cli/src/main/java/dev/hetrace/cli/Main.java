@@ -12,13 +12,22 @@ public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Where commands write their results (bytes, so that text is passed through unchanged). */
+    java.io.OutputStream out;
+    /** Where commands write errors and warnings. */
+    java.io.PrintStream err;
+
     public static void main(String[] args) {
-        System.exit(run(args));
+        System.exit(run(new java.io.FileOutputStream(java.io.FileDescriptor.out), System.err, args));
     }
 
     /** Runs the command line and returns the exit status (0 ok, 1 error, 2 usage error). */
-    public static int run(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+    public static int run(java.io.OutputStream out, java.io.PrintStream err, String... args) {
+        Main main = new Main();
+        main.out = out;
+        main.err = err;
+        CommandLine cl = new CommandLine(main);
+        cl.setErr(new java.io.PrintWriter(err, true));
         cl.setExitCodeExceptionMapper(e -> 1);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("hetrace: " + ex.getMessage());

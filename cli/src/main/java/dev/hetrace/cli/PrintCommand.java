@@ -7,10 +7,7 @@ import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
-import java.io.FileOutputStream;
-import java.io.FileDescriptor;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,11 +43,13 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
 
+    @picocli.CommandLine.ParentCommand
+    Main main;
+
     @Override
     public Integer call() {
-        PrintStream err = System.err;
-        OutputStream stdout = new FileOutputStream(FileDescriptor.out);
-        TextSink sink = new TextSink(stdout);
+        PrintStream err = main.err;
+        TextSink sink = new TextSink(main.out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
             for (Path p : paths) {
@@ -89,7 +88,17 @@ final class PrintCommand implements Callable<Integer> {
             }
             sink.flush();
             return 0;
-        } catch (MetadataException | StreamDecodingException | IOException e) {
+        } catch (IOException e) {
+            if ("Broken pipe".equals(e.getMessage())) {
+                return 1; // the reader went away (e.g. "| head"): nothing more to say
+            }
+            flushQuietly(sink);
+            err.println("hetrace: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        } catch (MetadataException | StreamDecodingException e) {
             flushQuietly(sink);
             err.println("hetrace: " + e.getMessage());
             if (debug) {
