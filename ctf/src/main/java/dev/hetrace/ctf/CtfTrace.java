@@ -71,13 +71,13 @@ public final class CtfTrace implements AutoCloseable {
         try {
             metadata = MetadataReader.read(metadataFile, warnings);
         } catch (MetadataException e) {
-            throw new MetadataException(e.line(), e.column(), metadataFile + ": " + stripPosition(e));
+            throw e.in(metadataFile);
         }
         TracePlan plan;
         try {
             plan = TracePlan.compile(metadata);
         } catch (MetadataException e) {
-            throw new MetadataException(metadataFile + ": " + e.getMessage());
+            throw e.in(metadataFile);
         }
         CtfTrace trace = new CtfTrace(dir, metadata, plan);
         trace.warnings = warnings;
@@ -88,10 +88,6 @@ public final class CtfTrace implements AutoCloseable {
             throw e;
         }
         return trace;
-    }
-
-    private static String stripPosition(MetadataException e) {
-        return e.getMessage();
     }
 
     private void mapStreams() throws IOException, StreamDecodingException {
