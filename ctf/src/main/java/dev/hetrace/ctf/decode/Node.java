@@ -43,6 +43,7 @@ public final class Node {
     public static final int ROLE_CONTENT_SIZE = 9;
     public static final int ROLE_PACKET_SEQ_NUM = 10;
     public static final int ROLE_EVENT_ID = 11;
+    static final int ROLE_COUNT = 12;
 
     public final int kind;
     /** The struct member this node was compiled from, to resolve paths by identity. */
@@ -116,6 +117,18 @@ public final class Node {
             }
         }
         return memberIndex(name);
+    }
+
+    /** Whether {@code v} lies in one of the inclusive ranges {@code [lo0, hi0, lo1, hi1, ...]}. */
+    public static boolean inRanges(long[] ranges, long v, boolean signed) {
+        for (int k = 0; k < ranges.length; k += 2) {
+            boolean in = signed ? ranges[k] <= v && v <= ranges[k + 1]
+                : Long.compareUnsigned(ranges[k], v) <= 0 && Long.compareUnsigned(v, ranges[k + 1]) <= 0;
+            if (in) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public boolean isPacked() {

@@ -35,6 +35,8 @@ public final class StreamDecoder {
     private long nextPacketOffset;
     private StreamPlan stream;
     private long[] packetTape = new long[64];
+    /** Values of the packet header and context members with a role, by role ({@link PacketInfo#ABSENT} if none). */
+    private final long[] roleValues = new long[Node.ROLE_COUNT];
     private int packetTapeLen;
     private int packetContextStart;
 
@@ -52,7 +54,6 @@ public final class StreamDecoder {
     private boolean uuidWarned;
     private java.util.function.Consumer<String> warnings = w -> { };
     private long clock;
-    private boolean clockSet;
     private long eventClock;
 
     /** One file of a data stream, mapped. */
@@ -144,17 +145,6 @@ public final class StreamDecoder {
         return true;
     }
 
-    /** Positions the decoder at the packet starting at {@code offsetBits} of file {@code index}. */
-    public void seekPacket(int index, long offsetBits, long number) throws StreamDecodingException {
-        fileIndex = index;
-        StreamFile f = files.get(index);
-        seg = f.segment();
-        file = f.path();
-        fileBits = seg.byteSize() * 8;
-        packetNumber = number - 1;
-        readPacket(offsetBits);
-    }
-
     private StreamDecodingException error(long at, String message) {
         return new StreamDecodingException(file, Math.max(0, packetNumber), at, message);
     }
@@ -165,34 +155,15 @@ public final class StreamDecoder {
         limit = fileBits;
         packetTapeLen = 0;
         Arrays.fill(regs, 0);
-        long magic = PacketInfo.ABSENT;
-        long streamId = PacketInfo.ABSENT;
-        long instanceId = PacketInfo.ABSENT;
+        Arrays.fill(roleValues, PacketInfo.ABSENT);
         if (plan.packetHeader != null) {
-            long[] saved = tape;
-            int savedLen = tapeLen;
-            tape = packetTape;
-            tapeLen = 0;
-            try {
-                decodeNode(plan.packetHeader, "packet header");
-            } finally {
-                packetTape = tape;
-                packetTapeLen = tapeLen;
-                tape = saved;
-                tapeLen = savedLen;
-            }
-            Node h = plan.packetHeader;
-            for (int i = 0; i < h.children.length; i++) {
-                Node c = h.children[i];
-                int at = Tape.relativeSlot(h, i, packetTape, 0);
-                switch (c.role) {
-                    case Node.ROLE_MAGIC -> magic = packetTape[at];
-                    case Node.ROLE_STREAM_ID -> streamId = packetTape[at];
-                    case Node.ROLE_STREAM_INSTANCE_ID -> instanceId = packetTape[at];
-                    case Node.ROLE_UUID -> checkUuid(packetTape[at]);
-                    default -> { }
-                }
-            }
+            decodePacketScope(plan.packetHeader, "packet header", 0);
+        }
+        long magic = roleValues[Node.ROLE_MAGIC];
+        long streamId = roleValues[Node.ROLE_STREAM_ID];
+        long instanceId = roleValues[Node.ROLE_STREAM_INSTANCE_ID];
+        if (roleValues[Node.ROLE_UUID] != PacketInfo.ABSENT) {
+            checkUuid(roleValues[Node.ROLE_UUID]);
         }
         if (magic != PacketInfo.ABSENT && magic != CTF_MAGIC) {
             throw error(offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic));
@@ -216,44 +187,15 @@ public final class StreamDecoder {
         }
         stream = sp;
         packetContextStart = packetTapeLen;
-        long packetBits = PacketInfo.ABSENT;
-        long contentBits = PacketInfo.ABSENT;
-        long tsBegin = PacketInfo.ABSENT;
-        long tsEnd = PacketInfo.ABSENT;
-        long seq = PacketInfo.ABSENT;
-        long discarded = PacketInfo.ABSENT;
-        clockSet = false;
         if (sp.packetContext != null) {
-            long[] saved = tape;
-            int savedLen = tapeLen;
-            tape = packetTape;
-            tapeLen = packetTapeLen;
-            try {
-                decodeNode(sp.packetContext, "packet context");
-            } finally {
-                packetTape = tape;
-                packetTapeLen = tapeLen;
-                tape = saved;
-                tapeLen = savedLen;
-            }
-            Node c = sp.packetContext;
-            for (int i = 0; i < c.children.length; i++) {
-                Node m = c.children[i];
-                if (m.role == Node.ROLE_NONE) {
-                    continue;
-                }
-                long v = packetTape[packetContextStart + Tape.relativeSlot(c, i, packetTape, packetContextStart)];
-                switch (m.role) {
-                    case Node.ROLE_PACKET_SIZE -> packetBits = v;
-                    case Node.ROLE_CONTENT_SIZE -> contentBits = v;
-                    case Node.ROLE_TIMESTAMP_BEGIN -> tsBegin = v;
-                    case Node.ROLE_TIMESTAMP_END -> tsEnd = v;
-                    case Node.ROLE_PACKET_SEQ_NUM -> seq = v;
-                    case Node.ROLE_EVENTS_DISCARDED -> discarded = v;
-                    default -> { }
-                }
-            }
+            decodePacketScope(sp.packetContext, "packet context", packetContextStart);
         }
+        long packetBits = roleValues[Node.ROLE_PACKET_SIZE];
+        long contentBits = roleValues[Node.ROLE_CONTENT_SIZE];
+        long tsBegin = roleValues[Node.ROLE_TIMESTAMP_BEGIN];
+        long tsEnd = roleValues[Node.ROLE_TIMESTAMP_END];
+        long seq = roleValues[Node.ROLE_PACKET_SEQ_NUM];
+        long discarded = roleValues[Node.ROLE_EVENTS_DISCARDED];
         long headerBits = pos - offset;
         long remaining = fileBits - offset;
         if (packetBits == PacketInfo.ABSENT) {
@@ -286,7 +228,32 @@ public final class StreamDecoder {
             instanceId, tsBegin, tsEnd, seq, discarded);
         limit = offset + contentBits;
         nextPacketOffset = offset + packetBits;
-        eventClock = clockSet ? clock : 0;
+    }
+
+    /**
+     * Decodes a packet-level scope into the packet tape (kept for the whole packet, unlike the
+     * event tape) and notes the values of its top-level members that have a role.
+     */
+    private void decodePacketScope(Node scope, String name, int start) throws StreamDecodingException {
+        long[] eventTape = tape;
+        int eventTapeLen = tapeLen;
+        tape = packetTape;
+        tapeLen = start;
+        try {
+            decodeNode(scope, name);
+        } finally {
+            packetTape = tape;
+            packetTapeLen = tapeLen;
+            tape = eventTape;
+            tapeLen = eventTapeLen;
+        }
+        int at = start;
+        for (Node member : scope.children) {
+            if (member.role != Node.ROLE_NONE) {
+                roleValues[member.role] = packetTape[at];
+            }
+            at += Tape.span(member, packetTape, at);
+        }
     }
 
     /**
@@ -361,10 +328,6 @@ public final class StreamDecoder {
         if (tapeLen + more > tape.length) {
             tape = Arrays.copyOf(tape, Math.max(tape.length * 2, tapeLen + more));
         }
-    }
-
-    private String where(String scope) {
-        return scope;
     }
 
     private void align(int alignment, String scope) throws StreamDecodingException {
@@ -508,12 +471,8 @@ public final class StreamDecoder {
     static int selectOption(Node n, long tag) {
         long[][] ranges = n.optionRanges;
         for (int i = 0; i < ranges.length; i++) {
-            long[] r = ranges[i];
-            for (int k = 0; k < r.length; k += 2) {
-                if (n.tagSigned ? (r[k] <= tag && tag <= r[k + 1])
-                        : (Long.compareUnsigned(r[k], tag) <= 0 && Long.compareUnsigned(tag, r[k + 1]) <= 0)) {
-                    return i;
-                }
+            if (Node.inRanges(ranges[i], tag, n.tagSigned)) {
+                return i;
             }
         }
         return -1;
@@ -531,7 +490,6 @@ public final class StreamDecoder {
             }
             clock = (clock & ~mask) | value;
         }
-        clockSet = true;
     }
 
     // ------------------------------------------------------------------ tape navigation

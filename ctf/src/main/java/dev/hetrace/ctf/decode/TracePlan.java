@@ -67,7 +67,7 @@ public final class TracePlan {
         public final StreamPlan stream;
         public Node context;
         public Node payload;
-        /** Lower bound of the event's size without header, to reject empty events. */
+
         EventPlan(EventClass cls, StreamPlan stream) {
             this.cls = cls;
             this.stream = stream;
@@ -88,12 +88,6 @@ public final class TracePlan {
         Scope(String prefix) {
             this.prefix = prefix;
         }
-    }
-
-    private TracePlan(TraceClass trace) {
-        this.trace = trace;
-        this.clocks = new ArrayList<>(trace.clocks().values());
-        this.packetHeader = null;
     }
 
     private TracePlan(TraceClass trace, List<ClockClass> clocks, Node packetHeader) {
@@ -218,8 +212,8 @@ public final class TracePlan {
 
         private int defaultClock(StreamPlan sp) throws MetadataException {
             int[] found = {-1};
-            List<Node> scopes = new ArrayList<>(List.of(sp.packetContext == null ? new Node(Node.STRUCT, null, 1)
-                : sp.packetContext));
+            List<Node> scopes = new ArrayList<>();
+            scopes.add(sp.packetContext);
             scopes.add(sp.eventHeader);
             scopes.add(sp.eventContext);
             for (EventPlan ep : sp.events.values()) {

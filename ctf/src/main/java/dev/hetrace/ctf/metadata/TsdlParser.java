@@ -42,6 +42,8 @@ final class TsdlParser {
     private Scope scope = new Scope(null);
     /** Members declared so far in each structure being parsed, innermost last; null marks a non-struct scope. */
     private final Deque<List<Member>> structStack = new ArrayDeque<>();
+    /** Marks, in the struct stack, the start of a dynamic scope definition ({@code fields := ...}). */
+    private static final List<Member> STRUCT_SCOPE_BOUNDARY = new ArrayList<>();
     private final ByteOrder traceByteOrder;
 
     // What the metadata declares.
@@ -266,7 +268,7 @@ final class TsdlParser {
 
     private void parseTypealias(Token at) throws MetadataException {
         FieldType target = parseTypeSpecifier();
-        target = applyAbstractDims(target);
+        target = applyDims(target, parseDims(), peek());
         expect(":=", "in typealias");
         List<Token> words = new ArrayList<>();
         while (peek().kind() == Token.Kind.IDENTIFIER) {
@@ -375,10 +377,6 @@ final class TsdlParser {
         return dims;
     }
 
-    private FieldType applyAbstractDims(FieldType base) throws MetadataException {
-        return applyDims(base, parseDims(), peek());
-    }
-
     /** {@code T x[2][3]} is an array of 2 arrays of 3 T, as in C. */
     private FieldType applyDims(FieldType base, List<Dim> dims, Token at) throws MetadataException {
         FieldType t = base;
@@ -390,8 +388,8 @@ final class TsdlParser {
                 }
                 t = new ArrayType(t, d.length().longValueExact());
             } else {
-                Member target = checkRelativeReference(d.at(), d.path(), "sequence length");
-                t = new SequenceType(t, d.path(), target);
+                StaticRef target = checkRelativeReference(d.at(), d.path(), "sequence length");
+                t = new SequenceType(t, d.path(), target == null ? null : target.member());
             }
         }
         return t;
@@ -401,7 +399,10 @@ final class TsdlParser {
      * A relative tag or length path must name a field declared before, in the struct being parsed
      * or an enclosing one; outside of any struct it can never resolve.
      */
-    private Member checkRelativeReference(Token at, FieldPath path, String what) throws MetadataException {
+    /** A tag or length found in the static scope: the member its path starts from, and the field it names. */
+    private record StaticRef(Member member, FieldType type) {}
+
+    private StaticRef checkRelativeReference(Token at, FieldPath path, String what) throws MetadataException {
         String first = path.parts().getFirst();
         if (DYNAMIC_SCOPE_ROOTS.contains(first)) {
             return null; // absolute: checked when the scopes are assembled
@@ -420,15 +421,12 @@ final class TsdlParser {
                         target = st.member(path.parts().get(i)).type();
                     }
                     checkReferenceTarget(at, path, what, target);
-                    return m;
+                    return new StaticRef(m, target);
                 }
             }
         }
         throw error(at, what + " '" + path + "' does not name a field declared before it");
     }
-
-    /** Marks, in the struct stack, the start of a dynamic scope definition ({@code fields := ...}). */
-    private static final List<Member> STRUCT_SCOPE_BOUNDARY = new ArrayList<>();
 
     private static void checkReferenceTarget(Token at, FieldPath path, String what, FieldType target)
             throws MetadataException {
@@ -975,31 +973,12 @@ final class TsdlParser {
 
     /** The tag must be an enumeration declared before, whose labels name every option. */
     private Member checkVariantTag(Token at, FieldPath path, List<Member> options) throws MetadataException {
-        Member target = checkRelativeReference(at, path, "variant tag");
-        EnumType tagType = findStaticEnum(path);
-        if (tagType != null) {
-            checkOptionsHaveLabels(at, options, tagType);
+        StaticRef target = checkRelativeReference(at, path, "variant tag");
+        if (target == null) {
+            return null; // absolute, or in an earlier dynamic scope: checked when the plan is compiled
         }
-        return target;
-    }
-
-    private EnumType findStaticEnum(FieldPath path) {
-        for (List<Member> members : structStack) {
-            if (members == STRUCT_SCOPE_BOUNDARY) {
-                return null;
-            }
-            for (Member m : members) {
-                if (m.name().equals(path.parts().getFirst())) {
-                    FieldType t = m.type();
-                    for (int i = 1; i < path.parts().size() && t instanceof StructType st; i++) {
-                        Member inner = st.member(path.parts().get(i));
-                        t = inner == null ? null : inner.type();
-                    }
-                    return t instanceof EnumType e ? e : null;
-                }
-            }
-        }
-        return null;
+        checkOptionsHaveLabels(at, options, (EnumType) target.type());
+        return target.member();
     }
 
     /** A variant none of whose options is named by a label of its tag can never be decoded. */

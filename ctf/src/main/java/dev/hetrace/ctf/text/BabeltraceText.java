@@ -290,18 +290,12 @@ public final class BabeltraceText {
         out.put('(').put(' ');
         boolean any = false;
         for (int i = 0; i < n.enumLabels.length; i++) {
-            long[] r = n.enumRanges[i];
-            for (int k = 0; k < r.length; k += 2) {
-                boolean in = n.signed ? r[k] <= v && v <= r[k + 1]
-                    : Long.compareUnsigned(r[k], v) <= 0 && Long.compareUnsigned(v, r[k + 1]) <= 0;
-                if (in) {
-                    if (any) {
-                        out.put(',').put(' ');
-                    }
-                    any = true;
-                    escapedBytes(n.enumLabels[i]);
-                    break;
+            if (Node.inRanges(n.enumRanges[i], v, n.signed)) {
+                if (any) {
+                    out.put(',').put(' ');
                 }
+                any = true;
+                escapedBytes(n.enumLabels[i]);
             }
         }
         if (!any) {

@@ -4,7 +4,6 @@ import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.Tape;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import java.lang.foreign.MemorySegment;
@@ -147,18 +146,12 @@ public final class JsonText {
         out.put("{\"labels\":[");
         boolean any = false;
         for (int i = 0; i < n.enumLabels.length; i++) {
-            long[] r = n.enumRanges[i];
-            for (int k = 0; k < r.length; k += 2) {
-                boolean in = n.signed ? r[k] <= v && v <= r[k + 1]
-                    : Long.compareUnsigned(r[k], v) <= 0 && Long.compareUnsigned(v, r[k + 1]) <= 0;
-                if (in) {
-                    if (any) {
-                        out.put(',');
-                    }
-                    any = true;
-                    string(new String(n.enumLabels[i], StandardCharsets.UTF_8));
-                    break;
+            if (Node.inRanges(n.enumRanges[i], v, n.signed)) {
+                if (any) {
+                    out.put(',');
                 }
+                any = true;
+                string(new String(n.enumLabels[i], StandardCharsets.UTF_8));
             }
         }
         out.put("],\"value\":");
@@ -212,9 +205,5 @@ public final class JsonText {
                 }
             }
         }
-    }
-
-    static int span(Node n, long[] t, int at) {
-        return Tape.span(n, t, at);
     }
 }
