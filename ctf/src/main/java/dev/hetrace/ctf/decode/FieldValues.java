@@ -1,0 +1,151 @@
+package dev.hetrace.ctf.decode;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decoded fields as plain Java values, for code that wants a value tree rather than a cursor
+ * (tests, small tools; not the hot path, which reads the tape). The same shapes are what
+ * {@link dev.hetrace.ctf.write.CtfWriter} accepts:
+ * <ul>
+ *   <li>integers and enumerations: {@link Long} (the raw bits of an unsigned 64-bit value), or
+ *       {@link BigInteger} beyond 64 bits</li>
+ *   <li>floating point: {@link Double}</li>
+ *   <li>strings, and arrays or sequences of bytes with an encoding: {@link String}</li>
+ *   <li>structures: a {@link Map} from member name (as written in TSDL) to value, in order</li>
+ *   <li>variants: a {@link Choice} naming the selected option</li>
+ *   <li>arrays and sequences: a {@link List}</li>
+ * </ul>
+ */
+public final class FieldValues {
+    /** The selected option of a variant and its value. */
+    public record Choice(String option, Object value) {}
+
+    private final MemorySegment seg;
+    private final long[] tape;
+    private int at;
+
+    private FieldValues(MemorySegment seg, long[] tape, int at) {
+        this.seg = seg;
+        this.tape = tape;
+        this.at = at;
+    }
+
+    /** The value of the field of {@code n} whose tape starts at slot {@code at}. */
+    public static Object read(Node n, long[] tape, int at, MemorySegment seg) {
+        return new FieldValues(seg, tape, at).value(n);
+    }
+
+    /** The event's payload of the decoder's current event, or null when the event class has none. */
+    public static Object payload(StreamDecoder d) {
+        Node root = d.event().payload;
+        return root == null ? null : read(root, d.tape(), d.payloadStart(), d.segment());
+    }
+
+    /** The current event's specific context, or null. */
+    public static Object context(StreamDecoder d) {
+        Node root = d.event().context;
+        return root == null ? null : read(root, d.tape(), d.contextStart(), d.segment());
+    }
+
+    /** The current event's stream event context, or null. */
+    public static Object streamContext(StreamDecoder d) {
+        Node root = d.streamPlan().eventContext;
+        return root == null ? null : read(root, d.tape(), d.streamContextStart(), d.segment());
+    }
+
+    /** The current packet's context, or null. */
+    public static Object packetContext(StreamDecoder d) {
+        Node root = d.streamPlan().packetContext;
+        return root == null ? null : read(root, d.packetTape(), d.packetContextStart(), d.segment());
+    }
+
+    private Object value(Node n) {
+        switch (n.kind) {
+            case Node.INT, Node.FLOAT -> {
+                long v = tape[at++];
+                if (n.kind == Node.FLOAT) {
+                    return n.size == 32 ? (double) Float.intBitsToFloat((int) v) : Double.longBitsToDouble(v);
+                }
+                return v;
+            }
+            case Node.BIG_INT -> {
+                return BitReader.readBig(seg, tape[at++], n.size, n.bigEndian, n.signed);
+            }
+            case Node.STRING -> {
+                String s = text(tape[at], tape[at + 1]);
+                at += 2;
+                return s;
+            }
+            case Node.STRUCT -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                for (int i = 0; i < n.children.length; i++) {
+                    m.put(n.rawNames[i], value(n.children[i]));
+                }
+                return m;
+            }
+            case Node.VARIANT -> {
+                int option = (int) tape[at++];
+                return new Choice(n.rawNames[option], value(n.children[option]));
+            }
+            case Node.ARRAY, Node.SEQUENCE -> {
+                long count = n.kind == Node.ARRAY ? n.length : tape[at++];
+                List<Object> list = new ArrayList<>();
+                for (long k = 0; k < count; k++) {
+                    list.add(value(n.element()));
+                }
+                if (n.text) {
+                    byte[] b = new byte[list.size()];
+                    for (int i = 0; i < b.length; i++) {
+                        b[i] = (byte) (long) (Long) list.get(i);
+                    }
+                    return cString(b);
+                }
+                return list;
+            }
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+                long start = tape[at];
+                long count = tape[at + 1];
+                at += 2;
+                Node e = n.element();
+                if (n.text) {
+                    byte[] b = new byte[Math.toIntExact(count)];
+                    MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, start >>> 3, b, 0, b.length);
+                    return cString(b);
+                }
+                List<Object> list = new ArrayList<>();
+                for (long k = 0; k < count; k++) {
+                    long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
+                    if (e.kind == Node.FLOAT) {
+                        list.add(e.size == 32 ? (double) Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
+                    } else {
+                        list.add(e.signed ? BitReader.signExtend(raw, e.size) : raw);
+                    }
+                }
+                return list;
+            }
+            default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** Text arrays hold a C string: it ends at the first NUL, if any. */
+    private static String cString(byte[] b) {
+        int len = 0;
+        while (len < b.length && b[len] != 0) {
+            len++;
+        }
+        return new String(b, 0, len, StandardCharsets.UTF_8);
+    }
+
+    private String text(long startByte, long len) {
+        byte[] b = new byte[Math.toIntExact(len)];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

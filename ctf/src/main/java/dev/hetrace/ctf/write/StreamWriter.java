@@ -1,0 +1,722 @@
+package dev.hetrace.ctf.write;
+
+import dev.hetrace.ctf.decode.FieldValues.Choice;
+import dev.hetrace.ctf.decode.Node;
+import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * One data stream being written: events are encoded into the current packet, which is closed
+ * (its header and context completed) and appended to the file when the next event does not
+ * fit or when the stream is flushed or closed. Memory use is one packet.
+ *
+ * <p>Timestamps are in cycles of the stream's clock and must not go backwards. Event header
+ * fields are chosen by the writer: integers named {@code id} get the event class id, integers
+ * mapped to the clock get the timestamp (truncated to their width, which readers undo as long
+ * as less than one wrap separates two events), and a variant in the header takes the first
+ * option that can represent both, as LTTng's compact and extended headers need.
+ */
+public final class StreamWriter implements AutoCloseable {
+    private static final long CTF_MAGIC = 0xC1FC1FC1L;
+    private static final int DEFAULT_PACKET_BYTES = 64 * 1024;
+    private static final int SCOPE_PACKET = 0;
+    private static final int SCOPE_EVENT_HEADER = 1;
+    private static final int SCOPE_USER = 2;
+
+    private final TracePlan plan;
+    private final StreamPlan stream;
+    private final long instanceId;
+    private final Path file;
+    private final FileChannel channel;
+    private final int packetAlignBits;
+    private final BitWriter out;
+    private final long[] regs;
+    /** Values that packet scopes get by role (see {@link Node}), set before each encoding. */
+    private final long[] roleValues = new long[16];
+    private final byte[] uuidBytes;
+    /** Whether the packet context says where a packet ends; if not, the whole file is one packet. */
+    private final boolean packeted;
+    private final boolean hasPacketSize;
+
+    private long packetCapacityBits;
+    private final Map<String, Object> packetContextValues = new HashMap<>();
+    private final Map<String, Object> packetHeaderValues = new HashMap<>();
+
+    private long fileBits;
+    private boolean packetOpen;
+    private long contextEndBits;
+    private long packetSeqNum;
+    private long eventsDiscarded;
+    private long tsBegin;
+    private long lastTimestamp;
+    private boolean anyEvent;
+    /** The clock as a reader reconstructs it at this point of the stream (cycles). */
+    private long clock;
+    private long clockAtOpen;
+    private boolean closed;
+
+    // Per event: what the header must say.
+    private long headerId;
+    private long headerTimestamp;
+    private int scopeMode;
+
+    /** Names of the fields being encoded, for error messages. */
+    private String[] path = new String[64];
+    private int depth;
+    private String scopeName = "";
+
+    StreamWriter(TracePlan plan, StreamPlan stream, long instanceId, Path file, int packetAlignBits) throws IOException {
+        this.plan = plan;
+        this.stream = stream;
+        this.instanceId = instanceId;
+        this.file = file;
+        this.packetAlignBits = packetAlignBits;
+        this.regs = new long[Math.max(1, plan.registerCount)];
+        this.out = new BitWriter(DEFAULT_PACKET_BYTES);
+        this.packetCapacityBits = roundUp(8L * DEFAULT_PACKET_BYTES, packetAlignBits);
+        UUID uuid = plan.trace.uuid();
+        uuidBytes = new byte[16];
+        if (uuid != null) {
+            ByteBuffer.wrap(uuidBytes).putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
+        }
+        this.hasPacketSize = hasRole(stream.packetContext, Node.ROLE_PACKET_SIZE);
+        this.packeted = hasPacketSize || hasRole(stream.packetContext, Node.ROLE_CONTENT_SIZE);
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
+    /** Packet size in bytes for the packets opened from now on (rounded up to the trace's largest alignment). */
+    public StreamWriter packetSize(int bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("packet size must be positive: " + bytes);
+        }
+        packetCapacityBits = roundUp(8L * bytes, packetAlignBits);
+        return this;
+    }
+
+    /** Value of a packet context member the writer does not fill itself (e.g. {@code cpu_id}), for the next packets. */
+    public StreamWriter packetContext(String member, Object value) {
+        packetContextValues.put(member, value);
+        return this;
+    }
+
+    /** Value of a packet header member the writer does not fill itself, for the next packets. */
+    public StreamWriter packetHeader(String member, Object value) {
+        packetHeaderValues.put(member, value);
+        return this;
+    }
+
+    /** Counts {@code count} events as lost by the tracer; the next packet's events_discarded says so. */
+    public void discard(long count) {
+        eventsDiscarded += count;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public long packetsWritten() {
+        return packetSeqNum;
+    }
+
+    /** Writes an event with only a payload (a struct value: a Map by member name, a List, or an Object[]). */
+    public void event(long eventClassId, long timestamp, Object payload) throws IOException {
+        event(eventClassId, timestamp, null, null, payload);
+    }
+
+    /**
+     * Writes an event.
+     *
+     * @param timestamp     clock cycles; not before the previous event's
+     * @param streamContext the stream's event context value, or null if the stream has none
+     * @param context       the event class's specific context value, or null if it has none
+     * @param payload       the payload value, or null if the event class has none
+     */
+    public void event(long eventClassId, long timestamp, Object streamContext, Object context, Object payload)
+            throws IOException {
+        if (closed) {
+            throw new IllegalStateException(file + ": stream is closed");
+        }
+        EventPlan ep = stream.event(eventClassId);
+        if (ep == null) {
+            throw new IllegalArgumentException("event class " + eventClassId + " is not declared in stream class "
+                + stream.cls.id());
+        }
+        if (stream.eventHeader == null && stream.events.size() > 1) {
+            throw new IllegalArgumentException("stream class " + stream.cls.id() + " has several event classes but no"
+                + " event header to tell them apart");
+        }
+        if (anyEvent && Long.compareUnsigned(timestamp, lastTimestamp) < 0) {
+            throw new IllegalArgumentException("event '" + ep.cls.name() + "': timestamp " + Long.toUnsignedString(timestamp)
+                + " is before the previous event's (" + Long.toUnsignedString(lastTimestamp) + ")");
+        }
+        if (!packetOpen) {
+            openPacket(timestamp);
+        }
+        long mark = out.pos;
+        byte partial = out.byteAt(mark);
+        long clockBefore = clock;
+        long[] regsBefore = regs.clone();
+        try {
+            encodeEvent(ep, timestamp, streamContext, context, payload);
+        } catch (RuntimeException e) {
+            // A value the field cannot hold: the event is not written at all.
+            out.rewind(mark, partial);
+            clock = clockBefore;
+            System.arraycopy(regsBefore, 0, regs, 0, regs.length);
+            throw e;
+        }
+        if (packeted && out.pos > packetCapacityBits && mark > contextEndBits) {
+            // Does not fit: the event starts the next packet instead (whose header sets the clock anew).
+            out.rewind(mark, partial);
+            clock = clockBefore;
+            System.arraycopy(regsBefore, 0, regs, 0, regs.length);
+            closePacket();
+            openPacket(timestamp);
+            encodeEvent(ep, timestamp, streamContext, context, payload);
+        }
+        lastTimestamp = timestamp;
+        anyEvent = true;
+    }
+
+    private void encodeEvent(EventPlan ep, long timestamp, Object streamContext, Object context, Object payload) {
+        long start = out.pos;
+        headerId = ep.cls.id();
+        headerTimestamp = timestamp;
+        depth = 0;
+        if (stream.eventHeader != null) {
+            headerTags.clear();
+            scopeMode = SCOPE_EVENT_HEADER;
+            scopeName = "event header";
+            chooseHeaderOptions(stream.eventHeader);
+            encode(stream.eventHeader, null);
+        }
+        scopeMode = SCOPE_USER;
+        scope("stream event context", stream.eventContext, streamContext, ep);
+        scope("event context", ep.context, context, ep);
+        scope("payload", ep.payload, payload, ep);
+        if (out.pos == start) {
+            throw new IllegalArgumentException("event '" + ep.cls.name() + "' would have a length of 0 bits, which CTF"
+                + " forbids");
+        }
+    }
+
+    private void scope(String name, Node root, Object value, EventPlan ep) {
+        if (root == null) {
+            if (value != null) {
+                throw new IllegalArgumentException("event '" + ep.cls.name() + "': a " + name + " value was given but"
+                    + " the metadata declares no " + name);
+            }
+            return;
+        }
+        scopeName = "event '" + ep.cls.name() + "' " + name;
+        depth = 0;
+        encode(root, value);
+    }
+
+    /**
+     * Writes the current packet to the file (the next event opens a new one). A stream whose
+     * packet context has neither packet_size nor content_size is a single packet: it is
+     * written when the stream is closed.
+     */
+    public void flush() throws IOException {
+        if (packetOpen && packeted) {
+            closePacket();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        try {
+            if (packetOpen) {
+                closePacket();
+            }
+        } finally {
+            closed = true;
+            channel.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ packets
+
+    private void openPacket(long timestamp) {
+        tsBegin = timestamp;
+        clockAtOpen = clock;
+        Arrays.fill(regs, 0);
+        out.rewind(0, (byte) 0);
+        encodePacketScopes(timestamp, timestamp, packetCapacityBits, packetCapacityBits);
+        contextEndBits = out.pos;
+        packetOpen = true;
+    }
+
+    private void closePacket() throws IOException {
+        long content = out.pos;
+        // Without packet_size, readers take the content rounded up to a byte as the packet.
+        long packetBits = hasPacketSize ? roundUp(Math.max(content, packetCapacityBits), packetAlignBits)
+            : roundUp(content, 8);
+        long end = out.pos;
+        long clockAfter = clock;
+        long[] regsAfter = regs.clone();
+        out.pos = 0;
+        clock = clockAtOpen;
+        Arrays.fill(regs, 0);
+        encodePacketScopes(tsBegin, anyEvent ? Math.max(lastTimestamp, tsBegin) : tsBegin, packetBits, content);
+        if (out.pos != contextEndBits) {
+            throw new IllegalStateException("the packet context's size depends on its values; this writer cannot"
+                + " complete it");
+        }
+        out.pos = end;
+        clock = clockAfter;
+        System.arraycopy(regsAfter, 0, regs, 0, regs.length);
+        int bytes = Math.toIntExact(packetBits >>> 3);
+        out.ensure(packetBits - out.pos);
+        ByteBuffer b = ByteBuffer.wrap(out.buf, 0, bytes);
+        while (b.hasRemaining()) {
+            channel.write(b);
+        }
+        fileBits += packetBits;
+        packetSeqNum++;
+        packetOpen = false;
+        out.rewind(0, (byte) 0);
+    }
+
+    private void encodePacketScopes(long begin, long end, long packetBits, long contentBits) {
+        Arrays.fill(roleValues, Long.MIN_VALUE);
+        roleValues[Node.ROLE_MAGIC] = CTF_MAGIC;
+        roleValues[Node.ROLE_STREAM_ID] = stream.cls.id();
+        roleValues[Node.ROLE_STREAM_INSTANCE_ID] = instanceId;
+        roleValues[Node.ROLE_TIMESTAMP_BEGIN] = begin;
+        roleValues[Node.ROLE_TIMESTAMP_END] = end;
+        roleValues[Node.ROLE_PACKET_SIZE] = packetBits;
+        roleValues[Node.ROLE_CONTENT_SIZE] = contentBits;
+        roleValues[Node.ROLE_EVENTS_DISCARDED] = eventsDiscarded;
+        roleValues[Node.ROLE_PACKET_SEQ_NUM] = packetSeqNum;
+        scopeMode = SCOPE_PACKET;
+        depth = 0;
+        if (plan.packetHeader != null) {
+            scopeName = "packet header";
+            encode(plan.packetHeader, packetHeaderValues);
+        }
+        if (stream.packetContext != null) {
+            scopeName = "packet context";
+            encode(stream.packetContext, packetContextValues);
+        }
+    }
+
+    // ------------------------------------------------------------------ event header choices
+
+    /**
+     * Sets, for each variant of the event header, the tag register to a value selecting the
+     * first option that can hold the event id and timestamp.
+     */
+    private void chooseHeaderOptions(Node n) {
+        if (n.kind != Node.STRUCT) {
+            return;
+        }
+        for (int i = 0; i < n.children.length; i++) {
+            Node c = n.children[i];
+            if (c.kind == Node.VARIANT) {
+                Node tag = null;
+                for (int j = 0; j < i; j++) {
+                    if (n.children[j].register == c.sourceRegister) {
+                        tag = n.children[j];
+                    }
+                }
+                if (tag == null) {
+                    throw new IllegalArgumentException("event header variant '" + n.names[i] + "' has its tag outside"
+                        + " its struct; this writer cannot choose its option");
+                }
+                headerTags.put(tag, tagValueFor(c, tag));
+            } else if (c.kind == Node.STRUCT) {
+                chooseHeaderOptions(c);
+            }
+        }
+    }
+
+    private final Map<Node, Long> headerTags = new HashMap<>();
+
+    private long tagValueFor(Node variant, Node tag) {
+        for (int o = 0; o < variant.children.length; o++) {
+            long[] ranges = variant.optionRanges[o];
+            if (ranges.length == 0) {
+                continue;
+            }
+            Node option = variant.children[o];
+            if (!fits(option)) {
+                continue;
+            }
+            if (hasEventId(option)) {
+                chooseHeaderOptions(option);
+                return ranges[0];
+            }
+            if (tag.role == Node.ROLE_EVENT_ID && Node.inRanges(ranges, headerId, variant.tagSigned)) {
+                chooseHeaderOptions(option);
+                return headerId;
+            }
+        }
+        throw new IllegalArgumentException("the event header cannot represent event id " + headerId + " at time "
+            + Long.toUnsignedString(headerTimestamp) + " (no option of its variant can)");
+    }
+
+    private boolean fits(Node n) {
+        if (n.kind == Node.INT) {
+            if (n.role == Node.ROLE_EVENT_ID && !fitsUnsigned(headerId, n.size)) {
+                return false;
+            }
+            return n.clock < 0 || n.size == 64 || Long.compareUnsigned(headerTimestamp - clock, 1L << n.size) < 0;
+        }
+        for (Node c : n.children) {
+            if (n.kind != Node.VARIANT && !fits(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean hasEventId(Node n) {
+        if (n.kind == Node.INT) {
+            return n.role == Node.ROLE_EVENT_ID;
+        }
+        for (Node c : n.children) {
+            if (n.kind != Node.VARIANT && hasEventId(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean fitsUnsigned(long v, int size) {
+        return size == 64 || (v >>> size) == 0;
+    }
+
+    // ------------------------------------------------------------------ encoding
+
+    private void encode(Node n, Object value) {
+        switch (n.kind) {
+            case Node.INT -> encodeInt(n, value);
+            case Node.BIG_INT -> encodeBigInt(n, value);
+            case Node.FLOAT -> {
+                out.align(fileBits, n.align);
+                double d = value == null && scopeMode != SCOPE_USER ? 0 : number(value, "a floating point number")
+                    .doubleValue();
+                long bits = n.size == 32 ? Float.floatToRawIntBits((float) d) & 0xFFFFFFFFL : Double.doubleToRawLongBits(d);
+                out.write(bits, n.size, n.bigEndian);
+            }
+            case Node.STRING -> {
+                out.align(fileBits, 8);
+                String s = value == null && scopeMode != SCOPE_USER ? "" : string(value);
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                for (byte x : b) {
+                    if (x == 0) {
+                        throw fail("a CTF string cannot hold a NUL character");
+                    }
+                }
+                out.writeBytes(b, 0, b.length);
+                out.write(0, 8, false);
+            }
+            case Node.STRUCT -> {
+                out.align(fileBits, n.align);
+                for (int i = 0; i < n.children.length; i++) {
+                    push(n.rawNames[i]);
+                    encode(n.children[i], member(n, i, value));
+                    depth--;
+                }
+            }
+            case Node.VARIANT -> {
+                long tag = regs[n.sourceRegister];
+                int option = -1;
+                for (int o = 0; o < n.optionRanges.length && option < 0; o++) {
+                    if (Node.inRanges(n.optionRanges[o], tag, n.tagSigned)) {
+                        option = o;
+                    }
+                }
+                if (option < 0) {
+                    throw fail("tag value " + tag + " selects no option of the variant");
+                }
+                Object v = value;
+                if (value instanceof Choice(String name, Object inner)) {
+                    if (!name.equals(n.rawNames[option]) && !name.equals(n.names[option])) {
+                        throw fail("the value is for option '" + name + "' but the tag selects '" + n.rawNames[option] + "'");
+                    }
+                    v = inner;
+                }
+                push(n.rawNames[option]);
+                encode(n.children[option], v);
+                depth--;
+            }
+            case Node.ARRAY, Node.PACKED_ARRAY -> encodeElements(n, value, n.length);
+            case Node.SEQUENCE, Node.PACKED_SEQUENCE -> encodeElements(n, value, regs[n.sourceRegister]);
+            default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    private void encodeElements(Node n, Object value, long count) {
+        out.align(fileBits, n.align);
+        if (n.role == Node.ROLE_UUID && scopeMode == SCOPE_PACKET && value == null) {
+            value = uuidBytes;
+        }
+        if (value == null && scopeMode != SCOPE_USER) {
+            for (long k = 0; k < count; k++) {
+                encode(n.element(), null);
+            }
+            return;
+        }
+        if (value instanceof String s) {
+            if (!n.text) {
+                throw fail("a string was given for an array or sequence that is not text");
+            }
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            boolean sequence = n.kind == Node.SEQUENCE || n.kind == Node.PACKED_SEQUENCE;
+            if (sequence ? b.length != count : b.length > count) {
+                throw fail("text of " + b.length + " bytes for " + (sequence ? "a sequence whose length field says "
+                    : "an array of ") + count);
+            }
+            for (long k = 0; k < count; k++) {
+                encodeInt(n.element(), k < b.length ? (long) (b[(int) k] & 0xFF) : 0L);
+            }
+            return;
+        }
+        int size = switch (value) {
+            case List<?> l -> l.size();
+            case Object[] a -> a.length;
+            case long[] a -> a.length;
+            case int[] a -> a.length;
+            case byte[] a -> a.length;
+            case double[] a -> a.length;
+            case null -> throw fail("missing value");
+            default -> throw fail("expected a list for an array or sequence, found " + value.getClass().getSimpleName());
+        };
+        if (size != count) {
+            throw fail("list of " + size + " elements where the " + (n.kind == Node.ARRAY || n.kind == Node.PACKED_ARRAY
+                ? "array has " : "sequence's length field says ") + count);
+        }
+        for (int k = 0; k < size; k++) {
+            Object e = switch (value) {
+                case List<?> l -> l.get(k);
+                case Object[] a -> a[k];
+                case long[] a -> a[k];
+                case int[] a -> a[k];
+                case byte[] a -> n.role == Node.ROLE_UUID ? (long) (a[k] & 0xFF) : (long) a[k];
+                case double[] a -> a[k];
+                default -> throw new IllegalStateException();
+            };
+            push("[" + k + "]");
+            encode(n.element(), e);
+            depth--;
+        }
+    }
+
+    private void push(String name) {
+        if (depth == path.length) {
+            path = Arrays.copyOf(path, depth * 2);
+        }
+        path[depth++] = name;
+    }
+
+    private Object member(Node struct, int i, Object value) {
+        Object v = switch (value) {
+            case null -> null;
+            case Map<?, ?> m -> {
+                Object x = m.get(struct.rawNames[i]);
+                if (x == null && !struct.rawNames[i].equals(struct.names[i])) {
+                    x = m.get(struct.names[i]);
+                }
+                yield x;
+            }
+            case List<?> l -> {
+                if (l.size() != struct.children.length) {
+                    throw fail("list of " + l.size() + " values for a struct of " + struct.children.length + " members");
+                }
+                yield l.get(i);
+            }
+            case Object[] a -> {
+                if (a.length != struct.children.length) {
+                    throw fail("array of " + a.length + " values for a struct of " + struct.children.length + " members");
+                }
+                yield a[i];
+            }
+            default -> throw fail("expected a Map, List or Object[] for a struct, found " + value.getClass().getSimpleName());
+        };
+        if (v == null && scopeMode == SCOPE_USER && struct.children[i].role == Node.ROLE_NONE) {
+            throw fail("missing value");
+        }
+        return v;
+    }
+
+    private void encodeInt(Node n, Object value) {
+        out.align(fileBits, n.align);
+        long v;
+        if (scopeMode == SCOPE_PACKET && n.role != Node.ROLE_NONE && n.role != Node.ROLE_UUID && value == null
+                && roleValues[n.role] != Long.MIN_VALUE) {
+            v = roleValues[n.role];
+            if (n.clock >= 0) {
+                checkClockFits(n, v);
+            }
+        } else if (scopeMode == SCOPE_EVENT_HEADER && value == null) {
+            Long tag = headerTags.get(n);
+            if (tag != null) {
+                v = tag;
+            } else if (n.role == Node.ROLE_EVENT_ID) {
+                v = headerId;
+            } else if (n.clock >= 0) {
+                v = headerTimestamp;
+                checkClockFits(n, v);
+            } else {
+                v = 0;
+            }
+        } else if (value == null) {
+            if (scopeMode == SCOPE_USER) {
+                throw fail("missing value");
+            }
+            v = 0;
+        } else {
+            v = integer(n, value);
+        }
+        if (n.size < 64) {
+            boolean ok = n.signed ? v >= -(1L << (n.size - 1)) && v < (1L << (n.size - 1))
+                : (v >>> n.size) == 0 || (n.clock >= 0 && scopeMode != SCOPE_USER);
+            if (!ok) {
+                throw fail("value " + (n.signed ? Long.toString(v) : Long.toUnsignedString(v)) + " does not fit in a "
+                    + n.size + "-bit " + (n.signed ? "signed" : "unsigned") + " integer");
+            }
+        }
+        out.write(v, n.size, n.bigEndian);
+        long stored = n.signed ? v : (n.size == 64 ? v : v & ((1L << n.size) - 1));
+        if (n.register >= 0) {
+            regs[n.register] = stored;
+        }
+        if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
+            updateClock(stored, n.size);
+        }
+    }
+
+    private void checkClockFits(Node n, long value) {
+        if (n.size < 64 && Long.compareUnsigned(value - clock, 1L << n.size) >= 0) {
+            throw fail("time " + Long.toUnsignedString(value) + " is too far from the previous one ("
+                + Long.toUnsignedString(clock) + ") for a " + n.size + "-bit clock field");
+        }
+    }
+
+    /** The clock as readers reconstruct it from a field of {@code size} bits (CTF 1.8 §8). */
+    private void updateClock(long v, int size) {
+        if (size == 64) {
+            clock = v;
+        } else {
+            long mask = (1L << size) - 1;
+            long value = v & mask;
+            if (Long.compareUnsigned(value, clock & mask) < 0) {
+                clock += 1L << size;
+            }
+            clock = (clock & ~mask) | value;
+        }
+    }
+
+    private long integer(Node n, Object value) {
+        if (value instanceof String label && n.enumLabels != null) {
+            byte[] b = label.getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < n.enumLabels.length; i++) {
+                if (Arrays.equals(n.enumLabels[i], b)) {
+                    return n.enumRanges[i][0];
+                }
+            }
+            throw fail("'" + label + "' is not a label of the enumeration");
+        }
+        if (value instanceof Boolean b) {
+            return b ? 1 : 0;
+        }
+        if (value instanceof BigInteger big) {
+            if (big.bitLength() > 64 || (big.signum() < 0 && big.bitLength() > 63)) {
+                throw fail("value " + big + " does not fit in 64 bits");
+            }
+            return big.longValue();
+        }
+        Number num = number(value, "an integer");
+        if (num instanceof Double || num instanceof Float) {
+            throw fail("a floating point value was given for an integer field");
+        }
+        return num.longValue();
+    }
+
+    private void encodeBigInt(Node n, Object value) {
+        out.align(fileBits, n.align);
+        BigInteger v = value == null && scopeMode != SCOPE_USER ? BigInteger.ZERO
+            : value instanceof BigInteger b ? b : BigInteger.valueOf(integer(n, value));
+        BigInteger limit = BigInteger.ONE.shiftLeft(n.signed ? n.size - 1 : n.size);
+        boolean ok = n.signed ? v.compareTo(limit.negate()) >= 0 && v.compareTo(limit) < 0
+            : v.signum() >= 0 && v.compareTo(limit) < 0;
+        if (!ok) {
+            throw fail("value " + v + " does not fit in a " + n.size + "-bit " + (n.signed ? "signed" : "unsigned")
+                + " integer");
+        }
+        BigInteger bits = v.and(BigInteger.ONE.shiftLeft(n.size).subtract(BigInteger.ONE));
+        int done = 0;
+        while (done < n.size) {
+            int k = Math.min(64, n.size - done);
+            int shift = n.bigEndian ? n.size - done - k : done;
+            out.write(bits.shiftRight(shift).longValue(), k, n.bigEndian);
+            done += k;
+        }
+    }
+
+    private Number number(Object value, String what) {
+        if (value instanceof Number num) {
+            return num;
+        }
+        if (value instanceof Character c) {
+            return (int) c;
+        }
+        throw fail("expected " + what + ", found " + (value == null ? "nothing" : value.getClass().getSimpleName()));
+    }
+
+    private String string(Object value) {
+        if (value instanceof String s) {
+            return s;
+        }
+        throw fail("expected a string, found " + (value == null ? "nothing" : value.getClass().getSimpleName()));
+    }
+
+    private IllegalArgumentException fail(String message) {
+        StringBuilder b = new StringBuilder(file.getFileName().toString()).append(": ").append(scopeName);
+        for (int i = 0; i < depth; i++) {
+            String p = path[i];
+            if (p.startsWith("[")) {
+                b.append(p);
+            } else {
+                b.append(i == 0 ? " " : ".").append(p);
+            }
+        }
+        return new IllegalArgumentException(b.append(": ").append(message).toString());
+    }
+
+    private static boolean hasRole(Node scope, int role) {
+        if (scope == null) {
+            return false;
+        }
+        for (Node c : scope.children) {
+            if (c.role == role) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long roundUp(long v, long multiple) {
+        return (v + multiple - 1) / multiple * multiple;
+    }
+}
