@@ -28,6 +28,7 @@ import java.util.Map;
 public final class TsdlWriter {
     private final StringBuilder out = new StringBuilder(4096);
     private int indent;
+    private boolean implicitStreamId;
 
     private TsdlWriter() {
     }
@@ -67,11 +68,17 @@ public final class TsdlWriter {
             out.append('\n');
             clock(c);
         }
+        // A lone stream class 0 without stream_id in the packet header is written without ids:
+        // babeltrace2 rejects a stream id that packets cannot carry.
+        implicitStreamId = t.streams().size() == 1 && t.streams().firstKey() == 0
+            && (t.packetHeader() == null || t.packetHeader().member("stream_id") == null);
         for (StreamClass s : t.streams().values()) {
             out.append('\n');
             line("stream {");
             indent++;
-            line("id = " + s.id() + ";");
+            if (!implicitStreamId) {
+                line("id = " + s.id() + ";");
+            }
             scope("packet.context", s.packetContext());
             scope("event.header", s.eventHeader());
             scope("event.context", s.eventContext());
@@ -108,7 +115,9 @@ public final class TsdlWriter {
         indent++;
         line("name = " + quote(e.name()) + ";");
         line("id = " + e.id() + ";");
-        line("stream_id = " + e.streamId() + ";");
+        if (!implicitStreamId) {
+            line("stream_id = " + e.streamId() + ";");
+        }
         if (e.logLevel() != null) {
             line("loglevel = " + e.logLevel() + ";");
         }

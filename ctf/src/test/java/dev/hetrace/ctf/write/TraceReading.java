@@ -66,21 +66,26 @@ final class TraceReading {
         }
     }
 
-    /** babeltrace2's text for the trace, in UTC; null when it rejects the trace. */
-    static String babeltraceText(Path dir) throws Exception {
+    /** What babeltrace2 did with a trace. */
+    record Babeltrace(int exit, String out, String err) {}
+
+    /** babeltrace2's text for the trace, in UTC. */
+    static Babeltrace babeltrace(Path dir) throws Exception {
         Path outFile = Files.createTempFile("bt2", ".txt");
+        Path errFile = Files.createTempFile("bt2", ".err");
         try {
             ProcessBuilder pb = new ProcessBuilder("babeltrace2", dir.toString())
-                .redirectOutput(outFile.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+                .redirectOutput(outFile.toFile()).redirectError(errFile.toFile());
             pb.environment().put("TZ", "UTC");
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("babeltrace2 did not finish on " + dir);
             }
-            return p.exitValue() == 0 ? Files.readString(outFile) : null;
+            return new Babeltrace(p.exitValue(), Files.readString(outFile), Files.readString(errFile));
         } finally {
             Files.deleteIfExists(outFile);
+            Files.deleteIfExists(errFile);
         }
     }
 }
