@@ -48,8 +48,12 @@ final class PrintCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintStream err = main.err;
-        TextSink sink = new TextSink(main.out);
+        return print(paths, format, main.out, main.err, debug);
+    }
+
+    /** Prints the events of the traces at {@code paths}; returns the exit status. */
+    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
+        TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
             for (Path p : paths) {
