@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.ParallelMerge;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
@@ -40,6 +41,10 @@ final class PrintCommand implements Callable<Integer> {
         description = "text (babeltrace2's format, the default), json (one object per line), or none.")
     Format format;
 
+    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding streams in parallel (default: the"
+        + " number of processors; 1 reads on one thread).")
+    int threads = Runtime.getRuntime().availableProcessors();
+
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
 
@@ -48,11 +53,73 @@ final class PrintCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return print(paths, format, main.out, main.err, debug);
+        if (threads < 1) {
+            main.err.println("hetrace: --threads must be at least 1");
+            return 2;
+        }
+        return print(paths, format, main.out, main.err, debug, threads);
     }
 
     /** Prints the events of the traces at {@code paths}; returns the exit status. */
     static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
+        return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
+    private static final int MAX_PARALLEL_STREAMS = 256;
+
+    /**
+     * Worker threads decode and format each stream's events; this thread merges the formatted
+     * lines in time order, adds the deltas and writes.
+     */
+    private static void printParallel(List<CtfTrace> traces, Format format, TextSink sink, PrintStream err, int threads)
+            throws IOException, StreamDecodingException {
+        java.util.function.Supplier<ParallelMerge.Formatter> formatters = switch (format) {
+            case text -> () -> {
+                BabeltraceText text = new BabeltraceText(null, err);
+                return (trace, d, hasTime, t, out) -> {
+                    text.to(out);
+                    if (hasTime) {
+                        text.time(t);
+                    }
+                    int split = out.length();
+                    text.body(trace, d);
+                    return split;
+                };
+            };
+            case json -> () -> {
+                JsonText json = new JsonText(null);
+                return (trace, d, hasTime, t, out) -> {
+                    json.to(out).print(trace, d, hasTime, t);
+                    return out.length();
+                };
+            };
+            case none -> () -> (trace, d, hasTime, t, out) -> 0;
+        };
+        try (ParallelMerge merge = new ParallelMerge(traces, formatters, threads)) {
+            BabeltraceText deltas = new BabeltraceText(sink, err);
+            boolean text = format == Format.text;
+            while (merge.next()) {
+                if (format == Format.none) {
+                    continue;
+                }
+                byte[] b = merge.bytes();
+                int start = merge.start();
+                int split = merge.split();
+                if (text && merge.hasTime()) {
+                    sink.put(b, start, split - start);
+                    deltas.delta(merge.timeNanos());
+                    sink.put(b, split, merge.end() - split);
+                } else {
+                    sink.put(b, start, merge.end() - start);
+                }
+                sink.lineDone();
+            }
+        }
+    }
+
+    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug,
+                     int threads) {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
@@ -65,6 +132,11 @@ final class PrintCommand implements Callable<Integer> {
                 for (Path dir : found) {
                     traces.add(CtfTrace.open(dir, w -> err.println("hetrace: warning: " + dir + "/metadata: " + w)));
                 }
+            }
+            if (threads > 1 && ParallelMerge.streamCount(traces) <= MAX_PARALLEL_STREAMS) {
+                printParallel(traces, format, sink, err, threads);
+                sink.flush();
+                return 0;
             }
             EventCursor cursor = new EventCursor(traces);
             switch (format) {

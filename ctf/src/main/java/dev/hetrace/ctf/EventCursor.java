@@ -39,15 +39,7 @@ public final class EventCursor {
         traceRank = new int[decoders.size()];
         streamId = new long[decoders.size()];
         streamPath = new String[decoders.size()];
-        List<Integer> order = new ArrayList<>();
-        for (int t = 0; t < traces.size(); t++) {
-            order.add(t);
-        }
-        order.sort((x, y) -> compareTraces(traces.get(x), traces.get(y)));
-        int[] rank = new int[traces.size()];
-        for (int r = 0; r < order.size(); r++) {
-            rank[order.get(r)] = r;
-        }
+        int[] rank = MergeOrder.traceRanks(traces);
         int i = 0;
         for (int t = 0; t < traces.size(); t++) {
             CtfTrace trace = traces.get(t);
@@ -57,20 +49,6 @@ public final class EventCursor {
                 streamPath[i] = trace.streams().get(s).getFirst().path().toAbsolutePath().normalize().toString();
             }
         }
-    }
-
-    private static int compareTraces(CtfTrace a, CtfTrace b) {
-        java.util.UUID ua = a.metadata().uuid();
-        java.util.UUID ub = b.metadata().uuid();
-        if ((ua == null) != (ub == null)) {
-            return ua != null ? -1 : 1;
-        }
-        if (ua != null && !ua.equals(ub)) {
-            // memcmp order of the 16 bytes
-            int c = Long.compareUnsigned(ua.getMostSignificantBits(), ub.getMostSignificantBits());
-            return c != 0 ? c : Long.compareUnsigned(ua.getLeastSignificantBits(), ub.getLeastSignificantBits());
-        }
-        return a.name().compareTo(b.name());
     }
 
     /**
@@ -108,7 +86,7 @@ public final class EventCursor {
         return true;
     }
 
-    private static long timeOf(StreamDecoder d) throws StreamDecodingException {
+    static long timeOf(StreamDecoder d) throws StreamDecodingException {
         int clock = d.streamPlan().defaultClock;
         if (clock < 0) {
             return Long.MIN_VALUE;
@@ -145,34 +123,12 @@ public final class EventCursor {
      * name), stream class id, stream id, event class id, event name, then the stream's path.
      */
     private boolean less(int a, int b) {
-        if (time[a] != time[b]) {
-            return time[a] < time[b];
-        }
-        if (traceRank[a] != traceRank[b]) {
-            return traceRank[a] < traceRank[b];
-        }
         StreamDecoder da = decoders.get(a);
         StreamDecoder db = decoders.get(b);
-        long sa = da.streamPlan().cls.id();
-        long sb = db.streamPlan().cls.id();
-        if (sa != sb) {
-            return Long.compareUnsigned(sa, sb) < 0;
-        }
-        if (streamId[a] != streamId[b]) {
-            return Long.compareUnsigned(streamId[a], streamId[b]) < 0;
-        }
-        long ea = da.event().cls.id();
-        long eb = db.event().cls.id();
-        if (ea != eb) {
-            return Long.compareUnsigned(ea, eb) < 0;
-        }
-        String na = da.event().cls.name();
-        String nb = db.event().cls.name();
-        if (na != null && nb != null && !na.equals(nb)) {
-            return na.compareTo(nb) < 0;
-        }
-        int c = streamPath[a].compareTo(streamPath[b]);
-        return c != 0 ? c < 0 : a < b;
+        return MergeOrder.less(time[a], traceRank[a], da.streamPlan().cls.id(), streamId[a], da.event().cls.id(),
+            da.event().cls.name(), streamPath[a], a,
+            time[b], traceRank[b], db.streamPlan().cls.id(), streamId[b], db.event().cls.id(), db.event().cls.name(),
+            streamPath[b], b);
     }
 
     private void push(int i) {

@@ -16,7 +16,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.zone.ZoneOffsetTransition;
 import java.time.zone.ZoneRules;
-import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
@@ -30,14 +29,16 @@ public final class BabeltraceText {
     private static final byte[] UNKNOWN_DELTA = "(+?.?????????) ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
-    private final TextSink out;
+    private TextSink out;
     private final PrintStream err;
     private final ZoneRules zone;
     private long lastNanos = Long.MIN_VALUE;
     private boolean haveLast;
     private boolean negativeWarningDone;
-    private final Map<CtfTrace, byte[]> hostnames = new IdentityHashMap<>();
-    private final Map<EventPlan, byte[]> eventNames = new IdentityHashMap<>();
+    private CtfTrace lastTrace;
+    private byte[] lastTraceFields;
+    private EventPlan lastEvent;
+    private byte[] lastEventName;
 
     // Cache of the local offset for the current span between zone transitions.
     private long zoneFrom = Long.MAX_VALUE;
@@ -54,29 +55,59 @@ public final class BabeltraceText {
         this.zone = zone.getRules();
     }
 
+    /** Writes to {@code sink} from now on. */
+    public BabeltraceText to(TextSink sink) {
+        this.out = sink;
+        return this;
+    }
+
     /** Prints the cursor's current event as one line. */
     public void print(EventCursor cursor) {
-        StreamDecoder d = cursor.decoder();
+        if (cursor.hasTime()) {
+            time(cursor.timeNanos());
+            delta(cursor.timeNanos());
+        }
+        body(cursor.trace(), cursor.decoder());
+    }
+
+    /** The time of day of an event, "[HH:MM:SS.nnnnnnnnn] ", the line's first part. */
+    public void time(long nanos) {
+        out.put('[');
+        printTime(nanos);
+        out.put(']').put(' ');
+    }
+
+    /**
+     * The time since the previous event printed through this instance, "(+S.nnnnnnnnn) ",
+     * which follows the time; events must come in their merged order.
+     */
+    public void delta(long nanos) {
+        if (haveLast) {
+            long delta = nanos - lastNanos;
+            out.put('(').put('+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
+                .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9).put(')').put(' ');
+        } else {
+            out.put(UNKNOWN_DELTA);
+        }
+        lastNanos = nanos;
+        haveLast = true;
+    }
+
+    /** The rest of the line of the decoder's current event: trace fields, name, fields, newline. */
+    public void body(CtfTrace trace, StreamDecoder d) {
         StreamPlan sp = d.streamPlan();
         EventPlan ep = d.event();
         boolean startLine = true;
-        if (cursor.hasTime()) {
-            out.put('[');
-            printTime(cursor.timeNanos());
-            out.put(']').put(' ');
-            if (haveLast) {
-                long delta = cursor.timeNanos() - lastNanos;
-                out.put('(').put('+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
-                    .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9).put(')').put(' ');
-            } else {
-                out.put(UNKNOWN_DELTA);
-            }
-            lastNanos = cursor.timeNanos();
-            haveLast = true;
+        if (trace != lastTrace) {
+            lastTrace = trace;
+            lastTraceFields = traceFields(trace);
         }
-        out.put(hostnames.computeIfAbsent(cursor.trace(), BabeltraceText::traceFields));
-        out.put(eventNames.computeIfAbsent(ep, e -> (e.cls.name() == null ? "<unknown>" : e.cls.name())
-            .getBytes(StandardCharsets.UTF_8)));
+        out.put(lastTraceFields);
+        if (ep != lastEvent) {
+            lastEvent = ep;
+            lastEventName = (ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+        }
+        out.put(lastEventName);
         out.put(':').put(' ');
         MemorySegment seg = d.segment();
         if (sp.packetContext != null && sp.packetContext.visible) {

@@ -1,5 +1,6 @@
 package dev.hetrace.ctf.text;
 
+import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.Node;
@@ -18,23 +19,45 @@ import java.nio.charset.StandardCharsets;
  */
 public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-    private final TextSink out;
+    private TextSink out;
+
+    private CtfTrace lastTrace;
+    private byte[] lastTraceName;
 
     public JsonText(TextSink out) {
         this.out = out;
     }
 
+    /** Writes to {@code sink} from now on. */
+    public JsonText to(TextSink sink) {
+        this.out = sink;
+        return this;
+    }
+
     public void print(EventCursor cursor) {
-        StreamDecoder d = cursor.decoder();
+        print(cursor.trace(), cursor.decoder(), cursor.hasTime(), cursor.hasTime() ? cursor.timeNanos() : 0);
+    }
+
+    /** Prints the decoder's current event as one line; {@code timeNanos} counts only when {@code hasTime}. */
+    public void print(CtfTrace trace, StreamDecoder d, boolean hasTime, long timeNanos) {
         StreamPlan sp = d.streamPlan();
         EventPlan ep = d.event();
         MemorySegment seg = d.segment();
         out.put('{');
-        if (cursor.hasTime()) {
-            out.put("\"time_ns\":").putDecimal(cursor.timeNanos()).put(',');
+        if (hasTime) {
+            out.put("\"time_ns\":").putDecimal(timeNanos).put(',');
         }
         out.put("\"trace\":");
-        string(cursor.trace().directory().toString());
+        if (trace != lastTrace) {
+            lastTrace = trace;
+            TextSink saved = out;
+            TextSink name = new TextSink(null);
+            out = name;
+            string(trace.directory().toString());
+            lastTraceName = java.util.Arrays.copyOf(name.buffer(), name.length());
+            out = saved;
+        }
+        out.put(lastTraceName);
         out.put(",\"stream_class\":").putUnsigned(sp.cls.id());
         out.put(",\"event\":");
         string(ep.cls.name() == null ? "" : ep.cls.name());

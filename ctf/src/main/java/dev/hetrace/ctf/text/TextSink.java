@@ -128,8 +128,25 @@ public final class TextSink {
         }
     }
 
+    public TextSink put(byte[] bytes, int from, int length) {
+        ensure(length);
+        System.arraycopy(bytes, from, buf, len, length);
+        len += length;
+        return this;
+    }
+
     public int length() {
         return len;
+    }
+
+    /** The bytes written so far are {@code buffer()[0, length())}; valid until the next write. */
+    public byte[] buffer() {
+        return buf;
+    }
+
+    /** Forgets what was written (for a sink used as a memory buffer). */
+    public void clear() {
+        len = 0;
     }
 
     /** Writes out the buffer if it is large; call after each complete line. */

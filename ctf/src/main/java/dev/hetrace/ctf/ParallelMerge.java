@@ -1,0 +1,330 @@
+package dev.hetrace.ctf;
+
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.text.TextSink;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The events of several streams, decoded and formatted on worker threads (one per core) and
+ * handed back as formatted lines in the order of {@link EventCursor}. Each stream is decoded
+ * in chunks of a few thousand events, at most two chunks ahead of the merge, so memory stays
+ * small whatever the trace size. Decoding errors surface exactly where a sequential read
+ * would meet them: after the events before the damage.
+ */
+public final class ParallelMerge implements AutoCloseable {
+    /** Formats the decoder's current event into a sink; returns the offset where the merge inserts the delta. */
+    public interface Formatter {
+        int format(CtfTrace trace, StreamDecoder decoder, boolean hasTime, long timeNanos, TextSink sink);
+    }
+
+    private static final int CHUNK_EVENTS = 4096;
+    private static final int CHUNK_BYTES = 256 * 1024;
+    private static final int AHEAD = 2;
+
+    /** Formatted events of one stream, in stream order. */
+    private static final class Chunk {
+        final TextSink text = new TextSink(null);
+        final int[] split = new int[CHUNK_EVENTS];
+        final int[] end = new int[CHUNK_EVENTS];
+        final long[] time = new long[CHUNK_EVENTS];
+        final EventPlan[] events = new EventPlan[CHUNK_EVENTS];
+        int count;
+        boolean last;
+        StreamDecodingException error;
+        RuntimeException failure;
+
+        void reset() {
+            text.clear();
+            count = 0;
+            last = false;
+        }
+    }
+
+    private final class Source {
+        final int index;
+        final CtfTrace trace;
+        final StreamDecoder decoder;
+        final Formatter formatter;
+        final LinkedBlockingQueue<Chunk> ready = new LinkedBlockingQueue<>();
+        /** Chunks the merge is done with, to be filled again. */
+        final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        final AtomicBoolean producing = new AtomicBoolean();
+        volatile boolean finished;
+        int traceRank;
+        long streamId;
+        String path;
+        boolean hasTime;
+        // Merge state.
+        Chunk chunk;
+        int pos;
+
+        Source(int index, CtfTrace trace, StreamDecoder decoder, Formatter formatter) {
+            this.index = index;
+            this.trace = trace;
+            this.decoder = decoder;
+            this.formatter = formatter;
+        }
+
+        /** Keeps this stream up to {@link #AHEAD} chunks ahead of the merge; at most one producer at a time. */
+        void schedule() {
+            if (!finished && ready.size() < AHEAD && producing.compareAndSet(false, true)) {
+                pool.execute(this::produce);
+            }
+        }
+
+        private void produce() {
+            try {
+                while (!finished && ready.size() < AHEAD && !closed) {
+                    Chunk c = fill();
+                    if (c.last) {
+                        finished = true;
+                    }
+                    ready.add(c);
+                }
+            } finally {
+                producing.set(false);
+            }
+            if (!finished && ready.size() < AHEAD && !closed) {
+                schedule();
+            }
+        }
+
+        private Chunk fill() {
+            Chunk c = free.poll();
+            if (c == null) {
+                c = new Chunk();
+            } else {
+                c.reset();
+            }
+            try {
+                while (c.count < CHUNK_EVENTS && c.text.length() < CHUNK_BYTES) {
+                    if (!decoder.next()) {
+                        c.last = true;
+                        break;
+                    }
+                    boolean clock = decoder.streamPlan().defaultClock >= 0;
+                    long t = clock ? EventCursor.timeOf(decoder) : Long.MIN_VALUE;
+                    int i = c.count;
+                    c.time[i] = t;
+                    c.events[i] = decoder.event();
+                    c.split[i] = formatter.format(trace, decoder, clock, t, c.text);
+                    c.end[i] = c.text.length();
+                    c.count++;
+                }
+            } catch (StreamDecodingException e) {
+                c.error = e;
+                c.last = true;
+            } catch (RuntimeException e) {
+                c.failure = e;
+                c.last = true;
+            } catch (Error e) {
+                // Whatever happens on a worker must reach the merge, or it would wait forever.
+                c.failure = new IllegalStateException(e.toString(), e);
+                c.last = true;
+            }
+            return c;
+        }
+    }
+
+    private final ExecutorService pool;
+    private final List<Source> sources = new ArrayList<>();
+    private final int[] heap;
+    private int heapSize;
+    private boolean started;
+    private volatile boolean closed;
+    private Source current;
+    private int currentPos;
+
+    /**
+     * @param formatters one per stream (a formatter may keep state such as caches)
+     * @param threads    worker threads
+     */
+    public ParallelMerge(List<CtfTrace> traces, java.util.function.Supplier<Formatter> formatters, int threads) {
+        int[] rank = MergeOrder.traceRanks(traces);
+        for (int t = 0; t < traces.size(); t++) {
+            CtfTrace trace = traces.get(t);
+            for (int s = 0; s < trace.streams().size(); s++) {
+                Source src = new Source(sources.size(), trace, trace.decoder(s), formatters.get());
+                src.traceRank = rank[t];
+                src.streamId = trace.streamId(s);
+                src.path = trace.streams().get(s).getFirst().path().toAbsolutePath().normalize().toString();
+                sources.add(src);
+            }
+        }
+        heap = new int[sources.size()];
+        pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread th = new Thread(r, "hetrace-decode");
+            th.setDaemon(true);
+            return th;
+        });
+    }
+
+    /** Number of streams worth decoding in parallel. */
+    public static int streamCount(List<CtfTrace> traces) {
+        int n = 0;
+        for (CtfTrace t : traces) {
+            n += t.streams().size();
+        }
+        return n;
+    }
+
+    /**
+     * Moves to the next event in merged order.
+     *
+     * @return false when every stream is exhausted
+     */
+    public boolean next() throws StreamDecodingException {
+        if (!started) {
+            started = true;
+            for (Source s : sources) {
+                s.schedule();
+            }
+            for (Source s : sources) {
+                if (advanceChunk(s)) {
+                    push(s.index);
+                }
+            }
+        } else if (current != null) {
+            Source s = current;
+            s.pos++;
+            if (s.pos < s.chunk.count || advanceChunk(s)) {
+                push(s.index);
+            }
+        }
+        if (heapSize == 0) {
+            current = null;
+            return false;
+        }
+        current = sources.get(pop());
+        currentPos = current.pos;
+        return true;
+    }
+
+    /** Moves source {@code s} to its next chunk with events; false at its end. Throws its decoding error there. */
+    private boolean advanceChunk(Source s) throws StreamDecodingException {
+        while (true) {
+            Chunk prev = s.chunk;
+            if (prev != null && prev.last) {
+                if (prev.failure != null) {
+                    throw prev.failure;
+                }
+                if (prev.error != null) {
+                    throw prev.error;
+                }
+                return false;
+            }
+            Chunk next;
+            try {
+                next = s.ready.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for decoded events", e);
+            }
+            if (prev != null) {
+                s.free.add(prev);
+            }
+            s.schedule();
+            s.chunk = next;
+            s.pos = 0;
+            if (next.count > 0) {
+                return true;
+            }
+        }
+    }
+
+    /** The current event's formatted bytes are {@code bytes()[start(), end())}. */
+    public byte[] bytes() {
+        return current.chunk.text.buffer();
+    }
+
+    public int start() {
+        return currentPos == 0 ? 0 : current.chunk.end[currentPos - 1];
+    }
+
+    /** Where the formatter asked for the delta to go. */
+    public int split() {
+        return current.chunk.split[currentPos];
+    }
+
+    public int end() {
+        return current.chunk.end[currentPos];
+    }
+
+    public boolean hasTime() {
+        return current.decoder.streamPlan() != null && current.decoder.streamPlan().defaultClock >= 0;
+    }
+
+    public long timeNanos() {
+        return current.chunk.time[currentPos];
+    }
+
+    private boolean less(int a, int b) {
+        Source sa = sources.get(a);
+        Source sb = sources.get(b);
+        EventPlan ea = sa.chunk.events[sa.pos];
+        EventPlan eb = sb.chunk.events[sb.pos];
+        return MergeOrder.less(sa.chunk.time[sa.pos], sa.traceRank, ea.stream.cls.id(), sa.streamId, ea.cls.id(),
+            ea.cls.name(), sa.path, a,
+            sb.chunk.time[sb.pos], sb.traceRank, eb.stream.cls.id(), sb.streamId, eb.cls.id(), eb.cls.name(), sb.path, b);
+    }
+
+    private void push(int i) {
+        int k = heapSize++;
+        heap[k] = i;
+        while (k > 0) {
+            int parent = (k - 1) >>> 1;
+            if (!less(heap[k], heap[parent])) {
+                break;
+            }
+            int tmp = heap[k];
+            heap[k] = heap[parent];
+            heap[parent] = tmp;
+            k = parent;
+        }
+    }
+
+    private int pop() {
+        int top = heap[0];
+        heap[0] = heap[--heapSize];
+        int k = 0;
+        while (true) {
+            int l = 2 * k + 1;
+            int r = l + 1;
+            int m = k;
+            if (l < heapSize && less(heap[l], heap[m])) {
+                m = l;
+            }
+            if (r < heapSize && less(heap[r], heap[m])) {
+                m = r;
+            }
+            if (m == k) {
+                break;
+            }
+            int tmp = heap[k];
+            heap[k] = heap[m];
+            heap[m] = tmp;
+            k = m;
+        }
+        return top;
+    }
+
+    /** Stops the workers and waits for them, so that the traces can be closed safely. */
+    @Override
+    public void close() {
+        closed = true;
+        pool.shutdownNow();
+        try {
+            pool.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
