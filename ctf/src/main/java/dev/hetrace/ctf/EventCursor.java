@@ -123,6 +123,9 @@ public final class EventCursor {
      * name), stream class id, stream id, event class id, event name, then the stream's path.
      */
     private boolean less(int a, int b) {
+        if (time[a] != time[b]) {
+            return time[a] < time[b];
+        }
         StreamDecoder da = decoders.get(a);
         StreamDecoder db = decoders.get(b);
         return MergeOrder.less(time[a], traceRank[a], da.streamPlan().cls.id(), streamId[a], da.event().cls.id(),

@@ -269,6 +269,11 @@ public final class ParallelMerge implements AutoCloseable {
     private boolean less(int a, int b) {
         Source sa = sources.get(a);
         Source sb = sources.get(b);
+        long ta = sa.chunk.time[sa.pos];
+        long tb = sb.chunk.time[sb.pos];
+        if (ta != tb) {
+            return ta < tb;
+        }
         EventPlan ea = sa.chunk.events[sa.pos];
         EventPlan eb = sb.chunk.events[sb.pos];
         return MergeOrder.less(sa.chunk.time[sa.pos], sa.traceRank, ea.stream.cls.id(), sa.streamId, ea.cls.id(),

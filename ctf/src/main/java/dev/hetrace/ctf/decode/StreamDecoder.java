@@ -387,22 +387,15 @@ public final class StreamDecoder {
             case Node.STRING -> {
                 align(8, scope);
                 long startByte = pos >>> 3;
-                long endByte = limit >>> 3;
-                long i = startByte;
-                while (true) {
-                    if (i >= endByte) {
-                        throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
-                            + " packet content");
-                    }
-                    if (seg.get(ValueLayout.JAVA_BYTE, i) == 0) {
-                        break;
-                    }
-                    i++;
+                long nul = findNul(startByte, limit >>> 3);
+                if (nul < 0) {
+                    throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
+                        + " packet content");
                 }
                 ensureTape(2);
                 tape[tapeLen++] = startByte;
-                tape[tapeLen++] = i - startByte;
-                pos = (i + 1) << 3;
+                tape[tapeLen++] = nul - startByte;
+                pos = (nul + 1) << 3;
             }
             case Node.STRUCT -> {
                 align(n.align, scope);
@@ -453,6 +446,28 @@ public final class StreamDecoder {
             }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
         }
+    }
+
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Offset of the first NUL byte in {@code [from, to)}, or -1; reads 8 bytes at a time. */
+    private long findNul(long from, long to) {
+        long i = from;
+        while (to - i >= 8) {
+            long w = seg.get(LONG_LE, i);
+            long zeros = (w - 0x0101010101010101L) & ~w & 0x8080808080808080L;
+            if (zeros != 0) {
+                return i + (Long.numberOfTrailingZeros(zeros) >>> 3);
+            }
+            i += 8;
+        }
+        while (i < to) {
+            if (seg.get(ValueLayout.JAVA_BYTE, i) == 0) {
+                return i;
+            }
+            i++;
+        }
+        return -1;
     }
 
     /** Zero-size elements (empty structs) cost no bits; this many of them is surely garbage. */
