@@ -9,7 +9,9 @@ import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -23,8 +25,16 @@ import picocli.CommandLine.Parameters;
         "Each PATH is a trace directory (it holds a 'metadata' file) or a directory holding",
         "traces at any depth: all their streams are merged by timestamp. The default text is",
         "the same as babeltrace2's (times in the local time zone; set TZ=UTC for UTC).", "",
+        "Events and packets the tracer reports as lost (events_discarded, packet_seq_num) are",
+        "told on the standard error, in babeltrace2's words, where they occur among the events.", "",
+        "--begin and --end keep the events from BEGIN to END inclusive, like babeltrace2's:",
+        "  'YYYY-MM-DD HH:MM[:SS[.NANO]]', 'YYYY-MM-DD' or 'HH:MM[:SS[.NANO]]' in the local time",
+        "  zone (without a date: the date of the traces' first timed packet), '[-]SEC[.NANO]'",
+        "  seconds from the epoch, or '[-]NANOSns' nanoseconds from the epoch. The packet index",
+        "  (LTTng's index files, or the packet headers) takes each stream straight to BEGIN.", "",
         "Examples:",
         "  hetrace print ~/lttng-traces/session-20260101",
+        "  hetrace print --begin=12:31:04.882 --end=12:31:05 trace/",
         "  TZ=UTC hetrace print --format=json trace/ > events.jsonl",
         "  hetrace print --format=none big-trace/      # decode everything, print nothing"},
     exitCodeListHeading = "%nExit status:%n",
@@ -39,6 +49,12 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
         description = "text (babeltrace2's format, the default), json (one object per line), or none.")
     Format format;
+
+    @Option(names = "--begin", paramLabel = "BEGIN", description = "Skip the events before this time.")
+    String begin;
+
+    @Option(names = "--end", paramLabel = "END", description = "Stop after the events at this time.")
+    String end;
 
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
@@ -59,13 +75,24 @@ final class PrintCommand implements Callable<Integer> {
                     return 1;
                 }
                 for (Path dir : found) {
-                    traces.add(CtfTrace.open(dir, w -> err.println("hetrace: warning: " + dir + "/metadata: " + w)));
+                    traces.add(CtfTrace.open(dir, p, w -> err.println("hetrace: warning: " + w)));
                 }
             }
             EventCursor cursor = new EventCursor(traces);
+            BabeltraceText text = new BabeltraceText(sink, err);
+            cursor.onDiscarded((items, trace, stream) -> {
+                // stdout first, so that on a terminal the warning shows where it occurs among the events
+                flushOrFail(sink);
+                err.print(text.discardedWarning(items, trace, stream));
+            });
+            if (begin != null || end != null) {
+                Integer status = trim(cursor, traces, err);
+                if (status != null) {
+                    return status;
+                }
+            }
             switch (format) {
                 case text -> {
-                    BabeltraceText text = new BabeltraceText(sink, err);
                     while (cursor.next()) {
                         text.print(cursor);
                         sink.lineDone();
@@ -87,6 +114,12 @@ final class PrintCommand implements Callable<Integer> {
             }
             sink.flush();
             return 0;
+        } catch (UncheckedIOException e) {
+            if ("Broken pipe".equals(e.getCause().getMessage())) {
+                return 1;
+            }
+            err.println("hetrace: " + e.getCause().getMessage());
+            return 1;
         } catch (IOException e) {
             if ("Broken pipe".equals(e.getMessage())) {
                 return 1; // the reader went away (e.g. "| head"): nothing more to say
@@ -115,6 +148,58 @@ final class PrintCommand implements Callable<Integer> {
             for (CtfTrace t : traces) {
                 t.close();
             }
+        }
+    }
+
+    /**
+     * Applies --begin and --end: checks that every stream has times, resolves the bounds
+     * (a time of day takes the date of the first timed packet) and positions the cursor.
+     *
+     * @return an exit status when the bounds cannot be used, else null
+     */
+    private Integer trim(EventCursor cursor, List<CtfTrace> traces, PrintStream err) throws StreamDecodingException {
+        ZoneId zone = ZoneId.systemDefault();
+        TimeBound from;
+        TimeBound to;
+        try {
+            from = begin == null ? null : TimeBound.parse(begin, zone);
+            to = end == null ? null : TimeBound.parse(end, zone);
+        } catch (IllegalArgumentException e) {
+            err.println("hetrace: " + e.getMessage());
+            return 2;
+        }
+        for (CtfTrace trace : traces) {
+            for (int s = 0; s < trace.streams().size(); s++) {
+                var plan = trace.plan().streams.get(trace.streamClassId(s));
+                if (plan != null && plan.defaultClock < 0) {
+                    err.println("hetrace: --begin/--end need event times, but stream " + trace.streamPath(s)
+                        + " has no clock");
+                    return 1;
+                }
+            }
+        }
+        boolean needDate = from instanceof TimeBound.TimeOfDay || to instanceof TimeBound.TimeOfDay;
+        long first = needDate ? cursor.firstTimeNanos() : 0;
+        long b = from == null ? Long.MIN_VALUE : from.resolve(first, zone);
+        long e = to == null ? Long.MAX_VALUE : to.resolve(first, zone);
+        if (b > e) {
+            err.println("hetrace: --begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
+            return 2;
+        }
+        if (from != null) {
+            cursor.seek(b);
+        }
+        if (to != null) {
+            cursor.stopAfter(e);
+        }
+        return null;
+    }
+
+    private static void flushOrFail(TextSink sink) {
+        try {
+            sink.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
