@@ -169,7 +169,7 @@ public final class Event {
         if (r.packedElement()) {
             long raw = packedElement(r, at);
             if (n.kind == Node.FLOAT) {
-                throw wrongType(r, n, "an integer", "getDouble");
+                throw wrongType(r, n, "an integer", "getLong");
             }
             return n.signed ? BitReader.signExtend(raw, n.size) : raw;
         }
@@ -184,7 +184,7 @@ public final class Event {
                 }
                 yield v.longValue();
             }
-            default -> throw wrongType(r, n, "an integer", n.kind == Node.FLOAT ? "getDouble" : null);
+            default -> throw wrongType(r, n, "an integer", "getLong");
         };
     }
 
@@ -202,7 +202,7 @@ public final class Event {
         } else if (n.kind == Node.INT || n.kind == Node.FLOAT) {
             raw = tape(r.scope, decoder())[at];
         } else {
-            throw wrongType(r, n, "a number", n.kind == Node.STRING ? "getString" : null);
+            throw wrongType(r, n, "a number", "getDouble");
         }
         if (n.kind == Node.FLOAT) {
             return n.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw);
@@ -243,7 +243,7 @@ public final class Event {
                 return null;
             }
         }
-        throw wrongType(r, n, "a string", n.kind == Node.INT ? "getLong" : n.kind == Node.FLOAT ? "getDouble" : null);
+        throw wrongType(r, n, "a string", "getString");
     }
 
     /** Number of elements of an array or sequence. */
@@ -252,14 +252,14 @@ public final class Event {
         int at = found(r);
         Node n = r.leaf;
         if (r.packedElement()) {
-            throw wrongType(r, n, "an array or sequence", null);
+            throw wrongType(r, n, "an array or sequence", "length");
         }
         long[] t = tape(r.scope, decoder());
         long count = switch (n.kind) {
             case Node.ARRAY -> n.length;
             case Node.SEQUENCE -> t[at];
             case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> t[at + 1];
-            default -> throw wrongType(r, n, "an array or sequence", null);
+            default -> throw wrongType(r, n, "an array or sequence", "length");
         };
         return (int) Math.min(count, Integer.MAX_VALUE);
     }
@@ -518,9 +518,17 @@ public final class Event {
         return BitReader.read(d.segment(), t[at] + r.args[r.args.length - 1] * e.size, e.size, e.bigEndian);
     }
 
-    private FieldTypeException wrongType(Resolved r, Node n, String wanted, String use) {
+    private FieldTypeException wrongType(Resolved r, Node n, String wanted, String called) {
+        String use = switch (n.kind) {
+            case Node.INT, Node.BIG_INT -> "getLong";
+            case Node.FLOAT -> "getDouble";
+            case Node.STRING -> "getString";
+            case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE ->
+                n.text ? "getString" : "length, or an element: '" + r.path + "[0]'";
+            default -> null;
+        };
         return new FieldTypeException("field '" + r.path + "' of event '" + name() + "' is " + describe(n) + ", not "
-            + wanted + (use == null ? "" : " (use " + use + ")"));
+            + wanted + (use == null || use.equals(called) ? "" : " (use " + use + ")"));
     }
 
     private static String describe(Node n) {
