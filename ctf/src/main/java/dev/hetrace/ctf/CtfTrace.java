@@ -81,7 +81,8 @@ public final class CtfTrace implements AutoCloseable {
     public static CtfTrace open(Path dir, Path root, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         CtfTrace trace = openDirectory(dir, warnings);
-        Path relative = root.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
+        Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
+        Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
         trace.relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
         return trace;
     }

@@ -2,9 +2,9 @@ package dev.hetrace.ctf.decode;
 
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.metadata.ClockClass;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import dev.hetrace.ctf.metadata.ClockClass;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -299,7 +299,7 @@ public final class StreamDecoder {
      * previous packet's events_discarded, packet_seq_num and timestamp_end (or
      * {@link PacketInfo#ABSENT}; all three absent when it is the stream's first packet) let
      * losses be found as in a full read. The clock restarts from the packet's timestamp_begin,
-     * so callers seek this way only when that field sets the whole clock (64 bits).
+     * so callers seek past the first packet only when that field sets the whole clock (64 bits).
      */
     public void seek(int fileIndex, long offsetBits, long packetNumber, boolean hasPrevious,
                      long previousEventsDiscarded, long previousSeqNum, long previousEndCycles) {
@@ -317,14 +317,6 @@ public final class StreamDecoder {
         previousDiscarded = previousEventsDiscarded;
         this.previousSeqNum = previousSeqNum;
         previousEnd = previousEndCycles;
-    }
-
-    /** Positions the decoder at the end of the stream: {@link #next()} returns false. */
-    public void seekEnd() {
-        fileIndex = files.size();
-        seg = null;
-        packet = null;
-        losses.clear();
     }
 
     /** Index of the file being decoded among the stream's files. */
