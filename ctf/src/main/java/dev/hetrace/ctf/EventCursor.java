@@ -282,7 +282,8 @@ public final class EventCursor {
         loss[i] = null;
         int k = idx.seekable() ? idx.firstEndingAtOrAfter(nanos) : 0;
         // One packet earlier: tracers are known to write a packet's last events after its
-        // timestamp_end, and decoding one packet too many costs little.
+        // timestamp_end (the corpus's lttng-event-after-packet), and decoding one packet too
+        // many costs little. This also starts at the last packet when all end before the time.
         k = Math.max(0, k - 1);
         if (k == 0) {
             d.seek(0, 0, 0, false, PacketInfo.ABSENT, PacketInfo.ABSENT, PacketInfo.ABSENT);
