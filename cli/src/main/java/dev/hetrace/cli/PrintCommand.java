@@ -2,7 +2,9 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.ParallelMerge;
+import dev.hetrace.ctf.decode.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
@@ -10,7 +12,9 @@ import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -21,11 +25,22 @@ import picocli.CommandLine.Parameters;
 /** {@code hetrace print}: every event of one or more CTF traces, merged in time order. */
 @Command(name = "print", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Print the events of CTF 1.8 traces, merged in time order.", "",
-        "Each PATH is a trace directory (it holds a 'metadata' file) or a directory holding",
-        "traces at any depth: all their streams are merged by timestamp. The default text is",
-        "the same as babeltrace2's (times in the local time zone; set TZ=UTC for UTC).", "",
+        "Each PATH is a trace directory (it holds a 'metadata' file) or a directory",
+        "holding traces at any depth: all their streams are merged by timestamp. The",
+        "default text is the same as babeltrace2's (times in the local time zone; set",
+        "TZ=UTC for UTC).", "",
+        "Events and packets the tracer reports as lost (events_discarded,",
+        "packet_seq_num) are told on the standard error in babeltrace2's words, where",
+        "they occur among the events.", "",
+        "--begin and --end keep the events from BEGIN to END inclusive, as babeltrace2",
+        "does. A time is 'YYYY-MM-DD HH:MM[:SS[.NANO]]', 'YYYY-MM-DD' or",
+        "'HH:MM[:SS[.NANO]]' in the local time zone (without a date: on the date of the",
+        "traces' first timed packet), '[-]SEC[.NANO]' seconds from the epoch, or",
+        "'[-]NANOSns' nanoseconds from the epoch. A packet index (LTTng's index files,",
+        "else the packet headers) takes each stream straight to BEGIN.", "",
         "Examples:",
         "  hetrace print ~/lttng-traces/session-20260101",
+        "  hetrace print --begin=12:31:04.882 --end=12:31:05 trace/",
         "  TZ=UTC hetrace print --format=json trace/ > events.jsonl",
         "  hetrace print --format=none big-trace/      # decode everything, print nothing"},
     exitCodeListHeading = "%nExit status:%n",
@@ -40,6 +55,12 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
         description = "text (babeltrace2's format, the default), json (one object per line), or none.")
     Format format;
+
+    @Option(names = "--begin", paramLabel = "BEGIN", description = "Skip the events before this time.")
+    String begin;
+
+    @Option(names = "--end", paramLabel = "END", description = "Stop after the events at this time.")
+    String end;
 
     @Option(names = "--threads", paramLabel = "N", description = "Threads decoding streams in parallel (default: the"
         + " number of processors; 1 reads on one thread).")
@@ -57,16 +78,144 @@ final class PrintCommand implements Callable<Integer> {
             main.err.println("hetrace: --threads must be at least 1");
             return 2;
         }
-        return print(paths, format, main.out, main.err, debug, threads);
+        return execute(main.out, main.err);
     }
 
-    /** Prints the events of the traces at {@code paths}; returns the exit status. */
+    /** {@code hetrace print --format=FORMAT PATHS} without the command line parsing (for tests). */
     static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
-        return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
+        PrintCommand c = new PrintCommand();
+        c.paths = paths;
+        c.format = format;
+        c.debug = debug;
+        return c.execute(out, err);
+    }
+
+    private int execute(java.io.OutputStream out, PrintStream err) {
+        TextSink sink = new TextSink(out);
+        List<CtfTrace> traces = new ArrayList<>();
+        try {
+            for (Path p : paths) {
+                List<Path> found = CtfTrace.find(p);
+                if (found.isEmpty()) {
+                    err.println("hetrace: " + p + ": no CTF trace here (no 'metadata' file at any depth)");
+                    return 1;
+                }
+                for (Path dir : found) {
+                    traces.add(CtfTrace.open(dir, p, w -> err.println("hetrace: warning: " + w)));
+                }
+            }
+            if (begin == null && end == null && threads > 1 && parallelizable(traces)) {
+                printParallel(traces, format, sink, err, threads);
+                sink.flush();
+                return 0;
+            }
+            EventCursor cursor = new EventCursor(traces);
+            BabeltraceText text = new BabeltraceText(sink, err);
+            cursor.onDiscarded((items, trace, stream) -> {
+                // stdout first, so that on a terminal the warning shows where it occurs among the events
+                flushOrFail(sink);
+                err.print(text.discardedWarning(items, trace, stream));
+            });
+            if (begin != null || end != null) {
+                Integer status = trim(cursor, traces, err);
+                if (status != null) {
+                    return status;
+                }
+            }
+            switch (format) {
+                case text -> {
+                    while (cursor.next()) {
+                        text.print(cursor);
+                        sink.lineDone();
+                    }
+                }
+                case json -> {
+                    JsonText json = new JsonText(sink);
+                    while (cursor.next()) {
+                        json.print(cursor);
+                        sink.lineDone();
+                    }
+                }
+                case none -> {
+                    // The cursor decodes every field of every event; nothing is formatted.
+                    while (cursor.next()) {
+                        // every field of the event is decoded by next()
+                    }
+                }
+            }
+            sink.flush();
+            return 0;
+        } catch (UncheckedIOException e) {
+            if ("Broken pipe".equals(e.getCause().getMessage())) {
+                return 1;
+            }
+            err.println("hetrace: " + e.getCause().getMessage());
+            return 1;
+        } catch (IOException e) {
+            if ("Broken pipe".equals(e.getMessage())) {
+                return 1; // the reader went away (e.g. "| head"): nothing more to say
+            }
+            flushQuietly(sink);
+            err.println("hetrace: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        } catch (MetadataException | StreamDecodingException e) {
+            flushQuietly(sink);
+            err.println("hetrace: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        } catch (RuntimeException e) {
+            flushQuietly(sink);
+            err.println("hetrace: internal error: " + e);
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        } finally {
+            for (CtfTrace t : traces) {
+                t.close();
+            }
+        }
     }
 
     /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
     private static final int MAX_PARALLEL_STREAMS = 256;
+
+    /**
+     * Whether worker threads can decode the streams: not too many of them, and their packet
+     * indexes show no damage and no loss (losses are merged among the events, which the
+     * sequential cursor does).
+     */
+    private static boolean parallelizable(List<CtfTrace> traces) {
+        if (ParallelMerge.streamCount(traces) > MAX_PARALLEL_STREAMS) {
+            return false;
+        }
+        CtfTrace.indexAll(traces);
+        for (CtfTrace t : traces) {
+            for (int s = 0; s < t.streams().size(); s++) {
+                PacketIndex idx = t.index(s);
+                if (idx.damage() != null) {
+                    return false;
+                }
+                for (int k = 0; k < idx.size(); k++) {
+                    long discarded = idx.eventsDiscarded(k);
+                    if (discarded != PacketInfo.ABSENT && discarded != (k == 0 ? 0 : idx.eventsDiscarded(k - 1))) {
+                        return false;
+                    }
+                    long seq = idx.sequenceNumber(k);
+                    if (k > 0 && seq != PacketInfo.ABSENT && idx.sequenceNumber(k - 1) != PacketInfo.ABSENT
+                            && seq != idx.sequenceNumber(k - 1) + 1) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
 
     /**
      * Worker threads decode and format each stream's events; this thread merges the formatted
@@ -118,79 +267,55 @@ final class PrintCommand implements Callable<Integer> {
         }
     }
 
-    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug,
-                     int threads) {
-        TextSink sink = new TextSink(out);
-        List<CtfTrace> traces = new ArrayList<>();
+    /**
+     * Applies --begin and --end: checks that every stream has times, resolves the bounds
+     * (a time of day takes the date of the first timed packet) and positions the cursor.
+     *
+     * @return an exit status when the bounds cannot be used, else null
+     */
+    private Integer trim(EventCursor cursor, List<CtfTrace> traces, PrintStream err) throws StreamDecodingException {
+        ZoneId zone = ZoneId.systemDefault();
+        TimeBound from;
+        TimeBound to;
         try {
-            for (Path p : paths) {
-                List<Path> found = CtfTrace.find(p);
-                if (found.isEmpty()) {
-                    err.println("hetrace: " + p + ": no CTF trace here (no 'metadata' file at any depth)");
+            from = begin == null ? null : TimeBound.parse(begin, zone);
+            to = end == null ? null : TimeBound.parse(end, zone);
+        } catch (IllegalArgumentException e) {
+            err.println("hetrace: " + e.getMessage());
+            return 2;
+        }
+        for (CtfTrace trace : traces) {
+            for (int s = 0; s < trace.streams().size(); s++) {
+                var plan = trace.plan().streams.get(trace.streamClassId(s));
+                if (plan != null && plan.defaultClock < 0) {
+                    err.println("hetrace: --begin/--end need event times, but stream " + trace.streamPath(s)
+                        + " has no clock");
                     return 1;
                 }
-                for (Path dir : found) {
-                    traces.add(CtfTrace.open(dir, w -> err.println("hetrace: warning: " + dir + "/metadata: " + w)));
-                }
             }
-            if (threads > 1 && ParallelMerge.streamCount(traces) <= MAX_PARALLEL_STREAMS) {
-                printParallel(traces, format, sink, err, threads);
-                sink.flush();
-                return 0;
-            }
-            EventCursor cursor = new EventCursor(traces);
-            switch (format) {
-                case text -> {
-                    BabeltraceText text = new BabeltraceText(sink, err);
-                    while (cursor.next()) {
-                        text.print(cursor);
-                        sink.lineDone();
-                    }
-                }
-                case json -> {
-                    JsonText json = new JsonText(sink);
-                    while (cursor.next()) {
-                        json.print(cursor);
-                        sink.lineDone();
-                    }
-                }
-                case none -> {
-                    // The cursor decodes every field of every event; nothing is formatted.
-                    while (cursor.next()) {
-                        // every field of the event is decoded by next()
-                    }
-                }
-            }
+        }
+        boolean needDate = from instanceof TimeBound.TimeOfDay || to instanceof TimeBound.TimeOfDay;
+        long first = needDate ? cursor.firstTimeNanos() : 0;
+        long b = from == null ? Long.MIN_VALUE : from.resolve(first, zone);
+        long e = to == null ? Long.MAX_VALUE : to.resolve(first, zone);
+        if (b > e) {
+            err.println("hetrace: --begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
+            return 2;
+        }
+        if (from != null) {
+            cursor.seek(b);
+        }
+        if (to != null) {
+            cursor.stopAfter(e);
+        }
+        return null;
+    }
+
+    private static void flushOrFail(TextSink sink) {
+        try {
             sink.flush();
-            return 0;
         } catch (IOException e) {
-            if ("Broken pipe".equals(e.getMessage())) {
-                return 1; // the reader went away (e.g. "| head"): nothing more to say
-            }
-            flushQuietly(sink);
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
-        } catch (MetadataException | StreamDecodingException e) {
-            flushQuietly(sink);
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
-        } catch (RuntimeException e) {
-            flushQuietly(sink);
-            err.println("hetrace: internal error: " + e);
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
-        } finally {
-            for (CtfTrace t : traces) {
-                t.close();
-            }
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -35,6 +35,11 @@ public final class CtfTrace implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<List<StreamFile>> streams = new ArrayList<>();
     private final List<Long> streamIds = new ArrayList<>();
+    private final List<Long> streamClassIds = new ArrayList<>();
+    /** Packet index of each stream, built when first needed. */
+    private PacketIndex[] indexes;
+    /** The trace's place under the directory it was found in ("" when it is that directory). */
+    private String relativePath = "";
 
     private Consumer<String> warnings = w -> { };
 
@@ -66,10 +71,28 @@ public final class CtfTrace implements AutoCloseable {
     /** Opens a trace directory: parses and checks its metadata, maps its stream files. */
     public static CtfTrace open(Path dir, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
+        return open(dir, dir, warnings);
+    }
+
+    /**
+     * Opens a trace directory found under {@code root} (a directory given by the user): the
+     * trace's name, as babeltrace2 gives it, includes its path relative to {@code root}.
+     */
+    public static CtfTrace open(Path dir, Path root, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        CtfTrace trace = openDirectory(dir, warnings);
+        Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
+        Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
+        trace.relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
+        return trace;
+    }
+
+    private static CtfTrace openDirectory(Path dir, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
         Path metadataFile = dir.resolve("metadata");
         TraceClass metadata;
         try {
-            metadata = MetadataReader.read(metadataFile, warnings);
+            metadata = MetadataReader.read(metadataFile, w -> warnings.accept(metadataFile + ": " + w));
         } catch (MetadataException e) {
             throw e.in(metadataFile);
         }
@@ -105,6 +128,7 @@ public final class CtfTrace implements AutoCloseable {
         Map<String, List<StreamFile>> groups = new LinkedHashMap<>();
         Map<StreamFile, Long> firstTime = new LinkedHashMap<>();
         Map<StreamFile, Long> instanceIds = new LinkedHashMap<>();
+        Map<StreamFile, Long> classIds = new LinkedHashMap<>();
         for (Path f : files) {
             long size = Files.size(f);
             if (size == 0) {
@@ -124,6 +148,7 @@ public final class CtfTrace implements AutoCloseable {
                     key = p.streamClassId() + "/" + p.streamInstanceId();
                 }
                 t = p.has(p.timestampBegin()) ? p.timestampBegin() : Long.MIN_VALUE;
+                classIds.put(sf, p.streamClassId());
             }
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(sf);
             if (probe.packet() != null && probe.packet().has(probe.packet().streamInstanceId())) {
@@ -143,12 +168,70 @@ public final class CtfTrace implements AutoCloseable {
             streams.add(g);
             Long instance = instanceIds.get(g.getFirst());
             streamIds.add(instance != null ? instance : i);
+            Long classId = classIds.get(g.getFirst());
+            streamClassIds.add(classId != null ? classId
+                : metadata.streams().isEmpty() ? 0 : metadata.streams().firstKey());
         }
+        indexes = new PacketIndex[streams.size()];
     }
 
-    /** The trace's name as babeltrace2 gives it: the env hostname, or "". */
+    /**
+     * The trace's name as babeltrace2 gives it: the env hostname, then the trace's path
+     * relative to the directory it was found in (for a trace in a directory of traces),
+     * separated by '/'; "" when there is neither.
+     */
     public String name() {
-        return metadata.env().get("hostname") instanceof String s ? s : "";
+        String host = metadata.env().get("hostname") instanceof String s ? s : "";
+        if (relativePath.isEmpty()) {
+            return host;
+        }
+        return host.isEmpty() ? relativePath : host + "/" + relativePath;
+    }
+
+    /** Stream class id of stream {@code index} (from its first packet). */
+    public long streamClassId(int index) {
+        return streamClassIds.get(index);
+    }
+
+    /** The stream's name in babeltrace2's messages: the absolute path of its first file. */
+    public String streamPath(int index) {
+        return streams.get(index).getFirst().path().toAbsolutePath().normalize().toString();
+    }
+
+    /** The packet index of stream {@code index}, built on first use (see {@link #indexAll}). */
+    public PacketIndex index(int index) {
+        PacketIndex idx = indexes[index];
+        if (idx == null) {
+            idx = PacketIndex.of(plan, streams.get(index), warnings);
+            indexes[index] = idx;
+        }
+        return idx;
+    }
+
+    /**
+     * Builds the packet index of every stream of these traces that has none yet, streams in
+     * parallel: each stream's packets must be walked one after the other, but streams are
+     * independent, and a trace usually has one stream per CPU.
+     */
+    public static void indexAll(List<CtfTrace> traces) {
+        List<int[]> todo = new ArrayList<>();
+        for (int t = 0; t < traces.size(); t++) {
+            for (int s = 0; s < traces.get(t).streams.size(); s++) {
+                if (traces.get(t).indexes[s] == null) {
+                    todo.add(new int[] {t, s});
+                }
+            }
+        }
+        PacketIndex[] built = new PacketIndex[todo.size()];
+        java.util.stream.IntStream.range(0, todo.size()).parallel().forEach(i -> {
+            CtfTrace trace = traces.get(todo.get(i)[0]);
+            int s = todo.get(i)[1];
+            built[i] = PacketIndex.of(trace.plan, trace.streams.get(s), trace.warnings);
+        });
+        // Published after the parallel stream has joined, so every reader sees complete indexes.
+        for (int i = 0; i < built.length; i++) {
+            traces.get(todo.get(i)[0]).indexes[todo.get(i)[1]] = built[i];
+        }
     }
 
     /** Stream id of stream {@code index}: its stream_instance_id, else its rank among the trace's streams. */
@@ -171,6 +254,11 @@ public final class CtfTrace implements AutoCloseable {
     /** The data streams: each one or more files decoded one after the other. */
     public List<List<StreamFile>> streams() {
         return streams;
+    }
+
+    /** Where decoders and indexing report what does not stop them. */
+    public Consumer<String> warnings() {
+        return warnings;
     }
 
     /** A new decoder positioned before the first event of stream {@code index}. */

@@ -2,9 +2,11 @@ package dev.hetrace.ctf.decode;
 
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.metadata.ClockClass;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -50,6 +52,14 @@ public final class StreamDecoder {
     private int contextStart;
     private int payloadStart;
     private long eventBitOffset;
+
+    // What the previous packet of this stream said, to find lost events and packets.
+    private boolean havePrevious;
+    private long previousDiscarded = PacketInfo.ABSENT;
+    private long previousSeqNum = PacketInfo.ABSENT;
+    private long previousEnd = PacketInfo.ABSENT;
+    /** Losses found at packet boundaries and not yet taken (rare: allocating them is fine). */
+    private final ArrayDeque<Discarded> losses = new ArrayDeque<>();
 
     private boolean uuidWarned;
     private java.util.function.Consumer<String> warnings = w -> { };
@@ -228,6 +238,95 @@ public final class StreamDecoder {
             instanceId, tsBegin, tsEnd, seq, discarded);
         limit = offset + contentBits;
         nextPacketOffset = offset + packetBits;
+        noteLosses(packet, offset);
+    }
+
+    /**
+     * Compares the packet's events_discarded and packet_seq_num with the previous packet's, as
+     * babeltrace2 does, and queues what was lost (see {@link Discarded}).
+     */
+    private void noteLosses(PacketInfo p, long offset) throws StreamDecodingException {
+        boolean timed = p.has(p.timestampBegin()) && p.has(p.timestampEnd()) && stream.defaultClock >= 0;
+        if (p.has(p.eventsDiscarded())) {
+            long now = p.eventsDiscarded();
+            if (!havePrevious || previousDiscarded == PacketInfo.ABSENT) {
+                if (now != 0) {
+                    // Lost before or within the stream's first packet: how many is unknown.
+                    losses.add(new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT,
+                        timed ? nanos(p.timestampBegin(), offset) : PacketInfo.ABSENT,
+                        timed ? nanos(p.timestampEnd(), offset) : PacketInfo.ABSENT));
+                }
+            } else if (now != previousDiscarded) {
+                boolean range = timed && previousEnd != PacketInfo.ABSENT;
+                losses.add(new Discarded(Discarded.Kind.EVENTS, now - previousDiscarded,
+                    range ? nanos(previousEnd, offset) : PacketInfo.ABSENT,
+                    range ? nanos(p.timestampEnd(), offset) : PacketInfo.ABSENT));
+            }
+        }
+        // A number that repeats (seen in LTTng traces) is no loss to babeltrace2 2.0.4; one
+        // that goes back is, of a huge count.
+        if (p.has(p.sequenceNumber()) && havePrevious && previousSeqNum != PacketInfo.ABSENT
+                && p.sequenceNumber() != previousSeqNum + 1 && p.sequenceNumber() != previousSeqNum) {
+            boolean range = timed && previousEnd != PacketInfo.ABSENT;
+            losses.add(new Discarded(Discarded.Kind.PACKETS, p.sequenceNumber() - previousSeqNum - 1,
+                range ? nanos(previousEnd, offset) : PacketInfo.ABSENT,
+                range ? nanos(p.timestampBegin(), offset) : PacketInfo.ABSENT));
+        }
+        havePrevious = true;
+        previousDiscarded = p.eventsDiscarded();
+        previousSeqNum = p.sequenceNumber();
+        previousEnd = p.timestampEnd();
+    }
+
+    private long nanos(long cycles, long offset) throws StreamDecodingException {
+        try {
+            return plan.clocks.get(stream.defaultClock).nanosFromOrigin(cycles);
+        } catch (ArithmeticException e) {
+            throw error(offset, e.getMessage());
+        }
+    }
+
+    /** The oldest loss found at a packet boundary and not taken yet, or null. */
+    public Discarded pollDiscarded() {
+        return losses.poll();
+    }
+
+    // ------------------------------------------------------------------ seeking
+
+    /**
+     * Positions the decoder before packet {@code packetNumber} of file {@code fileIndex}, which
+     * starts {@code offsetBits} into it, as if every packet before it had been read: the
+     * previous packet's events_discarded, packet_seq_num and timestamp_end (or
+     * {@link PacketInfo#ABSENT}; all three absent when it is the stream's first packet) let
+     * losses be found as in a full read. The clock restarts from the packet's timestamp_begin,
+     * so callers seek past the first packet only when that field sets the whole clock (64 bits).
+     */
+    public void seek(int fileIndex, long offsetBits, long packetNumber, boolean hasPrevious,
+                     long previousEventsDiscarded, long previousSeqNum, long previousEndCycles) {
+        this.fileIndex = fileIndex - 1;
+        nextFile();
+        nextPacketOffset = offsetBits;
+        this.packetNumber = packetNumber - 1;
+        packet = null;
+        pos = 0;
+        limit = 0;
+        clock = 0;
+        eventClock = 0;
+        losses.clear();
+        havePrevious = hasPrevious;
+        previousDiscarded = previousEventsDiscarded;
+        this.previousSeqNum = previousSeqNum;
+        previousEnd = previousEndCycles;
+    }
+
+    /** Index of the file being decoded among the stream's files. */
+    public int fileIndex() {
+        return fileIndex;
+    }
+
+    /** The default clock of the stream, once a packet has been read; null when it has none. */
+    public ClockClass defaultClock() {
+        return stream == null || stream.defaultClock < 0 ? null : plan.clocks.get(stream.defaultClock);
     }
 
     /**

@@ -55,6 +55,29 @@ public record ClockClass(String name, String description, String uuid, long freq
         return Math.addExact(base, ns);
     }
 
+    /**
+     * The time of the clock value babeltrace2 picks for a time it is given (a seek or trim
+     * bound): the last tick at or before {@code ns} (bt_common_clock_value_from_ns_from_origin),
+     * converted back to nanoseconds. {@code ns} itself when the clock cannot hold that time.
+     */
+    public long snap(long ns) {
+        try {
+            long offset = Math.addExact(Math.multiplyExact(offsetSeconds, NS_PER_S),
+                frequency == NS_PER_S ? offsetCycles : Math.multiplyExact(offsetCycles, NS_PER_S) / frequency);
+            if (ns < offset) {
+                return ns;
+            }
+            long value = ns - offset;
+            long periods = value / NS_PER_S;
+            long rest = value - periods * NS_PER_S;
+            long cycles = Math.addExact(Math.multiplyExact(periods, frequency),
+                Math.multiplyExact(frequency, rest) / NS_PER_S);
+            return nanosFromOrigin(cycles);
+        } catch (ArithmeticException e) {
+            return ns;
+        }
+    }
+
     static double unsignedToDouble(long v) {
         double d = (double) (v >>> 1) * 2.0 + (v & 1);
         return v >= 0 ? (double) v : d;

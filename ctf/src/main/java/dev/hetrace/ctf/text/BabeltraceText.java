@@ -3,6 +3,7 @@ package dev.hetrace.ctf.text;
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
+import dev.hetrace.ctf.decode.Discarded;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.Tape;
@@ -73,7 +74,7 @@ public final class BabeltraceText {
     /** The time of day of an event, "[HH:MM:SS.nnnnnnnnn] ", the line's first part. */
     public void time(long nanos) {
         out.put('[');
-        printTime(nanos);
+        printTime(out, nanos);
         out.put(']').put(' ');
     }
 
@@ -154,7 +155,7 @@ public final class BabeltraceText {
 
     // ------------------------------------------------------------------ time
 
-    private void printTime(long ns) {
+    private void printTime(TextSink out, long ns) {
         long sec = ns / NS_PER_S;
         long nsec = ns % NS_PER_S;
         boolean negative;
@@ -199,6 +200,44 @@ public final class BabeltraceText {
             zoneFrom = prev == null ? Long.MIN_VALUE : prev.toEpochSecond();
         }
         return zoneOffset;
+    }
+
+    // ------------------------------------------------------------------ losses
+
+    /**
+     * babeltrace2's warning about items a tracer discarded (its text sink writes it on the
+     * standard error, without the colors it uses on a terminal), ending with a newline.
+     */
+    public String discardedWarning(Discarded items, CtfTrace trace, int stream) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        TextSink line = new TextSink(bytes);
+        line.put(items.countKnown() ? "WARNING: Tracer discarded " : "WARNING: Tracer may have discarded ");
+        if (items.countKnown()) {
+            line.putUnsigned(items.count()).put(' ').put(items.kind().noun).put(items.count() == 1 ? " " : "s ");
+        } else {
+            line.put(items.kind().noun).put("s ");
+        }
+        if (items.hasTimeRange()) {
+            line.put("between [");
+            printTime(line, items.beginNanos());
+            line.put("] and [");
+            printTime(line, items.endNanos());
+            line.put(']');
+        } else {
+            line.put("(unknown time range)");
+        }
+        line.put(" in trace \"").put(trace.name()).put("\" ");
+        java.util.UUID uuid = trace.metadata().uuid();
+        line.put(uuid == null ? "(no UUID) " : "(UUID: " + uuid + ") ");
+        line.put("within stream \"").put(trace.streamPath(stream)).put("\" (stream class ID: ")
+            .putUnsigned(trace.streamClassId(stream)).put(", stream ID: ").putUnsigned(trace.streamId(stream))
+            .put(").\n");
+        try {
+            line.flush();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // a byte array cannot fail
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     // ------------------------------------------------------------------ fields

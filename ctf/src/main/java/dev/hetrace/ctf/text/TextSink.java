@@ -94,6 +94,26 @@ public final class TextSink {
 
     /** Zero-padded unsigned decimal of at least {@code width} digits. */
     public TextSink putPadded(long v, int width) {
+        if (v < 0 || width > 19) {
+            return putPaddedSlow(v, width);
+        }
+        ensure(20);
+        int digits = 1;
+        for (long x = v / 10; x != 0; x /= 10) {
+            digits++;
+        }
+        int n = Math.max(digits, width);
+        int i = len + n;
+        len = i;
+        for (int k = 0; k < n; k++) {
+            long q = v / 10;
+            buf[--i] = (byte) ('0' + (v - q * 10));
+            v = q;
+        }
+        return this;
+    }
+
+    private TextSink putPaddedSlow(long v, int width) {
         ensure(Math.max(width, 20));
         int start = len;
         putUnsigned(v);

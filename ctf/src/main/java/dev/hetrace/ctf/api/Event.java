@@ -1,0 +1,552 @@
+package dev.hetrace.ctf.api;
+
+import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.decode.BitReader;
+import dev.hetrace.ctf.decode.Node;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.Tape;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The reader's current event: a view on the decoder, valid until the reader moves on (copy
+ * what you keep). Fields are read by path, with typed getters:
+ *
+ * <ul>
+ *   <li>a path is field names separated by dots, each optionally followed by {@code [index]}
+ *       for an element of an array or sequence: {@code "msg"}, {@code "point.x"},
+ *       {@code "values[3]"}. A variant is crossed by naming the option:
+ *       {@code "v.as_int"} (absent in events where the variant selects another option);</li>
+ *   <li>without a scope, the name is searched in the payload, then the event context, then the
+ *       stream event context, then the packet context (babeltrace2's Python order). A path may
+ *       start with a scope to say which: {@code payload}, {@code context},
+ *       {@code stream_context}, {@code packet_context}, {@code header} (event header) or
+ *       {@code packet_header}: {@code "packet_context.cpu_id"};</li>
+ *   <li>names are as babeltrace2 shows them (one leading underscore removed) or as the
+ *       metadata writes them.</li>
+ * </ul>
+ *
+ * A path is resolved once per event class and cached, and values are read from the decoded
+ * event in place, so reading numbers allocates nothing. A missing field throws
+ * {@link FieldNotFoundException}, a field of another type {@link FieldTypeException}.
+ */
+public final class Event {
+    /** Where a path starts; unprefixed names are searched in the first four, in this order. */
+    private enum Scope {
+        PAYLOAD("payload"), CONTEXT("context"), STREAM_CONTEXT("stream_context"), PACKET_CONTEXT("packet_context"),
+        HEADER("header"), PACKET_HEADER("packet_header");
+
+        static final Scope[] SEARCHED = {PAYLOAD, CONTEXT, STREAM_CONTEXT, PACKET_CONTEXT};
+
+        final String prefix;
+
+        Scope(String prefix) {
+            this.prefix = prefix;
+        }
+
+        static Scope named(String name) {
+            for (Scope s : values()) {
+                if (s.prefix.equals(name)) {
+                    return s;
+                }
+            }
+            return null;
+        }
+    }
+
+    private static final int MEMBER = 0;
+    private static final int OPTION = 1;
+    private static final int ELEMENT = 2;
+    /** An element of a packed array: its value is read from the trace, not the tape; always the last step. */
+    private static final int PACKED_ELEMENT = 3;
+
+    /**
+     * A path resolved in one event class: the scope, then the steps from the scope's struct to
+     * the field (member or option index, or element index), or why it does not resolve.
+     */
+    private record Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing) {
+        boolean packedElement() {
+            return kinds.length > 0 && kinds[kinds.length - 1] == PACKED_ELEMENT;
+        }
+    }
+
+    private final EventCursor cursor;
+    private final Map<EventPlan, Map<String, Resolved>> paths = new IdentityHashMap<>();
+    private EventPlan lastPlan;
+    private Map<String, Resolved> lastPaths;
+    private boolean valid;
+    // Why the last locate() failed, for the exception message.
+    private String missReason;
+
+    Event(EventCursor cursor) {
+        this.cursor = cursor;
+    }
+
+    void valid(boolean valid) {
+        this.valid = valid;
+    }
+
+    private StreamDecoder decoder() {
+        if (!valid) {
+            throw new IllegalStateException("no current event: call next() first (and check that it returned true)");
+        }
+        return cursor.decoder();
+    }
+
+    // ------------------------------------------------------------------ what the event is
+
+    /** The event class name ("" when the metadata gives none). */
+    public String name() {
+        String name = decoder().event().cls.name();
+        return name == null ? "" : name;
+    }
+
+    /** The event class id within its stream class. */
+    public long id() {
+        return decoder().event().cls.id();
+    }
+
+    /** Whether the event has a time (its stream has a clock). */
+    public boolean hasTime() {
+        return decoder().streamPlan().defaultClock >= 0;
+    }
+
+    /**
+     * Nanoseconds from the epoch, converted from the clock exactly as babeltrace2 does.
+     *
+     * @throws IllegalStateException when the event's stream has no clock
+     */
+    public long timeNanos() {
+        if (!hasTime()) {
+            throw new IllegalStateException("event '" + name() + "' has no time: its stream has no clock");
+        }
+        return cursor.timeNanos();
+    }
+
+    /** The trace the event comes from. */
+    public CtfTrace trace() {
+        decoder();
+        return cursor.trace();
+    }
+
+    public long streamClassId() {
+        return decoder().streamPlan().cls.id();
+    }
+
+    /** The stream's id: its stream_instance_id, else its rank among the trace's streams. */
+    public long streamId() {
+        decoder();
+        return cursor.trace().streamId(cursor.stream());
+    }
+
+    // ------------------------------------------------------------------ fields
+
+    /** Whether the event has a field at {@code path} (through the variant options it selects). */
+    public boolean has(String path) {
+        Resolved r = resolved(path);
+        return r.missing == null && locate(r) >= 0;
+    }
+
+    /**
+     * An integer or enumeration value. Unsigned 64-bit values above {@link Long#MAX_VALUE} come
+     * back negative: read them with {@link Long#toUnsignedString(long)} or
+     * {@link Long#compareUnsigned}.
+     */
+    public long getLong(String path) {
+        Resolved r = resolved(path);
+        int at = found(r);
+        StreamDecoder d = decoder();
+        Node n = r.leaf;
+        if (r.packedElement()) {
+            long raw = packedElement(r, at);
+            if (n.kind == Node.FLOAT) {
+                throw wrongType(r, n, "an integer", "getLong");
+            }
+            return n.signed ? BitReader.signExtend(raw, n.size) : raw;
+        }
+        long[] t = tape(r.scope, d);
+        return switch (n.kind) {
+            case Node.INT -> t[at];
+            case Node.BIG_INT -> {
+                BigInteger v = BitReader.readBig(d.segment(), t[at], n.size, n.bigEndian, n.signed);
+                if (n.signed ? v.bitLength() > 63 : v.bitLength() > 64) {
+                    throw new FieldTypeException("field '" + path + "' of event '" + name() + "' is " + v
+                        + ", wider than 64 bits");
+                }
+                yield v.longValue();
+            }
+            default -> throw wrongType(r, n, "an integer", "getLong");
+        };
+    }
+
+    /** A floating point value, or an integer converted to double. */
+    public double getDouble(String path) {
+        Resolved r = resolved(path);
+        int at = found(r);
+        Node n = r.leaf;
+        long raw;
+        if (r.packedElement()) {
+            raw = packedElement(r, at);
+            if (n.kind == Node.INT && n.signed) {
+                raw = BitReader.signExtend(raw, n.size);
+            }
+        } else if (n.kind == Node.INT || n.kind == Node.FLOAT) {
+            raw = tape(r.scope, decoder())[at];
+        } else {
+            throw wrongType(r, n, "a number", "getDouble");
+        }
+        if (n.kind == Node.FLOAT) {
+            return n.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw);
+        }
+        return n.signed || raw >= 0 ? (double) raw : (double) (raw >>> 1) * 2.0 + (raw & 1);
+    }
+
+    /**
+     * A string; also an array or sequence of bytes meant as text (up to its first NUL), and
+     * the label of an enumeration value (the first label whose range holds the value, or null
+     * when none does). Allocates the string.
+     */
+    public String getString(String path) {
+        Resolved r = resolved(path);
+        int at = found(r);
+        StreamDecoder d = decoder();
+        Node n = r.leaf;
+        long[] t = tape(r.scope, d);
+        MemorySegment seg = d.segment();
+        if (!r.packedElement()) {
+            if (n.kind == Node.STRING) {
+                return utf8(seg, t[at], t[at + 1]);
+            }
+            if (n.isPacked() && n.text) {
+                long startByte = t[at] >>> 3;
+                long len = 0;
+                while (len < t[at + 1] && seg.get(ValueLayout.JAVA_BYTE, startByte + len) != 0) {
+                    len++;
+                }
+                return utf8(seg, startByte, len);
+            }
+            if (n.kind == Node.INT && n.enumLabels != null) {
+                for (int i = 0; i < n.enumLabels.length; i++) {
+                    if (Node.inRanges(n.enumRanges[i], t[at], n.signed)) {
+                        return new String(n.enumLabels[i], StandardCharsets.UTF_8);
+                    }
+                }
+                return null;
+            }
+        }
+        throw wrongType(r, n, "a string", "getString");
+    }
+
+    /** Number of elements of an array or sequence. */
+    public int length(String path) {
+        Resolved r = resolved(path);
+        int at = found(r);
+        Node n = r.leaf;
+        if (r.packedElement()) {
+            throw wrongType(r, n, "an array or sequence", "length");
+        }
+        long[] t = tape(r.scope, decoder());
+        long count = switch (n.kind) {
+            case Node.ARRAY -> n.length;
+            case Node.SEQUENCE -> t[at];
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> t[at + 1];
+            default -> throw wrongType(r, n, "an array or sequence", "length");
+        };
+        return (int) Math.min(count, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The paths of the top-level fields of the event, scope first, in the order unprefixed
+     * names are searched: payload, event context, stream event context, packet context.
+     */
+    public List<String> fieldNames() {
+        EventPlan ep = decoder().event();
+        List<String> names = new ArrayList<>();
+        for (Scope s : Scope.SEARCHED) {
+            Node root = rootNode(ep, s, null);
+            if (root != null) {
+                for (String name : root.names) {
+                    names.add(s.prefix + "." + name);
+                }
+            }
+        }
+        return names;
+    }
+
+    @Override
+    public String toString() {
+        if (!valid) {
+            return "(no current event)";
+        }
+        return name() + (hasTime() ? " at " + timeNanos() + " ns" : "");
+    }
+
+    // ------------------------------------------------------------------ resolving paths
+
+    private Resolved resolved(String path) {
+        EventPlan ep = decoder().event();
+        if (ep != lastPlan) {
+            lastPaths = paths.computeIfAbsent(ep, k -> new HashMap<>());
+            lastPlan = ep;
+        }
+        Resolved r = lastPaths.get(path);
+        if (r == null) {
+            r = resolve(ep, path);
+            lastPaths.put(path, r);
+        }
+        return r;
+    }
+
+    private static Node rootNode(EventPlan ep, Scope s, Node packetHeader) {
+        return switch (s) {
+            case PAYLOAD -> ep.payload;
+            case CONTEXT -> ep.context;
+            case STREAM_CONTEXT -> ep.stream.eventContext;
+            case PACKET_CONTEXT -> ep.stream.packetContext;
+            case HEADER -> ep.stream.eventHeader;
+            case PACKET_HEADER -> packetHeader;
+        };
+    }
+
+    private Resolved resolve(EventPlan ep, String path) {
+        List<Object> segments = parse(path);
+        if (segments == null) {
+            return missing(path, "'" + path + "' is not a field path (names separated by '.', with optional [index])");
+        }
+        Node packetHeader = decoder().plan().packetHeader;
+        if (segments.getFirst() instanceof String first && segments.size() > 1) {
+            Scope s = Scope.named(first);
+            if (s != null && rootNode(ep, s, packetHeader) != null) {
+                Resolved r = walk(path, s, rootNode(ep, s, packetHeader), segments.subList(1, segments.size()));
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        for (Scope s : Scope.SEARCHED) {
+            Node root = rootNode(ep, s, packetHeader);
+            if (root != null) {
+                Resolved r = walk(path, s, root, segments);
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        return missing(path, null);
+    }
+
+    private Resolved missing(String path, String why) {
+        return new Resolved(path, null, null, null, null, why != null ? why : "");
+    }
+
+    /** Names and indices of a path ("a.b[2].c" is a, b, 2, c), or null when it is malformed. */
+    private static List<Object> parse(String path) {
+        List<Object> out = new ArrayList<>();
+        for (String part : path.split("\\.", -1)) {
+            int bracket = part.indexOf('[');
+            String name = bracket < 0 ? part : part.substring(0, bracket);
+            if (name.isEmpty()) {
+                return null;
+            }
+            out.add(name);
+            while (bracket >= 0) {
+                int close = part.indexOf(']', bracket);
+                if (close < 0) {
+                    return null;
+                }
+                try {
+                    out.add(Long.parseLong(part.substring(bracket + 1, close)));
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+                if (close + 1 < part.length() && part.charAt(close + 1) != '[') {
+                    return null;
+                }
+                bracket = close + 1 < part.length() ? close + 1 : -1;
+            }
+        }
+        return out;
+    }
+
+    /** Follows the segments from a scope's struct; null when they do not name a field there. */
+    private static Resolved walk(String path, Scope scope, Node root, List<Object> segments) {
+        int[] kinds = new int[segments.size()];
+        long[] args = new long[segments.size()];
+        Node n = root;
+        for (int i = 0; i < segments.size(); i++) {
+            Object seg = segments.get(i);
+            if (seg instanceof String name) {
+                int index = switch (n.kind) {
+                    case Node.STRUCT -> n.memberIndexByName(name);
+                    case Node.VARIANT -> optionIndex(n, name);
+                    default -> -1;
+                };
+                if (index < 0) {
+                    return null;
+                }
+                kinds[i] = n.kind == Node.STRUCT ? MEMBER : OPTION;
+                args[i] = index;
+                n = n.children[index];
+            } else {
+                long k = (Long) seg;
+                if (k < 0) {
+                    return null;
+                }
+                if (n.isPacked()) {
+                    if (i != segments.size() - 1) {
+                        return null; // elements of packed arrays are scalars
+                    }
+                    kinds[i] = PACKED_ELEMENT;
+                } else if (n.kind == Node.ARRAY || n.kind == Node.SEQUENCE) {
+                    kinds[i] = ELEMENT;
+                    if (n.kind == Node.ARRAY && k >= n.length) {
+                        return null;
+                    }
+                } else {
+                    return null;
+                }
+                args[i] = k;
+                n = n.element();
+            }
+        }
+        return new Resolved(path, scope, kinds, args, n, null);
+    }
+
+    private static int optionIndex(Node variant, String name) {
+        for (int i = 0; i < variant.names.length; i++) {
+            if (variant.names[i].equals(name) || variant.rawNames[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ------------------------------------------------------------------ reading values
+
+    private static long[] tape(Scope scope, StreamDecoder d) {
+        return scope == Scope.PACKET_CONTEXT || scope == Scope.PACKET_HEADER ? d.packetTape() : d.tape();
+    }
+
+    /**
+     * The tape slot of the field (for a packed element: of its array), or -1 when a variant on
+     * the way selects another option or a sequence is too short in this event.
+     */
+    private int locate(Resolved r) {
+        StreamDecoder d = decoder();
+        long[] t = tape(r.scope, d);
+        int at = switch (r.scope) {
+            case PAYLOAD -> d.payloadStart();
+            case CONTEXT -> d.contextStart();
+            case STREAM_CONTEXT -> d.streamContextStart();
+            case PACKET_CONTEXT -> d.packetContextStart();
+            case HEADER -> d.headerStart();
+            case PACKET_HEADER -> 0;
+        };
+        Node n = rootNode(d.event(), r.scope, d.plan().packetHeader);
+        for (int i = 0; i < r.kinds.length; i++) {
+            int index = (int) r.args[i];
+            switch (r.kinds[i]) {
+                case MEMBER -> {
+                    at += Tape.relativeSlot(n, index, t, at);
+                    n = n.children[index];
+                }
+                case OPTION -> {
+                    if (t[at] != index) {
+                        missReason = "in this event, the variant before '" + n.names[index] + "' selects '"
+                            + n.names[(int) t[at]] + "'";
+                        return -1;
+                    }
+                    at++;
+                    n = n.children[index];
+                }
+                case ELEMENT -> {
+                    long k = r.args[i];
+                    if (n.kind == Node.SEQUENCE) {
+                        if (k >= t[at]) {
+                            return outOfRange(k, t[at]);
+                        }
+                        at++;
+                    }
+                    Node e = n.element();
+                    for (long j = 0; j < k; j++) {
+                        at += Tape.span(e, t, at);
+                    }
+                    n = e;
+                }
+                case PACKED_ELEMENT -> {
+                    if (r.args[i] >= t[at + 1]) {
+                        return outOfRange(r.args[i], t[at + 1]);
+                    }
+                    return at;
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+        return at;
+    }
+
+    private int outOfRange(long index, long length) {
+        missReason = "index " + index + " is past the end (length " + length + " in this event)";
+        return -1;
+    }
+
+    private int found(Resolved r) {
+        if (r.missing != null) {
+            throw new FieldNotFoundException("event '" + name() + "' has no field '" + r.path + "'"
+                + (r.missing.isEmpty() ? "" : ": " + r.missing) + "; its fields: " + String.join(", ", fieldNames()));
+        }
+        int at = locate(r);
+        if (at < 0) {
+            throw new FieldNotFoundException("event '" + name() + "' has no field '" + r.path + "': " + missReason);
+        }
+        return at;
+    }
+
+    private long packedElement(Resolved r, int at) {
+        StreamDecoder d = decoder();
+        long[] t = tape(r.scope, d);
+        Node e = r.leaf;
+        return BitReader.read(d.segment(), t[at] + r.args[r.args.length - 1] * e.size, e.size, e.bigEndian);
+    }
+
+    private FieldTypeException wrongType(Resolved r, Node n, String wanted, String called) {
+        String use = switch (n.kind) {
+            case Node.INT, Node.BIG_INT -> "getLong";
+            case Node.FLOAT -> "getDouble";
+            case Node.STRING -> "getString";
+            case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE ->
+                n.text ? "getString" : "length, or an element: '" + r.path + "[0]'";
+            default -> null;
+        };
+        return new FieldTypeException("field '" + r.path + "' of event '" + name() + "' is " + describe(n) + ", not "
+            + wanted + (use == null || use.equals(called) ? "" : " (use " + use + ")"));
+    }
+
+    private static String describe(Node n) {
+        return switch (n.kind) {
+            case Node.INT -> n.enumLabels != null ? "an enumeration" : "an integer";
+            case Node.BIG_INT -> "an integer";
+            case Node.FLOAT -> "a floating point number";
+            case Node.STRING -> "a string";
+            case Node.STRUCT -> "a structure";
+            case Node.VARIANT -> "a variant";
+            case Node.ARRAY, Node.PACKED_ARRAY -> n.text ? "a text array" : "an array";
+            default -> n.text ? "a text sequence" : "a sequence";
+        };
+    }
+
+    private static String utf8(MemorySegment seg, long startByte, long len) {
+        byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
