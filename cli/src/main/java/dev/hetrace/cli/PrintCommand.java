@@ -87,7 +87,8 @@ final class PrintCommand implements Callable<Integer> {
             }
             sink.flush();
             return 0;
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException e0) {
+            IOException e = e0 instanceof java.io.UncheckedIOException u ? u.getCause() : (IOException) e0;
             if ("Broken pipe".equals(e.getMessage())) {
                 return 1; // the reader went away (e.g. "| head"): nothing more to say
             }

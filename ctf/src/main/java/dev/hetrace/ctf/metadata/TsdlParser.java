@@ -36,9 +36,13 @@ final class TsdlParser {
         "short", "signed", "unsigned", "void", "_Bool", "_Complex", "_Imaginary");
     private static final Set<String> DYNAMIC_SCOPE_ROOTS = Set.of("trace", "stream", "event", "env");
 
-    private final List<Token> tokens;
+    private final TsdlLexer lexer;
+    /** Tokens read ahead: {@code ahead[0]} is the current one. */
+    private final Token[] ahead = new Token[4];
+    private int buffered;
+    private Token previous;
     private final Consumer<String> warnings;
-    private int p;
+    private boolean callsiteWarned;
     private Scope scope = new Scope(null);
     /** Members declared so far in each structure being parsed, innermost last; null marks a non-struct scope. */
     private final Deque<List<Member>> structStack = new ArrayDeque<>();
@@ -75,12 +79,16 @@ final class TsdlParser {
         }
     }
 
-    private TsdlParser(List<Token> tokens, ByteOrder defaultOrder, Consumer<String> warnings)
-            throws MetadataException {
-        this.tokens = tokens;
+    private TsdlParser(TsdlLexer lexer, ByteOrder traceByteOrder, Consumer<String> warnings) {
+        this.lexer = lexer;
         this.warnings = warnings;
-        ByteOrder declared = findTraceByteOrder(tokens);
-        this.traceByteOrder = declared != null ? declared : defaultOrder;
+        this.traceByteOrder = traceByteOrder;
+    }
+
+    /** A source of metadata text that can be read more than once (the byte order is found first). */
+    @FunctionalInterface
+    interface Source {
+        java.io.Reader open() throws java.io.IOException;
     }
 
     /**
@@ -91,30 +99,59 @@ final class TsdlParser {
      */
     static TraceClass parse(String text, ByteOrder defaultOrder, Consumer<String> warnings)
             throws MetadataException {
-        return new TsdlParser(TsdlLexer.tokenize(text), defaultOrder, warnings).parseTrace();
+        try {
+            return parse(() -> new java.io.StringReader(text), defaultOrder, warnings);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Parses metadata text read from {@code source}, twice: a first pass finds the trace byte
+     * order, the second builds the trace class. Neither holds the text or its tokens whole.
+     */
+    static TraceClass parse(Source source, ByteOrder defaultOrder, Consumer<String> warnings)
+            throws MetadataException, java.io.IOException {
+        ByteOrder declared;
+        try (java.io.Reader r = source.open()) {
+            declared = findTraceByteOrder(new TsdlLexer(r));
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+        try (java.io.Reader r = source.open()) {
+            return new TsdlParser(new TsdlLexer(r), declared != null ? declared : defaultOrder, warnings).parseTrace();
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     // ---------------------------------------------------------------- token helpers
 
-    private Token peek() {
-        return tokens.get(p);
+    private Token peek() throws MetadataException {
+        return peek(0);
     }
 
-    private Token peek(int ahead) {
-        return tokens.get(Math.min(p + ahead, tokens.size() - 1));
+    private Token peek(int k) throws MetadataException {
+        while (buffered <= k) {
+            Token last = buffered > 0 ? ahead[buffered - 1] : null;
+            ahead[buffered++] = last != null && last.kind() == Token.Kind.END ? last : lexer.next();
+        }
+        return ahead[k];
     }
 
-    private Token next() {
-        Token t = tokens.get(p);
+    private Token next() throws MetadataException {
+        Token t = peek(0);
         if (t.kind() != Token.Kind.END) {
-            p++;
+            previous = t;
+            System.arraycopy(ahead, 1, ahead, 0, buffered - 1);
+            ahead[--buffered] = null;
         }
         return t;
     }
 
-    private boolean accept(String s) {
+    private boolean accept(String s) throws MetadataException {
         if (peek().is(s)) {
-            p++;
+            next();
             return true;
         }
         return false;
@@ -151,27 +188,35 @@ final class TsdlParser {
 
     // ---------------------------------------------------------------- pre-scan
 
-    /** The trace block's byte order is needed before any type that says "native" is built. */
-    private static ByteOrder findTraceByteOrder(List<Token> tokens) throws MetadataException {
+    /**
+     * The trace block's byte order is needed before any type that says "native" is built: a
+     * first pass over the tokens finds the first top-level {@code trace} block and stops at its end.
+     */
+    private static ByteOrder findTraceByteOrder(TsdlLexer lexer) throws MetadataException {
+        Token[] w = new Token[3];
+        for (int i = 0; i < 3; i++) {
+            w[i] = lexer.next();
+        }
         int depth = 0;
-        for (int i = 0; i < tokens.size() - 1; i++) {
-            Token t = tokens.get(i);
+        while (w[0].kind() != Token.Kind.END) {
+            Token t = w[0];
             if (t.is("{")) {
                 depth++;
             } else if (t.is("}")) {
                 depth--;
-            } else if (depth == 0 && t.is("trace") && tokens.get(i + 1).is("{")) {
+            } else if (depth == 0 && t.is("trace") && w[1].is("{")) {
                 int d = 0;
-                for (int j = i + 1; j < tokens.size() - 3; j++) {
-                    Token u = tokens.get(j);
+                shift(w, lexer);
+                while (w[0].kind() != Token.Kind.END && w[2].kind() != Token.Kind.END) {
+                    Token u = w[0];
                     if (u.is("{")) {
                         d++;
                     } else if (u.is("}")) {
                         if (--d == 0) {
                             break;
                         }
-                    } else if (d == 1 && u.is("byte_order") && tokens.get(j + 1).is("=")) {
-                        Token v = tokens.get(j + 2);
+                    } else if (d == 1 && u.is("byte_order") && w[1].is("=")) {
+                        Token v = w[2];
                         return switch (v.text()) {
                             case "be", "network" -> ByteOrder.BIG_ENDIAN;
                             case "le" -> ByteOrder.LITTLE_ENDIAN;
@@ -179,11 +224,19 @@ final class TsdlParser {
                                 + v.describe());
                         };
                     }
+                    shift(w, lexer);
                 }
                 return null;
             }
+            shift(w, lexer);
         }
         return null;
+    }
+
+    private static void shift(Token[] w, TsdlLexer lexer) throws MetadataException {
+        w[0] = w[1];
+        w[1] = w[2];
+        w[2] = w[2].kind() == Token.Kind.END ? w[2] : lexer.next();
     }
 
     // ---------------------------------------------------------------- top level
@@ -225,7 +278,12 @@ final class TsdlParser {
                     }
                     case "callsite" -> {
                         next();
-                        parseAttributeBlock(t, a -> warnings.accept("line " + a.at().line() + ": callsite blocks are read but not used"));
+                        parseAttributeBlock(t, a -> {
+                            if (!callsiteWarned) {
+                                callsiteWarned = true;
+                                warnings.accept("line " + a.at().line() + ": callsite blocks are read but not used");
+                            }
+                        });
                         expect(";", "after the callsite block");
                         continue;
                     }
@@ -1241,7 +1299,7 @@ final class TsdlParser {
     }
 
     private void parseEnvBlock() throws MetadataException {
-        Token at = tokens.get(p - 1);
+        Token at = previous;
         parseAttributeBlock(at, a -> {
             if (a.type() != null) {
                 throw error(a.at(), "env entries are values, not types");
