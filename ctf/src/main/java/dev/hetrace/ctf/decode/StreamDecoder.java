@@ -170,16 +170,16 @@ public final class StreamDecoder {
         }
         StreamPlan sp;
         if (streamId != PacketInfo.ABSENT) {
-            sp = plan.streams.get(streamId);
+            sp = plan.stream(streamId);
             if (sp == null) {
                 throw error(offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
             }
         } else {
-            if (plan.streams.size() != 1) {
-                throw error(offset, plan.streams.isEmpty() ? "the metadata declares no stream class"
+            if (plan.streamCount() != 1) {
+                throw error(offset, plan.streamCount() == 0 ? "the metadata declares no stream class"
                     : "packet has no stream_id but the metadata declares several stream classes");
             }
-            sp = plan.streams.values().iterator().next();
+            sp = plan.onlyStream();
         }
         if (stream != null && stream != sp) {
             throw error(offset, "packet belongs to stream class " + sp.cls.id() + " but earlier packets of this"
@@ -300,10 +300,10 @@ public final class StreamDecoder {
             if (ep == null) {
                 throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id());
             }
-        } else if (sp.events.size() == 1) {
-            ep = sp.events.values().iterator().next();
+        } else if (sp.eventCount() == 1) {
+            ep = sp.onlyEvent();
         } else {
-            throw error(start, sp.events.isEmpty() ? "packet has content but stream class " + sp.cls.id()
+            throw error(start, sp.eventCount() == 0 ? "packet has content but stream class " + sp.cls.id()
                 + " declares no event" : "event header has no id field");
         }
         event = ep;

@@ -2,6 +2,7 @@ package dev.hetrace.ctf.decode;
 
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.EventClass;
+import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
@@ -15,6 +16,7 @@ import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
+import dev.hetrace.ctf.metadata.StreamClassRun;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,7 +37,70 @@ public final class TracePlan {
     public final List<ClockClass> clocks;
     public final Node packetHeader;
     public final Map<Long, StreamPlan> streams = new LinkedHashMap<>();
+    /** Runs of similar stream classes without events (sorted by id): one plan each, shared. */
+    public final List<StreamPlanRun> streamRuns = new ArrayList<>();
+    /** Plans of stream classes of runs that packets referred to, by id. */
+    private final Map<Long, StreamPlan> fromRuns = new java.util.HashMap<>();
     public int registerCount;
+
+    /** A run of stream classes and the plan they share. */
+    public record StreamPlanRun(StreamClassRun cls, StreamPlan template) {}
+
+    /** The plan of stream class {@code id}, or null. */
+    public StreamPlan stream(long id) {
+        StreamPlan sp = streams.get(id);
+        if (sp != null || streamRuns.isEmpty()) {
+            return sp;
+        }
+        sp = fromRuns.get(id);
+        if (sp != null) {
+            return sp;
+        }
+        int lo = 0;
+        int hi = streamRuns.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            StreamPlanRun r = streamRuns.get(mid);
+            if (id < r.cls().firstId()) {
+                hi = mid - 1;
+            } else if (id > r.cls().lastId()) {
+                lo = mid + 1;
+            } else {
+                StreamPlan t = r.template();
+                sp = new StreamPlan(r.cls().get(id));
+                sp.packetContext = t.packetContext;
+                sp.eventHeader = t.eventHeader;
+                sp.eventContext = t.eventContext;
+                sp.defaultClock = t.defaultClock;
+                fromRuns.put(id, sp);
+                return sp;
+            }
+        }
+        return null;
+    }
+
+    /** Number of stream classes. */
+    public long streamCount() {
+        long n = streams.size();
+        for (StreamPlanRun r : streamRuns) {
+            n += r.cls().count();
+        }
+        return n;
+    }
+
+    /** The plan of the only stream class (see {@link #streamCount()}). */
+    public StreamPlan onlyStream() {
+        return streams.isEmpty() ? stream(streamRuns.getFirst().cls().firstId()) : streams.values().iterator().next();
+    }
+
+    /** Every distinct plan of a stream class: one per class, one per run. */
+    public List<StreamPlan> distinctStreams() {
+        List<StreamPlan> all = new ArrayList<>(streams.values());
+        for (StreamPlanRun r : streamRuns) {
+            all.add(r.template());
+        }
+        return all;
+    }
 
     /** Decode plan of one stream class. */
     public static final class StreamPlan {
@@ -44,22 +109,83 @@ public final class TracePlan {
         public Node eventHeader;
         public Node eventContext;
         public final Map<Long, EventPlan> events = new LinkedHashMap<>();
+        /** Runs of similar event classes (sorted by id): one plan each, shared. */
+        public final List<EventPlanRun> eventRuns = new ArrayList<>();
         /** Dense lookup by event id when ids are small, else null. */
         public EventPlan[] eventsById;
         /** Index in {@link TracePlan#clocks} of the stream's default clock, or -1. */
         public int defaultClock = -1;
+        /** Plans of event classes of runs, last used, by id modulo its size. */
+        private EventPlan[] fromRuns;
 
         StreamPlan(StreamClass cls) {
             this.cls = cls;
         }
 
         public EventPlan event(long id) {
+            EventPlan ep;
             if (eventsById != null) {
-                return id >= 0 && id < eventsById.length ? eventsById[(int) id] : null;
+                ep = id >= 0 && id < eventsById.length ? eventsById[(int) id] : null;
+            } else {
+                ep = events.get(id);
             }
-            return events.get(id);
+            return ep != null || eventRuns.isEmpty() ? ep : fromRun(id);
+        }
+
+        private EventPlan fromRun(long id) {
+            int slot = (int) (id & 1023);
+            if (fromRuns != null && fromRuns[slot] != null && fromRuns[slot].cls.id() == id) {
+                return fromRuns[slot];
+            }
+            int lo = 0;
+            int hi = eventRuns.size() - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                EventPlanRun r = eventRuns.get(mid);
+                if (id < r.cls().firstId()) {
+                    hi = mid - 1;
+                } else if (id > r.cls().lastId()) {
+                    lo = mid + 1;
+                } else {
+                    EventPlan ep = new EventPlan(r.cls().get(id - r.cls().firstId()), this);
+                    ep.context = r.template().context;
+                    ep.payload = r.template().payload;
+                    if (fromRuns == null) {
+                        fromRuns = new EventPlan[1024];
+                    }
+                    fromRuns[slot] = ep;
+                    return ep;
+                }
+            }
+            return null;
+        }
+
+        /** Number of event classes. */
+        public long eventCount() {
+            long n = events.size();
+            for (EventPlanRun r : eventRuns) {
+                n += r.cls().count();
+            }
+            return n;
+        }
+
+        /** The plan of the only event class (see {@link #eventCount()}). */
+        public EventPlan onlyEvent() {
+            return events.isEmpty() ? event(eventRuns.getFirst().cls().firstId()) : events.values().iterator().next();
+        }
+
+        /** Every distinct plan of an event class: one per class, one per run. */
+        public List<EventPlan> distinctEvents() {
+            List<EventPlan> all = new ArrayList<>(events.values());
+            for (EventPlanRun r : eventRuns) {
+                all.add(r.template());
+            }
+            return all;
         }
     }
+
+    /** A run of event classes and the plan they share. */
+    public record EventPlanRun(EventClassRun cls, EventPlan template) {}
 
     /** Decode plan of one event class. */
     public static final class EventPlan {
@@ -67,6 +193,8 @@ public final class TracePlan {
         public final StreamPlan stream;
         public Node context;
         public Node payload;
+        /** The name as printed, in UTF-8 (set by the first printer that needs it). */
+        public byte[] nameBytes;
 
         EventPlan(EventClass cls, StreamPlan stream) {
             this.cls = cls;
@@ -137,34 +265,48 @@ public final class TracePlan {
             });
             TracePlan plan = new TracePlan(trace, clocks, header);
             for (StreamClass sc : trace.streams().values()) {
-                StreamPlan sp = new StreamPlan(sc);
-                clearRootsFrom(Scope.PACKET_CONTEXT);
-                sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
-                sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
-                sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
-                long maxId = -1;
-                for (EventClass ec : sc.events().values()) {
-                    clearRootsFrom(Scope.EVENT_SPECIFIC_CONTEXT);
-                    EventPlan ep = new EventPlan(ec, sp);
-                    ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
-                    ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
-                    sp.events.put(ec.id(), ep);
-                    maxId = Math.max(maxId, ec.id());
-                }
-                if (maxId < 65536) {
-                    sp.eventsById = new EventPlan[(int) maxId + 1];
-                    for (EventPlan ep : sp.events.values()) {
-                        sp.eventsById[(int) ep.cls.id()] = ep;
-                    }
-                }
-                autoMapClock(sp.packetContext, Set.of("timestamp_begin", "timestamp_end"));
-                autoMapClock(sp.eventHeader, Set.of("timestamp"));
-                sp.defaultClock = defaultClock(sp);
-                plan.streams.put(sc.id(), sp);
+                plan.streams.put(sc.id(), compileStream(sc));
+            }
+            for (StreamClassRun run : trace.streamRuns()) {
+                plan.streamRuns.add(new StreamPlanRun(run, compileStream(run.get(run.firstId()))));
             }
             Visibility.apply(plan);
             plan.registerCount = registers;
             return plan;
+        }
+
+        private StreamPlan compileStream(StreamClass sc) throws MetadataException {
+            StreamPlan sp = new StreamPlan(sc);
+            clearRootsFrom(Scope.PACKET_CONTEXT);
+            sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
+            sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
+            sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
+            long maxId = -1;
+            for (EventClass ec : sc.events().values()) {
+                sp.events.put(ec.id(), compileEvent(ec, sp));
+                maxId = Math.max(maxId, ec.id());
+            }
+            for (EventClassRun run : sc.eventRuns()) {
+                sp.eventRuns.add(new EventPlanRun(run, compileEvent(run.get(0), sp)));
+            }
+            if (maxId < 65536) {
+                sp.eventsById = new EventPlan[(int) maxId + 1];
+                for (EventPlan ep : sp.events.values()) {
+                    sp.eventsById[(int) ep.cls.id()] = ep;
+                }
+            }
+            autoMapClock(sp.packetContext, Set.of("timestamp_begin", "timestamp_end"));
+            autoMapClock(sp.eventHeader, Set.of("timestamp"));
+            sp.defaultClock = defaultClock(sp);
+            return sp;
+        }
+
+        private EventPlan compileEvent(EventClass ec, StreamPlan sp) throws MetadataException {
+            clearRootsFrom(Scope.EVENT_SPECIFIC_CONTEXT);
+            EventPlan ep = new EventPlan(ec, sp);
+            ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
+            ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
+            return ep;
         }
 
         private void clearRootsFrom(Scope s) {
@@ -216,7 +358,7 @@ public final class TracePlan {
             scopes.add(sp.packetContext);
             scopes.add(sp.eventHeader);
             scopes.add(sp.eventContext);
-            for (EventPlan ep : sp.events.values()) {
+            for (EventPlan ep : sp.distinctEvents()) {
                 scopes.add(ep.context);
                 scopes.add(ep.payload);
             }

@@ -61,18 +61,101 @@ final class TsdlParser {
     private final List<PendingStream> streams = new ArrayList<>();
     private final List<PendingEvent> events = new ArrayList<>();
 
-    private record PendingStream(Token at, Long id, StructType packetContext, StructType eventHeader,
-                                 StructType eventContext) {}
+    /** A stream block, or a run of {@code count} similar ones with consecutive ids. */
+    private static final class PendingStream {
+        final Token at;
+        final Long id;
+        final StructType packetContext;
+        final StructType eventHeader;
+        final StructType eventContext;
+        long count = 1;
 
-    private record PendingEvent(Token at, Long id, String name, Long streamId, StructType context,
-                                StructType payload, Long logLevel, String emfUri) {}
+        PendingStream(Token at, Long id, StructType packetContext, StructType eventHeader, StructType eventContext) {
+            this.at = at;
+            this.id = id;
+            this.packetContext = packetContext;
+            this.eventHeader = eventHeader;
+            this.eventContext = eventContext;
+        }
+
+        /** Whether {@code s} is the next of this run. */
+        boolean extendsWith(PendingStream s) {
+            return id != null && s.id != null && s.id == id + count && Types.same(packetContext, s.packetContext)
+                && Types.same(eventHeader, s.eventHeader) && Types.same(eventContext, s.eventContext);
+        }
+    }
+
+    /** An event block, or a run of {@code count} similar ones with consecutive ids (and counted names). */
+    private static final class PendingEvent {
+        final Token at;
+        final Long id;
+        final String name;
+        final Long streamId;
+        final StructType context;
+        final StructType payload;
+        final Long logLevel;
+        final String emfUri;
+        long count = 1;
+        String namePrefix;
+        long firstNumber;
+        int nameStep;
+
+        PendingEvent(Token at, Long id, String name, Long streamId, StructType context, StructType payload,
+                     Long logLevel, String emfUri) {
+            this.at = at;
+            this.id = id;
+            this.name = name;
+            this.streamId = streamId;
+            this.context = context;
+            this.payload = payload;
+            this.logLevel = logLevel;
+            this.emfUri = emfUri;
+            this.namePrefix = name;
+        }
+
+        /** Adds {@code e} to this run if it is the next of it. */
+        boolean extendWith(PendingEvent e) {
+            if (id == null || e.id == null || e.id != id + count || !java.util.Objects.equals(streamId, e.streamId)
+                    || !Types.same(context, e.context) || !Types.same(payload, e.payload)
+                    || !java.util.Objects.equals(logLevel, e.logLevel) || !java.util.Objects.equals(emfUri, e.emfUri)) {
+                return false;
+            }
+            if (count == 1) {
+                if (java.util.Objects.equals(name, e.name)) {
+                    nameStep = 0;
+                } else {
+                    CountedName a = name == null ? null : CountedName.of(name);
+                    CountedName b = e.name == null ? null : CountedName.of(e.name);
+                    if (a == null || b == null || !a.prefix().equals(b.prefix()) || b.number() != a.number() + 1) {
+                        return false;
+                    }
+                    nameStep = 1;
+                    namePrefix = a.prefix();
+                    firstNumber = a.number();
+                }
+            } else if (nameStep == 0 ? !java.util.Objects.equals(name, e.name)
+                    : e.name == null || !e.name.equals(namePrefix + (firstNumber + count))) {
+                return false;
+            }
+            count++;
+            return true;
+        }
+
+        EventClassRun run(long streamId) {
+            return new EventClassRun(id, count, namePrefix, firstNumber, nameStep, streamId, context, payload,
+                logLevel, emfUri);
+        }
+    }
+
+    /** Runs shorter than this are kept as separate classes. */
+    private static final long MIN_RUN = 16;
 
     private static final class Scope {
         final Scope parent;
-        final Map<String, FieldType> aliases = new HashMap<>();
-        final Map<String, StructType> structs = new HashMap<>();
-        final Map<String, VariantType> variants = new HashMap<>();
-        final Map<String, EnumType> enums = new HashMap<>();
+        final NameTable<FieldType> aliases = new NameTable<>();
+        final NameTable<StructType> structs = new NameTable<>();
+        final NameTable<VariantType> variants = new NameTable<>();
+        final NameTable<EnumType> enums = new NameTable<>();
 
         Scope(Scope parent) {
             this.parent = parent;
@@ -1210,7 +1293,12 @@ final class TsdlParser {
             }
         });
         expect(";", "after the stream block");
-        streams.add(new PendingStream(at, id[0], pc[0], eh[0], ec[0]));
+        PendingStream ps = new PendingStream(at, id[0], pc[0], eh[0], ec[0]);
+        if (streams.isEmpty() || !streams.getLast().extendsWith(ps)) {
+            streams.add(ps);
+        } else {
+            streams.getLast().count++;
+        }
     }
 
     private void parseEventBlock(Token at) throws MetadataException {
@@ -1235,7 +1323,10 @@ final class TsdlParser {
             }
         });
         expect(";", "after the event block");
-        events.add(new PendingEvent(at, id[0], name[0], streamId[0], ctx[0], fields[0], logLevel[0], emf[0]));
+        PendingEvent pe = new PendingEvent(at, id[0], name[0], streamId[0], ctx[0], fields[0], logLevel[0], emf[0]);
+        if (events.isEmpty() || !events.getLast().extendWith(pe)) {
+            events.add(pe);
+        }
     }
 
     private static String nameValue(Attribute a) throws MetadataException {
@@ -1324,80 +1415,144 @@ final class TsdlParser {
         if (traceBlock == null) {
             throw new MetadataException("metadata has no trace block");
         }
-        TreeMap<Long, StreamClass> streamClasses = new TreeMap<>();
-        Map<Long, PendingStream> byId = new LinkedHashMap<>();
+        long streamTotal = 0;
+        for (PendingStream s : streams) {
+            streamTotal += s.count;
+        }
+        // Stream ids: first id -> last id of each block or run, to find duplicates.
+        TreeMap<Long, Long> streamIds = new TreeMap<>();
+        TreeMap<Long, PendingStream> byFirstId = new TreeMap<>();
         for (PendingStream s : streams) {
             long id;
-            if (s.id() == null) {
-                if (streams.size() > 1) {
-                    throw error(s.at(), "stream has no id, but the trace has several streams");
+            if (s.id == null) {
+                if (streamTotal > 1) {
+                    throw error(s.at, "stream has no id, but the trace has several streams");
                 }
                 id = 0;
             } else {
-                id = s.id();
+                id = s.id;
             }
-            if (byId.containsKey(id)) {
-                throw error(s.at(), "duplicate stream id " + id);
+            long last = id + s.count - 1;
+            Map.Entry<Long, Long> before = streamIds.floorEntry(last);
+            if (before != null && before.getValue() >= id) {
+                throw error(s.at, "duplicate stream id " + Math.max(id, before.getKey()));
             }
-            byId.put(id, s);
+            streamIds.put(id, last);
+            byFirstId.put(id, s);
         }
-        if (byId.size() > 1 && (packetHeader == null || packetHeader.member("stream_id") == null)) {
+        if (streamTotal > 1 && (packetHeader == null || packetHeader.member("stream_id") == null)) {
             throw new MetadataException("the trace has several streams but its packet header has no stream_id field");
         }
-        Map<Long, TreeMap<Long, EventClass>> eventsByStream = new HashMap<>();
+        Long onlyStream = streamTotal == 1 ? streamIds.firstKey() : null;
+        Map<Long, Long> eventCounts = new HashMap<>();
+        for (PendingEvent e : events) {
+            eventCounts.merge(streamIdOf(e, onlyStream), e.count, Long::sum);
+        }
+        Map<Long, StreamEvents> eventsByStream = new HashMap<>();
         for (PendingEvent e : events) {
             long streamId;
-            if (e.streamId() == null) {
-                if (byId.size() > 1) {
-                    throw error(e.at(), "event '" + e.name() + "' has no stream_id, but the trace has several streams");
+            if (e.streamId == null) {
+                if (streamTotal > 1) {
+                    throw error(e.at, "event '" + e.name + "' has no stream_id, but the trace has several streams");
                 }
-                streamId = byId.isEmpty() ? 0 : byId.keySet().iterator().next();
+                streamId = streamTotal == 0 ? 0 : onlyStream;
             } else {
-                streamId = e.streamId();
-                if (!byId.containsKey(streamId)) {
-                    if (byId.isEmpty() && streamId == 0) {
+                streamId = e.streamId;
+                Map.Entry<Long, Long> s = streamIds.floorEntry(streamId);
+                if (s == null || s.getValue() < streamId) {
+                    if (streamTotal == 0 && streamId == 0) {
                         // an implicit stream class
                     } else {
-                        throw error(e.at(), "event '" + e.name() + "' refers to undefined stream " + streamId);
+                        throw error(e.at, "event '" + e.name + "' refers to undefined stream " + streamId);
                     }
                 }
             }
-            TreeMap<Long, EventClass> map = eventsByStream.computeIfAbsent(streamId, k -> new TreeMap<>());
+            StreamEvents se = eventsByStream.computeIfAbsent(streamId, k -> new StreamEvents());
             long id;
-            if (e.id() == null) {
-                if (!map.isEmpty()) {
-                    throw error(e.at(), "event '" + e.name() + "' has no id, but its stream has several events");
+            if (e.id == null) {
+                if (!se.ids.isEmpty()) {
+                    throw error(e.at, "event '" + e.name + "' has no id, but its stream has several events");
                 }
                 id = 0;
             } else {
-                id = e.id();
+                id = e.id;
             }
-            if (map.containsKey(id)) {
-                throw error(e.at(), "duplicate event id " + id + " in stream " + streamId);
+            long last = id + e.count - 1;
+            Map.Entry<Long, Long> before = se.ids.floorEntry(last);
+            if (before != null && before.getValue() >= id) {
+                throw error(e.at, "duplicate event id " + Math.max(id, before.getKey()) + " in stream " + streamId);
             }
-            if (e.id() == null && events.stream().filter(o -> streamIdOf(o, byId) == streamId).count() > 1) {
-                throw error(e.at(), "event '" + e.name() + "' has no id, but its stream has several events");
+            if (e.id == null && eventCounts.get(streamId) > 1) {
+                throw error(e.at, "event '" + e.name + "' has no id, but its stream has several events");
             }
-            map.put(id, new EventClass(id, e.name(), streamId, e.context(), e.payload(), e.logLevel(), e.emfUri()));
+            se.ids.put(id, last);
+            if (e.count >= MIN_RUN) {
+                se.runs.add(e.run(streamId));
+            } else {
+                EventClassRun r = e.count == 1 ? null : e.run(streamId);
+                for (long k = 0; k < e.count; k++) {
+                    se.classes.put(id + k, r == null ? new EventClass(id, e.name, streamId, e.context, e.payload,
+                        e.logLevel, e.emfUri) : r.get(k));
+                }
+            }
         }
-        if (byId.isEmpty() && !eventsByStream.isEmpty()) {
-            byId.put(0L, new PendingStream(traceBlock, 0L, null, null, null));
+        if (streamTotal == 0 && !eventsByStream.isEmpty()) {
+            PendingStream implicit = new PendingStream(traceBlock, 0L, null, null, null);
+            byFirstId.put(0L, implicit);
+            streamIds.put(0L, 0L);
         }
-        for (Map.Entry<Long, PendingStream> s : byId.entrySet()) {
-            PendingStream ps = s.getValue();
-            streamClasses.put(s.getKey(), new StreamClass(s.getKey(), ps.packetContext(), ps.eventHeader(),
-                ps.eventContext(), eventsByStream.getOrDefault(s.getKey(), new TreeMap<>())));
+        TreeMap<Long, StreamClass> streamClasses = new TreeMap<>();
+        List<StreamClassRun> streamRuns = new ArrayList<>();
+        TreeMap<Long, StreamEvents> withEvents = new TreeMap<>(eventsByStream);
+        for (Map.Entry<Long, PendingStream> entry : byFirstId.entrySet()) {
+            PendingStream ps = entry.getValue();
+            long first = entry.getKey();
+            long last = first + ps.count - 1;
+            // Stream classes that have events are classes of their own; the others may stay in runs.
+            long from = first;
+            while (from <= last) {
+                Long nextWithEvents = withEvents.ceilingKey(from);
+                long to = nextWithEvents == null || nextWithEvents > last ? last : nextWithEvents - 1;
+                if (to - from + 1 >= MIN_RUN) {
+                    streamRuns.add(new StreamClassRun(from, to - from + 1, ps.packetContext, ps.eventHeader,
+                        ps.eventContext));
+                } else {
+                    for (long id = from; id <= to; id++) {
+                        streamClasses.put(id, new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
+                            new TreeMap<>()));
+                    }
+                }
+                if (to < last) {
+                    long id = to + 1;
+                    StreamEvents se = withEvents.get(id);
+                    se.runs.sort(java.util.Comparator.comparingLong(EventClassRun::firstId));
+                    StreamClass sc = new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
+                        se.classes, se.runs);
+                    if (sc.eventHeader() == null && sc.eventCount() > 1) {
+                        throw new MetadataException(
+                            "a stream with several event classes needs an event header with an id field");
+                    }
+                    streamClasses.put(id, sc);
+                    from = id + 1;
+                } else {
+                    from = last + 1;
+                }
+            }
         }
-        if (streamClasses.values().stream().anyMatch(sc -> sc.eventHeader() == null && sc.events().size() > 1)) {
-            throw new MetadataException("a stream with several event classes needs an event header with an id field");
-        }
-        return new TraceClass(major, minor, traceByteOrder, uuid, packetHeader, clocks, env, streamClasses);
+        return new TraceClass(major, minor, traceByteOrder, uuid, packetHeader, clocks, env, streamClasses, streamRuns);
     }
 
-    private static long streamIdOf(PendingEvent e, Map<Long, PendingStream> byId) {
-        if (e.streamId() != null) {
-            return e.streamId();
+    /** Event classes of one stream, as they are assembled. */
+    private static final class StreamEvents {
+        final TreeMap<Long, Long> ids = new TreeMap<>();
+        final TreeMap<Long, EventClass> classes = new TreeMap<>();
+        final List<EventClassRun> runs = new ArrayList<>();
+    }
+
+    private static long streamIdOf(PendingEvent e, Long onlyStream) {
+        if (e.streamId != null) {
+            return e.streamId;
         }
-        return byId.isEmpty() ? 0 : byId.keySet().iterator().next();
+        return onlyStream == null ? 0 : onlyStream;
     }
 }

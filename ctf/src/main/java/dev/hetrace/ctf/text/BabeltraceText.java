@@ -37,7 +37,6 @@ public final class BabeltraceText {
     private boolean haveLast;
     private boolean negativeWarningDone;
     private final Map<CtfTrace, byte[]> hostnames = new IdentityHashMap<>();
-    private final Map<EventPlan, byte[]> eventNames = new IdentityHashMap<>();
 
     // Cache of the local offset for the current span between zone transitions.
     private long zoneFrom = Long.MAX_VALUE;
@@ -75,8 +74,12 @@ public final class BabeltraceText {
             haveLast = true;
         }
         out.put(hostnames.computeIfAbsent(cursor.trace(), BabeltraceText::traceFields));
-        out.put(eventNames.computeIfAbsent(ep, e -> (e.cls.name() == null ? "<unknown>" : e.cls.name())
-            .getBytes(StandardCharsets.UTF_8)));
+        byte[] name = ep.nameBytes;
+        if (name == null) {
+            name = (ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+            ep.nameBytes = name;
+        }
+        out.put(name);
         out.put(':').put(' ');
         MemorySegment seg = d.segment();
         if (sp.packetContext != null && sp.packetContext.visible) {
