@@ -419,9 +419,9 @@ public final class StreamDecoder {
                 }
                 ensureTape(1);
                 tape[tapeLen++] = option;
-                decodeNode(n.children[option], scope);
+                decodeNode(n.children[n.entryOf(option)], scope);
             }
-            case Node.ARRAY -> {
+            case Node.ARRAY, Node.RUN -> {
                 align(n.align, scope);
                 checkCount(n.length, n.element(), scope);
                 for (long k = 0; k < n.length; k++) {
@@ -438,11 +438,12 @@ public final class StreamDecoder {
                     decodeNode(n.element(), scope);
                 }
             }
-            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
-                long count = n.kind == Node.PACKED_ARRAY ? n.length : regs[n.sourceRegister];
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> {
+                long count = n.kind != Node.PACKED_SEQUENCE ? n.length : regs[n.sourceRegister];
                 align(n.align, scope);
                 if (count < 0 || (count > 0 && Long.compareUnsigned(count, (limit - pos) / n.size) > 0)) {
-                    throw error(pos, (n.kind == Node.PACKED_ARRAY ? "array" : "sequence") + " of "
+                    throw error(pos, (n.kind == Node.PACKED_SEQUENCE ? "sequence" : n.kind == Node.PACKED_RUN
+                        ? "run of struct members" : "array") + " of "
                         + Long.toUnsignedString(count) + " elements in the " + scope
                         + " goes past the end of the packet content");
                 }
@@ -469,13 +470,7 @@ public final class StreamDecoder {
     }
 
     static int selectOption(Node n, long tag) {
-        long[][] ranges = n.optionRanges;
-        for (int i = 0; i < ranges.length; i++) {
-            if (Node.inRanges(ranges[i], tag, n.tagSigned)) {
-                return i;
-            }
-        }
-        return -1;
+        return n.selector.select(tag);
     }
 
     private void updateClock(long v, int size) {

@@ -14,6 +14,7 @@ import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
+import dev.hetrace.ctf.metadata.MemberList;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.StreamClassRun;
@@ -461,20 +462,7 @@ public final class TracePlan {
                 case IntegerType it -> integer(it, type);
                 case EnumType et -> {
                     Node n = integer(et.container(), type);
-                    Map<String, List<Long>> byLabel = new LinkedHashMap<>();
-                    for (EnumMapping m : et.mappings()) {
-                        List<Long> r = byLabel.computeIfAbsent(m.label(), k -> new ArrayList<>());
-                        r.add(m.low());
-                        r.add(m.high());
-                    }
-                    n.enumLabels = new byte[byLabel.size()][];
-                    n.enumRanges = new long[byLabel.size()][];
-                    int k = 0;
-                    for (Map.Entry<String, List<Long>> e : byLabel.entrySet()) {
-                        n.enumLabels[k] = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                        n.enumRanges[k] = e.getValue().stream().mapToLong(Long::longValue).toArray();
-                        k++;
-                    }
+                    n.enumTable = EnumTable.of(et);
                     yield n;
                 }
                 case FloatType ft -> {
@@ -491,7 +479,8 @@ public final class TracePlan {
                 }
                 case StructType st -> {
                     Node n = new Node(Node.STRUCT, type, st.alignment());
-                    int count = st.members().size();
+                    MemberList ml = st.members() instanceof MemberList x ? x : null;
+                    int count = ml != null ? ml.entryCount() : st.members().size();
                     n.children = new Node[count];
                     n.rawNames = new String[count];
                     n.names = new String[count];
@@ -501,12 +490,16 @@ public final class TracePlan {
                     try {
                         long min = 0;
                         for (int i = 0; i < count; i++) {
-                            var m = st.members().get(i);
+                            var m = ml != null ? ml.entryMember(i) : st.members().get(i);
                             n.rawNames[i] = m.name();
                             n.names[i] = displayName(m.name());
                             n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                            n.children[i] = compile(m.type(), n, depth + 1);
-                            n.children[i].source = m;
+                            if (ml != null && ml.isRun(i) && ml.entrySize(i) > 1) {
+                                n.children[i] = run(ml, i, compile(m.type(), n, depth + 1));
+                            } else {
+                                n.children[i] = compile(m.type(), n, depth + 1);
+                                n.children[i].source = m;
+                            }
                             min += n.children[i].minBits;
                             done[0] = i + 1;
                         }
@@ -543,6 +536,19 @@ public final class TracePlan {
                     yield n;
                 }
             };
+        }
+
+        /** A run of struct members of one type: decoded as an array, shown as members. */
+        private static Node run(MemberList ml, int entry, Node elem) {
+            Node r = new Node(packable(elem) ? Node.PACKED_RUN : Node.RUN, elem.type, elem.align);
+            r.children = new Node[] {elem};
+            r.length = ml.entrySize(entry);
+            r.size = elem.size;
+            r.runPrefix = ml.runPrefix(entry);
+            r.runDisplayPrefix = displayName(r.runPrefix).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            r.runFirst = ml.runFirst(entry);
+            r.minBits = saturatingMultiply(r.length, elem.minBits);
+            return r;
         }
 
         private static long saturatingMultiply(long a, long b) {
@@ -597,32 +603,36 @@ public final class TracePlan {
                 throw new MetadataException("variant tag '" + vt.tag() + "' must be an enumeration field");
             }
             Node n = new Node(Node.VARIANT, vt, 1);
-            int count = vt.options().size();
+            MemberList options = vt.options() instanceof MemberList x ? x : new MemberList(vt.options());
+            int count = options.entryCount();
             n.children = new Node[count];
             n.rawNames = new String[count];
             n.names = new String[count];
-            n.optionRanges = new long[count][];
             n.tagSigned = tagType.container().signed();
             n.sourceRegister = registerOf(target);
+            if (count != options.size()) {
+                n.entryStart = new int[count];
+                n.runPrefixes = new String[count];
+                n.runFirsts = new long[count];
+            }
             long min = Long.MAX_VALUE;
-            boolean anySelectable = false;
             for (int i = 0; i < count; i++) {
-                var option = vt.options().get(i);
+                var option = options.entryMember(i);
                 n.rawNames[i] = option.name();
                 n.names[i] = displayName(option.name());
                 n.children[i] = compile(option.type(), null, depth + 1);
-                min = Math.min(min, n.children[i].minBits);
-                List<Long> ranges = new ArrayList<>();
-                for (EnumMapping m : tagType.mappings()) {
-                    if (m.label().equals(option.name())) {
-                        ranges.add(m.low());
-                        ranges.add(m.high());
+                if (n.entryStart != null) {
+                    n.entryStart[i] = options.entryStart(i);
+                    if (options.isRun(i)) {
+                        n.runPrefixes[i] = options.runPrefix(i);
+                        n.runFirsts[i] = options.runFirst(i);
                     }
                 }
-                n.optionRanges[i] = ranges.stream().mapToLong(Long::longValue).toArray();
-                anySelectable |= !ranges.isEmpty();
+                min = Math.min(min, n.children[i].minBits);
             }
-            if (!anySelectable) {
+            EnumTable tags = target.enumTable != null ? target.enumTable : EnumTable.of(tagType);
+            n.selector = VariantSelector.of(tags, options);
+            if (n.selector.isEmpty()) {
                 throw new MetadataException("no option of the variant tagged by '" + vt.tag()
                     + "' is named by a label of the tag");
             }
@@ -695,6 +705,10 @@ public final class TracePlan {
                     throw new MetadataException(what + " '" + path + "' goes through a field that is not a struct");
                 }
                 int i = n.memberIndex(parts.get(k));
+                if (i < 0 && n.inRun(parts.get(k))) {
+                    throw new MetadataException(what + " '" + path + "' names a member of a run of similar members"
+                        + " that no relative reference named where it was declared: not supported");
+                }
                 if (i < 0 || (k == 0 && limit != null && n == limit.struct() && i >= limit.done()[0])) {
                     throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
                 }

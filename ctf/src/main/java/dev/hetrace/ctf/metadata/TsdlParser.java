@@ -45,9 +45,11 @@ final class TsdlParser {
     private boolean callsiteWarned;
     private Scope scope = new Scope(null);
     /** Members declared so far in each structure being parsed, innermost last; null marks a non-struct scope. */
-    private final Deque<List<Member>> structStack = new ArrayDeque<>();
+    private final Deque<MemberList> structStack = new ArrayDeque<>();
     /** Marks, in the struct stack, the start of a dynamic scope definition ({@code fields := ...}). */
-    private static final List<Member> STRUCT_SCOPE_BOUNDARY = new ArrayList<>();
+    private static final MemberList STRUCT_SCOPE_BOUNDARY = new MemberList();
+    /** Marks the root of the struct stack: no struct. */
+    private static final MemberList NO_STRUCT = new MemberList();
     private final ByteOrder traceByteOrder;
 
     // What the metadata declares.
@@ -325,7 +327,7 @@ final class TsdlParser {
     // ---------------------------------------------------------------- top level
 
     private TraceClass parseTrace() throws MetadataException {
-        structStack.push(List.of()); // sentinel: no struct at the root
+        structStack.push(NO_STRUCT); // sentinel: no struct at the root
         while (peek().kind() != Token.Kind.END) {
             Token t = peek();
             if (t.is(";")) {
@@ -548,12 +550,13 @@ final class TsdlParser {
         if (DYNAMIC_SCOPE_ROOTS.contains(first)) {
             return null; // absolute: checked when the scopes are assembled
         }
-        for (List<Member> members : structStack) {
+        for (MemberList members : structStack) {
             if (members == STRUCT_SCOPE_BOUNDARY) {
                 return null; // inside a dynamic scope definition: may refer to an earlier scope
             }
-            for (Member m : members) {
-                if (m.name().equals(first)) {
+            Member m = members.find(first);
+            {
+                if (m != null) {
                     FieldType target = m.type();
                     for (int i = 1; i < path.parts().size(); i++) {
                         if (!(target instanceof StructType st) || st.member(path.parts().get(i)) == null) {
@@ -1017,7 +1020,7 @@ final class TsdlParser {
     private List<Member> parseMembers(Token at, String kind) throws MetadataException {
         Scope saved = scope;
         scope = new Scope(scope);
-        List<Member> members = new ArrayList<>();
+        MemberList members = new MemberList();
         structStack.push(members);
         try {
             while (!accept("}")) {
@@ -1042,11 +1045,9 @@ final class TsdlParser {
                     if (type instanceof VariantType v && v.tag() == null && kind.equals("struct")) {
                         throw error(nameTok, "variant field '" + nameTok.text() + "' has no tag");
                     }
-                    for (Member m : members) {
-                        if (m.name().equals(nameTok.text())) {
-                            throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
-                                + " name '" + nameTok.text() + "'");
-                        }
+                    if (members.indexOf(nameTok.text()) >= 0) {
+                        throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
+                            + " name '" + nameTok.text() + "'");
                     }
                     members.add(new Member(nameTok.text(), type));
                 } while (accept(","));
@@ -1124,9 +1125,22 @@ final class TsdlParser {
 
     /** A variant none of whose options is named by a label of its tag can never be decoded. */
     static void checkOptionsHaveLabels(Token at, List<Member> options, EnumType tagType) throws MetadataException {
-        for (Member option : options) {
-            for (EnumMapping m : tagType.mappings()) {
-                if (m.label().equals(option.name())) {
+        MappingList mappings = tagType.mappings() instanceof MappingList ml ? ml : new MappingList();
+        if (mappings.isEmpty()) {
+            mappings.addAll(tagType.mappings());
+        }
+        if (options instanceof MemberList ol) {
+            for (int e = 0; e < ol.entryCount(); e++) {
+                boolean found = ol.isRun(e)
+                    ? mappings.hasCountedLabel(ol.runPrefix(e), ol.runFirst(e), ol.runFirst(e) + ol.entrySize(e) - 1)
+                    : mappings.hasLabel(ol.entryMember(e).name());
+                if (found) {
+                    return;
+                }
+            }
+        } else {
+            for (Member option : options) {
+                if (mappings.hasLabel(option.name())) {
                     return;
                 }
             }
@@ -1174,7 +1188,7 @@ final class TsdlParser {
             : BigInteger.ZERO;
         BigInteger max = container.signed() ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1)
             .subtract(BigInteger.ONE) : BigInteger.ONE.shiftLeft(Math.min(container.size(), 64)).subtract(BigInteger.ONE);
-        List<EnumMapping> mappings = new ArrayList<>();
+        MappingList mappings = new MappingList();
         BigInteger nextValue = BigInteger.ZERO;
         while (!accept("}")) {
             Token labelTok = peek();
