@@ -1017,7 +1017,23 @@ final class TsdlParser {
     }
 
     /** Members of a struct or options of a variant, up to the closing brace. */
+    /** Structs and variants nested deeper than this are refused (the decode plan has the same limit). */
+    private static final int MAX_NESTING = 10_000;
+    private int nesting;
+
     private List<Member> parseMembers(Token at, String kind) throws MetadataException {
+        if (nesting >= MAX_NESTING) {
+            throw error(at, kind + " nested more than " + MAX_NESTING + " levels deep");
+        }
+        nesting++;
+        try {
+            return parseMembersAt(at, kind);
+        } finally {
+            nesting--;
+        }
+    }
+
+    private List<Member> parseMembersAt(Token at, String kind) throws MetadataException {
         Scope saved = scope;
         scope = new Scope(scope);
         MemberList members = new MemberList();
