@@ -34,14 +34,14 @@ public final class StreamDecoder {
     private long packetNumber;
     private long nextPacketOffset;
     private StreamPlan stream;
-    private long[] packetTape = new long[64];
+    private long[] packetTape = new long[16];
     /** Values of the packet header and context members with a role, by role ({@link PacketInfo#ABSENT} if none). */
     private final long[] roleValues = new long[Node.ROLE_COUNT];
     private int packetTapeLen;
     private int packetContextStart;
 
     // Event state.
-    private long[] tape = new long[256];
+    private long[] tape = new long[32];
     private int tapeLen;
     private EventPlan event;
     private long eventId;
