@@ -17,8 +17,20 @@ public final class Main implements Runnable {
     /** Where commands write errors and warnings. */
     java.io.PrintStream err;
 
-    public static void main(String[] args) {
-        System.exit(run(new java.io.FileOutputStream(java.io.FileDescriptor.out), System.err, args));
+    /**
+     * Stack of the thread that runs the command: deeply nested field types are walked
+     * recursively (up to the nesting limit), which the default 1 MB stack may not hold. The
+     * memory is reserved, and only used as deep as the trace's types go.
+     */
+    private static final long STACK_BYTES = 1L << 30;
+
+    public static void main(String[] args) throws InterruptedException {
+        int[] status = {1};
+        Thread t = new Thread(null, () -> status[0] = run(new java.io.FileOutputStream(java.io.FileDescriptor.out),
+            System.err, args), "hetrace", STACK_BYTES);
+        t.start();
+        t.join();
+        System.exit(status[0]);
     }
 
     /** Runs the command line and returns the exit status (0 ok, 1 error, 2 usage error). */

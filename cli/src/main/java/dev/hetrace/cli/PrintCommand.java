@@ -184,10 +184,12 @@ final class PrintCommand implements Callable<Integer> {
 
     /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
     private static final int MAX_PARALLEL_STREAMS = 256;
+    /** Events of larger packets may format into lines too long to hold in memory while merging. */
+    private static final long MAX_PARALLEL_PACKET_BITS = 8L * 4 * 1024 * 1024;
 
     /**
-     * Whether worker threads can decode the streams: not too many of them, and their packet
-     * indexes show no damage and no loss (losses are merged among the events, which the
+     * Whether worker threads can decode the streams: not too many of them, packets of at most
+     * 4 MiB, and packet indexes that show no damage and no loss (losses are merged among the events, which the
      * sequential cursor does).
      */
     private static boolean parallelizable(List<CtfTrace> traces) {
@@ -200,6 +202,11 @@ final class PrintCommand implements Callable<Integer> {
                 PacketIndex idx = t.index(s);
                 if (idx.damage() != null) {
                     return false;
+                }
+                for (int k = 0; k < idx.size(); k++) {
+                    if (idx.packetBits(k) > MAX_PARALLEL_PACKET_BITS) {
+                        return false; // an event may format into a huge line: write it in pieces instead
+                    }
                 }
                 for (int k = 0; k < idx.size(); k++) {
                     long discarded = idx.eventsDiscarded(k);

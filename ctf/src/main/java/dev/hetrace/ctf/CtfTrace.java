@@ -42,6 +42,8 @@ public final class CtfTrace implements AutoCloseable {
     private String relativePath = "";
 
     private Consumer<String> warnings = w -> { };
+    /** Stream files up to this size are read into memory rather than mapped. */
+    private static final long SMALL_FILE = 16 * 1024;
 
     private CtfTrace(Path dir, TraceClass metadata, TracePlan plan) {
         this.dir = dir;
@@ -135,8 +137,14 @@ public final class CtfTrace implements AutoCloseable {
                 continue;
             }
             MemorySegment seg;
-            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-                seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            if (size <= SMALL_FILE) {
+                // Small files are read, not mapped: a trace may have more stream files than a
+                // process may have mappings (vm.max_map_count, 65530 by default).
+                seg = MemorySegment.ofArray(Files.readAllBytes(f));
+            } else {
+                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                    seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                }
             }
             StreamFile sf = new StreamFile(f, seg);
             StreamDecoder probe = new StreamDecoder(plan, List.of(sf));

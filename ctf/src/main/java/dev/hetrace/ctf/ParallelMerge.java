@@ -25,9 +25,9 @@ public final class ParallelMerge implements AutoCloseable {
         int format(CtfTrace trace, StreamDecoder decoder, boolean hasTime, long timeNanos, TextSink sink);
     }
 
-    private static final int CHUNK_EVENTS = 4096;
-    private static final int CHUNK_BYTES = 256 * 1024;
-    private static final int AHEAD = 2;
+    private static final int CHUNK_EVENTS = 16384;
+    private static final int CHUNK_BYTES = 1024 * 1024;
+    private static final int AHEAD = 4;
 
     /** Formatted events of one stream, in stream order. */
     private static final class Chunk {

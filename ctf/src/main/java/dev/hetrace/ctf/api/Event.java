@@ -234,13 +234,9 @@ public final class Event {
                 }
                 return utf8(seg, startByte, len);
             }
-            if (n.kind == Node.INT && n.enumLabels != null) {
-                for (int i = 0; i < n.enumLabels.length; i++) {
-                    if (Node.inRanges(n.enumRanges[i], t[at], n.signed)) {
-                        return new String(n.enumLabels[i], StandardCharsets.UTF_8);
-                    }
-                }
-                return null;
+            if (n.kind == Node.INT && n.enumTable != null) {
+                int s = n.enumTable.first(t[at]);
+                return s < 0 ? null : n.enumTable.label(s, t[at]);
             }
         }
         throw wrongType(r, n, "a string", "getString");
@@ -533,7 +529,7 @@ public final class Event {
 
     private static String describe(Node n) {
         return switch (n.kind) {
-            case Node.INT -> n.enumLabels != null ? "an enumeration" : "an integer";
+            case Node.INT -> n.enumTable != null ? "an enumeration" : "an integer";
             case Node.BIG_INT -> "an integer";
             case Node.FLOAT -> "a floating point number";
             case Node.STRING -> "a string";

@@ -86,16 +86,25 @@ public final class FieldValues {
             case Node.STRUCT -> {
                 Map<String, Object> m = new LinkedHashMap<>();
                 for (int i = 0; i < n.children.length; i++) {
-                    m.put(n.rawNames[i], value(n.children[i]));
+                    Node c = n.children[i];
+                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                        // A run of members stored as one node: its elements are the members.
+                        List<?> members = (List<?>) value(c);
+                        for (int k = 0; k < members.size(); k++) {
+                            m.put(c.runMemberName(k), members.get(k));
+                        }
+                    } else {
+                        m.put(n.rawNames[i], value(c));
+                    }
                 }
                 return m;
             }
             case Node.VARIANT -> {
                 int option = (int) tape[at++];
-                return new Choice(n.rawNames[option], value(n.children[option]));
+                return new Choice(n.rawOptionName(option), value(n.children[n.entryOf(option)]));
             }
-            case Node.ARRAY, Node.SEQUENCE -> {
-                long count = n.kind == Node.ARRAY ? n.length : tape[at++];
+            case Node.ARRAY, Node.SEQUENCE, Node.RUN -> {
+                long count = n.kind == Node.SEQUENCE ? tape[at++] : n.length;
                 List<Object> list = new ArrayList<>();
                 for (long k = 0; k < count; k++) {
                     list.add(value(n.element()));
@@ -109,7 +118,7 @@ public final class FieldValues {
                 }
                 return list;
             }
-            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> {
                 long start = tape[at];
                 long count = tape[at + 1];
                 at += 2;

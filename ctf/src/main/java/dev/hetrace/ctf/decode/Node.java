@@ -16,6 +16,8 @@ import dev.hetrace.ctf.metadata.FieldType;
  *   <li>PACKED_ARRAY, PACKED_SEQUENCE (elements are fixed-size scalars with no padding
  *       between them): two slots, bit position of the first element and the count; elements
  *       are read from the buffer when asked for, so a huge array costs nothing</li>
+ *   <li>RUN, PACKED_RUN: a run of struct members of one type named {@code prefix + counter},
+ *       laid out as ARRAY and PACKED_ARRAY are</li>
  * </ul>
  */
 public final class Node {
@@ -29,6 +31,10 @@ public final class Node {
     public static final int SEQUENCE = 7;
     public static final int PACKED_ARRAY = 8;
     public static final int PACKED_SEQUENCE = 9;
+    /** Consecutive struct members of one type named prefix + counter, decoded one by one (like ARRAY). */
+    public static final int RUN = 10;
+    /** Such members when they are fixed-size scalars without padding: two slots (like PACKED_ARRAY). */
+    public static final int PACKED_RUN = 11;
 
     /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
     public static final int ROLE_NONE = 0;
@@ -69,12 +75,23 @@ public final class Node {
     public int register = -1;
     /** Register holding the length of a sequence or the tag of a variant. */
     public int sourceRegister = -1;
-    /** For a variant: per option, inclusive ranges of tag values selecting it ({@code [lo0, hi0, lo1, hi1...]}). */
-    public long[][] optionRanges;
+    /** For a variant: which option a tag value selects. */
+    VariantSelector selector;
     public boolean tagSigned;
-    /** For an enumeration: its distinct labels in declaration order, each with its ranges ({@code [lo, hi, ...]}). */
-    public byte[][] enumLabels;
-    public long[][] enumRanges;
+    /**
+     * For a variant whose options include runs: index of the first option of each child (one
+     * child per single option or run of options), else null (one child per option).
+     */
+    public int[] entryStart;
+    /** For a variant child that is a run of options: the raw name prefix and first counter; else null. */
+    public String[] runPrefixes;
+    public long[] runFirsts;
+    /** For an enumeration: its labels, by value. */
+    public EnumTable enumTable;
+    /** For RUN and PACKED_RUN: the raw name prefix of the members, its shown form in UTF-8, the first counter. */
+    public String runPrefix;
+    public byte[] runDisplayPrefix;
+    public long runFirst;
     /** Integer display base (2, 8, 10, 16). */
     public int base = 10;
     /** An array or sequence of bytes meant as text (8-bit integers with an encoding): shown as a string. */
@@ -102,11 +119,28 @@ public final class Node {
     /** Index of the member with this TSDL name, or -1. */
     public int memberIndex(String rawName) {
         for (int i = 0; i < rawNames.length; i++) {
-            if (rawNames[i].equals(rawName)) {
+            if (rawNames[i].equals(rawName) && children[i].kind != RUN && children[i].kind != PACKED_RUN) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** Whether a member with this TSDL name is inside a run of members of this struct. */
+    public boolean inRun(String rawName) {
+        for (Node c : children) {
+            if ((c.kind == RUN || c.kind == PACKED_RUN) && rawName.startsWith(c.runPrefix)) {
+                String digits = rawName.substring(c.runPrefix.length());
+                if (!digits.isEmpty() && digits.length() <= 18 && digits.chars().allMatch(d -> d >= '0' && d <= '9')
+                        && (digits.length() == 1 || digits.charAt(0) != '0')) {
+                    long k = Long.parseLong(digits) - c.runFirst;
+                    if (k >= 0 && k < c.length) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Index of the member with this shown name (or TSDL name), or -1. */
@@ -132,14 +166,61 @@ public final class Node {
     }
 
     public boolean isPacked() {
-        return kind == PACKED_ARRAY || kind == PACKED_SEQUENCE;
+        return kind == PACKED_ARRAY || kind == PACKED_SEQUENCE || kind == PACKED_RUN;
+    }
+
+    /** For a variant: the child that decodes option {@code option}. */
+    public int entryOf(int option) {
+        if (entryStart == null) {
+            return option;
+        }
+        int lo = 0;
+        int hi = entryStart.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (entryStart[mid] <= option) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** For a variant: the option a tag value selects, or -1. */
+    public int selectOption(long tag) {
+        return selector.select(tag);
+    }
+
+    /** For a variant: the name of option {@code option} as written in TSDL. */
+    public String rawOptionName(int option) {
+        int e = entryOf(option);
+        if (runPrefixes == null || runPrefixes[e] == null) {
+            return rawNames[e];
+        }
+        return runPrefixes[e] + (runFirsts[e] + option - entryStart[e]);
+    }
+
+    /** For RUN and PACKED_RUN: the TSDL name of member {@code k} of the run. */
+    public String runMemberName(long k) {
+        return runPrefix + (runFirst + k);
+    }
+
+    /** For a variant: the shown name of option {@code option}. */
+    public String optionName(int option) {
+        int e = entryOf(option);
+        if (runPrefixes == null || runPrefixes[e] == null) {
+            return names[e];
+        }
+        String p = runPrefixes[e];
+        return (p.startsWith("_") ? p.substring(1) : p) + (runFirsts[e] + option - entryStart[e]);
     }
 
     /** Number of tape slots a scalar occupies (0 for compound nodes). */
     public int scalarSlots() {
         return switch (kind) {
             case INT, BIG_INT, FLOAT -> 1;
-            case STRING, PACKED_ARRAY, PACKED_SEQUENCE -> 2;
+            case STRING, PACKED_ARRAY, PACKED_SEQUENCE, PACKED_RUN -> 2;
             default -> 0;
         };
     }

@@ -36,14 +36,14 @@ public final class StreamDecoder {
     private long packetNumber;
     private long nextPacketOffset;
     private StreamPlan stream;
-    private long[] packetTape = new long[64];
+    private long[] packetTape = new long[16];
     /** Values of the packet header and context members with a role, by role ({@link PacketInfo#ABSENT} if none). */
     private final long[] roleValues = new long[Node.ROLE_COUNT];
     private int packetTapeLen;
     private int packetContextStart;
 
     // Event state.
-    private long[] tape = new long[256];
+    private long[] tape = new long[32];
     private int tapeLen;
     private EventPlan event;
     private long eventId;
@@ -180,16 +180,16 @@ public final class StreamDecoder {
         }
         StreamPlan sp;
         if (streamId != PacketInfo.ABSENT) {
-            sp = plan.streams.get(streamId);
+            sp = plan.stream(streamId);
             if (sp == null) {
                 throw error(offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
             }
         } else {
-            if (plan.streams.size() != 1) {
-                throw error(offset, plan.streams.isEmpty() ? "the metadata declares no stream class"
+            if (plan.streamCount() != 1) {
+                throw error(offset, plan.streamCount() == 0 ? "the metadata declares no stream class"
                     : "packet has no stream_id but the metadata declares several stream classes");
             }
-            sp = plan.streams.values().iterator().next();
+            sp = plan.onlyStream();
         }
         if (stream != null && stream != sp) {
             throw error(offset, "packet belongs to stream class " + sp.cls.id() + " but earlier packets of this"
@@ -213,6 +213,10 @@ public final class StreamDecoder {
             if (contentBits != PacketInfo.ABSENT) {
                 // Without packet_size, the packet ends where its content ends (rounded up to a byte).
                 packetBits = (contentBits + 7) & ~7L;
+                if (contentBits < 0 || Long.compareUnsigned(packetBits, remaining) > 0) {
+                    throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits goes past the end"
+                        + " of the file (" + remaining + " bits left)");
+                }
             }
         } else {
             if (packetBits <= 0 || (packetBits & 7) != 0) {
@@ -399,10 +403,10 @@ public final class StreamDecoder {
             if (ep == null) {
                 throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id());
             }
-        } else if (sp.events.size() == 1) {
-            ep = sp.events.values().iterator().next();
+        } else if (sp.eventCount() == 1) {
+            ep = sp.onlyEvent();
         } else {
-            throw error(start, sp.events.isEmpty() ? "packet has content but stream class " + sp.cls.id()
+            throw error(start, sp.eventCount() == 0 ? "packet has content but stream class " + sp.cls.id()
                 + " declares no event" : "event header has no id field");
         }
         event = ep;
@@ -511,9 +515,9 @@ public final class StreamDecoder {
                 }
                 ensureTape(1);
                 tape[tapeLen++] = option;
-                decodeNode(n.children[option], scope);
+                decodeNode(n.children[n.entryOf(option)], scope);
             }
-            case Node.ARRAY -> {
+            case Node.ARRAY, Node.RUN -> {
                 align(n.align, scope);
                 checkCount(n.length, n.element(), scope);
                 for (long k = 0; k < n.length; k++) {
@@ -530,11 +534,12 @@ public final class StreamDecoder {
                     decodeNode(n.element(), scope);
                 }
             }
-            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
-                long count = n.kind == Node.PACKED_ARRAY ? n.length : regs[n.sourceRegister];
+            case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> {
+                long count = n.kind != Node.PACKED_SEQUENCE ? n.length : regs[n.sourceRegister];
                 align(n.align, scope);
                 if (count < 0 || (count > 0 && Long.compareUnsigned(count, (limit - pos) / n.size) > 0)) {
-                    throw error(pos, (n.kind == Node.PACKED_ARRAY ? "array" : "sequence") + " of "
+                    throw error(pos, (n.kind == Node.PACKED_SEQUENCE ? "sequence" : n.kind == Node.PACKED_RUN
+                        ? "run of struct members" : "array") + " of "
                         + Long.toUnsignedString(count) + " elements in the " + scope
                         + " goes past the end of the packet content");
                 }
@@ -583,13 +588,7 @@ public final class StreamDecoder {
     }
 
     static int selectOption(Node n, long tag) {
-        long[][] ranges = n.optionRanges;
-        for (int i = 0; i < ranges.length; i++) {
-            if (Node.inRanges(ranges[i], tag, n.tagSigned)) {
-                return i;
-            }
-        }
-        return -1;
+        return n.selector.select(tag);
     }
 
     private void updateClock(long v, int size) {

@@ -9,7 +9,7 @@ public final class Tape {
     public static int span(Node n, long[] t, int at) {
         return switch (n.kind) {
             case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
-            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> 2;
+            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
             case Node.STRUCT -> {
                 int p = at;
                 for (Node c : n.children) {
@@ -17,8 +17,8 @@ public final class Tape {
                 }
                 yield p - at;
             }
-            case Node.VARIANT -> 1 + span(n.children[(int) t[at]], t, at + 1);
-            case Node.ARRAY -> {
+            case Node.VARIANT -> 1 + span(n.children[n.entryOf((int) t[at])], t, at + 1);
+            case Node.ARRAY, Node.RUN -> {
                 int p = at;
                 for (long k = 0; k < n.length; k++) {
                     p += span(n.element(), t, p);

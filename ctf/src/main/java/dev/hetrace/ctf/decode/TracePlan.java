@@ -2,6 +2,7 @@ package dev.hetrace.ctf.decode;
 
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.EventClass;
+import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
@@ -13,8 +14,10 @@ import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
+import dev.hetrace.ctf.metadata.MemberList;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
+import dev.hetrace.ctf.metadata.StreamClassRun;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,7 +38,70 @@ public final class TracePlan {
     public final List<ClockClass> clocks;
     public final Node packetHeader;
     public final Map<Long, StreamPlan> streams = new LinkedHashMap<>();
+    /** Runs of similar stream classes without events (sorted by id): one plan each, shared. */
+    public final List<StreamPlanRun> streamRuns = new ArrayList<>();
+    /** Plans of stream classes of runs that packets referred to, by id. */
+    private final Map<Long, StreamPlan> fromRuns = new java.util.HashMap<>();
     public int registerCount;
+
+    /** A run of stream classes and the plan they share. */
+    public record StreamPlanRun(StreamClassRun cls, StreamPlan template) {}
+
+    /** The plan of stream class {@code id}, or null. */
+    public StreamPlan stream(long id) {
+        StreamPlan sp = streams.get(id);
+        if (sp != null || streamRuns.isEmpty()) {
+            return sp;
+        }
+        sp = fromRuns.get(id);
+        if (sp != null) {
+            return sp;
+        }
+        int lo = 0;
+        int hi = streamRuns.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            StreamPlanRun r = streamRuns.get(mid);
+            if (id < r.cls().firstId()) {
+                hi = mid - 1;
+            } else if (id > r.cls().lastId()) {
+                lo = mid + 1;
+            } else {
+                StreamPlan t = r.template();
+                sp = new StreamPlan(r.cls().get(id));
+                sp.packetContext = t.packetContext;
+                sp.eventHeader = t.eventHeader;
+                sp.eventContext = t.eventContext;
+                sp.defaultClock = t.defaultClock;
+                fromRuns.put(id, sp);
+                return sp;
+            }
+        }
+        return null;
+    }
+
+    /** Number of stream classes. */
+    public long streamCount() {
+        long n = streams.size();
+        for (StreamPlanRun r : streamRuns) {
+            n += r.cls().count();
+        }
+        return n;
+    }
+
+    /** The plan of the only stream class (see {@link #streamCount()}). */
+    public StreamPlan onlyStream() {
+        return streams.isEmpty() ? stream(streamRuns.getFirst().cls().firstId()) : streams.values().iterator().next();
+    }
+
+    /** Every distinct plan of a stream class: one per class, one per run. */
+    public List<StreamPlan> distinctStreams() {
+        List<StreamPlan> all = new ArrayList<>(streams.values());
+        for (StreamPlanRun r : streamRuns) {
+            all.add(r.template());
+        }
+        return all;
+    }
 
     /** Decode plan of one stream class. */
     public static final class StreamPlan {
@@ -44,22 +110,83 @@ public final class TracePlan {
         public Node eventHeader;
         public Node eventContext;
         public final Map<Long, EventPlan> events = new LinkedHashMap<>();
+        /** Runs of similar event classes (sorted by id): one plan each, shared. */
+        public final List<EventPlanRun> eventRuns = new ArrayList<>();
         /** Dense lookup by event id when ids are small, else null. */
         public EventPlan[] eventsById;
         /** Index in {@link TracePlan#clocks} of the stream's default clock, or -1. */
         public int defaultClock = -1;
+        /** Plans of event classes of runs, last used, by id modulo its size. */
+        private EventPlan[] fromRuns;
 
         StreamPlan(StreamClass cls) {
             this.cls = cls;
         }
 
         public EventPlan event(long id) {
+            EventPlan ep;
             if (eventsById != null) {
-                return id >= 0 && id < eventsById.length ? eventsById[(int) id] : null;
+                ep = id >= 0 && id < eventsById.length ? eventsById[(int) id] : null;
+            } else {
+                ep = events.get(id);
             }
-            return events.get(id);
+            return ep != null || eventRuns.isEmpty() ? ep : fromRun(id);
+        }
+
+        private EventPlan fromRun(long id) {
+            int slot = (int) (id & 1023);
+            if (fromRuns != null && fromRuns[slot] != null && fromRuns[slot].cls.id() == id) {
+                return fromRuns[slot];
+            }
+            int lo = 0;
+            int hi = eventRuns.size() - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                EventPlanRun r = eventRuns.get(mid);
+                if (id < r.cls().firstId()) {
+                    hi = mid - 1;
+                } else if (id > r.cls().lastId()) {
+                    lo = mid + 1;
+                } else {
+                    EventPlan ep = new EventPlan(r.cls().get(id - r.cls().firstId()), this);
+                    ep.context = r.template().context;
+                    ep.payload = r.template().payload;
+                    if (fromRuns == null) {
+                        fromRuns = new EventPlan[1024];
+                    }
+                    fromRuns[slot] = ep;
+                    return ep;
+                }
+            }
+            return null;
+        }
+
+        /** Number of event classes. */
+        public long eventCount() {
+            long n = events.size();
+            for (EventPlanRun r : eventRuns) {
+                n += r.cls().count();
+            }
+            return n;
+        }
+
+        /** The plan of the only event class (see {@link #eventCount()}). */
+        public EventPlan onlyEvent() {
+            return events.isEmpty() ? event(eventRuns.getFirst().cls().firstId()) : events.values().iterator().next();
+        }
+
+        /** Every distinct plan of an event class: one per class, one per run. */
+        public List<EventPlan> distinctEvents() {
+            List<EventPlan> all = new ArrayList<>(events.values());
+            for (EventPlanRun r : eventRuns) {
+                all.add(r.template());
+            }
+            return all;
         }
     }
+
+    /** A run of event classes and the plan they share. */
+    public record EventPlanRun(EventClassRun cls, EventPlan template) {}
 
     /** Decode plan of one event class. */
     public static final class EventPlan {
@@ -67,6 +194,8 @@ public final class TracePlan {
         public final StreamPlan stream;
         public Node context;
         public Node payload;
+        /** The name as printed, in UTF-8 (set by the first printer that needs it). */
+        public byte[] nameBytes;
 
         EventPlan(EventClass cls, StreamPlan stream) {
             this.cls = cls;
@@ -137,34 +266,48 @@ public final class TracePlan {
             });
             TracePlan plan = new TracePlan(trace, clocks, header);
             for (StreamClass sc : trace.streams().values()) {
-                StreamPlan sp = new StreamPlan(sc);
-                clearRootsFrom(Scope.PACKET_CONTEXT);
-                sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
-                sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
-                sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
-                long maxId = -1;
-                for (EventClass ec : sc.events().values()) {
-                    clearRootsFrom(Scope.EVENT_SPECIFIC_CONTEXT);
-                    EventPlan ep = new EventPlan(ec, sp);
-                    ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
-                    ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
-                    sp.events.put(ec.id(), ep);
-                    maxId = Math.max(maxId, ec.id());
-                }
-                if (maxId < 65536) {
-                    sp.eventsById = new EventPlan[(int) maxId + 1];
-                    for (EventPlan ep : sp.events.values()) {
-                        sp.eventsById[(int) ep.cls.id()] = ep;
-                    }
-                }
-                autoMapClock(sp.packetContext, Set.of("timestamp_begin", "timestamp_end"));
-                autoMapClock(sp.eventHeader, Set.of("timestamp"));
-                sp.defaultClock = defaultClock(sp);
-                plan.streams.put(sc.id(), sp);
+                plan.streams.put(sc.id(), compileStream(sc));
+            }
+            for (StreamClassRun run : trace.streamRuns()) {
+                plan.streamRuns.add(new StreamPlanRun(run, compileStream(run.get(run.firstId()))));
             }
             Visibility.apply(plan);
             plan.registerCount = registers;
             return plan;
+        }
+
+        private StreamPlan compileStream(StreamClass sc) throws MetadataException {
+            StreamPlan sp = new StreamPlan(sc);
+            clearRootsFrom(Scope.PACKET_CONTEXT);
+            sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
+            sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
+            sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
+            long maxId = -1;
+            for (EventClass ec : sc.events().values()) {
+                sp.events.put(ec.id(), compileEvent(ec, sp));
+                maxId = Math.max(maxId, ec.id());
+            }
+            for (EventClassRun run : sc.eventRuns()) {
+                sp.eventRuns.add(new EventPlanRun(run, compileEvent(run.get(0), sp)));
+            }
+            if (maxId < 65536) {
+                sp.eventsById = new EventPlan[(int) maxId + 1];
+                for (EventPlan ep : sp.events.values()) {
+                    sp.eventsById[(int) ep.cls.id()] = ep;
+                }
+            }
+            autoMapClock(sp.packetContext, Set.of("timestamp_begin", "timestamp_end"));
+            autoMapClock(sp.eventHeader, Set.of("timestamp"));
+            sp.defaultClock = defaultClock(sp);
+            return sp;
+        }
+
+        private EventPlan compileEvent(EventClass ec, StreamPlan sp) throws MetadataException {
+            clearRootsFrom(Scope.EVENT_SPECIFIC_CONTEXT);
+            EventPlan ep = new EventPlan(ec, sp);
+            ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
+            ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
+            return ep;
         }
 
         private void clearRootsFrom(Scope s) {
@@ -216,7 +359,7 @@ public final class TracePlan {
             scopes.add(sp.packetContext);
             scopes.add(sp.eventHeader);
             scopes.add(sp.eventContext);
-            for (EventPlan ep : sp.events.values()) {
+            for (EventPlan ep : sp.distinctEvents()) {
                 scopes.add(ep.context);
                 scopes.add(ep.payload);
             }
@@ -319,20 +462,7 @@ public final class TracePlan {
                 case IntegerType it -> integer(it, type);
                 case EnumType et -> {
                     Node n = integer(et.container(), type);
-                    Map<String, List<Long>> byLabel = new LinkedHashMap<>();
-                    for (EnumMapping m : et.mappings()) {
-                        List<Long> r = byLabel.computeIfAbsent(m.label(), k -> new ArrayList<>());
-                        r.add(m.low());
-                        r.add(m.high());
-                    }
-                    n.enumLabels = new byte[byLabel.size()][];
-                    n.enumRanges = new long[byLabel.size()][];
-                    int k = 0;
-                    for (Map.Entry<String, List<Long>> e : byLabel.entrySet()) {
-                        n.enumLabels[k] = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                        n.enumRanges[k] = e.getValue().stream().mapToLong(Long::longValue).toArray();
-                        k++;
-                    }
+                    n.enumTable = EnumTable.of(et);
                     yield n;
                 }
                 case FloatType ft -> {
@@ -349,7 +479,8 @@ public final class TracePlan {
                 }
                 case StructType st -> {
                     Node n = new Node(Node.STRUCT, type, st.alignment());
-                    int count = st.members().size();
+                    MemberList ml = st.members() instanceof MemberList x ? x : null;
+                    int count = ml != null ? ml.entryCount() : st.members().size();
                     n.children = new Node[count];
                     n.rawNames = new String[count];
                     n.names = new String[count];
@@ -359,12 +490,16 @@ public final class TracePlan {
                     try {
                         long min = 0;
                         for (int i = 0; i < count; i++) {
-                            var m = st.members().get(i);
+                            var m = ml != null ? ml.entryMember(i) : st.members().get(i);
                             n.rawNames[i] = m.name();
                             n.names[i] = displayName(m.name());
                             n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                            n.children[i] = compile(m.type(), n, depth + 1);
-                            n.children[i].source = m;
+                            if (ml != null && ml.isRun(i) && ml.entrySize(i) > 1) {
+                                n.children[i] = run(ml, i, compile(m.type(), n, depth + 1));
+                            } else {
+                                n.children[i] = compile(m.type(), n, depth + 1);
+                                n.children[i].source = m;
+                            }
                             min += n.children[i].minBits;
                             done[0] = i + 1;
                         }
@@ -401,6 +536,19 @@ public final class TracePlan {
                     yield n;
                 }
             };
+        }
+
+        /** A run of struct members of one type: decoded as an array, shown as members. */
+        private static Node run(MemberList ml, int entry, Node elem) {
+            Node r = new Node(packable(elem) ? Node.PACKED_RUN : Node.RUN, elem.type, elem.align);
+            r.children = new Node[] {elem};
+            r.length = ml.entrySize(entry);
+            r.size = elem.size;
+            r.runPrefix = ml.runPrefix(entry);
+            r.runDisplayPrefix = displayName(r.runPrefix).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            r.runFirst = ml.runFirst(entry);
+            r.minBits = saturatingMultiply(r.length, elem.minBits);
+            return r;
         }
 
         private static long saturatingMultiply(long a, long b) {
@@ -455,32 +603,36 @@ public final class TracePlan {
                 throw new MetadataException("variant tag '" + vt.tag() + "' must be an enumeration field");
             }
             Node n = new Node(Node.VARIANT, vt, 1);
-            int count = vt.options().size();
+            MemberList options = vt.options() instanceof MemberList x ? x : new MemberList(vt.options());
+            int count = options.entryCount();
             n.children = new Node[count];
             n.rawNames = new String[count];
             n.names = new String[count];
-            n.optionRanges = new long[count][];
             n.tagSigned = tagType.container().signed();
             n.sourceRegister = registerOf(target);
+            if (count != options.size()) {
+                n.entryStart = new int[count];
+                n.runPrefixes = new String[count];
+                n.runFirsts = new long[count];
+            }
             long min = Long.MAX_VALUE;
-            boolean anySelectable = false;
             for (int i = 0; i < count; i++) {
-                var option = vt.options().get(i);
+                var option = options.entryMember(i);
                 n.rawNames[i] = option.name();
                 n.names[i] = displayName(option.name());
                 n.children[i] = compile(option.type(), null, depth + 1);
-                min = Math.min(min, n.children[i].minBits);
-                List<Long> ranges = new ArrayList<>();
-                for (EnumMapping m : tagType.mappings()) {
-                    if (m.label().equals(option.name())) {
-                        ranges.add(m.low());
-                        ranges.add(m.high());
+                if (n.entryStart != null) {
+                    n.entryStart[i] = options.entryStart(i);
+                    if (options.isRun(i)) {
+                        n.runPrefixes[i] = options.runPrefix(i);
+                        n.runFirsts[i] = options.runFirst(i);
                     }
                 }
-                n.optionRanges[i] = ranges.stream().mapToLong(Long::longValue).toArray();
-                anySelectable |= !ranges.isEmpty();
+                min = Math.min(min, n.children[i].minBits);
             }
-            if (!anySelectable) {
+            EnumTable tags = target.enumTable != null ? target.enumTable : EnumTable.of(tagType);
+            n.selector = VariantSelector.of(tags, options);
+            if (n.selector.isEmpty()) {
                 throw new MetadataException("no option of the variant tagged by '" + vt.tag()
                     + "' is named by a label of the tag");
             }
@@ -553,6 +705,10 @@ public final class TracePlan {
                     throw new MetadataException(what + " '" + path + "' goes through a field that is not a struct");
                 }
                 int i = n.memberIndex(parts.get(k));
+                if (i < 0 && n.inRun(parts.get(k))) {
+                    throw new MetadataException(what + " '" + path + "' names a member of a run of similar members"
+                        + " that no relative reference named where it was declared: not supported");
+                }
                 if (i < 0 || (k == 0 && limit != null && n == limit.struct() && i >= limit.done()[0])) {
                     throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
                 }

@@ -12,11 +12,11 @@ final class Visibility {
 
     static void apply(TracePlan plan) {
         hide(plan.packetHeader);
-        for (TracePlan.StreamPlan sp : plan.streams.values()) {
+        for (TracePlan.StreamPlan sp : plan.distinctStreams()) {
             compute(sp.packetContext);
             hide(sp.eventHeader);
             compute(sp.eventContext);
-            for (TracePlan.EventPlan ep : sp.events.values()) {
+            for (TracePlan.EventPlan ep : sp.distinctEvents()) {
                 compute(ep.context);
                 compute(ep.payload);
             }

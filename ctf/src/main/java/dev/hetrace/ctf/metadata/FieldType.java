@@ -56,7 +56,7 @@ public sealed interface FieldType
     /** An integer whose values map to labels. */
     record EnumType(IntegerType container, List<EnumMapping> mappings) implements FieldType {
         public EnumType {
-            mappings = List.copyOf(mappings);
+            mappings = mappings instanceof MappingList ? mappings : List.copyOf(mappings);
         }
 
         @Override
@@ -71,12 +71,15 @@ public sealed interface FieldType
     /** A sequence of named fields; aligned on max(minAlignment, alignment of its members). */
     record StructType(List<Member> members, int minAlignment) implements FieldType {
         public StructType {
-            members = List.copyOf(members);
+            members = members instanceof MemberList ? members : List.copyOf(members);
         }
 
         @Override
         public int alignment() {
             int align = Math.max(1, minAlignment);
+            if (members instanceof MemberList ml) {
+                return Math.max(align, ml.maxAlignment());
+            }
             for (Member m : members) {
                 if (!(m.type() instanceof VariantType)) {
                     align = Math.max(align, m.type().alignment());
@@ -86,6 +89,10 @@ public sealed interface FieldType
         }
 
         public Member member(String name) {
+            if (members instanceof MemberList ml) {
+                int i = ml.indexOf(name);
+                return i < 0 ? null : ml.get(i);
+            }
             for (Member m : members) {
                 if (m.name().equals(name)) {
                     return m;
@@ -102,7 +109,7 @@ public sealed interface FieldType
      */
     record VariantType(FieldPath tag, List<Member> options, Member tagField) implements FieldType {
         public VariantType {
-            options = List.copyOf(options);
+            options = options instanceof MemberList ? options : List.copyOf(options);
         }
 
         public VariantType(FieldPath tag, List<Member> options) {

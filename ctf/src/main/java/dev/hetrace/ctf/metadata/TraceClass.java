@@ -3,6 +3,7 @@ package dev.hetrace.ctf.metadata;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -10,20 +11,46 @@ import java.util.UUID;
 
 /**
  * Everything a trace's metadata says: byte order, UUID, packet header layout, clocks,
- * environment, and stream classes. This is the schema; decoded values live elsewhere.
+ * environment, and stream classes (one by one in {@code streams}, and in runs of similar
+ * classes without events in {@code streamRuns}, sorted by id and disjoint from {@code streams}).
+ * This is the schema; decoded values live elsewhere.
  *
  * @param env values are {@link Long} or {@link String}, in declaration order
  */
 public record TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
                          Map<String, ClockClass> clocks, Map<String, Object> env,
-                         SortedMap<Long, StreamClass> streams) {
+                         SortedMap<Long, StreamClass> streams, List<StreamClassRun> streamRuns) {
     public TraceClass {
         clocks = Collections.unmodifiableMap(new LinkedHashMap<>(clocks));
         env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
         streams = Collections.unmodifiableSortedMap(new TreeMap<>(streams));
+        streamRuns = List.copyOf(streamRuns);
+    }
+
+    public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
+                      Map<String, ClockClass> clocks, Map<String, Object> env, SortedMap<Long, StreamClass> streams) {
+        this(major, minor, byteOrder, uuid, packetHeader, clocks, env, streams, List.of());
     }
 
     public StreamClass stream(long id) {
-        return streams.get(id);
+        StreamClass s = streams.get(id);
+        if (s != null) {
+            return s;
+        }
+        for (StreamClassRun r : streamRuns) {
+            if (r.contains(id)) {
+                return r.get(id);
+            }
+        }
+        return null;
+    }
+
+    /** Number of stream classes, in runs or not. */
+    public long streamCount() {
+        long n = streams.size();
+        for (StreamClassRun r : streamRuns) {
+            n += r.count();
+        }
+        return n;
     }
 }

@@ -1,34 +1,38 @@
 package dev.hetrace.ctf.metadata;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
-/** Splits TSDL text into tokens (C99 lexical rules restricted to what TSDL needs). */
+/**
+ * Splits TSDL text into tokens (C99 lexical rules restricted to what TSDL needs). Reads its
+ * source through a small window, so metadata of any size (gigabytes) is tokenized in constant
+ * memory; only a token itself (a very long identifier or string) is held whole.
+ */
 final class TsdlLexer {
-    private static final String[] PUNCTUATORS = {"...", ":=", "->", "[", "]", "(", ")", "{", "}", ".", "*", "+",
-        "-", "<", ">", ":", ";", "=", ","};
+    private static final int WINDOW = 1 << 16;
 
-    private final String src;
-    private int pos;
+    private final Reader in;
+    private final char[] buf = new char[WINDOW];
+    /** Buffered characters are {@code buf[at, end)}. */
+    private int at;
+    private int end;
+    private boolean eof;
     private int line = 1;
-    private int lineStart;
+    /** Characters consumed since the start of the current line. */
+    private long lineChars;
+    private final StringBuilder text = new StringBuilder();
 
-    TsdlLexer(String src) {
-        this.src = src;
+    TsdlLexer(Reader in) {
+        this.in = in;
     }
 
-    static List<Token> tokenize(String text) throws MetadataException {
-        TsdlLexer lexer = new TsdlLexer(text);
-        List<Token> tokens = new ArrayList<>();
-        Token t;
-        do {
-            t = lexer.next();
-            tokens.add(t);
-        } while (t.kind() != Token.Kind.END);
-        return tokens;
+    TsdlLexer(String src) {
+        this(new java.io.StringReader(src));
     }
 
     private MetadataException error(int l, int col, String message) {
@@ -36,45 +40,103 @@ final class TsdlLexer {
     }
 
     private int column() {
-        return pos - lineStart + 1;
+        return (int) Math.min(Integer.MAX_VALUE, lineChars + 1);
+    }
+
+    /** The character {@code ahead} positions on, or -1 past the end. */
+    private int la(int ahead) {
+        if (at + ahead >= end) {
+            fill(ahead + 1);
+            if (at + ahead >= end) {
+                return -1;
+            }
+        }
+        return buf[at + ahead];
+    }
+
+    private void fill(int wanted) {
+        if (eof) {
+            return;
+        }
+        if (at > 0) {
+            System.arraycopy(buf, at, buf, 0, end - at);
+            end -= at;
+            at = 0;
+        }
+        try {
+            while (end < wanted || end == 0) {
+                int n = in.read(buf, end, buf.length - end);
+                if (n < 0) {
+                    eof = true;
+                    return;
+                }
+                end += n;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Consumes one character (not a newline: see {@link #newline()}). */
+    private char take() {
+        la(0);
+        lineChars++;
+        return buf[at++];
+    }
+
+    private void skip(int n) {
+        for (int i = 0; i < n; i++) {
+            take();
+        }
+    }
+
+    private void newline() {
+        at++;
+        line++;
+        lineChars = 0;
     }
 
     private void skipSpaceAndComments() throws MetadataException {
-        while (pos < src.length()) {
-            char c = src.charAt(pos);
+        while (true) {
+            int c = la(0);
+            if (c < 0) {
+                return;
+            }
             if (c == '\n') {
-                pos++;
-                line++;
-                lineStart = pos;
+                newline();
             } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0B) {
-                pos++;
-            } else if (c == '/' && pos + 1 < src.length() && src.charAt(pos + 1) == '*') {
+                take();
+            } else if (c == '/' && la(1) == '*') {
                 int l = line;
                 int col = column();
-                pos += 2;
+                skip(2);
                 while (true) {
-                    if (pos >= src.length()) {
+                    int d = la(0);
+                    if (d < 0) {
                         throw error(l, col, "unterminated comment");
                     }
-                    char d = src.charAt(pos);
-                    if (d == '*' && pos + 1 < src.length() && src.charAt(pos + 1) == '/') {
-                        pos += 2;
+                    if (d == '*' && la(1) == '/') {
+                        skip(2);
                         break;
                     }
                     if (d == '\n') {
-                        line++;
-                        lineStart = pos + 1;
+                        newline();
+                        continue;
                     } else if (d == 0) {
                         throw error(line, column(), "NUL character in metadata");
                     }
-                    pos++;
+                    take();
                 }
-            } else if (c == '/' && pos + 1 < src.length() && src.charAt(pos + 1) == '/') {
-                while (pos < src.length() && src.charAt(pos) != '\n') {
-                    if (src.charAt(pos) == 0) {
+            } else if (c == '/' && la(1) == '/') {
+                while (true) {
+                    int d = la(0);
+                    if (d < 0 || d == '\n') {
+                        break;
+                    }
+                    if (d == 0) {
                         throw error(line, column(), "NUL character in metadata");
                     }
-                    pos++;
+                    take();
                 }
             } else {
                 return;
@@ -82,45 +144,64 @@ final class TsdlLexer {
         }
     }
 
+    private static boolean identifierStart(int c) {
+        return Character.isLetter(c) || c == '_' || c == '$';
+    }
+
+    private static boolean identifierPart(int c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
+
     Token next() throws MetadataException {
         skipSpaceAndComments();
         int l = line;
         int col = column();
-        if (pos >= src.length()) {
+        int c = la(0);
+        if (c < 0) {
             return new Token(Token.Kind.END, "", null, l, col);
         }
-        char c = src.charAt(pos);
         if (c == 0) {
             throw error(l, col, "NUL character in metadata");
         }
-        if (c == 'L' && pos + 1 < src.length() && (src.charAt(pos + 1) == '"' || src.charAt(pos + 1) == '\'')) {
-            pos++;
-            c = src.charAt(pos);
+        if (c == 'L' && (la(1) == '"' || la(1) == '\'')) {
+            take();
+            c = la(0);
         }
-        if (Character.isLetter(c) || c == '_' || c == '$') {
-            int start = pos;
-            while (pos < src.length()) {
-                char d = src.charAt(pos);
-                if (Character.isLetterOrDigit(d) || d == '_' || d == '$') {
-                    pos++;
-                } else {
+        if (identifierStart(c)) {
+            text.setLength(0);
+            // Identifiers are copied from the window in slices: a long one costs no more than its String.
+            while (true) {
+                if (at >= end) {
+                    if (la(0) < 0) {
+                        break;
+                    }
+                }
+                int from = at;
+                int i = at;
+                while (i < end && identifierPart(buf[i])) {
+                    i++;
+                }
+                text.append(buf, from, i - from);
+                lineChars += i - from;
+                at = i;
+                if (i < end) {
                     break;
                 }
             }
-            return new Token(Token.Kind.IDENTIFIER, src.substring(start, pos), null, l, col);
+            return new Token(Token.Kind.IDENTIFIER, text.toString(), null, l, col);
         }
         if (c >= '0' && c <= '9') {
             return number(l, col);
         }
         if (c == '"') {
-            pos++;
+            take();
             String value = quoted('"', l, col);
             int nul = value.indexOf('\0');
             // A C string ends at its first NUL.
             return new Token(Token.Kind.STRING, nul >= 0 ? value.substring(0, nul) : value, null, l, col);
         }
         if (c == '\'') {
-            pos++;
+            take();
             String value = quoted('\'', l, col);
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
             if (bytes.length == 0) {
@@ -132,13 +213,35 @@ final class TsdlLexer {
             }
             return new Token(Token.Kind.INTEGER, "'" + value + "'", v, l, col);
         }
-        for (String p : PUNCTUATORS) {
-            if (src.startsWith(p, pos)) {
-                pos += p.length();
-                return new Token(Token.Kind.PUNCTUATOR, p, null, l, col);
-            }
+        String p = punctuator(c);
+        if (p != null) {
+            skip(p.length());
+            return new Token(Token.Kind.PUNCTUATOR, p, null, l, col);
         }
-        throw error(l, col, "unexpected character '" + printable(c) + "'");
+        throw error(l, col, "unexpected character '" + printable((char) c) + "'");
+    }
+
+    private String punctuator(int c) {
+        int d = la(1);
+        return switch (c) {
+            case '.' -> d == '.' && la(2) == '.' ? "..." : ".";
+            case ':' -> d == '=' ? ":=" : ":";
+            case '-' -> d == '>' ? "->" : "-";
+            case '[' -> "[";
+            case ']' -> "]";
+            case '(' -> "(";
+            case ')' -> ")";
+            case '{' -> "{";
+            case '}' -> "}";
+            case '*' -> "*";
+            case '+' -> "+";
+            case '<' -> "<";
+            case '>' -> ">";
+            case ';' -> ";";
+            case '=' -> "=";
+            case ',' -> ",";
+            default -> null;
+        };
     }
 
     private static String printable(char c) {
@@ -146,58 +249,56 @@ final class TsdlLexer {
     }
 
     private Token number(int l, int col) throws MetadataException {
-        int start = pos;
+        StringBuilder literal = new StringBuilder();
         int radix = 10;
-        int digitsStart = pos;
-        if (src.charAt(pos) == '0' && pos + 1 < src.length()
-                && (src.charAt(pos + 1) == 'x' || src.charAt(pos + 1) == 'X')) {
+        if (la(0) == '0' && (la(1) == 'x' || la(1) == 'X')) {
             radix = 16;
-            pos += 2;
-            digitsStart = pos;
-        } else if (src.charAt(pos) == '0') {
+            literal.append(take()).append(take());
+        } else if (la(0) == '0') {
             radix = 8;
         }
-        while (pos < src.length() && Character.digit(src.charAt(pos), radix == 8 ? 10 : radix) >= 0) {
-            pos++;
+        int digitsStart = literal.length();
+        while (la(0) >= 0 && Character.digit(la(0), radix == 8 ? 10 : radix) >= 0) {
+            literal.append(take());
         }
-        String digits = src.substring(digitsStart, pos);
+        String digits = literal.substring(digitsStart);
         if (digits.isEmpty()) {
-            throw error(l, col, "incomplete integer literal '" + src.substring(start, pos) + "'");
+            throw error(l, col, "incomplete integer literal '" + literal + "'");
         }
         // Suffixes: u, l, ll in any C99-valid combination.
-        int suffixStart = pos;
-        while (pos < src.length() && "uUlL".indexOf(src.charAt(pos)) >= 0) {
-            pos++;
+        int suffixStart = literal.length();
+        while (la(0) >= 0 && "uUlL".indexOf(la(0)) >= 0) {
+            literal.append(take());
         }
-        String suffix = src.substring(suffixStart, pos).toLowerCase();
+        String suffix = literal.substring(suffixStart).toLowerCase();
         if (!suffix.isEmpty() && !List.of("u", "l", "ul", "lu", "ll", "ull", "llu").contains(suffix)) {
-            throw error(l, col, "invalid integer suffix '" + src.substring(suffixStart, pos) + "'");
+            throw error(l, col, "invalid integer suffix '" + literal.substring(suffixStart) + "'");
         }
-        if (pos < src.length() && (Character.isLetterOrDigit(src.charAt(pos)) || src.charAt(pos) == '_')) {
-            throw error(l, col, "invalid integer literal '" + src.substring(start, pos + 1) + "'");
+        if (la(0) >= 0 && (Character.isLetterOrDigit(la(0)) || la(0) == '_')) {
+            throw error(l, col, "invalid integer literal '" + literal + (char) la(0) + "'");
         }
         BigInteger value;
         try {
             value = new BigInteger(digits, radix);
         } catch (NumberFormatException e) {
-            throw error(l, col, "invalid integer literal '" + src.substring(start, pos) + "'");
+            throw error(l, col, "invalid integer literal '" + literal + "'");
         }
         if (value.bitLength() > 64) {
-            throw error(l, col, "integer literal " + src.substring(start, pos) + " does not fit in 64 bits");
+            throw error(l, col, "integer literal " + literal + " does not fit in 64 bits");
         }
-        return new Token(Token.Kind.INTEGER, src.substring(start, pos), value, l, col);
+        return new Token(Token.Kind.INTEGER, literal.toString(), value, l, col);
     }
 
     /** Reads up to the closing quote, resolving C escapes; the result is decoded as UTF-8. */
     private String quoted(char quote, int l, int col) throws MetadataException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         while (true) {
-            if (pos >= src.length()) {
+            int c = la(0);
+            if (c < 0) {
                 throw error(l, col, "unterminated " + (quote == '"' ? "string" : "character") + " literal");
             }
-            char c = src.charAt(pos);
             if (c == quote) {
-                pos++;
+                take();
                 break;
             }
             if (c == '\n') {
@@ -207,22 +308,24 @@ final class TsdlLexer {
                 throw error(line, column(), "NUL character in metadata");
             }
             if (c != '\\') {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                if (Character.isHighSurrogate(c) && pos + 1 < src.length()) {
-                    b = src.substring(pos, pos + 2).getBytes(StandardCharsets.UTF_8);
-                    pos++;
+                byte[] b;
+                if (Character.isHighSurrogate((char) c) && la(1) >= 0) {
+                    char hi = take();
+                    char lo = take();
+                    b = new String(new char[] {hi, lo}).getBytes(StandardCharsets.UTF_8);
+                } else {
+                    b = String.valueOf(take()).getBytes(StandardCharsets.UTF_8);
                 }
                 out.writeBytes(b);
-                pos++;
                 continue;
             }
             int escLine = line;
             int escCol = column();
-            pos++;
-            if (pos >= src.length()) {
+            take();
+            if (la(0) < 0) {
                 throw error(l, col, "unterminated string literal");
             }
-            char e = src.charAt(pos++);
+            char e = take();
             switch (e) {
                 case '\'', '"', '?', '\\' -> out.write(e);
                 case 'a' -> out.write(7);
@@ -232,28 +335,31 @@ final class TsdlLexer {
                 case 'r' -> out.write(13);
                 case 't' -> out.write(9);
                 case 'v' -> out.write(11);
-                case 'x' -> out.write(numericEscape(16, 0, escLine, escCol));
+                case 'x' -> out.write(numericEscape(16, escLine, escCol));
                 case 'u', 'U' -> {
                     int n = e == 'u' ? 4 : 8;
-                    if (pos + n > src.length()) {
+                    if (la(n - 1) < 0) {
                         throw error(escLine, escCol, "incomplete universal character name");
+                    }
+                    StringBuilder hex = new StringBuilder();
+                    for (int i = 0; i < n; i++) {
+                        hex.append((char) la(i));
                     }
                     int cp;
                     try {
-                        cp = Integer.parseInt(src.substring(pos, pos + n), 16);
+                        cp = Integer.parseInt(hex.toString(), 16);
                     } catch (NumberFormatException ex) {
                         throw error(escLine, escCol, "invalid universal character name");
                     }
                     if (!Character.isValidCodePoint(cp)) {
                         throw error(escLine, escCol, "invalid universal character name");
                     }
-                    pos += n;
+                    skip(n);
                     out.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
                 }
                 default -> {
                     if (e >= '0' && e <= '7') {
-                        pos--;
-                        out.write(numericEscape(8, 0, escLine, escCol));
+                        out.write(octalEscape(e, escLine, escCol));
                     } else {
                         throw error(escLine, escCol, "unknown escape sequence '\\" + printable(e) + "'");
                     }
@@ -263,18 +369,30 @@ final class TsdlLexer {
         return new String(out.toByteArray(), StandardCharsets.UTF_8);
     }
 
-    /** Octal and hexadecimal escapes take at most three digits, as babeltrace2 reads them. */
-    private int numericEscape(int radix, int ignored, int l, int col) throws MetadataException {
+    /** Hexadecimal escapes take at most three digits, as babeltrace2 reads them. */
+    private int numericEscape(int radix, int l, int col) throws MetadataException {
         int value = 0;
         int n = 0;
-        while (n < 3 && pos < src.length() && Character.digit(src.charAt(pos), radix) >= 0
-                && (radix != 8 || src.charAt(pos) <= '7')) {
-            value = value * radix + Character.digit(src.charAt(pos), radix);
-            pos++;
+        while (n < 3 && la(0) >= 0 && Character.digit(la(0), radix) >= 0) {
+            value = value * radix + Character.digit(take(), radix);
             n++;
         }
         if (n == 0) {
             throw error(l, col, "escape sequence without digits");
+        }
+        if (value > 0xFF) {
+            throw error(l, col, "escape sequence out of range for a byte");
+        }
+        return value;
+    }
+
+    /** Octal escapes: the first digit is already consumed; at most three digits in all. */
+    private int octalEscape(char first, int l, int col) throws MetadataException {
+        int value = first - '0';
+        int n = 1;
+        while (n < 3 && la(0) >= '0' && la(0) <= '7') {
+            value = value * 8 + (take() - '0');
+            n++;
         }
         if (value > 0xFF) {
             throw error(l, col, "escape sequence out of range for a byte");

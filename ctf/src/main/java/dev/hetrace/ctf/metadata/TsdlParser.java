@@ -36,14 +36,20 @@ final class TsdlParser {
         "short", "signed", "unsigned", "void", "_Bool", "_Complex", "_Imaginary");
     private static final Set<String> DYNAMIC_SCOPE_ROOTS = Set.of("trace", "stream", "event", "env");
 
-    private final List<Token> tokens;
+    private final TsdlLexer lexer;
+    /** Tokens read ahead: {@code ahead[0]} is the current one. */
+    private final Token[] ahead = new Token[4];
+    private int buffered;
+    private Token previous;
     private final Consumer<String> warnings;
-    private int p;
+    private boolean callsiteWarned;
     private Scope scope = new Scope(null);
     /** Members declared so far in each structure being parsed, innermost last; null marks a non-struct scope. */
-    private final Deque<List<Member>> structStack = new ArrayDeque<>();
+    private final Deque<MemberList> structStack = new ArrayDeque<>();
     /** Marks, in the struct stack, the start of a dynamic scope definition ({@code fields := ...}). */
-    private static final List<Member> STRUCT_SCOPE_BOUNDARY = new ArrayList<>();
+    private static final MemberList STRUCT_SCOPE_BOUNDARY = new MemberList();
+    /** Marks the root of the struct stack: no struct. */
+    private static final MemberList NO_STRUCT = new MemberList();
     private final ByteOrder traceByteOrder;
 
     // What the metadata declares.
@@ -57,30 +63,117 @@ final class TsdlParser {
     private final List<PendingStream> streams = new ArrayList<>();
     private final List<PendingEvent> events = new ArrayList<>();
 
-    private record PendingStream(Token at, Long id, StructType packetContext, StructType eventHeader,
-                                 StructType eventContext) {}
+    /** A stream block, or a run of {@code count} similar ones with consecutive ids. */
+    private static final class PendingStream {
+        final Token at;
+        final Long id;
+        final StructType packetContext;
+        final StructType eventHeader;
+        final StructType eventContext;
+        long count = 1;
 
-    private record PendingEvent(Token at, Long id, String name, Long streamId, StructType context,
-                                StructType payload, Long logLevel, String emfUri) {}
+        PendingStream(Token at, Long id, StructType packetContext, StructType eventHeader, StructType eventContext) {
+            this.at = at;
+            this.id = id;
+            this.packetContext = packetContext;
+            this.eventHeader = eventHeader;
+            this.eventContext = eventContext;
+        }
+
+        /** Whether {@code s} is the next of this run. */
+        boolean extendsWith(PendingStream s) {
+            return id != null && s.id != null && s.id == id + count && Types.same(packetContext, s.packetContext)
+                && Types.same(eventHeader, s.eventHeader) && Types.same(eventContext, s.eventContext);
+        }
+    }
+
+    /** An event block, or a run of {@code count} similar ones with consecutive ids (and counted names). */
+    private static final class PendingEvent {
+        final Token at;
+        final Long id;
+        final String name;
+        final Long streamId;
+        final StructType context;
+        final StructType payload;
+        final Long logLevel;
+        final String emfUri;
+        long count = 1;
+        String namePrefix;
+        long firstNumber;
+        int nameStep;
+
+        PendingEvent(Token at, Long id, String name, Long streamId, StructType context, StructType payload,
+                     Long logLevel, String emfUri) {
+            this.at = at;
+            this.id = id;
+            this.name = name;
+            this.streamId = streamId;
+            this.context = context;
+            this.payload = payload;
+            this.logLevel = logLevel;
+            this.emfUri = emfUri;
+            this.namePrefix = name;
+        }
+
+        /** Adds {@code e} to this run if it is the next of it. */
+        boolean extendWith(PendingEvent e) {
+            if (id == null || e.id == null || e.id != id + count || !java.util.Objects.equals(streamId, e.streamId)
+                    || !Types.same(context, e.context) || !Types.same(payload, e.payload)
+                    || !java.util.Objects.equals(logLevel, e.logLevel) || !java.util.Objects.equals(emfUri, e.emfUri)) {
+                return false;
+            }
+            if (count == 1) {
+                if (java.util.Objects.equals(name, e.name)) {
+                    nameStep = 0;
+                } else {
+                    CountedName a = name == null ? null : CountedName.of(name);
+                    CountedName b = e.name == null ? null : CountedName.of(e.name);
+                    if (a == null || b == null || !a.prefix().equals(b.prefix()) || b.number() != a.number() + 1) {
+                        return false;
+                    }
+                    nameStep = 1;
+                    namePrefix = a.prefix();
+                    firstNumber = a.number();
+                }
+            } else if (nameStep == 0 ? !java.util.Objects.equals(name, e.name)
+                    : e.name == null || !e.name.equals(namePrefix + (firstNumber + count))) {
+                return false;
+            }
+            count++;
+            return true;
+        }
+
+        EventClassRun run(long streamId) {
+            return new EventClassRun(id, count, namePrefix, firstNumber, nameStep, streamId, context, payload,
+                logLevel, emfUri);
+        }
+    }
+
+    /** Runs shorter than this are kept as separate classes. */
+    private static final long MIN_RUN = 16;
 
     private static final class Scope {
         final Scope parent;
-        final Map<String, FieldType> aliases = new HashMap<>();
-        final Map<String, StructType> structs = new HashMap<>();
-        final Map<String, VariantType> variants = new HashMap<>();
-        final Map<String, EnumType> enums = new HashMap<>();
+        final NameTable<FieldType> aliases = new NameTable<>();
+        final NameTable<StructType> structs = new NameTable<>();
+        final NameTable<VariantType> variants = new NameTable<>();
+        final NameTable<EnumType> enums = new NameTable<>();
 
         Scope(Scope parent) {
             this.parent = parent;
         }
     }
 
-    private TsdlParser(List<Token> tokens, ByteOrder defaultOrder, Consumer<String> warnings)
-            throws MetadataException {
-        this.tokens = tokens;
+    private TsdlParser(TsdlLexer lexer, ByteOrder traceByteOrder, Consumer<String> warnings) {
+        this.lexer = lexer;
         this.warnings = warnings;
-        ByteOrder declared = findTraceByteOrder(tokens);
-        this.traceByteOrder = declared != null ? declared : defaultOrder;
+        this.traceByteOrder = traceByteOrder;
+    }
+
+    /** A source of metadata text that can be read more than once (the byte order is found first). */
+    @FunctionalInterface
+    interface Source {
+        java.io.Reader open() throws java.io.IOException;
     }
 
     /**
@@ -91,30 +184,59 @@ final class TsdlParser {
      */
     static TraceClass parse(String text, ByteOrder defaultOrder, Consumer<String> warnings)
             throws MetadataException {
-        return new TsdlParser(TsdlLexer.tokenize(text), defaultOrder, warnings).parseTrace();
+        try {
+            return parse(() -> new java.io.StringReader(text), defaultOrder, warnings);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Parses metadata text read from {@code source}, twice: a first pass finds the trace byte
+     * order, the second builds the trace class. Neither holds the text or its tokens whole.
+     */
+    static TraceClass parse(Source source, ByteOrder defaultOrder, Consumer<String> warnings)
+            throws MetadataException, java.io.IOException {
+        ByteOrder declared;
+        try (java.io.Reader r = source.open()) {
+            declared = findTraceByteOrder(new TsdlLexer(r));
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+        try (java.io.Reader r = source.open()) {
+            return new TsdlParser(new TsdlLexer(r), declared != null ? declared : defaultOrder, warnings).parseTrace();
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     // ---------------------------------------------------------------- token helpers
 
-    private Token peek() {
-        return tokens.get(p);
+    private Token peek() throws MetadataException {
+        return peek(0);
     }
 
-    private Token peek(int ahead) {
-        return tokens.get(Math.min(p + ahead, tokens.size() - 1));
+    private Token peek(int k) throws MetadataException {
+        while (buffered <= k) {
+            Token last = buffered > 0 ? ahead[buffered - 1] : null;
+            ahead[buffered++] = last != null && last.kind() == Token.Kind.END ? last : lexer.next();
+        }
+        return ahead[k];
     }
 
-    private Token next() {
-        Token t = tokens.get(p);
+    private Token next() throws MetadataException {
+        Token t = peek(0);
         if (t.kind() != Token.Kind.END) {
-            p++;
+            previous = t;
+            System.arraycopy(ahead, 1, ahead, 0, buffered - 1);
+            ahead[--buffered] = null;
         }
         return t;
     }
 
-    private boolean accept(String s) {
+    private boolean accept(String s) throws MetadataException {
         if (peek().is(s)) {
-            p++;
+            next();
             return true;
         }
         return false;
@@ -151,27 +273,35 @@ final class TsdlParser {
 
     // ---------------------------------------------------------------- pre-scan
 
-    /** The trace block's byte order is needed before any type that says "native" is built. */
-    private static ByteOrder findTraceByteOrder(List<Token> tokens) throws MetadataException {
+    /**
+     * The trace block's byte order is needed before any type that says "native" is built: a
+     * first pass over the tokens finds the first top-level {@code trace} block and stops at its end.
+     */
+    private static ByteOrder findTraceByteOrder(TsdlLexer lexer) throws MetadataException {
+        Token[] w = new Token[3];
+        for (int i = 0; i < 3; i++) {
+            w[i] = lexer.next();
+        }
         int depth = 0;
-        for (int i = 0; i < tokens.size() - 1; i++) {
-            Token t = tokens.get(i);
+        while (w[0].kind() != Token.Kind.END) {
+            Token t = w[0];
             if (t.is("{")) {
                 depth++;
             } else if (t.is("}")) {
                 depth--;
-            } else if (depth == 0 && t.is("trace") && tokens.get(i + 1).is("{")) {
+            } else if (depth == 0 && t.is("trace") && w[1].is("{")) {
                 int d = 0;
-                for (int j = i + 1; j < tokens.size() - 3; j++) {
-                    Token u = tokens.get(j);
+                shift(w, lexer);
+                while (w[0].kind() != Token.Kind.END && w[2].kind() != Token.Kind.END) {
+                    Token u = w[0];
                     if (u.is("{")) {
                         d++;
                     } else if (u.is("}")) {
                         if (--d == 0) {
                             break;
                         }
-                    } else if (d == 1 && u.is("byte_order") && tokens.get(j + 1).is("=")) {
-                        Token v = tokens.get(j + 2);
+                    } else if (d == 1 && u.is("byte_order") && w[1].is("=")) {
+                        Token v = w[2];
                         return switch (v.text()) {
                             case "be", "network" -> ByteOrder.BIG_ENDIAN;
                             case "le" -> ByteOrder.LITTLE_ENDIAN;
@@ -179,17 +309,25 @@ final class TsdlParser {
                                 + v.describe());
                         };
                     }
+                    shift(w, lexer);
                 }
                 return null;
             }
+            shift(w, lexer);
         }
         return null;
+    }
+
+    private static void shift(Token[] w, TsdlLexer lexer) throws MetadataException {
+        w[0] = w[1];
+        w[1] = w[2];
+        w[2] = w[2].kind() == Token.Kind.END ? w[2] : lexer.next();
     }
 
     // ---------------------------------------------------------------- top level
 
     private TraceClass parseTrace() throws MetadataException {
-        structStack.push(List.of()); // sentinel: no struct at the root
+        structStack.push(NO_STRUCT); // sentinel: no struct at the root
         while (peek().kind() != Token.Kind.END) {
             Token t = peek();
             if (t.is(";")) {
@@ -225,7 +363,12 @@ final class TsdlParser {
                     }
                     case "callsite" -> {
                         next();
-                        parseAttributeBlock(t, a -> warnings.accept("line " + a.at().line() + ": callsite blocks are read but not used"));
+                        parseAttributeBlock(t, a -> {
+                            if (!callsiteWarned) {
+                                callsiteWarned = true;
+                                warnings.accept("line " + a.at().line() + ": callsite blocks are read but not used");
+                            }
+                        });
                         expect(";", "after the callsite block");
                         continue;
                     }
@@ -407,12 +550,13 @@ final class TsdlParser {
         if (DYNAMIC_SCOPE_ROOTS.contains(first)) {
             return null; // absolute: checked when the scopes are assembled
         }
-        for (List<Member> members : structStack) {
+        for (MemberList members : structStack) {
             if (members == STRUCT_SCOPE_BOUNDARY) {
                 return null; // inside a dynamic scope definition: may refer to an earlier scope
             }
-            for (Member m : members) {
-                if (m.name().equals(first)) {
+            Member m = members.find(first);
+            {
+                if (m != null) {
                     FieldType target = m.type();
                     for (int i = 1; i < path.parts().size(); i++) {
                         if (!(target instanceof StructType st) || st.member(path.parts().get(i)) == null) {
@@ -873,10 +1017,26 @@ final class TsdlParser {
     }
 
     /** Members of a struct or options of a variant, up to the closing brace. */
+    /** Structs and variants nested deeper than this are refused (the decode plan has the same limit). */
+    private static final int MAX_NESTING = 10_000;
+    private int nesting;
+
     private List<Member> parseMembers(Token at, String kind) throws MetadataException {
+        if (nesting >= MAX_NESTING) {
+            throw error(at, kind + " nested more than " + MAX_NESTING + " levels deep");
+        }
+        nesting++;
+        try {
+            return parseMembersAt(at, kind);
+        } finally {
+            nesting--;
+        }
+    }
+
+    private List<Member> parseMembersAt(Token at, String kind) throws MetadataException {
         Scope saved = scope;
         scope = new Scope(scope);
-        List<Member> members = new ArrayList<>();
+        MemberList members = new MemberList();
         structStack.push(members);
         try {
             while (!accept("}")) {
@@ -901,11 +1061,9 @@ final class TsdlParser {
                     if (type instanceof VariantType v && v.tag() == null && kind.equals("struct")) {
                         throw error(nameTok, "variant field '" + nameTok.text() + "' has no tag");
                     }
-                    for (Member m : members) {
-                        if (m.name().equals(nameTok.text())) {
-                            throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
-                                + " name '" + nameTok.text() + "'");
-                        }
+                    if (members.indexOf(nameTok.text()) >= 0) {
+                        throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
+                            + " name '" + nameTok.text() + "'");
                     }
                     members.add(new Member(nameTok.text(), type));
                 } while (accept(","));
@@ -983,9 +1141,22 @@ final class TsdlParser {
 
     /** A variant none of whose options is named by a label of its tag can never be decoded. */
     static void checkOptionsHaveLabels(Token at, List<Member> options, EnumType tagType) throws MetadataException {
-        for (Member option : options) {
-            for (EnumMapping m : tagType.mappings()) {
-                if (m.label().equals(option.name())) {
+        MappingList mappings = tagType.mappings() instanceof MappingList ml ? ml : new MappingList();
+        if (mappings.isEmpty()) {
+            mappings.addAll(tagType.mappings());
+        }
+        if (options instanceof MemberList ol) {
+            for (int e = 0; e < ol.entryCount(); e++) {
+                boolean found = ol.isRun(e)
+                    ? mappings.hasCountedLabel(ol.runPrefix(e), ol.runFirst(e), ol.runFirst(e) + ol.entrySize(e) - 1)
+                    : mappings.hasLabel(ol.entryMember(e).name());
+                if (found) {
+                    return;
+                }
+            }
+        } else {
+            for (Member option : options) {
+                if (mappings.hasLabel(option.name())) {
                     return;
                 }
             }
@@ -1033,7 +1204,7 @@ final class TsdlParser {
             : BigInteger.ZERO;
         BigInteger max = container.signed() ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1)
             .subtract(BigInteger.ONE) : BigInteger.ONE.shiftLeft(Math.min(container.size(), 64)).subtract(BigInteger.ONE);
-        List<EnumMapping> mappings = new ArrayList<>();
+        MappingList mappings = new MappingList();
         BigInteger nextValue = BigInteger.ZERO;
         while (!accept("}")) {
             Token labelTok = peek();
@@ -1152,7 +1323,12 @@ final class TsdlParser {
             }
         });
         expect(";", "after the stream block");
-        streams.add(new PendingStream(at, id[0], pc[0], eh[0], ec[0]));
+        PendingStream ps = new PendingStream(at, id[0], pc[0], eh[0], ec[0]);
+        if (streams.isEmpty() || !streams.getLast().extendsWith(ps)) {
+            streams.add(ps);
+        } else {
+            streams.getLast().count++;
+        }
     }
 
     private void parseEventBlock(Token at) throws MetadataException {
@@ -1177,7 +1353,10 @@ final class TsdlParser {
             }
         });
         expect(";", "after the event block");
-        events.add(new PendingEvent(at, id[0], name[0], streamId[0], ctx[0], fields[0], logLevel[0], emf[0]));
+        PendingEvent pe = new PendingEvent(at, id[0], name[0], streamId[0], ctx[0], fields[0], logLevel[0], emf[0]);
+        if (events.isEmpty() || !events.getLast().extendWith(pe)) {
+            events.add(pe);
+        }
     }
 
     private static String nameValue(Attribute a) throws MetadataException {
@@ -1241,7 +1420,7 @@ final class TsdlParser {
     }
 
     private void parseEnvBlock() throws MetadataException {
-        Token at = tokens.get(p - 1);
+        Token at = previous;
         parseAttributeBlock(at, a -> {
             if (a.type() != null) {
                 throw error(a.at(), "env entries are values, not types");
@@ -1266,80 +1445,144 @@ final class TsdlParser {
         if (traceBlock == null) {
             throw new MetadataException("metadata has no trace block");
         }
-        TreeMap<Long, StreamClass> streamClasses = new TreeMap<>();
-        Map<Long, PendingStream> byId = new LinkedHashMap<>();
+        long streamTotal = 0;
+        for (PendingStream s : streams) {
+            streamTotal += s.count;
+        }
+        // Stream ids: first id -> last id of each block or run, to find duplicates.
+        TreeMap<Long, Long> streamIds = new TreeMap<>();
+        TreeMap<Long, PendingStream> byFirstId = new TreeMap<>();
         for (PendingStream s : streams) {
             long id;
-            if (s.id() == null) {
-                if (streams.size() > 1) {
-                    throw error(s.at(), "stream has no id, but the trace has several streams");
+            if (s.id == null) {
+                if (streamTotal > 1) {
+                    throw error(s.at, "stream has no id, but the trace has several streams");
                 }
                 id = 0;
             } else {
-                id = s.id();
+                id = s.id;
             }
-            if (byId.containsKey(id)) {
-                throw error(s.at(), "duplicate stream id " + id);
+            long last = id + s.count - 1;
+            Map.Entry<Long, Long> before = streamIds.floorEntry(last);
+            if (before != null && before.getValue() >= id) {
+                throw error(s.at, "duplicate stream id " + Math.max(id, before.getKey()));
             }
-            byId.put(id, s);
+            streamIds.put(id, last);
+            byFirstId.put(id, s);
         }
-        if (byId.size() > 1 && (packetHeader == null || packetHeader.member("stream_id") == null)) {
+        if (streamTotal > 1 && (packetHeader == null || packetHeader.member("stream_id") == null)) {
             throw new MetadataException("the trace has several streams but its packet header has no stream_id field");
         }
-        Map<Long, TreeMap<Long, EventClass>> eventsByStream = new HashMap<>();
+        Long onlyStream = streamTotal == 1 ? streamIds.firstKey() : null;
+        Map<Long, Long> eventCounts = new HashMap<>();
+        for (PendingEvent e : events) {
+            eventCounts.merge(streamIdOf(e, onlyStream), e.count, Long::sum);
+        }
+        Map<Long, StreamEvents> eventsByStream = new HashMap<>();
         for (PendingEvent e : events) {
             long streamId;
-            if (e.streamId() == null) {
-                if (byId.size() > 1) {
-                    throw error(e.at(), "event '" + e.name() + "' has no stream_id, but the trace has several streams");
+            if (e.streamId == null) {
+                if (streamTotal > 1) {
+                    throw error(e.at, "event '" + e.name + "' has no stream_id, but the trace has several streams");
                 }
-                streamId = byId.isEmpty() ? 0 : byId.keySet().iterator().next();
+                streamId = streamTotal == 0 ? 0 : onlyStream;
             } else {
-                streamId = e.streamId();
-                if (!byId.containsKey(streamId)) {
-                    if (byId.isEmpty() && streamId == 0) {
+                streamId = e.streamId;
+                Map.Entry<Long, Long> s = streamIds.floorEntry(streamId);
+                if (s == null || s.getValue() < streamId) {
+                    if (streamTotal == 0 && streamId == 0) {
                         // an implicit stream class
                     } else {
-                        throw error(e.at(), "event '" + e.name() + "' refers to undefined stream " + streamId);
+                        throw error(e.at, "event '" + e.name + "' refers to undefined stream " + streamId);
                     }
                 }
             }
-            TreeMap<Long, EventClass> map = eventsByStream.computeIfAbsent(streamId, k -> new TreeMap<>());
+            StreamEvents se = eventsByStream.computeIfAbsent(streamId, k -> new StreamEvents());
             long id;
-            if (e.id() == null) {
-                if (!map.isEmpty()) {
-                    throw error(e.at(), "event '" + e.name() + "' has no id, but its stream has several events");
+            if (e.id == null) {
+                if (!se.ids.isEmpty()) {
+                    throw error(e.at, "event '" + e.name + "' has no id, but its stream has several events");
                 }
                 id = 0;
             } else {
-                id = e.id();
+                id = e.id;
             }
-            if (map.containsKey(id)) {
-                throw error(e.at(), "duplicate event id " + id + " in stream " + streamId);
+            long last = id + e.count - 1;
+            Map.Entry<Long, Long> before = se.ids.floorEntry(last);
+            if (before != null && before.getValue() >= id) {
+                throw error(e.at, "duplicate event id " + Math.max(id, before.getKey()) + " in stream " + streamId);
             }
-            if (e.id() == null && events.stream().filter(o -> streamIdOf(o, byId) == streamId).count() > 1) {
-                throw error(e.at(), "event '" + e.name() + "' has no id, but its stream has several events");
+            if (e.id == null && eventCounts.get(streamId) > 1) {
+                throw error(e.at, "event '" + e.name + "' has no id, but its stream has several events");
             }
-            map.put(id, new EventClass(id, e.name(), streamId, e.context(), e.payload(), e.logLevel(), e.emfUri()));
+            se.ids.put(id, last);
+            if (e.count >= MIN_RUN) {
+                se.runs.add(e.run(streamId));
+            } else {
+                EventClassRun r = e.count == 1 ? null : e.run(streamId);
+                for (long k = 0; k < e.count; k++) {
+                    se.classes.put(id + k, r == null ? new EventClass(id, e.name, streamId, e.context, e.payload,
+                        e.logLevel, e.emfUri) : r.get(k));
+                }
+            }
         }
-        if (byId.isEmpty() && !eventsByStream.isEmpty()) {
-            byId.put(0L, new PendingStream(traceBlock, 0L, null, null, null));
+        if (streamTotal == 0 && !eventsByStream.isEmpty()) {
+            PendingStream implicit = new PendingStream(traceBlock, 0L, null, null, null);
+            byFirstId.put(0L, implicit);
+            streamIds.put(0L, 0L);
         }
-        for (Map.Entry<Long, PendingStream> s : byId.entrySet()) {
-            PendingStream ps = s.getValue();
-            streamClasses.put(s.getKey(), new StreamClass(s.getKey(), ps.packetContext(), ps.eventHeader(),
-                ps.eventContext(), eventsByStream.getOrDefault(s.getKey(), new TreeMap<>())));
+        TreeMap<Long, StreamClass> streamClasses = new TreeMap<>();
+        List<StreamClassRun> streamRuns = new ArrayList<>();
+        TreeMap<Long, StreamEvents> withEvents = new TreeMap<>(eventsByStream);
+        for (Map.Entry<Long, PendingStream> entry : byFirstId.entrySet()) {
+            PendingStream ps = entry.getValue();
+            long first = entry.getKey();
+            long last = first + ps.count - 1;
+            // Stream classes that have events are classes of their own; the others may stay in runs.
+            long from = first;
+            while (from <= last) {
+                Long nextWithEvents = withEvents.ceilingKey(from);
+                long to = nextWithEvents == null || nextWithEvents > last ? last : nextWithEvents - 1;
+                if (to - from + 1 >= MIN_RUN) {
+                    streamRuns.add(new StreamClassRun(from, to - from + 1, ps.packetContext, ps.eventHeader,
+                        ps.eventContext));
+                } else {
+                    for (long id = from; id <= to; id++) {
+                        streamClasses.put(id, new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
+                            new TreeMap<>()));
+                    }
+                }
+                if (to < last) {
+                    long id = to + 1;
+                    StreamEvents se = withEvents.get(id);
+                    se.runs.sort(java.util.Comparator.comparingLong(EventClassRun::firstId));
+                    StreamClass sc = new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
+                        se.classes, se.runs);
+                    if (sc.eventHeader() == null && sc.eventCount() > 1) {
+                        throw new MetadataException(
+                            "a stream with several event classes needs an event header with an id field");
+                    }
+                    streamClasses.put(id, sc);
+                    from = id + 1;
+                } else {
+                    from = last + 1;
+                }
+            }
         }
-        if (streamClasses.values().stream().anyMatch(sc -> sc.eventHeader() == null && sc.events().size() > 1)) {
-            throw new MetadataException("a stream with several event classes needs an event header with an id field");
-        }
-        return new TraceClass(major, minor, traceByteOrder, uuid, packetHeader, clocks, env, streamClasses);
+        return new TraceClass(major, minor, traceByteOrder, uuid, packetHeader, clocks, env, streamClasses, streamRuns);
     }
 
-    private static long streamIdOf(PendingEvent e, Map<Long, PendingStream> byId) {
-        if (e.streamId() != null) {
-            return e.streamId();
+    /** Event classes of one stream, as they are assembled. */
+    private static final class StreamEvents {
+        final TreeMap<Long, Long> ids = new TreeMap<>();
+        final TreeMap<Long, EventClass> classes = new TreeMap<>();
+        final List<EventClassRun> runs = new ArrayList<>();
+    }
+
+    private static long streamIdOf(PendingEvent e, Long onlyStream) {
+        if (e.streamId != null) {
+            return e.streamId;
         }
-        return byId.isEmpty() ? 0 : byId.keySet().iterator().next();
+        return onlyStream == null ? 0 : onlyStream;
     }
 }

@@ -4,6 +4,7 @@ import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.Discarded;
+import dev.hetrace.ctf.decode.EnumTable;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.Tape;
@@ -38,8 +39,6 @@ public final class BabeltraceText {
     private boolean negativeWarningDone;
     private CtfTrace lastTrace;
     private byte[] lastTraceFields;
-    private EventPlan lastEvent;
-    private byte[] lastEventName;
 
     // Cache of the local offset for the current span between zone transitions.
     private long zoneFrom = Long.MAX_VALUE;
@@ -104,11 +103,12 @@ public final class BabeltraceText {
             lastTraceFields = traceFields(trace);
         }
         out.put(lastTraceFields);
-        if (ep != lastEvent) {
-            lastEvent = ep;
-            lastEventName = (ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+        byte[] name = ep.nameBytes;
+        if (name == null) {
+            name = (ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+            ep.nameBytes = name;
         }
-        out.put(lastEventName);
+        out.put(name);
         out.put(':').put(' ');
         MemorySegment seg = d.segment();
         if (sp.packetContext != null && sp.packetContext.visible) {
@@ -246,7 +246,7 @@ public final class BabeltraceText {
     private int field(Node n, long[] t, int at, MemorySegment seg) {
         switch (n.kind) {
             case Node.INT -> {
-                if (n.enumLabels != null) {
+                if (n.enumTable != null) {
                     enumeration(n, t[at]);
                 } else {
                     integer(n, t[at]);
@@ -285,6 +285,11 @@ public final class BabeltraceText {
                         p += Tape.span(c, t, p);
                         continue;
                     }
+                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                        p = run(c, t, p, seg, first);
+                        first = false;
+                        continue;
+                    }
                     out.put(first ? " " : ", ");
                     first = false;
                     out.put(n.nameEquals[i]);
@@ -296,7 +301,7 @@ public final class BabeltraceText {
             case Node.VARIANT -> {
                 int option = (int) t[at];
                 out.put('{').put(' ');
-                int p = field(n.children[option], t, at + 1, seg);
+                int p = field(n.children[n.entryOf(option)], t, at + 1, seg);
                 out.put(' ').put('}');
                 return p;
             }
@@ -342,7 +347,7 @@ public final class BabeltraceText {
                         out.put(CFormat.g(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
                     } else {
                         long v = e.signed ? BitReader.signExtend(raw, e.size) : raw;
-                        if (e.enumLabels != null) {
+                        if (e.enumTable != null) {
                             enumeration(e, v);
                         } else {
                             integer(e, v);
@@ -356,16 +361,53 @@ public final class BabeltraceText {
         }
     }
 
+    /** The members of a run, each shown as "prefixN = value". */
+    private int run(Node r, long[] t, int at, MemorySegment seg, boolean first) {
+        Node e = r.element();
+        long start = t[at];
+        int p = at;
+        for (long k = 0; k < r.length; k++) {
+            out.put(first && k == 0 ? " " : ", ");
+            out.put(r.runDisplayPrefix).putUnsigned(r.runFirst + k).put(' ').put('=').put(' ');
+            if (r.kind == Node.PACKED_RUN) {
+                scalar(e, BitReader.read(seg, start + k * e.size, e.size, e.bigEndian));
+            } else {
+                p = field(e, t, p, seg);
+            }
+        }
+        return r.kind == Node.PACKED_RUN ? at + 2 : p;
+    }
+
+    private void scalar(Node e, long raw) {
+        if (e.kind == Node.FLOAT) {
+            out.put(CFormat.g(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
+        } else {
+            long v = e.signed ? BitReader.signExtend(raw, e.size) : raw;
+            if (e.enumTable != null) {
+                enumeration(e, v);
+            } else {
+                integer(e, v);
+            }
+        }
+    }
+
     private void enumeration(Node n, long v) {
         out.put('(').put(' ');
         boolean any = false;
-        for (int i = 0; i < n.enumLabels.length; i++) {
-            if (Node.inRanges(n.enumRanges[i], v, n.signed)) {
-                if (any) {
-                    out.put(',').put(' ');
+        EnumTable table = n.enumTable;
+        for (int s = table.first(v); s >= 0; s = table.next(v, s)) {
+            if (any) {
+                out.put(',').put(' ');
+            }
+            any = true;
+            if (table.isRun(s)) {
+                out.put('"');
+                for (byte b : table.prefix(s)) {
+                    escapedByte(b);
                 }
-                any = true;
-                escapedBytes(n.enumLabels[i]);
+                out.putUnsigned(table.number(s, v)).put('"');
+            } else {
+                escapedBytes(table.prefix(s));
             }
         }
         if (!any) {

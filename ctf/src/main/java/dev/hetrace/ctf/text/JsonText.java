@@ -101,9 +101,28 @@ public final class JsonText {
                     if (i > 0) {
                         out.put(',');
                     }
+                    Node c = n.children[i];
+                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                        Node e = c.element();
+                        for (long k = 0; k < c.length; k++) {
+                            if (k > 0) {
+                                out.put(',');
+                            }
+                            out.put('"').put(c.runDisplayPrefix).putUnsigned(c.runFirst + k).put('"').put(':');
+                            if (c.kind == Node.PACKED_RUN) {
+                                packed(e, t[p] + k * e.size, seg);
+                            } else {
+                                p = field(e, t, p, seg);
+                            }
+                        }
+                        if (c.kind == Node.PACKED_RUN) {
+                            p += 2;
+                        }
+                        continue;
+                    }
                     string(n.names[i]);
                     out.put(':');
-                    p = field(n.children[i], t, p, seg);
+                    p = field(c, t, p, seg);
                 }
                 out.put('}');
                 return p;
@@ -111,9 +130,9 @@ public final class JsonText {
             case Node.VARIANT -> {
                 int option = (int) t[at];
                 out.put('{');
-                string(n.names[option]);
+                string(n.optionName(option));
                 out.put(':');
-                int p = field(n.children[option], t, at + 1, seg);
+                int p = field(n.children[n.entryOf(option)], t, at + 1, seg);
                 out.put('}');
                 return p;
             }
@@ -147,12 +166,7 @@ public final class JsonText {
                     if (k > 0) {
                         out.put(',');
                     }
-                    long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
-                    if (e.kind == Node.FLOAT) {
-                        floating(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
-                    } else {
-                        scalar(e, e.signed ? BitReader.signExtend(raw, e.size) : raw);
-                    }
+                    packed(e, start + k * e.size, seg);
                 }
                 out.put(']');
                 return at + 2;
@@ -161,21 +175,28 @@ public final class JsonText {
         }
     }
 
+    private void packed(Node e, long bitPos, MemorySegment seg) {
+        long raw = BitReader.read(seg, bitPos, e.size, e.bigEndian);
+        if (e.kind == Node.FLOAT) {
+            floating(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
+        } else {
+            scalar(e, e.signed ? BitReader.signExtend(raw, e.size) : raw);
+        }
+    }
+
     private void scalar(Node n, long v) {
-        if (n.enumLabels == null) {
+        if (n.enumTable == null) {
             number(n, v);
             return;
         }
         out.put("{\"labels\":[");
         boolean any = false;
-        for (int i = 0; i < n.enumLabels.length; i++) {
-            if (Node.inRanges(n.enumRanges[i], v, n.signed)) {
-                if (any) {
-                    out.put(',');
-                }
-                any = true;
-                string(new String(n.enumLabels[i], StandardCharsets.UTF_8));
+        for (int s = n.enumTable.first(v); s >= 0; s = n.enumTable.next(v, s)) {
+            if (any) {
+                out.put(',');
             }
+            any = true;
+            string(n.enumTable.label(s, v));
         }
         out.put("],\"value\":");
         number(n, v);

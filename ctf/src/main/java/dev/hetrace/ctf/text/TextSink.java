@@ -2,6 +2,7 @@ package dev.hetrace.ctf.text;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -18,9 +19,29 @@ public final class TextSink {
         this.out = out;
     }
 
+    /**
+     * Makes room for {@code more} bytes. A line longer than the buffer (a huge array or string)
+     * is written out in pieces rather than held whole; write errors surface as
+     * {@link UncheckedIOException}.
+     */
     private void ensure(int more) {
         if (len + more > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+            if (out == null) {
+                // A memory buffer (no output behind it): it grows.
+                buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(2L * buf.length, (long) len + more)));
+                return;
+            }
+            if (len > 0) {
+                try {
+                    out.write(buf, 0, len);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                len = 0;
+            }
+            if (more > buf.length) {
+                buf = new byte[more];
+            }
         }
     }
 

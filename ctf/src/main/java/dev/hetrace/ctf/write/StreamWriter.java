@@ -5,6 +5,8 @@ import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
+import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -352,20 +354,24 @@ public final class StreamWriter implements AutoCloseable {
     private final Map<Node, Long> headerTags = new HashMap<>();
 
     private long tagValueFor(Node variant, Node tag) {
-        for (int o = 0; o < variant.children.length; o++) {
-            long[] ranges = variant.optionRanges[o];
-            if (ranges.length == 0) {
+        if (!(tag.type instanceof EnumType tagType)) {
+            throw new IllegalArgumentException("event header variant tag is not an enumeration");
+        }
+        // Labels in declaration order: LTTng's compact layout comes before the extended one.
+        for (EnumMapping m : tagType.mappings()) {
+            int o = variant.selectOption(m.low());
+            if (o < 0) {
                 continue;
             }
-            Node option = variant.children[o];
+            Node option = variant.children[variant.entryOf(o)];
             if (!fits(option)) {
                 continue;
             }
             if (hasEventId(option)) {
                 chooseHeaderOptions(option);
-                return ranges[0];
+                return m.low();
             }
-            if (tag.role == Node.ROLE_EVENT_ID && Node.inRanges(ranges, headerId, variant.tagSigned)) {
+            if (tag.role == Node.ROLE_EVENT_ID && variant.selectOption(headerId) == o) {
                 chooseHeaderOptions(option);
                 return headerId;
             }
@@ -433,31 +439,43 @@ public final class StreamWriter implements AutoCloseable {
             case Node.STRUCT -> {
                 out.align(fileBits, n.align);
                 for (int i = 0; i < n.children.length; i++) {
+                    Node c = n.children[i];
+                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                        // A run of members (f0, f1, ...) stored as one node: the values come by name.
+                        out.align(fileBits, c.align);
+                        for (long k = 0; k < c.length; k++) {
+                            String name = c.runMemberName(k);
+                            push(name);
+                            Object v = value instanceof Map<?, ?> m ? m.get(name) : null;
+                            if (v == null && scopeMode == SCOPE_USER) {
+                                throw fail("missing value");
+                            }
+                            encode(c.element(), v);
+                            depth--;
+                        }
+                        continue;
+                    }
                     push(n.rawNames[i]);
-                    encode(n.children[i], member(n, i, value));
+                    encode(c, member(n, i, value));
                     depth--;
                 }
             }
             case Node.VARIANT -> {
                 long tag = regs[n.sourceRegister];
-                int option = -1;
-                for (int o = 0; o < n.optionRanges.length && option < 0; o++) {
-                    if (Node.inRanges(n.optionRanges[o], tag, n.tagSigned)) {
-                        option = o;
-                    }
-                }
+                int option = n.selectOption(tag);
                 if (option < 0) {
                     throw fail("tag value " + tag + " selects no option of the variant");
                 }
+                String optionName = n.rawOptionName(option);
                 Object v = value;
                 if (value instanceof Choice(String name, Object inner)) {
-                    if (!name.equals(n.rawNames[option]) && !name.equals(n.names[option])) {
-                        throw fail("the value is for option '" + name + "' but the tag selects '" + n.rawNames[option] + "'");
+                    if (!name.equals(optionName) && !name.equals(n.optionName(option))) {
+                        throw fail("the value is for option '" + name + "' but the tag selects '" + optionName + "'");
                     }
                     v = inner;
                 }
-                push(n.rawNames[option]);
-                encode(n.children[option], v);
+                push(optionName);
+                encode(n.children[n.entryOf(option)], v);
                 depth--;
             }
             case Node.ARRAY, Node.PACKED_ARRAY -> encodeElements(n, value, n.length);
@@ -628,11 +646,10 @@ public final class StreamWriter implements AutoCloseable {
     }
 
     private long integer(Node n, Object value) {
-        if (value instanceof String label && n.enumLabels != null) {
-            byte[] b = label.getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < n.enumLabels.length; i++) {
-                if (Arrays.equals(n.enumLabels[i], b)) {
-                    return n.enumRanges[i][0];
+        if (value instanceof String label && n.type instanceof EnumType et) {
+            for (EnumMapping m : et.mappings()) {
+                if (m.label().equals(label)) {
+                    return m.low();
                 }
             }
             throw fail("'" + label + "' is not a label of the enumeration");
