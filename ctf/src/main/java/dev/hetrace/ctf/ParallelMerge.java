@@ -137,6 +137,8 @@ public final class ParallelMerge implements AutoCloseable {
     private final ExecutorService pool;
     private final List<Source> sources = new ArrayList<>();
     private final int[] heap;
+    /** Time of each source's current event (the heap's key, kept in one array for the comparisons). */
+    private final long[] headTime;
     private int heapSize;
     private boolean started;
     private volatile boolean closed;
@@ -160,6 +162,7 @@ public final class ParallelMerge implements AutoCloseable {
             }
         }
         heap = new int[sources.size()];
+        headTime = new long[sources.size()];
         pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
             Thread th = new Thread(r, "hetrace-decode");
             th.setDaemon(true);
@@ -267,13 +270,13 @@ public final class ParallelMerge implements AutoCloseable {
     }
 
     private boolean less(int a, int b) {
-        Source sa = sources.get(a);
-        Source sb = sources.get(b);
-        long ta = sa.chunk.time[sa.pos];
-        long tb = sb.chunk.time[sb.pos];
+        long ta = headTime[a];
+        long tb = headTime[b];
         if (ta != tb) {
             return ta < tb;
         }
+        Source sa = sources.get(a);
+        Source sb = sources.get(b);
         EventPlan ea = sa.chunk.events[sa.pos];
         EventPlan eb = sb.chunk.events[sb.pos];
         return MergeOrder.less(sa.chunk.time[sa.pos], sa.traceRank, ea.stream.cls.id(), sa.streamId, ea.cls.id(),
@@ -282,6 +285,8 @@ public final class ParallelMerge implements AutoCloseable {
     }
 
     private void push(int i) {
+        Source s = sources.get(i);
+        headTime[i] = s.chunk.time[s.pos];
         int k = heapSize++;
         heap[k] = i;
         while (k > 0) {

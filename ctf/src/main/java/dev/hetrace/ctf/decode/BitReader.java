@@ -42,6 +42,15 @@ public final class BitReader {
             }
         }
         long segSize = seg.byteSize();
+        if (shift + size <= 64 && byteOff + 8 <= segSize) {
+            // One 8-byte read holds the whole field.
+            long w = bigEndian ? seg.get(BE_LONG, byteOff) : seg.get(LE_LONG, byteOff);
+            if (bigEndian) {
+                return (w << shift) >>> (64 - size);
+            }
+            long v = w >>> shift;
+            return size == 64 ? v : v & ((1L << size) - 1);
+        }
         if (byteOff + 9 <= segSize) {
             long w = bigEndian ? seg.get(BE_LONG, byteOff) : seg.get(LE_LONG, byteOff);
             long next = seg.get(ValueLayout.JAVA_BYTE, byteOff + 8) & 0xFFL;

@@ -105,6 +105,9 @@ public final class Node {
     public boolean referenced;
     /** Lower bound of the encoded size in bits, to reject absurd lengths before looping. */
     public long minBits;
+    /** For a scope's root: its flat plan, once looked for (null if the scope needs the tree walk). */
+    FlatScope flat;
+    boolean flatChecked;
 
     Node(int kind, FieldType type, int align) {
         this.kind = kind;

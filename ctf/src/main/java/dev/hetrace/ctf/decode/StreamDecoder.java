@@ -392,7 +392,7 @@ public final class StreamDecoder {
         StreamPlan sp = stream;
         headerStart = 0;
         if (sp.eventHeader != null) {
-            decodeNode(sp.eventHeader, "event header");
+            decodeScope(sp.eventHeader, "event header");
         }
         // The event's time is the clock once its header is read; clock fields further on
         // (contexts, payload) move the clock for the events after it.
@@ -412,15 +412,15 @@ public final class StreamDecoder {
         event = ep;
         streamContextStart = tapeLen;
         if (sp.eventContext != null) {
-            decodeNode(sp.eventContext, "stream event context");
+            decodeScope(sp.eventContext, "stream event context");
         }
         contextStart = tapeLen;
         if (ep.context != null) {
-            decodeNode(ep.context, "event context");
+            decodeScope(ep.context, "event context");
         }
         payloadStart = tapeLen;
         if (ep.payload != null) {
-            decodeNode(ep.payload, "event payload");
+            decodeScope(ep.payload, "event payload");
         }
         if (pos == start) {
             throw error(start, "event '" + ep.cls.name() + "' has a length of 0 bits, which CTF forbids");
@@ -446,6 +446,106 @@ public final class StreamDecoder {
     private void need(long bits, String scope, String what) throws StreamDecodingException {
         if (bits > limit - pos) {
             throw error(pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
+        }
+    }
+
+    private static final boolean FLAT = !"false".equals(System.getProperty("hetrace.flat"));
+
+    /** Decodes an event scope: by its flat plan when it has one, else by walking its nodes. */
+    private void decodeScope(Node root, String scope) throws StreamDecodingException {
+        FlatScope f = root.flat;
+        if (f == null && !root.flatChecked && FLAT) {
+            // Built once; threads racing here build equal plans, and a reader seeing none walks.
+            f = FlatScope.of(root);
+            root.flat = f;
+            root.flatChecked = true;
+        }
+        if (f != null) {
+            decodeFlat(f, scope);
+        } else {
+            decodeNode(root, scope);
+        }
+    }
+
+    /** Runs a flat plan: the same tape and state as {@link #decodeNode} on the scope's tree. */
+    private void decodeFlat(FlatScope f, String scope) throws StreamDecodingException {
+        ensureTape(f.maxSlots);
+        long[] t = tape;
+        int len = tapeLen;
+        final int[] op = f.op;
+        final int end = op.length;
+        int pc = 0;
+        try {
+            while (pc < end) {
+                switch (op[pc]) {
+                    case FlatScope.INT -> {
+                        align(f.arg[pc], scope);
+                        int size = f.size[pc];
+                        if (size > limit - pos) {
+                            need(size, scope, "an integer");
+                        }
+                        long v = BitReader.read(seg, pos, size, f.bigEndian[pc]);
+                        pos += size;
+                        if (f.signed[pc]) {
+                            v = BitReader.signExtend(v, size);
+                        }
+                        t[len++] = v;
+                        if (f.effects[pc]) {
+                            Node n = f.node[pc];
+                            if (n.register >= 0) {
+                                regs[n.register] = v;
+                            }
+                            if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
+                                updateClock(v, size);
+                            }
+                            if (n.role == Node.ROLE_EVENT_ID) {
+                                eventId = v;
+                            }
+                        }
+                        pc++;
+                    }
+                    case FlatScope.STRING -> {
+                        align(8, scope);
+                        long startByte = pos >>> 3;
+                        long nul = findNul(startByte, limit >>> 3);
+                        if (nul < 0) {
+                            throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
+                                + " packet content");
+                        }
+                        t[len++] = startByte;
+                        t[len++] = nul - startByte;
+                        pos = (nul + 1) << 3;
+                        pc++;
+                    }
+                    case FlatScope.FLOAT -> {
+                        align(f.arg[pc], scope);
+                        int size = f.size[pc];
+                        need(size, scope, "a floating point number");
+                        t[len++] = BitReader.read(seg, pos, size, f.bigEndian[pc]);
+                        pos += size;
+                        pc++;
+                    }
+                    case FlatScope.ALIGN -> {
+                        align(f.arg[pc], scope);
+                        pc++;
+                    }
+                    case FlatScope.VARIANT -> {
+                        Node n = f.node[pc];
+                        long tag = regs[n.sourceRegister];
+                        int option = selectOption(n, tag);
+                        if (option < 0) {
+                            throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag)
+                                : Long.toUnsignedString(tag)) + " in the " + scope + " selects no option");
+                        }
+                        t[len++] = option;
+                        pc = f.optionStep[pc][option];
+                    }
+                    case FlatScope.JUMP -> pc = f.arg[pc];
+                    default -> throw new IllegalStateException("unknown step " + op[pc]);
+                }
+            }
+        } finally {
+            tapeLen = len;
         }
     }
 
