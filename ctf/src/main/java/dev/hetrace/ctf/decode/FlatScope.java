@@ -17,6 +17,21 @@ final class FlatScope {
     static final int ALIGN = 3;
     static final int VARIANT = 4;
     static final int JUMP = 5;
+    /**
+     * Consecutive whole-byte integers and floats without side effects, at fixed offsets from a
+     * byte boundary: one bounds check, then one read each ({@link #blockOffset}, {@link #blockRead}).
+     */
+    static final int BLOCK = 6;
+
+    /** Readers of block fields: unsigned, signed, or float, by byte width and byte order. */
+    static final int U8 = 0;
+    static final int S8 = 1;
+    static final int U16 = 2;
+    static final int S16 = 3;
+    static final int U32 = 4;
+    static final int S32 = 5;
+    static final int X64 = 6;
+    static final int BE = 8;
 
     /** Step kinds. */
     final int[] op;
@@ -31,6 +46,10 @@ final class FlatScope {
     final Node[] node;
     /** VARIANT: first step of each option. */
     final int[][] optionStep;
+    /** BLOCK: byte offset and reader of each field, and the block's size in bits. */
+    final int[][] blockOffset;
+    final int[][] blockRead;
+    final int[] blockBits;
     /** Most tape slots one pass can append. */
     final int maxSlots;
 
@@ -44,12 +63,20 @@ final class FlatScope {
         effects = new boolean[n];
         node = new Node[n];
         optionStep = new int[n][];
+        blockOffset = new int[n][];
+        blockRead = new int[n][];
+        blockBits = new int[n];
         for (int i = 0; i < n; i++) {
             Step s = steps.get(i);
             op[i] = s.op;
             arg[i] = s.arg;
             node[i] = s.node;
             optionStep[i] = s.options;
+            if (s.op == BLOCK) {
+                blockOffset[i] = s.offsets.stream().mapToInt(Integer::intValue).toArray();
+                blockRead[i] = s.reads.stream().mapToInt(Integer::intValue).toArray();
+                blockBits[i] = s.bits;
+            }
             if (s.node != null && (s.op == INT || s.op == FLOAT)) {
                 size[i] = s.node.size;
                 bigEndian[i] = s.node.bigEndian;
@@ -65,6 +92,9 @@ final class FlatScope {
         int arg;
         final Node node;
         int[] options;
+        List<Integer> offsets;
+        List<Integer> reads;
+        int bits;
 
         Step(int op, int arg, Node node) {
             this.op = op;
@@ -80,7 +110,94 @@ final class FlatScope {
         if (!emit(root, steps, slots, 0)) {
             return null;
         }
-        return new FlatScope(steps, slots[0]);
+        return new FlatScope(blocks(steps), slots[0]);
+    }
+
+    /** Whole-byte field that a block can read: 8 to 64 bits aligned on bytes, no tag, length, clock or role. */
+    private static int reader(Step s) {
+        if ((s.op != INT && s.op != FLOAT) || s.arg != 8) {
+            return -1;
+        }
+        Node n = s.node;
+        if (s.op == INT && (n.register >= 0 || n.clock >= 0 || n.role != Node.ROLE_NONE)) {
+            return -1;
+        }
+        boolean sign = s.op == INT && n.signed;
+        int r = switch (n.size) {
+            case 8 -> sign ? S8 : U8;
+            case 16 -> sign ? S16 : U16;
+            case 32 -> sign ? S32 : U32;
+            case 64 -> X64;
+            default -> -1;
+        };
+        return r < 0 ? -1 : r | (n.bigEndian && n.size > 8 ? BE : 0);
+    }
+
+    /**
+     * Groups runs of at least two block-readable fields (whose alignment is at most a byte, so
+     * that from a byte boundary their offsets are fixed) into BLOCK steps. Jump targets move
+     * with the steps.
+     */
+    private static List<Step> blocks(List<Step> steps) {
+        List<Step> out = new ArrayList<>();
+        int[] newIndex = new int[steps.size() + 1];
+        int i = 0;
+        while (i < steps.size()) {
+            int j = i;
+            while (j < steps.size() && reader(steps.get(j)) >= 0 && !isJumpTarget(steps, j, i)) {
+                j++;
+            }
+            if (j - i >= 2) {
+                Step b = new Step(BLOCK, 8, null);
+                b.offsets = new ArrayList<>();
+                b.reads = new ArrayList<>();
+                int bits = 0;
+                for (int k = i; k < j; k++) {
+                    b.offsets.add(bits / 8);
+                    b.reads.add(reader(steps.get(k)));
+                    bits += steps.get(k).node.size;
+                    newIndex[k] = out.size();
+                }
+                b.bits = bits;
+                out.add(b);
+                i = j;
+            } else {
+                newIndex[i] = out.size();
+                out.add(steps.get(i));
+                i++;
+            }
+        }
+        newIndex[steps.size()] = out.size();
+        for (Step s : out) {
+            if (s.op == JUMP) {
+                s.arg = newIndex[s.arg];
+            } else if (s.op == VARIANT) {
+                for (int o = 0; o < s.options.length; o++) {
+                    s.options[o] = newIndex[s.options[o]];
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether step {@code j} (after {@code start}) is where a variant option begins or a jump lands. */
+    private static boolean isJumpTarget(List<Step> steps, int j, int start) {
+        if (j == start) {
+            return false;
+        }
+        for (Step s : steps) {
+            if (s.op == JUMP && s.arg == j) {
+                return true;
+            }
+            if (s.op == VARIANT) {
+                for (int o : s.options) {
+                    if (o == j) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean emit(Node n, List<Step> steps, int[] slots, int depth) {

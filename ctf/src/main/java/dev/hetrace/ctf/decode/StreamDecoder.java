@@ -541,12 +541,79 @@ public final class StreamDecoder {
                         pc = f.optionStep[pc][option];
                     }
                     case FlatScope.JUMP -> pc = f.arg[pc];
+                    case FlatScope.BLOCK -> {
+                        if ((pos & 7) != 0) {
+                            pos = (pos + 7) & ~7L;
+                            if (pos > limit) {
+                                align(8, scope); // reports the padding past the end
+                            }
+                        }
+                        int bits = f.blockBits[pc];
+                        if (bits > limit - pos) {
+                            len = blockFallback(f, pc, t, len, scope);
+                            pc++;
+                            continue;
+                        }
+                        long at = pos >>> 3;
+                        int[] offs = f.blockOffset[pc];
+                        int[] reads = f.blockRead[pc];
+                        MemorySegment m = seg;
+                        for (int k = 0; k < offs.length; k++) {
+                            long b = at + offs[k];
+                            t[len++] = switch (reads[k]) {
+                                case FlatScope.U8 -> m.get(ValueLayout.JAVA_BYTE, b) & 0xFFL;
+                                case FlatScope.S8 -> m.get(ValueLayout.JAVA_BYTE, b);
+                                case FlatScope.U16 -> m.get(LE_SHORT, b) & 0xFFFFL;
+                                case FlatScope.S16 -> m.get(LE_SHORT, b);
+                                case FlatScope.U32 -> m.get(LE_INT, b) & 0xFFFFFFFFL;
+                                case FlatScope.S32 -> m.get(LE_INT, b);
+                                case FlatScope.X64 -> m.get(LONG_LE, b);
+                                case FlatScope.U16 | FlatScope.BE -> m.get(BE_SHORT, b) & 0xFFFFL;
+                                case FlatScope.S16 | FlatScope.BE -> m.get(BE_SHORT, b);
+                                case FlatScope.U32 | FlatScope.BE -> m.get(BE_INT, b) & 0xFFFFFFFFL;
+                                case FlatScope.S32 | FlatScope.BE -> m.get(BE_INT, b);
+                                default -> m.get(LONG_BE, b);
+                            };
+                        }
+                        pos += bits;
+                        pc++;
+                    }
                     default -> throw new IllegalStateException("unknown step " + op[pc]);
                 }
             }
         } finally {
             tapeLen = len;
         }
+    }
+
+    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * A block that does not fit in what is left of the packet: its fields one by one, so that
+     * the error names the first one that goes past the end, as the tree walk would.
+     */
+    private int blockFallback(FlatScope f, int pc, long[] t, int len, String scope) throws StreamDecodingException {
+        int[] reads = f.blockRead[pc];
+        for (int read : reads) {
+            int size = switch (read & ~FlatScope.BE) {
+                case FlatScope.U8, FlatScope.S8 -> 8;
+                case FlatScope.U16, FlatScope.S16 -> 16;
+                case FlatScope.U32, FlatScope.S32 -> 32;
+                default -> 64;
+            };
+            need(size, scope, "an integer");
+            long v = BitReader.read(seg, pos, size, (read & FlatScope.BE) != 0);
+            pos += size;
+            if (read == FlatScope.S8 || (read & ~FlatScope.BE) == FlatScope.S16 || (read & ~FlatScope.BE) == FlatScope.S32) {
+                v = BitReader.signExtend(v, size);
+            }
+            t[len++] = v;
+        }
+        return len;
     }
 
     /** Decodes one field and everything in it, appending to the tape. */

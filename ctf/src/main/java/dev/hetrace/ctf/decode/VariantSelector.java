@@ -103,8 +103,26 @@ final class VariantSelector {
         return EnumTable.compare(lo[i], v, signed) <= 0 && EnumTable.compare(v, hi[i], signed) <= 0;
     }
 
+    /** Options of the small tag values 0 to 63 (event headers' ids), looked up directly; built on first use. */
+    private int[] small;
+
     /** The option selected by tag value {@code v}, or -1. */
     int select(long v) {
+        int[] table = small;
+        if (table == null) {
+            table = new int[64];
+            for (int k = 0; k < table.length; k++) {
+                table[k] = search(k);
+            }
+            small = table;
+        }
+        if (v >= 0 && v < 64) {
+            return table[(int) v];
+        }
+        return search(v);
+    }
+
+    private int search(long v) {
         if (sorted != null) {
             int a = 0;
             int b = sorted.length - 1;
