@@ -108,6 +108,9 @@ public final class Node {
     /** For a scope's root: its flat plan, once looked for (null if the scope needs the tree walk). */
     FlatScope flat;
     boolean flatChecked;
+    /** ... and its compiled form (null if not compiled). */
+    FlatCode.Decoder code;
+    boolean codeChecked;
 
     Node(int kind, FieldType type, int align) {
         this.kind = kind;

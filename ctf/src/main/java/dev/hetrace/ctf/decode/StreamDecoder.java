@@ -4,6 +4,7 @@ import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -450,6 +451,99 @@ public final class StreamDecoder {
     }
 
     private static final boolean FLAT = !"false".equals(System.getProperty("hetrace.flat"));
+    private static final boolean CODE = !"false".equals(System.getProperty("hetrace.code"));
+
+    // ------------------------------------------------------------------ steps of compiled scopes (FlatCode)
+
+    private long stepInt(int alignment, int size, boolean bigEndian, boolean signed, String scope)
+            throws StreamDecodingException {
+        align(alignment, scope);
+        if (size > limit - pos) {
+            need(size, scope, "an integer");
+        }
+        long v = BitReader.read(seg, pos, size, bigEndian);
+        pos += size;
+        return signed ? BitReader.signExtend(v, size) : v;
+    }
+
+    private void stepEffects(Node n, long v, int size) {
+        if (n.register >= 0) {
+            regs[n.register] = v;
+        }
+        if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
+            updateClock(v, size);
+        }
+        if (n.role == Node.ROLE_EVENT_ID) {
+            eventId = v;
+        }
+    }
+
+    private long stepFloat(int alignment, int size, boolean bigEndian, String scope) throws StreamDecodingException {
+        align(alignment, scope);
+        need(size, scope, "a floating point number");
+        long v = BitReader.read(seg, pos, size, bigEndian);
+        pos += size;
+        return v;
+    }
+
+    private long stringLength;
+
+    private long stepString(String scope) throws StreamDecodingException {
+        align(8, scope);
+        long startByte = pos >>> 3;
+        long nul = findNul(startByte, limit >>> 3);
+        if (nul < 0) {
+            throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the packet content");
+        }
+        stringLength = nul - startByte;
+        pos = (nul + 1) << 3;
+        return startByte;
+    }
+
+    private long stringLength() {
+        return stringLength;
+    }
+
+    private void stepAlign(int alignment, String scope) throws StreamDecodingException {
+        align(alignment, scope);
+    }
+
+    private int stepVariant(Node n, String scope) throws StreamDecodingException {
+        long tag = regs[n.sourceRegister];
+        int option = selectOption(n, tag);
+        if (option < 0) {
+            throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
+                + " in the " + scope + " selects no option");
+        }
+        return option;
+    }
+
+    /** Byte address of a block of {@code bits} at the next byte boundary, or -1 if it does not fit. */
+    private long stepBlock(int bits, String scope) throws StreamDecodingException {
+        align(8, scope);
+        return bits > limit - pos ? -1 : pos >>> 3;
+    }
+
+    private long blockRead(long b, int read) {
+        return switch (read) {
+            case FlatScope.U8 -> seg.get(ValueLayout.JAVA_BYTE, b) & 0xFFL;
+            case FlatScope.S8 -> seg.get(ValueLayout.JAVA_BYTE, b);
+            case FlatScope.U16 -> seg.get(LE_SHORT, b) & 0xFFFFL;
+            case FlatScope.S16 -> seg.get(LE_SHORT, b);
+            case FlatScope.U32 -> seg.get(LE_INT, b) & 0xFFFFFFFFL;
+            case FlatScope.S32 -> seg.get(LE_INT, b);
+            case FlatScope.X64 -> seg.get(LONG_LE, b);
+            case FlatScope.U16 | FlatScope.BE -> seg.get(BE_SHORT, b) & 0xFFFFL;
+            case FlatScope.S16 | FlatScope.BE -> seg.get(BE_SHORT, b);
+            case FlatScope.U32 | FlatScope.BE -> seg.get(BE_INT, b) & 0xFFFFFFFFL;
+            case FlatScope.S32 | FlatScope.BE -> seg.get(BE_INT, b);
+            default -> seg.get(LONG_BE, b);
+        };
+    }
+
+    private void advance(int bits) {
+        pos += bits;
+    }
 
     /** Decodes an event scope: by its flat plan when it has one, else by walking its nodes. */
     private void decodeScope(Node root, String scope) throws StreamDecodingException {
@@ -461,7 +555,18 @@ public final class StreamDecoder {
             root.flatChecked = true;
         }
         if (f != null) {
-            decodeFlat(f, scope);
+            FlatCode.Decoder code = root.code;
+            if (code == null && !root.codeChecked && CODE) {
+                code = FlatCode.compile(f, scope, MethodHandles.lookup());
+                root.code = code;
+                root.codeChecked = true;
+            }
+            if (code != null) {
+                ensureTape(f.maxSlots);
+                tapeLen = code.run(this, f, tape, tapeLen);
+            } else {
+                decodeFlat(f, scope);
+            }
         } else {
             decodeNode(root, scope);
         }
@@ -542,12 +647,7 @@ public final class StreamDecoder {
                     }
                     case FlatScope.JUMP -> pc = f.arg[pc];
                     case FlatScope.BLOCK -> {
-                        if ((pos & 7) != 0) {
-                            pos = (pos + 7) & ~7L;
-                            if (pos > limit) {
-                                align(8, scope); // reports the padding past the end
-                            }
-                        }
+                        align(8, scope);
                         int bits = f.blockBits[pc];
                         if (bits > limit - pos) {
                             len = blockFallback(f, pc, t, len, scope);
