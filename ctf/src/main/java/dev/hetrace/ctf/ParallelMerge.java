@@ -139,6 +139,9 @@ public final class ParallelMerge implements AutoCloseable {
     private final int[] heap;
     /** Time of each source's current event (the heap's key, kept in one array for the comparisons). */
     private final long[] headTime;
+    /** With few streams, a scan replaces the heap; {@code live} marks the streams not yet exhausted. */
+    private final boolean linear;
+    private final boolean[] live;
     private int heapSize;
     private boolean started;
     private volatile boolean closed;
@@ -163,6 +166,8 @@ public final class ParallelMerge implements AutoCloseable {
         }
         heap = new int[sources.size()];
         headTime = new long[sources.size()];
+        live = new boolean[sources.size()];
+        linear = sources.size() <= 16;
         pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
             Thread th = new Thread(r, "hetrace-decode");
             th.setDaemon(true);
@@ -185,6 +190,9 @@ public final class ParallelMerge implements AutoCloseable {
      * @return false when every stream is exhausted
      */
     public boolean next() throws StreamDecodingException {
+        if (linear) {
+            return nextByScan();
+        }
         if (!started) {
             started = true;
             for (Source s : sources) {
@@ -207,6 +215,47 @@ public final class ParallelMerge implements AutoCloseable {
             return false;
         }
         current = sources.get(pop());
+        currentPos = current.pos;
+        return true;
+    }
+
+    /** Few streams: the next event is the least of their heads, found by a scan of one array. */
+    private boolean nextByScan() throws StreamDecodingException {
+        int n = sources.size();
+        if (!started) {
+            started = true;
+            for (Source s : sources) {
+                s.schedule();
+            }
+            for (Source s : sources) {
+                live[s.index] = advanceChunk(s);
+                if (live[s.index]) {
+                    headTime[s.index] = s.chunk.time[0];
+                }
+            }
+        } else if (current != null) {
+            Source s = current;
+            int i = s.index;
+            s.pos++;
+            if (s.pos < s.chunk.count) {
+                headTime[i] = s.chunk.time[s.pos];
+            } else if (advanceChunk(s)) {
+                headTime[i] = s.chunk.time[0];
+            } else {
+                live[i] = false;
+            }
+        }
+        int best = -1;
+        for (int i = 0; i < n; i++) {
+            if (live[i] && (best < 0 || less(i, best))) {
+                best = i;
+            }
+        }
+        if (best < 0) {
+            current = null;
+            return false;
+        }
+        current = sources.get(best);
         currentPos = current.pos;
         return true;
     }
