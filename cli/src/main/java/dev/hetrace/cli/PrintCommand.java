@@ -250,7 +250,7 @@ final class PrintCommand implements Callable<Integer> {
                     return out.length();
                 };
             };
-            case none -> () -> (trace, d, hasTime, t, out) -> 0;
+            case none -> () -> null;
         };
         try (ParallelMerge merge = new ParallelMerge(traces, formatters, threads)) {
             BabeltraceText deltas = new BabeltraceText(sink, err);

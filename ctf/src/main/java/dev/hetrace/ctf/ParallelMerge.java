@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * would meet them: after the events before the damage.
  */
 public final class ParallelMerge implements AutoCloseable {
-    /** Formats the decoder's current event into a sink; returns the offset where the merge inserts the delta. */
+    /**
+     * Formats the decoder's current event into a sink; returns the offset where the merge
+     * inserts the delta. A null formatter decodes only (the lines are then empty).
+     */
     public interface Formatter {
         int format(CtfTrace trace, StreamDecoder decoder, boolean hasTime, long timeNanos, TextSink sink);
     }
@@ -115,8 +118,10 @@ public final class ParallelMerge implements AutoCloseable {
                     int i = c.count;
                     c.time[i] = t;
                     c.events[i] = decoder.event();
-                    c.split[i] = formatter.format(trace, decoder, clock, t, c.text);
-                    c.end[i] = c.text.length();
+                    if (formatter != null) {
+                        c.split[i] = formatter.format(trace, decoder, clock, t, c.text);
+                        c.end[i] = c.text.length();
+                    }
                     c.count++;
                 }
             } catch (StreamDecodingException e) {
