@@ -83,10 +83,16 @@ final class PrintCommand implements Callable<Integer> {
 
     /** {@code hetrace print --format=FORMAT PATHS} without the command line parsing (for tests). */
     static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
+        return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
+    }
+
+    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug,
+                     int threads) {
         PrintCommand c = new PrintCommand();
         c.paths = paths;
         c.format = format;
         c.debug = debug;
+        c.threads = threads;
         return c.execute(out, err);
     }
 

@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * A scope's decode plan as a flat list of steps, for the common scopes made only of structs,
  * integers of up to 64 bits, floats, strings and variants of those (event headers and most
- * payloads): {@link StreamDecoder} runs the steps in a loop instead of walking the node tree,
- * and fills the tape exactly as the walk would. Scopes with arrays, sequences or runs keep
- * the walk. Immutable once built.
+ * payloads), which {@link FlatCode} compiles into straight-line code that fills the tape
+ * exactly as {@link StreamDecoder}'s walk of the node tree would. Scopes with arrays,
+ * sequences or runs keep the walk. Immutable once built.
  */
 final class FlatScope {
     static final int INT = 0;

@@ -450,8 +450,6 @@ public final class StreamDecoder {
         }
     }
 
-    private static final boolean FLAT = !"false".equals(System.getProperty("hetrace.flat"));
-    private static final boolean CODE = !"false".equals(System.getProperty("hetrace.code"));
 
     // ------------------------------------------------------------------ steps of compiled scopes (FlatCode)
 
@@ -545,10 +543,13 @@ public final class StreamDecoder {
         pos += bits;
     }
 
-    /** Decodes an event scope: by its flat plan when it has one, else by walking its nodes. */
+    /**
+     * Decodes an event scope: by its compiled flat plan when it has one ({@link FlatCode}), else
+     * by walking its nodes. Both fill the tape and the state alike.
+     */
     private void decodeScope(Node root, String scope) throws StreamDecodingException {
         FlatScope f = root.flat;
-        if (f == null && !root.flatChecked && FLAT) {
+        if (f == null && !root.flatChecked) {
             // Built once; threads racing here build equal plans, and a reader seeing none walks.
             f = FlatScope.of(root);
             root.flat = f;
@@ -556,7 +557,7 @@ public final class StreamDecoder {
         }
         if (f != null) {
             FlatCode.Decoder code = root.code;
-            if (code == null && !root.codeChecked && CODE) {
+            if (code == null && !root.codeChecked) {
                 code = FlatCode.compile(f, scope, MethodHandles.lookup());
                 root.code = code;
                 root.codeChecked = true;
@@ -564,126 +565,10 @@ public final class StreamDecoder {
             if (code != null) {
                 ensureTape(f.maxSlots);
                 tapeLen = code.run(this, f, tape, tapeLen);
-            } else {
-                decodeFlat(f, scope);
+                return;
             }
-        } else {
-            decodeNode(root, scope);
         }
-    }
-
-    /** Runs a flat plan: the same tape and state as {@link #decodeNode} on the scope's tree. */
-    private void decodeFlat(FlatScope f, String scope) throws StreamDecodingException {
-        ensureTape(f.maxSlots);
-        long[] t = tape;
-        int len = tapeLen;
-        final int[] op = f.op;
-        final int end = op.length;
-        int pc = 0;
-        try {
-            while (pc < end) {
-                switch (op[pc]) {
-                    case FlatScope.INT -> {
-                        align(f.arg[pc], scope);
-                        int size = f.size[pc];
-                        if (size > limit - pos) {
-                            need(size, scope, "an integer");
-                        }
-                        long v = BitReader.read(seg, pos, size, f.bigEndian[pc]);
-                        pos += size;
-                        if (f.signed[pc]) {
-                            v = BitReader.signExtend(v, size);
-                        }
-                        t[len++] = v;
-                        if (f.effects[pc]) {
-                            Node n = f.node[pc];
-                            if (n.register >= 0) {
-                                regs[n.register] = v;
-                            }
-                            if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
-                                updateClock(v, size);
-                            }
-                            if (n.role == Node.ROLE_EVENT_ID) {
-                                eventId = v;
-                            }
-                        }
-                        pc++;
-                    }
-                    case FlatScope.STRING -> {
-                        align(8, scope);
-                        long startByte = pos >>> 3;
-                        long nul = findNul(startByte, limit >>> 3);
-                        if (nul < 0) {
-                            throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
-                                + " packet content");
-                        }
-                        t[len++] = startByte;
-                        t[len++] = nul - startByte;
-                        pos = (nul + 1) << 3;
-                        pc++;
-                    }
-                    case FlatScope.FLOAT -> {
-                        align(f.arg[pc], scope);
-                        int size = f.size[pc];
-                        need(size, scope, "a floating point number");
-                        t[len++] = BitReader.read(seg, pos, size, f.bigEndian[pc]);
-                        pos += size;
-                        pc++;
-                    }
-                    case FlatScope.ALIGN -> {
-                        align(f.arg[pc], scope);
-                        pc++;
-                    }
-                    case FlatScope.VARIANT -> {
-                        Node n = f.node[pc];
-                        long tag = regs[n.sourceRegister];
-                        int option = selectOption(n, tag);
-                        if (option < 0) {
-                            throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag)
-                                : Long.toUnsignedString(tag)) + " in the " + scope + " selects no option");
-                        }
-                        t[len++] = option;
-                        pc = f.optionStep[pc][option];
-                    }
-                    case FlatScope.JUMP -> pc = f.arg[pc];
-                    case FlatScope.BLOCK -> {
-                        align(8, scope);
-                        int bits = f.blockBits[pc];
-                        if (bits > limit - pos) {
-                            len = blockFallback(f, pc, t, len, scope);
-                            pc++;
-                            continue;
-                        }
-                        long at = pos >>> 3;
-                        int[] offs = f.blockOffset[pc];
-                        int[] reads = f.blockRead[pc];
-                        MemorySegment m = seg;
-                        for (int k = 0; k < offs.length; k++) {
-                            long b = at + offs[k];
-                            t[len++] = switch (reads[k]) {
-                                case FlatScope.U8 -> m.get(ValueLayout.JAVA_BYTE, b) & 0xFFL;
-                                case FlatScope.S8 -> m.get(ValueLayout.JAVA_BYTE, b);
-                                case FlatScope.U16 -> m.get(LE_SHORT, b) & 0xFFFFL;
-                                case FlatScope.S16 -> m.get(LE_SHORT, b);
-                                case FlatScope.U32 -> m.get(LE_INT, b) & 0xFFFFFFFFL;
-                                case FlatScope.S32 -> m.get(LE_INT, b);
-                                case FlatScope.X64 -> m.get(LONG_LE, b);
-                                case FlatScope.U16 | FlatScope.BE -> m.get(BE_SHORT, b) & 0xFFFFL;
-                                case FlatScope.S16 | FlatScope.BE -> m.get(BE_SHORT, b);
-                                case FlatScope.U32 | FlatScope.BE -> m.get(BE_INT, b) & 0xFFFFFFFFL;
-                                case FlatScope.S32 | FlatScope.BE -> m.get(BE_INT, b);
-                                default -> m.get(LONG_BE, b);
-                            };
-                        }
-                        pos += bits;
-                        pc++;
-                    }
-                    default -> throw new IllegalStateException("unknown step " + op[pc]);
-                }
-            }
-        } finally {
-            tapeLen = len;
-        }
+        decodeNode(root, scope);
     }
 
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
