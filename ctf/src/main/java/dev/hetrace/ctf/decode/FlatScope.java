@@ -32,6 +32,8 @@ final class FlatScope {
     static final int S32 = 5;
     static final int X64 = 6;
     static final int BE = 8;
+    /** Marks a floating point field among a block's readers (read like an unsigned integer of its size). */
+    static final int REAL = 16;
 
     /** Step kinds. */
     final int[] op;
@@ -130,7 +132,7 @@ final class FlatScope {
             case 64 -> X64;
             default -> -1;
         };
-        return r < 0 ? -1 : r | (n.bigEndian && n.size > 8 ? BE : 0);
+        return r < 0 ? -1 : r | (n.bigEndian && n.size > 8 ? BE : 0) | (s.op == FLOAT ? REAL : 0);
     }
 
     /**

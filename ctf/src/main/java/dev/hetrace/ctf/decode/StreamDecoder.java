@@ -523,7 +523,7 @@ public final class StreamDecoder {
     }
 
     private long blockRead(long b, int read) {
-        return switch (read) {
+        return switch (read & ~FlatScope.REAL) {
             case FlatScope.U8 -> seg.get(ValueLayout.JAVA_BYTE, b) & 0xFFL;
             case FlatScope.S8 -> seg.get(ValueLayout.JAVA_BYTE, b);
             case FlatScope.U16 -> seg.get(LE_SHORT, b) & 0xFFFFL;
@@ -583,14 +583,16 @@ public final class StreamDecoder {
      */
     private int blockFallback(FlatScope f, int pc, long[] t, int len, String scope) throws StreamDecodingException {
         int[] reads = f.blockRead[pc];
-        for (int read : reads) {
+        for (int readAndKind : reads) {
+            boolean real = (readAndKind & FlatScope.REAL) != 0;
+            int read = readAndKind & ~FlatScope.REAL;
             int size = switch (read & ~FlatScope.BE) {
                 case FlatScope.U8, FlatScope.S8 -> 8;
                 case FlatScope.U16, FlatScope.S16 -> 16;
                 case FlatScope.U32, FlatScope.S32 -> 32;
                 default -> 64;
             };
-            need(size, scope, "an integer");
+            need(size, scope, real ? "a floating point number" : "an integer");
             long v = BitReader.read(seg, pos, size, (read & FlatScope.BE) != 0);
             pos += size;
             if (read == FlatScope.S8 || (read & ~FlatScope.BE) == FlatScope.S16 || (read & ~FlatScope.BE) == FlatScope.S32) {
