@@ -79,6 +79,24 @@ class ParallelPrintTest {
     }
 
     @Test
+    void oneStreamOfManyPacketsIsCutForTheWorkersAndPrintsTheSame(@TempDir Path dir) throws Exception {
+        Random random = new Random(11);
+        try (CtfWriter w = CtfWriter.create(dir, METADATA)) {
+            StreamWriter stream = w.stream(0).packetSize(4096);
+            long t = 0;
+            for (int i = 0; i < 300_000; i++) {
+                t += random.nextInt(5);
+                stream.event(i % 3 == 0 ? 1 : 0, t, i % 3 == 0 ? new Object[] {(long) i} : new Object[] {i, "e" + i});
+            }
+        }
+        assertThat(Files.size(dir.resolve("stream_0_0"))).as("several 2 MiB segments").isGreaterThan(5L << 20);
+        Run one = print(dir, PrintCommand.Format.text, 1);
+        Run two = print(dir, PrintCommand.Format.text, 2);
+        assertThat(one.status()).isZero();
+        assertThat(two).isEqualTo(one);
+    }
+
+    @Test
     void aDamagedEventStopsBothAtTheSamePlaceWithTheSameError(@TempDir Path dir) throws Exception {
         Path trace = write(dir);
         // Make the first event id of the second packet of stream 2 one the metadata does not declare.

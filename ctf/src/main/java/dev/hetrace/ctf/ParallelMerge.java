@@ -31,6 +31,8 @@ public final class ParallelMerge implements AutoCloseable {
     private static final int CHUNK_EVENTS = 16384;
     private static final int CHUNK_BYTES = 1024 * 1024;
     private static final int AHEAD = 4;
+    /** Packets per segment of a stream cut for the workers: about this many bits (at least one packet). */
+    private static final long SEGMENT_BITS = 8L * 2 * 1024 * 1024;
 
     /** Formatted events of one stream, in stream order. */
     private static final class Chunk {
@@ -43,6 +45,7 @@ public final class ParallelMerge implements AutoCloseable {
         boolean last;
         StreamDecodingException error;
         RuntimeException failure;
+        boolean timed;
 
         void reset() {
             text.clear();
@@ -51,32 +54,24 @@ public final class ParallelMerge implements AutoCloseable {
         }
     }
 
-    private final class Source {
-        final int index;
-        final CtfTrace trace;
+    /**
+     * A run of consecutive packets of one stream, decoded by its own decoder into its own queue
+     * of chunks, at most {@link #AHEAD} ahead of the merge; at most one producer at a time.
+     */
+    private final class Segment {
+        final Source source;
         final StreamDecoder decoder;
         final Formatter formatter;
         final LinkedBlockingQueue<Chunk> ready = new LinkedBlockingQueue<>();
-        /** Chunks the merge is done with, to be filled again. */
-        final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
         final AtomicBoolean producing = new AtomicBoolean();
         volatile boolean finished;
-        int traceRank;
-        long streamId;
-        String path;
-        boolean hasTime;
-        // Merge state.
-        Chunk chunk;
-        int pos;
 
-        Source(int index, CtfTrace trace, StreamDecoder decoder, Formatter formatter) {
-            this.index = index;
-            this.trace = trace;
+        Segment(Source source, StreamDecoder decoder, Formatter formatter) {
+            this.source = source;
             this.decoder = decoder;
             this.formatter = formatter;
         }
 
-        /** Keeps this stream up to {@link #AHEAD} chunks ahead of the merge; at most one producer at a time. */
         void schedule() {
             if (!finished && ready.size() < AHEAD && producing.compareAndSet(false, true)) {
                 pool.execute(this::produce);
@@ -101,7 +96,7 @@ public final class ParallelMerge implements AutoCloseable {
         }
 
         private Chunk fill() {
-            Chunk c = free.poll();
+            Chunk c = source.free.poll();
             if (c == null) {
                 c = new Chunk();
             } else {
@@ -118,8 +113,9 @@ public final class ParallelMerge implements AutoCloseable {
                     int i = c.count;
                     c.time[i] = t;
                     c.events[i] = decoder.event();
+                    c.timed = clock;
                     if (formatter != null) {
-                        c.split[i] = formatter.format(trace, decoder, clock, t, c.text);
+                        c.split[i] = formatter.format(source.trace, decoder, clock, t, c.text);
                         c.end[i] = c.text.length();
                     }
                     c.count++;
@@ -139,7 +135,38 @@ public final class ParallelMerge implements AutoCloseable {
         }
     }
 
+    /** One stream in the merge: its segments, consumed in order. */
+    private final class Source {
+        final int index;
+        final CtfTrace trace;
+        final List<Segment> segments = new ArrayList<>();
+        /** Chunks the merge is done with, to be filled again. */
+        final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        int traceRank;
+        long streamId;
+        String path;
+        // Merge state.
+        int segment;
+        Chunk chunk;
+        int pos;
+
+        Source(int index, CtfTrace trace) {
+            this.index = index;
+            this.trace = trace;
+        }
+
+        /** Keeps the current segment and the next few being decoded. */
+        void schedule() {
+            int end = Math.min(segments.size(), segment + window);
+            for (int k = segment; k < end; k++) {
+                segments.get(k).schedule();
+            }
+        }
+    }
+
     private final ExecutorService pool;
+    /** Segments of a stream decoded ahead of the merge at once. */
+    private final int window;
     private final List<Source> sources = new ArrayList<>();
     private final int[] heap;
     /** Time of each source's current event (the heap's key, kept in one array for the comparisons). */
@@ -159,13 +186,39 @@ public final class ParallelMerge implements AutoCloseable {
      */
     public ParallelMerge(List<CtfTrace> traces, java.util.function.Supplier<Formatter> formatters, int threads) {
         int[] rank = MergeOrder.traceRanks(traces);
+        int streams = streamCount(traces);
+        // Few streams for the cores: streams whose packets can be decoded from any packet on are
+        // cut into runs of packets that workers decode side by side.
+        boolean split = streams < 2 * threads;
+        this.window = threads + 1;
         for (int t = 0; t < traces.size(); t++) {
             CtfTrace trace = traces.get(t);
             for (int s = 0; s < trace.streams().size(); s++) {
-                Source src = new Source(sources.size(), trace, trace.decoder(s), formatters.get());
+                Source src = new Source(sources.size(), trace);
                 src.traceRank = rank[t];
                 src.streamId = trace.streamId(s);
                 src.path = trace.streams().get(s).getFirst().path().toAbsolutePath().normalize().toString();
+                PacketIndex idx = split ? trace.index(s) : null;
+                if (idx != null && idx.seekable() && idx.damage() == null && idx.size() > 1) {
+                    int k = 0;
+                    while (k < idx.size()) {
+                        int from = k;
+                        long bits = 0;
+                        while (k < idx.size() && (k == from || bits + idx.packetBits(k) <= SEGMENT_BITS)) {
+                            bits += idx.packetBits(k);
+                            k++;
+                        }
+                        StreamDecoder d = trace.decoder(s);
+                        if (from > 0) {
+                            d.seek(idx.file(from), idx.offsetBytes(from) * 8, idx.numberInFile(from), true,
+                                idx.eventsDiscarded(from - 1), idx.sequenceNumber(from - 1), idx.endCycles(from - 1));
+                        }
+                        d.limitPackets(k - from);
+                        src.segments.add(new Segment(src, d, formatters.get()));
+                    }
+                } else {
+                    src.segments.add(new Segment(src, trace.decoder(s), formatters.get()));
+                }
                 sources.add(src);
             }
         }
@@ -276,11 +329,14 @@ public final class ParallelMerge implements AutoCloseable {
                 if (prev.error != null) {
                     throw prev.error;
                 }
-                return false;
+                if (s.segment + 1 >= s.segments.size()) {
+                    return false;
+                }
+                s.segment++;
             }
             Chunk next;
             try {
-                next = s.ready.take();
+                next = s.segments.get(s.segment).ready.take();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting for decoded events", e);
@@ -316,7 +372,7 @@ public final class ParallelMerge implements AutoCloseable {
     }
 
     public boolean hasTime() {
-        return current.decoder.streamPlan() != null && current.decoder.streamPlan().defaultClock >= 0;
+        return current.chunk.timed;
     }
 
     public long timeNanos() {

@@ -105,6 +105,14 @@ public final class StreamDecoder {
         }
     }
 
+    /** Packets this decoder may still read (see {@link #limitPackets}). */
+    private long packetBudget = Long.MAX_VALUE;
+
+    /** Ends the stream, for this decoder, after {@code count} more packets (a worker's share of a stream). */
+    public void limitPackets(long count) {
+        packetBudget = count;
+    }
+
     /**
      * Moves to the next packet (its header and context decoded), without decoding events.
      *
@@ -112,6 +120,11 @@ public final class StreamDecoder {
      */
     public boolean nextPacket() throws StreamDecodingException {
         endPacket();
+        if (packetBudget == 0) {
+            packet = null;
+            return false;
+        }
+        packetBudget--;
         while (true) {
             if (seg == null || nextPacketOffset >= fileBits) {
                 if (!nextFile()) {
