@@ -32,7 +32,7 @@ public final class ParallelMerge implements AutoCloseable {
     private static final int CHUNK_BYTES = 1024 * 1024;
     private static final int AHEAD = 4;
     /** Packets per segment of a stream cut for the workers: about this many bits (at least one packet). */
-    private static final long SEGMENT_BITS = 8L * 2 * 1024 * 1024;
+    private static final long SEGMENT_BITS = 8L * 512 * 1024;
 
     /** Formatted events of one stream, in stream order. */
     private static final class Chunk {
@@ -190,7 +190,7 @@ public final class ParallelMerge implements AutoCloseable {
         // Few streams for the cores: streams whose packets can be decoded from any packet on are
         // cut into runs of packets that workers decode side by side.
         boolean split = streams < 2 * threads;
-        this.window = threads + 1;
+        this.window = 2 * threads + 1;
         for (int t = 0; t < traces.size(); t++) {
             CtfTrace trace = traces.get(t);
             for (int s = 0; s < trace.streams().size(); s++) {
