@@ -1,6 +1,7 @@
 package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.text.TextSink;
@@ -108,8 +109,17 @@ public final class ParallelMerge implements AutoCloseable {
                         c.last = true;
                         break;
                     }
-                    boolean clock = decoder.streamPlan().defaultClock >= 0;
-                    long t = clock ? EventCursor.timeOf(decoder) : Long.MIN_VALUE;
+                    int clockIndex = decoder.streamPlan().defaultClock;
+                    boolean clock = clockIndex >= 0;
+                    long t = Long.MIN_VALUE;
+                    if (clock) {
+                        // A 1 GHz clock (most tracers'): nanoseconds are the base plus the cycles.
+                        ClockClass cc = decoder.plan().clocks.get(clockIndex);
+                        long cycles = decoder.clockValue();
+                        long base = cc.frequency() == 1_000_000_000L ? cc.baseOffsetNanos() : Long.MIN_VALUE;
+                        t = base != Long.MIN_VALUE && base >= 0 && cycles >= 0 && cycles <= Long.MAX_VALUE - base
+                            ? base + cycles : EventCursor.timeOf(decoder);
+                    }
                     int i = c.count;
                     c.time[i] = t;
                     c.events[i] = decoder.event();

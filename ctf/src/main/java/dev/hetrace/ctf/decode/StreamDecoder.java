@@ -406,7 +406,7 @@ public final class StreamDecoder {
         StreamPlan sp = stream;
         headerStart = 0;
         if (sp.eventHeader != null) {
-            decodeScope(sp.eventHeader, "event header");
+            decodeHeader(sp.eventHeader);
         }
         // The event's time is the clock once its header is read; clock fields further on
         // (contexts, payload) move the clock for the events after it.
@@ -554,6 +554,21 @@ public final class StreamDecoder {
 
     private void advance(int bits) {
         pos += bits;
+    }
+
+    /**
+     * The event header, like {@link #decodeScope}, from a call site of its own: all events of a
+     * stream share one header plan, so the JIT sees one compiled header here and inlines it.
+     */
+    private void decodeHeader(Node root) throws StreamDecodingException {
+        FlatCode.Decoder code = root.code;
+        FlatScope f = root.flat;
+        if (code != null && f != null) {
+            ensureTape(f.maxSlots);
+            tapeLen = code.run(this, f, tape, tapeLen);
+        } else {
+            decodeScope(root, "event header");
+        }
     }
 
     /**
