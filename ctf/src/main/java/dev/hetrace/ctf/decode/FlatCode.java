@@ -22,7 +22,7 @@ import java.util.List;
  * A flat plan turned into straight-line bytecode: one hidden class per scope whose
  * {@code run} calls the decoder's small step methods with the plan's sizes, alignments and
  * byte orders as constants, so that the JIT compiles each scope into code specialised for its
- * layout, with no dispatch between fields. Same tape and state as running the plan.
+ * layout, with no dispatch between fields. Same tape and state as walking the scope's nodes.
  */
 final class FlatCode {
     /** A compiled scope. */
@@ -47,10 +47,18 @@ final class FlatCode {
     private FlatCode() {
     }
 
+    /** Compiled scopes of this process, limited so that class space stays small. */
+    private static final java.util.concurrent.atomic.AtomicInteger COMPILED = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int MAX_COMPILED = 4096;
+
+    static boolean mayCompileMore() {
+        return COMPILED.get() < MAX_COMPILED;
+    }
+
     /** The compiled scope, or null if it cannot be compiled (the plan then runs as is). */
     static Decoder compile(FlatScope f, String scope, MethodHandles.Lookup host) {
-        if (f.op.length > 2000) {
-            return null; // a method must stay small enough to compile well
+        if (f.op.length > 2000 || COMPILED.incrementAndGet() > MAX_COMPILED) {
+            return null; // a method must stay small enough to compile well; class space must stay small
         }
         try {
             byte[] bytes = ClassFile.of().build(ClassDesc.of("dev.hetrace.ctf.decode.FlatScopeCode"), cb -> {

@@ -111,6 +111,8 @@ public final class Node {
     /** ... and its compiled form (null if not compiled). */
     FlatCode.Decoder code;
     boolean codeChecked;
+    /** Times this scope root was decoded before being compiled (racy: a hint only). */
+    int uses;
 
     Node(int kind, FieldType type, int align) {
         this.kind = kind;

@@ -560,6 +560,9 @@ public final class StreamDecoder {
      * The event header, like {@link #decodeScope}, from a call site of its own: all events of a
      * stream share one header plan, so the JIT sees one compiled header here and inlines it.
      */
+    /** Decodes of a scope before it is compiled: compiling costs more than walking a few events. */
+    private static final int COMPILE_AFTER = Integer.getInteger("hetrace.decode.compileAfter", 64);
+
     private void decodeHeader(Node root) throws StreamDecodingException {
         FlatCode.Decoder code = root.code;
         FlatScope f = root.flat;
@@ -577,6 +580,11 @@ public final class StreamDecoder {
      */
     private void decodeScope(Node root, String scope) throws StreamDecodingException {
         FlatScope f = root.flat;
+        if (f == null && !root.flatChecked && (++root.uses < COMPILE_AFTER || !FlatCode.mayCompileMore())) {
+            // Rare scopes (most event classes of traces that declare thousands) are walked.
+            decodeNode(root, scope);
+            return;
+        }
         if (f == null && !root.flatChecked) {
             // Built once; threads racing here build equal plans, and a reader seeing none walks.
             f = FlatScope.of(root);
