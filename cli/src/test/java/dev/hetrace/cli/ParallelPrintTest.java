@@ -38,12 +38,16 @@ class ParallelPrintTest {
 
     /** Four streams whose events often share a time, so that the tie-break order matters. */
     private static Path write(Path dir) throws Exception {
+        return write(dir, 4, 6000);
+    }
+
+    private static Path write(Path dir, int streams, int events) throws Exception {
         Random random = new Random(7);
         try (CtfWriter w = CtfWriter.create(dir, METADATA)) {
-            for (int s = 0; s < 4; s++) {
+            for (int s = 0; s < streams; s++) {
                 StreamWriter stream = w.stream(0).packetSize(1024).packetContext("cpu_id", s);
                 long t = 0;
-                for (int i = 0; i < 6000; i++) {
+                for (int i = 0; i < events; i++) {
                     t += random.nextInt(3) * 10;
                     if (random.nextBoolean()) {
                         stream.event(0, t, new Object[] {i, "s" + s + "e" + i});
@@ -76,6 +80,15 @@ class ParallelPrintTest {
             assertThat(four).as("format %s", format).isEqualTo(one);
         }
         assertThat(print(trace, PrintCommand.Format.text, 1).out().lines()).hasSize(24_000);
+    }
+
+    @Test
+    void manyStreamsMergeThroughTheHeapAndPrintTheSame(@TempDir Path dir) throws Exception {
+        Path trace = write(dir, 24, 800);
+        Run one = print(trace, PrintCommand.Format.text, 1);
+        Run two = print(trace, PrintCommand.Format.text, 2);
+        assertThat(one.status()).isZero();
+        assertThat(two).isEqualTo(one);
     }
 
     @Test

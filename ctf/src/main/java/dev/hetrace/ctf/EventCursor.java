@@ -37,8 +37,8 @@ public final class EventCursor {
     private final StreamDecoder[] decoders;
     private final int[] traceOfDecoder;
     private final int[] streamOfDecoder;
-    /** Binary min-heap of decoder indices, ordered by (time, index). */
-    private final int[] heap;
+    /** Decoder indices in merge order. */
+    private final IndexHeap heap;
     private final int[] traceRank;
     private final long[] streamId;
     private final String[] streamPath;
@@ -51,7 +51,6 @@ public final class EventCursor {
     private final Discarded[] loss;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}. */
     private final long[] skipBefore;
-    private int heapSize;
     private boolean started;
     private int current = -1;
     private long stopAfter = Long.MAX_VALUE;
@@ -66,7 +65,7 @@ public final class EventCursor {
         decoders = new StreamDecoder[n];
         traceOfDecoder = new int[n];
         streamOfDecoder = new int[n];
-        heap = new int[n];
+        heap = new IndexHeap(n, this::less);
         time = new long[n];
         traceRank = new int[n];
         streamId = new long[n];
@@ -116,19 +115,19 @@ public final class EventCursor {
             started = true;
             for (int i = 0; i < decoders.length; i++) {
                 if (advance(i)) {
-                    push(i);
+                    heap.push(i);
                 }
             }
         } else if (current >= 0) {
             if (advance(current)) {
-                push(current);
+                heap.push(current);
             }
         }
         current = -1;
-        while (heapSize > 0) {
-            int top = pop();
+        while (heap.size() > 0) {
+            int top = heap.pop();
             if (time[top] > stopAfter) {
-                heapSize = 0;
+                heap.clear();
                 return false;
             }
             Discarded items = loss[top];
@@ -138,7 +137,7 @@ public final class EventCursor {
                 }
                 discardedListener.discarded(items, traces.get(traceOfDecoder[top]), streamOfDecoder[top]);
                 if (advance(top)) {
-                    push(top);
+                    heap.push(top);
                 }
                 continue;
             }
@@ -240,14 +239,14 @@ public final class EventCursor {
      */
     public void seek(long nanos) throws StreamDecodingException {
         CtfTrace.indexAll(traces);
-        heapSize = 0;
+        heap.clear();
         current = -1;
         started = true;
         for (int i = 0; i < decoders.length; i++) {
             position(i, nanos);
             skipBefore[i] = nanos;
             if (advance(i)) {
-                push(i);
+                heap.push(i);
             }
         }
     }
@@ -385,43 +384,4 @@ public final class EventCursor {
         return c != 0 ? c < 0 : a < b;
     }
 
-    private void push(int i) {
-        int k = heapSize++;
-        heap[k] = i;
-        while (k > 0) {
-            int parent = (k - 1) >>> 1;
-            if (!less(heap[k], heap[parent])) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[parent];
-            heap[parent] = tmp;
-            k = parent;
-        }
-    }
-
-    private int pop() {
-        int top = heap[0];
-        heap[0] = heap[--heapSize];
-        int k = 0;
-        while (true) {
-            int l = 2 * k + 1;
-            int r = l + 1;
-            int m = k;
-            if (l < heapSize && less(heap[l], heap[m])) {
-                m = l;
-            }
-            if (r < heapSize && less(heap[r], heap[m])) {
-                m = r;
-            }
-            if (m == k) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[m];
-            heap[m] = tmp;
-            k = m;
-        }
-        return top;
-    }
 }

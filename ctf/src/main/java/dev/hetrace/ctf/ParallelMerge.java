@@ -178,13 +178,12 @@ public final class ParallelMerge implements AutoCloseable {
     /** Segments of a stream decoded ahead of the merge at once. */
     private final int window;
     private final List<Source> sources = new ArrayList<>();
-    private final int[] heap;
+    private final IndexHeap heap;
     /** Time of each source's current event (the heap's key, kept in one array for the comparisons). */
     private final long[] headTime;
     /** With few streams, a scan replaces the heap; {@code live} marks the streams not yet exhausted. */
     private final boolean linear;
     private final boolean[] live;
-    private int heapSize;
     private boolean started;
     private volatile boolean closed;
     private Source current;
@@ -232,7 +231,7 @@ public final class ParallelMerge implements AutoCloseable {
                 sources.add(src);
             }
         }
-        heap = new int[sources.size()];
+        heap = new IndexHeap(sources.size(), this::less);
         headTime = new long[sources.size()];
         live = new boolean[sources.size()];
         linear = sources.size() <= 16;
@@ -268,21 +267,21 @@ public final class ParallelMerge implements AutoCloseable {
             }
             for (Source s : sources) {
                 if (advanceChunk(s)) {
-                    push(s.index);
+                    push(s);
                 }
             }
         } else if (current != null) {
             Source s = current;
             s.pos++;
             if (s.pos < s.chunk.count || advanceChunk(s)) {
-                push(s.index);
+                push(s);
             }
         }
-        if (heapSize == 0) {
+        if (heap.size() == 0) {
             current = null;
             return false;
         }
-        current = sources.get(pop());
+        current = sources.get(heap.pop());
         currentPos = current.pos;
         return true;
     }
@@ -404,46 +403,10 @@ public final class ParallelMerge implements AutoCloseable {
             sb.chunk.time[sb.pos], sb.traceRank, eb.stream.cls.id(), sb.streamId, eb.cls.id(), eb.cls.name(), sb.path, b);
     }
 
-    private void push(int i) {
-        Source s = sources.get(i);
-        headTime[i] = s.chunk.time[s.pos];
-        int k = heapSize++;
-        heap[k] = i;
-        while (k > 0) {
-            int parent = (k - 1) >>> 1;
-            if (!less(heap[k], heap[parent])) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[parent];
-            heap[parent] = tmp;
-            k = parent;
-        }
-    }
 
-    private int pop() {
-        int top = heap[0];
-        heap[0] = heap[--heapSize];
-        int k = 0;
-        while (true) {
-            int l = 2 * k + 1;
-            int r = l + 1;
-            int m = k;
-            if (l < heapSize && less(heap[l], heap[m])) {
-                m = l;
-            }
-            if (r < heapSize && less(heap[r], heap[m])) {
-                m = r;
-            }
-            if (m == k) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[m];
-            heap[m] = tmp;
-            k = m;
-        }
-        return top;
+    private void push(Source s) {
+        headTime[s.index] = s.chunk.time[s.pos];
+        heap.push(s.index);
     }
 
     /** Stops the workers and waits for them, so that the traces can be closed safely. */

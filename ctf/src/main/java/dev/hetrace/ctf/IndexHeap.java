@@ -1,0 +1,71 @@
+package dev.hetrace.ctf;
+
+/**
+ * A binary min-heap of small integer ids (streams in a merge) under an order the owner
+ * defines, without boxing: the one heap behind every merge of streams.
+ */
+final class IndexHeap {
+    /** The strict order of ids (a total order: ties broken by the owner). */
+    interface Order {
+        boolean less(int a, int b);
+    }
+
+    private final int[] heap;
+    private final Order order;
+    private int size;
+
+    IndexHeap(int capacity, Order order) {
+        this.heap = new int[capacity];
+        this.order = order;
+    }
+
+    int size() {
+        return size;
+    }
+
+    void clear() {
+        size = 0;
+    }
+
+    void push(int id) {
+        int k = size++;
+        heap[k] = id;
+        while (k > 0) {
+            int parent = (k - 1) >>> 1;
+            if (!order.less(heap[k], heap[parent])) {
+                break;
+            }
+            swap(k, parent);
+            k = parent;
+        }
+    }
+
+    /** Removes and returns the least id; the heap must not be empty. */
+    int pop() {
+        int top = heap[0];
+        heap[0] = heap[--size];
+        int k = 0;
+        while (true) {
+            int l = 2 * k + 1;
+            int r = l + 1;
+            int m = k;
+            if (l < size && order.less(heap[l], heap[m])) {
+                m = l;
+            }
+            if (r < size && order.less(heap[r], heap[m])) {
+                m = r;
+            }
+            if (m == k) {
+                return top;
+            }
+            swap(k, m);
+            k = m;
+        }
+    }
+
+    private void swap(int a, int b) {
+        int tmp = heap[a];
+        heap[a] = heap[b];
+        heap[b] = tmp;
+    }
+}
