@@ -477,6 +477,7 @@ public final class StreamDecoder {
         return signed ? BitReader.signExtend(v, size) : v;
     }
 
+    /** What decoding an integer does besides giving its value: tag or length, clock, event id. */
     private void stepEffects(Node n, long v, int size) {
         if (n.register >= 0) {
             regs[n.register] = v;
@@ -643,25 +644,10 @@ public final class StreamDecoder {
     private void decodeNode(Node n, String scope) throws StreamDecodingException {
         switch (n.kind) {
             case Node.INT -> {
-                align(n.align, scope);
-                int size = n.size;
-                need(size, scope, "an integer");
-                long v = BitReader.read(seg, pos, size, n.bigEndian);
-                pos += size;
-                if (n.signed) {
-                    v = BitReader.signExtend(v, size);
-                }
+                long v = stepInt(n.align, n.size, n.bigEndian, n.signed, scope);
                 ensureTape(1);
                 tape[tapeLen++] = v;
-                if (n.register >= 0) {
-                    regs[n.register] = v;
-                }
-                if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
-                    updateClock(v, size);
-                }
-                if (n.role == Node.ROLE_EVENT_ID) {
-                    eventId = v;
-                }
+                stepEffects(n, v, n.size);
             }
             case Node.BIG_INT -> {
                 align(n.align, scope);
