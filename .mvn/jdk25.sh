@@ -2,6 +2,11 @@
 # Order: $JAVA_HOME if it is a JDK 25, then /usr/lib/jvm/*25*. Fails with a clear message otherwise.
 hetrace_is_jdk25() {
   [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 1
+  # The JDK's release file says its version without starting a JVM; ask the JVM only without it.
+  if [ -f "$1/release" ]; then
+    grep -Eq '^JAVA_VERSION="25([."]|$)' "$1/release"
+    return
+  fi
   "$1/bin/java" -XshowSettings:properties -version 2>&1 | grep -Eq '^ *java\.specification\.version = 25$'
 }
 hetrace_find_jdk25() {
