@@ -548,7 +548,38 @@ public final class StreamDecoder {
                 tape[tapeLen++] = count;
                 pos += count * n.size;
             }
+            case Node.CHAIN -> decodeChain(n, scope);
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** Nested structs of one shape (see {@link Node#CHAIN}), level by level, without recursion. */
+    private void decodeChain(Node n, String scope) throws StreamDecodingException {
+        if (n.minBits > limit - pos) {
+            throw error(pos, n.length + " nested structs in the " + scope + " (at least " + n.minBits
+                + " bits) go past the end of the packet content");
+        }
+        Node level = n.element();
+        Node[] members = level.children;
+        int h = n.chainHole;
+        long levels = n.length;
+        align(n.align, scope);
+        for (int i = 0; i < h; i++) {
+            decodeNode(members[i], scope);
+        }
+        for (long k = levels - 1; k >= 1; k--) {
+            align(level.align, scope);
+            for (int i = 0; i < h; i++) {
+                decodeNode(members[i], scope);
+            }
+        }
+        decodeNode(members[h], scope);
+        if (h + 1 < members.length) {
+            for (long k = 1; k <= levels; k++) {
+                for (int i = h + 1; i < members.length; i++) {
+                    decodeNode(members[i], scope);
+                }
+            }
         }
     }
 
