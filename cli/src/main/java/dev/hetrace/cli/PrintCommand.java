@@ -94,6 +94,7 @@ final class PrintCommand implements Callable<Integer> {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + w));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
@@ -101,7 +102,7 @@ final class PrintCommand implements Callable<Integer> {
                     return 1;
                 }
                 for (Path dir : found) {
-                    traces.add(CtfTrace.open(dir, p, w -> err.println("hetrace: warning: " + w)));
+                    traces.add(opener.open(dir, p));
                 }
             }
             if (begin == null && end == null && threads > 1 && parallelizable(traces)) {
