@@ -100,6 +100,7 @@ final class PrintCommand implements Callable<Integer> {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + w));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
@@ -107,7 +108,7 @@ final class PrintCommand implements Callable<Integer> {
                     return 1;
                 }
                 for (Path dir : found) {
-                    traces.add(CtfTrace.open(dir, p, w -> err.println("hetrace: warning: " + w)));
+                    traces.add(opener.open(dir, p));
                 }
             }
             if (begin == null && end == null && threads > 1 && parallelizable(traces)) {
@@ -192,6 +193,8 @@ final class PrintCommand implements Callable<Integer> {
     private static final int MAX_PARALLEL_STREAMS = 256;
     /** Events of larger packets may format into lines too long to hold in memory while merging. */
     private static final long MAX_PARALLEL_PACKET_BITS = 8L * 4 * 1024 * 1024;
+    /** So may events with structs nested this deep (each level prints its member name), whatever their size. */
+    private static final long MAX_PARALLEL_NESTING = 100_000;
 
     /**
      * Whether worker threads can decode the streams: not too many of them, packets of at most
@@ -201,6 +204,11 @@ final class PrintCommand implements Callable<Integer> {
     private static boolean parallelizable(List<CtfTrace> traces) {
         if (ParallelMerge.streamCount(traces) > MAX_PARALLEL_STREAMS) {
             return false;
+        }
+        for (CtfTrace t : traces) {
+            if (t.plan().deepestChain > MAX_PARALLEL_NESTING) {
+                return false; // a line may be gigabytes long: write it in pieces instead
+            }
         }
         CtfTrace.indexAll(traces);
         for (CtfTrace t : traces) {

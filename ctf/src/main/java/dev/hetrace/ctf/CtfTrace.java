@@ -17,7 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -25,30 +25,38 @@ import java.util.stream.Stream;
 
 /**
  * One CTF trace directory: its metadata (parsed and compiled into a decode plan) and its data
- * streams, with the stream files mapped read-only. Files that belong to one stream instance
- * (LTTng tracefile rotation) form one stream, ordered by time.
+ * streams. Files that belong to one stream instance (LTTng tracefile rotation) form one stream,
+ * ordered by time. A trace holds little per stream file (its name, in one table): small files
+ * are read when a decoder needs them (kept in memory within a budget), larger ones are mapped
+ * read-only once. Traces opened through one {@link Opener} share what is the same in them: the
+ * parsed metadata of byte-identical metadata files, and the tables of stream files.
  */
 public final class CtfTrace implements AutoCloseable {
+    /** Where the trace was found: the trace is {@code base.resolve(relativePath)} unless {@link #dir} says otherwise. */
+    private final Shared shared;
+    /** The trace's place under the directory it was found in ("" when it is that directory). */
+    private final String relativePath;
+    /** The directory, when it is not {@code shared.base.resolve(relativePath)}. */
     private final Path dir;
-    private final TraceClass metadata;
-    private final TracePlan plan;
-    private final Arena arena = Arena.ofShared();
-    private final List<List<StreamFile>> streams = new ArrayList<>();
-    private final List<Long> streamIds = new ArrayList<>();
-    private final List<Long> streamClassIds = new ArrayList<>();
+    private FileTable table;
+    /** Contents of small stream files (by file index) kept in memory, or null. */
+    private byte[][] small;
+    /** Large stream files, mapped when first needed, or null. */
+    private MemorySegment[] mapped;
+    private Arena arena;
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
-    /** The trace's place under the directory it was found in ("" when it is that directory). */
-    private String relativePath = "";
 
-    private Consumer<String> warnings = w -> { };
     /** Stream files up to this size are read into memory rather than mapped. */
     private static final long SMALL_FILE = 16 * 1024;
 
-    private CtfTrace(Path dir, TraceClass metadata, TracePlan plan) {
+    /** What traces opened by one opener from one directory have in common. */
+    private record Shared(Path base, TraceClass metadata, TracePlan plan, Consumer<String> warnings) {}
+
+    private CtfTrace(Shared shared, String relativePath, Path dir) {
+        this.shared = shared;
+        this.relativePath = relativePath;
         this.dir = dir;
-        this.metadata = metadata;
-        this.plan = plan;
     }
 
     /** Trace directories under {@code root} (itself, or any depth below), in a stable order. */
@@ -70,7 +78,7 @@ public final class CtfTrace implements AutoCloseable {
         return traces;
     }
 
-    /** Opens a trace directory: parses and checks its metadata, maps its stream files. */
+    /** Opens a trace directory: parses and checks its metadata, reads its stream files' first packets. */
     public static CtfTrace open(Path dir, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         return open(dir, dir, warnings);
@@ -82,105 +90,334 @@ public final class CtfTrace implements AutoCloseable {
      */
     public static CtfTrace open(Path dir, Path root, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
-        CtfTrace trace = openDirectory(dir, warnings);
-        Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
-        Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
-        trace.relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
-        return trace;
+        return new Opener(warnings).open(dir, root);
     }
 
-    private static CtfTrace openDirectory(Path dir, Consumer<String> warnings)
-            throws IOException, MetadataException, StreamDecodingException {
-        Path metadataFile = dir.resolve("metadata");
-        TraceClass metadata;
-        try {
-            metadata = MetadataReader.read(metadataFile, w -> warnings.accept(metadataFile + ": " + w));
-        } catch (MetadataException e) {
-            throw e.in(metadataFile);
+    /**
+     * Opens traces that may have much in common (thousands of traces of one tracer): traces
+     * whose metadata files are byte-identical share one parsed metadata and decode plan (the
+     * warnings of its parsing are told for each), and identical tables of stream files are
+     * kept once. Small stream files are kept in memory up to a budget shared by all.
+     */
+    public static final class Opener {
+        /** Metadata files up to this size are compared by content (a digest) to share their parsing. */
+        private static final long SHARED_METADATA_MAX = 1 << 20;
+
+        private final Consumer<String> warnings;
+        private final Map<String, ParsedMetadata> parsed = new HashMap<>();
+        private final Map<FileTable, FileTable> tables = new HashMap<>();
+        /** By base directory, then by parsed metadata (identity). */
+        private final Map<Path, Map<ParsedMetadata, Shared>> shared = new HashMap<>();
+        private long smallBudget = 32L << 20;
+
+        private record ParsedMetadata(TraceClass metadata, TracePlan plan, List<String> warnings) {}
+
+        public Opener(Consumer<String> warnings) {
+            this.warnings = warnings;
         }
-        TracePlan plan;
-        try {
-            plan = TracePlan.compile(metadata);
-        } catch (MetadataException e) {
-            throw e.in(metadataFile);
+
+        public CtfTrace open(Path dir, Path root) throws IOException, MetadataException, StreamDecodingException {
+            Path metadataFile = dir.resolve("metadata");
+            ParsedMetadata pm = parse(metadataFile);
+            Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
+            Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
+            String relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
+            Shared s = shared.computeIfAbsent(base, k -> new java.util.IdentityHashMap<>())
+                .computeIfAbsent(pm, k -> new Shared(base, pm.metadata(), pm.plan(), warnings));
+            boolean derived = !relativePath.isEmpty() && base.resolve(relativePath).equals(dir);
+            CtfTrace trace = new CtfTrace(s, relativePath, derived ? null : dir);
+            try {
+                trace.readStreams(this);
+            } catch (IOException | StreamDecodingException | RuntimeException e) {
+                trace.close();
+                throw e;
+            }
+            return trace;
         }
-        CtfTrace trace = new CtfTrace(dir, metadata, plan);
-        trace.warnings = warnings;
-        try {
-            trace.mapStreams();
-        } catch (IOException | StreamDecodingException | RuntimeException e) {
-            trace.close();
-            throw e;
+
+        private ParsedMetadata parse(Path metadataFile) throws IOException, MetadataException {
+            String key = null;
+            long size = Files.size(metadataFile);
+            if (size <= SHARED_METADATA_MAX) {
+                byte[] bytes = Files.readAllBytes(metadataFile);
+                try {
+                    key = bytes.length + ":" + java.util.HexFormat.of().formatHex(
+                        java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+                } catch (java.security.NoSuchAlgorithmException e) {
+                    throw new IllegalStateException(e);
+                }
+                ParsedMetadata known = parsed.get(key);
+                if (known != null) {
+                    for (String w : known.warnings()) {
+                        warnings.accept(metadataFile + ": " + w);
+                    }
+                    return known;
+                }
+            }
+            List<String> said = new ArrayList<>();
+            TraceClass metadata;
+            try {
+                metadata = MetadataReader.read(metadataFile, w -> {
+                    said.add(w);
+                    warnings.accept(metadataFile + ": " + w);
+                });
+            } catch (MetadataException e) {
+                throw e.in(metadataFile);
+            }
+            TracePlan plan;
+            try {
+                plan = TracePlan.compile(metadata);
+            } catch (MetadataException e) {
+                throw e.in(metadataFile);
+            }
+            ParsedMetadata pm = new ParsedMetadata(metadata, plan, List.copyOf(said));
+            if (key != null) {
+                parsed.put(key, pm);
+            }
+            return pm;
         }
-        return trace;
+
+        private FileTable intern(FileTable t) {
+            FileTable known = tables.putIfAbsent(t, t);
+            return known != null ? known : t;
+        }
     }
 
-    private void mapStreams() throws IOException, StreamDecodingException {
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> list = Files.list(dir)) {
-            list.filter(Files::isRegularFile)
-                .filter(p -> {
-                    String name = p.getFileName().toString();
-                    return !name.equals("metadata") && !name.startsWith(".");
-                })
-                .sorted(Comparator.comparing(p -> p.getFileName().toString()))
-                .forEach(files::add);
+    /**
+     * The stream files of a trace: their names (one string), which files make each stream (in
+     * order), and each stream's id and class id. Immutable; equal tables are shared.
+     */
+    private record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFiles, long[] streamIds,
+                             long[] classIds, long commonClassId) {
+        int streamCount() {
+            return streamStart.length - 1;
         }
-        // Group files of the same stream instance; order each group by its first packet's time.
-        Map<String, List<StreamFile>> groups = new LinkedHashMap<>();
-        Map<StreamFile, Long> firstTime = new LinkedHashMap<>();
-        Map<StreamFile, Long> instanceIds = new LinkedHashMap<>();
-        Map<StreamFile, Long> classIds = new LinkedHashMap<>();
-        for (Path f : files) {
-            long size = Files.size(f);
+
+        String name(int file) {
+            return names.substring(file == 0 ? 0 : nameEnd[file - 1], nameEnd[file]);
+        }
+
+        int fileCount(int stream) {
+            return streamStart[stream + 1] - streamStart[stream];
+        }
+
+        /** File index of the {@code k}th file of a stream. */
+        int file(int stream, int k) {
+            int at = streamStart[stream] + k;
+            return streamFiles == null ? at : streamFiles[at];
+        }
+
+        long streamId(int stream) {
+            return streamIds == null ? stream : streamIds[stream];
+        }
+
+        long classId(int stream) {
+            return classIds == null ? commonClassId : classIds[stream];
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FileTable t && names.equals(t.names) && commonClassId == t.commonClassId
+                && java.util.Arrays.equals(nameEnd, t.nameEnd) && java.util.Arrays.equals(streamStart, t.streamStart)
+                && java.util.Arrays.equals(streamFiles, t.streamFiles) && java.util.Arrays.equals(streamIds, t.streamIds)
+                && java.util.Arrays.equals(classIds, t.classIds);
+        }
+
+        @Override
+        public int hashCode() {
+            return names.hashCode() * 31 + java.util.Arrays.hashCode(nameEnd) * 17 + java.util.Arrays.hashCode(streamStart)
+                + java.util.Arrays.hashCode(streamIds) + Long.hashCode(commonClassId);
+        }
+    }
+
+    private void readStreams(Opener opener) throws IOException, StreamDecodingException {
+        Path dir = directory();
+        List<String> names = new ArrayList<>();
+        try (java.nio.file.DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+            for (Path p : list) {
+                String name = p.getFileName().toString();
+                if (!name.equals("metadata") && !name.startsWith(".") && Files.isRegularFile(p)) {
+                    names.add(name);
+                }
+            }
+        }
+        names.sort(Comparator.naturalOrder());
+        int n = names.size();
+        // What each file's first packet says; files of the same stream instance are grouped.
+        long[] firstTime = new long[n];
+        long[] classId = new long[n];
+        boolean[] hasClass = new boolean[n];
+        boolean[] keep = new boolean[n];
+        long[] instance = new long[n];
+        boolean[] hasInstance = new boolean[n];
+        small = null;
+        for (int f = 0; f < n; f++) {
+            Path path = dir.resolve(names.get(f));
+            long size = Files.size(path);
             if (size == 0) {
                 continue;
             }
+            keep[f] = true;
             MemorySegment seg;
             if (size <= SMALL_FILE) {
                 // Small files are read, not mapped: a trace may have more stream files than a
                 // process may have mappings (vm.max_map_count, 65530 by default).
-                seg = MemorySegment.ofArray(Files.readAllBytes(f));
-            } else {
-                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-                    seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                byte[] bytes = Files.readAllBytes(path);
+                seg = MemorySegment.ofArray(bytes);
+                long cost = bytes.length + 48;
+                if (opener.smallBudget >= cost) {
+                    opener.smallBudget -= cost;
+                    if (small == null) {
+                        small = new byte[n][];
+                    }
+                    small[f] = bytes;
                 }
+            } else {
+                seg = map(f, path, size, n);
             }
-            StreamFile sf = new StreamFile(f, seg);
-            StreamDecoder probe = new StreamDecoder(plan, List.of(sf));
-            String key = f.toString();
-            long t = Long.MIN_VALUE;
+            StreamDecoder probe = new StreamDecoder(shared.plan, List.of(new StreamFile(path, seg)));
+            firstTime[f] = Long.MIN_VALUE;
             if (probe.nextPacket()) {
                 PacketInfo p = probe.packet();
                 if (p.has(p.streamInstanceId())) {
-                    key = p.streamClassId() + "/" + p.streamInstanceId();
+                    hasInstance[f] = true;
+                    instance[f] = p.streamInstanceId();
                 }
-                t = p.has(p.timestampBegin()) ? p.timestampBegin() : Long.MIN_VALUE;
-                classIds.put(sf, p.streamClassId());
+                firstTime[f] = p.has(p.timestampBegin()) ? p.timestampBegin() : Long.MIN_VALUE;
+                classId[f] = p.streamClassId();
+                hasClass[f] = true;
             }
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(sf);
-            if (probe.packet() != null && probe.packet().has(probe.packet().streamInstanceId())) {
-                instanceIds.put(sf, probe.packet().streamInstanceId());
+        }
+        // Groups, in the order of their first file; then each group by time, and the groups by path.
+        List<int[]> groups = new ArrayList<>();
+        Map<String, Integer> byInstance = new HashMap<>();
+        int[] groupOf = new int[n];
+        int[] groupSize = new int[n];
+        int groupCount = 0;
+        for (int f = 0; f < n; f++) {
+            if (!keep[f]) {
+                continue;
             }
-            firstTime.put(sf, t);
+            int g;
+            if (hasInstance[f]) {
+                Integer known = byInstance.putIfAbsent(classId[f] + "/" + instance[f], groupCount);
+                g = known != null ? known : groupCount++;
+            } else {
+                g = groupCount++;
+            }
+            groupOf[f] = g;
+            groupSize[g]++;
         }
-        List<List<StreamFile>> sorted = new ArrayList<>();
-        for (List<StreamFile> g : groups.values()) {
-            g.sort(Comparator.comparing((StreamFile s) -> firstTime.get(s), Long::compareUnsigned)
-                .thenComparing(s -> s.path().getFileName().toString()));
-            sorted.add(List.copyOf(g));
+        int[] groupStart = new int[groupCount + 1];
+        for (int g = 0; g < groupCount; g++) {
+            groupStart[g + 1] = groupStart[g] + groupSize[g];
         }
-        sorted.sort(Comparator.comparing(g -> g.getFirst().path().toString()));
-        for (int i = 0; i < sorted.size(); i++) {
-            List<StreamFile> g = sorted.get(i);
-            streams.add(g);
-            Long instance = instanceIds.get(g.getFirst());
-            streamIds.add(instance != null ? instance : i);
-            Long classId = classIds.get(g.getFirst());
-            streamClassIds.add(classId != null ? classId
-                : metadata.streams().isEmpty() ? 0 : metadata.streams().firstKey());
+        int[] filesInGroups = new int[groupStart[groupCount]];
+        int[] fill = java.util.Arrays.copyOf(groupStart, groupCount);
+        for (int f = 0; f < n; f++) {
+            if (keep[f]) {
+                filesInGroups[fill[groupOf[f]]++] = f;
+            }
         }
-        indexes = new PacketIndex[streams.size()];
+        boolean identity = true;
+        for (int g = 0; g < groupCount; g++) {
+            int from = groupStart[g];
+            int to = groupStart[g + 1];
+            if (to - from > 1) {
+                Integer[] order = new Integer[to - from];
+                for (int k = from; k < to; k++) {
+                    order[k - from] = filesInGroups[k];
+                }
+                java.util.Arrays.sort(order, Comparator.comparing((Integer f) -> firstTime[f], Long::compareUnsigned)
+                    .thenComparing(f -> names.get(f)));
+                for (int k = from; k < to; k++) {
+                    filesInGroups[k] = order[k - from];
+                }
+            }
+        }
+        // Groups by the path of their first file (file names are sorted: by the first file's index).
+        Integer[] groupOrder = new Integer[groupCount];
+        for (int g = 0; g < groupCount; g++) {
+            groupOrder[g] = g;
+        }
+        java.util.Arrays.sort(groupOrder, Comparator.comparingInt(g -> filesInGroups[groupStart[g]]));
+        int[] streamStart = new int[groupCount + 1];
+        int[] streamFiles = new int[filesInGroups.length];
+        long[] streamIds = new long[groupCount];
+        long[] classIds = new long[groupCount];
+        long fallbackClass = shared.metadata.streams().isEmpty() ? 0 : shared.metadata.streams().firstKey();
+        int at = 0;
+        for (int s = 0; s < groupCount; s++) {
+            int g = groupOrder[s];
+            streamStart[s] = at;
+            for (int k = groupStart[g]; k < groupStart[g + 1]; k++) {
+                streamFiles[at] = filesInGroups[k];
+                identity &= streamFiles[at] == at;
+                at++;
+            }
+            streamStart[s + 1] = at;
+            int first = streamFiles[streamStart[s]];
+            streamIds[s] = hasInstance[first] ? instance[first] : s;
+            classIds[s] = hasClass[first] ? classId[first] : fallbackClass;
+        }
+        boolean idsAreRanks = true;
+        boolean oneClass = true;
+        for (int s = 0; s < groupCount; s++) {
+            idsAreRanks &= streamIds[s] == s;
+            oneClass &= classIds[s] == classIds[0];
+        }
+        StringBuilder all = new StringBuilder();
+        int[] nameEnd = new int[n];
+        for (int f = 0; f < n; f++) {
+            all.append(names.get(f));
+            nameEnd[f] = all.length();
+        }
+        table = opener.intern(new FileTable(all.toString(), nameEnd, streamStart, identity ? null : streamFiles,
+            idsAreRanks ? null : streamIds, oneClass ? null : classIds, groupCount == 0 ? 0 : classIds[0]));
+        indexes = null;
+    }
+
+    private MemorySegment map(int file, Path path, long size, int files) throws IOException {
+        if (mapped == null) {
+            mapped = new MemorySegment[files];
+        }
+        if (mapped[file] == null) {
+            if (arena == null) {
+                arena = Arena.ofShared();
+            }
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+                mapped[file] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            }
+        }
+        return mapped[file];
+    }
+
+    /** The files of stream {@code index}, read or mapped. */
+    private List<StreamFile> files(int index) {
+        FileTable t = table;
+        int count = t.fileCount(index);
+        List<StreamFile> out = new ArrayList<>(count);
+        Path dir = directory();
+        for (int k = 0; k < count; k++) {
+            int f = t.file(index, k);
+            Path path = dir.resolve(t.name(f));
+            try {
+                MemorySegment seg;
+                if (small != null && small[f] != null) {
+                    seg = MemorySegment.ofArray(small[f]);
+                } else if (mapped != null && mapped[f] != null) {
+                    seg = mapped[f];
+                } else {
+                    long size = Files.size(path);
+                    seg = size <= SMALL_FILE ? MemorySegment.ofArray(Files.readAllBytes(path))
+                        : map(f, path, size, t.nameEnd().length);
+                }
+                out.add(new StreamFile(path, seg));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return out;
     }
 
     /**
@@ -189,7 +426,7 @@ public final class CtfTrace implements AutoCloseable {
      * separated by '/'; "" when there is neither.
      */
     public String name() {
-        String host = metadata.env().get("hostname") instanceof String s ? s : "";
+        String host = shared.metadata.env().get("hostname") instanceof String s ? s : "";
         if (relativePath.isEmpty()) {
             return host;
         }
@@ -198,22 +435,30 @@ public final class CtfTrace implements AutoCloseable {
 
     /** Stream class id of stream {@code index} (from its first packet). */
     public long streamClassId(int index) {
-        return streamClassIds.get(index);
+        return table.classId(index);
     }
 
     /** The stream's name in babeltrace2's messages: the absolute path of its first file. */
     public String streamPath(int index) {
-        return streams.get(index).getFirst().path().toAbsolutePath().normalize().toString();
+        return directory().resolve(table.name(table.file(index, 0))).toAbsolutePath().normalize().toString();
     }
 
     /** The packet index of stream {@code index}, built on first use (see {@link #indexAll}). */
     public PacketIndex index(int index) {
-        PacketIndex idx = indexes[index];
+        PacketIndex[] all = indexes();
+        PacketIndex idx = all[index];
         if (idx == null) {
-            idx = PacketIndex.of(plan, streams.get(index), warnings);
-            indexes[index] = idx;
+            idx = PacketIndex.of(shared.plan, files(index), shared.warnings);
+            all[index] = idx;
         }
         return idx;
+    }
+
+    private PacketIndex[] indexes() {
+        if (indexes == null) {
+            indexes = new PacketIndex[table.streamCount()];
+        }
+        return indexes;
     }
 
     /**
@@ -224,8 +469,9 @@ public final class CtfTrace implements AutoCloseable {
     public static void indexAll(List<CtfTrace> traces) {
         List<int[]> todo = new ArrayList<>();
         for (int t = 0; t < traces.size(); t++) {
-            for (int s = 0; s < traces.get(t).streams.size(); s++) {
-                if (traces.get(t).indexes[s] == null) {
+            PacketIndex[] idx = traces.get(t).indexes();
+            for (int s = 0; s < idx.length; s++) {
+                if (idx[s] == null) {
                     todo.add(new int[] {t, s});
                 }
             }
@@ -234,7 +480,7 @@ public final class CtfTrace implements AutoCloseable {
         java.util.stream.IntStream.range(0, todo.size()).parallel().forEach(i -> {
             CtfTrace trace = traces.get(todo.get(i)[0]);
             int s = todo.get(i)[1];
-            built[i] = PacketIndex.of(trace.plan, trace.streams.get(s), trace.warnings);
+            built[i] = PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings);
         });
         // Published after the parallel stream has joined, so every reader sees complete indexes.
         for (int i = 0; i < built.length; i++) {
@@ -244,40 +490,62 @@ public final class CtfTrace implements AutoCloseable {
 
     /** Stream id of stream {@code index}: its stream_instance_id, else its rank among the trace's streams. */
     public long streamId(int index) {
-        return streamIds.get(index);
+        return table.streamId(index);
     }
 
     public Path directory() {
-        return dir;
+        return dir != null ? dir : shared.base.resolve(relativePath);
     }
 
     public TraceClass metadata() {
-        return metadata;
+        return shared.metadata;
     }
 
     public TracePlan plan() {
-        return plan;
+        return shared.plan;
     }
 
-    /** The data streams: each one or more files decoded one after the other. */
+    /**
+     * The data streams: each one or more files decoded one after the other. A view: the files
+     * of a stream are read (small ones) or mapped (once) when it is asked for; an
+     * {@link java.io.UncheckedIOException} tells a file that can no longer be read.
+     */
     public List<List<StreamFile>> streams() {
-        return streams;
+        return new java.util.AbstractList<>() {
+            @Override
+            public List<StreamFile> get(int index) {
+                java.util.Objects.checkIndex(index, table.streamCount());
+                return files(index);
+            }
+
+            @Override
+            public int size() {
+                return table.streamCount();
+            }
+        };
+    }
+
+    /** Number of data streams. */
+    public int streamCount() {
+        return table.streamCount();
     }
 
     /** Where decoders and indexing report what does not stop them. */
     public Consumer<String> warnings() {
-        return warnings;
+        return shared.warnings;
     }
 
     /** A new decoder positioned before the first event of stream {@code index}. */
     public StreamDecoder decoder(int index) {
-        StreamDecoder d = new StreamDecoder(plan, streams.get(index));
-        d.warnings(warnings);
+        StreamDecoder d = new StreamDecoder(shared.plan, files(index));
+        d.warnings(shared.warnings);
         return d;
     }
 
     @Override
     public void close() {
-        arena.close();
+        if (arena != null) {
+            arena.close();
+        }
     }
 }

@@ -4,6 +4,7 @@ import dev.hetrace.ctf.decode.Discarded;
 import dev.hetrace.ctf.decode.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,61 +34,91 @@ public final class EventCursor {
     private static final int DISCARDED_EVENTS = 1;
     private static final int DISCARDED_PACKETS = 2;
 
+    /** Streams decoded with a decoder each, at most (more when none can be parked); the others are parked. */
+    static final int DEFAULT_MAX_LIVE = 1024;
+
+    private static final byte HELD = 1;
+    private static final byte HAS_EVENT = 2;
+    /** The stream's decoder is parked: its state is in the p* arrays. */
+    private static final byte PARKED = 4;
+    private static final byte P_HAVE_PREVIOUS = 8;
+    private static final byte P_UUID_WARNED = 16;
+
     private final List<CtfTrace> traces;
-    private final StreamDecoder[] decoders;
-    private final int[] traceOfDecoder;
-    private final int[] streamOfDecoder;
-    /** Decoder indices in merge order. */
-    private final IndexHeap heap;
+    private final int streamCount;
+    /** Index of the first stream of each trace (and the stream count at the end). */
+    private final int[] traceFirst;
+    private final int[] traceOfStream;
     private final int[] traceRank;
-    private final long[] streamId;
-    private final String[] streamPath;
+    /** The live decoder of each stream, or null (not started, parked, or done). */
+    private final StreamDecoder[] decoders;
+    /** Binary min-heap of stream indices, ordered by (time, index). */
+    private final int[] heap;
     /** Time of each stream's head item (its next event or loss). */
     private final long[] time;
-    /** The decoder has moved to an item (an event, or the end) that has not become the stream's head yet. */
-    private final boolean[] held;
-    private final boolean[] hasEvent;
+    /** HELD: the decoder has moved to an item (an event, or the end) that has not become the stream's head yet. */
+    private final byte[] flags;
+    /** The event class of each stream's head event (or of its held event). */
+    private final EventPlan[] headEvent;
     /** The stream's head is this loss rather than the decoder's event. */
     private final Discarded[] loss;
-    /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}. */
-    private final long[] skipBefore;
+    /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
+    private long[] skipBefore;
+    private int heapSize;
     private boolean started;
     private int current = -1;
     private long stopAfter = Long.MAX_VALUE;
     private DiscardedListener discardedListener = (items, trace, stream) -> { };
 
+    // Streams with a live decoder, and where to resume those that were parked.
+    private final int maxLive;
+    private int[] live;
+    private int liveCount;
+    private int evictFrom;
+    /** Where each stream is in {@link #live} (null for few streams: searched). */
+    private final int[] livePos;
+    private int[] pFile;
+    private long[] pPacket;
+    private long[] pNumber;
+    private long[] pEvent;
+    private long[] pClock;
+    private long[] pDiscarded;
+    private long[] pSeqNum;
+    private long[] pEnd;
+    private final long[] lossState = new long[4];
+
     public EventCursor(List<CtfTrace> traces) {
+        this(traces, DEFAULT_MAX_LIVE);
+    }
+
+    /** A cursor that keeps at most {@code maxLive} decoders (about a kilobyte each), parking the other streams. */
+    EventCursor(List<CtfTrace> traces, int maxLive) {
         this.traces = traces;
-        int n = 0;
-        for (CtfTrace t : traces) {
-            n += t.streams().size();
-        }
-        decoders = new StreamDecoder[n];
-        traceOfDecoder = new int[n];
-        streamOfDecoder = new int[n];
-        heap = new IndexHeap(n, this::less);
-        time = new long[n];
-        traceRank = new int[n];
-        streamId = new long[n];
-        streamPath = new String[n];
-        held = new boolean[n];
-        hasEvent = new boolean[n];
-        loss = new Discarded[n];
-        skipBefore = new long[n];
-        java.util.Arrays.fill(skipBefore, Long.MIN_VALUE);
-        int[] rank = MergeOrder.traceRanks(traces);
-        int i = 0;
+        traceFirst = new int[traces.size() + 1];
+        long n = 0;
         for (int t = 0; t < traces.size(); t++) {
-            CtfTrace trace = traces.get(t);
-            for (int s = 0; s < trace.streams().size(); s++, i++) {
-                decoders[i] = trace.decoder(s);
-                traceOfDecoder[i] = t;
-                streamOfDecoder[i] = s;
-                traceRank[i] = rank[t];
-                streamId[i] = trace.streamId(s);
-                streamPath[i] = trace.streamPath(s);
+            traceFirst[t] = (int) n;
+            n += traces.get(t).streams().size();
+            if (n > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("too many streams: " + n);
             }
         }
+        streamCount = (int) n;
+        traceFirst[traces.size()] = streamCount;
+        traceOfStream = new int[streamCount];
+        for (int t = 0; t < traces.size(); t++) {
+            java.util.Arrays.fill(traceOfStream, traceFirst[t], traceFirst[t + 1], t);
+        }
+        decoders = new StreamDecoder[streamCount];
+        heap = new int[streamCount];
+        time = new long[streamCount];
+        flags = new byte[streamCount];
+        headEvent = new EventPlan[streamCount];
+        loss = new Discarded[streamCount];
+        traceRank = MergeOrder.traceRanks(traces);
+        this.maxLive = Math.max(2, maxLive);
+        live = new int[Math.min(this.maxLive, Math.max(2, streamCount))];
+        livePos = streamCount > 64 ? new int[streamCount] : null;
     }
 
     /** Where losses go (by default nowhere). */
@@ -113,21 +144,21 @@ public final class EventCursor {
     public boolean next() throws StreamDecodingException {
         if (!started) {
             started = true;
-            for (int i = 0; i < decoders.length; i++) {
+            for (int i = 0; i < streamCount; i++) {
                 if (advance(i)) {
-                    heap.push(i);
+                    push(i);
                 }
             }
         } else if (current >= 0) {
             if (advance(current)) {
-                heap.push(current);
+                push(current);
             }
         }
         current = -1;
-        while (heap.size() > 0) {
-            int top = heap.pop();
+        while (heapSize > 0) {
+            int top = pop();
             if (time[top] > stopAfter) {
-                heap.clear();
+                heapSize = 0;
                 return false;
             }
             Discarded items = loss[top];
@@ -135,12 +166,13 @@ public final class EventCursor {
                 if (items.hasTimeRange() && items.endNanos() > stopAfter) {
                     items = items.endingAt(snap(top, stopAfter));
                 }
-                discardedListener.discarded(items, traces.get(traceOfDecoder[top]), streamOfDecoder[top]);
+                discardedListener.discarded(items, traces.get(traceOfStream[top]), streamOf(top));
                 if (advance(top)) {
-                    heap.push(top);
+                    push(top);
                 }
                 continue;
             }
+            live(top);
             current = top;
             return true;
         }
@@ -156,7 +188,7 @@ public final class EventCursor {
      */
     private boolean advance(int i) throws StreamDecodingException {
         while (nextItem(i)) {
-            long from = skipBefore[i];
+            long from = skipBefore == null ? Long.MIN_VALUE : skipBefore[i];
             if (from == Long.MIN_VALUE) {
                 return true;
             }
@@ -187,10 +219,16 @@ public final class EventCursor {
     }
 
     private boolean nextItem(int i) throws StreamDecodingException {
-        StreamDecoder d = decoders[i];
-        if (!held[i]) {
-            hasEvent[i] = d.next();
-            held[i] = true;
+        StreamDecoder d = live(i);
+        if ((flags[i] & HELD) == 0) {
+            flags[i] = (byte) (flags[i] | HELD);
+            if (d.next()) {
+                flags[i] = (byte) (flags[i] | HAS_EVENT);
+                headEvent[i] = d.event();
+            } else {
+                flags[i] = (byte) (flags[i] & ~HAS_EVENT);
+                headEvent[i] = null;
+            }
         }
         Discarded items = d.pollDiscarded();
         if (items != null) {
@@ -199,12 +237,126 @@ public final class EventCursor {
             return true;
         }
         loss[i] = null;
-        held[i] = false;
-        if (!hasEvent[i]) {
+        flags[i] = (byte) (flags[i] & ~HELD);
+        if ((flags[i] & HAS_EVENT) == 0) {
+            release(i);
             return false;
         }
         time[i] = timeOf(d);
         return true;
+    }
+
+    // ------------------------------------------------------------------ live and parked decoders
+
+    private int streamOf(int i) {
+        return i - traceFirst[traceOfStream[i]];
+    }
+
+    /**
+     * The decoder of stream {@code i}, made live if it is not: a new one for a stream not
+     * started, or one resumed where the stream was parked (its head or held event decoded
+     * again). Another stream may be parked to make room.
+     */
+    private StreamDecoder live(int i) throws StreamDecodingException {
+        StreamDecoder d = decoders[i];
+        if (d != null) {
+            return d;
+        }
+        if (liveCount >= maxLive) {
+            evictOne(i);
+        }
+        CtfTrace trace = traces.get(traceOfStream[i]);
+        d = trace.decoder(streamOf(i));
+        if ((flags[i] & PARKED) != 0) {
+            byte f = flags[i];
+            d.resume(pFile[i], pPacket[i], pNumber[i], pEvent[i], pClock[i], (f & P_HAVE_PREVIOUS) != 0,
+                pDiscarded[i], pSeqNum[i], pEnd[i], (f & P_UUID_WARNED) != 0);
+            if (!d.next() || d.pollDiscarded() != null) {
+                throw new IllegalStateException("a parked stream did not resume where it was");
+            }
+            flags[i] = (byte) (f & ~(PARKED | P_HAVE_PREVIOUS | P_UUID_WARNED));
+        }
+        decoders[i] = d;
+        if (liveCount == live.length) {
+            growLive();
+        }
+        if (livePos != null) {
+            livePos[i] = liveCount;
+        }
+        live[liveCount++] = i;
+        return d;
+    }
+
+    /** No live stream could be parked (each has losses waiting): more decoders than the limit, for a while. */
+    private void growLive() {
+        live = java.util.Arrays.copyOf(live, Math.min(streamCount, live.length * 2));
+    }
+
+    /** The stream is done: its decoder is dropped. */
+    private void release(int i) {
+        if (decoders[i] != null) {
+            decoders[i] = null;
+            removeLive(i);
+        }
+    }
+
+    private void removeLive(int i) {
+        int at = livePos != null ? livePos[i] : indexInLive(i);
+        int last = live[--liveCount];
+        live[at] = last;
+        if (livePos != null) {
+            livePos[last] = at;
+        }
+    }
+
+    private int indexInLive(int i) {
+        for (int k = 0; k < liveCount; k++) {
+            if (live[k] == i) {
+                return k;
+            }
+        }
+        throw new IllegalStateException("stream " + i + " is not live");
+    }
+
+    /** Parks a live stream other than {@code keep} and the current one, if one can be parked. */
+    private void evictOne(int keep) {
+        for (int tries = 0; tries < liveCount; tries++) {
+            if (evictFrom >= liveCount) {
+                evictFrom = 0;
+            }
+            int j = live[evictFrom++];
+            if (j != keep && j != current && decoders[j].parkable()) {
+                park(j);
+                return;
+            }
+        }
+    }
+
+    private void park(int j) {
+        if (pFile == null) {
+            pFile = new int[streamCount];
+            pPacket = new long[streamCount];
+            pNumber = new long[streamCount];
+            pEvent = new long[streamCount];
+            pClock = new long[streamCount];
+            pDiscarded = new long[streamCount];
+            pSeqNum = new long[streamCount];
+            pEnd = new long[streamCount];
+        }
+        StreamDecoder d = decoders[j];
+        pFile[j] = d.fileIndex();
+        pPacket[j] = d.packet().offsetBits();
+        pNumber[j] = d.packet().number();
+        pEvent[j] = d.eventBitOffset();
+        pClock[j] = d.clockBeforeEvent();
+        d.lossState(lossState);
+        pDiscarded[j] = lossState[1];
+        pSeqNum[j] = lossState[2];
+        pEnd[j] = lossState[3];
+        flags[j] = (byte) (flags[j] | PARKED | (lossState[0] != 0 ? P_HAVE_PREVIOUS : 0)
+            | (d.uuidWarned() ? P_UUID_WARNED : 0));
+        decoders[j] = null;
+        removeLive(j);
     }
 
     static long timeOf(StreamDecoder d) throws StreamDecodingException {
@@ -239,23 +391,27 @@ public final class EventCursor {
      */
     public void seek(long nanos) throws StreamDecodingException {
         CtfTrace.indexAll(traces);
-        heap.clear();
+        heapSize = 0;
         current = -1;
         started = true;
-        for (int i = 0; i < decoders.length; i++) {
+        if (skipBefore == null) {
+            skipBefore = new long[streamCount];
+        }
+        for (int i = 0; i < streamCount; i++) {
             position(i, nanos);
             skipBefore[i] = nanos;
             if (advance(i)) {
-                heap.push(i);
+                push(i);
             }
         }
     }
 
-    private void position(int i, long nanos) {
-        CtfTrace trace = traces.get(traceOfDecoder[i]);
-        PacketIndex idx = trace.index(streamOfDecoder[i]);
-        StreamDecoder d = decoders[i];
-        held[i] = false;
+    private void position(int i, long nanos) throws StreamDecodingException {
+        CtfTrace trace = traces.get(traceOfStream[i]);
+        PacketIndex idx = trace.index(streamOf(i));
+        release(i);
+        flags[i] = 0; // not parked: a new decoder, positioned below
+        StreamDecoder d = live(i);
         loss[i] = null;
         int k = idx.seekable() ? idx.firstEndingAtOrAfter(nanos) : 0;
         // One packet earlier: tracers are known to write a packet's last events after its
@@ -278,10 +434,11 @@ public final class EventCursor {
      */
     public long firstTimeNanos() throws StreamDecodingException {
         long first = Long.MAX_VALUE;
-        for (int i = 0; i < decoders.length; i++) {
-            CtfTrace trace = traces.get(traceOfDecoder[i]);
+        for (int i = 0; i < streamCount; i++) {
+            CtfTrace trace = traces.get(traceOfStream[i]);
             // Quiet decoders: what they might warn about is told when the events are read.
-            StreamDecoder probe = new StreamDecoder(trace.plan(), trace.streams().get(streamOfDecoder[i]));
+            List<dev.hetrace.ctf.decode.StreamDecoder.StreamFile> files = trace.streams().get(streamOf(i));
+            StreamDecoder probe = new StreamDecoder(trace.plan(), files);
             if (!probe.nextPacket() || probe.defaultClock() == null) {
                 continue;
             }
@@ -294,7 +451,7 @@ public final class EventCursor {
                     throw new StreamDecodingException(p.file(), p.number(), p.offsetBits(), e.getMessage());
                 }
             } else {
-                StreamDecoder events = new StreamDecoder(trace.plan(), trace.streams().get(streamOfDecoder[i]));
+                StreamDecoder events = new StreamDecoder(trace.plan(), files);
                 if (!events.next()) {
                     continue;
                 }
@@ -313,12 +470,12 @@ public final class EventCursor {
     }
 
     public CtfTrace trace() {
-        return traces.get(traceOfDecoder[current]);
+        return traces.get(traceOfStream[current]);
     }
 
     /** Index of the current event's stream in {@code trace().streams()}. */
     public int stream() {
-        return streamOfDecoder[current];
+        return streamOf(current);
     }
 
     /** Whether the current event has a time (its stream has a clock). */
@@ -350,18 +507,24 @@ public final class EventCursor {
         if (time[a] != time[b]) {
             return time[a] < time[b];
         }
-        if (traceRank[a] != traceRank[b]) {
-            return traceRank[a] < traceRank[b];
+        int ta = traceOfStream[a];
+        int tb = traceOfStream[b];
+        if (traceRank[ta] != traceRank[tb]) {
+            return traceRank[ta] < traceRank[tb];
         }
-        StreamDecoder da = decoders[a];
-        StreamDecoder db = decoders[b];
-        long sa = da.streamPlan().cls.id();
-        long sb = db.streamPlan().cls.id();
+        CtfTrace xa = traces.get(ta);
+        CtfTrace xb = traces.get(tb);
+        int qa = a - traceFirst[ta];
+        int qb = b - traceFirst[tb];
+        long sa = xa.streamClassId(qa);
+        long sb = xb.streamClassId(qb);
         if (sa != sb) {
             return Long.compareUnsigned(sa, sb) < 0;
         }
-        if (streamId[a] != streamId[b]) {
-            return Long.compareUnsigned(streamId[a], streamId[b]) < 0;
+        long ia = xa.streamId(qa);
+        long ib = xb.streamId(qb);
+        if (ia != ib) {
+            return Long.compareUnsigned(ia, ib) < 0;
         }
         int ka = kind(a);
         int kb = kind(b);
@@ -369,19 +532,58 @@ public final class EventCursor {
             return ka < kb;
         }
         if (ka == EVENT) {
-            long ea = da.event().cls.id();
-            long eb = db.event().cls.id();
+            long ea = headEvent[a].cls.id();
+            long eb = headEvent[b].cls.id();
             if (ea != eb) {
                 return Long.compareUnsigned(ea, eb) < 0;
             }
-            String na = da.event().cls.name();
-            String nb = db.event().cls.name();
+            String na = headEvent[a].cls.name();
+            String nb = headEvent[b].cls.name();
             if (na != null && nb != null && !na.equals(nb)) {
                 return na.compareTo(nb) < 0;
             }
         }
-        int c = streamPath[a].compareTo(streamPath[b]);
+        int c = xa.streamPath(qa).compareTo(xb.streamPath(qb));
         return c != 0 ? c < 0 : a < b;
     }
 
+    private void push(int i) {
+        int k = heapSize++;
+        heap[k] = i;
+        while (k > 0) {
+            int parent = (k - 1) >>> 1;
+            if (!less(heap[k], heap[parent])) {
+                break;
+            }
+            int tmp = heap[k];
+            heap[k] = heap[parent];
+            heap[parent] = tmp;
+            k = parent;
+        }
+    }
+
+    private int pop() {
+        int top = heap[0];
+        heap[0] = heap[--heapSize];
+        int k = 0;
+        while (true) {
+            int l = 2 * k + 1;
+            int r = l + 1;
+            int m = k;
+            if (l < heapSize && less(heap[l], heap[m])) {
+                m = l;
+            }
+            if (r < heapSize && less(heap[r], heap[m])) {
+                m = r;
+            }
+            if (m == k) {
+                break;
+            }
+            int tmp = heap[k];
+            heap[k] = heap[m];
+            heap[m] = tmp;
+            k = m;
+        }
+        return top;
+    }
 }

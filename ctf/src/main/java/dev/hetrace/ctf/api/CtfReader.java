@@ -51,6 +51,7 @@ public final class CtfReader implements AutoCloseable {
     private static CtfReader open(List<Path> paths, Consumer<String> sink, List<String> kept)
             throws IOException, MetadataException, StreamDecodingException {
         List<CtfTrace> traces = new ArrayList<>();
+        CtfTrace.Opener opener = new CtfTrace.Opener(sink);
         try {
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
@@ -58,7 +59,7 @@ public final class CtfReader implements AutoCloseable {
                     throw new IOException(p + ": no CTF trace here (no 'metadata' file at any depth)");
                 }
                 for (Path dir : found) {
-                    traces.add(CtfTrace.open(dir, p, sink));
+                    traces.add(opener.open(dir, p));
                 }
             }
         } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {

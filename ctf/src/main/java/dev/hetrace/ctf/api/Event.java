@@ -269,7 +269,14 @@ public final class Event {
         List<String> names = new ArrayList<>();
         for (Scope s : Scope.SEARCHED) {
             Node root = rootNode(ep, s, null);
-            if (root != null) {
+            if (root != null && root.kind == Node.CHAIN) {
+                Node level = root.element();
+                for (int i = 0; i < level.names.length; i++) {
+                    names.add(s.prefix + "." + (i == root.chainHole
+                        ? new String(root.runDisplayPrefix, StandardCharsets.UTF_8) + (root.runFirst + root.length - 1)
+                        : level.names[i]));
+                }
+            } else if (root != null) {
                 for (String name : root.names) {
                     names.add(s.prefix + "." + name);
                 }
@@ -533,7 +540,7 @@ public final class Event {
             case Node.BIG_INT -> "an integer";
             case Node.FLOAT -> "a floating point number";
             case Node.STRING -> "a string";
-            case Node.STRUCT -> "a structure";
+            case Node.STRUCT, Node.CHAIN -> "a structure";
             case Node.VARIANT -> "a variant";
             case Node.ARRAY, Node.PACKED_ARRAY -> n.text ? "a text array" : "an array";
             default -> n.text ? "a text sequence" : "a sequence";

@@ -139,7 +139,58 @@ public final class FieldValues {
                 }
                 return list;
             }
+            case Node.CHAIN -> {
+                int span = Tape.span(n, tape, at);
+                long[] slots = java.util.Arrays.copyOfRange(tape, at, at + span);
+                at += span;
+                return new ChainLevel(n, seg, slots, n.length);
+            }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /**
+     * One level of nested structs of one shape (a CHAIN node), as a map made when first read:
+     * the struct of the level below is another such map, so that a chain of millions of levels
+     * costs what is read of it. It reads a copy of the chain's tape slots (and the trace's data
+     * for strings and large integers, which must stay open).
+     */
+    private static final class ChainLevel extends java.util.AbstractMap<String, Object> {
+        private final Node chain;
+        private final MemorySegment seg;
+        private final long[] slots;
+        private final long level;
+        private Map<String, Object> members;
+
+        ChainLevel(Node chain, MemorySegment seg, long[] slots, long level) {
+            this.chain = chain;
+            this.seg = seg;
+            this.slots = slots;
+            this.level = level;
+        }
+
+        @Override
+        public java.util.Set<Entry<String, Object>> entrySet() {
+            if (members == null) {
+                Node s = chain.element();
+                int h = chain.chainHole;
+                Map<String, Object> m = new LinkedHashMap<>();
+                FieldValues before = new FieldValues(seg, slots, (int) ((chain.length - level) * chain.chainBeforeSlots));
+                for (int i = 0; i < h; i++) {
+                    m.put(s.rawNames[i], before.value(s.children[i]));
+                }
+                int coreAt = (int) (chain.length * chain.chainBeforeSlots);
+                Node core = s.children[h];
+                m.put(chain.chainHoleName(level), level > 1 ? new ChainLevel(chain, seg, slots, level - 1)
+                    : new FieldValues(seg, slots, coreAt).value(core));
+                FieldValues after = new FieldValues(seg, slots, coreAt + Tape.span(core, slots, coreAt)
+                    + (int) ((level - 1) * chain.chainAfterSlots));
+                for (int i = h + 1; i < s.children.length; i++) {
+                    m.put(s.rawNames[i], after.value(s.children[i]));
+                }
+                members = m;
+            }
+            return members.entrySet();
         }
     }
 

@@ -18,6 +18,12 @@ import dev.hetrace.ctf.metadata.FieldType;
  *       are read from the buffer when asked for, so a huge array costs nothing</li>
  *   <li>RUN, PACKED_RUN: a run of struct members of one type named {@code prefix + counter},
  *       laid out as ARRAY and PACKED_ARRAY are</li>
+ *   <li>CHAIN: {@link #length} structs nested in one another, each with the same members but
+ *       one, the next struct down, named {@code prefix + counter} (see
+ *       {@link dev.hetrace.ctf.metadata.StructChain}); its child is the struct of the innermost
+ *       level, whose member {@link #chainHole} is the core. Laid out as the nested structs
+ *       are: the members before the hole of every level (outermost first), the core, then
+ *       the members after the hole of every level (innermost first)</li>
  * </ul>
  */
 public final class Node {
@@ -35,6 +41,8 @@ public final class Node {
     public static final int RUN = 10;
     /** Such members when they are fixed-size scalars without padding: two slots (like PACKED_ARRAY). */
     public static final int PACKED_RUN = 11;
+    /** Nested structs of one shape whose nesting members are named prefix + counter (see the class comment). */
+    public static final int CHAIN = 12;
 
     /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
     public static final int ROLE_NONE = 0;
@@ -88,10 +96,18 @@ public final class Node {
     public long[] runFirsts;
     /** For an enumeration: its labels, by value. */
     public EnumTable enumTable;
-    /** For RUN and PACKED_RUN: the raw name prefix of the members, its shown form in UTF-8, the first counter. */
+    /**
+     * For RUN and PACKED_RUN: the raw name prefix of the members, its shown form in UTF-8, the
+     * first counter. For CHAIN: those of the hole members (the first counter is the innermost's).
+     */
     public String runPrefix;
     public byte[] runDisplayPrefix;
     public long runFirst;
+    /** For CHAIN: index of the member of each level that holds the next level down (the core at level 1). */
+    public int chainHole;
+    /** For CHAIN: tape slots of the members before, and after, the hole of one level. */
+    public int chainBeforeSlots;
+    public int chainAfterSlots;
     /** Integer display base (2, 8, 10, 16). */
     public int base = 10;
     /** An array or sequence of bytes meant as text (8-bit integers with an encoding): shown as a string. */
@@ -207,6 +223,11 @@ public final class Node {
             return rawNames[e];
         }
         return runPrefixes[e] + (runFirsts[e] + option - entryStart[e]);
+    }
+
+    /** For CHAIN: the TSDL name of the hole of level {@code k} (1 = innermost). */
+    public String chainHoleName(long k) {
+        return runPrefix + (runFirst + k - 1);
     }
 
     /** For RUN and PACKED_RUN: the TSDL name of member {@code k} of the run. */

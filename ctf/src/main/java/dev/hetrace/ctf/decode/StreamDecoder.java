@@ -66,6 +66,8 @@ public final class StreamDecoder {
     private java.util.function.Consumer<String> warnings = w -> { };
     private long clock;
     private long eventClock;
+    /** The clock before the current event (its header may move it), to decode the event again after a resume. */
+    private long clockBefore;
 
     /** One file of a data stream, mapped. */
     public record StreamFile(Path path, MemorySegment segment) {}
@@ -133,7 +135,7 @@ public final class StreamDecoder {
                 }
                 continue;
             }
-            readPacket(nextPacketOffset);
+            readPacket(nextPacketOffset, false);
             return true;
         }
     }
@@ -173,7 +175,7 @@ public final class StreamDecoder {
         return new StreamDecodingException(file, Math.max(0, packetNumber), at, message);
     }
 
-    private void readPacket(long offset) throws StreamDecodingException {
+    private void readPacket(long offset, boolean again) throws StreamDecodingException {
         packetNumber++;
         pos = offset;
         limit = fileBits;
@@ -256,7 +258,9 @@ public final class StreamDecoder {
             instanceId, tsBegin, tsEnd, seq, discarded);
         limit = offset + contentBits;
         nextPacketOffset = offset + packetBits;
-        noteLosses(packet, offset);
+        if (!again) {
+            noteLosses(packet, offset);
+        }
     }
 
     /**
@@ -337,6 +341,65 @@ public final class StreamDecoder {
         previousEnd = previousEndCycles;
     }
 
+    // ------------------------------------------------------------------ parking
+
+    /**
+     * Whether the decoder stands on an event and has no loss waiting to be taken: then what
+     * {@link #resume} needs to decode that event again is the file index, the packet's offset
+     * and number, {@link #eventBitOffset()}, {@link #clockBeforeEvent()}, the loss state of the
+     * packet ({@link #lossState}) and {@link #uuidWarned()}. A reader of many streams keeps
+     * those numbers rather than a decoder per stream.
+     */
+    public boolean parkable() {
+        return packet != null && event != null && losses.isEmpty() && pos <= limit;
+    }
+
+    /** The clock value before the current event was decoded. */
+    public long clockBeforeEvent() {
+        return clockBefore;
+    }
+
+    /**
+     * What the current packet said for finding the next packet's losses: {@code [0]} 1 when
+     * a packet was read, {@code [1]} its events_discarded, {@code [2]} packet_seq_num,
+     * {@code [3]} timestamp_end.
+     */
+    public void lossState(long[] out) {
+        out[0] = havePrevious ? 1 : 0;
+        out[1] = previousDiscarded;
+        out[2] = previousSeqNum;
+        out[3] = previousEnd;
+    }
+
+    public boolean uuidWarned() {
+        return uuidWarned;
+    }
+
+    /**
+     * Puts a new decoder where a {@link #parkable()} one stood: before the event at
+     * {@code eventOffsetBits} of the packet at {@code packetOffsetBits} (the packet's header
+     * and context are decoded again, quietly), so that {@link #next()} decodes that event again.
+     */
+    public void resume(int fileIndex, long packetOffsetBits, long packetNumber, long eventOffsetBits, long clockBefore,
+                       boolean hadPrevious, long previousEventsDiscarded, long previousSeqNum, long previousEndCycles,
+                       boolean uuidWarned) throws StreamDecodingException {
+        this.fileIndex = fileIndex - 1;
+        nextFile();
+        this.packetNumber = packetNumber - 1;
+        packet = null;
+        stream = null;
+        losses.clear();
+        this.uuidWarned = uuidWarned;
+        readPacket(packetOffsetBits, true);
+        pos = eventOffsetBits;
+        clock = clockBefore;
+        eventClock = clockBefore;
+        havePrevious = hadPrevious;
+        previousDiscarded = previousEventsDiscarded;
+        this.previousSeqNum = previousSeqNum;
+        previousEnd = previousEndCycles;
+    }
+
     /** Index of the file being decoded among the stream's files. */
     public int fileIndex() {
         return fileIndex;
@@ -400,6 +463,7 @@ public final class StreamDecoder {
 
     private void decodeEvent() throws StreamDecodingException {
         long start = pos;
+        clockBefore = clock;
         eventBitOffset = start;
         tapeLen = 0;
         eventId = -1;
@@ -724,7 +788,38 @@ public final class StreamDecoder {
                 tape[tapeLen++] = count;
                 pos += count * n.size;
             }
+            case Node.CHAIN -> decodeChain(n, scope);
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** Nested structs of one shape (see {@link Node#CHAIN}), level by level, without recursion. */
+    private void decodeChain(Node n, String scope) throws StreamDecodingException {
+        if (n.minBits > limit - pos) {
+            throw error(pos, n.length + " nested structs in the " + scope + " (at least " + n.minBits
+                + " bits) go past the end of the packet content");
+        }
+        Node level = n.element();
+        Node[] members = level.children;
+        int h = n.chainHole;
+        long levels = n.length;
+        align(n.align, scope);
+        for (int i = 0; i < h; i++) {
+            decodeNode(members[i], scope);
+        }
+        for (long k = levels - 1; k >= 1; k--) {
+            align(level.align, scope);
+            for (int i = 0; i < h; i++) {
+                decodeNode(members[i], scope);
+            }
+        }
+        decodeNode(members[h], scope);
+        if (h + 1 < members.length) {
+            for (long k = 1; k <= levels; k++) {
+                for (int i = h + 1; i < members.length; i++) {
+                    decodeNode(members[i], scope);
+                }
+            }
         }
     }
 

@@ -33,7 +33,41 @@ public final class Tape {
                 }
                 yield p - at;
             }
+            case Node.CHAIN -> {
+                int before = (int) (n.length * n.chainBeforeSlots);
+                Node core = n.element().children[n.chainHole];
+                yield before + span(core, t, at + before) + (int) (n.length * n.chainAfterSlots);
+            }
             default -> throw new IllegalStateException();
+        };
+    }
+
+    /** Tape slots of a field of node {@code n} when they do not depend on the data, else -1. */
+    public static long fixedSpan(Node n) {
+        return switch (n.kind) {
+            case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
+            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
+            case Node.STRUCT -> {
+                long sum = 0;
+                for (Node c : n.children) {
+                    long s = fixedSpan(c);
+                    if (s < 0) {
+                        yield -1;
+                    }
+                    sum += s;
+                }
+                yield sum > Integer.MAX_VALUE ? -1 : sum;
+            }
+            case Node.ARRAY, Node.RUN -> {
+                long s = fixedSpan(n.element());
+                yield s < 0 || (s > 0 && n.length > Integer.MAX_VALUE / s) ? -1 : s * n.length;
+            }
+            case Node.CHAIN -> {
+                long s = fixedSpan(n.element());
+                long perLevel = n.chainBeforeSlots + n.chainAfterSlots;
+                yield s < 0 || (perLevel > 0 && n.length > Integer.MAX_VALUE / perLevel) ? -1 : s + perLevel * (n.length - 1);
+            }
+            default -> -1;
         };
     }
 

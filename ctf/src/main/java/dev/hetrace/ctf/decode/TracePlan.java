@@ -18,6 +18,7 @@ import dev.hetrace.ctf.metadata.MemberList;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.StreamClassRun;
+import dev.hetrace.ctf.metadata.StructChain;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -43,6 +44,8 @@ public final class TracePlan {
     /** Plans of stream classes of runs that packets referred to, by id. */
     private final Map<Long, StreamPlan> fromRuns = new java.util.HashMap<>();
     public int registerCount;
+    /** Levels of the deepest chain of nested structs (CHAIN node) of the plan, 0 when it has none. */
+    public long deepestChain;
 
     /** A run of stream classes and the plan they share. */
     public record StreamPlanRun(StreamClassRun cls, StreamPlan template) {}
@@ -229,6 +232,16 @@ public final class TracePlan {
         return new Compiler(trace).compile();
     }
 
+    /** Chains of nested structs (see {@link StructChain}) at least this deep are compiled as one CHAIN node. */
+    static final int CHAIN_MIN_LEVELS = 64;
+
+    /** Compiles with CHAIN nodes from {@code chainMinLevels} levels (for tests: {@link Integer#MAX_VALUE} for none). */
+    static TracePlan compile(TraceClass trace, int chainMinLevels) throws MetadataException {
+        Compiler c = new Compiler(trace);
+        c.chainMinLevels = chainMinLevels;
+        return c.compile();
+    }
+
     public int clockIndex(String name) {
         for (int i = 0; i < clocks.size(); i++) {
             if (clocks.get(i).name().equals(name)) {
@@ -247,6 +260,9 @@ public final class TracePlan {
         /** Roots of the scopes compiled so far for the current event, by scope. */
         private final Node[] roots = new Node[Scope.values().length];
         private Scope current;
+        /** Chains of nested structs at least this deep become CHAIN nodes; shallower ones, nested STRUCT nodes. */
+        private int chainMinLevels = CHAIN_MIN_LEVELS;
+        private long deepestChain;
         /** Structs being compiled, innermost first, with the number of members done so far. */
         private final Deque<Frame> frames = new ArrayDeque<>();
 
@@ -273,6 +289,7 @@ public final class TracePlan {
             }
             Visibility.apply(plan);
             plan.registerCount = registers;
+            plan.deepestChain = deepestChain;
             return plan;
         }
 
@@ -348,7 +365,7 @@ public final class TracePlan {
                     out.add(c);
                 }
                 if (named) {
-                    collectNamedInts(c, names, out);
+                    collectNamedInts(c.kind == Node.CHAIN ? c.element() : c, names, out);
                 }
             }
         }
@@ -477,6 +494,8 @@ public final class TracePlan {
                     n.minBits = 8;
                     yield n;
                 }
+                case StructType st when st.members() instanceof StructChain chain && chain.levels() >= chainMinLevels
+                    -> chain(st, chain, parentStruct, depth);
                 case StructType st -> {
                     Node n = new Node(Node.STRUCT, type, st.alignment());
                     MemberList ml = st.members() instanceof MemberList x ? x : null;
@@ -536,6 +555,73 @@ public final class TracePlan {
                     yield n;
                 }
             };
+        }
+
+        /**
+         * Nested structs of one shape (a {@link StructChain}) as one CHAIN node: the struct of
+         * its innermost level, compiled as any struct, stands for every level. Its members
+         * other than the core must take a fixed number of tape slots and be no tag or length
+         * (one node serves every level); otherwise the chain is compiled as the nested structs
+         * it stands for, when it is not too deep.
+         */
+        private Node chain(StructType st, StructChain chain, Node parentStruct, int depth) throws MetadataException {
+            Node level = compile(chain.level(1), parentStruct, depth + 1);
+            int h = chain.holeIndex();
+            long before = 0;
+            long after = 0;
+            boolean ok = true;
+            for (int i = 0; i < level.children.length && ok; i++) {
+                if (i == h) {
+                    continue;
+                }
+                long slots = Tape.fixedSpan(level.children[i]);
+                ok = slots >= 0 && !usedByReference(level.children[i]);
+                if (i < h) {
+                    before += slots;
+                } else {
+                    after += slots;
+                }
+            }
+            if (!ok || (before + after > 0 && chain.levels() > Integer.MAX_VALUE / (before + after))) {
+                if (chain.levels() > 10_000) {
+                    throw new MetadataException("structs nested " + chain.levels() + " levels deep whose members are"
+                        + " of variable size or tags or lengths are not supported");
+                }
+                int saved = chainMinLevels;
+                chainMinLevels = Integer.MAX_VALUE;
+                try {
+                    return compile(st, parentStruct, depth);
+                } finally {
+                    chainMinLevels = saved;
+                }
+            }
+            Node n = new Node(Node.CHAIN, st, st.alignment());
+            deepestChain = Math.max(deepestChain, chain.levels());
+            n.children = new Node[] {level};
+            n.length = chain.levels();
+            n.chainHole = h;
+            n.chainBeforeSlots = (int) before;
+            n.chainAfterSlots = (int) after;
+            n.runPrefix = chain.prefix();
+            n.runDisplayPrefix = displayName(chain.prefix()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            n.runFirst = chain.first();
+            long perLevel = level.minBits - level.children[h].minBits;
+            long total = saturatingMultiply(chain.levels() - 1, perLevel) + level.minBits;
+            n.minBits = total < 0 ? Long.MAX_VALUE : total;
+            return n;
+        }
+
+        /** Whether a tag or length refers to {@code n} or a field in it. */
+        private static boolean usedByReference(Node n) {
+            if (n.referenced || n.register >= 0) {
+                return true;
+            }
+            for (Node c : n.children) {
+                if (usedByReference(c)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** A run of struct members of one type: decoded as an array, shown as members. */
@@ -701,6 +787,10 @@ public final class TracePlan {
                 throws MetadataException {
             Node n = from;
             for (int k = 0; k < parts.size(); k++) {
+                if (n.kind == Node.CHAIN) {
+                    throw new MetadataException(what + " '" + path + "' goes through " + n.length + " nested structs"
+                        + " of one shape, whose fields cannot be tags or lengths: not supported");
+                }
                 if (n.kind != Node.STRUCT) {
                     throw new MetadataException(what + " '" + path + "' goes through a field that is not a struct");
                 }

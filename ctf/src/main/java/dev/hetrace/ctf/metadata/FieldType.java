@@ -71,7 +71,7 @@ public sealed interface FieldType
     /** A sequence of named fields; aligned on max(minAlignment, alignment of its members). */
     record StructType(List<Member> members, int minAlignment) implements FieldType {
         public StructType {
-            members = members instanceof MemberList ? members : List.copyOf(members);
+            members = members instanceof MemberList || members instanceof StructChain ? members : List.copyOf(members);
         }
 
         @Override
@@ -79,6 +79,9 @@ public sealed interface FieldType
             int align = Math.max(1, minAlignment);
             if (members instanceof MemberList ml) {
                 return Math.max(align, ml.maxAlignment());
+            }
+            if (members instanceof StructChain chain) {
+                return Math.max(align, chain.levelAlignment());
             }
             for (Member m : members) {
                 if (!(m.type() instanceof VariantType)) {

@@ -325,6 +325,16 @@ public final class MemberList extends AbstractList<Member> implements RandomAcce
         start[at] = s;
     }
 
+    /** Whether a reference named one of the members (see {@link #find}). */
+    boolean hasPinned() {
+        for (int e = 0; e < entries; e++) {
+            if (pinned[e]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Largest alignment of the members that are not variants. */
     int maxAlignment() {
         if (alignment < 0) {

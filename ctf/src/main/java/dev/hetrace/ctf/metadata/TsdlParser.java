@@ -44,6 +44,11 @@ final class TsdlParser {
     private final Consumer<String> warnings;
     private boolean callsiteWarned;
     private Scope scope = new Scope(null);
+    /**
+     * Scopes entered inside {@link #scope} in which nothing is declared yet: they are made when
+     * something is ({@link #ownScope()}), so that deeply nested structs cost no scope each.
+     */
+    private int lazyScopes;
     /** Members declared so far in each structure being parsed, innermost last; null marks a non-struct scope. */
     private final Deque<MemberList> structStack = new ArrayDeque<>();
     /** Marks, in the struct stack, the start of a dynamic scope definition ({@code fields := ...}). */
@@ -465,10 +470,24 @@ final class TsdlParser {
     }
 
     private void defineAlias(Token at, String name, FieldType type) throws MetadataException {
-        if (scope.aliases.containsKey(name)) {
+        if (lazyScopes == 0 && scope.aliases.containsKey(name)) {
             throw error(at, "type '" + name + "' is already defined in this scope");
         }
-        scope.aliases.put(name, type);
+        ownScope().aliases.put(name, type);
+    }
+
+    /** The innermost scope, made now if nothing was declared in it yet. */
+    private Scope ownScope() {
+        if (lazyScopes > 0) {
+            scope = new Scope(scope);
+            lazyScopes = 0;
+        }
+        return scope;
+    }
+
+    /** The innermost scope if something is declared in it, else null. */
+    private Scope declaredScope() {
+        return lazyScopes == 0 ? scope : null;
     }
 
     private FieldType lookupAlias(String name) {
@@ -672,7 +691,8 @@ final class TsdlParser {
     private void parseAttributeBlock(Token blockStart, AttrSink sink) throws MetadataException {
         expect("{", "to open the " + blockStart.text() + " block");
         Scope saved = scope;
-        scope = new Scope(scope);
+        int savedLazy = lazyScopes;
+        lazyScopes++;
         structStack.push(STRUCT_SCOPE_BOUNDARY);
         try {
             while (!accept("}")) {
@@ -711,6 +731,7 @@ final class TsdlParser {
             }
         } finally {
             scope = saved;
+            lazyScopes = savedLazy;
             structStack.pop();
         }
     }
@@ -968,44 +989,39 @@ final class TsdlParser {
         if (peek().kind() == Token.Kind.IDENTIFIER && !peek().is("align")) {
             name = next();
         }
-        StructType type;
-        boolean defined = false;
         if (peek().is("{")) {
             next();
-            List<Member> members = parseMembers(at, "struct");
-            type = new StructType(members, 1);
-            defined = true;
-            if (name != null && scope.structs.containsKey(name.text())) {
-                throw error(name, "struct '" + name.text() + "' is already defined in this scope");
-            }
-        } else {
-            if (name == null) {
-                throw error(peek(), "expected a struct name or '{', found " + peek().describe());
-            }
-            type = null;
-            for (Scope s = scope; s != null && type == null; s = s.parent) {
-                type = s.structs.get(name.text());
-            }
-            if (type == null) {
-                throw error(name, "unknown struct '" + name.text() + "'");
-            }
+            return parseStructBodies(at, name);
         }
-        if (peek().is("align") && peek(1).is("(")) {
-            next();
-            next();
-            Token v = peek();
-            Value value = parseUnaryExpression();
-            expect(")", "to close align(");
-            if (!(value instanceof Value.Int(BigInteger a)) || a.signum() <= 0 || a.bitCount() != 1
-                    || a.bitLength() > 31) {
-                throw error(v, "struct alignment must be a power of two (in bits), found " + valueText(value));
-            }
-            type = new StructType(type.members(), Math.max(type.minAlignment(), a.intValue()));
+        if (name == null) {
+            throw error(peek(), "expected a struct name or '{', found " + peek().describe());
         }
-        if (defined && name != null) {
-            scope.structs.put(name.text(), type);
+        StructType type = null;
+        for (Scope s = scope; s != null && type == null; s = s.parent) {
+            type = s.structs.get(name.text());
         }
-        return type;
+        if (type == null) {
+            throw error(name, "unknown struct '" + name.text() + "'");
+        }
+        int align = parseStructAlign();
+        return align > type.minAlignment() ? new StructType(type.members(), align) : type;
+    }
+
+    /** An optional {@code align(N)} after a struct; 1 when there is none. */
+    private int parseStructAlign() throws MetadataException {
+        if (!(peek().is("align") && peek(1).is("("))) {
+            return 1;
+        }
+        next();
+        next();
+        Token v = peek();
+        Value value = parseUnaryExpression();
+        expect(")", "to close align(");
+        if (!(value instanceof Value.Int(BigInteger a)) || a.signum() <= 0 || a.bitCount() != 1
+                || a.bitLength() > 31) {
+            throw error(v, "struct alignment must be a power of two (in bits), found " + valueText(value));
+        }
+        return a.intValue();
     }
 
     private static String valueText(Value v) {
@@ -1016,11 +1032,191 @@ final class TsdlParser {
         };
     }
 
-    /** Members of a struct or options of a variant, up to the closing brace. */
-    /** Structs and variants nested deeper than this are refused (the decode plan has the same limit). */
+    /** Structs and variants nested deeper than this through recursion are refused (structs in structs do not recurse). */
     private static final int MAX_NESTING = 10_000;
     private int nesting;
 
+    /** A struct body being parsed by {@link #parseStructBodies}. */
+    private static final class OpenStruct {
+        final Token at;
+        final Token name;
+        final MemberList members;
+        /** The scope around the struct, restored when it closes. */
+        final Scope savedScope;
+        final int savedLazy;
+
+        OpenStruct(Token at, Token name, MemberList members, Scope savedScope, int savedLazy) {
+            this.at = at;
+            this.name = name;
+            this.members = members;
+            this.savedScope = savedScope;
+            this.savedLazy = savedLazy;
+        }
+    }
+
+    /**
+     * Open structs that were left empty, unnamed and without declarations when the next one
+     * opened, whose {@code struct} keywords are at the same column of consecutive lines: one
+     * entry for any number of them (frame {@code j} of the run is at line {@code firstAt + j}).
+     */
+    private static final class OpenRun {
+        final Token firstAt;
+        long count = 1;
+        final Scope savedScope;
+        final int savedLazy;
+
+        OpenRun(Token firstAt, Scope savedScope, int savedLazy) {
+            this.firstAt = firstAt;
+            this.savedScope = savedScope;
+            this.savedLazy = savedLazy;
+        }
+    }
+
+    /**
+     * The body of a struct (after its '{') and of every struct defined in it, nested to any
+     * depth, without recursion: the structs being parsed are kept on an explicit stack, where a
+     * run of empty ones (a struct whose first member is a struct, many levels deep) is one
+     * entry. Other types (variants, typedefs, ...) recurse.
+     */
+    private StructType parseStructBodies(Token at, Token name) throws MetadataException {
+        if (nesting >= MAX_NESTING) {
+            throw error(at, "struct nested more than " + MAX_NESTING + " levels deep");
+        }
+        nesting++;
+        Scope entryScope = scope;
+        int entryLazy = lazyScopes;
+        int entryStack = structStack.size();
+        ArrayList<Object> open = new ArrayList<>();
+        boolean done = false;
+        try {
+            OpenStruct cur = openStruct(at, name);
+            while (true) {
+                Token t = peek();
+                if (t.is("}")) {
+                    next();
+                    structStack.pop();
+                    scope = cur.savedScope;
+                    lazyScopes = cur.savedLazy;
+                    StructType type = finishStruct(cur);
+                    if (open.isEmpty()) {
+                        done = true;
+                        return type;
+                    }
+                    cur = resume(open);
+                    memberDeclarators(cur.members, type, "struct");
+                    continue;
+                }
+                if (t.kind() == Token.Kind.END) {
+                    throw error(cur.at, "unterminated struct (missing '}')");
+                }
+                if (accept(";")) {
+                    continue;
+                }
+                if (t.is("typealias") || t.is("typedef")) {
+                    parseDeclaration(true);
+                    continue;
+                }
+                if (t.is("struct") && (peek(1).is("{") || (peek(1).kind() == Token.Kind.IDENTIFIER
+                        && !peek(1).is("align") && peek(2).is("{")))) {
+                    next();
+                    Token innerName = peek().is("{") ? null : next();
+                    next();
+                    suspend(open, cur);
+                    cur = openStruct(t, innerName);
+                    continue;
+                }
+                FieldType base = parseTypeSpecifier();
+                memberDeclarators(cur.members, base, "struct");
+            }
+        } finally {
+            nesting--;
+            if (!done) {
+                scope = entryScope;
+                lazyScopes = entryLazy;
+                while (structStack.size() > entryStack) {
+                    structStack.pop();
+                }
+            }
+        }
+    }
+
+    private OpenStruct openStruct(Token at, Token name) {
+        OpenStruct s = new OpenStruct(at, name, new MemberList(), scope, lazyScopes);
+        lazyScopes++;
+        structStack.push(s.members);
+        return s;
+    }
+
+    /** Keeps {@code cur} on the stack while a struct inside it is parsed. */
+    private void suspend(ArrayList<Object> open, OpenStruct cur) {
+        boolean empty = cur.name == null && cur.members.isEmpty() && scope == cur.savedScope
+            && lazyScopes == cur.savedLazy + 1;
+        if (!empty) {
+            open.add(cur); // its members stay on the struct stack, for references
+            return;
+        }
+        structStack.pop();
+        if (!open.isEmpty() && open.getLast() instanceof OpenRun r && r.savedScope == cur.savedScope
+                && r.savedLazy + r.count == cur.savedLazy && cur.at.column() == r.firstAt.column()
+                && cur.at.line() == r.firstAt.line() + r.count && cur.at.text().equals(r.firstAt.text())) {
+            r.count++;
+        } else {
+            open.add(new OpenRun(cur.at, cur.savedScope, cur.savedLazy));
+        }
+    }
+
+    /** The struct that holds the one that just closed, back from the stack. */
+    private OpenStruct resume(ArrayList<Object> open) {
+        if (open.getLast() instanceof OpenStruct s) {
+            open.removeLast();
+            return s;
+        }
+        OpenRun r = (OpenRun) open.getLast();
+        long j = --r.count;
+        if (r.count == 0) {
+            open.removeLast();
+        }
+        Token first = r.firstAt;
+        Token at = new Token(first.kind(), first.text(), first.number(), (int) (first.line() + j), first.column());
+        OpenStruct s = new OpenStruct(at, null, new MemberList(), r.savedScope, (int) (r.savedLazy + j));
+        structStack.push(s.members);
+        return s;
+    }
+
+    /** After a struct's '}': its alignment, then its type (a level of a chain when it extends one), named if it is. */
+    private StructType finishStruct(OpenStruct s) throws MetadataException {
+        Token name = s.name;
+        if (name != null && declaredScope() != null && scope.structs.containsKey(name.text())) {
+            throw error(name, "struct '" + name.text() + "' is already defined in this scope");
+        }
+        StructType type = StructChain.struct(s.members, parseStructAlign());
+        if (name != null) {
+            ownScope().structs.put(name.text(), type);
+        }
+        return type;
+    }
+
+    /** The declarators of fields of type {@code base} (or none: a type declared inside a struct), up to the ';'. */
+    private void memberDeclarators(MemberList members, FieldType base, String kind) throws MetadataException {
+        if (accept(";")) {
+            return; // a named struct/variant/enum declared inside a struct
+        }
+        do {
+            Token nameTok = fieldName("a " + (kind.equals("variant") ? "variant option" : "field"));
+            FieldType type = applyDims(base, parseDims(), nameTok);
+            if (type instanceof VariantType v && v.tag() == null && kind.equals("struct")) {
+                throw error(nameTok, "variant field '" + nameTok.text() + "' has no tag");
+            }
+            if (members.indexOf(nameTok.text()) >= 0) {
+                throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
+                    + " name '" + nameTok.text() + "'");
+            }
+            members.add(new Member(nameTok.text(), type));
+        } while (accept(","));
+        expect(";", "after the declaration of '" + members.getLast().name() + "'");
+    }
+
+    /** Options of a variant, up to the closing brace. */
     private List<Member> parseMembers(Token at, String kind) throws MetadataException {
         if (nesting >= MAX_NESTING) {
             throw error(at, kind + " nested more than " + MAX_NESTING + " levels deep");
@@ -1035,7 +1231,8 @@ final class TsdlParser {
 
     private List<Member> parseMembersAt(Token at, String kind) throws MetadataException {
         Scope saved = scope;
-        scope = new Scope(scope);
+        int savedLazy = lazyScopes;
+        lazyScopes++;
         MemberList members = new MemberList();
         structStack.push(members);
         try {
@@ -1051,27 +1248,12 @@ final class TsdlParser {
                     parseDeclaration(true);
                     continue;
                 }
-                FieldType base = parseTypeSpecifier();
-                if (accept(";")) {
-                    continue; // a named struct/variant/enum declared inside a struct
-                }
-                do {
-                    Token nameTok = fieldName("a " + (kind.equals("variant") ? "variant option" : "field"));
-                    FieldType type = applyDims(base, parseDims(), nameTok);
-                    if (type instanceof VariantType v && v.tag() == null && kind.equals("struct")) {
-                        throw error(nameTok, "variant field '" + nameTok.text() + "' has no tag");
-                    }
-                    if (members.indexOf(nameTok.text()) >= 0) {
-                        throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
-                            + " name '" + nameTok.text() + "'");
-                    }
-                    members.add(new Member(nameTok.text(), type));
-                } while (accept(","));
-                expect(";", "after the declaration of '" + members.getLast().name() + "'");
+                memberDeclarators(members, parseTypeSpecifier(), kind);
             }
         } finally {
             structStack.pop();
             scope = saved;
+            lazyScopes = savedLazy;
         }
         return members;
     }
@@ -1108,10 +1290,10 @@ final class TsdlParser {
             }
             type = new VariantType(tag, options, tag == null ? null : checkVariantTag(tagAt, tag, options));
             if (name != null) {
-                if (scope.variants.containsKey(name.text())) {
+                if (declaredScope() != null && scope.variants.containsKey(name.text())) {
                     throw error(name, "variant '" + name.text() + "' is already defined in this scope");
                 }
-                scope.variants.put(name.text(), type);
+                ownScope().variants.put(name.text(), type);
             }
         } else {
             if (name == null) {
@@ -1243,10 +1425,10 @@ final class TsdlParser {
         }
         EnumType type = new EnumType(container, mappings);
         if (name != null) {
-            if (scope.enums.containsKey(name.text())) {
+            if (declaredScope() != null && scope.enums.containsKey(name.text())) {
                 throw error(name, "enumeration '" + name.text() + "' is already defined in this scope");
             }
-            scope.enums.put(name.text(), type);
+            ownScope().enums.put(name.text(), type);
         }
         return type;
     }

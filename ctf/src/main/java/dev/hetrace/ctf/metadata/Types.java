@@ -11,7 +11,7 @@ import java.util.List;
 /** Cheap structural comparisons of types, used to recognise runs of identical declarations. */
 final class Types {
     private static final int MAX_DEPTH = 4;
-    private static final int MAX_MEMBERS = 16;
+    static final int MAX_MEMBERS = 16;
 
     private Types() {
     }

@@ -277,26 +277,12 @@ public final class BabeltraceText {
             }
             case Node.STRUCT -> {
                 out.put('{');
-                int p = at;
-                boolean first = true;
-                for (int i = 0; i < n.children.length; i++) {
-                    Node c = n.children[i];
-                    if (!c.visible) {
-                        p += Tape.span(c, t, p);
-                        continue;
-                    }
-                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
-                        p = run(c, t, p, seg, first);
-                        first = false;
-                        continue;
-                    }
-                    out.put(first ? " " : ", ");
-                    first = false;
-                    out.put(n.nameEquals[i]);
-                    p = field(c, t, p, seg);
-                }
+                int p = members(n, 0, n.children.length, t, at, seg, true);
                 out.put(' ').put('}');
                 return p;
+            }
+            case Node.CHAIN -> {
+                return chain(n, t, at, seg);
             }
             case Node.VARIANT -> {
                 int option = (int) t[at];
@@ -359,6 +345,58 @@ public final class BabeltraceText {
             }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
         }
+    }
+
+    /** Members {@code from} to {@code to} (excluded) of a struct, each ", name = value" (" name = value" first). */
+    private int members(Node n, int from, int to, long[] t, int at, MemorySegment seg, boolean first) {
+        int p = at;
+        for (int i = from; i < to; i++) {
+            Node c = n.children[i];
+            if (!c.visible) {
+                p += Tape.span(c, t, p);
+                continue;
+            }
+            if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                p = run(c, t, p, seg, first);
+                first = false;
+                continue;
+            }
+            out.put(first ? " " : ", ");
+            first = false;
+            out.put(n.nameEquals[i]);
+            p = field(c, t, p, seg);
+        }
+        return p;
+    }
+
+    /**
+     * Nested structs of one shape, "{ before, hole = { ... }, after }", level by level without
+     * recursion (the line may be gigabytes long: the sink writes it in pieces).
+     */
+    private int chain(Node ch, long[] t, int at, MemorySegment seg) {
+        Node level = ch.element();
+        int h = ch.chainHole;
+        int count = level.children.length;
+        Node core = level.children[h];
+        boolean beforeShown = false;
+        for (int i = 0; i < h; i++) {
+            beforeShown |= level.children[i].visible;
+        }
+        int p = at;
+        for (long k = ch.length; k >= 1; k--) {
+            out.put('{');
+            p = members(level, 0, h, t, p, seg, true);
+            if (k > 1 || core.visible) {
+                out.put(beforeShown ? ", " : " ").put(ch.runDisplayPrefix).putUnsigned(ch.runFirst + k - 1)
+                    .put(' ').put('=').put(' ');
+            }
+        }
+        p = core.visible ? field(core, t, p, seg) : p + Tape.span(core, t, p);
+        for (long k = 1; k <= ch.length; k++) {
+            p = members(level, h + 1, count, t, p, seg, !beforeShown && k == 1 && !core.visible);
+            out.put(' ').put('}');
+        }
+        return p;
     }
 
     /** The members of a run, each shown as "prefixN = value". */

@@ -96,36 +96,12 @@ public final class JsonText {
             }
             case Node.STRUCT -> {
                 out.put('{');
-                int p = at;
-                for (int i = 0; i < n.children.length; i++) {
-                    if (i > 0) {
-                        out.put(',');
-                    }
-                    Node c = n.children[i];
-                    if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
-                        Node e = c.element();
-                        for (long k = 0; k < c.length; k++) {
-                            if (k > 0) {
-                                out.put(',');
-                            }
-                            out.put('"').put(c.runDisplayPrefix).putUnsigned(c.runFirst + k).put('"').put(':');
-                            if (c.kind == Node.PACKED_RUN) {
-                                packed(e, t[p] + k * e.size, seg);
-                            } else {
-                                p = field(e, t, p, seg);
-                            }
-                        }
-                        if (c.kind == Node.PACKED_RUN) {
-                            p += 2;
-                        }
-                        continue;
-                    }
-                    string(n.names[i]);
-                    out.put(':');
-                    p = field(c, t, p, seg);
-                }
+                int p = members(n, 0, n.children.length, t, at, seg);
                 out.put('}');
                 return p;
+            }
+            case Node.CHAIN -> {
+                return chain(n, t, at, seg);
             }
             case Node.VARIANT -> {
                 int option = (int) t[at];
@@ -173,6 +149,61 @@ public final class JsonText {
             }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
         }
+    }
+
+    /** Nested structs of one shape, level by level without recursion. */
+    private int chain(Node ch, long[] t, int at, MemorySegment seg) {
+        Node level = ch.element();
+        int h = ch.chainHole;
+        int count = level.children.length;
+        int p = at;
+        for (long k = ch.length; k >= 1; k--) {
+            out.put('{');
+            p = members(level, 0, h, t, p, seg);
+            if (h > 0) {
+                out.put(',');
+            }
+            out.put('"').put(ch.runDisplayPrefix).putUnsigned(ch.runFirst + k - 1).put('"').put(':');
+        }
+        p = field(level.children[h], t, p, seg);
+        for (long k = 1; k <= ch.length; k++) {
+            p = members(level, h + 1, count, t, p, seg);
+            out.put('}');
+        }
+        return p;
+    }
+
+    /** Members {@code from} to {@code to} (excluded) of a struct, "name":value, comma-separated (a comma before all but member 0). */
+    private int members(Node n, int from, int to, long[] t, int at, MemorySegment seg) {
+        int p = at;
+        for (int i = from; i < to; i++) {
+            if (i > 0) {
+                out.put(',');
+            }
+            Node c = n.children[i];
+            if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
+                Node e = c.element();
+                for (long k = 0; k < c.length; k++) {
+                    if (k > 0) {
+                        out.put(',');
+                    }
+                    out.put('"').put(c.runDisplayPrefix).putUnsigned(c.runFirst + k).put('"').put(':');
+                    if (c.kind == Node.PACKED_RUN) {
+                        packed(e, t[p] + k * e.size, seg);
+                    } else {
+                        p = field(e, t, p, seg);
+                    }
+                }
+                if (c.kind == Node.PACKED_RUN) {
+                    p += 2;
+                }
+                continue;
+            }
+            string(n.names[i]);
+            out.put(':');
+            p = field(c, t, p, seg);
+        }
+        return p;
     }
 
     private void packed(Node e, long bitPos, MemorySegment seg) {

@@ -480,8 +480,62 @@ public final class StreamWriter implements AutoCloseable {
             }
             case Node.ARRAY, Node.PACKED_ARRAY -> encodeElements(n, value, n.length);
             case Node.SEQUENCE, Node.PACKED_SEQUENCE -> encodeElements(n, value, regs[n.sourceRegister]);
+            case Node.CHAIN -> encodeChain(n, value);
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
         }
+    }
+
+    /** Deepest chain of nested structs the writer encodes (it keeps the value of every level). */
+    private static final long MAX_CHAIN_LEVELS = 1 << 20;
+
+    /** Nested structs of one shape (see {@link Node#CHAIN}): each level's value is a struct value, as for a struct. */
+    private void encodeChain(Node ch, Object value) {
+        if (ch.length > MAX_CHAIN_LEVELS) {
+            throw fail("structs nested " + ch.length + " levels deep: this writer supports up to " + MAX_CHAIN_LEVELS);
+        }
+        Node level = ch.element();
+        Node[] members = level.children;
+        int h = ch.chainHole;
+        int levels = (int) ch.length;
+        Object[] values = new Object[levels + 1];
+        Object v = value;
+        for (int k = levels; k >= 1; k--) {
+            values[k] = v;
+            out.align(fileBits, k == levels ? ch.align : level.align);
+            for (int i = 0; i < h; i++) {
+                push(level.rawNames[i]);
+                encode(members[i], member(level, i, v));
+                depth--;
+            }
+            String hole = ch.chainHoleName(k);
+            push(hole);
+            v = chainMember(level, h, v, hole);
+        }
+        encode(members[h], v);
+        for (int k = 1; k <= levels; k++) {
+            depth--;
+            for (int i = h + 1; i < members.length; i++) {
+                push(level.rawNames[i]);
+                encode(members[i], member(level, i, values[k]));
+                depth--;
+            }
+        }
+    }
+
+    /** The value of a chain level's hole (named {@code raw} at this level), as {@link #member} finds a member's. */
+    private Object chainMember(Node level, int h, Object value, String raw) {
+        if (value instanceof Map<?, ?> m) {
+            Object x = m.get(raw);
+            String shown = raw.startsWith("_") ? raw.substring(1) : raw;
+            if (x == null && !shown.equals(raw)) {
+                x = m.get(shown);
+            }
+            if (x == null && scopeMode == SCOPE_USER) {
+                throw fail("missing value");
+            }
+            return x;
+        }
+        return member(level, h, value);
     }
 
     private void encodeElements(Node n, Object value, long count) {

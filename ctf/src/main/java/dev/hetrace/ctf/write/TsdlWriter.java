@@ -13,6 +13,7 @@ import dev.hetrace.ctf.metadata.FieldType.Member;
 import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
+import dev.hetrace.ctf.metadata.StructChain;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.TraceClass;
@@ -146,7 +147,7 @@ public final class TsdlWriter {
     }
 
     private void indent() {
-        out.repeat("\t", indent);
+        out.repeat("\t", Math.min(indent, 64)); // deeply nested structs: no quadratic indentation
     }
 
     /** Writes a type specifier; array and sequence dimensions go into the declarator instead. */
@@ -192,6 +193,10 @@ public final class TsdlWriter {
     }
 
     private void struct(StructType st) {
+        if (st.members() instanceof StructChain chain && chain.levels() > 1) {
+            chain(st, chain);
+            return;
+        }
         out.append("struct {\n");
         indent++;
         for (Member m : st.members()) {
@@ -202,6 +207,37 @@ public final class TsdlWriter {
         out.append('}');
         if (st.minAlignment() > 1) {
             out.append(" align(").append(st.minAlignment()).append(')');
+        }
+    }
+
+    /** Nested structs of one shape, level by level without recursion. */
+    private void chain(StructType top, StructChain chain) {
+        long levels = chain.levels();
+        for (long k = levels; k >= 1; k--) {
+            out.append("struct {\n");
+            indent++;
+            for (Member m : chain.before()) {
+                declaration(m);
+            }
+            if (k > 1) {
+                indent();
+            }
+        }
+        declaration(new Member(chain.holeName(1), chain.core()));
+        for (long k = 1; k <= levels; k++) {
+            for (Member m : chain.after()) {
+                declaration(m);
+            }
+            indent--;
+            indent();
+            out.append('}');
+            int align = k == levels ? top.minAlignment() : chain.minAlignment();
+            if (align > 1) {
+                out.append(" align(").append(align).append(')');
+            }
+            if (k < levels) {
+                out.append(' ').append(identifier(chain.holeName(k + 1))).append(";\n");
+            }
         }
     }
 
