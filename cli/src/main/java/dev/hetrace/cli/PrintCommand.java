@@ -195,6 +195,8 @@ final class PrintCommand implements Callable<Integer> {
     private static final long MAX_PARALLEL_PACKET_BITS = 8L * 4 * 1024 * 1024;
     /** So may events with structs nested this deep (each level prints its member name), whatever their size. */
     private static final long MAX_PARALLEL_NESTING = 100_000;
+    /** Packets whose indexes (about 100 bytes each) the parallel print may hold, in all. */
+    private static final long MAX_PARALLEL_INDEXED_PACKETS = 1 << 20;
 
     /**
      * Whether worker threads can decode the streams: not too many of them, packets of at most
@@ -210,7 +212,9 @@ final class PrintCommand implements Callable<Integer> {
                 return false; // a line may be gigabytes long: write it in pieces instead
             }
         }
-        CtfTrace.indexAll(traces);
+        if (!CtfTrace.indexAll(traces, MAX_PARALLEL_INDEXED_PACKETS)) {
+            return false; // the indexes would take too much memory (a million tiny packets)
+        }
         for (CtfTrace t : traces) {
             for (int s = 0; s < t.streams().size(); s++) {
                 PacketIndex idx = t.index(s);

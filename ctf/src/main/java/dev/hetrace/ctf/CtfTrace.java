@@ -467,6 +467,16 @@ public final class CtfTrace implements AutoCloseable {
      * independent, and a trace usually has one stream per CPU.
      */
     public static void indexAll(List<CtfTrace> traces) {
+        indexAll(traces, Long.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #indexAll(List)}, unless the indexes would hold more than {@code maxPackets}
+     * packets in all: then none is kept, and false is returned.
+     */
+    public static boolean indexAll(List<CtfTrace> traces, long maxPackets) {
+        java.util.concurrent.atomic.AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
+            : new java.util.concurrent.atomic.AtomicLong(maxPackets);
         List<int[]> todo = new ArrayList<>();
         for (int t = 0; t < traces.size(); t++) {
             PacketIndex[] idx = traces.get(t).indexes();
@@ -480,12 +490,19 @@ public final class CtfTrace implements AutoCloseable {
         java.util.stream.IntStream.range(0, todo.size()).parallel().forEach(i -> {
             CtfTrace trace = traces.get(todo.get(i)[0]);
             int s = todo.get(i)[1];
-            built[i] = PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings);
+            built[i] = budget != null && budget.get() < 0 ? null
+                : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
         });
+        for (PacketIndex idx : built) {
+            if (idx == null) {
+                return false;
+            }
+        }
         // Published after the parallel stream has joined, so every reader sees complete indexes.
         for (int i = 0; i < built.length; i++) {
             traces.get(todo.get(i)[0]).indexes[todo.get(i)[1]] = built[i];
         }
+        return true;
     }
 
     /** Stream id of stream {@code index}: its stream_instance_id, else its rank among the trace's streams. */

@@ -55,6 +55,8 @@ public final class PacketIndex {
     private boolean timed = true;
     private boolean clockFromPacket;
     private StreamDecodingException damage;
+    /** Packets that may still be added (shared with other indexes being built), or null for no limit. */
+    private java.util.concurrent.atomic.AtomicLong budget;
 
     private PacketIndex(Source source) {
         this.source = source;
@@ -68,6 +70,31 @@ public final class PacketIndex {
      * exist but cannot be trusted).
      */
     static PacketIndex of(TracePlan plan, List<StreamFile> files, Consumer<String> warnings) {
+        return of(plan, files, warnings, null);
+    }
+
+    /** Thrown when an index would hold more packets than its budget allows. */
+    private static final class OverBudget extends RuntimeException {
+        OverBudget() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Like {@link #of(TracePlan, List, Consumer)}, taking one from {@code budget} (shared by
+     * the streams indexed together) per packet: null when it runs out.
+     */
+    static PacketIndex of(TracePlan plan, List<StreamFile> files, Consumer<String> warnings,
+                          java.util.concurrent.atomic.AtomicLong budget) {
+        try {
+            return build(plan, files, warnings, budget);
+        } catch (OverBudget e) {
+            return null;
+        }
+    }
+
+    private static PacketIndex build(TracePlan plan, List<StreamFile> files, Consumer<String> warnings,
+                                     java.util.concurrent.atomic.AtomicLong budget) {
         Path dir = files.getFirst().path().toAbsolutePath().getParent();
         boolean anyIndex = false;
         for (StreamFile f : files) {
@@ -77,6 +104,7 @@ public final class PacketIndex {
             String problem;
             try {
                 PacketIndex idx = new PacketIndex(Source.LTTNG_INDEX);
+                idx.budget = budget;
                 problem = idx.readLttngIndexes(plan, files, dir);
                 if (problem == null) {
                     return idx;
@@ -86,7 +114,7 @@ public final class PacketIndex {
             }
             warnings.accept(problem + "; indexing the stream from its packets instead");
         }
-        return walk(plan, files);
+        return walk(plan, files, budget);
     }
 
     private static Path indexFile(Path dir, StreamFile f) {
@@ -95,7 +123,12 @@ public final class PacketIndex {
 
     /** Indexes a stream by reading the header and context of each packet, one after the other. */
     static PacketIndex walk(TracePlan plan, List<StreamFile> files) {
+        return walk(plan, files, null);
+    }
+
+    private static PacketIndex walk(TracePlan plan, List<StreamFile> files, java.util.concurrent.atomic.AtomicLong budget) {
         PacketIndex idx = new PacketIndex(Source.PACKETS);
+        idx.budget = budget;
         StreamDecoder d = new StreamDecoder(plan, files);
         try {
             int lastFile = -1;
@@ -120,6 +153,7 @@ public final class PacketIndex {
             idx.damage = e;
         }
         idx.trim();
+        idx.budget = null;
         return idx;
     }
 
@@ -258,6 +292,9 @@ public final class PacketIndex {
 
     private void add(int fileIndex, int inFile, long offset, long size, long content, long tsBegin, long tsEnd,
                      long disc, long seq, ClockClass clock) {
+        if (budget != null && budget.decrementAndGet() < 0) {
+            throw new OverBudget();
+        }
         if (count == file.length) {
             int n = count * 2;
             file = Arrays.copyOf(file, n);

@@ -54,6 +54,22 @@ class PacketIndexTest {
     }
 
     @Test
+    void indexingWithinABudgetOfPackets() throws Exception {
+        // 3 streams of 40 packets, from index files or from the packets: 120 packets fit, 119 do not.
+        for (boolean withIndex : new boolean[] {true, false}) {
+            Path dir = threeStreams(withIndex);
+            try (CtfTrace over = CtfTrace.open(dir, warnings::add); CtfTrace fits = CtfTrace.open(dir, warnings::add)) {
+                assertThat(CtfTrace.indexAll(List.of(over), 119)).isFalse();
+                assertThat(CtfTrace.indexAll(List.of(fits), 120)).isTrue();
+                assertThat(fits.index(2).size()).isEqualTo(40);
+                // Nothing was kept for the trace over the budget: indexed in full when asked.
+                assertThat(entries(over.index(1))).isEqualTo(entries(fits.index(1)));
+            }
+        }
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
     void lttngIndexFilesAndThePacketHeadersSayTheSame() throws Exception {
         List<Path> traces = List.of(threeStreams(true), Corpus.trace("babeltrace/succeed/trace-with-index"),
             Corpus.trace("babeltrace/packet-seq-num/7-lost-between-2-with-index"));
