@@ -1,75 +1,17 @@
 package dev.hetrace.bench;
 
-import dev.hetrace.ctf.write.CtfWriter;
-import dev.hetrace.ctf.write.StreamWriter;
+import dev.hetrace.ctf.write.SampleTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
- * Writes the reader benchmark's trace with hetrace's CTF writer: LTTng-UST layout (compact
- * 32-bit event headers with 27-bit timestamps, extended ones when needed), one stream per
- * CPU, 256 KiB packets, and a mix of event types of 2 to 4 integers and a short string.
- * Deterministic for given arguments.
+ * Writes the reader benchmark's trace with hetrace's CTF writer ({@link SampleTrace}: LTTng-UST
+ * layout, one stream per CPU, 256 KiB packets, a mix of event types of 2 to 4 integers and a
+ * short string). Deterministic for given arguments.
  *
  * <pre>java -jar bench/target/hetrace-bench.jar OUT_DIR [EVENTS] [STREAMS]</pre>
  */
 public final class BenchTrace {
-    static final String METADATA = """
-        /* CTF 1.8 */
-        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-        typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
-        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-        typealias integer { size = 32; align = 8; signed = true; } := int32_t;
-        typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-        typealias integer { size = 64; align = 8; signed = false; base = 16; } := uint64_hex_t;
-        typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-        typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_t;
-        typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
-
-        trace {
-            major = 1; minor = 8; byte_order = le;
-            uuid = "3b8d6c1e-5a2f-4e7d-9c0b-1f2e3d4c5b6a";
-            packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; uint64_t stream_instance_id; };
-        };
-        env { hostname = "keystone2"; domain = "ust"; tracer_name = "hetrace-bench"; };
-        clock { name = monotonic; uuid = "5f1c2b3a-4d5e-6f70-8192-a3b4c5d6e7f8"; description = "Monotonic Clock";
-                freq = 1000000000; precision = 1; offset_s = 1763700000; offset = 0; absolute = false; };
-        stream {
-            id = 0;
-            packet.context := struct {
-                uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;
-                uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-                uint64_t events_discarded; uint32_t cpu_id;
-            };
-            event.header := struct {
-                enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-                variant <id> {
-                    struct { uint27_clock_t timestamp; } compact;
-                    struct { uint32_t id; uint64_clock_t timestamp; } extended;
-                } v;
-            } align(8);
-        };
-        event { name = "sched_switch"; id = 0; stream_id = 0; loglevel = 13;
-                fields := struct { uint32_t prev_tid; uint32_t next_tid; int32_t next_prio; uint16_t cpu; string next_comm; }; };
-        event { name = "msgq_put"; id = 1; stream_id = 0; loglevel = 13;
-                fields := struct { uint16_t queue; uint32_t size; uint64_t msg_id; string sender; }; };
-        event { name = "func_entry"; id = 2; stream_id = 0; loglevel = 13;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; string func; }; };
-        event { name = "irq_handler_entry"; id = 3; stream_id = 0; loglevel = 13;
-                fields := struct { int32_t irq; uint8_t line; string name; }; };
-        event { name = "sync_pair"; id = 40; stream_id = 0; loglevel = 13;
-                fields := struct { uint32_t seq; uint8_t core; uint64_t remote_time; string role; }; };
-        """;
-
-    private static final String[] COMMS = {"sobel", "idle", "msgq_rx", "dsp_task", "kworker", "app"};
-    private static final String[] FUNCS = {"main", "process_tile", "convolve", "queue_put", "isr"};
-
     private BenchTrace() {
     }
 
@@ -86,78 +28,8 @@ public final class BenchTrace {
             System.exit(1);
         }
         long start = System.nanoTime();
-        try (CtfWriter trace = CtfWriter.create(out, METADATA)) {
-            List<StreamWriter> writers = new ArrayList<>();
-            for (int s = 0; s < streams; s++) {
-                writers.add(trace.stream(0).packetSize(256 * 1024).packetContext("cpu_id", s));
-            }
-            ExecutorService pool = Executors.newFixedThreadPool(Math.min(streams, Runtime.getRuntime().availableProcessors()));
-            List<Future<Long>> done = new ArrayList<>();
-            for (int s = 0; s < streams; s++) {
-                final int stream = s;
-                long count = events / streams + (s < events % streams ? 1 : 0);
-                done.add(pool.submit(() -> fill(writers.get(stream), stream, count)));
-            }
-            long written = 0;
-            for (Future<Long> f : done) {
-                written += f.get();
-            }
-            pool.shutdown();
-            for (StreamWriter w : writers) {
-                w.close();
-            }
-            long bytes = 0;
-            for (StreamWriter w : writers) {
-                bytes += Files.size(w.file());
-            }
-            System.err.printf("%s: %,d events, %,d bytes of streams, in %.1f s%n", out, written, bytes,
-                (System.nanoTime() - start) / 1e9);
-        }
-    }
-
-    private static long fill(StreamWriter w, int stream, long count) throws Exception {
-        SplittableRandom random = new SplittableRandom(0x5EED + stream);
-        long t = 1_000_000L + stream * 37L;
-        Object[] sched = new Object[5];
-        Object[] msg = new Object[4];
-        Object[] func = new Object[3];
-        Object[] irq = new Object[3];
-        Object[] sync = new Object[4];
-        for (long i = 0; i < count; i++) {
-            // Mostly sub-microsecond gaps (compact headers); now and then a long idle (extended).
-            t += random.nextInt(1000) == 0 ? 200_000_000L + random.nextInt(1_000_000) : 50 + random.nextInt(400);
-            int kind = random.nextInt(100);
-            if (kind < 35) {
-                sched[0] = (long) random.nextInt(4096);
-                sched[1] = (long) random.nextInt(4096);
-                sched[2] = (long) (random.nextInt(140) - 20);
-                sched[3] = (long) stream;
-                sched[4] = COMMS[random.nextInt(COMMS.length)];
-                w.event(0, t, sched);
-            } else if (kind < 60) {
-                msg[0] = (long) random.nextInt(16);
-                msg[1] = (long) random.nextInt(65536);
-                msg[2] = i;
-                msg[3] = COMMS[random.nextInt(COMMS.length)];
-                w.event(1, t, msg);
-            } else if (kind < 85) {
-                func[0] = 0x400000L + random.nextInt(1 << 20);
-                func[1] = 0x400000L + random.nextInt(1 << 20);
-                func[2] = FUNCS[random.nextInt(FUNCS.length)];
-                w.event(2, t, func);
-            } else if (kind < 99) {
-                irq[0] = (long) random.nextInt(256);
-                irq[1] = (long) random.nextInt(8);
-                irq[2] = "irq" + random.nextInt(4);
-                w.event(3, t, irq);
-            } else {
-                sync[0] = i;
-                sync[1] = (long) stream;
-                sync[2] = t + random.nextInt(5000);
-                sync[3] = (i & 1) == 0 ? "send" : "ack";
-                w.event(40, t, sync);
-            }
-        }
-        return count;
+        long bytes = SampleTrace.write(out, events, streams, 256 * 1024);
+        System.err.printf("%s: %,d events, %,d bytes of streams, in %.1f s%n", out, events, bytes,
+            (System.nanoTime() - start) / 1e9);
     }
 }

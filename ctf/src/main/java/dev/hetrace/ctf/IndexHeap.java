@@ -40,6 +40,11 @@ final class IndexHeap {
         }
     }
 
+    /** The least id, left in place; the heap must not be empty. */
+    int peek() {
+        return heap[0];
+    }
+
     /** Removes and returns the least id; the heap must not be empty. */
     int pop() {
         int top = heap[0];

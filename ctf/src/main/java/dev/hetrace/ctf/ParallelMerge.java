@@ -4,6 +4,7 @@ import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.text.TextSink;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,21 +104,29 @@ public final class ParallelMerge implements AutoCloseable {
             } else {
                 c.reset();
             }
+            StreamPlan plan = null;
+            boolean clock = false;
+            long base = Long.MIN_VALUE;
             try {
                 while (c.count < CHUNK_EVENTS && c.text.length() < CHUNK_BYTES) {
                     if (!decoder.next()) {
                         c.last = true;
                         break;
                     }
-                    int clockIndex = decoder.streamPlan().defaultClock;
-                    boolean clock = clockIndex >= 0;
+                    if (decoder.streamPlan() != plan) {
+                        plan = decoder.streamPlan();
+                        clock = plan.defaultClock >= 0;
+                        base = Long.MIN_VALUE;
+                        if (clock) {
+                            ClockClass cc = decoder.plan().clocks.get(plan.defaultClock);
+                            base = cc.frequency() == 1_000_000_000L ? cc.baseOffsetNanos() : Long.MIN_VALUE;
+                        }
+                    }
                     long t = Long.MIN_VALUE;
                     if (clock) {
                         // A 1 GHz clock (most tracers'): nanoseconds are the base plus the cycles.
-                        ClockClass cc = decoder.plan().clocks.get(clockIndex);
                         long cycles = decoder.clockValue();
-                        long base = cc.frequency() == 1_000_000_000L ? cc.baseOffsetNanos() : Long.MIN_VALUE;
-                        t = base != Long.MIN_VALUE && base >= 0 && cycles >= 0 && cycles <= Long.MAX_VALUE - base
+                        t = base >= 0 && cycles >= 0 && cycles <= Long.MAX_VALUE - base
                             ? base + cycles : EventCursor.timeOf(decoder);
                     }
                     int i = c.count;
@@ -188,6 +197,8 @@ public final class ParallelMerge implements AutoCloseable {
     private volatile boolean closed;
     private Source current;
     private int currentPos;
+    /** The least head time of the streams other than the current one. */
+    private long runLimit;
 
     /**
      * @param formatters one per stream (a formatter may keep state such as caches)
@@ -257,6 +268,17 @@ public final class ParallelMerge implements AutoCloseable {
      * @return false when every stream is exhausted
      */
     public boolean next() throws StreamDecodingException {
+        // A run: the current stream's next event comes before every other stream's head (most
+        // streams of real traces alternate in bursts), so no other stream needs looking at.
+        Source c = current;
+        if (c != null) {
+            int p = c.pos + 1;
+            if (p < c.chunk.count && c.chunk.time[p] < runLimit) {
+                c.pos = p;
+                currentPos = p;
+                return true;
+            }
+        }
         if (linear) {
             return nextByScan();
         }
@@ -283,6 +305,7 @@ public final class ParallelMerge implements AutoCloseable {
         }
         current = sources.get(heap.pop());
         currentPos = current.pos;
+        runLimit = heap.size() == 0 ? Long.MAX_VALUE : headTime[heap.peek()];
         return true;
     }
 
@@ -313,9 +336,17 @@ public final class ParallelMerge implements AutoCloseable {
             }
         }
         int best = -1;
+        long second = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
-            if (live[i] && (best < 0 || less(i, best))) {
-                best = i;
+            if (live[i]) {
+                if (best < 0) {
+                    best = i;
+                } else if (less(i, best)) {
+                    second = Math.min(second, headTime[best]);
+                    best = i;
+                } else {
+                    second = Math.min(second, headTime[i]);
+                }
             }
         }
         if (best < 0) {
@@ -324,6 +355,7 @@ public final class ParallelMerge implements AutoCloseable {
         }
         current = sources.get(best);
         currentPos = current.pos;
+        runLimit = second;
         return true;
     }
 

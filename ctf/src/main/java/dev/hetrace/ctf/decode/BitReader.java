@@ -25,6 +25,22 @@ public final class BitReader {
      * that the bits lie inside the segment.
      */
     public static long read(MemorySegment seg, long bitPos, int size, boolean bigEndian) {
+        // Kept small so that the JIT inlines it into compiled scopes, where size and byte order
+        // are constants: one 8-byte read, a shift and a mask.
+        long byteOff = bitPos >>> 3;
+        int shift = (int) (bitPos & 7);
+        if (shift + size <= 64 && byteOff <= seg.byteSize() - 8) {
+            if (bigEndian) {
+                return (seg.get(BE_LONG, byteOff) << shift) >>> (64 - size);
+            }
+            long v = seg.get(LE_LONG, byteOff) >>> shift;
+            return size == 64 ? v : v & ((1L << size) - 1);
+        }
+        return readNearEnd(seg, bitPos, size, bigEndian);
+    }
+
+    /** {@link #read} for fields that straddle 9 bytes or end in the last 8 bytes of the segment. */
+    private static long readNearEnd(MemorySegment seg, long bitPos, int size, boolean bigEndian) {
         long byteOff = bitPos >>> 3;
         int shift = (int) (bitPos & 7);
         if (shift == 0) {

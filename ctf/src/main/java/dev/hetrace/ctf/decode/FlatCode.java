@@ -1,6 +1,5 @@
 package dev.hetrace.ctf.decode;
 
-import static java.lang.constant.ConstantDescs.CD_Object;
 import static java.lang.constant.ConstantDescs.CD_String;
 import static java.lang.constant.ConstantDescs.CD_boolean;
 import static java.lang.constant.ConstantDescs.CD_int;
@@ -25,9 +24,9 @@ import java.util.List;
  * layout, with no dispatch between fields. Same tape and state as walking the scope's nodes.
  */
 final class FlatCode {
-    /** A compiled scope. */
-    interface Decoder {
-        int run(StreamDecoder d, FlatScope f, long[] tape, int len) throws StreamDecodingException;
+    /** A compiled scope (a class, not an interface: the call of many scopes from one site is a vtable call). */
+    abstract static class Decoder {
+        abstract int run(StreamDecoder d, FlatScope f, long[] tape, int len) throws StreamDecodingException;
     }
 
     private static final ClassDesc CD_DECODER = ClassDesc.of("dev.hetrace.ctf.decode.StreamDecoder");
@@ -50,6 +49,8 @@ final class FlatCode {
     /** Compiled scopes of this process, limited so that class space stays small. */
     private static final java.util.concurrent.atomic.AtomicInteger COMPILED = new java.util.concurrent.atomic.AtomicInteger();
     private static final int MAX_COMPILED = 4096;
+    /** Tests set this: a scope that cannot be compiled is then a failure, not a quiet fallback to walking. */
+    private static final boolean STRICT = Boolean.getBoolean("hetrace.decode.compileStrict");
 
     static boolean mayCompileMore() {
         return COMPILED.get() < MAX_COMPILED;
@@ -63,17 +64,20 @@ final class FlatCode {
         try {
             byte[] bytes = ClassFile.of().build(ClassDesc.of("dev.hetrace.ctf.decode.FlatScopeCode"), cb -> {
                 cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SUPER);
-                cb.withInterfaceSymbols(CD_RUNNER);
+                cb.withSuperclass(CD_RUNNER);
                 cb.withMethodBody("<init>", MethodTypeDesc.of(CD_void), ClassFile.ACC_PUBLIC, c -> {
                     c.aload(0);
-                    c.invokespecial(CD_Object, "<init>", MethodTypeDesc.of(CD_void));
+                    c.invokespecial(CD_RUNNER, "<init>", MethodTypeDesc.of(CD_void));
                     c.return_();
                 });
-                cb.withMethodBody("run", RUN, ClassFile.ACC_PUBLIC, c -> body(c, f, scope));
+                cb.withMethodBody("run", RUN, 0, c -> body(c, f, scope));
             });
             MethodHandles.Lookup l = host.defineHiddenClass(bytes, true, MethodHandles.Lookup.ClassOption.NESTMATE);
             return (Decoder) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class)).invoke();
         } catch (Throwable e) {
+            if (STRICT) {
+                throw new IllegalStateException("cannot compile the " + scope + " plan", e);
+            }
             return null;
         }
     }
@@ -95,10 +99,20 @@ final class FlatCode {
                     c.lstore(V);
                     store(c, () -> c.lload(V));
                     if (f.effects[pc]) {
-                        c.aload(D);
-                        node(c, pc);
-                        c.lload(V).ldc(f.size[pc]);
-                        c.invokevirtual(CD_DECODER, "stepEffects", MethodTypeDesc.of(CD_void, CD_NODE, CD_long, CD_int));
+                        // What stepEffects does, decided now: only the calls this field needs.
+                        Node nd = f.node[pc];
+                        if (nd.register >= 0) {
+                            c.aload(D).ldc(nd.register).lload(V);
+                            c.invokevirtual(CD_DECODER, "stepRegister", MethodTypeDesc.of(CD_void, CD_int, CD_long));
+                        }
+                        if (nd.clock >= 0 && !nd.signed && nd.role != Node.ROLE_TIMESTAMP_END) {
+                            c.aload(D).lload(V).ldc(f.size[pc]);
+                            c.invokevirtual(CD_DECODER, "updateClock", MethodTypeDesc.of(CD_void, CD_long, CD_int));
+                        }
+                        if (nd.role == Node.ROLE_EVENT_ID) {
+                            c.aload(D).lload(V);
+                            c.invokevirtual(CD_DECODER, "stepEventId", MethodTypeDesc.of(CD_void, CD_long));
+                        }
                     }
                 }
                 case FlatScope.FLOAT -> {
@@ -120,6 +134,38 @@ final class FlatCode {
                     c.invokevirtual(CD_DECODER, "stepAlign", MethodTypeDesc.of(CD_void, CD_int, CD_String));
                 }
                 case FlatScope.VARIANT -> {
+                    int[] options = f.optionStep[pc];
+                    Node nd = f.node[pc];
+                    Label general = c.newLabel();
+                    if (nd.selector != null && nd.sourceRegister >= 0) {
+                        // Tags 0 to 63 (event header ids) jump straight to their option.
+                        c.aload(D).ldc(nd.sourceRegister);
+                        c.invokevirtual(CD_DECODER, "register", MethodTypeDesc.of(CD_long, CD_int));
+                        c.lstore(V);
+                        c.lload(V).ldc(64L).lcmp();
+                        c.ifge(general);
+                        c.lload(V).lconst_0().lcmp();
+                        c.iflt(general);
+                        List<SwitchCase> small = new ArrayList<>();
+                        List<Runnable> blocks = new ArrayList<>();
+                        for (int k = 0; k < 64; k++) {
+                            int o = nd.selector.select(k);
+                            if (o >= 0 && o < options.length) {
+                                Label l = c.newLabel();
+                                small.add(SwitchCase.of(k, l));
+                                int option = o;
+                                blocks.add(() -> {
+                                    c.labelBinding(l);
+                                    store(c, () -> c.ldc((long) option));
+                                    c.goto_(at[options[option]]);
+                                });
+                            }
+                        }
+                        c.lload(V).l2i();
+                        c.tableswitch(0, 63, general, small);
+                        blocks.forEach(Runnable::run);
+                    }
+                    c.labelBinding(general);
                     c.aload(D);
                     node(c, pc);
                     c.ldc(scope);
@@ -127,7 +173,6 @@ final class FlatCode {
                     c.istore(OPTION);
                     store(c, () -> c.iload(OPTION).i2l());
                     List<SwitchCase> cases = new ArrayList<>();
-                    int[] options = f.optionStep[pc];
                     for (int o = 0; o < options.length; o++) {
                         cases.add(SwitchCase.of(o, at[options[o]]));
                     }

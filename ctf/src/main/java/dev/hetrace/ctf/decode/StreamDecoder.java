@@ -541,6 +541,18 @@ public final class StreamDecoder {
         return signed ? BitReader.signExtend(v, size) : v;
     }
 
+    private void stepRegister(int register, long v) {
+        regs[register] = v;
+    }
+
+    private long register(int register) {
+        return regs[register];
+    }
+
+    private void stepEventId(long v) {
+        eventId = v;
+    }
+
     /** What decoding an integer does besides giving its value: tag or length, clock, event id. */
     private void stepEffects(Node n, long v, int size) {
         if (n.register >= 0) {

@@ -1,0 +1,50 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.ctf.write.SampleTrace;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A representative run of the reader, for the JVM to record what it loads and how the hot
+ * code behaves (JDK 25 ahead-of-time cache, JEP 483/514/515): the launcher runs it once after
+ * each build with {@code -XX:AOTCacheOutput}, and later runs start with the classes already
+ * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
+ */
+@Command(name = "aot-training", hidden = true,
+    description = "Reads a generated sample trace in every output format (used by the launcher to record a JVM AOT cache).")
+final class TrainCommand implements Callable<Integer> {
+    @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
+    long events;
+
+    @Override
+    public Integer call() throws IOException {
+        Path dir = Files.createTempDirectory("hetrace-training-");
+        try {
+            SampleTrace.write(dir, events, 4, 64 * 1024);
+            OutputStream nowhere = OutputStream.nullOutputStream();
+            PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+            int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+            int status = 0;
+            for (PrintCommand.Format f : PrintCommand.Format.values()) {
+                status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, threads);
+                status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, 1);
+            }
+            return status;
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}
