@@ -52,8 +52,8 @@ public final class EventCursor {
     private final int[] traceRank;
     /** The live decoder of each stream, or null (not started, parked, or done). */
     private final StreamDecoder[] decoders;
-    /** Binary min-heap of stream indices, ordered by (time, index). */
-    private final int[] heap;
+    /** Streams by their head item, in merge order. */
+    private final IndexHeap heap;
     /** Time of each stream's head item (its next event or loss). */
     private final long[] time;
     /** HELD: the decoder has moved to an item (an event, or the end) that has not become the stream's head yet. */
@@ -64,7 +64,6 @@ public final class EventCursor {
     private final Discarded[] loss;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
     private long[] skipBefore;
-    private int heapSize;
     private boolean started;
     private int current = -1;
     private long stopAfter = Long.MAX_VALUE;
@@ -110,7 +109,7 @@ public final class EventCursor {
             java.util.Arrays.fill(traceOfStream, traceFirst[t], traceFirst[t + 1], t);
         }
         decoders = new StreamDecoder[streamCount];
-        heap = new int[streamCount];
+        heap = new IndexHeap(streamCount, this::less);
         time = new long[streamCount];
         flags = new byte[streamCount];
         headEvent = new EventPlan[streamCount];
@@ -146,19 +145,19 @@ public final class EventCursor {
             started = true;
             for (int i = 0; i < streamCount; i++) {
                 if (advance(i)) {
-                    push(i);
+                    heap.push(i);
                 }
             }
         } else if (current >= 0) {
             if (advance(current)) {
-                push(current);
+                heap.push(current);
             }
         }
         current = -1;
-        while (heapSize > 0) {
-            int top = pop();
+        while (heap.size() > 0) {
+            int top = heap.pop();
             if (time[top] > stopAfter) {
-                heapSize = 0;
+                heap.clear();
                 return false;
             }
             Discarded items = loss[top];
@@ -168,7 +167,7 @@ public final class EventCursor {
                 }
                 discardedListener.discarded(items, traces.get(traceOfStream[top]), streamOf(top));
                 if (advance(top)) {
-                    push(top);
+                    heap.push(top);
                 }
                 continue;
             }
@@ -391,7 +390,7 @@ public final class EventCursor {
      */
     public void seek(long nanos) throws StreamDecodingException {
         CtfTrace.indexAll(traces);
-        heapSize = 0;
+        heap.clear();
         current = -1;
         started = true;
         if (skipBefore == null) {
@@ -401,7 +400,7 @@ public final class EventCursor {
             position(i, nanos);
             skipBefore[i] = nanos;
             if (advance(i)) {
-                push(i);
+                heap.push(i);
             }
         }
     }
@@ -545,45 +544,5 @@ public final class EventCursor {
         }
         int c = xa.streamPath(qa).compareTo(xb.streamPath(qb));
         return c != 0 ? c < 0 : a < b;
-    }
-
-    private void push(int i) {
-        int k = heapSize++;
-        heap[k] = i;
-        while (k > 0) {
-            int parent = (k - 1) >>> 1;
-            if (!less(heap[k], heap[parent])) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[parent];
-            heap[parent] = tmp;
-            k = parent;
-        }
-    }
-
-    private int pop() {
-        int top = heap[0];
-        heap[0] = heap[--heapSize];
-        int k = 0;
-        while (true) {
-            int l = 2 * k + 1;
-            int r = l + 1;
-            int m = k;
-            if (l < heapSize && less(heap[l], heap[m])) {
-                m = l;
-            }
-            if (r < heapSize && less(heap[r], heap[m])) {
-                m = r;
-            }
-            if (m == k) {
-                break;
-            }
-            int tmp = heap[k];
-            heap[k] = heap[m];
-            heap[m] = tmp;
-            k = m;
-        }
-        return top;
     }
 }
