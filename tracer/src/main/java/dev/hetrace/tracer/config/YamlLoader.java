@@ -42,6 +42,8 @@ public final class YamlLoader {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConfigException(null, null, "cannot read " + file + ": no such file");
         } catch (IOException e) {
             throw new ConfigException(null, null, "cannot read " + file + ": " + e.getMessage());
         }

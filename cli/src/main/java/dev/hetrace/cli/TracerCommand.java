@@ -1,0 +1,112 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.tracer.config.ConfigException;
+import dev.hetrace.tracer.config.ConfigReader;
+import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.metadata.BarectfMetadata;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace tracer}: tracers for bare-metal cores, from barectf configurations. */
+@Command(name = "tracer", mixinStandardHelpOptions = true,
+    description = {"Instrument bare-metal cores: tracers generated from barectf configurations."},
+    subcommands = {TracerCommand.Generate.class, CommandLine.HelpCommand.class})
+final class TracerCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(main.err);
+    }
+
+    /** {@code hetrace tracer generate}. */
+    @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Read a barectf configuration (format 3, or format 2) and write what",
+            "its tracer needs: today the CTF 1.8 'metadata' file, the same trace class as",
+            "barectf 3.1.1 would describe. The configuration is checked as barectf checks",
+            "it; an invalid one gets one error line naming the file, line, column and the",
+            "YAML path of the offending value.", "",
+            "Included files ($include) are searched in the -I directories in order, then",
+            "in the current directory (as barectf does), then among the standard partial",
+            "configurations (stdint.yaml, stdreal.yaml, stdmisc.yaml,",
+            "lttng-ust-log-levels.yaml; format 2: stdint, stdfloat, stdmisc, trace-basic,",
+            "lttng-ust-log-levels).", "",
+            "Generating the C tracer itself (PREFIX.c, PREFIX.h) is not implemented yet:",
+            "--metadata-only is required for now.", "",
+            "Examples:",
+            "  hetrace tracer generate --metadata-only config.yaml",
+            "  hetrace tracer generate --metadata-only -I partials -o out/ config.yaml"},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the files were written", "1:the configuration is invalid, or a file could not be"
+            + " read or written", "2:usage error"})
+    static final class Generate implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
+        Path config;
+
+        @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "Directory to write into (default: the"
+            + " current directory; created if missing).")
+        Path output = Path.of(".");
+
+        @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR", description = "Add DIR to the directories searched"
+            + " for included files (repeatable; searched in order).")
+        List<Path> includeDirs = new ArrayList<>();
+
+        @Option(names = "--metadata-only", description = "Write only the CTF metadata file.")
+        boolean metadataOnly;
+
+        @Option(names = "--debug", description = "Show stack traces of errors.")
+        boolean debug;
+
+        @CommandLine.ParentCommand
+        TracerCommand tracer;
+
+        @Override
+        public Integer call() {
+            java.io.PrintStream err = tracer.main.err;
+            for (Path dir : includeDirs) {
+                if (!Files.isDirectory(dir)) {
+                    err.println("hetrace: -I " + dir + ": not an existing directory");
+                    return 2;
+                }
+            }
+            if (!metadataOnly) {
+                err.println("hetrace: generating the C tracer is not implemented yet; use --metadata-only to write"
+                    + " the metadata");
+                return 2;
+            }
+            List<Path> dirs = new ArrayList<>(includeDirs);
+            dirs.add(Path.of("").toAbsolutePath());
+            try {
+                Configuration c = ConfigReader.read(config, dirs);
+                Files.createDirectories(output);
+                Files.writeString(output.resolve("metadata"), BarectfMetadata.of(c), StandardCharsets.UTF_8);
+                return 0;
+            } catch (ConfigException e) {
+                err.println("hetrace: " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                return 1;
+            } catch (IOException e) {
+                err.println("hetrace: " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                return 1;
+            }
+        }
+    }
+}
