@@ -51,6 +51,8 @@ public final class ConfigReader {
     private static final Set<String> CTF_KEYWORDS = Set.of("align", "callsite", "clock", "enum", "env", "event",
         "floating_point", "integer", "stream", "string", "struct", "trace", "typealias", "typedef", "variant");
 
+    private static final java.util.regex.Pattern IDENTIFIER = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
     private final Inclusions inc;
     private final MapNode config;
     private final Map<String, ClockType> clockTypes = new HashMap<>();
@@ -87,6 +89,15 @@ public final class ConfigReader {
     private Configuration parse() throws ConfigException {
         SchemaValidator.validate(config, "config/3/config-pre-include", ROOT);
         config.put("trace", processTraceInclude((MapNode) config.get("trace"), List.of("trace")));
+        // barectf's intermediate schemas do not require these, and barectf then fails with a
+        // Python KeyError: reject the configuration cleanly instead
+        MapNode trace = (MapNode) config.get("trace");
+        if (!(trace.get("type") instanceof MapNode tt)) {
+            throw error(trace, List.of("trace"), "missing required property `type`");
+        }
+        if (!(tt.get("data-stream-types") instanceof MapNode)) {
+            throw error(tt, TRACE_TYPE, "missing required property `data-stream-types`");
+        }
         expandFts();
         substituteLogLevelAliases();
         SchemaValidator.validate(config, "config/3/config", ROOT);
@@ -267,8 +278,13 @@ public final class ConfigReader {
             return;
         }
         for (Map.Entry<String, YamlNode> d : ((MapNode) tt.get("data-stream-types")).entries().entrySet()) {
-            for (Map.Entry<String, YamlNode> e : ((MapNode) ((MapNode) d.getValue()).get("event-record-types")).entries().entrySet()) {
-                MapNode ert = (MapNode) e.getValue();
+            if (!(d.getValue() instanceof MapNode dst && dst.get("event-record-types") instanceof MapNode erts)) {
+                continue; // the schema validation that follows says what is wrong
+            }
+            for (Map.Entry<String, YamlNode> e : erts.entries().entrySet()) {
+                if (!(e.getValue() instanceof MapNode ert)) {
+                    continue;
+                }
                 if (ert.get("log-level") instanceof Scalar ll && ll.value() instanceof String alias) {
                     if (!aliases.has(alias)) {
                         throw new ConfigException(ll.mark(), ConfigPaths.format(with(TRACE_TYPE, "data-stream-types",
@@ -352,6 +368,21 @@ public final class ConfigReader {
         if (CTF_KEYWORDS.contains(name)) {
             throw error(at, path, "invalid " + what + " (a CTF keyword is not a valid identifier): `" + name + "`");
         }
+        // A deliberate difference from barectf 3.1.1: its schema leaves structure member names
+        // unchecked (a pattern without `additionalProperties: false`), and it then writes
+        // metadata and C that nothing can parse or compile.
+        if (!IDENTIFIER.matcher(name).matches()) {
+            throw error(at, path, "invalid " + what + " (not a C identifier): `" + name + "`");
+        }
+    }
+
+    private static <T extends YamlNode> T required(MapNode n, String key, List<Object> path, Class<T> type)
+            throws ConfigException {
+        YamlNode v = n.get(key);
+        if (!type.isInstance(v)) {
+            throw error(n, path, "missing required property `" + key + "`");
+        }
+        return type.cast(v);
     }
 
     private static long longValue(YamlNode n) {
@@ -384,7 +415,8 @@ public final class ConfigReader {
             case "unsigned-enumeration", "signed-enumeration" -> {
                 IntegerType it = createInt(ft, cls.startsWith("signed"), path);
                 List<Mapping> mappings = new ArrayList<>();
-                for (Map.Entry<String, YamlNode> m : ((MapNode) ft.get("mappings")).entries().entrySet()) {
+                // barectf's schema lets `mappings` be null (then absent), and barectf fails with a KeyError
+                for (Map.Entry<String, YamlNode> m : required(ft, "mappings", path, MapNode.class).entries().entrySet()) {
                     Set<Range> ranges = new LinkedHashSet<>();
                     for (YamlNode r : ((ListNode) m.getValue()).items()) {
                         if (r instanceof ListNode pair) {
@@ -413,7 +445,9 @@ public final class ConfigReader {
                         "nested structure and dynamic array field types are not supported");
                 }
                 if (cls.equals("static-array")) {
-                    return List.of(new StaticArrayType(longValue(ft.get("length")), elem.getFirst()));
+                    // not required by barectf's schema either (barectf then fails with a KeyError)
+                    return List.of(new StaticArrayType(longValue(required(ft, "length", path, Scalar.class)),
+                        elem.getFirst()));
                 }
                 return List.of(new IntegerType(false, 32, 8, DisplayBase.DECIMAL), new DynamicArrayType(elem.getFirst()));
             }
