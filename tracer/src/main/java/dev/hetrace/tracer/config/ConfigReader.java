@@ -439,6 +439,12 @@ public final class ConfigReader {
             }
             case "static-array", "dynamic-array" -> {
                 List<Object> ep = with(path, "element-field-type");
+                if (cls.equals("dynamic-array")) {
+                    // barectf's schema never checks a dynamic array (its definition is misnamed), so
+                    // barectf writes whatever it is given, or fails with a KeyError: check the element
+                    SchemaValidator.validate(required(ft, "element-field-type", path, MapNode.class),
+                        "config/3/field-type", "/definitions/ft", ep);
+                }
                 List<FieldType> elem = createFts((MapNode) ft.get("element-field-type"), ep);
                 if (elem.size() != 1 || elem.getFirst() instanceof StructureType) {
                     throw error(ft.get("element-field-type"), ep,

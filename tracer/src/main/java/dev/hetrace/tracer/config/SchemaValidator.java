@@ -69,6 +69,16 @@ final class SchemaValidator {
         }
     }
 
+    /** Validates {@code node} with the definition at {@code pointer} (e.g. {@code /definitions/ft}) of a schema. */
+    static void validate(YamlNode node, String shortId, String pointer, List<Object> basePath) throws ConfigException {
+        String id = ID_PREFIX + shortId + ".json";
+        Object schema = Objects.requireNonNull(STORE.get(id), id);
+        Failure f = check(pointer(schema, pointer), schema, node, new ArrayList<>(basePath));
+        if (f != null) {
+            throw new ConfigException(f.node().mark(), ConfigPaths.format(f.path()), f.message());
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private static Failure check(Object schemaObj, Object docRoot, YamlNode node, List<Object> path) {
         if (schemaObj instanceof Boolean b) {

@@ -326,4 +326,20 @@ class ConfigReaderTest {
         assertThat(error(events(oneBit, "a", "b", "c")).detail())
             .isEqualTo("field type's size (1 bits) is too small to accommodate 3 event record types");
     }
+
+    /** Where barectf 3.1.1 crashes or writes metadata no reader parses, hetrace rejects the configuration cleanly. */
+    @Test
+    void gapsInBarectfsSchemasAreRejectedCleanly() throws Exception {
+        assertThat(error(v3("", "- a: {field-type: {class: dynamic-array, element-field-type: "
+            + "{class: static-array, length: -1, element-field-type: {class: str}}}}")).getMessage())
+            .endsWith("members[0].a.field-type.element-field-type.length: expected a value >= 0, got `-1`");
+        assertThat(error(v3("", "- a: {field-type: {class: dynamic-array}}")).detail())
+            .isEqualTo("missing required property `element-field-type`");
+        assertThat(error(v3("", "- a: {field-type: {class: static-array, element-field-type: {class: str}}}")).detail())
+            .isEqualTo("missing required property `length`");
+        assertThat(error(v3("", "- a: {field-type: {class: uenum, size: 8, mappings: }}")).detail())
+            .isEqualTo("missing required property `mappings`");
+        assertThat(error("--- !<tag:barectf.org,2020/3/config>\ntrace:\n  typo: {}\n").getMessage())
+            .endsWith("config.yaml:3:3: $.trace: missing required property `type`");
+    }
 }
