@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.tracer.c.CTracer;
+import dev.hetrace.tracer.c.LinuxFilePlatform;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -9,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,9 +38,11 @@ final class TracerCommand implements Runnable {
 
     /** {@code hetrace tracer generate}. */
     @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Read a barectf configuration (format 3, or format 2) and write what",
-            "its tracer needs: today the CTF 1.8 'metadata' file, the same trace class as",
-            "barectf 3.1.1 would describe. The configuration is checked as barectf checks",
+        description = {"Read a barectf configuration (format 3, or format 2) and write its tracer:",
+            "PREFIX.h and PREFIX.c (C99, barectf 3's API: an application and its",
+            "platform build against either) and the CTF 1.8 'metadata' file (the trace",
+            "class barectf 3.1.1 would describe). PREFIX is the configuration's file name",
+            "prefix ('barectf' unless set). The configuration is checked as barectf checks",
             "it; an invalid one gets one error line naming the file, line, column and the",
             "YAML path of the offending value.", "",
             "Included files ($include) are searched in the -I directories in order, then",
@@ -44,15 +50,19 @@ final class TracerCommand implements Runnable {
             "configurations (stdint.yaml, stdreal.yaml, stdmisc.yaml,",
             "lttng-ust-log-levels.yaml; format 2: stdint, stdfloat, stdmisc, trace-basic,",
             "lttng-ust-log-levels).", "",
-            "Generating the C tracer itself (PREFIX.c, PREFIX.h) is not implemented yet:",
-            "--metadata-only is required for now.", "",
+            "--platform linux-file adds PREFIX-platform-linux-file.{h,c}: a platform",
+            "writing the default data stream type's packets to a file on Linux.", "",
             "Examples:",
-            "  hetrace tracer generate --metadata-only config.yaml",
-            "  hetrace tracer generate --metadata-only -I partials -o out/ config.yaml"},
+            "  hetrace tracer generate config.yaml",
+            "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
+            "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml"},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:the files were written", "1:the configuration is invalid, or a file could not be"
             + " read or written", "2:usage error"})
     static final class Generate implements Callable<Integer> {
+        /** Platforms shipped with the generator. */
+        enum Platform { linux_file }
+
         @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
         Path config;
 
@@ -66,6 +76,10 @@ final class TracerCommand implements Runnable {
 
         @Option(names = "--metadata-only", description = "Write only the CTF metadata file.")
         boolean metadataOnly;
+
+        @Option(names = "--platform", paramLabel = "NAME", converter = PlatformConverter.class,
+            description = "Also write a platform: linux-file.")
+        Platform platform;
 
         @Option(names = "--debug", description = "Show stack traces of errors.")
         boolean debug;
@@ -82,17 +96,26 @@ final class TracerCommand implements Runnable {
                     return 2;
                 }
             }
-            if (!metadataOnly) {
-                err.println("hetrace: generating the C tracer is not implemented yet; use --metadata-only to write"
-                    + " the metadata");
+            if (metadataOnly && platform != null) {
+                err.println("hetrace: --metadata-only and --platform do not go together");
                 return 2;
             }
             List<Path> dirs = new ArrayList<>(includeDirs);
             dirs.add(Path.of("").toAbsolutePath());
             try {
                 Configuration c = ConfigReader.read(config, dirs);
+                Map<String, String> files = new LinkedHashMap<>();
+                if (!metadataOnly) {
+                    files.putAll(CTracer.generate(c));
+                }
+                if (platform == Platform.linux_file) {
+                    files.putAll(LinuxFilePlatform.generate(c));
+                }
+                files.put("metadata", BarectfMetadata.of(c));
                 Files.createDirectories(output);
-                Files.writeString(output.resolve("metadata"), BarectfMetadata.of(c), StandardCharsets.UTF_8);
+                for (Map.Entry<String, String> f : files.entrySet()) {
+                    Files.writeString(output.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
+                }
                 return 0;
             } catch (ConfigException e) {
                 err.println("hetrace: " + e.getMessage());
@@ -107,6 +130,19 @@ final class TracerCommand implements Runnable {
                 }
                 return 1;
             }
+        }
+    }
+
+    /** Platform names as users write them ({@code linux-file}). */
+    static final class PlatformConverter implements CommandLine.ITypeConverter<Generate.Platform> {
+        @Override
+        public Generate.Platform convert(String value) {
+            for (Generate.Platform p : Generate.Platform.values()) {
+                if (p.name().replace('_', '-').equals(value)) {
+                    return p;
+                }
+            }
+            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file)");
         }
     }
 }

@@ -99,10 +99,20 @@ class TracerGenerateCommandTest {
     }
 
     @Test
-    void withoutMetadataOnlyItSaysTheCTracerIsNotGeneratedYet() throws Exception {
-        Result r = run("tracer", "generate", "-o", dir.toString(), write("c.yaml", CONFIG).toString());
-        assertThat(r.status()).isEqualTo(2);
-        assertThat(r.err()).contains("not implemented yet");
-        assertThat(dir.resolve("metadata")).doesNotExist();
+    void writesTheTracerItsPlatformAndTheMetadata() throws Exception {
+        Path config = write("c.yaml", CONFIG.replace("$include: [stdint.yaml, clocks.yaml]", """
+            $include: [stdint.yaml]
+                clock-types: {sys: {frequency: 1000}}"""));
+        Result r = run("tracer", "generate", "--platform", "linux-file", "-o", dir.resolve("gen").toString(), config.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        try (var files = Files.list(dir.resolve("gen"))) {
+            assertThat(files.map(f -> f.getFileName().toString()).sorted().toList()).containsExactly(
+                "barectf-platform-linux-file.c", "barectf-platform-linux-file.h", "barectf.c", "barectf.h", "metadata");
+        }
+        assertThat(Files.readString(dir.resolve("gen/barectf.h")))
+            .contains("void barectf_default_trace_tick(struct barectf_default_ctx *sctx,\n\tuint32_t p_count,\n\tconst char *p_label)");
+        Result unknown = run("tracer", "generate", "--platform", "nope", config.toString());
+        assertThat(unknown.status()).isEqualTo(2);
+        assertThat(unknown.err()).contains("unknown platform 'nope'");
     }
 }
