@@ -24,21 +24,24 @@ import picocli.CommandLine.Parameters;
 @Command(name = "tracer", mixinStandardHelpOptions = true,
     description = {"Instrument bare-metal cores: tracers generated from barectf configurations."},
     subcommands = {TracerCommand.Generate.class, CommandLine.HelpCommand.class})
-final class TracerCommand implements Runnable {
+final class TracerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @CommandLine.ParentCommand
     Main main;
 
+    /** Without a subcommand: the usage, and the status of a usage error. */
     @Override
-    public void run() {
+    public Integer call() {
         spec.commandLine().usage(main.err);
+        return 2;
     }
 
     /** {@code hetrace tracer generate}. */
     @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Read a barectf configuration (format 3, or format 2) and write its tracer:",
+        description = {"Write the C tracer and the CTF metadata of a barectf configuration.", "",
+            "Reads a barectf configuration (format 3, or format 2) and writes its tracer:",
             "PREFIX.h and PREFIX.c (C99, barectf 3's API: an application and its",
             "platform build against either) and the CTF 1.8 'metadata' file (the trace",
             "class barectf 3.1.1 would describe). PREFIX is the configuration's file name",

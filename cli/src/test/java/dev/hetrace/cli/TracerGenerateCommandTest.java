@@ -91,6 +91,7 @@ class TracerGenerateCommandTest {
 
     @Test
     void usageErrorsExitWith2() throws Exception {
+        assertThat(run("tracer").status()).isEqualTo(2);
         assertThat(run("tracer", "generate", "--metadata-only").status()).isEqualTo(2);
         Result r = run("tracer", "generate", "--metadata-only", "-I", dir.resolve("nope").toString(),
             write("c.yaml", CONFIG).toString());
