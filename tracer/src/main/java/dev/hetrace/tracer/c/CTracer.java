@@ -292,6 +292,12 @@ public final class CTracer {
             		(_at_var) = ((_at_var) + ((_align) - 1)) & ~(uint32_t) ((_align) - 1);	\\
             	} while (0)
 
+            #if defined(__GNUC__)
+            # define _COMPILER_BARRIER()	__asm__ __volatile__("" ::: "memory")
+            #else
+            # define _COMPILER_BARRIER()	do { } while (0)
+            #endif
+
             #define _BITS_TO_BYTES(_x)	((_x) >> 3)
             #define _BYTES_TO_BITS(_x)	((_x) << 3)
 
@@ -705,13 +711,29 @@ public final class CTracer {
         c.append("}\n\n");
         // the tracing function
         c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\tuint32_t er_size;\n\n");
+        // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
+        // must not touch the packet nor the saved timestamp: it is discarded and counted. The
+        // barrier keeps the compiler from reading the context before the section is entered.
+        c.append("""
+            	if (!ctx->is_tracing_enabled) {
+            		return;
+            	}
+
+            	if (ctx->in_tracing_section) {
+            		ctx->events_discarded++;
+            		return;
+            	}
+
+            	ctx->in_tracing_section = 1;
+            	_COMPILER_BARRIER();
+
+            """);
         d.defaultClockType().ifPresent(clk -> c.append("\tsctx->cur_last_event_ts = ctx->cbs.").append(clk.name())
             .append("_clock_get_value(ctx->data);\n\n"));
-        c.append("\tif (!ctx->is_tracing_enabled) {\n\t\treturn;\n\t}\n\n\tctx->in_tracing_section = 1;\n");
         c.append("\ter_size = _er_size_").append(suffix).append("(ctx").append(paramNames(params)).append(");\n\n");
         c.append("\tif (!_reserve_er_space(ctx, er_size)) {\n\t\tctx->in_tracing_section = 0;\n\t\treturn;\n\t}\n\n");
         c.append("\t_serialize_er_").append(suffix).append("(sctx").append(paramNames(params)).append(");\n");
-        c.append("\t_commit_er(ctx);\n\tctx->in_tracing_section = 0;\n}\n\n");
+        c.append("\t_commit_er(ctx);\n\t_COMPILER_BARRIER();\n\tctx->in_tracing_section = 0;\n}\n\n");
     }
 
     private static void align(StringBuilder c, String indent, String at, int alignment) {

@@ -118,6 +118,40 @@ class CTracerGccTest {
         assertThat(seen).hasSize(4 * ROUNDS);
     }
 
+    @org.junit.jupiter.api.Test
+    void aTracepointInterruptingAnotherIsDiscardedAndCounted() throws Exception {
+        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Path config = dir.resolve("all-types.yaml");
+        Files.writeString(config, resource("all-types.yaml"));
+        Configuration c = ConfigReader.read(config, List.of(dir));
+        writeAll(CTracer.generate(c));
+        Files.writeString(dir.resolve("isr.c"), resource("isr.c"));
+        Path trace = Files.createDirectories(dir.resolve("trace"));
+        Files.writeString(trace.resolve("metadata"), BarectfMetadata.of(c));
+        List<String> compile = new ArrayList<>(List.of("gcc"));
+        compile.addAll(STRICT);
+        compile.addAll(List.of("-O2", "-o", "isr", "tt.c", "isr.c"));
+        run(compile);
+        long nested = Long.parseLong(run(List.of(dir.resolve("isr").toString(), trace.resolve("stream").toString())).strip());
+        assertThat(nested).isPositive();
+
+        int n = 0;
+        long discarded = 0;
+        try (CtfReader reader = CtfReader.open(trace)) {
+            while (reader.next()) {
+                Event e = reader.event();
+                assertThat(e.getString("s")).isEqualTo("outer " + n);
+                assertThat(e.getString("empty")).isEqualTo("x");
+                assertThat(e.getLong("cpu")).isEqualTo(n % 32);
+                assertThat(e.getLong("core")).isEqualTo(7);
+                discarded = e.getLong("events_discarded");
+                n++;
+            }
+        }
+        assertThat(n).isEqualTo(100);
+        assertThat(discarded).as("events_discarded of the last packet").isEqualTo(nested);
+    }
+
     private void writeAll(Map<String, String> files) throws IOException {
         for (Map.Entry<String, String> f : files.entrySet()) {
             Files.writeString(dir.resolve(f.getKey()), f.getValue());
@@ -145,10 +179,11 @@ class CTracerGccTest {
         }
     }
 
-    private void run(List<String> cmd) throws IOException, InterruptedException {
+    private String run(List<String> cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
         assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();
+        return out;
     }
 }
