@@ -183,6 +183,25 @@ public final class CTracer {
             }
         });
         h.append("\nstruct ").append(p).append("ctx;\n\n");
+        h.append("""
+            /*
+             * Extends a wrapping 32-bit hardware counter to a monotonic 64-bit clock value (hetrace
+             * addition, not in barectf's API). `last` holds the previous result (start it at 0);
+             * read the counter at least once per wrap period.
+             */
+            static inline uint64_t %1$sextend_counter32(uint64_t *last, uint32_t counter)
+            {
+            	uint64_t value = (*last & ~(uint64_t) UINT32_MAX) | counter;
+
+            	if (value < *last) {
+            		value += (uint64_t) UINT32_MAX + 1;
+            	}
+
+            	*last = value;
+            	return value;
+            }
+
+            """.formatted(p));
         for (String decl : List.of("uint32_t %spacket_size(const void *vctx);", "int %spacket_is_full(const void *vctx);",
                 "int %spacket_is_empty(const void *vctx);", "uint32_t %spacket_events_discarded(const void *vctx);",
                 "uint32_t %sdiscarded_event_records_count(const void * const vctx);",

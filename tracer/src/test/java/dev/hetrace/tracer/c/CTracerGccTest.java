@@ -152,6 +152,38 @@ class CTracerGccTest {
         assertThat(discarded).as("events_discarded of the last packet").isEqualTo(nested);
     }
 
+    @org.junit.jupiter.api.Test
+    void aWrapping32BitCounterExtendsToAMonotonic64BitClock() throws Exception {
+        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Path config = dir.resolve("all-types.yaml");
+        Files.writeString(config, resource("all-types.yaml"));
+        writeAll(CTracer.generate(ConfigReader.read(config, List.of(dir))));
+        Files.writeString(dir.resolve("wrap.c"), """
+            #include <stdio.h>
+            #include "tt.h"
+
+            int main(void)
+            {
+            	static const uint32_t reads[] = {5, 0xfffffff0u, 0xffffffffu, 3, 3, 0x80000000u, 2, 1};
+            	uint64_t last = 0;
+            	unsigned int i;
+
+            	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+            		printf("%llu\\n", (unsigned long long) tt_extend_counter32(&last, reads[i]));
+            	}
+
+            	return 0;
+            }
+            """);
+        List<String> compile = new ArrayList<>(List.of("gcc"));
+        compile.addAll(STRICT);
+        compile.addAll(List.of("-o", "wrap", "wrap.c"));
+        run(compile);
+        long w = 1L << 32;
+        assertThat(run(List.of(dir.resolve("wrap").toString())).lines().map(Long::parseLong).toList())
+            .containsExactly(5L, 0xfffffff0L, 0xffffffffL, w + 3, w + 3, w + 0x80000000L, 2 * w + 2, 3 * w + 1);
+    }
+
     private void writeAll(Map<String, String> files) throws IOException {
         for (Map.Entry<String, String> f : files.entrySet()) {
             Files.writeString(dir.resolve(f.getKey()), f.getValue());
