@@ -421,15 +421,7 @@ public final class CTracer {
             	((struct %1$sctx *) vctx)->is_tracing_enabled = enable;
             }
 
-            static void _write_c_str(struct %1$sctx * const ctx, const char * const src)
-            {
-            	const uint32_t sz = (uint32_t) strlen(src) + 1;
-
-            	memcpy(&ctx->buf[_BITS_TO_BYTES(ctx->at)], src, sz);
-            	ctx->at += _BYTES_TO_BITS(sz);
-            }
-
-            /* Makes room for an event record of er_size bits, opening and closing packets as needed. */
+            %2$s/* Makes room for an event record of er_size bits, opening and closing packets as needed. */
             static int _reserve_er_space(struct %1$sctx * const ctx, const uint32_t er_size)
             {
             	/* Event record cannot fit any packet? */
@@ -475,7 +467,16 @@ public final class CTracer {
             	}
             }
 
-            """.formatted(p));
+            """.formatted(p, hasStrings() ? """
+            static void _write_c_str(struct %1$sctx * const ctx, const char * const src)
+            {
+            	const uint32_t sz = (uint32_t) strlen(src) + 1;
+
+            	memcpy(&ctx->buf[_BITS_TO_BYTES(ctx->at)], src, sz);
+            	ctx->at += _BYTES_TO_BITS(sz);
+            }
+
+            """.formatted(p) : ""));
         c.append(initProto()).append("\n{\n").append("""
             	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
 
@@ -497,6 +498,31 @@ public final class CTracer {
             dataStreamType(c, d);
         }
         return c.toString();
+    }
+
+    /** Whether some field is a string (else the string writer would be an unused function, an error with -Werror). */
+    private boolean hasStrings() {
+        List<StructureType> roots = new ArrayList<>();
+        for (DataStreamType d : dsts()) {
+            roots.add(d.packetContext());
+            d.eventRecordCommonContext().ifPresent(roots::add);
+            for (EventRecordType e : d.eventRecordTypes()) {
+                e.specificContext().ifPresent(roots::add);
+                e.payload().ifPresent(roots::add);
+            }
+        }
+        for (StructureType s : roots) {
+            for (Member m : s.members()) {
+                FieldType ft = m.type();
+                while (ft instanceof StaticArrayType || ft instanceof DynamicArrayType) {
+                    ft = ft instanceof StaticArrayType a ? a.element() : ((DynamicArrayType) ft).element();
+                }
+                if (ft instanceof StringType) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Writes {@code len} bits of {@code v} at bit {@code at}, CTF's bit order for the trace's byte order. */
@@ -718,7 +744,11 @@ public final class CTracer {
         // serialize
         c.append("static void _serialize_er_").append(suffix).append("(").append(sctxType).append(" * const sctx")
             .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\n")
-            .append("\t_serialize_er_header_").append(d.name()).append("(sctx, ").append(e.id()).append(");\n");
+            .append("\t(void) ctx;\n");
+        for (Param prm : params) {
+            c.append("\t(void) ").append(prm.name()).append(";\n"); // an empty array's is unused
+        }
+        c.append("\t_serialize_er_header_").append(d.name()).append("(sctx, ").append(e.id()).append(");\n");
         for (int r = 0; r < roots.size(); r++) {
             if (roots.get(r).isPresent()) {
                 align(c, "\t", "ctx->at", roots.get(r).get().alignment());
@@ -780,8 +810,15 @@ public final class CTracer {
                 align(c, ind, "ctx->at", 8);
                 c.append(ind).append("_write_c_str(ctx, ").append(src).append(");\n");
             }
-            case StaticArrayType a -> loop(c, ind, Long.toString(a.length()), a.element(), src, depth, true);
-            case DynamicArrayType a -> loop(c, ind, lenSrc, a.element(), src, depth, true);
+            // an array is aligned as its elements even when empty, as CTF readers expect
+            case StaticArrayType a -> {
+                align(c, ind, "ctx->at", a.alignment());
+                loop(c, ind, Long.toString(a.length()), a.element(), src, depth, true);
+            }
+            case DynamicArrayType a -> {
+                align(c, ind, "ctx->at", a.alignment());
+                loop(c, ind, lenSrc, a.element(), src, depth, true);
+            }
             case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
         }
     }
@@ -794,6 +831,9 @@ public final class CTracer {
 
     private static void loop(StringBuilder c, String ind, String count, FieldType element, String src, int depth,
                              boolean writing) {
+        if (count.equals("0")) {
+            return; // an empty static array: `i < 0` would be a -Wtype-limits error
+        }
         String i = "i" + depth;
         c.append(ind).append("{\n").append(ind).append("\tuint32_t ").append(i).append(";\n\n")
             .append(ind).append("\tfor (").append(i).append(" = 0; ").append(i).append(" < (uint32_t) (").append(count)
@@ -834,6 +874,7 @@ public final class CTracer {
             align(c, ind, "at", fixed[1]);
             c.append(ind).append("at += (uint32_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
         } else {
+            align(c, ind, "at", element.alignment());
             loop(c, ind, count, element, src, depth, false);
         }
     }

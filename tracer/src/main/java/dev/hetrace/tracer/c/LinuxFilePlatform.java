@@ -3,6 +3,7 @@ package dev.hetrace.tracer.c;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.Configuration.ClockType;
 import dev.hetrace.tracer.config.Configuration.DataStreamType;
+import dev.hetrace.tracer.config.FieldType;
 import dev.hetrace.tracer.config.FieldType.Member;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,11 +70,13 @@ public final class LinuxFilePlatform {
                 """.formatted(ctype, c.name(), c.originIsUnixEpoch() ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC", c.frequency()));
             cbs.append("\tcbs.").append(c.name()).append("_clock_get_value = ").append(c.name()).append("_clock_get_value;\n");
         }
+        // Extra packet context members: this platform has no values for them, so zeros and empty strings
         StringBuilder openArgs = new StringBuilder();
+        StringBuilder openDecls = new StringBuilder();
         for (Member m : d.packetContext().members()) {
             if (!Set.of("packet_size", "content_size", "timestamp_begin", "timestamp_end", "events_discarded",
                     "packet_seq_num").contains(m.name())) {
-                openArgs.append(", 0"); // extra packet context members: this platform has no values for them
+                openArgs.append(", ").append(zero(m.type(), "pc_" + m.name(), openDecls));
             }
         }
         files.put(file + "-platform-linux-file.c", """
@@ -113,7 +116,7 @@ public final class LinuxFilePlatform {
             {
             	struct %2$sctx * const ctx = (struct %2$sctx *) data;
 
-            	%5$s%6$s_open_packet(&ctx->tracer%7$s);
+            %9$s	%5$s%6$s_open_packet(&ctx->tracer%7$s);
             }
 
             static void close_packet(void * const data)
@@ -169,7 +172,28 @@ public final class LinuxFilePlatform {
             {
             	return &ctx->tracer;
             }
-            """.formatted(file, pp, sctx, clocks, p, d.name(), openArgs, cbs));
+            """.formatted(file, pp, sctx, clocks, p, d.name(), openArgs, cbs, openDecls));
         return files;
+    }
+
+    /** A C expression of a zero value of {@code ft} (arrays: a static array of zeros declared in {@code decls}). */
+    static String zero(FieldType ft, String name, StringBuilder decls) {
+        return switch (ft) {
+            case FieldType.StringType s -> "\"\"";
+            case FieldType.StaticArrayType a -> zeroArray(a.element(), a.length(), name, decls);
+            case FieldType.DynamicArrayType a -> zeroArray(a.element(), 1, name, decls);
+            case FieldType.StructureType s -> throw new IllegalArgumentException("a structure is not a parameter");
+            default -> "(" + CTracer.cType(ft, false) + ") 0";
+        };
+    }
+
+    private static String zeroArray(FieldType element, long length, String name, StringBuilder decls) {
+        StringBuilder init = new StringBuilder();
+        for (long i = 0; i < length; i++) {
+            init.append(i == 0 ? "" : ", ").append(zero(element, name + "_" + i, decls));
+        }
+        decls.append("\tstatic ").append(CTracer.cType(element, true)).append(' ').append(name).append('[')
+            .append(Math.max(1, length)).append("] = {").append(length == 0 ? "0" : init).append("};\n");
+        return name;
     }
 }
