@@ -1,15 +1,13 @@
 package dev.hetrace.tracer.c;
 
+import static dev.hetrace.tracer.Processes.run;
+import static dev.hetrace.tracer.Processes.works;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,8 +35,8 @@ class BarectfTracerCompatibilityTest {
 
     @Test
     void barectfsTracerAndHetracesWriteTheSameEventsForTheSameCalls() throws Exception {
-        Assumptions.assumeTrue(works("barectf", "--version"), "barectf not installed: compatibility not tested");
-        Assumptions.assumeTrue(works("gcc", "--version"), "gcc not installed: compatibility not tested");
+        Assumptions.assumeTrue(works(List.of("barectf", "--version"), dir), "barectf not installed: compatibility not tested");
+        Assumptions.assumeTrue(works(List.of("gcc", "--version"), dir), "gcc not installed: compatibility not tested");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
         Configuration c = ConfigReader.read(config, List.of(dir));
@@ -63,29 +60,14 @@ class BarectfTracerCompatibilityTest {
             run(d, List.of(d.resolve("prog").toString(), d.resolve("trace/stream").toString(), "512",
                 Integer.toString(ROUNDS)));
         }
-        List<String> ourEvents = events(ours.resolve("trace"));
+        List<String> ourEvents = withoutTimes(TraceEvents.json(ours.resolve("trace")));
         assertThat(ourEvents).hasSize(4 * ROUNDS);
-        assertThat(ourEvents).containsExactlyElementsOf(events(theirs.resolve("trace")));
+        assertThat(ourEvents).containsExactlyElementsOf(withoutTimes(TraceEvents.json(theirs.resolve("trace"))));
     }
 
-    /** Each event as JSON, with its times (and the trace's name) blanked. */
-    private static List<String> events(Path trace) throws Exception {
-        CtfTrace t = new CtfTrace.Opener(w -> {}).open(trace, trace);
-        EventCursor cursor = new EventCursor(List.of(t));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        TextSink sink = new TextSink(out);
-        JsonText json = new JsonText(sink);
-        while (cursor.next()) {
-            json.print(cursor);
-            sink.lineDone();
-        }
-        sink.flush();
-        List<String> lines = new ArrayList<>();
-        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
-            lines.add(line.replaceAll("\"(time_ns|timestamp_begin|timestamp_end)\":\\d+", "\"$1\":T")
-                .replaceAll("\"trace\":\"[^\"]*\"", "\"trace\":\"T\""));
-        }
-        return lines;
+    /** Times blanked: the linux-file platform reads a real clock. */
+    private static List<String> withoutTimes(List<String> events) {
+        return events.stream().map(l -> l.replaceAll("\"(time_ns|timestamp_begin|timestamp_end)\":\\d+", "\"$1\":T")).toList();
     }
 
     private static void write(Path d, Map<String, String> files) throws IOException {
@@ -98,22 +80,5 @@ class BarectfTracerCompatibilityTest {
         try (InputStream in = BarectfTracerCompatibilityTest.class.getResourceAsStream(name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-    }
-
-    private static boolean works(String... cmd) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void run(Path d, List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(d.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
-        assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.tracer.Processes;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -196,26 +196,16 @@ class CTracerGccTest {
         }
     }
 
-    private boolean gccWorks(List<String> flags) throws InterruptedException {
-        try {
-            Path probe = dir.resolve("probe.c");
-            Files.writeString(probe, "#include <stdint.h>\n#include <string.h>\nint probe(void) { return 0; }\n");
-            List<String> cmd = new ArrayList<>(List.of("gcc"));
-            cmd.addAll(flags);
-            cmd.addAll(List.of("-c", "-o", dir.resolve("probe.o").toString(), probe.toString()));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        }
+    private boolean gccWorks(List<String> flags) throws IOException, InterruptedException {
+        Path probe = dir.resolve("probe.c");
+        Files.writeString(probe, "#include <stdint.h>\n#include <string.h>\nint probe(void) { return 0; }\n");
+        List<String> cmd = new ArrayList<>(List.of("gcc"));
+        cmd.addAll(flags);
+        cmd.addAll(List.of("-c", "-o", dir.resolve("probe.o").toString(), probe.toString()));
+        return Processes.works(cmd, dir);
     }
 
     private String run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
-        assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();
-        return out;
+        return Processes.run(dir, cmd);
     }
 }

@@ -1,15 +1,14 @@
 package dev.hetrace.tracer.c;
 
+import static dev.hetrace.tracer.Processes.run;
+import static dev.hetrace.tracer.Processes.works;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.tracer.BarectfCorpus;
+import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
@@ -48,10 +46,10 @@ class CorpusTracersTest {
 
     @TestFactory
     Stream<DynamicTest> corpusTracersBuildRunAndMatchBarectfs() throws IOException, InterruptedException {
-        Path tracing = BarectfMetadataTestCorpus.tracing();
-        Assumptions.assumeTrue(works("gcc", "--version"), "gcc not installed: tracers not built");
+        Path tracing = BarectfCorpus.root().resolve("tracing");
+        Assumptions.assumeTrue(works(List.of("gcc", "--version"), tmp), "gcc not installed: tracers not built");
         boolean all = Boolean.getBoolean("hetrace.tracer.allCorpusTracers");
-        boolean barectf = works("barectf", "--version");
+        boolean barectf = works(List.of("barectf", "--version"), tmp);
         List<DynamicTest> tests = new ArrayList<>();
         try (Stream<Path> groups = Files.list(tracing)) {
             for (Path group : groups.filter(Files::isDirectory).sorted().toList()) {
@@ -87,7 +85,7 @@ class CorpusTracersTest {
         build.addAll(List.of("-o", "prog", file + ".c", "main.c"));
         run(ours, build);
         run(ours, List.of(ours.resolve("prog").toString(), "trace"));
-        List<String> events = events(ours.resolve("trace"));
+        List<String> events = TraceEvents.json(ours.resolve("trace"));
         assertThat(events).as("events decoded from hetrace's trace").isNotEmpty();
 
         if (barectf && c.trace().type().nativeByteOrder() == Configuration.ByteOrder.LITTLE_ENDIAN) {
@@ -103,38 +101,7 @@ class CorpusTracersTest {
                         .isEqualTo(Files.readAllBytes(theirs.resolve("trace").resolve(s.getFileName())));
                 }
             }
-            assertThat(events).isEqualTo(events(theirs.resolve("trace")));
+            assertThat(events).isEqualTo(TraceEvents.json(theirs.resolve("trace")));
         }
-    }
-
-    private static List<String> events(Path trace) throws Exception {
-        CtfTrace t = new CtfTrace.Opener(w -> {}).open(trace, trace);
-        EventCursor cursor = new EventCursor(List.of(t));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        TextSink sink = new TextSink(out);
-        JsonText json = new JsonText(sink);
-        while (cursor.next()) {
-            json.print(cursor);
-            sink.lineDone();
-        }
-        sink.flush();
-        return out.toString(StandardCharsets.UTF_8).lines().map(l -> l.replaceAll("\"trace\":\"[^\"]*\"", "\"trace\":\"T\"")).toList();
-    }
-
-    private static boolean works(String... cmd) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void run(Path d, List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(d.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
-        assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();
     }
 }

@@ -3,6 +3,7 @@ package dev.hetrace.tracer.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.hetrace.tracer.BarectfCorpus;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
+import dev.hetrace.tracer.BarectfCorpus;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import java.io.IOException;
@@ -22,11 +23,9 @@ import org.junit.jupiter.api.TestFactory;
  * environment aside.
  */
 class BarectfMetadataTest {
-    private static final String CORPUS_PROPERTY = "hetrace.corpus";
-
     @TestFactory
     Stream<DynamicTest> metadataDescribesTheSameTraceClassAsBarectfs() throws IOException {
-        Path root = corpusRoot();
+        Path root = BarectfCorpus.root();
         Path tracing = root.resolve("tracing");
         Path expected = root.resolve("tracing-expected-metadata");
         List<DynamicTest> tests = new ArrayList<>();
@@ -58,14 +57,5 @@ class BarectfMetadataTest {
         String diff = TraceClassDiff.firstDifference(actual, wanted);
         assertThat(diff).as("first difference (hetrace vs barectf) for %s; hetrace's metadata:%n%s", config, ours)
             .isNull();
-    }
-
-    static Path corpusRoot() {
-        String prop = System.getProperty(CORPUS_PROPERTY);
-        Path p = prop != null ? Path.of(prop) : Path.of("../../shared/corpus");
-        Path barectf = p.toAbsolutePath().normalize().resolve("barectf");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(barectf),
-            "barectf corpus not found at " + barectf + " (set -Dhetrace.corpus=DIR): barectf corpus tests skipped");
-        return barectf;
     }
 }

@@ -1,4 +1,4 @@
-package dev.hetrace.tracer.config;
+package dev.hetrace.tracer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,11 +7,14 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
-/** The barectf part of the shared corpus ({@code ../shared/corpus/barectf}); tests skip when it is absent. */
-final class BarectfCorpus {
+/**
+ * The barectf part of the shared corpus ({@code ../shared/corpus/barectf}, or
+ * {@code -Dhetrace.corpus=DIR}); tests that need it skip, and say so, when it is absent.
+ */
+public final class BarectfCorpus {
     private BarectfCorpus() {}
 
-    static Path root() {
+    public static Path root() {
         String prop = System.getProperty("hetrace.corpus");
         Path p = prop != null ? Path.of(prop) : Path.of("../../shared/corpus");
         Path barectf = p.toAbsolutePath().normalize().resolve("barectf");
@@ -21,7 +24,7 @@ final class BarectfCorpus {
     }
 
     /** YAML files under {@code dir} that are configurations of their own (not {@code *.inc.yaml}), sorted. */
-    static List<Path> configurations(Path dir) throws IOException {
+    public static List<Path> configurations(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             return s.filter(Files::isRegularFile)
                 .filter(f -> f.getFileName().toString().endsWith(".yaml"))
