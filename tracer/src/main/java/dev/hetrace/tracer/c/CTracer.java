@@ -589,8 +589,7 @@ public final class CTracer {
         c.append(openProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
         boolean begTs = clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
         if (begTs) {
-            c.append("\tconst ").append(clockCType(clock.get())).append(" ts = ctx->use_cur_last_event_ts ?\n\t\tsctx->cur_last_event_ts :\n\t\tctx->cbs.")
-                .append(clock.get().name()).append("_clock_get_value(ctx->data);\n");
+            c.append(packetTimestamp(clock.get()));
         }
         c.append("""
             	const int saved_in_tracing_section = ctx->in_tracing_section;
@@ -664,8 +663,7 @@ public final class CTracer {
         c.append(closeProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
         boolean endTs = clock.isPresent() && d.packetFeatures().endTimestamp().isPresent();
         if (endTs) {
-            c.append("\tconst ").append(clockCType(clock.get())).append(" ts = ctx->use_cur_last_event_ts ?\n\t\tsctx->cur_last_event_ts :\n\t\tctx->cbs.")
-                .append(clock.get().name()).append("_clock_get_value(ctx->data);\n");
+            c.append(packetTimestamp(clock.get()));
         }
         c.append("""
             	const int saved_in_tracing_section = ctx->in_tracing_section;
@@ -714,6 +712,12 @@ public final class CTracer {
         for (EventRecordType e : d.eventRecordTypes()) {
             eventRecordType(c, d, e, sctxType);
         }
+    }
+
+    /** The time a packet opens or closes at: the event's being traced when it does so, else now. */
+    private String packetTimestamp(ClockType clock) {
+        return "\tconst " + clockCType(clock) + " ts = ctx->use_cur_last_event_ts ?\n\t\tsctx->cur_last_event_ts :\n"
+            + "\t\tctx->cbs." + clock.name() + "_clock_get_value(ctx->data);\n";
     }
 
     private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType) {

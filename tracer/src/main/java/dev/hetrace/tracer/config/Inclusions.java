@@ -259,7 +259,10 @@ class Inclusions {
         }
     }
 
-    /** barectf's {@code _apply_ft_inheritance}: {@code $inherit} (or format 2's {@code inherit}) makes the node an overlay on its base. */
+    /**
+     * barectf's {@code _apply_ft_inheritance}: {@code $inherit} (or format 2's {@code inherit})
+     * makes the node an overlay on its base.
+     */
     void applyFtInheritance(MapNode parent, String key) {
         if (!(parent.get(key) instanceof MapNode node)) {
             return;

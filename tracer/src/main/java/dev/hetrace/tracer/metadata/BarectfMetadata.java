@@ -63,8 +63,10 @@ public final class BarectfMetadata {
             String clock = d.defaultClockType().map(ClockType::name).orElse(null);
             out.append("/* Data stream type `").append(d.name()).append("` */\n");
             out.append("stream {\n\tid = ").append(d.id()).append(";\n");
-            out.append('\t').append(indent(rootFt("packet.context", d.packetContext(), clock, Set.of("timestamp_begin", "timestamp_end")))).append('\n');
-            out.append('\t').append(indent(rootFt("event.header", d.eventRecordHeader(), clock, Set.of("timestamp")))).append('\n');
+            Set<String> clockedInContext = Set.of("timestamp_begin", "timestamp_end");
+            out.append('\t').append(indent(rootFt("packet.context", d.packetContext(), clock, clockedInContext))).append('\n');
+            out.append('\t').append(indent(rootFt("event.header", d.eventRecordHeader(), clock, Set.of("timestamp"))))
+                .append('\n');
             d.eventRecordCommonContext().ifPresent(ft ->
                 out.append('\t').append(indent(rootFt("event.context", ft, null, Set.of()))).append('\n'));
             out.append("};\n\n");
