@@ -385,8 +385,13 @@ public final class ConfigReader {
         return type.cast(v);
     }
 
-    private static long longValue(YamlNode n) {
-        return ((BigInteger) ((Scalar) n).value()).longValueExact();
+    /** An integer the schema accepted; barectf's Python integers are unbounded, ours stop at 2^63 - 1. */
+    private static long longValue(YamlNode n, List<Object> path) throws ConfigException {
+        BigInteger v = (BigInteger) ((Scalar) n).value();
+        if (v.bitLength() > 63) {
+            throw error(n, path, "value too large: " + v + " (at most " + Long.MAX_VALUE + ")");
+        }
+        return v.longValue();
     }
 
     private static String string(YamlNode n) {
@@ -398,9 +403,12 @@ public final class ConfigReader {
         if (a == null) {
             return dflt;
         }
-        long v = longValue(a);
+        long v = longValue(a, with(path, key));
         if ((v & (v - 1)) != 0) {
             throw error(a, with(path, key), "invalid alignment (not a power of two): " + v);
+        }
+        if (v > 1 << 30) {
+            throw error(a, with(path, key), "alignment too large: " + v + " bits (at most 2^30)");
         }
         return (int) v;
     }
@@ -432,7 +440,7 @@ public final class ConfigReader {
                 return List.of(new EnumerationType(it, mappings));
             }
             case "real" -> {
-                return List.of(new RealType((int) longValue(ft.get("size")), alignment(ft, "alignment", 8, path)));
+                return List.of(new RealType((int) longValue(ft.get("size"), with(path, "size")), alignment(ft, "alignment", 8, path)));
             }
             case "string" -> {
                 return List.of(new StringType());
@@ -452,7 +460,7 @@ public final class ConfigReader {
                 }
                 if (cls.equals("static-array")) {
                     // not required by barectf's schema either (barectf then fails with a KeyError)
-                    return List.of(new StaticArrayType(longValue(required(ft, "length", path, Scalar.class)),
+                    return List.of(new StaticArrayType(longValue(required(ft, "length", path, Scalar.class), with(path, "length")),
                         elem.getFirst()));
                 }
                 return List.of(new IntegerType(false, 32, 8, DisplayBase.DECIMAL), new DynamicArrayType(elem.getFirst()));
@@ -468,7 +476,7 @@ public final class ConfigReader {
     }
 
     private static IntegerType createInt(MapNode ft, boolean signed, List<Object> path) throws ConfigException {
-        int size = (int) longValue(ft.get("size"));
+        int size = (int) longValue(ft.get("size"), with(path, "size"));
         int align = alignment(ft, "alignment", size % 8 == 0 ? 8 : 1, path);
         DisplayBase base = switch (ft.get("preferred-display-base") instanceof Scalar s ? (String) s.value() : "decimal") {
             case "binary" -> DisplayBase.BINARY;
@@ -546,14 +554,14 @@ public final class ConfigReader {
                 long offS = 0;
                 long offC = 0;
                 if (cn.get("offset") instanceof MapNode off) {
-                    offS = off.has("seconds") ? longValue(off.get("seconds")) : 0;
-                    offC = off.has("cycles") ? longValue(off.get("cycles")) : 0;
+                    offS = off.has("seconds") ? longValue(off.get("seconds"), with(cp, "offset", "seconds")) : 0;
+                    offC = off.has("cycles") ? longValue(off.get("cycles"), with(cp, "offset", "cycles")) : 0;
                 }
                 declaredClocks.put(c.getKey(), new ClockType(c.getKey(),
-                    cn.has("frequency") ? longValue(cn.get("frequency")) : 1_000_000_000L,
+                    cn.has("frequency") ? longValue(cn.get("frequency"), with(cp, "frequency")) : 1_000_000_000L,
                     cn.has("uuid") ? Optional.of(UUID.fromString(string(cn.get("uuid")))) : Optional.empty(),
                     cn.has("description") ? Optional.of(string(cn.get("description"))) : Optional.empty(),
-                    cn.has("precision") ? longValue(cn.get("precision")) : 0,
+                    cn.has("precision") ? longValue(cn.get("precision"), with(cp, "precision")) : 0,
                     offS, offC,
                     cn.get("origin-is-unix-epoch") instanceof Scalar s && Boolean.TRUE.equals(s.value())));
             }
@@ -606,7 +614,8 @@ public final class ConfigReader {
                 validateIdentifier(e.getKey(), e.getValue(), List.of("trace", "environment", e.getKey()),
                     "environment variable name");
                 Object v = ((Scalar) e.getValue()).value();
-                env.put(e.getKey(), v instanceof BigInteger i ? (Object) i.longValue() : v);
+                env.put(e.getKey(), v instanceof BigInteger
+                    ? (Object) longValue(e.getValue(), List.of("trace", "environment", e.getKey())) : v);
             }
         }
         // default data stream type
@@ -720,8 +729,8 @@ public final class ConfigReader {
             if (count == 0) {
                 throw error(ert, erp, "event record type is empty (no members)");
             }
-            Optional<Long> ll = ert.get("log-level") instanceof Scalar s && s.value() instanceof BigInteger i
-                ? Optional.of(i.longValueExact()) : Optional.empty();
+            Optional<Long> ll = ert.get("log-level") instanceof Scalar s && s.value() instanceof BigInteger
+                ? Optional.of(longValue(s, with(erp, "log-level"))) : Optional.empty();
             erts.add(new EventRecordType(ertName, ertNames.indexOf(ertName), ll,
                 structFt(ert, "specific-context-field-type", erp), structFt(ert, "payload-field-type", erp)));
         }

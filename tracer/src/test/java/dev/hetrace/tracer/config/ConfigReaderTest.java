@@ -339,6 +339,8 @@ class ConfigReaderTest {
             .isEqualTo("missing required property `length`");
         assertThat(error(v3("", "- a: {field-type: {class: uenum, size: 8, mappings: }}")).detail())
             .isEqualTo("missing required property `mappings`");
+        assertThat(error(v3("clock-types: {c: {frequency: 18446744073709551616}}", "- a: {field-type: {class: str}}"))
+            .getMessage()).contains("$.trace.type.clock-types.c.frequency: value too large: 18446744073709551616");
         assertThat(error("--- !<tag:barectf.org,2020/3/config>\ntrace:\n  typo: {}\n").getMessage())
             .endsWith("config.yaml:3:3: $.trace: missing required property `type`");
     }
