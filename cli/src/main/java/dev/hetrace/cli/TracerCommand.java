@@ -1,6 +1,7 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.tracer.c.CTracer;
+import dev.hetrace.tracer.c.CallbackPlatform;
 import dev.hetrace.tracer.c.LinuxFilePlatform;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
@@ -53,8 +54,11 @@ final class TracerCommand implements Callable<Integer> {
             "configurations (stdint.yaml, stdreal.yaml, stdmisc.yaml,",
             "lttng-ust-log-levels.yaml; format 2: stdint, stdfloat, stdmisc, trace-basic,",
             "lttng-ust-log-levels).", "",
-            "--platform linux-file adds PREFIX-platform-linux-file.{h,c}: a platform",
-            "writing the default data stream type's packets to a file on Linux.", "",
+            "--platform adds a platform for the default data stream type (else the first):",
+            "  linux-file  PREFIX-platform-linux-file.{h,c}: writes its packets to a file",
+            "              on Linux (clocks from clock_gettime);",
+            "  callback    PREFIX-platform-callback.{h,c}: hands each full packet to your",
+            "              function (message queue, DMA, UART...); freestanding, no malloc.", "",
             "Examples:",
             "  hetrace tracer generate config.yaml",
             "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
@@ -64,7 +68,7 @@ final class TracerCommand implements Callable<Integer> {
             + " read or written", "2:usage error"})
     static final class Generate implements Callable<Integer> {
         /** Platforms shipped with the generator. */
-        enum Platform { linux_file }
+        enum Platform { linux_file, callback }
 
         @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
         Path config;
@@ -81,7 +85,7 @@ final class TracerCommand implements Callable<Integer> {
         boolean metadataOnly;
 
         @Option(names = "--platform", paramLabel = "NAME", converter = PlatformConverter.class,
-            description = "Also write a platform: linux-file.")
+            description = "Also write a platform: linux-file or callback.")
         Platform platform;
 
         @Option(names = "--debug", description = "Show stack traces of errors.")
@@ -111,8 +115,11 @@ final class TracerCommand implements Callable<Integer> {
                 if (!metadataOnly) {
                     files.putAll(CTracer.generate(c));
                 }
-                if (platform == Platform.linux_file) {
-                    files.putAll(LinuxFilePlatform.generate(c));
+                if (platform != null) {
+                    files.putAll(switch (platform) {
+                        case linux_file -> LinuxFilePlatform.generate(c);
+                        case callback -> CallbackPlatform.generate(c);
+                    });
                 }
                 files.put("metadata", BarectfMetadata.of(c));
                 Files.createDirectories(output);
@@ -145,7 +152,7 @@ final class TracerCommand implements Callable<Integer> {
                     return p;
                 }
             }
-            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file)");
+            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file, callback)");
         }
     }
 }

@@ -112,6 +112,9 @@ class TracerGenerateCommandTest {
         }
         assertThat(Files.readString(dir.resolve("gen/barectf.h")))
             .contains("void barectf_default_trace_tick(struct barectf_default_ctx *sctx,\n\tuint32_t p_count,\n\tconst char *p_label)");
+        assertThat(run("tracer", "generate", "--platform", "callback", "-o", dir.resolve("cb").toString(),
+            config.toString()).status()).isZero();
+        assertThat(dir.resolve("cb/barectf-platform-callback.h")).exists();
         Result unknown = run("tracer", "generate", "--platform", "nope", config.toString());
         assertThat(unknown.status()).isEqualTo(2);
         assertThat(unknown.err()).contains("unknown platform 'nope'");

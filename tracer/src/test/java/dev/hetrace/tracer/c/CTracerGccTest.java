@@ -184,6 +184,48 @@ class CTracerGccTest {
             .containsExactly(5L, 0xfffffff0L, 0xffffffffL, w + 3, w + 3, w + 0x80000000L, 2 * w + 2, 3 * w + 1);
     }
 
+    @org.junit.jupiter.api.Test
+    void theCallbackPlatformHandsOverPacketsAndCountsWhatABusyConsumerLoses() throws Exception {
+        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Path config = dir.resolve("all-types.yaml");
+        Files.writeString(config, resource("all-types.yaml"));
+        Configuration c = ConfigReader.read(config, List.of(dir));
+        writeAll(CTracer.generate(c));
+        writeAll(CallbackPlatform.generate(c));
+        Files.writeString(dir.resolve("callback.c"), resource("callback.c"));
+        Path trace = Files.createDirectories(dir.resolve("trace"));
+        Files.writeString(trace.resolve("metadata"), BarectfMetadata.of(c));
+        List<String> compile = new ArrayList<>(List.of("gcc"));
+        compile.addAll(STRICT);
+        compile.addAll(List.of("-o", "callback", "tt.c", "tt-platform-callback.c", "callback.c"));
+        run(compile);
+        if (gccWorks(List.of("-m32", "-ffreestanding"))) {
+            // the tracer and this platform need no hosted C library
+            List<String> freestanding = new ArrayList<>(List.of("gcc", "-m32", "-ffreestanding"));
+            freestanding.addAll(STRICT);
+            freestanding.addAll(List.of("-c", "tt.c", "tt-platform-callback.c"));
+            run(freestanding);
+        }
+        long emitted = Long.parseLong(run(List.of(dir.resolve("callback").toString(), trace.resolve("stream").toString())).strip());
+
+        long decoded = 0;
+        long discarded = 0;
+        long lastIndex = -1;
+        try (CtfReader reader = CtfReader.open(trace)) {
+            while (reader.next()) {
+                Event e = reader.event();
+                long index = Long.parseLong(e.getString("s").substring("event ".length()));
+                assertThat(index).isGreaterThan(lastIndex);
+                assertThat(e.getLong("cpu")).isEqualTo(index % 32);
+                lastIndex = index;
+                discarded = e.getLong("events_discarded");
+                decoded++;
+            }
+        }
+        assertThat(discarded).as("events lost while the consumer was busy").isPositive();
+        assertThat(decoded + discarded).isEqualTo(emitted);
+    }
+
     private void writeAll(Map<String, String> files) throws IOException {
         for (Map.Entry<String, String> f : files.entrySet()) {
             Files.writeString(dir.resolve(f.getKey()), f.getValue());
