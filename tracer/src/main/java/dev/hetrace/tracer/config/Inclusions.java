@@ -253,6 +253,12 @@ class Inclusions {
         }
         YamlNode members = m.get(structMembersProp());
         if (members != null) {
+            if (!(members instanceof MapNode || members instanceof ListNode)) {
+                // barectf fails on an assertion here (it walks the members to resolve aliases)
+                throw new ConfigException(members.mark(), ConfigPaths.format(ctxPath), "`" + structMembersProp()
+                    + "` of a structure field type must be " + (majorVersion == 2 ? "a mapping" : "a sequence")
+                    + " when field type aliases are in use, got " + YamlNode.kind(members));
+            }
             for (Object[] mf : structMemberFts(members)) {
                 resolveFtAlias(aliases, (MapNode) mf[0], (String) mf[1], ctxPath, aliasSet);
             }

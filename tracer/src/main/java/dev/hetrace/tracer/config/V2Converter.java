@@ -175,7 +175,8 @@ final class V2Converter {
             traceType.put("clock-types", v3Clocks);
         }
         MapNode features = new MapNode(v2Trace.mark());
-        MapNode headerFields = v2Trace.get("packet-header-type") instanceof MapNode ph ? (MapNode) ph.get("fields") : null;
+        // a null `fields` is no fields, as for barectf
+        MapNode headerFields = v2Trace.get("packet-header-type") instanceof MapNode ph ? ph.map("fields") : null;
         setFeature(features, "magic-field-type", convFtIfExists(headerFields, "magic"), v2Trace.mark());
         setFeature(features, "uuid-field-type", convFtIfExists(headerFields, "uuid"), v2Trace.mark());
         setFeature(features, "data-stream-type-id-field-type", convFtIfExists(headerFields, "stream_id"), v2Trace.mark());
@@ -203,8 +204,14 @@ final class V2Converter {
     private MapNode convDst(MapNode v2Dst, List<Object> path) throws ConfigException {
         MapNode dst = new MapNode(v2Dst.mark());
         copyIfExists(dst, v2Dst, "$default", "$is-default");
-        MapNode pktCtxFields = (MapNode) ((MapNode) v2Dst.get("packet-context-type")).get("fields");
-        MapNode erHeaderFields = v2Dst.get("event-header-type") instanceof MapNode eh ? (MapNode) eh.get("fields") : null;
+        MapNode pktCtx = (MapNode) v2Dst.get("packet-context-type");
+        MapNode pktCtxFields = pktCtx.map("fields");
+        if (pktCtxFields == null) {
+            // the schema's `required` does not apply to a null `fields`; barectf then fails with a TypeError
+            throw new ConfigException(pktCtx.mark(), ConfigPaths.format(with(path, "packet-context-type", "fields")),
+                "expected a mapping holding `packet_size` and `content_size`");
+        }
+        MapNode erHeaderFields = v2Dst.get("event-header-type") instanceof MapNode eh ? eh.map("fields") : null;
         String beginClock = mappedClock(pktCtxFields.get("timestamp_begin"));
         String endClock = mappedClock(pktCtxFields.get("timestamp_end"));
         if (beginClock != null && endClock != null && !beginClock.equals(endClock)) {

@@ -344,4 +344,37 @@ class ConfigReaderTest {
         assertThat(error("--- !<tag:barectf.org,2020/3/config>\ntrace:\n  typo: {}\n").getMessage())
             .endsWith("config.yaml:3:3: $.trace: missing required property `type`");
     }
+
+    private static String v2(String packetContextFields, String payload) {
+        return """
+            version: '2.2'
+            metadata:
+              type-aliases:
+                u8: {class: int, size: 8}
+              trace:
+                byte-order: le
+              streams:
+                s:
+                  packet-context-type:
+                    class: struct
+                    fields:%s
+                  events:
+                    ev:
+                      payload-type:
+                        class: struct
+                        fields:%s
+            """.formatted(packetContextFields, payload);
+    }
+
+    /** Format 2 null member lists: barectf crashes on some (alias resolution, packet context); hetrace says why. */
+    @Test
+    void nullStructureFieldsAreRejectedWhereBarectfCannotProcessThem() throws Exception {
+        String sizes = "\n              packet_size: u8\n              content_size: u8";
+        assertThat(read(v2(sizes, "\n              x: u8")).trace().type().dataStreamTypes()).hasSize(1);
+        assertThat(error(v2(sizes, "")).detail())
+            .isEqualTo("`fields` of a structure field type must be a mapping when field type aliases are in use, got null");
+        String noAliases = v2("", "\n              x: {class: int, size: 8}").replace("  type-aliases:\n    u8: {class: int, size: 8}\n", "");
+        assertThat(error(noAliases).getMessage())
+            .contains("$.metadata.streams.s.packet-context-type.fields: expected a mapping holding `packet_size`");
+    }
 }
