@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = {"Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
         "of every core of a board on one clock."},
-    subcommands = {PrintCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {PrintCommand.class, TracerCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -43,8 +43,8 @@ public final class Main implements Runnable {
         cl.setExitCodeExceptionMapper(e -> 1);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("hetrace: " + ex.getMessage());
-            ex.getCommandLine().getErr().println("Try 'hetrace " + (ex.getCommandLine() == cl ? "" : ex.getCommandLine()
-                .getCommandName() + " ") + "--help'.");
+            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
+                + " --help'.");
             return 2;
         });
         return cl.execute(args);

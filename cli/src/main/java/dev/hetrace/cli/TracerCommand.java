@@ -1,0 +1,158 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.tracer.c.CTracer;
+import dev.hetrace.tracer.c.CallbackPlatform;
+import dev.hetrace.tracer.c.LinuxFilePlatform;
+import dev.hetrace.tracer.config.ConfigException;
+import dev.hetrace.tracer.config.ConfigReader;
+import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.metadata.BarectfMetadata;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace tracer}: tracers for bare-metal cores, from barectf configurations. */
+@Command(name = "tracer", mixinStandardHelpOptions = true,
+    description = {"Instrument bare-metal cores: tracers generated from barectf configurations."},
+    subcommands = {TracerCommand.Generate.class, CommandLine.HelpCommand.class})
+final class TracerCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    /** Without a subcommand: the usage, and the status of a usage error. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(main.err);
+        return 2;
+    }
+
+    /** {@code hetrace tracer generate}. */
+    @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Write the C tracer and the CTF metadata of a barectf configuration.", "",
+            "Reads a barectf configuration (format 3, or format 2) and writes its tracer:",
+            "PREFIX.h and PREFIX.c (C99, barectf 3's API: an application and its",
+            "platform build against either) and the CTF 1.8 'metadata' file (the trace",
+            "class barectf 3.1.1 would describe). PREFIX is the configuration's file name",
+            "prefix ('barectf' unless set). The configuration is checked as barectf checks",
+            "it; an invalid one gets one error line naming the file, line, column and the",
+            "YAML path of the offending value.", "",
+            "Included files ($include) are searched in the -I directories in order, then",
+            "in the current directory (as barectf does), then among the standard partial",
+            "configurations (stdint.yaml, stdreal.yaml, stdmisc.yaml,",
+            "lttng-ust-log-levels.yaml; format 2: stdint, stdfloat, stdmisc, trace-basic,",
+            "lttng-ust-log-levels).", "",
+            "--platform adds a platform for the default data stream type (else the first):",
+            "  linux-file  PREFIX-platform-linux-file.{h,c}: writes its packets to a file",
+            "              on Linux (clocks from clock_gettime);",
+            "  callback    PREFIX-platform-callback.{h,c}: hands each full packet to your",
+            "              function (message queue, DMA, UART...); freestanding, no malloc.", "",
+            "Examples:",
+            "  hetrace tracer generate config.yaml",
+            "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
+            "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml"},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the files were written", "1:the configuration is invalid, or a file could not be"
+            + " read or written", "2:usage error"})
+    static final class Generate implements Callable<Integer> {
+        /** Platforms shipped with the generator. */
+        enum Platform { linux_file, callback }
+
+        @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
+        Path config;
+
+        @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "Directory to write into (default: the"
+            + " current directory; created if missing).")
+        Path output = Path.of(".");
+
+        @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR", description = "Add DIR to the directories searched"
+            + " for included files (repeatable; searched in order).")
+        List<Path> includeDirs = new ArrayList<>();
+
+        @Option(names = "--metadata-only", description = "Write only the CTF metadata file.")
+        boolean metadataOnly;
+
+        @Option(names = "--platform", paramLabel = "NAME", converter = PlatformConverter.class,
+            description = "Also write a platform: linux-file or callback.")
+        Platform platform;
+
+        @Option(names = "--debug", description = "Show stack traces of errors.")
+        boolean debug;
+
+        @CommandLine.ParentCommand
+        TracerCommand tracer;
+
+        @Override
+        public Integer call() {
+            java.io.PrintStream err = tracer.main.err;
+            for (Path dir : includeDirs) {
+                if (!Files.isDirectory(dir)) {
+                    err.println("hetrace: -I " + dir + ": not an existing directory");
+                    return 2;
+                }
+            }
+            if (metadataOnly && platform != null) {
+                err.println("hetrace: --metadata-only and --platform do not go together");
+                return 2;
+            }
+            List<Path> dirs = new ArrayList<>(includeDirs);
+            dirs.add(Path.of("").toAbsolutePath());
+            try {
+                Configuration c = ConfigReader.read(config, dirs);
+                Map<String, String> files = new LinkedHashMap<>();
+                if (!metadataOnly) {
+                    files.putAll(CTracer.generate(c));
+                }
+                if (platform != null) {
+                    files.putAll(switch (platform) {
+                        case linux_file -> LinuxFilePlatform.generate(c);
+                        case callback -> CallbackPlatform.generate(c);
+                    });
+                }
+                files.put("metadata", BarectfMetadata.of(c));
+                Files.createDirectories(output);
+                for (Map.Entry<String, String> f : files.entrySet()) {
+                    Files.writeString(output.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
+                }
+                return 0;
+            } catch (ConfigException e) {
+                err.println("hetrace: " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                return 1;
+            } catch (IOException e) {
+                err.println("hetrace: " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                return 1;
+            }
+        }
+    }
+
+    /** Platform names as users write them ({@code linux-file}). */
+    static final class PlatformConverter implements CommandLine.ITypeConverter<Generate.Platform> {
+        @Override
+        public Generate.Platform convert(String value) {
+            for (Generate.Platform p : Generate.Platform.values()) {
+                if (p.name().replace('_', '-').equals(value)) {
+                    return p;
+                }
+            }
+            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file, callback)");
+        }
+    }
+}

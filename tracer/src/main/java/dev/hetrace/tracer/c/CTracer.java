@@ -1,0 +1,908 @@
+package dev.hetrace.tracer.c;
+
+import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.config.Configuration.ByteOrder;
+import dev.hetrace.tracer.config.Configuration.ClockType;
+import dev.hetrace.tracer.config.Configuration.DataStreamType;
+import dev.hetrace.tracer.config.Configuration.EventRecordType;
+import dev.hetrace.tracer.config.FieldType;
+import dev.hetrace.tracer.config.FieldType.DynamicArrayType;
+import dev.hetrace.tracer.config.FieldType.EnumerationType;
+import dev.hetrace.tracer.config.FieldType.IntegerType;
+import dev.hetrace.tracer.config.FieldType.Member;
+import dev.hetrace.tracer.config.FieldType.RealType;
+import dev.hetrace.tracer.config.FieldType.StaticArrayType;
+import dev.hetrace.tracer.config.FieldType.StringType;
+import dev.hetrace.tracer.config.FieldType.StructureType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The C99 tracer of a configuration: {@code PREFIX.h} and {@code PREFIX.c}, with barectf 3's
+ * API (same names, signatures and platform callbacks), so an instrumented application and its
+ * platform build against either. Unlike barectf's, the code writes every field in the trace's
+ * byte order whatever the host's, so a big-endian trace can be produced (and tested) on a
+ * little-endian host. It uses nothing from libc beyond {@code <stdint.h>} and
+ * {@code <string.h>}.
+ */
+public final class CTracer {
+    /** Root structures and the prefixes barectf gives their members' parameters. */
+    private static final String PH = "ph";
+    private static final String PC = "pc";
+    private static final String ERCC = "cc";
+    private static final String ERSC = "sc";
+    private static final String ERP = "p";
+    private static final Set<String> PC_FEATURE_MEMBERS = Set.of("packet_size", "content_size", "timestamp_begin",
+        "timestamp_end", "events_discarded", "packet_seq_num");
+
+    private final Configuration config;
+    private final String p;
+    private final boolean bigEndian;
+
+    private CTracer(Configuration config) {
+        this.config = config;
+        this.p = config.options().identifierPrefix();
+        this.bigEndian = config.trace().type().nativeByteOrder() == ByteOrder.BIG_ENDIAN;
+    }
+
+    /** Generated files by name ({@code PREFIX.h}, {@code PREFIX.c}). */
+    public static Map<String, String> generate(Configuration config) {
+        CTracer t = new CTracer(config);
+        Map<String, String> files = new LinkedHashMap<>();
+        String file = config.options().fileNamePrefix();
+        files.put(file + ".h", t.header());
+        files.put(file + ".c", t.source(file + ".h"));
+        return files;
+    }
+
+    // ---- C types and parameters --------------------------------------------------------------
+
+    /** barectf's C type of a parameter for a field type ({@code isConst} as barectf's _ft_c_type). */
+    static String cType(FieldType ft, boolean isConst) {
+        String c = isConst ? "const " : "";
+        return switch (ft) {
+            case IntegerType i -> c + intCType(i.signed(), i.size());
+            case EnumerationType e -> c + intCType(e.integer().signed(), e.integer().size());
+            case RealType r -> c + (r.size() == 32 && r.alignment() == 32 ? "float"
+                : r.size() == 64 && r.alignment() == 64 ? "double" : "uint64_t");
+            case StringType s -> pointer("const char", isConst);
+            case StaticArrayType a -> pointer(cType(a.element(), true), isConst);
+            case DynamicArrayType a -> pointer(cType(a.element(), true), isConst);
+            case StructureType s -> throw new IllegalArgumentException("a structure is not a parameter");
+        };
+    }
+
+    private static String pointer(String pointed, boolean isConst) {
+        return pointed + (pointed.endsWith("*") ? "" : " ") + "*" + (isConst ? " const" : "");
+    }
+
+    private static String intCType(boolean signed, int size) {
+        int bits = size <= 8 ? 8 : size <= 16 ? 16 : size <= 32 ? 32 : 64;
+        return (signed ? "" : "u") + "int" + bits + "_t";
+    }
+
+    private record Param(String name, FieldType type) {}
+
+    private static List<Param> params(Optional<StructureType> root, String prefix, Set<String> exclude) {
+        List<Param> out = new ArrayList<>();
+        root.ifPresent(s -> {
+            for (Member m : s.members()) {
+                if (!exclude.contains(m.name())) {
+                    out.add(new Param(prefix + "_" + m.name(), m.type()));
+                }
+            }
+        });
+        return out;
+    }
+
+    private static String paramDecls(List<Param> params) {
+        StringBuilder sb = new StringBuilder();
+        for (Param prm : params) {
+            String t = cType(prm.type(), false);
+            sb.append(",\n\t").append(t).append(t.endsWith("*") ? "" : " ").append(prm.name());
+        }
+        return sb.toString();
+    }
+
+    private static String paramNames(List<Param> params) {
+        StringBuilder sb = new StringBuilder();
+        for (Param prm : params) {
+            sb.append(", ").append(prm.name());
+        }
+        return sb.toString();
+    }
+
+    private List<Param> openParams(DataStreamType d) {
+        List<Param> out = params(Optional.of(config.trace().type().packetHeader()), PH, Set.of("magic", "uuid", "stream_id"));
+        out.addAll(params(Optional.of(d.packetContext()), PC, PC_FEATURE_MEMBERS));
+        return out;
+    }
+
+    private static List<Param> traceParams(DataStreamType d, EventRecordType e) {
+        List<Param> out = params(d.eventRecordCommonContext(), ERCC, Set.of());
+        out.addAll(params(e.specificContext(), ERSC, Set.of()));
+        out.addAll(params(e.payload(), ERP, Set.of()));
+        return out;
+    }
+
+    private String clockCType(ClockType c) {
+        return config.options().clockTypeCTypes().getOrDefault(c.name(), "uint32_t");
+    }
+
+    private List<DataStreamType> dsts() {
+        return config.trace().type().dataStreamTypes();
+    }
+
+    // ---- header ----------------------------------------------------------------------------
+
+    private String initProto() {
+        return "/* Initialize context */\nvoid " + p + "init(void *vctx,\n\tuint8_t *buf, uint32_t buf_size,\n\tconst struct "
+            + p + "platform_callbacks cbs, void *data)";
+    }
+
+    private String openProto(DataStreamType d) {
+        return "/* Open packet for data stream type `" + d.name() + "` */\nvoid " + p + d.name() + "_open_packet(\n\tstruct "
+            + p + d.name() + "_ctx *sctx" + paramDecls(openParams(d)) + ")";
+    }
+
+    private String closeProto(DataStreamType d) {
+        return "/* Close packet for data stream type `" + d.name() + "` */\nvoid " + p + d.name()
+            + "_close_packet(struct " + p + d.name() + "_ctx *sctx)";
+    }
+
+    private String traceProto(DataStreamType d, EventRecordType e) {
+        return "/* Trace (data stream type `" + d.name() + "`, event record type `" + e.name() + "`) */\nvoid " + p
+            + d.name() + "_trace_" + e.name() + "(struct " + p + d.name() + "_ctx *sctx" + paramDecls(traceParams(d, e)) + ")";
+    }
+
+    private String header() {
+        String guard = "_" + p.toUpperCase() + "H";
+        StringBuilder h = new StringBuilder();
+        h.append("#ifndef ").append(guard).append("\n#define ").append(guard).append("\n\n");
+        h.append("/* Generated by hetrace from a barectf configuration: barectf 3's API. */\n\n");
+        h.append("#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+        var opts = config.options();
+        if (opts.identifierPrefixDefinition()) {
+            h.append("#define _BARECTF_PREFIX ").append(p).append("\n\n#define _BARECTF_IDENTIFIER_PREFIX ").append(p).append("\n");
+        }
+        Optional<DataStreamType> def = opts.defaultDataStreamTypeName()
+            .flatMap(n -> dsts().stream().filter(d -> d.name().equals(n)).findFirst());
+        if (def.isPresent() && opts.defaultDataStreamTypeNameDefinition()) {
+            h.append("#define _BARECTF_DEFAULT_STREAM ").append(def.get().name())
+                .append("\n\n#define _BARECTF_DEFAULT_DATA_STREAM_TYPE_NAME ").append(def.get().name()).append("\n");
+        }
+        def.ifPresent(d -> {
+            h.append('\n');
+            for (EventRecordType e : d.eventRecordTypes()) {
+                h.append("#define ").append(p).append("trace_").append(e.name()).append(' ').append(p).append(d.name())
+                    .append("_trace_").append(e.name()).append('\n');
+            }
+        });
+        h.append("\nstruct ").append(p).append("ctx;\n\n");
+        h.append("""
+            /*
+             * Extends a wrapping 32-bit hardware counter to a monotonic 64-bit clock value (hetrace
+             * addition, not in barectf's API). `last` holds the previous result (start it at 0);
+             * read the counter at least once per wrap period.
+             */
+            static inline uint64_t %1$sextend_counter32(uint64_t *last, uint32_t counter)
+            {
+            	uint64_t value = (*last & ~(uint64_t) UINT32_MAX) | counter;
+
+            	if (value < *last) {
+            		value += (uint64_t) UINT32_MAX + 1;
+            	}
+
+            	*last = value;
+            	return value;
+            }
+
+            """.formatted(p));
+        for (String decl : List.of("uint32_t %spacket_size(const void *vctx);", "int %spacket_is_full(const void *vctx);",
+                "int %spacket_is_empty(const void *vctx);", "uint32_t %spacket_events_discarded(const void *vctx);",
+                "uint32_t %sdiscarded_event_records_count(const void * const vctx);",
+                "uint32_t %spacket_sequence_number(const void * const vctx);", "uint8_t *%spacket_buf(const void *vctx);",
+                "uint8_t *%spacket_buf_addr(const void * const vctx);",
+                "void %spacket_set_buf(void *vctx, uint8_t *buf, uint32_t buf_size);",
+                "uint32_t %spacket_buf_size(const void *vctx);", "int %spacket_is_open(const void *vctx);",
+                "int %sis_in_tracing_section(const void *vctx);",
+                "volatile const int *%sis_in_tracing_section_ptr(const void *vctx);",
+                "int %sis_tracing_enabled(const void *vctx);", "void %senable_tracing(void *vctx, int enable);")) {
+            h.append(decl.formatted(p)).append('\n');
+        }
+        h.append("\nstruct ").append(p).append("platform_callbacks {\n");
+        List<ClockType> clocks = config.trace().type().clockTypes();
+        if (!clocks.isEmpty()) {
+            h.append("\t/* Clock source callbacks */\n");
+            for (ClockType c : clocks) {
+                h.append('\t').append(clockCType(c)).append(" (*").append(c.name()).append("_clock_get_value)(void *);\n");
+            }
+            h.append('\n');
+        }
+        h.append("""
+            	/* Is the back end full? */
+            	int (*is_backend_full)(void *);
+
+            	/* Open packet */
+            	void (*open_packet)(void *);
+
+            	/* Close packet */
+            	void (*close_packet)(void *);
+            };
+
+            struct %1$sctx {
+            	/* Platform callbacks */
+            	struct %1$splatform_callbacks cbs;
+
+            	/* Platform data (passed to callbacks) */
+            	void *data;
+
+            	/* Output buffer (will contain a CTF binary packet) */
+            	uint8_t *buf;
+
+            	/* Packet's total size (bits) */
+            	uint32_t packet_size;
+
+            	/* Packet's content size (bits) */
+            	uint32_t content_size;
+
+            	/* Current position from beginning of packet (bits) */
+            	uint32_t at;
+
+            	/* Size of packet header + context fields (content offset) */
+            	uint32_t off_content;
+
+            	/* Discarded event records counter snapshot */
+            	uint32_t events_discarded;
+
+            	/* Packet's sequence number */
+            	uint32_t sequence_number;
+
+            	/* Current packet is open? */
+            	int packet_is_open;
+
+            	/* In tracing code? */
+            	volatile int in_tracing_section;
+
+            	/* Tracing is enabled? */
+            	volatile int is_tracing_enabled;
+
+            	/* Use current/last event record timestamp when opening/closing packets */
+            	int use_cur_last_event_ts;
+            };
+
+            """.formatted(p));
+        for (DataStreamType d : dsts()) {
+            h.append("struct ").append(p).append(d.name()).append("_ctx {\n\t/* Parent */\n\tstruct ").append(p)
+                .append("ctx parent;\n\n\t/* Config-specific members follow */\n");
+            for (Member m : config.trace().type().packetHeader().members()) {
+                h.append("\tuint32_t off_ph_").append(m.name()).append(";\n");
+            }
+            for (Member m : d.packetContext().members()) {
+                h.append("\tuint32_t off_pc_").append(m.name()).append(";\n");
+            }
+            d.defaultClockType().ifPresent(c -> h.append('\t').append(clockCType(c)).append(" cur_last_event_ts;\n"));
+            h.append("};\n\n");
+        }
+        h.append(initProto()).append(";\n\n");
+        for (DataStreamType d : dsts()) {
+            h.append(openProto(d)).append(";\n\n").append(closeProto(d)).append(";\n\n");
+            for (EventRecordType e : d.eventRecordTypes()) {
+                h.append(traceProto(d, e)).append(";\n\n");
+            }
+        }
+        h.append("#ifdef __cplusplus\n}\n#endif\n\n#endif /* ").append(guard).append(" */\n");
+        return h.toString();
+    }
+
+    // ---- source ----------------------------------------------------------------------------
+
+    private String source(String headerName) {
+        StringBuilder c = new StringBuilder();
+        c.append("/* Generated by hetrace from a barectf configuration. */\n\n");
+        c.append("#include <stdint.h>\n#include <string.h>\n\n#include \"").append(headerName).append("\"\n\n");
+        c.append("""
+            #define _ALIGN(_at_var, _align)						\\
+            	do {								\\
+            		(_at_var) = ((_at_var) + ((_align) - 1)) & ~(uint32_t) ((_align) - 1);	\\
+            	} while (0)
+
+            #if defined(__GNUC__)
+            # define _COMPILER_BARRIER()	__asm__ __volatile__("" ::: "memory")
+            #else
+            # define _COMPILER_BARRIER()	do { } while (0)
+            #endif
+
+            #define _BITS_TO_BYTES(_x)	((_x) >> 3)
+            #define _BYTES_TO_BITS(_x)	((_x) << 3)
+
+            union _f2u {
+            	float f;
+            	uint32_t u;
+            };
+
+            union _d2u {
+            	double f;
+            	uint64_t u;
+            };
+
+            """);
+        c.append(bitWriter());
+        c.append("""
+            uint32_t %1$spacket_size(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->packet_size;
+            }
+
+            int %1$spacket_is_full(const void * const vctx)
+            {
+            	const struct %1$sctx * const ctx = (const struct %1$sctx *) vctx;
+
+            	return ctx->at == ctx->packet_size;
+            }
+
+            int %1$spacket_is_empty(const void * const vctx)
+            {
+            	const struct %1$sctx * const ctx = (const struct %1$sctx *) vctx;
+
+            	return ctx->at <= ctx->off_content;
+            }
+
+            uint32_t %1$spacket_events_discarded(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->events_discarded;
+            }
+
+            uint32_t %1$sdiscarded_event_records_count(const void * const vctx)
+            {
+            	return %1$spacket_events_discarded(vctx);
+            }
+
+            uint32_t %1$spacket_sequence_number(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->sequence_number;
+            }
+
+            uint8_t *%1$spacket_buf(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->buf;
+            }
+
+            uint8_t *%1$spacket_buf_addr(const void * const vctx)
+            {
+            	return %1$spacket_buf(vctx);
+            }
+
+            uint32_t %1$spacket_buf_size(const void * const vctx)
+            {
+            	return _BITS_TO_BYTES(((const struct %1$sctx *) vctx)->packet_size);
+            }
+
+            void %1$spacket_set_buf(void * const vctx, uint8_t * const buf, const uint32_t buf_size)
+            {
+            	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
+
+            	ctx->buf = buf;
+
+            	if (ctx->at == ctx->packet_size) {
+            		/* Keep full packet state */
+            		ctx->at = _BYTES_TO_BITS(buf_size);
+            	}
+
+            	ctx->packet_size = _BYTES_TO_BITS(buf_size);
+            }
+
+            int %1$spacket_is_open(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->packet_is_open;
+            }
+
+            int %1$sis_in_tracing_section(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->in_tracing_section;
+            }
+
+            volatile const int *%1$sis_in_tracing_section_ptr(const void * const vctx)
+            {
+            	return &((const struct %1$sctx *) vctx)->in_tracing_section;
+            }
+
+            int %1$sis_tracing_enabled(const void * const vctx)
+            {
+            	return ((const struct %1$sctx *) vctx)->is_tracing_enabled;
+            }
+
+            void %1$senable_tracing(void * const vctx, const int enable)
+            {
+            	((struct %1$sctx *) vctx)->is_tracing_enabled = enable;
+            }
+
+            %2$s/* Makes room for an event record of er_size bits, opening and closing packets as needed. */
+            static int _reserve_er_space(struct %1$sctx * const ctx, const uint32_t er_size)
+            {
+            	/* Event record cannot fit any packet? */
+            	if (er_size > ctx->packet_size - ctx->off_content) {
+            		goto no_space;
+            	}
+
+            	if (%1$spacket_is_full(ctx)) {
+            		if (ctx->cbs.is_backend_full(ctx->data)) {
+            			goto no_space;
+            		}
+
+            		ctx->use_cur_last_event_ts = 1;
+            		ctx->cbs.open_packet(ctx->data);
+            		ctx->use_cur_last_event_ts = 0;
+            	}
+
+            	if (er_size > ctx->packet_size - ctx->at) {
+            		ctx->use_cur_last_event_ts = 1;
+            		ctx->cbs.close_packet(ctx->data);
+            		ctx->use_cur_last_event_ts = 0;
+
+            		if (ctx->cbs.is_backend_full(ctx->data)) {
+            			goto no_space;
+            		}
+
+            		ctx->use_cur_last_event_ts = 1;
+            		ctx->cbs.open_packet(ctx->data);
+            		ctx->use_cur_last_event_ts = 0;
+            	}
+
+            	return 1;
+
+            no_space:
+            	ctx->events_discarded++;
+            	return 0;
+            }
+
+            static void _commit_er(struct %1$sctx * const ctx)
+            {
+            	if (%1$spacket_is_full(ctx)) {
+            		ctx->cbs.close_packet(ctx->data);
+            	}
+            }
+
+            """.formatted(p, hasStrings() ? """
+            static void _write_c_str(struct %1$sctx * const ctx, const char * const src)
+            {
+            	const uint32_t sz = (uint32_t) strlen(src) + 1;
+
+            	memcpy(&ctx->buf[_BITS_TO_BYTES(ctx->at)], src, sz);
+            	ctx->at += _BYTES_TO_BITS(sz);
+            }
+
+            """.formatted(p) : ""));
+        c.append(initProto()).append("\n{\n").append("""
+            	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
+
+            	ctx->cbs = cbs;
+            	ctx->data = data;
+            	ctx->buf = buf;
+            	ctx->packet_size = _BYTES_TO_BITS(buf_size);
+            	ctx->at = 0;
+            	ctx->events_discarded = 0;
+            	ctx->sequence_number = 0;
+            	ctx->packet_is_open = 0;
+            	ctx->in_tracing_section = 0;
+            	ctx->is_tracing_enabled = 1;
+            	ctx->use_cur_last_event_ts = 0;
+            }
+
+            """.formatted(p));
+        for (DataStreamType d : dsts()) {
+            dataStreamType(c, d);
+        }
+        return c.toString();
+    }
+
+    /** Whether some field is a string (else the string writer would be an unused function, an error with -Werror). */
+    private boolean hasStrings() {
+        List<StructureType> roots = new ArrayList<>();
+        for (DataStreamType d : dsts()) {
+            roots.add(d.packetContext());
+            d.eventRecordCommonContext().ifPresent(roots::add);
+            for (EventRecordType e : d.eventRecordTypes()) {
+                e.specificContext().ifPresent(roots::add);
+                e.payload().ifPresent(roots::add);
+            }
+        }
+        for (StructureType s : roots) {
+            for (Member m : s.members()) {
+                FieldType ft = m.type();
+                while (ft instanceof StaticArrayType || ft instanceof DynamicArrayType) {
+                    ft = ft instanceof StaticArrayType a ? a.element() : ((DynamicArrayType) ft).element();
+                }
+                if (ft instanceof StringType) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Writes {@code len} bits of {@code v} at bit {@code at}, CTF's bit order for the trace's byte order. */
+    private String bitWriter() {
+        String body = bigEndian ? """
+            	/* Big endian: the most significant bits first, from each byte's most significant bit */
+            	if ((at & 7) == 0 && (len & 7) == 0) {
+            		uint8_t *b = &buf[at >> 3];
+            		unsigned int n = len >> 3;
+
+            		while (n > 0) {
+            			n--;
+            			*b++ = (uint8_t) (v >> (n * 8));
+            		}
+
+            		return;
+            	}
+
+            	while (len > 0) {
+            		const unsigned int shift = at & 7;
+            		const unsigned int n = 8 - shift < len ? 8 - shift : len;
+            		const unsigned int pos = 8 - shift - n;
+            		const unsigned int mask = ((1u << n) - 1u) << pos;
+            		const unsigned int bits = (unsigned int) ((v >> (len - n)) & ((1u << n) - 1u));
+            		uint8_t * const b = &buf[at >> 3];
+
+            		*b = (uint8_t) ((*b & ~mask) | (bits << pos));
+            		len -= n;
+            		at += n;
+            	}
+            """ : """
+            	/* Little endian: the least significant bits first, from each byte's least significant bit */
+            	if ((at & 7) == 0 && (len & 7) == 0) {
+            		uint8_t *b = &buf[at >> 3];
+
+            		for (; len > 0; len -= 8) {
+            			*b++ = (uint8_t) v;
+            			v >>= 8;
+            		}
+
+            		return;
+            	}
+
+            	while (len > 0) {
+            		const unsigned int shift = at & 7;
+            		const unsigned int n = 8 - shift < len ? 8 - shift : len;
+            		const unsigned int mask = ((1u << n) - 1u) << shift;
+            		uint8_t * const b = &buf[at >> 3];
+
+            		*b = (uint8_t) ((*b & ~mask) | (((unsigned int) v << shift) & mask));
+            		v >>= n;
+            		len -= n;
+            		at += n;
+            	}
+            """;
+        return "static void _write_bits(uint8_t * const buf, uint32_t at, uint64_t v, unsigned int len)\n{\n" + body
+            + "}\n\n";
+    }
+
+    private void dataStreamType(StringBuilder c, DataStreamType d) {
+        String sctxType = "struct " + p + d.name() + "_ctx";
+        Optional<ClockType> clock = d.defaultClockType();
+        // open
+        c.append(openProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
+        boolean begTs = clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
+        if (begTs) {
+            c.append(packetTimestamp(clock.get()));
+        }
+        c.append("""
+            	const int saved_in_tracing_section = ctx->in_tracing_section;
+
+            	/* Called by the platform while tracing is disabled: leave the packet alone */
+            	if (!ctx->is_tracing_enabled && !saved_in_tracing_section) {
+            		ctx->in_tracing_section = 0;
+            		return;
+            	}
+
+            	ctx->in_tracing_section = 1;
+
+            	if (ctx->packet_is_open) {
+            		ctx->in_tracing_section = saved_in_tracing_section;
+            		return;
+            	}
+
+            	ctx->at = 0;
+
+            """);
+        StructureType ph = config.trace().type().packetHeader();
+        c.append("\t/* Packet header */\n");
+        align(c, "\t", "ctx->at", ph.alignment());
+        for (Member m : ph.members()) {
+            c.append("\tsctx->off_ph_").append(m.name()).append(" = ctx->at;\n");
+            String src = switch (m.name()) {
+                case "magic" -> "UINT32_C(0xc1fc1fc1)";
+                case "stream_id" -> "UINT64_C(" + d.id() + ")";
+                default -> null;
+            };
+            if (m.name().equals("uuid")) {
+                StaticArrayType arr = (StaticArrayType) m.type();
+                c.append("\t{\n\t\tstatic const uint8_t uuid[16] = {");
+                byte[] bytes = uuidBytes();
+                for (int i = 0; i < 16; i++) {
+                    c.append(i == 0 ? "" : ", ").append(bytes[i] & 0xff);
+                }
+                c.append("};\n\n");
+                write(c, "\t\t", arr, "uuid", "", 0);
+                c.append("\t}\n");
+            } else {
+                write(c, "\t", m.type(), src, "", 0);
+            }
+        }
+        c.append("\n\t/* Packet context */\n");
+        align(c, "\t", "ctx->at", d.packetContext().alignment());
+        for (Member m : d.packetContext().members()) {
+            IntegerType it = m.type() instanceof IntegerType i ? i : null;
+            switch (m.name()) {
+                case "packet_size" -> write(c, "\t", it, "ctx->packet_size", "", 0);
+                case "timestamp_begin" -> write(c, "\t", it, begTs ? "ts" : "0", "", 0);
+                case "packet_seq_num" -> write(c, "\t", it, "ctx->sequence_number", "", 0);
+                case "content_size", "timestamp_end", "events_discarded" -> {
+                    // written when the packet closes
+                    align(c, "\t", "ctx->at", it.alignment());
+                    c.append("\tsctx->off_pc_").append(m.name()).append(" = ctx->at;\n");
+                    c.append("\tctx->at += ").append(it.size()).append(";\n");
+                }
+                default -> write(c, "\t", m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", 0);
+            }
+        }
+        c.append("""
+
+            	ctx->off_content = ctx->at;
+            	ctx->packet_is_open = 1;
+            	ctx->in_tracing_section = saved_in_tracing_section;
+            }
+
+            """);
+        // close
+        c.append(closeProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
+        boolean endTs = clock.isPresent() && d.packetFeatures().endTimestamp().isPresent();
+        if (endTs) {
+            c.append(packetTimestamp(clock.get()));
+        }
+        c.append("""
+            	const int saved_in_tracing_section = ctx->in_tracing_section;
+
+            	if (!ctx->is_tracing_enabled && !saved_in_tracing_section) {
+            		ctx->in_tracing_section = 0;
+            		return;
+            	}
+
+            	ctx->in_tracing_section = 1;
+
+            	if (!ctx->packet_is_open) {
+            		ctx->in_tracing_section = saved_in_tracing_section;
+            		return;
+            	}
+
+            	ctx->content_size = ctx->at;
+            """);
+        d.packetFeatures().endTimestamp().ifPresent(it -> c.append("\t_write_bits(ctx->buf, sctx->off_pc_timestamp_end, (uint64_t) ")
+            .append(endTs ? "ts" : "0").append(", ").append(it.size()).append(");\n"));
+        c.append("\t_write_bits(ctx->buf, sctx->off_pc_content_size, (uint64_t) ctx->content_size, ")
+            .append(d.packetFeatures().contentSize().size()).append(");\n");
+        d.packetFeatures().discardedEventRecordsCounterSnapshot().ifPresent(it ->
+            c.append("\t_write_bits(ctx->buf, sctx->off_pc_events_discarded, (uint64_t) ctx->events_discarded, ")
+                .append(it.size()).append(");\n"));
+        c.append("\tctx->at = ctx->packet_size;\n\tctx->packet_is_open = 0;\n");
+        if (d.packetFeatures().sequenceNumber().isPresent()) {
+            c.append("\tctx->sequence_number++;\n");
+        }
+        c.append("\tctx->in_tracing_section = saved_in_tracing_section;\n}\n\n");
+        // event record header
+        StructureType erh = d.eventRecordHeader();
+        c.append("static void _serialize_er_header_").append(d.name()).append("(").append(sctxType)
+            .append(" * const sctx, const uint32_t ert_id)\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\n");
+        if (erh.members().isEmpty() || d.eventRecordFeatures().typeId().isEmpty()) {
+            c.append("\t(void) ert_id;\n");
+        }
+        if (clock.isEmpty() || d.eventRecordFeatures().timestamp().isEmpty()) {
+            c.append("\t(void) sctx;\n");
+        }
+        align(c, "\t", "ctx->at", erh.alignment());
+        for (Member m : erh.members()) {
+            write(c, "\t", m.type(), m.name().equals("id") ? "ert_id" : clock.isPresent() ? "sctx->cur_last_event_ts" : "0", "", 0);
+        }
+        c.append("}\n\n");
+        for (EventRecordType e : d.eventRecordTypes()) {
+            eventRecordType(c, d, e, sctxType);
+        }
+    }
+
+    /** The time a packet opens or closes at: the event's being traced when it does so, else now. */
+    private String packetTimestamp(ClockType clock) {
+        return "\tconst " + clockCType(clock) + " ts = ctx->use_cur_last_event_ts ?\n\t\tsctx->cur_last_event_ts :\n"
+            + "\t\tctx->cbs." + clock.name() + "_clock_get_value(ctx->data);\n";
+    }
+
+    private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType) {
+        List<Param> params = traceParams(d, e);
+        List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
+        List<String> prefixes = List.of(ERCC, ERSC, ERP);
+        String suffix = d.name() + "_" + e.name();
+        // size
+        c.append("static uint32_t _er_size_").append(suffix).append("(const struct ").append(p).append("ctx * const ctx")
+            .append(paramDecls(params)).append(")\n{\n\tuint32_t at = ctx->at;\n\n");
+        for (Param prm : params) {
+            c.append("\t(void) ").append(prm.name()).append(";\n");
+        }
+        StructureType erh = d.eventRecordHeader();
+        align(c, "\t", "at", erh.alignment());
+        for (Member m : erh.members()) {
+            size(c, "\t", m.type(), "", "", 0);
+        }
+        for (int r = 0; r < roots.size(); r++) {
+            if (roots.get(r).isPresent()) {
+                align(c, "\t", "at", roots.get(r).get().alignment());
+                for (Member m : roots.get(r).get().members()) {
+                    size(c, "\t", m.type(), prefixes.get(r) + "_" + m.name(), prefixes.get(r) + "___" + m.name() + "_len", 0);
+                }
+            }
+        }
+        c.append("\n\treturn at - ctx->at;\n}\n\n");
+        // serialize
+        c.append("static void _serialize_er_").append(suffix).append("(").append(sctxType).append(" * const sctx")
+            .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\n")
+            .append("\t(void) ctx;\n");
+        for (Param prm : params) {
+            c.append("\t(void) ").append(prm.name()).append(";\n"); // an empty array's is unused
+        }
+        c.append("\t_serialize_er_header_").append(d.name()).append("(sctx, ").append(e.id()).append(");\n");
+        for (int r = 0; r < roots.size(); r++) {
+            if (roots.get(r).isPresent()) {
+                align(c, "\t", "ctx->at", roots.get(r).get().alignment());
+                for (Member m : roots.get(r).get().members()) {
+                    write(c, "\t", m.type(), prefixes.get(r) + "_" + m.name(), prefixes.get(r) + "___" + m.name() + "_len", 0);
+                }
+            }
+        }
+        c.append("}\n\n");
+        // the tracing function
+        c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\tuint32_t er_size;\n\n");
+        // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
+        // must not touch the packet nor the saved timestamp: it is discarded and counted. The
+        // barrier keeps the compiler from reading the context before the section is entered.
+        c.append("""
+            	if (!ctx->is_tracing_enabled) {
+            		return;
+            	}
+
+            	if (ctx->in_tracing_section) {
+            		ctx->events_discarded++;
+            		return;
+            	}
+
+            	ctx->in_tracing_section = 1;
+            	_COMPILER_BARRIER();
+
+            """);
+        d.defaultClockType().ifPresent(clk -> c.append("\tsctx->cur_last_event_ts = ctx->cbs.").append(clk.name())
+            .append("_clock_get_value(ctx->data);\n\n"));
+        c.append("\ter_size = _er_size_").append(suffix).append("(ctx").append(paramNames(params)).append(");\n\n");
+        c.append("\tif (!_reserve_er_space(ctx, er_size)) {\n\t\tctx->in_tracing_section = 0;\n\t\treturn;\n\t}\n\n");
+        c.append("\t_serialize_er_").append(suffix).append("(sctx").append(paramNames(params)).append(");\n");
+        c.append("\t_commit_er(ctx);\n\t_COMPILER_BARRIER();\n\tctx->in_tracing_section = 0;\n}\n\n");
+    }
+
+    private static void align(StringBuilder c, String indent, String at, int alignment) {
+        if (alignment > 1) {
+            c.append(indent).append("_ALIGN(").append(at).append(", ").append(alignment).append(");\n");
+        }
+    }
+
+    /**
+     * Statements writing a field of type {@code ft} from the C expression {@code src};
+     * {@code lenSrc} is the length of a dynamic array (its {@code __NAME_len} parameter).
+     */
+    private static void write(StringBuilder c, String ind, FieldType ft, String src, String lenSrc, int depth) {
+        switch (ft) {
+            case IntegerType i -> bits(c, ind, i.alignment(), i.size(), "(uint64_t) (" + src + ")");
+            case EnumerationType e -> bits(c, ind, e.alignment(), e.integer().size(), "(uint64_t) (" + src + ")");
+            case RealType r -> {
+                String u = r.size() == 32 ? "f2u" : "d2u";
+                c.append(ind).append("{\n").append(ind).append("\tunion _").append(u).append(" u;\n\n")
+                    .append(ind).append("\tu.f = (").append(r.size() == 32 ? "float" : "double").append(") (").append(src).append(");\n");
+                bits(c, ind + "\t", r.alignment(), r.size(), "(uint64_t) u.u");
+                c.append(ind).append("}\n");
+            }
+            case StringType s -> {
+                align(c, ind, "ctx->at", 8);
+                c.append(ind).append("_write_c_str(ctx, ").append(src).append(");\n");
+            }
+            // an array is aligned as its elements even when empty, as CTF readers expect
+            case StaticArrayType a -> {
+                align(c, ind, "ctx->at", a.alignment());
+                loop(c, ind, Long.toString(a.length()), a.element(), src, depth, true);
+            }
+            case DynamicArrayType a -> {
+                align(c, ind, "ctx->at", a.alignment());
+                loop(c, ind, lenSrc, a.element(), src, depth, true);
+            }
+            case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
+        }
+    }
+
+    private static void bits(StringBuilder c, String ind, int alignment, int size, String value) {
+        align(c, ind, "ctx->at", alignment);
+        c.append(ind).append("_write_bits(ctx->buf, ctx->at, ").append(value).append(", ").append(size).append(");\n")
+            .append(ind).append("ctx->at += ").append(size).append(";\n");
+    }
+
+    private static void loop(StringBuilder c, String ind, String count, FieldType element, String src, int depth,
+                             boolean writing) {
+        if (count.equals("0")) {
+            return; // an empty static array: `i < 0` would be a -Wtype-limits error
+        }
+        String i = "i" + depth;
+        c.append(ind).append("{\n").append(ind).append("\tuint32_t ").append(i).append(";\n\n")
+            .append(ind).append("\tfor (").append(i).append(" = 0; ").append(i).append(" < (uint32_t) (").append(count)
+            .append("); ").append(i).append("++) {\n");
+        if (writing) {
+            write(c, ind + "\t\t", element, src + "[" + i + "]", "", depth + 1);
+        } else {
+            size(c, ind + "\t\t", element, src + "[" + i + "]", "", depth + 1);
+        }
+        c.append(ind).append("\t}\n").append(ind).append("}\n");
+    }
+
+    /** Statements adding a field's size (with its alignment padding) to {@code at}. */
+    private static void size(StringBuilder c, String ind, FieldType ft, String src, String lenSrc, int depth) {
+        switch (ft) {
+            case IntegerType i -> sizeBits(c, ind, i.alignment(), i.size());
+            case EnumerationType e -> sizeBits(c, ind, e.alignment(), e.integer().size());
+            case RealType r -> sizeBits(c, ind, r.alignment(), r.size());
+            case StringType s -> {
+                align(c, ind, "at", 8);
+                c.append(ind).append("at += _BYTES_TO_BITS((uint32_t) strlen(").append(src).append(") + 1);\n");
+            }
+            case StaticArrayType a -> arraySize(c, ind, Long.toString(a.length()), a.element(), src, depth);
+            case DynamicArrayType a -> arraySize(c, ind, lenSrc, a.element(), src, depth);
+            case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
+        }
+    }
+
+    private static void sizeBits(StringBuilder c, String ind, int alignment, int size) {
+        align(c, ind, "at", alignment);
+        c.append(ind).append("at += ").append(size).append(";\n");
+    }
+
+    private static void arraySize(StringBuilder c, String ind, String count, FieldType element, String src, int depth) {
+        int[] fixed = fixedSize(element);
+        if (fixed != null && fixed[0] % fixed[1] == 0) {
+            // every element after the first stays aligned: one multiplication
+            align(c, ind, "at", fixed[1]);
+            c.append(ind).append("at += (uint32_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
+        } else {
+            align(c, ind, "at", element.alignment());
+            loop(c, ind, count, element, src, depth, false);
+        }
+    }
+
+    /** {size, alignment} of a field type whose size does not depend on its value, else null. */
+    private static int[] fixedSize(FieldType ft) {
+        return switch (ft) {
+            case IntegerType i -> new int[] {i.size(), i.alignment()};
+            case EnumerationType e -> new int[] {e.integer().size(), e.alignment()};
+            case RealType r -> new int[] {r.size(), r.alignment()};
+            default -> null;
+        };
+    }
+
+    private byte[] uuidBytes() {
+        byte[] b = new byte[16];
+        config.trace().type().uuid().ifPresent(u -> {
+            long hi = u.getMostSignificantBits();
+            long lo = u.getLeastSignificantBits();
+            for (int i = 0; i < 8; i++) {
+                b[i] = (byte) (hi >>> (56 - 8 * i));
+                b[8 + i] = (byte) (lo >>> (56 - 8 * i));
+            }
+        });
+        return b;
+    }
+}
