@@ -422,7 +422,7 @@ public final class CTracer {
             }
 
             %2$s/* Makes room for an event record of er_size bits, opening and closing packets as needed. */
-            static int _reserve_er_space(struct %1$sctx * const ctx, const uint32_t er_size)
+            static int _reserve_er_space_slow(struct %1$sctx * const ctx, const uint32_t er_size)
             {
             	/* Event record cannot fit any packet? */
             	if (er_size > ctx->packet_size - ctx->off_content) {
@@ -460,7 +460,17 @@ public final class CTracer {
             	return 0;
             }
 
-            static void _commit_er(struct %1$sctx * const ctx)
+            /* The common case, inlined in each tracing function: the open packet has room. */
+            static inline int _reserve_er_space(struct %1$sctx * const ctx, const uint32_t er_size)
+            {
+            	if (ctx->at != ctx->packet_size && er_size <= ctx->packet_size - ctx->at) {
+            		return 1;
+            	}
+
+            	return _reserve_er_space_slow(ctx, er_size);
+            }
+
+            static inline void _commit_er(struct %1$sctx * const ctx)
             {
             	if (%1$spacket_is_full(ctx)) {
             		ctx->cbs.close_packet(ctx->data);
@@ -468,15 +478,15 @@ public final class CTracer {
             }
 
             """.formatted(p, hasStrings() ? """
-            static void _write_c_str(struct %1$sctx * const ctx, const char * const src)
+            static inline uint32_t _write_c_str(uint8_t * const buf, const uint32_t at, const char * const src)
             {
             	const uint32_t sz = (uint32_t) strlen(src) + 1;
 
-            	memcpy(&ctx->buf[_BITS_TO_BYTES(ctx->at)], src, sz);
-            	ctx->at += _BYTES_TO_BITS(sz);
+            	memcpy(&buf[_BITS_TO_BYTES(at)], src, sz);
+            	return at + _BYTES_TO_BITS(sz);
             }
 
-            """.formatted(p) : ""));
+            """ : ""));
         c.append(initProto()).append("\n{\n").append("""
             	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
 
@@ -578,8 +588,17 @@ public final class CTracer {
             		at += n;
             	}
             """;
+        StringBuilder fixed = new StringBuilder();
+        for (int size : new int[] {8, 16, 32, 64}) {
+            fixed.append("static inline void _write_").append(size).append("(uint8_t * const b, const uint64_t v)\n{\n");
+            for (int k = 0; k < size / 8; k++) {
+                int shift = bigEndian ? size - 8 - 8 * k : 8 * k;
+                fixed.append("\tb[").append(k).append("] = (uint8_t) ").append(shift == 0 ? "v" : "(v >> " + shift + ")").append(";\n");
+            }
+            fixed.append("}\n\n");
+        }
         return "static void _write_bits(uint8_t * const buf, uint32_t at, uint64_t v, unsigned int len)\n{\n" + body
-            + "}\n\n";
+            + "}\n\n" + fixed;
     }
 
     private void dataStreamType(StringBuilder c, DataStreamType d) {
@@ -607,14 +626,16 @@ public final class CTracer {
             		return;
             	}
 
-            	ctx->at = 0;
+            	uint8_t * const buf = ctx->buf;
+            	uint32_t at = 0;
 
+            	(void) buf;
             """);
         StructureType ph = config.trace().type().packetHeader();
         c.append("\t/* Packet header */\n");
-        align(c, "\t", "ctx->at", ph.alignment());
+        align(c, "\t", "at", ph.alignment());
         for (Member m : ph.members()) {
-            c.append("\tsctx->off_ph_").append(m.name()).append(" = ctx->at;\n");
+            c.append("\tsctx->off_ph_").append(m.name()).append(" = at;\n");
             String src = switch (m.name()) {
                 case "magic" -> "UINT32_C(0xc1fc1fc1)";
                 case "stream_id" -> "UINT64_C(" + d.id() + ")";
@@ -635,7 +656,7 @@ public final class CTracer {
             }
         }
         c.append("\n\t/* Packet context */\n");
-        align(c, "\t", "ctx->at", d.packetContext().alignment());
+        align(c, "\t", "at", d.packetContext().alignment());
         for (Member m : d.packetContext().members()) {
             IntegerType it = m.type() instanceof IntegerType i ? i : null;
             switch (m.name()) {
@@ -644,16 +665,17 @@ public final class CTracer {
                 case "packet_seq_num" -> write(c, "\t", it, "ctx->sequence_number", "", 0);
                 case "content_size", "timestamp_end", "events_discarded" -> {
                     // written when the packet closes
-                    align(c, "\t", "ctx->at", it.alignment());
-                    c.append("\tsctx->off_pc_").append(m.name()).append(" = ctx->at;\n");
-                    c.append("\tctx->at += ").append(it.size()).append(";\n");
+                    align(c, "\t", "at", it.alignment());
+                    c.append("\tsctx->off_pc_").append(m.name()).append(" = at;\n");
+                    c.append("\tat += ").append(it.size()).append(";\n");
                 }
                 default -> write(c, "\t", m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", 0);
             }
         }
         c.append("""
 
-            	ctx->off_content = ctx->at;
+            	ctx->at = at;
+            	ctx->off_content = at;
             	ctx->packet_is_open = 1;
             	ctx->in_tracing_section = saved_in_tracing_section;
             }
@@ -696,19 +718,19 @@ public final class CTracer {
         c.append("\tctx->in_tracing_section = saved_in_tracing_section;\n}\n\n");
         // event record header
         StructureType erh = d.eventRecordHeader();
-        c.append("static void _serialize_er_header_").append(d.name()).append("(").append(sctxType)
-            .append(" * const sctx, const uint32_t ert_id)\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\n");
+        c.append("static inline uint32_t _serialize_er_header_").append(d.name()).append("(").append(sctxType)
+            .append(" * const sctx, uint8_t * const buf, uint32_t at, const uint32_t ert_id)\n{\n\t(void) buf;\n");
         if (erh.members().isEmpty() || d.eventRecordFeatures().typeId().isEmpty()) {
             c.append("\t(void) ert_id;\n");
         }
         if (clock.isEmpty() || d.eventRecordFeatures().timestamp().isEmpty()) {
             c.append("\t(void) sctx;\n");
         }
-        align(c, "\t", "ctx->at", erh.alignment());
+        align(c, "\t", "at", erh.alignment());
         for (Member m : erh.members()) {
             write(c, "\t", m.type(), m.name().equals("id") ? "ert_id" : clock.isPresent() ? "sctx->cur_last_event_ts" : "0", "", 0);
         }
-        c.append("}\n\n");
+        c.append("\treturn at;\n}\n\n");
         for (EventRecordType e : d.eventRecordTypes()) {
             eventRecordType(c, d, e, sctxType);
         }
@@ -747,21 +769,21 @@ public final class CTracer {
         c.append("\n\treturn at - ctx->at;\n}\n\n");
         // serialize
         c.append("static void _serialize_er_").append(suffix).append("(").append(sctxType).append(" * const sctx")
-            .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\n")
-            .append("\t(void) ctx;\n");
+            .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
+            .append("\tuint8_t * const buf = ctx->buf;\n\tuint32_t at = ctx->at;\n\n");
         for (Param prm : params) {
             c.append("\t(void) ").append(prm.name()).append(";\n"); // an empty array's is unused
         }
-        c.append("\t_serialize_er_header_").append(d.name()).append("(sctx, ").append(e.id()).append(");\n");
+        c.append("\tat = _serialize_er_header_").append(d.name()).append("(sctx, buf, at, ").append(e.id()).append(");\n");
         for (int r = 0; r < roots.size(); r++) {
             if (roots.get(r).isPresent()) {
-                align(c, "\t", "ctx->at", roots.get(r).get().alignment());
+                align(c, "\t", "at", roots.get(r).get().alignment());
                 for (Member m : roots.get(r).get().members()) {
                     write(c, "\t", m.type(), prefixes.get(r) + "_" + m.name(), prefixes.get(r) + "___" + m.name() + "_len", 0);
                 }
             }
         }
-        c.append("}\n\n");
+        c.append("\tctx->at = at;\n}\n\n");
         // the tracing function
         c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\tuint32_t er_size;\n\n");
         // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
@@ -811,26 +833,36 @@ public final class CTracer {
                 c.append(ind).append("}\n");
             }
             case StringType s -> {
-                align(c, ind, "ctx->at", 8);
-                c.append(ind).append("_write_c_str(ctx, ").append(src).append(");\n");
+                align(c, ind, "at", 8);
+                c.append(ind).append("at = _write_c_str(buf, at, ").append(src).append(");\n");
             }
             // an array is aligned as its elements even when empty, as CTF readers expect
             case StaticArrayType a -> {
-                align(c, ind, "ctx->at", a.alignment());
+                align(c, ind, "at", a.alignment());
                 loop(c, ind, Long.toString(a.length()), a.element(), src, depth, true);
             }
             case DynamicArrayType a -> {
-                align(c, ind, "ctx->at", a.alignment());
+                align(c, ind, "at", a.alignment());
                 loop(c, ind, lenSrc, a.element(), src, depth, true);
             }
             case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
         }
     }
 
+    /**
+     * Writes an integer at {@code at} into {@code buf} (the C locals of every serializer, so that
+     * the compiler keeps them in registers: stores through {@code uint8_t *} may alias the context).
+     * Whole bytes at a byte boundary are one store (compilers merge the byte stores of
+     * {@code _write_N}); other fields go through the bit writer.
+     */
     private static void bits(StringBuilder c, String ind, int alignment, int size, String value) {
-        align(c, ind, "ctx->at", alignment);
-        c.append(ind).append("_write_bits(ctx->buf, ctx->at, ").append(value).append(", ").append(size).append(");\n")
-            .append(ind).append("ctx->at += ").append(size).append(";\n");
+        align(c, ind, "at", alignment);
+        if (alignment % 8 == 0 && (size == 8 || size == 16 || size == 32 || size == 64)) {
+            c.append(ind).append("_write_").append(size).append("(&buf[_BITS_TO_BYTES(at)], ").append(value).append(");\n");
+        } else {
+            c.append(ind).append("_write_bits(buf, at, ").append(value).append(", ").append(size).append(");\n");
+        }
+        c.append(ind).append("at += ").append(size).append(";\n");
     }
 
     private static void loop(StringBuilder c, String ind, String count, FieldType element, String src, int depth,
