@@ -101,7 +101,9 @@ public final class ShmCollector implements AutoCloseable {
         while (!stopRequested) {
             int drained = 0;
             boolean allDone = true;
-            for (ShmRing ring : rings) {
+            // indexed: no iterator per pass
+            for (int i = 0; i < rings.size(); i++) {
+                ShmRing ring = rings.get(i);
                 if (!ring.attached()) {
                     if (!ring.attach()) {
                         allDone = false;
