@@ -118,6 +118,8 @@ class ShmRingTest {
                 long core = e.getLong("core");
                 long seq = e.getLong("seq");
                 assertThat(seq).as("core %d", core).isGreaterThan(last.getOrDefault(core, -1L));
+                // the events lost before this one are exactly those its packet counts
+                assertThat(seq).as("core %d", core).isEqualTo(read.getOrDefault(core, 0L) + e.getLong("events_discarded"));
                 assertThat(e.getString("msg")).isEqualTo("core " + core + " event " + seq);
                 last.put(core, seq);
                 read.merge(core, 1L, Long::sum);
@@ -160,8 +162,10 @@ class ShmRingTest {
             while (reader.next()) {
                 Event e = reader.event();
                 long core = e.getLong("core");
-                assertThat(e.getLong("seq")).isEqualTo(next.getOrDefault(core, 0L));
-                next.put(core, e.getLong("seq") + 1);
+                long read = next.getOrDefault(core, 0L);
+                // every event emitted is read or counted as discarded before it
+                assertThat(e.getLong("seq")).isEqualTo(read + e.getLong("events_discarded"));
+                next.put(core, read + 1);
             }
         }
         assertThat(next.values().stream().mapToLong(Long::longValue).sum()).isPositive();
