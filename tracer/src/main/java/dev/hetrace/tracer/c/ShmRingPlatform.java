@@ -167,7 +167,9 @@ public final class ShmRingPlatform {
             /*
              * Publishes the current packet if it holds events, and, if events were discarded
              * since the last published packet, an empty packet telling how many. Returns 1 when
-             * nothing is left pending, 0 when the ring is full (call again later).
+             * nothing is left pending, 0 when the ring is full (call again later). Unlike a
+             * tracepoint it is not guarded against interruption: call it (and finish) where no
+             * tracepoint of this core can interrupt it (e.g. with trace interrupts masked).
              */
             int %3$sflush(struct %3$sctx *ctx);
 
