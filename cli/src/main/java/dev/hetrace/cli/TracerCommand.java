@@ -3,6 +3,7 @@ package dev.hetrace.cli;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.CallbackPlatform;
 import dev.hetrace.tracer.c.LinuxFilePlatform;
+import dev.hetrace.tracer.c.ShmRingPlatform;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -58,7 +59,11 @@ final class TracerCommand implements Callable<Integer> {
             "  linux-file  PREFIX-platform-linux-file.{h,c}: writes its packets to a file",
             "              on Linux (clocks from clock_gettime);",
             "  callback    PREFIX-platform-callback.{h,c}: hands each full packet to your",
-            "              function (message queue, DMA, UART...); freestanding, no malloc.", "",
+            "              function (message queue, DMA, UART...); freestanding, no malloc;",
+            "  shm-ring    PREFIX-platform-shm-ring.{h,c}: writes whole packets into a ring",
+            "              of slots in shared memory, drained by 'hetrace collect'",
+            "              (freestanding), and PREFIX-shm-ring-linux.{h,c}, which maps a",
+            "              region file for a producer running on Linux (docs/shm-ring.md).", "",
             "Examples:",
             "  hetrace tracer generate config.yaml",
             "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
@@ -68,7 +73,7 @@ final class TracerCommand implements Callable<Integer> {
             + " read or written", "2:usage error"})
     static final class Generate implements Callable<Integer> {
         /** Platforms shipped with the generator. */
-        enum Platform { linux_file, callback }
+        enum Platform { linux_file, callback, shm_ring }
 
         @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
         Path config;
@@ -85,7 +90,7 @@ final class TracerCommand implements Callable<Integer> {
         boolean metadataOnly;
 
         @Option(names = "--platform", paramLabel = "NAME", converter = PlatformConverter.class,
-            description = "Also write a platform: linux-file or callback.")
+            description = "Also write a platform: linux-file, callback or shm-ring.")
         Platform platform;
 
         @Option(names = "--debug", description = "Show stack traces of errors.")
@@ -119,6 +124,7 @@ final class TracerCommand implements Callable<Integer> {
                     files.putAll(switch (platform) {
                         case linux_file -> LinuxFilePlatform.generate(c);
                         case callback -> CallbackPlatform.generate(c);
+                        case shm_ring -> ShmRingPlatform.generate(c);
                     });
                 }
                 files.put("metadata", BarectfMetadata.of(c));
@@ -152,7 +158,7 @@ final class TracerCommand implements Callable<Integer> {
                     return p;
                 }
             }
-            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file, callback)");
+            throw new CommandLine.TypeConversionException("unknown platform '" + value + "' (known: linux-file, callback, shm-ring)");
         }
     }
 }

@@ -926,6 +926,11 @@ public final class CTracer {
     }
 
     private byte[] uuidBytes() {
+        return uuidBytes(config);
+    }
+
+    /** The trace UUID as the packet headers hold it (zeros without one). */
+    static byte[] uuidBytes(Configuration config) {
         byte[] b = new byte[16];
         config.trace().type().uuid().ifPresent(u -> {
             long hi = u.getMostSignificantBits();

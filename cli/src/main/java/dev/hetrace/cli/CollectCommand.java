@@ -1,0 +1,179 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.tracer.config.ConfigException;
+import dev.hetrace.tracer.config.ConfigReader;
+import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.shm.CollectMetadata;
+import dev.hetrace.tracer.shm.ShmCollector;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code hetrace collect}: drains shm-ring regions into a CTF trace while their producers run. */
+@Command(name = "collect", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Drain the shm-ring regions of running cores into a CTF trace.", "",
+        "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
+        "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
+        "collector maps the regions, waits for their producers to initialize them, and",
+        "appends each packet they publish to a stream file of TRACEDIR named after the",
+        "region file, with one write per whole packet: the trace on disk reads cleanly",
+        "up to its last packet at every moment, even if the collector is killed.", "",
+        "It stops when every producer has said it is done, or on Ctrl-C (the packet",
+        "being written is finished first), then prints packets, bytes and events",
+        "discarded per core. While it runs, a progress line is shown every second when",
+        "the terminal is interactive.", "",
+        "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
+        "configuration (--config; an 'auto' UUID is taken from the producers).", "",
+        "Remove stale region files before starting the producers and the collector.", "",
+        "Examples:",
+        "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
+        "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:every producer finished (or Ctrl-C) and its packets were written",
+        "1:a region, the metadata or the configuration is invalid, or a file could not be read or written",
+        "2:usage error"})
+final class CollectCommand implements Callable<Integer> {
+    @Option(names = "--shm", arity = "1..*", required = true, paramLabel = "FILE",
+        description = "shm-ring region files, one per core (their names name the stream files).")
+    List<Path> regions = new ArrayList<>();
+
+    @Option(names = {"-o", "--out"}, required = true, paramLabel = "TRACEDIR",
+        description = "The trace directory to write (created if missing; its stream files are replaced).")
+    Path out;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    MetadataFrom metadataFrom;
+
+    static final class MetadataFrom {
+        @Option(names = "--metadata", required = true, paramLabel = "FILE",
+            description = "The CTF metadata file the generator wrote for the producers' tracer.")
+        Path metadata;
+
+        @Option(names = "--config", required = true, paramLabel = "CONFIG.yaml",
+            description = "The barectf configuration the producers' tracer was generated from.")
+        Path config;
+    }
+
+    @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
+        description = "With --config: add DIR to the directories searched for included files.")
+    List<Path> includeDirs = new ArrayList<>();
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @Override
+    public Integer call() {
+        PrintStream err = main.err;
+        for (Path dir : includeDirs) {
+            if (!Files.isDirectory(dir)) {
+                err.println("hetrace: -I " + dir + ": not an existing directory");
+                return 2;
+            }
+        }
+        ShmCollector.MetadataSource source;
+        try {
+            if (metadataFrom.metadata != null) {
+                Path file = metadataFrom.metadata;
+                String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+                source = uuid -> CollectMetadata.fromFile(text, file, uuid);
+            } else {
+                List<Path> dirs = new ArrayList<>(includeDirs);
+                dirs.add(Path.of("").toAbsolutePath());
+                Configuration config = ConfigReader.read(metadataFrom.config, dirs);
+                Path file = metadataFrom.config;
+                source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
+            }
+        } catch (IOException | ConfigException e) {
+            return fail(e);
+        }
+        ShmCollector collector;
+        try {
+            collector = new ShmCollector(regions, out, source);
+        } catch (IllegalArgumentException e) {
+            err.println("hetrace: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            return fail(e);
+        }
+        // Ctrl-C: the hook asks the collector to stop after its current packet and waits for it to close its files
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            collector.stop();
+            try {
+                closed.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "hetrace-collect-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
+        try (collector) {
+            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1));
+            if (progress) {
+                err.print("\r\033[K");
+            }
+            summary(collector.stats());
+            return 0;
+        } catch (IOException e) {
+            return fail(e);
+        } finally {
+            closed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook is running and now returns
+            }
+        }
+    }
+
+    private static String progressLine(List<ShmCollector.RingStats> stats) {
+        long packets = 0;
+        long bytes = 0;
+        long discarded = 0;
+        int attached = 0;
+        for (ShmCollector.RingStats s : stats) {
+            packets += s.packets();
+            bytes += s.bytes();
+            discarded += s.eventsDiscarded();
+            attached += s.attached() ? 1 : 0;
+        }
+        return "%d/%d cores: %d packets, %d bytes, %d events discarded".formatted(attached, stats.size(), packets,
+            bytes, discarded);
+    }
+
+    private void summary(List<ShmCollector.RingStats> stats) throws IOException {
+        StringBuilder s = new StringBuilder();
+        for (ShmCollector.RingStats r : stats) {
+            if (!r.attached()) {
+                s.append("%s: no producer seen%n".formatted(r.region()));
+            } else {
+                s.append("%s: core %d: %d packets, %d bytes, %d events discarded%s%n".formatted(r.region(), r.coreId(),
+                    r.packets(), r.bytes(), r.eventsDiscarded(), r.done() ? "" : " (producer not done)"));
+            }
+        }
+        main.out.write(s.toString().getBytes(StandardCharsets.UTF_8));
+        main.out.flush();
+    }
+
+    private int fail(Exception e) {
+        main.err.println("hetrace: " + e.getMessage());
+        if (debug) {
+            e.printStackTrace(main.err);
+        }
+        return 1;
+    }
+}

@@ -1,0 +1,200 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code hetrace collect}: killed (SIGKILL) while four gcc-built producer processes trace
+ * through shm-ring regions, it leaves a trace that reads cleanly up to its last whole packet;
+ * bad regions and usage get one error line and their exit status.
+ */
+class CollectCommandTest {
+    /** The producer program and configuration of the tracer module's ShmRingTest (the tests run in cli/). */
+    private static final Path SHM_RESOURCES = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/shm");
+    private static final int CORES = 4;
+    private static final int SLOT_SIZE = 1024;
+
+    @TempDir
+    Path dir;
+
+    private final List<Process> started = new ArrayList<>();
+
+    @AfterEach
+    void killAll() throws InterruptedException {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
+     * SIGKILL: nothing runs in the collector any more; SIGTERM (as Ctrl-C's SIGINT) runs its
+     * shutdown hook, which finishes the packet being written and prints the summary.
+     */
+    @ParameterizedTest(name = "graceful stop {0}")
+    @ValueSource(booleans = {false, true})
+    void aCollectorKilledMidRunLeavesATraceThatReadsUpToItsLastWholePacket(boolean graceful) throws Exception {
+        Assumptions.assumeTrue(run(dir, "gcc", "--version") == 0, "gcc not found: producers not built");
+        Files.copy(SHM_RESOURCES.resolve("shm.yaml"), dir.resolve("shm.yaml"));
+        Files.copy(SHM_RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
+        assertThat(Main.run(new ByteArrayOutputStream(), System.err, "tracer", "generate", "--platform", "shm-ring",
+            "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
+        assertThat(run(dir, "gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o", "producer",
+            "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c")).isZero();
+
+        List<Process> producers = new ArrayList<>();
+        List<String> collect = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+            "-cp", System.getProperty("java.class.path"), Main.class.getName(), "collect", "--config",
+            dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString(), "--shm"));
+        for (int c = 0; c < CORES; c++) {
+            Path region = dir.resolve("core" + c);
+            collect.add(region.toString());
+            // many events, paced: still tracing when the collector is killed; rings large enough to lose nothing
+            producers.add(start(new ProcessBuilder(dir.resolve("producer").toString(), region.toString(),
+                Integer.toString(c), Integer.toString(SLOT_SIZE), "8192", "10000000", "0", Long.toString(1000L * c),
+                Integer.toString(c + 1), "200")));
+            assertThat(readLine(producers.getLast().getInputStream())).isEqualTo("ready");
+        }
+        // to a file: destroy() closes the process's pipes
+        Process collector = start(new ProcessBuilder(collect).redirectOutput(dir.resolve("summary.txt").toFile()));
+        // the producers trace once the collector has attached every region (it then creates the stream files)
+        long attachDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (int c = 0; c < CORES; c++) {
+            while (!Files.exists(dir.resolve("trace").resolve("core" + c))) {
+                assertThat(collector.isAlive()).as("collector running").isTrue();
+                assertThat(System.nanoTime()).as("regions attached in time").isLessThan(attachDeadline);
+                Thread.sleep(10);
+            }
+        }
+        for (Process p : producers) {
+            OutputStream o = p.getOutputStream();
+            o.write("go\n".getBytes(StandardCharsets.UTF_8));
+            o.flush();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (leastStreamBytes(dir.resolve("trace")) < 20L * SLOT_SIZE) {
+            assertThat(collector.isAlive()).as("collector running").isTrue();
+            assertThat(System.nanoTime()).as("packets collected in time").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        if (graceful) {
+            collector.destroy();
+        } else {
+            collector.destroyForcibly();
+        }
+        assertThat(collector.waitFor(30, TimeUnit.SECONDS)).as("collector stopped").isTrue();
+        assertThat(producers).allSatisfy(p -> assertThat(p.isAlive()).as("producer still tracing").isTrue());
+
+        Map<Long, Long> next = new HashMap<>();
+        try (CtfReader reader = CtfReader.open(dir.resolve("trace"))) {
+            while (reader.next()) {
+                Event e = reader.event();
+                long core = e.getLong("core");
+                long seq = e.getLong("seq");
+                long read = next.getOrDefault(core, 0L);
+                // every event emitted is read or counted (the rings are large, but the machine may be slow)
+                assertThat(seq).as("core %d", core).isEqualTo(read + e.getLong("events_discarded"));
+                assertThat(e.getString("msg")).isEqualTo("core " + core + " event " + seq);
+                assertThat(e.timeNanos()).isEqualTo(1000L * core + seq * (core + 1));
+                next.put(core, read + 1);
+            }
+        }
+        assertThat(next.values().stream().mapToLong(Long::longValue).sum()).isPositive();
+        for (int c = 0; c < CORES; c++) {
+            assertThat(Files.size(dir.resolve("trace").resolve("core" + c)) % SLOT_SIZE).as("whole packets").isZero();
+        }
+        if (graceful) {
+            String summary = Files.readString(dir.resolve("summary.txt"));
+            for (int c = 0; c < CORES; c++) {
+                long packets = Files.size(dir.resolve("trace").resolve("core" + c)) / SLOT_SIZE;
+                // the producers may have filled their rings before the collector's JVM started: drops are possible
+                assertThat(summary).containsPattern("core%d: core %d: %d packets, %d bytes, \\d+ events discarded \\(producer not done\\)"
+                    .formatted(c, c, packets, packets * SLOT_SIZE));
+            }
+        }
+    }
+
+    @Test
+    void aFileThatIsNotAnShmRingRegionIsOneErrorLineWithStatus1() throws Exception {
+        Path bad = dir.resolve("bad");
+        Files.write(bad, new byte[4096]);
+        Files.write(bad, "not a ring".getBytes(StandardCharsets.US_ASCII), java.nio.file.StandardOpenOption.WRITE);
+        Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(new ByteArrayOutputStream(), new PrintStream(err, true, StandardCharsets.UTF_8),
+            "collect", "--shm", bad.toString(), "--metadata", metadata.toString(), "-o", dir.resolve("t").toString());
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).matches("hetrace: .*bad: not an shm-ring region \\(magic 0x[0-9a-f]{8}\\)\\R");
+    }
+
+    @Test
+    void metadataAndConfigTogetherOrRegionsWithTheSameNameAreUsageErrors() throws Exception {
+        Path m = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", "r", "--metadata", m.toString(),
+            "--config", "c.yaml", "-o", "t")).isEqualTo(2);
+        assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", dir.resolve("a/r").toString(),
+            dir.resolve("b/r").toString(), "--metadata", m.toString(), "-o", dir.resolve("t").toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("mutually exclusive").contains("must differ");
+    }
+
+    private Process start(ProcessBuilder pb) throws IOException {
+        Process p = pb.redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        started.add(p);
+        return p;
+    }
+
+    /** Bytes of the smallest stream file (0 while one is missing). */
+    private static long leastStreamBytes(Path trace) throws IOException {
+        long n = Long.MAX_VALUE;
+        for (int c = 0; c < CORES; c++) {
+            Path f = trace.resolve("core" + c);
+            n = Math.min(n, Files.exists(f) ? Files.size(f) : 0);
+        }
+        return n;
+    }
+
+    private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
+        try {
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int status = p.waitFor();
+            if (status != 0) {
+                System.err.println(out);
+            }
+            return status;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** One line, read byte by byte so that nothing after it is consumed. */
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder s = new StringBuilder();
+        for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) {
+            s.append((char) b);
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,163 @@
+package dev.hetrace.tracer.shm;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * Drains shm-ring regions (one per core) into the stream files of a CTF trace directory while
+ * their producers run, until every producer is done or {@link #stop()} is called. Each packet
+ * is appended with one write, so the trace on disk is valid up to its last whole packet at
+ * every moment, and killing the collector loses nothing already written. Stream files are
+ * named after the region files.
+ */
+public final class ShmCollector implements AutoCloseable {
+    /** What was drained from one region so far. */
+    public record RingStats(Path region, long coreId, boolean attached, boolean done, long packets, long bytes,
+                            long eventsDiscarded) {}
+
+    /** Idle polls spent spinning before parking: a busy ring is drained without sleeping. */
+    private static final int SPINS = 100;
+    private static final long PARK_NANOS = 200_000;
+
+    private final List<ShmRing> rings = new ArrayList<>();
+    private final Path traceDir;
+    private volatile boolean stopRequested;
+    private final BooleanSupplier stopping = () -> stopRequested;
+
+    /** The trace's metadata, made when the first producer is seen. */
+    @FunctionalInterface
+    public interface MetadataSource {
+        /**
+         * @param producersUuid the trace UUID the producers' packet headers hold, or null if
+         *                      they hold none: the metadata must declare the same
+         * @throws IOException if this metadata cannot describe those producers' packets
+         */
+        String metadata(UUID producersUuid) throws IOException;
+    }
+
+    private final MetadataSource metadataSource;
+    private boolean metadataWritten;
+    private UUID producersUuid;
+
+    /**
+     * Prepares to drain {@code regions} into {@code traceDir} (created if missing); the
+     * metadata is written there when the first producer has initialized its region, before
+     * any stream file.
+     */
+    public ShmCollector(List<Path> regions, Path traceDir, MetadataSource metadataSource) throws IOException {
+        this.traceDir = traceDir;
+        this.metadataSource = metadataSource;
+        Set<String> names = new HashSet<>();
+        for (Path r : regions) {
+            String name = r.getFileName().toString();
+            if (name.equals("metadata") || !names.add(name)) {
+                throw new IllegalArgumentException(r + ": the regions' file names name the stream files: they must"
+                    + " differ from each other and from 'metadata'");
+            }
+            rings.add(new ShmRing(r, traceDir.resolve(name)));
+        }
+        Files.createDirectories(traceDir);
+    }
+
+    /** Writes the metadata for the first producer; checks that later ones belong to the same trace. */
+    private void started(ShmRing ring) throws IOException {
+        UUID u = ring.uuid();
+        if (!metadataWritten) {
+            String metadata = metadataSource.metadata(u);
+            // renamed into place: a reader never sees half a metadata file
+            Path tmp = traceDir.resolve(".metadata.tmp");
+            Files.writeString(tmp, metadata, StandardCharsets.UTF_8);
+            Files.move(tmp, traceDir.resolve("metadata"), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+            metadataWritten = true;
+            producersUuid = u;
+        } else if (!Objects.equals(u, producersUuid)) {
+            throw new ShmRingException(ring.region, "its tracer writes trace UUID " + u + ", another region's "
+                + producersUuid + ": they are not one trace");
+        }
+        ring.openStream();
+    }
+
+    /**
+     * Drains until every producer is done or {@link #stop()} is called (the packet being
+     * written is finished first). Calls {@code progress} about every {@code progressNanos}
+     * (null: never).
+     */
+    public void run(Consumer<List<RingStats>> progress, long progressNanos) throws IOException {
+        long nextProgress = System.nanoTime() + progressNanos;
+        int idle = 0;
+        while (!stopRequested) {
+            int drained = 0;
+            boolean allDone = true;
+            // indexed: no iterator per pass
+            for (int i = 0; i < rings.size(); i++) {
+                ShmRing ring = rings.get(i);
+                if (!ring.attached()) {
+                    if (!ring.attach()) {
+                        allDone = false;
+                        continue;
+                    }
+                    started(ring);
+                }
+                drained += ring.drain(stopping);
+                if (!ring.finished()) {
+                    allDone = false;
+                }
+            }
+            if (allDone) {
+                break;
+            }
+            if (progress != null && System.nanoTime() - nextProgress >= 0) {
+                progress.accept(stats());
+                nextProgress = System.nanoTime() + progressNanos;
+            }
+            if (drained > 0) {
+                idle = 0;
+            } else if (++idle < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(PARK_NANOS);
+            }
+        }
+    }
+
+    /** Makes {@link #run} return after the packet it is writing; callable from any thread (e.g. a shutdown hook). */
+    public void stop() {
+        stopRequested = true;
+    }
+
+    public List<RingStats> stats() {
+        return rings.stream().map(ShmRing::stats).toList();
+    }
+
+    public Path traceDir() {
+        return traceDir;
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException failure = null;
+        for (ShmRing r : rings) {
+            try {
+                r.close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
