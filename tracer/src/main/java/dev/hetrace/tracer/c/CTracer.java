@@ -36,7 +36,7 @@ public final class CTracer {
     private static final String ERCC = "cc";
     private static final String ERSC = "sc";
     private static final String ERP = "p";
-    private static final Set<String> PC_FEATURE_MEMBERS = Set.of("packet_size", "content_size", "timestamp_begin",
+    static final Set<String> PC_FEATURE_MEMBERS = Set.of("packet_size", "content_size", "timestamp_begin",
         "timestamp_end", "events_discarded", "packet_seq_num");
 
     private final Configuration config;

@@ -1,0 +1,65 @@
+package dev.hetrace.tracer.c;
+
+import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.config.Configuration.ClockType;
+import dev.hetrace.tracer.config.Configuration.DataStreamType;
+import dev.hetrace.tracer.config.FieldType.Member;
+import java.util.List;
+
+/** What the generated platforms have in common: their data stream type, user clocks and packet opening. */
+final class PlatformParts {
+    private PlatformParts() {}
+
+    /** The data stream type a platform serves: the default one, else the first. */
+    static DataStreamType stream(Configuration config) {
+        List<DataStreamType> dsts = config.trace().type().dataStreamTypes();
+        return config.options().defaultDataStreamTypeName()
+            .flatMap(n -> dsts.stream().filter(x -> x.name().equals(n)).findFirst()).orElse(dsts.getFirst());
+    }
+
+    /**
+     * Clocks read through user functions: the members of the platform's {@code funcs} struct,
+     * the tracer callbacks that call them (on a context {@code struct PPctx}), and the lines
+     * setting those callbacks in {@code cbs}.
+     */
+    record UserClocks(String members, String functions, String init) {}
+
+    static UserClocks userClocks(Configuration config, String pp) {
+        StringBuilder members = new StringBuilder();
+        StringBuilder functions = new StringBuilder();
+        StringBuilder init = new StringBuilder();
+        for (ClockType c : config.trace().type().clockTypes()) {
+            String ctype = config.options().clockTypeCTypes().getOrDefault(c.name(), "uint32_t");
+            members.append("\t/* Reads clock `").append(c.name()).append("` (").append(c.frequency()).append(" Hz) */\n\t")
+                .append(ctype).append(" (*").append(c.name()).append("_clock)(void *user_data);\n\n");
+            functions.append("""
+                static %1$s %2$s_clock_get_value(void * const data)
+                {
+                	struct %3$sctx * const ctx = (struct %3$sctx *) data;
+
+                	return ctx->funcs.%2$s_clock(ctx->funcs.user_data);
+                }
+
+                """.formatted(ctype, c.name(), pp));
+            init.append("\tcbs.").append(c.name()).append("_clock_get_value = ").append(c.name()).append("_clock_get_value;\n");
+        }
+        return new UserClocks(members.toString(), functions.toString(), init.toString());
+    }
+
+    /**
+     * The extra packet context members' arguments of {@code open_packet} (platforms have no
+     * values for them: zeros and empty strings), and the declarations they need.
+     */
+    record OpenArgs(String args, String decls) {}
+
+    static OpenArgs openArgs(DataStreamType d) {
+        StringBuilder args = new StringBuilder();
+        StringBuilder decls = new StringBuilder();
+        for (Member m : d.packetContext().members()) {
+            if (!CTracer.PC_FEATURE_MEMBERS.contains(m.name())) {
+                args.append(", ").append(LinuxFilePlatform.zero(m.type(), "pc_" + m.name(), decls));
+            }
+        }
+        return new OpenArgs(args.toString(), decls.toString());
+    }
+}
