@@ -601,16 +601,13 @@ public final class CTracer {
             + "}\n\n" + fixed;
     }
 
-    private void dataStreamType(StringBuilder c, DataStreamType d) {
-        String sctxType = "struct " + p + d.name() + "_ctx";
-        Optional<ClockType> clock = d.defaultClockType();
-        // open
-        c.append(openProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
-        boolean begTs = clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
-        if (begTs) {
-            c.append(packetTimestamp(clock.get()));
-        }
-        c.append("""
+    /**
+     * The start of open_packet ({@code opening}) and close_packet: platforms call them with
+     * tracing disabled or from within a tracepoint (in_tracing_section set); either leaves a
+     * packet already in the wanted state alone.
+     */
+    private static String packetEntry(boolean opening) {
+        return """
             	const int saved_in_tracing_section = ctx->in_tracing_section;
 
             	/* Called by the platform while tracing is disabled: leave the packet alone */
@@ -621,11 +618,24 @@ public final class CTracer {
 
             	ctx->in_tracing_section = 1;
 
-            	if (ctx->packet_is_open) {
+            	if (%sctx->packet_is_open) {
             		ctx->in_tracing_section = saved_in_tracing_section;
             		return;
             	}
 
+            """.formatted(opening ? "" : "!");
+    }
+
+    private void dataStreamType(StringBuilder c, DataStreamType d) {
+        String sctxType = "struct " + p + d.name() + "_ctx";
+        Optional<ClockType> clock = d.defaultClockType();
+        // open
+        c.append(openProto(d)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
+        boolean begTs = clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
+        if (begTs) {
+            c.append(packetTimestamp(clock.get()));
+        }
+        c.append(packetEntry(true)).append("""
             	uint8_t * const buf = ctx->buf;
             	uint32_t at = 0;
 
@@ -687,21 +697,7 @@ public final class CTracer {
         if (endTs) {
             c.append(packetTimestamp(clock.get()));
         }
-        c.append("""
-            	const int saved_in_tracing_section = ctx->in_tracing_section;
-
-            	if (!ctx->is_tracing_enabled && !saved_in_tracing_section) {
-            		ctx->in_tracing_section = 0;
-            		return;
-            	}
-
-            	ctx->in_tracing_section = 1;
-
-            	if (!ctx->packet_is_open) {
-            		ctx->in_tracing_section = saved_in_tracing_section;
-            		return;
-            	}
-
+        c.append(packetEntry(false)).append("""
             	ctx->content_size = ctx->at;
             """);
         d.packetFeatures().endTimestamp().ifPresent(it -> c.append("\t_write_bits(ctx->buf, sctx->off_pc_timestamp_end, (uint64_t) ")
