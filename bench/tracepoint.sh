@@ -9,7 +9,9 @@
 # Usage: bench/tracepoint.sh [ROUNDS]   (default 10000 rounds of the three events)
 # Prints, for each tracer: the inclusive instructions of the three tracing functions per call
 # (what a tracepoint costs, its clock read and packet switches included), and the whole
-# program's instructions per event (ROUNDS rounds minus 0 rounds, the loop included).
+# program's instructions per event (ROUNDS rounds minus 0 rounds, the loop included). A third row
+# builds hetrace's tracer with the clock read inline (bench/tracepoint/clock.h), which barectf's
+# generated code cannot do.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds="${1:-10000}"
@@ -18,18 +20,24 @@ for tool in gcc valgrind callgrind_annotate barectf; do
 done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/hetrace" "$work/barectf"
+mkdir -p "$work/hetrace" "$work/barectf" "$work/hetrace-inline-clock"
 "$here/hetrace" tracer generate --platform callback -o "$work/hetrace" "$here/bench/tracepoint/config.yaml" >/dev/null
 (cd "$work/barectf" && barectf generate "$here/bench/tracepoint/config.yaml")
 cp "$work/hetrace"/barectf-platform-callback.* "$work/barectf/"
+cp "$work/hetrace"/* "$work/hetrace-inline-clock/"
 echo "tracepoint cost, $rounds rounds of 3 events, gcc $(gcc -dumpversion) -O2, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "| tracer | instructions per tracepoint (inclusive) | program instructions per event |"
 echo "|---|---:|---:|"
-for t in barectf hetrace; do
+for t in barectf hetrace hetrace-inline-clock; do
   cd "$work/$t"
   cp "$here/bench/tracepoint/app.c" .
-  gcc -std=c99 -O2 -o app barectf.c barectf-platform-callback.c app.c
+  if [ "$t" = hetrace-inline-clock ]; then
+    gcc -std=c99 -O2 -c -include "$here/bench/tracepoint/clock.h" barectf.c
+    gcc -std=c99 -O2 -o app barectf.o barectf-platform-callback.c app.c
+  else
+    gcc -std=c99 -O2 -o app barectf.c barectf-platform-callback.c app.c
+  fi
   empty=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null ./app 0 2>&1 | awk '/Collected/ { print $4 }')
   full=$(valgrind --tool=callgrind --callgrind-out-file="$work/$t.cg" ./app "$rounds" 2>&1 | awk '/Collected/ { print $4 }')
   inclusive=$(callgrind_annotate --inclusive=yes "$work/$t.cg" 2>/dev/null \

@@ -317,6 +317,13 @@ public final class CTracer {
             # define _COMPILER_BARRIER()	do { } while (0)
             #endif
 
+            /* Keeps the rare path (opening and closing packets) out of the tracing functions */
+            #if defined(__GNUC__)
+            # define _NOINLINE	__attribute__((noinline))
+            #else
+            # define _NOINLINE
+            #endif
+
             #define _BITS_TO_BYTES(_x)	((_x) >> 3)
             #define _BYTES_TO_BITS(_x)	((_x) << 3)
 
@@ -331,6 +338,7 @@ public final class CTracer {
             };
 
             """);
+        c.append(clockReaders());
         c.append(bitWriter());
         c.append("""
             uint32_t %1$spacket_size(const void * const vctx)
@@ -421,7 +429,7 @@ public final class CTracer {
             	((struct %1$sctx *) vctx)->is_tracing_enabled = enable;
             }
 
-            %2$s/* Makes room for an event record of er_size bits, opening and closing packets as needed. */
+            /* Makes room for an event record of er_size bits, opening and closing packets as needed. */
             static int _reserve_er_space_slow(struct %1$sctx * const ctx, const uint32_t er_size)
             {
             	/* Event record cannot fit any packet? */
@@ -460,33 +468,15 @@ public final class CTracer {
             	return 0;
             }
 
-            /* The common case, inlined in each tracing function: the open packet has room. */
-            static inline int _reserve_er_space(struct %1$sctx * const ctx, const uint32_t er_size)
+            /* The record just traced filled the packet: close it, then leave the tracing section. */
+            static _NOINLINE void _close_full_packet(struct %1$sctx * const ctx)
             {
-            	if (ctx->at != ctx->packet_size && er_size <= ctx->packet_size - ctx->at) {
-            		return 1;
-            	}
-
-            	return _reserve_er_space_slow(ctx, er_size);
+            	ctx->cbs.close_packet(ctx->data);
+            	_COMPILER_BARRIER();
+            	ctx->in_tracing_section = 0;
             }
 
-            static inline void _commit_er(struct %1$sctx * const ctx)
-            {
-            	if (%1$spacket_is_full(ctx)) {
-            		ctx->cbs.close_packet(ctx->data);
-            	}
-            }
-
-            """.formatted(p, hasStrings() ? """
-            static inline uint32_t _write_c_str(uint8_t * const buf, const uint32_t at, const char * const src)
-            {
-            	const uint32_t sz = (uint32_t) strlen(src) + 1;
-
-            	memcpy(&buf[_BITS_TO_BYTES(at)], src, sz);
-            	return at + _BYTES_TO_BITS(sz);
-            }
-
-            """ : ""));
+            """.formatted(p));
         c.append(initProto()).append("\n{\n").append("""
             	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
 
@@ -510,29 +500,30 @@ public final class CTracer {
         return c.toString();
     }
 
-    /** Whether some field is a string (else the string writer would be an unused function, an error with -Werror). */
-    private boolean hasStrings() {
-        List<StructureType> roots = new ArrayList<>();
-        for (DataStreamType d : dsts()) {
-            roots.add(d.packetContext());
-            d.eventRecordCommonContext().ifPresent(roots::add);
-            for (EventRecordType e : d.eventRecordTypes()) {
-                e.specificContext().ifPresent(roots::add);
-                e.payload().ifPresent(roots::add);
-            }
+    /**
+     * How each clock type is read: through the platform callback, unless the build defines
+     * {@code PREFIX_NAME_CLOCK_READ(data)} to read it directly (a hetrace addition).
+     */
+    private String clockReaders() {
+        StringBuilder c = new StringBuilder();
+        for (ClockType clk : config.trace().type().clockTypes()) {
+            String macro = (p + clk.name() + "_clock_read").toUpperCase(java.util.Locale.ROOT);
+            c.append("""
+                /*
+                 * Reads clock type `%2$s`: through the platform callback, unless the build defines
+                 * %1$s(data) as an expression reading the clock directly, e.g. a timer register:
+                 * -D'%1$s(data)=(*(volatile uint32_t *) 0x1c0000)'. This saves an indirect call
+                 * on every tracepoint (hetrace addition); `data` is the platform data given to init.
+                 */
+                #ifdef %1$s
+                # define _CLOCK_READ_%2$s(_ctx)	((%3$s) %1$s((_ctx)->data))
+                #else
+                # define _CLOCK_READ_%2$s(_ctx)	((_ctx)->cbs.%2$s_clock_get_value((_ctx)->data))
+                #endif
+
+                """.formatted(macro, clk.name(), clockCType(clk)));
         }
-        for (StructureType s : roots) {
-            for (Member m : s.members()) {
-                FieldType ft = m.type();
-                while (ft instanceof StaticArrayType || ft instanceof DynamicArrayType) {
-                    ft = ft instanceof StaticArrayType a ? a.element() : ((DynamicArrayType) ft).element();
-                }
-                if (ft instanceof StringType) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return c.toString();
     }
 
     /** Writes {@code len} bits of {@code v} at bit {@code at}, CTF's bit order for the trace's byte order. */
@@ -588,7 +579,22 @@ public final class CTracer {
             		at += n;
             	}
             """;
+        // Whole bytes: one store of the value in the trace's byte order. Where the compiler
+        // tells the host's byte order, memcpy of the (swapped if needed) value is a single store
+        // (byte stores would be merged into shifts and vector registers by some compilers);
+        // elsewhere, byte by byte.
+        String order = bigEndian ? "__ORDER_BIG_ENDIAN__" : "__ORDER_LITTLE_ENDIAN__";
         StringBuilder fixed = new StringBuilder();
+        fixed.append("#if defined(__BYTE_ORDER__) && defined(").append(order).append(") && __BYTE_ORDER__ == ")
+            .append(order).append("\n");
+        for (int size : new int[] {8, 16, 32, 64}) {
+            fixed.append(fixedWriter(size, "(uint" + size + "_t) v"));
+        }
+        fixed.append("#elif defined(__GNUC__) && defined(__BYTE_ORDER__)\n");
+        for (int size : new int[] {8, 16, 32, 64}) {
+            fixed.append(fixedWriter(size, size == 8 ? "(uint8_t) v" : "__builtin_bswap" + size + "((uint" + size + "_t) v)"));
+        }
+        fixed.append("#else\n");
         for (int size : new int[] {8, 16, 32, 64}) {
             fixed.append("static inline void _write_").append(size).append("(uint8_t * const b, const uint64_t v)\n{\n");
             for (int k = 0; k < size / 8; k++) {
@@ -597,8 +603,14 @@ public final class CTracer {
             }
             fixed.append("}\n\n");
         }
+        fixed.append("#endif\n\n");
         return "static void _write_bits(uint8_t * const buf, uint32_t at, uint64_t v, unsigned int len)\n{\n" + body
             + "}\n\n" + fixed;
+    }
+
+    private static String fixedWriter(int size, String value) {
+        return "static inline void _write_" + size + "(uint8_t * const b, const uint64_t v)\n{\n\tconst uint" + size
+            + "_t u = " + value + ";\n\n\tmemcpy(b, &u, " + size / 8 + ");\n}\n\n";
     }
 
     /**
@@ -639,49 +651,47 @@ public final class CTracer {
             	uint8_t * const buf = ctx->buf;
             	uint32_t at = 0;
 
-            	(void) buf;
             """);
         StructureType ph = config.trace().type().packetHeader();
-        c.append("\t/* Packet header */\n");
-        align(c, "\t", "at", ph.alignment());
+        if (ph.members().stream().anyMatch(m -> m.name().equals("uuid"))) {
+            c.append("\tstatic const uint8_t uuid[16] = {");
+            byte[] bytes = uuidBytes();
+            for (int i = 0; i < 16; i++) {
+                c.append(i == 0 ? "" : ", ").append(bytes[i] & 0xff);
+            }
+            c.append("};\n\n");
+        }
+        c.append("\t(void) buf;\n\t/* Packet header */\n");
+        // the packet starts at 0: every position is a constant until a field of variable size
+        Cursor cur = new Cursor(c, "\t", "at", Cursor.AT_ZERO, true);
+        cur.align(ph.alignment());
         for (Member m : ph.members()) {
-            c.append("\tsctx->off_ph_").append(m.name()).append(" = at;\n");
+            c.append("\tsctx->off_ph_").append(m.name()).append(" = ").append(cur.position()).append(";\n");
             String src = switch (m.name()) {
                 case "magic" -> "UINT32_C(0xc1fc1fc1)";
                 case "stream_id" -> "UINT64_C(" + d.id() + ")";
-                default -> null;
+                default -> "uuid";
             };
-            if (m.name().equals("uuid")) {
-                StaticArrayType arr = (StaticArrayType) m.type();
-                c.append("\t{\n\t\tstatic const uint8_t uuid[16] = {");
-                byte[] bytes = uuidBytes();
-                for (int i = 0; i < 16; i++) {
-                    c.append(i == 0 ? "" : ", ").append(bytes[i] & 0xff);
-                }
-                c.append("};\n\n");
-                write(c, "\t\t", arr, "uuid", "", 0);
-                c.append("\t}\n");
-            } else {
-                write(c, "\t", m.type(), src, "", 0);
-            }
+            cur.field(m.type(), src, "", null);
         }
         c.append("\n\t/* Packet context */\n");
-        align(c, "\t", "at", d.packetContext().alignment());
+        cur.align(d.packetContext().alignment());
         for (Member m : d.packetContext().members()) {
             IntegerType it = m.type() instanceof IntegerType i ? i : null;
             switch (m.name()) {
-                case "packet_size" -> write(c, "\t", it, "ctx->packet_size", "", 0);
-                case "timestamp_begin" -> write(c, "\t", it, begTs ? "ts" : "0", "", 0);
-                case "packet_seq_num" -> write(c, "\t", it, "ctx->sequence_number", "", 0);
+                case "packet_size" -> cur.field(it, "ctx->packet_size", "", null);
+                case "timestamp_begin" -> cur.field(it, begTs ? "ts" : "0", "", null);
+                case "packet_seq_num" -> cur.field(it, "ctx->sequence_number", "", null);
                 case "content_size", "timestamp_end", "events_discarded" -> {
                     // written when the packet closes
-                    align(c, "\t", "at", it.alignment());
-                    c.append("\tsctx->off_pc_").append(m.name()).append(" = at;\n");
-                    c.append("\tat += ").append(it.size()).append(";\n");
+                    cur.align(it.alignment());
+                    c.append("\tsctx->off_pc_").append(m.name()).append(" = ").append(cur.position()).append(";\n");
+                    cur.skip(it.alignment(), it.size());
                 }
-                default -> write(c, "\t", m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", 0);
+                default -> cur.field(m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", null);
             }
         }
+        cur.flush();
         c.append("""
 
             	ctx->at = at;
@@ -712,21 +722,6 @@ public final class CTracer {
             c.append("\tctx->sequence_number++;\n");
         }
         c.append("\tctx->in_tracing_section = saved_in_tracing_section;\n}\n\n");
-        // event record header
-        StructureType erh = d.eventRecordHeader();
-        c.append("static inline uint32_t _serialize_er_header_").append(d.name()).append("(").append(sctxType)
-            .append(" * const sctx, uint8_t * const buf, uint32_t at, const uint32_t ert_id)\n{\n\t(void) buf;\n");
-        if (erh.members().isEmpty() || d.eventRecordFeatures().typeId().isEmpty()) {
-            c.append("\t(void) ert_id;\n");
-        }
-        if (clock.isEmpty() || d.eventRecordFeatures().timestamp().isEmpty()) {
-            c.append("\t(void) sctx;\n");
-        }
-        align(c, "\t", "at", erh.alignment());
-        for (Member m : erh.members()) {
-            write(c, "\t", m.type(), m.name().equals("id") ? "ert_id" : clock.isPresent() ? "sctx->cur_last_event_ts" : "0", "", 0);
-        }
-        c.append("\treturn at;\n}\n\n");
         for (EventRecordType e : d.eventRecordTypes()) {
             eventRecordType(c, d, e, sctxType);
         }
@@ -735,53 +730,62 @@ public final class CTracer {
     /** The time a packet opens or closes at: the event's being traced when it does so, else now. */
     private String packetTimestamp(ClockType clock) {
         return "\tconst " + clockCType(clock) + " ts = ctx->use_cur_last_event_ts ?\n\t\tsctx->cur_last_event_ts :\n"
-            + "\t\tctx->cbs." + clock.name() + "_clock_get_value(ctx->data);\n";
+            + "\t\t_CLOCK_READ_" + clock.name() + "(ctx);\n";
     }
 
+    /**
+     * An event record type's tracing function. The fast path runs when the open packet has
+     * room: it serializes the record, then reads the clock and writes the timestamp into the
+     * header, so that only the context and a pointer stay live across the clock read, and it
+     * calls nothing else (closing a packet the record filled is a tail call). Anything else (no
+     * open packet, not enough room) goes to a separate slow function, which reads the clock first
+     * and opens and closes packets as barectf does, so both give the same packets for the same
+     * calls and clock values.
+     */
     private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType) {
         List<Param> params = traceParams(d, e);
-        List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
-        List<String> prefixes = List.of(ERCC, ERSC, ERP);
         String suffix = d.name() + "_" + e.name();
-        // size
-        c.append("static uint32_t _er_size_").append(suffix).append("(const struct ").append(p).append("ctx * const ctx")
-            .append(paramDecls(params)).append(")\n{\n\tuint32_t at = ctx->at;\n\n");
-        for (Param prm : params) {
-            c.append("\t(void) ").append(prm.name()).append(";\n");
-        }
-        StructureType erh = d.eventRecordHeader();
-        align(c, "\t", "at", erh.alignment());
-        for (Member m : erh.members()) {
-            size(c, "\t", m.type(), "", "", 0);
-        }
-        for (int r = 0; r < roots.size(); r++) {
-            if (roots.get(r).isPresent()) {
-                align(c, "\t", "at", roots.get(r).get().alignment());
-                for (Member m : roots.get(r).get().members()) {
-                    size(c, "\t", m.type(), prefixes.get(r) + "_" + m.name(), prefixes.get(r) + "___" + m.name() + "_len", 0);
-                }
+        String computeLengths = params.stream().filter(prm -> prm.type() instanceof StringType)
+            .map(prm -> "\tconst uint32_t " + strLen(prm) + " = (uint32_t) strlen(" + prm.name() + ") + 1;\n")
+            .reduce("", String::concat);
+        String unused = params.stream().filter(prm -> prm.type() instanceof StaticArrayType a && a.length() == 0)
+            .map(prm -> "\t(void) " + prm.name() + ";\n").reduce("", String::concat);
+        String readClock = d.defaultClockType()
+            .map(clk -> "\tsctx->cur_last_event_ts = _CLOCK_READ_" + clk.name() + "(ctx);\n").orElse("");
+        StringBuilder serialize = new StringBuilder("\tbuf = ctx->buf;\n");
+        String writeTs = serialize(serialize, d, e);
+        String locals = "\tuint8_t *buf;\n" + (writeTs.contains("ts_p") ? "\tuint8_t *ts_p;\n" : "")
+            + (writeTs.contains("ts_at") ? "\tuint32_t ts_at;\n" : "");
+        String end = """
+            	if (ctx->at == ctx->packet_size) {
+            		_close_full_packet(ctx);
+            		return;
+            	}
+
+            	_COMPILER_BARRIER();
+            	ctx->in_tracing_section = 0;
             }
-        }
-        c.append("\n\treturn at - ctx->at;\n}\n\n");
-        // serialize
-        c.append("static void _serialize_er_").append(suffix).append("(").append(sctxType).append(" * const sctx")
+
+            """;
+
+        // slow path
+        c.append("static _NOINLINE void _trace_slow_").append(suffix).append("(").append(sctxType).append(" * const sctx")
             .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
-            .append("\tuint8_t * const buf = ctx->buf;\n\tuint32_t at = ctx->at;\n\n");
-        for (Param prm : params) {
-            c.append("\t(void) ").append(prm.name()).append(";\n"); // an empty array's is unused
-        }
-        c.append("\tat = _serialize_er_header_").append(d.name()).append("(sctx, buf, at, ").append(e.id()).append(");\n");
-        for (int r = 0; r < roots.size(); r++) {
-            if (roots.get(r).isPresent()) {
-                align(c, "\t", "at", roots.get(r).get().alignment());
-                for (Member m : roots.get(r).get().members()) {
-                    write(c, "\t", m.type(), prefixes.get(r) + "_" + m.name(), prefixes.get(r) + "___" + m.name() + "_len", 0);
-                }
-            }
-        }
-        c.append("\tctx->at = at;\n}\n\n");
+            .append(computeLengths).append(locals).append("\tuint32_t at = ctx->at;\n\tuint32_t er_size;\n\n")
+            .append(unused).append(readClock);
+        erSize(c, d, e);
+        c.append("""
+            	if (!_reserve_er_space_slow(ctx, er_size)) {
+            		ctx->in_tracing_section = 0;
+            		return;
+            	}
+
+            	at = ctx->at;
+            """).append(serialize).append(writeTs).append(end);
+
         // the tracing function
-        c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n\tuint32_t er_size;\n\n");
+        c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
+            .append(locals).append("\tuint32_t at, er_size;\n\n").append(unused);
         // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
         // must not touch the packet nor the saved timestamp: it is discarded and counted. The
         // barrier keeps the compiler from reading the context before the section is entered.
@@ -798,127 +802,83 @@ public final class CTracer {
             	ctx->in_tracing_section = 1;
             	_COMPILER_BARRIER();
 
-            """);
-        d.defaultClockType().ifPresent(clk -> c.append("\tsctx->cur_last_event_ts = ctx->cbs.").append(clk.name())
-            .append("_clock_get_value(ctx->data);\n\n"));
-        c.append("\ter_size = _er_size_").append(suffix).append("(ctx").append(paramNames(params)).append(");\n\n");
-        c.append("\tif (!_reserve_er_space(ctx, er_size)) {\n\t\tctx->in_tracing_section = 0;\n\t\treturn;\n\t}\n\n");
-        c.append("\t_serialize_er_").append(suffix).append("(sctx").append(paramNames(params)).append(");\n");
-        c.append("\t_commit_er(ctx);\n\t_COMPILER_BARRIER();\n\tctx->in_tracing_section = 0;\n}\n\n");
+            """).append(computeLengths).append("\tat = ctx->at;\n");
+        erSize(c, d, e);
+        // a record of no bits fits a full packet: test that none is open
+        boolean mayBeEmpty = d.eventRecordHeader().members().isEmpty();
+        c.append("\tif (").append(mayBeEmpty ? "at == ctx->packet_size || " : "").append("er_size > ctx->packet_size - at) {\n")
+            .append("\t\t_trace_slow_").append(suffix).append("(sctx").append(paramNames(params)).append(");\n")
+            .append("\t\treturn;\n\t}\n\n").append(serialize).append(readClock).append(writeTs).append(end);
     }
 
-    private static void align(StringBuilder c, String indent, String at, int alignment) {
-        if (alignment > 1) {
-            c.append(indent).append("_ALIGN(").append(at).append(", ").append(alignment).append(");\n");
-        }
-    }
-
-    /**
-     * Statements writing a field of type {@code ft} from the C expression {@code src};
-     * {@code lenSrc} is the length of a dynamic array (its {@code __NAME_len} parameter).
-     */
-    private static void write(StringBuilder c, String ind, FieldType ft, String src, String lenSrc, int depth) {
-        switch (ft) {
-            case IntegerType i -> bits(c, ind, i.alignment(), i.size(), "(uint64_t) (" + src + ")");
-            case EnumerationType e -> bits(c, ind, e.alignment(), e.integer().size(), "(uint64_t) (" + src + ")");
-            case RealType r -> {
-                String u = r.size() == 32 ? "f2u" : "d2u";
-                c.append(ind).append("{\n").append(ind).append("\tunion _").append(u).append(" u;\n\n")
-                    .append(ind).append("\tu.f = (").append(r.size() == 32 ? "float" : "double").append(") (").append(src).append(");\n");
-                bits(c, ind + "\t", r.alignment(), r.size(), "(uint64_t) u.u");
-                c.append(ind).append("}\n");
-            }
-            case StringType s -> {
-                align(c, ind, "at", 8);
-                c.append(ind).append("at = _write_c_str(buf, at, ").append(src).append(");\n");
-            }
-            // an array is aligned as its elements even when empty, as CTF readers expect
-            case StaticArrayType a -> {
-                align(c, ind, "at", a.alignment());
-                loop(c, ind, Long.toString(a.length()), a.element(), src, depth, true);
-            }
-            case DynamicArrayType a -> {
-                align(c, ind, "at", a.alignment());
-                loop(c, ind, lenSrc, a.element(), src, depth, true);
-            }
-            case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
-        }
+    private static String strLen(Param prm) {
+        return "_size_" + prm.name();
     }
 
     /**
-     * Writes an integer at {@code at} into {@code buf} (the C locals of every serializer, so that
-     * the compiler keeps them in registers: stores through {@code uint8_t *} may alias the context).
-     * Whole bytes at a byte boundary are one store (compilers merge the byte stores of
-     * {@code _write_N}); other fields go through the bit writer.
+     * Statements serializing the record at {@code at} in {@code buf} but its timestamp, leaving
+     * {@code ctx->at} at its end and {@code ts_p} (or {@code ts_at}) where the timestamp goes;
+     * returns the statement writing the timestamp (empty without one).
      */
-    private static void bits(StringBuilder c, String ind, int alignment, int size, String value) {
-        align(c, ind, "at", alignment);
-        if (alignment % 8 == 0 && (size == 8 || size == 16 || size == 32 || size == 64)) {
-            c.append(ind).append("_write_").append(size).append("(&buf[_BITS_TO_BYTES(at)], ").append(value).append(");\n");
-        } else {
-            c.append(ind).append("_write_bits(buf, at, ").append(value).append(", ").append(size).append(");\n");
-        }
-        c.append(ind).append("at += ").append(size).append(";\n");
-    }
-
-    private static void loop(StringBuilder c, String ind, String count, FieldType element, String src, int depth,
-                             boolean writing) {
-        if (count.equals("0")) {
-            return; // an empty static array: `i < 0` would be a -Wtype-limits error
-        }
-        String i = "i" + depth;
-        c.append(ind).append("{\n").append(ind).append("\tuint32_t ").append(i).append(";\n\n")
-            .append(ind).append("\tfor (").append(i).append(" = 0; ").append(i).append(" < (uint32_t) (").append(count)
-            .append("); ").append(i).append("++) {\n");
-        if (writing) {
-            write(c, ind + "\t\t", element, src + "[" + i + "]", "", depth + 1);
-        } else {
-            size(c, ind + "\t\t", element, src + "[" + i + "]", "", depth + 1);
-        }
-        c.append(ind).append("\t}\n").append(ind).append("}\n");
-    }
-
-    /** Statements adding a field's size (with its alignment padding) to {@code at}. */
-    private static void size(StringBuilder c, String ind, FieldType ft, String src, String lenSrc, int depth) {
-        switch (ft) {
-            case IntegerType i -> sizeBits(c, ind, i.alignment(), i.size());
-            case EnumerationType e -> sizeBits(c, ind, e.alignment(), e.integer().size());
-            case RealType r -> sizeBits(c, ind, r.alignment(), r.size());
-            case StringType s -> {
-                align(c, ind, "at", 8);
-                c.append(ind).append("at += _BYTES_TO_BITS((uint32_t) strlen(").append(src).append(") + 1);\n");
+    private String serialize(StringBuilder c, DataStreamType d, EventRecordType e) {
+        Cursor w = new Cursor(c, "\t", "at", 1, true);
+        StructureType erh = d.eventRecordHeader();
+        String writeTs = "";
+        w.align(erh.alignment());
+        for (Member m : erh.members()) {
+            IntegerType it = (IntegerType) m.type();
+            if (m.name().equals("id")) {
+                w.field(it, Integer.toString(e.id()), "", null);
+            } else if (d.defaultClockType().isEmpty()) {
+                w.field(it, "0", "", null);
+            } else {
+                // written once the clock is read
+                w.align(it.alignment());
+                String value = "(uint64_t) sctx->cur_last_event_ts";
+                int size = it.size();
+                if (w.byteAligned() && (size == 8 || size == 16 || size == 32 || size == 64)) {
+                    c.append("\tts_p = ").append(w.bytePointer("buf")).append(";\n");
+                    writeTs = "\t_write_" + size + "(ts_p, " + value + ");\n\n";
+                } else {
+                    c.append("\tts_at = ").append(w.position()).append(";\n");
+                    writeTs = "\t_write_bits(buf, ts_at, " + value + ", " + size + ");\n\n";
+                }
+                w.skip(it.alignment(), size);
             }
-            case StaticArrayType a -> arraySize(c, ind, Long.toString(a.length()), a.element(), src, depth);
-            case DynamicArrayType a -> arraySize(c, ind, lenSrc, a.element(), src, depth);
-            case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
+        }
+        payload(w, d, e);
+        w.flush();
+        c.append("\tctx->at = at;\n");
+        return writeTs;
+    }
+
+    /** Lays out the common context, specific context and payload of an event record. */
+    private void payload(Cursor cur, DataStreamType d, EventRecordType e) {
+        List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
+        List<String> prefixes = List.of(ERCC, ERSC, ERP);
+        for (int r = 0; r < roots.size(); r++) {
+            if (roots.get(r).isPresent()) {
+                cur.align(roots.get(r).get().alignment());
+                for (Member m : roots.get(r).get().members()) {
+                    String name = prefixes.get(r) + "_" + m.name();
+                    cur.field(m.type(), name, prefixes.get(r) + "___" + m.name() + "_len",
+                        m.type() instanceof StringType ? strLen(new Param(name, m.type())) : null);
+                }
+            }
         }
     }
 
-    private static void sizeBits(StringBuilder c, String ind, int alignment, int size) {
-        align(c, ind, "at", alignment);
-        c.append(ind).append("at += ").append(size).append(";\n");
-    }
-
-    private static void arraySize(StringBuilder c, String ind, String count, FieldType element, String src, int depth) {
-        int[] fixed = fixedSize(element);
-        if (fixed != null && fixed[0] % fixed[1] == 0) {
-            // every element after the first stays aligned: one multiplication
-            align(c, ind, "at", fixed[1]);
-            c.append(ind).append("at += (uint32_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
-        } else {
-            align(c, ind, "at", element.alignment());
-            loop(c, ind, count, element, src, depth, false);
+    /** Statements setting {@code er_size} to the bits of the event record starting at {@code at}. */
+    private void erSize(StringBuilder c, DataStreamType d, EventRecordType e) {
+        c.append("\t{\n\t\tuint32_t end = at;\n\n");
+        Cursor s = new Cursor(c, "\t\t", "end", 1, false);
+        s.align(d.eventRecordHeader().alignment());
+        for (Member m : d.eventRecordHeader().members()) {
+            IntegerType it = (IntegerType) m.type();
+            s.skip(it.alignment(), it.size());
         }
-    }
-
-    /** {size, alignment} of a field type whose size does not depend on its value, else null. */
-    private static int[] fixedSize(FieldType ft) {
-        return switch (ft) {
-            case IntegerType i -> new int[] {i.size(), i.alignment()};
-            case EnumerationType e -> new int[] {e.integer().size(), e.alignment()};
-            case RealType r -> new int[] {r.size(), r.alignment()};
-            default -> null;
-        };
+        payload(s, d, e);
+        c.append("\t\ter_size = ").append(s.position()).append(" - at;\n\t}\n\n");
     }
 
     private byte[] uuidBytes() {

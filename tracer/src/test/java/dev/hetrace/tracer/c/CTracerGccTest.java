@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.tracer.Processes;
+import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,10 +36,30 @@ class CTracerGccTest {
     @TempDir
     Path dir;
 
+    /**
+     * {@code portable}: as if the compiler did not tell the host's byte order (byte-by-byte
+     * stores); {@code inline-clock}: the clock read by a macro the build defines, not through the
+     * platform's callback.
+     */
     @ParameterizedTest(name = "byte order {0}")
-    @ValueSource(strings = {"le", "be"})
-    void theReaderDecodesEveryEmittedEventWithItsValues(String byteOrder) throws Exception {
+    @ValueSource(strings = {"le", "be", "le portable", "be portable", "le inline-clock"})
+    void theReaderDecodesEveryEmittedEventWithItsValues(String variant) throws Exception {
         Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        String byteOrder = variant.substring(0, 2);
+        List<String> extra = new ArrayList<>();
+        if (variant.endsWith("portable")) {
+            extra.add("-U__BYTE_ORDER__");
+        }
+        if (variant.endsWith("inline-clock")) {
+            Files.writeString(dir.resolve("clock.h"), """
+                #include <stdint.h>
+
+                static uint64_t test_clock;
+
+                #define TT_SYS_CLOCK_READ(data)	((void) (data), test_clock += 1000)
+                """);
+            extra.addAll(List.of("-include", "clock.h"));
+        }
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
         Configuration c = ConfigReader.read(config, List.of(dir));
@@ -49,7 +71,13 @@ class CTracerGccTest {
 
         List<String> compile = new ArrayList<>(List.of("gcc"));
         compile.addAll(STRICT);
-        compile.addAll(List.of("-O2", "-o", "prog", "tt.c", "tt-platform-linux-file.c", "main.c"));
+        compile.addAll(List.of("-O2", "-c", "-o", "tt.o"));
+        compile.addAll(extra);
+        compile.add("tt.c");
+        run(compile);
+        compile = new ArrayList<>(List.of("gcc"));
+        compile.addAll(STRICT);
+        compile.addAll(List.of("-O2", "-o", "prog", "tt.o", "tt-platform-linux-file.c", "main.c"));
         run(compile);
         if (gccWorks(List.of("-m32"))) {
             List<String> m32 = new ArrayList<>(List.of("gcc", "-m32"));
@@ -68,6 +96,11 @@ class CTracerGccTest {
                 Event e = reader.event();
                 long i = n / 4;
                 assertThat(e.timeNanos()).isGreaterThanOrEqualTo(lastTime);
+                if (variant.endsWith("inline-clock")) {
+                    // every clock read is the macro's: one more microsecond each time
+                    assertThat(e.timeNanos()).isGreaterThan(lastTime);
+                    assertThat(e.timeNanos() % 1000).isZero();
+                }
                 lastTime = e.timeNanos();
                 assertThat(e.getLong("cpu")).isEqualTo(i % 32);
                 String expectedName = List.of("ints", "reals", "strings", "arrays").get(n % 4);
@@ -116,6 +149,12 @@ class CTracerGccTest {
             }
         }
         assertThat(seen).hasSize(4 * ROUNDS);
+        // babeltrace2, where installed, decodes the same events with the same values
+        Optional<String> bt2 = TraceEvents.babeltrace2(trace);
+        if (bt2.isPresent()) {
+            assertThat(bt2.get().lines().count()).isEqualTo(4L * ROUNDS);
+            assertThat(bt2.get()).isEqualTo(TraceEvents.babeltraceText(trace));
+        }
     }
 
     @org.junit.jupiter.api.Test

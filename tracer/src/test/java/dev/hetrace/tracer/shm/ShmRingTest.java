@@ -7,6 +7,7 @@ import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.tracer.Processes;
+import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.ShmRingPlatform;
 import dev.hetrace.tracer.config.ConfigReader;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -102,6 +104,12 @@ class ShmRingTest {
             }
         }
         assertThat(next).hasSize(CORES).allSatisfy((core, n) -> assertThat(n).as("core %d", core).isEqualTo(events));
+        // babeltrace2, where installed, reads the collected trace the same way
+        Optional<String> bt2 = TraceEvents.babeltrace2(run.trace);
+        if (bt2.isPresent()) {
+            assertThat(bt2.get().lines().count()).isEqualTo((long) CORES * events);
+            assertThat(bt2.get()).isEqualTo(TraceEvents.babeltraceText(run.trace));
+        }
     }
 
     @Test
