@@ -73,6 +73,10 @@ public final class CSyncHandshake {
 
             #include "%2$s.h"
 
+            #ifdef __cplusplus
+            extern "C" {
+            #endif
+
             /*
              * The mailbox of one master and one slave, in memory both see: 8 bytes, 4-byte
              * aligned, zeroed before either side starts. Each word has one writer. Both are in
@@ -157,6 +161,10 @@ public final class CSyncHandshake {
              * waits for its own). Returns %5$sOK, %5$sTIMEOUT or %5$sNOT_DELIVERED; never
              * waits longer than max_polls polls. One exchange at a time per mailbox.%8$s */
             int %3$smaster_exchange(struct %3$smaster *master%10$s);
+
+            #ifdef __cplusplus
+            }
+            #endif
 
             #endif /* %1$s */
             """.formatted(guard, file, sp, d.name(), up, SyncHandshake.SEND, SyncHandshake.RECV,

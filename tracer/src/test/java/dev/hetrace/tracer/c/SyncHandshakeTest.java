@@ -132,6 +132,54 @@ class SyncHandshakeTest {
         assertThat(discarded).as("both events of each untraced answer, counted").isEqualTo(2 * untraced);
     }
 
+    @Test
+    void withoutACommonContextTheHandshakeTakesOnlyItsOwnArgumentsAndBuildsWithoutALibC() throws Exception {
+        Assumptions.assumeTrue(Processes.works(List.of("gcc", "--version"), dir), "gcc not found: nothing built");
+        Path yaml = dir.resolve("sync.yaml");
+        Files.writeString(yaml, resource("sync.yaml").replace("""
+                    event-record-common-context-field-type:
+                      class: struct
+                      members:
+                        - cpu: uint8
+            """, "").replace("prefix: sy", "prefix: {identifier: hs_, file-name: handshake}"));
+        Configuration c = ConfigReader.read(yaml, List.of(dir));
+        writeAll(CTracer.generate(c));
+        writeAll(CSyncHandshake.generate(c));
+        assertThat(Files.readString(dir.resolve("handshake-sync.h")))
+            .contains("int hs_sync_slave_answer(struct hs_sync_mailbox *mailbox, struct hs_main_ctx *ctx,\n"
+                + "\tuint32_t core, uint32_t peer);")
+            .contains("int hs_sync_master_exchange(struct hs_sync_master *master);")
+            .contains("#define HS_SYNC_TIMEOUT");
+        Files.writeString(dir.resolve("use.c"), """
+            #include "handshake-sync.h"
+
+            static int raise_irq(void *user_data)
+            {
+            	(void) user_data;
+            	return 0;
+            }
+
+            int answer(struct hs_sync_mailbox *mb, struct hs_main_ctx *ctx)
+            {
+            	return hs_sync_slave_answer(mb, ctx, 2, 1);
+            }
+
+            int exchange(struct hs_sync_mailbox *mb, struct hs_main_ctx *ctx)
+            {
+            	struct hs_sync_master m = {0};
+
+            	m.mailbox = mb;
+            	m.ctx = ctx;
+            	m.interrupt = raise_irq;
+            	m.max_polls = 10;
+            	return hs_sync_master_exchange(&m) == HS_SYNC_OK;
+            }
+            """);
+        Processes.run(dir, List.of("gcc", "-ffreestanding", "-nostdinc", "-isystem",
+            Processes.run(dir, List.of("gcc", "-print-file-name=include")).strip(), "-std=c99", "-Wall", "-Wextra",
+            "-Werror", "-pedantic", "-c", "handshake-sync.c", "use.c"));
+    }
+
     /** A sync event's time on the master's clock, times 3 (exact integers). */
     private static long onMasterClock(Event1 e) {
         return e.core == MASTER ? SCALE * e.time : e.time - ORIGIN;
