@@ -18,9 +18,9 @@ import java.util.Optional;
  *
  * @param dataStreamTypeName the data stream type named by the user; empty: the default one, else the only one
  * @param mark               where the request was written, or null (the command line)
- * @param path               what to name in errors: {@code $.hetrace.sync} or an option, e.g. {@code --sync}
+ * @param origin             what errors name: its path ({@code $.hetrace.sync}) or its option ({@code --sync})
  */
-public record SyncOption(Optional<String> dataStreamTypeName, Mark mark, String path) {
+public record SyncOption(Optional<String> dataStreamTypeName, Mark mark, String origin) {
 
     /** A request from the command line option {@code option} ({@code --sync} or {@code --sync-stream}). */
     public static SyncOption commandLine(Optional<String> dataStreamTypeName, String option) {
@@ -102,6 +102,7 @@ public record SyncOption(Optional<String> dataStreamTypeName, Mark mark, String 
     }
 
     private ConfigException fail(String message) {
-        return new ConfigException(mark, path, message);
+        return mark == null ? new ConfigException(null, null, origin + ": " + message)
+            : new ConfigException(mark, origin, message);
     }
 }
