@@ -137,11 +137,7 @@ final class TracerCommand implements Callable<Integer> {
             dirs.add(Path.of("").toAbsolutePath());
             try {
                 Configuration c = ConfigReader.read(config, dirs);
-                if ((sync || syncStream != null) && (c.sync().isEmpty()
-                        || syncStream != null && !c.sync().get().dataStreamTypeName().equals(syncStream))) {
-                    c = SyncOption.commandLine(Optional.ofNullable(syncStream), syncStream != null ? "--sync-stream"
-                        : "--sync").applyTo(c);
-                }
+                c = SyncOption.applyCommandLine(c, sync, Optional.ofNullable(syncStream));
                 Map<String, String> files = new LinkedHashMap<>();
                 if (!metadataOnly) {
                     files.putAll(CTracer.generate(c));

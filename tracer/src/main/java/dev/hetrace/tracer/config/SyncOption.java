@@ -27,6 +27,22 @@ public record SyncOption(Optional<String> dataStreamTypeName, Mark mark, String 
         return new SyncOption(dataStreamTypeName, null, option);
     }
 
+    /**
+     * {@code config} as the command line options {@code --sync} and {@code --sync-stream NAME}
+     * ask: unchanged if neither is given or if its own {@code hetrace} section already chose
+     * the same data stream type.
+     */
+    public static Configuration applyCommandLine(Configuration config, boolean sync, Optional<String> stream)
+            throws ConfigException {
+        boolean asked = sync || stream.isPresent();
+        boolean same = config.sync().isPresent()
+            && stream.map(s -> s.equals(config.sync().get().dataStreamTypeName())).orElse(true);
+        if (!asked || same) {
+            return config;
+        }
+        return commandLine(stream, stream.isPresent() ? "--sync-stream" : "--sync").applyTo(config);
+    }
+
     /** {@code config} with the handshake's event record types added to the chosen data stream type. */
     public Configuration applyTo(Configuration config) throws ConfigException {
         if (config.sync().isPresent()) {
