@@ -3,6 +3,7 @@ package dev.hetrace.cli;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.config.SyncOption;
 import dev.hetrace.tracer.shm.CollectMetadata;
 import dev.hetrace.tracer.shm.ShmCollector;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Callable;
@@ -34,7 +36,8 @@ import picocli.CommandLine.Option;
         "discarded per core. While it runs, a progress line is shown every second when",
         "the terminal is interactive.", "",
         "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
-        "configuration (--config; an 'auto' UUID is taken from the producers).", "",
+        "configuration (--config; an 'auto' UUID is taken from the producers; add",
+        "--sync or --sync-stream as given to 'hetrace tracer generate').", "",
         "Remove stale region files before starting the producers and the collector.", "",
         "Examples:",
         "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
@@ -69,6 +72,13 @@ final class CollectCommand implements Callable<Integer> {
         description = "With --config: add DIR to the directories searched for included files.")
     List<Path> includeDirs = new ArrayList<>();
 
+    @Option(names = "--sync", description = "With --config: the tracer was generated with --sync.")
+    boolean sync;
+
+    @Option(names = "--sync-stream", paramLabel = "NAME",
+        description = "With --config: the tracer was generated with --sync-stream NAME.")
+    String syncStream;
+
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
 
@@ -84,6 +94,11 @@ final class CollectCommand implements Callable<Integer> {
                 return 2;
             }
         }
+        if ((sync || syncStream != null) && metadataFrom.config == null) {
+            err.println("hetrace: --sync and --sync-stream go with --config (the metadata file already has the"
+                + " sync events)");
+            return 2;
+        }
         ShmCollector.MetadataSource source;
         try {
             if (metadataFrom.metadata != null) {
@@ -93,7 +108,8 @@ final class CollectCommand implements Callable<Integer> {
             } else {
                 List<Path> dirs = new ArrayList<>(includeDirs);
                 dirs.add(Path.of("").toAbsolutePath());
-                Configuration config = ConfigReader.read(metadataFrom.config, dirs);
+                Configuration config = SyncOption.applyCommandLine(ConfigReader.read(metadataFrom.config, dirs), sync,
+                    Optional.ofNullable(syncStream));
                 Path file = metadataFrom.config;
                 source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
             }

@@ -1,5 +1,6 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.tracer.c.CSyncHandshake;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.CallbackPlatform;
 import dev.hetrace.tracer.c.LinuxFilePlatform;
@@ -7,6 +8,7 @@ import dev.hetrace.tracer.c.ShmRingPlatform;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
+import dev.hetrace.tracer.config.SyncOption;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -64,9 +67,19 @@ final class TracerCommand implements Callable<Integer> {
             "              of slots in shared memory, drained by 'hetrace collect'",
             "              (freestanding), and PREFIX-shm-ring-linux.{h,c}, which maps a",
             "              region file for a producer running on Linux (docs/shm-ring.md).", "",
+            "--sync adds the sync handshake, whose pairs of events relate the clocks of a",
+            "master core and a slave core (docs/sync.md): the data stream type gets the",
+            "event record types hetrace_sync_send and hetrace_sync_recv (payload seq,",
+            "core, peer), and PREFIX-sync.{h,c} hold the mailbox the two cores share, the",
+            "slave's answer for its interrupt handler and the master's exchange. The data",
+            "stream type is the default one, else the only one, or --sync-stream NAME; it",
+            "needs a default clock type. In the configuration, 'hetrace: {sync: true}' (or",
+            "'hetrace: {sync: {data-stream-type: NAME}}') at the top level does the same;",
+            "the options are for configurations that barectf itself must still read.", "",
             "Examples:",
             "  hetrace tracer generate config.yaml",
             "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
+            "  hetrace tracer generate --platform callback --sync -o gen/ dsp.yaml",
             "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml"},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:the files were written", "1:the configuration is invalid, or a file could not be"
@@ -93,6 +106,14 @@ final class TracerCommand implements Callable<Integer> {
             description = "Also write a platform: linux-file, callback or shm-ring.")
         Platform platform;
 
+        @Option(names = "--sync", description = "Add the sync handshake: its two event record types,"
+            + " PREFIX-sync.h and PREFIX-sync.c (docs/sync.md).")
+        boolean sync;
+
+        @Option(names = "--sync-stream", paramLabel = "NAME", description = "The data stream type of the sync"
+            + " handshake's events (implies --sync; default: the default data stream type, else the only one).")
+        String syncStream;
+
         @Option(names = "--debug", description = "Show stack traces of errors.")
         boolean debug;
 
@@ -116,9 +137,11 @@ final class TracerCommand implements Callable<Integer> {
             dirs.add(Path.of("").toAbsolutePath());
             try {
                 Configuration c = ConfigReader.read(config, dirs);
+                c = SyncOption.applyCommandLine(c, sync, Optional.ofNullable(syncStream));
                 Map<String, String> files = new LinkedHashMap<>();
                 if (!metadataOnly) {
                     files.putAll(CTracer.generate(c));
+                    files.putAll(CSyncHandshake.generate(c));
                 }
                 if (platform != null) {
                     files.putAll(switch (platform) {

@@ -159,6 +159,23 @@ class CollectCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("mutually exclusive").contains("must differ");
     }
 
+    @Test
+    void syncOptionsGoWithAConfigurationAndTheirErrorsAreOneLine() throws Exception {
+        Path m = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", dir.resolve("r").toString(),
+            "--metadata", m.toString(), "--sync", "-o", dir.resolve("t").toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--sync and --sync-stream go with --config");
+
+        err.reset();
+        assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", dir.resolve("r").toString(),
+            "--config", SHM_RESOURCES.resolve("shm.yaml").toString(), "--sync-stream", "nope",
+            "-o", dir.resolve("t").toString())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8).lines().toList())
+            .containsExactly("hetrace: --sync-stream: data stream type `nope` does not exist (known: main)");
+    }
+
     private Process start(ProcessBuilder pb) throws IOException {
         Process p = pb.redirectError(ProcessBuilder.Redirect.INHERIT).start();
         started.add(p);

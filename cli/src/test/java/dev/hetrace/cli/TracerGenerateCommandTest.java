@@ -119,4 +119,49 @@ class TracerGenerateCommandTest {
         assertThat(unknown.status()).isEqualTo(2);
         assertThat(unknown.err()).contains("unknown platform 'nope'");
     }
+
+    @Test
+    void syncAddsTheHandshakeEventsAndItsCFilesForConfigurationsBarectfStillReads() throws Exception {
+        Path config = write("c.yaml", CONFIG.replace("$include: [stdint.yaml, clocks.yaml]", """
+            $include: [stdint.yaml]
+                clock-types: {sys: {frequency: 1000}}"""));
+        Result r = run("tracer", "generate", "--sync", "-o", dir.resolve("gen").toString(), config.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        try (var files = Files.list(dir.resolve("gen"))) {
+            assertThat(files.map(f -> f.getFileName().toString()).sorted().toList()).containsExactly(
+                "barectf-sync.c", "barectf-sync.h", "barectf.c", "barectf.h", "metadata");
+        }
+        TraceClass tc = MetadataReader.read(dir.resolve("gen/metadata"), w -> {});
+        assertThat(tc.stream(0).events().values()).extracting(e -> e.name())
+            .containsExactly("hetrace_sync_recv", "hetrace_sync_send", "tick");
+        assertThat(Files.readString(dir.resolve("gen/barectf-sync.h")))
+            .contains("int barectf_sync_slave_answer(struct barectf_sync_mailbox *mailbox")
+            .contains("int barectf_sync_master_exchange(struct barectf_sync_master *master);");
+
+        Result unknown = run("tracer", "generate", "--sync-stream", "nope", "-o", dir.resolve("x").toString(),
+            config.toString());
+        assertThat(unknown.status()).isEqualTo(1);
+        assertThat(unknown.err().lines().toList())
+            .containsExactly("hetrace: --sync-stream: data stream type `nope` does not exist (known: default)");
+        assertThat(run("tracer", "generate", "--sync-stream", "default", "--metadata-only", "-o",
+            dir.resolve("m").toString(), config.toString()).status()).isZero();
+        assertThat(dir.resolve("m/metadata")).content().contains("hetrace_sync_send");
+    }
+
+    @Test
+    void helpTeachesTheSyncOptions() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int status;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            status = Main.run(out, System.err, "tracer", "generate", "--help");
+        } finally {
+            System.setOut(saved);
+        }
+        String help = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).isZero();
+        assertThat(help).contains("--sync ").contains("--sync-stream=NAME").contains("hetrace: {sync: true}")
+            .contains("docs/sync.md");
+    }
 }

@@ -64,7 +64,8 @@ public final class ConfigReader {
 
     /**
      * Reads {@code file}. Included files are searched in {@code includeDirs}, in order, then
-     * among the standard partial configurations ({@code stdint.yaml}, ...).
+     * among the standard partial configurations ({@code stdint.yaml}, ...). A top-level
+     * {@code hetrace} mapping, hetrace's own section, is read apart (see {@link HetraceSection}).
      */
     public static Configuration read(Path file, List<Path> includeDirs) throws ConfigException {
         YamlLoader.Document doc = YamlLoader.load(file);
@@ -72,6 +73,8 @@ public final class ConfigReader {
             throw new ConfigException(doc.root().mark(), "$",
                 "the configuration must be a mapping, got " + YamlNode.kind(doc.root()));
         }
+        // hetrace's own section: barectf's schemas would reject it
+        Optional<SyncOption> sync = HetraceSection.sync(root.remove(HetraceSection.KEY));
         MapNode v3;
         if (doc.v3Tagged()) {
             v3 = root;
@@ -79,7 +82,8 @@ public final class ConfigReader {
             v3 = new V2Converter(file, root, includeDirs).convert();
         }
         ConfigReader reader = new ConfigReader(new Inclusions(file, includeDirs, 3), v3);
-        return reader.parse();
+        Configuration config = reader.parse();
+        return sync.isPresent() ? sync.get().applyTo(config) : config;
     }
 
     private MapNode traceType() {
@@ -660,7 +664,7 @@ public final class ConfigReader {
             }
         }
         return new Configuration(new Trace(traceType, env), new CodeGenerationOptions(idPrefix, filePrefix,
-            Optional.ofNullable(defaultDst), prefixDef, defDstDef, cTypes));
+            Optional.ofNullable(defaultDst), prefixDef, defDstDef, cTypes), Optional.empty());
     }
 
     private DataStreamType createDst(String name, int id, MapNode dst) throws ConfigException {

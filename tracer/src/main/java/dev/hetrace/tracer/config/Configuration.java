@@ -11,9 +11,11 @@ import java.util.UUID;
 
 /**
  * A barectf configuration, whichever format it was written in: the trace (its type and
- * environment) and the code generation options. Built by {@link ConfigReader}.
+ * environment) and the code generation options; plus hetrace's own additions (the sync
+ * handshake), whose event record types are already among their data stream type's. Built by
+ * {@link ConfigReader}.
  */
-public record Configuration(Trace trace, CodeGenerationOptions options) {
+public record Configuration(Trace trace, CodeGenerationOptions options, Optional<SyncHandshake> sync) {
 
     /** The trace: its type and its environment (barectf's own entries first, then the user's). */
     public record Trace(TraceType type, Map<String, Object> environment) {
@@ -124,5 +126,17 @@ public record Configuration(Trace trace, CodeGenerationOptions options) {
         public CodeGenerationOptions {
             clockTypeCTypes = Map.copyOf(clockTypeCTypes);
         }
+    }
+
+    /**
+     * The sync handshake ({@code hetrace: {sync: ...}} or {@code --sync}; docs/sync.md): data
+     * stream type {@code dataStreamTypeName} has the event record types {@link #SEND} and
+     * {@link #RECV}, each with the payload {@code seq}, {@code core}, {@code peer} (uint32).
+     */
+    public record SyncHandshake(String dataStreamTypeName) {
+        /** The first event of a pair, emitted by the side that asks. */
+        public static final String SEND = "hetrace_sync_send";
+        /** The second event of a pair, emitted by the side that answers. */
+        public static final String RECV = "hetrace_sync_recv";
     }
 }

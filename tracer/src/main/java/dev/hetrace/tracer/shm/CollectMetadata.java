@@ -31,7 +31,7 @@ public final class CollectMetadata {
         Configuration.TraceType withUuid = new Configuration.TraceType(t.nativeByteOrder(), Optional.of(producersUuid),
             t.features(), t.dataStreamTypes());
         return BarectfMetadata.of(new Configuration(new Configuration.Trace(withUuid, config.trace().environment()),
-            config.options()));
+            config.options(), config.sync()));
     }
 
     /** {@code text} (a TSDL metadata file's), checked to declare the producers' UUID if they write one. */
