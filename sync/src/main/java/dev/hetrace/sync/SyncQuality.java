@@ -1,0 +1,20 @@
+package dev.hetrace.sync;
+
+/** How well two traces' clocks are related by their matches. */
+public enum SyncQuality {
+    /** Matches in both directions bound the slope from both sides: the accuracy is finite. */
+    ACCURATE,
+    /** Matches in both directions, but none bound the slope from one side (too few, or all on one side in time). */
+    APPROXIMATE,
+    /** Matches in one direction only: the offset is bounded from one side; the slope is assumed to be 1. */
+    INCOMPLETE,
+    /** The bounds cross: no clock line keeps every message causal (a wrong match rule or a clock jump). */
+    FAIL,
+    /** No match at all. */
+    ABSENT;
+
+    /** The name the CLI and JSON use. */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}
