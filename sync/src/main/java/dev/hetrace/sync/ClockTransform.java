@@ -49,6 +49,12 @@ public record ClockTransform(long pivot, long pivotRef, double slopeMinusOne) {
         return new ClockTransform(pivot, outer.apply(pivotRef), s);
     }
 
+    /** The map back: from the reference clock to this trace's. */
+    public ClockTransform inverse() {
+        // 1 / (1 + s) − 1 = −s / (1 + s)
+        return new ClockTransform(pivotRef, pivot, -slopeMinusOne / (1 + slopeMinusOne));
+    }
+
     /** The same map around another pivot (a better-conditioned one, e.g. the middle of a trace). */
     public ClockTransform pivotedAt(long t) {
         return new ClockTransform(t, apply(t), slopeMinusOne);

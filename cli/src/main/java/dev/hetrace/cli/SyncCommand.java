@@ -1,0 +1,269 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.sync.ClockTransform;
+import dev.hetrace.sync.ConvexHullSync;
+import dev.hetrace.sync.MatchRule;
+import dev.hetrace.sync.MatchRules;
+import dev.hetrace.sync.MessageMatcher;
+import dev.hetrace.sync.SyncQuality;
+import dev.hetrace.sync.SyncResult;
+import dev.hetrace.sync.Synchronizer;
+import dev.hetrace.sync.Synchronizer.PairSync;
+import dev.hetrace.sync.Synchronizer.Report;
+import dev.hetrace.sync.Synchronizer.TraceSync;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace sync}: puts traces from cores with different clocks on one clock. */
+@Command(name = "sync", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Relate the clocks of several traces from the messages they exchanged.", "",
+        "A match rule pairs a send event in one trace with a receive event in another by",
+        "equal key fields. Each pair of traces that exchanged messages gets the two lines",
+        "that bound every clock relation keeping all messages causal (the convex hulls of",
+        "the messages in each direction), and a transform between them: the bisector of",
+        "their angle (default) or their average (--method average, as Trace Compass).",
+        "Traces are then composed along the tree from the reference that accumulates the",
+        "least error; traces no match connects are reported, not guessed.", "",
+        "Per trace it prints: t_ref = slope x t + offset (t in ns as the reader reports",
+        "it), the quality, the messages to and from the trace it is related through, the",
+        "accuracy bound (the largest distance, over the trace's span, between the chosen",
+        "transform and any causal one, the true one included), and the messages the",
+        "transforms would make arrive before they left (0 unless the quality is fail).", "",
+        "Qualities: accurate (both bounds), approximate (messages both ways but the slope",
+        "is free on one side), incomplete (one direction only: slope 1, offset bounded on",
+        "one side), fail (no line keeps every message causal: a wrong rule or a clock jump;",
+        "the conflicting messages are named), absent (no match).", "",
+        "Match rules (--match, repeatable; default: hetrace-sync and tcp):",
+        "  hetrace-sync  the sync-pair events of tracers generated with --sync",
+        "  tcp           LTTng kernel traces: inet_sock_local_out/in, or net_dev_queue/",
+        "                netif_receive_skb with the TCP header (lttng-modules >= 2.6)",
+        "  messages:SEND,RECEIVE,KEY[+KEY...]   e.g. messages:msgq_put,msgq_get,queue+msg_id",
+        "  FILE.yaml     rules:",
+        "                  - name: msgq",
+        "                    send: {event: msgq_put, keys: [queue, msg_id]}",
+        "                    receive: {event: msgq_get, keys: [queue, msg_id]}", "",
+        "Examples:",
+        "  hetrace sync master/ dsp0/ dsp1/",
+        "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json arm/ dsp*/"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:every trace is on the reference clock without a failed pair",
+        "1:a trace could not be read, a rule is invalid, or some trace is not connected or failed",
+        "2:usage error"})
+final class SyncCommand implements Callable<Integer> {
+    enum Format { text, json }
+
+    enum MethodName { bisector, average }
+
+    @Parameters(arity = "2..*", paramLabel = "TRACE", description = "Trace directories (at least two).")
+    List<Path> traces = new ArrayList<>();
+
+    @Option(names = "--match", paramLabel = "RULES", description = "Match rules: " + MatchRules.SPEC_HELP + " (repeatable).")
+    List<String> match = new ArrayList<>();
+
+    @Option(names = "--method", paramLabel = "METHOD", description = "bisector (default) or average.")
+    MethodName method = MethodName.bisector;
+
+    @Option(names = "--reference", paramLabel = "TRACE", description = "The reference trace (default: the first).")
+    Path reference;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
+    Format format = Format.text;
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @Override
+    public Integer call() {
+        PrintStream err = main.err;
+        List<MatchRule> rules = new ArrayList<>();
+        try {
+            for (String m : match.isEmpty() ? List.of("hetrace-sync", "tcp") : match) {
+                rules.addAll(MatchRules.parse(m));
+            }
+        } catch (IllegalArgumentException | IOException e) {
+            return fail(e);
+        }
+        for (Path t : traces) {
+            if (!Files.isDirectory(t)) {
+                err.println("hetrace: " + t + ": not a trace directory");
+                return 1;
+            }
+        }
+        int ref = 0;
+        if (reference != null) {
+            ref = traces.indexOf(reference);
+            if (ref < 0) {
+                ref = traces.stream().map(p -> p.toAbsolutePath().normalize()).toList()
+                    .indexOf(reference.toAbsolutePath().normalize());
+            }
+            if (ref < 0) {
+                err.println("hetrace: --reference " + reference + ": not one of the traces given");
+                return 2;
+            }
+        }
+        Report report;
+        try {
+            report = Synchronizer.run(traces, rules, method == MethodName.average ? ConvexHullSync.Method.AVERAGE
+                : ConvexHullSync.Method.BISECTOR, ref, w -> err.println("hetrace: warning: " + w));
+        } catch (IOException | MetadataException | StreamDecodingException e) {
+            return fail(e);
+        }
+        String text = format == Format.json ? json(report) : text(report);
+        try {
+            main.out.write(text.getBytes(StandardCharsets.UTF_8));
+            main.out.flush();
+        } catch (IOException e) {
+            return fail(e);
+        }
+        boolean ok = true;
+        for (TraceSync t : report.traces()) {
+            if (!t.connected()) {
+                err.println("hetrace: " + t.path() + " is not connected to the reference: no rule matched a message"
+                    + " between it and a connected trace");
+                ok = false;
+            }
+        }
+        for (PairSync p : report.pairs()) {
+            if (p.result().quality() == SyncQuality.FAIL) {
+                err.println("hetrace: " + report.traces().get(p.other()).path() + " and "
+                    + report.traces().get(p.reference()).path() + ": " + conflict(report, p));
+                ok = false;
+            }
+        }
+        return ok ? 0 : 1;
+    }
+
+    private static String conflict(Report report, PairSync p) {
+        StringBuilder sb = new StringBuilder("no clock line keeps these messages causal together (a wrong match rule"
+            + " or a clock jump):");
+        String ref = report.traces().get(p.reference()).path().toString();
+        String other = report.traces().get(p.other()).path().toString();
+        for (SyncResult.Message m : p.result().conflict()) {
+            sb.append(' ').append(m.toOther() ? ref + " -> " + other : other + " -> " + ref).append(" sent at ")
+                .append(m.sendNanos()).append(" received at ").append(m.receiveNanos()).append(';');
+        }
+        sb.setLength(sb.length() - 1);
+        return sb.toString();
+    }
+
+    private static String text(Report report) {
+        StringBuilder sb = new StringBuilder();
+        TraceSync refTrace = report.traces().get(report.reference());
+        sb.append("reference: ").append(refTrace.path()).append('\n');
+        for (MessageMatcher.RuleStats s : report.rules()) {
+            if (s.matched() + s.unmatchedSends() + s.unmatchedReceives() > 0) {
+                sb.append(String.format(Locale.ROOT, "rule %s: %d messages matched, %d sends and %d receives unmatched%s%s%n",
+                    s.rule().name(), s.matched(), s.unmatchedSends(), s.unmatchedReceives(),
+                    s.repeats() > 0 ? ", " + s.repeats() + " repeated keys ignored" : "",
+                    s.sameTrace() > 0 ? ", " + s.sameTrace() + " within one trace ignored" : ""));
+            }
+        }
+        sb.append('\n');
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"trace", "slope", "offset (ns)", "quality", "via", "out", "in", "accuracy (ns)", "acausal"});
+        for (int i = 0; i < report.traces().size(); i++) {
+            TraceSync t = report.traces().get(i);
+            boolean isRef = i == report.reference();
+            rows.add(new String[] {t.path().toString(), isRef || t.connected() ? slope(t.transform()) : "-",
+                isRef || t.connected() ? offset(t.transform()) : "-",
+                isRef ? "reference" : t.connected() ? t.quality().label() : "not connected",
+                isRef || !t.connected() ? "-" : report.traces().get(t.via()).path().toString(),
+                isRef ? "-" : Long.toString(t.matchesOut()), isRef ? "-" : Long.toString(t.matchesIn()),
+                isRef ? "0" : t.accuracyNanos().map(String::valueOf).orElse("unbounded"), Long.toString(t.violations())});
+        }
+        int[] w = new int[rows.getFirst().length];
+        for (String[] r : rows) {
+            for (int c = 0; c < r.length; c++) {
+                w[c] = Math.max(w[c], r[c].length());
+            }
+        }
+        for (String[] r : rows) {
+            for (int c = 0; c < r.length; c++) {
+                String cell = r[c];
+                boolean right = c > 0 && c != 3 && c != 4;
+                String pad = " ".repeat(w[c] - cell.length());
+                sb.append(right ? pad + cell : cell + (c == r.length - 1 ? "" : pad));
+                sb.append(c == r.length - 1 ? "\n" : "  ");
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */
+    private static String slope(ClockTransform t) {
+        return t.slope().round(new java.math.MathContext(17)).stripTrailingZeros().toPlainString();
+    }
+
+    /** The slope to 24 significant digits: enough to give back slope − 1 exactly as held. */
+    private static String fullSlope(ClockTransform t) {
+        return t.slope().round(new java.math.MathContext(24)).stripTrailingZeros().toPlainString();
+    }
+
+    private static String offset(ClockTransform t) {
+        return t.offsetNanos().setScale(3, java.math.RoundingMode.HALF_EVEN).toPlainString();
+    }
+
+    private static String json(Report report) {
+        StringBuilder sb = new StringBuilder("{\"reference\":").append(quote(report.traces().get(report.reference()).path()))
+            .append(",\"traces\":[");
+        for (int i = 0; i < report.traces().size(); i++) {
+            TraceSync t = report.traces().get(i);
+            boolean isRef = i == report.reference();
+            sb.append(i == 0 ? "" : ",").append("{\"path\":").append(quote(t.path()))
+                .append(",\"slope\":\"").append(fullSlope(t.transform())).append('"')
+                .append(",\"offset_ns\":\"").append(t.transform().offsetNanos().toPlainString()).append('"')
+                .append(",\"quality\":\"").append(isRef ? "reference" : t.connected() ? t.quality().label() : "absent").append('"')
+                .append(",\"via\":").append(isRef || !t.connected() ? "null" : quote(report.traces().get(t.via()).path()))
+                .append(",\"matches_out\":").append(t.matchesOut())
+                .append(",\"matches_in\":").append(t.matchesIn())
+                .append(",\"accuracy_ns\":").append(isRef ? "0" : t.accuracyNanos().map(String::valueOf).orElse("null"))
+                .append(",\"causality_violations\":").append(t.violations()).append('}');
+        }
+        sb.append("]}\n");
+        return sb.toString();
+    }
+
+    private static String quote(Path p) {
+        String s = p.toString();
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    private int fail(Exception e) {
+        main.err.println("hetrace: " + e.getMessage());
+        if (debug) {
+            e.printStackTrace(main.err);
+        }
+        return 1;
+    }
+}

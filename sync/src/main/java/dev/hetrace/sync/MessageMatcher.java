@@ -1,0 +1,287 @@
+package dev.hetrace.sync;
+
+import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.api.FieldTypeException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds the messages between traces, one event at a time: an event a rule names is a send or a
+ * receive with a key (a 128-bit hash of the rule and the key fields' values); a send and a
+ * receive with the same key in two different traces make a message. The first send (or
+ * receive) of a key wins; a repeat (a retransmitted TCP segment) is counted, not matched, which
+ * keeps every match causal: the first send precedes any receive of the same data.
+ *
+ * <p>Memory: one entry per send or receive still waiting for its other half.
+ */
+public final class MessageMatcher {
+    /** Where the messages go. */
+    @FunctionalInterface
+    public interface Sink {
+        void message(int rule, int fromTrace, long sendNanos, int toTrace, long receiveNanos);
+    }
+
+    /** What one rule found. */
+    public record RuleStats(MatchRule rule, long matched, long unmatchedSends, long unmatchedReceives, long repeats,
+                            long sameTrace) {}
+
+    /** A role an event plays in a rule; key fields as alternatives, each known to be a string or not. */
+    private static final class Role {
+        final int rule;
+        final boolean send;
+        final String[][] keys;
+        final boolean[] text;
+
+        Role(int rule, boolean send, List<String> keys) {
+            this.rule = rule;
+            this.send = send;
+            this.keys = new String[keys.size()][];
+            this.text = new boolean[keys.size()];
+            for (int i = 0; i < keys.size(); i++) {
+                this.keys[i] = keys.get(i).split("\\|");
+            }
+        }
+    }
+
+    private final List<MatchRule> rules;
+    private final Map<String, List<Role>> byEvent = new HashMap<>();
+    private final Sink sink;
+    private final Pending pending = new Pending();
+    private final long[] matched;
+    private final long[] repeats;
+    private final long[] sameTrace;
+
+    public MessageMatcher(List<MatchRule> rules, Sink sink) {
+        this.rules = List.copyOf(rules);
+        this.sink = sink;
+        for (int r = 0; r < rules.size(); r++) {
+            MatchRule rule = rules.get(r);
+            byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>()).add(new Role(r, true, rule.sendKeys()));
+            byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>()).add(new Role(r, false, rule.receiveKeys()));
+        }
+        matched = new long[rules.size()];
+        repeats = new long[rules.size()];
+        sameTrace = new long[rules.size()];
+    }
+
+    /** The event names some rule needs (to tell a user that a trace has none of them). */
+    public java.util.Set<String> eventNames() {
+        return byEvent.keySet();
+    }
+
+    /** Whether the event is a send or receive of some rule (it may still lack a key field). */
+    public boolean concerns(Event e) {
+        return byEvent.containsKey(e.name());
+    }
+
+    /** Takes the reader's current event of trace {@code trace}. */
+    public void event(int trace, Event e) {
+        List<Role> roles = byEvent.get(e.name());
+        if (roles == null || !e.hasTime()) {
+            return;
+        }
+        for (Role role : roles) {
+            long h1 = 0x9E3779B97F4A7C15L * (role.rule + 1);
+            long h2 = 0xC2B2AE3D27D4EB4FL * (role.rule + 1);
+            boolean complete = true;
+            for (int k = 0; k < role.keys.length && complete; k++) {
+                String path = null;
+                for (String alt : role.keys[k]) {
+                    if (e.has(alt)) {
+                        path = alt;
+                        break;
+                    }
+                }
+                if (path == null) {
+                    complete = false;
+                    break;
+                }
+                long v;
+                if (!role.text[k]) {
+                    try {
+                        v = e.getLong(path);
+                    } catch (FieldTypeException notAnInteger) {
+                        role.text[k] = true;
+                        v = stringHash(e.getString(path));
+                    }
+                } else {
+                    v = stringHash(e.getString(path));
+                }
+                h1 = mix(h1 ^ v);
+                h2 = mix(h2 + v * 0x165667B19E3779F9L);
+            }
+            if (!complete) {
+                continue;
+            }
+            long t = e.timeNanos();
+            int slot = pending.find(h1, h2);
+            if (slot < 0) {
+                pending.put(h1, h2, trace, role.send, role.rule, t);
+                continue;
+            }
+            if (pending.send(slot) == role.send) {
+                repeats[role.rule]++;
+                continue;
+            }
+            int other = pending.trace(slot);
+            long otherTime = pending.time(slot);
+            pending.remove(slot);
+            if (other == trace) {
+                sameTrace[role.rule]++;
+                continue;
+            }
+            matched[role.rule]++;
+            if (role.send) {
+                sink.message(role.rule, trace, t, other, otherTime);
+            } else {
+                sink.message(role.rule, other, otherTime, trace, t);
+            }
+        }
+    }
+
+    /** What each rule found so far (the sends and receives still waiting count as unmatched). */
+    public List<RuleStats> stats() {
+        long[] sends = new long[rules.size()];
+        long[] receives = new long[rules.size()];
+        pending.count(sends, receives);
+        List<RuleStats> out = new ArrayList<>();
+        for (int r = 0; r < rules.size(); r++) {
+            out.add(new RuleStats(rules.get(r), matched[r], sends[r], receives[r], repeats[r], sameTrace[r]));
+        }
+        return out;
+    }
+
+    private static long stringHash(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < s.length(); i++) {
+            h = (h ^ s.charAt(i)) * 0x100000001b3L;
+        }
+        return h ^ s.length();
+    }
+
+    /** A 64-bit finalizer (SplitMix64's). */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Sends and receives waiting for their other half: open addressing on the 128-bit key. */
+    private static final class Pending {
+        private long[] k1 = new long[1024];
+        private long[] k2 = new long[1024];
+        private long[] times = new long[1024];
+        /** trace << 17 | rule << 1 | send, or −1 for a free slot. */
+        private long[] meta = filled(1024);
+        private int size;
+
+        private static long[] filled(int n) {
+            long[] a = new long[n];
+            java.util.Arrays.fill(a, -1);
+            return a;
+        }
+
+        int find(long h1, long h2) {
+            int mask = meta.length - 1;
+            for (int i = (int) h1 & mask; ; i = (i + 1) & mask) {
+                if (meta[i] < 0) {
+                    return -1;
+                }
+                if (k1[i] == h1 && k2[i] == h2) {
+                    return i;
+                }
+            }
+        }
+
+        void put(long h1, long h2, int trace, boolean send, int rule, long time) {
+            if (2 * (size + 1) > meta.length) {
+                grow();
+            }
+            int mask = meta.length - 1;
+            int i = (int) h1 & mask;
+            while (meta[i] >= 0) {
+                i = (i + 1) & mask;
+            }
+            k1[i] = h1;
+            k2[i] = h2;
+            times[i] = time;
+            meta[i] = ((long) trace << 17) | ((long) rule << 1) | (send ? 1 : 0);
+            size++;
+        }
+
+        boolean send(int slot) {
+            return (meta[slot] & 1) != 0;
+        }
+
+        int trace(int slot) {
+            return (int) (meta[slot] >>> 17);
+        }
+
+        long time(int slot) {
+            return times[slot];
+        }
+
+        /** Removes a slot, shifting back the entries of its probe run (no tombstones). */
+        void remove(int slot) {
+            int mask = meta.length - 1;
+            int hole = slot;
+            meta[hole] = -1;
+            size--;
+            for (int i = (hole + 1) & mask; meta[i] >= 0; i = (i + 1) & mask) {
+                int home = (int) k1[i] & mask;
+                // move i into the hole unless its home lies cyclically in (hole, i]
+                boolean stays = hole <= i ? home > hole && home <= i : home > hole || home <= i;
+                if (!stays) {
+                    k1[hole] = k1[i];
+                    k2[hole] = k2[i];
+                    times[hole] = times[i];
+                    meta[hole] = meta[i];
+                    meta[i] = -1;
+                    hole = i;
+                }
+            }
+        }
+
+        void count(long[] sends, long[] receives) {
+            for (long m : meta) {
+                if (m >= 0) {
+                    int rule = (int) ((m >>> 1) & 0xffff);
+                    if ((m & 1) != 0) {
+                        sends[rule]++;
+                    } else {
+                        receives[rule]++;
+                    }
+                }
+            }
+        }
+
+        private void grow() {
+            long[] o1 = k1;
+            long[] o2 = k2;
+            long[] ot = times;
+            long[] om = meta;
+            int n = om.length * 2;
+            k1 = new long[n];
+            k2 = new long[n];
+            times = new long[n];
+            meta = filled(n);
+            size = 0;
+            for (int i = 0; i < om.length; i++) {
+                if (om[i] >= 0) {
+                    int mask = n - 1;
+                    int j = (int) o1[i] & mask;
+                    while (meta[j] >= 0) {
+                        j = (j + 1) & mask;
+                    }
+                    k1[j] = o1[i];
+                    k2[j] = o2[i];
+                    times[j] = ot[i];
+                    meta[j] = om[i];
+                    size++;
+                }
+            }
+        }
+    }
+}

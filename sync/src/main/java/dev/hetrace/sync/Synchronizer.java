@@ -1,0 +1,212 @@
+package dev.hetrace.sync;
+
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.function.Consumer;
+
+/**
+ * Puts several traces on one clock: matches their messages, relates each pair of traces that
+ * exchanged some with a {@link ConvexHullSync}, and composes the pairs along the tree that
+ * reaches every trace from the reference with the least accumulated error. Traces that no
+ * match connects to the reference are reported as such, never guessed.
+ */
+public final class Synchronizer {
+    /** Accumulated-error weights of pairs without a finite accuracy: used only when nothing better connects. */
+    private static final double APPROXIMATE_WEIGHT = 1e15;
+    private static final double INCOMPLETE_WEIGHT = 1e16;
+
+    private Synchronizer() {}
+
+    /**
+     * The synchronization of a set of traces.
+     *
+     * @param reference index of the reference trace
+     * @param traces    per trace, in the order given
+     * @param pairs     every pair of traces that exchanged messages
+     * @param rules     what each rule matched
+     */
+    public record Report(int reference, List<TraceSync> traces, List<PairSync> pairs,
+                         List<MessageMatcher.RuleStats> rules) {}
+
+    /**
+     * One trace on the reference clock.
+     *
+     * @param path        the trace
+     * @param transform   its map to the reference clock (identity for the reference and for traces not connected)
+     * @param quality     the worst quality along its path to the reference ({@link SyncQuality#ABSENT} when not connected)
+     * @param via         the trace it is related through (itself for the reference; −1 when not connected)
+     * @param matchesOut  messages it sent to {@code via}
+     * @param matchesIn   messages it received from {@code via}
+     * @param accuracyNanos the accumulated accuracy bound along its path (empty when unbounded)
+     * @param violations  messages to or from it that the transforms make arrive before they left
+     */
+    public record TraceSync(Path path, ClockTransform transform, SyncQuality quality, int via, long matchesOut,
+                            long matchesIn, Optional<Long> accuracyNanos, long violations) {
+        public boolean connected() {
+            return via >= 0;
+        }
+    }
+
+    /** The relation between two traces: {@code result} maps {@code other}'s clock to {@code reference}'s. */
+    public record PairSync(int reference, int other, SyncResult result) {}
+
+    /**
+     * Synchronizes {@code traces} on {@code reference}'s clock.
+     *
+     * @param warnings receives the readers' warnings, prefixed with the trace
+     */
+    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
+                             Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        int n = traces.size();
+        Map<Long, ConvexHullSync> hulls = new HashMap<>();
+        long[] first = new long[n];
+        long[] last = new long[n];
+        Arrays.fill(first, Long.MAX_VALUE);
+        Arrays.fill(last, Long.MIN_VALUE);
+        MessageMatcher matcher = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
+            int lo = Math.min(from, to);
+            int hi = Math.max(from, to);
+            ConvexHullSync h = hulls.computeIfAbsent(pairKey(lo, hi), k -> new ConvexHullSync());
+            if (from == lo) {
+                h.messageToOther(send, receive);
+            } else {
+                h.messageToReference(send, receive);
+            }
+        });
+        for (int i = 0; i < n; i++) {
+            read(traces.get(i), i, matcher, first, last, warnings);
+        }
+        List<PairSync> pairs = new ArrayList<>();
+        Map<Long, PairSync> byKey = new HashMap<>();
+        hulls.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en -> {
+            int lo = (int) (en.getKey() >>> 32);
+            int hi = (int) (long) en.getKey();
+            PairSync p = new PairSync(lo, hi, en.getValue().result(method, first[hi], last[hi]));
+            pairs.add(p);
+            byKey.put(en.getKey(), p);
+        });
+        TraceSync[] out = tree(traces, reference, pairs);
+
+        // second pass: which messages do the transforms make acausal?
+        long[] violations = new long[n];
+        MessageMatcher check = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
+            if (out[from].connected() && out[to].connected()
+                    && out[from].transform().apply(send) > out[to].transform().apply(receive)) {
+                violations[from]++;
+                violations[to]++;
+            }
+        });
+        long[] ignored = new long[n];
+        for (int i = 0; i < n; i++) {
+            read(traces.get(i), i, check, ignored.clone(), ignored.clone(), w -> { });
+        }
+        List<TraceSync> result = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            TraceSync t = out[i];
+            result.add(new TraceSync(t.path(), t.transform(), t.quality(), t.via(), t.matchesOut(), t.matchesIn(),
+                t.accuracyNanos(), violations[i]));
+        }
+        return new Report(reference, result, pairs, matcher.stats());
+    }
+
+    private static long pairKey(int lo, int hi) {
+        return ((long) lo << 32) | hi;
+    }
+
+    private static void read(Path trace, int index, MessageMatcher matcher, long[] first, long[] last,
+                             Consumer<String> warnings) throws IOException, MetadataException, StreamDecodingException {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w))) {
+            while (reader.next()) {
+                Event e = reader.event();
+                if (e.hasTime()) {
+                    long t = e.timeNanos();
+                    if (t < first[index]) {
+                        first[index] = t;
+                    }
+                    if (t > last[index]) {
+                        last[index] = t;
+                    }
+                }
+                matcher.event(index, e);
+            }
+        }
+    }
+
+    /** Dijkstra from the reference on accumulated error; transforms composed along the tree. */
+    private static TraceSync[] tree(List<Path> traces, int reference, List<PairSync> pairs) {
+        int n = traces.size();
+        List<List<PairSync>> adjacent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            adjacent.add(new ArrayList<>());
+        }
+        for (PairSync p : pairs) {
+            if (usable(p.result().quality())) {
+                adjacent.get(p.reference()).add(p);
+                adjacent.get(p.other()).add(p);
+            }
+        }
+        double[] cost = new double[n];
+        Arrays.fill(cost, Double.POSITIVE_INFINITY);
+        TraceSync[] out = new TraceSync[n];
+        cost[reference] = 0;
+        out[reference] = new TraceSync(traces.get(reference), ClockTransform.IDENTITY, SyncQuality.ACCURATE, reference, 0, 0,
+            Optional.of(0L), 0);
+        boolean[] done = new boolean[n];
+        PriorityQueue<double[]> queue = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
+        queue.add(new double[] {0, reference});
+        while (!queue.isEmpty()) {
+            int u = (int) queue.poll()[1];
+            if (done[u]) {
+                continue;
+            }
+            done[u] = true;
+            for (PairSync p : adjacent.get(u)) {
+                int v = p.reference() == u ? p.other() : p.reference();
+                SyncResult r = p.result();
+                double w = switch (r.quality()) {
+                    case ACCURATE -> r.accuracyNanos().orElseThrow();
+                    case APPROXIMATE -> APPROXIMATE_WEIGHT;
+                    default -> INCOMPLETE_WEIGHT;
+                };
+                if (done[v] || cost[u] + w >= cost[v]) {
+                    continue;
+                }
+                cost[v] = cost[u] + w;
+                // v's clock to u's: the pair maps other → reference
+                ClockTransform toParent = p.other() == v ? r.transform() : r.transform().inverse();
+                long out1 = p.other() == v ? r.toReference() : r.toOther();
+                long in1 = p.other() == v ? r.toOther() : r.toReference();
+                SyncQuality q = worse(out[u].quality(), r.quality());
+                Optional<Long> accuracy = out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
+                out[v] = new TraceSync(traces.get(v), toParent.then(out[u].transform()), q, u, out1, in1, accuracy, 0);
+                queue.add(new double[] {cost[v], v});
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (out[i] == null) {
+                out[i] = new TraceSync(traces.get(i), ClockTransform.IDENTITY, SyncQuality.ABSENT, -1, 0, 0, Optional.empty(), 0);
+            }
+        }
+        return out;
+    }
+
+    private static boolean usable(SyncQuality q) {
+        return q == SyncQuality.ACCURATE || q == SyncQuality.APPROXIMATE || q == SyncQuality.INCOMPLETE;
+    }
+
+    private static SyncQuality worse(SyncQuality a, SyncQuality b) {
+        return a.ordinal() >= b.ordinal() ? a : b;
+    }
+}
