@@ -56,6 +56,30 @@ public final class ConvexHullSync {
         maxTime = Math.max(maxTime, t);
     }
 
+    /**
+     * Whether some message may arrive before it left once the reference's times go through
+     * {@code reference} and this trace's through {@code other} (both to a common clock). Checked
+     * on the hull vertices, which hold the messages closest to acausal for any linear map; a
+     * vertex within 2 ns of it counts, since rounding may tip a message next to it.
+     */
+    public boolean mayBeAcausal(ClockTransform reference, ClockTransform other) {
+        for (int i = 0; i < below.size(); i++) {
+            long receive = below.x(i);
+            long send = below.y(i) + receive;
+            if (other.apply(receive) - reference.apply(send) < 2) {
+                return true;
+            }
+        }
+        for (int i = 0; i < above.size(); i++) {
+            long send = above.x(i);
+            long receive = above.y(i) + send;
+            if (reference.apply(receive) - other.apply(send) < 2) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The result, its accuracy taken over the span of the matched instants. */
     public SyncResult result(Method method) {
         return result(method, minTime, maxTime);

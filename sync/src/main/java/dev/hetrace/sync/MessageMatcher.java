@@ -47,6 +47,8 @@ public final class MessageMatcher {
 
     private final List<MatchRule> rules;
     private final Map<String, List<Role>> byEvent = new HashMap<>();
+    /** byEvent by the identity of the reader's name strings (one per event class): no hashing of names per event. */
+    private final java.util.IdentityHashMap<String, List<Role>> byName = new java.util.IdentityHashMap<>();
     private final Sink sink;
     private final Pending pending = new Pending();
     private final long[] matched;
@@ -78,7 +80,12 @@ public final class MessageMatcher {
 
     /** Takes the reader's current event of trace {@code trace}. */
     public void event(int trace, Event e) {
-        List<Role> roles = byEvent.get(e.name());
+        String name = e.name();
+        List<Role> roles = byName.get(name);
+        if (roles == null && !byName.containsKey(name)) {
+            roles = byEvent.get(name);
+            byName.put(name, roles);
+        }
         if (roles == null || !e.hasTime()) {
             return;
         }
@@ -168,84 +175,102 @@ public final class MessageMatcher {
         return z ^ (z >>> 31);
     }
 
-    /** Sends and receives waiting for their other half: open addressing on the 128-bit key. */
-    private static final class Pending {
-        private long[] k1 = new long[1024];
-        private long[] k2 = new long[1024];
-        private long[] times = new long[1024];
-        /** trace << 17 | rule << 1 | send, or −1 for a free slot. */
-        private long[] meta = filled(1024);
-        private int size;
+    /** How many sends and receives wait for their other half. */
+    public long pending() {
+        return pending.size;
+    }
 
-        private static long[] filled(int n) {
-            long[] a = new long[n];
-            java.util.Arrays.fill(a, -1);
+    /**
+     * Sends and receives waiting for their other half: open addressing on the 128-bit key,
+     * linear probing, the four words of a slot side by side so that a probe touches one cache
+     * line.
+     */
+    private static final class Pending {
+        private static final int K1 = 0;
+        private static final int K2 = 1;
+        private static final int TIME = 2;
+        /** trace << 17 | rule << 1 | send, or −1 for a free slot. */
+        private static final int META = 3;
+
+        private long[] slots = free(1024);
+        private int capacity = 1024;
+        long size;
+
+        private static long[] free(int n) {
+            long[] a = new long[4 * n];
+            for (int i = 0; i < n; i++) {
+                a[4 * i + META] = -1;
+            }
             return a;
         }
 
         int find(long h1, long h2) {
-            int mask = meta.length - 1;
+            int mask = capacity - 1;
             for (int i = (int) h1 & mask; ; i = (i + 1) & mask) {
-                if (meta[i] < 0) {
+                int at = 4 * i;
+                if (slots[at + META] < 0) {
                     return -1;
                 }
-                if (k1[i] == h1 && k2[i] == h2) {
+                if (slots[at + K1] == h1 && slots[at + K2] == h2) {
                     return i;
                 }
             }
         }
 
         void put(long h1, long h2, int trace, boolean send, int rule, long time) {
-            if (2 * (size + 1) > meta.length) {
+            if (2 * (size + 1) > capacity) {
                 grow();
             }
-            int mask = meta.length - 1;
-            int i = (int) h1 & mask;
-            while (meta[i] >= 0) {
-                i = (i + 1) & mask;
-            }
-            k1[i] = h1;
-            k2[i] = h2;
-            times[i] = time;
-            meta[i] = ((long) trace << 17) | ((long) rule << 1) | (send ? 1 : 0);
+            insert(slots, capacity, h1, h2, time, ((long) trace << 17) | ((long) rule << 1) | (send ? 1 : 0));
             size++;
         }
 
+        private static void insert(long[] slots, int capacity, long h1, long h2, long time, long meta) {
+            int mask = capacity - 1;
+            int i = (int) h1 & mask;
+            while (slots[4 * i + META] >= 0) {
+                i = (i + 1) & mask;
+            }
+            int at = 4 * i;
+            slots[at + K1] = h1;
+            slots[at + K2] = h2;
+            slots[at + TIME] = time;
+            slots[at + META] = meta;
+        }
+
         boolean send(int slot) {
-            return (meta[slot] & 1) != 0;
+            return (slots[4 * slot + META] & 1) != 0;
         }
 
         int trace(int slot) {
-            return (int) (meta[slot] >>> 17);
+            return (int) (slots[4 * slot + META] >>> 17);
         }
 
         long time(int slot) {
-            return times[slot];
+            return slots[4 * slot + TIME];
         }
 
         /** Removes a slot, shifting back the entries of its probe run (no tombstones). */
         void remove(int slot) {
-            int mask = meta.length - 1;
+            int mask = capacity - 1;
             int hole = slot;
-            meta[hole] = -1;
+            slots[4 * hole + META] = -1;
             size--;
-            for (int i = (hole + 1) & mask; meta[i] >= 0; i = (i + 1) & mask) {
-                int home = (int) k1[i] & mask;
+            for (int i = (hole + 1) & mask; slots[4 * i + META] >= 0; i = (i + 1) & mask) {
+                int home = (int) slots[4 * i + K1] & mask;
                 // move i into the hole unless its home lies cyclically in (hole, i]
                 boolean stays = hole <= i ? home > hole && home <= i : home > hole || home <= i;
                 if (!stays) {
-                    k1[hole] = k1[i];
-                    k2[hole] = k2[i];
-                    times[hole] = times[i];
-                    meta[hole] = meta[i];
-                    meta[i] = -1;
+                    System.arraycopy(slots, 4 * i, slots, 4 * hole, 4);
+                    slots[4 * i + META] = -1;
                     hole = i;
                 }
             }
         }
 
         void count(long[] sends, long[] receives) {
-            for (long m : meta) {
+            for (int i = 0; i < capacity; i++) {
+                long m = slots[4 * i + META];
                 if (m >= 0) {
                     int rule = (int) ((m >>> 1) & 0xffff);
                     if ((m & 1) != 0) {
@@ -258,30 +283,16 @@ public final class MessageMatcher {
         }
 
         private void grow() {
-            long[] o1 = k1;
-            long[] o2 = k2;
-            long[] ot = times;
-            long[] om = meta;
-            int n = om.length * 2;
-            k1 = new long[n];
-            k2 = new long[n];
-            times = new long[n];
-            meta = filled(n);
-            size = 0;
-            for (int i = 0; i < om.length; i++) {
-                if (om[i] >= 0) {
-                    int mask = n - 1;
-                    int j = (int) o1[i] & mask;
-                    while (meta[j] >= 0) {
-                        j = (j + 1) & mask;
-                    }
-                    k1[j] = o1[i];
-                    k2[j] = o2[i];
-                    times[j] = ot[i];
-                    meta[j] = om[i];
-                    size++;
+            int n = capacity * 2;
+            long[] bigger = free(n);
+            for (int i = 0; i < capacity; i++) {
+                int at = 4 * i;
+                if (slots[at + META] >= 0) {
+                    insert(bigger, n, slots[at + K1], slots[at + K2], slots[at + TIME], slots[at + META]);
                 }
             }
+            slots = bigger;
+            capacity = n;
         }
     }
 }

@@ -70,47 +70,54 @@ public final class Synchronizer {
                              Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
+        // a first look at the beginning of each trace: rough transforms, so that the full pass
+        // can visit the traces in (nearly) the reference's time order and messages wait little
+        // for their other half
+        Map<Long, ConvexHullSync> sample = new HashMap<>();
+        MessageMatcher sampler = new MessageMatcher(rules, hullSink(sample));
+        for (int i = 0; i < n; i++) {
+            sampleTrace(traces.get(i), i, sampler);
+        }
+        TraceSync[] rough = tree(traces, reference, results(sample, method, null, null));
+        ClockTransform[] order = new ClockTransform[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = rough[i].transform();
+        }
+
         Map<Long, ConvexHullSync> hulls = new HashMap<>();
         long[] first = new long[n];
         long[] last = new long[n];
         Arrays.fill(first, Long.MAX_VALUE);
         Arrays.fill(last, Long.MIN_VALUE);
-        MessageMatcher matcher = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
-            int lo = Math.min(from, to);
-            int hi = Math.max(from, to);
-            ConvexHullSync h = hulls.computeIfAbsent(pairKey(lo, hi), k -> new ConvexHullSync());
-            if (from == lo) {
-                h.messageToOther(send, receive);
-            } else {
-                h.messageToReference(send, receive);
-            }
-        });
-        for (int i = 0; i < n; i++) {
-            read(traces.get(i), i, matcher, first, last, warnings);
-        }
-        List<PairSync> pairs = new ArrayList<>();
-        Map<Long, PairSync> byKey = new HashMap<>();
-        hulls.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en -> {
-            int lo = (int) (en.getKey() >>> 32);
-            int hi = (int) (long) en.getKey();
-            PairSync p = new PairSync(lo, hi, en.getValue().result(method, first[hi], last[hi]));
-            pairs.add(p);
-            byKey.put(en.getKey(), p);
-        });
+        MessageMatcher matcher = new MessageMatcher(rules, hullSink(hulls));
+        merged(traces, order, matcher, first, last, warnings);
+        List<PairSync> pairs = results(hulls, method, first, last);
         TraceSync[] out = tree(traces, reference, pairs);
 
-        // second pass: which messages do the transforms make acausal?
+        // messages the transforms make acausal: none if no hull vertex is (the usual case); else count them
         long[] violations = new long[n];
-        MessageMatcher check = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
-            if (out[from].connected() && out[to].connected()
-                    && out[from].transform().apply(send) > out[to].transform().apply(receive)) {
-                violations[from]++;
-                violations[to]++;
+        boolean count = false;
+        for (Map.Entry<Long, ConvexHullSync> en : hulls.entrySet()) {
+            int lo = (int) (en.getKey() >>> 32);
+            int hi = (int) (long) en.getKey();
+            if (out[lo].connected() && out[hi].connected()
+                    && en.getValue().mayBeAcausal(out[lo].transform(), out[hi].transform())) {
+                count = true;
             }
-        });
-        long[] ignored = new long[n];
-        for (int i = 0; i < n; i++) {
-            read(traces.get(i), i, check, ignored.clone(), ignored.clone(), w -> { });
+        }
+        if (count) {
+            MessageMatcher check = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
+                if (out[from].connected() && out[to].connected()
+                        && out[from].transform().apply(send) > out[to].transform().apply(receive)) {
+                    violations[from]++;
+                    violations[to]++;
+                }
+            });
+            ClockTransform[] exact = new ClockTransform[n];
+            for (int i = 0; i < n; i++) {
+                exact[i] = out[i].transform();
+            }
+            merged(traces, exact, check, first.clone(), last.clone(), w -> { });
         }
         List<TraceSync> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -121,27 +128,146 @@ public final class Synchronizer {
         return new Report(reference, result, pairs, matcher.stats());
     }
 
-    private static long pairKey(int lo, int hi) {
-        return ((long) lo << 32) | hi;
-    }
+    /** Rule events read from the beginning of each trace to estimate the transforms, and events scanned at most. */
+    private static final int SAMPLE_MESSAGES = 4096;
+    private static final long SAMPLE_EVENTS = 4_000_000;
 
-    private static void read(Path trace, int index, MessageMatcher matcher, long[] first, long[] last,
-                             Consumer<String> warnings) throws IOException, MetadataException, StreamDecodingException {
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w))) {
-            while (reader.next()) {
+    private static void sampleTrace(Path trace, int index, MessageMatcher sampler)
+            throws IOException, MetadataException, StreamDecodingException {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+            long seen = 0;
+            long scanned = 0;
+            while (seen < SAMPLE_MESSAGES && scanned++ < SAMPLE_EVENTS && reader.next()) {
                 Event e = reader.event();
-                if (e.hasTime()) {
-                    long t = e.timeNanos();
-                    if (t < first[index]) {
-                        first[index] = t;
-                    }
-                    if (t > last[index]) {
-                        last[index] = t;
-                    }
+                if (sampler.concerns(e)) {
+                    sampler.event(index, e);
+                    seen++;
                 }
-                matcher.event(index, e);
             }
         }
+    }
+
+    private static MessageMatcher.Sink hullSink(Map<Long, ConvexHullSync> hulls) {
+        return (rule, from, send, to, receive) -> {
+            int lo = Math.min(from, to);
+            int hi = Math.max(from, to);
+            ConvexHullSync h = hulls.computeIfAbsent(pairKey(lo, hi), k -> new ConvexHullSync());
+            if (from == lo) {
+                h.messageToOther(send, receive);
+            } else {
+                h.messageToReference(send, receive);
+            }
+        };
+    }
+
+    /** Each pair's result, the accuracy over the other trace's span when known. */
+    private static List<PairSync> results(Map<Long, ConvexHullSync> hulls, ConvexHullSync.Method method, long[] first,
+                                          long[] last) {
+        List<PairSync> pairs = new ArrayList<>();
+        hulls.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en -> {
+            int lo = (int) (en.getKey() >>> 32);
+            int hi = (int) (long) en.getKey();
+            SyncResult r = first == null || first[hi] > last[hi] ? en.getValue().result(method)
+                : en.getValue().result(method, first[hi], last[hi]);
+            pairs.add(new PairSync(lo, hi, r));
+        });
+        return pairs;
+    }
+
+    /**
+     * Reads every trace once, all at a time, always taking the event that comes first on the
+     * (estimated) reference clock, so that a message's two halves are read close together.
+     */
+    private static void merged(List<Path> traces, ClockTransform[] order, MessageMatcher matcher, long[] first,
+                               long[] last, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        int n = traces.size();
+        CtfReader[] readers = new CtfReader[n];
+        long[] keys = new long[n];
+        int[] heap = new int[n];
+        int size = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                Path trace = traces.get(i);
+                readers[i] = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w));
+                if (advance(readers[i], i, order[i], keys, first, last)) {
+                    heap[size++] = i;
+                    siftUp(heap, keys, size - 1);
+                }
+            }
+            while (size > 0) {
+                int i = heap[0];
+                matcher.event(i, readers[i].event());
+                if (advance(readers[i], i, order[i], keys, first, last)) {
+                    siftDown(heap, keys, size, 0);
+                } else {
+                    heap[0] = heap[--size];
+                    siftDown(heap, keys, size, 0);
+                }
+            }
+        } finally {
+            for (CtfReader r : readers) {
+                if (r != null) {
+                    r.close();
+                }
+            }
+        }
+    }
+
+    /** Moves reader {@code i} to its next event and sets its key; false at its end. */
+    private static boolean advance(CtfReader reader, int i, ClockTransform order, long[] keys, long[] first, long[] last)
+            throws StreamDecodingException {
+        if (!reader.next()) {
+            return false;
+        }
+        Event e = reader.event();
+        if (e.hasTime()) {
+            long t = e.timeNanos();
+            first[i] = Math.min(first[i], t);
+            last[i] = Math.max(last[i], t);
+            keys[i] = order.apply(t);
+        }
+        return true;
+    }
+
+    private static boolean less(int[] heap, long[] keys, int a, int b) {
+        long ka = keys[heap[a]];
+        long kb = keys[heap[b]];
+        return ka < kb || (ka == kb && heap[a] < heap[b]);
+    }
+
+    private static void siftUp(int[] heap, long[] keys, int k) {
+        while (k > 0) {
+            int parent = (k - 1) / 2;
+            if (!less(heap, keys, k, parent)) {
+                return;
+            }
+            int t = heap[k];
+            heap[k] = heap[parent];
+            heap[parent] = t;
+            k = parent;
+        }
+    }
+
+    private static void siftDown(int[] heap, long[] keys, int size, int k) {
+        while (true) {
+            int l = 2 * k + 1;
+            if (l >= size) {
+                return;
+            }
+            int c = l + 1 < size && less(heap, keys, l + 1, l) ? l + 1 : l;
+            if (!less(heap, keys, c, k)) {
+                return;
+            }
+            int t = heap[k];
+            heap[k] = heap[c];
+            heap[c] = t;
+            k = c;
+        }
+    }
+
+    private static long pairKey(int lo, int hi) {
+        return ((long) lo << 32) | hi;
     }
 
     /** Dijkstra from the reference on accumulated error; transforms composed along the tree. */
