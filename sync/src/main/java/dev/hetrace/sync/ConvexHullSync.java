@@ -80,6 +80,51 @@ public final class ConvexHullSync {
         return false;
     }
 
+    /**
+     * The corners of the set of causal lines (slope and offset pairs), as transforms: every
+     * causal line's value at any instant lies between the corners' values there. Empty unless
+     * the quality is {@link SyncQuality#ACCURATE}.
+     */
+    public List<ClockTransform> causalCorners() {
+        if (below.points() == 0 || above.points() == 0) {
+            return List.of();
+        }
+        Geometry g = new Geometry(below, above);
+        Bounds b = g.bounds();
+        if (b == null || Double.isInfinite(b.min) || Double.isInfinite(b.max)) {
+            return List.of();
+        }
+        List<ClockTransform> out = new ArrayList<>();
+        for (double[] v : g.vertices(b)) {
+            out.add(g.transform(v[0], v[1]));
+        }
+        return out;
+    }
+
+    /** Adds the messages another synchronization holds that bound the lines (its hull vertices). */
+    public void absorb(ConvexHullSync other) {
+        for (int i = 0; i < other.below.size(); i++) {
+            below.add(other.below.x(i), other.below.y(i));
+        }
+        for (int i = 0; i < other.above.size(); i++) {
+            above.add(other.above.x(i), other.above.y(i));
+        }
+        if (other.minTime <= other.maxTime) {
+            span(other.minTime);
+            span(other.maxTime);
+        }
+    }
+
+    /** The earliest matched instant on this trace's clock (Long.MAX_VALUE without messages). */
+    public long firstTime() {
+        return minTime;
+    }
+
+    /** The latest matched instant on this trace's clock (Long.MIN_VALUE without messages). */
+    public long lastTime() {
+        return maxTime;
+    }
+
     /** The result, its accuracy taken over the span of the matched instants. */
     public SyncResult result(Method method) {
         return result(method, minTime, maxTime);

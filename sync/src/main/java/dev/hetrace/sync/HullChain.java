@@ -18,8 +18,9 @@ final class HullChain {
     private long[] xs = new long[16];
     private long[] ys = new long[16];
     private int size;
-    private final long[] bx = new long[BATCH];
-    private final long[] by = new long[BATCH];
+    /** The batch: grows to BATCH, so that the many small chains of a piecewise synchronization stay small. */
+    private long[] bx = new long[16];
+    private long[] by = new long[16];
     private int pending;
     private long points;
 
@@ -29,6 +30,10 @@ final class HullChain {
     }
 
     void add(long x, long y) {
+        if (pending == bx.length && pending < BATCH) {
+            bx = Arrays.copyOf(bx, Math.min(BATCH, 2 * pending));
+            by = Arrays.copyOf(by, bx.length);
+        }
         bx[pending] = x;
         by[pending] = y;
         pending++;

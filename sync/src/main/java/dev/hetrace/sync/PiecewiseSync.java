@@ -1,0 +1,167 @@
+package dev.hetrace.sync;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Relates two clocks whose drift changes over a long trace (temperature, frequency scaling):
+ * one convex hull per piece of the other trace's time, and a continuous piecewise-linear map
+ * whose every piece is a causal line of its messages, so every message stays causal. Pieces
+ * are made of consecutive 32nds of the window, as many as keep a causal line (so that a drift
+ * change ends a piece) and bound the slope from both sides, up to the window's length.
+ *
+ * <p>Each piece maps its messages' span with its own transform (the bisector or average of its
+ * bounds); between the last message of a piece and the first of the next, where no message
+ * lies, a connecting segment joins them. The accuracy bound holds over the pieces' spans; in a
+ * connecting segment the clocks are not observed.
+ */
+public final class PiecewiseSync {
+    /** Pieces are at most this long. */
+    private final long window;
+    /** Messages are kept per fine window, a 32nd of a window: pieces are made of whole fine windows. */
+    private final long fine;
+    private final TreeMap<Long, ConvexHullSync> windows = new TreeMap<>();
+    private long toOther;
+    private long toReference;
+
+    /** @param windowNanos the window length on the other trace's clock */
+    public PiecewiseSync(long windowNanos) {
+        if (windowNanos <= 0) {
+            throw new IllegalArgumentException("the piecewise window must be positive, not " + windowNanos + " ns");
+        }
+        this.window = windowNanos;
+        this.fine = Math.max(1, windowNanos / 32);
+    }
+
+    private static ConvexHullSync copy(ConvexHullSync s) {
+        ConvexHullSync c = new ConvexHullSync();
+        c.absorb(s);
+        return c;
+    }
+
+    public void messageToOther(long refSendNanos, long receiveNanos) {
+        at(receiveNanos).messageToOther(refSendNanos, receiveNanos);
+        toOther++;
+    }
+
+    public void messageToReference(long sendNanos, long refReceiveNanos) {
+        at(sendNanos).messageToReference(sendNanos, refReceiveNanos);
+        toReference++;
+    }
+
+    private ConvexHullSync at(long t) {
+        return windows.computeIfAbsent(Math.floorDiv(t, fine), k -> new ConvexHullSync());
+    }
+
+    /**
+     * The piecewise result.
+     *
+     * @param quality   {@link SyncQuality#ACCURATE} when every piece is; else the quality of the
+     *                  whole as one line ({@link SyncQuality#FAIL} also when pieces cannot be joined)
+     * @param map       the map to the reference clock (a single piece when the windows had to be
+     *                  merged into one)
+     * @param accuracyNanos the largest accuracy bound of the pieces, over their spans
+     * @param problem   why it failed, if it did
+     */
+    public record Result(SyncQuality quality, PiecewiseMap map, long toOther, long toReference,
+                         Optional<Long> accuracyNanos, Optional<String> problem) {}
+
+    public Result result(ConvexHullSync.Method method, long spanStart, long spanEnd) {
+        // groups of consecutive fine windows, as long as the window at most; a group also ends
+        // where the next fine window would leave it no causal line (a drift change), so that
+        // changes fall between pieces
+        List<ConvexHullSync> groups = new ArrayList<>();
+        ConvexHullSync current = null;
+        long start = 0;
+        for (Map.Entry<Long, ConvexHullSync> w : windows.entrySet()) {
+            long wStart = w.getKey() * fine;
+            long wEnd = wStart + fine;
+            if (current == null) {
+                current = copy(w.getValue());
+                start = wStart;
+                continue;
+            }
+            ConvexHullSync joined = copy(current);
+            joined.absorb(w.getValue());
+            SyncQuality now = current.result(method).quality();
+            SyncQuality then = joined.result(method).quality();
+            if (now != SyncQuality.FAIL && (then == SyncQuality.FAIL || (now == SyncQuality.ACCURATE && wEnd - start > window))) {
+                groups.add(current);
+                current = copy(w.getValue());
+                start = wStart;
+            } else {
+                current = joined;
+            }
+        }
+        if (current != null) {
+            groups.add(current);
+        }
+        for (ConvexHullSync g : groups) {
+            if (g.result(method).quality() == SyncQuality.FAIL) {
+                return new Result(SyncQuality.FAIL, PiecewiseMap.of(ClockTransform.IDENTITY), toOther, toReference,
+                    Optional.empty(), Optional.of("the messages between " + g.firstTime() + " and " + g.lastTime()
+                        + " ns conflict: the clock jumped, or its rate changed faster than their latencies can follow"));
+            }
+        }
+        // a group that does not bound its slope joins a neighbour when their messages allow it
+        for (int i = 0; i < groups.size() && groups.size() > 1; i++) {
+            if (groups.get(i).result(method).quality() == SyncQuality.ACCURATE) {
+                continue;
+            }
+            for (int j : new int[] {i + 1, i - 1}) {
+                if (j < 0 || j >= groups.size()) {
+                    continue;
+                }
+                ConvexHullSync joined = copy(groups.get(Math.min(i, j)));
+                joined.absorb(groups.get(Math.max(i, j)));
+                if (joined.result(method).quality() != SyncQuality.FAIL) {
+                    groups.set(Math.min(i, j), joined);
+                    groups.remove(Math.max(i, j));
+                    i = -1; // start over: the merged group may now be accurate
+                    break;
+                }
+            }
+        }
+        if (groups.size() == 1) {
+            ConvexHullSync whole = new ConvexHullSync();
+            windows.values().forEach(whole::absorb);
+            SyncResult r = whole.result(method, spanStart, spanEnd);
+            return new Result(r.quality(), PiecewiseMap.of(r.transform()), toOther, toReference, r.accuracyNanos(),
+                r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
+        }
+        // each group keeps its own transform from its first to its last message; between groups
+        // (where no message lies) a connecting piece joins the two: continuous, and every message
+        // is mapped by its own group's causal line
+        int w = groups.size();
+        long[] knots = new long[2 * w];
+        long[] values = new long[2 * w];
+        long accuracy = 0;
+        boolean bounded = true;
+        for (int i = 0; i < w; i++) {
+            ConvexHullSync g = groups.get(i);
+            long from = i == 0 ? Math.min(spanStart, g.firstTime()) : g.firstTime();
+            long to = i == w - 1 ? Math.max(spanEnd, g.lastTime()) : g.lastTime();
+            SyncResult r = g.result(method, from, to);
+            if (r.quality() != SyncQuality.ACCURATE) {
+                bounded = false;
+            }
+            accuracy = Math.max(accuracy, r.accuracyNanos().orElse(0L));
+            knots[2 * i] = from;
+            values[2 * i] = r.transform().apply(from);
+            knots[2 * i + 1] = Math.max(to, from + 1);
+            values[2 * i + 1] = r.transform().apply(knots[2 * i + 1]);
+        }
+        for (int j = 1; j < knots.length; j++) {
+            if (knots[j] <= knots[j - 1] || values[j] <= values[j - 1]) {
+                return new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()), toOther,
+                    toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + knots[j - 1] + " and "
+                        + knots[j] + " ns: the clock would run backwards there (a clock jump)"));
+            }
+        }
+        return new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE, new PiecewiseMap(knots, values),
+            toOther, toReference, bounded ? Optional.of(accuracy) : Optional.empty(), Optional.empty());
+    }
+}
