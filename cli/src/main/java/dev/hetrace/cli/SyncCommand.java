@@ -79,6 +79,12 @@ final class SyncCommand implements Callable<Integer> {
     @Option(names = "--reference", paramLabel = "TRACE", description = "The reference trace (default: the first).")
     Path reference;
 
+    @Option(names = "--piecewise", paramLabel = "DURATION", converter = DurationConverter.class,
+        description = {"Follow drift that changes (temperature, frequency scaling): a piece per stretch of at most",
+            "DURATION (e.g. 30s, 500ms, 10min) of each trace, ending where the drift changes, joined into one",
+            "continuous map that keeps every message causal."})
+    long piecewiseNanos;
+
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
 
@@ -120,7 +126,7 @@ final class SyncCommand implements Callable<Integer> {
         Report report;
         try {
             report = Synchronizer.run(traces, rules, method == MethodName.average ? ConvexHullSync.Method.AVERAGE
-                : ConvexHullSync.Method.BISECTOR, ref, w -> err.println("hetrace: warning: " + w));
+                : ConvexHullSync.Method.BISECTOR, ref, piecewiseNanos, w -> err.println("hetrace: warning: " + w));
         } catch (IOException | MetadataException | StreamDecodingException e) {
             return fail(e);
         }
@@ -180,8 +186,10 @@ final class SyncCommand implements Callable<Integer> {
         for (int i = 0; i < report.traces().size(); i++) {
             TraceSync t = report.traces().get(i);
             boolean isRef = i == report.reference();
-            rows.add(new String[] {t.path().toString(), isRef || t.connected() ? slope(t.transform()) : "-",
-                isRef || t.connected() ? offset(t.transform()) : "-",
+            boolean pieces = !t.map().linear();
+            rows.add(new String[] {t.path().toString(), isRef || t.connected()
+                    ? pieces ? (t.map().knots().length - 1) + " pieces" : slope(t.transform()) : "-",
+                isRef || t.connected() ? pieces ? "-" : offset(t.transform()) : "-",
                 isRef ? "reference" : t.connected() ? t.quality().label() : "not connected",
                 isRef || !t.connected() ? "-" : report.traces().get(t.via()).path().toString(),
                 isRef ? "-" : Long.toString(t.matchesOut()), isRef ? "-" : Long.toString(t.matchesIn()),
@@ -233,7 +241,18 @@ final class SyncCommand implements Callable<Integer> {
                 .append(",\"matches_out\":").append(t.matchesOut())
                 .append(",\"matches_in\":").append(t.matchesIn())
                 .append(",\"accuracy_ns\":").append(isRef ? "0" : t.accuracyNanos().map(String::valueOf).orElse("null"))
-                .append(",\"causality_violations\":").append(t.violations()).append('}');
+                .append(",\"causality_violations\":").append(t.violations());
+            if (!t.map().linear()) {
+                // the map's knots: (time on the trace, time on the reference), in ns
+                long[] k = t.map().knots();
+                long[] v = t.map().values();
+                sb.append(",\"pieces\":[");
+                for (int j = 0; j < k.length; j++) {
+                    sb.append(j == 0 ? "" : ",").append('[').append(k[j]).append(',').append(v[j]).append(']');
+                }
+                sb.append(']');
+            }
+            sb.append('}');
         }
         sb.append("]}\n");
         return sb.toString();
@@ -257,6 +276,31 @@ final class SyncCommand implements Callable<Integer> {
             }
         }
         return sb.append('"').toString();
+    }
+
+    /** A duration: a number and a unit (ns, us, ms, s, min, h); a bare number is in seconds. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h)?")
+                .matcher(value.strip());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (e.g. 30s, 500ms, 10min)");
+            }
+            double unit = switch (m.group(2) == null ? "s" : m.group(2)) {
+                case "ns" -> 1;
+                case "us", "µs" -> 1e3;
+                case "ms" -> 1e6;
+                case "s" -> 1e9;
+                case "m", "min" -> 60e9;
+                default -> 3600e9;
+            };
+            double ns = Double.parseDouble(m.group(1)) * unit;
+            if (ns < 1 || ns > 1e18) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration between 1 ns and 30 years");
+            }
+            return (long) ns;
+        }
     }
 
     private int fail(Exception e) {

@@ -49,9 +49,14 @@ class SyncCommandTest {
     Path dir;
 
     /** A core's clock: local ns = origin + true ns × (1 + drift); the trace counts cycles at freq. */
-    record Core(String name, int id, long freq, long offsetS, double origin, double drift) {
+    record Core(String name, int id, long freq, long offsetS, double origin, double drift, double changeAt, double drift2) {
+        Core(String name, int id, long freq, long offsetS, double origin, double drift) {
+            this(name, id, freq, offsetS, origin, drift, Double.MAX_VALUE, drift);
+        }
+
         double local(double trueNanos) {
-            return origin + trueNanos * (1 + drift);
+            return trueNanos < changeAt ? origin + trueNanos * (1 + drift)
+                : origin + changeAt * (1 + drift) + (trueNanos - changeAt) * (1 + drift2);
         }
 
         long cycles(double trueNanos) {
@@ -65,7 +70,9 @@ class SyncCommandTest {
 
         /** The true time of an instant the reader reports as {@code t} for this core. */
         double truth(double t) {
-            return ((t - offsetS * 1e9) - origin) / (1 + drift);
+            double local = t - offsetS * 1e9;
+            double change = origin + changeAt * (1 + drift);
+            return local < change ? (local - origin) / (1 + drift) : changeAt + (local - change) / (1 + drift2);
         }
     }
 
@@ -182,6 +189,47 @@ class SyncCommandTest {
             .containsPattern("dsp1\\s+-\\s+-\\s+not connected");
         // the master's unanswered handshakes with DSP 1 are counted
         assertThat(run.out()).contains("rule hetrace-sync: 240 messages matched, 120 sends and 120 receives unmatched");
+    }
+
+    @Test
+    void driftThatChangesMidTraceFailsAsOneLineAndIsFollowedPiecewise() throws Exception {
+        // DSP 1's crystal warms up: −120 ppm for 30 s, then +60 ppm
+        Core warming = new Core("dsp1", 2, 1_000_000_000L, 0, 12_000_000.0, -120e-6, 30e9, 60e-6);
+        handshakes(new Random(5));
+        Path master = write(MASTER, Double.MAX_VALUE, 0);
+        Path dsp1 = dir.resolve("dsp1");
+        try (CtfWriter w = CtfWriter.create(dsp1, METADATA.formatted(warming.freq(), warming.offsetS()))) {
+            StreamWriter s = w.stream(0).packetSize(4096);
+            for (long[] e : events.get(DSP1)) {
+                s.event(e[1], warming.cycles(e[0]), e[1] == 2 ? List.of(e[2]) : List.of(e[2], e[3], e[4]));
+            }
+        }
+
+        Run line = sync(master.toString(), dsp1.toString());
+        assertThat(line.status()).isEqualTo(1);
+        assertThat(line.err()).contains("no clock line keeps these messages causal together");
+
+        Run run = sync("--piecewise", "10s", "--format", "json", master.toString(), dsp1.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        Matcher m = Pattern.compile("\\{\"path\":\"[^\"]*dsp1\",.*\"quality\":\"accurate\",.*\"accuracy_ns\":(\\d+),"
+            + "\"causality_violations\":0,\"pieces\":\\[(.*)\\]\\]}").matcher(run.out());
+        assertThat(m.find()).as(run.out()).isTrue();
+        long accuracy = Long.parseLong(m.group(1));
+        assertThat(accuracy).isBetween(1L, 25_000L);
+        String[] knots = m.group(2).substring(1).split("\\],\\[");
+        assertThat(knots.length).isGreaterThanOrEqualTo(4);
+        // far from the change, the pieces are within the bound of the truth
+        for (String k : knots) {
+            String[] kv = k.split(",");
+            double t = Double.parseDouble(kv[0]);
+            double trueT = warming.truth(t);
+            if (Math.abs(trueT - 30e9) > 10e9) {
+                assertThat(Math.abs(Long.parseLong(kv[1]) - MASTER.reported(trueT))).as("knot %s", k)
+                    .isLessThanOrEqualTo(accuracy + 2.0);
+            }
+        }
+        Run text = sync("--piecewise", "10s", master.toString(), dsp1.toString());
+        assertThat(text.out()).containsPattern("dsp1\\s+\\d+ pieces\\s+-\\s+accurate");
     }
 
     @Test

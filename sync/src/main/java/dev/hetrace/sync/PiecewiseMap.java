@@ -1,64 +1,112 @@
 package dev.hetrace.sync;
 
-import java.util.List;
+import java.util.Arrays;
+import java.util.TreeSet;
 
 /**
- * A continuous, increasing map from a trace's time to the reference clock made of linear
- * pieces: piece {@code j} maps {@code [starts[j], starts[j+1])}; the first and last pieces
- * extend beyond the span.
+ * A continuous, increasing map from a trace's time to the reference clock: one linear
+ * transform, or the polyline through (knots[i], values[i]) extended beyond its ends by its
+ * first and last pieces. Every trace's map to the reference is one of these.
  */
-public record PiecewiseMap(long[] starts, List<ClockTransform> pieces) {
-    public PiecewiseMap {
-        starts = starts.clone();
-        pieces = List.copyOf(pieces);
-        if (starts.length != pieces.size() || starts.length == 0) {
-            throw new IllegalArgumentException("a piecewise map needs one start per piece");
+public final class PiecewiseMap {
+    private final ClockTransform linear;
+    private final long[] knots;
+    private final long[] values;
+    private final ClockTransform[] pieces;
+
+    private PiecewiseMap(ClockTransform linear, long[] knots, long[] values) {
+        this.linear = linear;
+        this.knots = knots;
+        this.values = values;
+        if (linear != null) {
+            pieces = new ClockTransform[] {linear};
+            return;
         }
-    }
-
-    /** One piece. */
-    public static PiecewiseMap of(ClockTransform t) {
-        return new PiecewiseMap(new long[] {Long.MIN_VALUE}, List.of(t));
-    }
-
-    /** The map through the points (knots[i], values[i]), knots increasing. */
-    public PiecewiseMap(long[] knots, long[] values) {
-        this(java.util.Arrays.copyOf(knots, knots.length - 1), pieces(knots, values));
-    }
-
-    private static List<ClockTransform> pieces(long[] knots, long[] values) {
         if (knots.length < 2 || knots.length != values.length) {
             throw new IllegalArgumentException("a piecewise map needs two knots at least, with one value each");
         }
-        ClockTransform[] out = new ClockTransform[knots.length - 1];
+        pieces = new ClockTransform[knots.length - 1];
         for (int j = 0; j + 1 < knots.length; j++) {
             long dk = knots[j + 1] - knots[j];
             long dv = values[j + 1] - values[j];
             if (dk <= 0 || dv <= 0) {
-                throw new IllegalArgumentException("a piecewise map must increase: knot " + j + " (" + knots[j] + " → "
-                    + values[j] + ") to (" + knots[j + 1] + " → " + values[j + 1] + ")");
+                throw new IllegalArgumentException("a piecewise map must increase: (" + knots[j] + " → " + values[j]
+                    + ") then (" + knots[j + 1] + " → " + values[j + 1] + ")");
             }
-            out[j] = new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
+            pieces[j] = new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
         }
-        return List.of(out);
+    }
+
+    /** One linear piece. */
+    public static PiecewiseMap of(ClockTransform t) {
+        return new PiecewiseMap(t, new long[0], new long[0]);
+    }
+
+    /** The polyline through (knots[i], values[i]), both increasing. */
+    public PiecewiseMap(long[] knots, long[] values) {
+        this(null, knots.clone(), values.clone());
     }
 
     public long apply(long t) {
-        int lo = 0;
-        int hi = starts.length - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (starts[mid] <= t) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+        if (linear != null) {
+            return linear.apply(t);
         }
-        return pieces.get(lo).apply(t);
+        int i = Arrays.binarySearch(knots, t);
+        int piece = i >= 0 ? Math.min(i, pieces.length - 1) : Math.max(0, Math.min(-i - 2, pieces.length - 1));
+        return pieces[piece].apply(t);
     }
 
-    /** Whether it is one linear piece. */
+    /** Whether it is one linear transform. */
     public boolean linear() {
-        return pieces.size() == 1;
+        return linear != null;
+    }
+
+    /** The linear transform, or the line through the first and last knots. */
+    public ClockTransform overall() {
+        if (linear != null) {
+            return linear;
+        }
+        int n = knots.length - 1;
+        return new ClockTransform(knots[0], values[0], (double) ((values[n] - values[0]) - (knots[n] - knots[0]))
+            / (knots[n] - knots[0]));
+    }
+
+    /** The knots (empty for a linear map). */
+    public long[] knots() {
+        return knots.clone();
+    }
+
+    /** The values at the knots. */
+    public long[] values() {
+        return values.clone();
+    }
+
+    /** The map back, from the reference clock to the trace's. */
+    public PiecewiseMap inverse() {
+        return linear != null ? of(linear.inverse()) : new PiecewiseMap(null, values.clone(), knots.clone());
+    }
+
+    /** This map followed by {@code outer}. */
+    public PiecewiseMap then(PiecewiseMap outer) {
+        if (linear != null && outer.linear != null) {
+            return of(linear.then(outer.linear));
+        }
+        TreeSet<Long> at = new TreeSet<>();
+        for (long k : knots) {
+            at.add(k);
+        }
+        PiecewiseMap back = inverse();
+        for (long k : outer.knots) {
+            at.add(back.apply(k));
+        }
+        long[] k = at.stream().mapToLong(Long::longValue).toArray();
+        long[] v = new long[k.length];
+        for (int i = 0; i < k.length; i++) {
+            v[i] = outer.apply(apply(k[i]));
+        }
+        if (k.length < 2) {
+            return of(overall().then(outer.overall()));
+        }
+        return new PiecewiseMap(null, k, v);
     }
 }

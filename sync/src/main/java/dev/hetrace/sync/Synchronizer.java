@@ -43,7 +43,8 @@ public final class Synchronizer {
      * One trace on the reference clock.
      *
      * @param path        the trace
-     * @param transform   its map to the reference clock (identity for the reference and for traces not connected)
+     * @param map         its map to the reference clock (identity for the reference and for traces not connected);
+     *                    linear unless synchronized piecewise
      * @param quality     the worst quality along its path to the reference ({@link SyncQuality#ABSENT} when not connected)
      * @param via         the trace it is related through (itself for the reference; −1 when not connected)
      * @param matchesOut  messages it sent to {@code via}
@@ -51,15 +52,23 @@ public final class Synchronizer {
      * @param accuracyNanos the accumulated accuracy bound along its path (empty when unbounded)
      * @param violations  messages to or from it that the transforms make arrive before they left
      */
-    public record TraceSync(Path path, ClockTransform transform, SyncQuality quality, int via, long matchesOut,
+    public record TraceSync(Path path, PiecewiseMap map, SyncQuality quality, int via, long matchesOut,
                             long matchesIn, Optional<Long> accuracyNanos, long violations) {
+        /** The map as one line: itself when linear, else the line through its first and last knots. */
+        public ClockTransform transform() {
+            return map.overall();
+        }
+
         public boolean connected() {
             return via >= 0;
         }
     }
 
-    /** The relation between two traces: {@code result} maps {@code other}'s clock to {@code reference}'s. */
-    public record PairSync(int reference, int other, SyncResult result) {}
+    /**
+     * The relation between two traces: {@code result} relates {@code other}'s clock to
+     * {@code reference}'s, and {@code map} maps it (its transform, or the pieces of a piecewise one).
+     */
+    public record PairSync(int reference, int other, SyncResult result, PiecewiseMap map) {}
 
     /**
      * Synchronizes {@code traces} on {@code reference}'s clock.
@@ -68,6 +77,16 @@ public final class Synchronizer {
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        return run(traces, rules, method, reference, 0, warnings);
+    }
+
+    /**
+     * Synchronizes {@code traces} on {@code reference}'s clock, piecewise with pieces of at most
+     * {@code piecewiseNanos} when positive ({@link PiecewiseSync}).
+     */
+    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
+                             long piecewiseNanos, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         // a first look at the beginning of each trace: rough transforms, so that the full pass
@@ -79,9 +98,9 @@ public final class Synchronizer {
             sampleTrace(traces.get(i), i, sampler);
         }
         TraceSync[] rough = tree(traces, reference, results(sample, method, null, null));
-        ClockTransform[] order = new ClockTransform[n];
+        PiecewiseMap[] order = new PiecewiseMap[n];
         for (int i = 0; i < n; i++) {
-            order[i] = rough[i].transform();
+            order[i] = rough[i].map();
         }
 
         Map<Long, ConvexHullSync> hulls = new HashMap<>();
@@ -89,9 +108,33 @@ public final class Synchronizer {
         long[] last = new long[n];
         Arrays.fill(first, Long.MAX_VALUE);
         Arrays.fill(last, Long.MIN_VALUE);
-        MessageMatcher matcher = new MessageMatcher(rules, hullSink(hulls));
+        Map<Long, PiecewiseSync> pieces = new HashMap<>();
+        MessageMatcher.Sink hullSink = hullSink(hulls);
+        MessageMatcher matcher = new MessageMatcher(rules, piecewiseNanos <= 0 ? hullSink : (rule, from, send, to, receive) -> {
+            hullSink.message(rule, from, send, to, receive);
+            int lo = Math.min(from, to);
+            int hi = Math.max(from, to);
+            PiecewiseSync p = pieces.computeIfAbsent(pairKey(lo, hi), k -> new PiecewiseSync(piecewiseNanos));
+            if (from == lo) {
+                p.messageToOther(send, receive);
+            } else {
+                p.messageToReference(send, receive);
+            }
+        });
         merged(traces, order, matcher, first, last, warnings);
         List<PairSync> pairs = results(hulls, method, first, last);
+        if (piecewiseNanos > 0) {
+            List<PairSync> piecewise = new ArrayList<>();
+            for (PairSync p : pairs) {
+                PiecewiseSync.Result r = pieces.get(pairKey(p.reference(), p.other()))
+                    .result(method, first[p.other()], last[p.other()]);
+                SyncResult whole = p.result();
+                piecewise.add(new PairSync(p.reference(), p.other(), new SyncResult(r.quality(), r.map().overall(),
+                    Optional.empty(), Optional.empty(), whole.toOther(), whole.toReference(), r.accuracyNanos(),
+                    whole.conflict()), r.map()));
+            }
+            pairs = piecewise;
+        }
         TraceSync[] out = tree(traces, reference, pairs);
 
         // messages the transforms make acausal: none if no hull vertex is (the usual case); else count them
@@ -100,29 +143,29 @@ public final class Synchronizer {
         for (Map.Entry<Long, ConvexHullSync> en : hulls.entrySet()) {
             int lo = (int) (en.getKey() >>> 32);
             int hi = (int) (long) en.getKey();
-            if (out[lo].connected() && out[hi].connected()
-                    && en.getValue().mayBeAcausal(out[lo].transform(), out[hi].transform())) {
+            if (out[lo].connected() && out[hi].connected() && (!out[lo].map().linear() || !out[hi].map().linear()
+                    || en.getValue().mayBeAcausal(out[lo].transform(), out[hi].transform()))) {
                 count = true;
             }
         }
         if (count) {
             MessageMatcher check = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
                 if (out[from].connected() && out[to].connected()
-                        && out[from].transform().apply(send) > out[to].transform().apply(receive)) {
+                        && out[from].map().apply(send) > out[to].map().apply(receive)) {
                     violations[from]++;
                     violations[to]++;
                 }
             });
-            ClockTransform[] exact = new ClockTransform[n];
+            PiecewiseMap[] exact = new PiecewiseMap[n];
             for (int i = 0; i < n; i++) {
-                exact[i] = out[i].transform();
+                exact[i] = out[i].map();
             }
             merged(traces, exact, check, first.clone(), last.clone(), w -> { });
         }
         List<TraceSync> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             TraceSync t = out[i];
-            result.add(new TraceSync(t.path(), t.transform(), t.quality(), t.via(), t.matchesOut(), t.matchesIn(),
+            result.add(new TraceSync(t.path(), t.map(), t.quality(), t.via(), t.matchesOut(), t.matchesIn(),
                 t.accuracyNanos(), violations[i]));
         }
         return new Report(reference, result, pairs, matcher.stats());
@@ -169,7 +212,7 @@ public final class Synchronizer {
             int hi = (int) (long) en.getKey();
             SyncResult r = first == null || first[hi] > last[hi] ? en.getValue().result(method)
                 : en.getValue().result(method, first[hi], last[hi]);
-            pairs.add(new PairSync(lo, hi, r));
+            pairs.add(new PairSync(lo, hi, r, PiecewiseMap.of(r.transform())));
         });
         return pairs;
     }
@@ -178,7 +221,7 @@ public final class Synchronizer {
      * Reads every trace once, all at a time, always taking the event that comes first on the
      * (estimated) reference clock, so that a message's two halves are read close together.
      */
-    private static void merged(List<Path> traces, ClockTransform[] order, MessageMatcher matcher, long[] first,
+    private static void merged(List<Path> traces, PiecewiseMap[] order, MessageMatcher matcher, long[] first,
                                long[] last, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
@@ -215,7 +258,7 @@ public final class Synchronizer {
     }
 
     /** Moves reader {@code i} to its next event and sets its key; false at its end. */
-    private static boolean advance(CtfReader reader, int i, ClockTransform order, long[] keys, long[] first, long[] last)
+    private static boolean advance(CtfReader reader, int i, PiecewiseMap order, long[] keys, long[] first, long[] last)
             throws StreamDecodingException {
         if (!reader.next()) {
             return false;
@@ -287,8 +330,8 @@ public final class Synchronizer {
         Arrays.fill(cost, Double.POSITIVE_INFINITY);
         TraceSync[] out = new TraceSync[n];
         cost[reference] = 0;
-        out[reference] = new TraceSync(traces.get(reference), ClockTransform.IDENTITY, SyncQuality.ACCURATE, reference, 0, 0,
-            Optional.of(0L), 0);
+        out[reference] = new TraceSync(traces.get(reference), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ACCURATE,
+            reference, 0, 0, Optional.of(0L), 0);
         boolean[] done = new boolean[n];
         PriorityQueue<double[]> queue = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
         queue.add(new double[] {0, reference});
@@ -311,18 +354,19 @@ public final class Synchronizer {
                 }
                 cost[v] = cost[u] + w;
                 // v's clock to u's: the pair maps other → reference
-                ClockTransform toParent = p.other() == v ? r.transform() : r.transform().inverse();
+                PiecewiseMap toParent = p.other() == v ? p.map() : p.map().inverse();
                 long out1 = p.other() == v ? r.toReference() : r.toOther();
                 long in1 = p.other() == v ? r.toOther() : r.toReference();
                 SyncQuality q = worse(out[u].quality(), r.quality());
                 Optional<Long> accuracy = out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
-                out[v] = new TraceSync(traces.get(v), toParent.then(out[u].transform()), q, u, out1, in1, accuracy, 0);
+                out[v] = new TraceSync(traces.get(v), toParent.then(out[u].map()), q, u, out1, in1, accuracy, 0);
                 queue.add(new double[] {cost[v], v});
             }
         }
         for (int i = 0; i < n; i++) {
             if (out[i] == null) {
-                out[i] = new TraceSync(traces.get(i), ClockTransform.IDENTITY, SyncQuality.ABSENT, -1, 0, 0, Optional.empty(), 0);
+                out[i] = new TraceSync(traces.get(i), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ABSENT, -1, 0, 0,
+                    Optional.empty(), 0);
             }
         }
         return out;
