@@ -57,7 +57,9 @@ import picocli.CommandLine.Parameters;
         "                    receive: {event: msgq_get, keys: [queue, msg_id]}", "",
         "Examples:",
         "  hetrace sync master/ dsp0/ dsp1/",
-        "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json arm/ dsp*/"},
+        "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json arm/ dsp*/",
+        "  hetrace sync --piecewise 30s master/ dsp0/", "",
+        "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every trace is on the reference clock without a failed pair",
         "1:a trace could not be read, a rule is invalid, or some trace is not connected or failed",
@@ -124,11 +126,22 @@ final class SyncCommand implements Callable<Integer> {
             }
         }
         Report report;
+        boolean interactive = System.console() != null && System.console().isTerminal() && err == System.err;
+        boolean[] shown = {false};
+        Synchronizer.Progress progress = !interactive ? Synchronizer.Progress.NONE : (pass, events, matched) -> {
+            err.printf(Locale.ROOT, "\r%s: %,d events read, %,d messages matched", pass == 1 ? "matching" : "checking causality",
+                events, matched);
+            shown[0] = true;
+        };
         try {
             report = Synchronizer.run(traces, rules, method == MethodName.average ? ConvexHullSync.Method.AVERAGE
-                : ConvexHullSync.Method.BISECTOR, ref, piecewiseNanos, w -> err.println("hetrace: warning: " + w));
+                : ConvexHullSync.Method.BISECTOR, ref, piecewiseNanos, w -> err.println("hetrace: warning: " + w), progress);
         } catch (IOException | MetadataException | StreamDecodingException e) {
             return fail(e);
+        } finally {
+            if (shown[0]) {
+                err.print("\r\033[K");
+            }
         }
         String text = format == Format.json ? json(report) : text(report);
         try {

@@ -175,6 +175,15 @@ public final class MessageMatcher {
         return z ^ (z >>> 31);
     }
 
+    /** Messages matched so far, all rules together. */
+    public long matched() {
+        long n = 0;
+        for (long m : matched) {
+            n += m;
+        }
+        return n;
+    }
+
     /** How many sends and receives wait for their other half. */
     public long pending() {
         return pending.size;

@@ -28,6 +28,19 @@ public final class Synchronizer {
 
     private Synchronizer() {}
 
+    /** Told how far a long synchronization is, about once per million events read. */
+    @FunctionalInterface
+    public interface Progress {
+        /**
+         * @param pass    1 for the matching pass, 2 for the causality check (when one is needed)
+         * @param events  events read in this pass
+         * @param matched messages matched in this pass
+         */
+        void update(int pass, long events, long matched);
+
+        Progress NONE = (pass, events, matched) -> { };
+    }
+
     /**
      * The synchronization of a set of traces.
      *
@@ -78,7 +91,7 @@ public final class Synchronizer {
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
-        return run(traces, rules, method, reference, 0, warnings);
+        return run(traces, rules, method, reference, 0, warnings, Progress.NONE);
     }
 
     /**
@@ -86,7 +99,7 @@ public final class Synchronizer {
      * {@code piecewiseNanos} when positive ({@link PiecewiseSync}).
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                             long piecewiseNanos, Consumer<String> warnings)
+                             long piecewiseNanos, Consumer<String> warnings, Progress progress)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         // a first look at the beginning of each trace: rough transforms, so that the full pass
@@ -121,7 +134,7 @@ public final class Synchronizer {
                 p.messageToReference(send, receive);
             }
         });
-        merged(traces, order, matcher, first, last, warnings);
+        merged(traces, order, matcher, first, last, warnings, (events, matched) -> progress.update(1, events, matched));
         List<PairSync> pairs = results(hulls, method, first, last);
         if (piecewiseNanos > 0) {
             List<PairSync> piecewise = new ArrayList<>();
@@ -160,7 +173,8 @@ public final class Synchronizer {
             for (int i = 0; i < n; i++) {
                 exact[i] = out[i].map();
             }
-            merged(traces, exact, check, first.clone(), last.clone(), w -> { });
+            merged(traces, exact, check, first.clone(), last.clone(), w -> { },
+                (events, matched) -> progress.update(2, events, matched));
         }
         List<TraceSync> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -222,8 +236,9 @@ public final class Synchronizer {
      * (estimated) reference clock, so that a message's two halves are read close together.
      */
     private static void merged(List<Path> traces, PiecewiseMap[] order, MessageMatcher matcher, long[] first,
-                               long[] last, Consumer<String> warnings)
+                               long[] last, Consumer<String> warnings, java.util.function.BiConsumer<Long, Long> progress)
             throws IOException, MetadataException, StreamDecodingException {
+        long events = 0;
         int n = traces.size();
         CtfReader[] readers = new CtfReader[n];
         long[] keys = new long[n];
@@ -241,6 +256,9 @@ public final class Synchronizer {
             while (size > 0) {
                 int i = heap[0];
                 matcher.event(i, readers[i].event());
+                if ((++events & 0xfffff) == 0) {
+                    progress.accept(events, matcher.matched());
+                }
                 if (advance(readers[i], i, order[i], keys, first, last)) {
                     siftDown(heap, keys, size, 0);
                 } else {
