@@ -42,22 +42,24 @@ import picocli.CommandLine.Parameters;
         "accuracy bound (the largest distance, over the trace's span, between the chosen",
         "transform and any causal one, the true one included), and the messages the",
         "transforms would make arrive before they left (0 unless the quality is fail).", "",
-        "Qualities: accurate (both bounds), approximate (messages both ways but the slope",
-        "is free on one side), incomplete (one direction only: slope 1, offset bounded on",
-        "one side), fail (no line keeps every message causal: a wrong rule or a clock jump;",
-        "the conflicting messages are named), absent (no match).", "",
+        "Qualities: accurate (both bounds), approximate (messages both ways but the",
+        "slope is free on one side), incomplete (one direction only: slope 1, offset",
+        "bounded on one side), fail (no line keeps every message causal: a wrong rule",
+        "or a clock jump; the conflicting messages are named), absent (no match).", "",
         "Match rules (--match, repeatable; default: hetrace-sync and tcp):",
         "  hetrace-sync  the sync-pair events of tracers generated with --sync",
         "  tcp           LTTng kernel traces: inet_sock_local_out/in, or net_dev_queue/",
         "                netif_receive_skb with the TCP header (lttng-modules >= 2.6)",
-        "  messages:SEND,RECEIVE,KEY[+KEY...]   e.g. messages:msgq_put,msgq_get,queue+msg_id",
+        "  messages:SEND,RECEIVE,KEY[+KEY...]",
+        "                e.g. messages:msgq_put,msgq_get,queue+msg_id",
         "  FILE.yaml     rules:",
         "                  - name: msgq",
         "                    send: {event: msgq_put, keys: [queue, msg_id]}",
         "                    receive: {event: msgq_get, keys: [queue, msg_id]}", "",
         "Examples:",
         "  hetrace sync master/ dsp0/ dsp1/",
-        "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json arm/ dsp*/",
+        "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json \\",
+        "      arm/ dsp*/",
         "  hetrace sync --piecewise 30s master/ dsp0/", "",
         "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
@@ -82,9 +84,9 @@ final class SyncCommand implements Callable<Integer> {
     Path reference;
 
     @Option(names = "--piecewise", paramLabel = "DURATION", converter = DurationConverter.class,
-        description = {"Follow drift that changes (temperature, frequency scaling): a piece per stretch of at most",
-            "DURATION (e.g. 30s, 500ms, 10min) of each trace, ending where the drift changes, joined into one",
-            "continuous map that keeps every message causal."})
+        description = "Follow drift that changes (temperature, frequency scaling): a piece per stretch of"
+            + " at most DURATION (e.g. 30s, 500ms, 10min) of each trace, ending where the drift changes, joined"
+            + " into one continuous map that keeps every message causal.")
     long piecewiseNanos;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
