@@ -1,0 +1,121 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End to end with real tracers: `hetrace tracer generate --sync`, a master and a slave process
+ * built with gcc doing the handshake through a shared mailbox (the slave interrupted by a
+ * signal while it traces; its clock 3 × CLOCK_MONOTONIC from a far origin), then
+ * `hetrace sync` on their two traces: the slave's clock comes back as the master's.
+ */
+class SyncHandshakeEndToEndTest {
+    /** The programs and configuration of the tracer module's SyncHandshakeTest (the tests run in cli/). */
+    private static final Path C_RESOURCES = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/c");
+    private static final long EXCHANGES = 200;
+
+    @TempDir
+    Path dir;
+
+    private final List<Process> started = new ArrayList<>();
+
+    @AfterEach
+    void killAll() throws InterruptedException {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    private int hetrace(ByteArrayOutputStream out, String... args) {
+        return Main.run(out, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), args);
+    }
+
+    private void run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("%s: %s", List.of(cmd), out).isZero();
+    }
+
+    @Test
+    void theSlavesClockComesBackAsTheMastersWithinTheAccuracyBound() throws Exception {
+        Assumptions.assumeTrue(new ProcessBuilder("gcc", "--version").start().waitFor() == 0, "gcc not found");
+        Files.copy(C_RESOURCES.resolve("sync.yaml"), dir.resolve("sync.yaml"));
+        Files.copy(C_RESOURCES.resolve("sync-master.c"), dir.resolve("sync-master.c"));
+        Files.copy(C_RESOURCES.resolve("sync-slave.c"), dir.resolve("sync-slave.c"));
+        Path gen = dir.resolve("gen");
+        for (String platform : List.of("callback", "linux-file")) {
+            assertThat(hetrace(new ByteArrayOutputStream(), "tracer", "generate", "--platform", platform, "-o", gen.toString(),
+                dir.resolve("sync.yaml").toString())).isZero();
+        }
+        String g = gen.toString();
+        run("gcc", "-std=c99", "-O2", "-I", g, "-o", "sync-slave", g + "/sy.c", g + "/sy-platform-callback.c",
+            g + "/sy-sync.c", "sync-slave.c");
+        run("gcc", "-std=c99", "-O2", "-I", g, "-o", "sync-master", g + "/sy.c", g + "/sy-platform-linux-file.c",
+            g + "/sy-sync.c", "sync-master.c");
+        Path master = Files.createDirectories(dir.resolve("master"));
+        Path slave = Files.createDirectories(dir.resolve("slave"));
+        Files.copy(gen.resolve("metadata"), master.resolve("metadata"));
+        Files.copy(gen.resolve("metadata"), slave.resolve("metadata"));
+
+        Path mailbox = dir.resolve("mailbox");
+        Files.write(mailbox, new byte[4096]);
+        Process s = new ProcessBuilder(dir.resolve("sync-slave").toString(), mailbox.toString(), slave.toString(), "own")
+            .directory(dir.toFile()).redirectErrorStream(true).start();
+        started.add(s);
+        BufferedReader slaveOut = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(slaveOut.readLine()).isEqualTo("ready");
+        run(dir.resolve("sync-master").toString(), mailbox.toString(), master.resolve("stream").toString(),
+            Long.toString(s.pid()), Long.toString(EXCHANGES), "500");
+        slaveOut.readLine();
+        assertThat(s.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(hetrace(out, "sync", "--format", "json", master.toString(), slave.toString())).isZero();
+        String json = out.toString(StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("\"path\":\"[^\"]*slave\",\"slope\":\"([^\"]+)\",\"offset_ns\":\"([^\"]+)\","
+            + "\"quality\":\"accurate\",\"via\":\"[^\"]*master\",\"matches_out\":(\\d+),\"matches_in\":(\\d+),"
+            + "\"accuracy_ns\":(\\d+),\"causality_violations\":0").matcher(json);
+        assertThat(m.find()).as(json).isTrue();
+        assertThat(Long.parseLong(m.group(3))).isEqualTo(EXCHANGES);
+        assertThat(Long.parseLong(m.group(4))).isEqualTo(EXCHANGES);
+        BigDecimal slope = new BigDecimal(m.group(1));
+        BigDecimal offset = new BigDecimal(m.group(2));
+        long accuracy = Long.parseLong(m.group(5));
+        // the slave's clock is 5e17 + 3 × the master's: slope 1/3, to what round trips of tens of
+        // microseconds over a tenth of a second allow (the check below, event by event, is the sharp one)
+        assertThat(slope.subtract(BigDecimal.ONE.divide(BigDecimal.valueOf(3), MathContext.DECIMAL64)).abs())
+            .isLessThan(new BigDecimal("1e-3"));
+        assertThat(accuracy).isPositive().isLessThan(50_000_000L);
+        try (CtfReader reader = CtfReader.open(slave)) {
+            while (reader.next()) {
+                Event e = reader.event();
+                long t = e.timeNanos();
+                double mapped = slope.multiply(BigDecimal.valueOf(t)).add(offset).doubleValue();
+                double truth = (t - 500_000_000_000_000_000L) / 3.0;
+                // the truth up to the moment between the two clock_gettime calls, well under the bound
+                assertThat(Math.abs(mapped - truth)).as("slave event at %d", t).isLessThanOrEqualTo(accuracy + 1_000.0);
+            }
+        }
+    }
+}
