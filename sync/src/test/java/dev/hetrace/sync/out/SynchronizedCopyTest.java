@@ -1,0 +1,398 @@
+package dev.hetrace.sync.out;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.decode.FieldValues;
+import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.metadata.ClockClass;
+import dev.hetrace.ctf.text.BabeltraceText;
+import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.write.CtfWriter;
+import dev.hetrace.ctf.write.SampleTrace;
+import dev.hetrace.ctf.write.StreamWriter;
+import dev.hetrace.sync.ClockTransform;
+import dev.hetrace.sync.out.SynchronizedCopy.Method;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongUnaryOperator;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SynchronizedCopyTest {
+    /** 37 ppm fast and three hours behind the reference. */
+    private static final double DRIFT = 37e-6;
+    private static final long THREE_HOURS = 3L * 3600 * 1_000_000_000L;
+
+    /**
+     * Big-endian, a 1 GHz clock with an offset in cycles, LTTng-style compact (27-bit) and
+     * extended headers, and a payload that leaves events at odd bit positions (so the partial
+     * timestamps are not byte-aligned) and holds a 64-bit field mapped to the clock.
+     */
+    static final String BIG_ENDIAN = """
+        /* CTF 1.8 */
+        typealias integer { size = 2; align = 1; signed = false; } := uint2_t;
+        typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
+        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+        typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+        typealias integer { size = 27; align = 1; signed = false; map = clock.cpu.value; } := uint27_clock_t;
+        typealias integer { size = 64; align = 8; signed = false; map = clock.cpu.value; } := uint64_clock_t;
+        trace {
+            major = 1; minor = 8; byte_order = be;
+            uuid = "9d2a0f1e-3c4b-4a59-8e7d-6c5b4a392817";
+            packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; };
+        };
+        clock { name = cpu; /* the DSP's cycle counter */ freq = 1000000000; offset_s = 1700000000; offset = 500; };
+        stream {
+            id = 0;
+            packet.context := struct {
+                uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;
+                uint64_t content_size; uint64_t packet_size;
+            };
+            event.header := struct {
+                enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
+                variant <id> {
+                    struct { uint27_clock_t timestamp; } compact;
+                    struct { uint32_t id; uint64_clock_t timestamp; } extended;
+                } v;
+            };
+        };
+        event { name = "rx"; id = 0; stream_id = 0;
+                fields := struct { uint64_clock_t sent; uint32_t n; uint2_t flags; }; };
+        event { name = "tx"; id = 1; stream_id = 0; fields := struct { uint32_t n; uint2_t flags; }; };
+        """;
+
+    @TempDir
+    Path tmp;
+    private Path sample;
+    private Path bigEndian;
+
+    @BeforeEach
+    void writeTraces() throws Exception {
+        sample = tmp.resolve("sample");
+        SampleTrace.write(sample, 6000, 2, 4096);
+        bigEndian = tmp.resolve("big-endian");
+        writeBigEndian(bigEndian, 3000, 1_000_000L);
+    }
+
+    /** Events mostly a few hundred ns apart, now and then after an idle (extended headers). */
+    private static void writeBigEndian(Path dir, int events, long idle) throws Exception {
+        try (CtfWriter trace = CtfWriter.create(dir, BIG_ENDIAN)) {
+            StreamWriter s = trace.stream(0).packetSize(1024);
+            SplittableRandom random = new SplittableRandom(7);
+            long t = 2_000_000L;
+            for (int i = 0; i < events; i++) {
+                t += random.nextInt(200) == 0 ? idle + random.nextInt(1000) : 1 + random.nextInt(700);
+                if (i % 3 == 0) {
+                    s.event(0, t, Map.of("sent", t - 5, "n", (long) i, "flags", (long) (i & 3)));
+                } else {
+                    s.event(1, t, Map.of("n", (long) i, "flags", (long) (i % 4)));
+                }
+            }
+        }
+    }
+
+    /** The test transform for a trace: drift and offset, pivoted at the trace's first time. */
+    private static ClockTransform transformFor(Path trace) throws Exception {
+        long first = firstNanos(trace);
+        return new ClockTransform(first, first - THREE_HOURS, DRIFT);
+    }
+
+    // ------------------------------------------------------------------ metadata route
+
+    @Test
+    void metadataCopyOfACompactHeaderTraceReadsEveryEventAtTheTransformedTime() throws Exception {
+        ClockTransform transform = transformFor(sample);
+        Path out = tmp.resolve("out");
+        CopyReport report = SynchronizedCopy.write(sample, transform, out, Method.METADATA);
+
+        assertThat(report.method()).isEqualTo(Method.METADATA);
+        assertThat(report.files()).contains(Path.of("metadata"), Path.of("stream_0_0"), Path.of("stream_0_1"));
+        for (String f : List.of("stream_0_0", "stream_0_1")) {
+            assertThat(Files.mismatch(sample.resolve(f), out.resolve(f))).as("stream files copied byte for byte").isEqualTo(-1);
+        }
+        String metadata = Files.readString(out.resolve("metadata"));
+        assertThat(metadata).startsWith("/* CTF 1.8 */").contains("description = \"Monotonic Clock\"")
+            .doesNotContain("freq = 1000000000;");
+        // Readers truncate each time to the nanosecond, the original's as the copy's.
+        assertRetimed(sample, out, transform::apply, report.maxErrorNanos() + 2);
+        assertBabeltraceAgrees(out);
+    }
+
+    @Test
+    void metadataCopyOfABigEndianTraceReadsEveryEventAtTheTransformedTime() throws Exception {
+        ClockTransform transform = transformFor(bigEndian);
+        Path out = tmp.resolve("out");
+        CopyReport report = SynchronizedCopy.write(bigEndian, transform, out, Method.METADATA);
+
+        String metadata = Files.readString(out.resolve("metadata"));
+        assertThat(metadata).contains("/* the DSP's cycle counter */").contains("name = cpu;");
+        ClockClass clock = readClock(out);
+        assertThat(clock.frequency()).isEqualTo(Math.round(1e9 / (1 + DRIFT)));
+        assertThat(clock.offsetCycles()).isBetween(0L, clock.frequency() - 1);
+        assertRetimed(bigEndian, out, transform::apply, report.maxErrorNanos() + 2);
+        assertBabeltraceAgrees(out);
+    }
+
+    @Test
+    void packetizedMetadataIsRewrittenAndPackedAgainInItsByteOrder() throws Exception {
+        Path packetized = tmp.resolve("packetized");
+        Files.createDirectories(packetized);
+        for (String f : List.of("stream_0_0")) {
+            Files.copy(bigEndian.resolve(f), packetized.resolve(f));
+        }
+        byte[] text = Files.readAllBytes(bigEndian.resolve("metadata"));
+        byte[] uuid = uuidBytes("9d2a0f1e-3c4b-4a59-8e7d-6c5b4a392817");
+        Files.write(packetized.resolve("metadata"), MetadataClocks.packetize(text, uuid, java.nio.ByteOrder.BIG_ENDIAN));
+        ClockTransform transform = transformFor(packetized);
+        Path out = tmp.resolve("out");
+
+        CopyReport report = SynchronizedCopy.write(packetized, transform, out, Method.METADATA);
+
+        byte[] written = Files.readAllBytes(out.resolve("metadata"));
+        assertThat(java.util.Arrays.copyOf(written, 4)).containsExactly(0x75, 0xD1, 0x1D, 0x57);
+        assertThat(java.util.Arrays.copyOfRange(written, 4, 20)).isEqualTo(uuid);
+        assertRetimed(packetized, out, transform::apply, report.maxErrorNanos() + 2);
+        assertBabeltraceAgrees(out);
+    }
+
+    // ------------------------------------------------------------------ packet route
+
+    @Test
+    void packetCopyOfACompactHeaderTraceHoldsExactlyTheTransformedTimes() throws Exception {
+        ClockTransform transform = transformFor(sample);
+        Path out = tmp.resolve("out");
+        CopyReport report = SynchronizedCopy.write(sample, transform, out, Method.PACKETS);
+
+        assertThat(report.method()).isEqualTo(Method.PACKETS);
+        assertThat(report.maxErrorNanos()).isZero();
+        // Three hours back is before the clock's origin: only offset_s moves, by whole seconds.
+        ClockClass before = readClock(sample);
+        ClockClass after = readClock(out);
+        assertThat(after.frequency()).isEqualTo(before.frequency());
+        assertThat(after.offsetCycles()).isEqualTo(before.offsetCycles());
+        assertThat(after.offsetSeconds()).isEqualTo(before.offsetSeconds() - 3 * 3600);
+        assertRetimed(sample, out, transform::apply, 0);
+        assertBabeltraceAgrees(out);
+    }
+
+    @Test
+    void packetCopyOfABigEndianTraceWithUnalignedPartialTimestampsHoldsExactlyTheTransformedTimes() throws Exception {
+        ClockTransform transform = transformFor(bigEndian);
+        Path out = tmp.resolve("out");
+        CopyReport report = SynchronizedCopy.write(bigEndian, transform, out, Method.PACKETS);
+
+        assertThat(report.maxErrorNanos()).isZero();
+        assertRetimed(bigEndian, out, transform::apply, 0);
+        assertBabeltraceAgrees(out);
+    }
+
+    @Test
+    void anyMonotonicMapIsWrittenIntoThePackets() throws Exception {
+        long first = firstNanos(bigEndian);
+        // Piecewise: one drift before the first millisecond, another after it.
+        long knee = first + 1_000_000;
+        LongUnaryOperator map = t -> t < knee ? t + 1000 : knee + 1000 + Math.round((t - knee) * (1 - 20e-6));
+        Path out = tmp.resolve("out");
+
+        CopyReport report = SynchronizedCopy.write(bigEndian, map, out);
+
+        assertThat(report.method()).isEqualTo(Method.PACKETS);
+        assertThat(Files.mismatch(bigEndian.resolve("metadata"), out.resolve("metadata"))).isEqualTo(-1);
+        assertRetimed(bigEndian, out, map, 0);
+        assertBabeltraceAgrees(out);
+    }
+
+    // ------------------------------------------------------------------ choice of route
+
+    @Test
+    void theMetadataCarriesATransformWhoseFrequencyRoundingErrsAtMostOneNanosecond() throws Exception {
+        // A short trace (~15 ms): the integer frequency errs by far less than a nanosecond over it.
+        Path out = tmp.resolve("out");
+        CopyReport report = SynchronizedCopy.write(bigEndian, transformFor(bigEndian), out);
+
+        assertThat(report.method()).isEqualTo(Method.METADATA);
+        assertThat(report.maxErrorNanos()).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void thePacketsCarryATransformWhoseFrequencyRoundingErrsMoreThanOneNanosecond() throws Exception {
+        // Idles of 2 s make the trace span minutes: 0.37 ppb of frequency error is many nanoseconds.
+        Path longTrace = tmp.resolve("long");
+        writeBigEndian(longTrace, 3000, 2_000_000_000L);
+        ClockTransform transform = transformFor(longTrace);
+        Path forced = tmp.resolve("forced");
+        long metadataError = SynchronizedCopy.write(longTrace, transform, forced, Method.METADATA).maxErrorNanos();
+        Path out = tmp.resolve("out");
+
+        CopyReport report = SynchronizedCopy.write(longTrace, transform, out);
+
+        assertThat(metadataError).isGreaterThan(1);
+        assertThat(report.method()).isEqualTo(Method.PACKETS);
+        assertThat(report.maxErrorNanos()).isZero();
+        assertRetimed(longTrace, out, transform::apply, 0);
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    @Test
+    void refusesAnOutputDirectoryThatIsNotEmpty() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("out"));
+        Files.writeString(out.resolve("keep.txt"), "mine");
+
+        assertThatThrownBy(() -> SynchronizedCopy.write(sample, transformFor(sample), out))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("output directory exists and is not empty");
+        assertThat(Files.readString(out.resolve("keep.txt"))).isEqualTo("mine");
+    }
+
+    @Test
+    void refusesAMapThatIsNotMonotonicAndLeavesNothingBehind() throws Exception {
+        long first = firstNanos(bigEndian);
+        Path out = tmp.resolve("out");
+
+        assertThatThrownBy(() -> SynchronizedCopy.write(bigEndian, t -> first + 10_000_000_000L - (t - first), out))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("not monotonic");
+        try (var left = Files.list(out)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
+    void refusesAPartialTimestampThatCannotSpanItsStretchedGap() throws Exception {
+        // Gaps just under 2^27 ns fit a compact header; stretched by 1 %, they no longer do.
+        Path tight = tmp.resolve("tight");
+        try (CtfWriter trace = CtfWriter.create(tight, BIG_ENDIAN)) {
+            StreamWriter s = trace.stream(0).packetSize(1 << 16);
+            long t = 2_000_000L;
+            for (int i = 0; i < 4; i++) {
+                t += 134_000_000L;
+                s.event(1, t, Map.of("n", (long) i, "flags", 0L));
+            }
+        }
+        long first = firstNanos(tight);
+        Path out = tmp.resolve("out");
+
+        assertThatThrownBy(() -> SynchronizedCopy.write(tight, new ClockTransform(first, first, 0.01), out, Method.PACKETS))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("stream_0_0: packet 0 at bit ")
+            .hasMessageContaining("27-bit clock field cannot hold");
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    /**
+     * Reads both traces stream by stream: every event of the copy has the original's class and
+     * payload, and its time is {@code map} of the original's within {@code tolerance} ns; so are
+     * the packets' begin and end times.
+     */
+    private static void assertRetimed(Path original, Path copy, LongUnaryOperator map, long tolerance) throws Exception {
+        long events = 0;
+        try (CtfTrace a = CtfTrace.open(original, w -> { }); CtfTrace b = CtfTrace.open(copy, w -> { })) {
+            assertThat(b.streamCount()).isEqualTo(a.streamCount());
+            for (int s = 0; s < a.streamCount(); s++) {
+                StreamDecoder da = a.decoder(s);
+                StreamDecoder db = b.decoder(s);
+                while (da.next()) {
+                    assertThat(db.next()).isTrue();
+                    assertThat(db.event().cls.id()).isEqualTo(da.event().cls.id());
+                    assertThat(FieldValues.payload(db).toString().replaceAll("sent=\\d+", ""))
+                        .isEqualTo(FieldValues.payload(da).toString().replaceAll("sent=\\d+", ""));
+                    long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(da.clockValue()));
+                    long got = db.defaultClock().nanosFromOrigin(db.clockValue());
+                    assertThat(got).as("event %d of stream %d", events, s).isCloseTo(want, org.assertj.core.data.Offset.offset(tolerance));
+                    events++;
+                }
+                assertThat(db.next()).isFalse();
+                da = a.decoder(s);
+                db = b.decoder(s);
+                while (da.nextPacket()) {
+                    assertThat(db.nextPacket()).isTrue();
+                    PacketInfo pa = da.packet();
+                    PacketInfo pb = db.packet();
+                    for (long[] ts : new long[][] {{pa.timestampBegin(), pb.timestampBegin()}, {pa.timestampEnd(), pb.timestampEnd()}}) {
+                        long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(ts[0]));
+                        long got = db.defaultClock().nanosFromOrigin(ts[1]);
+                        assertThat(got).isCloseTo(want, org.assertj.core.data.Offset.offset(tolerance));
+                    }
+                }
+            }
+        }
+        assertThat(events).isPositive();
+    }
+
+    /** babeltrace2, when installed, prints the copy exactly as hetrace does (times included). */
+    private static void assertBabeltraceAgrees(Path copy) throws Exception {
+        Assumptions.assumeTrue(babeltraceInstalled(), "babeltrace2 is not installed");
+        ProcessBuilder pb = new ProcessBuilder("babeltrace2", copy.toString()).redirectErrorStream(false);
+        pb.environment().put("TZ", "UTC");
+        Path outFile = Files.createTempFile("bt2", ".txt");
+        pb.redirectOutput(outFile.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process p = pb.start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        String babeltrace = Files.readString(outFile);
+        Files.delete(outFile);
+        assertThat(p.exitValue()).as("babeltrace2 exit status").isZero();
+        assertThat(babeltrace).isNotEmpty().isEqualTo(hetraceText(copy));
+    }
+
+    private static String hetraceText(Path dir) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TextSink sink = new TextSink(bytes);
+        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+            EventCursor cursor = new EventCursor(List.of(trace));
+            BabeltraceText text = new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
+            while (cursor.next()) {
+                text.print(cursor);
+                sink.lineDone();
+            }
+            sink.flush();
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    private static boolean babeltraceInstalled() {
+        try {
+            Process p = new ProcessBuilder("babeltrace2", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    private static long firstNanos(Path trace) throws Exception {
+        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
+            StreamDecoder d = t.decoder(0);
+            assertThat(d.next()).isTrue();
+            return d.defaultClock().nanosFromOrigin(d.clockValue());
+        }
+    }
+
+    private static ClockClass readClock(Path trace) throws Exception {
+        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
+            return t.metadata().clocks().values().iterator().next();
+        }
+    }
+
+    private static byte[] uuidBytes(String uuid) {
+        java.util.UUID u = java.util.UUID.fromString(uuid);
+        return java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+    }
+}
