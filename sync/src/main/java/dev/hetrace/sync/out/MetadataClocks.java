@@ -210,7 +210,8 @@ final class MetadataClocks {
     /** Past whitespace and comments from {@code i}. */
     private static int skipAllTrivia(String text, int i) {
         while (i < text.length()) {
-            int next = skipTrivia(text, i);
+            char c = text.charAt(i);
+            int next = c == '"' || c == '\'' ? i : skipTrivia(text, i);
             if (next == i) {
                 if (!Character.isWhitespace(text.charAt(i))) {
                     return i;
