@@ -41,6 +41,8 @@ class SynchronizedCopyTest {
     /** 37 ppm fast and three hours behind the reference. */
     private static final double DRIFT = 37e-6;
     private static final long THREE_HOURS = 3L * 3600 * 1_000_000_000L;
+    /** The payload fields of the test traces that are mapped to a clock. */
+    private static final String CLOCK_PAYLOAD = "(sent|t24)=\\d+";
 
     /**
      * Big-endian, a 1 GHz clock with an offset in cycles, LTTng-style compact (27-bit) and
@@ -206,6 +208,81 @@ class SynchronizedCopyTest {
         assertBabeltraceAgrees(out);
     }
 
+    /** 13-bit compact timestamps after a 3-bit id, and a big-endian 24-bit clock field after a sequence and a string. */
+    static final String FIELDS_EVERYWHERE = """
+        /* CTF 1.8 */
+        typealias integer { size = 3; align = 1; signed = false; } := uint3_t;
+        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+        typealias integer { size = 16; align = 16; signed = false; } := uint16_t;
+        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+        typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+        typealias integer { size = 13; align = 1; signed = false; map = clock.c.value; } := uint13_clock_t;
+        typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := uint64_clock_t;
+        typealias integer { size = 24; align = 8; signed = false; byte_order = be; map = clock.c.value; } := be24_clock_t;
+        trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
+        clock { name = c; freq = %d; offset_s = 1700000000; };
+        stream {
+            id = 0;
+            packet.context := struct {
+                uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end; uint64_t content_size; uint64_t packet_size;
+            };
+            event.header := struct {
+                enum : uint3_t { compact = 0 ... 6, extended = 7 } id;
+                variant <id> {
+                    struct { uint13_clock_t timestamp; } compact;
+                    struct { uint32_t id; uint64_clock_t timestamp; } extended;
+                } v;
+            };
+        };
+        event { name = "e"; id = 0; stream_id = 0;
+                fields := struct { uint8_t n; uint16_t xs[n]; string s; be24_clock_t t24; uint3_t tail; }; };
+        """;
+
+    /**
+     * Strings are never empty: babeltrace2 2.0.4 prints some empty strings of this layout as
+     * an earlier event's string (the original trace shows it too; nothing to do with copying).
+     */
+    private static void writeFieldsEverywhere(Path dir, long frequency) throws Exception {
+        try (CtfWriter w = CtfWriter.create(dir, FIELDS_EVERYWHERE.formatted(frequency))) {
+            StreamWriter s = w.stream(0).packetSize(512);
+            long t = 1000;
+            for (int i = 0; i < 800; i++) {
+                t += i % 50 == 0 ? 100_000 : 1 + i % 900;
+                List<Long> xs = java.util.stream.LongStream.range(0, i % 4).boxed().toList();
+                s.event(0, t, Map.of("n", (long) xs.size(), "xs", xs, "s", "x".repeat(1 + i % 3), "t24", t & 0xFFFFFF,
+                    "tail", (long) (i & 7)));
+            }
+        }
+    }
+
+    @Test
+    void packetCopyRewritesClockFieldsWhereverTheyAreInAnEvent() throws Exception {
+        Path trace = tmp.resolve("fields");
+        writeFieldsEverywhere(trace, 1_000_000_000L);
+        ClockTransform transform = transformFor(trace);
+        Path out = tmp.resolve("out");
+
+        CopyReport report = SynchronizedCopy.write(trace, transform, out, Method.PACKETS);
+
+        assertThat(report.maxErrorNanos()).isZero();
+        assertRetimed(trace, out, transform::apply, 0);
+        assertBabeltraceAgrees(out);
+    }
+
+    @Test
+    void packetCopyOnASlowerClockIsWithinHalfATickOfTheTransformedTimes() throws Exception {
+        Path trace = tmp.resolve("fields");
+        writeFieldsEverywhere(trace, 100_000_000L);
+        ClockTransform transform = transformFor(trace);
+        Path out = tmp.resolve("out");
+
+        CopyReport report = SynchronizedCopy.write(trace, transform, out, Method.PACKETS);
+
+        assertThat(report.maxErrorNanos()).isBetween(1L, 5L);
+        assertRetimed(trace, out, transform::apply, report.maxErrorNanos());
+        assertBabeltraceAgrees(out);
+    }
+
     @Test
     void anyMonotonicMapIsWrittenIntoThePackets() throws Exception {
         long first = firstNanos(bigEndian);
@@ -349,8 +426,9 @@ class SynchronizedCopyTest {
                 while (da.next()) {
                     assertThat(db.next()).isTrue();
                     assertThat(db.event().cls.id()).isEqualTo(da.event().cls.id());
-                    assertThat(FieldValues.payload(db).toString().replaceAll("sent=\\d+", ""))
-                        .isEqualTo(FieldValues.payload(da).toString().replaceAll("sent=\\d+", ""));
+                    // Payload fields mapped to the clock (sent, t24) move with it; the rest stays.
+                    assertThat(FieldValues.payload(db).toString().replaceAll(CLOCK_PAYLOAD, ""))
+                        .isEqualTo(FieldValues.payload(da).toString().replaceAll(CLOCK_PAYLOAD, ""));
                     long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(da.clockValue()));
                     long got = db.defaultClock().nanosFromOrigin(db.clockValue());
                     assertThat(got).as("event %d of stream %d", events, s).isCloseTo(want, org.assertj.core.data.Offset.offset(tolerance));
@@ -391,7 +469,15 @@ class SynchronizedCopyTest {
         String babeltrace = Files.readString(outFile);
         Files.delete(outFile);
         assertThat(p.exitValue()).as("babeltrace2 exit status").isZero();
-        assertThat(babeltrace).isNotEmpty().isEqualTo(hetraceText(copy));
+        String hetrace = hetraceText(copy);
+        assertThat(babeltrace).isNotEmpty();
+        // Line by line, so that a failure shows the first line that differs rather than all of them.
+        String[] b = babeltrace.split("\n", -1);
+        String[] h = hetrace.split("\n", -1);
+        for (int i = 0; i < Math.min(b.length, h.length); i++) {
+            assertThat(h[i]).as("line %d of %s", i + 1, copy).isEqualTo(b[i]);
+        }
+        assertThat(h.length).as("lines").isEqualTo(b.length);
     }
 
     private static String hetraceText(Path dir) throws Exception {
