@@ -28,7 +28,8 @@ import java.util.function.LongUnaryOperator;
  * files, each integer that samples a clock (packet begin and end times, event header
  * timestamps full or partial, any other field mapped to a clock); the metadata stays as it was.
  * Before a packet is written, the new values are decoded the way readers will decode them, so a
- * partial timestamp that cannot span its new gap is an error rather than a wrong trace.
+ * partial timestamp that cannot span its new gap is an error rather than a wrong trace; once
+ * written, the copy is read back and every clock field checked against the value meant for it.
  */
 final class PacketRetiming {
     private static final BigInteger NS_PER_S = BigInteger.valueOf(1_000_000_000L);
@@ -138,22 +139,28 @@ final class PacketRetiming {
         }
     }
 
-    private void retime(StreamDecoder d, StreamState st, ClockField f) throws SynchronizedCopyException {
-        PacketInfo p = st.packet;
+    /** Whether a field keeps its value: a crashed session's end of 0 means "unknown" to readers, and stays so. */
+    private static boolean kept(PacketInfo p, ClockField f) {
         boolean crashedEnd = f.role() == Node.ROLE_TIMESTAMP_END && f.raw() == 0 && p.has(p.timestampBegin())
             && p.timestampBegin() != 0;
-        if (crashedEnd || (f.signed() && f.raw() < 0)) {
-            // A crashed session's end of 0 means "unknown" to readers: it stays so.
-            note(st, f, f.raw());
-            return;
-        }
-        ClockClass clock = d.plan().clocks.get(f.clock());
-        long oldNanos;
+        return crashedEnd || (f.signed() && f.raw() < 0);
+    }
+
+    private static long oldNanos(StreamDecoder d, StreamState st, ClockField f) throws SynchronizedCopyException {
         try {
-            oldNanos = clock.nanosFromOrigin(f.cycles());
+            return d.plan().clocks.get(f.clock()).nanosFromOrigin(f.cycles());
         } catch (ArithmeticException e) {
             throw new SynchronizedCopyException(st.where(f) + ": " + e.getMessage(), e);
         }
+    }
+
+    private void retime(StreamDecoder d, StreamState st, ClockField f) throws SynchronizedCopyException {
+        PacketInfo p = st.packet;
+        if (kept(p, f)) {
+            note(st, f, f.raw());
+            return;
+        }
+        long oldNanos = oldNanos(d, st, f);
         long newNanos = map.applyAsLong(oldNanos);
         if (st.any && Long.compare(oldNanos, st.lastOldNanos) >= 0 && newNanos < st.lastNewNanos) {
             throw new SynchronizedCopyException("the time map is not monotonic: it maps " + st.lastOldNanos + " ns to "
@@ -184,6 +191,63 @@ final class PacketRetiming {
         if (raw != oldRaw) {
             BitWriter.put(st.bytes, f.bitOffset() - p.offsetBits(), raw, f.size(), f.bigEndian());
             st.changed = true;
+        }
+    }
+
+    /**
+     * Reads the copy back, stream by stream alongside the original, and checks that every clock
+     * field decodes (partial timestamps included, as readers follow them) to the value meant for it.
+     */
+    void verify() throws IOException, StreamDecodingException, SynchronizedCopyException {
+        try (CtfTrace copy = CtfTrace.open(outDir, w -> { })) {
+            if (copy.streamCount() != trace.streamCount()) {
+                throw new SynchronizedCopyException(outDir + ": the copy has " + copy.streamCount() + " streams, the"
+                    + " original " + trace.streamCount());
+            }
+            for (int s = 0; s < trace.streamCount(); s++) {
+                StreamDecoder a = trace.decoder(s);
+                StreamDecoder b = copy.decoder(s);
+                StreamState st = new StreamState();
+                List<ClockField> fa = new ArrayList<>();
+                List<ClockField> fb = new ArrayList<>();
+                while (a.nextPacket()) {
+                    if (!b.nextPacket()) {
+                        throw new SynchronizedCopyException(outDir + ": the copy of stream " + s + " has fewer packets");
+                    }
+                    st.packet = b.packet();
+                    fa.clear();
+                    fb.clear();
+                    ClockFields.ofPacket(a, fa::add);
+                    ClockFields.ofPacket(b, fb::add);
+                    long end = a.packet().offsetBits() + a.packet().contentBits();
+                    while (a.position() < end && a.next()) {
+                        if (!b.next()) {
+                            throw new SynchronizedCopyException(st.packet.file() + ": packet " + st.packet.number()
+                                + " has fewer events than the original's");
+                        }
+                        ClockFields.ofEvent(a, fa::add);
+                        ClockFields.ofEvent(b, fb::add);
+                    }
+                    if (fa.size() != fb.size()) {
+                        throw new SynchronizedCopyException(st.packet.file() + ": packet " + st.packet.number()
+                            + " has " + fb.size() + " clock fields, the original's " + fa.size());
+                    }
+                    for (int k = 0; k < fa.size(); k++) {
+                        ClockField f = fb.get(k);
+                        long want = kept(a.packet(), fa.get(k)) ? fa.get(k).raw()
+                            : cyclesAt(newClocks.get(f.clock()), map.applyAsLong(oldNanos(a, st, fa.get(k))), st, f);
+                        if (f.cycles() != want) {
+                            throw new SynchronizedCopyException(st.where(f) + ": the copy decodes to clock value "
+                                + Long.toUnsignedString(f.cycles()) + " instead of " + Long.toUnsignedString(want));
+                        }
+                    }
+                }
+                if (b.nextPacket()) {
+                    throw new SynchronizedCopyException(outDir + ": the copy of stream " + s + " has more packets");
+                }
+            }
+        } catch (dev.hetrace.ctf.metadata.MetadataException e) {
+            throw new SynchronizedCopyException(outDir + ": " + e.getMessage(), e);
         }
     }
 

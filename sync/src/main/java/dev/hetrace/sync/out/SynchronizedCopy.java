@@ -166,6 +166,7 @@ public final class SynchronizedCopy {
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
         try {
             retiming.run();
+            retiming.verify();
         } catch (StreamDecodingException e) {
             throw new SynchronizedCopyException(e.getMessage(), e);
         }
