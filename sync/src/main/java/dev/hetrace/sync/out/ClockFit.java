@@ -72,6 +72,15 @@ public record ClockFit(String clock, long frequency, long offsetSeconds, long of
         return maxErrorNanos.setScale(0, RoundingMode.CEILING).longValueExact();
     }
 
+    /** The attributes of the clock block that change, as TSDL text, in the order they are written. */
+    public java.util.Map<String, String> attributes() {
+        java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
+        a.put("freq", Long.toString(frequency));
+        a.put("offset_s", Long.toString(offsetSeconds));
+        a.put("offset", Long.toString(offsetCycles));
+        return a;
+    }
+
     /** The clock as readers will see it in the copy. */
     public ClockClass applyTo(ClockClass old) {
         return new ClockClass(old.name(), old.description(), old.uuid(), frequency, old.precision(), offsetSeconds,

@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Rewrites the {@code freq}, {@code offset_s} and {@code offset} of a trace's clock blocks and
- * leaves every other character of the metadata as it was (comments, layout, other attributes),
+ * Rewrites attributes of a trace's clock blocks ({@code freq}, {@code offset_s}, {@code offset},
+ * {@code absolute}) and leaves every other character of the metadata as it was (comments, layout,
+ * other attributes),
  * so that a synchronized copy differs from its original only where the times do. Packetized
  * metadata is unpacked, edited and packed again in its own byte order, with its own UUID.
  */
@@ -27,8 +28,11 @@ final class MetadataClocks {
     private MetadataClocks() {
     }
 
-    /** The metadata file {@code original} with the clocks named in {@code fits} set as they say. */
-    static byte[] rewrite(byte[] original, Map<String, ClockFit> fits) throws MetadataException {
+    /**
+     * The metadata file {@code original} with new attribute values: by clock name, by attribute
+     * name, the value as TSDL text.
+     */
+    static byte[] rewrite(byte[] original, Map<String, Map<String, String>> fits) throws MetadataException {
         ByteOrder order = packetOrder(original);
         if (order == null) {
             return rewriteText(new String(original, StandardCharsets.UTF_8), fits).getBytes(StandardCharsets.UTF_8);
@@ -68,7 +72,7 @@ final class MetadataClocks {
     /** A replacement of {@code [start, end)} by {@code text}. */
     private record Edit(int start, int end, String text) {}
 
-    static String rewriteText(String text, Map<String, ClockFit> fits) throws MetadataException {
+    static String rewriteText(String text, Map<String, Map<String, String>> fits) throws MetadataException {
         List<Edit> edits = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         int depth = 0;
@@ -113,7 +117,8 @@ final class MetadataClocks {
     }
 
     /** Reads the clock block opening at {@code open}, notes its edits; returns where it ends. */
-    private static int clockBlock(String text, int open, Map<String, ClockFit> fits, List<Edit> edits, Set<String> seen)
+    private static int clockBlock(String text, int open, Map<String, Map<String, String>> fits, List<Edit> edits,
+                                  Set<String> seen)
             throws MetadataException {
         List<Attribute> attributes = new ArrayList<>();
         int i = open + 1;
@@ -150,13 +155,10 @@ final class MetadataClocks {
                 name = text.substring(a.valueStart(), a.valueEnd()).replace("\"", "").strip();
             }
         }
-        ClockFit fit = name == null ? null : fits.get(name);
-        if (fit != null) {
+        Map<String, String> wanted = name == null ? null : fits.get(name);
+        if (wanted != null) {
             seen.add(name);
-            Map<String, String> values = new java.util.LinkedHashMap<>();
-            values.put("freq", Long.toString(fit.frequency()));
-            values.put("offset_s", Long.toString(fit.offsetSeconds()));
-            values.put("offset", Long.toString(fit.offsetCycles()));
+            Map<String, String> values = new java.util.LinkedHashMap<>(wanted);
             for (Attribute a : attributes) {
                 String v = values.remove(a.name());
                 if (v != null) {

@@ -43,6 +43,26 @@ public final class SynchronizedCopy {
         PACKETS
     }
 
+    /**
+     * How to write a copy.
+     *
+     * @param method         the route, or null to take the metadata route when it is within
+     *                       {@link #METADATA_TOLERANCE_NANOS} over the trace's time span, else the packets
+     * @param absoluteClocks also say {@code absolute = true} in the copy's clock blocks: CTF's word
+     *                       for a clock that is a global reference across clock UUIDs, which a
+     *                       synchronized copy's clock is; babeltrace2 then reads the copies of traces
+     *                       of different clocks together (else it refuses unless told
+     *                       {@code --clock-force-correlate}). Off, the metadata keeps its word.
+     */
+    public record Options(Method method, boolean absoluteClocks) {
+        /** Choose the route; the metadata changes no more than the times need. */
+        public static final Options DEFAULT = new Options(null, false);
+
+        public Options with(Method m) {
+            return new Options(m, absoluteClocks);
+        }
+    }
+
     private SynchronizedCopy() {
     }
 
@@ -53,14 +73,21 @@ public final class SynchronizedCopy {
      */
     public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir)
             throws IOException, SynchronizedCopyException {
-        return write(traceDir, transform, outDir, null);
+        return write(traceDir, transform, outDir, Options.DEFAULT);
     }
 
-    /** Like {@link #write(Path, ClockTransform, Path)} by the given method ({@code null}: choose). */
+    /** Like {@link #write(Path, ClockTransform, Path)} through the given route. */
     public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir, Method method)
+            throws IOException, SynchronizedCopyException {
+        return write(traceDir, transform, outDir, Options.DEFAULT.with(method));
+    }
+
+    /** Writes the copy of the trace at {@code traceDir} into {@code outDir} (absent or empty) as {@code options} say. */
+    public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
         prepareOutput(outDir);
         try (CtfTrace trace = open(traceDir)) {
+            Method method = options.method();
             if (method != Method.PACKETS) {
                 Map<String, ClockFit> fits = fits(trace, transform);
                 long error = 0;
@@ -72,10 +99,10 @@ public final class SynchronizedCopy {
                         + " metadata declares, so the metadata cannot carry the transform");
                 }
                 if (method == Method.METADATA || (!fits.isEmpty() && error <= METADATA_TOLERANCE_NANOS)) {
-                    return viaMetadata(trace, fits, outDir, error);
+                    return viaMetadata(trace, fits, outDir, error, options.absoluteClocks());
                 }
             }
-            return viaPackets(trace, transform::apply, outDir, List.of());
+            return viaPackets(trace, transform::apply, outDir, options.absoluteClocks());
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
             deleteQuietly(outDir);
             throw e;
@@ -89,9 +116,15 @@ public final class SynchronizedCopy {
      */
     public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir)
             throws IOException, SynchronizedCopyException {
+        return write(traceDir, map, outDir, false);
+    }
+
+    /** Like {@link #write(Path, LongUnaryOperator, Path)}, saying {@code absolute = true} if asked (see {@link Options}). */
+    public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir, boolean absoluteClocks)
+            throws IOException, SynchronizedCopyException {
         prepareOutput(outDir);
         try (CtfTrace trace = open(traceDir)) {
-            return viaPackets(trace, map, outDir, List.of());
+            return viaPackets(trace, map, outDir, absoluteClocks);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
             deleteQuietly(outDir);
             throw e;
@@ -100,18 +133,18 @@ public final class SynchronizedCopy {
 
     // ------------------------------------------------------------------ routes
 
-    private static CopyReport viaMetadata(CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error)
-            throws IOException, SynchronizedCopyException {
+    private static CopyReport viaMetadata(CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error,
+                                          boolean absolute) throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
         List<Path> written = copyTree(src, outDir, p -> !p.toString().equals("metadata"));
-        byte[] metadata = Files.readAllBytes(src.resolve("metadata"));
-        try {
-            Files.write(outDir.resolve("metadata"), MetadataClocks.rewrite(metadata, fits));
-        } catch (MetadataException e) {
-            throw new SynchronizedCopyException(src.resolve("metadata") + ": " + e.getMessage(), e);
-        }
-        written.add(Path.of("metadata"));
+        Map<String, Map<String, String>> edits = new LinkedHashMap<>();
+        fits.forEach((name, f) -> edits.put(name, f.attributes()));
         List<String> notes = new ArrayList<>();
+        if (absolute) {
+            markAbsolute(trace, edits, notes);
+        }
+        writeMetadata(src, outDir, edits);
+        written.add(Path.of("metadata"));
         for (ClockFit f : fits.values()) {
             ClockClass old = trace.metadata().clocks().get(f.clock());
             notes.add("clock " + f.clock() + ": freq " + old.frequency() + " -> " + f.frequency() + ", offset_s "
@@ -121,16 +154,34 @@ public final class SynchronizedCopy {
         return new CopyReport(outDir, Method.METADATA, error, sorted(written), notes);
     }
 
-    private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, List<String> earlier)
+    /** Adds {@code absolute = true} to the edits of every clock block of the trace. */
+    private static void markAbsolute(CtfTrace trace, Map<String, Map<String, String>> edits, List<String> notes) {
+        for (String name : trace.metadata().clocks().keySet()) {
+            edits.computeIfAbsent(name, k -> new LinkedHashMap<>()).put("absolute", "true");
+            notes.add("clock " + name + ": absolute = true");
+        }
+    }
+
+    private static void writeMetadata(Path src, Path outDir, Map<String, Map<String, String>> edits)
+            throws IOException, SynchronizedCopyException {
+        byte[] metadata = Files.readAllBytes(src.resolve("metadata"));
+        try {
+            Files.write(outDir.resolve("metadata"), MetadataClocks.rewrite(metadata, edits));
+        } catch (MetadataException e) {
+            throw new SynchronizedCopyException(src.resolve("metadata") + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, boolean absolute)
             throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
-        List<String> notes = new ArrayList<>(earlier);
+        List<String> notes = new ArrayList<>();
         // A clock value cannot be negative: when the map moves times before a clock's origin
         // (a reference clock hours behind), the origin moves back by whole seconds, which keeps
         // the clock values' fractions and their gaps (what partial timestamps hold) as they were.
         long[] span = span(trace);
         List<ClockClass> newClocks = new ArrayList<>();
-        Map<String, ClockFit> moved = new LinkedHashMap<>();
+        Map<String, Map<String, String>> edits = new LinkedHashMap<>();
         for (ClockClass c : trace.plan().clocks) {
             ClockClass n = c;
             if (span != null && map.applyAsLong(span[0]) < c.baseOffsetNanos()) {
@@ -141,26 +192,26 @@ public final class SynchronizedCopy {
                 long seconds = Math.floorDiv(map.applyAsLong(span[0]) - span[0], 1_000_000_000L);
                 n = new ClockClass(c.name(), c.description(), c.uuid(), c.frequency(), c.precision(),
                     c.offsetSeconds() + seconds, c.offsetCycles(), c.absolute());
-                moved.put(c.name(), new ClockFit(c.name(), c.frequency(), n.offsetSeconds(), c.offsetCycles(),
-                    java.math.BigDecimal.ZERO));
+                // Both, normalised: a block may say its whole offset in cycles (LTTng's "offset = 1565056443054742594").
+                Map<String, String> e = edits.computeIfAbsent(c.name(), k -> new LinkedHashMap<>());
+                e.put("offset_s", Long.toString(n.offsetSeconds()));
+                e.put("offset", Long.toString(n.offsetCycles()));
                 notes.add("clock " + c.name() + ": offset_s " + c.offsetSeconds() + " -> " + n.offsetSeconds()
                     + " (the new times are before its origin)");
             }
             newClocks.add(n);
         }
+        if (absolute) {
+            markAbsolute(trace, edits, notes);
+        }
         // LTTng index files hold packet times too: rather than stale ones, none (readers index by reading).
         List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index")
-            && (moved.isEmpty() || !p.toString().equals("metadata")));
+            && (edits.isEmpty() || !p.toString().equals("metadata")));
         if (Files.isDirectory(src.resolve("index"))) {
             notes.add("index/ left out: its packet times would be stale; readers rebuild the index");
         }
-        if (!moved.isEmpty()) {
-            byte[] metadata = Files.readAllBytes(src.resolve("metadata"));
-            try {
-                Files.write(outDir.resolve("metadata"), MetadataClocks.rewrite(metadata, moved));
-            } catch (MetadataException e) {
-                throw new SynchronizedCopyException(src.resolve("metadata") + ": " + e.getMessage(), e);
-            }
+        if (!edits.isEmpty()) {
+            writeMetadata(src, outDir, edits);
             written.add(Path.of("metadata"));
         }
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);

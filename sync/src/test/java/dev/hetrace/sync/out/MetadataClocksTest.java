@@ -29,7 +29,7 @@ class MetadataClocksTest {
             };
             """;
 
-        String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT));
+        String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT.attributes()));
 
         assertThat(edited).isEqualTo(text.replace("1000000000;", "999963001;").replace("0x6920A000", "1763689200")
             .replace("offset = 42", "offset = 123"));
@@ -37,7 +37,7 @@ class MetadataClocksTest {
 
     @Test
     void attributesTheBlockLeftToTheirDefaultsAreAdded() throws Exception {
-        String edited = MetadataClocks.rewriteText("clock { name = monotonic; };", Map.of("monotonic", FIT));
+        String edited = MetadataClocks.rewriteText("clock { name = monotonic; };", Map.of("monotonic", FIT.attributes()));
 
         assertThat(edited).isEqualTo("clock { name = monotonic;  freq = 999963001; offset_s = 1763689200; offset = 123; };");
     }
@@ -46,14 +46,23 @@ class MetadataClocksTest {
     void otherClocksAreLeftAlone() throws Exception {
         String text = "clock { name = other; freq = 7; };\nclock { name = monotonic; freq = 1; offset_s = 2; offset = 0; };";
 
-        String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT));
+        String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT.attributes()));
 
         assertThat(edited).startsWith("clock { name = other; freq = 7; };\n").endsWith("freq = 999963001; offset_s = 1763689200; offset = 123; };");
     }
 
     @Test
+    void absoluteIsSetWhereItIsSaidAndAddedWhereItIsNot() throws Exception {
+        Map<String, Map<String, String>> edits = Map.of("a", Map.of("absolute", "true"), "b", Map.of("absolute", "true"));
+
+        String edited = MetadataClocks.rewriteText("clock { name = a; absolute = FALSE; };\nclock { name = b; };", edits);
+
+        assertThat(edited).isEqualTo("clock { name = a; absolute = true; };\nclock { name = b;  absolute = true; };");
+    }
+
+    @Test
     void aClockWithoutABlockIsAnError() {
-        assertThatThrownBy(() -> MetadataClocks.rewriteText("clock { name = other; };", Map.of("monotonic", FIT)))
+        assertThatThrownBy(() -> MetadataClocks.rewriteText("clock { name = other; };", Map.of("monotonic", FIT.attributes())))
             .isInstanceOf(MetadataException.class).hasMessageContaining("clock 'monotonic' has no clock block");
     }
 
@@ -65,7 +74,7 @@ class MetadataClocksTest {
         uuid[3] = 9;
         byte[] packed = MetadataClocks.packetize(text.getBytes(StandardCharsets.UTF_8), uuid, ByteOrder.BIG_ENDIAN);
 
-        byte[] edited = MetadataClocks.rewrite(packed, Map.of("monotonic", FIT));
+        byte[] edited = MetadataClocks.rewrite(packed, Map.of("monotonic", FIT.attributes()));
 
         assertThat(edited.length).isGreaterThan(2 * 4096);
         assertThat(edited[0] & 0xFF).isEqualTo(0x75);

@@ -362,6 +362,22 @@ class SynchronizedCopyTest {
         assertRetimed(longTrace, out, transform::apply, 0);
     }
 
+    @Test
+    void copiesWithAbsoluteClocksAreReadTogetherByBabeltrace() throws Exception {
+        // Two traces of different clocks (one with a clock UUID, one without): babeltrace2 muxes
+        // them only when their clocks say they are global references.
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+        SynchronizedCopy.write(sample, ClockTransform.IDENTITY, a, new SynchronizedCopy.Options(null, true));
+        CopyReport rb = SynchronizedCopy.write(bigEndian, transformFor(bigEndian), b,
+            new SynchronizedCopy.Options(Method.PACKETS, true));
+
+        assertThat(rb.notes()).contains("clock cpu: absolute = true");
+        assertThat(readClock(a).absolute()).isTrue();
+        assertThat(readClock(b).absolute()).isTrue();
+        assertBabeltraceAgrees(a, b);
+    }
+
     // ------------------------------------------------------------------ errors
 
     @Test
@@ -458,9 +474,14 @@ class SynchronizedCopyTest {
     }
 
     /** babeltrace2, when installed, prints the copy exactly as hetrace does (times included). */
-    private static void assertBabeltraceAgrees(Path copy) throws Exception {
+    private static void assertBabeltraceAgrees(Path... copies) throws Exception {
         Assumptions.assumeTrue(babeltraceInstalled(), "babeltrace2 is not installed");
-        ProcessBuilder pb = new ProcessBuilder("babeltrace2", copy.toString()).redirectErrorStream(false);
+        List<String> command = new java.util.ArrayList<>(List.of("babeltrace2"));
+        for (Path c : copies) {
+            command.add(c.toString());
+        }
+        Path copy = copies[0];
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("TZ", "UTC");
         Path outFile = Files.createTempFile("bt2", ".txt");
         pb.redirectOutput(outFile.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
@@ -469,7 +490,7 @@ class SynchronizedCopyTest {
         String babeltrace = Files.readString(outFile);
         Files.delete(outFile);
         assertThat(p.exitValue()).as("babeltrace2 exit status").isZero();
-        String hetrace = hetraceText(copy);
+        String hetrace = hetraceText(copies);
         assertThat(babeltrace).isNotEmpty();
         // Line by line, so that a failure shows the first line that differs rather than all of them.
         String[] b = babeltrace.split("\n", -1);
@@ -480,17 +501,23 @@ class SynchronizedCopyTest {
         assertThat(h.length).as("lines").isEqualTo(b.length);
     }
 
-    private static String hetraceText(Path dir) throws Exception {
+    private static String hetraceText(Path... dirs) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
-            EventCursor cursor = new EventCursor(List.of(trace));
+        List<CtfTrace> traces = new java.util.ArrayList<>();
+        try {
+            for (Path dir : dirs) {
+                traces.add(CtfTrace.open(dir, w -> { }));
+            }
+            EventCursor cursor = new EventCursor(traces);
             BabeltraceText text = new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
             while (cursor.next()) {
                 text.print(cursor);
                 sink.lineDone();
             }
             sink.flush();
+        } finally {
+            traces.forEach(CtfTrace::close);
         }
         return bytes.toString(StandardCharsets.UTF_8);
     }
