@@ -85,7 +85,7 @@ public final class SynchronizedCopy {
     /** Writes the copy of the trace at {@code traceDir} into {@code outDir} (absent or empty) as {@code options} say. */
     public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
-        prepareOutput(outDir);
+        prepareOutput(traceDir, outDir);
         try (CtfTrace trace = open(traceDir)) {
             Method method = options.method();
             if (method != Method.PACKETS) {
@@ -122,7 +122,7 @@ public final class SynchronizedCopy {
     /** Like {@link #write(Path, LongUnaryOperator, Path)}, saying {@code absolute = true} if asked (see {@link Options}). */
     public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir, boolean absoluteClocks)
             throws IOException, SynchronizedCopyException {
-        prepareOutput(outDir);
+        prepareOutput(traceDir, outDir);
         try (CtfTrace trace = open(traceDir)) {
             return viaPackets(trace, map, outDir, absoluteClocks);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
@@ -295,7 +295,13 @@ public final class SynchronizedCopy {
         }
     }
 
-    private static void prepareOutput(Path outDir) throws IOException, SynchronizedCopyException {
+    private static void prepareOutput(Path traceDir, Path outDir) throws IOException, SynchronizedCopyException {
+        Path in = traceDir.toAbsolutePath().normalize();
+        Path out = outDir.toAbsolutePath().normalize();
+        if (out.startsWith(in) || in.startsWith(out)) {
+            throw new SynchronizedCopyException(outDir + ": the output directory may not be in the trace directory "
+                + traceDir + " or hold it");
+        }
         if (Files.exists(outDir)) {
             if (!Files.isDirectory(outDir)) {
                 throw new SynchronizedCopyException(outDir + ": exists and is not a directory");

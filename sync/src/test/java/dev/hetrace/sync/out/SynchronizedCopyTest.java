@@ -392,6 +392,14 @@ class SynchronizedCopyTest {
     }
 
     @Test
+    void refusesAnOutputDirectoryInsideTheTrace() {
+        assertThatThrownBy(() -> SynchronizedCopy.write(sample, transformFor(sample), sample.resolve("synced")))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("may not be in the trace directory");
+        assertThat(sample.resolve("synced")).doesNotExist();
+    }
+
+    @Test
     void refusesAMapThatIsNotMonotonicAndLeavesNothingBehind() throws Exception {
         long first = firstNanos(bigEndian);
         Path out = tmp.resolve("out");
