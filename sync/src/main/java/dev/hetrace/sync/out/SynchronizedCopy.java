@@ -38,7 +38,7 @@ public final class SynchronizedCopy {
         METADATA,
         /**
          * Every clock field of every packet is rewritten; the metadata is untouched, except for the
-         * {@code offset_s} of a clock whose origin the new times would precede (moved by whole seconds).
+         * offset of a clock whose origin the new times would precede (moved back by whole seconds).
          */
         PACKETS
     }
@@ -316,14 +316,18 @@ public final class SynchronizedCopy {
         Files.createDirectories(outDir);
     }
 
-    /** Copies the files under {@code src} that {@code keep} accepts (by relative path); returns their relative paths. */
+    /**
+     * Copies the trace's files that {@code keep} accepts (by relative path): those of its
+     * directory and of its {@code index/}; other folders (traces of their own) are not this
+     * trace's. Returns their relative paths.
+     */
     private static List<Path> copyTree(Path src, Path dst, java.util.function.Predicate<Path> keep) throws IOException {
         List<Path> written = new ArrayList<>();
         Files.walkFileTree(src, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
                 Path rel = src.relativize(dir);
-                if (!rel.toString().isEmpty() && !keep.test(rel)) {
+                if (!rel.toString().isEmpty() && (!keep.test(rel) || !rel.startsWith("index"))) {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 Files.createDirectories(dst.resolve(rel.toString()));
