@@ -39,6 +39,8 @@ final class PacketRetiming {
     private final Path outDir;
     /** The clocks as the copy's metadata declares them, by index in the plan (their origin may have moved). */
     private final List<ClockClass> newClocks;
+    /** The new begin and end (cycles, or ABSENT) of each packet, by stream file name, then by byte offset. */
+    private final Map<String, Map<Long, long[]>> packetTimes = new HashMap<>();
     /** Largest distance (ns) between a time readers will compute from the copy and the map's time. */
     private long maxErrorNanos;
 
@@ -104,6 +106,8 @@ final class PacketRetiming {
                 for (ClockField f : fields) {
                     retime(d, st, f);
                 }
+                packetTimes.computeIfAbsent(p.file().getFileName().toString(), k -> new HashMap<>())
+                    .put(p.offsetBits() / 8, new long[] {st.newBegin, st.newEnd});
                 if (st.changed) {
                     FileChannel ch = channels.get(p.file());
                     if (ch == null) {
@@ -192,6 +196,59 @@ final class PacketRetiming {
             BitWriter.put(st.bytes, f.bitOffset() - p.offsetBits(), raw, f.size(), f.bigEndian());
             st.changed = true;
         }
+    }
+
+    /** LTTng index files: a 16-byte header (magic, version, entry size), then big-endian entries. */
+    private static final int IDX_MAGIC = 0xC1F1DCC1;
+    private static final int IDX_HEADER_BYTES = 16;
+    private static final int IDX_MIN_ENTRY_BYTES = 56;
+
+    /**
+     * Writes the trace's LTTng index files ({@code index/FILE.idx}) into the copy with each
+     * packet's new begin and end times (they are the packet context's, in cycles); an index file
+     * that is not one is left out, as readers would ignore it.
+     *
+     * @return the index files written, relative to the copy
+     */
+    List<Path> rewriteIndexes(Path traceDir) throws IOException {
+        Path index = traceDir.resolve("index");
+        List<Path> written = new ArrayList<>();
+        if (!java.nio.file.Files.isDirectory(index)) {
+            return written;
+        }
+        try (var files = java.nio.file.Files.list(index)) {
+            for (Path idx : files.sorted().toList()) {
+                String name = idx.getFileName().toString();
+                if (!name.endsWith(".idx") || !java.nio.file.Files.isRegularFile(idx)) {
+                    continue;
+                }
+                ByteBuffer b = ByteBuffer.wrap(java.nio.file.Files.readAllBytes(idx));
+                if (b.remaining() < IDX_HEADER_BYTES || b.getInt(0) != IDX_MAGIC) {
+                    continue;
+                }
+                int entryBytes = b.getInt(12);
+                if (entryBytes < IDX_MIN_ENTRY_BYTES) {
+                    continue;
+                }
+                Map<Long, long[]> times = packetTimes.getOrDefault(name.substring(0, name.length() - 4), Map.of());
+                for (int at = IDX_HEADER_BYTES; at + entryBytes <= b.limit(); at += entryBytes) {
+                    long[] t = times.get(b.getLong(at));
+                    if (t != null) {
+                        if (t[0] != PacketInfo.ABSENT) {
+                            b.putLong(at + 24, t[0]);
+                        }
+                        if (t[1] != PacketInfo.ABSENT) {
+                            b.putLong(at + 32, t[1]);
+                        }
+                    }
+                }
+                Path out = outDir.resolve("index").resolve(name);
+                java.nio.file.Files.createDirectories(out.getParent());
+                java.nio.file.Files.write(out, b.array());
+                written.add(Path.of("index", name));
+            }
+        }
+        return written;
     }
 
     /**

@@ -204,12 +204,9 @@ public final class SynchronizedCopy {
         if (absolute) {
             markAbsolute(trace, edits, notes);
         }
-        // LTTng index files hold packet times too: rather than stale ones, none (readers index by reading).
+        // LTTng index files hold packet times too: they are written with the packets' new ones.
         List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index")
             && (edits.isEmpty() || !p.toString().equals("metadata")));
-        if (Files.isDirectory(src.resolve("index"))) {
-            notes.add("index/ left out: its packet times would be stale; readers rebuild the index");
-        }
         if (!edits.isEmpty()) {
             writeMetadata(src, outDir, edits);
             written.add(Path.of("metadata"));
@@ -217,6 +214,7 @@ public final class SynchronizedCopy {
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
         try {
             retiming.run();
+            written.addAll(retiming.rewriteIndexes(src));
             retiming.verify();
         } catch (StreamDecodingException e) {
             throw new SynchronizedCopyException(e.getMessage(), e);
