@@ -26,8 +26,8 @@ import java.util.function.LongUnaryOperator;
 /**
  * Moves every time of a trace's stream files to another clock by rewriting, in copies of the
  * files, each integer that samples a clock (packet begin and end times, event header
- * timestamps full or partial, any other field mapped to a clock); the metadata stays as it was.
- * Before a packet is written, the new values are decoded the way readers will decode them, so a
+ * timestamps full or partial, any other field mapped to a clock), and the packet times of its
+ * LTTng index files. Before a packet is written, the new values are decoded the way readers will decode them, so a
  * partial timestamp that cannot span its new gap is an error rather than a wrong trace; once
  * written, the copy is read back and every clock field checked against the value meant for it.
  */
@@ -39,8 +39,11 @@ final class PacketRetiming {
     private final Path outDir;
     /** The clocks as the copy's metadata declares them, by index in the plan (their origin may have moved). */
     private final List<ClockClass> newClocks;
-    /** The new begin and end (cycles, or ABSENT) of each packet, by stream file name, then by byte offset. */
-    private final Map<String, Map<Long, long[]>> packetTimes = new HashMap<>();
+    /**
+     * The new begin and end (cycles, or ABSENT) of each packet, by stream file name, then by byte
+     * offset; null when the trace has no index files to rewrite.
+     */
+    private final Map<String, Map<Long, long[]>> packetTimes;
     /** Largest distance (ns) between a time readers will compute from the copy and the map's time. */
     private long maxErrorNanos;
 
@@ -49,6 +52,7 @@ final class PacketRetiming {
         this.map = map;
         this.outDir = outDir;
         this.newClocks = newClocks;
+        this.packetTimes = java.nio.file.Files.isDirectory(trace.directory().resolve("index")) ? new HashMap<>() : null;
     }
 
     long maxErrorNanos() {
@@ -63,7 +67,7 @@ final class PacketRetiming {
     }
 
     /** What the stream's clock is, in the copy, as a reader follows it; and the last time seen, for monotonicity. */
-    private final class StreamState {
+    private static final class StreamState {
         long newClock;
         boolean any;
         long lastOldNanos;
@@ -106,8 +110,10 @@ final class PacketRetiming {
                 for (ClockField f : fields) {
                     retime(d, st, f);
                 }
-                packetTimes.computeIfAbsent(p.file().getFileName().toString(), k -> new HashMap<>())
-                    .put(p.offsetBits() / 8, new long[] {st.newBegin, st.newEnd});
+                if (packetTimes != null) {
+                    packetTimes.computeIfAbsent(p.file().getFileName().toString(), k -> new HashMap<>())
+                        .put(p.offsetBits() / 8, new long[] {st.newBegin, st.newEnd});
+                }
                 if (st.changed) {
                     FileChannel ch = channels.get(p.file());
                     if (ch == null) {
@@ -213,7 +219,7 @@ final class PacketRetiming {
     List<Path> rewriteIndexes(Path traceDir) throws IOException {
         Path index = traceDir.resolve("index");
         List<Path> written = new ArrayList<>();
-        if (!java.nio.file.Files.isDirectory(index)) {
+        if (packetTimes == null) {
             return written;
         }
         try (var files = java.nio.file.Files.list(index)) {
