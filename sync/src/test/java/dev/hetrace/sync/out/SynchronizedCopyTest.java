@@ -242,7 +242,7 @@ class SynchronizedCopyTest {
      * Strings are never empty: babeltrace2 2.0.4 prints some empty strings of this layout as
      * an earlier event's string (the original trace shows it too; nothing to do with copying).
      */
-    private static void writeFieldsEverywhere(Path dir, long frequency) throws Exception {
+    static void writeFieldsEverywhere(Path dir, long frequency) throws Exception {
         try (CtfWriter w = CtfWriter.create(dir, FIELDS_EVERYWHERE.formatted(frequency))) {
             StreamWriter s = w.stream(0).packetSize(512);
             long t = 1000;
@@ -445,7 +445,7 @@ class SynchronizedCopyTest {
      * payload, and its time is {@code map} of the original's within {@code tolerance} ns; so are
      * the packets' begin and end times.
      */
-    private static void assertRetimed(Path original, Path copy, LongUnaryOperator map, long tolerance) throws Exception {
+    static void assertRetimed(Path original, Path copy, LongUnaryOperator map, long tolerance) throws Exception {
         long events = 0;
         try (CtfTrace a = CtfTrace.open(original, w -> { }); CtfTrace b = CtfTrace.open(copy, w -> { })) {
             assertThat(b.streamCount()).isEqualTo(a.streamCount());
@@ -556,7 +556,7 @@ class SynchronizedCopyTest {
         }
     }
 
-    private static long firstNanos(Path trace) throws Exception {
+    static long firstNanos(Path trace) throws Exception {
         long first = Long.MAX_VALUE;
         try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
             for (int s = 0; s < t.streamCount(); s++) {
