@@ -68,6 +68,8 @@ public final class StreamDecoder {
     private long eventClock;
     /** The clock before the current event (its header may move it), to decode the event again after a resume. */
     private long clockBefore;
+    /** The clock before the current packet's context (which may move it), for {@link ClockFields}. */
+    private long clockBeforePacket;
 
     /** One file of a data stream, mapped. */
     public record StreamFile(Path path, MemorySegment segment) {}
@@ -180,6 +182,7 @@ public final class StreamDecoder {
         pos = offset;
         limit = fileBits;
         packetTapeLen = 0;
+        clockBeforePacket = clock;
         Arrays.fill(regs, 0);
         Arrays.fill(roleValues, PacketInfo.ABSENT);
         if (plan.packetHeader != null) {
@@ -357,6 +360,11 @@ public final class StreamDecoder {
     /** The clock value before the current event was decoded. */
     public long clockBeforeEvent() {
         return clockBefore;
+    }
+
+    /** The clock value before the current packet's context was decoded. */
+    long clockBeforePacket() {
+        return clockBeforePacket;
     }
 
     /**
@@ -875,17 +883,7 @@ public final class StreamDecoder {
     }
 
     private void updateClock(long v, int size) {
-        if (size == 64) {
-            clock = v;
-        } else {
-            long mask = (1L << size) - 1;
-            long low = clock & mask;
-            long value = v & mask;
-            if (Long.compareUnsigned(value, low) < 0) {
-                clock += 1L << size;
-            }
-            clock = (clock & ~mask) | value;
-        }
+        clock = ClockFields.updated(clock, v, size);
     }
 
     // ------------------------------------------------------------------ tape navigation

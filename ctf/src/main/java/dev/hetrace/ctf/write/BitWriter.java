@@ -8,9 +8,10 @@ import java.util.Arrays;
 /**
  * A growable byte buffer written at any bit position, following the CTF bit layout: a
  * little-endian field fills bytes from their low bits, a big-endian field from their high
- * bits. The exact inverse of {@link dev.hetrace.ctf.decode.BitReader}.
+ * bits. The exact inverse of {@link dev.hetrace.ctf.decode.BitReader}. Also writes a field into
+ * any byte array ({@link #put(byte[], long, long, int, boolean)}), to patch existing packets.
  */
-final class BitWriter {
+public final class BitWriter {
     private static final VarHandle LE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle BE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LE_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -68,6 +69,11 @@ final class BitWriter {
 
     /** Overwrites {@code size} bits at an earlier position (the buffer already holds them). */
     void put(long bitPos, long value, int size, boolean bigEndian) {
+        put(buf, bitPos, value, size, bigEndian);
+    }
+
+    /** Overwrites the {@code size} bits (1 to 64) at {@code bitPos} of {@code buf} with the low bits of {@code value}. */
+    public static void put(byte[] buf, long bitPos, long value, int size, boolean bigEndian) {
         int byteOff = (int) (bitPos >>> 3);
         int shift = (int) (bitPos & 7);
         if (shift == 0) {
