@@ -13,6 +13,9 @@ import dev.hetrace.sync.Synchronizer;
 import dev.hetrace.sync.Synchronizer.PairSync;
 import dev.hetrace.sync.Synchronizer.Report;
 import dev.hetrace.sync.Synchronizer.TraceSync;
+import dev.hetrace.sync.out.CopyReport;
+import dev.hetrace.sync.out.SynchronizedCopy;
+import dev.hetrace.sync.out.SynchronizedCopyException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +63,8 @@ import picocli.CommandLine.Parameters;
         "  hetrace sync master/ dsp0/ dsp1/",
         "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json \\",
         "      arm/ dsp*/",
-        "  hetrace sync --piecewise 30s master/ dsp0/", "",
+        "  hetrace sync --piecewise 30s master/ dsp0/",
+        "  hetrace sync --out synced/ master/ dsp0/ dsp1/ && babeltrace2 synced/*", "",
         "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every trace is on the reference clock without a failed pair",
@@ -88,6 +92,13 @@ final class SyncCommand implements Callable<Integer> {
             + " at most DURATION (e.g. 30s, 500ms, 10min) of each trace, ending where the drift changes, joined"
             + " into one continuous map that keeps every message causal.")
     long piecewiseNanos;
+
+    @Option(names = "--out", paramLabel = "DIR",
+        description = "Also write a synchronized copy of every connected trace into DIR/NAME (DIR absent or empty):"
+            + " any CTF reader, babeltrace2 included, shows the copies on the reference clock, e.g."
+            + " 'babeltrace2 DIR/*'. A linear map rewrites the clocks in the metadata when that is exact to"
+            + " 1 ns over the trace, else the timestamps in the packets.")
+    Path outDir;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
@@ -145,7 +156,15 @@ final class SyncCommand implements Callable<Integer> {
                 err.print("\r\033[K");
             }
         }
-        String text = format == Format.json ? json(report) : text(report);
+        List<String> written = new ArrayList<>();
+        if (outDir != null) {
+            try {
+                written = writeCopies(report);
+            } catch (IOException | SynchronizedCopyException e) {
+                return fail(e);
+            }
+        }
+        String text = format == Format.json ? json(report) : text(report) + String.join("", written);
         try {
             main.out.write(text.getBytes(StandardCharsets.UTF_8));
             main.out.flush();
@@ -226,6 +245,42 @@ final class SyncCommand implements Callable<Integer> {
             }
         }
         return sb.toString();
+    }
+
+    /** The synchronized copies, one per connected trace, named after its directory; a line on each for the text output. */
+    private List<String> writeCopies(Report report) throws IOException, SynchronizedCopyException {
+        if (Files.exists(outDir)) {
+            try (var entries = Files.list(outDir)) {
+                if (entries.findAny().isPresent()) {
+                    throw new IOException("--out " + outDir + ": not empty (give a new or an empty directory)");
+                }
+            }
+        }
+        Files.createDirectories(outDir);
+        List<String> lines = new ArrayList<>();
+        lines.add("\nsynchronized copies in " + outDir + " (on the clock of " + report.traces().get(report.reference()).path()
+            + "):\n");
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (TraceSync t : report.traces()) {
+            if (!t.connected()) {
+                main.err.println("hetrace: " + t.path() + ": no synchronized copy (not connected to the reference)");
+                continue;
+            }
+            String base = t.path().toAbsolutePath().normalize().getFileName() == null ? "trace"
+                : t.path().toAbsolutePath().normalize().getFileName().toString();
+            String name = base;
+            for (int k = 2; !names.add(name); k++) {
+                name = base + "-" + k;
+            }
+            Path target = outDir.resolve(name);
+            CopyReport r = t.map().linear()
+                ? SynchronizedCopy.write(t.path(), t.transform(), target, new SynchronizedCopy.Options(null, true))
+                : SynchronizedCopy.write(t.path(), t.map()::apply, target, true);
+            lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%n", target,
+                r.method() == SynchronizedCopy.Method.METADATA ? "clocks rewritten in the metadata"
+                    : "timestamps rewritten in the packets", r.maxErrorNanos()));
+        }
+        return lines;
     }
 
     /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */
