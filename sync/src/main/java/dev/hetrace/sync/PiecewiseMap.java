@@ -15,6 +15,19 @@ public final class PiecewiseMap {
     private final ClockTransform[] pieces;
 
     private PiecewiseMap(ClockTransform linear, long[] knots, long[] values) {
+        this(linear, knots, values, null);
+    }
+
+    /**
+     * The polyline through the knots, piece {@code j} (between knots j and j+1) given exactly
+     * when {@code exact[j]} is not null (its values at the knots are then {@code values}, up to
+     * rounding), else the segment between the knots.
+     */
+    PiecewiseMap(long[] knots, long[] values, ClockTransform[] exact) {
+        this(null, knots.clone(), values.clone(), exact.clone());
+    }
+
+    private PiecewiseMap(ClockTransform linear, long[] knots, long[] values, ClockTransform[] exact) {
         this.linear = linear;
         this.knots = knots;
         this.values = values;
@@ -33,7 +46,7 @@ public final class PiecewiseMap {
                 throw new IllegalArgumentException("a piecewise map must increase: (" + knots[j] + " → " + values[j]
                     + ") then (" + knots[j + 1] + " → " + values[j + 1] + ")");
             }
-            pieces[j] = new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
+            pieces[j] = exact != null && exact[j] != null ? exact[j] : new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
         }
     }
 
@@ -83,7 +96,14 @@ public final class PiecewiseMap {
 
     /** The map back, from the reference clock to the trace's. */
     public PiecewiseMap inverse() {
-        return linear != null ? of(linear.inverse()) : new PiecewiseMap(null, values.clone(), knots.clone());
+        if (linear != null) {
+            return of(linear.inverse());
+        }
+        ClockTransform[] back = new ClockTransform[pieces.length];
+        for (int j = 0; j < pieces.length; j++) {
+            back[j] = pieces[j].inverse();
+        }
+        return new PiecewiseMap(null, values.clone(), knots.clone(), back);
     }
 
     /** This map followed by {@code outer}. */

@@ -72,13 +72,23 @@ public final class PiecewiseSync {
     public Result result(ConvexHullSync.Method method, long spanStart, long spanEnd) {
         // groups of consecutive fine windows, as long as the window at most; a group also ends
         // where the next fine window would leave it no causal line (a drift change), so that
-        // changes fall between pieces
+        // changes fall between pieces. A fine window with no causal line of its own holds an
+        // abrupt change: it is bridged, the pieces on either side meeting where their lines cross.
         List<ConvexHullSync> groups = new ArrayList<>();
+        List<long[]> bridged = new ArrayList<>();
         ConvexHullSync current = null;
         long start = 0;
         for (Map.Entry<Long, ConvexHullSync> w : windows.entrySet()) {
             long wStart = w.getKey() * fine;
             long wEnd = wStart + fine;
+            if (w.getValue().result(method).quality() == SyncQuality.FAIL) {
+                if (current != null) {
+                    groups.add(current);
+                    current = null;
+                }
+                bridged.add(new long[] {w.getValue().firstTime(), w.getValue().lastTime()});
+                continue;
+            }
             if (current == null) {
                 current = copy(w.getValue());
                 start = wStart;
@@ -88,7 +98,7 @@ public final class PiecewiseSync {
             joined.absorb(w.getValue());
             SyncQuality now = current.result(method).quality();
             SyncQuality then = joined.result(method).quality();
-            if (now != SyncQuality.FAIL && (then == SyncQuality.FAIL || (now == SyncQuality.ACCURATE && wEnd - start > window))) {
+            if (then == SyncQuality.FAIL || (now == SyncQuality.ACCURATE && wEnd - start > window)) {
                 groups.add(current);
                 current = copy(w.getValue());
                 start = wStart;
@@ -99,12 +109,10 @@ public final class PiecewiseSync {
         if (current != null) {
             groups.add(current);
         }
-        for (ConvexHullSync g : groups) {
-            if (g.result(method).quality() == SyncQuality.FAIL) {
-                return new Result(SyncQuality.FAIL, PiecewiseMap.of(ClockTransform.IDENTITY), toOther, toReference,
-                    Optional.empty(), Optional.of("the messages between " + g.firstTime() + " and " + g.lastTime()
-                        + " ns conflict: the clock jumped, or its rate changed faster than their latencies can follow"));
-            }
+        if (groups.isEmpty()) {
+            return new Result(SyncQuality.FAIL, PiecewiseMap.of(ClockTransform.IDENTITY), toOther, toReference,
+                Optional.empty(), Optional.of("no stretch of the messages keeps a causal line: the clock jumps or changes"
+                    + " its rate faster than the messages' latencies can follow"));
         }
         // a group that does not bound its slope joins a neighbour when their messages allow it
         for (int i = 0; i < groups.size() && groups.size() > 1; i++) {
@@ -133,13 +141,18 @@ public final class PiecewiseSync {
                 r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
         }
         // each group keeps its own transform from its first to its last message; between groups
-        // (where no message lies) a connecting piece joins the two: continuous, and every message
-        // is mapped by its own group's causal line
+        // (where no message lies, or only those of a bridged window) the two transforms meet
+        // where they cross when that is in between, else a segment joins them: continuous, and
+        // every message outside the bridged windows is mapped by its own group's causal line
         int w = groups.size();
-        long[] knots = new long[2 * w];
-        long[] values = new long[2 * w];
+        List<Long> kl = new ArrayList<>();
+        List<Long> vl = new ArrayList<>();
+        // the exact transform of the piece that starts at each knot (null: the segment to the next knot)
+        List<ClockTransform> exact = new ArrayList<>();
         long accuracy = 0;
-        boolean bounded = true;
+        boolean bounded = bridged.isEmpty();
+        ClockTransform previous = null;
+        long previousEnd = 0;
         for (int i = 0; i < w; i++) {
             ConvexHullSync g = groups.get(i);
             long from = i == 0 ? Math.min(spanStart, g.firstTime()) : g.firstTime();
@@ -149,11 +162,38 @@ public final class PiecewiseSync {
                 bounded = false;
             }
             accuracy = Math.max(accuracy, r.accuracyNanos().orElse(0L));
-            knots[2 * i] = from;
-            values[2 * i] = r.transform().apply(from);
-            knots[2 * i + 1] = Math.max(to, from + 1);
-            values[2 * i + 1] = r.transform().apply(knots[2 * i + 1]);
+            ClockTransform t = r.transform();
+            if (previous != null) {
+                // where the two lines cross: t0 + d with previous(t0 + d) = t(t0 + d)
+                long t0 = previousEnd;
+                double gap = t.apply(t0) - previous.apply(t0);
+                double rate = previous.slopeMinusOne() - t.slopeMinusOne();
+                if (rate != 0) {
+                    double d = gap / rate;
+                    if (d > 0 && t0 + d < from) {
+                        long cross = t0 + Math.round(d);
+                        if (cross > t0 && cross < from) {
+                            // the previous line goes on to the crossing
+                            exact.set(exact.size() - 1, previous);
+                            kl.add(cross);
+                            vl.add(previous.apply(cross));
+                            exact.add(t); // and this one from it
+                        }
+                    }
+                }
+            }
+            kl.add(from);
+            vl.add(t.apply(from));
+            exact.add(t);
+            long end = Math.max(to, from + 1);
+            kl.add(end);
+            vl.add(t.apply(end));
+            exact.add(null); // to the next group's start, or the last knot
+            previous = t;
+            previousEnd = end;
         }
+        long[] knots = kl.stream().mapToLong(Long::longValue).toArray();
+        long[] values = vl.stream().mapToLong(Long::longValue).toArray();
         for (int j = 1; j < knots.length; j++) {
             if (knots[j] <= knots[j - 1] || values[j] <= values[j - 1]) {
                 return new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()), toOther,
@@ -161,7 +201,8 @@ public final class PiecewiseSync {
                         + knots[j] + " ns: the clock would run backwards there (a clock jump)"));
             }
         }
-        return new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE, new PiecewiseMap(knots, values),
+        return new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE,
+            new PiecewiseMap(knots, values, exact.subList(0, knots.length - 1).toArray(ClockTransform[]::new)),
             toOther, toReference, bounded ? Optional.of(accuracy) : Optional.empty(), Optional.empty());
     }
 }
