@@ -172,6 +172,16 @@ final class SyncCommand implements Callable<Integer> {
             return fail(e);
         }
         boolean ok = true;
+        long matched = report.rules().stream().mapToLong(MessageMatcher.RuleStats::matched).sum();
+        long seen = report.rules().stream().mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives()).sum();
+        if (matched == 0) {
+            err.println("hetrace: no message matched: " + (seen == 0
+                ? "the traces have none of the events the rules name ("
+                    + String.join(", ", rules.stream().flatMap(r -> java.util.stream.Stream.of(r.sendEvent(), r.receiveEvent()))
+                        .distinct().toList()) + "); say which events are messages with --match"
+                : "sends and receives were found but no key met its other half; check the rules' key fields"));
+            return 1;
+        }
         for (TraceSync t : report.traces()) {
             if (!t.connected()) {
                 err.println("hetrace: " + t.path() + " is not connected to the reference: no rule matched a message"

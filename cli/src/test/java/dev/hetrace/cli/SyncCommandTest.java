@@ -233,6 +233,17 @@ class SyncCommandTest {
     }
 
     @Test
+    void tracesWithoutTheRulesEventsGetAHint() throws Exception {
+        handshakes(new Random(1));
+        Path master = write(MASTER, Double.MAX_VALUE, 0);
+        Path dsp0 = write(DSP0, Double.MAX_VALUE, 0);
+        Run run = sync("--match", "messages:msgq_put,msgq_get,msg_id", master.toString(), dsp0.toString());
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("hetrace: no message matched: the traces have none of the events the rules name"
+            + " (msgq_put, msgq_get); say which events are messages with --match\n");
+    }
+
+    @Test
     void badRulesGetOneClearLine() {
         Run run = sync("--match", "messages:a,b", dir.toString(), dir.toString());
         assertThat(run.status()).isEqualTo(1);
