@@ -42,11 +42,16 @@ class CTracerGccTest {
      * platform's callback.
      */
     @ParameterizedTest(name = "byte order {0}")
-    @ValueSource(strings = {"le", "be", "le portable", "be portable", "le inline-clock"})
+    @ValueSource(strings = {"le", "be", "le portable", "be portable", "le inline-clock", "le m32", "be m32"})
     void theReaderDecodesEveryEmittedEventWithItsValues(String variant) throws Exception {
         Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
         String byteOrder = variant.substring(0, 2);
         List<String> extra = new ArrayList<>();
+        if (variant.endsWith("m32")) {
+            // a 32-bit program, built and run (needs gcc-multilib, which CI installs)
+            Assumptions.assumeTrue(gccLinks(List.of("-m32")), "no 32-bit C library (gcc-multilib): -m32 not run");
+            extra.add("-m32");
+        }
         if (variant.endsWith("portable")) {
             extra.add("-U__BYTE_ORDER__");
         }
@@ -77,6 +82,7 @@ class CTracerGccTest {
         run(compile);
         compile = new ArrayList<>(List.of("gcc"));
         compile.addAll(STRICT);
+        compile.addAll(extra.contains("-m32") ? List.of("-m32") : List.of());
         compile.addAll(List.of("-O2", "-o", "prog", "tt.o", "tt-platform-linux-file.c", "main.c"));
         run(compile);
         if (gccWorks(List.of("-m32"))) {
@@ -275,6 +281,15 @@ class CTracerGccTest {
         try (InputStream in = CTracerGccTest.class.getResourceAsStream(name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    private boolean gccLinks(List<String> flags) throws IOException, InterruptedException {
+        Path probe = dir.resolve("probe-main.c");
+        Files.writeString(probe, "#include <stdio.h>\nint main(void) { return printf(\"\") < 0; }\n");
+        List<String> cmd = new ArrayList<>(List.of("gcc"));
+        cmd.addAll(flags);
+        cmd.addAll(List.of("-o", dir.resolve("probe-main").toString(), probe.toString()));
+        return Processes.works(cmd, dir) && Processes.works(List.of(dir.resolve("probe-main").toString()), dir);
     }
 
     private boolean gccWorks(List<String> flags) throws IOException, InterruptedException {
