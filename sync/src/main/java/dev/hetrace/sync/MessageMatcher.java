@@ -33,12 +33,15 @@ public final class MessageMatcher {
         final boolean send;
         final String[][] keys;
         final boolean[] text;
+        /** Whether a key field was found missing once: from then on its presence is asked first. */
+        final boolean[] mayMiss;
 
         Role(int rule, boolean send, List<String> keys) {
             this.rule = rule;
             this.send = send;
             this.keys = new String[keys.size()][];
             this.text = new boolean[keys.size()];
+            this.mayMiss = new boolean[keys.size()];
             for (int i = 0; i < keys.size(); i++) {
                 this.keys[i] = keys.get(i).split("\\|");
             }
@@ -46,9 +49,6 @@ public final class MessageMatcher {
     }
 
     private final List<MatchRule> rules;
-    private final Map<String, List<Role>> byEvent = new HashMap<>();
-    /** byEvent by the identity of the reader's name strings (one per event class): no hashing of names per event. */
-    private final java.util.IdentityHashMap<String, List<Role>> byName = new java.util.IdentityHashMap<>();
     private final Sink sink;
     private final Pending pending = new Pending();
     private final long[] matched;
@@ -58,93 +58,149 @@ public final class MessageMatcher {
     public MessageMatcher(List<MatchRule> rules, Sink sink) {
         this.rules = List.copyOf(rules);
         this.sink = sink;
-        for (int r = 0; r < rules.size(); r++) {
-            MatchRule rule = rules.get(r);
-            byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>()).add(new Role(r, true, rule.sendKeys()));
-            byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>()).add(new Role(r, false, rule.receiveKeys()));
-        }
+        this.keys = new Keys(this.rules);
         matched = new long[rules.size()];
         repeats = new long[rules.size()];
         sameTrace = new long[rules.size()];
     }
 
-    /** The event names some rule needs (to tell a user that a trace has none of them). */
-    public java.util.Set<String> eventNames() {
-        return byEvent.keySet();
-    }
-
     /** Whether the event is a send or receive of some rule (it may still lack a key field). */
     public boolean concerns(Event e) {
-        return byEvent.containsKey(e.name());
+        return keys.concerns(e);
     }
 
     /** Takes the reader's current event of trace {@code trace}. */
     public void event(int trace, Event e) {
-        String name = e.name();
-        List<Role> roles = byName.get(name);
-        if (roles == null && !byName.containsKey(name)) {
-            roles = byEvent.get(name);
-            byName.put(name, roles);
+        int n = keys.of(e, scratch);
+        for (int i = 0; i < n; i++) {
+            offer(trace, (int) scratch[3 * i], scratch[3 * i + 1], scratch[3 * i + 2], e.timeNanos());
         }
-        if (roles == null || !e.hasTime()) {
+    }
+
+    private final long[] scratch = new long[48];
+    private final Keys keys;
+
+    /** A new key extractor for these rules, for a thread of its own (its caches are its own). */
+    public Keys keys() {
+        return new Keys(rules);
+    }
+
+    /**
+     * Takes a send or receive found by a {@link Keys} of this matcher's rules.
+     *
+     * @param role the role's index as {@link Keys#of} gives it: rule × 2 + 1 for a send
+     */
+    public void offer(int trace, int role, long h1, long h2, long t) {
+        int rule = role >>> 1;
+        boolean send = (role & 1) != 0;
+        int slot = pending.find(h1, h2);
+        if (slot < 0) {
+            pending.put(h1, h2, trace, send, rule, t);
             return;
         }
-        for (Role role : roles) {
-            long h1 = 0x9E3779B97F4A7C15L * (role.rule + 1);
-            long h2 = 0xC2B2AE3D27D4EB4FL * (role.rule + 1);
-            boolean complete = true;
-            for (int k = 0; k < role.keys.length && complete; k++) {
-                String path = null;
-                for (String alt : role.keys[k]) {
-                    if (e.has(alt)) {
-                        path = alt;
-                        break;
+        if (pending.send(slot) == send) {
+            repeats[rule]++;
+            return;
+        }
+        int other = pending.trace(slot);
+        long otherTime = pending.time(slot);
+        pending.remove(slot);
+        if (other == trace) {
+            sameTrace[rule]++;
+            return;
+        }
+        matched[rule]++;
+        if (send) {
+            sink.message(rule, trace, t, other, otherTime);
+        } else {
+            sink.message(rule, other, otherTime, trace, t);
+        }
+    }
+
+    /**
+     * Finds the sends and receives in events: their role and 128-bit key. Not thread-safe (it
+     * caches per event class): one per reading thread.
+     */
+    public static final class Keys {
+        private final Map<String, List<Role>> byEvent = new HashMap<>();
+        /** byEvent by the identity of the reader's name strings (one per event class): no hashing of names per event. */
+        private final java.util.IdentityHashMap<String, List<Role>> byName = new java.util.IdentityHashMap<>();
+
+        Keys(List<MatchRule> rules) {
+            for (int r = 0; r < rules.size(); r++) {
+                MatchRule rule = rules.get(r);
+                byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>()).add(new Role(r, true, rule.sendKeys()));
+                byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>()).add(new Role(r, false, rule.receiveKeys()));
+            }
+        }
+
+        /** Whether the event is a send or receive of some rule (it may still lack a key field). */
+        public boolean concerns(Event e) {
+            return roles(e) != null;
+        }
+
+        private List<Role> roles(Event e) {
+            String name = e.name();
+            List<Role> roles = byName.get(name);
+            if (roles == null && !byName.containsKey(name)) {
+                roles = byEvent.get(name);
+                byName.put(name, roles);
+            }
+            return roles;
+        }
+
+        /**
+         * Writes, for each role the event plays with all its key fields, (role, h1, h2) into
+         * {@code out} from index 0, and returns how many; the role is rule × 2 + 1 for a send.
+         */
+        public int of(Event e, long[] out) {
+            List<Role> roles = roles(e);
+            if (roles == null || !e.hasTime()) {
+                return 0;
+            }
+            int n = 0;
+            for (Role role : roles) {
+                long h1 = 0x9E3779B97F4A7C15L * (role.rule + 1);
+                long h2 = 0xC2B2AE3D27D4EB4FL * (role.rule + 1);
+                boolean complete = true;
+                for (int k = 0; k < role.keys.length && complete; k++) {
+                    String path = role.keys[k][0];
+                    if (role.keys[k].length > 1 || role.mayMiss[k]) {
+                        // alternatives, or a field some events lack: ask first (reading is then cheap)
+                        path = null;
+                        for (String alt : role.keys[k]) {
+                            if (e.has(alt)) {
+                                path = alt;
+                                break;
+                            }
+                        }
+                        if (path == null) {
+                            complete = false;
+                            break;
+                        }
                     }
-                }
-                if (path == null) {
-                    complete = false;
-                    break;
-                }
-                long v;
-                if (!role.text[k]) {
+                    long v;
                     try {
-                        v = e.getLong(path);
+                        v = role.text[k] ? stringHash(e.getString(path)) : e.getLong(path);
                     } catch (FieldTypeException notAnInteger) {
                         role.text[k] = true;
                         v = stringHash(e.getString(path));
+                    } catch (dev.hetrace.ctf.api.FieldNotFoundException missing) {
+                        role.mayMiss[k] = true;
+                        complete = false;
+                        break;
                     }
-                } else {
-                    v = stringHash(e.getString(path));
+                    h1 = mix(h1 ^ v);
+                    h2 = mix(h2 + v * 0x165667B19E3779F9L);
                 }
-                h1 = mix(h1 ^ v);
-                h2 = mix(h2 + v * 0x165667B19E3779F9L);
+                if (complete && 3 * n + 2 < out.length) {
+                    out[3 * n] = 2L * role.rule + (role.send ? 1 : 0);
+                    out[3 * n + 1] = h1;
+                    out[3 * n + 2] = h2;
+                    n++;
+                }
             }
-            if (!complete) {
-                continue;
-            }
-            long t = e.timeNanos();
-            int slot = pending.find(h1, h2);
-            if (slot < 0) {
-                pending.put(h1, h2, trace, role.send, role.rule, t);
-                continue;
-            }
-            if (pending.send(slot) == role.send) {
-                repeats[role.rule]++;
-                continue;
-            }
-            int other = pending.trace(slot);
-            long otherTime = pending.time(slot);
-            pending.remove(slot);
-            if (other == trace) {
-                sameTrace[role.rule]++;
-                continue;
-            }
-            matched[role.rule]++;
-            if (role.send) {
-                sink.message(role.rule, trace, t, other, otherTime);
-            } else {
-                sink.message(role.rule, other, otherTime, trace, t);
-            }
+            return n;
         }
     }
 

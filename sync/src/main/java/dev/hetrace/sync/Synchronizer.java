@@ -232,63 +232,193 @@ public final class Synchronizer {
     }
 
     /**
-     * Reads every trace once, all at a time, always taking the event that comes first on the
-     * (estimated) reference clock, so that a message's two halves are read close together.
+     * Reads every trace once, all at a time: one thread per trace decodes its events and finds
+     * the sends and receives in them (the costly part), and this thread matches them, always
+     * taking next the one that comes first on the (estimated) reference clock, so that a
+     * message's two halves meet soon. The threads hand over small batches through bounded
+     * queues: memory does not grow with the traces.
      */
     private static void merged(List<Path> traces, PiecewiseMap[] order, MessageMatcher matcher, long[] first,
                                long[] last, Consumer<String> warnings, java.util.function.BiConsumer<Long, Long> progress)
             throws IOException, MetadataException, StreamDecodingException {
-        long events = 0;
         int n = traces.size();
-        CtfReader[] readers = new CtfReader[n];
+        Extractor[] ex = new Extractor[n];
+        Thread[] threads = new Thread[n];
+        Consumer<String> shared = w -> {
+            synchronized (warnings) {
+                warnings.accept(w);
+            }
+        };
         long[] keys = new long[n];
         int[] heap = new int[n];
         int size = 0;
         try {
             for (int i = 0; i < n; i++) {
-                Path trace = traces.get(i);
-                readers[i] = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w));
-                if (advance(readers[i], i, order[i], keys, first, last)) {
+                ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
+                threads[i] = Thread.ofVirtual().name("hetrace-sync-" + i).start(ex[i]);
+            }
+            for (int i = 0; i < n; i++) {
+                if (ex[i].next()) {
+                    keys[i] = order[i].apply(ex[i].time());
                     heap[size++] = i;
                     siftUp(heap, keys, size - 1);
                 }
             }
+            long records = 0;
             while (size > 0) {
                 int i = heap[0];
-                matcher.event(i, readers[i].event());
-                if ((++events & 0xfffff) == 0) {
+                Extractor x = ex[i];
+                matcher.offer(i, x.role(), x.h1(), x.h2(), x.time());
+                if ((++records & 0x3ffff) == 0) {
+                    long events = 0;
+                    for (Extractor e : ex) {
+                        events += e.events;
+                    }
                     progress.accept(events, matcher.matched());
                 }
-                if (advance(readers[i], i, order[i], keys, first, last)) {
+                if (x.next()) {
+                    keys[i] = order[i].apply(x.time());
                     siftDown(heap, keys, size, 0);
                 } else {
                     heap[0] = heap[--size];
                     siftDown(heap, keys, size, 0);
                 }
             }
+            for (int i = 0; i < n; i++) {
+                threads[i].join();
+                ex[i].rethrow();
+                first[i] = Math.min(first[i], ex[i].first);
+                last[i] = Math.max(last[i], ex[i].last);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading the traces", e);
         } finally {
-            for (CtfReader r : readers) {
-                if (r != null) {
-                    r.close();
+            for (Thread t : threads) {
+                if (t != null && t.isAlive()) {
+                    t.interrupt();
                 }
             }
         }
     }
 
-    /** Moves reader {@code i} to its next event and sets its key; false at its end. */
-    private static boolean advance(CtfReader reader, int i, PiecewiseMap order, long[] keys, long[] first, long[] last)
-            throws StreamDecodingException {
-        if (!reader.next()) {
-            return false;
+    /** One trace's sends and receives, found by a thread of their own and handed over in batches. */
+    private static final class Extractor implements Runnable {
+        private static final int BATCH = 512;
+        private static final long[] END = new long[0];
+
+        private final Path trace;
+        private final MessageMatcher.Keys keys;
+        private final Consumer<String> warnings;
+        private final java.util.concurrent.ArrayBlockingQueue<long[]> queue = new java.util.concurrent.ArrayBlockingQueue<>(2);
+        private volatile Throwable failure;
+        volatile long events;
+        volatile long first = Long.MAX_VALUE;
+        volatile long last = Long.MIN_VALUE;
+        // the consumer's side: the batch being read, four longs a record (time, role, h1, h2)
+        private long[] batch;
+        private int at;
+        private int count;
+
+        Extractor(Path trace, MessageMatcher.Keys keys, Consumer<String> warnings) {
+            this.trace = trace;
+            this.keys = keys;
+            this.warnings = warnings;
         }
-        Event e = reader.event();
-        if (e.hasTime()) {
-            long t = e.timeNanos();
-            first[i] = Math.min(first[i], t);
-            last[i] = Math.max(last[i], t);
-            keys[i] = order.apply(t);
+
+        @Override
+        public void run() {
+            try (CtfReader reader = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w))) {
+                long[] out = new long[4 * BATCH + 1];
+                int k = 0;
+                long[] found = new long[48];
+                long seen = 0;
+                long lo = Long.MAX_VALUE;
+                long hi = Long.MIN_VALUE;
+                while (reader.next()) {
+                    Event e = reader.event();
+                    if ((++seen & 0xffff) == 0) {
+                        events = seen;
+                    }
+                    if (!e.hasTime()) {
+                        continue;
+                    }
+                    long t = e.timeNanos();
+                    lo = Math.min(lo, t);
+                    hi = Math.max(hi, t);
+                    int m = keys.of(e, found);
+                    for (int j = 0; j < m; j++) {
+                        out[4 * k] = t;
+                        out[4 * k + 1] = found[3 * j];
+                        out[4 * k + 2] = found[3 * j + 1];
+                        out[4 * k + 3] = found[3 * j + 2];
+                        if (++k == BATCH) {
+                            out[4 * BATCH] = k;
+                            queue.put(out);
+                            out = new long[4 * BATCH + 1];
+                            k = 0;
+                        }
+                    }
+                }
+                events = seen;
+                first = lo;
+                last = hi;
+                out[4 * BATCH] = k;
+                queue.put(out);
+            } catch (InterruptedException e) {
+                return; // the reading was given up
+            } catch (Throwable t) {
+                failure = t;
+            }
+            try {
+                queue.put(END);
+            } catch (InterruptedException ignored) {
+                // given up
+            }
         }
-        return true;
+
+        /** Moves to the next record; false at the end of the trace. */
+        boolean next() throws InterruptedException {
+            at++;
+            while (batch == null || at >= count) {
+                if (batch == END) {
+                    return false;
+                }
+                batch = queue.take();
+                count = batch == END ? 0 : (int) batch[4 * BATCH];
+                at = 0;
+            }
+            return true;
+        }
+
+        long time() {
+            return batch[4 * at];
+        }
+
+        int role() {
+            return (int) batch[4 * at + 1];
+        }
+
+        long h1() {
+            return batch[4 * at + 2];
+        }
+
+        long h2() {
+            return batch[4 * at + 3];
+        }
+
+        void rethrow() throws IOException, MetadataException, StreamDecodingException {
+            Throwable t = failure;
+            switch (t) {
+                case null -> { }
+                case IOException e -> throw e;
+                case MetadataException e -> throw e;
+                case StreamDecodingException e -> throw e;
+                case RuntimeException e -> throw e;
+                case Error e -> throw e;
+                default -> throw new IOException(t);
+            }
+        }
     }
 
     private static boolean less(int[] heap, long[] keys, int a, int b) {
