@@ -1,0 +1,122 @@
+package dev.hetrace.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.hetrace.sim.GroundTruth.Interval;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Sobel scenario on the default board: traces that hetrace reads back, whose events agree
+ * with the ground truth, with the seeds' magnitudes (about 96 ms per part, about 300 ms when a
+ * high-priority task preempts dsp1 and dsp2).
+ */
+class SimSobelTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyCoreHasATraceThatHetraceReadsWithTheEventsOfItsTracer() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(1), dir.resolve("board"));
+        assertThat(r.slaves()).hasSize(8);
+        assertThat(r.groundTruthFile()).exists();
+        Set<String> masterNames = SimTraces.read(r.master()).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
+        assertThat(masterNames).containsExactlyInAnyOrder("lttng_ust_cyg_profile:func_entry",
+            "lttng_ust_cyg_profile:func_exit", "msgq_put", "msgq_get", "hetrace_sync_send", "hetrace_sync_recv");
+        for (Path dsp : r.slaves()) {
+            Set<String> names = SimTraces.read(dsp).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
+            assertThat(names).as(dsp.toString()).contains("task_switch", "msgq_put", "msgq_get", "func_entry",
+                "func_exit", "irq_entry", "irq_exit", "hetrace_sync_send", "hetrace_sync_recv");
+        }
+    }
+
+    @Test
+    void eachDspFiltersItsPartInAbout96msAsTheTraceAndTheTruthAgree() throws Exception {
+        SimConfig config = SimConfig.sobel(2);
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        for (int i = 0; i < 8; i++) {
+            String core = "dsp" + i;
+            List<Interval> truth = r.truth().calls(core, SobelScenario.FILTER);
+            List<long[]> traced = SimTraces.calls(SimTraces.read(r.slaves().get(i)), SobelScenario.FILTER);
+            assertThat(truth).as(core).hasSize(config.images());
+            assertThat(traced).as(core).hasSize(truth.size());
+            for (int k = 0; k < truth.size(); k++) {
+                Interval t = truth.get(k);
+                assertThat(t.durationNanos() / 1e6).as("%s image %d", core, k).isCloseTo(96, within(1.5));
+                assertThat(traced.get(k)[0]).isCloseTo(t.startTraceNanos(), within(1L));
+                assertThat(traced.get(k)[1]).isCloseTo(t.endTraceNanos(), within(1L));
+            }
+        }
+    }
+
+    @Test
+    void aHighPriorityTaskOnDsp1AndDsp2StretchesTheirPartsToAbout300msAndTheMasterWaits() throws Exception {
+        SimConfig config = SimConfig.sobel(3).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8)));
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        for (int i = 0; i < 8; i++) {
+            String core = "dsp" + i;
+            double expected = i == 1 || i == 2 ? 300 : 96;
+            for (Interval t : r.truth().calls(core, SobelScenario.FILTER)) {
+                assertThat(t.durationNanos() / 1e6).as(core).isCloseTo(expected, within(expected * 0.06));
+            }
+            List<long[]> traced = SimTraces.calls(SimTraces.read(r.slaves().get(i)), SobelScenario.FILTER);
+            assertThat(traced).hasSize(config.images());
+        }
+        assertThat(SimTraces.read(r.slaves().get(1)).stream().filter(e -> e.name().equals("msgq_get")).count())
+            .as("the intruders exchange messages").isGreaterThan(100);
+        for (Interval join : r.truth().calls("master", "join_results")) {
+            assertThat(join.durationNanos() / 1e6).isGreaterThan(280);
+        }
+        assertThat(r.truth().faults()).singleElement().satisfies(f -> {
+            assertThat(f.kind()).isEqualTo("preempt");
+            assertThat(f.cores()).containsExactly("dsp1", "dsp2");
+        });
+    }
+
+    @Test
+    void aHungCoreNeverRepliesAndTheMasterWaitsForever() throws Exception {
+        SimConfig config = SimConfig.sobel(4).withFaults(List.of(Fault.parse("hang:dsp5", 8)));
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        assertThat(r.truth().calls("dsp5", SobelScenario.FILTER)).hasSize(1);
+        assertThat(r.truth().calls("dsp0", SobelScenario.FILTER)).hasSize(2);
+        assertThat(r.truth().calls("master", "join_results")).hasSize(1);
+        GroundTruth.FaultTruth hang = r.truth().faults().getFirst();
+        assertThat(hang.kind()).isEqualTo("hang");
+        assertThat(hang.atNanos()).isBetween(config.imagePeriodNanos(), 2 * config.imagePeriodNanos());
+        // the core still answers the sync daemon: its interrupts work
+        List<SimTraces.Read> dsp5 = SimTraces.read(r.slaves().get(5));
+        assertThat(dsp5.getLast().timeNanos()).isGreaterThan(
+            Math.round(r.truth().core("dsp5").clock().traceNanos(config.effectiveDurationNanos() - 200_000_000L)));
+    }
+
+    @Test
+    void aCrashedCoreTracesNothingAfterItsCrash() throws Exception {
+        SimConfig config = SimConfig.sobel(5).withFaults(List.of(Fault.parse("crash:dsp3", 8)));
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        GroundTruth.FaultTruth crash = r.truth().faults().getFirst();
+        assertThat(crash.kind()).isEqualTo("crash");
+        long crashTrace = Math.round(r.truth().core("dsp3").clock().traceNanos(crash.atNanos()));
+        List<SimTraces.Read> dsp3 = SimTraces.read(r.slaves().get(3));
+        assertThat(dsp3.getLast().timeNanos()).isLessThanOrEqualTo(crashTrace);
+        assertThat(r.truth().calls("master", "join_results")).hasSize(1);
+    }
+
+    @Test
+    void badFaultSpecsAreOneClearLine() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("preempt:dsp9", 8))
+            .hasMessage("--inject preempt:dsp9: the board has no dsp9 (dsp0 to dsp7)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("melt:dsp1", 8))
+            .hasMessageStartingWith("--inject melt:dsp1: unknown fault 'melt'");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("hang:dsp1,dsp2", 8))
+            .hasMessageContaining("hang takes one core");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash", 8))
+            .hasMessageContaining("expected KIND:CORES");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash:arm0", 8))
+            .hasMessageContaining("'arm0' is not a slave core");
+    }
+}

@@ -1,0 +1,100 @@
+package dev.hetrace.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hetrace.sync.ConvexHullSync;
+import dev.hetrace.sync.MatchRules;
+import dev.hetrace.sync.SyncQuality;
+import dev.hetrace.sync.Synchronizer;
+import dev.hetrace.sync.Synchronizer.TraceSync;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * hetrace's synchronizer on simulated boards: every slave's clock is recovered within the
+ * accuracy bound it reports, checked against the true clocks of the ground truth.
+ */
+class SimSyncTest {
+    @TempDir
+    Path dir;
+
+    private static Synchronizer.Report sync(Simulation.Result r, long piecewiseNanos) throws Exception {
+        List<String> warnings = new ArrayList<>();
+        return Synchronizer.run(r.traces(), MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, piecewiseNanos,
+            warnings::add, Synchronizer.Progress.NONE);
+    }
+
+    /** The largest distance, over the run, between the synchronized time of a slave's instants and their true master time. */
+    private static double worstError(Simulation.Result r, TraceSync s, String core, long from, long to) {
+        ClockModel slave = r.truth().core(core).clock();
+        ClockModel master = r.truth().core("master").clock();
+        double worst = 0;
+        for (long t = from; t <= to; t += (to - from) / 50) {
+            long reported = Math.round(slave.traceNanos(t));
+            double truth = master.offsetSeconds() * 1e9 + master.cycles(slave.trueNanosOfTrace(reported)) * 1e9
+                / master.frequencyHz();
+            worst = Math.max(worst, Math.abs(s.map().apply(reported) - truth));
+        }
+        return worst;
+    }
+
+    @Test
+    void everySlaveIsRecoveredWithinItsReportedAccuracy() throws Exception {
+        SimConfig config = SimConfig.sobel(11).withJitter(2);
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        Synchronizer.Report report = sync(r, 0);
+        long end = config.effectiveDurationNanos();
+        for (int i = 1; i < report.traces().size(); i++) {
+            TraceSync s = report.traces().get(i);
+            String core = "dsp" + (i - 1);
+            assertThat(s.quality()).as(core).isEqualTo(SyncQuality.ACCURATE);
+            long bound = s.accuracyNanos().orElseThrow();
+            assertThat(bound).as(core).isBetween(1L, 20_000L);
+            // between the first and the last handshake, where the bound holds; jitter and cycle rounding aside
+            double error = worstError(r, s, core, config.syncPeriodNanos(), end - config.syncPeriodNanos());
+            assertThat(error).as("%s: error vs bound %d ns", core, bound).isLessThanOrEqualTo(bound + 4.0);
+        }
+    }
+
+    @Test
+    void anEpiphanyBoardWithWrappingCountersIsRecoveredToo() throws Exception {
+        // 16 eCores at 1 GHz with 32-bit counters: 6 s is more than one wrap of every counter
+        SimConfig config = SimConfig.sobel(12).withSlaves(16).withImages(3, 400_000_000L).withDuration(6_000_000_000L);
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        Synchronizer.Report report = sync(r, 0);
+        for (int i = 1; i < report.traces().size(); i++) {
+            TraceSync s = report.traces().get(i);
+            String core = "dsp" + (i - 1);
+            assertThat(r.truth().core(core).clock().wraps32()).isTrue();
+            assertThat(s.quality()).as(core).isEqualTo(SyncQuality.ACCURATE);
+            long bound = s.accuracyNanos().orElseThrow();
+            double error = worstError(r, s, core, config.syncPeriodNanos(), config.effectiveDurationNanos()
+                - config.syncPeriodNanos());
+            assertThat(error).as("%s: error vs bound %d ns", core, bound).isLessThanOrEqualTo(bound + 2.0);
+        }
+    }
+
+    @Test
+    void aDriftJumpDefeatsOneLineAndIsFollowedPiecewise() throws Exception {
+        SimConfig config = SimConfig.sobel(13).withSyncPeriod(20_000_000L).withDuration(4_000_000_000L)
+            .withFaults(List.of(Fault.parse("drift-jump:dsp3", 8)));
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        long end = config.effectiveDurationNanos();
+
+        TraceSync line = sync(r, 0).traces().get(4);
+        TraceSync steady = sync(r, 0).traces().get(3);
+        assertThat(line.quality() == SyncQuality.FAIL || !line.connected()
+            || line.accuracyNanos().orElse(Long.MAX_VALUE) > 10 * steady.accuracyNanos().orElseThrow())
+            .as("one line for dsp3: %s", line).isTrue();
+
+        TraceSync pieces = sync(r, 500_000_000L).traces().get(4);
+        assertThat(pieces.quality()).isEqualTo(SyncQuality.ACCURATE);
+        long bound = pieces.accuracyNanos().orElseThrow();
+        assertThat(bound).isLessThan(50_000L);
+        double error = worstError(r, pieces, "dsp3", config.syncPeriodNanos(), end - config.syncPeriodNanos());
+        assertThat(error).as("error vs bound %d ns", bound).isLessThanOrEqualTo(bound + 2.0);
+    }
+}
