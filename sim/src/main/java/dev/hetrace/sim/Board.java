@@ -180,7 +180,7 @@ final class Board {
         master.finish(end);
         for (int i = 0; i < slaves.size(); i++) {
             slaves.get(i).finish(end);
-            truth.discarded(slaves.get(i).id, slaveTracers.get(i).discarded());
+            truth.discarded(slaves.get(i).id, slaveTracers.get(i).discarded(), slaveTracers.get(i).lostAtEnd());
         }
     }
 }

@@ -80,9 +80,17 @@ public final class GroundTruth {
         return symbols;
     }
 
-    /** Events each slave's tracer dropped because its buffer was full, by core id. */
+    /**
+     * Events slave {@code coreId}'s tracer dropped because its buffer was full, as its packets'
+     * {@code events_discarded} count them.
+     */
     public long discarded(int coreId) {
         return discarded.stream().filter(d -> d[0] == coreId).mapToLong(d -> d[1]).sum();
+    }
+
+    /** Events dropped after the core's last packet, which no packet counts. */
+    public long lostAtEnd(int coreId) {
+        return discarded.stream().filter(d -> d[0] == coreId).mapToLong(d -> d[2]).sum();
     }
 
     public long durationNanos() {
@@ -97,8 +105,8 @@ public final class GroundTruth {
         faults.add(f);
     }
 
-    void discarded(int coreId, long count) {
-        discarded.add(new long[] {coreId, count});
+    void discarded(int coreId, long counted, long lostAtEnd) {
+        discarded.add(new long[] {coreId, counted, lostAtEnd});
     }
 
     void run(Core core, String task, long start, long end) {
@@ -135,7 +143,8 @@ public final class GroundTruth {
                     + ", \"wraps32\": " + k.wraps32() + ", \"jitter_cycles\": " + k.jitterCycles()
                     + ", \"drift_jump\": " + (k.jumps() ? "{\"at_ns\": " + k.jumpAtNanos() + ", \"drift_ppm\": "
                     + num(k.jumpDriftPpm()) + "}" : "null")
-                    + ", \"events_discarded\": " + discarded(c.id()) + "}" + (i + 1 < cores.size() ? "," : "") + "\n");
+                    + ", \"events_discarded\": " + discarded(c.id()) + ", \"events_lost_after_last_packet\": "
+                    + lostAtEnd(c.id()) + "}" + (i + 1 < cores.size() ? "," : "") + "\n");
             }
             w.write("  ],\n  \"faults\": [\n");
             for (int i = 0; i < faults.size(); i++) {

@@ -39,9 +39,14 @@ final class SlaveTracer implements CoreTracer {
         }
     }
 
-    /** Events this tracer dropped because its ring was full. */
+    /** Events this tracer dropped because its ring was full, as the packets that followed count them. */
     long discarded() {
         return lostTotal;
+    }
+
+    /** Events dropped after the last packet: no packet context counts them. */
+    long lostAtEnd() {
+        return lost;
     }
 
     /** The master took every full packet. */
@@ -62,7 +67,6 @@ final class SlaveTracer implements CoreTracer {
         if (!open) {
             if (ringUsed >= ringPackets) {
                 lost++;
-                lostTotal++;
                 return;
             }
             open = true;
@@ -70,6 +74,7 @@ final class SlaveTracer implements CoreTracer {
         }
         if (lost > 0) {
             log.add(new TraceLog.Discarded(0, lost));
+            lostTotal += lost;
             lost = 0;
         }
         log.add(new TraceLog.Event(0, ids[kind], clock.read(t), null, payload));

@@ -1,0 +1,70 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code hetrace sim} writes a board's traces that {@code hetrace sync} puts on one clock; bad options are one line. */
+class SimCommandTest {
+    @TempDir
+    Path dir;
+
+    private record Run(int status, String out, String err) {}
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aSimulatedBoardIsSynchronizedByHetraceSync() throws Exception {
+        Path board = dir.resolve("board");
+        Run sim = run("sim", "--cores", "4", "--inject", "preempt:dsp1,dsp2", "--seed", "9", "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        assertThat(sim.err()).contains("5 traces");
+        assertThat(board.resolve("ground-truth.json")).exists();
+        assertThat(Files.readString(board.resolve("ground-truth.json"))).contains("\"kind\": \"preempt\"",
+            "\"cores\": [\"dsp1\", \"dsp2\"]");
+
+        List<String> args = new ArrayList<>(List.of("sync", board.resolve("master").toString()));
+        for (int i = 0; i < 4; i++) {
+            args.add(board.resolve("dsp" + i).toString());
+        }
+        Run sync = run(args.toArray(String[]::new));
+        assertThat(sync.status()).as(sync.err()).isZero();
+        assertThat(sync.out()).containsPattern("dsp3\\s+\\S+\\s+\\S+\\s+accurate");
+    }
+
+    @Test
+    void aBadInjectIsOneLineAndAUsageError() {
+        Run run = run("sim", "--inject", "hang:dsp8", "--out", dir.resolve("x").toString());
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("hetrace: --inject hang:dsp8: the board has no dsp8 (dsp0 to dsp7)\n");
+        assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    @Test
+    void aNonEmptyOutputDirectoryIsRefused() throws Exception {
+        Files.writeString(dir.resolve("keep.txt"), "mine");
+        Run run = run("sim", "--out", dir.toString());
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("hetrace: " + dir + ": not empty (the simulator writes into an absent or empty"
+            + " directory)\n");
+    }
+
+    @Test
+    void helpTeachesTheFaultsAndTheOutput() {
+        Run run = run("sim", "--help");
+        assertThat(run.status()).isZero();
+    }
+}
