@@ -46,7 +46,6 @@ final class Board {
         master = new Core(this, MASTER_ID, "master", masterClock, appTracer, false);
         truth.core(new GroundTruth.CoreTruth("master", MASTER_ID, "linux", masterClock));
         long duration = config.effectiveDurationNanos();
-        DriftJumpPlan jumps = new DriftJumpPlan(config);
         for (int i = 0; i < config.slaves(); i++) {
             boolean epiphany = config.epiphany();
             long freq = epiphany ? 1_000_000_000L : 1_200_000_000L;
@@ -54,7 +53,8 @@ final class Board {
             double drift = epiphany ? uniform(-100, 100) : uniform(-50, 50);
             long jumpAt = ClockModel.NEVER;
             double jumpDrift = 0;
-            if (jumps.jumps(i)) {
+            int slave = i;
+            if (config.faults().stream().anyMatch(f -> f instanceof Fault.DriftJump d && d.slave() == slave)) {
                 jumpAt = duration / 2;
                 jumpDrift = drift + (random.nextBoolean() ? 1 : -1) * uniform(60, 120);
             }
@@ -75,13 +75,6 @@ final class Board {
             }
         }
         mailboxRequest = new int[config.slaves()];
-    }
-
-    /** Which slaves get a drift jump. */
-    private record DriftJumpPlan(SimConfig config) {
-        boolean jumps(int slave) {
-            return config.faults().stream().anyMatch(f -> f instanceof Fault.DriftJump d && d.slave() == slave);
-        }
     }
 
     double uniform(double lo, double hi) {

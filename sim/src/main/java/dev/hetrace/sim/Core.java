@@ -146,15 +146,16 @@ final class Core {
                 case Step.Compute c -> t.remaining = Math.max(1, c.nanos());
                 case Step.Enter e -> {
                     tracer.funcEntry(now, e.func(), caller(t));
-                    t.calls.push(new Object[] {e.func(), now});
+                    t.calls.push(new Task.Call(e.func(), now));
                 }
                 case Step.Exit e -> {
-                    Object[] call = t.calls.pop();
-                    if (!call[0].equals(e.func())) {
-                        throw new IllegalStateException(name + "/" + t.name + " leaves " + e.func() + " inside " + call[0]);
+                    Task.Call call = t.calls.pop();
+                    if (!call.func().equals(e.func())) {
+                        throw new IllegalStateException(name + "/" + t.name + " leaves " + e.func() + " inside "
+                            + call.func());
                     }
                     tracer.funcExit(now, e.func(), caller(t));
-                    board.truth.function(this, t.name, e.func(), (long) call[1], now);
+                    board.truth.function(this, t.name, e.func(), call.entered(), now);
                 }
                 case Step.Put p -> board.send(this, p.queue(), p.size(), p.tag());
                 case Step.Get g -> t.pendingGet = g.queue();
@@ -179,7 +180,7 @@ final class Core {
     }
 
     private static String caller(Task t) {
-        return t.calls.isEmpty() ? null : (String) t.calls.peek()[0];
+        return t.calls.isEmpty() ? null : t.calls.peek().func();
     }
 
     private void block(Task t) {

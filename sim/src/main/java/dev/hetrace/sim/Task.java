@@ -22,8 +22,11 @@ final class Task {
     /** The queue of a Get that found it empty, to take from when the task runs again. */
     MessageQueue pendingGet;
     MessageQueue.Message received;
-    /** Functions entered and not left, innermost last, with their entry times. */
-    final java.util.ArrayDeque<Object[]> calls = new java.util.ArrayDeque<>();
+    /** A function entered and not yet left. */
+    record Call(String func, long entered) {}
+
+    /** Functions entered and not left, innermost first. */
+    final java.util.ArrayDeque<Call> calls = new java.util.ArrayDeque<>();
 
     Task(String name, int priority, Program program) {
         this.name = name;

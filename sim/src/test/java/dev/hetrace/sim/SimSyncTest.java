@@ -96,5 +96,8 @@ class SimSyncTest {
         assertThat(bound).isLessThan(50_000L);
         double error = worstError(r, pieces, "dsp3", config.syncPeriodNanos(), end - config.syncPeriodNanos());
         assertThat(error).as("error vs bound %d ns", bound).isLessThanOrEqualTo(bound + 2.0);
+        System.out.printf("drift jump on dsp3: one line %s (bound %s ns, dsp2's %s ns); piecewise bound %d ns, worst"
+            + " true error %.0f ns%n", line.quality(), line.accuracyNanos().map(String::valueOf).orElse("-"),
+            steady.accuracyNanos().orElseThrow(), bound, error);
     }
 }
