@@ -74,6 +74,10 @@ final class SimCommand implements Callable<Integer> {
         description = "Simulated time (default: the images' time plus 500ms).")
     Long duration;
 
+    @Option(names = "--jitter", paramLabel = "CYCLES",
+        description = "The slaves' clock reads take up to CYCLES more than the count (default 0).")
+    int jitter;
+
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where to write (absent or empty).")
     Path out;
 
@@ -104,6 +108,10 @@ final class SimCommand implements Callable<Integer> {
             if (duration != null) {
                 config = config.withDuration(duration);
             }
+            if (jitter < 0) {
+                throw new IllegalArgumentException("--jitter " + jitter + ": a number of cycles, 0 or more");
+            }
+            config = config.withJitter(jitter);
         } catch (IllegalArgumentException e) {
             err.println("hetrace: " + e.getMessage());
             err.println("Try 'hetrace sim --help'.");

@@ -46,6 +46,27 @@ class SimCommandTest {
     }
 
     @Test
+    void aDriftJumpFailsAsOneLineAndSyncsPiecewise() {
+        Path board = dir.resolve("board");
+        Run sim = run("sim", "--cores", "3", "--inject", "drift-jump:dsp2", "--sync-period", "20ms", "--duration", "3s",
+            "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        String[] traces = {board.resolve("master").toString(), board.resolve("dsp0").toString(),
+            board.resolve("dsp1").toString(), board.resolve("dsp2").toString()};
+        List<String> line = new ArrayList<>(List.of("sync"));
+        line.addAll(List.of(traces));
+        Run one = run(line.toArray(String[]::new));
+        assertThat(one.status()).isEqualTo(1);
+        assertThat(one.err()).contains("no clock line keeps these messages causal together");
+        assertThat(one.out()).containsPattern("dsp2\\s+-\\s+-\\s+not connected");
+        List<String> piecewise = new ArrayList<>(List.of("sync", "--piecewise", "500ms"));
+        piecewise.addAll(List.of(traces));
+        Run pieces = run(piecewise.toArray(String[]::new));
+        assertThat(pieces.status()).as(pieces.err()).isZero();
+        assertThat(pieces.out()).containsPattern("dsp2\\s+\\d+ pieces\\s+-\\s+accurate");
+    }
+
+    @Test
     void aBadInjectIsOneLineAndAUsageError() {
         Run run = run("sim", "--inject", "hang:dsp8", "--out", dir.resolve("x").toString());
         assertThat(run.status()).isEqualTo(2);
