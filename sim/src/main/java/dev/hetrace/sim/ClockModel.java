@@ -54,13 +54,19 @@ public record ClockModel(long frequencyHz, long offsetSeconds, long originCycles
      * What a reader reports, in ns, for an instant that this clock timestamped at true time
      * {@code t} (without jitter, and with every wrap of a 32-bit counter seen by the tracer).
      */
-    public double traceNanos(double t) {
-        return offsetSeconds * 1e9 + Math.floor(cycles(t)) * 1e9 / frequencyHz;
+    public long traceNanos(double t) {
+        // the offset apart: a double cannot hold 10^18 ns to the nanosecond
+        return offsetSeconds * 1_000_000_000L + Math.round(Math.floor(cycles(t)) * 1e9 / frequencyHz);
+    }
+
+    /** The ns since the clock's offset (without it) that the count at true time {@code t} stands for, unrounded. */
+    public double localNanos(double t) {
+        return cycles(t) * 1e9 / frequencyHz;
     }
 
     /** The true time of an instant that a reader reports as {@code reported} ns for this clock. */
-    public double trueNanosOfTrace(double reported) {
-        return trueNanos((reported - offsetSeconds * 1e9) * frequencyHz / 1e9);
+    public double trueNanosOfTrace(long reported) {
+        return trueNanos((reported - offsetSeconds * 1_000_000_000L) * (frequencyHz / 1e9));
     }
 
     /**

@@ -120,8 +120,8 @@ public final class GroundTruth {
     }
 
     private static Interval interval(Core core, String task, String kind, String name, long start, long end) {
-        return new Interval(core.name, task, kind, name, start, end, Math.round(core.clock.traceNanos(start)),
-            Math.round(core.clock.traceNanos(end)));
+        return new Interval(core.name, task, kind, name, start, end, core.clock.traceNanos(start),
+            core.clock.traceNanos(end));
     }
 
     /** Writes the truth as JSON (numbers exact: drift as a decimal ppm, times in integer ns). */

@@ -33,10 +33,11 @@ class SimSyncTest {
         ClockModel master = r.truth().core("master").clock();
         double worst = 0;
         for (long t = from; t <= to; t += (to - from) / 50) {
-            long reported = Math.round(slave.traceNanos(t));
-            double truth = master.offsetSeconds() * 1e9 + master.cycles(slave.trueNanosOfTrace(reported)) * 1e9
-                / master.frequencyHz();
-            worst = Math.max(worst, Math.abs(s.map().apply(reported) - truth));
+            long reported = slave.traceNanos(t);
+            // on the master's clock, its offset apart (a double cannot hold 10^18 ns to the nanosecond)
+            double truth = master.localNanos(slave.trueNanosOfTrace(reported));
+            double mapped = s.map().apply(reported) - master.offsetSeconds() * 1_000_000_000L;
+            worst = Math.max(worst, Math.abs(mapped - truth));
         }
         return worst;
     }
