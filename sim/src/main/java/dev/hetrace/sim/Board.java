@@ -83,7 +83,8 @@ final class Board {
 
     /** An exponential delay of mean {@code mean} ns. */
     long exponential(double mean) {
-        return (long) (-mean * Math.log(1 - random.nextDouble()));
+        // StrictMath: the same bits on every platform, so that a seed gives the same bytes anywhere
+        return (long) (-mean * StrictMath.log(1 - random.nextDouble()));
     }
 
     MessageQueue queue(Core owner, String name) {
