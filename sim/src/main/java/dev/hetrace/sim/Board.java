@@ -19,6 +19,7 @@ final class Board {
 
     final SimConfig config;
     final EventLoop loop = new EventLoop();
+    /** What happens during the run: latencies, work times, clock-read jitter. */
     final SplittableRandom random;
     final GroundTruth truth;
     final Core master;
@@ -35,10 +36,15 @@ final class Board {
 
     Board(SimConfig config, Map<String, Long> symbols) {
         this.config = config;
-        this.random = new SplittableRandom(config.seed());
+        // one seed, split into independent streams: the board's clocks are the same whatever the
+        // faults and the workload, so that runs with and without a fault compare
+        SplittableRandom seed = new SplittableRandom(config.seed());
+        SplittableRandom clocks = seed.split();
+        SplittableRandom faults = seed.split();
+        this.random = seed.split();
         this.truth = new GroundTruth(config.seed(), "sobel", config.effectiveDurationNanos(), symbols);
-        ClockModel masterClock = new ClockModel(1_000_000_000L, EPOCH_SECONDS, random.nextLong(1_000_000_000L),
-            uniform(-2, 2), ClockModel.NEVER, 0, false, 0);
+        ClockModel masterClock = new ClockModel(1_000_000_000L, EPOCH_SECONDS, clocks.nextLong(1_000_000_000L),
+            clocks.nextDouble(-2, 2), ClockModel.NEVER, 0, false, 0);
         ClockReader masterReader = new ClockReader(masterClock, random);
         MasterTracer appTracer = new MasterTracer(masterReader, masterLog, 0, 1207, "sobel", symbols);
         daemonTracer = new MasterTracer(new ClockReader(masterClock, random), masterLog, 1, 1188, "hetrace-syncd",
@@ -49,14 +55,14 @@ final class Board {
         for (int i = 0; i < config.slaves(); i++) {
             boolean epiphany = config.epiphany();
             long freq = epiphany ? 1_000_000_000L : 1_200_000_000L;
-            long origin = epiphany ? random.nextLong(1L << 32) : (long) (freq * uniform(1, 60));
-            double drift = epiphany ? uniform(-100, 100) : uniform(-50, 50);
+            long origin = epiphany ? clocks.nextLong(1L << 32) : (long) (freq * clocks.nextDouble(1, 60));
+            double drift = epiphany ? clocks.nextDouble(-100, 100) : clocks.nextDouble(-50, 50);
             long jumpAt = ClockModel.NEVER;
             double jumpDrift = 0;
             int slave = i;
             if (config.faults().stream().anyMatch(f -> f instanceof Fault.DriftJump d && d.slave() == slave)) {
                 jumpAt = duration / 2;
-                jumpDrift = drift + (random.nextBoolean() ? 1 : -1) * uniform(60, 120);
+                jumpDrift = drift + (faults.nextBoolean() ? 1 : -1) * faults.nextDouble(60, 120);
             }
             ClockModel clock = new ClockModel(freq, 0, origin, drift, jumpAt, jumpDrift, epiphany,
                 config.jitterCycles());

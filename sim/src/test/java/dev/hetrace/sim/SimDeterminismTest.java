@@ -43,4 +43,17 @@ class SimDeterminismTest {
             assertThat(a.get(f)).as(f).isNotEqualTo(c.get(f));
         }
     }
+
+    @Test
+    void aFaultLeavesTheBoardsClocksAsTheyWere() throws Exception {
+        GroundTruth plain = Simulation.sobel(SimConfig.sobel(44), dir.resolve("plain")).truth();
+        GroundTruth faulty = Simulation.sobel(SimConfig.sobel(44).withFaults(List.of(Fault.parse("drift-jump:dsp2", 8),
+            Fault.parse("preempt:dsp1,dsp2", 8))), dir.resolve("faulty")).truth();
+        for (GroundTruth.CoreTruth c : plain.cores()) {
+            ClockModel k = faulty.core(c.name()).clock();
+            assertThat(k.originCycles()).isEqualTo(c.clock().originCycles());
+            assertThat(k.driftPpm()).isEqualTo(c.clock().driftPpm());
+            assertThat(k.jumps()).isEqualTo(c.name().equals("dsp2"));
+        }
+    }
 }
