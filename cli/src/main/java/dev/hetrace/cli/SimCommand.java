@@ -1,6 +1,7 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.io.IOException;
@@ -122,6 +123,10 @@ final class SimCommand implements Callable<Integer> {
             Simulation.Result r = Simulation.sobel(config, out);
             err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
                 r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
+            for (GroundTruth.FaultTruth f : r.truth().faults()) {
+                err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), String.join(", ", f.cores()),
+                    f.atNanos() / 1e9, f.description());
+            }
             return 0;
         } catch (IOException | RuntimeException e) {
             err.println("hetrace: " + e.getMessage());

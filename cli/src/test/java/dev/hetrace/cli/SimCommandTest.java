@@ -31,7 +31,7 @@ class SimCommandTest {
         Path board = dir.resolve("board");
         Run sim = run("sim", "--cores", "4", "--inject", "preempt:dsp1,dsp2", "--seed", "9", "--out", board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
-        assertThat(sim.err()).contains("5 traces");
+        assertThat(sim.err()).contains("5 traces").contains("  preempt on dsp1, dsp2 at 0.001 s: ");
         assertThat(board.resolve("ground-truth.json")).exists();
         assertThat(Files.readString(board.resolve("ground-truth.json"))).contains("\"kind\": \"preempt\"",
             "\"cores\": [\"dsp1\", \"dsp2\"]");
