@@ -27,12 +27,15 @@ import picocli.CommandLine.Option;
         "Scenario sobel (seed 001): the master waits for an image, asks dsp0 for memory,",
         "splits the image into one part per slave (about 96 ms each on 8 DSPs; the same",
         "work split N ways), and joins the replies; then the next image.", "",
-        "Faults (--inject, repeatable, combinable):",
+        "Faults (--inject, repeatable, combinable; @TIME, e.g. @1.2s, says when):",
         "  preempt:dsp1,dsp2  a high-priority task preempts those cores and makes them",
         "                     exchange messages: ~96 ms of processing becomes ~300 ms",
-        "  hang:dspN          the core's worker waits forever for a message",
-        "  crash:dspN         the core stops tracing and answering",
-        "  drift-jump:dspN    the core's clock changes its drift mid-run", "",
+        "                     (default: from the first image)",
+        "  hang:dspN          the core's worker waits forever for a message (default:",
+        "                     on the second image; with @TIME, the first image from then)",
+        "  crash:dspN         the core stops tracing and answering (default: 30 ms into",
+        "                     the second image)",
+        "  drift-jump:dspN    the core's clock changes its drift (default: mid-run)", "",
         "DIR gets master/, dsp0/, dsp1/, ... and ground-truth.json: every core's true",
         "clock, the faults with their cores and times, and the true intervals of the",
         "tasks and functions (in true ns, and in ns as each trace reports them).",
@@ -40,6 +43,7 @@ import picocli.CommandLine.Option;
         "Examples:",
         "  hetrace sim --out board/",
         "  hetrace sim --inject preempt:dsp1,dsp2 --seed 7 --out board/",
+        "  hetrace sim --inject crash:dsp3@1.2s --inject drift-jump:dsp4 --out board/",
         "  hetrace sync board/master board/dsp*",
         "  hetrace sim --cores 1024 --out big/"},
     exitCodeListHeading = "%nExit status:%n",
@@ -94,11 +98,6 @@ final class SimCommand implements Callable<Integer> {
         SimConfig config;
         try {
             config = SimConfig.sobel(seed).withSlaves(cores);
-            List<Fault> faults = new ArrayList<>();
-            for (String spec : inject) {
-                faults.add(Fault.parse(spec, cores));
-            }
-            config = config.withFaults(faults);
             if (images != null || imagePeriod != null) {
                 config = config.withImages(images != null ? images : config.images(),
                     imagePeriod != null ? imagePeriod : config.imagePeriodNanos());
@@ -113,6 +112,13 @@ final class SimCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--jitter " + jitter + ": a number of cycles, 0 or more");
             }
             config = config.withJitter(jitter);
+            // last: a fault's time is checked against the run's length
+            SyncCommand.DurationConverter durations = new SyncCommand.DurationConverter();
+            List<Fault> faults = new ArrayList<>();
+            for (String spec : inject) {
+                faults.add(Fault.parse(spec, cores, durations::convert));
+            }
+            config = config.withFaults(faults);
         } catch (IllegalArgumentException e) {
             err.println("hetrace: " + e.getMessage());
             err.println("Try 'hetrace sim --help'.");

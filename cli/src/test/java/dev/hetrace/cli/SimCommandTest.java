@@ -72,6 +72,13 @@ class SimCommandTest {
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).startsWith("hetrace: --inject hang:dsp8: the board has no dsp8 (dsp0 to dsp7)\n");
         assertThat(dir.resolve("x")).doesNotExist();
+
+        Run late = run("sim", "--inject", "crash:dsp1@9s", "--out", dir.resolve("x").toString());
+        assertThat(late.status()).isEqualTo(2);
+        assertThat(late.err()).startsWith("hetrace: --inject crash:dsp1@9.000s: after the end of the run (2.500 s)\n");
+        Run longer = run("sim", "--inject", "crash:dsp1@9s", "--duration", "10s", "--out", dir.resolve("y").toString());
+        assertThat(longer.status()).as(longer.err()).isZero();
+        assertThat(longer.err()).contains("  crash on dsp1 at 9.000 s: ");
     }
 
     @Test

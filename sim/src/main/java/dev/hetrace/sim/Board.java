@@ -60,8 +60,10 @@ final class Board {
             long jumpAt = ClockModel.NEVER;
             double jumpDrift = 0;
             int slave = i;
-            if (config.faults().stream().anyMatch(f -> f instanceof Fault.DriftJump d && d.slave() == slave)) {
-                jumpAt = duration / 2;
+            java.util.Optional<Fault> jump = config.faults().stream()
+                .filter(f -> f instanceof Fault.DriftJump d && d.slave() == slave).findFirst();
+            if (jump.isPresent()) {
+                jumpAt = jump.get().atNanos() >= 0 ? jump.get().atNanos() : duration / 2;
                 jumpDrift = drift + (faults.nextBoolean() ? 1 : -1) * faults.nextDouble(60, 120);
             }
             ClockModel clock = new ClockModel(freq, 0, origin, drift, jumpAt, jumpDrift, epiphany,

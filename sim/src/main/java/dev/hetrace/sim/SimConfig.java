@@ -43,6 +43,31 @@ public record SimConfig(int slaves, long seed, List<Fault> faults, int images, l
         if (ringPackets < 1) {
             throw new IllegalArgumentException("a trace buffer holds at least one packet");
         }
+        long end = durationNanos > 0 ? durationNanos : images * imagePeriodNanos + 500_000_000L;
+        for (Fault f : faults) {
+            if (f.atNanos() < 0) {
+                continue;
+            }
+            String named = String.format(java.util.Locale.ROOT, "--inject %s:%s@%.3fs", f.kind(), String.join(",",
+                f.slaves().stream().map(i -> "dsp" + i).toList()), f.atNanos() / 1e9);
+            if (f.atNanos() >= end) {
+                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "%s: after the end of the run (%.3f s)", named, end / 1e9));
+            }
+            if (f instanceof Fault.Hang && f.atNanos() > (images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) {
+                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "%s: no image arrives from then on (the last at %.3f s)", named,
+                    ((images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) / 1e9));
+            }
+        }
+    }
+
+    /** The first image arrives this long after the start. */
+    static final long IMAGE_DELAY_NANOS = 1_000_000;
+
+    /** When image {@code k} (from 0) arrives, in true ns. */
+    public long imageArrivalNanos(int k) {
+        return k * imagePeriodNanos + IMAGE_DELAY_NANOS;
     }
 
     /** The seeds' Sobel use case: 8 DSPs, 5 images 400 ms apart, 96 ms per part, a handshake every 100 ms. */

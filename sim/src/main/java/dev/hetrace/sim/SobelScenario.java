@@ -41,7 +41,19 @@ final class SobelScenario {
     }
 
     long imageArrival(int k) {
-        return k * config.imagePeriodNanos() + 1_000_000;
+        return config.imageArrivalNanos(k);
+    }
+
+    /** The image on which a hang strikes: the first to arrive from its time on, else the second. */
+    private int hangImage(Fault.Hang h) {
+        if (h.atNanos() < 0) {
+            return Math.min(1, config.images() - 1);
+        }
+        int k = 0;
+        while (imageArrival(k) < h.atNanos()) {
+            k++;
+        }
+        return k;
     }
 
     void install() {
@@ -68,7 +80,7 @@ final class SobelScenario {
                 case Fault.Preempt p -> preempt(p);
                 case Fault.Crash c -> {
                     Core core = board.slaves.get(c.slave());
-                    long at = imageArrival(Math.min(1, config.images() - 1)) + 30_000_000;
+                    long at = c.atNanos() >= 0 ? c.atNanos() : imageArrival(Math.min(1, config.images() - 1)) + 30_000_000;
                     board.loop.at(at, core::crash);
                     board.truth.fault(new GroundTruth.FaultTruth("crash", List.of(core.name), at,
                         "the core stops: no more events, no more answers"));
@@ -109,8 +121,8 @@ final class SobelScenario {
     }
 
     private List<Step> worker(Core core, int slave, int k, MessageQueue mine, long part) {
-        boolean hangs = config.faults().stream().anyMatch(f -> f instanceof Fault.Hang h && h.slave() == slave)
-            && k == Math.min(1, config.images() - 1);
+        boolean hangs = config.faults().stream().anyMatch(f -> f instanceof Fault.Hang h && h.slave() == slave
+            && hangImage(h) == k);
         long work = Math.max(TILES, (long) (part * (1 + 0.005 * board.random.nextDouble(-1, 1))));
         List<Step> s = new java.util.ArrayList<>();
         s.add(new Step.Get(mine));
@@ -140,7 +152,7 @@ final class SobelScenario {
         for (int i = 0; i < cores.size(); i++) {
             inbox[i] = board.queue(cores.get(i), "interference");
         }
-        long start = imageArrival(0);
+        long start = p.atNanos() >= 0 ? p.atNanos() : imageArrival(0);
         for (int i = 0; i < cores.size(); i++) {
             MessageQueue next = cores.size() > 1 ? inbox[(i + 1) % cores.size()] : null;
             MessageQueue own = inbox[i];

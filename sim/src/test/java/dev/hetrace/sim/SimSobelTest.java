@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * high-priority task preempts dsp1 and dsp2).
  */
 class SimSobelTest {
+    private static final String FILTER_NAME = SobelScenario.FILTER;
+
     @TempDir
     Path dir;
 
@@ -150,6 +152,47 @@ class SimSobelTest {
         List<SimTraces.Read> dsp3 = SimTraces.read(r.slaves().get(3));
         assertThat(dsp3.getLast().timeNanos()).isLessThanOrEqualTo(crashTrace);
         assertThat(r.truth().calls("master", "join_results")).hasSize(1);
+    }
+
+    /** Times as the tests write them: milliseconds. */
+    private static long ms(String time) {
+        if (!time.endsWith("ms")) {
+            throw new IllegalArgumentException(time);
+        }
+        return Long.parseLong(time.substring(0, time.length() - 2)) * 1_000_000L;
+    }
+
+    @Test
+    void faultsStrikeAtTheTimesGiven() throws Exception {
+        SimConfig config = SimConfig.sobel(8).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2@700ms", 8, SimSobelTest::ms),
+            Fault.parse("crash:dsp3@1500ms", 8, SimSobelTest::ms), Fault.parse("hang:dsp4@900ms", 8, SimSobelTest::ms),
+            Fault.parse("drift-jump:dsp5@600ms", 8, SimSobelTest::ms)));
+        Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
+        assertThat(r.truth().faults()).extracting(GroundTruth.FaultTruth::kind, GroundTruth.FaultTruth::atNanos)
+            .contains(org.assertj.core.groups.Tuple.tuple("preempt", 700_000_000L),
+                org.assertj.core.groups.Tuple.tuple("crash", 1_500_000_000L),
+                org.assertj.core.groups.Tuple.tuple("drift-jump", 600_000_000L));
+        assertThat(r.truth().core("dsp5").clock().jumpAtNanos()).isEqualTo(600_000_000L);
+        // images arrive at 1, 401, 801, 1201 ms...: dsp1 is preempted from the third image on
+        List<Interval> dsp1 = r.truth().calls("dsp1", FILTER_NAME);
+        assertThat(dsp1.get(1).durationNanos() / 1e6).isCloseTo(96, within(2.0));
+        assertThat(dsp1.get(2).durationNanos() / 1e6).isCloseTo(300, within(18.0));
+        // the hang strikes the first image from 900 ms: the fourth, arriving at 1201 ms
+        assertThat(r.truth().calls("dsp4", FILTER_NAME)).hasSize(3);
+        assertThat(r.truth().faults()).filteredOn(f -> f.kind().equals("hang")).singleElement()
+            .satisfies(f -> assertThat(f.atNanos()).isBetween(1_201_000_000L, 1_400_000_000L));
+    }
+
+    @Test
+    void aFaultTimeOutsideTheRunIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
+                Fault.parse("crash:dsp3@3000ms", 8, SimSobelTest::ms))))
+            .hasMessage("--inject crash:dsp3@3.000s: after the end of the run (2.500 s)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
+                Fault.parse("hang:dsp3@2000ms", 8, SimSobelTest::ms))))
+            .hasMessage("--inject hang:dsp3@2.000s: no image arrives from then on (the last at 1.601 s)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash:dsp3@soon", 8, SimSobelTest::ms))
+            .hasMessage("--inject crash:dsp3@soon: 'soon' is not a time (e.g. 500ms, 1.5s)");
     }
 
     @Test
