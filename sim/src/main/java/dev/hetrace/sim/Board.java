@@ -96,7 +96,9 @@ final class Board {
     }
 
     MessageQueue queue(Core owner, String name) {
-        return new MessageQueue(nextQueueId++, name, owner);
+        MessageQueue q = new MessageQueue(nextQueueId++, name, owner);
+        truth.queue(new GroundTruth.QueueTruth(q.id, owner.name, name));
+        return q;
     }
 
     /** Sends a message: traced on the sender now, delivered after the link's latency. */

@@ -21,6 +21,9 @@ public final class GroundTruth {
     /** A core: its name in the traces, its id in the sync events, and its clock. */
     public record CoreTruth(String name, int id, String kind, ClockModel clock) {}
 
+    /** A message queue: the id the msgq events carry, the core that reads it, and what it is for. */
+    public record QueueTruth(int id, String core, String name) {}
+
     /** An injected fault: what, on which cores, from when (true ns). */
     public record FaultTruth(String kind, List<String> cores, long atNanos, String description) {}
 
@@ -42,6 +45,7 @@ public final class GroundTruth {
     private final List<CoreTruth> cores = new ArrayList<>();
     private final List<FaultTruth> faults = new ArrayList<>();
     private final List<Interval> intervals = new ArrayList<>();
+    private final List<QueueTruth> queues = new ArrayList<>();
     private final Map<String, Long> symbols;
     private final List<long[]> discarded = new ArrayList<>();
 
@@ -101,6 +105,14 @@ public final class GroundTruth {
         cores.add(c);
     }
 
+    public List<QueueTruth> queues() {
+        return Collections.unmodifiableList(queues);
+    }
+
+    void queue(QueueTruth q) {
+        queues.add(q);
+    }
+
     void fault(FaultTruth f) {
         faults.add(f);
     }
@@ -152,6 +164,12 @@ public final class GroundTruth {
                 w.write("    {\"kind\": " + str(f.kind()) + ", \"cores\": [" + String.join(", ", f.cores().stream()
                     .map(GroundTruth::str).toList()) + "], \"at_ns\": " + f.atNanos() + ", \"description\": "
                     + str(f.description()) + "}" + (i + 1 < faults.size() ? "," : "") + "\n");
+            }
+            w.write("  ],\n  \"queues\": [\n");
+            for (int i = 0; i < queues.size(); i++) {
+                QueueTruth q = queues.get(i);
+                w.write("    {\"id\": " + q.id() + ", \"core\": " + str(q.core()) + ", \"name\": " + str(q.name()) + "}"
+                    + (i + 1 < queues.size() ? "," : "") + "\n");
             }
             w.write("  ],\n  \"symbols\": {");
             int n = 0;

@@ -34,7 +34,21 @@ class SimSobelTest {
             Set<String> names = SimTraces.read(dsp).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
             assertThat(names).as(dsp.toString()).contains("task_switch", "msgq_put", "msgq_get", "func_entry",
                 "func_exit", "irq_entry", "irq_exit", "hetrace_sync_send", "hetrace_sync_recv");
+            // a core takes messages only from its own queues, which the truth names
+            String core = dsp.getFileName().toString();
+            Set<Long> own = r.truth().queues().stream().filter(q -> q.core().equals(core)).map(q -> (long) q.id())
+                .collect(Collectors.toSet());
+            assertThat(own).isNotEmpty();
+            try (dev.hetrace.ctf.api.CtfReader reader = dev.hetrace.ctf.api.CtfReader.open(dsp)) {
+                while (reader.next()) {
+                    if (reader.event().name().equals("msgq_get")) {
+                        assertThat(own).contains(reader.event().getLong("queue"));
+                    }
+                }
+            }
         }
+        assertThat(java.nio.file.Files.readString(r.groundTruthFile()))
+            .contains("{\"id\": 1, \"core\": \"master\", \"name\": \"alloc_reply\"}");
     }
 
     @Test
