@@ -1,0 +1,145 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.GroundTruth;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code hetrace sim}: a virtual heterogeneous board that writes traces and their ground truth. */
+@Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Simulate a heterogeneous board and write one CTF trace per core plus the truth.", "",
+        "The board: a Linux master (traced like LTTng-UST: function entry/exit, MessageQ",
+        "events, the sync daemon's handshakes) and N bare-metal slaves under an RTOS",
+        "(traced by a barectf-style tracer: task switches, MessageQ put/get, functions,",
+        "interrupts, sync handshakes). Up to 8 slaves are C66x-like DSPs (1.2 GHz, 64-bit",
+        "counter); more are Epiphany-like eCores (1 GHz, a 32-bit counter that wraps,",
+        "extended by the tracer). Each core has its own clock origin and drift.", "",
+        "Scenario sobel (seed 001): the master waits for an image, asks dsp0 for memory,",
+        "splits the image into one part per slave (about 96 ms each on 8 DSPs; the same",
+        "work split N ways), and joins the replies; then the next image.", "",
+        "Faults (--inject, repeatable, combinable; @TIME, e.g. @1.2s, says when):",
+        "  preempt:dsp1,dsp2  a high-priority task preempts those cores and makes them",
+        "                     exchange messages: ~96 ms of processing becomes ~300 ms",
+        "                     (default: from the first image)",
+        "  hang:dspN          the core's worker waits forever for a message (default:",
+        "                     on the second image; with @TIME, the first image from then)",
+        "  crash:dspN         the core stops tracing and answering (default: 30 ms into",
+        "                     the second image)",
+        "  drift-jump:dspN    the core's clock changes its drift (default: mid-run)", "",
+        "DIR gets master/, dsp0/, dsp1/, ... and ground-truth.json: every core's true",
+        "clock, the faults with their cores and times, and the true intervals of the",
+        "tasks and functions (in true ns, and in ns as each trace reports them).",
+        "The same options and seed write the same bytes.", "",
+        "Examples:",
+        "  hetrace sim --out board/",
+        "  hetrace sim --inject preempt:dsp1,dsp2 --seed 7 --out board/",
+        "  hetrace sim --inject crash:dsp3@1.2s --inject drift-jump:dsp4 --out board/",
+        "  hetrace sync board/master board/dsp*",
+        "  hetrace sim --cores 1024 --out big/"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:the traces and the ground truth are written", "1:the output could not be written",
+        "2:usage error (a bad option or --inject)"})
+final class SimCommand implements Callable<Integer> {
+    enum Scenario { sobel }
+
+    @Option(names = "--scenario", paramLabel = "NAME", description = "The workload: sobel (default).")
+    Scenario scenario = Scenario.sobel;
+
+    @Option(names = "--cores", paramLabel = "N", description = "Slave cores, 1 to 1024 (default 8).")
+    int cores = 8;
+
+    @Option(names = "--inject", paramLabel = "FAULT", description = "A fault: " + Fault.SYNTAX + " (repeatable).")
+    List<String> inject = new ArrayList<>();
+
+    @Option(names = "--seed", paramLabel = "S", description = "The seed of every random choice (default 1).")
+    long seed = 1;
+
+    @Option(names = "--images", paramLabel = "N", description = "Images the master processes (default 5).")
+    Integer images;
+
+    @Option(names = "--image-period", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
+        description = "An image arrives every DURATION (default 400ms).")
+    Long imagePeriod;
+
+    @Option(names = "--sync-period", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
+        description = "The sync daemon's handshake with each slave every DURATION (default 100ms).")
+    Long syncPeriod;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
+        description = "Simulated time (default: the images' time plus 500ms).")
+    Long duration;
+
+    @Option(names = "--jitter", paramLabel = "CYCLES",
+        description = "The slaves' clock reads take up to CYCLES more than the count (default 0).")
+    int jitter;
+
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where to write (absent or empty).")
+    Path out;
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @Override
+    public Integer call() {
+        PrintStream err = main.err;
+        SimConfig config;
+        try {
+            config = SimConfig.sobel(seed).withSlaves(cores);
+            if (images != null || imagePeriod != null) {
+                config = config.withImages(images != null ? images : config.images(),
+                    imagePeriod != null ? imagePeriod : config.imagePeriodNanos());
+            }
+            if (syncPeriod != null) {
+                config = config.withSyncPeriod(syncPeriod);
+            }
+            if (duration != null) {
+                config = config.withDuration(duration);
+            }
+            if (jitter < 0) {
+                throw new IllegalArgumentException("--jitter " + jitter + ": a number of cycles, 0 or more");
+            }
+            config = config.withJitter(jitter);
+            // last: a fault's time is checked against the run's length
+            SyncCommand.DurationConverter durations = new SyncCommand.DurationConverter();
+            List<Fault> faults = new ArrayList<>();
+            for (String spec : inject) {
+                faults.add(Fault.parse(spec, cores, durations::convert));
+            }
+            config = config.withFaults(faults);
+        } catch (IllegalArgumentException e) {
+            err.println("hetrace: " + e.getMessage());
+            err.println("Try 'hetrace sim --help'.");
+            return 2;
+        }
+        long begin = System.nanoTime();
+        try {
+            Simulation.Result r = Simulation.sobel(config, out);
+            err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
+                r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
+            for (GroundTruth.FaultTruth f : r.truth().faults()) {
+                err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), String.join(", ", f.cores()),
+                    f.atNanos() / 1e9, f.description());
+            }
+            return 0;
+        } catch (IOException | RuntimeException e) {
+            err.println("hetrace: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        }
+    }
+}
