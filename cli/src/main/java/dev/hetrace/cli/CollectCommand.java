@@ -26,13 +26,14 @@ import picocli.CommandLine.Option;
         "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
         "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
         "collector maps the regions, waits for their producers to initialize them, and",
-        "appends each packet they publish to a stream file of TRACEDIR named after the",
-        "region file, with one write per whole packet: the trace on disk reads cleanly",
-        "up to its last packet at every moment, even if the collector is killed.", "",
-        "It stops when every producer has said it is done, or on Ctrl-C (the packet",
-        "being written is finished first), then prints packets, bytes and events",
-        "discarded per core. While it runs, a progress line is shown every second when",
-        "the terminal is interactive.", "",
+        "appends the packets they publish to a stream file of TRACEDIR named after the",
+        "region file, whole packets at a time: the trace on disk reads cleanly up to its",
+        "last whole packet at every moment, even if the collector is killed. Up to one",
+        "thread per core drains the regions (--threads).", "",
+        "It stops when every producer has said it is done, or on Ctrl-C (the write in",
+        "progress, at most 1 MiB or one packet, is finished first), then prints",
+        "packets, bytes and events discarded per core. While it runs, a progress line is",
+        "shown every second when the terminal is interactive.", "",
         "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
         "configuration (--config; an 'auto' UUID is taken from the producers).", "",
         "Remove stale region files before starting the producers and the collector.", "",
@@ -65,6 +66,10 @@ final class CollectCommand implements Callable<Integer> {
         Path config;
     }
 
+    @Option(names = "--threads", paramLabel = "N",
+        description = "Drain with N threads at most, each region by one of them (default: one per core).")
+    Integer threads;
+
     @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
         description = "With --config: add DIR to the directories searched for included files.")
     List<Path> includeDirs = new ArrayList<>();
@@ -84,6 +89,11 @@ final class CollectCommand implements Callable<Integer> {
                 return 2;
             }
         }
+        if (threads != null && threads < 1) {
+            err.println("hetrace: --threads " + threads + ": at least 1");
+            return 2;
+        }
+        int drainThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         ShmCollector.MetadataSource source;
         try {
             if (metadataFrom.metadata != null) {
@@ -122,7 +132,8 @@ final class CollectCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
         try (collector) {
-            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1));
+            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1),
+                drainThreads);
             if (progress) {
                 err.print("\r\033[K");
             }

@@ -14,11 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.BooleanSupplier;
 
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
- * header, then drained slot by slot into a stream file, each packet appended with one write
- * straight from the mapping before its slot is given back. Nothing is allocated per packet.
+ * header, then drained into a stream file straight from the mapping: the published packets
+ * that lie side by side in the ring (up to {@link #MAX_WRITE} bytes) are appended with one
+ * write, then their slots are given back. Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -30,11 +32,16 @@ final class ShmRing implements AutoCloseable {
     private static final VarHandle INT_LE_VH = INT_LE.varHandle();
     private static final VarHandle INT_BE_VH = INT_BE.varHandle();
 
+    /**
+     * Bytes appended by one write (or one packet, if larger): few system calls, and a stop
+     * request or a slot given back waits for at most this much.
+     */
+    static final int MAX_WRITE = 1 << 20;
+
     final Path region;
     private final Path streamFile;
     private Arena arena;
     private MemorySegment segment;
-    private ByteBuffer view;
     private boolean bigEndian;
     private int slotSize;
     private int slotCount;
@@ -43,9 +50,15 @@ final class ShmRing implements AutoCloseable {
     private FileChannel out;
     /** The collector's own copy of the consumer index (it is its only writer). */
     private long consumed;
-    private long packets;
-    private long bytes;
-    private boolean finished;
+    /** Packets per write: as many as fit in MAX_WRITE, at least one. */
+    private int slotsPerWrite;
+    /** Read by other threads for progress and the summary. */
+    private volatile long packets;
+    private volatile long bytes;
+    private volatile boolean finished;
+    /** Set once attached, after the fields the summary reads (for threads other than the draining one). */
+    private volatile boolean published;
+    private long discardedAtClose;
 
     ShmRing(Path region, Path streamFile) {
         this.region = region;
@@ -105,14 +118,15 @@ final class ShmRing implements AutoCloseable {
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
-            view = segment.asByteBuffer();
             bigEndian = be;
             slotSize = (int) slot;
             slotCount = (int) count;
+            slotsPerWrite = Math.max(1, MAX_WRITE / slotSize);
             coreId = core;
             uuid = id;
         }
         consumed = counter(OFF_CONSUMED);
+        published = true;
         return true;
     }
 
@@ -123,10 +137,12 @@ final class ShmRing implements AutoCloseable {
     }
 
     /**
-     * Appends the published packets to the stream file, each with one write, giving each slot
-     * back after its write; stops early when {@code stop} says so. Returns the packets drained.
+     * Appends the published packets to the stream file, each run of adjacent slots (up to
+     * {@link #MAX_WRITE} bytes) with one write, giving the run's slots back after it; stops
+     * early when {@code stop} says so (after the write in progress). Returns the packets
+     * drained.
      */
-    int drain(java.util.function.BooleanSupplier stop) throws IOException {
+    int drain(BooleanSupplier stop) throws IOException {
         long produced = counter(OFF_PRODUCED);
         // modulo 2^32: a 32-bit producer may publish only the low half atomically
         int available = (int) produced - (int) consumed;
@@ -136,20 +152,24 @@ final class ShmRing implements AutoCloseable {
         }
         int n = 0;
         while (n < available && !stop.getAsBoolean()) {
-            int offset = HEADER_SIZE + (int) Long.remainderUnsigned(consumed, slotCount) * slotSize;
-            view.limit(view.capacity()).position(offset).limit(offset + slotSize);
+            int slot = (int) Long.remainderUnsigned(consumed, slotCount);
+            // adjacent slots only: the run ends where the ring wraps
+            int run = Math.min(Math.min(available - n, slotCount - slot), slotsPerWrite);
+            long length = (long) run * slotSize;
+            // a view per write (a region may exceed the 2 GiB a ByteBuffer can span)
+            ByteBuffer view = segment.asSlice(HEADER_SIZE + (long) slot * slotSize, length).asByteBuffer();
             while (view.hasRemaining()) {
                 out.write(view);
             }
-            consumed++;
+            consumed += run;
             if (bigEndian) {
                 LONG_BE_VH.setRelease(segment, (long) OFF_CONSUMED, consumed);
             } else {
                 LONG_LE_VH.setRelease(segment, (long) OFF_CONSUMED, consumed);
             }
-            packets++;
-            bytes += slotSize;
-            n++;
+            packets += run;
+            bytes += length;
+            n += run;
         }
         return n;
     }
@@ -160,7 +180,9 @@ final class ShmRing implements AutoCloseable {
             int done = bigEndian ? (int) INT_BE_VH.getAcquire(segment, (long) OFF_DONE)
                 : (int) INT_LE_VH.getAcquire(segment, (long) OFF_DONE);
             // produced is read after done (acquire): it is then final
-            finished = done != 0 && (int) counter(OFF_PRODUCED) == (int) consumed;
+            if (done != 0 && (int) counter(OFF_PRODUCED) == (int) consumed) {
+                finished = true;
+            }
         }
         return finished;
     }
@@ -188,10 +210,15 @@ final class ShmRing implements AutoCloseable {
         return streamFile;
     }
 
+    /** Callable from any thread while the ring is open. */
     ShmCollector.RingStats stats() {
-        long discarded = segment == null ? 0 : bigEndian ? segment.get(LONG_BE, OFF_EVENTS_DISCARDED)
-            : segment.get(LONG_LE, OFF_EVENTS_DISCARDED);
-        return new ShmCollector.RingStats(region, coreId, attached(), finished, packets, bytes, discarded);
+        if (!published) {
+            return new ShmCollector.RingStats(region, -1, false, false, 0, 0, 0);
+        }
+        MemorySegment s = segment;
+        long discarded = s == null ? discardedAtClose
+            : bigEndian ? s.get(LONG_BE, OFF_EVENTS_DISCARDED) : s.get(LONG_LE, OFF_EVENTS_DISCARDED);
+        return new ShmCollector.RingStats(region, coreId, true, finished, packets, bytes, discarded);
     }
 
     @Override
@@ -202,6 +229,7 @@ final class ShmRing implements AutoCloseable {
             }
         } finally {
             if (arena != null) {
+                discardedAtClose = stats().eventsDiscarded();
                 arena.close();
                 arena = null;
                 segment = null;
