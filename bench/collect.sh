@@ -4,7 +4,7 @@
 # machine, in the same run.
 #
 #   bench/collect.sh [--producers P] [--total BYTES] [--packet BYTES] [--slots N]
-#                    [--runs R] [--out DIR] [--prefill] [--verify]
+#                    [--runs R] [--out DIR] [--threads N] [--prefill] [--verify]
 #
 # The producers (bench/collect/producer.c, gcc -O2, against a tracer generated with
 # --platform shm-ring from bench/collect/config.yaml) each create a region in /dev/shm and
@@ -22,7 +22,8 @@
 # --verify, after the last run, reads the whole trace with `hetrace print --format=none` and
 # a prefix of every stream (64 packets) with babeltrace2 and hetrace, comparing event counts.
 # Defaults: 8 producers, 4 GiB in all, 64 KiB packets, 64 slots per ring, 3 runs,
-# DIR=/tmp/hetrace-bench-collect. GB/s are 10^9 bytes per second; medians over the runs.
+# DIR=/tmp/hetrace-bench-collect, the collector's default threads (--threads N passes N to
+# it). GB/s are 10^9 bytes per second; medians over the runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 producers=8
@@ -33,6 +34,7 @@ runs=3
 out=/tmp/hetrace-bench-collect
 prefill=0
 verify=0
+threads=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --producers) producers="$2"; shift 2 ;;
@@ -41,9 +43,10 @@ while [ $# -gt 0 ]; do
     --slots) slots="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --threads) threads=(--threads "$2"); shift 2 ;;
     --prefill) prefill=1; shift ;;
     --verify) verify=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "collect.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -111,7 +114,7 @@ collect() { # writes "seconds collector_cpu_user collector_cpu_sys waits" to $wo
   fi
   warm_up
   /usr/bin/time -f "%U %S" -o "$work/collector.time" "$here/hetrace" collect --shm "${regions[@]}" \
-    --metadata "$work/metadata" -o "$out/trace" > "$work/collector.out" 2>&1 &
+    --metadata "$work/metadata" "${threads[@]}" -o "$out/trace" > "$work/collector.out" 2>&1 &
   local collector=$!
   sleep 1
   t0=$(now)
@@ -137,7 +140,7 @@ collect() { # writes "seconds collector_cpu_user collector_cpu_sys waits" to $wo
     [ "$(stat -c %s "$f")" = $((per * packet)) ] || { echo "collect.sh: $f: $(stat -c %s "$f") bytes, expected $((per * packet))" >&2; exit 1; }
   done
   awk -v a="$t0" -v b="$t1" -v cpu="$(cat "$work/collector.time")" \
-    -v w="$(cat "$work"/producer*.out | awk '{ s += $(NF - 3) } END { print s }')" \
+    -v w="$(cat "$work"/producer*.out | awk '{ s += $(NF - 4) } END { print s }')" \
     'BEGIN { printf "%.3f %s %d\n", b - a, cpu, w }' > "$work/collect"
 }
 
@@ -161,10 +164,10 @@ verify_trace() {
 
 mode="producers and collector together, $slots slots per ring"
 [ "$prefill" = 0 ] || mode="prefilled rings (drain alone: the producers filled rings of $slots slots before the collector saw them)"
-echo "collector throughput: $producers producers x $per packets of $packet bytes = $bytes bytes; $mode"
+echo "collector throughput: $producers producers x $per packets of $packet bytes = $bytes bytes; $mode; collector ${threads[*]:-with its default threads}"
 echo "output: $out ($fs); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "| run | load (1 min) | collect s | collect GB/s | collector CPU user+sys s | producer waits | raw copy s | raw copy GB/s | collect / raw |"
+echo "| run | load (1 min) | collect s | collect GB/s | collector CPU user+sys s | producer sleeps | raw copy s | raw copy GB/s | collect / raw |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for r in $(seq "$runs"); do
   l=$(load1)

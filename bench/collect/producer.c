@@ -14,12 +14,11 @@
  * (hc_shm_ring_linux_create, hc_platform_shm_ring_init); the copies are published with the
  * protocol of docs/shm-ring.md: write slot produced % slot_count while produced - consumed <
  * slot_count (consumed loaded with acquire), then a release store of produced + 1; after the
- * last one, a release store of done = 1. While the ring is full it waits (sleeping 50 us at a
- * time): nothing is dropped.
+ * last one, a release store of done = 1. When the ring is full it sleeps (200 us at a time)
+ * until half of it is free: nothing is dropped.
  *
  * usage: producer REGION CORE SLOT_SIZE SLOT_COUNT PACKETS
- * Prints "core C: P packets of S bytes, W waits for room" when done (a wait = the ring was
- * found full at least once before a copy).
+ * Prints "core C: P packets of S bytes, W sleeps waiting for room" when done.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -115,8 +114,8 @@ int main(int argc, char **argv)
 	volatile struct hc_platform_shm_ring_header *h;
 	uint32_t core, slot_size, slot_count;
 	volatile uint32_t *consumed_low;
-	uint64_t packets, n, ts_begin, ts_end, waits = 0;
-	const struct timespec pause = { 0, 50000 };
+	uint64_t packets, n, ts_begin, ts_end, sleeps = 0;
+	const struct timespec pause = { 0, 200000 };
 	uint8_t *packet, *slots;
 	void *region;
 
@@ -162,22 +161,14 @@ int main(int argc, char **argv)
 		uint8_t *slot = slots + (uint64_t) (n % slot_count) * slot_size;
 
 		if ((uint32_t) ((uint32_t) n - __atomic_load_n(consumed_low, __ATOMIC_ACQUIRE)) >= slot_count) {
-			unsigned int spins = 0;
-
-			waits++;
-
-			while ((uint32_t) ((uint32_t) n - __atomic_load_n(consumed_low, __ATOMIC_ACQUIRE)) >= slot_count) {
-				/*
-				 * Sleep rather than spin or yield: a real core does not take the host's
-				 * CPU, and on a small host a spinning producer takes it from the collector
-				 * (a yielding one stays runnable). 50 us is well under the time the
-				 * collector takes to drain a ring.
-				 */
-				if (++spins < 16) {
-					__builtin_ia32_pause();
-				} else {
-					nanosleep(&pause, NULL);
-				}
+			/*
+			 * Full: sleep until half the ring is free rather than spin or yield for each
+			 * slot. A real core does not take the host's CPU; on a small host a producer
+			 * that spins, or wakes for every slot, takes it from the collector.
+			 */
+			while ((uint32_t) ((uint32_t) n - __atomic_load_n(consumed_low, __ATOMIC_ACQUIRE)) > slot_count / 2) {
+				nanosleep(&pause, NULL);
+				sleeps++;
 			}
 		}
 
@@ -189,8 +180,8 @@ int main(int argc, char **argv)
 	}
 
 	__atomic_store_n(&h->done, UINT32_C(1), __ATOMIC_RELEASE);
-	printf("core %u: %llu packets of %u bytes, %llu waits for room\n", (unsigned int) core,
-		(unsigned long long) packets, (unsigned int) slot_size, (unsigned long long) waits);
+	printf("core %u: %llu packets of %u bytes, %llu sleeps waiting for room\n", (unsigned int) core,
+		(unsigned long long) packets, (unsigned int) slot_size, (unsigned long long) sleeps);
 	hc_shm_ring_linux_unmap(region, slot_size, slot_count);
 	free(packet);
 	return 0;
