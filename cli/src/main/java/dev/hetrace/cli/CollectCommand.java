@@ -26,14 +26,14 @@ import picocli.CommandLine.Option;
         "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
         "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
         "collector maps the regions, waits for their producers to initialize them, and",
-        "appends the packets they publish to a stream file of TRACEDIR named after the",
-        "region file, whole packets at a time: the trace on disk reads cleanly up to its",
-        "last whole packet at every moment, even if the collector is killed. Up to one",
-        "thread per core drains the regions (--threads).", "",
-        "It stops when every producer has said it is done, or on Ctrl-C (the write in",
-        "progress, at most 1 MiB or one packet, is finished first), then prints",
-        "packets, bytes and events discarded per core. While it runs, a progress line is",
-        "shown every second when the terminal is interactive.", "",
+        "appends each packet they publish to a stream file of TRACEDIR named after the",
+        "region file, with one write per whole packet: the trace on disk reads cleanly",
+        "up to its last packet at every moment, even if the collector is killed. Up to",
+        "one thread per core drains the regions (--threads).", "",
+        "It stops when every producer has said it is done, or on Ctrl-C (the packets",
+        "being written are finished first), then prints packets, bytes and events",
+        "discarded per core. While it runs, a progress line is shown every second when",
+        "the terminal is interactive.", "",
         "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
         "configuration (--config; an 'auto' UUID is taken from the producers).", "",
         "Remove stale region files before starting the producers and the collector.", "",
@@ -119,7 +119,7 @@ final class CollectCommand implements Callable<Integer> {
         } catch (IOException e) {
             return fail(e);
         }
-        // Ctrl-C: the hook asks the collector to stop after its current packet and waits for it to close its files
+        // Ctrl-C: the hook asks the collector to stop after its current packets and waits for it to close its files
         CountDownLatch closed = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             collector.stop();

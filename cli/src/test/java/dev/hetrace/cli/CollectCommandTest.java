@@ -49,7 +49,7 @@ class CollectCommandTest {
 
     /**
      * SIGKILL: nothing runs in the collector any more; SIGTERM (as Ctrl-C's SIGINT) runs its
-     * shutdown hook, which finishes the packet being written and prints the summary.
+     * shutdown hook, which finishes the packets being written and prints the summary.
      */
     @ParameterizedTest(name = "graceful stop {0}")
     @ValueSource(booleans = {false, true})

@@ -18,10 +18,9 @@ import java.util.function.Consumer;
 
 /**
  * Drains shm-ring regions (one per core) into the stream files of a CTF trace directory while
- * their producers run, until every producer is done or {@link #stop()} is called. Whole
- * packets are appended (several adjacent ones per write), so the trace on disk is valid up to
- * its last whole packet at every moment, and killing the collector loses nothing already
- * written. Stream files are named after the region files. Up to one thread per core drains
+ * their producers run, until every producer is done or {@link #stop()} is called. Each packet
+ * is appended with one write, so the trace on disk is valid up to its last whole packet at
+ * every moment, and killing the collector loses nothing already written. Stream files are named after the region files. Up to one thread per core drains
  * the regions, each region by one thread.
  */
 public final class ShmCollector implements AutoCloseable {
@@ -95,8 +94,8 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     /**
-     * Drains until every producer is done or {@link #stop()} is called (each write in progress
-     * is finished first), with one thread per core at most ({@link #run(Consumer, long, int)}).
+     * Drains until every producer is done or {@link #stop()} is called (each packet being
+     * written is finished first), with one thread per core at most ({@link #run(Consumer, long, int)}).
      * Calls {@code progress} about every {@code progressNanos} (null: never).
      */
     public void run(Consumer<List<RingStats>> progress, long progressNanos) throws IOException {
@@ -106,7 +105,7 @@ public final class ShmCollector implements AutoCloseable {
     /**
      * Drains as {@link #run(Consumer, long)} does, with {@code threads} threads at most, each
      * draining its share of the regions (a region is drained by one thread only). A failure
-     * in one thread stops the others after their write in progress, then is thrown.
+     * in one thread stops the others after the packet they are writing, then is thrown.
      */
     public void run(Consumer<List<RingStats>> progress, long progressNanos, int threads) throws IOException {
         int n = Math.max(1, Math.min(threads, rings.size()));
@@ -205,7 +204,7 @@ public final class ShmCollector implements AutoCloseable {
         }
     }
 
-    /** Makes {@link #run} return after the packet it is writing; callable from any thread (e.g. a shutdown hook). */
+    /** Makes {@link #run} return after the packets being written; callable from any thread (e.g. a shutdown hook). */
     public void stop() {
         stopRequested = true;
     }

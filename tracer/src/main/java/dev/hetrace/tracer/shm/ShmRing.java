@@ -18,9 +18,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
- * header, then drained into a stream file straight from the mapping: the published packets
- * that lie side by side in the ring (up to {@link #MAX_WRITE} bytes) are appended with one
- * write, then their slots are given back. Drained by one thread at a time.
+ * header, then drained slot by slot into a stream file, each packet appended with one write
+ * straight from the mapping before its slot is given back. Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -32,16 +31,12 @@ final class ShmRing implements AutoCloseable {
     private static final VarHandle INT_LE_VH = INT_LE.varHandle();
     private static final VarHandle INT_BE_VH = INT_BE.varHandle();
 
-    /**
-     * Bytes appended by one write (or one packet, if larger): few system calls, and a stop
-     * request or a slot given back waits for at most this much.
-     */
-    static final int MAX_WRITE = 1 << 20;
-
     final Path region;
     private final Path streamFile;
     private Arena arena;
     private MemorySegment segment;
+    /** The whole region as one buffer, or null if it exceeds the 2 GiB a ByteBuffer spans. */
+    private ByteBuffer view;
     private boolean bigEndian;
     private int slotSize;
     private int slotCount;
@@ -50,8 +45,6 @@ final class ShmRing implements AutoCloseable {
     private FileChannel out;
     /** The collector's own copy of the consumer index (it is its only writer). */
     private long consumed;
-    /** Packets per write: as many as fit in MAX_WRITE, at least one. */
-    private int slotsPerWrite;
     /** Read by other threads for progress and the summary. */
     private volatile long packets;
     private volatile long bytes;
@@ -118,10 +111,10 @@ final class ShmRing implements AutoCloseable {
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
+            view = regionSize <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
             bigEndian = be;
             slotSize = (int) slot;
             slotCount = (int) count;
-            slotsPerWrite = Math.max(1, MAX_WRITE / slotSize);
             coreId = core;
             uuid = id;
         }
@@ -137,10 +130,11 @@ final class ShmRing implements AutoCloseable {
     }
 
     /**
-     * Appends the published packets to the stream file, each run of adjacent slots (up to
-     * {@link #MAX_WRITE} bytes) with one write, giving the run's slots back after it; stops
-     * early when {@code stop} says so (after the write in progress). Returns the packets
-     * drained.
+     * Appends the published packets to the stream file, each with one write, giving each slot
+     * back after its write; stops early when {@code stop} says so. Returns the packets drained.
+     * One write per packet, not per run of adjacent packets: Linux may end a write early when
+     * the collector is killed (kill -9), at a page boundary, and a write of many packets would
+     * then leave a partial packet at the end of the stream file far more often.
      */
     int drain(BooleanSupplier stop) throws IOException {
         long produced = counter(OFF_PRODUCED);
@@ -152,24 +146,25 @@ final class ShmRing implements AutoCloseable {
         }
         int n = 0;
         while (n < available && !stop.getAsBoolean()) {
-            int slot = (int) Long.remainderUnsigned(consumed, slotCount);
-            // adjacent slots only: the run ends where the ring wraps
-            int run = Math.min(Math.min(available - n, slotCount - slot), slotsPerWrite);
-            long length = (long) run * slotSize;
-            // a view per write (a region may exceed the 2 GiB a ByteBuffer can span)
-            ByteBuffer view = segment.asSlice(HEADER_SIZE + (long) slot * slotSize, length).asByteBuffer();
-            while (view.hasRemaining()) {
-                out.write(view);
+            long offset = HEADER_SIZE + Long.remainderUnsigned(consumed, slotCount) * slotSize;
+            ByteBuffer packet;
+            if (view != null) {
+                packet = view.limit(view.capacity()).position((int) offset).limit((int) offset + slotSize);
+            } else {
+                packet = segment.asSlice(offset, slotSize).asByteBuffer();
             }
-            consumed += run;
+            while (packet.hasRemaining()) {
+                out.write(packet);
+            }
+            consumed++;
             if (bigEndian) {
                 LONG_BE_VH.setRelease(segment, (long) OFF_CONSUMED, consumed);
             } else {
                 LONG_LE_VH.setRelease(segment, (long) OFF_CONSUMED, consumed);
             }
-            packets += run;
-            bytes += length;
-            n += run;
+            packets++;
+            bytes += slotSize;
+            n++;
         }
         return n;
     }
