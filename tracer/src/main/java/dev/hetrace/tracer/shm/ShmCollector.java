@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * Drains shm-ring regions (one per core) into the stream files of a CTF trace directory while
  * their producers run, until every producer is done or {@link #stop()} is called. Each packet
  * is appended with one write, so the trace on disk is valid up to its last whole packet at
- * every moment, and killing the collector loses nothing already written. Stream files are named after the region files. Up to one thread per core drains
- * the regions, each region by one thread.
+ * every moment, and killing the collector loses nothing already written. Stream files are
+ * named after the region files. Up to one thread per core drains the regions, each region by
+ * one thread.
  */
 public final class ShmCollector implements AutoCloseable {
     /** What was drained from one region so far. */

@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
  * header, then drained slot by slot into a stream file, each packet appended with one write
- * straight from the mapping before its slot is given back. Drained by one thread at a time.
+ * straight from the mapping before its slot is given back. Nothing is allocated per packet
+ * (but a view of the slot, for a region over 2 GiB). Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
