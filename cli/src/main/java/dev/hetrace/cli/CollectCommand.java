@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
         "appends each packet they publish to a stream file of TRACEDIR named after the",
         "region file, with one write per whole packet: the trace on disk reads cleanly",
         "up to its last packet at every moment, even if the collector is killed. Up to",
-        "one thread per core drains the regions (--threads).", "",
+        "one thread per core (at most 4, or --threads) drains the regions.", "",
         "It stops when every producer has said it is done, or on Ctrl-C (the packets",
         "being written are finished first), then prints packets, bytes and events",
         "discarded per core. While it runs, a progress line is shown every second when",
@@ -67,7 +67,7 @@ final class CollectCommand implements Callable<Integer> {
     }
 
     @Option(names = "--threads", paramLabel = "N",
-        description = "Drain with N threads at most, each region by one of them (default: one per core).")
+        description = "Drain with N threads at most, each region by one of them (default: one per core, at most 4).")
     Integer threads;
 
     @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
@@ -93,7 +93,7 @@ final class CollectCommand implements Callable<Integer> {
             err.println("hetrace: --threads " + threads + ": at least 1");
             return 2;
         }
-        int drainThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
         ShmCollector.MetadataSource source;
         try {
             if (metadataFrom.metadata != null) {

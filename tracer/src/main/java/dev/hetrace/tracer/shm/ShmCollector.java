@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * their producers run, until every producer is done or {@link #stop()} is called. Each packet
  * is appended with one write, so the trace on disk is valid up to its last whole packet at
  * every moment, and killing the collector loses nothing already written. Stream files are
- * named after the region files. Up to one thread per core drains the regions, each region by
- * one thread.
+ * named after the region files. Up to one thread per core (at most 4 by default) drains the
+ * regions, each region by one thread.
  */
 public final class ShmCollector implements AutoCloseable {
     /** What was drained from one region so far. */
@@ -95,12 +95,22 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     /**
+     * Drain threads by default: one per core, at most 4. One thread already writes several
+     * GB/s; a second one keeps draining while the first is descheduled (on a small host shared
+     * with the producers), and an idle thread still polls its regions.
+     */
+    public static int defaultThreads() {
+        return Math.min(4, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
      * Drains until every producer is done or {@link #stop()} is called (each packet being
-     * written is finished first), with one thread per core at most ({@link #run(Consumer, long, int)}).
-     * Calls {@code progress} about every {@code progressNanos} (null: never).
+     * written is finished first), with {@link #defaultThreads()} threads at most
+     * ({@link #run(Consumer, long, int)}). Calls {@code progress} about every
+     * {@code progressNanos} (null: never).
      */
     public void run(Consumer<List<RingStats>> progress, long progressNanos) throws IOException {
-        run(progress, progressNanos, Runtime.getRuntime().availableProcessors());
+        run(progress, progressNanos, defaultThreads());
     }
 
     /**
