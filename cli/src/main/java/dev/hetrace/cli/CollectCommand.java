@@ -30,9 +30,10 @@ import picocli.CommandLine.Option;
         "collector maps the regions, waits for their producers to initialize them, and",
         "appends each packet they publish to a stream file of TRACEDIR named after the",
         "region file, with one write per whole packet: the trace on disk reads cleanly",
-        "up to its last packet at every moment, even if the collector is killed.", "",
-        "It stops when every producer has said it is done, or on Ctrl-C (the packet",
-        "being written is finished first), then prints packets, bytes and events",
+        "up to its last packet at every moment, even if the collector is killed. Up to",
+        "one thread per core (at most 4, or --threads) drains the regions.", "",
+        "It stops when every producer has said it is done, or on Ctrl-C (the packets",
+        "being written are finished first), then prints packets, bytes and events",
         "discarded per core. While it runs, a progress line is shown every second when",
         "the terminal is interactive.", "",
         "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
@@ -68,6 +69,10 @@ final class CollectCommand implements Callable<Integer> {
         Path config;
     }
 
+    @Option(names = "--threads", paramLabel = "N",
+        description = "Drain with N threads at most, each region by one of them (default: one per core, at most 4).")
+    Integer threads;
+
     @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
         description = "With --config: add DIR to the directories searched for included files.")
     List<Path> includeDirs = new ArrayList<>();
@@ -99,6 +104,11 @@ final class CollectCommand implements Callable<Integer> {
                 + " sync events)");
             return 2;
         }
+        if (threads != null && threads < 1) {
+            err.println("hetrace: --threads " + threads + ": at least 1");
+            return 2;
+        }
+        int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
         ShmCollector.MetadataSource source;
         try {
             if (metadataFrom.metadata != null) {
@@ -125,7 +135,7 @@ final class CollectCommand implements Callable<Integer> {
         } catch (IOException e) {
             return fail(e);
         }
-        // Ctrl-C: the hook asks the collector to stop after its current packet and waits for it to close its files
+        // Ctrl-C: the hook asks the collector to stop after its current packets and waits for it to close its files
         CountDownLatch closed = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             collector.stop();
@@ -138,7 +148,8 @@ final class CollectCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
         try (collector) {
-            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1));
+            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1),
+                drainThreads);
             if (progress) {
                 err.print("\r\033[K");
             }

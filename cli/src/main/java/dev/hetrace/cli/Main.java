@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = {"Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
         "of every core of a board on one clock."},
-    subcommands = {PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
+    subcommands = {DemoCommand.class, PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
         TrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -49,7 +49,7 @@ class CollectCommandTest {
 
     /**
      * SIGKILL: nothing runs in the collector any more; SIGTERM (as Ctrl-C's SIGINT) runs its
-     * shutdown hook, which finishes the packet being written and prints the summary.
+     * shutdown hook, which finishes the packets being written and prints the summary.
      */
     @ParameterizedTest(name = "graceful stop {0}")
     @ValueSource(booleans = {false, true})
@@ -148,7 +148,7 @@ class CollectCommandTest {
     }
 
     @Test
-    void metadataAndConfigTogetherOrRegionsWithTheSameNameAreUsageErrors() throws Exception {
+    void metadataAndConfigTogetherRegionsWithTheSameNameOrNoThreadsAreUsageErrors() throws Exception {
         Path m = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
@@ -156,7 +156,10 @@ class CollectCommandTest {
             "--config", "c.yaml", "-o", "t")).isEqualTo(2);
         assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", dir.resolve("a/r").toString(),
             dir.resolve("b/r").toString(), "--metadata", m.toString(), "-o", dir.resolve("t").toString())).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("mutually exclusive").contains("must differ");
+        assertThat(Main.run(new ByteArrayOutputStream(), e, "collect", "--shm", dir.resolve("r").toString(),
+            "--metadata", m.toString(), "--threads", "0", "-o", dir.resolve("t").toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("mutually exclusive").contains("must differ")
+            .contains("--threads 0: at least 1");
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -20,7 +21,8 @@ import java.util.function.Consumer;
  * their producers run, until every producer is done or {@link #stop()} is called. Each packet
  * is appended with one write, so the trace on disk is valid up to its last whole packet at
  * every moment, and killing the collector loses nothing already written. Stream files are
- * named after the region files.
+ * named after the region files. Up to one thread per core (at most 4 by default) drains the
+ * regions, each region by one thread.
  */
 public final class ShmCollector implements AutoCloseable {
     /** What was drained from one region so far. */
@@ -34,7 +36,9 @@ public final class ShmCollector implements AutoCloseable {
     private final List<ShmRing> rings = new ArrayList<>();
     private final Path traceDir;
     private volatile boolean stopRequested;
-    private final BooleanSupplier stopping = () -> stopRequested;
+    /** A drain thread failed: the others stop too. */
+    private volatile boolean failed;
+    private final BooleanSupplier stopping = () -> stopRequested || failed;
 
     /** The trace's metadata, made when the first producer is seen. */
     @FunctionalInterface
@@ -72,7 +76,7 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     /** Writes the metadata for the first producer; checks that later ones belong to the same trace. */
-    private void started(ShmRing ring) throws IOException {
+    private synchronized void started(ShmRing ring) throws IOException {
         UUID u = ring.uuid();
         if (!metadataWritten) {
             String metadata = metadataSource.metadata(u);
@@ -91,19 +95,97 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     /**
-     * Drains until every producer is done or {@link #stop()} is called (the packet being
-     * written is finished first). Calls {@code progress} about every {@code progressNanos}
-     * (null: never).
+     * Drain threads by default: one per core, at most 4. One thread already writes several
+     * GB/s; a second one keeps draining while the first is descheduled (on a small host shared
+     * with the producers), and an idle thread still polls its regions.
+     */
+    public static int defaultThreads() {
+        return Math.min(4, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Drains until every producer is done or {@link #stop()} is called (each packet being
+     * written is finished first), with {@link #defaultThreads()} threads at most
+     * ({@link #run(Consumer, long, int)}). Calls {@code progress} about every
+     * {@code progressNanos} (null: never).
      */
     public void run(Consumer<List<RingStats>> progress, long progressNanos) throws IOException {
+        run(progress, progressNanos, defaultThreads());
+    }
+
+    /**
+     * Drains as {@link #run(Consumer, long)} does, with {@code threads} threads at most, each
+     * draining its share of the regions (a region is drained by one thread only). A failure
+     * in one thread stops the others after the packet they are writing, then is thrown.
+     */
+    public void run(Consumer<List<RingStats>> progress, long progressNanos, int threads) throws IOException {
+        int n = Math.max(1, Math.min(threads, rings.size()));
+        if (n == 1) {
+            drainLoop(rings, progress, progressNanos);
+            return;
+        }
+        List<List<ShmRing>> shares = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            shares.add(new ArrayList<>());
+        }
+        for (int i = 0; i < rings.size(); i++) {
+            shares.get(i % n).add(rings.get(i));
+        }
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> drainers = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            List<ShmRing> share = shares.get(t);
+            drainers.add(Thread.ofPlatform().name("hetrace-collect-" + t).start(() -> {
+                try {
+                    drainLoop(share, null, 0);
+                } catch (Throwable e) {
+                    if (failure.compareAndSet(null, e)) {
+                        failed = true;
+                    } else {
+                        failure.get().addSuppressed(e);
+                    }
+                }
+            }));
+        }
+        boolean interrupted = false;
+        for (Thread d : drainers) {
+            while (d.isAlive()) {
+                try {
+                    d.join(progress == null ? 0 : Math.max(1, progressNanos / 1_000_000));
+                } catch (InterruptedException e) {
+                    // the drainers are told to stop, and are waited for: they own the files
+                    interrupted = true;
+                    stop();
+                }
+                if (progress != null && d.isAlive()) {
+                    progress.accept(stats());
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable e = failure.get();
+        if (e instanceof IOException io) {
+            throw io;
+        } else if (e instanceof RuntimeException re) {
+            throw re;
+        } else if (e instanceof Error err) {
+            throw err;
+        }
+    }
+
+    /** Drains {@code share} (polling each region in turn) until all are finished or a stop is requested. */
+    private void drainLoop(List<ShmRing> share, Consumer<List<RingStats>> progress, long progressNanos)
+            throws IOException {
         long nextProgress = System.nanoTime() + progressNanos;
         int idle = 0;
-        while (!stopRequested) {
+        while (!stopping.getAsBoolean()) {
             int drained = 0;
             boolean allDone = true;
             // indexed: no iterator per pass
-            for (int i = 0; i < rings.size(); i++) {
-                ShmRing ring = rings.get(i);
+            for (int i = 0; i < share.size(); i++) {
+                ShmRing ring = share.get(i);
                 if (!ring.attached()) {
                     if (!ring.attach()) {
                         allDone = false;
@@ -133,7 +215,7 @@ public final class ShmCollector implements AutoCloseable {
         }
     }
 
-    /** Makes {@link #run} return after the packet it is writing; callable from any thread (e.g. a shutdown hook). */
+    /** Makes {@link #run} return after the packets being written; callable from any thread (e.g. a shutdown hook). */
     public void stop() {
         stopRequested = true;
     }

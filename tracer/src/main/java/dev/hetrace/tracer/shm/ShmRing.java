@@ -14,11 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.BooleanSupplier;
 
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
  * header, then drained slot by slot into a stream file, each packet appended with one write
- * straight from the mapping before its slot is given back. Nothing is allocated per packet.
+ * straight from the mapping before its slot is given back. Nothing is allocated per packet
+ * (but a view of the slot, for a region over 2 GiB). Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -34,6 +36,7 @@ final class ShmRing implements AutoCloseable {
     private final Path streamFile;
     private Arena arena;
     private MemorySegment segment;
+    /** The whole region as one buffer, or null if it exceeds the 2 GiB a ByteBuffer spans. */
     private ByteBuffer view;
     private boolean bigEndian;
     private int slotSize;
@@ -43,9 +46,13 @@ final class ShmRing implements AutoCloseable {
     private FileChannel out;
     /** The collector's own copy of the consumer index (it is its only writer). */
     private long consumed;
-    private long packets;
-    private long bytes;
-    private boolean finished;
+    /** Read by other threads for progress and the summary. */
+    private volatile long packets;
+    private volatile long bytes;
+    private volatile boolean finished;
+    /** Set once attached, after the fields the summary reads (for threads other than the draining one). */
+    private volatile boolean published;
+    private long discardedAtClose;
 
     ShmRing(Path region, Path streamFile) {
         this.region = region;
@@ -105,7 +112,7 @@ final class ShmRing implements AutoCloseable {
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
-            view = segment.asByteBuffer();
+            view = regionSize <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
             bigEndian = be;
             slotSize = (int) slot;
             slotCount = (int) count;
@@ -113,6 +120,7 @@ final class ShmRing implements AutoCloseable {
             uuid = id;
         }
         consumed = counter(OFF_CONSUMED);
+        published = true;
         return true;
     }
 
@@ -125,8 +133,11 @@ final class ShmRing implements AutoCloseable {
     /**
      * Appends the published packets to the stream file, each with one write, giving each slot
      * back after its write; stops early when {@code stop} says so. Returns the packets drained.
+     * One write per packet, not per run of adjacent packets: Linux may end a write early when
+     * the collector is killed (kill -9), at a page boundary, and a write of many packets would
+     * then leave a partial packet at the end of the stream file far more often.
      */
-    int drain(java.util.function.BooleanSupplier stop) throws IOException {
+    int drain(BooleanSupplier stop) throws IOException {
         long produced = counter(OFF_PRODUCED);
         // modulo 2^32: a 32-bit producer may publish only the low half atomically
         int available = (int) produced - (int) consumed;
@@ -136,10 +147,15 @@ final class ShmRing implements AutoCloseable {
         }
         int n = 0;
         while (n < available && !stop.getAsBoolean()) {
-            int offset = HEADER_SIZE + (int) Long.remainderUnsigned(consumed, slotCount) * slotSize;
-            view.limit(view.capacity()).position(offset).limit(offset + slotSize);
-            while (view.hasRemaining()) {
-                out.write(view);
+            long offset = HEADER_SIZE + Long.remainderUnsigned(consumed, slotCount) * slotSize;
+            ByteBuffer packet;
+            if (view != null) {
+                packet = view.limit(view.capacity()).position((int) offset).limit((int) offset + slotSize);
+            } else {
+                packet = segment.asSlice(offset, slotSize).asByteBuffer();
+            }
+            while (packet.hasRemaining()) {
+                out.write(packet);
             }
             consumed++;
             if (bigEndian) {
@@ -160,7 +176,9 @@ final class ShmRing implements AutoCloseable {
             int done = bigEndian ? (int) INT_BE_VH.getAcquire(segment, (long) OFF_DONE)
                 : (int) INT_LE_VH.getAcquire(segment, (long) OFF_DONE);
             // produced is read after done (acquire): it is then final
-            finished = done != 0 && (int) counter(OFF_PRODUCED) == (int) consumed;
+            if (done != 0 && (int) counter(OFF_PRODUCED) == (int) consumed) {
+                finished = true;
+            }
         }
         return finished;
     }
@@ -188,10 +206,15 @@ final class ShmRing implements AutoCloseable {
         return streamFile;
     }
 
+    /** Callable from any thread while the ring is open. */
     ShmCollector.RingStats stats() {
-        long discarded = segment == null ? 0 : bigEndian ? segment.get(LONG_BE, OFF_EVENTS_DISCARDED)
-            : segment.get(LONG_LE, OFF_EVENTS_DISCARDED);
-        return new ShmCollector.RingStats(region, coreId, attached(), finished, packets, bytes, discarded);
+        if (!published) {
+            return new ShmCollector.RingStats(region, -1, false, false, 0, 0, 0);
+        }
+        MemorySegment s = segment;
+        long discarded = s == null ? discardedAtClose
+            : bigEndian ? s.get(LONG_BE, OFF_EVENTS_DISCARDED) : s.get(LONG_LE, OFF_EVENTS_DISCARDED);
+        return new ShmCollector.RingStats(region, coreId, true, finished, packets, bytes, discarded);
     }
 
     @Override
@@ -202,6 +225,7 @@ final class ShmRing implements AutoCloseable {
             }
         } finally {
             if (arena != null) {
+                discardedAtClose = stats().eventsDiscarded();
                 arena.close();
                 arena = null;
                 segment = null;

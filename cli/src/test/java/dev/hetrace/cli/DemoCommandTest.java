@@ -1,0 +1,63 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code hetrace demo}: the simulated Sobel board, synchronized, every DSP within its bound of the truth. */
+class DemoCommandTest {
+    @TempDir
+    Path dir;
+
+    private record Run(int status, String out, String err) {}
+
+    private static Run demo(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] a = new String[args.length + 1];
+        a[0] = "demo";
+        System.arraycopy(args, 0, a, 1, args.length);
+        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), a);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theDemoSynchronizesEveryDspWithinItsBoundOfTheTruthAndSaysWhereItsOutputIs() throws Exception {
+        Path out = dir.resolve("demo");
+        Run run = demo("--out", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("a master and 8 DSPs").contains("injected: preempt on dsp1, dsp2")
+            .contains(out.resolve("synced") + "/").contains("babeltrace2 " + out.resolve("synced") + "/*");
+        Matcher m = Pattern.compile("(dsp\\d)\\s+\\S+ GHz\\s+\\S+ ppm\\s+(\\S+)\\s+([\\d.]+) µs\\s+([\\d.]+) µs").matcher(run.out());
+        int dsps = 0;
+        while (m.find()) {
+            dsps++;
+            assertThat(m.group(2)).as(m.group(1)).isEqualTo("accurate");
+            assertThat(Double.parseDouble(m.group(4))).as("%s: true error within the bound", m.group(1))
+                .isLessThanOrEqualTo(Double.parseDouble(m.group(3)) + 0.01);
+        }
+        assertThat(dsps).as(run.out()).isEqualTo(8);
+        try (var synced = Files.list(out.resolve("synced"))) {
+            assertThat(synced.count()).isEqualTo(9);
+        }
+        assertThat(out.resolve("board").resolve("ground-truth.json")).exists();
+
+        // a second demo replaces the first; a directory that is not a demo's is left alone
+        assertThat(demo("--out", out.toString()).status()).isZero();
+        Path other = Files.createDirectories(dir.resolve("mine"));
+        Files.writeString(other.resolve("notes.txt"), "keep");
+        Run refused = demo("--out", other.toString());
+        assertThat(refused.status()).isEqualTo(1);
+        assertThat(refused.err()).isEqualTo("hetrace: " + other + " exists and was not written by 'hetrace demo': give"
+            + " another --out\n");
+        assertThat(other.resolve("notes.txt")).hasContent("keep");
+    }
+}
