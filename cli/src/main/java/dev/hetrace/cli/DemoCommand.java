@@ -182,7 +182,7 @@ final class DemoCommand implements Callable<Integer> {
         for (String[] r : rows) {
             sb.append("  ");
             for (int c = 0; c < r.length; c++) {
-                sb.append(c < 3 ? r[c] + " ".repeat(w[c] - r[c].length()) : " ".repeat(w[c] - r[c].length()) + r[c]);
+                sb.append(c < 4 ? r[c] + " ".repeat(w[c] - r[c].length()) : " ".repeat(w[c] - r[c].length()) + r[c]);
                 sb.append(c == r.length - 1 ? "\n" : "  ");
             }
         }
