@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -47,7 +46,7 @@ import picocli.CommandLine.Option;
     exitCodeList = {"0:every producer finished (or Ctrl-C) and its packets were written",
         "1:a region, the metadata or the configuration is invalid, or a file could not be read or written",
         "2:usage error"})
-final class CollectCommand implements Callable<Integer> {
+final class CollectCommand extends HetraceCommand {
     @Option(names = "--shm", arity = "1..*", required = true, paramLabel = "FILE",
         description = "shm-ring region files, one per core (their names name the stream files).")
     List<Path> regions = new ArrayList<>();
@@ -83,12 +82,6 @@ final class CollectCommand implements Callable<Integer> {
     @Option(names = "--sync-stream", paramLabel = "NAME",
         description = "With --config: the tracer was generated with --sync-stream NAME.")
     String syncStream;
-
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    Main main;
 
     @Override
     public Integer call() {
@@ -196,11 +189,4 @@ final class CollectCommand implements Callable<Integer> {
         main.out.flush();
     }
 
-    private int fail(Exception e) {
-        main.err.println("hetrace: " + e.getMessage());
-        if (debug) {
-            e.printStackTrace(main.err);
-        }
-        return 1;
-    }
 }

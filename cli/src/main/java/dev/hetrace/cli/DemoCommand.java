@@ -24,8 +24,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -48,7 +46,7 @@ import picocli.CommandLine.Option;
         "  hetrace demo --out /tmp/demo && babeltrace2 /tmp/demo/synced/*"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the demo ran", "1:it could not write its output or read its traces", "2:usage error"})
-final class DemoCommand implements Callable<Integer> {
+final class DemoCommand extends HetraceCommand {
     /** What the demo leaves in a directory it may replace on the next run. */
     private static final String MARK = "hetrace-demo.txt";
 
@@ -58,12 +56,6 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--seed", paramLabel = "S", description = "The simulation's seed (default 1).")
     long seed = 1;
-
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    Main main;
 
     @Override
     public Integer call() {
@@ -90,11 +82,7 @@ final class DemoCommand implements Callable<Integer> {
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
                  | IllegalArgumentException e) {
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            return fail(e);
         }
         try {
             main.out.write(sb.toString().getBytes(StandardCharsets.UTF_8));

@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,7 +47,7 @@ import picocli.CommandLine.Option;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the traces and the ground truth are written", "1:the output could not be written",
         "2:usage error (a bad option or --inject)"})
-final class SimCommand implements Callable<Integer> {
+final class SimCommand extends HetraceCommand {
     enum Scenario { sobel }
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "The workload: sobel (default).")
@@ -85,12 +83,6 @@ final class SimCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where to write (absent or empty).")
     Path out;
-
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    Main main;
 
     @Override
     public Integer call() {
@@ -135,11 +127,7 @@ final class SimCommand implements Callable<Integer> {
             }
             return 0;
         } catch (IOException | RuntimeException e) {
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            return fail(e);
         }
     }
 }

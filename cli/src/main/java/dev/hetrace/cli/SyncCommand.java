@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,7 +69,7 @@ import picocli.CommandLine.Parameters;
     exitCodeList = {"0:every trace is on the reference clock without a failed pair",
         "1:a trace could not be read, a rule is invalid, or some trace is not connected or failed",
         "2:usage error"})
-final class SyncCommand implements Callable<Integer> {
+final class SyncCommand extends HetraceCommand {
     enum Format { text, json }
 
     enum MethodName { bisector, average }
@@ -102,12 +101,6 @@ final class SyncCommand implements Callable<Integer> {
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
-
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    Main main;
 
     @Override
     public Integer call() {
@@ -383,11 +376,4 @@ final class SyncCommand implements Callable<Integer> {
         }
     }
 
-    private int fail(Exception e) {
-        main.err.println("hetrace: " + e.getMessage());
-        if (debug) {
-            e.printStackTrace(main.err);
-        }
-        return 1;
-    }
 }

@@ -1,0 +1,27 @@
+package dev.hetrace.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * What hetrace's subcommands share: the streams of the {@code hetrace} command they run under,
+ * {@code --debug}, and the one-line report of an error (with its stack trace only under
+ * {@code --debug}).
+ */
+abstract class HetraceCommand implements Callable<Integer> {
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1. */
+    int fail(Exception e) {
+        main.err.println("hetrace: " + e.getMessage());
+        if (debug) {
+            e.printStackTrace(main.err);
+        }
+        return 1;
+    }
+}
