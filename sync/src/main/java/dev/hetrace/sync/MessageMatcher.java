@@ -32,6 +32,8 @@ public final class MessageMatcher {
         final int rule;
         final boolean send;
         final String[][] keys;
+        /** The key fields as handles, resolved once per event class. */
+        final Event.Field[][] fields;
         final boolean[] text;
         /** Whether a key field was found missing once: from then on its presence is asked first. */
         final boolean[] mayMiss;
@@ -42,8 +44,10 @@ public final class MessageMatcher {
             this.keys = new String[keys.size()][];
             this.text = new boolean[keys.size()];
             this.mayMiss = new boolean[keys.size()];
+            this.fields = new Event.Field[keys.size()][];
             for (int i = 0; i < keys.size(); i++) {
                 this.keys[i] = keys.get(i).split("\\|");
+                this.fields[i] = java.util.Arrays.stream(this.keys[i]).map(Event::field).toArray(Event.Field[]::new);
             }
         }
     }
@@ -164,11 +168,11 @@ public final class MessageMatcher {
                 long h2 = 0xC2B2AE3D27D4EB4FL * (role.rule + 1);
                 boolean complete = true;
                 for (int k = 0; k < role.keys.length && complete; k++) {
-                    String path = role.keys[k][0];
-                    if (role.keys[k].length > 1 || role.mayMiss[k]) {
+                    Event.Field path = role.fields[k][0];
+                    if (role.fields[k].length > 1 || role.mayMiss[k]) {
                         // alternatives, or a field some events lack: ask first (reading is then cheap)
                         path = null;
-                        for (String alt : role.keys[k]) {
+                        for (Event.Field alt : role.fields[k]) {
                             if (e.has(alt)) {
                                 path = alt;
                                 break;

@@ -152,7 +152,15 @@ public final class Event {
 
     /** Whether the event has a field at {@code path} (through the variant options it selects). */
     public boolean has(String path) {
-        Resolved r = resolved(path);
+        return has(resolved(path));
+    }
+
+    /** As {@link #has(String)}, through a resolved {@link Field}. */
+    public boolean has(Field field) {
+        return has(resolved(field));
+    }
+
+    private boolean has(Resolved r) {
         return r.missing == null && locate(r) >= 0;
     }
 
@@ -162,7 +170,15 @@ public final class Event {
      * {@link Long#compareUnsigned}.
      */
     public long getLong(String path) {
-        Resolved r = resolved(path);
+        return getLong(resolved(path));
+    }
+
+    /** As {@link #getLong(String)}, through a resolved {@link Field}. */
+    public long getLong(Field field) {
+        return getLong(resolved(field));
+    }
+
+    private long getLong(Resolved r) {
         int at = found(r);
         StreamDecoder d = decoder();
         Node n = r.leaf;
@@ -179,7 +195,7 @@ public final class Event {
             case Node.BIG_INT -> {
                 BigInteger v = BitReader.readBig(d.segment(), t[at], n.size, n.bigEndian, n.signed);
                 if (n.signed ? v.bitLength() > 63 : v.bitLength() > 64) {
-                    throw new FieldTypeException("field '" + path + "' of event '" + name() + "' is " + v
+                    throw new FieldTypeException("field '" + r.path + "' of event '" + name() + "' is " + v
                         + ", wider than 64 bits");
                 }
                 yield v.longValue();
@@ -190,7 +206,15 @@ public final class Event {
 
     /** A floating point value, or an integer converted to double. */
     public double getDouble(String path) {
-        Resolved r = resolved(path);
+        return getDouble(resolved(path));
+    }
+
+    /** As {@link #getDouble(String)}, through a resolved {@link Field}. */
+    public double getDouble(Field field) {
+        return getDouble(resolved(field));
+    }
+
+    private double getDouble(Resolved r) {
         int at = found(r);
         Node n = r.leaf;
         long raw;
@@ -216,7 +240,15 @@ public final class Event {
      * when none does). Allocates the string.
      */
     public String getString(String path) {
-        Resolved r = resolved(path);
+        return getString(resolved(path));
+    }
+
+    /** As {@link #getString(String)}, through a resolved {@link Field}. */
+    public String getString(Field field) {
+        return getString(resolved(field));
+    }
+
+    private String getString(Resolved r) {
         int at = found(r);
         StreamDecoder d = decoder();
         Node n = r.leaf;
@@ -244,7 +276,15 @@ public final class Event {
 
     /** Number of elements of an array or sequence. */
     public int length(String path) {
-        Resolved r = resolved(path);
+        return length(resolved(path));
+    }
+
+    /** As {@link #length(String)}, through a resolved {@link Field}. */
+    public int length(Field field) {
+        return length(resolved(field));
+    }
+
+    private int length(Resolved r) {
         int at = found(r);
         Node n = r.leaf;
         if (r.packedElement()) {
@@ -294,6 +334,40 @@ public final class Event {
     }
 
     // ------------------------------------------------------------------ resolving paths
+
+    /**
+     * A field path for repeated reads, as from a loop over many events: it remembers its
+     * resolution in the last event class it met, so a read skips looking the path up by name.
+     * Use it with the events of the reader it came from.
+     */
+    public static final class Field {
+        private final String path;
+        private EventPlan plan;
+        private Resolved resolved;
+
+        private Field(String path) {
+            this.path = path;
+        }
+
+        /** The path, as given. */
+        public String path() {
+            return path;
+        }
+    }
+
+    /** A handle on {@code path} for {@link #getLong(Field)} and the other reads by handle. */
+    public static Field field(String path) {
+        return new Field(path);
+    }
+
+    private Resolved resolved(Field f) {
+        EventPlan ep = decoder().event();
+        if (ep != f.plan) {
+            f.resolved = resolved(f.path);
+            f.plan = ep;
+        }
+        return f.resolved;
+    }
 
     private Resolved resolved(String path) {
         EventPlan ep = decoder().event();

@@ -145,6 +145,40 @@ class CtfReaderTest {
     }
 
     @Test
+    void fieldHandlesReadWhatPathsReadAcrossEventClassesAndVariants() throws Exception {
+        try (CtfReader reader = CtfReader.open(
+                Corpus.trace("ctf-testsuite/regression/stream/pass/in-bound-variant-selected-element"))) {
+            Event.Field selected = Event.field("v.sel2");
+            Event.Field other = Event.field("v.sel0");
+            Event.Field tag = Event.field("mytag");
+            assertThat(reader.next()).isTrue();
+            Event e = reader.event();
+            assertThat(e.getLong(selected)).isEqualTo(0x42);
+            assertThat(e.getString(tag)).isEqualTo("sel2");
+            assertThat(e.has(selected)).isTrue();
+            assertThat(e.has(other)).isFalse();
+            assertThatThrownBy(() -> e.getLong(other)).isInstanceOf(FieldNotFoundException.class);
+        }
+        // one handle over the events of several classes: each read resolves in its own class
+        try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/multi-domains"))) {
+            Event.Field text = Event.field("stringfield");
+            Event.Field cpu = Event.field("cpu_id");
+            long read = 0;
+            while (reader.next()) {
+                Event e = reader.event();
+                boolean byPath = e.has("stringfield");
+                assertThat(e.has(text)).isEqualTo(byPath);
+                if (byPath) {
+                    assertThat(e.getString(text)).isEqualTo(e.getString("stringfield")).isEqualTo("test");
+                    read++;
+                }
+                assertThat(e.getLong(cpu)).isEqualTo(e.getLong("cpu_id"));
+            }
+            assertThat(read).isEqualTo(272);
+        }
+    }
+
+    @Test
     void missingFieldsAndWrongTypesAreExplained() throws Exception {
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
             Event e = reader.event();
