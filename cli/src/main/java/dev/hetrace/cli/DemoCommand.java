@@ -182,7 +182,7 @@ final class DemoCommand extends HetraceCommand {
         sb.append(String.format(Locale.ROOT, "%nnext:%n"));
         sb.append("  babeltrace2 ").append(synced).append("/*                     every core on one timeline\n");
         sb.append("  ./hetrace print ").append(synced).append("/*                 the same, faster\n");
-        sb.append("  ./hetrace sync ").append(board).append("/master ").append(board).append("/dsp*   the clocks, in detail\n");
+        sb.append("  ./hetrace sync ").append(board).append("                      the clocks, in detail\n");
     }
 
     private static String micros(long nanos) {

@@ -63,6 +63,7 @@ import picocli.CommandLine.Parameters;
         "  hetrace sync --match messages:msgq_put,msgq_get,msg_id --format json \\",
         "      arm/ dsp*/",
         "  hetrace sync --piecewise 30s master/ dsp0/",
+        "  hetrace sim --out board/ && hetrace sync board/",
         "  hetrace sync --out synced/ master/ dsp0/ dsp1/ && babeltrace2 synced/*", "",
         "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
@@ -74,7 +75,9 @@ final class SyncCommand extends HetraceCommand {
 
     enum MethodName { bisector, average }
 
-    @Parameters(arity = "2..*", paramLabel = "TRACE", description = "Trace directories (at least two).")
+    @Parameters(arity = "1..*", paramLabel = "TRACE",
+        description = "Trace directories (at least two), or a folder of them such as 'hetrace sim' writes: it stands"
+            + " for the traces in it, in name order, 'master' first.")
     List<Path> traces = new ArrayList<>();
 
     @Option(names = "--match", paramLabel = "RULES", description = "Match rules: " + MatchRules.SPEC_HELP + " (repeatable).")
@@ -113,11 +116,31 @@ final class SyncCommand extends HetraceCommand {
         } catch (IllegalArgumentException | IOException e) {
             return fail(e);
         }
-        for (Path t : traces) {
+        List<Path> given = traces;
+        traces = new ArrayList<>();
+        for (Path t : given) {
             if (!Files.isDirectory(t)) {
                 err.println("hetrace: " + t + ": not a trace directory");
                 return 1;
             }
+            if (Files.exists(t.resolve("metadata"))) {
+                traces.add(t);
+                continue;
+            }
+            // a folder of traces (hetrace sim's output): its trace directories, 'master' first
+            try (var entries = Files.list(t)) {
+                List<Path> inside = entries.filter(p -> Files.exists(p.resolve("metadata")))
+                    .sorted(java.util.Comparator.comparing((Path p) -> !p.getFileName().toString().equals("master"))
+                        .thenComparing(p -> p.getFileName().toString(), SyncCommand::naturalOrder))
+                    .toList();
+                traces.addAll(inside.isEmpty() ? List.of(t) : inside);
+            } catch (IOException e) {
+                return fail(e);
+            }
+        }
+        if (traces.size() < 2) {
+            err.println("hetrace: " + traces.size() + " trace given: synchronizing needs two at least");
+            return 2;
         }
         int ref = 0;
         if (reference != null) {
@@ -284,6 +307,17 @@ final class SyncCommand extends HetraceCommand {
                     : "timestamps rewritten in the packets", r.maxErrorNanos()));
         }
         return lines;
+    }
+
+    /** Names in the order a person reads them: dsp2 before dsp10. */
+    private static int naturalOrder(String a, String b) {
+        java.util.regex.Matcher ma = java.util.regex.Pattern.compile("^(.*?)(\\d+)$").matcher(a);
+        java.util.regex.Matcher mb = java.util.regex.Pattern.compile("^(.*?)(\\d+)$").matcher(b);
+        if (ma.matches() && mb.matches() && ma.group(1).equals(mb.group(1)) && ma.group(2).length() < 19
+                && mb.group(2).length() < 19) {
+            return Long.compare(Long.parseLong(ma.group(2)), Long.parseLong(mb.group(2)));
+        }
+        return a.compareTo(b);
     }
 
     /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */

@@ -233,6 +233,21 @@ class SyncCommandTest {
     }
 
     @Test
+    void aFolderOfTracesStandsForTheTracesInItMasterFirst() throws Exception {
+        handshakes(new Random(9));
+        write(MASTER, Double.MAX_VALUE, 0);
+        write(DSP0, Double.MAX_VALUE, 0);
+        write(DSP1, Double.MAX_VALUE, 0);
+        Run run = sync(dir.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("reference: " + dir.resolve("master"))
+            .containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate").containsPattern("dsp1\\s+\\S+\\s+\\S+\\s+accurate");
+        Run one = sync(dir.resolve("master").toString());
+        assertThat(one.status()).isEqualTo(2);
+        assertThat(one.err()).isEqualTo("hetrace: 1 trace given: synchronizing needs two at least\n");
+    }
+
+    @Test
     void tracesWithoutTheRulesEventsGetAHint() throws Exception {
         handshakes(new Random(1));
         Path master = write(MASTER, Double.MAX_VALUE, 0);
