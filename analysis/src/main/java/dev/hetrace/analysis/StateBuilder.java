@@ -72,11 +72,24 @@ public final class StateBuilder {
      */
     public static StateModel build(Input input, Mapping mapping, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
+        return build(input, mapping, Long.MIN_VALUE, warnings);
+    }
+
+    /**
+     * The state from {@code fromNanos} (on the reference clock) on: what was under way then
+     * (tasks running, calls, interrupts) is seen as a trace that began there sees it, marked
+     * {@link StateModel#START_UNKNOWN}.
+     */
+    public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
         int n = input.traces().size();
         CtfReader[] readers = new CtfReader[n];
         try {
             for (int i = 0; i < n; i++) {
                 readers[i] = CtfReader.open(List.of(input.traces().get(i)), warnings);
+                if (fromNanos != Long.MIN_VALUE) {
+                    readers[i].seek(input.maps().get(i).inverse().apply(fromNanos));
+                }
             }
             Pass pass = new Pass(readers, input, mapping);
             pass.run();
