@@ -122,6 +122,19 @@ public final class StateModel {
         return discarded;
     }
 
+    /**
+     * Names functions traced by address ({@code 0x401180}) after a symbol table, address (as
+     * {@code 0x} and lowercase hex) to name; addresses it lacks keep their number.
+     */
+    public void symbolize(java.util.Map<String, String> symbols) {
+        for (int i = 0; i < names.size(); i++) {
+            String s = symbols.get(names.get(i));
+            if (s != null) {
+                names.set(i, s);
+            }
+        }
+    }
+
     /** The index of the core so named, or −1. */
     public int core(String name) {
         for (int i = 0; i < cores.size(); i++) {

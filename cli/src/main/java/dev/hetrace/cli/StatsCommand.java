@@ -83,6 +83,7 @@ final class StatsCommand implements Callable<Integer> {
             Mapping m = mapping == null ? null : Mapping.read(mapping);
             StateBuilder.Input in = StateBuilder.synchronize(traces, w -> main.err.println("hetrace: warning: " + w));
             StateModel model = StateBuilder.build(in, m, w -> main.err.println("hetrace: warning: " + w));
+            model.symbolize(symbols(inputs));
             if (model.events() == 0) {
                 throw new IOException("the traces have no events");
             }
@@ -135,6 +136,24 @@ final class StatsCommand implements Callable<Integer> {
                 throw new IOException(p + ": no such file or directory");
             } else {
                 out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
+    static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        for (Path p : inputs) {
+            Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
+            if (Files.isRegularFile(truth)) {
+                Matcher table = Pattern.compile("\"symbols\": \\{([^}]*)}").matcher(Files.readString(truth));
+                if (table.find()) {
+                    Matcher e = Pattern.compile("\"([^\"]+)\": \"(0x[0-9a-f]+)\"").matcher(table.group(1));
+                    while (e.find()) {
+                        out.put(e.group(2), e.group(1));
+                    }
+                }
             }
         }
         return out;

@@ -42,6 +42,8 @@ class StatsCommandTest {
         assertThat(r.out()).containsPattern("dsp1/intruder\\s+\\d");
         assertThat(r.out()).doesNotContain("dsp0/intruder");
         assertThat(r.out()).containsPattern("dsp0/sobel_filter\\s+\\d");
+        // the master's functions, traced by address, named by the truth's symbols
+        assertThat(r.out()).containsPattern("master/join_results\\s+\\d").doesNotContain("master/0x");
     }
 
     @Test
