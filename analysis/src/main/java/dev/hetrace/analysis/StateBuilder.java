@@ -28,8 +28,10 @@ import java.util.regex.Pattern;
 /**
  * Builds the {@link StateModel} in one pass over the events of one or several traces, merged in
  * the order of their times on the reference clock. Per event: a map lookup by event name, field
- * reads by path (numbers read in place), and appends to primitive columns; strings are read only
- * for names not seen yet when the mapping gives ids (task ids, addresses, interrupt numbers).
+ * reads by path (read in place), and appends to primitive columns. Names are read only when new:
+ * known ones are recognized by their id (task ids, addresses, interrupt numbers) or by a 64-bit
+ * hash of their bytes (task and function names), so that the pass allocates nothing per event
+ * beyond the columns' growth.
  */
 public final class StateBuilder {
     /** The traces of an input, synchronized when there are several, with the report (null for one trace). */
@@ -191,6 +193,8 @@ public final class StateBuilder {
         final LongIntMap[] taskById;
         final List<Map<String, Integer>> taskByName = new ArrayList<>();
         final LongIntMap[] nameByNumber;
+        final LongIntMap[] taskByHash;
+        final LongIntMap nameByHash = new LongIntMap();
         final Map<String, Integer> nameIds = new HashMap<>();
         final List<TaskState> taskStates = new ArrayList<>();
         final List<CoreState> coreStates = new ArrayList<>();
@@ -208,6 +212,7 @@ public final class StateBuilder {
             coreByCpu = new LongIntMap[n];
             taskById = new LongIntMap[n];
             nameByNumber = new LongIntMap[n];
+            taskByHash = new LongIntMap[n];
             Arrays.fill(first, Long.MIN_VALUE);
             for (int i = 0; i < n; i++) {
                 Path p = input.traces().get(i);
@@ -224,6 +229,7 @@ public final class StateBuilder {
                 coreByCpu[i] = new LongIntMap();
                 taskById[i] = new LongIntMap();
                 nameByNumber[i] = new LongIntMap();
+                taskByHash[i] = new LongIntMap();
                 taskByName.add(new HashMap<>());
                 Map<String, Compiled> rules = new HashMap<>();
                 List<Mapping.Rule> list = m.rules();
@@ -370,11 +376,14 @@ public final class StateBuilder {
                 }
                 return k;
             }
-            String name = e.getString(nameRole);
-            Integer k = taskByName.get(trace).get(name);
-            if (k == null) {
-                k = newTask(trace, name, -1);
+            long hash = e.getStringHash(nameRole);
+            int k = taskByHash[trace].get(hash);
+            if (k == LongIntMap.ABSENT) {
+                String name = e.getString(nameRole);
+                Integer known = taskByName.get(trace).get(name);
+                k = known != null ? known : newTask(trace, name, -1);
                 taskByName.get(trace).put(name, k);
+                taskByHash[trace].put(hash, k);
             }
             return k;
         }
@@ -403,7 +412,14 @@ public final class StateBuilder {
                 }
             }
             if (c.stringField) {
-                return nameId(e.getString(path));
+                // names seen before are recognized by the hash of their bytes, without reading them
+                long hash = e.getStringHash(path);
+                int id = nameByHash.get(hash);
+                if (id == LongIntMap.ABSENT) {
+                    id = nameId(e.getString(path));
+                    nameByHash.put(hash, id);
+                }
+                return id;
             }
             long addr = e.getLong(path);
             int id = nameByNumber[trace].get(addr);

@@ -62,6 +62,12 @@ public final class Statistics {
         Groups core = new Groups();
         Groups idle = new Groups();
         Groups task = new Groups();
+        // names made once per element, not per interval
+        String[] taskNames = new String[m.tasks().size()];
+        for (int k = 0; k < taskNames.length; k++) {
+            taskNames[k] = taskName(m, k, several);
+        }
+        Map<Long, String> pairNames = new java.util.HashMap<>();
         IntervalTable runs = m.runs();
         for (int i = 0; i < runs.size(); i++) {
             String c = m.cores().get(runs.owner(i)).name();
@@ -69,19 +75,27 @@ public final class Statistics {
                 idle.add(c, runs, i, begin, end);
             } else {
                 core.add(c, runs, i, begin, end);
-                task.add(taskName(m, runs.subject(i), several), runs, i, begin, end);
+                task.add(taskNames[runs.subject(i)], runs, i, begin, end);
             }
         }
         Groups irq = new Groups();
         IntervalTable irqs = m.irqs();
         for (int i = 0; i < irqs.size(); i++) {
-            irq.add(m.cores().get(irqs.owner(i)).name() + "/" + m.name(irqs.subject(i)), irqs, i, begin, end);
+            int owner = irqs.owner(i);
+            int subject = irqs.subject(i);
+            String name = pairNames.computeIfAbsent(((long) owner << 32) | subject,
+                k -> m.cores().get(owner).name() + "/" + m.name(subject));
+            irq.add(name, irqs, i, begin, end);
         }
+        pairNames.clear();
         Groups func = new Groups();
         IntervalTable calls = m.calls();
         for (int i = 0; i < calls.size(); i++) {
-            StateModel.Task t = m.tasks().get(calls.owner(i));
-            func.add((several ? m.traceNames().get(t.trace()) + "/" : "") + m.name(calls.subject(i)), calls, i, begin, end);
+            int trace = m.tasks().get(calls.owner(i)).trace();
+            int subject = calls.subject(i);
+            String name = pairNames.computeIfAbsent(((long) trace << 32) | subject,
+                k -> (several ? m.traceNames().get(trace) + "/" : "") + m.name(subject));
+            func.add(name, calls, i, begin, end);
         }
         core.rows(Context.CORE, span, rows);
         idle.rows(Context.IDLE, span, rows);
