@@ -130,10 +130,38 @@ public final class StateBuilder {
         /** Whether the function or task-name field is a string (decided at the first event). */
         Boolean stringField;
 
+        // the field roles, looked up once rather than per event
+        final String next;
+        final String nextId;
+        final String prev;
+        final String prevId;
+        final String prevState;
+        final String prevPrio;
+        final String nextPrio;
+        final String func;
+        final String irq;
+        final String name;
+        final String label;
+        final String queue;
+        final String id;
+
         Compiled(Mapping.Rule rule, int index) {
             this.rule = rule;
             this.does = rule.does();
             this.index = index;
+            next = rule.field("next");
+            nextId = rule.field("next-id");
+            prev = rule.field("prev");
+            prevId = rule.field("prev-id");
+            prevState = rule.field("prev-state");
+            prevPrio = rule.field("prev-prio");
+            nextPrio = rule.field("next-prio");
+            func = rule.field("func");
+            irq = rule.field("irq");
+            name = rule.field("name");
+            label = rule.field("label");
+            queue = rule.field("queue");
+            id = rule.field("id");
         }
     }
 
@@ -235,7 +263,7 @@ public final class StateBuilder {
                 List<Mapping.Rule> list = m.rules();
                 for (int k = 0; k < list.size(); k++) {
                     Compiled c = new Compiled(list.get(k), k);
-                    String func = c.rule.field("func");
+                    String func = c.func;
                     if (func != null && func.startsWith("=")) {
                         c.constantName = nameId(func.substring(1));
                     }
@@ -402,7 +430,7 @@ public final class StateBuilder {
             if (c.constantName >= 0) {
                 return c.constantName;
             }
-            String path = c.rule.field("func");
+            String path = c.func;
             if (c.stringField == null) {
                 try {
                     e.getLong(path);
@@ -431,13 +459,12 @@ public final class StateBuilder {
         }
 
         private void taskSwitch(int trace, int core, Compiled c, Event e, long t) {
-            Mapping.Rule r = c.rule;
             CoreState cs = coreStates.get(core);
-            int next = switchedTask(trace, e, r.field("next"), r.field("next-id"));
+            int next = switchedTask(trace, e, c.next, c.nextId);
             int prev = cs.task;
             if (prev < 0) {
                 // the first switch on this core: what ran before it ran since before the trace began
-                prev = r.field("prev") != null && e.has(r.field("prev")) ? switchedTask(trace, e, r.field("prev"), r.field("prev-id")) : -1;
+                prev = c.prev != null && e.has(c.prev) ? switchedTask(trace, e, c.prev, c.prevId) : -1;
                 if (prev >= 0 && t > first[trace]) {
                     model.runs.add(first[trace], t, core, prev, runState(prev), 0,
                         StateModel.START_UNKNOWN, 0);
@@ -450,7 +477,7 @@ public final class StateBuilder {
                 TaskState ps = taskStates.get(prev);
                 ps.outSince = t;
                 ps.outEpoch = epoch[trace];
-                ps.outState = switchedOutState(r, e);
+                ps.outState = switchedOutState(c, e);
             }
             TaskState ns = taskStates.get(next);
             ns.lastBlockedRow = -1;
@@ -471,13 +498,13 @@ public final class StateBuilder {
             return model.tasks.get(task).idle() ? StateModel.IDLE : StateModel.RUNNING;
         }
 
-        private static int switchedOutState(Mapping.Rule r, Event e) {
-            String state = r.field("prev-state");
+        private static int switchedOutState(Compiled c, Event e) {
+            String state = c.prevState;
             if (state != null && e.has(state)) {
                 return e.getLong(state) == 0 ? StateModel.PREEMPTED : StateModel.BLOCKED;
             }
-            String pp = r.field("prev-prio");
-            String np = r.field("next-prio");
+            String pp = c.prevPrio;
+            String np = c.nextPrio;
             if (pp != null && np != null && e.has(pp) && e.has(np)) {
                 // fixed priorities: a task is switched out for a higher one only when that one just became ready
                 return e.getLong(np) > e.getLong(pp) ? StateModel.PREEMPTED : StateModel.BLOCKED;
@@ -526,14 +553,14 @@ public final class StateBuilder {
         }
 
         private void irqEntry(int trace, int core, Compiled c, Event e, long t) {
-            long number = e.getLong(c.rule.field("irq"));
+            long number = e.getLong(c.irq);
             long key = number * 64 + c.index;
             int id = nameByNumber[trace].get(~key);
             if (id == LongIntMap.ABSENT) {
-                String label = c.rule.field("label");
-                String name = c.rule.field("name") != null && e.has(c.rule.field("name"))
-                    ? e.getString(c.rule.field("name")) : (label != null ? label : "irq") + " " + number;
-                id = nameId(label != null && c.rule.field("name") != null ? label + ":" + name : name);
+                String label = c.label;
+                String name = c.name != null && e.has(c.name)
+                    ? e.getString(c.name) : (label != null ? label : "irq") + " " + number;
+                id = nameId(label != null && c.name != null ? label + ":" + name : name);
                 nameByNumber[trace].put(~key, id);
             }
             CoreState cs = coreStates.get(core);
@@ -553,7 +580,7 @@ public final class StateBuilder {
 
         private void irqExit(int trace, int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
-            String irqField = c.rule.field("irq");
+            String irqField = c.irq;
             int at = cs.irqDepth - 1;
             if (irqField != null) {
                 long number = e.getLong(irqField);
@@ -581,15 +608,15 @@ public final class StateBuilder {
         }
 
         private static long messageKey(Compiled c, Event e) {
-            String q = c.rule.field("queue");
+            String q = c.queue;
             long queue = q != null && e.has(q) ? e.getLong(q) : 0;
-            return queue * 0x100000001B3L ^ e.getLong(c.rule.field("id"));
+            return queue * 0x100000001B3L ^ e.getLong(c.id);
         }
 
         private void send(int trace, int core, int task, Compiled c, Event e, long t) {
-            String q = c.rule.field("queue");
+            String q = c.queue;
             long queue = q != null && e.has(q) ? e.getLong(q) : -1;
-            int row = model.messages.send(t, core, task, queue, e.getLong(c.rule.field("id")));
+            int row = model.messages.send(t, core, task, queue, e.getLong(c.id));
             pendingMessages.put(messageKey(c, e), row);
             taskStates.get(task).lastBlockedRow = -1;
         }
@@ -597,10 +624,10 @@ public final class StateBuilder {
         private void receive(int trace, int core, int task, Compiled c, Event e, long t) {
             long key = messageKey(c, e);
             int row = pendingMessages.get(key);
-            String q = c.rule.field("queue");
+            String q = c.queue;
             long queue = q != null && e.has(q) ? e.getLong(q) : -1;
             if (row == LongIntMap.ABSENT || row < 0) {
-                model.messages.receiveOnly(t, core, task, queue, e.getLong(c.rule.field("id")));
+                model.messages.receiveOnly(t, core, task, queue, e.getLong(c.id));
             } else {
                 model.messages.received(row, t, core, task);
                 pendingMessages.put(key, -1);
