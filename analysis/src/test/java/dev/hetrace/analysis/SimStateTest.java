@@ -136,6 +136,31 @@ class SimStateTest {
                     .isCloseTo(master.traceNanos(truth.get(k).endNanos()), within(bound));
             }
         }
+        // the statistics of every DSP task on the board: the truth's running stretches, each
+        // within twice the core's accuracy bound; stretches the trace shows cut are counted, marked
+        Statistics.Table table = Statistics.of(m);
+        for (int i = 0; i < 8; i++) {
+            String core = "dsp" + i;
+            long bound = in.sync().traces().get(i + 1).accuracyNanos().orElseThrow() + 2;
+            Map<String, List<Interval>> byTask = new TreeMap<>();
+            truthRuns(r.truth(), core, config).forEach(v -> byTask.computeIfAbsent(v.task(), k -> new ArrayList<>()).add(v));
+            for (var en : byTask.entrySet()) {
+                int task = m.task(i + 1, en.getKey());
+                long cut = 0;
+                long cutTime = 0;
+                for (int k = 0; k < m.runs().size(); k++) {
+                    if (m.runs().subject(k) == task && m.runs().flags(k) != 0) {
+                        cut++;
+                        cutTime += m.runs().duration(k);
+                    }
+                }
+                Statistics.Row row = table.row(Statistics.Context.TASK, core + "/" + en.getKey());
+                List<Interval> v = en.getValue();
+                assertThat(row.count()).as("%s %s", core, en.getKey()).isEqualTo(v.size() + cut);
+                assertThat(row.totalNanos() - cutTime).as("%s %s", core, en.getKey())
+                    .isCloseTo(v.stream().mapToLong(Interval::durationNanos).sum(), within(2 * bound * v.size()));
+            }
+        }
         // the master's functions by address, on its own clock: as the truth's
         long addr = r.truth().symbols().get("process_image");
         Statistics.Row p = Statistics.of(m).row(Statistics.Context.FUNCTION, "master/0x" + Long.toHexString(addr));
