@@ -74,7 +74,9 @@ public record Mapping(String name, List<String> detect, String core, String task
 
     /**
      * One event's meaning: its fields by role (a field path, or {@code =TEXT} for a constant,
-     * e.g. {@code func: =read} for a generic {@code read_entry}/{@code read_exit} pair).
+     * e.g. {@code func: =read} for a generic {@code read_entry}/{@code read_exit} pair). An
+     * event name ending with {@code *} is a pattern: the rule applies to every event so
+     * starting, and {@code =*} is what the star matched.
      */
     public record Rule(String event, Action does, Map<String, String> fields) {
         public Rule {
@@ -116,7 +118,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             }
         }
         Set<String> mapped = new java.util.HashSet<>();
-        applied.forEach(m -> m.rules().forEach(r -> mapped.add(r.event())));
+        applied.forEach(m -> m.restrictedTo(eventNames).rules().forEach(r -> mapped.add(r.event())));
         Mapping generic = generic(eventNames);
         generic = new Mapping(generic.name(), List.of(), null, null, null, null, null,
             generic.rules().stream().filter(r -> !mapped.contains(r.event())).toList());
@@ -168,10 +170,28 @@ public record Mapping(String name, List<String> detect, String core, String task
             new ArrayList<>(rules.values()));
     }
 
-    /** This mapping without the rules for events not in {@code eventNames}. */
+    /**
+     * This mapping for a trace with these events: without the rules for events it lacks, and
+     * with a rule for each event a pattern rule ({@code syscall_entry_*}) matches, where a
+     * constant {@code =*} becomes what the star matched ({@code read}).
+     */
     public Mapping restrictedTo(Set<String> eventNames) {
-        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId,
-            rules.stream().filter(r -> eventNames.contains(r.event())).toList());
+        Map<String, Rule> out = new LinkedHashMap<>();
+        for (Rule r : rules) {
+            if (r.event().endsWith("*")) {
+                String prefix = r.event().substring(0, r.event().length() - 1);
+                for (String e : new java.util.TreeSet<>(eventNames)) {
+                    if (e.startsWith(prefix) && e.length() > prefix.length()) {
+                        Map<String, String> fields = new LinkedHashMap<>();
+                        r.fields().forEach((k, v) -> fields.put(k, v.equals("=*") ? "=" + e.substring(prefix.length()) : v));
+                        out.putIfAbsent(e, new Rule(e, r.does(), fields));
+                    }
+                }
+            } else if (eventNames.contains(r.event())) {
+                out.putIfAbsent(r.event(), r);
+            }
+        }
+        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, new ArrayList<>(out.values()));
     }
 
     /** A mapping from a YAML file; errors name the file and line. */

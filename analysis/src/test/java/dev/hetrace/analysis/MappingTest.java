@@ -30,6 +30,13 @@ class MappingTest {
         assertThat(kernel.rules()).hasSize(5);
 
         assertThat(Mapping.detect(Set.of("sample_component:message"))).isNull();
+
+        // system calls: one pattern rule per direction, a function per call
+        Mapping syscalls = Mapping.detect(Set.of("sched_switch", "syscall_entry_read", "syscall_exit_read",
+            "syscall_entry_openat", "syscall_exit_openat"));
+        assertThat(syscalls.name()).isEqualTo("lttng-kernel");
+        assertThat(syscalls.rules()).extracting(r -> r.event() + " " + r.does() + " " + r.field("func"))
+            .contains("syscall_entry_read ENTER =read", "syscall_exit_openat EXIT =openat");
     }
 
     @Test
