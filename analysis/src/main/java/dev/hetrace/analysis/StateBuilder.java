@@ -300,6 +300,20 @@ public final class StateBuilder {
             while (size > 0) {
                 int i = heap[0];
                 long t = keys[i];
+                Event e = readers[i].event();
+                if (!e.hasTime()) {
+                    // an event of a stream without a clock has no place in time: counted, not placed
+                    model.events++;
+                    model.untimed++;
+                    if (advance(i)) {
+                        keys[i] = time(i);
+                        siftDown(heap, keys, size, 0);
+                    } else {
+                        heap[0] = heap[--size];
+                        siftDown(heap, keys, size, 0);
+                    }
+                    continue;
+                }
                 if (first[i] == Long.MIN_VALUE) {
                     first[i] = t;
                 }
@@ -307,7 +321,6 @@ public final class StateBuilder {
                 model.begin = Math.min(model.begin, t);
                 model.end = Math.max(model.end, t);
                 model.events++;
-                Event e = readers[i].event();
                 Compiled c = compiled.get(i).get(e.name());
                 if (c != null) {
                     apply(i, c, e, t);

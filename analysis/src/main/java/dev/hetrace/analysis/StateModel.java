@@ -47,6 +47,7 @@ public final class StateModel {
     long begin = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     long events;
+    long untimed;
     long discarded;
 
     StateModel() {}
@@ -115,6 +116,11 @@ public final class StateModel {
     /** Events read. */
     public long events() {
         return events;
+    }
+
+    /** Events of streams without a clock: read, but in no interval. */
+    public long untimed() {
+        return untimed;
     }
 
     /** Events the tracers said they discarded (unknown counts not included). */

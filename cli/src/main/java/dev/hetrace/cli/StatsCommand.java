@@ -84,8 +84,9 @@ final class StatsCommand implements Callable<Integer> {
             StateBuilder.Input in = StateBuilder.synchronize(traces, w -> main.err.println("hetrace: warning: " + w));
             StateModel model = StateBuilder.build(in, m, w -> main.err.println("hetrace: warning: " + w));
             model.symbolize(symbols(inputs));
-            if (model.events() == 0) {
-                throw new IOException("the traces have no events");
+            if (model.events() == model.untimed()) {
+                throw new IOException(model.events() == 0 ? "the traces have no events"
+                    : "the traces' events have no time (their streams have no clock)");
             }
             long begin = model.begin();
             long end = model.end();
