@@ -67,6 +67,15 @@ class StatsCommandTest {
     }
 
     @Test
+    void anLttngKernelTraceGivesARowPerCpuAndPerThreadWithItsId() {
+        Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
+        Run r = run("stats", trace.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("(lttng-kernel)").containsPattern("lttng-tracefile-rotation/cpu0\\s+\\d")
+            .containsPattern("lttng-consumerd\\[\\d+]\\s+\\d");
+    }
+
+    @Test
     void errorsAreOneLine() throws Exception {
         Run missing = run("stats", dir.resolve("nothing").toString());
         assertThat(missing.status()).isEqualTo(1);
