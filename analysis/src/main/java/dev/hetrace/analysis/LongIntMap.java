@@ -1,7 +1,5 @@
 package dev.hetrace.analysis;
 
-import java.util.Arrays;
-
 /** Open-addressing map from long keys to int values, so that lookups on the hot path allocate nothing. */
 final class LongIntMap {
     static final int ABSENT = Integer.MIN_VALUE;
@@ -56,6 +54,5 @@ final class LongIntMap {
                 put(k[i], v[i]);
             }
         }
-        Arrays.fill(u, false);
     }
 }

@@ -1,5 +1,6 @@
 package dev.hetrace.analysis;
 
+import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.FieldTypeException;
@@ -8,7 +9,6 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
-import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.sync.ConvexHullSync;
 import dev.hetrace.sync.MatchRules;
 import dev.hetrace.sync.PiecewiseMap;
