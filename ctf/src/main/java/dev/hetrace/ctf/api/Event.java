@@ -274,6 +274,32 @@ public final class Event {
         throw wrongType(r, n, "a string", "getString");
     }
 
+    /**
+     * A 64-bit hash (FNV-1a) of a string field's UTF-8 bytes, read in place: lets a consumer
+     * recognize a string it has seen before without allocating it (as the analysis does for task
+     * and function names). Equal strings have equal hashes; {@link #getString} gives the text.
+     */
+    public long getStringHash(String path) {
+        Resolved r = resolved(path);
+        int at = found(r);
+        Node n = r.leaf;
+        if (!r.packedElement() && n.kind == Node.STRING) {
+            long[] t = tape(r.scope, decoder());
+            MemorySegment seg = decoder().segment();
+            long h = 0xcbf29ce484222325L;
+            for (long i = t[at], end = t[at] + t[at + 1]; i < end; i++) {
+                h = (h ^ (seg.get(ValueLayout.JAVA_BYTE, i) & 0xff)) * 0x100000001b3L;
+            }
+            return h;
+        }
+        String v = getString(path);
+        long h = 0xcbf29ce484222325L;
+        for (byte b : (v == null ? "" : v).getBytes(StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        return h;
+    }
+
     /** Number of elements of an array or sequence. */
     public int length(String path) {
         return length(resolved(path));

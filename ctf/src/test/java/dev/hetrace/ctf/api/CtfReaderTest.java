@@ -48,6 +48,25 @@ class CtfReaderTest {
     }
 
     @Test
+    void aStringsHashReadInPlaceIsTheFnv1aOfItsUtf8BytesEqualForEqualStrings() throws Exception {
+        try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
+            java.util.Map<String, Long> seen = new java.util.HashMap<>();
+            while (reader.next()) {
+                Event e = reader.event();
+                String status = e.getString("status");
+                long h = 0xcbf29ce484222325L;
+                for (byte b : status.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                    h = (h ^ (b & 0xff)) * 0x100000001b3L;
+                }
+                long hash = e.getStringHash("status");
+                assertThat(hash).isEqualTo(h);
+                assertThat(seen.computeIfAbsent(status, k -> hash)).isEqualTo(hash);
+            }
+            assertThat(seen).isNotEmpty();
+        }
+    }
+
+    @Test
     void readsNamesTimesAndFieldsOfEveryEventAsBabeltrace2PrintsThem() throws Exception {
         String trace = "babeltrace/succeed/lttng-crash";
         List<Matcher> lines = expected(trace, "\\[([0-9:.]+)\\] \\(\\S+\\) raton (\\S+): \\{ cpu_id = (\\d+) \\}, "

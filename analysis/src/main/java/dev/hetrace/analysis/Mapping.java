@@ -1,0 +1,330 @@
+package dev.hetrace.analysis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * What the events of a trace mean to the state model: which events switch tasks, enter and exit
+ * functions and interrupts, send and receive messages, and which fields carry the task, the
+ * function, the interrupt, the queue or the message id. Read from YAML (see docs/analysis.md)
+ * or taken from the presets, which apply when a trace's metadata has their events.
+ *
+ * @param name      what the mapping is called in messages
+ * @param detect    events that must all be in a trace's metadata for a preset to apply
+ * @param core      field giving the CPU within a trace (null: one core per trace)
+ * @param taskId    context field giving the task of every event (null: the task switched to)
+ * @param taskName  context field naming that task
+ * @param idleName  regular expression: tasks so named are the idle task
+ * @param idleId    tasks with this id are the idle task (null: none)
+ * @param rules     what each mapped event does
+ */
+public record Mapping(String name, List<String> detect, String core, String taskId, String taskName, String idleName,
+                      Long idleId, List<Rule> rules) {
+    public Mapping {
+        detect = List.copyOf(detect);
+        rules = List.copyOf(rules);
+    }
+
+    /** What an event does to the state. */
+    public enum Action {
+        SWITCH("switch", Set.of("next"), Set.of("next-id", "prev", "prev-id", "prev-state", "prev-prio", "next-prio")),
+        ENTER("enter", Set.of("func"), Set.of()),
+        EXIT("exit", Set.of("func"), Set.of()),
+        IRQ_ENTRY("irq-entry", Set.of("irq"), Set.of("name", "label")),
+        IRQ_EXIT("irq-exit", Set.of(), Set.of("irq")),
+        SEND("send", Set.of("id"), Set.of("queue")),
+        RECEIVE("receive", Set.of("id"), Set.of("queue"));
+
+        final String word;
+        final Set<String> required;
+        final Set<String> optional;
+
+        Action(String word, Set<String> required, Set<String> optional) {
+            this.word = word;
+            this.required = required;
+            this.optional = optional;
+        }
+
+        static Action of(String word) {
+            for (Action a : values()) {
+                if (a.word.equals(word)) {
+                    return a;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * One event's meaning: its fields by role (a field path, or {@code =TEXT} for a constant,
+     * e.g. {@code func: =read} for a generic {@code read_entry}/{@code read_exit} pair). An
+     * event name ending with {@code *} is a pattern: the rule applies to every event so
+     * starting, and {@code =*} is what the star matched.
+     */
+    public record Rule(String event, Action does, Map<String, String> fields) {
+        public Rule {
+            fields = Map.copyOf(fields);
+        }
+
+        public String field(String role) {
+            return fields.get(role);
+        }
+    }
+
+    /** The names of the presets, in the order they are tried. */
+    public static final List<String> PRESETS = List.of("rtos", "lttng-kernel", "lttng-ust-cyg-profile");
+
+    /** A preset by name. */
+    public static Mapping preset(String name) {
+        String resource = "presets/" + name + ".yaml";
+        try (InputStream in = Mapping.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no preset '" + name + "' (presets: " + String.join(", ", PRESETS) + ")");
+            }
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), "preset " + name);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The mapping for a trace with these events: every preset whose {@code detect} events are all
+     * there, then generic {@code X_entry}/{@code X_exit} pairs as functions named X; rules for
+     * events the trace lacks are left out. Null when nothing applies.
+     */
+    public static Mapping detect(Set<String> eventNames) {
+        List<Mapping> applied = new ArrayList<>();
+        for (String p : PRESETS) {
+            Mapping m = preset(p);
+            if (eventNames.containsAll(m.detect())) {
+                applied.add(m);
+            }
+        }
+        Set<String> mapped = new java.util.HashSet<>();
+        applied.forEach(m -> m.restrictedTo(eventNames).rules().forEach(r -> mapped.add(r.event())));
+        Mapping generic = generic(eventNames);
+        generic = new Mapping(generic.name(), List.of(), null, null, null, null, null,
+            generic.rules().stream().filter(r -> !mapped.contains(r.event())).toList());
+        if (!generic.rules().isEmpty()) {
+            applied.add(generic);
+        }
+        return applied.isEmpty() ? null : combine(applied).restrictedTo(eventNames);
+    }
+
+    /** Functions from the events named {@code X_entry} and {@code X_exit} (or {@code X:entry}, {@code X_begin}...). */
+    static Mapping generic(Set<String> eventNames) {
+        List<Rule> rules = new ArrayList<>();
+        for (String[] pair : new String[][] {{"_entry", "_exit"}, {"_begin", "_end"}, {"_start", "_end"}}) {
+            for (String e : eventNames) {
+                if (e.endsWith(pair[0]) && e.length() > pair[0].length()) {
+                    String stem = e.substring(0, e.length() - pair[0].length());
+                    if (eventNames.contains(stem + pair[1])) {
+                        rules.add(new Rule(e, Action.ENTER, Map.of("func", "=" + stem)));
+                        rules.add(new Rule(stem + pair[1], Action.EXIT, Map.of("func", "=" + stem)));
+                    }
+                }
+            }
+        }
+        rules.sort(java.util.Comparator.comparing(Rule::event));
+        return new Mapping("generic-entry-exit", List.of(), null, null, null, null, null, rules);
+    }
+
+    /** Several mappings as one: the rules of all (the first for an event wins), the first's fields. */
+    public static Mapping combine(List<Mapping> mappings) {
+        Map<String, Rule> rules = new LinkedHashMap<>();
+        String core = null;
+        String taskId = null;
+        String taskName = null;
+        String idleName = null;
+        Long idleId = null;
+        Set<String> names = new LinkedHashSet<>();
+        for (Mapping m : mappings) {
+            names.add(m.name());
+            for (Rule r : m.rules()) {
+                rules.putIfAbsent(r.event(), r);
+            }
+            core = core != null ? core : m.core();
+            taskId = taskId != null ? taskId : m.taskId();
+            taskName = taskName != null ? taskName : m.taskName();
+            idleName = idleName != null ? idleName : m.idleName();
+            idleId = idleId != null ? idleId : m.idleId();
+        }
+        return new Mapping(String.join("+", names), List.of(), core, taskId, taskName, idleName, idleId,
+            new ArrayList<>(rules.values()));
+    }
+
+    /**
+     * This mapping for a trace with these events: without the rules for events it lacks, and
+     * with a rule for each event a pattern rule ({@code syscall_entry_*}) matches, where a
+     * constant {@code =*} becomes what the star matched ({@code read}).
+     */
+    public Mapping restrictedTo(Set<String> eventNames) {
+        Map<String, Rule> out = new LinkedHashMap<>();
+        for (Rule r : rules) {
+            if (r.event().endsWith("*")) {
+                String prefix = r.event().substring(0, r.event().length() - 1);
+                for (String e : new java.util.TreeSet<>(eventNames)) {
+                    if (e.startsWith(prefix) && e.length() > prefix.length()) {
+                        Map<String, String> fields = new LinkedHashMap<>();
+                        r.fields().forEach((k, v) -> fields.put(k, v.equals("=*") ? "=" + e.substring(prefix.length()) : v));
+                        out.putIfAbsent(e, new Rule(e, r.does(), fields));
+                    }
+                }
+            } else if (eventNames.contains(r.event())) {
+                out.putIfAbsent(r.event(), r);
+            }
+        }
+        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, new ArrayList<>(out.values()));
+    }
+
+    /** A mapping from a YAML file; errors name the file and line. */
+    public static Mapping read(Path file) throws IOException {
+        return parse(Files.readString(file), file.toString());
+    }
+
+    /** A mapping from YAML text; {@code source} names it in errors. */
+    public static Mapping parse(String yaml, String source) {
+        Node root;
+        try {
+            root = new Yaml(new LoaderOptions()).compose(new java.io.StringReader(yaml));
+        } catch (MarkedYAMLException e) {
+            throw new MappingException(source + ":" + (e.getProblemMark().getLine() + 1) + ": " + e.getProblem());
+        }
+        if (!(root instanceof MappingNode top)) {
+            throw new MappingException(source + ":1: expected a mapping with name, events...");
+        }
+        Map<String, Node> keys = entries(top, source, Set.of("name", "detect", "core", "task", "idle", "events"));
+        String name = keys.containsKey("name") ? scalar(keys.get("name"), source, "name") : source;
+        List<String> detect = new ArrayList<>();
+        if (keys.get("detect") != null) {
+            if (!(keys.get("detect") instanceof SequenceNode seq)) {
+                throw error(source, keys.get("detect"), "detect: expected a list of event names");
+            }
+            for (Node n : seq.getValue()) {
+                detect.add(scalar(n, source, "detect"));
+            }
+        }
+        String core = keys.containsKey("core") ? scalar(keys.get("core"), source, "core") : null;
+        String taskId = null;
+        String taskName = null;
+        if (keys.get("task") != null) {
+            Map<String, Node> t = entries(asMapping(keys.get("task"), source, "task: expected {id: FIELD, name: FIELD}"),
+                source, Set.of("id", "name"));
+            taskId = t.containsKey("id") ? scalar(t.get("id"), source, "task.id") : null;
+            taskName = t.containsKey("name") ? scalar(t.get("name"), source, "task.name") : null;
+        }
+        String idleName = null;
+        Long idleId = null;
+        if (keys.get("idle") != null) {
+            Map<String, Node> t = entries(asMapping(keys.get("idle"), source, "idle: expected {name: REGEX} or {id: N}"),
+                source, Set.of("id", "name"));
+            idleName = t.containsKey("name") ? scalar(t.get("name"), source, "idle.name") : null;
+            if (idleName != null) {
+                try {
+                    java.util.regex.Pattern.compile(idleName);
+                } catch (java.util.regex.PatternSyntaxException e) {
+                    throw error(source, t.get("name"), "idle.name: not a regular expression: " + e.getDescription());
+                }
+            }
+            if (t.containsKey("id")) {
+                try {
+                    idleId = Long.parseLong(scalar(t.get("id"), source, "idle.id"));
+                } catch (NumberFormatException e) {
+                    throw error(source, t.get("id"), "idle.id: expected an integer");
+                }
+            }
+        }
+        List<Rule> rules = new ArrayList<>();
+        if (!(keys.get("events") instanceof SequenceNode events)) {
+            throw error(source, keys.getOrDefault("events", top), "expected `events`, a list of {event: NAME, does: ACTION, ...}");
+        }
+        Set<String> seen = new LinkedHashSet<>();
+        for (Node n : events.getValue()) {
+            MappingNode m = asMapping(n, source, "expected {event: NAME, does: ACTION, FIELD-ROLE: PATH...}");
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (NodeTuple t : m.getValue()) {
+                String k = scalar(t.getKeyNode(), source, "key");
+                fields.put(k, scalar(t.getValueNode(), source, k));
+            }
+            String event = fields.remove("event");
+            String does = fields.remove("does");
+            if (event == null || does == null) {
+                throw error(source, n, "expected {event: NAME, does: ACTION, ...}");
+            }
+            Action a = Action.of(does);
+            if (a == null) {
+                throw error(source, n, "does: '" + does + "' is not one of switch, enter, exit, irq-entry, irq-exit, send, receive");
+            }
+            for (String role : a.required) {
+                if (!fields.containsKey(role)) {
+                    throw error(source, n, event + ": '" + does + "' needs the field role '" + role + "'");
+                }
+            }
+            for (String role : fields.keySet()) {
+                if (!a.required.contains(role) && !a.optional.contains(role)) {
+                    throw error(source, n, event + ": '" + role + "' is not a field role of '" + does + "' (roles: "
+                        + String.join(", ", new java.util.TreeSet<>(union(a.required, a.optional))) + ")");
+                }
+            }
+            if (!seen.add(event)) {
+                throw error(source, n, "event '" + event + "' is mapped twice");
+            }
+            rules.add(new Rule(event, a, fields));
+        }
+        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, rules);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> s = new LinkedHashSet<>(a);
+        s.addAll(b);
+        return s;
+    }
+
+    private static Map<String, Node> entries(MappingNode m, String source, Set<String> allowed) {
+        Map<String, Node> out = new LinkedHashMap<>();
+        for (NodeTuple t : m.getValue()) {
+            String k = scalar(t.getKeyNode(), source, "key");
+            if (!allowed.contains(k)) {
+                throw error(source, t.getKeyNode(), "unknown key '" + k + "' (expected one of "
+                    + String.join(", ", new java.util.TreeSet<>(allowed)) + ")");
+            }
+            out.put(k, t.getValueNode());
+        }
+        return out;
+    }
+
+    private static MappingNode asMapping(Node n, String source, String expected) {
+        if (!(n instanceof MappingNode m)) {
+            throw error(source, n, expected);
+        }
+        return m;
+    }
+
+    private static String scalar(Node n, String source, String what) {
+        if (!(n instanceof ScalarNode s) || s.getValue().isBlank()) {
+            throw error(source, n, what + ": expected a non-empty value");
+        }
+        return s.getValue();
+    }
+
+    private static MappingException error(String source, Node n, String message) {
+        return new MappingException(source + ":" + (n.getStartMark().getLine() + 1) + ": " + message);
+    }
+}

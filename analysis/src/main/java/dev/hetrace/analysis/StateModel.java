@@ -1,0 +1,168 @@
+package dev.hetrace.analysis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the traces say happened, as tables: per core, which task ran (or idled) when; per task,
+ * why it was not running (preempted, blocked, on which queue) and its calls (depth, self and
+ * total time); per core, the interrupts; per message, the send linked to the receive. Times are
+ * ns on the reference clock. What the traces do not show is marked, not invented: an interval
+ * whose beginning precedes the trace starts at the trace's first event with
+ * {@link #START_UNKNOWN}, one still open at the end (or whose exit never came) ends at the
+ * trace's last event with {@link #END_UNKNOWN}, one during which the tracer lost events has
+ * {@link #EVENTS_LOST}.
+ */
+public final class StateModel {
+    public static final int START_UNKNOWN = 1;
+    public static final int END_UNKNOWN = 2;
+    public static final int EVENTS_LOST = 4;
+
+    /** States of {@link #runs()} (RUNNING, IDLE) and {@link #taskStates()} (the others). */
+    public static final int RUNNING = 0;
+    public static final int IDLE = 1;
+    public static final int PREEMPTED = 2;
+    public static final int BLOCKED = 3;
+    /** Switched out, and the trace does not say why. */
+    public static final int WAITING = 4;
+
+    private static final String[] STATE_NAMES = {"running", "idle", "preempted", "blocked", "waiting"};
+
+    /** A core: a trace, or a CPU of a trace. */
+    public record Core(String name, int trace) {}
+
+    /** A task of a trace, with the id its trace gives it (−1 when named only). */
+    public record Task(String name, int trace, long id, boolean idle) {}
+
+    final List<String> traceNames = new ArrayList<>();
+    final List<String> mappingNames = new ArrayList<>();
+    final List<Core> cores = new ArrayList<>();
+    final List<Task> tasks = new ArrayList<>();
+    final List<String> names = new ArrayList<>();
+    final IntervalTable runs = new IntervalTable();
+    final IntervalTable taskStates = new IntervalTable();
+    final IntervalTable calls = new IntervalTable();
+    final IntervalTable irqs = new IntervalTable();
+    final MessageTable messages = new MessageTable();
+    long begin = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    long events;
+    long untimed;
+    long discarded;
+
+    StateModel() {}
+
+    public static String stateName(int state) {
+        return STATE_NAMES[state];
+    }
+
+    /** The traces, by index (their directory names). */
+    public List<String> traceNames() {
+        return traceNames;
+    }
+
+    /** The mapping each trace was read with. */
+    public List<String> mappingNames() {
+        return mappingNames;
+    }
+
+    public List<Core> cores() {
+        return cores;
+    }
+
+    public List<Task> tasks() {
+        return tasks;
+    }
+
+    /** Function and interrupt names, by the ids in {@link #calls()} and {@link #irqs()}. */
+    public String name(int id) {
+        return names.get(id);
+    }
+
+    /** Per core (owner), the task (subject) running or idling (state) from start to end. */
+    public IntervalTable runs() {
+        return runs;
+    }
+
+    /** Per task (owner), why it was not running: preempted, blocked (subject: the queue it then read, or −1), waiting. */
+    public IntervalTable taskStates() {
+        return taskStates;
+    }
+
+    /** Per task (owner), the calls of functions (subject) at their depth, with their self time. */
+    public IntervalTable calls() {
+        return calls;
+    }
+
+    /** Per core (owner), the interrupts (subject) at their nesting depth. */
+    public IntervalTable irqs() {
+        return irqs;
+    }
+
+    public MessageTable messages() {
+        return messages;
+    }
+
+    /** The first event's time, on the reference clock. */
+    public long begin() {
+        return begin;
+    }
+
+    /** The last event's time, on the reference clock. */
+    public long end() {
+        return end;
+    }
+
+    /** Events read. */
+    public long events() {
+        return events;
+    }
+
+    /** Events of streams without a clock: read, but in no interval. */
+    public long untimed() {
+        return untimed;
+    }
+
+    /** Events the tracers said they discarded (unknown counts not included). */
+    public long discarded() {
+        return discarded;
+    }
+
+    /**
+     * Names functions traced by address ({@code 0x401180}) after a symbol table, address (as
+     * {@code 0x} and lowercase hex) to name; addresses it lacks keep their number.
+     */
+    public void symbolize(java.util.Map<String, String> symbols) {
+        for (int i = 0; i < names.size(); i++) {
+            String s = symbols.get(names.get(i));
+            if (s != null) {
+                names.set(i, s);
+            }
+        }
+    }
+
+    /** The index of the core so named, or −1. */
+    public int core(String name) {
+        for (int i = 0; i < cores.size(); i++) {
+            if (cores.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The index of the task of core or trace {@code trace} so named, or −1. */
+    public int task(int trace, String name) {
+        for (int i = 0; i < tasks.size(); i++) {
+            if (tasks.get(i).trace() == trace && tasks.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The id of a function or interrupt name, or −1. */
+    public int nameId(String name) {
+        return names.indexOf(name);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.hetrace.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Real LTTng traces of the corpus: the presets build their state, and the statistics agree with a direct count. */
+class CorpusStateTest {
+    private static Path corpus(String name) {
+        Path p = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed", name);
+        assumeTrue(Files.isDirectory(p), "corpus absent: " + p);
+        return p;
+    }
+
+    @Test
+    void anLttngKernelTracesTaskStatisticsAreThoseOfItsSchedSwitchEventsCountedDirectly() throws Exception {
+        Path trace = corpus("lttng-tracefile-rotation");
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        assertThat(m.mappingNames()).containsExactly("lttng-kernel");
+        assertThat(m.cores()).hasSizeGreaterThan(1);
+        // the direct computation: per CPU, from switch to switch (from the trace's first event
+        // before the first, to its last after the last), per thread id
+        Map<Long, long[]> direct = new HashMap<>();
+        Map<Long, long[]> cpus = new HashMap<>();
+        long first = Long.MIN_VALUE;
+        long last = 0;
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                Event e = r.event();
+                long t = e.timeNanos();
+                first = first == Long.MIN_VALUE ? t : first;
+                last = t;
+                if (e.name().equals("sched_switch")) {
+                    long cpu = e.getLong("cpu_id");
+                    long[] c = cpus.get(cpu);
+                    long prev = e.getLong("prev_tid");
+                    long since = c == null ? first : c[1];
+                    if (t > since) {
+                        long[] d = direct.computeIfAbsent(prev, k -> new long[2]);
+                        d[0]++;
+                        d[1] += t - since;
+                    }
+                    cpus.put(cpu, new long[] {e.getLong("next_tid"), t});
+                }
+            }
+        }
+        for (long[] c : cpus.values()) {
+            if (last > c[1]) {
+                long[] d = direct.computeIfAbsent(c[0], k -> new long[2]);
+                d[0]++;
+                d[1] += last - c[1];
+            }
+        }
+        Statistics.Table table = Statistics.of(m);
+        Map<Long, long[]> fromStats = new HashMap<>();
+        for (Statistics.Row row : table.rows(Statistics.Context.TASK)) {
+            long tid = Long.parseLong(row.name().substring(row.name().lastIndexOf('[') + 1, row.name().length() - 1));
+            long[] d = fromStats.computeIfAbsent(tid, k -> new long[2]);
+            d[0] += row.count();
+            d[1] += row.totalNanos();
+        }
+        long[] idle = new long[2];
+        for (Statistics.Row row : table.rows(Statistics.Context.IDLE)) {
+            idle[0] += row.count();
+            idle[1] += row.totalNanos();
+        }
+        fromStats.put(0L, idle);
+        assertThat(fromStats.keySet()).isEqualTo(direct.keySet());
+        for (long tid : direct.keySet()) {
+            assertThat(fromStats.get(tid)).as("tid %d", tid).containsExactly(direct.get(tid));
+        }
+        // every core's busy and idle time add up to the trace's span minus the time before its first switch
+        for (Statistics.Row row : table.rows(Statistics.Context.CORE)) {
+            assertThat(row.percent()).isBetween(0.0, 100.0);
+        }
+    }
+
+    @Test
+    void lttngUserSpaceAndOtherCorpusTracesWithoutMappedEventsAreRefusedInOneLine() {
+        Path trace = corpus("debug-info");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+            () -> StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { })))
+            .isInstanceOf(MappingException.class).hasMessageContaining("no preset fits its events")
+            .hasMessageNotContaining("\n");
+    }
+}

@@ -1,0 +1,316 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.analysis.Mapping;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.Statistics;
+import dev.hetrace.analysis.Statistics.Context;
+import dev.hetrace.analysis.Statistics.Row;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace stats}: KPTrace's statistics table per context, from the state model of the traces. */
+@Command(name = "stats", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Print run-time statistics per core, idle, task, interrupt and function.", "",
+        "The traces' events become a state model (which task ran on which core, the calls",
+        "of every task, the interrupts) through the mappings their metadata selects:",
+        "hetrace's RTOS hooks and the simulator's slaves (task_switch, func_entry/exit,",
+        "irq_entry/exit, msgq_put/get), LTTng kernel (sched_switch, irq_handler_entry/exit,",
+        "softirq_entry/exit), LTTng-UST function tracing (lttng_ust_cyg_profile), and",
+        "generic X_entry/X_exit pairs; or --mapping FILE (see docs/analysis.md).",
+        "Several traces are first synchronized on the first one's clock with hetrace's",
+        "sync handshake. A folder written by 'hetrace sim' or 'hetrace demo' gives its",
+        "traces (master first).", "",
+        "Per element: total run time in the range, its % of the range, times switched to",
+        "(fired, called), min/max/avg run time, min/max/avg interval between the starts of",
+        "consecutive occurrences; for functions also the self time (callees excluded).",
+        "Intervals the traces do not show whole (begun before the trace, open at its end)",
+        "count up to where the trace shows them.", "",
+        "Examples:",
+        "  hetrace stats board/dsp1",
+        "  hetrace stats hetrace-demo                      # the demo's whole board",
+        "  hetrace stats --range 100ms,500ms --format csv board/master board/dsp*"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:the table was printed", "1:a trace could not be read, or no mapping fits it", "2:usage error"})
+final class StatsCommand implements Callable<Integer> {
+    enum Format { text, csv, json }
+
+    @Parameters(arity = "1..*", paramLabel = "TRACE",
+        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
+    List<Path> inputs = new ArrayList<>();
+
+    @Option(names = "--range", paramLabel = "START,END",
+        description = "Only this range, from the first event: durations such as 0,250ms or 1.5s,2s (default: all).")
+    String range;
+
+    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
+    Path mapping;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
+    Format format = Format.text;
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        long[] relative = range == null ? null : parseRange(range);
+        String text;
+        try {
+            List<Path> traces = traces(inputs);
+            Mapping m = mapping == null ? null : Mapping.read(mapping);
+            StateBuilder.Input in = StateBuilder.synchronize(traces, w -> main.err.println("hetrace: warning: " + w));
+            StateModel model = StateBuilder.build(in, m, w -> main.err.println("hetrace: warning: " + w));
+            model.symbolize(symbols(inputs));
+            if (model.events() == model.untimed()) {
+                throw new IOException(model.events() == 0 ? "the traces have no events"
+                    : "the traces' events have no time (their streams have no clock)");
+            }
+            long begin = model.begin();
+            long end = model.end();
+            if (relative != null) {
+                begin = model.begin() + relative[0];
+                end = Math.min(model.end(), model.begin() + relative[1]);
+                if (begin > model.end()) {
+                    throw new IllegalArgumentException("--range " + range + ": starts after the traces end ("
+                        + seconds(model.end() - model.begin()) + " s after their first event)");
+                }
+            }
+            Statistics.Table table = Statistics.of(model, begin, end);
+            text = switch (format) {
+                case text -> text(table, model);
+                case csv -> csv(table);
+                case json -> json(table);
+            };
+        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
+            main.err.println("hetrace: " + e.getMessage());
+            if (debug) {
+                e.printStackTrace(main.err);
+            }
+            return 1;
+        }
+        try {
+            main.out.write(text.getBytes(StandardCharsets.UTF_8));
+            main.out.flush();
+        } catch (IOException e) {
+            main.err.println("hetrace: " + e.getMessage());
+            return 1;
+        }
+        return 0;
+    }
+
+    /** The traces of the inputs: a sim or demo folder gives its master then its slaves in order. */
+    static List<Path> traces(List<Path> inputs) throws IOException {
+        List<Path> out = new ArrayList<>();
+        for (Path p : inputs) {
+            Path board = Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p;
+            if (Files.isRegularFile(board.resolve("ground-truth.json"))) {
+                try (Stream<Path> s = Files.list(board)) {
+                    s.filter(d -> Files.isRegularFile(d.resolve("metadata")))
+                        .sorted(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
+                            .thenComparing(d -> coreNumber(d.getFileName().toString())))
+                        .forEach(out::add);
+                }
+            } else if (!Files.exists(p)) {
+                throw new IOException(p + ": no such file or directory");
+            } else {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
+    static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        for (Path p : inputs) {
+            Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
+            if (Files.isRegularFile(truth)) {
+                Matcher table = Pattern.compile("\"symbols\": \\{([^}]*)}").matcher(Files.readString(truth));
+                if (table.find()) {
+                    Matcher e = Pattern.compile("\"([^\"]+)\": \"(0x[0-9a-f]+)\"").matcher(table.group(1));
+                    while (e.find()) {
+                        out.put(e.group(2), e.group(1));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static long coreNumber(String name) {
+        Matcher m = Pattern.compile("(\\d+)$").matcher(name);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    private long[] parseRange(String value) {
+        String[] parts = value.split(",", -1);
+        if (parts.length != 2) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--range " + value + ": expected START,END (e.g. 0,250ms or 1.5s,2s)");
+        }
+        long[] r = {duration(parts[0]), duration(parts[1])};
+        if (r[1] < r[0]) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + value + ": ends before it starts");
+        }
+        return r;
+    }
+
+    private long duration(String v) {
+        if (v.strip().equals("0")) {
+            return 0;
+        }
+        try {
+            return new SyncCommand.DurationConverter().convert(v);
+        } catch (CommandLine.TypeConversionException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + range + ": " + e.getMessage());
+        }
+    }
+
+    private static String seconds(long ns) {
+        return String.format(Locale.ROOT, "%.6f", ns / 1e9);
+    }
+
+    private static String ms(long ns) {
+        return ns < 0 ? "-" : String.format(Locale.ROOT, "%.3f", ns / 1e6);
+    }
+
+    private static String ms(double ns) {
+        return Double.isNaN(ns) ? "-" : String.format(Locale.ROOT, "%.3f", ns / 1e6);
+    }
+
+    static String text(Statistics.Table t, StateModel m) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "range: %s s (%s ms), %d events from %d trace(s): %s%n", seconds(t.begin()),
+            ms(t.end() - t.begin()), m.events(), m.traceNames().size(), String.join(", ", mappings(m))));
+        String[] head = {"name", "total ms", "%", "count", "min ms", "max ms", "avg ms", "int min", "int max", "int avg",
+            "self ms"};
+        for (Context c : Context.values()) {
+            List<Row> rows = t.rows(c);
+            if (rows.isEmpty()) {
+                continue;
+            }
+            List<String[]> lines = new ArrayList<>();
+            lines.add(c == Context.FUNCTION ? head : java.util.Arrays.copyOf(head, head.length - 1));
+            for (Row r : rows) {
+                String[] l = {r.name(), ms(r.totalNanos()), String.format(Locale.ROOT, "%.2f", r.percent()),
+                    Long.toString(r.count()), ms(r.minNanos()), ms(r.maxNanos()), ms(r.avgNanos()),
+                    ms(r.minIntervalNanos()), ms(r.maxIntervalNanos()), ms(r.avgIntervalNanos()), ms(r.selfNanos())};
+                lines.add(c == Context.FUNCTION ? l : java.util.Arrays.copyOf(l, l.length - 1));
+            }
+            int[] w = new int[head.length];
+            for (String[] l : lines) {
+                for (int i = 0; i < l.length; i++) {
+                    w[i] = Math.max(w[i], l[i].length());
+                }
+            }
+            sb.append('\n').append(c.label).append('\n');
+            for (String[] l : lines) {
+                StringBuilder line = new StringBuilder("  ");
+                for (int i = 0; i < l.length; i++) {
+                    line.append(i == 0 ? pad(l[i], w[i], false) : "  " + pad(l[i], w[i], true));
+                }
+                sb.append(line.toString().stripTrailing()).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static List<String> mappings(StateModel m) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < m.traceNames().size(); i++) {
+            out.add(m.traceNames().get(i) + " (" + m.mappingNames().get(i) + ")");
+        }
+        return out;
+    }
+
+    private static String pad(String s, int w, boolean right) {
+        String fill = " ".repeat(Math.max(0, w - s.length()));
+        return right ? fill + s : s + fill;
+    }
+
+    static String csv(Statistics.Table t) {
+        StringBuilder sb = new StringBuilder("context,name,total_ns,percent,count,min_ns,max_ns,avg_ns,"
+            + "interval_min_ns,interval_max_ns,interval_avg_ns,self_ns\n");
+        for (Row r : t.rows()) {
+            String name = r.name();
+            if (name.contains(",") || name.contains("\"")) {
+                name = "\"" + name.replace("\"", "\"\"") + "\"";
+            }
+            sb.append(r.context().label).append(',').append(name).append(',').append(r.totalNanos()).append(',')
+                .append(String.format(Locale.ROOT, "%.4f", r.percent())).append(',').append(r.count()).append(',')
+                .append(r.minNanos()).append(',').append(r.maxNanos()).append(',').append(num(r.avgNanos())).append(',')
+                .append(r.count() > 1 ? Long.toString(r.minIntervalNanos()) : "").append(',')
+                .append(r.count() > 1 ? Long.toString(r.maxIntervalNanos()) : "").append(',')
+                .append(num(r.avgIntervalNanos())).append(',').append(r.selfNanos()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String num(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static String json(Statistics.Table t) {
+        StringBuilder sb = new StringBuilder("{\"begin_ns\": ").append(t.begin()).append(", \"end_ns\": ").append(t.end())
+            .append(", \"rows\": [");
+        String sep = "\n  ";
+        for (Row r : t.rows()) {
+            sb.append(sep).append("{\"context\": \"").append(r.context().label).append("\", \"name\": ")
+                .append(quote(r.name())).append(", \"total_ns\": ").append(r.totalNanos())
+                .append(", \"percent\": ").append(String.format(Locale.ROOT, "%.4f", r.percent()))
+                .append(", \"count\": ").append(r.count()).append(", \"min_ns\": ").append(r.minNanos())
+                .append(", \"max_ns\": ").append(r.maxNanos()).append(", \"avg_ns\": ").append(jnum(r.avgNanos()))
+                .append(", \"interval_min_ns\": ").append(r.count() > 1 ? Long.toString(r.minIntervalNanos()) : "null")
+                .append(", \"interval_max_ns\": ").append(r.count() > 1 ? Long.toString(r.maxIntervalNanos()) : "null")
+                .append(", \"interval_avg_ns\": ").append(jnum(r.avgIntervalNanos()))
+                .append(", \"self_ns\": ").append(r.selfNanos()).append('}');
+            sep = ",\n  ";
+        }
+        return sb.append("\n]}\n").toString();
+    }
+
+    private static String jnum(double v) {
+        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code hetrace stats}: the statistics table of a trace, a board or a sim folder, as text, CSV or JSON; errors in one line. */
+class StatsCommandTest {
+    @TempDir
+    Path dir;
+
+    private record Run(int status, String out, String err) {}
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private Path board() {
+        Path board = dir.resolve("board");
+        Run sim = run("sim", "--cores", "3", "--inject", "preempt:dsp1,dsp2", "--seed", "4", "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        return board;
+    }
+
+    @Test
+    void aSimFolderGivesTheWholeBoardsTableSynchronizedWithTheIntruderOnlyOnTheFaultyCores() {
+        Path board = board();
+        Run r = run("stats", board.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("master (lttng-ust-cyg-profile)", "dsp2 (rtos)", "\ncore\n", "\nidle\n", "\ntask\n",
+            "\nirq\n", "\nfunction\n");
+        assertThat(r.out()).containsPattern("dsp1/intruder\\s+\\d");
+        assertThat(r.out()).doesNotContain("dsp0/intruder");
+        assertThat(r.out()).containsPattern("dsp0/sobel_filter\\s+\\d");
+        // the master's functions, traced by address, named by the truth's symbols
+        assertThat(r.out()).containsPattern("master/join_results\\s+\\d").doesNotContain("master/0x");
+    }
+
+    @Test
+    void csvAndJsonGiveTheSameRowsAndARangeNarrowsThem() {
+        Path dsp1 = board().resolve("dsp1");
+        Run csv = run("stats", "--format", "csv", dsp1.toString());
+        Run json = run("stats", "--format", "json", dsp1.toString());
+        assertThat(csv.status()).as(csv.err()).isZero();
+        assertThat(json.status()).as(json.err()).isZero();
+        List<String> lines = csv.out().lines().toList();
+        assertThat(lines.getFirst()).startsWith("context,name,total_ns,percent,count");
+        String sobel = lines.stream().filter(l -> l.startsWith("task,sobel,")).findFirst().orElseThrow();
+        String[] f = sobel.split(",");
+        assertThat(json.out()).contains("{\"context\": \"task\", \"name\": \"sobel\", \"total_ns\": " + f[2] + ",");
+        assertThat(json.out().lines().filter(l -> l.contains("\"context\"")).count()).isEqualTo(lines.size() - 1);
+
+        Run narrow = run("stats", "--format", "csv", "--range", "0,100ms", dsp1.toString());
+        assertThat(narrow.status()).as(narrow.err()).isZero();
+        String narrowSobel = narrow.out().lines().filter(l -> l.startsWith("task,sobel,")).findFirst().orElseThrow();
+        assertThat(Long.parseLong(narrowSobel.split(",")[2])).isLessThan(Long.parseLong(f[2])).isLessThanOrEqualTo(100_000_000L);
+    }
+
+    @Test
+    void anLttngKernelTraceGivesARowPerCpuAndPerThreadWithItsId() {
+        Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
+        Run r = run("stats", trace.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("(lttng-kernel)").containsPattern("lttng-tracefile-rotation/cpu0\\s+\\d")
+            .containsPattern("lttng-consumerd\\[\\d+]\\s+\\d");
+    }
+
+    @Test
+    void errorsAreOneLine() throws Exception {
+        Run missing = run("stats", dir.resolve("nothing").toString());
+        assertThat(missing.status()).isEqualTo(1);
+        assertThat(missing.err().strip()).startsWith("hetrace: ").doesNotContain("\n");
+
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "events:\n  - {event: task_switch, does: jump}\n");
+        Path dsp0 = board().resolve("dsp0");
+        Run mapping = run("stats", "--mapping", bad.toString(), dsp0.toString());
+        assertThat(mapping.status()).isEqualTo(1);
+        assertThat(mapping.err().strip()).isEqualTo("hetrace: " + bad + ":2: does: 'jump' is not one of switch, enter, exit,"
+            + " irq-entry, irq-exit, send, receive");
+
+        Run range = run("stats", "--range", "5ms", dsp0.toString());
+        assertThat(range.status()).isEqualTo(2);
+        assertThat(range.err()).contains("--range 5ms: expected START,END");
+    }
+}
