@@ -1,6 +1,7 @@
 package dev.hetrace.analysis;
 
 import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.IndexHeap;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.FieldTypeException;
@@ -288,49 +289,39 @@ public final class StateBuilder {
         void run() throws StreamDecodingException {
             int n = readers.length;
             long[] keys = new long[n];
-            int[] heap = new int[n];
-            int size = 0;
+            // earlier first; at equal times, the trace given first
+            IndexHeap heap = new IndexHeap(n, (x, y) -> keys[x] < keys[y] || (keys[x] == keys[y] && x < y));
             for (int i = 0; i < n; i++) {
                 if (advance(i)) {
                     keys[i] = time(i);
-                    heap[size++] = i;
-                    siftUp(heap, keys, size - 1);
+                    heap.push(i);
                 }
             }
-            while (size > 0) {
-                int i = heap[0];
+            while (heap.size() > 0) {
+                int i = heap.peek();
                 long t = keys[i];
                 Event e = readers[i].event();
+                model.events++;
                 if (!e.hasTime()) {
                     // an event of a stream without a clock has no place in time: counted, not placed
-                    model.events++;
                     model.untimed++;
-                    if (advance(i)) {
-                        keys[i] = time(i);
-                        siftDown(heap, keys, size, 0);
-                    } else {
-                        heap[0] = heap[--size];
-                        siftDown(heap, keys, size, 0);
+                } else {
+                    if (first[i] == Long.MIN_VALUE) {
+                        first[i] = t;
                     }
-                    continue;
-                }
-                if (first[i] == Long.MIN_VALUE) {
-                    first[i] = t;
-                }
-                last[i] = Math.max(last[i], t);
-                model.begin = Math.min(model.begin, t);
-                model.end = Math.max(model.end, t);
-                model.events++;
-                Compiled c = compiled.get(i).get(e.name());
-                if (c != null) {
-                    apply(i, c, e, t);
+                    last[i] = Math.max(last[i], t);
+                    model.begin = Math.min(model.begin, t);
+                    model.end = Math.max(model.end, t);
+                    Compiled c = compiled.get(i).get(e.name());
+                    if (c != null) {
+                        apply(i, c, e, t);
+                    }
                 }
                 if (advance(i)) {
                     keys[i] = time(i);
-                    siftDown(heap, keys, size, 0);
+                    heap.topChanged();
                 } else {
-                    heap[0] = heap[--size];
-                    siftDown(heap, keys, size, 0);
+                    heap.pop();
                 }
             }
             finish();
@@ -620,27 +611,31 @@ public final class StateBuilder {
                 flags | (epoch[trace] != cs.irqEpochs[d] ? StateModel.EVENTS_LOST : 0), 0);
         }
 
-        private static long messageKey(Compiled c, Event e) {
+        /** The queue field's value, or −1 without one: read once per message event. */
+        private static long queue(Compiled c, Event e) {
             String q = c.queue;
-            long queue = q != null && e.has(q) ? e.getLong(q) : 0;
-            return queue * 0x100000001B3L ^ e.getLong(c.id);
+            return q != null && e.has(q) ? e.getLong(q) : -1;
+        }
+
+        private static long messageKey(long queue, long id) {
+            return Math.max(queue, 0) * 0x100000001B3L ^ id;
         }
 
         private void send(int trace, int core, int task, Compiled c, Event e, long t) {
-            String q = c.queue;
-            long queue = q != null && e.has(q) ? e.getLong(q) : -1;
-            int row = model.messages.send(t, core, task, queue, e.getLong(c.id));
-            pendingMessages.put(messageKey(c, e), row);
+            long queue = queue(c, e);
+            long id = e.getLong(c.id);
+            int row = model.messages.send(t, core, task, queue, id);
+            pendingMessages.put(messageKey(queue, id), row);
             taskStates.get(task).lastBlockedRow = -1;
         }
 
         private void receive(int trace, int core, int task, Compiled c, Event e, long t) {
-            long key = messageKey(c, e);
+            long queue = queue(c, e);
+            long id = e.getLong(c.id);
+            long key = messageKey(queue, id);
             int row = pendingMessages.get(key);
-            String q = c.queue;
-            long queue = q != null && e.has(q) ? e.getLong(q) : -1;
             if (row == LongIntMap.ABSENT || row < 0) {
-                model.messages.receiveOnly(t, core, task, queue, e.getLong(c.id));
+                model.messages.receiveOnly(t, core, task, queue, id);
             } else {
                 model.messages.received(row, t, core, task);
                 pendingMessages.put(key, -1);
@@ -676,45 +671,6 @@ public final class StateBuilder {
                     model.taskStates.add(s.outSince, last[trace], task, -1, s.outState, 0, StateModel.END_UNKNOWN, 0);
                 }
             }
-        }
-
-        private static void siftUp(int[] heap, long[] keys, int i) {
-            while (i > 0) {
-                int p = (i - 1) / 2;
-                if (less(heap[i], heap[p], keys)) {
-                    int x = heap[i];
-                    heap[i] = heap[p];
-                    heap[p] = x;
-                    i = p;
-                } else {
-                    return;
-                }
-            }
-        }
-
-        private static void siftDown(int[] heap, long[] keys, int size, int i) {
-            while (true) {
-                int l = 2 * i + 1;
-                int m = i;
-                if (l < size && less(heap[l], heap[m], keys)) {
-                    m = l;
-                }
-                if (l + 1 < size && less(heap[l + 1], heap[m], keys)) {
-                    m = l + 1;
-                }
-                if (m == i) {
-                    return;
-                }
-                int x = heap[i];
-                heap[i] = heap[m];
-                heap[m] = x;
-                i = m;
-            }
-        }
-
-        /** Earlier first; at equal times, the trace given first. */
-        private static boolean less(int a, int b, long[] keys) {
-            return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
         }
     }
 }

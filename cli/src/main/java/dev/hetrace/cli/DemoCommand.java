@@ -161,19 +161,7 @@ final class DemoCommand extends HetraceCommand {
             rows.add(new String[] {name, String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
                 String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()), quality, bound, error});
         }
-        int[] w = new int[rows.getFirst().length];
-        for (String[] r : rows) {
-            for (int c = 0; c < r.length; c++) {
-                w[c] = Math.max(w[c], r[c].length());
-            }
-        }
-        for (String[] r : rows) {
-            sb.append("  ");
-            for (int c = 0; c < r.length; c++) {
-                sb.append(c < 4 ? r[c] + " ".repeat(w[c] - r[c].length()) : " ".repeat(w[c] - r[c].length()) + r[c]);
-                sb.append(c == r.length - 1 ? "\n" : "  ");
-            }
-        }
+        sb.append(TextTable.render(rows, "  ", c -> c >= 4));
         Path board = sim.master().getParent();
         Path synced = board.resolveSibling("synced");
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", seconds));

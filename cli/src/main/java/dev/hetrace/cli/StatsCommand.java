@@ -220,20 +220,7 @@ final class StatsCommand implements Callable<Integer> {
                     ms(r.minIntervalNanos()), ms(r.maxIntervalNanos()), ms(r.avgIntervalNanos()), ms(r.selfNanos())};
                 lines.add(c == Context.FUNCTION ? l : java.util.Arrays.copyOf(l, l.length - 1));
             }
-            int[] w = new int[head.length];
-            for (String[] l : lines) {
-                for (int i = 0; i < l.length; i++) {
-                    w[i] = Math.max(w[i], l[i].length());
-                }
-            }
-            sb.append('\n').append(c.label).append('\n');
-            for (String[] l : lines) {
-                StringBuilder line = new StringBuilder("  ");
-                for (int i = 0; i < l.length; i++) {
-                    line.append(i == 0 ? pad(l[i], w[i], false) : "  " + pad(l[i], w[i], true));
-                }
-                sb.append(line.toString().stripTrailing()).append('\n');
-            }
+            sb.append('\n').append(c.label).append('\n').append(TextTable.render(lines, "  ", i -> i > 0));
         }
         return sb.toString();
     }
@@ -244,11 +231,6 @@ final class StatsCommand implements Callable<Integer> {
             out.add(m.traceNames().get(i) + " (" + m.mappingNames().get(i) + ")");
         }
         return out;
-    }
-
-    private static String pad(String s, int w, boolean right) {
-        String fill = " ".repeat(Math.max(0, w - s.length()));
-        return right ? fill + s : s + fill;
     }
 
     static String csv(Statistics.Table t) {
@@ -297,20 +279,6 @@ final class StatsCommand implements Callable<Integer> {
     }
 
     private static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        return TextTable.quote(s);
     }
 }

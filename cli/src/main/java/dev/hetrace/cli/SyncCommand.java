@@ -255,21 +255,7 @@ final class SyncCommand extends HetraceCommand {
                 isRef ? "-" : Long.toString(t.matchesOut()), isRef ? "-" : Long.toString(t.matchesIn()),
                 isRef ? "0" : t.accuracyNanos().map(String::valueOf).orElse("unbounded"), Long.toString(t.violations())});
         }
-        int[] w = new int[rows.getFirst().length];
-        for (String[] r : rows) {
-            for (int c = 0; c < r.length; c++) {
-                w[c] = Math.max(w[c], r[c].length());
-            }
-        }
-        for (String[] r : rows) {
-            for (int c = 0; c < r.length; c++) {
-                String cell = r[c];
-                boolean right = c > 0 && c != 3 && c != 4;
-                String pad = " ".repeat(w[c] - cell.length());
-                sb.append(right ? pad + cell : cell + (c == r.length - 1 ? "" : pad));
-                sb.append(c == r.length - 1 ? "\n" : "  ");
-            }
-        }
+        sb.append(TextTable.render(rows, "", c -> c > 0 && c != 3 && c != 4));
         return sb.toString();
     }
 
@@ -366,23 +352,7 @@ final class SyncCommand extends HetraceCommand {
     }
 
     private static String quote(Path p) {
-        String s = p.toString();
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        return TextTable.quote(p.toString());
     }
 
     /** A duration: a number and a unit (ns, us, ms, s, min, h); a bare number is in seconds. */

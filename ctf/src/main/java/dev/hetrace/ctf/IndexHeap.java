@@ -1,12 +1,13 @@
 package dev.hetrace.ctf;
 
 /**
- * A binary min-heap of small integer ids (streams in a merge) under an order the owner
- * defines, without boxing: the one heap behind every merge of streams.
+ * A binary min-heap of small integer ids (streams or traces in a merge) under an order the
+ * owner defines, without boxing: the one heap behind every merge of streams, here and in the
+ * modules that merge traces by their own clocks.
  */
-final class IndexHeap {
+public final class IndexHeap {
     /** The strict order of ids (a total order: ties broken by the owner). */
-    interface Order {
+    public interface Order {
         boolean less(int a, int b);
     }
 
@@ -14,20 +15,20 @@ final class IndexHeap {
     private final Order order;
     private int size;
 
-    IndexHeap(int capacity, Order order) {
+    public IndexHeap(int capacity, Order order) {
         this.heap = new int[capacity];
         this.order = order;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    void clear() {
+    public void clear() {
         size = 0;
     }
 
-    void push(int id) {
+    public void push(int id) {
         int k = size++;
         heap[k] = id;
         while (k > 0) {
@@ -41,14 +42,24 @@ final class IndexHeap {
     }
 
     /** The least id, left in place; the heap must not be empty. */
-    int peek() {
+    public int peek() {
         return heap[0];
     }
 
     /** Removes and returns the least id; the heap must not be empty. */
-    int pop() {
+    public int pop() {
         int top = heap[0];
         heap[0] = heap[--size];
+        siftDown();
+        return top;
+    }
+
+    /** Restores the order after the least id's key grew (it moved on): cheaper than pop then push. */
+    public void topChanged() {
+        siftDown();
+    }
+
+    private void siftDown() {
         int k = 0;
         while (true) {
             int l = 2 * k + 1;
@@ -61,7 +72,7 @@ final class IndexHeap {
                 m = r;
             }
             if (m == k) {
-                return top;
+                return;
             }
             swap(k, m);
             k = m;

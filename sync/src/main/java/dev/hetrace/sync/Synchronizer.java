@@ -1,5 +1,6 @@
 package dev.hetrace.sync;
 
+import dev.hetrace.ctf.IndexHeap;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.decode.StreamDecodingException;
@@ -250,8 +251,7 @@ public final class Synchronizer {
             }
         };
         long[] keys = new long[n];
-        int[] heap = new int[n];
-        int size = 0;
+        IndexHeap heap = new IndexHeap(n, (a, b) -> keys[a] < keys[b] || (keys[a] == keys[b] && a < b));
         try {
             for (int i = 0; i < n; i++) {
                 ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
@@ -260,13 +260,12 @@ public final class Synchronizer {
             for (int i = 0; i < n; i++) {
                 if (ex[i].next()) {
                     keys[i] = order[i].apply(ex[i].time());
-                    heap[size++] = i;
-                    siftUp(heap, keys, size - 1);
+                    heap.push(i);
                 }
             }
             long records = 0;
-            while (size > 0) {
-                int i = heap[0];
+            while (heap.size() > 0) {
+                int i = heap.peek();
                 Extractor x = ex[i];
                 matcher.offer(i, x.role(), x.h1(), x.h2(), x.time());
                 if ((++records & 0x3ffff) == 0) {
@@ -278,10 +277,9 @@ public final class Synchronizer {
                 }
                 if (x.next()) {
                     keys[i] = order[i].apply(x.time());
-                    siftDown(heap, keys, size, 0);
+                    heap.topChanged();
                 } else {
-                    heap[0] = heap[--size];
-                    siftDown(heap, keys, size, 0);
+                    heap.pop();
                 }
             }
             for (int i = 0; i < n; i++) {
@@ -418,42 +416,6 @@ public final class Synchronizer {
                 case Error e -> throw e;
                 default -> throw new IOException(t);
             }
-        }
-    }
-
-    private static boolean less(int[] heap, long[] keys, int a, int b) {
-        long ka = keys[heap[a]];
-        long kb = keys[heap[b]];
-        return ka < kb || (ka == kb && heap[a] < heap[b]);
-    }
-
-    private static void siftUp(int[] heap, long[] keys, int k) {
-        while (k > 0) {
-            int parent = (k - 1) / 2;
-            if (!less(heap, keys, k, parent)) {
-                return;
-            }
-            int t = heap[k];
-            heap[k] = heap[parent];
-            heap[parent] = t;
-            k = parent;
-        }
-    }
-
-    private static void siftDown(int[] heap, long[] keys, int size, int k) {
-        while (true) {
-            int l = 2 * k + 1;
-            if (l >= size) {
-                return;
-            }
-            int c = l + 1 < size && less(heap, keys, l + 1, l) ? l + 1 : l;
-            if (!less(heap, keys, c, k)) {
-                return;
-            }
-            int t = heap[k];
-            heap[k] = heap[c];
-            heap[c] = t;
-            k = c;
         }
     }
 

@@ -1,0 +1,56 @@
+package dev.hetrace.cli;
+
+import java.util.List;
+import java.util.function.IntPredicate;
+
+/** The commands' terminal tables and JSON strings: columns padded to their widest cell. */
+final class TextTable {
+    private TextTable() {}
+
+    /**
+     * The rows as lines: each line starts with {@code indent}, cells are two spaces apart and
+     * padded to their column's widest cell, to the right for the columns {@code right} says.
+     */
+    static String render(List<String[]> rows, String indent, IntPredicate right) {
+        int columns = 0;
+        for (String[] r : rows) {
+            columns = Math.max(columns, r.length);
+        }
+        int[] w = new int[columns];
+        for (String[] r : rows) {
+            for (int c = 0; c < r.length; c++) {
+                w[c] = Math.max(w[c], r[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] r : rows) {
+            StringBuilder line = new StringBuilder(indent);
+            for (int c = 0; c < r.length; c++) {
+                String fill = " ".repeat(w[c] - r[c].length());
+                line.append(c == 0 ? "" : "  ").append(right.test(c) ? fill + r[c] : r[c] + fill);
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** {@code s} as a JSON string. */
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
