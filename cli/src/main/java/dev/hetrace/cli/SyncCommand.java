@@ -200,8 +200,12 @@ final class SyncCommand extends HetraceCommand {
         }
         for (TraceSync t : report.traces()) {
             if (!t.connected()) {
-                err.println("hetrace: " + t.path() + " is not connected to the reference: no rule matched a message"
-                    + " between it and a connected trace");
+                int index = report.traces().indexOf(t);
+                boolean failed = report.pairs().stream().anyMatch(p -> p.result().quality() == SyncQuality.FAIL
+                    && (p.reference() == index || p.other() == index));
+                err.println("hetrace: " + t.path() + " is not connected to the reference: " + (failed
+                    ? "its messages with a connected trace fail to fit one clock line (below; try --piecewise)"
+                    : "no rule matched a message between it and a connected trace"));
                 ok = false;
             }
         }
