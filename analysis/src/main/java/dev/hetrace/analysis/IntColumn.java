@@ -2,30 +2,55 @@ package dev.hetrace.analysis;
 
 import java.util.Arrays;
 
-/** A growable column of ints (ids, depths, states, flags). */
+/**
+ * A growable column of ints (ids, depths, states, flags). Stored in chunks of
+ * 8192 values once past the first (which grows by doubling), so that a large column grows
+ * without copying what it holds and never needs one huge array.
+ */
 public final class IntColumn {
-    private int[] values = new int[64];
+    private static final int SHIFT = 13;
+    private static final int CHUNK = 1 << SHIFT;
+    private static final int MASK = CHUNK - 1;
+
+    private int[][] chunks = {new int[64]};
+    private int[] last = chunks[0];
     private int size;
 
     public void add(int v) {
-        if (size == values.length) {
-            values = Arrays.copyOf(values, size * 2);
+        int k = size & MASK;
+        if (k == last.length || (k == 0 && size > 0)) {
+            grow();
         }
-        values[size++] = v;
+        last[k] = v;
+        size++;
+    }
+
+    private void grow() {
+        if (size < CHUNK) {
+            last = Arrays.copyOf(last, Math.min(CHUNK, last.length * 2));
+            chunks[0] = last;
+            return;
+        }
+        int c = size >>> SHIFT;
+        if (c == chunks.length) {
+            chunks = Arrays.copyOf(chunks, c * 2);
+        }
+        last = new int[CHUNK];
+        chunks[c] = last;
     }
 
     public int get(int i) {
-        if (i >= size) {
+        if (i >= size || i < 0) {
             throw new IndexOutOfBoundsException(i + " of " + size);
         }
-        return values[i];
+        return chunks[i >>> SHIFT][i & MASK];
     }
 
     public void set(int i, int v) {
-        if (i >= size) {
+        if (i >= size || i < 0) {
             throw new IndexOutOfBoundsException(i + " of " + size);
         }
-        values[i] = v;
+        chunks[i >>> SHIFT][i & MASK] = v;
     }
 
     public int size() {

@@ -36,6 +36,39 @@ final class LongIntMap {
         values[i] = value;
     }
 
+    /** Removes the key, if present (backward-shift deletion: no tombstones, so lookups stay short). */
+    void remove(long key) {
+        int mask = keys.length - 1;
+        int i = slot(key, mask);
+        while (used[i] && keys[i] != key) {
+            i = (i + 1) & mask;
+        }
+        if (!used[i]) {
+            return;
+        }
+        int j = i;
+        while (true) {
+            j = (j + 1) & mask;
+            if (!used[j]) {
+                break;
+            }
+            int home = slot(keys[j], mask);
+            // the entry at j may fill the hole at i unless its home slot lies cyclically in (i, j]
+            boolean stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+            if (!stays) {
+                keys[i] = keys[j];
+                values[i] = values[j];
+                i = j;
+            }
+        }
+        used[i] = false;
+        size--;
+    }
+
+    int size() {
+        return size;
+    }
+
     private static int slot(long key, int mask) {
         long h = key * 0x9E3779B97F4A7C15L;
         return (int) (h ^ (h >>> 32)) & mask;

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -121,7 +122,11 @@ public final class StateBuilder {
         return names;
     }
 
-    /** A rule compiled for one trace: its action and field paths, with what was learnt of their types. */
+    /**
+     * A rule compiled for one trace: its action and field handles, with what was learnt of their
+     * types. Each rule has handles of its own (the mapping's core and task fields too), so that a
+     * handle stays resolved in its event class and a read skips the path lookup.
+     */
     private static final class Compiled {
         final Mapping.Action does;
         final Mapping.Rule rule;
@@ -131,40 +136,57 @@ public final class StateBuilder {
         /** Whether the function or task-name field is a string (decided at the first event). */
         Boolean stringField;
 
-        // the field roles, looked up once rather than per event
-        final String next;
-        final String nextId;
-        final String prev;
-        final String prevId;
-        final String prevState;
-        final String prevPrio;
-        final String nextPrio;
+        // the field roles (null when the rule has none)
+        final Event.Field next;
+        final Event.Field nextId;
+        final Event.Field prev;
+        final Event.Field prevId;
+        final Event.Field prevState;
+        final Event.Field prevPrio;
+        final Event.Field nextPrio;
         final String func;
-        final String irq;
-        final String name;
+        final Event.Field funcField;
+        final Event.Field irq;
+        final Event.Field name;
         final String label;
-        final String queue;
-        final String id;
+        final Event.Field queue;
+        final Event.Field id;
+        // the mapping's fields, read for every event of the rule
+        final Event.Field core;
+        final Event.Field taskId;
+        final Event.Field taskName;
 
-        Compiled(Mapping.Rule rule, int index) {
+        Compiled(Mapping.Rule rule, int index, Mapping m) {
             this.rule = rule;
             this.does = rule.does();
             this.index = index;
-            next = rule.field("next");
-            nextId = rule.field("next-id");
-            prev = rule.field("prev");
-            prevId = rule.field("prev-id");
-            prevState = rule.field("prev-state");
-            prevPrio = rule.field("prev-prio");
-            nextPrio = rule.field("next-prio");
+            next = handle(rule.field("next"));
+            nextId = handle(rule.field("next-id"));
+            prev = handle(rule.field("prev"));
+            prevId = handle(rule.field("prev-id"));
+            prevState = handle(rule.field("prev-state"));
+            prevPrio = handle(rule.field("prev-prio"));
+            nextPrio = handle(rule.field("next-prio"));
             func = rule.field("func");
-            irq = rule.field("irq");
-            name = rule.field("name");
+            funcField = func == null || func.startsWith("=") ? null : Event.field(func);
+            irq = handle(rule.field("irq"));
+            name = handle(rule.field("name"));
             label = rule.field("label");
-            queue = rule.field("queue");
-            id = rule.field("id");
+            queue = handle(rule.field("queue"));
+            id = handle(rule.field("id"));
+            core = handle(m.core());
+            taskId = handle(m.taskId());
+            taskName = handle(m.taskName());
+        }
+
+        private static Event.Field handle(String path) {
+            return path == null ? null : Event.field(path);
         }
     }
+
+    /** The rule of event classes no rule maps. */
+    private static final Compiled NONE = new Compiled(new Mapping.Rule("", Mapping.Action.ENTER, Map.of()), -1,
+        new Mapping("none", List.of(), null, null, null, null, null, List.of()));
 
     /** A task's call stack and switched-out state. */
     private static final class TaskState {
@@ -209,16 +231,23 @@ public final class StateBuilder {
 
     private static final class Pass {
         final CtfReader[] readers;
-        final PiecewiseMap[] maps;
+        final PiecewiseMap.Walker[] maps;
         final Mapping[] mappings;
         final StateModel model = new StateModel();
         final List<Map<String, Compiled>> compiled = new ArrayList<>();
+        /** Per trace, the rule of each event class met (or {@link #NONE}), by the class's identity. */
+        final List<IdentityHashMap<EventClass, Compiled>> byClass = new ArrayList<>();
+        /** In front of that: per trace, a direct-mapped cache of 64 classes by id. */
+        final EventClass[][] cachedClass;
+        final Compiled[][] cachedRule;
         final long[] first;
         final long[] last;
         final long[] epoch;
         final Pattern[] idleNames;
         // per trace: cores by CPU, tasks by id and by name, names by number
         final LongIntMap[] coreByCpu;
+        /** The trace's core when an event names no CPU (−1 until one is made). */
+        final int[] traceCore;
         final LongIntMap[] taskById;
         final List<Map<String, Integer>> taskByName = new ArrayList<>();
         final LongIntMap[] nameByNumber;
@@ -232,16 +261,20 @@ public final class StateBuilder {
         Pass(CtfReader[] readers, Input input, Mapping given) {
             this.readers = readers;
             int n = readers.length;
-            maps = input.maps().toArray(PiecewiseMap[]::new);
+            maps = input.maps().stream().map(PiecewiseMap::walker).toArray(PiecewiseMap.Walker[]::new);
             mappings = new Mapping[n];
             first = new long[n];
             last = new long[n];
             epoch = new long[n];
             idleNames = new Pattern[n];
             coreByCpu = new LongIntMap[n];
+            traceCore = new int[n];
+            Arrays.fill(traceCore, -1);
             taskById = new LongIntMap[n];
             nameByNumber = new LongIntMap[n];
             taskByHash = new LongIntMap[n];
+            cachedClass = new EventClass[n][64];
+            cachedRule = new Compiled[n][64];
             Arrays.fill(first, Long.MIN_VALUE);
             for (int i = 0; i < n; i++) {
                 Path p = input.traces().get(i);
@@ -263,7 +296,7 @@ public final class StateBuilder {
                 Map<String, Compiled> rules = new HashMap<>();
                 List<Mapping.Rule> list = m.rules();
                 for (int k = 0; k < list.size(); k++) {
-                    Compiled c = new Compiled(list.get(k), k);
+                    Compiled c = new Compiled(list.get(k), k, m);
                     String func = c.func;
                     if (func != null && func.startsWith("=")) {
                         c.constantName = nameId(func.substring(1));
@@ -271,6 +304,7 @@ public final class StateBuilder {
                     rules.put(c.rule.event(), c);
                 }
                 compiled.add(rules);
+                byClass.add(new IdentityHashMap<>());
                 final int trace = i;
                 readers[i].onDiscarded((Discarded d, CtfTrace t, int stream) -> {
                     epoch[trace]++;
@@ -312,8 +346,8 @@ public final class StateBuilder {
                     last[i] = Math.max(last[i], t);
                     model.begin = Math.min(model.begin, t);
                     model.end = Math.max(model.end, t);
-                    Compiled c = compiled.get(i).get(e.name());
-                    if (c != null) {
+                    Compiled c = rule(i, e);
+                    if (c != NONE) {
                         apply(i, c, e, t);
                     }
                 }
@@ -325,6 +359,33 @@ public final class StateBuilder {
                 }
             }
             finish();
+        }
+
+        /** The rule of the event's class: looked up by name once per class. */
+        private Compiled rule(int trace, Event e) {
+            EventClass cls = e.eventClass();
+            int slot = (int) cls.id() & 63;
+            if (cachedClass[trace][slot] == cls) {
+                return cachedRule[trace][slot];
+            }
+            Compiled c = ruleOf(trace, e, cls);
+            cachedClass[trace][slot] = cls;
+            cachedRule[trace][slot] = c;
+            return c;
+        }
+
+        private Compiled ruleOf(int trace, Event e, EventClass cls) {
+            IdentityHashMap<EventClass, Compiled> known = byClass.get(trace);
+            Compiled c = known.get(cls);
+            if (c == null) {
+                if (known.size() >= 4096) {
+                    known.clear(); // classes declared in runs may come as new objects: keep the map bounded
+                }
+                c = compiled.get(trace).get(e.name());
+                known.put(cls, c == null ? NONE : c);
+                c = c == null ? NONE : c;
+            }
+            return c;
         }
 
         private boolean advance(int i) throws StreamDecodingException {
@@ -341,21 +402,30 @@ public final class StateBuilder {
         }
 
         private void apply(int trace, Compiled c, Event e, long t) {
-            Mapping m = mappings[trace];
-            int core = core(trace, e, m);
+            int core = core(trace, c, e);
             switch (c.does) {
                 case SWITCH -> taskSwitch(trace, core, c, e, t);
-                case ENTER -> enter(trace, task(trace, core, e, m), function(trace, c, e), t);
-                case EXIT -> exit(trace, task(trace, core, e, m), function(trace, c, e), t);
+                case ENTER -> enter(trace, task(trace, core, c, e), function(trace, c, e), t);
+                case EXIT -> exit(trace, task(trace, core, c, e), function(trace, c, e), t);
                 case IRQ_ENTRY -> irqEntry(trace, core, c, e, t);
                 case IRQ_EXIT -> irqExit(trace, core, c, e, t);
-                case SEND -> send(trace, core, task(trace, core, e, m), c, e, t);
-                case RECEIVE -> receive(trace, core, task(trace, core, e, m), c, e, t);
+                case SEND -> send(trace, core, task(trace, core, c, e), c, e, t);
+                case RECEIVE -> receive(trace, core, task(trace, core, c, e), c, e, t);
             }
         }
 
-        private int core(int trace, Event e, Mapping m) {
-            long cpu = m.core() != null && e.has(m.core()) ? e.getLong(m.core()) : -1;
+        private int core(int trace, Compiled rule, Event e) {
+            if (rule.core == null) {
+                // no CPU field: the trace's one core, looked up once
+                if (traceCore[trace] < 0) {
+                    traceCore[trace] = coreOf(trace, -1);
+                }
+                return traceCore[trace];
+            }
+            return coreOf(trace, e.has(rule.core) ? e.getLong(rule.core) : -1);
+        }
+
+        private int coreOf(int trace, long cpu) {
             int c = coreByCpu[trace].get(cpu);
             if (c == LongIntMap.ABSENT) {
                 c = model.cores.size();
@@ -368,12 +438,12 @@ public final class StateBuilder {
         }
 
         /** The task an event belongs to: from the mapping's task fields, else the one running on the core. */
-        private int task(int trace, int core, Event e, Mapping m) {
-            if (m.taskId() != null && e.has(m.taskId())) {
-                long id = e.getLong(m.taskId());
+        private int task(int trace, int core, Compiled rule, Event e) {
+            if (rule.taskId != null && e.has(rule.taskId)) {
+                long id = e.getLong(rule.taskId);
                 int k = taskById[trace].get(id);
                 if (k == LongIntMap.ABSENT) {
-                    String name = m.taskName() != null && e.has(m.taskName()) ? e.getString(m.taskName()) : "task";
+                    String name = rule.taskName != null && e.has(rule.taskName) ? e.getString(rule.taskName) : "task";
                     k = newTask(trace, name, id);
                     taskById[trace].put(id, k);
                 }
@@ -398,7 +468,7 @@ public final class StateBuilder {
             return model.tasks.size() - 1;
         }
 
-        private int switchedTask(int trace, Event e, String nameRole, String idRole) {
+        private int switchedTask(int trace, Event e, Event.Field nameRole, Event.Field idRole) {
             if (idRole != null && e.has(idRole)) {
                 long id = e.getLong(idRole);
                 int k = taskById[trace].get(id);
@@ -434,7 +504,7 @@ public final class StateBuilder {
             if (c.constantName >= 0) {
                 return c.constantName;
             }
-            String path = c.func;
+            Event.Field path = c.funcField;
             if (c.stringField == null) {
                 try {
                     e.getLong(path);
@@ -503,12 +573,12 @@ public final class StateBuilder {
         }
 
         private static int switchedOutState(Compiled c, Event e) {
-            String state = c.prevState;
+            Event.Field state = c.prevState;
             if (state != null && e.has(state)) {
                 return e.getLong(state) == 0 ? StateModel.PREEMPTED : StateModel.BLOCKED;
             }
-            String pp = c.prevPrio;
-            String np = c.nextPrio;
+            Event.Field pp = c.prevPrio;
+            Event.Field np = c.nextPrio;
             if (pp != null && np != null && e.has(pp) && e.has(np)) {
                 // fixed priorities: a task is switched out for a higher one only when that one just became ready
                 return e.getLong(np) > e.getLong(pp) ? StateModel.PREEMPTED : StateModel.BLOCKED;
@@ -584,7 +654,7 @@ public final class StateBuilder {
 
         private void irqExit(int trace, int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
-            String irqField = c.irq;
+            Event.Field irqField = c.irq;
             int at = cs.irqDepth - 1;
             if (irqField != null) {
                 long number = e.getLong(irqField);
@@ -613,7 +683,7 @@ public final class StateBuilder {
 
         /** The queue field's value, or −1 without one: read once per message event. */
         private static long queue(Compiled c, Event e) {
-            String q = c.queue;
+            Event.Field q = c.queue;
             return q != null && e.has(q) ? e.getLong(q) : -1;
         }
 
@@ -634,11 +704,11 @@ public final class StateBuilder {
             long id = e.getLong(c.id);
             long key = messageKey(queue, id);
             int row = pendingMessages.get(key);
-            if (row == LongIntMap.ABSENT || row < 0) {
+            if (row == LongIntMap.ABSENT) {
                 model.messages.receiveOnly(t, core, task, queue, id);
             } else {
                 model.messages.received(row, t, core, task);
-                pendingMessages.put(key, -1);
+                pendingMessages.remove(key);
             }
             TaskState s = taskStates.get(task);
             if (s.lastBlockedRow >= 0 && queue >= 0) {

@@ -62,40 +62,81 @@ public final class Statistics {
         Groups core = new Groups();
         Groups idle = new Groups();
         Groups task = new Groups();
-        // names made once per element, not per interval
-        String[] taskNames = new String[m.tasks().size()];
-        for (int k = 0; k < taskNames.length; k++) {
-            taskNames[k] = taskName(m, k, several);
-        }
-        Map<Long, String> pairNames = new java.util.HashMap<>();
+        // per interval, the element is found by id; its name is made and looked up once per id
+        int cores = m.cores().size();
+        Acc[] coreAcc = new Acc[cores];
+        Acc[] idleAcc = new Acc[cores];
+        Acc[] taskAcc = new Acc[m.tasks().size()];
         IntervalTable runs = m.runs();
         for (int i = 0; i < runs.size(); i++) {
-            String c = m.cores().get(runs.owner(i)).name();
+            if (!inRange(runs, i, begin, end)) {
+                continue;
+            }
+            int owner = runs.owner(i);
             if (runs.state(i) == StateModel.IDLE) {
-                idle.add(c, runs, i, begin, end);
+                Acc a = idleAcc[owner];
+                if (a == null) {
+                    a = idle.acc(m.cores().get(owner).name());
+                    idleAcc[owner] = a;
+                }
+                a.add(runs, i, begin, end);
             } else {
-                core.add(c, runs, i, begin, end);
-                task.add(taskNames[runs.subject(i)], runs, i, begin, end);
+                Acc a = coreAcc[owner];
+                if (a == null) {
+                    a = core.acc(m.cores().get(owner).name());
+                    coreAcc[owner] = a;
+                }
+                a.add(runs, i, begin, end);
+                int subject = runs.subject(i);
+                Acc t = taskAcc[subject];
+                if (t == null) {
+                    t = task.acc(taskName(m, subject, several));
+                    taskAcc[subject] = t;
+                }
+                t.add(runs, i, begin, end);
             }
         }
         Groups irq = new Groups();
         IntervalTable irqs = m.irqs();
+        LongIntMap pairs = new LongIntMap();
+        List<Acc> pairAcc = new ArrayList<>();
         for (int i = 0; i < irqs.size(); i++) {
+            if (!inRange(irqs, i, begin, end)) {
+                continue;
+            }
             int owner = irqs.owner(i);
             int subject = irqs.subject(i);
-            String name = pairNames.computeIfAbsent(((long) owner << 32) | subject,
-                k -> m.cores().get(owner).name() + "/" + m.name(subject));
-            irq.add(name, irqs, i, begin, end);
+            long key = ((long) owner << 32) | subject;
+            int k = pairs.get(key);
+            if (k == LongIntMap.ABSENT) {
+                k = pairAcc.size();
+                pairAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
+                pairs.put(key, k);
+            }
+            pairAcc.get(k).add(irqs, i, begin, end);
         }
-        pairNames.clear();
         Groups func = new Groups();
         IntervalTable calls = m.calls();
+        int[] traceOfTask = new int[m.tasks().size()];
+        for (int k = 0; k < traceOfTask.length; k++) {
+            traceOfTask[k] = m.tasks().get(k).trace();
+        }
+        pairs = new LongIntMap();
+        pairAcc.clear();
         for (int i = 0; i < calls.size(); i++) {
-            int trace = m.tasks().get(calls.owner(i)).trace();
+            if (!inRange(calls, i, begin, end)) {
+                continue;
+            }
+            int trace = traceOfTask[calls.owner(i)];
             int subject = calls.subject(i);
-            String name = pairNames.computeIfAbsent(((long) trace << 32) | subject,
-                k -> (several ? m.traceNames().get(trace) + "/" : "") + m.name(subject));
-            func.add(name, calls, i, begin, end);
+            long key = ((long) trace << 32) | subject;
+            int k = pairs.get(key);
+            if (k == LongIntMap.ABSENT) {
+                k = pairAcc.size();
+                pairAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
+                pairs.put(key, k);
+            }
+            pairAcc.get(k).add(calls, i, begin, end);
         }
         core.rows(Context.CORE, span, rows);
         idle.rows(Context.IDLE, span, rows);
@@ -111,25 +152,19 @@ public final class Statistics {
         return (withTrace ? m.traceNames().get(t.trace()) + "/" : "") + t.name() + (t.id() >= 0 ? "[" + t.id() + "]" : "");
     }
 
-    /** Accumulators per element name, in the order first seen. */
+    /** Whether interval {@code i} counts in the range: it overlaps it, or is an instant in it. */
+    private static boolean inRange(IntervalTable t, int i, long begin, long end) {
+        long s = t.start(i);
+        long e = t.end(i);
+        return Math.max(s, begin) < Math.min(e, end) || (s == e && s >= begin && s <= end);
+    }
+
+    /** Accumulators per element name, in the order first seen (elements of one name share one). */
     private static final class Groups {
         final Map<String, Acc> byName = new LinkedHashMap<>();
 
-        void add(String name, IntervalTable t, int i, long begin, long end) {
-            long s = t.start(i);
-            long e = t.end(i);
-            long cs = Math.max(s, begin);
-            long ce = Math.min(e, end);
-            if (!(cs < ce || (s == e && s >= begin && s <= end))) {
-                return;
-            }
-            Acc a = byName.computeIfAbsent(name, k -> new Acc());
-            long d = ce - cs;
-            a.total += d;
-            a.self += e > s ? (long) ((double) t.self(i) * d / (e - s)) : 0;
-            a.min = Math.min(a.min, d);
-            a.max = Math.max(a.max, d);
-            a.starts.add(s);
+        Acc acc(String name) {
+            return byName.computeIfAbsent(name, k -> new Acc());
         }
 
         void rows(Context c, long span, List<Row> out) {
@@ -161,5 +196,17 @@ public final class Statistics {
         long min = Long.MAX_VALUE;
         long max;
         final LongColumn starts = new LongColumn();
+
+        /** Interval {@code i}, which {@link #inRange} took, clipped to the range. */
+        void add(IntervalTable t, int i, long begin, long end) {
+            long s = t.start(i);
+            long e = t.end(i);
+            long d = Math.min(e, end) - Math.max(s, begin);
+            total += d;
+            self += e > s ? (long) ((double) t.self(i) * d / (e - s)) : 0;
+            min = Math.min(min, d);
+            max = Math.max(max, d);
+            starts.add(s);
+        }
     }
 }

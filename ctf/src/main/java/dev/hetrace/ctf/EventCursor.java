@@ -62,6 +62,9 @@ public final class EventCursor {
     private final EventPlan[] headEvent;
     /** The stream's head is this loss rather than the decoder's event. */
     private final Discarded[] loss;
+    /** The clock of each stream and its offset from the epoch in ns, kept for {@link #streamTime}. */
+    private final ClockClass[] offsetClock;
+    private final long[] offsetNanos;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
     private long[] skipBefore;
     private boolean started;
@@ -114,6 +117,8 @@ public final class EventCursor {
         flags = new byte[streamCount];
         headEvent = new EventPlan[streamCount];
         loss = new Discarded[streamCount];
+        offsetClock = new ClockClass[streamCount];
+        offsetNanos = new long[streamCount];
         traceRank = MergeOrder.traceRanks(traces);
         this.maxLive = Math.max(2, maxLive);
         live = new int[Math.min(this.maxLive, Math.max(2, streamCount))];
@@ -149,8 +154,13 @@ public final class EventCursor {
                 }
             }
         } else if (current >= 0) {
-            if (advance(current)) {
-                heap.push(current);
+            int c = current;
+            if (advance(c)) {
+                if (loss[c] == null && time[c] <= stopAfter && (heap.size() == 0 || time[c] < time[heap.peek()])) {
+                    // still before every other stream's head (streams run in bursts): no heap work
+                    return true;
+                }
+                heap.push(c);
             }
         }
         current = -1;
@@ -241,7 +251,7 @@ public final class EventCursor {
             release(i);
             return false;
         }
-        time[i] = timeOf(d);
+        time[i] = streamTime(i, d);
         return true;
     }
 
@@ -356,6 +366,24 @@ public final class EventCursor {
             | (d.uuidWarned() ? P_UUID_WARNED : 0));
         decoders[j] = null;
         removeLive(j);
+    }
+
+    /** {@link #timeOf}, with the clock's offset kept per stream rather than computed for every event. */
+    private long streamTime(int i, StreamDecoder d) throws StreamDecodingException {
+        int clock = d.streamPlan().defaultClock;
+        if (clock < 0) {
+            return Long.MIN_VALUE;
+        }
+        ClockClass cc = d.plan().clocks.get(clock);
+        if (cc != offsetClock[i]) {
+            offsetClock[i] = cc;
+            offsetNanos[i] = cc.baseOffsetNanos();
+        }
+        try {
+            return cc.nanosFromOrigin(d.clockValue(), offsetNanos[i]);
+        } catch (ArithmeticException e) {
+            throw new StreamDecodingException(d.file(), d.packet().number(), d.eventBitOffset(), e.getMessage());
+        }
     }
 
     static long timeOf(StreamDecoder d) throws StreamDecodingException {

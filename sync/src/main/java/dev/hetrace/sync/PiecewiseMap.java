@@ -69,6 +69,37 @@ public final class PiecewiseMap {
         return pieces[piece].apply(t);
     }
 
+    /**
+     * The map for times read in (mostly) increasing order, as a trace's events are: it remembers
+     * the piece of the last time and steps from there instead of searching the knots. Gives what
+     * {@link #apply} gives. Not for use by several threads.
+     */
+    public Walker walker() {
+        return new Walker();
+    }
+
+    /** See {@link #walker()}. */
+    public final class Walker {
+        private int piece;
+
+        private Walker() {
+        }
+
+        public long apply(long t) {
+            if (linear != null) {
+                return linear.apply(t);
+            }
+            int last = pieces.length - 1;
+            while (piece < last && t >= knots[piece + 1]) {
+                piece++;
+            }
+            while (piece > 0 && t < knots[piece]) {
+                piece--;
+            }
+            return pieces[piece].apply(t);
+        }
+    }
+
     /** Whether it is one linear transform. */
     public boolean linear() {
         return linear != null;

@@ -73,7 +73,8 @@ public final class Event {
      * A path resolved in one event class: the scope, then the steps from the scope's struct to
      * the field (member or option index, or element index), or why it does not resolve.
      */
-    private record Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing) {
+    private record Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing,
+                            int fixedSlot) {
         boolean packedElement() {
             return kinds.length > 0 && kinds[kinds.length - 1] == PACKED_ELEMENT;
         }
@@ -108,6 +109,15 @@ public final class Event {
     public String name() {
         String name = decoder().event().cls.name();
         return name == null ? "" : name;
+    }
+
+    /**
+     * The event's class in the metadata: a key for per-class lookups by identity, the same object
+     * for every event of a class (except classes declared in runs of generated names, which may
+     * be made again when asked for: keep such a lookup bounded).
+     */
+    public dev.hetrace.ctf.metadata.EventClass eventClass() {
+        return decoder().event().cls;
     }
 
     /** The event class id within its stream class. */
@@ -157,7 +167,8 @@ public final class Event {
 
     /** As {@link #has(String)}, through a resolved {@link Field}. */
     public boolean has(Field field) {
-        return has(resolved(field));
+        Resolved r = resolved(field);
+        return r.fixedSlot >= 0 || has(r);
     }
 
     private boolean has(Resolved r) {
@@ -175,7 +186,13 @@ public final class Event {
 
     /** As {@link #getLong(String)}, through a resolved {@link Field}. */
     public long getLong(Field field) {
-        return getLong(resolved(field));
+        StreamDecoder d = decoder();
+        Resolved r = resolved(field, d);
+        if (r.fixedSlot >= 0 && r.leaf.kind == Node.INT) {
+            // the common case, in few steps: an integer at a slot the layout fixes
+            return tape(r.scope, d)[scopeStart(r.scope, d) + r.fixedSlot];
+        }
+        return getLong(r);
     }
 
     private long getLong(Resolved r) {
@@ -275,29 +292,80 @@ public final class Event {
     }
 
     /**
-     * A 64-bit hash (FNV-1a) of a string field's UTF-8 bytes, read in place: lets a consumer
-     * recognize a string it has seen before without allocating it (as the analysis does for task
-     * and function names). Equal strings have equal hashes; {@link #getString} gives the text.
+     * A 64-bit hash of a string field's UTF-8 bytes, read in place: lets a consumer recognize a
+     * string it has seen before without allocating it (as the analysis does for task and function
+     * names). Equal strings have equal hashes, the same as {@link #stringHash(String)}'s;
+     * {@link #getString} gives the text.
      */
     public long getStringHash(String path) {
-        Resolved r = resolved(path);
+        return getStringHash(resolved(path));
+    }
+
+    /** As {@link #getStringHash(String)}, through a resolved {@link Field}. */
+    public long getStringHash(Field field) {
+        StreamDecoder d = decoder();
+        Resolved r = resolved(field, d);
+        if (r.fixedSlot >= 0 && r.leaf.kind == Node.STRING) {
+            long[] t = tape(r.scope, d);
+            int at = scopeStart(r.scope, d) + r.fixedSlot;
+            return hash(d.segment(), t[at], t[at + 1]);
+        }
+        return getStringHash(r);
+    }
+
+    /** The hash {@link #getStringHash} gives a field holding {@code s}. */
+    public static long stringHash(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return hash(MemorySegment.ofArray(b), 0, b.length);
+    }
+
+    private long getStringHash(Resolved r) {
         int at = found(r);
         Node n = r.leaf;
         if (!r.packedElement() && n.kind == Node.STRING) {
-            long[] t = tape(r.scope, decoder());
-            MemorySegment seg = decoder().segment();
-            long h = 0xcbf29ce484222325L;
-            for (long i = t[at], end = t[at] + t[at + 1]; i < end; i++) {
-                h = (h ^ (seg.get(ValueLayout.JAVA_BYTE, i) & 0xff)) * 0x100000001b3L;
+            StreamDecoder d = decoder();
+            long[] t = tape(r.scope, d);
+            return hash(d.segment(), t[at], t[at + 1]);
+        }
+        String v = getString(r);
+        return stringHash(v == null ? "" : v);
+    }
+
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long M1 = 0x9E3779B97F4A7C15L;
+    private static final long M2 = 0xD6E8FEB86659FD93L;
+
+    /**
+     * A hash of {@code len} bytes from {@code start}, 8 bytes at a step (names of a few words
+     * take a few multiplications): little-endian words xor-multiplied into the state, the last
+     * partial word read in one load where the segment allows it, then a final mix.
+     */
+    private static long hash(MemorySegment seg, long start, long len) {
+        long h = len * M2;
+        long i = start;
+        long end = start + len;
+        for (; i + 8 <= end; i += 8) {
+            h = (h ^ seg.get(LONG_LE, i)) * M1;
+            h ^= h >>> 29;
+        }
+        int rest = (int) (end - i);
+        if (rest > 0) {
+            long w;
+            if (len >= 8) {
+                w = seg.get(LONG_LE, end - 8) >>> (8 * (8 - rest)); // the last 8 bytes, the hashed ones shifted out
+            } else if (i + 8 <= seg.byteSize()) {
+                w = seg.get(LONG_LE, i) & (-1L >>> (8 * (8 - rest)));
+            } else {
+                w = 0;
+                for (int k = 0; k < rest; k++) {
+                    w |= (seg.get(ValueLayout.JAVA_BYTE, i + k) & 0xFFL) << (8 * k);
+                }
             }
-            return h;
+            h = (h ^ w) * M1;
+            h ^= h >>> 29;
         }
-        String v = getString(path);
-        long h = 0xcbf29ce484222325L;
-        for (byte b : (v == null ? "" : v).getBytes(StandardCharsets.UTF_8)) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        return h;
+        h *= M2;
+        return h ^ (h >>> 32);
     }
 
     /** Number of elements of an array or sequence. */
@@ -387,7 +455,11 @@ public final class Event {
     }
 
     private Resolved resolved(Field f) {
-        EventPlan ep = decoder().event();
+        return resolved(f, decoder());
+    }
+
+    private Resolved resolved(Field f, StreamDecoder d) {
+        EventPlan ep = d.event();
         if (ep != f.plan) {
             f.resolved = resolved(f.path);
             f.plan = ep;
@@ -448,7 +520,7 @@ public final class Event {
     }
 
     private Resolved missing(String path, String why) {
-        return new Resolved(path, null, null, null, null, why != null ? why : "");
+        return new Resolved(path, null, null, null, null, why != null ? why : "", -1);
     }
 
     /** Names and indices of a path ("a.b[2].c" is a, b, 2, c), or null when it is malformed. */
@@ -521,7 +593,35 @@ public final class Event {
                 n = n.element();
             }
         }
-        return new Resolved(path, scope, kinds, args, n, null);
+        return new Resolved(path, scope, kinds, args, n, null, fixedSlot(root, kinds, args));
+    }
+
+    /**
+     * The field's slot relative to its scope's start when it does not depend on the data (members
+     * of structs whose earlier members have a fixed size on the tape), else -1: then the common
+     * read is one addition.
+     */
+    private static int fixedSlot(Node root, int[] kinds, long[] args) {
+        long slot = 0;
+        Node n = root;
+        for (int i = 0; i < kinds.length; i++) {
+            if (kinds[i] != MEMBER) {
+                return -1;
+            }
+            int index = (int) args[i];
+            for (int k = 0; k < index; k++) {
+                long span = Tape.fixedSpan(n.children[k]);
+                if (span < 0) {
+                    return -1;
+                }
+                slot += span;
+            }
+            if (slot > Integer.MAX_VALUE) {
+                return -1;
+            }
+            n = n.children[index];
+        }
+        return (int) slot;
     }
 
     private static int optionIndex(Node variant, String name) {
@@ -543,10 +643,8 @@ public final class Event {
      * The tape slot of the field (for a packed element: of its array), or -1 when a variant on
      * the way selects another option or a sequence is too short in this event.
      */
-    private int locate(Resolved r) {
-        StreamDecoder d = decoder();
-        long[] t = tape(r.scope, d);
-        int at = switch (r.scope) {
+    private static int scopeStart(Scope scope, StreamDecoder d) {
+        return switch (scope) {
             case PAYLOAD -> d.payloadStart();
             case CONTEXT -> d.contextStart();
             case STREAM_CONTEXT -> d.streamContextStart();
@@ -554,6 +652,15 @@ public final class Event {
             case HEADER -> d.headerStart();
             case PACKET_HEADER -> 0;
         };
+    }
+
+    private int locate(Resolved r) {
+        StreamDecoder d = decoder();
+        int at = scopeStart(r.scope, d);
+        if (r.fixedSlot >= 0) {
+            return at + r.fixedSlot;
+        }
+        long[] t = tape(r.scope, d);
         Node n = rootNode(d.event(), r.scope, d.plan().packetHeader);
         for (int i = 0; i < r.kinds.length; i++) {
             int index = (int) r.args[i];

@@ -56,10 +56,21 @@ final class FlatCode {
         return COMPILED.get() < MAX_COMPILED;
     }
 
+    /**
+     * Compiled scopes by their bytecode: scopes of the same layout (the same event in the traces
+     * of a board's cores, whose metadata differ only in their environment) share one class, so
+     * the JIT compiles it once and a call site that runs them stays monomorphic. Bounded: small
+     * classes only, and a limited number of them, since the cache keeps them.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<java.nio.ByteBuffer, Decoder> SHARED =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_SHARED = 1024;
+    private static final int MAX_SHARED_BYTES = 8192;
+
     /** The compiled scope, or null if it cannot be compiled (the plan then runs as is). */
     static Decoder compile(FlatScope f, String scope, MethodHandles.Lookup host) {
-        if (f.op.length > 2000 || COMPILED.incrementAndGet() > MAX_COMPILED) {
-            return null; // a method must stay small enough to compile well; class space must stay small
+        if (f.op.length > 2000) {
+            return null; // a method must stay small enough to compile well
         }
         try {
             byte[] bytes = ClassFile.of().build(ClassDesc.of("dev.hetrace.ctf.decode.FlatScopeCode"), cb -> {
@@ -72,8 +83,21 @@ final class FlatCode {
                 });
                 cb.withMethodBody("run", RUN, 0, c -> body(c, f, scope));
             });
+            java.nio.ByteBuffer key = java.nio.ByteBuffer.wrap(bytes);
+            Decoder shared = SHARED.get(key);
+            if (shared != null) {
+                return shared;
+            }
+            if (COMPILED.incrementAndGet() > MAX_COMPILED) {
+                return null; // class space must stay small
+            }
             MethodHandles.Lookup l = host.defineHiddenClass(bytes, true, MethodHandles.Lookup.ClassOption.NESTMATE);
-            return (Decoder) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class)).invoke();
+            Decoder d = (Decoder) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class)).invoke();
+            if (bytes.length <= MAX_SHARED_BYTES && SHARED.size() < MAX_SHARED) {
+                Decoder raced = SHARED.putIfAbsent(key, d);
+                return raced != null ? raced : d;
+            }
+            return d;
         } catch (Throwable e) {
             if (STRICT) {
                 throw new IllegalStateException("cannot compile the " + scope + " plan", e);

@@ -43,7 +43,11 @@ public record ClockClass(String name, String description, String uuid, long freq
      * @throws ArithmeticException when the result does not fit in a signed 64-bit integer
      */
     public long nanosFromOrigin(long cycles) {
-        long base = baseOffsetNanos();
+        return nanosFromOrigin(cycles, baseOffsetNanos());
+    }
+
+    /** {@link #nanosFromOrigin(long)} given {@link #baseOffsetNanos()}, for callers that keep it. */
+    public long nanosFromOrigin(long cycles, long base) {
         if (base == Long.MIN_VALUE) {
             throw new ArithmeticException("clock " + name + ": offset does not fit in 64-bit nanoseconds");
         }

@@ -48,21 +48,27 @@ class CtfReaderTest {
     }
 
     @Test
-    void aStringsHashReadInPlaceIsTheFnv1aOfItsUtf8BytesEqualForEqualStrings() throws Exception {
+    void aStringsHashReadInPlaceIsTheHashOfItsTextEqualForEqualStringsAndDistinctForDistinctOnes() throws Exception {
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
             java.util.Map<String, Long> seen = new java.util.HashMap<>();
+            Event.Field status = Event.field("status");
             while (reader.next()) {
                 Event e = reader.event();
-                String status = e.getString("status");
-                long h = 0xcbf29ce484222325L;
-                for (byte b : status.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-                    h = (h ^ (b & 0xff)) * 0x100000001b3L;
-                }
+                String text = e.getString("status");
                 long hash = e.getStringHash("status");
-                assertThat(hash).isEqualTo(h);
-                assertThat(seen.computeIfAbsent(status, k -> hash)).isEqualTo(hash);
+                assertThat(hash).isEqualTo(Event.stringHash(text)).isEqualTo(e.getStringHash(status));
+                assertThat(seen.computeIfAbsent(text, k -> hash)).isEqualTo(hash);
             }
             assertThat(seen).isNotEmpty();
+            assertThat(new java.util.HashSet<>(seen.values())).hasSize(seen.size());
+        }
+        // every length around a word, and strings that differ in one byte or only in length
+        java.util.Set<Long> hashes = new java.util.HashSet<>();
+        StringBuilder sb = new StringBuilder();
+        for (int len = 0; len < 40; len++) {
+            assertThat(hashes.add(Event.stringHash(sb.toString()))).isTrue();
+            assertThat(hashes.add(Event.stringHash(sb.toString() + "\u0001"))).isTrue();
+            sb.append((char) ('a' + len % 26));
         }
     }
 
