@@ -1,86 +1,128 @@
 package dev.hetrace.analysis;
 
+import java.util.Arrays;
+
 /**
- * Messages as columns: the send (time, core, task) linked to the receive (time, core, task) by
- * queue and message id. A side never seen is −1 with the flag {@link StateModel#START_UNKNOWN}
- * (no send) or {@link StateModel#END_UNKNOWN} (no receive).
+ * Messages: the send (time, core, task) linked to the receive (time, core, task) by queue and
+ * message id. A side never seen is −1 with the flag {@link StateModel#START_UNKNOWN} (no send)
+ * or {@link StateModel#END_UNKNOWN} (no receive).
+ *
+ * <p>Stored by rows of seven longs (core and task of a side share one), in chunks of 2048 rows
+ * once past the first chunk, as {@link IntervalTable} is.
  */
 public final class MessageTable {
-    private final LongColumn sendTime = new LongColumn();
-    private final IntColumn sendCore = new IntColumn();
-    private final IntColumn sendTask = new IntColumn();
-    private final LongColumn receiveTime = new LongColumn();
-    private final IntColumn receiveCore = new IntColumn();
-    private final IntColumn receiveTask = new IntColumn();
-    private final LongColumn queue = new LongColumn();
-    private final LongColumn id = new LongColumn();
-    private final IntColumn flags = new IntColumn();
+    private static final int W = 7;
+    private static final int SHIFT = 11;
+    private static final int ROWS = 1 << SHIFT;
+    private static final int MASK = ROWS - 1;
+    private static final int SEND_TIME = 0;
+    private static final int SEND_WHO = 1;
+    private static final int RECEIVE_TIME = 2;
+    private static final int RECEIVE_WHO = 3;
+    private static final int QUEUE = 4;
+    private static final int ID = 5;
+    private static final int FLAGS = 6;
+
+    private long[][] chunks = {new long[16 * W]};
+    private long[] last = chunks[0];
+    private int size;
 
     int send(long time, int core, int task, long queue, long id) {
         return add(time, core, task, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
     }
 
     void received(int row, long time, int core, int task) {
-        receiveTime.set(row, time);
-        receiveCore.set(row, core);
-        receiveTask.set(row, task);
-        flags.set(row, flags.get(row) & ~StateModel.END_UNKNOWN);
+        flags(row); // bounds
+        long[] c = chunks[row >>> SHIFT];
+        int o = (row & MASK) * W;
+        c[o + RECEIVE_TIME] = time;
+        c[o + RECEIVE_WHO] = who(core, task);
+        c[o + FLAGS] &= ~StateModel.END_UNKNOWN;
     }
 
     int receiveOnly(long time, int core, int task, long queue, long id) {
         return add(-1, -1, -1, time, core, task, queue, id, StateModel.START_UNKNOWN);
     }
 
+    private static long who(int core, int task) {
+        return ((long) core << 32) | (task & 0xFFFFFFFFL);
+    }
+
     private int add(long st, int sc, int sk, long rt, int rc, int rk, long q, long i, int f) {
-        sendTime.add(st);
-        sendCore.add(sc);
-        sendTask.add(sk);
-        receiveTime.add(rt);
-        receiveCore.add(rc);
-        receiveTask.add(rk);
-        queue.add(q);
-        id.add(i);
-        flags.add(f);
-        return flags.size() - 1;
+        int k = size & MASK;
+        if (k * W == last.length || (k == 0 && size > 0)) {
+            grow();
+        }
+        long[] c = last;
+        int o = k * W;
+        c[o + SEND_TIME] = st;
+        c[o + SEND_WHO] = who(sc, sk);
+        c[o + RECEIVE_TIME] = rt;
+        c[o + RECEIVE_WHO] = who(rc, rk);
+        c[o + QUEUE] = q;
+        c[o + ID] = i;
+        c[o + FLAGS] = f;
+        return size++;
+    }
+
+    private void grow() {
+        if (size < ROWS) {
+            last = Arrays.copyOf(last, Math.min(ROWS * W, last.length * 2));
+            chunks[0] = last;
+            return;
+        }
+        int n = size >>> SHIFT;
+        if (n == chunks.length) {
+            chunks = Arrays.copyOf(chunks, n * 2);
+        }
+        last = new long[ROWS * W];
+        chunks[n] = last;
+    }
+
+    private long slot(int i, int field) {
+        if (i >= size || i < 0) {
+            throw new IndexOutOfBoundsException(i + " of " + size);
+        }
+        return chunks[i >>> SHIFT][(i & MASK) * W + field];
     }
 
     public int size() {
-        return flags.size();
+        return size;
     }
 
     public long sendTime(int i) {
-        return sendTime.get(i);
+        return slot(i, SEND_TIME);
     }
 
     public int sendCore(int i) {
-        return sendCore.get(i);
+        return (int) (slot(i, SEND_WHO) >> 32);
     }
 
     public int sendTask(int i) {
-        return sendTask.get(i);
+        return (int) slot(i, SEND_WHO);
     }
 
     public long receiveTime(int i) {
-        return receiveTime.get(i);
+        return slot(i, RECEIVE_TIME);
     }
 
     public int receiveCore(int i) {
-        return receiveCore.get(i);
+        return (int) (slot(i, RECEIVE_WHO) >> 32);
     }
 
     public int receiveTask(int i) {
-        return receiveTask.get(i);
+        return (int) slot(i, RECEIVE_WHO);
     }
 
     public long queue(int i) {
-        return queue.get(i);
+        return slot(i, QUEUE);
     }
 
     public long id(int i) {
-        return id.get(i);
+        return slot(i, ID);
     }
 
     public int flags(int i) {
-        return flags.get(i);
+        return (int) slot(i, FLAGS);
     }
 }

@@ -188,12 +188,16 @@ public final class StateBuilder {
     private static final Compiled NONE = new Compiled(new Mapping.Rule("", Mapping.Action.ENTER, Map.of()), -1,
         new Mapping("none", List.of(), null, null, null, null, null, List.of()));
 
-    /** A task's call stack and switched-out state. */
+    /**
+     * A task's call stack and switched-out state. A frame is four longs side by side (function,
+     * start, time in callees, loss epoch), so that a call touches one place.
+     */
     private static final class TaskState {
-        int[] funcs = new int[16];
-        long[] starts = new long[16];
-        long[] child = new long[16];
-        long[] epochs = new long[16];
+        static final int FUNC = 0;
+        static final int START = 1;
+        static final int CHILD = 2;
+        static final int EPOCH = 3;
+        long[] frames = new long[4 * 16];
         int depth;
         /** Time covered by completed calls at the bottom of the stack since the trace began (for calls begun before it). */
         long baseChild;
@@ -203,17 +207,19 @@ public final class StateBuilder {
         int lastBlockedRow = -1;
 
         void push(int func, long start, long epoch) {
-            if (depth == funcs.length) {
-                funcs = Arrays.copyOf(funcs, depth * 2);
-                starts = Arrays.copyOf(starts, depth * 2);
-                child = Arrays.copyOf(child, depth * 2);
-                epochs = Arrays.copyOf(epochs, depth * 2);
+            int o = 4 * depth;
+            if (o == frames.length) {
+                frames = Arrays.copyOf(frames, o * 2);
             }
-            funcs[depth] = func;
-            starts[depth] = start;
-            child[depth] = 0;
-            epochs[depth] = epoch;
+            frames[o + FUNC] = func;
+            frames[o + START] = start;
+            frames[o + CHILD] = 0;
+            frames[o + EPOCH] = epoch;
             depth++;
+        }
+
+        int func(int d) {
+            return (int) frames[4 * d + FUNC];
         }
     }
 
@@ -596,7 +602,7 @@ public final class StateBuilder {
             TaskState s = taskStates.get(task);
             s.lastBlockedRow = -1;
             int at = s.depth - 1;
-            while (at >= 0 && s.funcs[at] != func) {
+            while (at >= 0 && s.func(at) != func) {
                 at--;
             }
             if (at < 0) {
@@ -616,11 +622,15 @@ public final class StateBuilder {
 
         private void pop(int trace, int task, TaskState s, long t, int flags) {
             int d = --s.depth;
-            long total = t - s.starts[d];
-            model.calls.add(s.starts[d], t, task, s.funcs[d], d, 0,
-                flags | (epoch[trace] != s.epochs[d] ? StateModel.EVENTS_LOST : 0), total - s.child[d]);
+            long[] f = s.frames;
+            int o = 4 * d;
+            long start = f[o + TaskState.START];
+            long total = t - start;
+            model.calls.add(start, t, task, (int) f[o + TaskState.FUNC], d, 0,
+                flags | (epoch[trace] != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0),
+                total - f[o + TaskState.CHILD]);
             if (d > 0) {
-                s.child[d - 1] += total;
+                f[o - 4 + TaskState.CHILD] += total;
             } else {
                 s.baseChild += total;
             }

@@ -171,19 +171,28 @@ public final class Statistics {
             for (Map.Entry<String, Acc> en : byName.entrySet()) {
                 Acc a = en.getValue();
                 int n = a.starts.size();
-                long[] starts = new long[n];
-                for (int i = 0; i < n; i++) {
-                    starts[i] = a.starts.get(i);
+                long gmin = a.gapMin;
+                long gmax = a.gapMax;
+                long first = a.firstStart;
+                long last = a.lastStart;
+                if (!a.sorted) {
+                    // starts that came out of order (calls of one function that overlap): sorted here
+                    long[] starts = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        starts[i] = a.starts.get(i);
+                    }
+                    Arrays.sort(starts);
+                    gmin = Long.MAX_VALUE;
+                    gmax = -1;
+                    for (int i = 1; i < n; i++) {
+                        long g = starts[i] - starts[i - 1];
+                        gmin = Math.min(gmin, g);
+                        gmax = Math.max(gmax, g);
+                    }
+                    first = starts[0];
+                    last = starts[n - 1];
                 }
-                Arrays.sort(starts);
-                long gmin = Long.MAX_VALUE;
-                long gmax = -1;
-                for (int i = 1; i < n; i++) {
-                    long g = starts[i] - starts[i - 1];
-                    gmin = Math.min(gmin, g);
-                    gmax = Math.max(gmax, g);
-                }
-                double gavg = n > 1 ? (double) (starts[n - 1] - starts[0]) / (n - 1) : Double.NaN;
+                double gavg = n > 1 ? (double) (last - first) / (n - 1) : Double.NaN;
                 out.add(new Row(c, en.getKey(), a.total, span > 0 ? 100.0 * a.total / span : 0, n, a.min, a.max,
                     (double) a.total / n, n > 1 ? gmin : -1, gmax, gavg, c == Context.FUNCTION ? a.self : a.total));
             }
@@ -196,6 +205,12 @@ public final class Statistics {
         long min = Long.MAX_VALUE;
         long max;
         final LongColumn starts = new LongColumn();
+        /** Whether the starts came in order (the usual case): then the gaps are known as they come. */
+        boolean sorted = true;
+        long firstStart;
+        long lastStart;
+        long gapMin = Long.MAX_VALUE;
+        long gapMax = -1;
 
         /** Interval {@code i}, which {@link #inRange} took, clipped to the range. */
         void add(IntervalTable t, int i, long begin, long end) {
@@ -206,6 +221,15 @@ public final class Statistics {
             self += e > s ? (long) ((double) t.self(i) * d / (e - s)) : 0;
             min = Math.min(min, d);
             max = Math.max(max, d);
+            if (starts.size() == 0) {
+                firstStart = s;
+            } else if (s >= lastStart) {
+                gapMin = Math.min(gapMin, s - lastStart);
+                gapMax = Math.max(gapMax, s - lastStart);
+            } else {
+                sorted = false;
+            }
+            lastStart = s;
             starts.add(s);
         }
     }
