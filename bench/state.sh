@@ -29,7 +29,7 @@ done
 . "$here/.mvn/jdk25.sh"
 hetrace_find_jdk25
 "$here/hetrace" --version >/dev/null   # builds if needed
-(cd "$here" && ./mvnw -B -q -o package -DskipTests -pl bench -am >/dev/null)
+(cd "$here" && ./mvnw -B -q -o package -DskipTests -pl bench -am >/dev/null 2>&1)
 jar="$here/bench/target/hetrace-bench.jar"
 faults="--inject preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7"
 small="$here/bench-data/state-500"

@@ -339,26 +339,18 @@ public final class StateBuilder {
             }
             while (heap.size() > 0) {
                 int i = heap.peek();
-                long t = keys[i];
-                Event e = readers[i].event();
-                model.events++;
-                if (!e.hasTime()) {
-                    // an event of a stream without a clock has no place in time: counted, not placed
-                    model.untimed++;
-                } else {
-                    if (first[i] == Long.MIN_VALUE) {
-                        first[i] = t;
+                // the trace's events are taken in a run while they come before every other trace's next one
+                int second = heap.peekSecond();
+                long bound = second < 0 ? Long.MAX_VALUE : keys[second];
+                boolean more;
+                do {
+                    event(i, keys[i]);
+                    more = advance(i);
+                    if (more) {
+                        keys[i] = time(i);
                     }
-                    last[i] = Math.max(last[i], t);
-                    model.begin = Math.min(model.begin, t);
-                    model.end = Math.max(model.end, t);
-                    Compiled c = rule(i, e);
-                    if (c != NONE) {
-                        apply(i, c, e, t);
-                    }
-                }
-                if (advance(i)) {
-                    keys[i] = time(i);
+                } while (more && (keys[i] < bound || (keys[i] == bound && i < second)));
+                if (more) {
                     heap.topChanged();
                 } else {
                     heap.pop();
@@ -392,6 +384,27 @@ public final class StateBuilder {
                 c = c == null ? NONE : c;
             }
             return c;
+        }
+
+        /** The current event of trace {@code i}, at {@code t} on the reference clock. */
+        private void event(int i, long t) {
+            Event e = readers[i].event();
+            model.events++;
+            if (!e.hasTime()) {
+                // an event of a stream without a clock has no place in time: counted, not placed
+                model.untimed++;
+                return;
+            }
+            if (first[i] == Long.MIN_VALUE) {
+                first[i] = t;
+            }
+            last[i] = Math.max(last[i], t);
+            model.begin = Math.min(model.begin, t);
+            model.end = Math.max(model.end, t);
+            Compiled c = rule(i, e);
+            if (c != NONE) {
+                apply(i, c, e, t);
+            }
         }
 
         private boolean advance(int i) throws StreamDecodingException {

@@ -47,6 +47,21 @@ public final class IndexHeap {
     }
 
     /** Removes and returns the least id; the heap must not be empty. */
+    /**
+     * The item that comes next once the top is taken or moves back: the lesser child of the top,
+     * or -1 when the top is alone. Lets a consumer follow a run of the top's items while they
+     * stay before that one, without reordering the heap for each.
+     */
+    public int peekSecond() {
+        if (size < 2) {
+            return -1;
+        }
+        if (size == 2 || order.less(heap[1], heap[2])) {
+            return heap[1];
+        }
+        return heap[2];
+    }
+
     public int pop() {
         int top = heap[0];
         heap[0] = heap[--size];
