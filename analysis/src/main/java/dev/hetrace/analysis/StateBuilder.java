@@ -330,7 +330,7 @@ public final class StateBuilder {
             int n = readers.length;
             long[] keys = new long[n];
             // earlier first; at equal times, the trace given first
-            IndexHeap heap = new IndexHeap(n, (x, y) -> keys[x] < keys[y] || (keys[x] == keys[y] && x < y));
+            IndexHeap heap = new IndexHeap(n, keys);
             for (int i = 0; i < n; i++) {
                 if (advance(i)) {
                     keys[i] = time(i);

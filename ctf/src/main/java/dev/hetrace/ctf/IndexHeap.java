@@ -13,11 +13,33 @@ public final class IndexHeap {
 
     private final int[] heap;
     private final Order order;
+    private final long[] keys;
     private int size;
 
     public IndexHeap(int capacity, Order order) {
         this.heap = new int[capacity];
         this.order = order;
+        this.keys = null;
+    }
+
+    /**
+     * A heap ordered by {@code keys[id]}, then by id (the usual merge of sources by time, the one
+     * given first first at equal times), compared inline rather than through an {@link Order}.
+     */
+    public IndexHeap(int capacity, long[] keys) {
+        this.heap = new int[capacity];
+        this.order = null;
+        this.keys = keys;
+    }
+
+    private boolean less(int a, int b) {
+        long[] k = keys;
+        if (k != null) {
+            long ka = k[a];
+            long kb = k[b];
+            return ka < kb || (ka == kb && a < b);
+        }
+        return order.less(a, b);
     }
 
     public int size() {
@@ -33,7 +55,7 @@ public final class IndexHeap {
         heap[k] = id;
         while (k > 0) {
             int parent = (k - 1) >>> 1;
-            if (!order.less(heap[k], heap[parent])) {
+            if (!less(heap[k], heap[parent])) {
                 break;
             }
             swap(k, parent);
@@ -56,7 +78,7 @@ public final class IndexHeap {
         if (size < 2) {
             return -1;
         }
-        if (size == 2 || order.less(heap[1], heap[2])) {
+        if (size == 2 || less(heap[1], heap[2])) {
             return heap[1];
         }
         return heap[2];
@@ -80,10 +102,10 @@ public final class IndexHeap {
             int l = 2 * k + 1;
             int r = l + 1;
             int m = k;
-            if (l < size && order.less(heap[l], heap[m])) {
+            if (l < size && less(heap[l], heap[m])) {
                 m = l;
             }
-            if (r < size && order.less(heap[r], heap[m])) {
+            if (r < size && less(heap[r], heap[m])) {
                 m = r;
             }
             if (m == k) {

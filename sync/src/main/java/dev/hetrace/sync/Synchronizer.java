@@ -251,7 +251,7 @@ public final class Synchronizer {
             }
         };
         long[] keys = new long[n];
-        IndexHeap heap = new IndexHeap(n, (a, b) -> keys[a] < keys[b] || (keys[a] == keys[b] && a < b));
+        IndexHeap heap = new IndexHeap(n, keys);
         try {
             for (int i = 0; i < n; i++) {
                 ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
