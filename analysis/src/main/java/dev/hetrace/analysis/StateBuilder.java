@@ -29,11 +29,12 @@ import java.util.regex.Pattern;
 
 /**
  * Builds the {@link StateModel} in one pass over the events of one or several traces, merged in
- * the order of their times on the reference clock. Per event: a map lookup by event name, field
- * reads by path (read in place), and appends to primitive columns. Names are read only when new:
- * known ones are recognized by their id (task ids, addresses, interrupt numbers) or by a 64-bit
- * hash of their bytes (task and function names), so that the pass allocates nothing per event
- * beyond the columns' growth.
+ * the order of their times on the reference clock (a trace's events taken in a run while they
+ * stay first). Per event: its class's rule found by identity, field reads through handles
+ * resolved once per class (read in place), and appends to row-stored tables. Names are read only
+ * when new: known ones are recognized by their id (task ids, addresses, interrupt numbers) or by
+ * a 64-bit hash of their bytes (task and function names), so that the pass allocates nothing per
+ * event beyond the tables' growth.
  */
 public final class StateBuilder {
     /** The traces of an input, synchronized when there are several, with the report (null for one trace). */
