@@ -59,85 +59,17 @@ public final class Statistics {
         boolean several = m.traceNames().size() > 1;
         List<Row> rows = new ArrayList<>();
         long span = end - begin;
-        Groups core = new Groups();
-        Groups idle = new Groups();
-        Groups task = new Groups();
-        // per interval, the element is found by id; its name is made and looked up once per id
-        int cores = m.cores().size();
-        Acc[] coreAcc = new Acc[cores];
-        Acc[] idleAcc = new Acc[cores];
-        Acc[] taskAcc = new Acc[m.tasks().size()];
-        IntervalTable runs = m.runs();
-        for (int i = 0; i < runs.size(); i++) {
-            if (!inRange(runs, i, begin, end)) {
-                continue;
-            }
-            int owner = runs.owner(i);
-            if (runs.state(i) == StateModel.IDLE) {
-                Acc a = idleAcc[owner];
-                if (a == null) {
-                    a = idle.acc(m.cores().get(owner).name());
-                    idleAcc[owner] = a;
-                }
-                a.add(runs, i, begin, end);
-            } else {
-                Acc a = coreAcc[owner];
-                if (a == null) {
-                    a = core.acc(m.cores().get(owner).name());
-                    coreAcc[owner] = a;
-                }
-                a.add(runs, i, begin, end);
-                int subject = runs.subject(i);
-                Acc t = taskAcc[subject];
-                if (t == null) {
-                    t = task.acc(taskName(m, subject, several));
-                    taskAcc[subject] = t;
-                }
-                t.add(runs, i, begin, end);
-            }
+        Scan scan = new Scan(m, begin, end, several);
+        scan.run(false);
+        if (scan.unsorted()) {
+            // a few elements' starts came out of order: read again, for them only
+            scan.run(true);
         }
-        Groups irq = new Groups();
-        IntervalTable irqs = m.irqs();
-        LongIntMap pairs = new LongIntMap();
-        List<Acc> pairAcc = new ArrayList<>();
-        for (int i = 0; i < irqs.size(); i++) {
-            if (!inRange(irqs, i, begin, end)) {
-                continue;
-            }
-            int owner = irqs.owner(i);
-            int subject = irqs.subject(i);
-            long key = ((long) owner << 32) | subject;
-            int k = pairs.get(key);
-            if (k == LongIntMap.ABSENT) {
-                k = pairAcc.size();
-                pairAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
-                pairs.put(key, k);
-            }
-            pairAcc.get(k).add(irqs, i, begin, end);
-        }
-        Groups func = new Groups();
-        IntervalTable calls = m.calls();
-        int[] traceOfTask = new int[m.tasks().size()];
-        for (int k = 0; k < traceOfTask.length; k++) {
-            traceOfTask[k] = m.tasks().get(k).trace();
-        }
-        pairs = new LongIntMap();
-        pairAcc.clear();
-        for (int i = 0; i < calls.size(); i++) {
-            if (!inRange(calls, i, begin, end)) {
-                continue;
-            }
-            int trace = traceOfTask[calls.owner(i)];
-            int subject = calls.subject(i);
-            long key = ((long) trace << 32) | subject;
-            int k = pairs.get(key);
-            if (k == LongIntMap.ABSENT) {
-                k = pairAcc.size();
-                pairAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
-                pairs.put(key, k);
-            }
-            pairAcc.get(k).add(calls, i, begin, end);
-        }
+        Groups core = scan.core;
+        Groups idle = scan.idle;
+        Groups task = scan.task;
+        Groups irq = scan.irq;
+        Groups func = scan.func;
         core.rows(Context.CORE, span, rows);
         idle.rows(Context.IDLE, span, rows);
         task.rows(Context.TASK, span, rows);
@@ -150,6 +82,129 @@ public final class Statistics {
     public static String taskName(StateModel m, int task, boolean withTrace) {
         StateModel.Task t = m.tasks().get(task);
         return (withTrace ? m.traceNames().get(t.trace()) + "/" : "") + t.name() + (t.id() >= 0 ? "[" + t.id() + "]" : "");
+    }
+
+    /**
+     * One pass over the tables, each interval in the range taken by its element's accumulator,
+     * found by id (its name is made and looked up once per id). With {@code collect}, only the
+     * starts of the elements whose starts came out of order are gathered, to be sorted.
+     */
+    private static final class Scan {
+        final StateModel m;
+        final long begin;
+        final long end;
+        final boolean several;
+        final Groups core = new Groups();
+        final Groups idle = new Groups();
+        final Groups task = new Groups();
+        final Groups irq = new Groups();
+        final Groups func = new Groups();
+        final Acc[] coreAcc;
+        final Acc[] idleAcc;
+        final Acc[] taskAcc;
+        final int[] traceOfTask;
+        final LongIntMap irqPairs = new LongIntMap();
+        final List<Acc> irqAcc = new ArrayList<>();
+        final LongIntMap funcPairs = new LongIntMap();
+        final List<Acc> funcAcc = new ArrayList<>();
+
+        Scan(StateModel m, long begin, long end, boolean several) {
+            this.m = m;
+            this.begin = begin;
+            this.end = end;
+            this.several = several;
+            int cores = m.cores().size();
+            coreAcc = new Acc[cores];
+            idleAcc = new Acc[cores];
+            taskAcc = new Acc[m.tasks().size()];
+            traceOfTask = new int[m.tasks().size()];
+            for (int k = 0; k < traceOfTask.length; k++) {
+                traceOfTask[k] = m.tasks().get(k).trace();
+            }
+        }
+
+        boolean unsorted() {
+            for (Groups g : List.of(core, idle, task, irq, func)) {
+                for (Acc a : g.byName.values()) {
+                    if (!a.sorted) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private void take(Acc a, IntervalTable t, int i, boolean collect) {
+            if (!collect) {
+                a.add(t, i, begin, end);
+            } else if (!a.sorted) {
+                a.starts.add(t.start(i));
+            }
+        }
+
+        void run(boolean collect) {
+            IntervalTable runs = m.runs();
+            for (int i = 0; i < runs.size(); i++) {
+                if (!inRange(runs, i, begin, end)) {
+                    continue;
+                }
+                int owner = runs.owner(i);
+                if (runs.state(i) == StateModel.IDLE) {
+                    Acc a = idleAcc[owner];
+                    if (a == null) {
+                        a = idle.acc(m.cores().get(owner).name());
+                        idleAcc[owner] = a;
+                    }
+                    take(a, runs, i, collect);
+                } else {
+                    Acc a = coreAcc[owner];
+                    if (a == null) {
+                        a = core.acc(m.cores().get(owner).name());
+                        coreAcc[owner] = a;
+                    }
+                    take(a, runs, i, collect);
+                    int subject = runs.subject(i);
+                    Acc t = taskAcc[subject];
+                    if (t == null) {
+                        t = task.acc(taskName(m, subject, several));
+                        taskAcc[subject] = t;
+                    }
+                    take(t, runs, i, collect);
+                }
+            }
+            IntervalTable irqs = m.irqs();
+            for (int i = 0; i < irqs.size(); i++) {
+                if (!inRange(irqs, i, begin, end)) {
+                    continue;
+                }
+                int owner = irqs.owner(i);
+                int subject = irqs.subject(i);
+                long key = ((long) owner << 32) | subject;
+                int k = irqPairs.get(key);
+                if (k == LongIntMap.ABSENT) {
+                    k = irqAcc.size();
+                    irqAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
+                    irqPairs.put(key, k);
+                }
+                take(irqAcc.get(k), irqs, i, collect);
+            }
+            IntervalTable calls = m.calls();
+            for (int i = 0; i < calls.size(); i++) {
+                if (!inRange(calls, i, begin, end)) {
+                    continue;
+                }
+                int trace = traceOfTask[calls.owner(i)];
+                int subject = calls.subject(i);
+                long key = ((long) trace << 32) | subject;
+                int k = funcPairs.get(key);
+                if (k == LongIntMap.ABSENT) {
+                    k = funcAcc.size();
+                    funcAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
+                    funcPairs.put(key, k);
+                }
+                take(funcAcc.get(k), calls, i, collect);
+            }
+        }
     }
 
     /** Whether interval {@code i} counts in the range: it overlaps it, or is an instant in it. */
@@ -170,7 +225,7 @@ public final class Statistics {
         void rows(Context c, long span, List<Row> out) {
             for (Map.Entry<String, Acc> en : byName.entrySet()) {
                 Acc a = en.getValue();
-                int n = a.starts.size();
+                int n = (int) a.count;
                 long gmin = a.gapMin;
                 long gmax = a.gapMax;
                 long first = a.firstStart;
@@ -204,6 +259,8 @@ public final class Statistics {
         long self;
         long min = Long.MAX_VALUE;
         long max;
+        long count;
+        /** The starts, gathered only when they came out of order. */
         final LongColumn starts = new LongColumn();
         /** Whether the starts came in order (the usual case): then the gaps are known as they come. */
         boolean sorted = true;
@@ -221,7 +278,7 @@ public final class Statistics {
             self += e > s ? (long) ((double) t.self(i) * d / (e - s)) : 0;
             min = Math.min(min, d);
             max = Math.max(max, d);
-            if (starts.size() == 0) {
+            if (count == 0) {
                 firstStart = s;
             } else if (s >= lastStart) {
                 gapMin = Math.min(gapMin, s - lastStart);
@@ -230,7 +287,7 @@ public final class Statistics {
                 sorted = false;
             }
             lastStart = s;
-            starts.add(s);
+            count++;
         }
     }
 }
