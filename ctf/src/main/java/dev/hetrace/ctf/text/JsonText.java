@@ -42,7 +42,6 @@ public final class JsonText {
     public void print(CtfTrace trace, StreamDecoder d, boolean hasTime, long timeNanos) {
         StreamPlan sp = d.streamPlan();
         EventPlan ep = d.event();
-        MemorySegment seg = d.segment();
         out.put('{');
         if (hasTime) {
             out.put("\"time_ns\":").putDecimal(timeNanos).put(',');
@@ -61,19 +60,41 @@ public final class JsonText {
         out.put(",\"stream_class\":").putUnsigned(sp.cls.id());
         out.put(",\"event\":");
         string(ep.cls.name() == null ? "" : ep.cls.name());
-        scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg);
-        scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg);
-        scope("context", ep.context, d.tape(), d.contextStart(), seg);
-        scope("payload", ep.payload, d.tape(), d.payloadStart(), seg);
+        scopes(d, true);
         out.put('}').put('\n');
     }
 
-    private void scope(String name, Node root, long[] t, int at, MemorySegment seg) {
+    /**
+     * The decoder's current event's scopes alone, as one JSON object without a newline
+     * ({@code {"packet_context":{...},"payload":{...}}}, {@code {}} when it has none): what the
+     * analysis index keeps of each event beside its time and name.
+     */
+    public void fields(StreamDecoder d) {
+        out.put('{');
+        scopes(d, false);
+        out.put('}');
+    }
+
+    private void scopes(StreamDecoder d, boolean comma) {
+        StreamPlan sp = d.streamPlan();
+        EventPlan ep = d.event();
+        MemorySegment seg = d.segment();
+        comma |= scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg, comma);
+        comma |= scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg, comma);
+        comma |= scope("context", ep.context, d.tape(), d.contextStart(), seg, comma);
+        scope("payload", ep.payload, d.tape(), d.payloadStart(), seg, comma);
+    }
+
+    private boolean scope(String name, Node root, long[] t, int at, MemorySegment seg, boolean comma) {
         if (root == null) {
-            return;
+            return false;
         }
-        out.put(",\"").put(name).put("\":");
+        if (comma) {
+            out.put(',');
+        }
+        out.put('"').put(name).put("\":");
         field(root, t, at, seg);
+        return true;
     }
 
     private int field(Node n, long[] t, int at, MemorySegment seg) {
