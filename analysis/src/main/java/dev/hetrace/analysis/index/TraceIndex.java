@@ -108,13 +108,19 @@ public final class TraceIndex {
                     s.execute("SET threads = " + threads);
                 }
             }
-            IndexTables.fill(c, in, mapping, model, events -> {
-                long now = System.nanoTime();
-                if (now - lastNote[0] > 2_000_000_000L) {
-                    lastNote[0] = now;
-                    notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d of %,d events", events, model.events()));
-                }
-            });
+            try {
+                IndexTables.fill(c, in, mapping, model, events -> {
+                    long now = System.nanoTime();
+                    if (now - lastNote[0] > 2_000_000_000L) {
+                        lastNote[0] = now;
+                        notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d of %,d events", events, model.events()));
+                    }
+                });
+            } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(file + ": " + e.getMessage(), e);
+            }
             try (var s = c.createStatement()) {
                 s.execute("CHECKPOINT");
             }

@@ -16,8 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +35,7 @@ class IndexTest {
     Path dir;
 
     private static long one(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
             assertThat(r.next()).as(sql).isTrue();
             return r.getLong(1);
         }
@@ -43,7 +43,7 @@ class IndexTest {
 
     private static List<String> strings(Connection c, String sql) throws Exception {
         List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
             while (r.next()) {
                 out.add(r.getString(1));
             }
@@ -159,10 +159,12 @@ class IndexTest {
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
         StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
         Map<Long, Long> switchesPerCpu = new HashMap<>();
+        long nextTids = 0;
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {
                 if (r.event().name().equals("sched_switch")) {
                     switchesPerCpu.merge(r.event().getLong("cpu_id"), 1L, Long::sum);
+                    nextTids += r.event().getLong("next_tid");
                 }
             }
         }
@@ -171,9 +173,11 @@ class IndexTest {
             for (var en : switchesPerCpu.entrySet()) {
                 assertThat(one(c, "select count(*) from events where name = 'sched_switch' and core = "
                     + "'lttng-tracefile-rotation/cpu" + en.getKey() + "'")).isEqualTo(en.getValue());
-                assertThat(one(c, "select count(*) from events where name = 'sched_switch' and "
-                    + "(fields->>'$.packet_context.cpu_id')::bigint = " + en.getKey())).isEqualTo(en.getValue());
             }
+            // the payload, as JSON: the switched-to threads' ids
+            assertThat(one(c, "select sum((fields->>'$.payload.next_tid')::bigint) from events where name = 'sched_switch'"))
+                .isEqualTo(nextTids);
+            assertThat(one(c, "select count(*) from events where (fields->'$.packet_context') is not null")).isZero();
             IntervalTable runs = m.runs();
             long total = 0;
             for (int i = 0; i < runs.size(); i++) {

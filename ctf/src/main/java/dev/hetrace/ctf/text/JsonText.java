@@ -60,26 +60,29 @@ public final class JsonText {
         out.put(",\"stream_class\":").putUnsigned(sp.cls.id());
         out.put(",\"event\":");
         string(ep.cls.name() == null ? "" : ep.cls.name());
-        scopes(d, true);
+        scopes(d, true, true);
         out.put('}').put('\n');
     }
 
     /**
-     * The decoder's current event's scopes alone, as one JSON object without a newline
-     * ({@code {"packet_context":{...},"payload":{...}}}, {@code {}} when it has none): what the
-     * analysis index keeps of each event beside its time and name.
+     * The decoder's current event's own scopes, as one JSON object without a newline
+     * ({@code {"stream_context":{...},"context":{...},"payload":{...}}}, {@code {}} when it has
+     * none): what the analysis index keeps of each event beside its time and name. The packet
+     * context, shared by every event of a packet, is left out.
      */
     public void fields(StreamDecoder d) {
         out.put('{');
-        scopes(d, false);
+        scopes(d, false, false);
         out.put('}');
     }
 
-    private void scopes(StreamDecoder d, boolean comma) {
+    private void scopes(StreamDecoder d, boolean comma, boolean packet) {
         StreamPlan sp = d.streamPlan();
         EventPlan ep = d.event();
         MemorySegment seg = d.segment();
-        comma |= scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg, comma);
+        if (packet) {
+            comma |= scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg, comma);
+        }
         comma |= scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg, comma);
         comma |= scope("context", ep.context, d.tape(), d.contextStart(), seg, comma);
         scope("payload", ep.payload, d.tape(), d.payloadStart(), seg, comma);
