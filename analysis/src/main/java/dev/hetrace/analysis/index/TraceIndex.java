@@ -97,7 +97,14 @@ public final class TraceIndex {
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
-        StateBuilder.Input in = StateBuilder.synchronize(traces, warnings);
+        return build(file, StateBuilder.synchronize(traces, warnings), mapping, symbols, notes, threads);
+    }
+
+    /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
+    public static long build(Path file, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
+                             Consumer<String> notes, int threads)
+            throws IOException, MetadataException, StreamDecodingException, SQLException {
+        Consumer<String> warnings = w -> notes.accept("warning: " + w);
         StateModel model = StateBuilder.build(in, mapping, warnings);
         model.symbolize(symbols);
         long started = System.nanoTime();

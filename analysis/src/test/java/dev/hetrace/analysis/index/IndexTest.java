@@ -122,6 +122,17 @@ class IndexTest {
             assertThat(one(c, "select count(*) from sync_pairs")).isEqualTo(in.sync().pairs().size()).isPositive();
             assertThat(one(c, "select count(*) from sync_pairs where to_other + to_reference = 0")).isZero();
             assertThat(strings(c, "select quality from sync_pairs")).containsOnly("accurate");
+            // each slave's transform, as the table gives it, maps its clock as the synchronization does
+            for (int i = 1; i < traces.size(); i++) {
+                long raw;
+                try (CtfReader reader = CtfReader.open(traces.get(i))) {
+                    reader.next();
+                    raw = reader.event().timeNanos();
+                }
+                long viaTable = one(c, "select pivot_ref_ns + round((" + raw + " - pivot_ns) * slope)::bigint from sync_pairs "
+                    + "where reference = 'master' and other = '" + m.traceNames().get(i) + "'");
+                assertThat(viaTable).isCloseTo(in.maps().get(i).apply(raw), within(2L));
+            }
             // event times are on the reference clock: each trace's span is the model's
             assertThat(one(c, "select min(time_ns) from events")).isEqualTo(m.begin());
             assertThat(one(c, "select max(time_ns) from events")).isEqualTo(m.end());

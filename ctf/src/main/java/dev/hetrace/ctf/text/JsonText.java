@@ -21,6 +21,10 @@ public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private TextSink out;
 
+    private final java.util.Map<Node, byte[][]> keys = new java.util.IdentityHashMap<>();
+    private Node lastKeysNode;
+    private byte[][] lastKeys;
+
     private CtfTrace lastTrace;
     private byte[] lastTraceName;
 
@@ -223,8 +227,7 @@ public final class JsonText {
                 }
                 continue;
             }
-            string(n.names[i]);
-            out.put(':');
+            out.put(keys(n)[i]);
             p = field(c, t, p, seg);
         }
         return p;
@@ -283,7 +286,47 @@ public final class JsonText {
         out.put('"');
     }
 
+    /** A struct's members as JSON keys ({@code "name":}), made once per struct type rather than per event. */
+    private byte[][] keys(Node struct) {
+        if (struct == lastKeysNode) {
+            return lastKeys;
+        }
+        byte[][] k = keys.get(struct);
+        if (k == null) {
+            TextSink saved = out;
+            k = new byte[struct.names.length][];
+            for (int i = 0; i < k.length; i++) {
+                TextSink key = new TextSink(null);
+                out = key;
+                string(struct.names[i]);
+                key.put(':');
+                k[i] = java.util.Arrays.copyOf(key.buffer(), key.length());
+            }
+            out = saved;
+            keys.put(struct, k);
+        }
+        lastKeysNode = struct;
+        lastKeys = k;
+        return k;
+    }
+
     private void bytes(MemorySegment seg, long startByte, long len) {
+        if (len <= 256) {
+            // the common case, ASCII: escaped straight from the trace, nothing allocated
+            boolean ascii = true;
+            for (long i = 0; i < len && ascii; i++) {
+                ascii = seg.get(ValueLayout.JAVA_BYTE, startByte + i) >= 0;
+            }
+            if (ascii) {
+                out.put('"');
+                for (long i = 0; i < len; i++) {
+                    escaped(seg.get(ValueLayout.JAVA_BYTE, startByte + i));
+                }
+                out.put('"');
+                return;
+            }
+        }
+        // else through a String, so that invalid UTF-8 is replaced as Java decodes it
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
         string(new String(b, StandardCharsets.UTF_8));
