@@ -78,7 +78,7 @@ final class ExportCommand implements Callable<Integer> {
                     report.append(file).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
                 }
             }
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException | SQLException e) {
+        } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
             return index.fail(main, e);
         }
         try {

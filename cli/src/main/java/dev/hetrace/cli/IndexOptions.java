@@ -32,7 +32,9 @@ final class IndexOptions {
 
     /** Says what went wrong in one line (and the stack with --debug); the exit status. */
     int fail(Main main, Exception e) {
-        String m = e instanceof java.sql.SQLException ? TraceIndex.firstLine(e.getMessage()) : e.getMessage();
+        String m = e instanceof java.sql.SQLException ? TraceIndex.firstLine(e.getMessage())
+            : e instanceof IllegalArgumentException || !(e instanceof RuntimeException) ? e.getMessage()
+            : "internal error: " + e;
         main.err.println("hetrace: " + m);
         if (debug) {
             e.printStackTrace(main.err);

@@ -89,7 +89,7 @@ final class QueryCommand implements Callable<Integer> {
                     };
                 }
             }
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException | SQLException e) {
+        } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
             return index.fail(main, e);
         }
         try {

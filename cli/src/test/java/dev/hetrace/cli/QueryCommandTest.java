@@ -135,6 +135,37 @@ class QueryCommandTest {
     }
 
     @Test
+    void aMappingFileIsUsedAndAChangeToItMakesANewIndex() throws Exception {
+        Path dsp0 = board().resolve("dsp0");
+        Path mapping = dir.resolve("calls.yaml");
+        Files.writeString(mapping, """
+            name: calls-only
+            events:
+              - {event: func_entry, does: enter, func: func}
+              - {event: func_exit, does: exit, func: func}
+            """);
+        String sql = "select (select mapping from traces) as m, (select count(*) from intervals where kind = 'run') as runs, "
+            + "(select count(*) from calls) > 0 as calls";
+        Run calls = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
+        assertThat(calls.status()).as(calls.err()).isZero();
+        assertThat(calls.err()).startsWith("hetrace: indexing 1 trace ");
+        assertThat(calls.out()).isEqualTo("m,runs,calls\ncalls-only,0,true\n");
+        Run presets = query("--format", "csv", dsp0.toString(), sql);
+        assertThat(presets.out()).startsWith("m,runs,calls\nrtos,").doesNotContain("rtos,0,");
+
+        Files.writeString(mapping, Files.readString(mapping) + "  - {event: task_switch, does: switch, next: next_task}\n");
+        Run changed = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
+        assertThat(changed.err()).startsWith("hetrace: indexing 1 trace ");
+        assertThat(changed.out()).startsWith("m,runs,calls\ncalls-only,").doesNotContain("calls-only,0,");
+
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "events:\n  - {event: task_switch, does: jump}\n");
+        Run wrong = query("--mapping", bad.toString(), dsp0.toString(), "select 1");
+        assertThat(wrong.status()).isEqualTo(1);
+        assertThat(wrong.err().strip()).startsWith("hetrace: " + bad + ":2: does: 'jump'").doesNotContain("\n");
+    }
+
+    @Test
     void helpListsTheTablesAndExamples() {
         String help = new picocli.CommandLine(new Main()).getSubcommands().get("query").getUsageMessage();
         for (String table : IndexTables.NAMES) {

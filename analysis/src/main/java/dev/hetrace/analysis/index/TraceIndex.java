@@ -74,11 +74,12 @@ public final class TraceIndex {
         if (Files.isRegularFile(file)) {
             return new TraceIndex(file, false, names(traces));
         }
+        Mapping mapping = mappingFile == null ? null : Mapping.read(mappingFile); // a bad one is told before any build
         Files.createDirectories(cache);
         notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + file + "...");
         Path tmp = cache.resolve(file.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
-            build(tmp, traces, mappingFile == null ? null : Mapping.read(mappingFile), symbols, notes, 0);
+            build(tmp, traces, mapping, symbols, notes, 0);
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (SQLException e) {
             throw new IOException(file + ": cannot write the index: " + firstLine(e.getMessage()), e);
