@@ -37,7 +37,9 @@ import org.duckdb.DuckDBWritableVector;
 /**
  * The index's tables (their schema is documented in docs/analysis.md, "SQL tables"), filled from
  * the state model, the statistics, the synchronization report and one more read of every event.
- * Every table is filled through DuckDB's appender, the fastest way in (see BENCHMARKS.md).
+ * The large tables (events, intervals, calls, messages) go in a chunk of vectors at a time
+ * ({@link ChunkedRows}), twice as fast as DuckDB's row appender (BENCHMARKS.md, "Analysis
+ * index"); the small ones through the appender.
  */
 public final class IndexTables {
     /** The tables, in the order they are documented. */
