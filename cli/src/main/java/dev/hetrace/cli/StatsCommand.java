@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import dev.hetrace.analysis.Mapping;
-import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Statistics.Context;
@@ -10,16 +8,11 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -79,15 +72,7 @@ final class StatsCommand implements Callable<Integer> {
         long[] relative = range == null ? null : parseRange(range);
         String text;
         try {
-            List<Path> traces = traces(inputs);
-            Mapping m = mapping == null ? null : Mapping.read(mapping);
-            StateBuilder.Input in = StateBuilder.synchronize(traces, w -> main.err.println("hetrace: warning: " + w));
-            StateModel model = StateBuilder.build(in, m, w -> main.err.println("hetrace: warning: " + w));
-            model.symbolize(symbols(inputs));
-            if (model.events() == model.untimed()) {
-                throw new IOException(model.events() == 0 ? "the traces have no events"
-                    : "the traces' events have no time (their streams have no clock)");
-            }
+            StateModel model = BoardInput.model(inputs, mapping, main.err);
             long begin = model.begin();
             long end = model.end();
             if (relative != null) {
@@ -121,48 +106,14 @@ final class StatsCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The traces of the inputs: a sim or demo folder gives its master then its slaves in order. */
+    /** The traces of the inputs: see {@link BoardInput#traces}. */
     static List<Path> traces(List<Path> inputs) throws IOException {
-        List<Path> out = new ArrayList<>();
-        for (Path p : inputs) {
-            Path board = Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p;
-            if (Files.isRegularFile(board.resolve("ground-truth.json"))) {
-                try (Stream<Path> s = Files.list(board)) {
-                    s.filter(d -> Files.isRegularFile(d.resolve("metadata")))
-                        .sorted(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
-                            .thenComparing(d -> coreNumber(d.getFileName().toString())))
-                        .forEach(out::add);
-                }
-            } else if (!Files.exists(p)) {
-                throw new IOException(p + ": no such file or directory");
-            } else {
-                out.add(p);
-            }
-        }
-        return out;
+        return BoardInput.traces(inputs);
     }
 
-    /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
+    /** The function addresses a sim or demo folder names: see {@link BoardInput#symbols}. */
     static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
-        java.util.Map<String, String> out = new java.util.HashMap<>();
-        for (Path p : inputs) {
-            Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
-            if (Files.isRegularFile(truth)) {
-                Matcher table = Pattern.compile("\"symbols\": \\{([^}]*)}").matcher(Files.readString(truth));
-                if (table.find()) {
-                    Matcher e = Pattern.compile("\"([^\"]+)\": \"(0x[0-9a-f]+)\"").matcher(table.group(1));
-                    while (e.find()) {
-                        out.put(e.group(2), e.group(1));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static long coreNumber(String name) {
-        Matcher m = Pattern.compile("(\\d+)$").matcher(name);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
+        return BoardInput.symbols(inputs);
     }
 
     private long[] parseRange(String value) {
