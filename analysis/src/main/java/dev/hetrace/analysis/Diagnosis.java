@@ -462,7 +462,7 @@ public final class Diagnosis {
                 why.add("it was neither preempted nor blocked: it ran longer");
             }
             b.append(": ").append(String.join("; ", why)).append('.');
-            consequences(r, b);
+            consequences(r, b, cores.size() > 1);
             int nested = members.stream().mapToInt(Outlier::nested).sum();
             if (nested > 0) {
                 b.append(" The ").append(nested).append(" slow calls inside ").append(members.size() > 1 ? "them" : "it")
@@ -472,7 +472,7 @@ public final class Diagnosis {
         }
 
         /** Who waited for the results: the receivers' waits, against their waits for the other senders. */
-        private void consequences(Report r, StringBuilder b) {
+        private void consequences(Report r, StringBuilder b, boolean severalCores) {
             StateModel m = r.model();
             Map<String, List<Waits.Wait>> byWaiter = new LinkedHashMap<>();
             java.util.Set<Integer> senders = new java.util.HashSet<>();
@@ -490,9 +490,9 @@ public final class Diagnosis {
                 long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
                 String core = ws.get(0).core() >= 0 ? m.cores().get(ws.get(0).core()).name()
                     : m.traceNames().get(m.tasks().get(waiter).trace());
-                b.append(" ").append(core).append(" waited for ").append(members.size() > 1 ? "them" : "it")
+                b.append(" ").append(core).append(" waited for ").append(severalCores ? "them" : "it")
                     .append(": its task ").append(m.tasks().get(waiter).name()).append(" got ")
-                    .append(members.size() > 1 ? "their" : "its").append(" message").append(d.length > 1 ? "s" : "")
+                    .append(severalCores ? "their" : "its").append(" message").append(d.length > 1 ? "s" : "")
                     .append(in.isEmpty() ? "" : " in " + in).append(" about ").append(duration(median(d)))
                     .append(" after it began waiting");
                 // the same waiter's waits, in the same function, for other senders' messages
