@@ -157,25 +157,45 @@ public final class Diagnosis {
             }
             List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
             long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) : 0;
-            long blocked = task >= 0 ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e) : 0;
             List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
+            long blocked = task < 0 ? 0 : w.scheduled(task)
+                ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
+                : union(waits, s, e);
             long irqNanos = core >= 0 && !irq ? w.irqTime(core, s, e) : 0;
-            List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, task, s, e) : List.of();
+            List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, i, task, s, e) : List.of();
             out.add(new Outlier(i, irq, t.subject(i), task, core, s, e, medians[t.subject(i)], peers[t.subject(i)],
                 preempted, by, blocked, waits, irqNanos, (t.flags(i) & StateModel.EVENTS_LOST) != 0, waitedForIt,
                 nestedCount.getOrDefault(i, 0)));
         }
     }
 
+    /** The time covered by the waits, clipped to {@code [from, to]} (waits for several messages overlap). */
+    private static long union(List<Waits.Wait> waits, long from, long to) {
+        long[][] v = waits.stream().map(x -> new long[] {Math.max(from, x.start()), Math.min(to, x.end())})
+            .filter(x -> x[1] > x[0]).sorted((a, b) -> Long.compare(a[0], b[0])).toArray(long[][]::new);
+        long sum = 0;
+        long reach = Long.MIN_VALUE;
+        for (long[] x : v) {
+            long start = Math.max(x[0], reach);
+            if (x[1] > start) {
+                sum += x[1] - start;
+            }
+            reach = Math.max(reach, x[1]);
+        }
+        return sum;
+    }
+
     /** The waits of other tasks for the messages {@code task} sent during its call or right after it (before its next call). */
-    private static List<Waits.Wait> waitedFor(StateModel m, Waits w, int task, long start, long end) {
+    private static List<Waits.Wait> waitedFor(StateModel m, Waits w, int call, int task, long start, long end) {
         int[] rows = w.calls.rows(task);
-        int next = w.calls.after(task, end);
+        int next = w.calls.after(task, end - 1);
         long limit = next < rows.length ? m.calls().start(rows[next]) : Long.MAX_VALUE;
         List<Waits.Wait> out = new ArrayList<>();
         MessageTable msg = m.messages();
         for (int i = 0; i < msg.size(); i++) {
-            if (msg.sendTask(i) == task && msg.sendTime(i) >= start && msg.sendTime(i) <= limit) {
+            // a message sent at the call's first instant belongs to it only if the sender says it was in it
+            if (msg.sendTask(i) == task && msg.sendTime(i) >= start && msg.sendTime(i) <= limit
+                    && (msg.sendTime(i) > start || w.sentIn(i) == call)) {
                 Waits.Wait x = w.ofMessage(i);
                 if (x != null && x.task() != task) {
                     out.add(x);
@@ -396,6 +416,10 @@ public final class Diagnosis {
 
     /** Outliers told together: the same function, the same cause, on several cores. */
     private record Group(int name, boolean irq, String cause, List<Outlier> members) {
+        long excess() {
+            return members.stream().mapToLong(o -> o.duration() - o.median()).sum();
+        }
+
         String sentence(Report r) {
             StateModel m = r.model();
             List<String> cores = new ArrayList<>();
@@ -409,11 +433,12 @@ public final class Diagnosis {
                     tasks.add(o.task());
                 }
             }
+            cores.sort(NATURAL);
             long[] d = members.stream().mapToLong(Outlier::duration).toArray();
             long med = members.get(0).median();
             long typical = median(d);
             StringBuilder b = new StringBuilder();
-            b.append(and(cores)).append(": ").append(irq ? "interrupt " : "").append(m.name(name))
+            b.append(cores(cores)).append(": ").append(irq ? "interrupt " : "").append(m.name(name))
                 .append(members.size() == 1 ? " took " : " took about ").append(duration(typical))
                 .append(" instead of about ").append(duration(med))
                 .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
@@ -449,8 +474,12 @@ public final class Diagnosis {
                         waitedFor.merge(who, w.duration(), Long::sum);
                     }
                 }
-                why.add("it was blocked for about " + duration(blocked) + (members.size() > 1 ? " of each call" : "")
-                    + (waitedFor.isEmpty() ? "" : ", waiting for " + and(waitedFor.keySet().stream().limit(3).toList())));
+                long longest = waitedFor.values().stream().mapToLong(Long::longValue).max().orElse(0);
+                List<String> whom = waitedFor.entrySet().stream().filter(e -> e.getValue() * 2 >= longest)
+                    .sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).map(Map.Entry::getKey).toList();
+                why.add((members.get(0).task() >= 0 && r.waits().scheduled(members.get(0).task()) ? "it was blocked" : "it waited")
+                    + " for about " + duration(blocked) + (members.size() > 1 ? " of each call" : "")
+                    + (whom.isEmpty() ? "" : ", for " + cores(whom)));
             }
             if (irqs > typical / 10) {
                 why.add("interrupts took about " + duration(irqs) + (members.size() > 1 ? " of each call" : ""));
@@ -474,31 +503,34 @@ public final class Diagnosis {
         /** Who waited for the results: the receivers' waits, against their waits for the other senders. */
         private void consequences(Report r, StringBuilder b, boolean severalCores) {
             StateModel m = r.model();
+            // by the waiting task's name and the function it waited in, across cores
             Map<String, List<Waits.Wait>> byWaiter = new LinkedHashMap<>();
             java.util.Set<Integer> senders = new java.util.HashSet<>();
             for (Outlier o : members) {
                 senders.add(o.task());
                 for (Waits.Wait w : o.waitedForIt()) {
                     int act = r.waits().receivedIn(w.message());
-                    String key = w.task() + "\u0000" + (act >= 0 ? m.name(m.calls().subject(act)) : "");
+                    String key = m.tasks().get(w.task()).name() + "\u0000" + (act >= 0 ? m.name(m.calls().subject(act)) : "");
                     byWaiter.computeIfAbsent(key, x -> new ArrayList<>()).add(w);
                 }
             }
             byWaiter.forEach((key, ws) -> {
-                int waiter = ws.get(0).task();
+                String task = key.substring(0, key.indexOf('\u0000'));
                 String in = key.substring(key.indexOf('\u0000') + 1);
                 long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
-                String core = ws.get(0).core() >= 0 ? m.cores().get(ws.get(0).core()).name()
-                    : m.traceNames().get(m.tasks().get(waiter).trace());
-                b.append(" ").append(core).append(" waited for ").append(severalCores ? "them" : "it")
-                    .append(": its task ").append(m.tasks().get(waiter).name()).append(" got ")
-                    .append(severalCores ? "their" : "its").append(" message").append(d.length > 1 ? "s" : "")
-                    .append(in.isEmpty() ? "" : " in " + in).append(" about ").append(duration(median(d)))
-                    .append(" after it began waiting");
-                // the same waiter's waits, in the same function, for other senders' messages
+                List<String> waiters = ws.stream().map(w -> w.core() >= 0 ? m.cores().get(w.core()).name()
+                    : m.traceNames().get(m.tasks().get(w.task()).trace())).distinct().toList();
+                java.util.Set<Integer> waiterTasks = new java.util.HashSet<>();
+                ws.forEach(w -> waiterTasks.add(w.task()));
+                b.append(" ").append(cores(waiters)).append(waiters.size() > 1 ? " waited for " : " waited for ")
+                    .append(severalCores ? "them" : "it").append(": ").append(waiters.size() > 1 ? "their" : "its")
+                    .append(" task ").append(task).append(" got ").append(severalCores ? "their" : "its")
+                    .append(" message").append(d.length > 1 ? "s" : "").append(in.isEmpty() ? "" : " in " + in)
+                    .append(" about ").append(duration(median(d))).append(" after it began waiting");
+                // the same waiters' waits, in the same function, for other senders' messages
                 List<Long> others = new ArrayList<>();
                 for (Waits.Wait w : r.waits().all()) {
-                    if (w.task() == waiter && !senders.contains(m.messages().sendTask(w.message()))) {
+                    if (waiterTasks.contains(w.task()) && !senders.contains(m.messages().sendTask(w.message()))) {
                         int act = r.waits().receivedIn(w.message());
                         if ((act >= 0 ? m.name(m.calls().subject(act)) : "").equals(in)) {
                             others.add(w.duration());
@@ -512,6 +544,24 @@ public final class Diagnosis {
                 b.append('.');
             });
         }
+    }
+
+    /** Names in natural order: dsp2 before dsp10. */
+    static final java.util.Comparator<String> NATURAL = (a, b) -> {
+        String pa = a.replaceAll("\\d+$", "");
+        String pb = b.replaceAll("\\d+$", "");
+        if (!pa.equals(pb) || pa.length() == a.length() || pb.length() == b.length()) {
+            return a.compareTo(b);
+        }
+        return Long.compare(Long.parseLong(a.substring(pa.length())), Long.parseLong(b.substring(pb.length())));
+    };
+
+    /** Core names joined, abridged past 4: "dsp0, dsp1, ..., dsp1023 (1024 cores)". */
+    static String cores(List<String> names) {
+        if (names.size() <= 4) {
+            return and(names);
+        }
+        return names.get(0) + ", " + names.get(1) + ", ..., " + names.getLast() + " (" + names.size() + " cores)";
     }
 
     /** Outliers grouped by name and cause (the main preempting task, or the kind of delay), in order of first occurrence. */
@@ -530,7 +580,10 @@ public final class Diagnosis {
             String key = o.irq() + "/" + o.name() + "/" + cause;
             groups.computeIfAbsent(key, x -> new Group(o.name(), o.irq(), cause, new ArrayList<>())).members().add(o);
         }
-        return new ArrayList<>(groups.values());
+        // the most time lost first
+        List<Group> out = new ArrayList<>(groups.values());
+        out.sort((a, b) -> Long.compare(b.excess(), a.excess()));
+        return out;
     }
 
     private static String callPath(StateModel m, List<Integer> calls) {
@@ -572,7 +625,7 @@ public final class Diagnosis {
             return ns >= 100_000_000L ? Math.round(ns / 1e6) + " ms" : String.format(Locale.ROOT, "%.1f ms", ns / 1e6);
         }
         if (ns >= 1_000L) {
-            return String.format(Locale.ROOT, "%.1f µs", ns / 1e3);
+            return ns >= 100_000L ? Math.round(ns / 1e3) + " µs" : String.format(Locale.ROOT, "%.1f µs", ns / 1e3);
         }
         return ns + " ns";
     }

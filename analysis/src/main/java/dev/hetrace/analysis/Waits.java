@@ -47,6 +47,7 @@ public final class Waits {
     private final List<Wait> waits = new ArrayList<>();
     private final int[][] waitsByTask;
     private final int[] waitOfMessage;
+    private final boolean[] scheduled;
 
     private Waits(StateModel m) {
         this.m = m;
@@ -57,7 +58,7 @@ public final class Waits {
         runs = new RowIndex(m.runs(), cores);
         irqs = new RowIndex(m.irqs(), cores);
         activity = activity(m, tasks);
-        boolean[] scheduled = new boolean[tasks];
+        scheduled = new boolean[tasks];
         for (int i = 0; i < m.runs().size(); i++) {
             scheduled[m.runs().subject(i)] = true;
         }
@@ -91,6 +92,11 @@ public final class Waits {
         for (int[] byTask : waitsByTask) {
             sortByEnd(byTask);
         }
+    }
+
+    /** Whether the traces show {@code task}'s scheduling (it has runs on a core), so that its waits are its blocked stretches. */
+    public boolean scheduled(int task) {
+        return scheduled[task];
     }
 
     /** The waits of the model's tasks. */

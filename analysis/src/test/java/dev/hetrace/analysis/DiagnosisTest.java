@@ -138,8 +138,12 @@ class DiagnosisTest {
         }
         String words = String.join("\n", Diagnosis.summary(b.report()));
         if (!expected.isEmpty()) {
-            assertThat(words).as("%s", s).contains("sobel_filter", "task intruder preempted", "waited for")
-                .contains(expected);
+            assertThat(words).as("%s", s).contains("sobel_filter", "task intruder preempted", "waited for");
+            if (found.size() <= 4) {
+                assertThat(words).as("%s", s).contains(expected);
+            } else {
+                assertThat(words).as("%s", s).contains("(" + found.size() + " cores)");
+            }
         }
         assertThat(b.report().silent()).as("%s", s).isEmpty();
         assertThat(b.report().stuck()).as("%s", s).isEmpty();
@@ -177,9 +181,12 @@ class DiagnosisTest {
             Diagnosis.Silent silent = r.silent().stream().filter(x -> m.cores().get(x.core()).name().equals(core))
                 .findFirst().orElseThrow(() -> new AssertionError(s + ": " + core + " is not found silent: " + r.silent()));
             assertThat(r.silent()).hasSize(1);
-            // its last event came before the crash, and no longer before it than it was ever silent
+            // its last event came before the crash, and no earlier than the last thing the truth saw it do
             assertThat(silent.last()).as("%s", s).isLessThanOrEqualTo(at + bound);
-            assertThat(at - silent.last()).as("%s", s).isLessThanOrEqualTo(silent.longestGap() + bound);
+            long lastDone = b.sim().truth().intervals().stream().filter(v -> v.core().equals(core))
+                .flatMapToLong(v -> java.util.stream.LongStream.of(v.startNanos(), v.endNanos()))
+                .filter(t -> t < truth.atNanos()).max().orElseThrow();
+            assertThat(silent.last()).as("%s", s).isGreaterThanOrEqualTo(b.masterTime(lastDone) - bound);
         }
         // the master waits forever for that core's reply, and for no other: in join_results, or in
         // alloc_buffers when the core is dsp0 (its memory server) and it stopped between two images

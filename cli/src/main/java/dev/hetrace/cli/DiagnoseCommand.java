@@ -86,8 +86,11 @@ final class DiagnoseCommand extends HetraceCommand {
     static String text(Diagnosis.Report r, int limit) {
         StateModel m = r.model();
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%d trace(s) (%s), %.3f s, %,d events%n%n", m.traceNames().size(),
-            String.join(", ", m.traceNames()), (m.end() - m.begin()) / 1e9, m.events()));
+        List<String> names = m.traceNames();
+        String traces = names.size() <= 10 ? String.join(", ", names)
+            : String.join(", ", names.subList(0, 3)) + ", ..., " + names.getLast();
+        sb.append(String.format(Locale.ROOT, "%d trace(s) (%s), %.3f s, %,d events%n%n", names.size(), traces,
+            (m.end() - m.begin()) / 1e9, m.events()));
         sb.append("findings\n");
         List<String> f = Diagnosis.summary(r);
         for (int i = 0; i < f.size(); i++) {
