@@ -16,13 +16,26 @@ import java.util.Map;
  * with the requests nobody answered.
  */
 public final class Diagnosis {
+    /** What an outlier is: a call of a function, an interrupt, or a task's activation (from a wake-up to its next wait). */
+    public enum Kind {
+        CALL("call"), INTERRUPT("irq"), ACTIVATION("activation");
+
+        public final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
     /**
-     * A call (row of {@link StateModel#calls()}, or of {@link StateModel#irqs()} when
-     * {@code irq}) that took more than k× the median {@code median} of the {@code peers}
-     * complete calls of the same name; what took its time; the waits of other tasks for the
-     * messages its task sent at its end; the outlier calls nested in it (not listed apart).
+     * An interval that took more than k× the median {@code median} of the {@code peers} complete
+     * intervals of the same kind and name: a call (row of {@link StateModel#calls()}, name a
+     * function), an interrupt (row of {@link StateModel#irqs()}), or an activation of task
+     * {@code task} (row −1, name −1: its peers are the activations of the tasks so named on every
+     * core); what took its time; the waits of other tasks for the messages its task sent at its
+     * end; the outliers nested in it (not listed apart).
      */
-    public record Outlier(int row, boolean irq, int name, int task, int core, long start, long end, long median,
+    public record Outlier(int row, Kind kind, int name, int task, int core, long start, long end, long median,
                           int peers, long preempted, List<Waits.Share> preemptedBy, long blocked,
                           List<Waits.Wait> waits, long irqNanos, boolean eventsLost, List<Waits.Wait> waitedForIt,
                           int nested) {
@@ -68,8 +81,9 @@ public final class Diagnosis {
         }
         long[] callMedians = medians(m.calls(), m.names.size());
         List<Outlier> outliers = new ArrayList<>();
-        outliers(m, w, k, false, m.calls(), callMedians, outliers);
-        outliers(m, w, k, true, m.irqs(), medians(m.irqs(), m.names.size()), outliers);
+        outliers(m, w, k, Kind.CALL, m.calls(), callMedians, outliers);
+        outliers(m, w, k, Kind.INTERRUPT, m.irqs(), medians(m.irqs(), m.names.size()), outliers);
+        activations(m, w, k, outliers);
         outliers.sort((a, b) -> Long.compare(a.start(), b.start()));
         List<Stuck> stuck = stuck(m, w, k, callMedians, silentTrace);
         return new Report(k, List.copyOf(outliers), silent, stuck, m, w);
@@ -112,7 +126,7 @@ public final class Diagnosis {
         return (t.flags(i) & (StateModel.START_UNKNOWN | StateModel.END_UNKNOWN)) == 0;
     }
 
-    private static void outliers(StateModel m, Waits w, double k, boolean irq, IntervalTable t, long[] medians,
+    private static void outliers(StateModel m, Waits w, double k, Kind kind, IntervalTable t, long[] medians,
                                  List<Outlier> out) {
         int[] peers = new int[medians.length];
         for (int i = 0; i < t.size(); i++) {
@@ -120,53 +134,102 @@ public final class Diagnosis {
                 peers[t.subject(i)]++;
             }
         }
-        List<Integer> found = new ArrayList<>();
+        Map<Integer, List<Integer>> found = new HashMap<>();
         for (int i = 0; i < t.size(); i++) {
             long med = medians[t.subject(i)];
             if (med >= 0 && complete(t, i) && t.duration(i) > k * med && t.duration(i) - med >= 1_000) {
-                found.add(i);
+                found.computeIfAbsent(t.owner(i), x -> new ArrayList<>()).add(i);
             }
         }
-        // an outlier inside an outlier of the same task (a slow tile inside a slow filter) is part of its story
-        Map<Integer, Integer> nestedIn = new HashMap<>();
-        for (int a : found) {
-            for (int b : found) {
-                if (a != b && t.owner(a) == t.owner(b) && t.depth(b) < t.depth(a) && t.start(b) <= t.start(a)
-                        && t.end(a) <= t.end(b)) {
-                    nestedIn.put(a, b);
-                    break;
+        for (List<Integer> ofOwner : found.values()) {
+            // an outlier inside an outlier of the same owner (a slow tile in a slow filter) is part of its story
+            Map<Integer, Integer> inside = new HashMap<>();
+            java.util.Set<Integer> inner = new java.util.HashSet<>();
+            for (int a : ofOwner) {
+                for (int b : ofOwner) {
+                    if (a != b && t.depth(b) < t.depth(a) && t.start(b) <= t.start(a) && t.end(a) <= t.end(b)) {
+                        inside.merge(b, 1, Integer::sum);
+                        inner.add(a);
+                        break;
+                    }
+                }
+            }
+            for (int i : ofOwner) {
+                if (inner.contains(i)) {
+                    continue;
+                }
+                int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
+                int core = kind == Kind.INTERRUPT ? t.owner(i) : w.coreOf(task, t.start(i), t.end(i));
+                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), medians[t.subject(i)],
+                    peers[t.subject(i)], (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0)));
+            }
+        }
+    }
+
+    /** An outlier, with what took its time on its core and who waited for it. */
+    private static Outlier explain(StateModel m, Waits w, Kind kind, int row, int name, int task, int core, long s, long e,
+                                   long median, int peers, boolean lost, int nested) {
+        List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
+        long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) : 0;
+        List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
+        long blocked = task < 0 ? 0 : w.scheduled(task)
+            ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
+            : union(waits, s, e);
+        long irqNanos = core >= 0 && kind != Kind.INTERRUPT ? w.irqTime(core, s, e) : 0;
+        List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, row, task, s, e) : List.of();
+        return new Outlier(row, kind, name, task, core, s, e, median, peers, preempted, by, blocked, waits, irqNanos, lost,
+            waitedForIt, nested);
+    }
+
+    /**
+     * Activations that took more than k× the median of the activations of the tasks of the same
+     * name (the same task on each iteration, on each core): from the moment a task runs again
+     * after a wait to its next wait, preemptions included. One that holds a slow call of its task
+     * is told by that call.
+     */
+    private static void activations(StateModel m, Waits w, double k, List<Outlier> out) {
+        IntervalTable st = m.taskStates();
+        Map<String, List<long[]>> byName = new LinkedHashMap<>();
+        for (int t = 0; t < m.tasks().size(); t++) {
+            if (!w.scheduled(t) || m.tasks().get(t).idle()) {
+                continue;
+            }
+            long since = Long.MIN_VALUE;
+            for (int row : w.states.rows(t)) {
+                if (st.state(row) == StateModel.PREEMPTED) {
+                    continue;
+                }
+                // a wait ends the activation begun at the end of the previous one (the first began before the trace)
+                if (since != Long.MIN_VALUE && st.start(row) > since) {
+                    byName.computeIfAbsent(m.tasks().get(t).name(), x -> new ArrayList<>())
+                        .add(new long[] {t, since, st.start(row), st.flags(row) & StateModel.EVENTS_LOST});
+                }
+                since = (st.flags(row) & StateModel.END_UNKNOWN) != 0 ? Long.MIN_VALUE : st.end(row);
+            }
+        }
+        for (List<long[]> acts : byName.values()) {
+            if (acts.size() < 3) {
+                continue;
+            }
+            long median = median(acts.stream().mapToLong(a -> a[2] - a[1]).toArray());
+            for (long[] a : acts) {
+                int task = (int) a[0];
+                long d = a[2] - a[1];
+                if (d > k * median && d - median >= 1_000 && !holdsOutlier(out, task, a[1], a[2])) {
+                    out.add(explain(m, w, Kind.ACTIVATION, -1, -1, task, w.coreOf(task, a[1], a[2]), a[1], a[2], median,
+                        acts.size(), a[3] != 0, 0));
                 }
             }
         }
-        Map<Integer, Integer> nestedCount = new HashMap<>();
-        nestedIn.values().forEach(b -> nestedCount.merge(b, 1, Integer::sum));
-        for (int i : found) {
-            if (nestedIn.containsKey(i)) {
-                continue;
+    }
+
+    private static boolean holdsOutlier(List<Outlier> found, int task, long start, long end) {
+        for (Outlier o : found) {
+            if (o.task() == task && o.kind() == Kind.CALL && o.start() < end && o.end() > start) {
+                return true;
             }
-            long s = t.start(i);
-            long e = t.end(i);
-            int task;
-            int core;
-            if (irq) {
-                core = t.owner(i);
-                task = -1;
-            } else {
-                task = t.owner(i);
-                core = w.coreOf(task, s, e);
-            }
-            List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
-            long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) : 0;
-            List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
-            long blocked = task < 0 ? 0 : w.scheduled(task)
-                ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
-                : union(waits, s, e);
-            long irqNanos = core >= 0 && !irq ? w.irqTime(core, s, e) : 0;
-            List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, i, task, s, e) : List.of();
-            out.add(new Outlier(i, irq, t.subject(i), task, core, s, e, medians[t.subject(i)], peers[t.subject(i)],
-                preempted, by, blocked, waits, irqNanos, (t.flags(i) & StateModel.EVENTS_LOST) != 0, waitedForIt,
-                nestedCount.getOrDefault(i, 0)));
         }
+        return false;
     }
 
     /** The time covered by the waits, clipped to {@code [from, to]} (waits for several messages overlap). */
@@ -415,7 +478,7 @@ public final class Diagnosis {
     }
 
     /** Outliers told together: the same function, the same cause, on several cores. */
-    private record Group(int name, boolean irq, String cause, List<Outlier> members) {
+    private record Group(int name, Kind kind, String cause, List<Outlier> members) {
         long excess() {
             return members.stream().mapToLong(o -> o.duration() - o.median()).sum();
         }
@@ -438,12 +501,18 @@ public final class Diagnosis {
             long med = members.get(0).median();
             long typical = median(d);
             StringBuilder b = new StringBuilder();
-            b.append(cores(cores)).append(": ").append(irq ? "interrupt " : "").append(m.name(name))
+            String what = switch (kind) {
+                case CALL -> m.name(name);
+                case INTERRUPT -> "interrupt " + m.name(name);
+                case ACTIVATION -> "task " + m.tasks().get(members.get(0).task()).name() + "'s activations";
+            };
+            b.append(cores(cores)).append(": ").append(what)
                 .append(members.size() == 1 ? " took " : " took about ").append(duration(typical))
                 .append(" instead of about ").append(duration(med))
                 .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
-                .append(irq ? "occurrences" : "calls").append("; ")
-                .append(members.size()).append(members.size() == 1 ? " call, " : " calls, ")
+                .append(kind == Kind.CALL ? "calls" : kind == Kind.INTERRUPT ? "occurrences" : "activations (from a wake-up to the next wait)")
+                .append("; ").append(members.size()).append(' ').append(kind == Kind.CALL ? "call" : kind == Kind.INTERRUPT
+                    ? "occurrence" : "activation").append(members.size() == 1 ? ", " : "s, ")
                 .append(fmt((double) typical / med)).append("×)");
             // what took the time, on average per call
             long preempted = members.stream().mapToLong(Outlier::preempted).sum() / members.size();
@@ -577,8 +646,8 @@ public final class Diagnosis {
             } else {
                 cause = "ran";
             }
-            String key = o.irq() + "/" + o.name() + "/" + cause;
-            groups.computeIfAbsent(key, x -> new Group(o.name(), o.irq(), cause, new ArrayList<>())).members().add(o);
+            String key = o.kind() + "/" + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause;
+            groups.computeIfAbsent(key, x -> new Group(o.name(), o.kind(), cause, new ArrayList<>())).members().add(o);
         }
         // the most time lost first
         List<Group> out = new ArrayList<>(groups.values());

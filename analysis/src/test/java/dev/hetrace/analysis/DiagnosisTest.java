@@ -102,7 +102,7 @@ class DiagnosisTest {
         Fault.Preempt p = (Fault.Preempt) s.fault();
         Set<String> faulty = p.slaves().stream().map(i -> "dsp" + i).collect(Collectors.toCollection(TreeSet::new));
         int filter = m.nameId("sobel_filter");
-        List<Diagnosis.Outlier> filters = b.report().outliers().stream().filter(o -> !o.irq() && o.name() == filter).toList();
+        List<Diagnosis.Outlier> filters = b.report().outliers().stream().filter(o -> o.kind() == Diagnosis.Kind.CALL && o.name() == filter).toList();
         // every sobel_filter call the truth shows wholly preempted is an outlier, and no other call is
         Set<String> expected = new TreeSet<>();
         int expectedCalls = 0;
@@ -198,7 +198,7 @@ class DiagnosisTest {
         assertThat(master.to().stream().map(c -> m.cores().get(c).name()).distinct().toList()).as("%s", s)
             .containsExactly(core);
         assertThat(r.stuck()).as("%s: only the faulty core and the master", s).hasSizeLessThanOrEqualTo(2);
-        assertThat(r.outliers().stream().filter(o -> !o.irq()).map(o -> m.cores().get(o.core()).name())).as("%s", s)
+        assertThat(r.outliers().stream().filter(o -> o.kind() != Diagnosis.Kind.INTERRUPT).map(o -> m.cores().get(o.core()).name())).as("%s", s)
             .allMatch(c -> c.equals(core));
         String words = String.join("\n", Diagnosis.summary(r));
         assertThat(words).as("%s", s).contains(core, "never answered its message");

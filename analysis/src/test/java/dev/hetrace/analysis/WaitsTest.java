@@ -117,6 +117,34 @@ class WaitsTest {
     }
 
     @Test
+    void withoutFunctionHooksThePreemptedTasksActivationsAreTheOutliers() throws Exception {
+        // an RTOS traced by its scheduler and queue hooks only: no func_entry/func_exit
+        Path yaml = dir.resolve("switches-only.yaml");
+        java.nio.file.Files.writeString(yaml, """
+            name: rtos-switches
+            events:
+              - {event: task_switch, does: switch, next: next_task, prev: prev_task, prev-prio: prev_prio, next-prio: next_prio}
+              - {event: msgq_put, does: send, queue: queue, id: msg_id}
+              - {event: msgq_get, does: receive, queue: queue, id: msg_id}
+            """);
+        Mapping mapping = Mapping.read(yaml);
+        List<Path> slaves = sim.slaves();
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(slaves, w -> { }), mapping, w -> { });
+        assertThat(m.calls().size()).isZero();
+        Diagnosis.Report d = Diagnosis.of(m, Diagnosis.DEFAULT_K);
+        assertThat(d.outliers()).isNotEmpty().allSatisfy(o -> {
+            assertThat(o.kind()).isEqualTo(Diagnosis.Kind.ACTIVATION);
+            assertThat(m.cores().get(o.core()).name()).isIn("dsp1", "dsp2");
+            assertThat(m.tasks().get(o.task()).name()).isEqualTo("sobel");
+            assertThat(m.tasks().get(o.preemptedBy().getFirst().task()).name()).isEqualTo("intruder");
+        });
+        // each image's work on dsp1 and dsp2 (5 images)
+        assertThat(d.outliers()).hasSize(10);
+        assertThat(Diagnosis.summary(d).getFirst()).startsWith("dsp1 and dsp2: task sobel's activations took about 29")
+            .contains("task intruder preempted them");
+    }
+
+    @Test
     void aHealthyBoardHasNoFinding() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(4).withSlaves(6), dir.resolve("healthy"));
         StateModel m = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), w -> { });

@@ -111,7 +111,8 @@ final class DiagnoseCommand extends HetraceCommand {
                     + " (" + o.preemptedBy().get(0).times() + ")";
                 rows.add(new String[] {o.core() >= 0 ? m.cores().get(o.core()).name() : "-",
                     o.task() >= 0 ? m.tasks().get(o.task()).name() : "-",
-                    (o.irq() ? "irq " : "") + m.name(o.name()), sec(m, o.start()), ms(o.duration()), ms(o.median()),
+                    o.kind() == Diagnosis.Kind.ACTIVATION ? "(activation)" : (o.kind() == Diagnosis.Kind.INTERRUPT ? "irq " : "")
+                        + m.name(o.name()), sec(m, o.start()), ms(o.duration()), ms(o.median()),
                     fmt(o.ratio()), ms(o.preempted()), by, ms(o.blocked()), ms(o.irqNanos())});
             }
             sb.append(TextTable.render(rows, "  ", i -> i >= 3 && i != 8));
@@ -133,8 +134,8 @@ final class DiagnoseCommand extends HetraceCommand {
         for (Diagnosis.Outlier o : r.outliers()) {
             sb.append(sep).append("{\"core\": ").append(o.core() >= 0 ? TextTable.quote(m.cores().get(o.core()).name()) : "null")
                 .append(", \"task\": ").append(o.task() >= 0 ? TextTable.quote(m.tasks().get(o.task()).name()) : "null")
-                .append(", \"kind\": \"").append(o.irq() ? "irq" : "call").append("\", \"name\": ")
-                .append(TextTable.quote(m.name(o.name()))).append(", \"start_ns\": ").append(o.start())
+                .append(", \"kind\": \"").append(o.kind().label).append("\", \"name\": ")
+                .append(o.name() >= 0 ? TextTable.quote(m.name(o.name())) : "null").append(", \"start_ns\": ").append(o.start())
                 .append(", \"end_ns\": ").append(o.end()).append(", \"duration_ns\": ").append(o.duration())
                 .append(", \"median_ns\": ").append(o.median()).append(", \"peers\": ").append(o.peers())
                 .append(", \"preempted_ns\": ").append(o.preempted()).append(", \"preempted_by\": [");
