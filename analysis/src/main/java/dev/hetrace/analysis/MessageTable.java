@@ -15,20 +15,29 @@ public final class MessageTable {
     private final LongColumn queue = new LongColumn();
     private final LongColumn id = new LongColumn();
     private final IntColumn flags = new IntColumn();
+    private final IntColumn sendCall = new IntColumn();
+    private final IntColumn receiveCall = new IntColumn();
 
-    int send(long time, int core, int task, long queue, long id) {
-        return add(time, core, task, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
+    int send(long time, int core, int task, int call, long queue, long id) {
+        int row = add(time, core, task, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
+        sendCall.add(call);
+        receiveCall.add(-1);
+        return row;
     }
 
-    void received(int row, long time, int core, int task) {
+    void received(int row, long time, int core, int task, int call) {
         receiveTime.set(row, time);
         receiveCore.set(row, core);
         receiveTask.set(row, task);
+        receiveCall.set(row, call);
         flags.set(row, flags.get(row) & ~StateModel.END_UNKNOWN);
     }
 
-    int receiveOnly(long time, int core, int task, long queue, long id) {
-        return add(-1, -1, -1, time, core, task, queue, id, StateModel.START_UNKNOWN);
+    int receiveOnly(long time, int core, int task, int call, long queue, long id) {
+        int row = add(-1, -1, -1, time, core, task, queue, id, StateModel.START_UNKNOWN);
+        sendCall.add(-1);
+        receiveCall.add(call);
+        return row;
     }
 
     private int add(long st, int sc, int sk, long rt, int rc, int rk, long q, long i, int f) {
@@ -78,6 +87,16 @@ public final class MessageTable {
 
     public long id(int i) {
         return id.get(i);
+    }
+
+    /** The function (a name id of {@link StateModel#name}) the sender was in when it sent, or −1 outside any call. */
+    public int sendCall(int i) {
+        return sendCall.get(i);
+    }
+
+    /** The function the receiver was in when it took the message, or −1. */
+    public int receiveCall(int i) {
+        return receiveCall.get(i);
     }
 
     public int flags(int i) {

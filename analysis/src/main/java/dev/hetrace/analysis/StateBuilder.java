@@ -215,6 +215,7 @@ public final class StateBuilder {
         final List<Map<String, Compiled>> compiled = new ArrayList<>();
         final long[] first;
         final long[] last;
+        final long[] gap;
         final long[] epoch;
         final Pattern[] idleNames;
         // per trace: cores by CPU, tasks by id and by name, names by number
@@ -236,6 +237,7 @@ public final class StateBuilder {
             mappings = new Mapping[n];
             first = new long[n];
             last = new long[n];
+            gap = new long[n];
             epoch = new long[n];
             idleNames = new Pattern[n];
             coreByCpu = new LongIntMap[n];
@@ -308,6 +310,8 @@ public final class StateBuilder {
                 } else {
                     if (first[i] == Long.MIN_VALUE) {
                         first[i] = t;
+                    } else if (t - last[i] > gap[i]) {
+                        gap[i] = t - last[i];
                     }
                     last[i] = Math.max(last[i], t);
                     model.begin = Math.min(model.begin, t);
@@ -547,7 +551,7 @@ public final class StateBuilder {
         private void pop(int trace, int task, TaskState s, long t, int flags) {
             int d = --s.depth;
             long total = t - s.starts[d];
-            model.calls.add(s.starts[d], t, task, s.funcs[d], d, 0,
+            model.calls.add(s.starts[d], t, task, s.funcs[d], 0, d,
                 flags | (epoch[trace] != s.epochs[d] ? StateModel.EVENTS_LOST : 0), total - s.child[d]);
             if (d > 0) {
                 s.child[d - 1] += total;
@@ -624,7 +628,8 @@ public final class StateBuilder {
         private void send(int trace, int core, int task, Compiled c, Event e, long t) {
             long queue = queue(c, e);
             long id = e.getLong(c.id);
-            int row = model.messages.send(t, core, task, queue, id);
+            TaskState ts = taskStates.get(task);
+            int row = model.messages.send(t, core, task, ts.depth > 0 ? ts.funcs[ts.depth - 1] : -1, queue, id);
             pendingMessages.put(messageKey(queue, id), row);
             taskStates.get(task).lastBlockedRow = -1;
         }
@@ -634,13 +639,14 @@ public final class StateBuilder {
             long id = e.getLong(c.id);
             long key = messageKey(queue, id);
             int row = pendingMessages.get(key);
+            TaskState s = taskStates.get(task);
+            int call = s.depth > 0 ? s.funcs[s.depth - 1] : -1;
             if (row == LongIntMap.ABSENT || row < 0) {
-                model.messages.receiveOnly(t, core, task, queue, id);
+                model.messages.receiveOnly(t, core, task, call, queue, id);
             } else {
-                model.messages.received(row, t, core, task);
+                model.messages.received(row, t, core, task, call);
                 pendingMessages.put(key, -1);
             }
-            TaskState s = taskStates.get(task);
             if (s.lastBlockedRow >= 0 && queue >= 0) {
                 // the first thing the task did once switched back in: it was blocked on this queue
                 model.taskStates.subject(s.lastBlockedRow, (int) queue);
@@ -650,6 +656,9 @@ public final class StateBuilder {
 
         /** What is still open at the end of a trace ends at its last event, marked. */
         private void finish() {
+            model.traceFirst = first.clone();
+            model.traceLast = last.clone();
+            model.traceLongestGap = gap.clone();
             for (int core = 0; core < coreStates.size(); core++) {
                 CoreState cs = coreStates.get(core);
                 int trace = model.cores.get(core).trace();

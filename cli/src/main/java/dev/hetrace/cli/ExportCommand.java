@@ -5,36 +5,30 @@ import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code hetrace export}: the traces' tables in a format other tools read. */
 @Command(name = "export", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Write the traces' tables for other tools.", "",
-        "The tables are those of 'hetrace query' (events, intervals, calls, messages,",
-        "sync_pairs, stats, traces, cores, tasks; see docs/analysis.md), from the same cached",
-        "index. One format per run:",
+        "The tables are those of 'hetrace query' (events, intervals, calls,",
+        "messages, sync_pairs, stats, traces, cores, tasks; see docs/analysis.md),",
+        "from the same cached index. One format per run:",
         "  --parquet DIR   one Parquet file per table, DIR/<table>.parquet", "",
         "Examples:",
         "  hetrace export --parquet out/ hetrace-demo",
         "  hetrace export --parquet out/ board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the files were written", "1:a trace could not be read, or a file not written", "2:usage error"})
-final class ExportCommand implements Callable<Integer> {
+final class ExportCommand extends HetraceCommand {
     /** The formats: exactly one, each naming where it writes. */
     static final class Target {
         @Option(names = "--parquet", paramLabel = "DIR", required = true,
@@ -45,21 +39,17 @@ final class ExportCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
-    List<Path> inputs = new ArrayList<>();
+    @Mixin
+    BoardOptions board = new BoardOptions();
 
     @Mixin
-    IndexOptions index;
-
-    @CommandLine.ParentCommand
-    Main main;
+    IndexOptions index = new IndexOptions();
 
     @Override
     public Integer call() {
         StringBuilder report = new StringBuilder();
         try {
-            TraceIndex ix = index.open(inputs, main);
+            TraceIndex ix = index.open(board.inputs, board.mapping, main.err);
             Path dir = target.parquet;
             if (Files.exists(dir) && !Files.isDirectory(dir)) {
                 throw new IOException("--parquet " + dir + ": not a directory");
@@ -79,15 +69,8 @@ final class ExportCommand implements Callable<Integer> {
                 }
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
-            return index.fail(main, e);
+            return fail(IndexOptions.oneLine(e));
         }
-        try {
-            main.out.write(report.toString().getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            return 1;
-        }
-        return 0;
+        return print(report.toString());
     }
 }

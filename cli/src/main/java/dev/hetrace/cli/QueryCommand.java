@@ -4,18 +4,15 @@ import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,36 +21,47 @@ import picocli.CommandLine.Parameters;
 /** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, sync, statistics). */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Run SQL over the traces' tables and print the result.", "",
-        "The last argument is the SQL; the ones before it are the traces (trace directories,",
-        "or a 'hetrace sim'/'hetrace demo' folder), synchronized first when there are several.",
-        "The tables are built once per set of traces into a DuckDB file in the cache (saying so",
-        "on stderr) and reused while the traces are unchanged. The SQL is DuckDB's; the index is",
-        "read-only. Times are ns on the reference clock (the first trace's), durations ns;",
-        "names join across tables (see docs/analysis.md, 'SQL tables'):", "",
-        "  events      trace, stream, time_ns, name, core, fields (JSON: packet_context,",
-        "              stream_context, context, payload; e.g. fields->>'$.payload.next_task')",
-        "  intervals   kind (run, task_state, irq), start_ns, end_ns, duration_ns, trace, core,",
-        "              task, irq, state (running, idle, preempted, blocked, waiting), queue,",
-        "              depth, start_unknown, end_unknown, events_lost",
-        "  calls       start_ns, end_ns, duration_ns, self_ns, trace, task, function, depth, flags",
-        "  messages    queue, id, send_ns, send_core, send_task, receive_ns, receive_core,",
-        "              receive_task, latency_ns, start_unknown, end_unknown",
-        "  sync_pairs  reference, other, quality, to_other, to_reference, accuracy_ns, slope,",
-        "              drift_ppm, pivot_ns, pivot_ref_ns",
-        "  stats       context, name, total_ns, percent, count, min_ns, max_ns, avg_ns,",
-        "              interval_min_ns, interval_max_ns, interval_avg_ns, self_ns",
-        "  traces      trace, path, mapping, events, first_ns, last_ns, reference, sync_quality,",
-        "              sync_via, accuracy_ns",
+        "The last argument is the SQL; the ones before it are the traces (trace",
+        "directories, or a 'hetrace sim'/'hetrace demo' folder), synchronized first",
+        "when there are several. The tables are built once per set of traces into a",
+        "DuckDB file in the cache (saying so on stderr) and reused while the traces",
+        "are unchanged. The SQL is DuckDB's; the index is read-only. Times are ns on",
+        "the reference clock (the first trace's), durations ns. Names are ENUMs: they",
+        "sort in the order they were made (task::varchar sorts alphabetically).",
+        "The tables (docs/analysis.md, 'SQL tables'):", "",
+        "  events      trace, stream, time_ns, name, core, fields (JSON of the",
+        "              event's stream_context, context and payload; e.g.",
+        "              fields->>'$.payload.next_task')",
+        "  intervals   kind (run, task_state, irq), start_ns, end_ns, duration_ns,",
+        "              trace, core, task, irq, state (running, idle, preempted,",
+        "              blocked, waiting), queue, depth, start_unknown,",
+        "              end_unknown, events_lost",
+        "  calls       start_ns, end_ns, duration_ns, self_ns, trace, task,",
+        "              function, depth, start_unknown, end_unknown, events_lost",
+        "  messages    queue, id, send_ns, send_core, send_task, receive_ns,",
+        "              receive_core, receive_task, latency_ns, start_unknown,",
+        "              end_unknown",
+        "  sync_pairs  reference, other, quality, to_other, to_reference,",
+        "              accuracy_ns, slope, drift_ppm, pivot_ns, pivot_ref_ns",
+        "  stats       context, name, total_ns, percent, count, min_ns, max_ns,",
+        "              avg_ns, interval_min_ns, interval_max_ns, interval_avg_ns,",
+        "              self_ns",
+        "  traces      trace, path, mapping, events, first_ns, last_ns, reference,",
+        "              sync_quality, sync_via, accuracy_ns",
         "  cores       core, trace",
         "  tasks       task, trace, name, tid, idle", "",
         "Examples:",
-        "  hetrace query hetrace-demo \"select name, count(*) from events group by all order by 2 desc\"",
-        "  hetrace query board/dsp1 \"select function, count(*), sum(self_ns)/1e6 as self_ms from calls group by all\"",
-        "  hetrace query hetrace-demo \"select * from messages order by latency_ns desc limit 5\"",
-        "  hetrace query --format csv board/master board/dsp* \"select * from stats where context = 'task'\""},
+        "  hetrace query hetrace-demo \\",
+        "    \"select name, count(*) from events group by all order by 2 desc\"",
+        "  hetrace query board/dsp1 \\",
+        "    \"select function, count(*), sum(self_ns) from calls group by all\"",
+        "  hetrace query hetrace-demo \\",
+        "    \"select * from messages order by latency_ns desc limit 5\"",
+        "  hetrace query --format csv board/master board/dsp* \\",
+        "    \"select * from stats where context = 'task'\""},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the result was printed", "1:a trace could not be read, or the SQL failed", "2:usage error"})
-final class QueryCommand implements Callable<Integer> {
+final class QueryCommand extends HetraceCommand {
     enum Format { text, csv, json }
 
     @Parameters(arity = "2..*", paramLabel = "TRACE... SQL",
@@ -63,11 +71,11 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
     Format format = Format.text;
 
-    @Mixin
-    IndexOptions index;
+    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
+    Path mapping;
 
-    @CommandLine.ParentCommand
-    Main main;
+    @Mixin
+    IndexOptions index = new IndexOptions();
 
     @Override
     public Integer call() {
@@ -75,7 +83,7 @@ final class QueryCommand implements Callable<Integer> {
         List<Path> inputs = args.subList(0, args.size() - 1).stream().map(Path::of).toList();
         String text;
         try {
-            TraceIndex ix = index.open(inputs, main);
+            TraceIndex ix = index.open(inputs, mapping, main.err);
             // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
             try (Connection c = ix.connect(); PreparedStatement s = c.prepareStatement(sql)) {
                 if (!s.execute()) {
@@ -90,16 +98,9 @@ final class QueryCommand implements Callable<Integer> {
                 }
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
-            return index.fail(main, e);
+            return fail(IndexOptions.oneLine(e));
         }
-        try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            return 1;
-        }
-        return 0;
+        return print(text);
     }
 
     /** Whether a column of this DuckDB type holds numbers (its JDBC type says so only for some). */

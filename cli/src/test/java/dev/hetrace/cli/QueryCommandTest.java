@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.analysis.index.IndexTables;
 import dev.hetrace.ctf.api.CtfReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,27 +19,18 @@ class QueryCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int status, String out, String err) {}
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    private Run query(String... args) {
+    private Cli.Run query(String... args) {
         String[] all = new String[args.length + 3];
         all[0] = "query";
         all[1] = "--cache";
         all[2] = dir.resolve("cache").toString();
         System.arraycopy(args, 0, all, 3, args.length);
-        return run(all);
+        return Cli.run(all);
     }
 
     private Path board() {
         Path board = dir.resolve("board");
-        Run sim = run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString());
+        Cli.Run sim = Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         return board;
     }
@@ -62,12 +50,12 @@ class QueryCommandTest {
     @Test
     void aSimFolderIsIndexedOnceThenQueriedFromTheCache() throws Exception {
         Path board = board();
-        Run first = query("--format", "csv", board.toString(), "select count(*) as n from events");
+        Cli.Run first = query("--format", "csv", board.toString(), "select count(*) as n from events");
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).startsWith("hetrace: indexing 3 traces");
         assertThat(first.out()).isEqualTo("n\n" + events(board.resolve("master"), board.resolve("dsp0"), board.resolve("dsp1")) + "\n");
 
-        Run again = query("--format", "csv", board.toString(), "select trace, count(*) as n from events group by trace order by trace");
+        Cli.Run again = query("--format", "csv", board.toString(), "select trace, count(*) as n from events group by trace order by trace");
         assertThat(again.status()).as(again.err()).isZero();
         assertThat(again.err()).isEmpty();
         // names sort in the traces' order (master first), not alphabetically: they are ENUMs
@@ -80,9 +68,9 @@ class QueryCommandTest {
         Path dsp0 = board().resolve("dsp0");
         String sql = "select task, count(*) as runs, sum(duration_ns) as ns, bool_or(end_unknown) as open "
             + "from intervals where kind = 'run' group by task order by task";
-        Run csv = query("--format", "csv", dsp0.toString(), sql);
-        Run json = query("--format", "json", dsp0.toString(), sql);
-        Run text = query(dsp0.toString(), sql);
+        Cli.Run csv = query("--format", "csv", dsp0.toString(), sql);
+        Cli.Run json = query("--format", "json", dsp0.toString(), sql);
+        Cli.Run text = query(dsp0.toString(), sql);
         assertThat(csv.status()).as(csv.err()).isZero();
         assertThat(json.status()).as(json.err()).isZero();
         assertThat(text.status()).as(text.err()).isZero();
@@ -100,7 +88,7 @@ class QueryCommandTest {
     @Test
     void anEventsFieldsAreJsonInJsonOutput() {
         Path dsp0 = board().resolve("dsp0");
-        Run json = query("--format", "json", dsp0.toString(),
+        Cli.Run json = query("--format", "json", dsp0.toString(),
             "select name, fields from events where name = 'task_switch' order by time_ns limit 1");
         assertThat(json.status()).as(json.err()).isZero();
         assertThat(json.out()).containsPattern("\"fields\": \\{.*\"payload\":\\{.*\"next_task\":\"");
@@ -109,17 +97,17 @@ class QueryCommandTest {
     @Test
     void badSqlIsOneLineFromDuckDbAndExitsOne() {
         Path dsp0 = board().resolve("dsp0");
-        Run bad = query(dsp0.toString(), "selec count(*) from events");
+        Cli.Run bad = query(dsp0.toString(), "selec count(*) from events");
         assertThat(bad.status()).isEqualTo(1);
         assertThat(bad.out()).isEmpty();
         assertThat(bad.err().lines().filter(l -> !l.startsWith("hetrace: indexing")).toList())
             .singleElement().asString().startsWith("hetrace: Parser Error").contains("selec");
-        Run table = query(dsp0.toString(), "select * from nothing");
+        Cli.Run table = query(dsp0.toString(), "select * from nothing");
         assertThat(table.status()).isEqualTo(1);
         assertThat(table.err().lines().toList()).singleElement().asString().startsWith("hetrace: Catalog Error")
             .contains("nothing");
         // the index is read-only
-        Run drop = query(dsp0.toString(), "drop table events");
+        Cli.Run drop = query(dsp0.toString(), "drop table events");
         assertThat(drop.status()).isEqualTo(1);
         assertThat(drop.err().lines().toList()).hasSize(1);
         assertThat(query("--format", "csv", dsp0.toString(), "select count(*) > 0 from events").out()).endsWith("true\n");
@@ -127,10 +115,10 @@ class QueryCommandTest {
 
     @Test
     void aMissingTraceIsOneLine() {
-        Run r = query(dir.resolve("nothing").toString(), "select 1");
+        Cli.Run r = query(dir.resolve("nothing").toString(), "select 1");
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory\n");
-        Run usage = run("query", "select 1");
+        Cli.Run usage = Cli.run("query", "select 1");
         assertThat(usage.status()).isEqualTo(2);
     }
 
@@ -146,21 +134,21 @@ class QueryCommandTest {
             """);
         String sql = "select (select mapping from traces) as m, (select count(*) from intervals where kind = 'run') as runs, "
             + "(select count(*) from calls) > 0 as calls";
-        Run calls = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
+        Cli.Run calls = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
         assertThat(calls.status()).as(calls.err()).isZero();
         assertThat(calls.err()).startsWith("hetrace: indexing 1 trace ");
         assertThat(calls.out()).isEqualTo("m,runs,calls\ncalls-only,0,true\n");
-        Run presets = query("--format", "csv", dsp0.toString(), sql);
+        Cli.Run presets = query("--format", "csv", dsp0.toString(), sql);
         assertThat(presets.out()).startsWith("m,runs,calls\nrtos,").doesNotContain("rtos,0,");
 
         Files.writeString(mapping, Files.readString(mapping) + "  - {event: task_switch, does: switch, next: next_task}\n");
-        Run changed = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
+        Cli.Run changed = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
         assertThat(changed.err()).startsWith("hetrace: indexing 1 trace ");
         assertThat(changed.out()).startsWith("m,runs,calls\ncalls-only,").doesNotContain("calls-only,0,");
 
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "events:\n  - {event: task_switch, does: jump}\n");
-        Run wrong = query("--mapping", bad.toString(), dsp0.toString(), "select 1");
+        Cli.Run wrong = query("--mapping", bad.toString(), dsp0.toString(), "select 1");
         assertThat(wrong.status()).isEqualTo(1);
         assertThat(wrong.err().strip()).startsWith("hetrace: " + bad + ":2: does: 'jump'").doesNotContain("\n");
     }
@@ -185,7 +173,7 @@ class QueryCommandTest {
                 }
             }
         }
-        Run r = query("--format", "csv", trace.toString(),
+        Cli.Run r = query("--format", "csv", trace.toString(),
             "select count(*) from events where name = 'sched_switch' and core = 'lttng-tracefile-rotation/cpu1'");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("count_star()\n" + direct + "\n");
@@ -195,13 +183,13 @@ class QueryCommandTest {
     void parquetExportIsReadBackByDuckDbWithTheIndexsCounts() throws Exception {
         Path board = board();
         Path out = dir.resolve("parquet");
-        Run r = run("export", "--cache", dir.resolve("cache").toString(), "--parquet", out.toString(), board.toString());
+        Cli.Run r = Cli.run("export", "--cache", dir.resolve("cache").toString(), "--parquet", out.toString(), board.toString());
         assertThat(r.status()).as(r.err()).isZero();
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
             for (String table : IndexTables.NAMES) {
                 Path file = out.resolve(table + ".parquet");
                 assertThat(file).isRegularFile();
-                Run count = query("--format", "csv", board.toString(), "select count(*) as n from " + table);
+                Cli.Run count = query("--format", "csv", board.toString(), "select count(*) as n from " + table);
                 assertThat(count.status()).as(count.err()).isZero();
                 try (ResultSet rs = s.executeQuery("select count(*) from read_parquet('" + file + "')")) {
                     rs.next();
@@ -216,10 +204,10 @@ class QueryCommandTest {
             }
         }
         Files.writeString(dir.resolve("file"), "x");
-        Run notDir = run("export", "--cache", dir.resolve("cache").toString(), "--parquet", dir.resolve("file").toString(),
+        Cli.Run notDir = Cli.run("export", "--cache", dir.resolve("cache").toString(), "--parquet", dir.resolve("file").toString(),
             board.toString());
         assertThat(notDir.status()).isEqualTo(1);
         assertThat(notDir.err().lines().toList()).singleElement().asString().contains("not a directory");
-        assertThat(run("export", board.toString()).status()).isEqualTo(2);
+        assertThat(Cli.run("export", board.toString()).status()).isEqualTo(2);
     }
 }
