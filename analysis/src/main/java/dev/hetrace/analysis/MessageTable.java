@@ -4,14 +4,14 @@ import java.util.Arrays;
 
 /**
  * Messages: the send (time, core, task) linked to the receive (time, core, task) by queue and
- * message id. A side never seen is −1 with the flag {@link StateModel#START_UNKNOWN} (no send)
- * or {@link StateModel#END_UNKNOWN} (no receive).
+ * message id, with the function each side was in. A side never seen is −1 with the flag
+ * {@link StateModel#START_UNKNOWN} (no send) or {@link StateModel#END_UNKNOWN} (no receive).
  *
- * <p>Stored by rows of seven longs (core and task of a side share one), in chunks of 2048 rows
- * once past the first chunk, as {@link IntervalTable} is.
+ * <p>Stored by rows of eight longs (core and task of a side share one, as do the two calls), in
+ * chunks of 2048 rows once past the first chunk, as {@link IntervalTable} is.
  */
 public final class MessageTable {
-    private static final int W = 7;
+    private static final int W = 8;
     private static final int SHIFT = 11;
     private static final int ROWS = 1 << SHIFT;
     private static final int MASK = ROWS - 1;
@@ -22,33 +22,36 @@ public final class MessageTable {
     private static final int QUEUE = 4;
     private static final int ID = 5;
     private static final int FLAGS = 6;
+    /** The send's call in the high half, the receive's in the low half. */
+    private static final int CALLS = 7;
 
     private long[][] chunks = {new long[16 * W]};
     private long[] last = chunks[0];
     private int size;
 
-    int send(long time, int core, int task, long queue, long id) {
-        return add(time, core, task, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
+    int send(long time, int core, int task, int call, long queue, long id) {
+        return add(time, core, task, call, -1, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
     }
 
-    void received(int row, long time, int core, int task) {
-        flags(row); // bounds
+    void received(int row, long time, int core, int task, int call) {
+        long calls = slot(row, CALLS); // checks the row
         long[] c = chunks[row >>> SHIFT];
         int o = (row & MASK) * W;
         c[o + RECEIVE_TIME] = time;
-        c[o + RECEIVE_WHO] = who(core, task);
+        c[o + RECEIVE_WHO] = pair(core, task);
+        c[o + CALLS] = (calls & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL);
         c[o + FLAGS] &= ~StateModel.END_UNKNOWN;
     }
 
-    int receiveOnly(long time, int core, int task, long queue, long id) {
-        return add(-1, -1, -1, time, core, task, queue, id, StateModel.START_UNKNOWN);
+    int receiveOnly(long time, int core, int task, int call, long queue, long id) {
+        return add(-1, -1, -1, -1, time, core, task, call, queue, id, StateModel.START_UNKNOWN);
     }
 
-    private static long who(int core, int task) {
-        return ((long) core << 32) | (task & 0xFFFFFFFFL);
+    private static long pair(int high, int low) {
+        return ((long) high << 32) | (low & 0xFFFFFFFFL);
     }
 
-    private int add(long st, int sc, int sk, long rt, int rc, int rk, long q, long i, int f) {
+    private int add(long st, int sc, int sk, int scall, long rt, int rc, int rk, int rcall, long q, long i, int f) {
         int k = size & MASK;
         if (k * W == last.length || (k == 0 && size > 0)) {
             grow();
@@ -56,12 +59,13 @@ public final class MessageTable {
         long[] c = last;
         int o = k * W;
         c[o + SEND_TIME] = st;
-        c[o + SEND_WHO] = who(sc, sk);
+        c[o + SEND_WHO] = pair(sc, sk);
         c[o + RECEIVE_TIME] = rt;
-        c[o + RECEIVE_WHO] = who(rc, rk);
+        c[o + RECEIVE_WHO] = pair(rc, rk);
         c[o + QUEUE] = q;
         c[o + ID] = i;
         c[o + FLAGS] = f;
+        c[o + CALLS] = pair(scall, rcall);
         return size++;
     }
 
@@ -120,6 +124,16 @@ public final class MessageTable {
 
     public long id(int i) {
         return slot(i, ID);
+    }
+
+    /** The function (a name id of {@link StateModel#name}) the sender was in when it sent, or −1 outside any call. */
+    public int sendCall(int i) {
+        return (int) (slot(i, CALLS) >> 32);
+    }
+
+    /** The function the receiver was in when it took the message, or −1. */
+    public int receiveCall(int i) {
+        return (int) slot(i, CALLS);
     }
 
     public int flags(int i) {

@@ -109,7 +109,7 @@ public final class StateBuilder {
     }
 
     /** The event names of a trace's metadata. */
-    static Set<String> eventNames(List<CtfTrace> traces) {
+    public static Set<String> eventNames(List<CtfTrace> traces) {
         Set<String> names = new TreeSet<>();
         for (CtfTrace t : traces) {
             for (StreamClass s : t.metadata().streams().values()) {
@@ -249,6 +249,7 @@ public final class StateBuilder {
         final Compiled[][] cachedRule;
         final long[] first;
         final long[] last;
+        final long[] gap;
         final long[] epoch;
         final Pattern[] idleNames;
         // per trace: cores by CPU, tasks by id and by name, names by number
@@ -272,6 +273,7 @@ public final class StateBuilder {
             mappings = new Mapping[n];
             first = new long[n];
             last = new long[n];
+            gap = new long[n];
             epoch = new long[n];
             idleNames = new Pattern[n];
             coreByCpu = new LongIntMap[n];
@@ -398,6 +400,8 @@ public final class StateBuilder {
             }
             if (first[i] == Long.MIN_VALUE) {
                 first[i] = t;
+            } else if (t - last[i] > gap[i]) {
+                gap[i] = t - last[i];
             }
             last[i] = Math.max(last[i], t);
             model.begin = Math.min(model.begin, t);
@@ -640,7 +644,7 @@ public final class StateBuilder {
             int o = 4 * d;
             long start = f[o + TaskState.START];
             long total = t - start;
-            model.calls.add(start, t, task, (int) f[o + TaskState.FUNC], d, 0,
+            model.calls.add(start, t, task, (int) f[o + TaskState.FUNC], 0, d,
                 flags | (epoch[trace] != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0),
                 total - f[o + TaskState.CHILD]);
             if (d > 0) {
@@ -718,7 +722,8 @@ public final class StateBuilder {
         private void send(int trace, int core, int task, Compiled c, Event e, long t) {
             long queue = queue(c, e);
             long id = e.getLong(c.id);
-            int row = model.messages.send(t, core, task, queue, id);
+            TaskState ts = taskStates.get(task);
+            int row = model.messages.send(t, core, task, ts.depth > 0 ? ts.func(ts.depth - 1) : -1, queue, id);
             pendingMessages.put(messageKey(queue, id), row);
             taskStates.get(task).lastBlockedRow = -1;
         }
@@ -728,13 +733,14 @@ public final class StateBuilder {
             long id = e.getLong(c.id);
             long key = messageKey(queue, id);
             int row = pendingMessages.get(key);
+            TaskState s = taskStates.get(task);
+            int call = s.depth > 0 ? s.func(s.depth - 1) : -1;
             if (row == LongIntMap.ABSENT) {
-                model.messages.receiveOnly(t, core, task, queue, id);
+                model.messages.receiveOnly(t, core, task, call, queue, id);
             } else {
-                model.messages.received(row, t, core, task);
+                model.messages.received(row, t, core, task, call);
                 pendingMessages.remove(key);
             }
-            TaskState s = taskStates.get(task);
             if (s.lastBlockedRow >= 0 && queue >= 0) {
                 // the first thing the task did once switched back in: it was blocked on this queue
                 model.taskStates.subject(s.lastBlockedRow, (int) queue);
@@ -744,6 +750,9 @@ public final class StateBuilder {
 
         /** What is still open at the end of a trace ends at its last event, marked. */
         private void finish() {
+            model.traceFirst = first.clone();
+            model.traceLast = last.clone();
+            model.traceLongestGap = gap.clone();
             for (int core = 0; core < coreStates.size(); core++) {
                 CoreState cs = coreStates.get(core);
                 int trace = model.cores.get(core).trace();

@@ -44,6 +44,10 @@ public final class StateModel {
     final IntervalTable calls = new IntervalTable();
     final IntervalTable irqs = new IntervalTable();
     final MessageTable messages = new MessageTable();
+    /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
+    long[] traceFirst = new long[0];
+    long[] traceLast = new long[0];
+    long[] traceLongestGap = new long[0];
     long begin = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     long events;
@@ -101,6 +105,21 @@ public final class StateModel {
 
     public MessageTable messages() {
         return messages;
+    }
+
+    /** The time of trace {@code trace}'s first timed event, on the reference clock (Long.MIN_VALUE when it has none). */
+    public long traceBegin(int trace) {
+        return traceFirst[trace];
+    }
+
+    /** The time of trace {@code trace}'s last timed event, on the reference clock. */
+    public long traceEnd(int trace) {
+        return traceLast[trace];
+    }
+
+    /** The longest time between two consecutive timed events of trace {@code trace}: how long it is normally silent at most. */
+    public long traceLongestGap(int trace) {
+        return traceLongestGap[trace];
     }
 
     /** The first event's time, on the reference clock. */

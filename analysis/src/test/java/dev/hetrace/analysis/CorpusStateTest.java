@@ -84,6 +84,59 @@ class CorpusStateTest {
     }
 
     @Test
+    void aRealLttngUstFunctionTracesCallsAreTheEntriesAndExitsOfEachThreadPairedDirectly() throws Exception {
+        Path trace = Path.of("src/test/resources/traces/lttng-ust-cyg-profile/trace");
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        assertThat(m.mappingNames()).containsExactly("lttng-ust-cyg-profile");
+        // the direct computation: per thread, a stack of entries; each exit closes the top
+        Map<String, long[]> direct = new HashMap<>();
+        Map<Long, java.util.ArrayDeque<long[]>> stacks = new HashMap<>();
+        java.util.Set<Long> threads = new java.util.TreeSet<>();
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                Event e = r.event();
+                long tid = e.getLong("vtid");
+                threads.add(tid);
+                long addr = e.getLong("addr");
+                var stack = stacks.computeIfAbsent(tid, k -> new java.util.ArrayDeque<>());
+                if (e.name().equals("lttng_ust_cyg_profile:func_entry")) {
+                    stack.push(new long[] {addr, e.timeNanos()});
+                } else {
+                    long[] open = stack.pop();
+                    assertThat(open[0]).isEqualTo(addr);
+                    long[] acc = direct.computeIfAbsent(tid + "/0x" + Long.toHexString(addr), k -> new long[2]);
+                    acc[0]++;
+                    acc[1] += e.timeNanos() - open[1];
+                }
+            }
+        }
+        assertThat(threads).hasSize(4);
+        Map<String, long[]> built = new HashMap<>();
+        IntervalTable c = m.calls();
+        for (int i = 0; i < c.size(); i++) {
+            assertThat(c.flags(i)).as("a whole trace: every call is seen whole").isZero();
+            long[] acc = built.computeIfAbsent(m.tasks().get(c.owner(i)).id() + "/" + m.name(c.subject(i)), k -> new long[2]);
+            acc[0]++;
+            acc[1] += c.duration(i);
+        }
+        assertThat(built.keySet()).isEqualTo(direct.keySet());
+        direct.forEach((k, v) -> assertThat(built.get(k)).as(k).containsExactly(v));
+        // and the statistics' function rows are their sums over the threads
+        Statistics.Table table = Statistics.of(m);
+        Map<String, long[]> byFunction = new HashMap<>();
+        direct.forEach((k, v) -> {
+            long[] acc = byFunction.computeIfAbsent(k.substring(k.indexOf('/') + 1), x -> new long[2]);
+            acc[0] += v[0];
+            acc[1] += v[1];
+        });
+        byFunction.forEach((f, v) -> {
+            Statistics.Row row = table.row(Statistics.Context.FUNCTION, f);
+            assertThat(row.count()).as(f).isEqualTo(v[0]);
+            assertThat(row.totalNanos()).as(f).isEqualTo(v[1]);
+        });
+    }
+
+    @Test
     void lttngUserSpaceAndOtherCorpusTracesWithoutMappedEventsAreRefusedInOneLine() {
         Path trace = corpus("debug-info");
         assertThat(org.assertj.core.api.Assertions.catchThrowable(

@@ -13,6 +13,9 @@ import dev.hetrace.sync.Synchronizer;
 import dev.hetrace.sync.Synchronizer.TraceSync;
 import dev.hetrace.sync.out.SynchronizedCopy;
 import dev.hetrace.sync.out.SynchronizedCopyException;
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +81,13 @@ final class DemoCommand extends HetraceCommand {
                         new SynchronizedCopy.Options(null, true));
                 }
             }
-            summary(sb, config, sim, report, (System.nanoTime() - begin) / 1e9);
+            // what went wrong, from the traces alone (the truth only names the master's function addresses)
+            List<dev.hetrace.sync.PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
+            StateModel model = StateBuilder.build(new StateBuilder.Input(sim.traces(), maps, report),
+                w -> err.println("hetrace: warning: " + w));
+            model.symbolize(BoardInput.symbols(List.of(out)));
+            List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+            summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
                  | IllegalArgumentException e) {
@@ -126,7 +135,7 @@ final class DemoCommand extends HetraceCommand {
     }
 
     private static void summary(StringBuilder sb, SimConfig config, Simulation.Result sim, Synchronizer.Report report,
-                                double seconds) {
+                                List<String> findings, double seconds) {
         GroundTruth truth = sim.truth();
         ClockModel master = truth.core("master").clock();
         sb.append(String.format(Locale.ROOT, "hetrace demo: the Sobel use case on a simulated board (seed %d)%n%n",
@@ -164,13 +173,23 @@ final class DemoCommand extends HetraceCommand {
         sb.append(TextTable.render(rows, "  ", c -> c >= 4));
         Path board = sim.master().getParent();
         Path synced = board.resolveSibling("synced");
+        sb.append(String.format(Locale.ROOT, "%ndiagnosis, from the traces alone:%n"));
+        for (String f : findings) {
+            sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
+        }
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", seconds));
         sb.append("  ").append(board).append("/          one CTF trace per core, on its own clock, and ground-truth.json\n");
         sb.append("  ").append(synced).append("/         the same traces on the master's clock\n");
         sb.append(String.format(Locale.ROOT, "%nnext:%n"));
-        sb.append("  babeltrace2 ").append(synced).append("/*                     every core on one timeline\n");
-        sb.append("  ./hetrace print ").append(synced).append("/*                 the same, faster\n");
-        sb.append("  ./hetrace sync ").append(board).append("                      the clocks, in detail\n");
+        Path folder = board.getParent();
+        List<String[]> next = new ArrayList<>();
+        next.add(new String[] {"babeltrace2 " + synced + "/*", "every core on one timeline"});
+        next.add(new String[] {"./hetrace print " + synced + "/*", "the same, faster"});
+        next.add(new String[] {"./hetrace sync " + board, "the clocks, in detail"});
+        next.add(new String[] {"./hetrace diagnose " + folder, "outliers and their causes, in detail"});
+        next.add(new String[] {"./hetrace waits --path process_image " + folder, "who waited for whom"});
+        next.add(new String[] {"./hetrace stats " + folder, "run-time statistics per core, task, function"});
+        sb.append(TextTable.render(next, "  ", c -> false));
     }
 
     private static String micros(long nanos) {

@@ -36,6 +36,11 @@ class DemoCommandTest {
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.out()).contains("a master and 8 DSPs").contains("injected: preempt on dsp1, dsp2")
             .contains(out.resolve("synced") + "/").contains("babeltrace2 " + out.resolve("synced") + "/*");
+        // the diagnosis, in words: the preempted DSPs, by whom, and the master waiting for them
+        String said = run.out().replaceAll("\\s+", " ");
+        assertThat(said).containsPattern("dsp1 and dsp2: sobel_filter took about 29\\d ms instead of about 9\\d(\\.\\d)? ms")
+            .contains("task intruder preempted them").contains("master/cpu0 waited for them")
+            .contains("./hetrace diagnose " + out);
         Matcher m = Pattern.compile("(dsp\\d)\\s+\\S+ GHz\\s+\\S+ ppm\\s+(\\S+)\\s+([\\d.]+) µs\\s+([\\d.]+) µs").matcher(run.out());
         int dsps = 0;
         while (m.find()) {

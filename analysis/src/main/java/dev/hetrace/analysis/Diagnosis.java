@@ -1,0 +1,705 @@
+package dev.hetrace.analysis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What went wrong, found and explained: calls (and interrupts) that took more than k times the
+ * median of the same function on every core, each with what happened meanwhile on its core
+ * (which task preempted it and for how long, whom it waited for, interrupts, lost events) and
+ * who waited for its result; cores that went silent; tasks stuck until the end of the traces,
+ * with the requests nobody answered.
+ */
+public final class Diagnosis {
+    /** What an outlier is: a call of a function, an interrupt, or a task's activation (from a wake-up to its next wait). */
+    public enum Kind {
+        CALL("call"), INTERRUPT("irq"), ACTIVATION("activation");
+
+        public final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * An interval that took more than k× the median {@code median} of the {@code peers} complete
+     * intervals of the same kind and name: a call (row of {@link StateModel#calls()}, name a
+     * function), an interrupt (row of {@link StateModel#irqs()}), or an activation of task
+     * {@code task} (row −1, name −1: its peers are the activations of the tasks so named on every
+     * core); what took its time; the waits of other tasks for the messages its task sent at its
+     * end; the outliers nested in it (not listed apart).
+     */
+    public record Outlier(int row, Kind kind, int name, int task, int core, long start, long end, long median,
+                          int peers, long preempted, List<Waits.Share> preemptedBy, long blocked,
+                          List<Waits.Wait> waits, long irqNanos, boolean eventsLost, List<Waits.Wait> waitedForIt,
+                          int nested) {
+        public long duration() {
+            return end - start;
+        }
+
+        public double ratio() {
+            return median == 0 ? Double.POSITIVE_INFINITY : (double) duration() / median;
+        }
+    }
+
+    /** A trace whose events stop at {@code last}, long before the others end: a core that went silent. */
+    public record Silent(int trace, int core, long last, long longestGap, List<Integer> openCalls) {}
+
+    /**
+     * A task stuck until the end of the traces: since {@code since}, in call {@code call} (or −1),
+     * blocked when its scheduler says so, else silent; the requests it sent that were never
+     * answered ({@code noReply}, rows of {@link StateModel#messages()}), and for each, the core it
+     * went to ({@code to}, −1 when unknown).
+     */
+    public record Stuck(int task, int core, long since, int call, boolean blocked, List<Integer> noReply, List<Integer> to) {}
+
+    /** The findings, with the model and waits they refer to. */
+    public record Report(double k, List<Outlier> outliers, List<Silent> silent, List<Stuck> stuck, StateModel model,
+                         Waits waits) {}
+
+    private Diagnosis() {}
+
+    /** The default threshold: more than twice the median. */
+    public static final double DEFAULT_K = 2.0;
+
+    /** Findings with threshold {@code k} (an outlier lasts more than k × the median of its peers). */
+    public static Report of(StateModel m, double k) {
+        if (!(k > 1)) {
+            throw new IllegalArgumentException("the outlier threshold must be more than 1 (the median itself)");
+        }
+        Waits w = Waits.of(m);
+        List<Silent> silent = silent(m);
+        boolean[] silentTrace = new boolean[m.traceNames().size()];
+        for (Silent s : silent) {
+            silentTrace[s.trace()] = true;
+        }
+        long[] callMedians = medians(m.calls(), m.names.size());
+        List<Outlier> outliers = new ArrayList<>();
+        outliers(m, w, k, Kind.CALL, m.calls(), callMedians, outliers);
+        outliers(m, w, k, Kind.INTERRUPT, m.irqs(), medians(m.irqs(), m.names.size()), outliers);
+        activations(m, w, k, outliers);
+        outliers.sort((a, b) -> Long.compare(a.start(), b.start()));
+        List<Stuck> stuck = stuck(m, w, k, callMedians, silentTrace);
+        return new Report(k, List.copyOf(outliers), silent, stuck, m, w);
+    }
+
+    /** Per name, the median duration of the complete intervals, −1 with fewer than 3. */
+    private static long[] medians(IntervalTable t, int names) {
+        int[] counts = new int[names];
+        for (int i = 0; i < t.size(); i++) {
+            if (complete(t, i)) {
+                counts[t.subject(i)]++;
+            }
+        }
+        long[][] d = new long[names][];
+        for (int n = 0; n < names; n++) {
+            d[n] = new long[counts[n]];
+        }
+        Arrays.fill(counts, 0);
+        for (int i = 0; i < t.size(); i++) {
+            if (complete(t, i)) {
+                int n = t.subject(i);
+                d[n][counts[n]++] = t.duration(i);
+            }
+        }
+        long[] out = new long[names];
+        for (int n = 0; n < names; n++) {
+            out[n] = d[n].length < 3 ? -1 : median(d[n]);
+        }
+        return out;
+    }
+
+    static long median(long[] values) {
+        long[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    private static boolean complete(IntervalTable t, int i) {
+        return (t.flags(i) & (StateModel.START_UNKNOWN | StateModel.END_UNKNOWN)) == 0;
+    }
+
+    private static void outliers(StateModel m, Waits w, double k, Kind kind, IntervalTable t, long[] medians,
+                                 List<Outlier> out) {
+        int[] peers = new int[medians.length];
+        for (int i = 0; i < t.size(); i++) {
+            if (complete(t, i)) {
+                peers[t.subject(i)]++;
+            }
+        }
+        Map<Integer, List<Integer>> found = new HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            long med = medians[t.subject(i)];
+            if (med >= 0 && complete(t, i) && t.duration(i) > k * med && t.duration(i) - med >= 1_000) {
+                found.computeIfAbsent(t.owner(i), x -> new ArrayList<>()).add(i);
+            }
+        }
+        for (List<Integer> ofOwner : found.values()) {
+            // an outlier inside an outlier of the same owner (a slow tile in a slow filter) is part of its story
+            Map<Integer, Integer> inside = new HashMap<>();
+            java.util.Set<Integer> inner = new java.util.HashSet<>();
+            for (int a : ofOwner) {
+                for (int b : ofOwner) {
+                    if (a != b && t.depth(b) < t.depth(a) && t.start(b) <= t.start(a) && t.end(a) <= t.end(b)) {
+                        inside.merge(b, 1, Integer::sum);
+                        inner.add(a);
+                        break;
+                    }
+                }
+            }
+            for (int i : ofOwner) {
+                if (inner.contains(i)) {
+                    continue;
+                }
+                int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
+                int core = kind == Kind.INTERRUPT ? t.owner(i) : w.coreOf(task, t.start(i), t.end(i));
+                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), medians[t.subject(i)],
+                    peers[t.subject(i)], (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0)));
+            }
+        }
+    }
+
+    /** An outlier, with what took its time on its core and who waited for it. */
+    private static Outlier explain(StateModel m, Waits w, Kind kind, int row, int name, int task, int core, long s, long e,
+                                   long median, int peers, boolean lost, int nested) {
+        List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
+        long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) : 0;
+        List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
+        long blocked = task < 0 ? 0 : w.scheduled(task)
+            ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
+            : union(waits, s, e);
+        long irqNanos = core >= 0 && kind != Kind.INTERRUPT ? w.irqTime(core, s, e) : 0;
+        List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, row, task, s, e) : List.of();
+        return new Outlier(row, kind, name, task, core, s, e, median, peers, preempted, by, blocked, waits, irqNanos, lost,
+            waitedForIt, nested);
+    }
+
+    /**
+     * Activations that took more than k× the median of the activations of the tasks of the same
+     * name (the same task on each iteration, on each core): from the moment a task runs again
+     * after a wait to its next wait, preemptions included. One that holds a slow call of its task
+     * is told by that call.
+     */
+    private static void activations(StateModel m, Waits w, double k, List<Outlier> out) {
+        IntervalTable st = m.taskStates();
+        Map<String, List<long[]>> byName = new LinkedHashMap<>();
+        for (int t = 0; t < m.tasks().size(); t++) {
+            if (!w.scheduled(t) || m.tasks().get(t).idle()) {
+                continue;
+            }
+            long since = Long.MIN_VALUE;
+            for (int row : w.states.rows(t)) {
+                if (st.state(row) == StateModel.PREEMPTED) {
+                    continue;
+                }
+                // a wait ends the activation begun at the end of the previous one (the first began before the trace)
+                if (since != Long.MIN_VALUE && st.start(row) > since) {
+                    byName.computeIfAbsent(m.tasks().get(t).name(), x -> new ArrayList<>())
+                        .add(new long[] {t, since, st.start(row), st.flags(row) & StateModel.EVENTS_LOST});
+                }
+                since = (st.flags(row) & StateModel.END_UNKNOWN) != 0 ? Long.MIN_VALUE : st.end(row);
+            }
+        }
+        for (List<long[]> acts : byName.values()) {
+            if (acts.size() < 3) {
+                continue;
+            }
+            long median = median(acts.stream().mapToLong(a -> a[2] - a[1]).toArray());
+            for (long[] a : acts) {
+                int task = (int) a[0];
+                long d = a[2] - a[1];
+                if (d > k * median && d - median >= 1_000 && !holdsOutlier(out, task, a[1], a[2])) {
+                    out.add(explain(m, w, Kind.ACTIVATION, -1, -1, task, w.coreOf(task, a[1], a[2]), a[1], a[2], median,
+                        acts.size(), a[3] != 0, 0));
+                }
+            }
+        }
+    }
+
+    private static boolean holdsOutlier(List<Outlier> found, int task, long start, long end) {
+        for (Outlier o : found) {
+            if (o.task() == task && o.kind() == Kind.CALL && o.start() < end && o.end() > start) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The time covered by the waits, clipped to {@code [from, to]} (waits for several messages overlap). */
+    private static long union(List<Waits.Wait> waits, long from, long to) {
+        long[][] v = waits.stream().map(x -> new long[] {Math.max(from, x.start()), Math.min(to, x.end())})
+            .filter(x -> x[1] > x[0]).sorted((a, b) -> Long.compare(a[0], b[0])).toArray(long[][]::new);
+        long sum = 0;
+        long reach = Long.MIN_VALUE;
+        for (long[] x : v) {
+            long start = Math.max(x[0], reach);
+            if (x[1] > start) {
+                sum += x[1] - start;
+            }
+            reach = Math.max(reach, x[1]);
+        }
+        return sum;
+    }
+
+    /** The waits of other tasks for the messages {@code task} sent during its call or right after it (before its next call). */
+    private static List<Waits.Wait> waitedFor(StateModel m, Waits w, int call, int task, long start, long end) {
+        int[] rows = w.calls.rows(task);
+        int next = w.calls.after(task, end - 1);
+        long limit = next < rows.length ? m.calls().start(rows[next]) : Long.MAX_VALUE;
+        List<Waits.Wait> out = new ArrayList<>();
+        MessageTable msg = m.messages();
+        for (int i = 0; i < msg.size(); i++) {
+            // a message sent at the call's first instant belongs to it only if the sender says it was in it
+            if (msg.sendTask(i) == task && msg.sendTime(i) >= start && msg.sendTime(i) <= limit
+                    && (msg.sendTime(i) > start || w.sentIn(i) == call)) {
+                Waits.Wait x = w.ofMessage(i);
+                if (x != null && x.task() != task) {
+                    out.add(x);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Traces whose events stop long before the others' end: more than 3× their longest silence before, and 5 % of the span. */
+    private static List<Silent> silent(StateModel m) {
+        List<Silent> out = new ArrayList<>();
+        long span = m.end() - m.begin();
+        for (int trace = 0; trace < m.traceNames().size(); trace++) {
+            long last = m.traceEnd(trace);
+            if (m.traceBegin(trace) == Long.MIN_VALUE) {
+                continue;
+            }
+            long quiet = m.end() - last;
+            if (quiet > 3 * m.traceLongestGap(trace) && quiet > span / 20) {
+                List<Integer> open = new ArrayList<>();
+                IntervalTable c = m.calls();
+                for (int i = 0; i < c.size(); i++) {
+                    if ((c.flags(i) & StateModel.END_UNKNOWN) != 0 && m.tasks().get(c.owner(i)).trace() == trace) {
+                        open.add(i);
+                    }
+                }
+                int core = -1;
+                for (int k = 0; k < m.cores().size() && core < 0; k++) {
+                    if (m.cores().get(k).trace() == trace) {
+                        core = k;
+                    }
+                }
+                out.add(new Silent(trace, core, last, m.traceLongestGap(trace), open));
+            }
+        }
+        return out;
+    }
+
+    private static List<Stuck> stuck(StateModel m, Waits w, double k, long[] medians, boolean[] silentTrace) {
+        List<Stuck> out = new ArrayList<>();
+        IntervalTable st = m.taskStates();
+        IntervalTable c = m.calls();
+        boolean[] scheduled = new boolean[m.tasks().size()];
+        for (int i = 0; i < m.runs().size(); i++) {
+            scheduled[m.runs().subject(i)] = true;
+        }
+        // the innermost call of each task still open at the end
+        int[] open = new int[m.tasks().size()];
+        int[] outer = new int[m.tasks().size()];
+        Arrays.fill(open, -1);
+        Arrays.fill(outer, -1);
+        for (int i = 0; i < c.size(); i++) {
+            if ((c.flags(i) & StateModel.END_UNKNOWN) != 0 && c.end(i) == m.traceEnd(m.tasks().get(c.owner(i)).trace())) {
+                int t = c.owner(i);
+                if (open[t] < 0 || c.depth(i) > c.depth(open[t])) {
+                    open[t] = i;
+                }
+                if (outer[t] < 0 || c.depth(i) < c.depth(outer[t])) {
+                    outer[t] = i;
+                }
+            }
+        }
+        for (int t = 0; t < m.tasks().size(); t++) {
+            int trace = m.tasks().get(t).trace();
+            if (open[t] < 0 || silentTrace[trace] || m.tasks().get(t).idle()) {
+                continue;
+            }
+            int call = open[t];
+            long since;
+            boolean blocked;
+            if (scheduled[t]) {
+                int last = -1;
+                for (int row : w.states.rows(t)) {
+                    if ((st.flags(row) & StateModel.END_UNKNOWN) != 0 && st.state(row) != StateModel.PREEMPTED) {
+                        last = row;
+                    }
+                }
+                if (last < 0 || st.start(last) < c.start(call)) {
+                    continue; // running or preempted at the end, or switched out before the call: not stuck in it
+                }
+                since = st.start(last);
+                blocked = st.state(last) == StateModel.BLOCKED;
+            } else {
+                since = lastActivity(m, w, t, c.start(call));
+                blocked = false;
+            }
+            long med = medians[c.subject(call)];
+            long openFor = m.traceEnd(trace) - c.start(call);
+            if (med >= 0 && openFor <= k * med) {
+                continue;
+            }
+            List<Integer> noReply = new ArrayList<>();
+            List<Integer> to = new ArrayList<>();
+            unanswered(m, t, c.start(outer[t]), noReply, to);
+            if (!scheduled[t] && noReply.isEmpty()) {
+                continue; // an application silent at the end with nothing outstanding: it may just have nothing to do
+            }
+            out.add(new Stuck(t, w.coreOf(t, since, m.traceEnd(trace)), since, call, blocked, noReply, to));
+        }
+        return out;
+    }
+
+    /** The last time {@code task} did anything at or after {@code from}: a call's entry, a send or a receive. */
+    private static long lastActivity(StateModel m, Waits w, int task, long from) {
+        long last = from;
+        IntervalTable c = m.calls();
+        for (int row : w.calls.rows(task)) {
+            if (c.start(row) > last) {
+                last = c.start(row);
+            }
+            if ((c.flags(row) & StateModel.END_UNKNOWN) == 0 && c.end(row) > last) {
+                last = c.end(row);
+            }
+        }
+        MessageTable msg = m.messages();
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendTask(i) == task && msg.sendTime(i) > last) {
+                last = msg.sendTime(i);
+            }
+            if (msg.receiveTask(i) == task && msg.receiveTime(i) > last) {
+                last = msg.receiveTime(i);
+            }
+        }
+        return last;
+    }
+
+    /**
+     * The messages {@code task} sent from {@code from} on that got no answer: their receiver never
+     * took them, or never sent {@code task} anything after taking them. {@code to}: the core each went to.
+     */
+    private static void unanswered(StateModel m, int task, long from, List<Integer> noReply, List<Integer> to) {
+        MessageTable msg = m.messages();
+        Map<Long, Integer> queueCore = new HashMap<>();
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.receiveCore(i) >= 0 && msg.queue(i) >= 0) {
+                queueCore.putIfAbsent(msg.queue(i), msg.receiveCore(i));
+            }
+        }
+        // per task, the last time it sent {@code task} a message that {@code task} took
+        Map<Integer, Long> lastAnswer = new HashMap<>();
+        for (int j = 0; j < msg.size(); j++) {
+            if (msg.receiveTask(j) == task && msg.sendTask(j) >= 0) {
+                lastAnswer.merge(msg.sendTask(j), msg.sendTime(j), Math::max);
+            }
+        }
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendTask(i) != task || msg.sendTime(i) < from) {
+                continue;
+            }
+            int receiver = msg.receiveTask(i);
+            boolean answered = receiver >= 0 && lastAnswer.getOrDefault(receiver, Long.MIN_VALUE) >= msg.receiveTime(i);
+            if (!answered) {
+                noReply.add(i);
+                int core = msg.receiveCore(i) >= 0 ? msg.receiveCore(i) : queueCore.getOrDefault(msg.queue(i), -1);
+                to.add(core);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- in words
+
+    /** The findings in sentences, the most important first: what a user reads first. */
+    public static List<String> summary(Report r) {
+        List<String> out = new ArrayList<>();
+        StateModel m = r.model();
+        for (Group g : groups(r)) {
+            out.add(g.sentence(r));
+        }
+        for (Silent s : r.silent()) {
+            StringBuilder b = new StringBuilder();
+            b.append(coreName(m, s.core(), s.trace())).append(" went silent at ").append(at(m, s.last()))
+                .append(": no event in the last ").append(seconds(m.end() - s.last()))
+                .append(" of the traces, where its events had never been more than ").append(duration(s.longestGap()))
+                .append(" apart");
+            if (!s.openCalls().isEmpty()) {
+                b.append("; it was in ").append(callPath(m, s.openCalls()));
+            }
+            b.append('.');
+            out.add(b.toString());
+        }
+        for (Stuck s : r.stuck()) {
+            StringBuilder b = new StringBuilder();
+            String core = s.core() >= 0 ? m.cores().get(s.core()).name() : m.traceNames().get(m.tasks().get(s.task()).trace());
+            b.append(core).append(": task ").append(m.tasks().get(s.task()).name())
+                .append(s.blocked() ? " has been blocked" : " has been waiting").append(" since ").append(at(m, s.since()));
+            if (s.call() >= 0) {
+                b.append(" in ").append(m.name(m.calls().subject(s.call())));
+            }
+            b.append(", until the traces end (").append(seconds(m.end() - s.since())).append(")");
+            if (s.noReply().isEmpty()) {
+                b.append("; no message came to wake it");
+            } else {
+                Map<String, List<Integer>> byCore = new LinkedHashMap<>();
+                for (int k = 0; k < s.noReply().size(); k++) {
+                    int c = s.to().get(k);
+                    byCore.computeIfAbsent(c >= 0 ? m.cores().get(c).name() : "a core the traces do not show", x -> new ArrayList<>())
+                        .add(s.noReply().get(k));
+                }
+                List<String> parts = new ArrayList<>();
+                byCore.forEach((c, rows) -> {
+                    int first = rows.get(0);
+                    parts.add(c + ", which never answered its message " + m.messages().id(first)
+                        + (m.messages().queue(first) >= 0 ? " (queue " + m.messages().queue(first) + ")" : "")
+                        + " sent at " + at(m, m.messages().sendTime(first))
+                        + (rows.size() > 1 ? " (and " + (rows.size() - 1) + " more)" : ""));
+                });
+                b.append(": it waits for ").append(String.join("; ", parts));
+            }
+            b.append('.');
+            out.add(b.toString());
+        }
+        if (out.isEmpty()) {
+            out.add("Nothing stands out: no call took more than " + fmt(r.k()) + "× the median of its peers, no core went silent, no task is stuck.");
+        }
+        return out;
+    }
+
+    /** Outliers told together: the same function, the same cause, on several cores. */
+    private record Group(int name, Kind kind, String cause, List<Outlier> members) {
+        long excess() {
+            return members.stream().mapToLong(o -> o.duration() - o.median()).sum();
+        }
+
+        String sentence(Report r) {
+            StateModel m = r.model();
+            List<String> cores = new ArrayList<>();
+            List<Integer> tasks = new ArrayList<>();
+            for (Outlier o : members) {
+                String c = o.core() >= 0 ? m.cores().get(o.core()).name() : "?";
+                if (!cores.contains(c)) {
+                    cores.add(c);
+                }
+                if (o.task() >= 0 && !tasks.contains(o.task())) {
+                    tasks.add(o.task());
+                }
+            }
+            cores.sort(NATURAL);
+            long[] d = members.stream().mapToLong(Outlier::duration).toArray();
+            long med = members.get(0).median();
+            long typical = median(d);
+            StringBuilder b = new StringBuilder();
+            String what = switch (kind) {
+                case CALL -> m.name(name);
+                case INTERRUPT -> "interrupt " + m.name(name);
+                case ACTIVATION -> "task " + m.tasks().get(members.get(0).task()).name() + "'s activations";
+            };
+            b.append(cores(cores)).append(": ").append(what)
+                .append(members.size() == 1 ? " took " : " took about ").append(duration(typical))
+                .append(" instead of about ").append(duration(med))
+                .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
+                .append(kind == Kind.CALL ? "calls" : kind == Kind.INTERRUPT ? "occurrences" : "activations (from a wake-up to the next wait)")
+                .append("; ").append(members.size()).append(' ').append(kind == Kind.CALL ? "call" : kind == Kind.INTERRUPT
+                    ? "occurrence" : "activation").append(members.size() == 1 ? ", " : "s, ")
+                .append(fmt((double) typical / med)).append("×)");
+            // what took the time, on average per call
+            long preempted = members.stream().mapToLong(Outlier::preempted).sum() / members.size();
+            long blocked = members.stream().mapToLong(Outlier::blocked).sum() / members.size();
+            long irqs = members.stream().mapToLong(Outlier::irqNanos).sum() / members.size();
+            List<String> why = new ArrayList<>();
+            if (preempted > 0) {
+                Map<String, Long> by = new LinkedHashMap<>();
+                for (Outlier o : members) {
+                    for (Waits.Share s : o.preemptedBy()) {
+                        by.merge(m.tasks().get(s.task()).name(), s.nanos(), Long::sum);
+                    }
+                }
+                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                    .limit(3).map(e -> "task " + e.getKey()).toList();
+                why.add((names.isEmpty() ? "other tasks" : and(names)) + " preempted " + (cores.size() > 1 ? "them" : "it")
+                    + " for about " + duration(preempted) + (members.size() > 1 ? " of each call" : "")
+                    + " (" + Math.round(100.0 * preempted / typical) + "%)");
+            }
+            if (blocked > 0) {
+                Map<String, Long> waitedFor = new LinkedHashMap<>();
+                for (Outlier o : members) {
+                    for (Waits.Wait w : o.waits()) {
+                        int sc = m.messages().sendCore(w.message());
+                        int act = r.waits().sentIn(w.message());
+                        String who = sc < 0 ? "a message sent before the traces began"
+                            : m.cores().get(sc).name() + (act >= 0 ? " (" + m.name(m.calls().subject(act)) + ")" : "");
+                        waitedFor.merge(who, w.duration(), Long::sum);
+                    }
+                }
+                long longest = waitedFor.values().stream().mapToLong(Long::longValue).max().orElse(0);
+                List<String> whom = waitedFor.entrySet().stream().filter(e -> e.getValue() * 2 >= longest)
+                    .sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).map(Map.Entry::getKey).toList();
+                why.add((members.get(0).task() >= 0 && r.waits().scheduled(members.get(0).task()) ? "it was blocked" : "it waited")
+                    + " for about " + duration(blocked) + (members.size() > 1 ? " of each call" : "")
+                    + (whom.isEmpty() ? "" : ", for " + cores(whom)));
+            }
+            if (irqs > typical / 10) {
+                why.add("interrupts took about " + duration(irqs) + (members.size() > 1 ? " of each call" : ""));
+            }
+            if (members.stream().anyMatch(Outlier::eventsLost)) {
+                why.add("the tracer lost events meanwhile, so part of it is unseen");
+            }
+            if (why.isEmpty()) {
+                why.add("it was neither preempted nor blocked: it ran longer");
+            }
+            b.append(": ").append(String.join("; ", why)).append('.');
+            consequences(r, b, cores.size() > 1);
+            int nested = members.stream().mapToInt(Outlier::nested).sum();
+            if (nested > 0) {
+                b.append(" The ").append(nested).append(" slow calls inside ").append(members.size() > 1 ? "them" : "it")
+                    .append(" are part of the same delay.");
+            }
+            return b.toString();
+        }
+
+        /** Who waited for the results: the receivers' waits, against their waits for the other senders. */
+        private void consequences(Report r, StringBuilder b, boolean severalCores) {
+            StateModel m = r.model();
+            // by the waiting task's name and the function it waited in, across cores
+            Map<String, List<Waits.Wait>> byWaiter = new LinkedHashMap<>();
+            java.util.Set<Integer> senders = new java.util.HashSet<>();
+            for (Outlier o : members) {
+                senders.add(o.task());
+                for (Waits.Wait w : o.waitedForIt()) {
+                    int act = r.waits().receivedIn(w.message());
+                    String key = m.tasks().get(w.task()).name() + "\u0000" + (act >= 0 ? m.name(m.calls().subject(act)) : "");
+                    byWaiter.computeIfAbsent(key, x -> new ArrayList<>()).add(w);
+                }
+            }
+            byWaiter.forEach((key, ws) -> {
+                String task = key.substring(0, key.indexOf('\u0000'));
+                String in = key.substring(key.indexOf('\u0000') + 1);
+                long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
+                List<String> waiters = ws.stream().map(w -> w.core() >= 0 ? m.cores().get(w.core()).name()
+                    : m.traceNames().get(m.tasks().get(w.task()).trace())).distinct().toList();
+                java.util.Set<Integer> waiterTasks = new java.util.HashSet<>();
+                ws.forEach(w -> waiterTasks.add(w.task()));
+                b.append(" ").append(cores(waiters)).append(waiters.size() > 1 ? " waited for " : " waited for ")
+                    .append(severalCores ? "them" : "it").append(": ").append(waiters.size() > 1 ? "their" : "its")
+                    .append(" task ").append(task).append(" got ").append(severalCores ? "their" : "its")
+                    .append(" message").append(d.length > 1 ? "s" : "").append(in.isEmpty() ? "" : " in " + in)
+                    .append(" about ").append(duration(median(d))).append(" after it began waiting");
+                // the same waiters' waits, in the same function, for other senders' messages
+                List<Long> others = new ArrayList<>();
+                for (Waits.Wait w : r.waits().all()) {
+                    if (waiterTasks.contains(w.task()) && !senders.contains(m.messages().sendTask(w.message()))) {
+                        int act = r.waits().receivedIn(w.message());
+                        if ((act >= 0 ? m.name(m.calls().subject(act)) : "").equals(in)) {
+                            others.add(w.duration());
+                        }
+                    }
+                }
+                if (!others.isEmpty()) {
+                    b.append(", against about ").append(duration(median(others.stream().mapToLong(Long::longValue).toArray())))
+                        .append(" for the others'");
+                }
+                b.append('.');
+            });
+        }
+    }
+
+    /** Names in natural order: dsp2 before dsp10. */
+    static final java.util.Comparator<String> NATURAL = (a, b) -> {
+        String pa = a.replaceAll("\\d+$", "");
+        String pb = b.replaceAll("\\d+$", "");
+        if (!pa.equals(pb) || pa.length() == a.length() || pb.length() == b.length()) {
+            return a.compareTo(b);
+        }
+        return Long.compare(Long.parseLong(a.substring(pa.length())), Long.parseLong(b.substring(pb.length())));
+    };
+
+    /** Core names joined, abridged past 4: "dsp0, dsp1, ..., dsp1023 (1024 cores)". */
+    static String cores(List<String> names) {
+        if (names.size() <= 4) {
+            return and(names);
+        }
+        return names.get(0) + ", " + names.get(1) + ", ..., " + names.getLast() + " (" + names.size() + " cores)";
+    }
+
+    /** Outliers grouped by name and cause (the main preempting task, or the kind of delay), in order of first occurrence. */
+    private static List<Group> groups(Report r) {
+        Map<String, Group> groups = new LinkedHashMap<>();
+        StateModel m = r.model();
+        for (Outlier o : r.outliers()) {
+            String cause;
+            if (!o.preemptedBy().isEmpty() && o.preempted() >= o.blocked()) {
+                cause = "preempted:" + m.tasks().get(o.preemptedBy().get(0).task()).name();
+            } else if (o.blocked() > 0) {
+                cause = "blocked";
+            } else {
+                cause = "ran";
+            }
+            String key = o.kind() + "/" + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause;
+            groups.computeIfAbsent(key, x -> new Group(o.name(), o.kind(), cause, new ArrayList<>())).members().add(o);
+        }
+        // the most time lost first
+        List<Group> out = new ArrayList<>(groups.values());
+        out.sort((a, b) -> Long.compare(b.excess(), a.excess()));
+        return out;
+    }
+
+    private static String callPath(StateModel m, List<Integer> calls) {
+        List<Integer> sorted = new ArrayList<>(calls);
+        sorted.sort((a, b) -> Integer.compare(m.calls().depth(a), m.calls().depth(b)));
+        List<String> names = new ArrayList<>();
+        for (int c : sorted) {
+            names.add(m.name(m.calls().subject(c)));
+        }
+        return String.join(" > ", names);
+    }
+
+    private static String coreName(StateModel m, int core, int trace) {
+        return core >= 0 ? m.cores().get(core).name() : m.traceNames().get(trace);
+    }
+
+    static String and(List<String> items) {
+        if (items.size() <= 1) {
+            return items.isEmpty() ? "" : items.get(0);
+        }
+        return String.join(", ", items.subList(0, items.size() - 1)) + " and " + items.get(items.size() - 1);
+    }
+
+    /** A time as seconds from the first event of the traces. */
+    static String at(StateModel m, long t) {
+        return String.format(Locale.ROOT, "%.3f s", (t - m.begin()) / 1e9);
+    }
+
+    static String seconds(long ns) {
+        return ns >= 1_000_000_000L ? String.format(Locale.ROOT, "%.2f s", ns / 1e9) : duration(ns);
+    }
+
+    /** A duration with a unit that keeps 2 or 3 significant digits. */
+    static String duration(long ns) {
+        if (ns >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.2f s", ns / 1e9);
+        }
+        if (ns >= 1_000_000L) {
+            return ns >= 100_000_000L ? Math.round(ns / 1e6) + " ms" : String.format(Locale.ROOT, "%.1f ms", ns / 1e6);
+        }
+        if (ns >= 1_000L) {
+            return ns >= 100_000L ? Math.round(ns / 1e3) + " µs" : String.format(Locale.ROOT, "%.1f µs", ns / 1e3);
+        }
+        return ns + " ns";
+    }
+
+    private static String fmt(double x) {
+        return String.format(Locale.ROOT, "%.1f", x);
+    }
+}

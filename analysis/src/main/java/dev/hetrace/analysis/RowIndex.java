@@ -1,0 +1,98 @@
+package dev.hetrace.analysis;
+
+import java.util.Arrays;
+
+/**
+ * The rows of an {@link IntervalTable} grouped by owner and sorted by start, so that the
+ * intervals of one core or task near a time are found by binary search rather than by a scan of
+ * the whole table.
+ */
+final class RowIndex {
+    private static final int[] NONE = new int[0];
+
+    private final IntervalTable table;
+    private final int[][] rows;
+
+    RowIndex(IntervalTable table, int owners) {
+        this.table = table;
+        int[] counts = new int[owners];
+        for (int i = 0; i < table.size(); i++) {
+            counts[table.owner(i)]++;
+        }
+        rows = new int[owners][];
+        for (int o = 0; o < owners; o++) {
+            rows[o] = counts[o] == 0 ? NONE : new int[counts[o]];
+        }
+        int[] fill = new int[owners];
+        for (int i = 0; i < table.size(); i++) {
+            int o = table.owner(i);
+            rows[o][fill[o]++] = i;
+        }
+        for (int[] r : rows) {
+            sortByStart(r);
+        }
+    }
+
+    private void sortByStart(int[] r) {
+        boolean sorted = true;
+        for (int k = 1; k < r.length && sorted; k++) {
+            sorted = start(r[k - 1], r[k]);
+        }
+        if (!sorted) {
+            Integer[] boxed = Arrays.stream(r).boxed().toArray(Integer[]::new);
+            Arrays.sort(boxed, (x, y) -> table.start(x) != table.start(y) ? Long.compare(table.start(x), table.start(y))
+                : Integer.compare(table.depth(x), table.depth(y)));
+            for (int k = 0; k < r.length; k++) {
+                r[k] = boxed[k];
+            }
+        }
+    }
+
+    private boolean start(int a, int b) {
+        return table.start(a) < table.start(b) || (table.start(a) == table.start(b) && table.depth(a) <= table.depth(b));
+    }
+
+    IntervalTable table() {
+        return table;
+    }
+
+    /** The rows of {@code owner}, by start (outer calls before inner ones at equal starts). */
+    int[] rows(int owner) {
+        return owner < rows.length ? rows[owner] : NONE;
+    }
+
+    /** The position in {@link #rows(int)} of the first row of {@code owner} that starts after {@code time}. */
+    int after(int owner, long time) {
+        int[] r = rows(owner);
+        int lo = 0;
+        int hi = r.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (table.start(r[mid]) <= time) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** A row, clipped to the range asked for. */
+    interface Visitor {
+        void visit(int row, long from, long to);
+    }
+
+    /** Visits the rows of {@code owner} that overlap {@code [from, to)}, clipped to it (for owners whose rows do not overlap). */
+    void overlapping(int owner, long from, long to, Visitor v) {
+        int[] r = rows(owner);
+        int k = Math.max(0, after(owner, from) - 1);
+        for (; k < r.length && table.start(r[k]) < to; k++) {
+            int row = r[k];
+            long s = Math.max(from, table.start(row));
+            long e = Math.min(to, table.end(row));
+            if (e > s) {
+                v.visit(row, s, e);
+            }
+        }
+    }
+}

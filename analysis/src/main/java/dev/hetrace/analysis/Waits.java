@@ -1,0 +1,465 @@
+package dev.hetrace.analysis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Who waited for whom across the board: every stretch in which a task waited for a message,
+ * linked to the core and task that sent it and to what the sender was doing, and the critical
+ * path of a request, followed back from its end through the last message each waiter got.
+ *
+ * <p>A task whose scheduling is traced (an RTOS core, a kernel trace) waits while it is blocked
+ * until the message that wakes it; one whose scheduling is not traced (an application traced in
+ * user space) waits from its last traced activity (a call's entry or exit, a send) to the receive.
+ */
+public final class Waits {
+    /**
+     * Task {@code task} on {@code core} waited from {@code start} until message {@code message}
+     * (a row of {@link StateModel#messages()}) reached it at {@code end}; {@code blocked} when its
+     * scheduler says it was blocked, else it is inferred from its silence.
+     */
+    public record Wait(int task, int core, long start, long end, int message, boolean blocked) {
+        public long duration() {
+            return end - start;
+        }
+    }
+
+    /**
+     * A stretch of a critical path: {@code task} on {@code core} from {@code start} to {@code end},
+     * mostly in call {@code call} (a row of {@link StateModel#calls()}, or −1), ended by sending
+     * {@code message} to the next stretch's task (−1 for the last stretch).
+     */
+    public record Step(int task, int core, long start, long end, int call, int message) {}
+
+    /** Time some tasks took from another, by task: how long and how many stretches. */
+    public record Share(int task, long nanos, int times) {}
+
+    private final StateModel m;
+    final RowIndex calls;
+    final RowIndex states;
+    final RowIndex runs;
+    final RowIndex irqs;
+    private final long[][] activity;
+    private final List<Wait> waits = new ArrayList<>();
+    private final int[][] waitsByTask;
+    private final int[] waitOfMessage;
+    private final boolean[] scheduled;
+
+    private Waits(StateModel m) {
+        this.m = m;
+        int tasks = m.tasks().size();
+        int cores = m.cores().size();
+        calls = new RowIndex(m.calls(), tasks);
+        states = new RowIndex(m.taskStates(), tasks);
+        runs = new RowIndex(m.runs(), cores);
+        irqs = new RowIndex(m.irqs(), cores);
+        activity = activity(m, tasks);
+        scheduled = new boolean[tasks];
+        for (int i = 0; i < m.runs().size(); i++) {
+            scheduled[m.runs().subject(i)] = true;
+        }
+        MessageTable msg = m.messages();
+        waitOfMessage = new int[msg.size()];
+        Arrays.fill(waitOfMessage, -1);
+        for (int i = 0; i < msg.size(); i++) {
+            int task = msg.receiveTask(i);
+            if (task < 0) {
+                continue;
+            }
+            long r = msg.receiveTime(i);
+            Wait w = scheduled[task] ? blockedUntil(task, msg.receiveCore(i), r, i) : silentUntil(task, msg.receiveCore(i), r, i);
+            if (w != null) {
+                waitOfMessage[i] = waits.size();
+                waits.add(w);
+            }
+        }
+        waitsByTask = new int[tasks][];
+        int[] counts = new int[tasks];
+        for (Wait w : waits) {
+            counts[w.task()]++;
+        }
+        for (int t = 0; t < tasks; t++) {
+            waitsByTask[t] = new int[counts[t]];
+        }
+        Arrays.fill(counts, 0);
+        for (int i = 0; i < waits.size(); i++) {
+            waitsByTask[waits.get(i).task()][counts[waits.get(i).task()]++] = i;
+        }
+        for (int[] byTask : waitsByTask) {
+            sortByEnd(byTask);
+        }
+    }
+
+    /** Whether the traces show {@code task}'s scheduling (it has runs on a core), so that its waits are its blocked stretches. */
+    public boolean scheduled(int task) {
+        return scheduled[task];
+    }
+
+    /** The waits of the model's tasks. */
+    public static Waits of(StateModel m) {
+        return new Waits(m);
+    }
+
+    public StateModel model() {
+        return m;
+    }
+
+    /** Every wait, in the order of the messages that ended them. */
+    public List<Wait> all() {
+        return Collections.unmodifiableList(waits);
+    }
+
+    /** The wait that message {@code message} ended, or null (nobody waited for it). */
+    public Wait ofMessage(int message) {
+        int w = waitOfMessage[message];
+        return w < 0 ? null : waits.get(w);
+    }
+
+    /** The waits of {@code task} that end within {@code (from, to]}, by end. */
+    public List<Wait> of(int task, long from, long to) {
+        List<Wait> out = new ArrayList<>();
+        for (int w : waitsByTask[task]) {
+            Wait x = waits.get(w);
+            if (x.end() > from && x.end() <= to) {
+                out.add(x);
+            }
+        }
+        return out;
+    }
+
+    private Wait blockedUntil(int task, int core, long r, int message) {
+        int[] rows = states.rows(task);
+        IntervalTable st = m.taskStates();
+        for (int k = states.after(task, r) - 1; k >= 0; k--) {
+            int row = rows[k];
+            if (st.end(row) > r) {
+                continue;
+            }
+            if (st.state(row) == StateModel.PREEMPTED) {
+                return null; // it was running again, after a preemption: the message was there already
+            }
+            // blocked (or switched out for no known reason) until it ran again, then nothing but this receive
+            if (nextActivity(task, st.end(row)) < r || st.end(row) <= st.start(row)) {
+                return null;
+            }
+            return new Wait(task, core, st.start(row), r, message, st.state(row) == StateModel.BLOCKED);
+        }
+        return null;
+    }
+
+    private Wait silentUntil(int task, int core, long r, int message) {
+        long[] a = activity[task];
+        int k = Arrays.binarySearch(a, r);
+        int before = k >= 0 ? lowest(a, k) - 1 : -k - 2;
+        if (before < 0 || a[before] >= r) {
+            return null;
+        }
+        return new Wait(task, core, a[before], r, message, false);
+    }
+
+    private static int lowest(long[] a, int k) {
+        while (k > 0 && a[k - 1] == a[k]) {
+            k--;
+        }
+        return k;
+    }
+
+    /** The first activity of {@code task} strictly after {@code t}, or Long.MAX_VALUE. */
+    private long nextActivity(int task, long t) {
+        long[] a = activity[task];
+        int k = Arrays.binarySearch(a, t);
+        int next = k >= 0 ? k + 1 : -k - 1;
+        while (next < a.length && a[next] <= t) {
+            next++;
+        }
+        return next < a.length ? a[next] : Long.MAX_VALUE;
+    }
+
+    /** Per task, the times it did something other than receive a message: calls' entries and exits, sends. */
+    private static long[][] activity(StateModel m, int tasks) {
+        int[] counts = new int[tasks];
+        IntervalTable c = m.calls();
+        MessageTable msg = m.messages();
+        for (int i = 0; i < c.size(); i++) {
+            counts[c.owner(i)] += 2;
+        }
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendTask(i) >= 0) {
+                counts[msg.sendTask(i)]++;
+            }
+        }
+        long[][] out = new long[tasks][];
+        for (int t = 0; t < tasks; t++) {
+            out[t] = new long[counts[t]];
+        }
+        Arrays.fill(counts, 0);
+        for (int i = 0; i < c.size(); i++) {
+            int t = c.owner(i);
+            // a call cut by the trace's end did not end: its end is no activity
+            if ((c.flags(i) & StateModel.START_UNKNOWN) == 0) {
+                out[t][counts[t]++] = c.start(i);
+            }
+            if ((c.flags(i) & StateModel.END_UNKNOWN) == 0) {
+                out[t][counts[t]++] = c.end(i);
+            }
+        }
+        for (int i = 0; i < msg.size(); i++) {
+            int t = msg.sendTask(i);
+            if (t >= 0) {
+                out[t][counts[t]++] = msg.sendTime(i);
+            }
+        }
+        for (int t = 0; t < tasks; t++) {
+            out[t] = Arrays.copyOf(out[t], counts[t]);
+            Arrays.sort(out[t]);
+        }
+        return out;
+    }
+
+    private void sortByEnd(int[] w) {
+        Integer[] boxed = Arrays.stream(w).boxed().toArray(Integer[]::new);
+        Arrays.sort(boxed, (x, y) -> Long.compare(waits.get(x).end(), waits.get(y).end()));
+        for (int k = 0; k < w.length; k++) {
+            w[k] = boxed[k];
+        }
+    }
+
+    /**
+     * The critical path of what {@code task} did on {@code core} from {@code from} to {@code to}
+     * (a request): from its end, back through the last wait of each task, to the message that
+     * ended it and its sender, until a stretch begins before {@code from}. In time order.
+     */
+    public List<Step> criticalPath(int task, int core, long from, long to) {
+        List<Step> out = new ArrayList<>();
+        int t = task;
+        int c = core;
+        long at = to;
+        int via = -1;
+        // each jump goes strictly back in time, so the walk ends; the bound only caps a pathological board
+        for (int guard = 0; guard < 1_000_000; guard++) {
+            Wait w = lastWait(t, from, at);
+            if (w == null || m.messages().sendTime(w.message()) < 0 || m.messages().sendTask(w.message()) < 0) {
+                out.add(step(t, c, from, at, via, -1));
+                break;
+            }
+            out.add(step(t, c, w.end(), at, via, w.message()));
+            int msg = w.message();
+            long send = m.messages().sendTime(msg);
+            via = msg;
+            t = m.messages().sendTask(msg);
+            c = m.messages().sendCore(msg);
+            if (send <= from || send >= at) {
+                out.add(step(t, c, Math.min(send, at), Math.min(send, at), via, -1));
+                break;
+            }
+            at = send;
+        }
+        Collections.reverse(out);
+        return out;
+    }
+
+    private Wait lastWait(int task, long from, long to) {
+        int[] byTask = waitsByTask[task];
+        int lo = 0;
+        int hi = byTask.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (waits.get(byTask[mid]).end() <= to) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // among the waits ending last, the one whose message was sent last: what the task waited longest for
+        Wait best = null;
+        for (int k = lo - 1; k >= 0; k--) {
+            Wait w = waits.get(byTask[k]);
+            if (w.end() <= from) {
+                break;
+            }
+            if (best != null && w.end() < best.end()) {
+                break;
+            }
+            best = w;
+        }
+        return best;
+    }
+
+    private Step step(int task, int core, long start, long end, int sent, int received) {
+        int call = -1;
+        if (start == end) {
+            call = sent >= 0 ? sentIn(sent) : received >= 0 ? receivedIn(received) : -1;
+        }
+        return new Step(task, core, start, end, call >= 0 ? call : activity(task, start, end), sent);
+    }
+
+    /** The call its sender was in when it sent {@code message} (its last call, if it was in none), or −1. */
+    public int sentIn(int message) {
+        MessageTable msg = m.messages();
+        int task = msg.sendTask(message);
+        if (task < 0) {
+            return -1;
+        }
+        long t = msg.sendTime(message);
+        return msg.sendCall(message) >= 0 ? callAt(task, msg.sendCall(message), t) : activity(task, t, t);
+    }
+
+    /** The call its receiver was in when it took {@code message}, or −1. */
+    public int receivedIn(int message) {
+        MessageTable msg = m.messages();
+        int task = msg.receiveTask(message);
+        return task < 0 || msg.receiveCall(message) < 0 ? -1 : callAt(task, msg.receiveCall(message), msg.receiveTime(message));
+    }
+
+    /** The deepest call of function {@code func} by {@code task} that spans {@code time}, or −1. */
+    private int callAt(int task, int func, long time) {
+        IntervalTable c = m.calls();
+        int[] rows = calls.rows(task);
+        int best = -1;
+        for (int k = calls.after(task, time) - 1; k >= 0; k--) {
+            int row = rows[k];
+            if (c.subject(row) == func && c.start(row) <= time && c.end(row) >= time
+                    && (best < 0 || c.depth(row) > c.depth(best))) {
+                best = row;
+            }
+            if (c.depth(row) == 0 && c.end(row) < time) {
+                break;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * What {@code task} was doing from {@code start} to {@code end}: the deepest call that covers
+     * more than half of it, else the last call that ended by {@code end}, or −1. At a single time
+     * (a send), the call it was in: the deepest one open then or, when calls end at that very
+     * time (the send follows their exits in the same nanosecond), the outermost of those nested
+     * in the open one.
+     */
+    public int activity(int task, long start, long end) {
+        IntervalTable c = m.calls();
+        int[] rows = calls.rows(task);
+        long half = (end - start) / 2;
+        int best = -1;
+        int open = -1;
+        int enteredThen = -1;
+        int endedThen = -1;
+        int lastEnded = -1;
+        for (int k = calls.after(task, end) - 1; k >= 0; k--) {
+            int row = rows[k];
+            if (start == end) {
+                if (c.start(row) < start && c.end(row) > end && (open < 0 || c.depth(row) > c.depth(open))) {
+                    open = row;
+                }
+                if (c.start(row) == start && c.end(row) > end && (enteredThen < 0 || c.depth(row) < c.depth(enteredThen))) {
+                    enteredThen = row;
+                }
+                if (c.end(row) == end && (endedThen < 0 || c.depth(row) < c.depth(endedThen))) {
+                    endedThen = row;
+                }
+            } else if (Math.min(end, c.end(row)) - Math.max(start, c.start(row)) > half
+                    && (best < 0 || c.depth(row) > c.depth(best))) {
+                best = row;
+            }
+            if (c.end(row) <= end && (lastEnded < 0 || c.end(row) > c.end(lastEnded)
+                    || (c.end(row) == c.end(lastEnded) && c.depth(row) < c.depth(lastEnded)))) {
+                lastEnded = row;
+            }
+            if (c.depth(row) == 0 && c.end(row) < start) {
+                break; // calls at depth 0 do not overlap: nothing earlier reaches the range
+            }
+        }
+        if (start == end) {
+            // a call entered at that very time comes after it only when nothing else was going on
+            best = endedThen >= 0 && (open < 0 || c.depth(endedThen) > c.depth(open)) ? endedThen
+                : open >= 0 ? open : enteredThen;
+        }
+        return best >= 0 ? best : lastEnded;
+    }
+
+    /**
+     * Who ran on {@code core} while {@code task} was preempted within {@code [from, to)}: per
+     * task, the time and the number of stretches, longest first.
+     */
+    public List<Share> preemptedBy(int task, int core, long from, long to) {
+        Map<Integer, long[]> by = new LinkedHashMap<>();
+        IntervalTable st = m.taskStates();
+        IntervalTable r = m.runs();
+        states.overlapping(task, from, to, (row, s, e) -> {
+            if (st.state(row) == StateModel.PREEMPTED && core >= 0) {
+                runs.overlapping(core, s, e, (run, rs, re) -> {
+                    if (r.subject(run) != task && r.state(run) == StateModel.RUNNING) {
+                        long[] a = by.computeIfAbsent(r.subject(run), k -> new long[2]);
+                        a[0] += re - rs;
+                        a[1]++;
+                    }
+                });
+            }
+        });
+        List<Share> out = new ArrayList<>();
+        by.forEach((t, a) -> out.add(new Share(t, a[0], (int) a[1])));
+        out.sort((x, y) -> Long.compare(y.nanos(), x.nanos()));
+        return out;
+    }
+
+    /** The time {@code task} spent in state {@code state} within {@code [from, to)}. */
+    public long timeIn(int task, int state, long from, long to) {
+        long[] sum = {0};
+        IntervalTable st = m.taskStates();
+        states.overlapping(task, from, to, (row, s, e) -> {
+            if (st.state(row) == state) {
+                sum[0] += e - s;
+            }
+        });
+        return sum[0];
+    }
+
+    /** The time interrupts held {@code core} within {@code [from, to)} (outermost ones). */
+    public long irqTime(int core, long from, long to) {
+        long[] sum = {0};
+        IntervalTable t = m.irqs();
+        int[] rows = irqs.rows(core);
+        int k = Math.max(0, irqs.after(core, from) - 1);
+        for (; k < rows.length && t.start(rows[k]) < to; k++) {
+            int row = rows[k];
+            if (t.depth(row) == 0) {
+                long s = Math.max(from, t.start(row));
+                long e = Math.min(to, t.end(row));
+                sum[0] += Math.max(0, e - s);
+            }
+        }
+        return sum[0];
+    }
+
+    /** The core {@code task} ran on longest within {@code [from, to)}, else the first core of its trace, or −1. */
+    public int coreOf(int task, long from, long to) {
+        int trace = m.tasks().get(task).trace();
+        int best = -1;
+        long most = 0;
+        int firstOfTrace = -1;
+        for (int c = 0; c < m.cores().size(); c++) {
+            if (m.cores().get(c).trace() != trace) {
+                continue;
+            }
+            if (firstOfTrace < 0) {
+                firstOfTrace = c;
+            }
+            long[] sum = {0};
+            IntervalTable r = m.runs();
+            runs.overlapping(c, from, to, (row, s, e) -> {
+                if (r.subject(row) == task) {
+                    sum[0] += e - s;
+                }
+            });
+            if (sum[0] > most) {
+                most = sum[0];
+                best = c;
+            }
+        }
+        return best >= 0 ? best : firstOfTrace;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.analysis.Mapping;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * What the analysis commands read: trace directories, or a folder written by {@code hetrace sim}
+ * or {@code hetrace demo} (its traces, master first); several traces synchronized on the first
+ * one's clock; their state model, with the functions a sim or demo folder traces by address named.
+ */
+final class BoardInput {
+    private BoardInput() {}
+
+    /** The traces of {@code inputs}, synchronized, and their state model read with {@code mapping} (or the presets). */
+    static StateModel model(List<Path> inputs, Path mapping, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        List<Path> traces = traces(inputs);
+        Mapping m = mapping == null ? null : Mapping.read(mapping);
+        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> err.println("hetrace: warning: " + w));
+        StateModel model = StateBuilder.build(in, m, w -> err.println("hetrace: warning: " + w));
+        model.symbolize(symbols(inputs));
+        if (model.events() == model.untimed()) {
+            throw new IOException(model.events() == 0 ? "the traces have no events"
+                : "the traces' events have no time (their streams have no clock)");
+        }
+        return model;
+    }
+
+    /** The traces of {@code inputs}, synchronized when there are several. */
+    static StateBuilder.Input synchronize(List<Path> inputs, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        return StateBuilder.synchronize(traces(inputs), w -> err.println("hetrace: warning: " + w));
+    }
+
+    /** The traces of the inputs: a sim or demo folder gives its master then its slaves in order. */
+    static List<Path> traces(List<Path> inputs) throws IOException {
+        List<Path> out = new ArrayList<>();
+        for (Path p : inputs) {
+            Path board = Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p;
+            if (Files.isRegularFile(board.resolve("ground-truth.json"))) {
+                try (Stream<Path> s = Files.list(board)) {
+                    s.filter(d -> Files.isRegularFile(d.resolve("metadata")))
+                        .sorted(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
+                            .thenComparing(d -> coreNumber(d.getFileName().toString())))
+                        .forEach(out::add);
+                }
+            } else if (!Files.exists(p)) {
+                throw new IOException(p + ": no such file or directory");
+            } else {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
+    static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        for (Path p : inputs) {
+            Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
+            if (Files.isRegularFile(truth)) {
+                Matcher table = Pattern.compile("\"symbols\": \\{([^}]*)}").matcher(Files.readString(truth));
+                if (table.find()) {
+                    Matcher e = Pattern.compile("\"([^\"]+)\": \"(0x[0-9a-f]+)\"").matcher(table.group(1));
+                    while (e.find()) {
+                        out.put(e.group(2), e.group(1));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static long coreNumber(String name) {
+        Matcher m = Pattern.compile("(\\d+)$").matcher(name);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+}
