@@ -57,7 +57,8 @@ public final class Diagnosis {
      * answered ({@code noReply}, rows of {@link StateModel#messages()}), and for each, the core it
      * went to ({@code to}, −1 when unknown).
      */
-    public record Stuck(int task, int core, long since, int call, boolean blocked, List<Integer> noReply, List<Integer> to) {}
+    public record Stuck(int task, int core, long since, int call, boolean blocked, long queue, List<Integer> noReply,
+                        List<Integer> to) {}
 
     /** The findings, with the model and waits they refer to. */
     public record Report(double k, List<Outlier> outliers, List<Silent> silent, List<Stuck> stuck, StateModel model,
@@ -330,6 +331,7 @@ public final class Diagnosis {
             int call = open[t];
             long since;
             boolean blocked;
+            long queue = -1;
             if (scheduled[t]) {
                 int last = -1;
                 for (int row : w.states.rows(t)) {
@@ -342,6 +344,7 @@ public final class Diagnosis {
                 }
                 since = st.start(last);
                 blocked = st.state(last) == StateModel.BLOCKED;
+                queue = st.subject(last);
             } else {
                 since = lastActivity(m, w, t, c.start(call));
                 blocked = false;
@@ -357,7 +360,7 @@ public final class Diagnosis {
             if (!scheduled[t] && noReply.isEmpty()) {
                 continue; // an application silent at the end with nothing outstanding: it may just have nothing to do
             }
-            out.add(new Stuck(t, w.coreOf(t, since, m.traceEnd(trace)), since, call, blocked, noReply, to));
+            out.add(new Stuck(t, w.coreOf(t, since, m.traceEnd(trace)), since, call, blocked, queue, noReply, to));
         }
         return out;
     }
@@ -448,9 +451,13 @@ public final class Diagnosis {
             if (s.call() >= 0) {
                 b.append(" in ").append(m.name(m.calls().subject(s.call())));
             }
+            if (s.queue() >= 0) {
+                b.append(" on queue ").append(s.queue());
+            }
             b.append(", until the traces end (").append(seconds(m.end() - s.since())).append(")");
             if (s.noReply().isEmpty()) {
-                b.append("; no message came to wake it");
+                b.append(s.queue() >= 0 ? "; no message came on that queue" + senders(m, s.queue())
+                    : "; no message came to wake it");
             } else {
                 Map<String, List<Integer>> byCore = new LinkedHashMap<>();
                 for (int k = 0; k < s.noReply().size(); k++) {
@@ -475,6 +482,21 @@ public final class Diagnosis {
             out.add("Nothing stands out: no call took more than " + fmt(r.k()) + "× the median of its peers, no core went silent, no task is stuck.");
         }
         return out;
+    }
+
+    /** Who sent on {@code queue} before, if anyone: the cores a message there would come from. */
+    private static String senders(StateModel m, long queue) {
+        List<String> from = new ArrayList<>();
+        MessageTable msg = m.messages();
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.queue(i) == queue && msg.sendCore(i) >= 0) {
+                String c = m.cores().get(msg.sendCore(i)).name();
+                if (!from.contains(c)) {
+                    from.add(c);
+                }
+            }
+        }
+        return from.isEmpty() ? " (nobody ever sent on it)" : " (earlier messages on it came from " + cores(from) + ")";
     }
 
     /** Outliers told together: the same function, the same cause, on several cores. */

@@ -50,7 +50,9 @@ public record Mapping(String name, List<String> detect, String core, String task
         IRQ_ENTRY("irq-entry", Set.of("irq"), Set.of("name", "label")),
         IRQ_EXIT("irq-exit", Set.of(), Set.of("irq")),
         SEND("send", Set.of("id"), Set.of("queue")),
-        RECEIVE("receive", Set.of("id"), Set.of("queue"));
+        RECEIVE("receive", Set.of("id"), Set.of("queue")),
+        /** The task is about to block on a queue (an RTOS hook at the start of a blocking receive). */
+        WAIT("wait", Set.of("queue"), Set.of());
 
         final String word;
         final Set<String> required;

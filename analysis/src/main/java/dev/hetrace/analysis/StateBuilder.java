@@ -206,6 +206,8 @@ public final class StateBuilder {
         int outState;
         long outEpoch;
         int lastBlockedRow = -1;
+        /** The queue the task said it is about to block on (a wait event), until it runs again; −1 if none. */
+        int waitQueue = -1;
 
         void push(int func, long start, long epoch) {
             int o = 4 * depth;
@@ -435,6 +437,7 @@ public final class StateBuilder {
                 case IRQ_EXIT -> irqExit(trace, core, c, e, t);
                 case SEND -> send(trace, core, task(trace, core, c, e), c, e, t);
                 case RECEIVE -> receive(trace, core, task(trace, core, c, e), c, e, t);
+                case WAIT -> taskStates.get(task(trace, core, c, e)).waitQueue = (int) queue(c, e);
             }
         }
 
@@ -580,13 +583,14 @@ public final class StateBuilder {
             TaskState ns = taskStates.get(next);
             ns.lastBlockedRow = -1;
             if (ns.outSince >= 0) {
-                int row = model.taskStates.add(ns.outSince, t, next, -1, ns.outState, 0,
-                    epoch[trace] != ns.outEpoch ? StateModel.EVENTS_LOST : 0, 0);
+                int row = model.taskStates.add(ns.outSince, t, next, ns.outState == StateModel.BLOCKED ? ns.waitQueue : -1,
+                    ns.outState, 0, epoch[trace] != ns.outEpoch ? StateModel.EVENTS_LOST : 0, 0);
                 if (ns.outState == StateModel.BLOCKED) {
                     ns.lastBlockedRow = row;
                 }
                 ns.outSince = -1;
             }
+            ns.waitQueue = -1;
             cs.task = next;
             cs.since = t;
             cs.epoch = epoch[trace];
@@ -771,7 +775,8 @@ public final class StateBuilder {
                     pop(trace, task, s, last[trace], StateModel.END_UNKNOWN);
                 }
                 if (s.outSince >= 0 && last[trace] > s.outSince) {
-                    model.taskStates.add(s.outSince, last[trace], task, -1, s.outState, 0, StateModel.END_UNKNOWN, 0);
+                    model.taskStates.add(s.outSince, last[trace], task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
+                        s.outState, 0, StateModel.END_UNKNOWN, 0);
                 }
             }
         }

@@ -176,6 +176,11 @@ class DiagnosisTest {
             assertThat(worker.blocked()).isTrue();
             assertThat(worker.since()).as("%s", s).isCloseTo(at, within(bound));
             assertThat(m.name(m.calls().subject(worker.call()))).isEqualTo("sobel_filter");
+            // on the queue the truth says, which its RTOS hook named when the task began to wait
+            long queue = b.sim().truth().queues().stream().filter(q -> q.core().equals(core) && q.name().equals("border"))
+                .findFirst().orElseThrow().id();
+            assertThat(worker.queue()).as("%s", s).isEqualTo(queue);
+            assertThat(truth.description()).endsWith("queue " + queue);
             assertThat(r.silent()).as("%s: a hung core still answers the sync daemon", s).isEmpty();
         } else {
             Diagnosis.Silent silent = r.silent().stream().filter(x -> m.cores().get(x.core()).name().equals(core))
@@ -203,5 +208,8 @@ class DiagnosisTest {
         String words = String.join("\n", Diagnosis.summary(r));
         assertThat(words).as("%s", s).contains(core, "never answered its message");
         assertThat(words).contains(s.fault() instanceof Fault.Hang ? "has been blocked since" : "went silent at");
+        if (s.fault() instanceof Fault.Hang) {
+            assertThat(words).contains("in sobel_filter on queue ").contains("(nobody ever sent on it)");
+        }
     }
 }

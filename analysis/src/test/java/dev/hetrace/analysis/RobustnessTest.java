@@ -77,7 +77,7 @@ class RobustnessTest {
 
     @Test
     void intervalsDuringWhichTheTracerDroppedEventsAreMarked() throws Exception {
-        SimConfig config = SimConfig.sobel(5).withBuffers(512, 2, 40_000_000);
+        SimConfig config = SimConfig.sobel(5).withBuffers(512, 2, 150_000_000);
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         Path dsp = r.slaves().get(0);
         StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(dsp), w -> { }), w -> { });

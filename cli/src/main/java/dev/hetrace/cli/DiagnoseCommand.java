@@ -173,7 +173,8 @@ final class DiagnoseCommand extends HetraceCommand {
                 .append(", \"task\": ").append(TextTable.quote(m.tasks().get(s.task()).name()))
                 .append(", \"since_ns\": ").append(s.since())
                 .append(", \"in\": ").append(s.call() >= 0 ? TextTable.quote(m.name(m.calls().subject(s.call()))) : "null")
-                .append(", \"blocked\": ").append(s.blocked()).append(", \"no_reply\": [");
+                .append(", \"blocked\": ").append(s.blocked())
+                .append(", \"queue\": ").append(s.queue() >= 0 ? Long.toString(s.queue()) : "null").append(", \"no_reply\": [");
             String s2 = "";
             for (int k = 0; k < s.noReply().size(); k++) {
                 int msg = s.noReply().get(k);

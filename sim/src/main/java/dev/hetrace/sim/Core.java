@@ -122,6 +122,7 @@ final class Core {
                 MessageQueue.Message m = q.waiting.poll();
                 if (m == null) {
                     q.reader = t;
+                    tracer.msgqWait(now, q.id);
                     block(t);
                     return;
                 }

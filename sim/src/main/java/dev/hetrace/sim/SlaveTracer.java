@@ -17,7 +17,7 @@ final class SlaveTracer implements CoreTracer {
     private final TraceLog log;
     private final int capacity;
     private final int ringPackets;
-    private final long[] ids = new long[9];
+    private final long[] ids = new long[10];
 
     private boolean open;
     private int used;
@@ -33,7 +33,7 @@ final class SlaveTracer implements CoreTracer {
         this.capacity = packetBytes - PACKET_OVERHEAD;
         this.ringPackets = ringPackets;
         String[] names = {"task_switch", "msgq_put", "msgq_get", "func_entry", "func_exit", "irq_entry", "irq_exit",
-            "hetrace_sync_send", "hetrace_sync_recv"};
+            "hetrace_sync_send", "hetrace_sync_recv", "msgq_wait"};
         for (int i = 0; i < names.length; i++) {
             ids[i] = cls.id(names[i]);
         }
@@ -98,6 +98,11 @@ final class SlaveTracer implements CoreTracer {
     @Override
     public void msgqGet(long t, int queue, int size, int msgId) {
         record(t, 2, 10, (long) queue, (long) size, (long) msgId);
+    }
+
+    @Override
+    public void msgqWait(long t, int queue) {
+        record(t, 9, 2, (long) queue);
     }
 
     @Override
