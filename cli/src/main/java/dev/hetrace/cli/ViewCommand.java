@@ -47,6 +47,10 @@ final class ViewCommand extends HetraceCommand {
     @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
     Path mapping;
 
+    @Option(names = "--bench", paramLabel = "N", description = {"Measure instead of serving: N zoom and pan requests",
+        "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."})
+    int bench;
+
     @Override
     public Integer call() {
         if (port < 0 || port > 65535) {
@@ -54,9 +58,15 @@ final class ViewCommand extends HetraceCommand {
             return 2;
         }
         Timeline timeline;
+        long built;
+        long read;
         try {
+            long t0 = System.nanoTime();
             StateModel model = BoardInput.model(inputs, mapping, main.err);
+            long t1 = System.nanoTime();
             timeline = Timeline.of(model);
+            read = t1 - t0;
+            built = System.nanoTime() - t1;
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }
@@ -73,8 +83,16 @@ final class ViewCommand extends HetraceCommand {
         String host = bind.contains(":") ? "[" + bind + "]" : bind;
         String url = "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + server.port() + "/";
         StateModel m = timeline.model();
-        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s%n", m.traceNames().size(),
-            m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9);
+        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; read in %.2f s,"
+            + " summaries built in %.2f s%n", m.traceNames().size(), m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9,
+            read / 1e9, built / 1e9);
+        if (bench > 0) {
+            try (server) {
+                return ViewBench.run(url, timeline, bench, main.err);
+            } catch (IOException | InterruptedException e) {
+                return fail(e instanceof IOException io ? io : new IOException(e));
+            }
+        }
         main.err.println("hetrace view: open " + url + "  (Ctrl-C to stop)");
         main.err.flush();
         if (open) {

@@ -48,8 +48,11 @@ public final class RowSummary {
         return busy.length;
     }
 
-    /** Adds this row's activity over [from, from + width × nsPerPx) to {@code c}, from the level whose bins best fit the pixels. */
-    void addTo(Columns c, long from, double nsPerPx) {
+    /**
+     * Adds this row's activity over [from, from + width × nsPerPx) to {@code c}, from the level
+     * whose bins best fit the pixels; returns how many bins it read (about the columns' number).
+     */
+    int addTo(Columns c, long from, double nsPerPx) {
         int level = 0;
         while (level + 1 < levelBins.length && (double) (1L << (shift0 + level + 1)) <= nsPerPx) {
             level++;
@@ -60,7 +63,9 @@ public final class RowSummary {
         long firstBin = Math.max(0, (from - origin) >> shift);
         long lastBin = Math.min(levelBins[level] - 1L, (to - 1 - origin) >> shift);
         int base = levelBase[level];
+        int read = 0;
         for (long b = firstBin; b <= lastBin; b++) {
+            read++;
             int k = base + (int) b;
             if (busy[k] == 0 && count[k] == 0) {
                 continue;
@@ -68,6 +73,7 @@ public final class RowSummary {
             long bs = origin + (b << shift);
             c.spread(bs, bs + w, from, nsPerPx, busy[k], count[k], top, topTime, k * TOP);
         }
+        return read;
     }
 
     /** Collects intervals, then builds the pyramid. */

@@ -329,7 +329,7 @@ public final class ViewServer implements AutoCloseable {
         for (Diagnosis.Outlier o : sorted) {
             g.writeStartObject();
             g.writeStringField("core", o.core() >= 0 ? m.cores().get(o.core()).name() : null);
-            g.writeNumberField("row", o.core() >= 0 ? timeline.coreRow(o.core()) : -1);
+            g.writeNumberField("row", outlierRow(o));
             g.writeStringField("task", o.task() >= 0 ? m.tasks().get(o.task()).name() : null);
             g.writeStringField("kind", o.kind().label);
             g.writeStringField("name", o.name() >= 0 ? m.name(o.name()) : null);
@@ -366,6 +366,19 @@ public final class ViewServer implements AutoCloseable {
         }
         g.writeEndArray();
         g.writeEndObject();
+    }
+
+    /** The row an outlier is seen best on: its call's depth row, else its core's. */
+    private int outlierRow(Diagnosis.Outlier o) {
+        if (o.kind() == Diagnosis.Kind.CALL && o.row() >= 0) {
+            int depth = timeline.model().calls().depth(o.row());
+            for (Timeline.Row r : timeline.rows()) {
+                if (r.kind() == Timeline.Kind.CALLS && r.task() == o.task() && r.depth() == depth) {
+                    return r.id();
+                }
+            }
+        }
+        return o.core() >= 0 ? timeline.coreRow(o.core()) : -1;
     }
 
     /** The first interval after (or last before) {@code after} whose label contains {@code q}, and how many there are. */

@@ -7,12 +7,18 @@ const RULER_H = 26;
 const LABEL_W = 210;
 const INDENT = 12;
 
-export function formatTime(ns, span = ns) {
-  const a = Math.abs(span);
-  if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e10 ? 2 : 4) + ' s';
-  if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
-  if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' µs';
-  return Math.round(ns) + ' ns';
+/** ns as text, in the unit of {@code scale} (a duration), with the digits its precision needs. */
+export function formatTime(ns, scale = ns) {
+  const a = Math.abs(scale) || 1;
+  const [unit, name] = a >= 1e9 ? [1e9, 's'] : a >= 1e6 ? [1e6, 'ms'] : a >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+  return (ns / unit).toFixed(Math.max(0, Math.min(6, 3 - Math.floor(Math.log10(a / unit))))) + ' ' + name;
+}
+
+/** A ruler tick: in the unit of ten steps, with the digits a step needs. */
+function formatTick(ns, step) {
+  const a = step * 10;
+  const [unit, name] = a >= 1e9 ? [1e9, 's'] : a >= 1e6 ? [1e6, 'ms'] : a >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+  return (ns / unit).toFixed(Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9))) + ' ' + name;
 }
 
 export class Timeline {
@@ -264,8 +270,10 @@ export class Timeline {
     // message arrows between the rows shown for their cores
     if (d && d.arrows) {
       const a = d.arrows;
-      ctx.strokeStyle = 'rgba(30, 30, 30, .55)';
-      ctx.fillStyle = 'rgba(30, 30, 30, .7)';
+      // many arrows: lighter, so that the rows stay readable under them
+      const alpha = a.length / 5 > 300 ? 0.18 : a.length / 5 > 60 ? 0.35 : 0.6;
+      ctx.strokeStyle = `rgba(30, 30, 30, ${alpha})`;
+      ctx.fillStyle = `rgba(30, 30, 30, ${alpha + 0.1})`;
       ctx.lineWidth = 1;
       for (let k = 0; k < a.length; k += 5) {
         const fr = this.shownRow(a[k + 1], shown);
@@ -348,7 +356,7 @@ export class Timeline {
     for (let t = Math.ceil(this.from / step) * step; t <= this.to; t += step) {
       const x = this.xAt(t);
       ctx.fillRect(x, RULER_H - 7, 1, 7);
-      ctx.fillText(formatTime(t, step), x + 3, RULER_H / 2 - 1);
+      ctx.fillText(formatTick(t, step), x + 3, RULER_H / 2 - 1);
     }
     ctx.fillStyle = '#777';
     ctx.fillText('time from the first event', 6, RULER_H / 2 - 1);
