@@ -87,6 +87,7 @@ final class ViewCommand extends HetraceCommand {
             + " summaries built in %.2f s%n", m.traceNames().size(), m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9,
             read / 1e9, built / 1e9);
         if (bench > 0) {
+            main.err.println("hetrace view: measuring " + url);
             try (server) {
                 return ViewBench.run(url, timeline, bench, main.err);
             } catch (IOException | InterruptedException e) {
