@@ -37,11 +37,13 @@ final class ViewBench {
             }
         }
         long t0 = System.nanoTime();
-        long bytes = get(http, url + "api/meta");
-        bytes += get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0));
-        long first = System.nanoTime() - t0;
-        out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (%,d bytes)%n",
-            Math.min(ROWS_ON_SCREEN, top.size()), first / 1e6, bytes);
+        long metaBytes = get(http, url + "api/meta");
+        long t1 = System.nanoTime();
+        long viewBytes = get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0));
+        long t2 = System.nanoTime();
+        out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
+                + " view %.1f ms, %,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()), (t2 - t0) / 1e6, (t1 - t0) / 1e6,
+            metaBytes, (t2 - t1) / 1e6, viewBytes);
         SplittableRandom random = new SplittableRandom(1);
         double from = 0;
         double to = span;

@@ -300,9 +300,26 @@ public final class Timeline {
         System.arraycopy(b, 0, state, lo, len);
     }
 
+    /** A summary per row with many intervals; a group's (board, trace) from all its cores' intervals. */
     private void summarize() {
         summaries = new RowSummary[rows.size()];
         for (int r = 0; r < rows.size(); r++) {
+            if (members[r].length > 0) {
+                int n = 0;
+                for (int m : members[r]) {
+                    n += size(m);
+                }
+                if (n > SUMMARY_MIN) {
+                    RowSummary.Builder b = new RowSummary.Builder(begin, end, n);
+                    for (int m : members[r]) {
+                        for (int i = offset[m]; i < offset[m + 1]; i++) {
+                            b.add(start[i], end_[i], label[i], state[i] != StateModel.IDLE);
+                        }
+                    }
+                    summaries[r] = b.build();
+                }
+                continue;
+            }
             int lo = offset[r];
             int hi = offset[r + 1];
             if (hi - lo > SUMMARY_MIN) {

@@ -49,9 +49,14 @@ public final class ViewQuery {
             g.writeNumberField("id", r);
             int[] members = t.members[r];
             if (members.length > 0) {
+                // a group: its own summary of all its cores, else its few intervals core by core
                 cols.reset(width);
-                for (int m : members) {
-                    aggregate(m, f, e, nsPerPx);
+                if (t.summaries[r] != null) {
+                    t.summaries[r].addTo(cols, f, nsPerPx);
+                } else {
+                    for (int m : members) {
+                        aggregate(m, f, e, nsPerPx);
+                    }
                 }
                 writeColumns(g, nsPerPx * members.length);
             } else {

@@ -92,6 +92,21 @@ class TimelineTest {
             }
         }
         assertThat(busy).isCloseTo(truth, within(truth * 0.01 + 200 * nsPerPx / 1000));
+        // the board row: every core's busy time, as a share of all the cores
+        JsonNode board = query(0, span, 200, 0).get("rows").get(0).get("cols");
+        double share = 0;
+        for (int k = 0; k < board.size(); k += 4 + 2 * RowSummary.TOP) {
+            share += board.get(k + 1).asInt() * board.get(k + 2).asInt() / 1000.0 * nsPerPx;
+        }
+        long all = 0;
+        for (int i = 0; i < model.runs().size(); i++) {
+            if (model.runs().state(i) != StateModel.IDLE) {
+                all += model.runs().duration(i);
+            }
+        }
+        double cores = timeline.members[0].length;
+        assertThat(timeline.summaries[0]).as("the board's own summary").isNotNull();
+        assertThat(share).isCloseTo(all / cores, within(all / cores * 0.01 + 200 * nsPerPx / 1000));
         // close: 2 ms are a few runs, given one by one as they are in the row
         long from = model.runs().start(firstRun(model.core("dsp1"), "intruder")) - timeline.begin();
         JsonNode close = query(from, from + 2_000_000, 1000, dsp1).get("rows").get(0);

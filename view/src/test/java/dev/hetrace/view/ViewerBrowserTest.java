@@ -147,6 +147,16 @@ class ViewerBrowserTest {
         }
         assertThat(talking).contains("master/cpu0", "dsp0", "dsp1", "dsp2", "dsp7");
         assertThat(ends).containsAll(talking);
+        // the board row is the aggregated overview of every core; smoothing and adjustment reshape it
+        assertThat(row(draw, "board").get("mode").asText()).isEqualTo("columns");
+        int columns = draw.get("columns").asInt();
+        assertThat(columns).isPositive();
+        driver.findElement(By.id("smooth")).click();
+        driver.findElement(By.id("adjust")).click();
+        JsonNode shaped = lastDraw();
+        assertThat(row(shaped, "board").get("n").asInt()).isPositive();
+        assertThat(shaped.get("columns").asInt()).isPositive();
+        shot("overview-smoothed");
     }
 
     @Test

@@ -194,4 +194,6 @@ $('next').addEventListener('click', () => find('next'));
 $('prev').addEventListener('click', () => find('prev'));
 $('fit').addEventListener('click', () => view.fit());
 $('density').addEventListener('change', e => { view.density = e.target.checked; view.draw(); });
+$('smooth').addEventListener('change', e => { view.smooth = e.target.checked; view.draw(); });
+$('adjust').addEventListener('change', e => { view.adjust = e.target.checked; view.draw(); });
 $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -235,6 +235,11 @@ export class Timeline {
         info.mode = 'columns';
         const c = a.cols;
         const scale = (d.to - d.from) / d.width / nsPerPx; // old answers while a new one comes
+        if (!this.density && (this.smooth || this.adjust)) {
+          info.n = this.drawShaped(c, d, top, scale);
+          draw.columns += info.n;
+          continue;
+        }
         let maxCount = 1;
         if (this.density) for (let k = 0; k < c.length; k += 12) maxCount = Math.max(maxCount, c[k + 3]);
         for (let k = 0; k < c.length; k += 12) {
@@ -316,6 +321,75 @@ export class Timeline {
     this.drawRuler();
     draw.sampled = d ? d.sampled : false;
     this.lastDraw = draw;
+  }
+
+  /**
+   * Aggregated columns reshaped as the seeds' prototype offers: Gaussian smoothing over the
+   * neighbouring columns (0.05, 0.25, 0.4, 0.25, 0.05, renormalized at the edges) and adjustment
+   * (rescaled between the row's minimum and maximum in view, so that close values differ).
+   * Each column keeps its labels' proportions.
+   */
+  drawShaped(c, d, top, scale) {
+    const ctx = this.ctx;
+    const n = d.width;
+    const raw = new Float32Array(n);
+    const run = new Int32Array(n).fill(-1);
+    for (let k = 0; k < c.length; k += 12) {
+      for (let x = c[k]; x < c[k] + c[k + 1]; x++) {
+        raw[x] = c[k + 2] / 1000;
+        run[x] = k;
+      }
+    }
+    let v = raw;
+    if (this.smooth) {
+      const G = [0.05, 0.25, 0.4, 0.25, 0.05];
+      v = new Float32Array(n);
+      for (let x = 0; x < n; x++) {
+        let sum = 0;
+        let weight = 0;
+        for (let j = -2; j <= 2; j++) {
+          if (x + j >= 0 && x + j < n) {
+            sum += G[j + 2] * raw[x + j];
+            weight += G[j + 2];
+          }
+          if (run[x] < 0 && x + j >= 0 && x + j < n && run[x + j] >= 0) run[x] = run[x + j];
+        }
+        v[x] = sum / weight;
+      }
+    }
+    if (this.adjust) {
+      let min = Infinity;
+      let max = -Infinity;
+      for (let x = 0; x < n; x++) {
+        min = Math.min(min, v[x]);
+        max = Math.max(max, v[x]);
+      }
+      if (max > min) v = v.map(a => (a - min) / (max - min));
+    }
+    const h = ROW_H - 3;
+    let drawn = 0;
+    for (let x = 0; x < n; x++) {
+      if (v[x] <= 0 || run[x] < 0) continue;
+      const k = run[x];
+      const px = this.xAt(d.from + x * (d.to - d.from) / d.width);
+      const w = Math.max(1, scale);
+      let base = top + ROW_H - 1;
+      const total = Math.max(1, c[k + 2]);
+      let rest = v[x] * h;
+      for (let j = 0; j < 4 && c[k + 4 + 2 * j] >= 0; j++) {
+        const hh = v[x] * h * c[k + 5 + 2 * j] / total;
+        ctx.fillStyle = this.meta.colors[c[k + 4 + 2 * j]];
+        ctx.fillRect(px, base - hh, w, hh);
+        base -= hh;
+        rest -= hh;
+      }
+      if (rest > 0.5) {
+        ctx.fillStyle = '#888';
+        ctx.fillRect(px, base - rest, w, rest);
+      }
+      drawn++;
+    }
+    return drawn;
   }
 
   drawLabels(onScreen, y) {
