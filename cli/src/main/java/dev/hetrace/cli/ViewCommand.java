@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.analysis.Mapping;
+import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
@@ -58,11 +60,20 @@ final class ViewCommand extends HetraceCommand {
             return 2;
         }
         Timeline timeline;
+        StateBuilder.Input input;
         long built;
         long read;
         try {
             long t0 = System.nanoTime();
-            StateModel model = BoardInput.model(inputs, mapping, main.err);
+            // as BoardInput.model, keeping the synchronized traces for the pattern search
+            input = BoardInput.synchronize(inputs, main.err);
+            StateModel model = StateBuilder.build(input, mapping == null ? null : Mapping.read(mapping),
+                w -> main.err.println("hetrace: warning: " + w));
+            model.symbolize(BoardInput.symbols(inputs));
+            if (model.events() == model.untimed()) {
+                throw new IOException(model.events() == 0 ? "the traces have no events"
+                    : "the traces' events have no time (their streams have no clock)");
+            }
             long t1 = System.nanoTime();
             timeline = Timeline.of(model);
             read = t1 - t0;
@@ -72,7 +83,7 @@ final class ViewCommand extends HetraceCommand {
         }
         ViewServer server;
         try {
-            server = new ViewServer(timeline).start(bind, port);
+            server = new ViewServer(timeline, input).start(bind, port);
         } catch (RuntimeException e) {
             Throwable cause = e;
             while (cause.getCause() != null) {

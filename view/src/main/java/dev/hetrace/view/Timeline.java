@@ -471,8 +471,14 @@ public final class Timeline {
                     parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                     level = 2;
                 }
+                String prefix = m.traceNames().get(t) + "/";
                 for (int c : cs) {
-                    int cr = add(Kind.CORE, m.cores().get(c).name(), parent, level, c, -1, 0);
+                    // under its trace's row, a core is named without the trace: cpu0
+                    String name = m.cores().get(c).name();
+                    if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
+                        name = name.substring(prefix.length());
+                    }
+                    int cr = add(Kind.CORE, name, parent, level, c, -1, 0);
                     coreRow[c] = cr;
                     if (hasIrqs[c]) {
                         irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);

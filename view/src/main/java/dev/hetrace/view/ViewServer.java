@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.MessageTable;
+import dev.hetrace.analysis.PatternSearch;
+import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Waits;
@@ -30,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
  * GET /api/stats?from=&amp;to=                     the statistics table of a range
  * GET /api/diagnosis                           the findings in sentences, the outliers
  * GET /api/find?q=&amp;after=&amp;dir=next|prev        the next interval whose label contains q
+ * GET /api/pattern?first=&amp;then=&amp;where=&amp;sameCore=  KPTrace's pattern search (A followed by B)
  * </pre>
  */
 public final class ViewServer implements AutoCloseable {
@@ -39,10 +42,13 @@ public final class ViewServer implements AutoCloseable {
     private final JsonFactory json = new JsonFactory();
     private final CompletableFuture<Diagnosis.Report> diagnosis;
     private final ThreadLocal<ViewQuery> queries;
+    private final StateBuilder.Input input;
     private Javalin app;
 
-    public ViewServer(Timeline timeline) {
+    /** A server for {@code timeline}; without the traces ({@code input} null), no pattern search. */
+    public ViewServer(Timeline timeline, StateBuilder.Input input) {
         this.timeline = timeline;
+        this.input = input;
         this.queries = ThreadLocal.withInitial(() -> new ViewQuery(timeline));
         // the diagnosis takes a while on big boards: under way while the first views are drawn
         this.diagnosis = CompletableFuture.supplyAsync(() -> Diagnosis.of(timeline.model(), Diagnosis.DEFAULT_K));
@@ -92,8 +98,31 @@ public final class ViewServer implements AutoCloseable {
             boolean next = !"prev".equals(ctx.queryParam("dir"));
             send(ctx, g -> find(q, after, next, g));
         });
+        app.get("/api/pattern", ctx -> {
+            String first = ctx.queryParam("first");
+            String then = ctx.queryParam("then");
+            if (first == null || first.isBlank() || then == null || then.isBlank()) {
+                throw new IllegalArgumentException("first and then: the event names (or patterns with *) of A and B are needed");
+            }
+            List<String[]> where = new java.util.ArrayList<>();
+            String w = ctx.queryParam("where");
+            for (String cond : w == null || w.isBlank() ? new String[0] : w.split(",")) {
+                String[] ab = cond.trim().split("=", -1);
+                if (ab.length != 2 || ab[0].isBlank() || ab[1].isBlank()) {
+                    throw new IllegalArgumentException("where: expected FIELD_OF_A=FIELD_OF_B, got " + cond);
+                }
+                where.add(new String[] {ab[0].trim(), ab[1].trim()});
+            }
+            boolean sameCore = "true".equals(ctx.queryParam("sameCore"));
+            send(ctx, g -> pattern(new PatternSearch.Spec(first.trim(), then.trim(), where, sameCore), g));
+        });
         app.exception(IllegalArgumentException.class, (e, ctx) -> {
             ctx.status(400);
+            ctx.contentType("application/json");
+            ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
+        });
+        app.exception(IOException.class, (e, ctx) -> {
+            ctx.status(500);
             ctx.contentType("application/json");
             ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
         });
@@ -416,6 +445,51 @@ public final class ViewServer implements AutoCloseable {
             g.writeNumberField("end", t.end_[best] - b);
             g.writeStringField("name", t.labels().name(t.label[best]));
         }
+        g.writeEndObject();
+    }
+
+    /** Runs a pattern search over the traces' events (read again: the state model does not keep them). */
+    private void pattern(PatternSearch.Spec spec, JsonGenerator g) throws IOException {
+        if (input == null) {
+            throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
+        }
+        PatternSearch.Result r;
+        try {
+            r = PatternSearch.run(input, spec, w -> { });
+        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        long b = timeline.begin();
+        g.writeStartObject();
+        g.writeNumberField("count", r.occurrences().size());
+        g.writeNumberField("ignoredFirst", r.ignoredFirst());
+        g.writeNumberField("ignoredThen", r.ignoredThen());
+        g.writeNumberField("min", r.minDuration());
+        g.writeNumberField("max", r.maxDuration());
+        if (r.occurrences().isEmpty()) {
+            g.writeNullField("avg");
+        } else {
+            g.writeNumberField("avg", r.avgDuration());
+        }
+        g.writeArrayFieldStart("histogram");
+        for (long h : r.occurrences().isEmpty() ? new long[0] : r.histogram(20)) {
+            g.writeNumber(h);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("occurrences");
+        List<PatternSearch.Occurrence> byStart = r.occurrences().stream()
+            .sorted((x, y) -> Long.compare(x.start(), y.start())).limit(MAX_EVENTS * 5).toList();
+        for (PatternSearch.Occurrence o : byStart) {
+            g.writeStartObject();
+            g.writeNumberField("start", o.start() - b);
+            g.writeNumberField("end", o.end() - b);
+            g.writeStringField("startCore", o.startCore());
+            g.writeStringField("endCore", o.endCore());
+            int core = timeline.model().core(o.startCore());
+            g.writeNumberField("row", core >= 0 ? timeline.coreRow(core) : -1);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
         g.writeEndObject();
     }
 

@@ -43,7 +43,8 @@ class TimelineTest {
         IntervalTable runs = model.runs();
         for (int c = 0; c < model.cores().size(); c++) {
             int row = timeline.coreRow(c);
-            assertThat(timeline.rows().get(row).name()).isEqualTo(model.cores().get(c).name());
+            assertThat(timeline.rows().get(row).core()).isEqualTo(c);
+            assertThat(model.cores().get(c).name()).endsWith(timeline.rows().get(row).name());
             List<long[]> expected = new ArrayList<>();
             for (int i = 0; i < runs.size(); i++) {
                 if (runs.owner(i) == c && runs.state(i) != StateModel.IDLE) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.analysis.MessageTable;
+import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.sim.Fault;
@@ -74,7 +75,7 @@ class ViewerBrowserTest {
         model = StateBuilder.build(input, w -> { });
         model.symbolize(sim.truth().symbols().entrySet().stream()
             .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
-        server = new ViewServer(Timeline.of(model)).start("127.0.0.1", 0);
+        server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
         url = "http://127.0.0.1:" + server.port() + "/";
 
         // never let Selenium look for (or fetch) a browser or driver of its own
@@ -113,7 +114,7 @@ class ViewerBrowserTest {
         Set<String> drawnCores = new HashSet<>();
         for (JsonNode r : draw.get("rows")) {
             if (r.get("kind").asText().equals("core")) {
-                rows.add(r.get("name").asText());
+                rows.add(r.get("core").asText());
             }
             if (r.get("n").asInt() > 0 && !r.get("core").isNull()) {
                 drawnCores.add(r.get("core").asText());
@@ -240,6 +241,24 @@ class ViewerBrowserTest {
         assertThat(rows).isNotEmpty();
         assertThat(driver.findElement(By.id("stats-table")).getText()).contains("intruder", "sobel_filter");
         shot("statistics");
+    }
+
+    @Test
+    void thePatternPanelFindsWhatThePatternSearchFinds() throws Exception {
+        open();
+        driver.findElement(By.cssSelector("aside nav button[data-tab='pattern']")).click();
+        driver.findElement(By.name("first")).sendKeys("msgq_put");
+        driver.findElement(By.name("then")).sendKeys("msgq_get");
+        driver.findElement(By.name("where")).sendKeys("msg_id=msg_id");
+        driver.findElement(By.cssSelector("#pattern-form button")).click();
+        WebElement summary = new WebDriverWait(driver, Duration.ofSeconds(60))
+            .until(d -> d.findElements(By.id("pattern-summary")).stream().findFirst().orElse(null));
+        PatternSearch.Result r = PatternSearch.run(input,
+            new PatternSearch.Spec("msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false), w -> { });
+        assertThat(r.occurrences()).isNotEmpty();
+        assertThat(Integer.parseInt(summary.getDomAttribute("data-count"))).isEqualTo(r.occurrences().size());
+        assertThat(driver.findElements(By.cssSelector("#pattern-result .event"))).isNotEmpty();
+        shot("pattern");
     }
 
     // ---- helpers

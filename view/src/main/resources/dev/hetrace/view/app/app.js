@@ -163,6 +163,45 @@ async function showEvents(row, from, to) {
   showTab('events');
 }
 
+// ---- pattern search: A followed by B (KPTrace's)
+
+$('pattern-form').addEventListener('submit', async e => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const box = $('pattern-result');
+  box.innerHTML = '<p class="muted">searching…</p>';
+  const q = new URLSearchParams({first: f.get('first'), then: f.get('then'), where: f.get('where') || '',
+    sameCore: f.get('sameCore') ? 'true' : 'false'});
+  let r;
+  try {
+    r = await json('api/pattern?' + q);
+  } catch (err) {
+    box.innerHTML = `<p>${esc(err.message)}</p>`;
+    return;
+  }
+  const t = v => (v === null || v < 0 ? '-' : formatTime(v));
+  box.innerHTML = `<p id="pattern-summary" data-count="${r.count}"><b>${r.count}</b> occurrences; duration min ${t(r.min)},`
+    + ` avg ${t(r.avg)}, max ${t(r.max)}; ignored: ${r.ignoredFirst} A, ${r.ignoredThen} B</p>`;
+  const max = Math.max(1, ...r.histogram);
+  const hist = document.createElement('div');
+  hist.className = 'histogram';
+  hist.title = `durations from ${t(r.min)} to ${t(r.max)}`;
+  for (const h of r.histogram) {
+    const bar = document.createElement('span');
+    bar.style.height = (2 + 48 * h / max) + 'px';
+    bar.title = String(h);
+    hist.appendChild(bar);
+  }
+  box.appendChild(hist);
+  for (const o of r.occurrences) {
+    const div = document.createElement('div');
+    div.className = 'event';
+    div.textContent = `${formatTime(o.start)} ${o.startCore} → ${o.endCore}: ${formatTime(o.end - o.start)}`;
+    div.addEventListener('click', () => focus(o.row, o.start, o.end));
+    box.appendChild(div);
+  }
+});
+
 // ---- search, next and previous
 
 let lastFound = null;

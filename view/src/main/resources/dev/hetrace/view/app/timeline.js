@@ -10,8 +10,9 @@ const INDENT = 12;
 /** ns as text, in the unit of {@code scale} (a duration), with the digits its precision needs. */
 export function formatTime(ns, scale = ns) {
   const a = Math.abs(scale) || 1;
-  const [unit, name] = a >= 1e9 ? [1e9, 's'] : a >= 1e6 ? [1e6, 'ms'] : a >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
-  return (ns / unit).toFixed(Math.max(0, Math.min(6, 3 - Math.floor(Math.log10(a / unit))))) + ' ' + name;
+  // 999,960 ns would round to 1000.0 µs: the next unit from there
+  const [unit, name] = a >= 0.99995e9 ? [1e9, 's'] : a >= 0.99995e6 ? [1e6, 'ms'] : a >= 0.99995e3 ? [1e3, 'µs'] : [1, 'ns'];
+  return (ns / unit).toFixed(Math.max(0, Math.min(6, 3 - Math.floor(Math.log10(Math.max(1, a / unit)))))) + ' ' + name;
 }
 
 /** A ruler tick: in the unit of ten steps, with the digits a step needs. */
