@@ -261,6 +261,63 @@ class ViewerBrowserTest {
         shot("pattern");
     }
 
+    @Test
+    void searchingClickingHoveringAndTheWheelWorkOnTheCanvas() throws Exception {
+        open();
+        // search: the first intruder run comes into view, outlined
+        WebElement search = driver.findElement(By.id("search"));
+        search.sendKeys("intruder", org.openqa.selenium.Keys.ENTER);
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
+        JsonNode draw = lastDraw();
+        int first = firstRun("intruder");
+        long start = model.runs().start(first) - model.begin();
+        assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
+        assertThat(draw.get("to").asDouble()).isGreaterThanOrEqualTo(model.runs().end(first) - model.begin());
+        assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(model.end() - model.begin());
+        // hover and click on the middle of an intruder rectangle drawn on dsp2
+        JsonNode rect = null;
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("rowName").asText().equals("dsp2") && r.get("label").asText().equals("intruder")
+                && r.get("x1").asDouble() - r.get("x0").asDouble() > 6) {
+                rect = r;
+                break;
+            }
+        }
+        assertThat(rect).as("an intruder rectangle on dsp2 wide enough to point at").isNotNull();
+        double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
+        double y = row(draw, "dsp2").get("y").asDouble() + 9;
+        WebElement canvas = driver.findElement(By.id("canvas"));
+        org.openqa.selenium.Rectangle box = canvas.getRect();
+        int dx = (int) Math.round(x - box.getWidth() / 2.0);
+        int dy = (int) Math.round(y - box.getHeight() / 2.0);
+        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).perform();
+        WebElement tip = driver.findElement(By.id("tooltip"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
+        assertThat(tip.getText()).contains("intruder", "duration");
+        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).click().perform();
+        WebElement events = driver.findElement(By.id("events"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> events.isDisplayed() && events.getText().contains("intruder"));
+        assertThat(events.getText()).contains("dsp2");
+        shot("click");
+        // the wheel over the timeline zooms in around the pointer
+        double span = draw.get("to").asDouble() - draw.get("from").asDouble();
+        new org.openqa.selenium.interactions.Actions(driver).scrollFromOrigin(
+            org.openqa.selenium.interactions.WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
+        JsonNode zoomed = lastDraw();
+        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isLessThan(span * 0.9);
+    }
+
+    private static int firstRun(String task) {
+        int best = -1;
+        for (int i = 0; i < model.runs().size(); i++) {
+            if (model.tasks().get(model.runs().subject(i)).name().equals(task)
+                && (best < 0 || model.runs().start(i) < model.runs().start(best))) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
     // ---- helpers
 
     private static void open() {
