@@ -107,7 +107,7 @@ public final class StateBuilder {
     }
 
     /** The event names of a trace's metadata. */
-    static Set<String> eventNames(List<CtfTrace> traces) {
+    public static Set<String> eventNames(List<CtfTrace> traces) {
         Set<String> names = new TreeSet<>();
         for (CtfTrace t : traces) {
             for (StreamClass s : t.metadata().streams().values()) {

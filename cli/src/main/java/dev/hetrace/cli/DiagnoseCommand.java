@@ -6,52 +6,47 @@ import dev.hetrace.analysis.Waits;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code hetrace diagnose}: the outliers of the traces, each with its cause, the silent cores and the stuck tasks. */
 @Command(name = "diagnose", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Find what went wrong, and say why.", "",
-        "From the state model of the traces (see 'hetrace stats --help'), hetrace looks for:",
-        "  outliers   calls (and interrupts) that took more than K times the median of the",
-        "             same function on every core, each explained by what happened meanwhile",
-        "             on its core: which task preempted it and for how long, whom it waited",
-        "             for (blocked until a message came), interrupts, lost events; and who",
-        "             waited for its result (a task that got its message after waiting);",
-        "  silent     cores whose events stop long before the others' (a crash): more than",
-        "             3 times their longest silence before, and 5 % of the traces' span;",
-        "  stuck      tasks blocked (or silent) inside a call until the traces end, with the",
-        "             requests they sent that were never answered (a hang).",
-        "Findings come first in sentences, then the outliers one per line. Times 'at' are",
-        "seconds from the first event of the traces. Several traces are synchronized first.", "",
+        "From the state model of the traces (see 'hetrace stats --help'), it finds:",
+        "  outliers  calls, interrupts and task activations that took more than K",
+        "            times the median of the same function (task) on every core, each",
+        "            explained by what happened meanwhile on its core: which task",
+        "            preempted it and for how long, whom it waited for (blocked until",
+        "            a message came), interrupts, lost events; and who waited for its",
+        "            result (a task that got its message after waiting);",
+        "  silent    cores whose events stop long before the others' (a crash): more",
+        "            than 3 times their longest silence before, and 5 %% of the span;",
+        "  stuck     tasks blocked (or silent) inside a call until the traces end,",
+        "            with the requests they sent that were never answered (a hang).",
+        "Findings come first, in sentences, then the outliers one per line. Times",
+        "'at' are seconds from the first event. Several traces are synchronized first.", "",
         "Examples:",
         "  hetrace diagnose hetrace-demo                 # the demo's board",
         "  hetrace diagnose --k 1.5 board/master board/dsp*",
-        "  hetrace diagnose --check board/   # exit status 3 when something stands out (CI)"},
+        "  hetrace diagnose --check board/          # exit status 3 if anything stands out"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the diagnosis was printed", "1:a trace could not be read, or no mapping fits it", "2:usage error",
         "3:with --check: something stands out"})
 final class DiagnoseCommand extends HetraceCommand {
     enum Format { text, json }
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
-    List<Path> inputs = new ArrayList<>();
+    @CommandLine.Mixin
+    BoardOptions board = new BoardOptions();
 
     @Option(names = "--k", paramLabel = "K", description = "Outlier threshold: more than K times the median (default: ${DEFAULT-VALUE}).")
     double k = Diagnosis.DEFAULT_K;
 
     @Option(names = "--limit", paramLabel = "N", description = "Outliers listed one per line, the longest first (default: ${DEFAULT-VALUE}; 0: all).")
     int limit = 20;
-
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
-    Path mapping;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
@@ -67,20 +62,15 @@ final class DiagnoseCommand extends HetraceCommand {
         }
         Diagnosis.Report r;
         try {
-            StateModel model = BoardInput.model(inputs, mapping, main.err);
+            StateModel model = board.model(main.err);
             r = Diagnosis.of(model, k);
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }
         String text = format == Format.text ? text(r, limit) : json(r);
-        try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            return fail(e);
-        }
+        int printed = print(text);
         boolean any = !r.outliers().isEmpty() || !r.silent().isEmpty() || !r.stuck().isEmpty();
-        return check && any ? 3 : 0;
+        return printed != 0 ? printed : check && any ? 3 : 0;
     }
 
     static String text(Diagnosis.Report r, int limit) {

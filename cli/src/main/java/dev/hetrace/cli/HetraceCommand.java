@@ -16,6 +16,17 @@ abstract class HetraceCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Main main;
 
+    /** Writes {@code text} to the command's output; returns exit status 0, or 1 when it cannot be written. */
+    int print(String text) {
+        try {
+            main.out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main.out.flush();
+            return 0;
+        } catch (java.io.IOException e) {
+            return fail(e);
+        }
+    }
+
     /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1. */
     int fail(Exception e) {
         main.err.println("hetrace: " + e.getMessage());

@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
     description = {"Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
         "of every core of a board on one clock."},
     subcommands = {DemoCommand.class, PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
-        StatsCommand.class, DiagnoseCommand.class, WaitsCommand.class, PatternCommand.class, ViewCommand.class, TrainCommand.class,
-        CommandLine.HelpCommand.class})
+        StatsCommand.class, DiagnoseCommand.class, WaitsCommand.class, PatternCommand.class, QueryCommand.class,
+        ExportCommand.class, ViewCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

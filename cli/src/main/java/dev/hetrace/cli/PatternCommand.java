@@ -5,7 +5,6 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,16 +21,18 @@ import picocli.CommandLine.Parameters;
         "first), each A waits for the next B that has the same key: the values of the",
         "--where fields (a field of A equal to a field of B), and the core with --same-core.",
         "An A whose key is already waiting replaces it (the older A is counted as ignored);",
-        "a B that no A waits for is ignored; As still waiting at the end are ignored too.",
+        "a B that no A waits for is ignored; As still waiting at the end are ignored.",
         "Event names may use * (any text). Fields are paths as 'hetrace print' shows them:",
         "msg_id, payload.msg_id, context.vtid, packet_context.cpu_id.", "",
-        "Prints: the count, As and Bs ignored, duration (A to B) min/avg/max, the delay",
-        "between consecutive occurrences (end of one to start of the next) min/avg/max, a",
-        "histogram of durations, and the occurrences (times in seconds from the first event).", "",
+        "Prints: the count, As and Bs ignored, duration (A to B) min/avg/max, the",
+        "delay between consecutive occurrences (end of one to start of the next)",
+        "min/avg/max, a histogram of durations, and the occurrences (times in seconds",
+        "from the first event).", "",
         "Examples:",
         "  hetrace pattern --first msgq_put --then msgq_get --where msg_id=msg_id hetrace-demo",
         "  hetrace pattern --first func_entry --then func_exit --same-core board/dsp1",
-        "  hetrace pattern --first 'syscall_entry_*' --then 'syscall_exit_*' --same-core kernel/"},
+        "  hetrace pattern --first 'syscall_entry_*' --then 'syscall_exit_*' \\",
+        "      --same-core kernel/"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the occurrences were printed (possibly none)", "1:a trace could not be read, or a --where field is missing",
         "2:usage error"})
@@ -94,13 +95,7 @@ final class PatternCommand extends HetraceCommand {
             case csv -> csv(r);
             case json -> json(r);
         };
-        try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            return fail(e);
-        }
-        return 0;
+        return print(text);
     }
 
     private String text(PatternSearch.Result r) {

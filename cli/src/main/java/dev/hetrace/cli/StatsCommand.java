@@ -7,62 +7,50 @@ import dev.hetrace.analysis.Statistics.Row;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code hetrace stats}: KPTrace's statistics table per context, from the state model of the traces. */
 @Command(name = "stats", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Print run-time statistics per core, idle, task, interrupt and function.", "",
-        "The traces' events become a state model (which task ran on which core, the calls",
-        "of every task, the interrupts) through the mappings their metadata selects:",
-        "hetrace's RTOS hooks and the simulator's slaves (task_switch, func_entry/exit,",
-        "irq_entry/exit, msgq_put/get), LTTng kernel (sched_switch, irq_handler_entry/exit,",
-        "softirq_entry/exit), LTTng-UST function tracing (lttng_ust_cyg_profile), and",
-        "generic X_entry/X_exit pairs; or --mapping FILE (see docs/analysis.md).",
-        "Several traces are first synchronized on the first one's clock with hetrace's",
-        "sync handshake. A folder written by 'hetrace sim' or 'hetrace demo' gives its",
-        "traces (master first).", "",
-        "Per element: total run time in the range, its % of the range, times switched to",
-        "(fired, called), min/max/avg run time, min/max/avg interval between the starts of",
-        "consecutive occurrences; for functions also the self time (callees excluded).",
-        "Intervals the traces do not show whole (begun before the trace, open at its end)",
-        "count up to where the trace shows them.", "",
+        "The traces' events become a state model (which task ran on which core,",
+        "the calls of every task, the interrupts) through the mappings their",
+        "metadata selects: hetrace's RTOS hooks and the simulator's slaves",
+        "(task_switch, func_entry/exit, irq_entry/exit, msgq_put/get), LTTng kernel",
+        "(sched_switch, irq_handler_entry/exit, softirq_entry/exit), LTTng-UST",
+        "function tracing (lttng_ust_cyg_profile), and generic X_entry/X_exit pairs;",
+        "or --mapping FILE (see docs/analysis.md). Several traces are first",
+        "synchronized on the first one's clock with hetrace's sync handshake. A",
+        "folder written by 'hetrace sim' or 'hetrace demo' gives its traces (master",
+        "first).", "",
+        "Per element: total run time in the range, its %% of the range, times",
+        "switched to (fired, called), min/max/avg run time, min/max/avg interval",
+        "between the starts of consecutive occurrences; for functions also the self",
+        "time (callees excluded). Intervals the traces do not show whole (begun",
+        "before the trace, open at its end) count up to where the trace shows them.", "",
         "Examples:",
         "  hetrace stats board/dsp1",
         "  hetrace stats hetrace-demo                      # the demo's whole board",
         "  hetrace stats --range 100ms,500ms --format csv board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the table was printed", "1:a trace could not be read, or no mapping fits it", "2:usage error"})
-final class StatsCommand implements Callable<Integer> {
+final class StatsCommand extends HetraceCommand {
     enum Format { text, csv, json }
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
-    List<Path> inputs = new ArrayList<>();
+    @CommandLine.Mixin
+    BoardOptions board = new BoardOptions();
 
     @Option(names = "--range", paramLabel = "START,END",
         description = "Only this range, from the first event: durations such as 0,250ms or 1.5s,2s (default: all).")
     String range;
 
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
-    Path mapping;
-
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
     Format format = Format.text;
-
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    Main main;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -72,7 +60,7 @@ final class StatsCommand implements Callable<Integer> {
         long[] relative = range == null ? null : parseRange(range);
         String text;
         try {
-            StateModel model = BoardInput.model(inputs, mapping, main.err);
+            StateModel model = board.model(main.err);
             long begin = model.begin();
             long end = model.end();
             if (relative != null) {
@@ -90,20 +78,9 @@ final class StatsCommand implements Callable<Integer> {
                 case json -> json(table);
             };
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(main.err);
-            }
-            return 1;
+            return fail(e);
         }
-        try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            return 1;
-        }
-        return 0;
+        return print(text);
     }
 
     /** The traces of the inputs: see {@link BoardInput#traces}. */

@@ -6,16 +6,14 @@ import dev.hetrace.analysis.Waits;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code hetrace waits}: who waited for whom across the board, and the critical path of a request. */
 @Command(name = "waits", mixinStandardHelpOptions = true, sortOptions = false,
@@ -39,16 +37,12 @@ import picocli.CommandLine.Parameters;
 final class WaitsCommand extends HetraceCommand {
     enum Format { text, csv, json }
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
-    List<Path> inputs = new ArrayList<>();
+    @CommandLine.Mixin
+    BoardOptions board = new BoardOptions();
 
     @Option(names = "--path", paramLabel = "FUNCTION",
         description = "The critical path of the longest complete call of FUNCTION.")
     String path;
-
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
-    Path mapping;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv (every wait) or json.")
     Format format = Format.text;
@@ -57,7 +51,7 @@ final class WaitsCommand extends HetraceCommand {
     public Integer call() {
         String text;
         try {
-            StateModel m = BoardInput.model(inputs, mapping, main.err);
+            StateModel m = board.model(main.err);
             Waits w = Waits.of(m);
             int request = request(m, w);
             List<Waits.Step> steps = request < 0 ? List.of()
@@ -71,13 +65,7 @@ final class WaitsCommand extends HetraceCommand {
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }
-        try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            return fail(e);
-        }
-        return 0;
+        return print(text);
     }
 
     /** The call whose critical path to show: the longest of --path, else the longest of the task that waited longest for other cores. */

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,35 +17,26 @@ class AnalysisCommandsTest {
     static Path preempted;
     static Path hung;
 
-    private record Run(int status, String out, String err) {}
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     @BeforeAll
     static void boards() {
         preempted = dir.resolve("preempted");
-        Run a = run("sim", "--cores", "6", "--inject", "preempt:dsp4", "--seed", "11", "--out", preempted.toString());
+        Cli.Run a = Cli.run("sim", "--cores", "6", "--inject", "preempt:dsp4", "--seed", "11", "--out", preempted.toString());
         assertThat(a.status()).as(a.err()).isZero();
         hung = dir.resolve("hung");
-        Run b = run("sim", "--cores", "5", "--inject", "hang:dsp3@0.9s", "--seed", "12", "--out", hung.toString());
+        Cli.Run b = Cli.run("sim", "--cores", "5", "--inject", "hang:dsp3@0.9s", "--seed", "12", "--out", hung.toString());
         assertThat(b.status()).as(b.err()).isZero();
     }
 
     @Test
     void diagnoseNamesThePreemptedCoreItsIntruderAndTheWaitingMasterInTextAndJson() throws Exception {
-        Run text = run("diagnose", preempted.toString());
+        Cli.Run text = Cli.run("diagnose", preempted.toString());
         assertThat(text.status()).as(text.err()).isZero();
         String said = text.out().replaceAll("\\s+", " ");
         assertThat(said).containsPattern("dsp4: sobel_filter took about [\\d.]+ ms instead of about [\\d.]+ ms")
             .contains("task intruder preempted it").contains("master/cpu0 waited for it").contains("in join_results");
         assertThat(text.out()).containsPattern("\\n  dsp4\\s+sobel\\s+sobel_filter\\s+[\\d.]+");
 
-        Run json = run("diagnose", "--format", "json", preempted.toString());
+        Cli.Run json = Cli.run("diagnose", "--format", "json", preempted.toString());
         assertThat(json.status()).as(json.err()).isZero();
         JsonNode j = new ObjectMapper().readTree(json.out());
         assertThat(j.get("findings").get(0).asText()).startsWith("dsp4: sobel_filter took about");
@@ -58,12 +46,12 @@ class AnalysisCommandsTest {
         assertThat(first.get("duration_ns").asLong()).isGreaterThan(2 * first.get("median_ns").asLong());
         assertThat(j.get("silent")).isEmpty();
 
-        assertThat(run("diagnose", "--check", preempted.toString()).status()).isEqualTo(3);
+        assertThat(Cli.run("diagnose", "--check", preempted.toString()).status()).isEqualTo(3);
     }
 
     @Test
     void diagnoseNamesAHungCoreAndTheReplyTheMasterWaitsFor() throws Exception {
-        Run r = run("diagnose", "--format", "json", hung.toString());
+        Cli.Run r = Cli.run("diagnose", "--format", "json", hung.toString());
         assertThat(r.status()).as(r.err()).isZero();
         JsonNode j = new ObjectMapper().readTree(r.out());
         assertThat(j.get("stuck")).hasSize(2);
@@ -80,25 +68,25 @@ class AnalysisCommandsTest {
 
     @Test
     void waitsShowsWhoWaitedForWhomAndTheCriticalPathThroughThePreemptedCore() {
-        Run r = run("waits", "--path", "process_image", preempted.toString());
+        Cli.Run r = Cli.run("waits", "--path", "process_image", preempted.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("master/cpu0/sobel\\s+join_results\\s+dsp4/sobel\\s+sobel_filter\\s+5\\s");
         assertThat(r.out()).contains("critical path of master/cpu0/sobel's process_image")
             .containsPattern("dsp4/sobel\\s+sobel_filter\\s+[\\d.]+\\s+intruder");
-        Run csv = run("waits", "--format", "csv", preempted.toString());
+        Cli.Run csv = Cli.run("waits", "--format", "csv", preempted.toString());
         assertThat(csv.status()).as(csv.err()).isZero();
         assertThat(csv.out().lines().findFirst().orElseThrow()).startsWith("waiter_core,waiter_task,start_ns,end_ns");
-        assertThat(run("waits", "--path", "no_such_function", preempted.toString()).err())
+        assertThat(Cli.run("waits", "--path", "no_such_function", preempted.toString()).err())
             .isEqualTo("hetrace: --path no_such_function: no call of that function in the traces\n");
     }
 
     @Test
     void patternPairsEachMessageSendWithItsReceiveAcrossCores() throws Exception {
-        Run r = run("pattern", "--first", "msgq_put", "--then", "msgq_get", "--where", "msg_id=msg_id", preempted.toString());
+        Cli.Run r = Cli.run("pattern", "--first", "msgq_put", "--then", "msgq_get", "--where", "msg_id=msg_id", preempted.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("occurrences \\d+ {3}As ignored 0 {3}Bs ignored 0")
             .contains("duration histogram").containsPattern("master/cpu0\\s+[\\d.]+\\s+dsp4");
-        JsonNode j = new ObjectMapper().readTree(run("pattern", "--format", "json", "--first", "msgq_put", "--then",
+        JsonNode j = new ObjectMapper().readTree(Cli.run("pattern", "--format", "json", "--first", "msgq_put", "--then",
             "msgq_get", "--where", "msg_id=msg_id", preempted.toString()).out());
         assertThat(j.get("occurrences")).hasSize(j.get("count").asInt());
         long sum = 0;
@@ -111,29 +99,29 @@ class AnalysisCommandsTest {
     @Test
     void theAnalysesRunOnARealLttngKernelTrace() {
         Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
-        Run d = run("diagnose", trace.toString());
+        Cli.Run d = Cli.run("diagnose", trace.toString());
         assertThat(d.status()).as(d.err()).isZero();
         assertThat(d.out()).contains("findings");
-        Run p = run("pattern", "--first", "sched_switch", "--then", "sched_switch", "--same-core", trace.toString());
+        Cli.Run p = Cli.run("pattern", "--first", "sched_switch", "--then", "sched_switch", "--same-core", trace.toString());
         assertThat(p.status()).as(p.err()).isZero();
         assertThat(p.out()).containsPattern("occurrences [1-9]\\d*");
-        Run w = run("waits", trace.toString());
+        Cli.Run w = Cli.run("waits", trace.toString());
         assertThat(w.status()).as(w.err()).isZero();
     }
 
     @Test
     void errorsAreOneLine() {
-        Run bad = run("pattern", "--first", "a", "--then", "b", "--where", "x", preempted.toString());
+        Cli.Run bad = Cli.run("pattern", "--first", "a", "--then", "b", "--where", "x", preempted.toString());
         assertThat(bad.status()).isEqualTo(2);
         assertThat(bad.err()).contains("--where x: expected FIELD_OF_A=FIELD_OF_B");
-        Run missing = run("pattern", "--first", "msgq_put", "--then", "msgq_get", "--where", "nope=msg_id",
+        Cli.Run missing = Cli.run("pattern", "--first", "msgq_put", "--then", "msgq_get", "--where", "nope=msg_id",
             preempted.toString());
         assertThat(missing.status()).isEqualTo(1);
         assertThat(missing.err()).matches("hetrace: --where nope=msg_id: event msgq_put has no field nope\\n");
-        Run k = run("diagnose", "--k", "1", preempted.toString());
+        Cli.Run k = Cli.run("diagnose", "--k", "1", preempted.toString());
         assertThat(k.status()).isEqualTo(2);
         assertThat(k.err().lines().count()).isEqualTo(1);
-        Run none = run("diagnose", dir.resolve("nothing").toString());
+        Cli.Run none = Cli.run("diagnose", dir.resolve("nothing").toString());
         assertThat(none.status()).isEqualTo(1);
         assertThat(none.err()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory\n");
     }

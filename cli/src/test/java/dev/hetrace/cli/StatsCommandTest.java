@@ -2,9 +2,6 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,18 +13,9 @@ class StatsCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int status, String out, String err) {}
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     private Path board() {
         Path board = dir.resolve("board");
-        Run sim = run("sim", "--cores", "3", "--inject", "preempt:dsp1,dsp2", "--seed", "4", "--out", board.toString());
+        Cli.Run sim = Cli.run("sim", "--cores", "3", "--inject", "preempt:dsp1,dsp2", "--seed", "4", "--out", board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         return board;
     }
@@ -35,7 +23,7 @@ class StatsCommandTest {
     @Test
     void aSimFolderGivesTheWholeBoardsTableSynchronizedWithTheIntruderOnlyOnTheFaultyCores() {
         Path board = board();
-        Run r = run("stats", board.toString());
+        Cli.Run r = Cli.run("stats", board.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("master (lttng-ust-cyg-profile)", "dsp2 (rtos)", "\ncore\n", "\nidle\n", "\ntask\n",
             "\nirq\n", "\nfunction\n");
@@ -49,8 +37,8 @@ class StatsCommandTest {
     @Test
     void csvAndJsonGiveTheSameRowsAndARangeNarrowsThem() {
         Path dsp1 = board().resolve("dsp1");
-        Run csv = run("stats", "--format", "csv", dsp1.toString());
-        Run json = run("stats", "--format", "json", dsp1.toString());
+        Cli.Run csv = Cli.run("stats", "--format", "csv", dsp1.toString());
+        Cli.Run json = Cli.run("stats", "--format", "json", dsp1.toString());
         assertThat(csv.status()).as(csv.err()).isZero();
         assertThat(json.status()).as(json.err()).isZero();
         List<String> lines = csv.out().lines().toList();
@@ -60,7 +48,7 @@ class StatsCommandTest {
         assertThat(json.out()).contains("{\"context\": \"task\", \"name\": \"sobel\", \"total_ns\": " + f[2] + ",");
         assertThat(json.out().lines().filter(l -> l.contains("\"context\"")).count()).isEqualTo(lines.size() - 1);
 
-        Run narrow = run("stats", "--format", "csv", "--range", "0,100ms", dsp1.toString());
+        Cli.Run narrow = Cli.run("stats", "--format", "csv", "--range", "0,100ms", dsp1.toString());
         assertThat(narrow.status()).as(narrow.err()).isZero();
         String narrowSobel = narrow.out().lines().filter(l -> l.startsWith("task,sobel,")).findFirst().orElseThrow();
         assertThat(Long.parseLong(narrowSobel.split(",")[2])).isLessThan(Long.parseLong(f[2])).isLessThanOrEqualTo(100_000_000L);
@@ -69,7 +57,7 @@ class StatsCommandTest {
     @Test
     void anLttngKernelTraceGivesARowPerCpuAndPerThreadWithItsId() {
         Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
-        Run r = run("stats", trace.toString());
+        Cli.Run r = Cli.run("stats", trace.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("(lttng-kernel)").containsPattern("lttng-tracefile-rotation/cpu0\\s+\\d")
             .containsPattern("lttng-consumerd\\[\\d+]\\s+\\d");
@@ -77,19 +65,19 @@ class StatsCommandTest {
 
     @Test
     void errorsAreOneLine() throws Exception {
-        Run missing = run("stats", dir.resolve("nothing").toString());
+        Cli.Run missing = Cli.run("stats", dir.resolve("nothing").toString());
         assertThat(missing.status()).isEqualTo(1);
         assertThat(missing.err().strip()).startsWith("hetrace: ").doesNotContain("\n");
 
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "events:\n  - {event: task_switch, does: jump}\n");
         Path dsp0 = board().resolve("dsp0");
-        Run mapping = run("stats", "--mapping", bad.toString(), dsp0.toString());
+        Cli.Run mapping = Cli.run("stats", "--mapping", bad.toString(), dsp0.toString());
         assertThat(mapping.status()).isEqualTo(1);
         assertThat(mapping.err().strip()).isEqualTo("hetrace: " + bad + ":2: does: 'jump' is not one of switch, enter, exit,"
             + " irq-entry, irq-exit, send, receive");
 
-        Run range = run("stats", "--range", "5ms", dsp0.toString());
+        Cli.Run range = Cli.run("stats", "--range", "5ms", dsp0.toString());
         assertThat(range.status()).isEqualTo(2);
         assertThat(range.err()).contains("--range 5ms: expected START,END");
     }

@@ -110,6 +110,14 @@ public final class CtfReader implements AutoCloseable {
         cursor.onDiscarded(listener);
     }
 
+    /**
+     * The cursor under the reader, for what reads the current event whole rather than by field
+     * (a formatter such as {@code JsonText}); valid as {@link #event()} is.
+     */
+    public EventCursor cursor() {
+        return cursor;
+    }
+
     /** The traces read, in the order they were found. */
     public List<CtfTrace> traces() {
         return traces;

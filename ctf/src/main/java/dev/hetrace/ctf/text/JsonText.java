@@ -21,6 +21,10 @@ public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private TextSink out;
 
+    private final java.util.Map<Node, byte[][]> keys = new java.util.IdentityHashMap<>();
+    private Node lastKeysNode;
+    private byte[][] lastKeys;
+
     private CtfTrace lastTrace;
     private byte[] lastTraceName;
 
@@ -42,7 +46,6 @@ public final class JsonText {
     public void print(CtfTrace trace, StreamDecoder d, boolean hasTime, long timeNanos) {
         StreamPlan sp = d.streamPlan();
         EventPlan ep = d.event();
-        MemorySegment seg = d.segment();
         out.put('{');
         if (hasTime) {
             out.put("\"time_ns\":").putDecimal(timeNanos).put(',');
@@ -61,19 +64,44 @@ public final class JsonText {
         out.put(",\"stream_class\":").putUnsigned(sp.cls.id());
         out.put(",\"event\":");
         string(ep.cls.name() == null ? "" : ep.cls.name());
-        scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg);
-        scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg);
-        scope("context", ep.context, d.tape(), d.contextStart(), seg);
-        scope("payload", ep.payload, d.tape(), d.payloadStart(), seg);
+        scopes(d, true, true);
         out.put('}').put('\n');
     }
 
-    private void scope(String name, Node root, long[] t, int at, MemorySegment seg) {
-        if (root == null) {
-            return;
+    /**
+     * The decoder's current event's own scopes, as one JSON object without a newline
+     * ({@code {"stream_context":{...},"context":{...},"payload":{...}}}, {@code {}} when it has
+     * none): what the analysis index keeps of each event beside its time and name. The packet
+     * context, shared by every event of a packet, is left out.
+     */
+    public void fields(StreamDecoder d) {
+        out.put('{');
+        scopes(d, false, false);
+        out.put('}');
+    }
+
+    private void scopes(StreamDecoder d, boolean comma, boolean packet) {
+        StreamPlan sp = d.streamPlan();
+        EventPlan ep = d.event();
+        MemorySegment seg = d.segment();
+        if (packet) {
+            comma |= scope("packet_context", sp.packetContext, d.packetTape(), d.packetContextStart(), seg, comma);
         }
-        out.put(",\"").put(name).put("\":");
+        comma |= scope("stream_context", sp.eventContext, d.tape(), d.streamContextStart(), seg, comma);
+        comma |= scope("context", ep.context, d.tape(), d.contextStart(), seg, comma);
+        scope("payload", ep.payload, d.tape(), d.payloadStart(), seg, comma);
+    }
+
+    private boolean scope(String name, Node root, long[] t, int at, MemorySegment seg, boolean comma) {
+        if (root == null) {
+            return false;
+        }
+        if (comma) {
+            out.put(',');
+        }
+        out.put('"').put(name).put("\":");
         field(root, t, at, seg);
+        return true;
     }
 
     private int field(Node n, long[] t, int at, MemorySegment seg) {
@@ -199,8 +227,7 @@ public final class JsonText {
                 }
                 continue;
             }
-            string(n.names[i]);
-            out.put(':');
+            out.put(keys(n)[i]);
             p = field(c, t, p, seg);
         }
         return p;
@@ -259,7 +286,47 @@ public final class JsonText {
         out.put('"');
     }
 
+    /** A struct's members as JSON keys ({@code "name":}), made once per struct type rather than per event. */
+    private byte[][] keys(Node struct) {
+        if (struct == lastKeysNode) {
+            return lastKeys;
+        }
+        byte[][] k = keys.get(struct);
+        if (k == null) {
+            TextSink saved = out;
+            k = new byte[struct.names.length][];
+            for (int i = 0; i < k.length; i++) {
+                TextSink key = new TextSink(null);
+                out = key;
+                string(struct.names[i]);
+                key.put(':');
+                k[i] = java.util.Arrays.copyOf(key.buffer(), key.length());
+            }
+            out = saved;
+            keys.put(struct, k);
+        }
+        lastKeysNode = struct;
+        lastKeys = k;
+        return k;
+    }
+
     private void bytes(MemorySegment seg, long startByte, long len) {
+        if (len <= 256) {
+            // the common case, ASCII: escaped straight from the trace, nothing allocated
+            boolean ascii = true;
+            for (long i = 0; i < len && ascii; i++) {
+                ascii = seg.get(ValueLayout.JAVA_BYTE, startByte + i) >= 0;
+            }
+            if (ascii) {
+                out.put('"');
+                for (long i = 0; i < len; i++) {
+                    escaped(seg.get(ValueLayout.JAVA_BYTE, startByte + i));
+                }
+                out.put('"');
+                return;
+            }
+        }
+        // else through a String, so that invalid UTF-8 is replaced as Java decodes it
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
         string(new String(b, StandardCharsets.UTF_8));

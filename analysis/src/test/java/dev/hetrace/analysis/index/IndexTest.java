@@ -1,0 +1,251 @@
+package dev.hetrace.analysis.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.hetrace.analysis.IntervalTable;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.Statistics;
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The index's tables hold what the state model, the statistics, the synchronization and a
+ * direct read of the events say; the cache is reused while the traces are unchanged.
+ */
+class IndexTest {
+    @TempDir
+    Path dir;
+
+    private static long one(Connection c, String sql) throws Exception {
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+            assertThat(r.next()).as(sql).isTrue();
+            return r.getLong(1);
+        }
+    }
+
+    private static List<String> strings(Connection c, String sql) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+            while (r.next()) {
+                out.add(r.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /** Per event name, the events of the trace read directly. */
+    private static Map<String, Long> directCounts(Path trace) throws Exception {
+        Map<String, Long> out = new HashMap<>();
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                out.merge(r.event().name(), 1L, Long::sum);
+            }
+        }
+        return out;
+    }
+
+    private static List<Path> board(Simulation.Result r) {
+        List<Path> traces = new ArrayList<>();
+        traces.add(r.master());
+        traces.addAll(r.slaves());
+        return traces;
+    }
+
+    @Test
+    void aSimulatedBoardsTablesAreItsStateModelStatisticsSyncAndEvents() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(4).withSlaves(3), dir.resolve("board"));
+        List<Path> traces = board(r);
+        Map<String, String> symbols = new HashMap<>();
+        r.truth().symbols().forEach((name, addr) -> symbols.put("0x" + Long.toHexString(addr), name));
+        List<String> notes = new ArrayList<>();
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, symbols, notes::add);
+        assertThat(index.built()).isTrue();
+        assertThat(notes.getFirst()).startsWith("indexing 4 traces");
+
+        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
+        StateModel m = StateBuilder.build(in, w -> { });
+        m.symbolize(symbols);
+        try (Connection c = index.connect()) {
+            assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
+            for (int i = 0; i < traces.size(); i++) {
+                String trace = m.traceNames().get(i);
+                Map<String, Long> direct = directCounts(traces.get(i));
+                for (var en : direct.entrySet()) {
+                    assertThat(one(c, "select count(*) from events where trace = '" + trace + "' and name = '"
+                        + en.getKey() + "'")).as("%s %s", trace, en.getKey()).isEqualTo(en.getValue());
+                }
+                assertThat(one(c, "select events from traces where trace = '" + trace + "'"))
+                    .isEqualTo(direct.values().stream().mapToLong(Long::longValue).sum());
+            }
+            assertThat(one(c, "select count(*) from intervals where kind = 'run'")).isEqualTo(m.runs().size());
+            assertThat(one(c, "select count(*) from intervals where kind = 'task_state'")).isEqualTo(m.taskStates().size());
+            assertThat(one(c, "select count(*) from intervals where kind = 'irq'")).isEqualTo(m.irqs().size());
+            assertThat(one(c, "select count(*) from calls")).isEqualTo(m.calls().size()).isPositive();
+            assertThat(one(c, "select count(*) from messages")).isEqualTo(m.messages().size()).isPositive();
+            long self = 0;
+            for (int i = 0; i < m.calls().size(); i++) {
+                self += m.calls().self(i);
+            }
+            assertThat(one(c, "select sum(self_ns) from calls")).isEqualTo(self);
+            assertThat(strings(c, "select distinct function from calls")).contains("process_image", "sobel_filter");
+            // the run time of each task, summed in SQL, is the statistics' total for it
+            Statistics.Table stats = Statistics.of(m);
+            assertThat(one(c, "select count(*) from stats")).isEqualTo(stats.rows().size());
+            for (Statistics.Row row : stats.rows(Statistics.Context.TASK)) {
+                long sql = one(c, "select sum(duration_ns) from intervals where kind = 'run' and state = 'running' and task = '"
+                    + row.name() + "'");
+                assertThat(sql).as(row.name()).isEqualTo(row.totalNanos());
+                assertThat(one(c, "select total_ns from stats where context = 'task' and name = '" + row.name() + "'"))
+                    .isEqualTo(row.totalNanos());
+            }
+            // every message is linked on the reference clock: received after it was sent, within the sync accuracy
+            assertThat(one(c, "select count(*) from messages where latency_ns < -1000")).isZero();
+            // the synchronization: each slave is related to the master by its matches
+            assertThat(one(c, "select count(*) from sync_pairs")).isEqualTo(in.sync().pairs().size()).isPositive();
+            assertThat(one(c, "select count(*) from sync_pairs where to_other + to_reference = 0")).isZero();
+            assertThat(strings(c, "select quality from sync_pairs")).containsOnly("accurate");
+            // each slave's transform, as the table gives it, maps its clock as the synchronization does
+            for (int i = 1; i < traces.size(); i++) {
+                long raw;
+                try (CtfReader reader = CtfReader.open(traces.get(i))) {
+                    reader.next();
+                    raw = reader.event().timeNanos();
+                }
+                long viaTable = one(c, "select pivot_ref_ns + round((" + raw + " - pivot_ns) * slope)::bigint from sync_pairs "
+                    + "where reference = 'master' and other = '" + m.traceNames().get(i) + "'");
+                assertThat(viaTable).isCloseTo(in.maps().get(i).apply(raw), within(2L));
+            }
+            // event times are on the reference clock: each trace's span is the model's
+            assertThat(one(c, "select min(time_ns) from events")).isEqualTo(m.begin());
+            assertThat(one(c, "select max(time_ns) from events")).isEqualTo(m.end());
+            assertThat(one(c, "select count(*) from tasks")).isEqualTo(m.tasks().size());
+            assertThat(one(c, "select count(*) from cores")).isEqualTo(m.cores().size());
+        }
+    }
+
+    @Test
+    void anEventsFieldsAreItsDecodedFieldsAsJson() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(5).withSlaves(1), dir.resolve("board"));
+        Path slave = r.slaves().getFirst();
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
+        List<String> direct = new ArrayList<>();
+        try (CtfReader reader = CtfReader.open(slave)) {
+            while (reader.next()) {
+                Event e = reader.event();
+                if (e.name().equals("task_switch")) {
+                    direct.add(e.timeNanos() + " " + e.getString("next_task") + " " + e.getLong("next_prio"));
+                }
+            }
+        }
+        try (Connection c = index.connect()) {
+            List<String> sql = strings(c, "select time_ns || ' ' || (fields->>'$.payload.next_task') || ' ' || "
+                + "(fields->>'$.payload.next_prio') from events where name = 'task_switch' order by time_ns, stream");
+            assertThat(sql).isEqualTo(direct);
+        }
+    }
+
+    @Test
+    void anLttngKernelTracesEventsAndRunsAreThoseOfTheTraceOnItsCpus() throws Exception {
+        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
+            "lttng-tracefile-rotation");
+        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        Map<Long, Long> switchesPerCpu = new HashMap<>();
+        long nextTids = 0;
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                if (r.event().name().equals("sched_switch")) {
+                    switchesPerCpu.merge(r.event().getLong("cpu_id"), 1L, Long::sum);
+                    nextTids += r.event().getLong("next_tid");
+                }
+            }
+        }
+        try (Connection c = index.connect()) {
+            assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
+            for (var en : switchesPerCpu.entrySet()) {
+                assertThat(one(c, "select count(*) from events where name = 'sched_switch' and core = "
+                    + "'lttng-tracefile-rotation/cpu" + en.getKey() + "'")).isEqualTo(en.getValue());
+            }
+            // the payload, as JSON: the switched-to threads' ids
+            assertThat(one(c, "select sum((fields->>'$.payload.next_tid')::bigint) from events where name = 'sched_switch'"))
+                .isEqualTo(nextTids);
+            assertThat(one(c, "select count(*) from events where (fields->'$.packet_context') is not null")).isZero();
+            IntervalTable runs = m.runs();
+            long total = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                total += runs.duration(i);
+            }
+            assertThat(one(c, "select sum(duration_ns) from intervals where kind = 'run'")).isEqualTo(total);
+            assertThat(one(c, "select count(*) from sync_pairs")).isZero();
+            assertThat(strings(c, "select mapping from traces")).containsExactly("lttng-kernel");
+        }
+    }
+
+    @Test
+    void theIndexIsReusedWhileTheTracesAreUnchangedAndRebuiltWhenOneChanges() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
+        Path slave = r.slaves().getFirst();
+        Path cache = dir.resolve("cache");
+        List<String> notes = new ArrayList<>();
+        TraceIndex first = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
+        assertThat(first.built()).isTrue();
+        FileTime built = Files.getLastModifiedTime(first.file());
+        notes.clear();
+        TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
+        assertThat(again.built()).isFalse();
+        assertThat(again.file()).isEqualTo(first.file());
+        assertThat(Files.getLastModifiedTime(again.file())).isEqualTo(built);
+        assertThat(notes).isEmpty();
+
+        // a stream file rewritten (here: its time changed) makes another index
+        Path stream;
+        try (Stream<Path> s = Files.list(slave)) {
+            stream = s.filter(p -> !p.getFileName().toString().equals("metadata") && Files.isRegularFile(p)).findFirst().orElseThrow();
+        }
+        Files.setLastModifiedTime(stream, FileTime.fromMillis(Files.getLastModifiedTime(stream).toMillis() + 5000));
+        TraceIndex rebuilt = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
+        assertThat(rebuilt.built()).isTrue();
+        assertThat(rebuilt.file()).isNotEqualTo(first.file());
+        assertThat(notes).hasSize(1);
+        // nothing half-built is left behind
+        try (Stream<Path> s = Files.list(cache)) {
+            assertThat(s.map(p -> p.getFileName().toString())).allMatch(n -> n.endsWith(".duckdb"));
+        }
+    }
+
+    @Test
+    void aLeftoverPartialBuildIsNeverTakenForTheIndex() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
+        Path slave = r.slaves().getFirst();
+        Path cache = dir.resolve("cache");
+        Files.createDirectories(cache);
+        String name = TraceIndex.key(List.of(slave), null, Map.of()) + ".duckdb";
+        // what a killed build leaves: its temporary file, never the index's name
+        Files.write(cache.resolve(name + ".tmp-1-1"), new byte[] {1, 2, 3});
+        TraceIndex index = TraceIndex.open(cache, List.of(slave), null, Map.of(), n -> { });
+        assertThat(index.built()).isTrue();
+        assertThat(index.file().getFileName().toString()).isEqualTo(name);
+        try (Connection c = index.connect()) {
+            assertThat(one(c, "select count(*) from events")).isPositive();
+        }
+    }
+}

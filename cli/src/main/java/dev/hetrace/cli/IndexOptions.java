@@ -1,0 +1,41 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.analysis.index.TraceIndex;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Where the commands that read the traces' index (query, export) keep it (a picocli mixin), and how they open it. */
+final class IndexOptions {
+    @Option(names = "--cache", paramLabel = "DIR",
+        description = {"Where indexes are kept (default: $HETRACE_CACHE, else",
+            "$XDG_CACHE_HOME/hetrace, else ~/.cache/hetrace)."})
+    Path cache;
+
+    /**
+     * The index of the inputs (traces, or a sim/demo folder) read with {@code mapping} (null:
+     * the presets): the cached one when current, else built now, saying so on {@code err}.
+     */
+    TraceIndex open(List<Path> inputs, Path mapping, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        Path dir = cache != null ? cache : TraceIndex.defaultCache(System.getenv());
+        return TraceIndex.open(dir, BoardInput.traces(inputs), mapping, BoardInput.symbols(inputs),
+            note -> err.println("hetrace: " + note));
+    }
+
+    /** An error as one line: DuckDB's first line (it adds the statement and a caret below), or an internal error named. */
+    static Exception oneLine(Exception e) {
+        if (e instanceof SQLException) {
+            return new SQLException(TraceIndex.firstLine(e.getMessage()), e);
+        }
+        if (e instanceof RuntimeException && !(e instanceof IllegalArgumentException)) {
+            return new IllegalStateException("internal error: " + e, e);
+        }
+        return e;
+    }
+}
