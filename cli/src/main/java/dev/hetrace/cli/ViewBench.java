@@ -1,0 +1,105 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.view.Timeline;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+
+/**
+ * {@code hetrace view --bench N}: what the viewer's server costs, measured as the app uses it:
+ * over HTTP, the first view (meta, then the whole span at 2,000 px for the rows on a first
+ * screen), then N requests that zoom in and out around random times, pan, and scroll to
+ * random rows, each timed from the request to the last byte of its answer.
+ */
+final class ViewBench {
+    static final int WIDTH = 2000;
+    static final int ROWS_ON_SCREEN = 45;
+
+    private ViewBench() {}
+
+    static int run(String url, Timeline t, int n, PrintStream out) throws IOException, InterruptedException {
+        HttpClient http = HttpClient.newHttpClient();
+        long span = t.end() - t.begin();
+        // the rows of a first screen: the board, then traces and cores (their children closed)
+        List<Integer> top = new ArrayList<>();
+        for (Timeline.Row r : t.rows()) {
+            if (r.kind() == Timeline.Kind.BOARD || r.kind() == Timeline.Kind.TRACE || r.kind() == Timeline.Kind.CORE) {
+                top.add(r.id());
+            }
+        }
+        long t0 = System.nanoTime();
+        long metaBytes = get(http, url + "api/meta");
+        long t1 = System.nanoTime();
+        long viewBytes = get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0));
+        long t2 = System.nanoTime();
+        out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
+                + " view %.1f ms, %,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()), (t2 - t0) / 1e6, (t1 - t0) / 1e6,
+            metaBytes, (t2 - t1) / 1e6, viewBytes);
+        SplittableRandom random = new SplittableRandom(1);
+        double from = 0;
+        double to = span;
+        long[] lat = new long[n];
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            double w = to - from;
+            switch (i % 4) {
+                case 0, 1 -> { // zoom in around a random time
+                    double c = from + random.nextDouble() * w;
+                    from = c - w / 4;
+                    to = c + w / 4;
+                }
+                case 2 -> { // pan a fifth
+                    from += w / 5;
+                    to += w / 5;
+                }
+                default -> { // zoom out, back to the whole span when small enough
+                    if (w < 1e4) {
+                        from = 0;
+                        to = span;
+                    } else {
+                        from -= w / 2;
+                        to += w / 2;
+                    }
+                }
+            }
+            if (to - from < 1000) {
+                from = 0;
+                to = span;
+            }
+            int scroll = random.nextInt(Math.max(1, top.size() - ROWS_ON_SCREEN + 1));
+            long s = System.nanoTime();
+            total += get(http, url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH
+                + "&rows=" + rows(top, scroll));
+            lat[i] = System.nanoTime() - s;
+        }
+        Arrays.sort(lat);
+        out.printf(Locale.ROOT, "%d zoom/pan requests at %d px, %d rows each: median %.1f ms, p95 %.1f ms, max %.1f ms;"
+                + " %,d bytes per answer on average%n", n, WIDTH, Math.min(ROWS_ON_SCREEN, top.size()), lat[n / 2] / 1e6,
+            lat[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6, lat[n - 1] / 1e6, total / n);
+        return 0;
+    }
+
+    private static String rows(List<Integer> top, int scroll) {
+        List<Integer> on = new ArrayList<>();
+        on.add(top.getFirst());
+        on.addAll(top.subList(Math.min(top.size(), 1 + scroll), Math.min(top.size(), 1 + scroll + ROWS_ON_SCREEN - 1)));
+        return on.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    private static long get(HttpClient http, String url) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+            throw new IOException(url + ": HTTP " + r.statusCode() + ": " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return r.body().length;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.analysis.Mapping;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.view.Timeline;
+import dev.hetrace.view.ViewServer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace view}: the synchronized timeline of the traces in a browser, served from this machine. */
+@Command(name = "view", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"See the whole board: a timeline of every core in a web browser.", "",
+        "hetrace reads the traces (several are synchronized first), builds the state model and",
+        "its summaries, and serves a local web app: rows per core, its tasks and their calls,",
+        "interrupts, messages as arrows, zoom and pan, the events of a place, a search, the",
+        "statistics and the diagnosis ('hetrace diagnose'). It prints the URL and runs until",
+        "Ctrl-C. Only this machine can reach it unless --bind says otherwise.", "",
+        "Examples:",
+        "  hetrace view hetrace-demo                # the demo's board",
+        "  hetrace view --port 8080 board/master board/dsp*",
+        "  hetrace view --open board/               # and open a browser (xdg-open)"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:stopped", "1:a trace could not be read, or the server could not start", "2:usage error"})
+final class ViewCommand extends HetraceCommand {
+    @Parameters(arity = "1..*", paramLabel = "TRACE",
+        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
+    List<Path> inputs = new ArrayList<>();
+
+    @Option(names = "--port", paramLabel = "P", description = "The port (default: a free one).")
+    int port = 0;
+
+    @Option(names = "--bind", paramLabel = "ADDR",
+        description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface).")
+    String bind = "127.0.0.1";
+
+    @Option(names = "--open", description = "Open the viewer in the desktop's browser (xdg-open).")
+    boolean open;
+
+    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
+    Path mapping;
+
+    @Option(names = "--bench", paramLabel = "N", description = {"Measure instead of serving: N zoom and pan requests",
+        "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."})
+    int bench;
+
+    @Override
+    public Integer call() {
+        if (port < 0 || port > 65535) {
+            main.err.println("hetrace: --port " + port + ": must be within 0..65535");
+            return 2;
+        }
+        Timeline timeline;
+        StateBuilder.Input input;
+        long built;
+        long read;
+        try {
+            long t0 = System.nanoTime();
+            // as BoardInput.model, keeping the synchronized traces for the pattern search
+            input = BoardInput.synchronize(inputs, main.err);
+            StateModel model = StateBuilder.build(input, mapping == null ? null : Mapping.read(mapping),
+                w -> main.err.println("hetrace: warning: " + w));
+            model.symbolize(BoardInput.symbols(inputs));
+            if (model.events() == model.untimed()) {
+                throw new IOException(model.events() == 0 ? "the traces have no events"
+                    : "the traces' events have no time (their streams have no clock)");
+            }
+            long t1 = System.nanoTime();
+            timeline = Timeline.of(model);
+            read = t1 - t0;
+            built = System.nanoTime() - t1;
+        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
+            return fail(e);
+        }
+        ViewServer server;
+        try {
+            server = new ViewServer(timeline, input).start(bind, port);
+        } catch (RuntimeException e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            return fail(new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e));
+        }
+        String host = bind.contains(":") ? "[" + bind + "]" : bind;
+        String url = "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + server.port() + "/";
+        StateModel m = timeline.model();
+        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; read in %.2f s,"
+            + " summaries built in %.2f s%n", m.traceNames().size(), m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9,
+            read / 1e9, built / 1e9);
+        if (bench > 0) {
+            main.err.println("hetrace view: measuring " + url);
+            try (server) {
+                return ViewBench.run(url, timeline, bench, main.err);
+            } catch (IOException | InterruptedException e) {
+                return fail(e instanceof IOException io ? io : new IOException(e));
+            }
+        }
+        main.err.println("hetrace view: open " + url + "  (Ctrl-C to stop)");
+        main.err.flush();
+        if (open) {
+            try {
+                new ProcessBuilder("xdg-open", url).inheritIO().start();
+            } catch (IOException e) {
+                main.err.println("hetrace view: --open: xdg-open is not available here; open " + url + " in a browser");
+            }
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.close();
+        }
+        return 0;
+    }
+}

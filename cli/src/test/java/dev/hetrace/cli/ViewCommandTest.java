@@ -1,0 +1,63 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code hetrace view}: serves a simulated board (measured with --bench, which asks the server over HTTP); errors in one line. */
+class ViewCommandTest {
+    @TempDir
+    static Path dir;
+
+    static Path board;
+
+    private record Run(int status, String out, String err) {}
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @BeforeAll
+    static void sim() {
+        board = dir.resolve("board");
+        Run r = run("sim", "--cores", "4", "--inject", "preempt:dsp2", "--out", board.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+    }
+
+    @Test
+    void theServerAnswersTheViewRequestsOfABoardOnTheLoopback() {
+        Run r = run("view", "--bench", "12", board.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.err()).contains("hetrace view: 5 trace(s), 5 cores").containsPattern("measuring http://127\\.0\\.0\\.1:\\d+/")
+            .contains("first view: meta and the whole span for 7 rows").contains("12 zoom/pan requests at 2000 px");
+    }
+
+    @Test
+    void aMissingTraceABadPortAndAPortInUseAreOneLineErrors() throws Exception {
+        Run missing = run("view", dir.resolve("nothing").toString());
+        assertThat(missing.status()).isEqualTo(1);
+        assertThat(missing.err().strip()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
+
+        Run port = run("view", "--port", "70000", board.toString());
+        assertThat(port.status()).isEqualTo(2);
+        assertThat(port.err().strip()).isEqualTo("hetrace: --port 70000: must be within 0..65535");
+
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Run busy = run("view", "--port", Integer.toString(taken.getLocalPort()), "--bench", "1", board.toString());
+            assertThat(busy.status()).isEqualTo(1);
+            assertThat(busy.err()).contains("hetrace: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ")
+                .doesNotContain("\tat ");
+        }
+    }
+}

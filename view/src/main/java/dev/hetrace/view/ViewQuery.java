@@ -1,0 +1,186 @@
+package dev.hetrace.view;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.hetrace.analysis.StateModel;
+import java.io.IOException;
+
+/**
+ * Answers a view request: a time range (ns from the first event), a width in pixels and the
+ * rows on screen. Per row, either its intervals in the range (when there are few enough to
+ * tell apart: at most one per two pixels) or its activity per pixel column from its summary;
+ * a BOARD or TRACE row, the activity of its cores together; and the messages between cores
+ * in the range, one in every few when they are too many. What it reads is bounded by the
+ * pixels: two binary searches per row, then at most a few bins or intervals per column.
+ */
+public final class ViewQuery {
+    /** Most message arrows in one answer; more are sampled evenly. */
+    static final int MAX_ARROWS = 2000;
+    static final int MAX_WIDTH = 8192;
+
+    private final Timeline t;
+    private final Columns cols = new Columns();
+
+    public ViewQuery(Timeline t) {
+        this.t = t;
+    }
+
+    /**
+     * Writes the answer for [from, to) (ns from the timeline's begin) at {@code width} pixels
+     * for rows {@code rows} as JSON to {@code g}.
+     */
+    public void write(long from, long to, int width, int[] rows, JsonGenerator g) throws IOException {
+        if (to <= from || width < 1 || width > MAX_WIDTH) {
+            throw new IllegalArgumentException("the range must not be empty and the width within 1.." + MAX_WIDTH);
+        }
+        long b = t.begin;
+        long f = b + from;
+        long e = b + to;
+        double nsPerPx = (double) (to - from) / width;
+        g.writeStartObject();
+        g.writeNumberField("from", from);
+        g.writeNumberField("to", to);
+        g.writeNumberField("width", width);
+        g.writeArrayFieldStart("rows");
+        for (int r : rows) {
+            if (r < 0 || r >= t.rows.size()) {
+                throw new IllegalArgumentException("no row " + r);
+            }
+            g.writeStartObject();
+            g.writeNumberField("id", r);
+            int[] members = t.members[r];
+            if (members.length > 0) {
+                // a group: its own summary of all its cores, else its few intervals core by core
+                cols.reset(width);
+                if (t.summaries[r] != null) {
+                    t.summaries[r].addTo(cols, f, nsPerPx);
+                } else {
+                    for (int m : members) {
+                        aggregate(m, f, e, nsPerPx);
+                    }
+                }
+                writeColumns(g, nsPerPx * members.length);
+            } else {
+                int lo = t.firstEndingAfter(r, f);
+                int hi = t.firstStartingFrom(r, e);
+                if (hi - lo <= width / 2) {
+                    g.writeArrayFieldStart("rects");
+                    for (int i = lo; i < hi; i++) {
+                        if (t.end_[i] > f || t.start[i] >= f) {
+                            g.writeNumber(t.start[i] - b);
+                            g.writeNumber(t.end_[i] - b);
+                            g.writeNumber(t.label[i]);
+                            g.writeNumber(t.state[i]);
+                        }
+                    }
+                    g.writeEndArray();
+                } else {
+                    cols.reset(width);
+                    aggregate(r, f, e, nsPerPx);
+                    writeColumns(g, nsPerPx);
+                }
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        arrows(g, f, e);
+        g.writeEndObject();
+    }
+
+    /** Adds row {@code r}'s activity in [f, e) to the columns: from its summary, else from its intervals. */
+    private void aggregate(int r, long f, long e, double nsPerPx) {
+        RowSummary s = t.summaries[r];
+        if (s != null) {
+            s.addTo(cols, f, nsPerPx);
+            return;
+        }
+        int lo = t.firstEndingAfter(r, f);
+        int hi = t.firstStartingFrom(r, e);
+        for (int i = lo; i < hi; i++) {
+            cols.add(t.start[i], t.end_[i], t.label[i], t.state[i] != StateModel.IDLE, f, nsPerPx);
+        }
+    }
+
+    /**
+     * The columns as runs of equal ones: x, how many, busy ‰, intervals starting, then TOP
+     * pairs of label and its ‰ (label −1: none); columns with nothing are left out.
+     */
+    private void writeColumns(JsonGenerator g, double full) throws IOException {
+        g.writeArrayFieldStart("cols");
+        int w = cols.width;
+        int k = RowSummary.TOP;
+        int x = 0;
+        while (x < w) {
+            int busy = permille(cols.busy[x], full);
+            if (busy == 0 && cols.count[x] == 0) {
+                x++;
+                continue;
+            }
+            int n = 1;
+            while (x + n < w && same(x, x + n, full)) {
+                n++;
+            }
+            g.writeNumber(x);
+            g.writeNumber(n);
+            g.writeNumber(busy);
+            g.writeNumber(cols.count[x]);
+            for (int j = x * k; j < x * k + k; j++) {
+                g.writeNumber(cols.top[j]);
+                g.writeNumber(cols.top[j] < 0 ? 0 : permille(cols.topTime[j], full));
+            }
+            x += n;
+        }
+        g.writeEndArray();
+    }
+
+    private boolean same(int a, int b, double full) {
+        if (permille(cols.busy[a], full) != permille(cols.busy[b], full) || cols.count[a] != cols.count[b]) {
+            return false;
+        }
+        int k = RowSummary.TOP;
+        for (int j = 0; j < k; j++) {
+            if (cols.top[a * k + j] != cols.top[b * k + j]
+                || permille(cols.topTime[a * k + j], full) != permille(cols.topTime[b * k + j], full)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int permille(double v, double full) {
+        return (int) Math.min(1000, Math.round(v * 1000 / full));
+    }
+
+    /** Messages whose send or receive is in [f, e) or that span it: send, from row, receive, to row, message row. */
+    private void arrows(JsonGenerator g, long f, long e) throws IOException {
+        int lo = t.firstMessageFrom(f - t.maxLatency);
+        int hi = t.firstMessageFrom(e);
+        int n = 0;
+        for (int k = lo; k < hi; k++) {
+            if (t.model.messages().receiveTime(t.msgRow[k]) >= f) {
+                n++;
+            }
+        }
+        int stride = Math.max(1, (n + MAX_ARROWS - 1) / MAX_ARROWS);
+        var msg = t.model.messages();
+        long b = t.begin;
+        g.writeNumberField("arrowsTotal", n);
+        g.writeBooleanField("sampled", stride > 1);
+        g.writeArrayFieldStart("arrows");
+        int seen = 0;
+        for (int k = lo; k < hi; k++) {
+            int m = t.msgRow[k];
+            if (msg.receiveTime(m) < f) {
+                continue;
+            }
+            if (seen++ % stride != 0) {
+                continue;
+            }
+            g.writeNumber(msg.sendTime(m) - b);
+            g.writeNumber(t.coreRow[msg.sendCore(m)]);
+            g.writeNumber(msg.receiveTime(m) - b);
+            g.writeNumber(t.coreRow[msg.receiveCore(m)]);
+            g.writeNumber(m);
+        }
+        g.writeEndArray();
+    }
+}

@@ -1,0 +1,514 @@
+package dev.hetrace.view;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.IntervalTable;
+import dev.hetrace.analysis.MessageTable;
+import dev.hetrace.analysis.PatternSearch;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.Statistics;
+import dev.hetrace.analysis.Waits;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.staticfiles.Location;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code hetrace view}'s HTTP server: the app (plain ES modules from the classpath, nothing
+ * from the network) and its JSON API over a {@link Timeline}. Times in the API are ns from the
+ * first event (the reference clock's {@code begin_ns}, given by {@code /api/meta}).
+ *
+ * <pre>
+ * GET /api/meta                                rows, labels and their colors, the time span
+ * GET /api/view?from=&amp;to=&amp;width=&amp;rows=1,2,3   per row rectangles or columns; message arrows
+ * GET /api/events?row=&amp;from=&amp;to=              the intervals and messages of a place
+ * GET /api/stats?from=&amp;to=                     the statistics table of a range
+ * GET /api/diagnosis                           the findings in sentences, the outliers
+ * GET /api/find?q=&amp;after=&amp;dir=next|prev        the next interval whose label contains q
+ * GET /api/pattern?first=&amp;then=&amp;where=&amp;sameCore=  KPTrace's pattern search (A followed by B)
+ * </pre>
+ */
+public final class ViewServer implements AutoCloseable {
+    static final int MAX_EVENTS = 200;
+
+    private final Timeline timeline;
+    private final JsonFactory json = new JsonFactory();
+    private final CompletableFuture<Diagnosis.Report> diagnosis;
+    private final ThreadLocal<ViewQuery> queries;
+    private final StateBuilder.Input input;
+    private Javalin app;
+
+    /** A server for {@code timeline}; without the traces ({@code input} null), no pattern search. */
+    public ViewServer(Timeline timeline, StateBuilder.Input input) {
+        this.timeline = timeline;
+        this.input = input;
+        this.queries = ThreadLocal.withInitial(() -> new ViewQuery(timeline));
+        // the diagnosis takes a while on big boards: under way while the first views are drawn
+        this.diagnosis = CompletableFuture.supplyAsync(() -> Diagnosis.of(timeline.model(), Diagnosis.DEFAULT_K));
+    }
+
+    /** Starts serving on {@code host}:{@code port} (0: a free port). */
+    public ViewServer start(String host, int port) {
+        app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/";
+                files.directory = "/dev/hetrace/view/app";
+                files.location = Location.CLASSPATH;
+            });
+        });
+        app.get("/api/meta", ctx -> send(ctx, this::meta));
+        app.get("/api/view", ctx -> {
+            long from = longParam(ctx, "from");
+            long to = longParam(ctx, "to");
+            int width = (int) longParam(ctx, "width");
+            String rs = ctx.queryParam("rows");
+            int[] rows = rs == null || rs.isBlank() ? new int[0]
+                : java.util.Arrays.stream(rs.split(",")).mapToInt(ViewServer::parseInt).toArray();
+            ViewQuery q = queries.get();
+            send(ctx, g -> q.write(from, to, width, rows, g));
+        });
+        app.get("/api/events", ctx -> {
+            int row = (int) longParam(ctx, "row");
+            long from = longParam(ctx, "from");
+            long to = longParam(ctx, "to");
+            send(ctx, g -> events(row, from, to, g));
+        });
+        app.get("/api/stats", ctx -> {
+            String f = ctx.queryParam("from");
+            String t = ctx.queryParam("to");
+            long from = f == null ? 0 : longParam(ctx, "from");
+            long to = t == null ? timeline.end() - timeline.begin() : longParam(ctx, "to");
+            send(ctx, g -> stats(from, to, g));
+        });
+        app.get("/api/diagnosis", ctx -> send(ctx, this::diagnosis));
+        app.get("/api/find", ctx -> {
+            String q = ctx.queryParam("q");
+            if (q == null || q.isBlank()) {
+                throw new IllegalArgumentException("q: a name to find is needed");
+            }
+            long after = longParam(ctx, "after");
+            boolean next = !"prev".equals(ctx.queryParam("dir"));
+            send(ctx, g -> find(q, after, next, g));
+        });
+        app.get("/api/pattern", ctx -> {
+            String first = ctx.queryParam("first");
+            String then = ctx.queryParam("then");
+            if (first == null || first.isBlank() || then == null || then.isBlank()) {
+                throw new IllegalArgumentException("first and then: the event names (or patterns with *) of A and B are needed");
+            }
+            List<String[]> where = new java.util.ArrayList<>();
+            String w = ctx.queryParam("where");
+            for (String cond : w == null || w.isBlank() ? new String[0] : w.split(",")) {
+                String[] ab = cond.trim().split("=", -1);
+                if (ab.length != 2 || ab[0].isBlank() || ab[1].isBlank()) {
+                    throw new IllegalArgumentException("where: expected FIELD_OF_A=FIELD_OF_B, got " + cond);
+                }
+                where.add(new String[] {ab[0].trim(), ab[1].trim()});
+            }
+            boolean sameCore = "true".equals(ctx.queryParam("sameCore"));
+            send(ctx, g -> pattern(new PatternSearch.Spec(first.trim(), then.trim(), where, sameCore), g));
+        });
+        app.exception(IllegalArgumentException.class, (e, ctx) -> {
+            ctx.status(400);
+            ctx.contentType("application/json");
+            ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
+        });
+        app.exception(IOException.class, (e, ctx) -> {
+            ctx.status(500);
+            ctx.contentType("application/json");
+            ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
+        });
+        app.start(host, port);
+        return this;
+    }
+
+    /** The port served on. */
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        if (app != null) {
+            app.stop();
+        }
+    }
+
+    private interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private void send(Context ctx, Body body) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
+        try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
+            body.write(g);
+        }
+        ctx.contentType("application/json");
+        ctx.header("Cache-Control", "no-store");
+        ctx.result(out.toByteArray());
+    }
+
+    private static long longParam(Context ctx, String name) {
+        String v = ctx.queryParam(name);
+        if (v == null) {
+            throw new IllegalArgumentException(name + ": missing");
+        }
+        try {
+            return Math.round(Double.parseDouble(v));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": not a number: " + v);
+        }
+    }
+
+    private static int parseInt(String s) {
+        try {
+            return Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("rows: not a row number: " + s);
+        }
+    }
+
+    private void meta(JsonGenerator g) throws IOException {
+        StateModel m = timeline.model();
+        g.writeStartObject();
+        g.writeStringField("begin_ns", Long.toString(timeline.begin()));
+        g.writeNumberField("span", timeline.end() - timeline.begin());
+        g.writeNumberField("events", m.events());
+        g.writeArrayFieldStart("traces");
+        for (String t : m.traceNames()) {
+            g.writeString(t);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("rows");
+        for (Timeline.Row r : timeline.rows()) {
+            g.writeStartObject();
+            g.writeNumberField("id", r.id());
+            g.writeStringField("kind", r.kind().name().toLowerCase(Locale.ROOT));
+            g.writeStringField("name", r.name());
+            g.writeNumberField("parent", r.parent());
+            g.writeNumberField("level", r.level());
+            g.writeStringField("core", r.core() >= 0 ? m.cores().get(r.core()).name() : null);
+            g.writeBooleanField("group", timeline.group[r.id()]);
+            g.writeNumberField("intervals", timeline.size(r.id()));
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("labels");
+        for (int i = 0; i < timeline.labels().size(); i++) {
+            g.writeString(timeline.labels().name(i));
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("colors");
+        for (int i = 0; i < timeline.labels().size(); i++) {
+            g.writeString(timeline.labels().color(i));
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("states");
+        for (int s = 0; s <= StateModel.WAITING; s++) {
+            g.writeString(StateModel.stateName(s));
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** The intervals of row {@code row} over [from, to] and the messages of its core then. */
+    private void events(int row, long from, long to, JsonGenerator g) throws IOException {
+        if (row < 0 || row >= timeline.rows().size()) {
+            throw new IllegalArgumentException("no row " + row);
+        }
+        StateModel m = timeline.model();
+        Timeline t = timeline;
+        long b = t.begin();
+        Timeline.Row r = t.rows().get(row);
+        g.writeStartObject();
+        g.writeNumberField("row", row);
+        g.writeStringField("name", rowName(r));
+        g.writeNumberField("from", from);
+        g.writeNumberField("to", to);
+        g.writeArrayFieldStart("intervals");
+        if (t.members[row].length == 0) {
+            int lo = t.firstEndingAfter(row, b + from);
+            int hi = t.firstStartingFrom(row, b + to + 1);
+            int n = 0;
+            for (int i = lo; i < hi && n < MAX_EVENTS; i++) {
+                if (t.end_[i] < b + from) {
+                    continue;
+                }
+                n++;
+                g.writeStartObject();
+                g.writeNumberField("start", t.start[i] - b);
+                g.writeNumberField("end", t.end_[i] - b);
+                g.writeStringField("name", t.labels().name(t.label[i]));
+                g.writeStringField("color", t.labels().color(t.label[i]));
+                int src = t.source[i];
+                IntervalTable table = switch (r.kind()) {
+                    case CORE -> m.runs();
+                    case TASK -> src < 0 ? m.runs() : m.taskStates();
+                    case CALLS -> m.calls();
+                    case IRQ -> m.irqs();
+                    default -> null;
+                };
+                int k = src < 0 ? -1 - src : src;
+                String what = switch (r.kind()) {
+                    case CORE -> "task";
+                    case TASK -> src < 0 ? "running on " + m.cores().get(m.runs().owner(k)).name()
+                        : StateModel.stateName(table.state(k))
+                            + (table.state(k) == StateModel.BLOCKED && table.subject(k) >= 0 ? " on queue " + table.subject(k) : "");
+                    case CALLS -> "call, depth " + table.depth(k);
+                    case IRQ -> "interrupt";
+                    default -> "";
+                };
+                g.writeStringField("what", what);
+                if (r.kind() == Timeline.Kind.CALLS) {
+                    g.writeNumberField("self", table.self(k));
+                }
+                int flags = table.flags(k);
+                g.writeBooleanField("startUnknown", (flags & StateModel.START_UNKNOWN) != 0);
+                g.writeBooleanField("endUnknown", (flags & StateModel.END_UNKNOWN) != 0);
+                g.writeBooleanField("eventsLost", (flags & StateModel.EVENTS_LOST) != 0);
+                g.writeEndObject();
+            }
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("messages");
+        if (r.core() >= 0) {
+            MessageTable msg = m.messages();
+            int lo = t.firstMessageFrom(b + from - t.maxLatency);
+            int n = 0;
+            for (int k = lo; k < t.msgRow.length && t.msgSend[k] <= b + to && n < MAX_EVENTS; k++) {
+                int i = t.msgRow[k];
+                boolean out = msg.sendCore(i) == r.core() && msg.sendTime(i) >= b + from;
+                boolean in = msg.receiveCore(i) == r.core() && msg.receiveTime(i) >= b + from && msg.receiveTime(i) <= b + to;
+                if (!out && !in) {
+                    continue;
+                }
+                n++;
+                g.writeStartObject();
+                g.writeNumberField("send", msg.sendTime(i) - b);
+                g.writeNumberField("receive", msg.receiveTime(i) - b);
+                g.writeStringField("from", m.cores().get(msg.sendCore(i)).name() + "/" + m.tasks().get(msg.sendTask(i)).name());
+                g.writeStringField("to", m.cores().get(msg.receiveCore(i)).name() + "/" + m.tasks().get(msg.receiveTask(i)).name());
+                g.writeNumberField("queue", msg.queue(i));
+                g.writeNumberField("id", msg.id(i));
+                g.writeEndObject();
+            }
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private String rowName(Timeline.Row r) {
+        StringBuilder sb = new StringBuilder(r.name());
+        for (int p = r.parent(); p > 0; p = timeline.rows().get(p).parent()) {
+            sb.insert(0, timeline.rows().get(p).name() + " / ");
+        }
+        return sb.toString();
+    }
+
+    private void stats(long from, long to, JsonGenerator g) throws IOException {
+        long b = timeline.begin();
+        Statistics.Table table = Statistics.of(timeline.model(), b + from, b + to);
+        g.writeStartObject();
+        g.writeNumberField("from", from);
+        g.writeNumberField("to", to);
+        g.writeArrayFieldStart("rows");
+        for (Statistics.Row r : table.rows()) {
+            g.writeStartObject();
+            g.writeStringField("context", r.context().label);
+            g.writeStringField("name", r.name());
+            g.writeNumberField("total", r.totalNanos());
+            g.writeNumberField("percent", r.percent());
+            g.writeNumberField("count", r.count());
+            g.writeNumberField("min", r.minNanos());
+            g.writeNumberField("max", r.maxNanos());
+            g.writeNumberField("avg", r.avgNanos());
+            if (Double.isNaN(r.avgIntervalNanos())) {
+                g.writeNullField("avgInterval");
+            } else {
+                g.writeNumberField("avgInterval", r.avgIntervalNanos());
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private void diagnosis(JsonGenerator g) throws IOException {
+        Diagnosis.Report r = diagnosis.join();
+        StateModel m = timeline.model();
+        long b = timeline.begin();
+        g.writeStartObject();
+        g.writeArrayFieldStart("findings");
+        for (String s : Diagnosis.summary(r)) {
+            g.writeString(s);
+        }
+        g.writeEndArray();
+        List<Diagnosis.Outlier> sorted = r.outliers().stream()
+            .sorted((x, y) -> Long.compare(y.duration(), x.duration())).limit(MAX_EVENTS).toList();
+        g.writeNumberField("outlierCount", r.outliers().size());
+        g.writeArrayFieldStart("outliers");
+        for (Diagnosis.Outlier o : sorted) {
+            g.writeStartObject();
+            g.writeStringField("core", o.core() >= 0 ? m.cores().get(o.core()).name() : null);
+            g.writeNumberField("row", outlierRow(o));
+            g.writeStringField("task", o.task() >= 0 ? m.tasks().get(o.task()).name() : null);
+            g.writeStringField("kind", o.kind().label);
+            g.writeStringField("name", o.name() >= 0 ? m.name(o.name()) : null);
+            g.writeNumberField("start", o.start() - b);
+            g.writeNumberField("end", o.end() - b);
+            g.writeNumberField("median", o.median());
+            g.writeNumberField("ratio", o.ratio());
+            g.writeNumberField("preempted", o.preempted());
+            g.writeArrayFieldStart("preemptedBy");
+            for (Waits.Share s : o.preemptedBy()) {
+                g.writeString(m.tasks().get(s.task()).name());
+            }
+            g.writeEndArray();
+            g.writeNumberField("blocked", o.blocked());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("silent");
+        for (Diagnosis.Silent s : r.silent()) {
+            g.writeStartObject();
+            g.writeStringField("trace", m.traceNames().get(s.trace()));
+            g.writeNumberField("row", s.core() >= 0 ? timeline.coreRow(s.core()) : -1);
+            g.writeNumberField("last", s.last() - b);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("stuck");
+        for (Diagnosis.Stuck s : r.stuck()) {
+            g.writeStartObject();
+            g.writeStringField("task", m.tasks().get(s.task()).name());
+            g.writeNumberField("row", s.core() >= 0 ? timeline.coreRow(s.core()) : -1);
+            g.writeNumberField("since", s.since() - b);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** The row an outlier is seen best on: its call's depth row, else its core's. */
+    private int outlierRow(Diagnosis.Outlier o) {
+        if (o.kind() == Diagnosis.Kind.CALL && o.row() >= 0) {
+            int depth = timeline.model().calls().depth(o.row());
+            for (Timeline.Row r : timeline.rows()) {
+                if (r.kind() == Timeline.Kind.CALLS && r.task() == o.task() && r.depth() == depth) {
+                    return r.id();
+                }
+            }
+        }
+        return o.core() >= 0 ? timeline.coreRow(o.core()) : -1;
+    }
+
+    /** The first interval after (or last before) {@code after} whose label contains {@code q}, and how many there are. */
+    private void find(String q, long after, boolean next, JsonGenerator g) throws IOException {
+        Timeline t = timeline;
+        String needle = q.toLowerCase(Locale.ROOT);
+        boolean[] match = new boolean[t.labels().size()];
+        boolean any = false;
+        for (int i = 0; i < match.length; i++) {
+            match[i] = t.labels().name(i).toLowerCase(Locale.ROOT).contains(needle);
+            any |= match[i];
+        }
+        long b = t.begin();
+        long at = b + after;
+        int best = -1;
+        long count = 0;
+        if (any) {
+            for (int i = 0; i < t.start.length; i++) {
+                if (!match[t.label[i]]) {
+                    continue;
+                }
+                count++;
+                long s = t.start[i];
+                if (next ? s > at && (best < 0 || s < t.start[best]) : s < at && (best < 0 || s > t.start[best])) {
+                    best = i;
+                }
+            }
+        }
+        g.writeStartObject();
+        g.writeNumberField("matches", count);
+        if (best >= 0) {
+            int row = t.rowOf(best);
+            g.writeNumberField("row", row);
+            g.writeNumberField("start", t.start[best] - b);
+            g.writeNumberField("end", t.end_[best] - b);
+            g.writeStringField("name", t.labels().name(t.label[best]));
+        }
+        g.writeEndObject();
+    }
+
+    /** Runs a pattern search over the traces' events (read again: the state model does not keep them). */
+    private void pattern(PatternSearch.Spec spec, JsonGenerator g) throws IOException {
+        if (input == null) {
+            throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
+        }
+        PatternSearch.Result r;
+        try {
+            r = PatternSearch.run(input, spec, w -> { });
+        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        long b = timeline.begin();
+        g.writeStartObject();
+        g.writeNumberField("count", r.occurrences().size());
+        g.writeNumberField("ignoredFirst", r.ignoredFirst());
+        g.writeNumberField("ignoredThen", r.ignoredThen());
+        g.writeNumberField("min", r.minDuration());
+        g.writeNumberField("max", r.maxDuration());
+        if (r.occurrences().isEmpty()) {
+            g.writeNullField("avg");
+        } else {
+            g.writeNumberField("avg", r.avgDuration());
+        }
+        g.writeArrayFieldStart("histogram");
+        for (long h : r.occurrences().isEmpty() ? new long[0] : r.histogram(20)) {
+            g.writeNumber(h);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("occurrences");
+        List<PatternSearch.Occurrence> byStart = r.occurrences().stream()
+            .sorted((x, y) -> Long.compare(x.start(), y.start())).limit(MAX_EVENTS * 5).toList();
+        for (PatternSearch.Occurrence o : byStart) {
+            g.writeStartObject();
+            g.writeNumberField("start", o.start() - b);
+            g.writeNumberField("end", o.end() - b);
+            g.writeStringField("startCore", o.startCore());
+            g.writeStringField("endCore", o.endCore());
+            int core = timeline.model().core(o.startCore());
+            g.writeNumberField("row", core >= 0 ? timeline.coreRow(core) : -1);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : (s == null ? "" : s).toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

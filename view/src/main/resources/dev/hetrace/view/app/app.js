@@ -1,0 +1,238 @@
+// hetrace view: the timeline and its panels (diagnosis, statistics, the events of a place),
+// on the JSON API of `hetrace view`. No build step, nothing from the network.
+import {Timeline, formatTime, esc} from './timeline.js';
+
+const $ = id => document.getElementById(id);
+
+async function json(url) {
+  const res = await fetch(url);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+const meta = await json('api/meta');
+const view = new Timeline($('canvas'), $('tooltip'), meta, {
+  view: (from, to) => { $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`; },
+  click: showEvents,
+});
+view.fit();
+
+// what tests (and curious people) can read: what was drawn last, and a way to move
+window.__hetrace = {
+  meta,
+  view,
+  get lastDraw() { return view.lastDraw; },
+  settled: () => view.settled(),
+  zoomTo: (from, to) => view.zoomTo(from, to),
+  reveal: id => view.reveal(id),
+  diagnosisLoaded: false,
+};
+
+// ---- tabs
+
+function showTab(name) {
+  for (const b of document.querySelectorAll('aside nav button')) b.classList.toggle('active', b.dataset.tab === name);
+  for (const s of document.querySelectorAll('.tab')) s.classList.toggle('active', s.id === name);
+}
+for (const b of document.querySelectorAll('aside nav button')) b.addEventListener('click', () => showTab(b.dataset.tab));
+
+// ---- zooming to an interval: it takes the middle third of the view, its row shown
+
+function focus(row, start, end) {
+  const d = Math.max(end - start, 1000);
+  if (row >= 0) view.reveal(row);
+  view.highlight = {row, start, end};
+  view.zoomTo(start - d, end + d);
+}
+
+// ---- diagnosis
+
+async function loadDiagnosis() {
+  const d = await json('api/diagnosis');
+  const box = $('diagnosis');
+  box.innerHTML = '';
+  if (d.findings.length === 0) box.innerHTML = '<p class="muted">nothing stands out</p>';
+  for (const f of d.findings) {
+    const p = document.createElement('p');
+    p.className = 'finding';
+    p.textContent = f;
+    box.appendChild(p);
+  }
+  if (d.outliers.length) {
+    const h = document.createElement('h4');
+    h.textContent = `outliers (${d.outlierCount}${d.outlierCount > d.outliers.length ? ', the longest ' + d.outliers.length : ''}): click to see`;
+    box.appendChild(h);
+  }
+  for (const o of d.outliers) {
+    const div = document.createElement('div');
+    div.className = 'outlier';
+    Object.assign(div.dataset, {core: o.core ?? '', task: o.task ?? '', name: o.name ?? '', start: o.start, end: o.end,
+      row: o.row, kind: o.kind});
+    const what = o.kind === 'activation' ? `${o.task} (activation)` : `${o.task} · ${o.name}`;
+    const by = o.preemptedBy.length ? `, preempted ${formatTime(o.preempted)} by ${o.preemptedBy.join(', ')}` : '';
+    const blocked = o.blocked > 0 ? `, blocked ${formatTime(o.blocked)}` : '';
+    div.innerHTML = `<b>${esc(o.core)}</b> ${esc(what)} at ${formatTime(o.start)}: ${formatTime(o.end - o.start)}`
+      + ` (${o.ratio.toFixed(1)}× the median ${formatTime(o.median)})${esc(by)}${esc(blocked)}`;
+    div.addEventListener('click', () => focus(o.row, o.start, o.end));
+    box.appendChild(div);
+  }
+  for (const s of d.silent) {
+    const div = document.createElement('div');
+    div.className = 'outlier';
+    div.textContent = `${s.trace} went silent at ${formatTime(s.last)}`;
+    div.addEventListener('click', () => focus(s.row, s.last, s.last + 1));
+    box.appendChild(div);
+  }
+  for (const s of d.stuck) {
+    const div = document.createElement('div');
+    div.className = 'outlier';
+    div.textContent = `task ${s.task} stuck since ${formatTime(s.since)}`;
+    div.addEventListener('click', () => focus(s.row, s.since, meta.span));
+    box.appendChild(div);
+  }
+  window.__hetrace.diagnosisLoaded = true;
+}
+loadDiagnosis().catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
+
+// ---- statistics (sortable)
+
+const COLS = [['context', 'context'], ['name', 'name'], ['total', 'total'], ['percent', '%'], ['count', 'count'],
+  ['min', 'min'], ['avg', 'avg'], ['max', 'max'], ['avgInterval', 'avg interval']];
+let stats = {rows: []};
+let sortBy = {key: 'total', desc: true};
+
+async function loadStats(from, to) {
+  stats = await json(from === undefined ? 'api/stats' : `api/stats?from=${Math.floor(from)}&to=${Math.ceil(to)}`);
+  renderStats();
+}
+
+function renderStats() {
+  const head = $('stats-table').tHead;
+  head.innerHTML = '<tr>' + COLS.map(([k, n]) => `<th data-key="${k}">${n}${sortBy.key === k ? (sortBy.desc ? ' ▾' : ' ▴') : ''}</th>`).join('') + '</tr>';
+  for (const th of head.querySelectorAll('th')) {
+    th.addEventListener('click', () => {
+      sortBy = {key: th.dataset.key, desc: sortBy.key === th.dataset.key ? !sortBy.desc : true};
+      renderStats();
+    });
+  }
+  const ctx = $('stats-context').value;
+  const rows = stats.rows.filter(r => !ctx || r.context === ctx);
+  const k = sortBy.key;
+  rows.sort((a, b) => {
+    const x = a[k] ?? -Infinity;
+    const y = b[k] ?? -Infinity;
+    const c = typeof x === 'string' ? x.localeCompare(y) : x - y;
+    return sortBy.desc ? -c : c;
+  });
+  const t = v => (v === null || v < 0 ? '-' : formatTime(v));
+  $('stats-table').tBodies[0].innerHTML = rows.slice(0, 2000).map(r => `<tr><td>${r.context}</td><td>${esc(r.name)}</td>`
+    + `<td>${t(r.total)}</td><td>${r.percent.toFixed(2)}</td><td>${r.count}</td><td>${t(r.min)}</td>`
+    + `<td>${t(r.avg)}</td><td>${t(r.max)}</td><td>${t(r.avgInterval)}</td></tr>`).join('');
+}
+$('stats-context').addEventListener('change', renderStats);
+$('stats-range').addEventListener('click', () => loadStats(Math.max(0, view.from), Math.min(meta.span, view.to)));
+$('stats-all').addEventListener('click', () => loadStats());
+loadStats().catch(e => { $('stats').textContent = 'statistics failed: ' + e.message; });
+
+// ---- the events of a place
+
+async function showEvents(row, from, to) {
+  const e = await json(`api/events?row=${row}&from=${from}&to=${to}`);
+  const box = $('events');
+  box.innerHTML = `<p><b>${esc(e.name)}</b> around ${formatTime((from + to) / 2)}</p>`;
+  if (!e.intervals.length && !e.messages.length) box.innerHTML += '<p class="muted">nothing here</p>';
+  for (const i of e.intervals) {
+    const div = document.createElement('div');
+    div.className = 'event';
+    const flags = [i.startUnknown && 'began before the trace', i.endUnknown && 'end not seen', i.eventsLost && 'events lost']
+      .filter(Boolean).join(', ');
+    div.innerHTML = `<span class="swatch" style="background:${i.color}"></span><b>${esc(i.name)}</b> ${esc(i.what)}<br>`
+      + `${formatTime(i.start)} → ${formatTime(i.end)} (${formatTime(i.end - i.start)}`
+      + `${i.self !== undefined ? ', self ' + formatTime(i.self) : ''})${flags ? ' · ' + flags : ''}`;
+    div.addEventListener('click', () => focus(row, i.start, i.end));
+    box.appendChild(div);
+  }
+  for (const m of e.messages) {
+    const div = document.createElement('div');
+    div.className = 'event';
+    div.textContent = `message ${m.id} (queue ${m.queue}): ${m.from} at ${formatTime(m.send)} → ${m.to} at ${formatTime(m.receive)}`;
+    div.addEventListener('click', () => view.zoomTo(m.send - (m.receive - m.send) * 2, m.receive + (m.receive - m.send) * 2));
+    box.appendChild(div);
+  }
+  showTab('events');
+}
+
+// ---- pattern search: A followed by B (KPTrace's)
+
+$('pattern-form').addEventListener('submit', async e => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const box = $('pattern-result');
+  box.innerHTML = '<p class="muted">searching…</p>';
+  const q = new URLSearchParams({first: f.get('first'), then: f.get('then'), where: f.get('where') || '',
+    sameCore: f.get('sameCore') ? 'true' : 'false'});
+  let r;
+  try {
+    r = await json('api/pattern?' + q);
+  } catch (err) {
+    box.innerHTML = `<p>${esc(err.message)}</p>`;
+    return;
+  }
+  const t = v => (v === null || v < 0 ? '-' : formatTime(v));
+  box.innerHTML = `<p id="pattern-summary" data-count="${r.count}"><b>${r.count}</b> occurrences; duration min ${t(r.min)},`
+    + ` avg ${t(r.avg)}, max ${t(r.max)}; ignored: ${r.ignoredFirst} A, ${r.ignoredThen} B</p>`;
+  const max = Math.max(1, ...r.histogram);
+  const hist = document.createElement('div');
+  hist.className = 'histogram';
+  hist.title = `durations from ${t(r.min)} to ${t(r.max)}`;
+  for (const h of r.histogram) {
+    const bar = document.createElement('span');
+    bar.style.height = (2 + 48 * h / max) + 'px';
+    bar.title = String(h);
+    hist.appendChild(bar);
+  }
+  box.appendChild(hist);
+  for (const o of r.occurrences) {
+    const div = document.createElement('div');
+    div.className = 'event';
+    div.textContent = `${formatTime(o.start)} ${o.startCore} → ${o.endCore}: ${formatTime(o.end - o.start)}`;
+    div.addEventListener('click', () => focus(o.row, o.start, o.end));
+    box.appendChild(div);
+  }
+});
+
+// ---- search, next and previous
+
+let lastFound = null;
+async function find(dir) {
+  const q = $('search').value.trim();
+  if (!q) return;
+  const after = lastFound && lastFound.q === q ? lastFound.start : (dir === 'next' ? view.from : view.to);
+  const r = await json(`api/find?q=${encodeURIComponent(q)}&after=${Math.round(after)}&dir=${dir}`);
+  if (r.row === undefined) {
+    $('found').textContent = r.matches ? `${r.matches} matches, no ${dir === 'next' ? 'later' : 'earlier'} one` : 'not found';
+    return;
+  }
+  lastFound = {q, start: r.start};
+  $('found').textContent = `${r.matches} matches`;
+  const span = view.to - view.from;
+  if (r.end - r.start < span / 3 && span < meta.span / 4) {
+    view.reveal(r.row);
+    view.highlight = {row: r.row, start: r.start, end: r.end};
+    view.zoomTo((r.start + r.end) / 2 - span / 2, (r.start + r.end) / 2 + span / 2);
+  } else {
+    focus(r.row, r.start, r.end);
+  }
+}
+$('search').addEventListener('keydown', e => {
+  if (e.key === 'Enter') find(e.shiftKey ? 'prev' : 'next');
+});
+$('search').addEventListener('input', () => { lastFound = null; });
+$('next').addEventListener('click', () => find('next'));
+$('prev').addEventListener('click', () => find('prev'));
+$('fit').addEventListener('click', () => view.fit());
+$('density').addEventListener('change', e => { view.density = e.target.checked; view.draw(); });
+$('smooth').addEventListener('change', e => { view.smooth = e.target.checked; view.draw(); });
+$('adjust').addEventListener('change', e => { view.adjust = e.target.checked; view.draw(); });
+$('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -1,0 +1,374 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hetrace.analysis.MessageTable;
+import dev.hetrace.analysis.PatternSearch;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.GroundTruth;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * {@code hetrace view} in a real headless Chromium (Debian's, driven through its chromedriver;
+ * nothing downloaded) on the seeds' Sobel board with dsp1 and dsp2 preempted, against the
+ * simulator's ground truth. What the app drew is read from its debug hook
+ * ({@code window.__hetrace.lastDraw}: the rows, rectangles and arrows of the last frame).
+ * Screenshots go to {@code target/screenshots}.
+ */
+class ViewerBrowserTest {
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path SHOTS = Path.of("target", "screenshots");
+
+    @TempDir
+    static Path dir;
+
+    static Simulation.Result sim;
+    static StateBuilder.Input input;
+    static StateModel model;
+    static ViewServer server;
+    static ChromeDriver driver;
+    static String url;
+
+    @BeforeAll
+    static void start() throws Exception {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            String why = "the browser tests need Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
+                + "): apt-get install chromium chromium-driver (.ci/run does)";
+            if (System.getenv("CI") != null) {
+                fail(why);
+            }
+            Assumptions.abort(why);
+        }
+        SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
+        sim = Simulation.sobel(c, dir.resolve("board"));
+        input = StateBuilder.synchronize(sim.traces(), w -> { });
+        model = StateBuilder.build(input, w -> { });
+        model.symbolize(sim.truth().symbols().entrySet().stream()
+            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
+        server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
+        url = "http://127.0.0.1:" + server.port() + "/";
+
+        // never let Selenium look for (or fetch) a browser or driver of its own
+        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+        System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
+        ChromeOptions o = new ChromeOptions();
+        o.setBinary(CHROMIUM.toFile());
+        Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
+        o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+            "--user-data-dir=" + profile, "--window-size=1600,1000", "--force-device-scale-factor=1");
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingAnyFreePort().build();
+        driver = new ChromeDriver(service, o);
+        Files.createDirectories(SHOTS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void everyCoreIsDrawnWithItsStatesAndTheMessagesBetweenCores() throws Exception {
+        open();
+        JsonNode draw = lastDraw();
+        shot("overview");
+        assertThat(draw.get("fresh").asBoolean()).isTrue();
+        // every core has a row; what ran on it is drawn there, or on its tasks' rows when its scheduling is not traced
+        Set<String> rows = new HashSet<>();
+        Set<String> drawnCores = new HashSet<>();
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("kind").asText().equals("core")) {
+                rows.add(r.get("core").asText());
+            }
+            if (r.get("n").asInt() > 0 && !r.get("core").isNull()) {
+                drawnCores.add(r.get("core").asText());
+            }
+        }
+        List<String> cores = model.cores().stream().map(StateModel.Core::name).toList();
+        assertThat(rows).containsAll(cores);
+        Set<String> busy = new HashSet<>();
+        for (int i = 0; i < model.calls().size(); i++) {
+            busy.add(coreNameOfTask(model.calls().owner(i)));
+        }
+        for (int i = 0; i < model.runs().size(); i++) {
+            busy.add(model.cores().get(model.runs().owner(i)).name());
+        }
+        assertThat(drawnCores).containsAll(busy).containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList());
+        // each DSP's states: the sobel task drawn (or aggregated) on its row
+        assertThat(draw.get("rects").size() + draw.get("columns").asInt()).isPositive();
+        // every core that sent or received a message is at one end of an arrow drawn
+        Set<String> talking = new HashSet<>();
+        MessageTable msg = model.messages();
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendCore(i) >= 0 && msg.receiveCore(i) >= 0) {
+                talking.add(model.cores().get(msg.sendCore(i)).name());
+                talking.add(model.cores().get(msg.receiveCore(i)).name());
+            }
+        }
+        Set<String> ends = new HashSet<>();
+        for (JsonNode a : draw.get("arrows")) {
+            ends.add(a.get("fromCore").asText());
+            ends.add(a.get("toCore").asText());
+        }
+        assertThat(talking).contains("master/cpu0", "dsp0", "dsp1", "dsp2", "dsp7");
+        assertThat(ends).containsAll(talking);
+        // the board row is the aggregated overview of every core; smoothing and adjustment reshape it
+        assertThat(row(draw, "board").get("mode").asText()).isEqualTo("columns");
+        int columns = draw.get("columns").asInt();
+        assertThat(columns).isPositive();
+        driver.findElement(By.id("smooth")).click();
+        driver.findElement(By.id("adjust")).click();
+        JsonNode shaped = lastDraw();
+        assertThat(row(shaped, "board").get("n").asInt()).isPositive();
+        assertThat(shaped.get("columns").asInt()).isPositive();
+        shot("overview-smoothed");
+    }
+
+    @Test
+    void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
+        open();
+        GroundTruth.Interval first = sim.truth().intervals().stream()
+            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
+            .findFirst().orElseThrow();
+        // a 12 ms window from 1 ms before the intruder first ran: a few of its runs on each faulty core
+        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long to = from + 12_000_000;
+        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = lastDraw();
+        shot("fault");
+        assertThat(draw.get("from").asLong()).isEqualTo(from);
+        for (String core : List.of("dsp1", "dsp2")) {
+            JsonNode row = row(draw, core);
+            assertThat(row.get("mode").asText()).as(core + " is drawn interval by interval at this zoom").isEqualTo("rects");
+            List<long[]> drawn = new ArrayList<>();
+            for (JsonNode r : draw.get("rects")) {
+                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
+                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
+                }
+            }
+            List<long[]> truth = sim.truth().intervals().stream()
+                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
+                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
+                .filter(t -> t[1] > from && t[0] < to).toList();
+            assertThat(truth).as(core + ": the truth's intruder runs in the window").hasSizeGreaterThanOrEqualTo(2);
+            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
+            for (int k = 0; k < truth.size(); k++) {
+                assertThat(drawn.get(k)[0]).as(core + " run " + k + " start").isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
+                assertThat(drawn.get(k)[1]).as(core + " run " + k + " end").isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
+            }
+        }
+        // and nowhere else
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("label").asText().equals("intruder")) {
+                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
+            }
+        }
+    }
+
+    @Test
+    void theDiagnosisPanelListsThePreemptionAndClickingItZoomsThere() throws Exception {
+        open();
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        String findings = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText)
+            .collect(Collectors.joining("\n"));
+        assertThat(findings).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
+        List<WebElement> outliers = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"));
+        assertThat(outliers).isNotEmpty();
+        WebElement o = outliers.getFirst();
+        assertThat(o.getText()).contains("sobel_filter", "intruder");
+        long start = Long.parseLong(o.getDomAttribute("data-start"));
+        long end = Long.parseLong(o.getDomAttribute("data-end"));
+        o.click();
+        JsonNode draw = lastDraw();
+        shot("diagnosis-click");
+        assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
+        assertThat(draw.get("to").asDouble()).isGreaterThanOrEqualTo(end);
+        assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * (end - start));
+        // the outlier's core is on screen, and the intruder that preempted it drawn on it
+        JsonNode row = row(draw, "dsp2");
+        assertThat(row.get("n").asInt()).isPositive();
+    }
+
+    @Test
+    void theKeysZoomAndPanAndTheStatisticsTableSorts() throws Exception {
+        open();
+        JsonNode before = lastDraw();
+        double span = before.get("to").asDouble() - before.get("from").asDouble();
+        driver.findElement(By.tagName("body")).sendKeys("+");
+        JsonNode zoomed = lastDraw();
+        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isCloseTo(span / 2, org.assertj.core.data.Percentage.withPercentage(1));
+        driver.findElement(By.tagName("body")).sendKeys(org.openqa.selenium.Keys.ARROW_RIGHT);
+        JsonNode panned = lastDraw();
+        assertThat(panned.get("from").asDouble()).isGreaterThan(zoomed.get("from").asDouble());
+        driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
+        List<WebElement> rows = driver.findElements(By.cssSelector("#stats-table tbody tr"));
+        assertThat(rows).isNotEmpty();
+        assertThat(driver.findElement(By.id("stats-table")).getText()).contains("intruder", "sobel_filter");
+        shot("statistics");
+    }
+
+    @Test
+    void thePatternPanelFindsWhatThePatternSearchFinds() throws Exception {
+        open();
+        driver.findElement(By.cssSelector("aside nav button[data-tab='pattern']")).click();
+        driver.findElement(By.name("first")).sendKeys("msgq_put");
+        driver.findElement(By.name("then")).sendKeys("msgq_get");
+        driver.findElement(By.name("where")).sendKeys("msg_id=msg_id");
+        driver.findElement(By.cssSelector("#pattern-form button")).click();
+        WebElement summary = new WebDriverWait(driver, Duration.ofSeconds(60))
+            .until(d -> d.findElements(By.id("pattern-summary")).stream().findFirst().orElse(null));
+        PatternSearch.Result r = PatternSearch.run(input,
+            new PatternSearch.Spec("msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false), w -> { });
+        assertThat(r.occurrences()).isNotEmpty();
+        assertThat(Integer.parseInt(summary.getDomAttribute("data-count"))).isEqualTo(r.occurrences().size());
+        assertThat(driver.findElements(By.cssSelector("#pattern-result .event"))).isNotEmpty();
+        shot("pattern");
+    }
+
+    @Test
+    void searchingClickingHoveringAndTheWheelWorkOnTheCanvas() throws Exception {
+        open();
+        // search: the first intruder run comes into view, outlined
+        WebElement search = driver.findElement(By.id("search"));
+        search.sendKeys("intruder", org.openqa.selenium.Keys.ENTER);
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
+        JsonNode draw = lastDraw();
+        int first = firstRun("intruder");
+        long start = model.runs().start(first) - model.begin();
+        assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
+        assertThat(draw.get("to").asDouble()).isGreaterThanOrEqualTo(model.runs().end(first) - model.begin());
+        assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(model.end() - model.begin());
+        // hover and click on the middle of an intruder rectangle drawn on dsp2
+        JsonNode rect = null;
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("rowName").asText().equals("dsp2") && r.get("label").asText().equals("intruder")
+                && r.get("x1").asDouble() - r.get("x0").asDouble() > 6) {
+                rect = r;
+                break;
+            }
+        }
+        assertThat(rect).as("an intruder rectangle on dsp2 wide enough to point at").isNotNull();
+        double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
+        double y = row(draw, "dsp2").get("y").asDouble() + 9;
+        WebElement canvas = driver.findElement(By.id("canvas"));
+        org.openqa.selenium.Rectangle box = canvas.getRect();
+        int dx = (int) Math.round(x - box.getWidth() / 2.0);
+        int dy = (int) Math.round(y - box.getHeight() / 2.0);
+        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).perform();
+        WebElement tip = driver.findElement(By.id("tooltip"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
+        assertThat(tip.getText()).contains("intruder", "duration");
+        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).click().perform();
+        WebElement events = driver.findElement(By.id("events"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> events.isDisplayed() && events.getText().contains("intruder"));
+        assertThat(events.getText()).contains("dsp2");
+        shot("click");
+        // the wheel over the timeline zooms in around the pointer
+        double span = draw.get("to").asDouble() - draw.get("from").asDouble();
+        new org.openqa.selenium.interactions.Actions(driver).scrollFromOrigin(
+            org.openqa.selenium.interactions.WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
+        JsonNode zoomed = lastDraw();
+        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isLessThan(span * 0.9);
+    }
+
+    private static int firstRun(String task) {
+        int best = -1;
+        for (int i = 0; i < model.runs().size(); i++) {
+            if (model.tasks().get(model.runs().subject(i)).name().equals(task)
+                && (best < 0 || model.runs().start(i) < model.runs().start(best))) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    // ---- helpers
+
+    private static void open() {
+        driver.get(url);
+        settle();
+    }
+
+    private static void settle() {
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+    }
+
+    private static JsonNode lastDraw() throws Exception {
+        settle();
+        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+    }
+
+    private static Object js(String script) {
+        return ((JavascriptExecutor) driver).executeScript(script);
+    }
+
+    private static JsonNode row(JsonNode draw, String name) {
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no row " + name + " drawn");
+    }
+
+    private static void shot(String name) throws Exception {
+        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static String coreNameOfTask(int task) {
+        // tasks not scheduled by a traced scheduler are the master's: named after their trace's cores
+        int trace = model.tasks().get(task).trace();
+        for (int i = 0; i < model.runs().size(); i++) {
+            if (model.runs().subject(i) == task) {
+                return model.cores().get(model.runs().owner(i)).name();
+            }
+        }
+        return model.cores().stream().filter(c -> c.trace() == trace).findFirst().orElseThrow().name();
+    }
+
+    private static long master(long trueNanos) {
+        return sim.truth().core("master").clock().traceNanos(trueNanos);
+    }
+
+    private static long bound() {
+        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
+    }
+}
