@@ -189,6 +189,8 @@ final class DemoCommand extends HetraceCommand {
         next.add(new String[] {"./hetrace diagnose " + folder, "outliers and their causes, in detail"});
         next.add(new String[] {"./hetrace waits --path process_image " + folder, "who waited for whom"});
         next.add(new String[] {"./hetrace stats " + folder, "run-time statistics per core, task, function"});
+        next.add(new String[] {"./hetrace view --open " + folder, "the timeline in your browser (prints its URL)"});
+        next.add(new String[] {"./hetrace export --format perfetto -o board.json " + folder, "for ui.perfetto.dev"});
         sb.append(TextTable.render(next, "  ", c -> false));
     }
 

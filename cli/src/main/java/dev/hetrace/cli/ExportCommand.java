@@ -21,20 +21,52 @@ import picocli.CommandLine.Option;
     description = {"Write the traces' tables for other tools.", "",
         "The tables are those of 'hetrace query' (events, intervals, calls,",
         "messages, sync_pairs, stats, traces, cores, tasks; see docs/analysis.md),",
-        "from the same cached index. One format per run:",
-        "  --parquet DIR   one Parquet file per table, DIR/<table>.parquet", "",
+        "from the same cached index; or the synchronized timeline for the viewers",
+        "people already have. One format per run:",
+        "  --parquet DIR              one Parquet file per table, DIR/<table>.parquet",
+        "  --format chrome-json -o F  Chrome's trace event JSON: a process per trace,",
+        "                             tracks per core (tasks run), interrupts, task calls",
+        "                             and states; messages as flow arrows; chrome://tracing",
+        "  --format perfetto -o F     the same JSON, which Perfetto UI (ui.perfetto.dev)",
+        "                             opens as it is", "",
         "Examples:",
         "  hetrace export --parquet out/ hetrace-demo",
+        "  hetrace export --format perfetto -o board.json hetrace-demo",
         "  hetrace export --parquet out/ board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the files were written", "1:a trace could not be read, or a file not written", "2:usage error"})
 final class ExportCommand extends HetraceCommand {
+    /** The timeline formats. */
+    enum Format { chrome_json, perfetto }
+
     /** The formats: exactly one, each naming where it writes. */
     static final class Target {
         @Option(names = "--parquet", paramLabel = "DIR", required = true,
             description = "Write each table as DIR/<table>.parquet (DIR is created).")
         Path parquet;
+
+        @Option(names = "--format", paramLabel = "FORMAT", required = true, converter = FormatConverter.class,
+            description = "chrome-json or perfetto: the timeline as trace event JSON, to -o FILE.")
+        Format format;
     }
+
+    static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
+        @Override
+        public Format convert(String value) {
+            return switch (value) {
+                case "chrome-json" -> Format.chrome_json;
+                case "perfetto" -> Format.perfetto;
+                default -> throw new picocli.CommandLine.TypeConversionException(
+                    "'" + value + "': expected chrome-json or perfetto");
+            };
+        }
+    }
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Where --format writes its JSON.")
+    Path output;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
@@ -47,6 +79,12 @@ final class ExportCommand extends HetraceCommand {
 
     @Override
     public Integer call() {
+        if (target.format != null) {
+            return timeline();
+        }
+        if (output != null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-o goes with --format; --parquet names a directory");
+        }
         StringBuilder report = new StringBuilder();
         try {
             TraceIndex ix = index.open(board.inputs, board.mapping, main.err);
@@ -72,5 +110,33 @@ final class ExportCommand extends HetraceCommand {
             return fail(IndexOptions.oneLine(e));
         }
         return print(report.toString());
+    }
+
+    /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
+    private int timeline() {
+        if (output == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--format " + (target.format == Format.perfetto
+                ? "perfetto" : "chrome-json") + " needs -o FILE");
+        }
+        try {
+            dev.hetrace.analysis.StateModel model = board.model(main.err);
+            Path dir = output.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = Files.createTempFile(dir, ".hetrace-export", ".json");
+            try {
+                try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+                    dev.hetrace.view.ChromeTrace.write(model, out);
+                }
+                Files.move(tmp, output, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
+                + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
+                + " slices, " + model.messages().size() + " messages\n");
+        } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
+            return fail(IndexOptions.oneLine(e));
+        }
     }
 }

@@ -110,6 +110,21 @@ class AnalysisCommandsTest {
     }
 
     @Test
+    void exportWritesTheTimelineAsTraceEventJsonForPerfettoAndChrome() throws Exception {
+        Path file = dir.resolve("out").resolve("board.json");
+        Cli.Run r = Cli.run("export", "--format", "perfetto", "-o", file.toString(), preempted.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith(file + ": ").contains(" slices, ");
+        JsonNode j = new ObjectMapper().readTree(file.toFile());
+        assertThat(j.get("traceEvents").size()).isGreaterThan(1000);
+        assertThat(j.get("traceEvents").findValuesAsText("name")).contains("intruder", "sobel_filter");
+        assertThat(Cli.run("export", "--format", "chrome-json", preempted.toString()).status()).isEqualTo(2);
+        Cli.Run bad = Cli.run("export", "--format", "svg", "-o", file.toString(), preempted.toString());
+        assertThat(bad.status()).isEqualTo(2);
+        assertThat(bad.err()).contains("'svg': expected chrome-json or perfetto");
+    }
+
+    @Test
     void errorsAreOneLine() {
         Cli.Run bad = Cli.run("pattern", "--first", "a", "--then", "b", "--where", "x", preempted.toString());
         assertThat(bad.status()).isEqualTo(2);
