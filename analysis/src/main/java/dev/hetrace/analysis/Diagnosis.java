@@ -256,10 +256,9 @@ public final class Diagnosis {
         long limit = next < rows.length ? m.calls().start(rows[next]) : Long.MAX_VALUE;
         List<Waits.Wait> out = new ArrayList<>();
         MessageTable msg = m.messages();
-        for (int i = 0; i < msg.size(); i++) {
+        for (int i : w.sent(task, start, limit)) {
             // a message sent at the call's first instant belongs to it only if the sender says it was in it
-            if (msg.sendTask(i) == task && msg.sendTime(i) >= start && msg.sendTime(i) <= limit
-                    && (msg.sendTime(i) > start || w.sentIn(i) == call)) {
+            if (msg.sendTime(i) > start || w.sentIn(i) == call) {
                 Waits.Wait x = w.ofMessage(i);
                 if (x != null && x.task() != task) {
                     out.add(x);

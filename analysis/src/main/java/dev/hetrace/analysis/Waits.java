@@ -48,6 +48,8 @@ public final class Waits {
     private final int[][] waitsByTask;
     private final int[] waitOfMessage;
     private final boolean[] scheduled;
+    /** Per task, the messages it sent, by send time. */
+    private final int[][] sendsByTask;
 
     private Waits(StateModel m) {
         this.m = m;
@@ -77,6 +79,7 @@ public final class Waits {
                 waits.add(w);
             }
         }
+        sendsByTask = sendsByTask(msg, tasks);
         waitsByTask = new int[tasks][];
         int[] counts = new int[tasks];
         for (Wait w : waits) {
@@ -117,6 +120,62 @@ public final class Waits {
     public Wait ofMessage(int message) {
         int w = waitOfMessage[message];
         return w < 0 ? null : waits.get(w);
+    }
+
+    private static int[][] sendsByTask(MessageTable msg, int tasks) {
+        int[] counts = new int[tasks];
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendTask(i) >= 0) {
+                counts[msg.sendTask(i)]++;
+            }
+        }
+        int[][] out = new int[tasks][];
+        for (int t = 0; t < tasks; t++) {
+            out[t] = new int[counts[t]];
+        }
+        java.util.Arrays.fill(counts, 0);
+        // rows are in the order of their sends per trace, hence per task: already by time
+        for (int i = 0; i < msg.size(); i++) {
+            int t = msg.sendTask(i);
+            if (t >= 0) {
+                out[t][counts[t]++] = i;
+            }
+        }
+        for (int[] rows : out) {
+            boolean sorted = true;
+            for (int k = 1; k < rows.length && sorted; k++) {
+                sorted = msg.sendTime(rows[k - 1]) <= msg.sendTime(rows[k]);
+            }
+            if (!sorted) {
+                Integer[] boxed = java.util.Arrays.stream(rows).boxed().toArray(Integer[]::new);
+                java.util.Arrays.sort(boxed, (x, y) -> Long.compare(msg.sendTime(x), msg.sendTime(y)));
+                for (int k = 0; k < rows.length; k++) {
+                    rows[k] = boxed[k];
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The messages {@code task} sent from {@code from} to {@code to} (both included), by send time. */
+    public List<Integer> sent(int task, long from, long to) {
+        int[] rows = sendsByTask[task];
+        MessageTable msg = m.messages();
+        int lo = 0;
+        int hi = rows.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (msg.sendTime(rows[mid]) < from) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        List<Integer> out = new ArrayList<>();
+        for (int k = lo; k < rows.length && msg.sendTime(rows[k]) <= to; k++) {
+            out.add(rows[k]);
+        }
+        return out;
     }
 
     /** The waits of {@code task} that end within {@code (from, to]}, by end. */
