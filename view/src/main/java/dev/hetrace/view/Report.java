@@ -34,8 +34,8 @@ public final class Report {
     public static final int MAX_INTERVALS = 200_000;
     /** Most messages embedded; more are sampled evenly. */
     public static final int MAX_MESSAGES = 100_000;
-    /** What the columns of a large board may take, about. */
-    static final long BUDGET_BYTES = 20_000_000;
+    /** What the columns of a large board may take at most (unless even MIN_WIDTH columns take more); messages and statistics add a few MB. */
+    static final long BUDGET_BYTES = 16_000_000;
     static final int MIN_WIDTH = 256;
     static final int MAX_WIDTH = 8192;
 
@@ -60,7 +60,26 @@ public final class Report {
         int n = t.rows().size();
         long intervals = t.start.length;
         boolean every = intervals <= maxIntervals;
-        int width = every ? 0 : (int) Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, BUDGET_BYTES / (40L * n)));
+        // a large board: the widest columns whose answer fits the budget (runs of equal columns make quiet rows cheap)
+        int width = 0;
+        byte[] view = null;
+        if (!every) {
+            int[] all = new int[n];
+            for (int r = 0; r < n; r++) {
+                all[r] = r;
+            }
+            ViewQuery q = new ViewQuery(t);
+            for (width = MAX_WIDTH; ; width /= 2) {
+                java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream(1 << 20);
+                try (JsonGenerator g = new JsonFactory().createGenerator(buf, JsonEncoding.UTF8)) {
+                    q.write(0, Math.max(1, t.end() - t.begin()), width, all, g);
+                }
+                view = buf.toByteArray();
+                if (view.length <= BUDGET_BYTES || width / 2 < MIN_WIDTH) {
+                    break;
+                }
+            }
+        }
         int total = t.msgRow.length;
         int stride = Math.max(1, (total + MAX_MESSAGES - 1) / MAX_MESSAGES);
         int messages = (total + stride - 1) / stride;
@@ -121,12 +140,8 @@ public final class Report {
                     }
                     g.writeEndArray();
                 } else {
-                    int[] all = new int[n];
-                    for (int r = 0; r < n; r++) {
-                        all[r] = r;
-                    }
                     g.writeFieldName("view");
-                    new ViewQuery(t).write(0, Math.max(1, t.end() - t.begin()), width, all, g);
+                    g.writeRawValue(new String(view, StandardCharsets.UTF_8));
                 }
                 // messages by send time, as the server's arrows: send, from row, receive, to row, message
                 MessageTable msg = t.model().messages();
