@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
 public final class Report {
     /** Boards with at most this many intervals embed them all. */
     public static final int MAX_INTERVALS = 200_000;
+    /** A large board's report holds every interval around this many of the longest outliers, at most. */
+    static final int MAX_WINDOWS = 8;
     /** Most messages embedded; more are sampled evenly. */
     public static final int MAX_MESSAGES = 100_000;
     /** What the columns of a large board may take at most (unless even MIN_WIDTH columns take more); messages and statistics add a few MB. */
@@ -51,11 +53,16 @@ public final class Report {
 
     /** Writes the report of {@code timeline} to {@code out} (a temporary file, then renamed). */
     public static Written write(Timeline timeline, Path out) throws IOException {
-        return write(timeline, out, MAX_INTERVALS);
+        return write(timeline, out, MAX_INTERVALS, MAX_INTERVALS / 2, BUDGET_BYTES);
     }
 
-    /** As {@link #write(Timeline, Path)}, embedding every interval only up to {@code maxIntervals} (tests: a large board's report). */
-    static Written write(Timeline timeline, Path out, long maxIntervals) throws IOException {
+    /**
+     * As {@link #write(Timeline, Path)}, embedding every interval only up to {@code maxIntervals}, and
+     * those around the outliers up to {@code windowIntervals}, the columns within {@code budgetBytes}
+     * (tests: a large board's report from a small one).
+     */
+    static Written write(Timeline timeline, Path out, long maxIntervals, long windowIntervals, long budgetBytes)
+        throws IOException {
         Timeline t = timeline;
         int n = t.rows().size();
         long intervals = t.start.length;
@@ -75,7 +82,7 @@ public final class Report {
                     q.write(0, Math.max(1, t.end() - t.begin()), width, all, g);
                 }
                 view = buf.toByteArray();
-                if (view.length <= BUDGET_BYTES || width / 2 < MIN_WIDTH) {
+                if (view.length <= budgetBytes || width / 2 < MIN_WIDTH) {
                     break;
                 }
             }
@@ -102,7 +109,13 @@ public final class Report {
                 json.setCharacterEscapes(new NoClosingTags());
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                List<long[]> windows;
                 try (ViewServer api = new ViewServer(t, null)) {
+                    windows = every ? List.of() : windows(t, api.diagnosisReport(), windowIntervals);
+                    if (!windows.isEmpty()) {
+                        note += String.format(Locale.ROOT, "; every interval in %d window%s around the longest outliers",
+                            windows.size(), windows.size() == 1 ? "" : "s");
+                    }
                     g.writeStartObject();
                     g.writeFieldName("meta");
                     api.meta(g);
@@ -142,6 +155,31 @@ public final class Report {
                 } else {
                     g.writeFieldName("view");
                     g.writeRawValue(new String(view, StandardCharsets.UTF_8));
+                    // every interval around the longest outliers: the fault stays readable at any zoom
+                    g.writeArrayFieldStart("windows");
+                    for (long[] w : windows) {
+                        g.writeStartObject();
+                        g.writeNumberField("from", w[0] - b);
+                        g.writeNumberField("to", w[1] - b);
+                        g.writeArrayFieldStart("rows");
+                        for (int r = 0; r < n; r++) {
+                            if (t.members[r].length > 0) {
+                                g.writeNull();
+                                continue;
+                            }
+                            g.writeStartArray();
+                            for (int i = t.firstEndingAfter(r, w[0]), hi = t.firstStartingFrom(r, w[1]); i < hi; i++) {
+                                g.writeNumber(t.start[i] - b);
+                                g.writeNumber(t.end_[i] - b);
+                                g.writeNumber(t.label[i]);
+                                g.writeNumber(t.state[i]);
+                            }
+                            g.writeEndArray();
+                        }
+                        g.writeEndArray();
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
                 }
                 // messages by send time, as the server's arrows: send, from row, receive, to row, message
                 MessageTable msg = t.model().messages();
@@ -164,6 +202,39 @@ public final class Report {
             Files.deleteIfExists(tmp);
         }
         return new Written(out, Files.size(out), every, intervals, width, messages, total, note);
+    }
+
+    /**
+     * Around each of the longest outliers (most {@link #MAX_WINDOWS}), from 1.1 times its duration
+     * before it to as much after (what clicking it in the diagnosis panel shows; absolute ns; one
+     * inside another is left out), while the intervals in them stay within {@code budget}.
+     */
+    static List<long[]> windows(Timeline t, dev.hetrace.analysis.Diagnosis.Report d, long budget) {
+        List<long[]> out = new ArrayList<>();
+        long intervals = 0;
+        for (var o : d.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).toList()) {
+            if (out.size() == MAX_WINDOWS) {
+                break;
+            }
+            long margin = Math.max(1000, o.duration()) * 11 / 10;
+            long f = Math.max(t.begin(), o.start() - margin);
+            long e = Math.min(t.end(), o.end() + margin);
+            if (out.stream().anyMatch(w -> w[0] <= f && e <= w[1])) {
+                continue;
+            }
+            long count = 0;
+            for (int r = 0; r < t.rows().size(); r++) {
+                if (t.members[r].length == 0) {
+                    count += t.firstStartingFrom(r, e) - t.firstEndingAfter(r, f);
+                }
+            }
+            if (intervals + count > budget) {
+                continue;
+            }
+            intervals += count;
+            out.add(new long[] {f, e});
+        }
+        return out;
     }
 
     /** The app's page with its style and scripts inline, split where the data goes. */

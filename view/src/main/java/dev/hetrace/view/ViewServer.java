@@ -341,6 +341,11 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndObject();
     }
 
+    /** The diagnosis of the timeline (computed once, in the background from the start). */
+    Diagnosis.Report diagnosisReport() {
+        return diagnosis.join();
+    }
+
     void diagnosis(JsonGenerator g) throws IOException {
         Diagnosis.Report r = diagnosis.join();
         StateModel m = timeline.model();

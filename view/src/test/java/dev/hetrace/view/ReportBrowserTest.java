@@ -59,6 +59,7 @@ class ReportBrowserTest {
     static Timeline timeline;
     static Report.Written report;
     static Report.Written summaries;
+    static Report.Written windowed;
     static ChromeDriver driver;
 
     @BeforeAll
@@ -79,7 +80,9 @@ class ReportBrowserTest {
             .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
         timeline = Timeline.of(model);
         report = Report.write(timeline, dir.resolve("report.html"));
-        summaries = Report.write(timeline, dir.resolve("large.html"), 1000);
+        // as a large board's: columns as narrow as they come (256 over the trace), without and with windows
+        summaries = Report.write(timeline, dir.resolve("large.html"), 1000, 0, 1);
+        windowed = Report.write(timeline, dir.resolve("large-windows.html"), 1000, 100_000, 1);
 
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
         System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
@@ -114,7 +117,7 @@ class ReportBrowserTest {
         assertThat(report.everyInterval()).isTrue();
         assertThat(report.intervals()).isEqualTo(timeline.start.length);
         assertThat(summaries.everyInterval()).isFalse();
-        assertThat(summaries.width()).isBetween(Report.MIN_WIDTH, Report.MAX_WIDTH);
+        assertThat(summaries.width()).isEqualTo(Report.MIN_WIDTH);
     }
 
     @Test
@@ -172,30 +175,7 @@ class ReportBrowserTest {
         js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
         JsonNode draw = lastDraw();
         shot("report-fault");
-        for (String core : List.of("dsp1", "dsp2")) {
-            assertThat(row(draw, core).get("mode").asText()).isEqualTo("rects");
-            List<long[]> drawn = new ArrayList<>();
-            for (JsonNode r : draw.get("rects")) {
-                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
-                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
-                }
-            }
-            List<long[]> truth = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
-                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
-                .filter(t -> t[1] > from && t[0] < to).toList();
-            assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
-            for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
-                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
-            }
-        }
-        for (JsonNode r : draw.get("rects")) {
-            if (r.get("label").asText().equals("intruder")) {
-                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
-            }
-        }
+        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         // clicking the diagnosis' dsp2 outlier zooms there
         WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']")).getFirst();
         long start = Long.parseLong(o.getDomAttribute("data-start"));
@@ -234,7 +214,52 @@ class ReportBrowserTest {
         noRequests();
     }
 
+    @Test
+    void aLargeBoardsReportHoldsEveryIntervalAroundTheOutliers() throws Exception {
+        open(windowed);
+        assertThat(windowed.note()).contains("summaries", "around the longest outliers");
+        GroundTruth.Interval first = sim.truth().intervals().stream()
+            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
+            .findFirst().orElseThrow();
+        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long to = from + 12_000_000;
+        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = lastDraw();
+        shot("report-large-fault");
+        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
+        assertThat(driver.findElement(By.id("report-zoom")).isDisplayed()).isFalse();
+        noRequests();
+    }
+
     // ---- helpers
+
+    /** dsp1 and dsp2 drawn interval by interval, their intruder runs those of the ground truth, and no other core's. */
+    private static void assertTheIntruderIsDrawnWhereTheTruthSays(JsonNode draw, long from, long to) {
+        for (String core : List.of("dsp1", "dsp2")) {
+            assertThat(row(draw, core).get("mode").asText()).isEqualTo("rects");
+            List<long[]> drawn = new ArrayList<>();
+            for (JsonNode r : draw.get("rects")) {
+                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
+                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
+                }
+            }
+            List<long[]> truth = sim.truth().intervals().stream()
+                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
+                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
+                .filter(t -> t[1] > from && t[0] < to).toList();
+            assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
+            for (int k = 0; k < truth.size(); k++) {
+                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
+                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
+            }
+        }
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("label").asText().equals("intruder")) {
+                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
+            }
+        }
+    }
 
     private static void open(Report.Written w) {
         driver.get(w.file().toUri().toString());

@@ -40,12 +40,23 @@ export async function get(url) {
 const TOP = 4;
 const rows = data ? data.rows || data.view.rows : [];
 if (data) data.members.forEach((m, id) => { if (m.length) rows[id].members = m; });
-for (const r of rows) {
+function withMaxEnd(r) {
   if (r.rects) {
     r.maxEnd = new Float64Array(r.rects.length / 4);
     let m = -Infinity;
     for (let i = 0; i < r.maxEnd.length; i++) r.maxEnd[i] = m = Math.max(m, r.rects[4 * i + 1]);
   }
+  return r;
+}
+rows.forEach(withMaxEnd);
+// a large board's report: every interval in a few windows around the longest outliers
+const windows = data && data.windows ? data.windows : [];
+for (const w of windows) w.rows = w.rows.map(r => r && withMaxEnd({rects: r}));
+
+/** Row id's intervals for a view of [from, to]: a window's when one covers it, else the row's own. */
+function source(id, from, to) {
+  const w = windows.find(w => w.from <= from && to <= w.to);
+  return (w && w.rows[id]) || rows[id];
 }
 
 function firstEndingAfter(r, t) {
@@ -142,16 +153,18 @@ function view(from, to, width, ids) {
     const r = rows[id];
     if (!r) throw new Error('no row ' + id);
     if (r.members) {
-      // a group: its own columns when the report has them (a large board), else its cores' intervals
+      // a group: its cores' intervals when the report has them all here, else its own columns
       const cols = new Cols(width);
-      if (r.cols) {
+      const exact = r.members.every(m => source(m, from, to).rects);
+      if (r.cols && !exact) {
         cols.addColumns(r.cols, from, nsPerPx, r.members.length);
         coarse = true;
       } else {
-        for (const m of r.members) addRects(cols, rows[m], from, to, nsPerPx);
+        for (const m of r.members) addRects(cols, source(m, from, to), from, to, nsPerPx);
       }
       out.rows.push({id, cols: cols.runs(nsPerPx * r.members.length)});
-    } else if (r.rects) {
+    } else if (source(id, from, to).rects) {
+      const r = source(id, from, to);
       const lo = firstEndingAfter(r, from), hi = firstStartingFrom(r, to);
       if (hi - lo <= width / 2) {
         const rects = [];
@@ -200,7 +213,7 @@ function rowName(id) {
 }
 
 function events(id, from, to) {
-  const r = rows[id];
+  const r = source(id, from, to);
   const meta = data.meta;
   const out = {row: id, name: rowName(id), from, to, intervals: [], messages: []};
   if (r && r.rects) {
