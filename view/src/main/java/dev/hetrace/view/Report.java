@@ -3,8 +3,12 @@ package dev.hetrace.view;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
+import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.analysis.MessageTable;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -77,7 +81,7 @@ public final class Report {
             }
             ViewQuery q = new ViewQuery(t);
             for (width = MAX_WIDTH; ; width /= 2) {
-                java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream(1 << 20);
+                ByteArrayOutputStream buf = new ByteArrayOutputStream(1 << 20);
                 try (JsonGenerator g = new JsonFactory().createGenerator(buf, JsonEncoding.UTF8)) {
                     q.write(0, Math.max(1, t.end() - t.begin()), width, all, g);
                 }
@@ -103,7 +107,7 @@ public final class Report {
         Path tmp = dir.resolve("." + out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         try {
             String[] page = page();
-            try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+            try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 os.write(page[0].getBytes(StandardCharsets.UTF_8));
                 JsonFactory json = new JsonFactory();
                 json.setCharacterEscapes(new NoClosingTags());
@@ -209,7 +213,7 @@ public final class Report {
      * before it to as much after (what clicking it in the diagnosis panel shows; absolute ns; one
      * inside another is left out), while the intervals in them stay within {@code budget}.
      */
-    static List<long[]> windows(Timeline t, dev.hetrace.analysis.Diagnosis.Report d, long budget) {
+    static List<long[]> windows(Timeline t, Diagnosis.Report d, long budget) {
         List<long[]> out = new ArrayList<>();
         long intervals = 0;
         for (var o : d.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).toList()) {
@@ -337,7 +341,7 @@ public final class Report {
         }
 
         @Override
-        public com.fasterxml.jackson.core.SerializableString getEscapeSequence(int ch) {
+        public SerializableString getEscapeSequence(int ch) {
             return null;
         }
     }
