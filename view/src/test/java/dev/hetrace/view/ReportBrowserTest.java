@@ -95,6 +95,8 @@ class ReportBrowserTest {
             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
             "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability", "--no-pings",
             "--user-data-dir=" + profile, "--window-size=1600,1000", "--force-device-scale-factor=1");
+        // the DevTools network log: every request the page makes, whatever made it
+        o.setCapability("goog:loggingPrefs", java.util.Map.of("performance", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
             .usingAnyFreePort().build();
         driver = new ChromeDriver(service, o);
@@ -262,13 +264,27 @@ class ReportBrowserTest {
     }
 
     private static void open(Report.Written w) {
+        driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE); // what came before: the browser's own pages
         driver.get(w.file().toUri().toString());
         new WebDriverWait(driver, Duration.ofSeconds(30))
             .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
     }
 
-    /** The page loaded the file itself and nothing else (Resource Timing lists every fetch, script, style, image). */
-    private static void noRequests() {
+    /**
+     * The page loaded the file itself and nothing else: the DevTools network log since it was
+     * opened has no request but the file's (and the browser's own chrome:// resources), and Resource Timing lists no fetch, script, style or image.
+     */
+    private static void noRequests() throws Exception {
+        List<String> urls = new ArrayList<>();
+        for (var entry : driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE)) {
+            JsonNode m = new ObjectMapper().readTree(entry.getMessage()).path("message");
+            if (m.path("method").asText().equals("Network.requestWillBeSent")) {
+                urls.add(m.path("params").path("request").path("url").asText());
+            }
+        }
+        // chrome:// is the browser's own resources (the search field's clear icon), never the network
+        assertThat(urls.stream().filter(u -> !u.startsWith("chrome://")).distinct().toList())
+            .as("requests in the DevTools network log: %s", urls).containsExactly(driver.getCurrentUrl());
         Object resources = js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
         assertThat(resources).isEqualTo("[]");
         Object nav = js("return performance.getEntriesByType('navigation').map(e => e.name).join(',')");
