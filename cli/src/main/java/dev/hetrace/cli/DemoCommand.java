@@ -87,6 +87,7 @@ final class DemoCommand extends HetraceCommand {
                 w -> err.println("hetrace: warning: " + w));
             model.symbolize(BoardInput.symbols(List.of(out)));
             List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+            dev.hetrace.view.Report.write(dev.hetrace.view.Timeline.of(model), out.resolve("report.html"));
             summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
@@ -180,6 +181,8 @@ final class DemoCommand extends HetraceCommand {
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", seconds));
         sb.append("  ").append(board).append("/          one CTF trace per core, on its own clock, and ground-truth.json\n");
         sb.append("  ").append(synced).append("/         the same traces on the master's clock\n");
+        sb.append("  ").append(board.resolveSibling("report.html"))
+            .append("     the timeline, statistics and diagnosis in one file: open it in a browser\n");
         sb.append(String.format(Locale.ROOT, "%nnext:%n"));
         Path folder = board.getParent();
         List<String[]> next = new ArrayList<>();

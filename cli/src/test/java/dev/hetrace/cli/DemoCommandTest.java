@@ -54,6 +54,9 @@ class DemoCommandTest {
             assertThat(synced.count()).isEqualTo(9);
         }
         assertThat(out.resolve("board").resolve("ground-truth.json")).exists();
+        // the report: one file, said where
+        assertThat(run.out()).contains(out.resolve("report.html") + "     the timeline, statistics and diagnosis in one file");
+        assertThat(Files.readString(out.resolve("report.html"))).contains("task intruder preempted").doesNotContain("https://");
 
         // a second demo replaces the first; a directory that is not a demo's is left alone
         assertThat(demo("--out", out.toString()).status()).isZero();

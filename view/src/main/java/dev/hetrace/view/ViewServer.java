@@ -176,7 +176,7 @@ public final class ViewServer implements AutoCloseable {
         }
     }
 
-    private void meta(JsonGenerator g) throws IOException {
+    void meta(JsonGenerator g) throws IOException {
         StateModel m = timeline.model();
         g.writeStartObject();
         g.writeStringField("begin_ns", Long.toString(timeline.begin()));
@@ -313,7 +313,7 @@ public final class ViewServer implements AutoCloseable {
         return sb.toString();
     }
 
-    private void stats(long from, long to, JsonGenerator g) throws IOException {
+    void stats(long from, long to, JsonGenerator g) throws IOException {
         long b = timeline.begin();
         Statistics.Table table = Statistics.of(timeline.model(), b + from, b + to);
         g.writeStartObject();
@@ -341,7 +341,12 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndObject();
     }
 
-    private void diagnosis(JsonGenerator g) throws IOException {
+    /** The diagnosis of the timeline (computed once, in the background from the start). */
+    Diagnosis.Report diagnosisReport() {
+        return diagnosis.join();
+    }
+
+    void diagnosis(JsonGenerator g) throws IOException {
         Diagnosis.Report r = diagnosis.join();
         StateModel m = timeline.model();
         long b = timeline.begin();

@@ -1,20 +1,32 @@
 // hetrace view: the timeline and its panels (diagnosis, statistics, the events of a place),
-// on the JSON API of `hetrace view`. No build step, nothing from the network.
+// on the JSON API of `hetrace view` or the data embedded in a report (source.js). No build
+// step, nothing from the network.
 import {Timeline, formatTime, esc} from './timeline.js';
+import {get, embedded, reportNote} from './source.js';
 
 const $ = id => document.getElementById(id);
 
-async function json(url) {
-  const res = await fetch(url);
-  const body = await res.json();
-  if (!res.ok) throw new Error(body.error || res.statusText);
-  return body;
+const json = get;
+
+// a report: say what it holds; no server, so no pattern search nor statistics of a range
+if (embedded) {
+  document.title = 'hetrace report';
+  $('report-note').textContent = reportNote;
+  $('report-note').hidden = false;
+  $('stats-range').hidden = true;
+  $('stats-all').hidden = true;
+  document.querySelector('aside nav button[data-tab="pattern"]').hidden = true;
 }
 
 const meta = await json('api/meta');
 const view = new Timeline($('canvas'), $('tooltip'), meta, {
   view: (from, to) => { $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`; },
   click: showEvents,
+  answer: a => {
+    if (!embedded) return;
+    $('report-zoom').hidden = !a.finest;
+    if (a.finest) $('report-zoom').textContent = `summaries: finer than ${formatTime(a.finest)} per column is not in this report`;
+  },
 });
 view.fit();
 

@@ -2,6 +2,8 @@
 // aggregated columns per row as the server answers for the pixels, message arrows; zoom, pan,
 // range selection, hover and click. Times are ns from the first event.
 
+import {get} from './source.js';
+
 const ROW_H = 18;
 const RULER_H = 26;
 const LABEL_W = 210;
@@ -157,9 +159,9 @@ export class Timeline {
     const seq = ++this.seq;
     this.pending++;
     try {
-      const res = await fetch(`api/view?from=${from}&to=${to}&width=${width}&rows=${onScreen.join(',')}`);
-      const answer = await res.json();
+      const answer = await get(`api/view?from=${from}&to=${to}&width=${width}&rows=${onScreen.join(',')}`);
       if (seq !== this.seq) return; // a newer view was asked for
+      if (this.on.answer) this.on.answer(answer);
       answer.byRow = new Map(answer.rows.map(r => [r.id, r]));
       this.data = answer;
       this.draw();

@@ -1,0 +1,325 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.GroundTruth;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * {@code hetrace report}'s file opened from disk in a real headless Chromium with networking
+ * blocked, on the Sobel board with dsp1 and dsp2 preempted: the diagnosis is the same as
+ * {@code hetrace diagnose}'s, every core is drawn, the statistics are there, and zooming into
+ * the fault shows the intruder where the simulator's ground truth says. The same board's report
+ * as a large board's (summaries, not every interval) opens too and says what it holds.
+ * Screenshots go to {@code target/screenshots/report-*.png}.
+ */
+class ReportBrowserTest {
+    static final Path CHROMIUM = ViewerBrowserTest.CHROMIUM;
+    static final Path CHROMEDRIVER = ViewerBrowserTest.CHROMEDRIVER;
+    static final Path SHOTS = ViewerBrowserTest.SHOTS;
+
+    @TempDir
+    static Path dir;
+
+    static Simulation.Result sim;
+    static StateBuilder.Input input;
+    static StateModel model;
+    static Timeline timeline;
+    static Report.Written report;
+    static Report.Written summaries;
+    static Report.Written windowed;
+    static ChromeDriver driver;
+
+    @BeforeAll
+    static void start() throws Exception {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            String why = "the browser tests need Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
+                + "): apt-get install chromium chromium-driver (.ci/run does)";
+            if (System.getenv("CI") != null) {
+                fail(why);
+            }
+            Assumptions.abort(why);
+        }
+        SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
+        sim = Simulation.sobel(c, dir.resolve("board"));
+        input = StateBuilder.synchronize(sim.traces(), w -> { });
+        model = StateBuilder.build(input, w -> { });
+        model.symbolize(sim.truth().symbols().entrySet().stream()
+            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
+        timeline = Timeline.of(model);
+        report = Report.write(timeline, dir.resolve("report.html"));
+        // as a large board's: columns as narrow as they come (256 over the trace), without and with windows
+        summaries = Report.write(timeline, dir.resolve("large.html"), 1000, 0, 1);
+        windowed = Report.write(timeline, dir.resolve("large-windows.html"), 1000, 100_000, 1);
+
+        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+        System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
+        ChromeOptions o = new ChromeOptions();
+        o.setBinary(CHROMIUM.toFile());
+        Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
+        // no network: no host resolves, no proxy, no background or component traffic
+        o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost", "--proxy-server=http://0.0.0.0:1",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+            "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability", "--no-pings",
+            "--user-data-dir=" + profile, "--window-size=1600,1000", "--force-device-scale-factor=1");
+        // the DevTools network log: every request the page makes, whatever made it
+        o.setCapability("goog:loggingPrefs", java.util.Map.of("performance", "ALL"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingAnyFreePort().build();
+        driver = new ChromeDriver(service, o);
+        Files.createDirectories(SHOTS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (driver != null) {
+            driver.quit();
+        }
+    }
+
+    @Test
+    void theFileRefersToNothingOutsideItself() throws Exception {
+        String html = Files.readString(report.file());
+        assertThat(html).doesNotContain("http://", "https://");
+        assertThat(Pattern.compile("\\s(src|href)\\s*=", Pattern.CASE_INSENSITIVE).matcher(html).find())
+            .as("no src or href attribute: the scripts and the style are inline").isFalse();
+        assertThat(report.everyInterval()).isTrue();
+        assertThat(report.intervals()).isEqualTo(timeline.start.length);
+        assertThat(summaries.everyInterval()).isFalse();
+        assertThat(summaries.width()).isEqualTo(Report.MIN_WIDTH);
+    }
+
+    @Test
+    void theReportOpensWithoutNetworkAndShowsTheSameDiagnosis() throws Exception {
+        open(report);
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        List<String> shown = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList();
+        List<String> expected = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        assertThat(expected).isNotEmpty();
+        assertThat(shown).containsExactlyElementsOf(expected);
+        assertThat(String.join("\n", shown)).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
+        assertThat(driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"))).isNotEmpty();
+        assertThat(driver.findElement(By.id("report-note")).getText()).contains("every interval");
+        shot("report-diagnosis");
+        noRequests();
+    }
+
+    @Test
+    void everyCoreIsDrawnAndTheStatisticsAreThere() throws Exception {
+        open(report);
+        JsonNode draw = lastDraw();
+        shot("report-overview");
+        Set<String> rows = new HashSet<>();
+        Set<String> drawn = new HashSet<>();
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("kind").asText().equals("core")) {
+                rows.add(r.get("core").asText());
+            }
+            if (r.get("n").asInt() > 0 && !r.get("core").isNull()) {
+                drawn.add(r.get("core").asText());
+            }
+        }
+        List<String> cores = model.cores().stream().map(StateModel.Core::name).toList();
+        assertThat(rows).containsAll(cores);
+        assertThat(drawn).containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList()).contains("master/cpu0");
+        assertThat(row(draw, "board").get("mode").asText()).isEqualTo("columns");
+        assertThat(row(draw, "board").get("n").asInt()).isPositive();
+        assertThat(draw.get("arrows").size()).isPositive();
+        driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
+        String stats = driver.findElement(By.id("stats-table")).getText();
+        assertThat(stats).contains("intruder", "sobel_filter");
+        assertThat(driver.findElements(By.cssSelector("#stats-table tbody tr")).size()).isGreaterThan(10);
+        shot("report-stats");
+        noRequests();
+    }
+
+    @Test
+    void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
+        open(report);
+        GroundTruth.Interval first = sim.truth().intervals().stream()
+            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
+            .findFirst().orElseThrow();
+        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long to = from + 12_000_000;
+        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = lastDraw();
+        shot("report-fault");
+        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
+        // clicking the diagnosis' dsp2 outlier zooms there
+        WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']")).getFirst();
+        long start = Long.parseLong(o.getDomAttribute("data-start"));
+        long end = Long.parseLong(o.getDomAttribute("data-end"));
+        o.click();
+        JsonNode at = lastDraw();
+        assertThat(at.get("from").asDouble()).isLessThanOrEqualTo(start);
+        assertThat(at.get("to").asDouble()).isGreaterThanOrEqualTo(end);
+        noRequests();
+    }
+
+    @Test
+    void aLargeBoardsReportShowsSummariesAndSaysSo() throws Exception {
+        open(summaries);
+        JsonNode draw = lastDraw();
+        shot("report-large-overview");
+        assertThat(driver.findElement(By.id("report-note")).getText()).contains("summaries", "not every interval");
+        Set<String> drawn = new HashSet<>();
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("n").asInt() > 0 && !r.get("core").isNull()) {
+                drawn.add(r.get("core").asText());
+            }
+        }
+        assertThat(drawn).containsAll(model.cores().stream().map(StateModel.Core::name).filter(n -> n.startsWith("dsp")).toList());
+        // deeper than the embedded columns: the finest summary, labelled
+        long span = model.end() - model.begin();
+        js("window.__hetrace.zoomTo(" + span / 2 + ", " + (span / 2 + span / 100_000 + 10) + ")");
+        lastDraw();
+        WebElement zoom = driver.findElement(By.id("report-zoom"));
+        assertThat(zoom.isDisplayed()).isTrue();
+        assertThat(zoom.getText()).contains("not in this report");
+        shot("report-large-deep");
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        assertThat(driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList())
+            .containsExactlyElementsOf(Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K)));
+        noRequests();
+    }
+
+    @Test
+    void aLargeBoardsReportHoldsEveryIntervalAroundTheOutliers() throws Exception {
+        open(windowed);
+        assertThat(windowed.note()).contains("summaries", "around the longest outliers");
+        GroundTruth.Interval first = sim.truth().intervals().stream()
+            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
+            .findFirst().orElseThrow();
+        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long to = from + 12_000_000;
+        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = lastDraw();
+        shot("report-large-fault");
+        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
+        assertThat(driver.findElement(By.id("report-zoom")).isDisplayed()).isFalse();
+        noRequests();
+    }
+
+    // ---- helpers
+
+    /** dsp1 and dsp2 drawn interval by interval, their intruder runs those of the ground truth, and no other core's. */
+    private static void assertTheIntruderIsDrawnWhereTheTruthSays(JsonNode draw, long from, long to) {
+        for (String core : List.of("dsp1", "dsp2")) {
+            assertThat(row(draw, core).get("mode").asText()).isEqualTo("rects");
+            List<long[]> drawn = new ArrayList<>();
+            for (JsonNode r : draw.get("rects")) {
+                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
+                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
+                }
+            }
+            List<long[]> truth = sim.truth().intervals().stream()
+                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
+                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
+                .filter(t -> t[1] > from && t[0] < to).toList();
+            assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
+            for (int k = 0; k < truth.size(); k++) {
+                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
+                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
+            }
+        }
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("label").asText().equals("intruder")) {
+                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
+            }
+        }
+    }
+
+    private static void open(Report.Written w) {
+        driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE); // what came before: the browser's own pages
+        driver.get(w.file().toUri().toString());
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+    }
+
+    /**
+     * The page loaded the file itself and nothing else: the DevTools network log since it was
+     * opened has no request but the file's (and the browser's own chrome:// resources), and Resource Timing lists no fetch, script, style or image.
+     */
+    private static void noRequests() throws Exception {
+        List<String> urls = new ArrayList<>();
+        for (var entry : driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE)) {
+            JsonNode m = new ObjectMapper().readTree(entry.getMessage()).path("message");
+            if (m.path("method").asText().equals("Network.requestWillBeSent")) {
+                urls.add(m.path("params").path("request").path("url").asText());
+            }
+        }
+        // chrome:// is the browser's own resources (the search field's clear icon), never the network
+        assertThat(urls.stream().filter(u -> !u.startsWith("chrome://")).distinct().toList())
+            .as("requests in the DevTools network log: %s", urls).containsExactly(driver.getCurrentUrl());
+        Object resources = js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
+        assertThat(resources).isEqualTo("[]");
+        Object nav = js("return performance.getEntriesByType('navigation').map(e => e.name).join(',')");
+        assertThat((String) nav).startsWith("file:").doesNotContain(",");
+    }
+
+    private static JsonNode lastDraw() throws Exception {
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+    }
+
+    private static Object js(String script) {
+        return ((JavascriptExecutor) driver).executeScript(script);
+    }
+
+    private static JsonNode row(JsonNode draw, String name) {
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no row " + name + " drawn");
+    }
+
+    private static void shot(String name) throws Exception {
+        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static long master(long trueNanos) {
+        return sim.truth().core("master").clock().traceNanos(trueNanos);
+    }
+
+    private static long bound() {
+        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
+    }
+}
