@@ -65,18 +65,14 @@ public final class IndexBench {
                 Statistics.of(m);
                 return m.events();
             });
-            Object[] made = new Object[2];
+            IndexTables.StateWithEvents[] made = new IndexTables.StateWithEvents[1];
             times[k++][r] = time(() -> {
-                Object[] ml = IndexTables.stateWithEvents(in, null);
-                StateModel m = (StateModel) ml[0];
-                Statistics.of(m);
-                made[0] = m;
-                made[1] = ml[1];
-                return m.events();
+                made[0] = IndexTables.stateWithEvents(in, null);
+                Statistics.of(made[0].model());
+                return made[0].model().events();
             });
-            times[k++][r] = time(() -> withDb(work, c -> IndexTables.insertEvents(c, (StateModel) made[0], made[1])));
+            times[k++][r] = time(() -> withDb(work, c -> IndexTables.insertEvents(c, made[0])));
             made[0] = null;
-            made[1] = null;
             times[k++][r] = time(() -> {
                 Files.deleteIfExists(whole);
                 return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);

@@ -110,8 +110,11 @@ public final class IndexTables {
         return new EventLog(input.traces().size(), mapping, traceNames, progress);
     }
 
+    /** A state model and the narrow rows of the events its pass read. */
+    public record StateWithEvents(StateModel model, EventLog events) {}
+
     /** For the benchmark: the state model built with the events' log. */
-    public static Object[] stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
+    public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
         EventLog[] log = new EventLog[1];
         int[] opened = {0};
         List<String> names = new ArrayList<>();
@@ -120,12 +123,13 @@ public final class IndexTables {
         }
         log[0] = eventLog(input, mapping, names, n -> { });
         StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, r -> log[0].opened(opened[0]++, r), log[0]);
-        return new Object[] {m, log[0]};
+        return new StateWithEvents(m, log[0]);
     }
 
     /** For the benchmark: the narrow events table alone, from a log {@link #stateWithEvents} made, into a new database. */
-    public static long insertEvents(DuckDBConnection c, StateModel model, Object log) throws Exception {
-        EventLog l = (EventLog) log;
+    public static long insertEvents(DuckDBConnection c, StateWithEvents made) throws Exception {
+        StateModel model = made.model();
+        EventLog l = made.events();
         create(c, model.traceNames(), l.eventNames, coreNames(model), List.of(), List.of());
         l.rows(coreNames(model)).insertInto(c, "events_raw");
         return l.total;
@@ -205,7 +209,7 @@ public final class IndexTables {
      * pass is over and the core names known. The {@code events} view adds the names and the
      * fields ({@link EventFields}).
      */
-    static final class EventLog implements StateBuilder.EventListener {
+    public static final class EventLog implements StateBuilder.EventListener {
         private static final int CHUNK = 1 << 13;
         final String[] traceNames;
         final Mapping given;

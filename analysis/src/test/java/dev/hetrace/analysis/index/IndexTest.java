@@ -261,8 +261,12 @@ class IndexTest {
                 + "order by ordinal_position")).containsExactly("trace", "stream", "time_ns", "name", "core", "stream_file",
                 "packet", "event_index");
         }
-        try (Connection c = index.connect()) {
+        // two connections at once in one process (the function registered twice on one database)
+        try (Connection c = index.connect(); Connection d = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(one(c, "select count(*) from events_raw"));
+            assertThat(strings(d, "select fields::varchar from events where name = 'task_switch' limit 1").getFirst())
+                .contains("\"payload\":{");
+            assertThat(one(c, "select count(*) from events where fields is null")).isZero();
         }
     }
 
