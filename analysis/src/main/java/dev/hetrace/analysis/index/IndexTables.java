@@ -8,16 +8,10 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.EventPosition;
-import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.decode.StreamDecodingException;
-import dev.hetrace.ctf.decode.TracePlan.EventPlan;
-import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -39,13 +33,13 @@ import org.duckdb.DuckDBWritableVector;
 
 /**
  * The index's tables (their schema is documented in docs/analysis.md, "SQL tables"), filled from
- * the state model, the statistics, the synchronization report and one more read of every event.
- * The large tables (events, intervals, calls, messages) go in a chunk of vectors at a time
- * ({@link ChunkedRows}), twice as fast as DuckDB's row appender (BENCHMARKS.md, "Analysis
- * index"); the small ones through the appender.
+ * the state model, the statistics, the synchronization report and the events' narrow rows kept by
+ * the state pass ({@link EventLog}). The large tables (events_raw, intervals, calls, messages)
+ * go in a chunk of vectors at a time ({@link ChunkedRows}), twice as fast as DuckDB's row
+ * appender (BENCHMARKS.md, "Analysis index"); the small ones through the appender.
  */
 public final class IndexTables {
-    /** The tables, in the order they are documented. */
+    /** The tables, in the order they are documented ({@code events}: the view {@link TraceIndex#connect()} makes). */
     public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs", "stats",
         "traces", "cores", "tasks");
 
