@@ -40,6 +40,20 @@ public final class StateBuilder {
     /** The traces of an input, synchronized when there are several, with the report (null for one trace). */
     public record Input(List<Path> traces, List<PiecewiseMap> maps, Synchronizer.Report sync) {}
 
+    /**
+     * Told of every event the state pass reads, in its merged order, so that other tables can be
+     * made in the same pass rather than by reading the traces again.
+     */
+    @FunctionalInterface
+    public interface EventListener {
+        /**
+         * @param trace  the event's trace (index in the input)
+         * @param reader that trace's reader, standing on the event
+         * @param time   the event's time on the reference clock (meaningless when the event has none)
+         */
+        void event(int trace, CtfReader reader, long time) throws StreamDecodingException;
+    }
+
     private StateBuilder() {}
 
     /**
@@ -87,6 +101,16 @@ public final class StateBuilder {
      */
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
+        return build(input, mapping, fromNanos, warnings, null, null);
+    }
+
+    /**
+     * As {@link #build(Input, Mapping, long, Consumer)}, telling {@code listener} (when not null)
+     * of every event; {@code opened} (when not null) is first given each trace's reader, opened.
+     */
+    public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
+                                   Consumer<CtfReader> opened, EventListener listener)
+            throws IOException, MetadataException, StreamDecodingException {
         int n = input.traces().size();
         CtfReader[] readers = new CtfReader[n];
         try {
@@ -97,6 +121,12 @@ public final class StateBuilder {
                 }
             }
             Pass pass = new Pass(readers, input, mapping);
+            pass.listener = listener;
+            if (opened != null) {
+                for (CtfReader r : readers) {
+                    opened.accept(r);
+                }
+            }
             pass.run();
             return pass.model;
         } finally {
@@ -267,6 +297,7 @@ public final class StateBuilder {
         final List<TaskState> taskStates = new ArrayList<>();
         final List<CoreState> coreStates = new ArrayList<>();
         final LongIntMap pendingMessages = new LongIntMap();
+        EventListener listener;
 
         Pass(CtfReader[] readers, Input input, Mapping given) {
             this.readers = readers;
@@ -392,9 +423,12 @@ public final class StateBuilder {
         }
 
         /** The current event of trace {@code i}, at {@code t} on the reference clock. */
-        private void event(int i, long t) {
+        private void event(int i, long t) throws StreamDecodingException {
             Event e = readers[i].event();
             model.events++;
+            if (listener != null) {
+                listener.event(i, readers[i], t);
+            }
             if (!e.hasTime()) {
                 // an event of a stream without a clock has no place in time: counted, not placed
                 model.untimed++;

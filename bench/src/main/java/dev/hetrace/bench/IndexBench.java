@@ -50,30 +50,47 @@ public final class IndexBench {
         System.out.printf(Locale.ROOT, "%d traces, %,d events; %d rounds, medians%n", traces.size(), events, rounds);
 
         String[] labels = {"decode only (reader: time, name)", "decode + fields as JSON (no DuckDB)",
-            "events: table function, chunks of vectors (as the index)", "events: row appender (DuckDBAppender)",
-            "events: TSV file + COPY FROM (read_csv)", "events: row appender, fields NULL",
-            "state model + statistics (decode included)", "state + statistics + whole index (TraceIndex.build, synchronized input)"};
+            "state model + statistics (decode included)", "state + statistics + events' narrow rows (one pass, no DuckDB)",
+            "narrow events table alone (rows kept by the pass, into a new file, checkpointed)",
+            "state + statistics + whole index (TraceIndex.build, synchronized input)",
+            "fields of the first 10,000 events through the events view (per 10,000)"};
         long[][] times = new long[labels.length][rounds];
+        Path whole = work.resolve("whole.duckdb");
         for (int r = 0; r < rounds; r++) {
             int k = 0;
             times[k++][r] = time(() -> decode(in, names, false));
             times[k++][r] = time(() -> decode(in, names, true));
-            times[k++][r] = time(() -> withDb(work, in, model, c -> IndexTables.appendEvents(c, in, null, model)));
-            times[k++][r] = time(() -> withDb(work, in, model, c -> appender(c, in, names, true)));
-            times[k++][r] = time(() -> withDb(work, in, model, c -> tsvCopy(c, in, names, work)));
-            times[k++][r] = time(() -> withDb(work, in, model, c -> withoutFields(c, in, names)));
             times[k++][r] = time(() -> {
                 StateModel m = StateBuilder.build(in, w -> { });
                 Statistics.of(m);
                 return m.events();
             });
+            IndexTables.StateWithEvents[] made = new IndexTables.StateWithEvents[1];
             times[k++][r] = time(() -> {
-                Path f = work.resolve("whole.duckdb");
-                Files.deleteIfExists(f);
-                long n = TraceIndex.build(f, in, null, Map.of(), w -> { }, 1);
-                Files.deleteIfExists(f);
-                return n;
+                made[0] = IndexTables.stateWithEvents(in, null);
+                Statistics.of(made[0].model());
+                return made[0].model().events();
             });
+            times[k++][r] = time(() -> withDb(work, c -> IndexTables.insertEvents(c, made[0])));
+            made[0] = null;
+            times[k++][r] = time(() -> {
+                Files.deleteIfExists(whole);
+                return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
+            });
+            times[k++][r] = time(() -> {
+                try (java.sql.Connection c = DriverManager.getConnection("jdbc:duckdb:" + whole)) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("SET threads = 1");
+                    }
+                    TraceIndex.attachEvents(c);
+                    try (Statement s = c.createStatement();
+                         var rs = s.executeQuery("SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
+                        rs.next();
+                        return rs.getLong(1);
+                    }
+                }
+            });
+            Files.deleteIfExists(whole);
             System.err.printf(Locale.ROOT, "round %d done%n", r + 1);
         }
         System.out.printf("%n| step | median CPU s | events/s of CPU |%n|---|---:|---:|%n");
@@ -81,7 +98,9 @@ public final class IndexBench {
             long[] t = times[k].clone();
             Arrays.sort(t);
             double s = t[rounds / 2] / 1e9;
-            System.out.printf(Locale.ROOT, "| %s | %.3f | %.2f M |%n", labels[k], s, events / s / 1e6);
+            System.out.printf(Locale.ROOT, "| %s | %.3f | %s |%n", labels[k], s,
+                k == labels.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
+                    : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
         }
         try (var s = Files.list(work)) {
             for (Path p : s.toList()) {
@@ -116,22 +135,17 @@ public final class IndexBench {
         return OS.getProcessCpuTime() - t0;
     }
 
-    private static long withDb(Path work, StateBuilder.Input in, StateModel model, DbStep step) throws Exception {
+    private static long withDb(Path work, DbStep step) throws Exception {
         Path f = work.resolve("events.duckdb");
         Files.deleteIfExists(f);
         try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + f)) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET threads = 1");
             }
-            IndexTables.createFor(c, in, null, model);
-            long t0 = OS.getProcessCpuTime();
             long n = step.run(c);
-            long t1 = OS.getProcessCpuTime();
             try (Statement s = c.createStatement()) {
                 s.execute("CHECKPOINT");
             }
-            long t2 = OS.getProcessCpuTime();
-            System.err.printf(Locale.ROOT, "  ingest %.3f s, checkpoint %.3f s CPU%n", (t1 - t0) / 1e9, (t2 - t1) / 1e9);
             return n;
         } finally {
             Files.deleteIfExists(f);
@@ -173,71 +187,5 @@ public final class IndexBench {
             }
         }
         return n + (sum & 1);
-    }
-
-    /** The same rows through DuckDB's row appender (the core column is the trace's: these traces have one core each). */
-    private static long appender(DuckDBConnection c, StateBuilder.Input in, List<String> names, boolean fields) throws Exception {
-        try (DuckDBAppender a = c.createAppender("events")) {
-            TextSink json = new TextSink(null);
-            JsonText text = new JsonText(json);
-            return eachEvent(in, names, (cursor, map) -> {
-                String trace = names.get(traceIndex(in, cursor));
-                a.beginRow().append(trace).append(cursor.trace().streamId(cursor.stream()))
-                    .append(map.apply(cursor.timeNanos())).append(cursor.decoder().event().cls.name()).append(trace);
-                if (fields) {
-                    json.clear();
-                    text.fields(cursor.decoder());
-                    a.append(Arrays.copyOf(json.buffer(), json.length()));
-                } else {
-                    a.appendNull();
-                }
-                a.endRow();
-                return 0;
-            });
-        }
-    }
-
-    /** The table function's rows without the JSON: what the fields cost (a copy of the index's rows, fields dropped). */
-    private static long withoutFields(DuckDBConnection c, StateBuilder.Input in, List<String> names) throws Exception {
-        return appender(c, in, names, false);
-    }
-
-    private static int traceIndex(StateBuilder.Input in, EventCursor cursor) {
-        Path dir = cursor.trace().directory().toAbsolutePath().normalize();
-        for (int i = 0; i < in.traces().size(); i++) {
-            if (in.traces().get(i).toAbsolutePath().normalize().equals(dir)) {
-                return i;
-            }
-        }
-        return 0;
-    }
-
-    /**
-     * The other way in: the rows written by Java as tab-separated text (the JSON holds no tab
-     * nor newline: JsonText escapes control characters), then loaded by DuckDB's CSV reader.
-     */
-    private static long tsvCopy(DuckDBConnection c, StateBuilder.Input in, List<String> names, Path work) throws Exception {
-        Path f = work.resolve("events.tsv");
-        long n;
-        try (OutputStream out = Files.newOutputStream(f)) {
-            TextSink tsv = new TextSink(out);
-            JsonText json = new JsonText(tsv);
-            n = eachEvent(in, names, (cursor, map) -> {
-                String trace = cursor.trace().directory().getFileName().toString();
-                tsv.put(trace).put('\t').putDecimal(cursor.trace().streamId(cursor.stream())).put('\t')
-                    .putDecimal(map.apply(cursor.timeNanos())).put('\t').put(cursor.decoder().event().cls.name())
-                    .put('\t').put(trace).put('\t');
-                json.fields(cursor.decoder());
-                tsv.put('\n');
-                tsv.lineDone();
-                return 0;
-            });
-            tsv.flush();
-        }
-        try (Statement s = c.createStatement()) {
-            s.execute("COPY events FROM '" + f + "' (FORMAT csv, DELIMITER '\t', QUOTE '', ESCAPE '', HEADER false)");
-        }
-        Files.delete(f);
-        return n;
     }
 }

@@ -96,7 +96,7 @@ final class ExportCommand extends HetraceCommand {
             try (Connection c = ix.connect(); Statement s = c.createStatement()) {
                 for (String table : IndexTables.NAMES) {
                     Path file = dir.resolve(table + ".parquet");
-                    s.execute("COPY " + table + " TO '" + file.toAbsolutePath().toString().replace("'", "''")
+                    s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
                         + "' (FORMAT parquet)");
                     long rows;
                     try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {

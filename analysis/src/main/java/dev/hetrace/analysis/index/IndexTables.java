@@ -7,18 +7,15 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.EventPosition;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.decode.StreamDecodingException;
-import dev.hetrace.ctf.decode.TracePlan.EventPlan;
-import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -36,19 +33,20 @@ import org.duckdb.DuckDBWritableVector;
 
 /**
  * The index's tables (their schema is documented in docs/analysis.md, "SQL tables"), filled from
- * the state model, the statistics, the synchronization report and one more read of every event.
- * The large tables (events, intervals, calls, messages) go in a chunk of vectors at a time
- * ({@link ChunkedRows}), twice as fast as DuckDB's row appender (BENCHMARKS.md, "Analysis
- * index"); the small ones through the appender.
+ * the state model, the statistics, the synchronization report and the events' narrow rows kept by
+ * the state pass ({@link EventLog}). The large tables (events_raw, intervals, calls, messages)
+ * go in a chunk of vectors at a time ({@link ChunkedRows}), twice as fast as DuckDB's row
+ * appender (BENCHMARKS.md, "Analysis index"); the small ones through the appender.
  */
 public final class IndexTables {
-    /** The tables, in the order they are documented. */
+    /** The tables, in the order they are documented ({@code events}: the view {@link TraceIndex#connect()} makes). */
     public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs", "stats",
         "traces", "cores", "tasks");
 
     /** The tables; the ENUM types of names are made per index ({@link #create}). */
     static final String SCHEMA = """
-        CREATE TABLE events (trace trace_name, stream BIGINT, time_ns BIGINT, name event_name, core core_name, fields JSON);
+        CREATE TABLE events_raw (trace INTEGER, stream BIGINT, time_ns BIGINT, name INTEGER, core INTEGER,
+            stream_file INTEGER, packet BIGINT, event_index INTEGER);
         CREATE TABLE intervals (kind interval_kind, start_ns BIGINT, end_ns BIGINT, duration_ns BIGINT, trace trace_name,
             core core_name, task task_name, irq function_name, state state_name, queue BIGINT, depth INTEGER,
             start_unknown BOOLEAN, end_unknown BOOLEAN, events_lost BOOLEAN);
@@ -101,29 +99,45 @@ public final class IndexTables {
         return sb.append(");\n").toString();
     }
 
-    /**
-     * For the benchmark: creates the tables with the names of the input (its events' ENUM as the
-     * index makes it), empty.
-     */
-    public static void createFor(DuckDBConnection c, StateBuilder.Input input, Mapping mapping, StateModel model)
-            throws SQLException, IOException, MetadataException, StreamDecodingException {
-        try (EventRows rows = new EventRows(input, mapping, model, n -> { })) {
-            create(c, model.traceNames(), rows.eventNames, rows.coreNames(), List.of(), List.of());
-        }
+    /** The narrow events' log to give the state pass ({@link StateBuilder.EventListener}) while it builds {@code model}. */
+    static EventLog eventLog(StateBuilder.Input input, Mapping mapping, List<String> traceNames, LongConsumer progress) {
+        return new EventLog(input.traces().size(), mapping, traceNames, progress);
     }
 
-    /** For the benchmark: the events' ingest alone, into the tables {@link #createFor} made; the rows appended. */
-    public static long appendEvents(DuckDBConnection c, StateBuilder.Input input, Mapping mapping, StateModel model)
-            throws Exception {
-        try (EventRows rows = new EventRows(input, mapping, model, n -> { })) {
-            rows.insertInto(c, "events");
-            return rows.total;
+    /** A state model and the narrow rows of the events its pass read. */
+    public record StateWithEvents(StateModel model, EventLog events) {}
+
+    /** For the benchmark: the state model built with the events' log. */
+    public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
+        EventLog[] log = new EventLog[1];
+        int[] opened = {0};
+        List<String> names = new ArrayList<>();
+        for (var p : input.traces()) {
+            names.add(p.toAbsolutePath().normalize().getFileName().toString());
         }
+        log[0] = eventLog(input, mapping, names, n -> { });
+        StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, r -> log[0].opened(opened[0]++, r), log[0]);
+        return new StateWithEvents(m, log[0]);
     }
 
-    /** Creates the tables in {@code c} and fills them. {@code progress} is told the events indexed so far, now and then. */
-    static void fill(DuckDBConnection c, StateBuilder.Input input, Mapping mapping, StateModel model, LongConsumer progress)
-            throws Exception {
+    /** For the benchmark: the narrow events table alone, from a log {@link #stateWithEvents} made, into a new database. */
+    public static long insertEvents(DuckDBConnection c, StateWithEvents made) throws Exception {
+        StateModel model = made.model();
+        EventLog l = made.events();
+        create(c, model.traceNames(), l.eventNames, coreNames(model), List.of(), List.of());
+        l.rows(coreNames(model)).insertInto(c, "events_raw");
+        return l.total;
+    }
+
+    private static List<String> coreNames(StateModel model) {
+        Set<String> known = new LinkedHashSet<>();
+        model.cores().forEach(c -> known.add(c.name()));
+        known.addAll(model.traceNames());
+        return new ArrayList<>(known);
+    }
+
+    /** Creates the tables in {@code c} and fills them, the events from the log the state pass filled. */
+    static void fill(DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log) throws Exception {
         boolean several = model.traceNames().size() > 1;
         String[] taskNames = new String[model.tasks().size()];
         for (int k = 0; k < taskNames.length; k++) {
@@ -142,14 +156,12 @@ public final class IndexTables {
             functions[k] = model.name(k);
         }
         long[][] spans = new long[model.traceNames().size()][];
-        long[] counts;
-        try (EventRows rows = new EventRows(input, mapping, model, progress)) {
-            create(c, model.traceNames(), rows.eventNames, rows.coreNames(), Arrays.asList(taskNames), Arrays.asList(functions));
-            rows.insertInto(c, "events");
-            counts = rows.counts;
-            for (int i = 0; i < spans.length; i++) {
-                spans[i] = new long[] {rows.first[i], rows.last[i]};
-            }
+        List<String> cores = coreNames(model);
+        create(c, model.traceNames(), log.eventNames, cores, Arrays.asList(taskNames), Arrays.asList(functions));
+        log.rows(cores).insertInto(c, "events_raw");
+        long[] counts = log.counts;
+        for (int i = 0; i < spans.length; i++) {
+            spans[i] = new long[] {log.first[i], log.last[i]};
         }
         new IntervalRows(model, taskNames, functions).insertInto(c, "intervals");
         new CallRows(model, taskNames, functions).insertInto(c, "calls");
@@ -185,143 +197,205 @@ public final class IndexTables {
     }
 
     /**
-     * Every event of every trace, read once more, trace after trace in each one's time order
-     * (the merge across traces is left to queries: {@code ORDER BY time_ns}). Per event: the
-     * JSON of its fields written into a reused buffer (and copied out: the one allocation per
-     * event), its name and core as bytes made once per event class and core.
+     * The narrow row of every event, taken from the state pass as it reads them (in its merged
+     * order, across traces): small numbers only (the trace, event name and core as their ENUM's
+     * ordinals, the event's position to decode it again), kept in chunks of columns until the
+     * pass is over and the core names known. The {@code events} view adds the names and the
+     * fields ({@link EventFields}).
      */
-    private static final class EventRows extends ChunkedRows implements AutoCloseable {
-        final StateBuilder.Input input;
-        final LongConsumer progress;
-        final CtfReader[] readers;
-        final String[] coreFields;
+    public static final class EventLog implements StateBuilder.EventListener {
+        private static final int CHUNK = 1 << 13;
         final String[] traceNames;
+        final Mapping given;
         final Set<String> eventNames = new LinkedHashSet<>();
-        final Set<String> knownCores = new LinkedHashSet<>();
-        final TextSink sink = new TextSink(null);
-        final JsonText json = new JsonText(sink);
-        final Map<EventPlan, byte[]> names = new IdentityHashMap<>();
-        final Map<String, byte[]> cores = new HashMap<>();
+        /** Per trace, its readers' traces (to find a position's trace) and the core field's handle. */
+        final EventPosition.Tracker[] trackers;
+        final Event.Field[] coreFields;
+        final Map<String, Integer> nameIds = new HashMap<>();
+        final Map<EventClass, Integer> classIds = new IdentityHashMap<>();
+        /** Cores met, as trace and CPU (−1: none), numbered in order of appearance. */
+        final List<long[]> coreKeys = new ArrayList<>();
+        final Map<Long, Integer> coreIds = new HashMap<>();
         final long[] counts;
         final long[] first;
         final long[] last;
+        final LongConsumer progress;
+        // per trace, the last event class and CPU seen
+        final EventClass[] lastClass;
+        final int[] lastName;
+        final long[] lastCpu;
+        final int[] lastCore;
+        final List<long[]> times = new ArrayList<>();
+        final List<long[]> streams = new ArrayList<>();
+        final List<long[]> packets = new ArrayList<>();
+        final List<int[]> ints = new ArrayList<>(); // per row: trace, name, core, stream file, index
         long total;
-        int at;
-        // per trace, while it is read
-        byte[] trace;
-        byte[] core;
-        long lastCpu;
-        EventPlan lastPlan;
-        byte[] name;
+        long[] time;
+        long[] stream;
+        long[] packet;
+        int[] row5;
+        int at = CHUNK;
 
-        EventRows(StateBuilder.Input input, Mapping given, StateModel model, LongConsumer progress)
-                throws IOException, MetadataException, StreamDecodingException {
-            super(List.of(new Column("trace", TEXT), new Column("stream", LONG), new Column("time_ns", LONG),
-                new Column("name", TEXT), new Column("core", TEXT), new Column("fields", TEXT)));
-            this.input = input;
+        EventLog(int traces, Mapping given, List<String> traceNames, LongConsumer progress) {
+            this.traceNames = traceNames.toArray(String[]::new);
+            this.given = given;
             this.progress = progress;
-            int n = input.traces().size();
-            readers = new CtfReader[n];
-            coreFields = new String[n];
-            traceNames = model.traceNames().toArray(String[]::new);
-            counts = new long[n];
-            first = new long[n];
-            last = new long[n];
+            trackers = new EventPosition.Tracker[traces];
+            coreFields = new Event.Field[traces];
+            counts = new long[traces];
+            first = new long[traces];
+            last = new long[traces];
             Arrays.fill(first, Long.MAX_VALUE);
             Arrays.fill(last, Long.MIN_VALUE);
-            model.cores().forEach(c -> knownCores.add(c.name()));
-            knownCores.addAll(model.traceNames());
-            try {
-                for (int i = 0; i < n; i++) {
-                    readers[i] = CtfReader.open(List.of(input.traces().get(i)), w -> { });
-                    Set<String> events = StateBuilder.eventNames(readers[i].traces());
-                    eventNames.addAll(events);
-                    Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
-                    coreFields[i] = m == null ? null : m.core();
+            lastClass = new EventClass[traces];
+            lastName = new int[traces];
+            lastCpu = new long[traces];
+            Arrays.fill(lastCpu, Long.MIN_VALUE);
+            lastCore = new int[traces];
+        }
+
+        /** Takes trace {@code i}'s reader, opened: its event names and mapping's core field. */
+        void opened(int i, CtfReader r) {
+            Set<String> events = StateBuilder.eventNames(r.traces());
+            for (String e : events) {
+                if (eventNames.add(e)) {
+                    nameIds.put(e, nameIds.size());
                 }
-            } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
-                close();
-                throw e;
             }
-            startTrace();
-        }
-
-        Set<String> coreNames() {
-            return knownCores;
-        }
-
-        private void startTrace() {
-            if (at < readers.length) {
-                trace = utf8(traceNames[at]);
-                core = trace;
-                lastCpu = Long.MIN_VALUE;
-                lastPlan = null;
-            }
+            Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
+            coreFields[i] = m == null || m.core() == null ? null : Event.field(m.core());
+            trackers[i] = new EventPosition.Tracker(r.traces());
         }
 
         @Override
-        int fill(DuckDBDataChunkWriter out, int capacity) throws Exception {
-            DuckDBWritableVector stream = out.vector(1);
-            DuckDBWritableVector time = out.vector(2);
-            int row = 0;
-            while (row < capacity && at < readers.length) {
-                CtfReader r = readers[at];
-                if (!r.next()) {
-                    r.close();
-                    readers[at] = null;
-                    at++;
-                    startTrace();
-                    continue;
-                }
-                EventCursor cursor = r.cursor();
-                EventPlan plan = cursor.decoder().event();
-                if (plan != lastPlan) {
-                    lastPlan = plan;
-                    name = names.computeIfAbsent(plan, p -> utf8(p.cls.name() == null ? "" : p.cls.name()));
-                }
-                String coreField = coreFields[at];
-                if (coreField != null) {
-                    Event e = r.event();
-                    long cpu = e.has(coreField) ? e.getLong(coreField) : -1;
-                    if (cpu != lastCpu) {
-                        lastCpu = cpu;
-                        // named as the state model names its cores; one it does not know (no event of it mapped) is NULL
-                        String c = traceNames[at] + (cpu < 0 ? "" : "/cpu" + cpu);
-                        core = knownCores.contains(c) ? cores.computeIfAbsent(c, IndexTables::utf8) : null;
+        public void event(int trace, CtfReader reader, long t) {
+            if (at == CHUNK) {
+                time = new long[CHUNK];
+                stream = new long[CHUNK];
+                packet = new long[CHUNK];
+                row5 = new int[5 * CHUNK];
+                times.add(time);
+                streams.add(stream);
+                packets.add(packet);
+                ints.add(row5);
+                at = 0;
+            }
+            Event e = reader.event();
+            EventCursor cursor = reader.cursor();
+            EventClass cls = e.eventClass();
+            if (cls != lastClass[trace]) {
+                lastClass[trace] = cls;
+                Integer id = classIds.get(cls);
+                if (id == null) {
+                    id = nameIds.get(cls.name() == null ? "" : cls.name());
+                    if (id == null) {
+                        id = nameIds.size();
+                        nameIds.put(cls.name() == null ? "" : cls.name(), id);
+                        eventNames.add(cls.name() == null ? "" : cls.name());
                     }
+                    classIds.put(cls, id);
                 }
-                string(0, row, trace);
-                stream.setLong(row, cursor.trace().streamId(cursor.stream()));
-                if (cursor.hasTime()) {
-                    long t = input.maps().get(at).apply(cursor.timeNanos());
-                    first[at] = Math.min(first[at], t);
-                    last[at] = Math.max(last[at], t);
-                    time.setLong(row, t);
-                } else {
-                    time.setNull(row);
-                }
-                string(3, row, name);
-                string(4, row, core);
-                sink.clear();
-                json.fields(cursor.decoder());
-                string(5, row, Arrays.copyOf(sink.buffer(), sink.length()));
-                counts[at]++;
-                row++;
-                if ((++total & 0xFFFF) == 0) {
-                    progress.accept(total);
-                }
+                lastName[trace] = id;
             }
-            return row;
+            Event.Field coreField = coreFields[trace];
+            long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
+            if (cpu != lastCpu[trace]) {
+                lastCpu[trace] = cpu;
+                long key = (long) trace << 40 ^ (cpu & 0xFF_FFFF_FFFFL);
+                Integer id = coreIds.get(key);
+                if (id == null) {
+                    id = coreKeys.size();
+                    coreIds.put(key, id);
+                    coreKeys.add(new long[] {trace, cpu});
+                }
+                lastCore[trace] = id;
+            }
+            EventPosition.Tracker where = trackers[trace];
+            where.update(cursor);
+            if (cursor.hasTime()) {
+                first[trace] = Math.min(first[trace], t);
+                last[trace] = Math.max(last[trace], t);
+                time[at] = t;
+            } else {
+                time[at] = Long.MIN_VALUE;
+            }
+            stream[at] = cursor.trace().streamId(cursor.stream());
+            packet[at] = where.packetOffset();
+            int o = 5 * at;
+            row5[o] = trace;
+            row5[o + 1] = lastName[trace];
+            row5[o + 2] = lastCore[trace];
+            row5[o + 3] = where.streamFile();
+            row5[o + 4] = where.index();
+            at++;
+            counts[trace]++;
+            if ((++total & 0xFFFF) == 0) {
+                progress.accept(total);
+            }
         }
 
-        @Override
-        public void close() {
-            for (int i = 0; i < readers.length; i++) {
-                if (readers[i] != null) {
-                    readers[i].close();
-                    readers[i] = null;
-                }
+        /** The rows, the cores numbered as {@code coreNames} (the ENUM's values): a core not in it is NULL. */
+        ChunkedRows rows(List<String> coreNames) {
+            Map<String, Integer> byName = new HashMap<>();
+            for (String c : coreNames) {
+                byName.putIfAbsent(c, byName.size());
             }
+            Map<String, Integer> traceOrdinals = new HashMap<>();
+            int[] traceOrdinal = new int[traceNames.length];
+            for (int t = 0; t < traceNames.length; t++) {
+                traceOrdinal[t] = traceOrdinals.computeIfAbsent(traceNames[t], x -> traceOrdinals.size());
+            }
+            int[] core = new int[coreKeys.size()];
+            for (int k = 0; k < core.length; k++) {
+                long[] tc = coreKeys.get(k);
+                // named as the state model names its cores; one it does not know (no event of it mapped) is NULL
+                String c = traceNames[(int) tc[0]] + (tc[1] < 0 ? "" : "/cpu" + tc[1]);
+                core[k] = byName.getOrDefault(c, -1);
+            }
+            return new ChunkedRows(List.of(new ChunkedRows.Column("trace", INT), new ChunkedRows.Column("stream", LONG),
+                    new ChunkedRows.Column("time_ns", LONG), new ChunkedRows.Column("name", INT), new ChunkedRows.Column("core", INT),
+                    new ChunkedRows.Column("stream_file", INT), new ChunkedRows.Column("packet", LONG),
+                    new ChunkedRows.Column("event_index", INT))) {
+                long next;
+
+                @Override
+                int fill(DuckDBDataChunkWriter out, int capacity) {
+                    DuckDBWritableVector vTrace = out.vector(0);
+                    DuckDBWritableVector vStream = out.vector(1);
+                    DuckDBWritableVector vTime = out.vector(2);
+                    DuckDBWritableVector vName = out.vector(3);
+                    DuckDBWritableVector vCore = out.vector(4);
+                    DuckDBWritableVector vFile = out.vector(5);
+                    DuckDBWritableVector vPacket = out.vector(6);
+                    DuckDBWritableVector vIndex = out.vector(7);
+                    int row = 0;
+                    for (; row < capacity && next < total; row++, next++) {
+                        int c = (int) (next / CHUNK);
+                        int k = (int) (next % CHUNK);
+                        long[] tm = times.get(c);
+                        int[] r5 = ints.get(c);
+                        int o = 5 * k;
+                        vTrace.setInt(row, traceOrdinal[r5[o]]);
+                        vStream.setLong(row, streams.get(c)[k]);
+                        if (tm[k] == Long.MIN_VALUE) {
+                            vTime.setNull(row);
+                        } else {
+                            vTime.setLong(row, tm[k]);
+                        }
+                        vName.setInt(row, r5[o + 1]);
+                        int cr = core[r5[o + 2]];
+                        if (cr < 0) {
+                            vCore.setNull(row);
+                        } else {
+                            vCore.setInt(row, cr);
+                        }
+                        vFile.setInt(row, r5[o + 3]);
+                        vPacket.setLong(row, packets.get(c)[k]);
+                        vIndex.setInt(row, r5[o + 4]);
+                    }
+                    return row;
+                }
+            };
         }
     }
 

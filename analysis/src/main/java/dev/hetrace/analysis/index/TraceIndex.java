@@ -36,7 +36,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older files are then not used. */
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
 
     private final Path file;
     private final boolean built;
@@ -106,10 +106,19 @@ public final class TraceIndex {
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
-        StateModel model = StateBuilder.build(in, mapping, warnings);
+        long[] lastNote = {System.nanoTime()};
+        List<String> names = names(in.traces());
+        IndexTables.EventLog log = IndexTables.eventLog(in, mapping, names, events -> {
+            long now = System.nanoTime();
+            if (now - lastNote[0] > 2_000_000_000L) {
+                lastNote[0] = now;
+                notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d events read", events));
+            }
+        });
+        int[] opened = {0};
+        // one pass: the state model, and the events' narrow rows as the pass reads them
+        StateModel model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log);
         model.symbolize(symbols);
-        long started = System.nanoTime();
-        long[] lastNote = {started};
         try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + file)) {
             if (threads > 0) {
                 try (var s = c.createStatement()) {
@@ -117,13 +126,7 @@ public final class TraceIndex {
                 }
             }
             try {
-                IndexTables.fill(c, in, mapping, model, events -> {
-                    long now = System.nanoTime();
-                    if (now - lastNote[0] > 2_000_000_000L) {
-                        lastNote[0] = now;
-                        notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d of %,d events", events, model.events()));
-                    }
-                });
+                IndexTables.fill(c, in, model, log);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
@@ -151,11 +154,33 @@ public final class TraceIndex {
         return traceNames;
     }
 
-    /** A read-only connection to the index (several processes may read it at once). */
+    /**
+     * A read-only connection to the index (several processes may read it at once), with the
+     * {@code events} view: {@code events_raw} with the names and the fields, decoded from the
+     * traces for the rows a query reads.
+     */
     public Connection connect() throws SQLException {
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
-        return DriverManager.getConnection("jdbc:duckdb:" + file, p);
+        Connection c = DriverManager.getConnection("jdbc:duckdb:" + file, p);
+        try {
+            attachEvents(c);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /** Makes the {@code events} view on a connection to an index file (see {@link #connect()}). */
+    public static void attachEvents(Connection c) throws SQLException {
+        Map<String, String> paths = new java.util.LinkedHashMap<>();
+        try (var s = c.createStatement(); var r = s.executeQuery("SELECT trace, path FROM traces ORDER BY rowid")) {
+            while (r.next()) {
+                paths.putIfAbsent(r.getString(1), r.getString(2));
+            }
+        }
+        EventFields.attach(c, new ArrayList<>(paths.values()));
     }
 
     /** The first line of a DuckDB message (they add the query and a caret below). */

@@ -9,9 +9,14 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.EventPosition;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.text.JsonText;
+import dev.hetrace.ctf.text.TextSink;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -20,8 +25,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,6 +166,109 @@ class IndexTest {
             List<String> sql = strings(c, "select time_ns || ' ' || (fields->>'$.payload.next_task') || ' ' || "
                 + "(fields->>'$.payload.next_prio') from events where name = 'task_switch' order by time_ns, stream");
             assertThat(sql).isEqualTo(direct);
+        }
+    }
+
+    /** An event as a direct read gives it: its time, name and the line {@code hetrace print --format json} writes. */
+    private record Direct(long time, String name, String json) {}
+
+    /** Every event of {@code trace} read directly, by its position (stream file, packet, index). */
+    private static Map<List<Long>, Direct> directByPosition(Path trace) throws Exception {
+        Map<List<Long>, Direct> out = new HashMap<>();
+        TextSink sink = new TextSink(null);
+        JsonText json = new JsonText(sink);
+        try (CtfReader r = CtfReader.open(trace)) {
+            EventPosition.Tracker where = new EventPosition.Tracker(r.traces());
+            while (r.next()) {
+                where.update(r.cursor());
+                sink.clear();
+                json.print(r.cursor());
+                Direct d = new Direct(r.event().timeNanos(), r.event().name(),
+                    new String(sink.buffer(), 0, sink.length(), StandardCharsets.UTF_8));
+                assertThat(out.put(List.of((long) where.streamFile(), where.packetOffset(), (long) where.index()), d))
+                    .as("one event per position").isNull();
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Every row of a one-trace index: its position leads, by a direct read and by
+     * {@link EventPosition#decode}, to the event of the same time and name, and its fields are
+     * that event's scopes as {@code hetrace print --format json} writes them (the packet
+     * context left out). Returns the streams and packets the rows span.
+     */
+    private static long[] checkPositionsAndFields(Path trace, TraceIndex index) throws Exception {
+        Map<List<Long>, Direct> direct = directByPosition(trace);
+        Set<Long> streams = new HashSet<>();
+        Set<List<Long>> packets = new HashSet<>();
+        long rows = 0;
+        try (Connection c = index.connect();
+             PreparedStatement s = c.prepareStatement("select e.time_ns, e.name::varchar, e.fields::varchar, r.stream_file, "
+                 + "r.packet, r.event_index from events e positional join events_raw r");
+             ResultSet rs = s.executeQuery();
+             CtfReader again = CtfReader.open(trace)) {
+            EventPosition position = new EventPosition(again.traces());
+            while (rs.next()) {
+                rows++;
+                List<Long> at = List.of(rs.getLong(4), rs.getLong(5), rs.getLong(6));
+                Direct d = direct.get(at);
+                assertThat(d).as("event at " + at).isNotNull();
+                assertThat(rs.getLong(1)).isEqualTo(d.time());
+                assertThat(rs.getString(2)).isEqualTo(d.name());
+                // {"stream_context":...,"payload":...} is how the printed line ends
+                assertThat(d.json()).endsWith(rs.getString(3).substring(1) + "\n");
+                StreamDecoder decoded = position.decode((int) rs.getLong(4), rs.getLong(5), (int) rs.getLong(6));
+                assertThat(decoded).isNotNull();
+                assertThat(EventPosition.timeNanos(decoded)).isEqualTo(d.time());
+                assertThat(decoded.event().cls.name()).isEqualTo(d.name());
+                streams.add(rs.getLong(4));
+                packets.add(at.subList(0, 2));
+            }
+        }
+        assertThat(rows).isEqualTo(direct.size());
+        return new long[] {streams.size(), packets.size()};
+    }
+
+    @Test
+    void anEventsPositionFindsItAgainAndItsFieldsAreThoseHetracePrintShows() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(6).withSlaves(1), dir.resolve("board"));
+        long morePackets = 0; // packets beyond the first of each stream file, over the board
+        for (Path trace : board(r)) {
+            TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
+            long[] spans = checkPositionsAndFields(trace, index);
+            morePackets += spans[1] - spans[0];
+        }
+        assertThat(morePackets).as("events in later packets of a file").isPositive();
+        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
+            "lttng-tracefile-rotation");
+        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
+        long[] spans = checkPositionsAndFields(trace, index);
+        assertThat(spans[0]).as("stream files").isGreaterThan(1);
+        assertThat(spans[1]).as("packets").isGreaterThan(1);
+    }
+
+    @Test
+    void theIndexFileHoldsTheNarrowEventsTableAndHetraceMakesTheEventsView() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
+        Path slave = r.slaves().getFirst();
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("duckdb.read_only", "true");
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + index.file(), p)) {
+            assertThat(strings(c, "select table_name from information_schema.tables where table_name like 'events%'"))
+                .containsExactly("events_raw");
+            assertThat(strings(c, "select column_name from information_schema.columns where table_name = 'events_raw' "
+                + "order by ordinal_position")).containsExactly("trace", "stream", "time_ns", "name", "core", "stream_file",
+                "packet", "event_index");
+        }
+        // two connections at once in one process (the function registered twice on one database)
+        try (Connection c = index.connect(); Connection d = index.connect()) {
+            assertThat(one(c, "select count(*) from events")).isEqualTo(one(c, "select count(*) from events_raw"));
+            assertThat(strings(d, "select fields::varchar from events where name = 'task_switch' limit 1").getFirst())
+                .contains("\"payload\":{");
+            assertThat(one(c, "select count(*) from events where fields is null")).isZero();
         }
     }
 
