@@ -103,8 +103,22 @@ public final class CtfTrace implements AutoCloseable {
         /** Metadata files up to this size are compared by content (a digest) to share their parsing. */
         private static final long SHARED_METADATA_MAX = 1 << 20;
 
+        /**
+         * Parsed metadata by content, shared by every opener of the process: a command that reads
+         * its traces several times (synchronization's passes, then the state model) parses each
+         * metadata once. Values are soft (the collector may drop them under memory pressure), and
+         * at most {@code PARSED_MAX} are kept, the least recently used dropped first.
+         */
+        private static final int PARSED_MAX = 4096;
+        private static final Map<String, java.lang.ref.SoftReference<ParsedMetadata>> PARSED =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, java.lang.ref.SoftReference<ParsedMetadata>> eldest) {
+                    return size() > PARSED_MAX;
+                }
+            });
+
         private final Consumer<String> warnings;
-        private final Map<String, ParsedMetadata> parsed = new HashMap<>();
         private final Map<FileTable, FileTable> tables = new HashMap<>();
         /** By base directory, then by parsed metadata (identity). */
         private final Map<Path, Map<ParsedMetadata, Shared>> shared = new HashMap<>();
@@ -146,7 +160,8 @@ public final class CtfTrace implements AutoCloseable {
                 } catch (java.security.NoSuchAlgorithmException e) {
                     throw new IllegalStateException(e);
                 }
-                ParsedMetadata known = parsed.get(key);
+                java.lang.ref.SoftReference<ParsedMetadata> ref = PARSED.get(key);
+                ParsedMetadata known = ref == null ? null : ref.get();
                 if (known != null) {
                     for (String w : known.warnings()) {
                         warnings.accept(metadataFile + ": " + w);
@@ -172,7 +187,7 @@ public final class CtfTrace implements AutoCloseable {
             }
             ParsedMetadata pm = new ParsedMetadata(metadata, plan, List.copyOf(said));
             if (key != null) {
-                parsed.put(key, pm);
+                PARSED.put(key, new java.lang.ref.SoftReference<>(pm));
             }
             return pm;
         }
