@@ -71,8 +71,7 @@ class DiagnosisTest {
     }
 
     private static java.util.Map<String, String> symbols(GroundTruth truth) {
-        return truth.symbols().entrySet().stream()
-            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey));
+        return truth.symbolNames();
     }
 
     private static void delete(Path dir) throws IOException {

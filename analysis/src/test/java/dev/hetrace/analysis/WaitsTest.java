@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +33,7 @@ class WaitsTest {
         sim = Simulation.sobel(c, dir.resolve("board"));
         input = StateBuilder.synchronize(sim.traces(), w -> { });
         model = StateBuilder.build(input, w -> { });
-        model.symbolize(sim.truth().symbols().entrySet().stream()
-            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
+        model.symbolize(sim.truth().symbolNames());
     }
 
     private static long master(long trueNanos) {

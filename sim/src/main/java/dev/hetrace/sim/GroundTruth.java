@@ -84,6 +84,13 @@ public final class GroundTruth {
         return symbols;
     }
 
+    /** The symbol table as {@code StateModel.symbolize} takes it: {@code 0x} and lowercase hex address to name. */
+    public Map<String, String> symbolNames() {
+        Map<String, String> out = new java.util.HashMap<>();
+        symbols.forEach((name, addr) -> out.put("0x" + Long.toHexString(addr), name));
+        return out;
+    }
+
     /**
      * Events slave {@code coreId}'s tracer dropped because its buffer was full, as its packets'
      * {@code events_discarded} count them.
@@ -193,20 +200,6 @@ public final class GroundTruth {
     }
 
     private static String str(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return dev.hetrace.ctf.text.JsonText.quote(s);
     }
 }

@@ -499,21 +499,6 @@ public final class ViewServer implements AutoCloseable {
     }
 
     static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char c : (s == null ? "" : s).toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        return dev.hetrace.ctf.text.JsonText.quote(s);
     }
 }

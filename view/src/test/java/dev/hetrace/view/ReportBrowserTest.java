@@ -1,7 +1,6 @@
 package dev.hetrace.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,7 +11,6 @@ import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,20 +19,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -46,9 +37,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Screenshots go to {@code target/screenshots/report-*.png}.
  */
 class ReportBrowserTest {
-    static final Path CHROMIUM = ViewerBrowserTest.CHROMIUM;
-    static final Path CHROMEDRIVER = ViewerBrowserTest.CHROMEDRIVER;
-    static final Path SHOTS = ViewerBrowserTest.SHOTS;
 
     @TempDir
     static Path dir;
@@ -60,53 +48,35 @@ class ReportBrowserTest {
     static Report.Written report;
     static Report.Written summaries;
     static Report.Written windowed;
+    static Chromium browser;
     static ChromeDriver driver;
 
     @BeforeAll
     static void start() throws Exception {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            String why = "the browser tests need Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
-                + "): apt-get install chromium chromium-driver (.ci/run does)";
-            if (System.getenv("CI") != null) {
-                fail(why);
-            }
-            Assumptions.abort(why);
-        }
+        Chromium.require();
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         sim = Simulation.sobel(c, dir.resolve("board"));
         input = StateBuilder.synchronize(sim.traces(), w -> { });
         model = StateBuilder.build(input, w -> { });
-        model.symbolize(sim.truth().symbols().entrySet().stream()
-            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
+        model.symbolize(sim.truth().symbolNames());
         timeline = Timeline.of(model);
         report = Report.write(timeline, dir.resolve("report.html"));
         // as a large board's: columns as narrow as they come (256 over the trace), without and with windows
         summaries = Report.write(timeline, dir.resolve("large.html"), 1000, 0, 1);
         windowed = Report.write(timeline, dir.resolve("large-windows.html"), 1000, 100_000, 1);
 
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-        System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
-        ChromeOptions o = new ChromeOptions();
-        o.setBinary(CHROMIUM.toFile());
-        Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
-        // no network: no host resolves, no proxy, no background or component traffic
-        o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        // no network: no host resolves, no proxy, no background or component traffic; the DevTools
+        // network log keeps every request the page makes, whatever made it
+        browser = Chromium.start(dir.resolve("chromium-profile"), true,
             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost", "--proxy-server=http://0.0.0.0:1",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-            "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability", "--no-pings",
-            "--user-data-dir=" + profile, "--window-size=1600,1000", "--force-device-scale-factor=1");
-        // the DevTools network log: every request the page makes, whatever made it
-        o.setCapability("goog:loggingPrefs", java.util.Map.of("performance", "ALL"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-            .usingAnyFreePort().build();
-        driver = new ChromeDriver(service, o);
-        Files.createDirectories(SHOTS);
+            "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability", "--no-pings");
+        driver = browser.driver;
     }
 
     @AfterAll
     static void stop() {
-        if (driver != null) {
-            driver.quit();
+        if (browser != null) {
+            browser.close();
         }
     }
 
@@ -266,8 +236,7 @@ class ReportBrowserTest {
     private static void open(Report.Written w) {
         driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE); // what came before: the browser's own pages
         driver.get(w.file().toUri().toString());
-        new WebDriverWait(driver, Duration.ofSeconds(30))
-            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+        browser.settle();
     }
 
     /**
@@ -293,27 +262,19 @@ class ReportBrowserTest {
     }
 
     private static JsonNode lastDraw() throws Exception {
-        new WebDriverWait(driver, Duration.ofSeconds(30))
-            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
-        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+        return browser.lastDraw();
     }
 
     private static Object js(String script) {
-        return ((JavascriptExecutor) driver).executeScript(script);
+        return browser.js(script);
     }
 
     private static JsonNode row(JsonNode draw, String name) {
-        for (JsonNode r : draw.get("rows")) {
-            if (r.get("name").asText().equals(name)) {
-                return r;
-            }
-        }
-        throw new AssertionError("no row " + name + " drawn");
+        return Chromium.row(draw, name);
     }
 
     private static void shot(String name) throws Exception {
-        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
-        Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        browser.shot(name);
     }
 
     private static long master(long trueNanos) {

@@ -1,10 +1,8 @@
 package dev.hetrace.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
@@ -13,8 +11,6 @@ import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,18 +19,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -45,9 +35,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Screenshots go to {@code target/screenshots}.
  */
 class ViewerBrowserTest {
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    static final Path SHOTS = Path.of("target", "screenshots");
 
     @TempDir
     static Path dir;
@@ -56,47 +43,29 @@ class ViewerBrowserTest {
     static StateBuilder.Input input;
     static StateModel model;
     static ViewServer server;
+    static Chromium browser;
     static ChromeDriver driver;
     static String url;
 
     @BeforeAll
     static void start() throws Exception {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            String why = "the browser tests need Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
-                + "): apt-get install chromium chromium-driver (.ci/run does)";
-            if (System.getenv("CI") != null) {
-                fail(why);
-            }
-            Assumptions.abort(why);
-        }
+        Chromium.require();
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         sim = Simulation.sobel(c, dir.resolve("board"));
         input = StateBuilder.synchronize(sim.traces(), w -> { });
         model = StateBuilder.build(input, w -> { });
-        model.symbolize(sim.truth().symbols().entrySet().stream()
-            .collect(Collectors.toMap(e -> "0x" + Long.toHexString(e.getValue()), java.util.Map.Entry::getKey)));
+        model.symbolize(sim.truth().symbolNames());
         server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
         url = "http://127.0.0.1:" + server.port() + "/";
 
-        // never let Selenium look for (or fetch) a browser or driver of its own
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-        System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
-        ChromeOptions o = new ChromeOptions();
-        o.setBinary(CHROMIUM.toFile());
-        Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
-        o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-            "--user-data-dir=" + profile, "--window-size=1600,1000", "--force-device-scale-factor=1");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-            .usingAnyFreePort().build();
-        driver = new ChromeDriver(service, o);
-        Files.createDirectories(SHOTS);
+        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        driver = browser.driver;
     }
 
     @AfterAll
     static void stop() {
-        if (driver != null) {
-            driver.quit();
+        if (browser != null) {
+            browser.close();
         }
         if (server != null) {
             server.close();
@@ -326,31 +295,23 @@ class ViewerBrowserTest {
     }
 
     private static void settle() {
-        new WebDriverWait(driver, Duration.ofSeconds(30))
-            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+        browser.settle();
     }
 
     private static JsonNode lastDraw() throws Exception {
-        settle();
-        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+        return browser.lastDraw();
     }
 
     private static Object js(String script) {
-        return ((JavascriptExecutor) driver).executeScript(script);
+        return browser.js(script);
     }
 
     private static JsonNode row(JsonNode draw, String name) {
-        for (JsonNode r : draw.get("rows")) {
-            if (r.get("name").asText().equals(name)) {
-                return r;
-            }
-        }
-        throw new AssertionError("no row " + name + " drawn");
+        return Chromium.row(draw, name);
     }
 
     private static void shot(String name) throws Exception {
-        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
-        Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        browser.shot(name);
     }
 
     private static String coreNameOfTask(int task) {

@@ -28,6 +28,31 @@ public final class JsonText {
     private CtfTrace lastTrace;
     private byte[] lastTraceName;
 
+    /**
+     * {@code s} as a JSON string literal (quotes, backslashes and control characters escaped):
+     * for the JSON that commands and tools write outside the event stream. Null is the empty string.
+     */
+    public static String quote(String s) {
+        String v = s == null ? "" : s;
+        StringBuilder b = new StringBuilder(v.length() + 2).append('"');
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                default -> {
+                    if (c < 0x20) {
+                        b.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
     public JsonText(TextSink out) {
         this.out = out;
     }

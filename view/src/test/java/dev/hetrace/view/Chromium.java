@@ -1,0 +1,106 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Debian's headless Chromium for the browser tests, driven through its chromedriver (Selenium
+ * never looks for nor fetches a browser or driver of its own), and what the app drew, read from
+ * its debug hook ({@code window.__hetrace.lastDraw}). Screenshots go to {@code target/screenshots}.
+ */
+final class Chromium implements AutoCloseable {
+    static final Path BINARY = Path.of("/usr/bin/chromium");
+    static final Path DRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path SHOTS = Path.of("target", "screenshots");
+
+    final ChromeDriver driver;
+
+    private Chromium(ChromeDriver driver) {
+        this.driver = driver;
+    }
+
+    /** Fails in CI without Debian's chromium and chromium-driver (CI installs them); skips elsewhere, saying how to install them. */
+    static void require() {
+        if (!Files.isExecutable(BINARY) || !Files.isExecutable(DRIVER)) {
+            String why = "the browser tests need Debian's chromium and chromium-driver (" + BINARY + ", " + DRIVER
+                + "): apt-get install chromium chromium-driver (.ci/run does)";
+            if (System.getenv("CI") != null) {
+                fail(why);
+            }
+            Assumptions.abort(why);
+        }
+    }
+
+    /** A headless browser with a new profile in {@code profile}, the common flags and {@code extra}; the DevTools network log kept when asked. */
+    static Chromium start(Path profile, boolean networkLog, String... extra) throws Exception {
+        System.setProperty("webdriver.chrome.driver", DRIVER.toString());
+        System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
+        ChromeOptions o = new ChromeOptions();
+        o.setBinary(BINARY.toFile());
+        List<String> args = new ArrayList<>(List.of("--headless=new", "--no-sandbox", "--disable-gpu",
+            "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--user-data-dir=" + Files.createDirectories(profile), "--window-size=1600,1000",
+            "--force-device-scale-factor=1"));
+        args.addAll(List.of(extra));
+        o.addArguments(args);
+        if (networkLog) {
+            o.setCapability("goog:loggingPrefs", java.util.Map.of("performance", "ALL"));
+        }
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
+            .usingAnyFreePort().build();
+        Files.createDirectories(SHOTS);
+        return new Chromium(new ChromeDriver(service, o));
+    }
+
+    Object js(String script) {
+        return ((JavascriptExecutor) driver).executeScript(script);
+    }
+
+    /** Waits until the app has drawn what it was last asked. */
+    void settle() {
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+    }
+
+    /** The rows, rectangles and arrows of the app's last frame, once it settled. */
+    JsonNode lastDraw() throws Exception {
+        settle();
+        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+    }
+
+    static JsonNode row(JsonNode draw, String name) {
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no row " + name + " drawn");
+    }
+
+    void shot(String name) throws Exception {
+        File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+        Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
+    public void close() {
+        driver.quit();
+    }
+}
