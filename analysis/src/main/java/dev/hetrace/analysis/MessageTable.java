@@ -1,20 +1,15 @@
 package dev.hetrace.analysis;
 
-import java.util.Arrays;
-
 /**
  * Messages: the send (time, core, task) linked to the receive (time, core, task) by queue and
  * message id, with the function each side was in. A side never seen is −1 with the flag
  * {@link StateModel#START_UNKNOWN} (no send) or {@link StateModel#END_UNKNOWN} (no receive).
  *
- * <p>Stored by rows of eight longs (core and task of a side share one, as do the two calls), in
- * chunks of 2048 rows once past the first chunk, as {@link IntervalTable} is.
+ * <p>Stored by rows ({@link LongRows}) of eight longs (core and task of a side share one, as do
+ * the two calls).
  */
 public final class MessageTable {
     private static final int W = 8;
-    private static final int SHIFT = 11;
-    private static final int ROWS = 1 << SHIFT;
-    private static final int MASK = ROWS - 1;
     private static final int SEND_TIME = 0;
     private static final int SEND_WHO = 1;
     private static final int RECEIVE_TIME = 2;
@@ -25,22 +20,17 @@ public final class MessageTable {
     /** The send's call in the high half, the receive's in the low half. */
     private static final int CALLS = 7;
 
-    private long[][] chunks = {new long[16 * W]};
-    private long[] last = chunks[0];
-    private int size;
+    private final LongRows rows = new LongRows(W);
 
     int send(long time, int core, int task, int call, long queue, long id) {
         return add(time, core, task, call, -1, -1, -1, -1, queue, id, StateModel.END_UNKNOWN);
     }
 
     void received(int row, long time, int core, int task, int call) {
-        long calls = slot(row, CALLS); // checks the row
-        long[] c = chunks[row >>> SHIFT];
-        int o = (row & MASK) * W;
-        c[o + RECEIVE_TIME] = time;
-        c[o + RECEIVE_WHO] = pair(core, task);
-        c[o + CALLS] = (calls & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL);
-        c[o + FLAGS] &= ~StateModel.END_UNKNOWN;
+        rows.set(row, RECEIVE_TIME, time);
+        rows.set(row, RECEIVE_WHO, pair(core, task));
+        rows.set(row, CALLS, (slot(row, CALLS) & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL));
+        rows.set(row, FLAGS, slot(row, FLAGS) & ~StateModel.END_UNKNOWN);
     }
 
     int receiveOnly(long time, int core, int task, int call, long queue, long id) {
@@ -52,12 +42,8 @@ public final class MessageTable {
     }
 
     private int add(long st, int sc, int sk, int scall, long rt, int rc, int rk, int rcall, long q, long i, int f) {
-        int k = size & MASK;
-        if (k * W == last.length || (k == 0 && size > 0)) {
-            grow();
-        }
-        long[] c = last;
-        int o = k * W;
+        int o = rows.append();
+        long[] c = rows.lastChunk();
         c[o + SEND_TIME] = st;
         c[o + SEND_WHO] = pair(sc, sk);
         c[o + RECEIVE_TIME] = rt;
@@ -66,32 +52,15 @@ public final class MessageTable {
         c[o + ID] = i;
         c[o + FLAGS] = f;
         c[o + CALLS] = pair(scall, rcall);
-        return size++;
-    }
-
-    private void grow() {
-        if (size < ROWS) {
-            last = Arrays.copyOf(last, Math.min(ROWS * W, last.length * 2));
-            chunks[0] = last;
-            return;
-        }
-        int n = size >>> SHIFT;
-        if (n == chunks.length) {
-            chunks = Arrays.copyOf(chunks, n * 2);
-        }
-        last = new long[ROWS * W];
-        chunks[n] = last;
+        return rows.size() - 1;
     }
 
     private long slot(int i, int field) {
-        if (i >= size || i < 0) {
-            throw new IndexOutOfBoundsException(i + " of " + size);
-        }
-        return chunks[i >>> SHIFT][(i & MASK) * W + field];
+        return rows.get(i, field);
     }
 
     public int size() {
-        return size;
+        return rows.size();
     }
 
     public long sendTime(int i) {

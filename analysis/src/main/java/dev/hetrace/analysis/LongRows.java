@@ -1,0 +1,73 @@
+package dev.hetrace.analysis;
+
+import java.util.Arrays;
+
+/**
+ * Rows of a fixed number of longs, stored by rows in chunks of 2048 rows once past the first
+ * chunk (which grows by doubling): adding a row writes one or two cache lines rather than one
+ * per column, and a large table grows without copying. The storage of {@link IntervalTable} and
+ * {@link MessageTable}.
+ */
+final class LongRows {
+    private static final int SHIFT = 11;
+    private static final int ROWS = 1 << SHIFT;
+    private static final int MASK = ROWS - 1;
+
+    private final int width;
+    private long[][] chunks;
+    private long[] last;
+    private int size;
+
+    LongRows(int width) {
+        this.width = width;
+        chunks = new long[][] {new long[16 * width]};
+        last = chunks[0];
+    }
+
+    /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
+    int append() {
+        int k = size & MASK;
+        if (k * width == last.length || (k == 0 && size > 0)) {
+            grow();
+        }
+        size++;
+        return k * width;
+    }
+
+    /** The chunk the last row went into. */
+    long[] lastChunk() {
+        return last;
+    }
+
+    private void grow() {
+        if (size < ROWS) {
+            last = Arrays.copyOf(last, Math.min(ROWS * width, last.length * 2));
+            chunks[0] = last;
+            return;
+        }
+        int n = size >>> SHIFT;
+        if (n == chunks.length) {
+            chunks = Arrays.copyOf(chunks, n * 2);
+        }
+        last = new long[ROWS * width];
+        chunks[n] = last;
+    }
+
+    int size() {
+        return size;
+    }
+
+    long get(int row, int field) {
+        if (row >= size || row < 0) {
+            throw new IndexOutOfBoundsException(row + " of " + size);
+        }
+        return chunks[row >>> SHIFT][(row & MASK) * width + field];
+    }
+
+    void set(int row, int field, long value) {
+        if (row >= size || row < 0) {
+            throw new IndexOutOfBoundsException(row + " of " + size);
+        }
+        chunks[row >>> SHIFT][(row & MASK) * width + field] = value;
+    }
+}
