@@ -1,0 +1,37 @@
+package dev.hetrace.profile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CampaignFileTest {
+
+	@Test
+	void aCampaignReadsBackEqualNaNsIncluded(@TempDir Path dir) throws Exception {
+		Run run = new Run("./matmul 512", Map.of("stress", "3"), 1, 1.25, 1.2, Double.NaN,
+				Map.of("task-clock", 1234.5, "page-faults", 77.0), Map.of("cycles", "not supported"),
+				List.of(new Sample(0.5, 10, 11, "worker", 1, "tick", Map.of("instructions", 1e9))));
+		Campaign campaign = new Campaign("matmul", Map.of("cpu", "test"), List.of(run), List.of(Map.of("level", "3")));
+		Path file = dir.resolve("c/campaign.json");
+		CampaignFile.write(campaign, file);
+		Campaign back = CampaignFile.read(file);
+		assertThat(back.runs().getFirst().systemSeconds()).isNaN();
+		assertThat(back.runs().getFirst().value("page-faults")).isEqualTo(77.0);
+		assertThat(back.runs().getFirst().samples()).isEqualTo(run.samples());
+		assertThat(back.name()).isEqualTo("matmul");
+	}
+
+	@Test
+	void aMalformedFileIsNamedWithItsLine(@TempDir Path dir) throws Exception {
+		Path file = dir.resolve("bad.json");
+		Files.writeString(file, "{\n  \"name\": \"x\",\n  \"runs\": [ 12 \n");
+		assertThatThrownBy(() -> CampaignFile.read(file)).isInstanceOf(ProfileException.class)
+				.hasMessageContaining("bad.json:3");
+	}
+}
