@@ -273,6 +273,13 @@ public final class CTracer {
 
             	/* Use current/last event record timestamp when opening/closing packets */
             	int use_cur_last_event_ts;
+
+            	/*
+            	 * Where the tracing functions' fast path may write up to (bits): the packet's size
+            	 * while tracing is enabled, 0 while it is not, so one comparison tests both
+            	 * (hetrace addition)
+            	 */
+            	uint32_t room_end;
             };
 
             """.formatted(p));
@@ -324,6 +331,13 @@ public final class CTracer {
             # define _NOINLINE
             #endif
 
+            /* Fixed-size copies become plain loads and stores, even with -ffreestanding */
+            #if defined(__GNUC__)
+            # define _MEMCPY	__builtin_memcpy
+            #else
+            # define _MEMCPY	memcpy
+            #endif
+
             #define _BITS_TO_BYTES(_x)	((_x) >> 3)
             #define _BYTES_TO_BITS(_x)	((_x) << 3)
 
@@ -340,6 +354,10 @@ public final class CTracer {
             """);
         c.append(clockReaders());
         c.append(bitWriter());
+        if (dsts().stream().anyMatch(d -> d.eventRecordTypes().stream()
+                .anyMatch(e -> traceParams(d, e).stream().anyMatch(prm -> prm.type() instanceof StringType)))) {
+            c.append(shortStrings());
+        }
         c.append("""
             uint32_t %1$spacket_size(const void * const vctx)
             {
@@ -402,6 +420,7 @@ public final class CTracer {
             	}
 
             	ctx->packet_size = _BYTES_TO_BITS(buf_size);
+            	ctx->room_end = ctx->is_tracing_enabled ? ctx->packet_size : 0;
             }
 
             int %1$spacket_is_open(const void * const vctx)
@@ -426,7 +445,10 @@ public final class CTracer {
 
             void %1$senable_tracing(void * const vctx, const int enable)
             {
-            	((struct %1$sctx *) vctx)->is_tracing_enabled = enable;
+            	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
+
+            	ctx->is_tracing_enabled = enable;
+            	ctx->room_end = enable ? ctx->packet_size : 0;
             }
 
             /* Makes room for an event record of er_size bits, opening and closing packets as needed. */
@@ -491,6 +513,7 @@ public final class CTracer {
             	ctx->in_tracing_section = 0;
             	ctx->is_tracing_enabled = 1;
             	ctx->use_cur_last_event_ts = 0;
+            	ctx->room_end = ctx->packet_size;
             }
 
             """.formatted(p));
@@ -524,6 +547,51 @@ public final class CTracer {
                 """.formatted(macro, clk.name(), clockCType(clk)));
         }
         return c.toString();
+    }
+
+    /** The longest string (with its NUL) a tracing function's fast path copies itself. */
+    static final int SHORT_STRING = 32;
+
+    /**
+     * Strings in the fast path: their size is found by testing bytes inline and they are copied
+     * by at most two fixed-size copies, so that a short string (a task, function or queue name)
+     * makes no call; a longer one goes to the slow path, which calls strlen and memcpy.
+     */
+    private static String shortStrings() {
+        StringBuilder tests = new StringBuilder();
+        for (int i = 0; i < SHORT_STRING; i++) {
+            tests.append("\t_TEST(").append(i).append(");").append(i % 8 == 7 ? "\n" : "");
+        }
+        return """
+            /* The byte size (with its NUL) of a string of at most %1$d bytes, else 0. */
+            static inline uint32_t _short_string_size(const char * const s)
+            {
+            #define _TEST(_i)	do { if (s[_i] == '\\0') { return (_i) + 1; } } while (0)
+            %2$s#undef _TEST
+            	return 0;
+            }
+
+            /* Copies n bytes (1 to %1$d) as at most two overlapping copies of a fixed size. */
+            static inline void _copy_short(uint8_t * const d, const char * const s, const uint32_t n)
+            {
+            	if (n > 16) {
+            		_MEMCPY(d, s, 16);
+            		_MEMCPY(d + n - 16, s + n - 16, 16);
+            	} else if (n >= 8) {
+            		_MEMCPY(d, s, 8);
+            		_MEMCPY(d + n - 8, s + n - 8, 8);
+            	} else if (n >= 4) {
+            		_MEMCPY(d, s, 4);
+            		_MEMCPY(d + n - 4, s + n - 4, 4);
+            	} else if (n >= 2) {
+            		_MEMCPY(d, s, 2);
+            		_MEMCPY(d + n - 2, s + n - 2, 2);
+            	} else {
+            		*d = (uint8_t) *s;
+            	}
+            }
+
+            """.formatted(SHORT_STRING, tests);
     }
 
     /** Writes {@code len} bits of {@code v} at bit {@code at}, CTF's bit order for the trace's byte order. */
@@ -610,7 +678,7 @@ public final class CTracer {
 
     private static String fixedWriter(int size, String value) {
         return "static inline void _write_" + size + "(uint8_t * const b, const uint64_t v)\n{\n\tconst uint" + size
-            + "_t u = " + value + ";\n\n\tmemcpy(b, &u, " + size / 8 + ");\n}\n\n";
+            + "_t u = " + value + ";\n\n\t_MEMCPY(b, &u, " + size / 8 + ");\n}\n\n";
     }
 
     /**
@@ -722,8 +790,9 @@ public final class CTracer {
             c.append("\tctx->sequence_number++;\n");
         }
         c.append("\tctx->in_tracing_section = saved_in_tracing_section;\n}\n\n");
+        int start = recordStart(d);
         for (EventRecordType e : d.eventRecordTypes()) {
-            eventRecordType(c, d, e, sctxType);
+            eventRecordType(c, d, e, sctxType, start);
         }
     }
 
@@ -735,28 +804,54 @@ public final class CTracer {
 
     /**
      * An event record type's tracing function. The fast path runs when the open packet has
-     * room: it serializes the record, then reads the clock and writes the timestamp into the
-     * header, so that only the context and a pointer stay live across the clock read, and it
-     * calls nothing else (closing a packet the record filled is a tail call). Anything else (no
-     * open packet, not enough room) goes to a separate slow function, which reads the clock first
-     * and opens and closes packets as barectf does, so both give the same packets for the same
-     * calls and clock values.
+     * room: it checks the room against a bound of the record's size that costs an instruction or
+     * two (every record of the stream starts at a known alignment, see {@link #recordStart}),
+     * serializes the record, then reads the clock and writes the timestamp into the header, so
+     * that only the context and a pointer stay live across the clock read, and it calls nothing
+     * else (closing a packet the record filled is a tail call). Strings of up to {@value
+     * #SHORT_STRING} bytes are measured and copied inline. Anything else (no open packet, a room
+     * the bound does not prove, a longer string) goes to a separate slow function, which reads
+     * the clock first, computes the exact size and opens and closes packets as barectf does, so
+     * both give the same packets for the same calls and clock values.
      */
-    private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType) {
+    private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType, int start) {
         List<Param> params = traceParams(d, e);
         String suffix = d.name() + "_" + e.name();
-        String computeLengths = params.stream().filter(prm -> prm.type() instanceof StringType)
-            .map(prm -> "\tconst uint32_t " + strLen(prm) + " = (uint32_t) strlen(" + prm.name() + ") + 1;\n")
-            .reduce("", String::concat);
+        List<Param> strings = params.stream().filter(prm -> prm.type() instanceof StringType).toList();
         String unused = params.stream().filter(prm -> prm.type() instanceof StaticArrayType a && a.length() == 0)
             .map(prm -> "\t(void) " + prm.name() + ";\n").reduce("", String::concat);
         String readClock = d.defaultClockType()
             .map(clk -> "\tsctx->cur_last_event_ts = _CLOCK_READ_" + clk.name() + "(ctx);\n").orElse("");
+        RecordBound bound = bound(d, e, start);
+        boolean fast = bound.exact();
+
+        // slow path
         StringBuilder serialize = new StringBuilder("\tbuf = ctx->buf;\n");
-        String writeTs = serialize(serialize, d, e);
+        String writeTs = serialize(serialize, d, e, start, false);
         String locals = "\tuint8_t *buf;\n" + (writeTs.contains("ts_p") ? "\tuint8_t *ts_p;\n" : "")
             + (writeTs.contains("ts_at") ? "\tuint32_t ts_at;\n" : "");
-        String end = """
+        c.append("static _NOINLINE void _trace_slow_").append(suffix).append("(").append(sctxType).append(" * const sctx")
+            .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
+        for (Param prm : strings) {
+            c.append("\tconst uint32_t ").append(strLen(prm)).append(" = (uint32_t) strlen(").append(prm.name()).append(") + 1;\n");
+        }
+        c.append(locals).append("\tuint32_t at = ctx->at;\n\tuint32_t er_size;\n\n").append(unused).append("""
+            	/* The fast path sends a call here when tracing is disabled */
+            	if (!ctx->is_tracing_enabled) {
+            		ctx->in_tracing_section = 0;
+            		return;
+            	}
+
+            """).append(readClock);
+        erSize(c, d, e, start);
+        c.append("""
+            	if (!_reserve_er_space_slow(ctx, er_size)) {
+            		ctx->in_tracing_section = 0;
+            		return;
+            	}
+
+            	at = ctx->at;
+            """).append(serialize).append(writeTs).append("""
             	if (ctx->at == ctx->packet_size) {
             		_close_full_packet(ctx);
             		return;
@@ -766,49 +861,72 @@ public final class CTracer {
             	ctx->in_tracing_section = 0;
             }
 
-            """;
-
-        // slow path
-        c.append("static _NOINLINE void _trace_slow_").append(suffix).append("(").append(sctxType).append(" * const sctx")
-            .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
-            .append(computeLengths).append(locals).append("\tuint32_t at = ctx->at;\n\tuint32_t er_size;\n\n")
-            .append(unused).append(readClock);
-        erSize(c, d, e);
-        c.append("""
-            	if (!_reserve_er_space_slow(ctx, er_size)) {
-            		ctx->in_tracing_section = 0;
-            		return;
-            	}
-
-            	at = ctx->at;
-            """).append(serialize).append(writeTs).append(end);
+            """);
 
         // the tracing function
+        StringBuilder fastSerialize = new StringBuilder("\tbuf = ctx->buf;\n");
+        String fastWriteTs = serialize(fastSerialize, d, e, start, fast);
         c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
-            .append(locals).append("\tuint32_t at, er_size;\n\n").append(unused);
+            .append(locals).append(fast ? "\tuint32_t at, packet_size;\n\n" : "\tuint32_t at, packet_size, er_size;\n\n")
+            .append(unused);
         // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
         // must not touch the packet nor the saved timestamp: it is discarded and counted. The
         // barrier keeps the compiler from reading the context before the section is entered.
+        // With the bound, a disabled tracing (room_end 0) fails the room test and the slow
+        // function returns: one test fewer. A record of no bits fits anything: it tests both.
+        boolean mayBeEmpty = d.eventRecordHeader().members().isEmpty();
+        boolean roomTestsEnabled = fast && !mayBeEmpty && bound.noArrayTerms() && bound.constantBits() < (1 << 20);
+        if (!roomTestsEnabled) {
+            c.append("\tif (!ctx->is_tracing_enabled) {\n\t\treturn;\n\t}\n\n");
+        }
         c.append("""
-            	if (!ctx->is_tracing_enabled) {
-            		return;
-            	}
-
             	if (ctx->in_tracing_section) {
-            		ctx->events_discarded++;
+            		if (ctx->is_tracing_enabled) {
+            			ctx->events_discarded++;
+            		}
+
             		return;
             	}
 
             	ctx->in_tracing_section = 1;
             	_COMPILER_BARRIER();
 
-            """).append(computeLengths).append("\tat = ctx->at;\n");
-        erSize(c, d, e);
-        // a record of no bits fits a full packet: test that none is open
-        boolean mayBeEmpty = d.eventRecordHeader().members().isEmpty();
-        c.append("\tif (").append(mayBeEmpty ? "at == ctx->packet_size || " : "").append("er_size > ctx->packet_size - at) {\n")
-            .append("\t\t_trace_slow_").append(suffix).append("(sctx").append(paramNames(params)).append(");\n")
-            .append("\t\treturn;\n\t}\n\n").append(serialize).append(readClock).append(writeTs).append(end);
+            """);
+        StringBuilder noRoom = new StringBuilder();
+        if (mayBeEmpty) {
+            noRoom.append("at == packet_size || "); // a record of no bits fits a full packet: test that none is open
+        }
+        for (Param prm : strings) {
+            c.append("\tconst uint32_t ").append(strLen(prm)).append(" = ")
+                .append(fast ? "_short_string_size(" + prm.name() + ")" : "(uint32_t) strlen(" + prm.name() + ") + 1").append(";\n");
+            if (fast) {
+                noRoom.append(strLen(prm)).append(" == 0 || ");
+            }
+        }
+        c.append("\tat = ctx->at;\n\tpacket_size = ctx->").append(roomTestsEnabled ? "room_end" : "packet_size").append(";\n");
+        if (fast) {
+            if (roomTestsEnabled) {
+                // no overflow: the bound is under 2^20 bits plus strings of at most SHORT_STRING
+                // bytes, and packets are under 2^32 bits (buf_size is in bytes) minus that
+                noRoom.append("at + (uint32_t) (").append(bound.expression()).append(") > packet_size");
+            } else {
+                noRoom.append("(uint32_t) (").append(bound.expression()).append(") > packet_size - at");
+            }
+        } else {
+            erSize(c, d, e, start);
+            noRoom.append("er_size > packet_size - at");
+        }
+        c.append("\tif (").append(noRoom).append(") {\n\t\t_trace_slow_").append(suffix).append("(sctx")
+            .append(paramNames(params)).append(");\n\t\treturn;\n\t}\n\n");
+        // the packet_size read above stays valid: nothing but this function touches the context meanwhile
+        String stamp = readClock + fastWriteTs.replace("\n\n", "\n");
+        c.append(fastSerialize).append("\n\tif (at == packet_size) {\n").append(stamp.replaceAll("(?m)^\t", "\t\t"))
+            .append("\t\t_close_full_packet(ctx);\n\t\treturn;\n\t}\n\n").append(stamp).append("""
+            	_COMPILER_BARRIER();
+            	ctx->in_tracing_section = 0;
+            }
+
+            """);
     }
 
     private static String strLen(Param prm) {
@@ -820,8 +938,11 @@ public final class CTracer {
      * {@code ctx->at} at its end and {@code ts_p} (or {@code ts_at}) where the timestamp goes;
      * returns the statement writing the timestamp (empty without one).
      */
-    private String serialize(StringBuilder c, DataStreamType d, EventRecordType e) {
-        Cursor w = new Cursor(c, "\t", "at", 1, true);
+    private String serialize(StringBuilder c, DataStreamType d, EventRecordType e, int start, boolean shortStrings) {
+        Cursor w = new Cursor(c, "\t", "at", start, true);
+        if (shortStrings) {
+            w.shortStrings();
+        }
         StructureType erh = d.eventRecordHeader();
         String writeTs = "";
         w.align(erh.alignment());
@@ -869,9 +990,9 @@ public final class CTracer {
     }
 
     /** Statements setting {@code er_size} to the bits of the event record starting at {@code at}. */
-    private void erSize(StringBuilder c, DataStreamType d, EventRecordType e) {
+    private void erSize(StringBuilder c, DataStreamType d, EventRecordType e, int start) {
         c.append("\t{\n\t\tuint32_t end = at;\n\n");
-        Cursor s = new Cursor(c, "\t\t", "end", 1, false);
+        Cursor s = new Cursor(c, "\t\t", "end", start, false);
         s.align(d.eventRecordHeader().alignment());
         for (Member m : d.eventRecordHeader().members()) {
             IntegerType it = (IntegerType) m.type();
@@ -879,6 +1000,63 @@ public final class CTracer {
         }
         payload(s, d, e);
         c.append("\t\ter_size = ").append(s.position()).append(" - at;\n\t}\n\n");
+    }
+
+    /** The bound of an event record's size from a position that is a multiple of {@code start} bits. */
+    private static RecordBound bound(DataStreamType d, EventRecordType e, int start) {
+        RecordBound b = new RecordBound(start);
+        b.align(d.eventRecordHeader().alignment());
+        for (Member m : d.eventRecordHeader().members()) {
+            b.field(m.type(), "");
+        }
+        List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
+        List<String> prefixes = List.of(ERCC, ERSC, ERP);
+        for (int r = 0; r < roots.size(); r++) {
+            if (roots.get(r).isPresent()) {
+                b.align(roots.get(r).get().alignment());
+                for (Member m : roots.get(r).get().members()) {
+                    String name = prefixes.get(r) + "_" + m.name();
+                    b.field(m.type(), m.type() instanceof StringType ? strLen(new Param(name, m.type()))
+                        : prefixes.get(r) + "___" + m.name() + "_len");
+                }
+            }
+        }
+        return b;
+    }
+
+    /**
+     * The largest power of two (bits, up to 4096) that every event record of the stream starts
+     * at a multiple of: the packet content starts at one, and each record type, started at one,
+     * ends at one. Alignments up to it then cost nothing at run time.
+     */
+    private int recordStart(DataStreamType d) {
+        RecordBound content = new RecordBound(Cursor.AT_ZERO);
+        StructureType ph = config.trace().type().packetHeader();
+        content.align(ph.alignment());
+        for (Member m : ph.members()) {
+            content.field(m.type(), "");
+        }
+        content.align(d.packetContext().alignment());
+        for (Member m : d.packetContext().members()) {
+            content.field(m.type(), "");
+        }
+        if (!content.exact()) {
+            return 1;
+        }
+        candidates:
+        for (int start = 4096; start > 1; start >>= 1) {
+            if (!content.multipleOf(start)) {
+                continue;
+            }
+            for (EventRecordType e : d.eventRecordTypes()) {
+                RecordBound end = bound(d, e, start);
+                if (!end.exact() || !end.multipleOf(start)) {
+                    continue candidates;
+                }
+            }
+            return start;
+        }
+        return 1;
     }
 
     private byte[] uuidBytes() {

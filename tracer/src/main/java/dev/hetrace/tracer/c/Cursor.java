@@ -30,6 +30,7 @@ final class Cursor {
     private final boolean writing;
     private long off;
     private int known;
+    private boolean shortStrings;
 
     /**
      * @param at      the C variable holding the base bit position (updated by the statements)
@@ -42,6 +43,15 @@ final class Cursor {
         this.at = at;
         this.known = known;
         this.writing = writing;
+    }
+
+    /**
+     * Copies the strings whose size the caller computed with {@code _short_string_size} (at
+     * most 32 bytes) inline with {@code _copy_short} instead of calling memcpy.
+     */
+    Cursor shortStrings() {
+        shortStrings = true;
+        return this;
     }
 
     /** The current bit position as a C expression. */
@@ -121,8 +131,8 @@ final class Cursor {
                 align(8);
                 String len = strLen != null ? strLen : "((uint32_t) strlen(" + src + ") + 1)";
                 if (writing) {
-                    c.append(ind).append("memcpy(").append(bytePointer("buf")).append(", ").append(src).append(", ")
-                        .append(len).append(");\n");
+                    c.append(ind).append(shortStrings && strLen != null ? "_copy_short(" : "memcpy(")
+                        .append(bytePointer("buf")).append(", ").append(src).append(", ").append(len).append(");\n");
                 }
                 flush();
                 c.append(ind).append(at).append(" += _BYTES_TO_BITS(").append(len).append(");\n");

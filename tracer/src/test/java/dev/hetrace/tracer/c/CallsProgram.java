@@ -131,11 +131,17 @@ final class CallsProgram {
             case IntegerType i -> "(" + CTracer.cType(ft, false) + ") (k * 37 + " + (salt * 11) + ")";
             case EnumerationType e -> "(" + CTracer.cType(ft, false) + ") (k + " + salt + ")";
             case RealType r -> "(" + CTracer.cType(ft, false) + ") (k + " + salt + ")";
-            case StringType s -> "(k % 2 ? \"s" + salt + "\" : \"\")";
+            // empty, short, and on both sides of the generated tracer's inline limit (32 bytes with the NUL)
+            case StringType s -> "(k % 5 == 0 ? \"\" : k % 5 == 1 ? \"s" + salt + "\" : k % 5 == 2 ? \"" + padded("s" + salt, 31)
+                + "\" : k % 5 == 3 ? \"" + padded("s" + salt, 32) + "\" : \"" + padded("s" + salt, 60) + "\")";
             case StaticArrayType a -> array(a.element(), (int) a.length(), name, salt, decls);
             case DynamicArrayType a -> array(a.element(), 3, name, salt, decls);
             case StructureType s -> throw new IllegalArgumentException("a structure is not a parameter");
         };
+    }
+
+    private static String padded(String s, int length) {
+        return s + "-".repeat(length - s.length());
     }
 
     private static String array(FieldType element, int length, String name, int salt, StringBuilder decls) {

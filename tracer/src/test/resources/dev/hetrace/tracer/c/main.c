@@ -52,12 +52,24 @@ int main(int argc, char **argv)
 			(int64_t) -i * INT64_C(1000000007), (int64_t) -i * 3, (int8_t) (i % 128 - 64));
 		tt_trace_reals(ctx, cpu, (float) i * 0.5f, (double) i / 3.0, (uint64_t) i);
 		{
-			char s[32];
+			/* lengths on both sides of the tracer's inline string limit (32 bytes) */
+			char s[64];
+			int n = sprintf(s, "event %ld", i);
 
-			sprintf(s, "event %ld", i);
+			for (k = 0; k < i % 45; k++) {
+				s[n++] = '-';
+			}
+			s[n] = '\0';
 			tt_trace_strings(ctx, cpu, s, "");
 		}
 		tt_trace_arrays(ctx, cpu, sa, (uint32_t) (i % 5), da, (uint32_t) (i % 4), words, nested);
+		if (i % 7 == 3) {
+			/* while tracing is disabled, tracepoints write and count nothing */
+			tt_enable_tracing(ctx, 0);
+			tt_trace_strings(ctx, cpu, "disabled", "");
+			tt_trace_reals(ctx, cpu, 0.0f, 0.0, 0);
+			tt_enable_tracing(ctx, 1);
+		}
 	}
 
 	tt_platform_linux_file_fini(platform);
