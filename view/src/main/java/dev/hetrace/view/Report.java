@@ -47,7 +47,7 @@ public final class Report {
 
     private static final String APP = "/dev/hetrace/view/app/";
     /** The modules in the order they are put in the script: each after those it imports. */
-    private static final List<String> MODULES = List.of("source", "timeline", "app");
+    private static final List<String> MODULES = List.of("source", "timeline", "charts", "app");
 
     /** What a report holds: its size, every interval or summaries at {@code width} columns, its messages. */
     public record Written(Path file, long bytes, boolean everyInterval, long intervals, int width, int messages,
@@ -127,6 +127,13 @@ public final class Report {
                     api.diagnosis(g);
                     g.writeFieldName("stats");
                     api.stats(0, t.end() - t.begin(), g);
+                    // the durations panel for what the diagnosis names (a sample of each)
+                    g.writeObjectFieldStart("durations");
+                    for (String name : durationNames(t, api.diagnosisReport())) {
+                        g.writeFieldName(name);
+                        api.durations(name, MAX_DURATIONS, g);
+                    }
+                    g.writeEndObject();
                 }
                 g.writeObjectFieldStart("report");
                 g.writeBooleanField("everyInterval", every);
@@ -239,6 +246,23 @@ public final class Report {
             out.add(new long[] {f, e});
         }
         return out;
+    }
+
+    /** The most names, and intervals per name, whose durations a report holds. */
+    static final int DURATION_NAMES = 3;
+    static final int MAX_DURATIONS = 2_000;
+
+    /** The functions and tasks of the longest outliers, as the viewer's durations panel names them. */
+    static List<String> durationNames(Timeline t, dev.hetrace.analysis.Diagnosis.Report r) {
+        var m = t.model();
+        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+        r.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).forEach(o -> {
+            String n = o.name() >= 0 ? m.name(o.name()) : o.task() >= 0 ? m.tasks().get(o.task()).name() : null;
+            if (n != null && names.size() < DURATION_NAMES && t.labels().find(n) >= 0) {
+                names.add(n);
+            }
+        });
+        return List.copyOf(names);
     }
 
     /** The app's page with its style and scripts inline, split where the data goes. */

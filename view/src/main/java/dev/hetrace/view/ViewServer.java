@@ -33,10 +33,15 @@ import java.util.concurrent.CompletableFuture;
  * GET /api/diagnosis                           the findings in sentences, the outliers
  * GET /api/find?q=&amp;after=&amp;dir=next|prev        the next interval whose label contains q
  * GET /api/pattern?first=&amp;then=&amp;where=&amp;sameCore=  KPTrace's pattern search (A followed by B)
+ * GET /api/durations?name=                     every interval of a function, task or interrupt: its
+ *                                              duration, self time, core and iteration (for the
+ *                                              histogram, box plots and scatter plot)
  * </pre>
  */
 public final class ViewServer implements AutoCloseable {
     static final int MAX_EVENTS = 200;
+    /** The most intervals {@code /api/durations} lists (evenly sampled beyond). */
+    static final int MAX_DURATIONS = 20_000;
 
     private final Timeline timeline;
     private final JsonFactory json = new JsonFactory();
@@ -115,6 +120,13 @@ public final class ViewServer implements AutoCloseable {
             }
             boolean sameCore = "true".equals(ctx.queryParam("sameCore"));
             send(ctx, g -> pattern(new PatternSearch.Spec(first.trim(), then.trim(), where, sameCore), g));
+        });
+        app.get("/api/durations", ctx -> {
+            String name = ctx.queryParam("name");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name: the function, task or interrupt whose durations to show is needed");
+            }
+            send(ctx, g -> durations(name.trim(), g));
         });
         app.exception(IllegalArgumentException.class, (e, ctx) -> {
             ctx.status(400);
@@ -413,6 +425,75 @@ public final class ViewServer implements AutoCloseable {
             }
         }
         return o.core() >= 0 ? timeline.coreRow(o.core()) : -1;
+    }
+
+    /**
+     * Every interval labelled {@code name} on the core, interrupt and call-stack rows (a task's
+     * runs, an interrupt's handlers, a function's calls), in start order per row, with its
+     * iteration (its rank on its row): the data of the durations panel. Beyond
+     * {@value #MAX_DURATIONS}, an even sample, said in {@code shown}.
+     */
+    void durations(String name, JsonGenerator g) throws IOException {
+        durations(name, MAX_DURATIONS, g);
+    }
+
+    /** {@link #durations(String, JsonGenerator)} with at most {@code max} intervals listed. */
+    void durations(String name, int max, JsonGenerator g) throws IOException {
+        Timeline t = timeline;
+        int label = t.labels().find(name);
+        if (label < 0) {
+            throw new IllegalArgumentException("no task, function or interrupt is named " + name);
+        }
+        StateModel m = t.model();
+        long b = t.begin();
+        int total = 0;
+        for (Timeline.Row r : t.rows()) {
+            if (durationRow(r)) {
+                for (int i = t.offset[r.id()]; i < t.offset[r.id() + 1]; i++) {
+                    total += t.label[i] == label ? 1 : 0;
+                }
+            }
+        }
+        int step = Math.max(1, (total + max - 1) / max);
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeNumberField("total", total);
+        g.writeNumberField("shown", (total + step - 1) / step);
+        g.writeArrayFieldStart("intervals");
+        int seen = 0;
+        for (Timeline.Row r : t.rows()) {
+            if (!durationRow(r)) {
+                continue;
+            }
+            int iteration = 0;
+            for (int i = t.offset[r.id()]; i < t.offset[r.id() + 1]; i++) {
+                if (t.label[i] != label) {
+                    continue;
+                }
+                if (seen++ % step == 0) {
+                    g.writeStartObject();
+                    g.writeNumberField("row", r.id());
+                    g.writeStringField("core", m.cores().get(r.core()).name());
+                    g.writeStringField("kind", r.kind() == Timeline.Kind.CALLS ? "call"
+                        : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
+                    g.writeNumberField("start", t.start[i] - b);
+                    g.writeNumberField("duration", t.end_[i] - t.start[i]);
+                    if (r.kind() == Timeline.Kind.CALLS) {
+                        g.writeNumberField("self", m.calls().self(t.source[i]));
+                    }
+                    g.writeNumberField("iteration", iteration);
+                    g.writeEndObject();
+                }
+                iteration++;
+            }
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** The rows whose intervals are a task's runs, an interrupt's handlers or a function's calls. */
+    private static boolean durationRow(Timeline.Row r) {
+        return r.core() >= 0 && (r.kind() == Timeline.Kind.CORE || r.kind() == Timeline.Kind.IRQ || r.kind() == Timeline.Kind.CALLS);
     }
 
     /** The first interval after (or last before) {@code after} whose label contains {@code q}, and how many there are. */

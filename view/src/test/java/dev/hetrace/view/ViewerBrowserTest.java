@@ -3,6 +3,7 @@ package dev.hetrace.view;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
@@ -192,6 +193,49 @@ class ViewerBrowserTest {
         // the outlier's core is on screen, and the intruder that preempted it drawn on it
         JsonNode row = row(draw, "dsp2");
         assertThat(row.get("n").asInt()).isPositive();
+    }
+
+    @Test
+    void theDurationsPanelShowsTheOutliersFunctionAsHistogramBoxPlotsAndScatter() throws Exception {
+        open();
+        // the panel opens on the longest outlier's function once the diagnosis is in
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> "sobel_filter".equals(js("return window.__hetrace.durationsLoaded")));
+        driver.findElement(By.cssSelector("aside nav button[data-tab='durations']")).click();
+        List<Long> truth = new ArrayList<>();
+        IntervalTable calls = model.calls();
+        for (int i = 0; i < calls.size(); i++) {
+            if (model.name(calls.subject(i)).equals("sobel_filter")) {
+                truth.add(calls.end(i) - calls.start(i));
+            }
+        }
+        truth.sort(null);
+        assertThat(truth).hasSizeGreaterThan(8);
+        WebElement hist = driver.findElement(By.cssSelector("#durations-histogram svg"));
+        double median = Double.parseDouble(hist.getDomAttribute("data-median"));
+        double h = (truth.size() - 1) * 0.5;
+        int lo = (int) Math.floor(h);
+        double expected = truth.get(lo) + (h - lo) * (truth.get(Math.min(lo + 1, truth.size() - 1)) - truth.get(lo));
+        assertThat(median).isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0));
+        int barTotal = driver.findElements(By.cssSelector("#durations-histogram rect.bar")).stream()
+            .mapToInt(b -> Integer.parseInt(b.getDomAttribute("data-count"))).sum();
+        assertThat(barTotal).isEqualTo(truth.size());
+        // one box per iteration; the preempted iteration's longest call is about 3x the median
+        List<WebElement> boxes = driver.findElements(By.cssSelector("#durations-boxes g.box"));
+        assertThat(boxes).isNotEmpty();
+        WebElement scatter = driver.findElement(By.cssSelector("#durations-scatter svg"));
+        assertThat(Integer.parseInt(scatter.getDomAttribute("data-points"))).isEqualTo(truth.size());
+        assertThat(truth.getLast()).isGreaterThan(2 * (long) expected);
+        shot("durations");
+        // clicking the top histogram bar zooms on the longest call
+        List<WebElement> bars = driver.findElements(By.cssSelector("#durations-histogram rect.bar"));
+        WebElement lastBar = bars.getLast();
+        ((org.openqa.selenium.JavascriptExecutor) driver).executeScript(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", lastBar);
+        JsonNode draw = lastDraw();
+        assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * truth.getLast());
+        // another metric on the scatter's y axis redraws it
+        new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("scatter-y"))).selectByValue("self");
+        assertThat(driver.findElement(By.cssSelector("#durations-scatter svg")).getText()).contains("self time vs start");
     }
 
     @Test

@@ -2,7 +2,8 @@
 // on the JSON API of `hetrace view` or the data embedded in a report (source.js). No build
 // step, nothing from the network.
 import {Timeline, formatTime, esc} from './timeline.js';
-import {get, embedded, reportNote} from './source.js';
+import {get, embedded, reportNote, reportDurations} from './source.js';
+import {histogram, boxPlots, scatter} from './charts.js';
 
 const $ = id => document.getElementById(id);
 
@@ -104,6 +105,8 @@ async function loadDiagnosis() {
     box.appendChild(div);
   }
   window.__hetrace.diagnosisLoaded = true;
+  const first = d.outliers.find(o => o.name) ?? d.outliers.find(o => o.task);
+  if (first && !durations) showDurations(first.name ?? first.task);
 }
 loadDiagnosis().catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
 
@@ -213,6 +216,80 @@ $('pattern-form').addEventListener('submit', async e => {
     box.appendChild(div);
   }
 });
+
+// ---- durations of a function, task or interrupt: histogram, box plots per iteration, scatter
+
+const METRICS = {
+  start: ['start', i => i.start, v => formatTime(v)],
+  duration: ['duration', i => i.duration, v => formatTime(v)],
+  self: ['self time', i => i.self ?? i.duration, v => formatTime(v)],
+  iteration: ['iteration', i => i.iteration, v => String(Math.round(v))],
+  core: ['core', i => i.coreIndex, v => String(Math.round(v))],
+};
+for (const id of ['scatter-x', 'scatter-y']) {
+  $(id).innerHTML = Object.entries(METRICS).map(([k, [n]]) => `<option value="${k}">${n}</option>`).join('');
+}
+$('scatter-x').value = 'start';
+$('scatter-y').value = 'duration';
+{
+  // the names a report holds durations for, else every label
+  const names = embedded ? reportDurations : meta.labels;
+  $('label-list').innerHTML = names.slice(0, 5000).map(n => `<option value="${esc(n)}">`).join('');
+}
+let durations = null;
+
+async function showDurations(name) {
+  $('durations-form').elements.name.value = name;
+  let d;
+  try {
+    d = await json('api/durations?name=' + encodeURIComponent(name));
+  } catch (err) {
+    $('durations-count').textContent = err.message;
+    for (const id of ['durations-histogram', 'durations-boxes', 'durations-scatter']) $(id).innerHTML = '';
+    return;
+  }
+  const cores = [...new Set(d.intervals.map(i => i.core))];
+  d.intervals.forEach(i => { i.coreIndex = cores.indexOf(i.core); });
+  durations = d;
+  $('durations-count').textContent = `${d.total} intervals` + (d.shown < d.total ? ` (${d.shown} shown)` : '')
+    + ` on ${cores.length} core${cores.length === 1 ? '' : 's'}`;
+  const longest = list => list.reduce((a, b) => (b.duration > a.duration ? b : a));
+  $('durations-histogram').replaceChildren(histogram(d.intervals.map(i => i.duration), v => formatTime(v), bin => {
+    const inBin = d.intervals.filter(i => i.duration >= bin.from && i.duration <= bin.to);
+    if (inBin.length) { const i = longest(inBin); focus(i.row, i.start, i.start + i.duration); }
+  }));
+  // iterations: the n-th interval of each row; many iterations share a box
+  const last = Math.max(0, ...d.intervals.map(i => i.iteration));
+  const per = Math.ceil((last + 1) / 100);
+  const groups = [];
+  for (const i of d.intervals) {
+    const k = Math.floor(i.iteration / per);
+    (groups[k] ??= {key: per === 1 ? k : `${k * per}–${k * per + per - 1}`, values: [], items: []}).values.push(i.duration);
+    groups[k].items.push(i);
+  }
+  $('durations-boxes').replaceChildren(boxPlots(groups.filter(Boolean), v => formatTime(v), 'iteration', g => {
+    const i = longest(g.items);
+    focus(i.row, i.start, i.start + i.duration);
+  }));
+  drawScatter();
+  window.__hetrace.durationsLoaded = name;
+}
+
+function drawScatter() {
+  if (!durations) return;
+  const [xn, fx, gx] = METRICS[$('scatter-x').value];
+  const [yn, fy, gy] = METRICS[$('scatter-y').value];
+  const items = durations.intervals.slice(0, 5000).map(i => ({x: fx(i), y: fy(i), label: i.core, i}));
+  $('durations-scatter').replaceChildren(scatter(items, gx, gy, xn, yn, p => focus(p.i.row, p.i.start, p.i.start + p.i.duration)));
+}
+$('scatter-x').addEventListener('change', drawScatter);
+$('scatter-y').addEventListener('change', drawScatter);
+$('durations-form').addEventListener('submit', e => {
+  e.preventDefault();
+  showDurations(new FormData(e.target).get('name').trim());
+  showTab('durations');
+});
+window.__hetrace.showDurations = showDurations;
 
 // ---- search, next and previous
 

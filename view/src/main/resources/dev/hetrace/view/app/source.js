@@ -11,6 +11,9 @@ export const embedded = data !== null;
 /** What the report holds, in a sentence (null when served). */
 export const reportNote = data && data.report.note;
 
+/** The names whose durations a report holds (empty when served). */
+export const reportDurations = data && data.durations ? Object.keys(data.durations) : [];
+
 /** The answer to an API request such as 'api/view?from=0&to=10&width=800&rows=1,2'. */
 export async function get(url) {
   if (!data) {
@@ -29,6 +32,11 @@ export async function get(url) {
     case 'api/view': return view(n('from'), n('to'), n('width'), (q.get('rows') || '').split(',').filter(s => s !== '').map(Number));
     case 'api/events': return events(n('row'), n('from'), n('to'));
     case 'api/find': return find(q.get('q'), n('after'), q.get('dir') !== 'prev');
+    case 'api/durations': {
+      const d = data.durations && data.durations[q.get('name')];
+      if (!d) throw new Error(`this report holds the durations of ${reportDurations.join(', ') || 'nothing'}, not of ${q.get('name')}`);
+      return d;
+    }
     default: throw new Error('not in this report: ' + path);
   }
 }
