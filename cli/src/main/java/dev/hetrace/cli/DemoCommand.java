@@ -46,6 +46,7 @@ import picocli.CommandLine.Option;
         "error (the simulator knows the truth), and where everything is.", "",
         "Examples:",
         "  hetrace demo",
+        "  hetrace demo --serve          # then the viewer on the board, until Ctrl-C",
         "  hetrace demo --out /tmp/demo && babeltrace2 /tmp/demo/synced/*"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the demo ran", "1:it could not write its output or read its traces", "2:usage error"})
@@ -60,9 +61,25 @@ final class DemoCommand extends HetraceCommand {
     @Option(names = "--seed", paramLabel = "S", description = "The simulation's seed (default 1).")
     long seed = 1;
 
+    @Option(names = "--serve", description = {"Then serve the viewer on the demo's board (as 'hetrace view'",
+        "does) until Ctrl-C, and print its URL."})
+    boolean serve;
+
+    @Option(names = "--port", paramLabel = "P", description = "With --serve: the port (default: a free one).")
+    int port = 0;
+
+    @Option(names = "--open", description = "With --serve: open the viewer in the desktop's browser (xdg-open).")
+    boolean open;
+
     @Override
     public Integer call() {
+        if (port < 0 || port > 65535) {
+            main.err.println("hetrace: --port " + port + ": must be within 0..65535");
+            return 2;
+        }
         PrintStream err = main.err;
+        dev.hetrace.view.Timeline timeline;
+        StateBuilder.Input input;
         long begin = System.nanoTime();
         StringBuilder sb = new StringBuilder();
         try {
@@ -87,7 +104,9 @@ final class DemoCommand extends HetraceCommand {
                 w -> err.println("hetrace: warning: " + w));
             model.symbolize(BoardInput.symbols(List.of(out)));
             List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-            dev.hetrace.view.Report.write(dev.hetrace.view.Timeline.of(model), out.resolve("report.html"));
+            timeline = dev.hetrace.view.Timeline.of(model);
+            input = new StateBuilder.Input(sim.traces(), maps, report);
+            dev.hetrace.view.Report.write(timeline, out.resolve("report.html"));
             summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
@@ -101,7 +120,7 @@ final class DemoCommand extends HetraceCommand {
             err.println("hetrace: " + e.getMessage());
             return 1;
         }
-        return 0;
+        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, "127.0.0.1", port, open) : 0;
     }
 
     /** An absent or empty directory, or a previous demo's (replaced): never anything else. */
@@ -192,7 +211,8 @@ final class DemoCommand extends HetraceCommand {
         next.add(new String[] {"./hetrace diagnose " + folder, "outliers and their causes, in detail"});
         next.add(new String[] {"./hetrace waits --path process_image " + folder, "who waited for whom"});
         next.add(new String[] {"./hetrace stats " + folder, "run-time statistics per core, task, function"});
-        next.add(new String[] {"./hetrace view --open " + folder, "the timeline in your browser (prints its URL)"});
+        next.add(new String[] {"./hetrace view --open " + folder, "the timeline in your browser (prints its URL);"
+            + " 'hetrace demo --serve' does it at the end of the demo"});
         next.add(new String[] {"./hetrace export --format perfetto -o board.json " + folder, "for ui.perfetto.dev"});
         sb.append(TextTable.render(next, "  ", c -> false));
     }

@@ -81,23 +81,18 @@ final class ViewCommand extends HetraceCommand {
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }
-        ViewServer server;
-        try {
-            server = new ViewServer(timeline, input).start(bind, port);
-        } catch (RuntimeException e) {
-            Throwable cause = e;
-            while (cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            return fail(new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e));
-        }
-        String host = bind.contains(":") ? "[" + bind + "]" : bind;
-        String url = "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + server.port() + "/";
         StateModel m = timeline.model();
         main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; read in %.2f s,"
             + " summaries built in %.2f s%n", m.traceNames().size(), m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9,
             read / 1e9, built / 1e9);
         if (bench > 0) {
+            ViewServer server;
+            try {
+                server = new ViewServer(timeline, input).start(bind, port);
+            } catch (RuntimeException e) {
+                return fail(cannotServe(bind, port, e));
+            }
+            String url = url(bind, server.port());
             main.err.println("hetrace view: measuring " + url);
             try (server) {
                 return ViewBench.run(url, timeline, bench, main.err);
@@ -105,13 +100,29 @@ final class ViewCommand extends HetraceCommand {
                 return fail(e instanceof IOException io ? io : new IOException(e));
             }
         }
-        main.err.println("hetrace view: open " + url + "  (Ctrl-C to stop)");
-        main.err.flush();
+        return serve(this, "hetrace view", timeline, input, bind, port, open);
+    }
+
+    /**
+     * Serves {@code timeline} on {@code bind}:{@code port} until Ctrl-C, printing the URL (and
+     * opening it with {@code open}); what {@code hetrace view} and {@code hetrace demo --serve} do.
+     */
+    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, String bind, int port,
+            boolean open) {
+        ViewServer server;
+        try {
+            server = new ViewServer(timeline, input).start(bind, port);
+        } catch (RuntimeException e) {
+            return cmd.fail(cannotServe(bind, port, e));
+        }
+        String url = url(bind, server.port());
+        cmd.main.err.println(who + ": open " + url + "  (Ctrl-C to stop)");
+        cmd.main.err.flush();
         if (open) {
             try {
                 new ProcessBuilder("xdg-open", url).inheritIO().start();
             } catch (IOException e) {
-                main.err.println("hetrace view: --open: xdg-open is not available here; open " + url + " in a browser");
+                cmd.main.err.println(who + ": --open: xdg-open is not available here; open " + url + " in a browser");
             }
         }
         CountDownLatch stopped = new CountDownLatch(1);
@@ -122,9 +133,22 @@ final class ViewCommand extends HetraceCommand {
         try {
             stopped.await();
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             server.close();
+            Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private static IOException cannotServe(String bind, int port, RuntimeException e) {
+        Throwable cause = e;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e);
+    }
+
+    private static String url(String bind, int port) {
+        String host = bind.contains(":") ? "[" + bind + "]" : bind;
+        return "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + port + "/";
     }
 }

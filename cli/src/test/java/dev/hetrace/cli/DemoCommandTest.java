@@ -68,4 +68,35 @@ class DemoCommandTest {
             + " another --out\n");
         assertThat(other.resolve("notes.txt")).hasContent("keep");
     }
+
+    @Test
+    void withServeTheDemoEndsByServingTheViewerOnItsBoard() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int[] status = {-1};
+        Thread demo = new Thread(() -> status[0] = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8),
+            new String[] {"demo", "--serve", "--out", dir.resolve("served").toString()}));
+        demo.start();
+        Matcher url = Pattern.compile("hetrace demo: open (http://127\\.0\\.0\\.1:\\d+/)").matcher("");
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!url.reset(err.toString(StandardCharsets.UTF_8)).find()) {
+            assertThat(demo.isAlive()).as(err.toString(StandardCharsets.UTF_8)).isTrue();
+            assertThat(System.nanoTime()).as("the viewer's URL within 2 minutes").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        // the summary came first; the server answers with the demo's board and its diagnosis
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("a master and 8 DSPs");
+        try (var client = java.net.http.HttpClient.newHttpClient()) {
+            String meta = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1) + "api/meta")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(meta).contains("\"dsp7\"");
+            String diagnosis = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1) + "api/diagnosis"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(diagnosis).contains("task intruder preempted them");
+        }
+        demo.interrupt();
+        demo.join(10_000);
+        assertThat(demo.isAlive()).isFalse();
+        assertThat(status[0]).isZero();
+    }
 }
