@@ -974,7 +974,7 @@ public final class CTracer {
     }
 
     /** Lays out the common context, specific context and payload of an event record. */
-    private void payload(Cursor cur, DataStreamType d, EventRecordType e) {
+    private static void payload(FieldSink cur, DataStreamType d, EventRecordType e) {
         List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
         List<String> prefixes = List.of(ERCC, ERSC, ERP);
         for (int r = 0; r < roots.size(); r++) {
@@ -1009,18 +1009,7 @@ public final class CTracer {
         for (Member m : d.eventRecordHeader().members()) {
             b.field(m.type(), "");
         }
-        List<Optional<StructureType>> roots = List.of(d.eventRecordCommonContext(), e.specificContext(), e.payload());
-        List<String> prefixes = List.of(ERCC, ERSC, ERP);
-        for (int r = 0; r < roots.size(); r++) {
-            if (roots.get(r).isPresent()) {
-                b.align(roots.get(r).get().alignment());
-                for (Member m : roots.get(r).get().members()) {
-                    String name = prefixes.get(r) + "_" + m.name();
-                    b.field(m.type(), m.type() instanceof StringType ? strLen(new Param(name, m.type()))
-                        : prefixes.get(r) + "___" + m.name() + "_len");
-                }
-            }
-        }
+        payload(b, d, e);
         return b;
     }
 

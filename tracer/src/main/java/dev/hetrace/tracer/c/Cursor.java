@@ -20,7 +20,7 @@ import dev.hetrace.tracer.config.FieldType.StructureType;
  * <p>The same walk either writes the fields ({@code buf} holds the packet) or only advances
  * the position (to size an event record), so both always agree.
  */
-final class Cursor {
+final class Cursor implements FieldSink {
     /** Known alignment of a variable that holds 0 (a packet's start): every alignment is static. */
     static final int AT_ZERO = 1 << 30;
 
@@ -70,7 +70,8 @@ final class Cursor {
     }
 
     /** Moves to the next multiple of {@code alignment} bits. */
-    void align(int alignment) {
+    @Override
+    public void align(int alignment) {
         if (alignment <= 1) {
             return;
         }
@@ -103,7 +104,8 @@ final class Cursor {
      * length of a dynamic array (its {@code __NAME_len} parameter), {@code strLen} the byte size
      * of a string with its terminating NUL when the caller computed it (else null).
      */
-    void field(FieldType ft, String src, String lenSrc, String strLen) {
+    @Override
+    public void field(FieldType ft, String src, String lenSrc, String strLen) {
         field(ft, src, lenSrc, strLen, 0);
     }
 

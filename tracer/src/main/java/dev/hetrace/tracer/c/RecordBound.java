@@ -23,7 +23,7 @@ import java.util.List;
  * is not a multiple of their alignment) make the walk {@link #exact() inexact}: the caller then
  * computes the size exactly.
  */
-final class RecordBound {
+final class RecordBound implements FieldSink {
     private int known;
     private long residue;
     private long bits;
@@ -69,7 +69,8 @@ final class RecordBound {
         return bits;
     }
 
-    void align(int alignment) {
+    @Override
+    public void align(int alignment) {
         if (alignment <= 1) {
             return;
         }
@@ -89,6 +90,11 @@ final class RecordBound {
     private void advance(long size) {
         bits += size;
         residue = (residue + size) % known;
+    }
+
+    @Override
+    public void field(FieldType ft, String src, String lenSrc, String strLen) {
+        field(ft, ft instanceof StringType ? strLen : lenSrc);
     }
 
     /** A field of type {@code ft}; {@code sizeTerm} is the C expression of a string's byte size or an array's length. */
