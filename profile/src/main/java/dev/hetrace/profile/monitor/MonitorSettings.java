@@ -55,11 +55,11 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
 			if (!names.add(m.name())) {
 				throw new ProfileException("metric '" + m.name() + "' is defined twice");
 			}
-			for (String c : m.formula().names()) {
-				if (!measured.contains(c)) {
-					throw new ProfileException("metric '" + m + "' uses '" + c + "', which is not measured: add it to --events"
-							+ " (measured: " + String.join(", ", measured) + ")");
-				}
+			List<String> missing = m.formula().names().stream().filter(c -> !measured.contains(c)).sorted()
+					.map(c -> "'" + c + "'").toList();
+			if (!missing.isEmpty()) {
+				throw new ProfileException("metric '" + m + "' uses " + String.join(", ", missing) + ", not measured: add "
+						+ (missing.size() == 1 ? "it" : "them") + " to --events (measured: " + String.join(", ", measured) + ")");
 			}
 		}
 	}

@@ -67,7 +67,7 @@ function drawThreads() {
 // The series of a metric over the window: per thread, [t, value] with null for gaps.
 function series(metric) {
   const last = state.ticks.length ? state.ticks[state.ticks.length - 1].t : 0;
-  const from = last - state.windowSeconds;
+  const from = Math.max(0, last - state.windowSeconds); // the first window fills from the left
   const out = new Map();
   for (const tick of state.ticks) {
     if (tick.t < from) continue;
@@ -77,7 +77,7 @@ function series(metric) {
       out.get(t.tid).push([tick.t, v === undefined ? null : v]);
     }
   }
-  return { from, to: Math.max(last, from + state.windowSeconds), series: out };
+  return { from, to: from + state.windowSeconds, series: out };
 }
 
 function niceStep(range, n) {
