@@ -25,28 +25,31 @@ import picocli.CommandLine.Parameters;
 
 /** {@code hetrace monitor}: live per-thread metrics of a process in a browser, PMCTrackApp's view, saved as they come. */
 @Command(name = "monitor", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Watch a process's threads live: per-thread metrics as graphs in a web browser.", "",
-        "Every interval hetrace samples each thread of the process: from /proc its time on a CPU",
-        "(task-clock, ms), context switches, CPU migrations, page faults, user and system time;",
-        "and, through perf, any other event given with --events (hardware events when the",
-        "machine's PMU exposes them; an unsupported event is named once). Metrics are formulas",
-        "over these counters and 'interval' (the sample's length in ms), as in PMCTrackApp:",
-        "  cpu=task-clock * 100 / interval           % of one CPU (a default metric)",
-        "  ipc=instructions / cycles                 needs --events instructions,cycles", "",
-        "The page shows a graph per metric with a line per thread, the threads (green: ran in",
-        "the last interval, grey: did not), pause/resume, a metric switch, more graphs, PNG and",
-        "CSV export. Samples and metrics are saved as they come in the output folder:",
-        "samples.csv, metrics.csv, monitor.json (the settings: --config reads it back) and,",
-        "at the end, campaign.json (one run with the per-thread samples).",
+    description = {"Watch a process's threads live: per-thread metrics as graphs in a browser.", "",
+        "Every interval, hetrace samples each thread of the process. From /proc: its",
+        "time on a CPU (task-clock, ms), context switches, CPU migrations, page faults,",
+        "user and system time. Through perf: any other event named in --events (hardware events",
+        "when the machine's PMU has them; an unsupported event is named once).",
+        "Metrics are formulas over these counters and 'interval' (the sample's length in",
+        "ms), as in PMCTrackApp:",
+        "  cpu=task-clock * 100 / interval     percent of one CPU (a default)",
+        "  ipc=instructions / cycles           needs --events instructions,cycles", "",
+        "The page has a graph per metric with a line per thread, the threads (green:",
+        "ran in the last interval; grey: did not), pause/resume, a metric switch, more",
+        "graphs, PNG and CSV export. The output folder gets, as the samples come: samples.csv,",
+        "metrics.csv, monitor.json (the settings, for --config) and, at the end,",
+        "campaign.json (one run with the per-thread samples, for the other analyses).",
         "Monitoring stops when the process exits (a summary per thread is printed), after",
-        "--duration, or on Ctrl-C.", "",
+        "--duration, or on Ctrl-C (the files are completed first).", "",
         "Examples:",
         "  hetrace monitor -- ./my-benchmark --size 4096",
         "  hetrace monitor --pid 1234 --interval 250",
-        "  hetrace monitor --metric 'cpu=task-clock*100/interval' --metric 'cs=context-switches' -- make -j2",
-        "  hetrace monitor --events cycles,instructions --metric 'ipc=instructions/cycles' -- ./app",
-        "  hetrace monitor --no-serve --duration 5 -o run1 -- ./app    # record only",
-        "  hetrace monitor --config run1/monitor.json --pid 1234         # the same metrics again"},
+        "  hetrace monitor --metric cpu='task-clock*100/interval' \\",
+        "                  --metric cs='context-switches' -- make -j2",
+        "  hetrace monitor --events cycles,instructions \\",
+        "                  --metric ipc='instructions/cycles' -- ./app",
+        "  hetrace monitor --no-serve --duration 5 -o run1 -- ./app   # record only",
+        "  hetrace monitor --config run1/monitor.json --pid 1234      # same settings"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the process ended, or monitoring was stopped", "1:the process could not be started or"
         + " watched, or the server could not start", "2:usage error"})
@@ -54,19 +57,19 @@ final class MonitorCommand extends HetraceCommand {
     @Option(names = "--pid", paramLabel = "PID", description = "Watch this running process (instead of a command).")
     Long pid;
 
-    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = {"A metric (repeatable); the first is",
-        "graphed first. Default: cpu (% of a CPU), switches, faults and migrations per second."})
+    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric (repeatable); the first one is graphed first."
+        + " Default: cpu (percent of one CPU), switches, faults and migrations (per second).")
     List<String> metrics = new ArrayList<>();
 
-    @Option(names = "--events", split = ",", paramLabel = "E1,E2", description = {"Events to count besides /proc's",
-        "(default: task-clock,context-switches,cpu-migrations,page-faults)."})
+    @Option(names = "--events", split = ",", paramLabel = "E", description = "Events to count: /proc gives task-clock, context-switches, cpu-migrations, page-faults,"
+        + " minor-faults, major-faults; perf counts the others (e.g. cycles,instructions).")
     List<String> events = new ArrayList<>();
 
     @Option(names = "--interval", paramLabel = "MS", description = "Sampling interval in ms (default: 500).")
     Integer interval;
 
-    @Option(names = "--config", paramLabel = "FILE", description = {"Settings saved by an earlier monitor",
-        "(monitor.json); --metric, --events and --interval override them."})
+    @Option(names = "--config", paramLabel = "FILE", description = "Settings saved by an earlier monitor (its monitor.json);"
+        + " --metric, --events and --interval override them.")
     Path config;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "Where to save (default: a new"
@@ -225,12 +228,13 @@ final class MonitorCommand extends HetraceCommand {
             timer.interrupt();
         }
         String why;
-        if (process != null && !process.isAlive()) {
-            why = "'" + workload + "' exited with status " + process.exitValue();
-        } else if (ThreadStat.ended(proc, target)) {
-            why = "process " + target + " ended";
-        } else if (interrupted[0]) {
+        boolean ended = ThreadStat.ended(proc, target);
+        if (interrupted[0]) {
             why = "stopped (Ctrl-C)";
+        } else if (process != null && ended && waitFor(process)) {
+            why = "'" + workload + "' exited with status " + process.exitValue();
+        } else if (ended) {
+            why = "process " + target + " ended";
         } else {
             why = "stopped after " + duration + " s";
         }
@@ -240,9 +244,15 @@ final class MonitorCommand extends HetraceCommand {
             recording.close(monitor.elapsed(), unsupported);
         } catch (IOException e) {
             failed = failed != null ? failed : e;
-        } finally {
-            saved.countDown();
         }
+        if (interrupted[0]) {
+            // Ctrl-C: the JVM ends as soon as the hook returns, so say it now
+            main.err.println("hetrace monitor: " + why + "; saved in " + dir);
+            main.err.flush();
+            saved.countDown();
+            return 0;
+        }
+        saved.countDown();
         if (!interrupted[0]) {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -315,6 +325,16 @@ final class MonitorCommand extends HetraceCommand {
             dir = Path.of("hetrace-monitor-" + stamp + "-" + i);
         }
         return dir;
+    }
+
+    /** Whether the process ended within a second (reaped, so that its exit status is known). */
+    private static boolean waitFor(Process p) {
+        try {
+            return p.waitFor(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static void stop(Process p) {
