@@ -96,6 +96,7 @@ public final class Monitor {
 			long now = System.nanoTime();
 			boolean ended = ThreadStat.ended(proc, pid);
 			Map<Long, ThreadStat> after = ended ? Map.of() : ThreadStat.threads(proc, pid);
+			boolean reporting = perf != null && perf.reporting(); // before the drain: what it holds is what perf had reported
 			Map<Long, Map<String, Double>> counted = perf == null ? Map.of() : perf.drain();
 			double intervalMs = (now - last) / 1e6;
 			double time = (now - start) / 1e9;
@@ -107,12 +108,16 @@ public final class Monitor {
 				java.util.Set<String> unsupported = unsupported();
 				for (String e : settings.perfEvents()) {
 					// a thread perf has no line for did not run (<not counted>), or was created after perf attached
-					double none = perf == null || unsupported.contains(e) ? Double.NaN : 0.0;
+					double none = perf == null || !reporting || unsupported.contains(e) ? Double.NaN : 0.0;
 					c.put(e, counted.getOrDefault(t.tid(), Map.of()).getOrDefault(e, none));
 				}
 				names.put(t.tid(), t.name());
 				Map<String, Double> sum = totals.computeIfAbsent(t.tid(), k -> new LinkedHashMap<>());
-				c.forEach((k, v) -> sum.merge(k, v, Double::sum));
+				c.forEach((k, v) -> {
+					if (!Double.isNaN(v)) {
+						sum.merge(k, v, Double::sum);
+					}
+				});
 				Map<String, Double> metrics = new LinkedHashMap<>();
 				for (Metric m : settings.metrics()) {
 					metrics.put(m.name(), m.formula().evaluate(n -> c.getOrDefault(n, Double.NaN)));

@@ -159,6 +159,11 @@ public final class PerfThreads implements AutoCloseable {
 		return Set.copyOf(unsupported);
 	}
 
+	/** Whether perf has printed its first interval (before, a thread without counts is unknown, not idle). */
+	public synchronized boolean reporting() {
+		return counted;
+	}
+
 	/** Whether perf still runs. */
 	public boolean alive() {
 		return process.isAlive();
