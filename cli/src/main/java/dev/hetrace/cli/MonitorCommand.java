@@ -128,6 +128,11 @@ final class MonitorCommand extends HetraceCommand {
         if (pid != null) {
             target = pid;
             workload = "pid " + pid;
+            try {
+                workload = Files.readString(proc.resolve(pid + "/comm")).strip() + " (pid " + pid + ")";
+            } catch (IOException e) {
+                // gone: said below
+            }
             if (!Files.isDirectory(proc.resolve(Long.toString(pid))) || ThreadStat.ended(proc, pid)) {
                 main.err.println("hetrace: --pid " + pid + ": no such process");
                 return 1;
@@ -169,8 +174,8 @@ final class MonitorCommand extends HetraceCommand {
                 page.notice(n);
             }
         });
-        main.err.printf(Locale.ROOT, "hetrace monitor: %s (pid %d), every %d ms; saving to %s%n", workload, target,
-            settings.intervalMs(), dir);
+        main.err.printf(Locale.ROOT, "hetrace monitor: %s, every %d ms; saving to %s%n",
+            pid != null ? workload : workload + " (pid " + target + ")", settings.intervalMs(), dir);
         if (server != null) {
             String host = bind.contains(":") ? "[" + bind + "]" : bind;
             String url = "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + server.port() + "/";
