@@ -4,6 +4,11 @@
 const PALETTE = ['#1f77b4', '#d62728', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#bcbd22',
   '#2ca02c', '#7f7f7f', '#393b79', '#ad494a', '#637939', '#843c39', '#7b4173', '#3182bd'];
 
+// distinct colours for the first threads, then hues a golden angle apart (a JVM has 20 threads)
+function color(i) {
+  return i < PALETTE.length ? PALETTE[i] : `hsl(${Math.round(i * 137.508) % 360}, 65%, 42%)`;
+}
+
 const state = {
   config: null,
   ticks: [],          // {i, t, threads: [{tid, name, cpu, active, counters, metrics}], ended: [tid]}
@@ -29,7 +34,7 @@ function addTick(tick) {
   for (const t of tick.threads) {
     let th = state.threads.get(t.tid);
     if (!th) {
-      th = { tid: t.tid, color: PALETTE[state.threads.size % PALETTE.length] };
+      th = { tid: t.tid, color: color(state.threads.size) };
       state.threads.set(t.tid, th);
     }
     if (latest) Object.assign(th, { name: t.name, cpu: t.cpu, active: t.active, ended: false });
