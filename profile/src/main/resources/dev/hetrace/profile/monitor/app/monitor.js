@@ -163,11 +163,42 @@ function draw(g) {
     }
   }
   ctx.restore();
+  legend(ctx, s, w - R - 8, T + 6);
   g.drawn = {
     metric: g.metric, points, from, to, draws: (g.drawn ? g.drawn.draws : 0) + 1,
     last: state.ticks.length ? state.ticks[state.ticks.length - 1].i : -1,
     series: Object.fromEntries([...s].map(([tid, pts]) => [tid, pts.map(([, v]) => v)])),
   };
+}
+
+// The threads with the highest values in view, so that a saved PNG says whose line is whose.
+function legend(ctx, s, right, top) {
+  const peak = [];
+  for (const [tid, pts] of s) {
+    const vs = pts.map(([, v]) => v).filter((v) => v !== null);
+    if (vs.length && Math.max(...vs.map(Math.abs)) > 0) peak.push([tid, Math.max(...vs)]);
+  }
+  peak.sort((a, b) => b[1] - a[1]);
+  const shown = peak.slice(0, 6);
+  if (!shown.length) return;
+  ctx.font = '11px monospace';
+  const label = (tid) => { const th = state.threads.get(tid); return `${th ? th.name : ''} ${tid}`; };
+  const width = Math.max(...shown.map(([tid]) => ctx.measureText(label(tid)).width)) + 28;
+  const height = shown.length * 14 + (peak.length > shown.length ? 14 : 0) + 6;
+  ctx.fillStyle = 'rgba(255,255,255,0.85)';
+  ctx.fillRect(right - width, top, width, height);
+  ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+  shown.forEach(([tid], k) => {
+    const y = top + 10 + k * 14;
+    ctx.fillStyle = state.threads.get(tid)?.color || '#000';
+    ctx.fillRect(right - width + 4, y - 1, 14, 3);
+    ctx.fillStyle = '#222';
+    ctx.fillText(label(tid), right - width + 22, y);
+  });
+  if (peak.length > shown.length) {
+    ctx.fillStyle = '#777';
+    ctx.fillText(`+${peak.length - shown.length} more`, right - width + 22, top + 10 + shown.length * 14);
+  }
 }
 
 function addGraph(metric) {
