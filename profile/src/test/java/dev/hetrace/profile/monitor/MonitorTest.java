@@ -64,7 +64,7 @@ class MonitorTest {
 			rec.close(monitor.elapsed(), Map.of());
 		}
 
-		assertThat(batches).hasSizeBetween(8, 13);
+		assertThat(batches).hasSizeBetween(6, 20); // 2.4 s of 200 ms ticks, give or take a loaded machine
 		List<Monitor.ThreadSample> spin = named(batches, "spin");
 		assertThat(spin).hasSize(batches.size()).allMatch(Monitor.ThreadSample::active);
 		// how much CPU the spinning thread gets depends on what else runs on the 2 cores; the metric is its formula
