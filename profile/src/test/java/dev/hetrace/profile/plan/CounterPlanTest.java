@@ -63,7 +63,7 @@ class CounterPlanTest {
 	}
 
 	@ParameterizedTest(name = "{0} events, {1} registers: at most {2} × the bound")
-	@CsvSource({"31, 6, 1.0", "13, 4, 1.0", "7, 3, 1.0", "25, 3, 1.05", "20, 4, 1.05", "50, 4, 1.05", "30, 5, 1.1",
+	@CsvSource({"31, 6, 1.0", "13, 4, 1.0", "7, 3, 1.0", "25, 3, 1.05", "20, 4, 1.05", "30, 5, 1.1",
 		"12, 2, 1.0", "6, 6, 1.0", "9, 3, 1.0"})
 	void pairPlansStayCloseToTheBound(int n, int r, double factor) {
 		CounterPlan p = CounterPlan.everyPair(events(n), r);
