@@ -86,7 +86,7 @@ public record CounterPlan(List<String> events, int registers, boolean pairs, Lis
 		best = shrink(n, registers, best, new SplittableRandom(n * 31L + registers));
 		List<List<String>> runs = new ArrayList<>();
 		for (int[] b : best) {
-			runs.add(Arrays.stream(b).mapToObj(events::get).toList());
+			runs.add(Arrays.stream(b).sorted().mapToObj(events::get).toList());
 		}
 		return new CounterPlan(events, registers, true, runs, schonheim(n, registers));
 	}

@@ -1,6 +1,7 @@
 package dev.hetrace.profile.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -12,6 +13,7 @@ import dev.hetrace.profile.stats.CampaignStats;
 import dev.hetrace.profile.stats.Distribution;
 import dev.hetrace.profile.stats.Regression;
 import dev.hetrace.profile.stats.SlowdownCurve;
+import dev.hetrace.profile.stats.ThreadMetrics;
 import dev.hetrace.view.Report;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,6 +39,35 @@ public final class ProfileReport {
 	private static final String BASE = "/dev/hetrace/profile/report/";
 	private static final String DATA_AT = "<!--DATA-->";
 	private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+	/**
+	 * The statistics as {@code hetrace profile stats --format json} prints them: the report's data
+	 * without the per-run columns, and each metric per thread and per core type.
+	 */
+	public static String summaryJson(Campaign c, List<Metric> metrics, CampaignStats s, List<ThreadMetrics.Table> threads)
+			throws IOException {
+		ObjectNode d = data(c, metrics, s);
+		d.remove("columns");
+		d.remove("runLabels");
+		if (!threads.isEmpty()) {
+			ArrayNode arr = d.putArray("threadMetrics");
+			for (ThreadMetrics.Table t : threads) {
+				ObjectNode o = arr.addObject();
+				o.put("metric", t.metric());
+				for (var part : List.of(Map.entry("threads", t.threads()), Map.entry("coreTypes", t.coreTypes()))) {
+					ArrayNode rows = o.putArray(part.getKey());
+					for (ThreadMetrics.Row x : part.getValue()) {
+						ObjectNode r = rows.addObject();
+						r.put("key", x.key());
+						r.put("samples", x.samples());
+						num(r, "value", x.total());
+						num(r, "medianPerSample", x.perSample().median());
+					}
+				}
+			}
+		}
+		return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(d) + "\n";
+	}
 
 	/** What was written. */
 	public record Written(Path file, long bytes, int charts) {

@@ -1,0 +1,57 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.report.ProfileReport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hetrace profile report}: a campaign's charts in one HTML file. */
+@Command(name = "report", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Write a campaign's charts as one self-contained HTML file.", "",
+        "The file opens in any browser without a network or a server (inline SVG):",
+        "the runtime histogram (best left, worst right, median marked) and the same",
+        "per counter and metric; runtime against each counter with its regression",
+        "line (slope, r, R squared) and the counters ranked by correlation; the",
+        "slowdown curve with the threshold, the knee and the extra-access budget when",
+        "runs are labelled stress=LEVEL; user vs system time per run; box plots of",
+        "runtime per configuration (or per --by LABEL).", "",
+        "Examples:",
+        "  hetrace profile report sweep.json -o sweep.html",
+        "  hetrace profile report runs.json --metric ipc=instructions/cycles --by cpu -o runs.html"},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:the report was written", "1:the campaign or a formula is malformed", "2:usage error"})
+final class ProfileReportCommand extends ProfileAnalysisCommand {
+    @Parameters(index = "0", paramLabel = "CAMPAIGN.json", description = "The campaign file.")
+    Path file;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "REPORT.html", required = true, description = "The file to write.")
+    Path output;
+
+    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric over the counters (repeatable).")
+    List<String> metricSpecs = new ArrayList<>();
+
+    @Option(names = "--by", paramLabel = "LABEL", description = "Box plots per value of this label (default: per"
+        + " whole configuration).")
+    String by = "";
+
+    @Option(names = "--threshold", paramLabel = "SLOWDOWN", description = "Acceptable slowdown for the knee"
+        + " (default: ${DEFAULT-VALUE}).")
+    String threshold = DEFAULT_THRESHOLD;
+
+    @Override
+    int run() throws IOException {
+        double thr = threshold(threshold);
+        Campaign c = campaign(file);
+        if (c.runs().isEmpty()) {
+            throw new IllegalArgumentException(file + ": the campaign has no runs to report");
+        }
+        ProfileReport.Written w = ProfileReport.write(c, metrics(metricSpecs), by, thr, output);
+        return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes%n", w.file(), c.runs().size(), w.bytes()));
+    }
+}
