@@ -51,24 +51,30 @@ public enum Importer {
 	}
 
 	/**
-	 * The campaign of several files: their runs in order, each labelled {@code source=FILE-NAME}
-	 * unless it has that label, and numbered among the runs of the same configuration.
+	 * The campaign of several files: their runs in order, each with the {@code labels} added to
+	 * its configuration (e.g. {@code stress=2} for runs measured under that stress), numbered
+	 * among the runs of the same configuration.
 	 */
-	public Campaign campaign(String name, List<Path> files) throws IOException {
+	public Campaign campaign(String name, List<Path> files, Map<String, String> labels) throws IOException {
 		List<Run> all = new ArrayList<>();
-		Map<Map<String, String>, Integer> reps = new HashMap<>();
 		for (Path f : files) {
-			for (Run r : runs(f)) {
-				Map<String, String> config = new java.util.TreeMap<>(r.config());
-				if (files.size() > 1) {
-					config.putIfAbsent("source", String.valueOf(f.getFileName()));
-				}
-				int rep = reps.merge(config, 1, Integer::sum) - 1;
-				all.add(new Run(r.workload(), config, rep, r.runtimeSeconds(), r.userSeconds(), r.systemSeconds(),
-						r.counters(), r.unsupported(), r.samples()));
-			}
+			all.addAll(runs(f));
 		}
-		return new Campaign(name, Map.of("imported", format), all, List.of());
+		return new Campaign(name, Map.of("imported", format), relabel(all, labels), List.of());
+	}
+
+	/** {@code runs} with {@code labels} added to their configuration and renumbered per configuration. */
+	public static List<Run> relabel(List<Run> runs, Map<String, String> labels) {
+		List<Run> out = new ArrayList<>();
+		Map<Map<String, String>, Integer> reps = new HashMap<>();
+		for (Run r : runs) {
+			Map<String, String> config = new java.util.TreeMap<>(r.config());
+			config.putAll(labels);
+			int rep = reps.merge(config, 1, Integer::sum) - 1;
+			out.add(new Run(r.workload(), config, rep, r.runtimeSeconds(), r.userSeconds(), r.systemSeconds(),
+					r.counters(), r.unsupported(), r.samples()));
+		}
+		return out;
 	}
 
 	/** {@code file:line: what}. */

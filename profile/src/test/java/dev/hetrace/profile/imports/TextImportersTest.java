@@ -194,8 +194,10 @@ class TextImportersTest {
 	void severalFilesMakeOneCampaignThatSurvivesItsFile() throws Exception {
 		Path a = write("a.csv", "1.5,msec,task-clock,1,100.00,,\n");
 		Path b = write("b.csv", "2.5,msec,task-clock,1,100.00,,\n");
-		Campaign c = Importer.named("perf-stat").campaign("two", List.of(a, b));
-		assertThat(c.runs()).extracting(r -> r.config().get("source")).containsExactly("a.csv", "b.csv");
+		Campaign c = Importer.named("perf-stat").campaign("two", List.of(a, b), java.util.Map.of("stress", "2"));
+		assertThat(c.runs()).extracting(Run::workload).containsExactly("a.csv", "b.csv");
+		assertThat(c.runs()).extracting(r -> r.config().get("stress")).containsExactly("2", "2");
+		assertThat(c.runs()).extracting(Run::repetition).containsExactly(0, 1);
 		Path out = dir.resolve("c.json");
 		CampaignFile.write(c, out);
 		assertThat(CampaignFile.read(out)).isEqualTo(c);
