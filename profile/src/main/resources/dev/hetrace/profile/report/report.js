@@ -132,7 +132,10 @@
     if (c.knee !== null) {
       const k = lv.find(l => l.label === c.knee);
       el('line', {class: 'knee-line', x1: x(k.level), x2: x(k.level), y1: M.t + 14, y2: h - M.b}, s);
-      el('text', {class: 'knee', x: x(k.level) + 4, y: M.t + 10}, s, `knee: stress ${k.label} (×${fmt(k.slowdown)})`);
+      // the label on the side of the line with room for it
+      const right = x(k.level) < w / 2;
+      el('text', {class: 'knee', x: x(k.level) + (right ? 4 : -4), y: M.t + 10, 'text-anchor': right ? 'start' : 'end'}, s,
+        `knee: stress ${k.label} (×${fmt(k.slowdown)})`);
     }
     const b = c.budget;
     const note = b === null ? 'every stress level slows the workload beyond the threshold'
@@ -156,7 +159,7 @@
       const b = el('rect', {class: 'system', x: x0, width: Math.max(1, bw - 1), y: y(u[i] + sy[i]), height: y(u[i]) - y(u[i] + sy[i])}, s);
       el('title', {}, b, `${data.runLabels[i]}: system ${fmt(sy[i])} s`);
     });
-    el('text', {x: M.l + 4, y: M.t + 4}, s,
+    html('p', {class: 'muted', id: 'split-note'}, s.parentNode,
       `median user ${fmt(data.split.user)} s, system ${fmt(data.split.system)} s (${fmt(100 * data.split.systemShare)} % in the kernel)`);
     return true;
   }
