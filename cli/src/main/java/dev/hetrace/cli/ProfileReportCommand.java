@@ -1,7 +1,10 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.metric.Metric;
 import dev.hetrace.profile.report.ProfileReport;
+import dev.hetrace.profile.stats.CoreTypes;
+import dev.hetrace.profile.stats.ThreadMetrics;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +23,9 @@ import picocli.CommandLine.Parameters;
         "line (slope, r, R squared) and the counters ranked by correlation; the",
         "slowdown curve with the threshold, the knee and the extra-access budget when",
         "runs are labelled stress=LEVEL; user vs system time per run; box plots of",
-        "runtime per configuration (or per --by LABEL).", "",
+        "runtime per configuration (or per --by LABEL); with per-thread samples,",
+        "each --metric per thread and per core type (--core-types, default this",
+        "machine's topology).", "",
         "Examples:",
         "  hetrace profile report sweep.json -o sweep.html",
         "  hetrace profile report runs.json --metric ipc=instructions/cycles --by cpu -o runs.html"},
@@ -44,6 +49,10 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
         + " (default: ${DEFAULT-VALUE}).")
     String threshold = DEFAULT_THRESHOLD;
 
+    @Option(names = "--core-types", paramLabel = "CPUS=TYPE,...", description = "Core types, e.g. 0-3=LITTLE,4-7=big"
+        + " (default: from /sys/devices/system/cpu).")
+    String coreTypes;
+
     @Override
     int run() throws IOException {
         double thr = threshold(threshold);
@@ -51,7 +60,15 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
         if (c.runs().isEmpty()) {
             throw new IllegalArgumentException(file + ": the campaign has no runs to report");
         }
-        ProfileReport.Written w = ProfileReport.write(c, metrics(metricSpecs), by, thr, output);
+        List<Metric> metrics = metrics(metricSpecs);
+        List<ThreadMetrics.Table> threads = new ArrayList<>();
+        if (!metrics.isEmpty() && c.runs().stream().anyMatch(r -> !r.samples().isEmpty())) {
+            CoreTypes types = coreTypes != null ? CoreTypes.parse(coreTypes) : CoreTypes.ofThisMachine();
+            for (Metric m : metrics) {
+                threads.add(ThreadMetrics.of(c, m, types));
+            }
+        }
+        ProfileReport.Written w = ProfileReport.write(c, metrics, by, thr, threads, output);
         return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes%n", w.file(), c.runs().size(), w.bytes()));
     }
 }

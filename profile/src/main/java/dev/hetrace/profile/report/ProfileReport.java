@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  * script-safe JSON): the runtime histogram with best, median and worst marked, the same per
  * counter and metric, runtime against each counter with its regression line and the ranking by
  * |r|, the slowdown curve with its threshold, knee and budget when the campaign has stress
- * levels, the user vs system split per run, and box plots of runtime per configuration.
+ * levels, the user vs system split per run, box plots of runtime per configuration, and each
+ * metric per thread and per core type when the runs have samples.
  */
 public final class ProfileReport {
 
@@ -49,24 +50,31 @@ public final class ProfileReport {
 		ObjectNode d = data(c, metrics, s);
 		d.remove("columns");
 		d.remove("runLabels");
-		if (!threads.isEmpty()) {
-			ArrayNode arr = d.putArray("threadMetrics");
-			for (ThreadMetrics.Table t : threads) {
-				ObjectNode o = arr.addObject();
-				o.put("metric", t.metric());
-				for (var part : List.of(Map.entry("threads", t.threads()), Map.entry("coreTypes", t.coreTypes()))) {
-					ArrayNode rows = o.putArray(part.getKey());
-					for (ThreadMetrics.Row x : part.getValue()) {
-						ObjectNode r = rows.addObject();
-						r.put("key", x.key());
-						r.put("samples", x.samples());
-						num(r, "value", x.total());
-						num(r, "medianPerSample", x.perSample().median());
-					}
+		putThreads(d, threads);
+		return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(d) + "\n";
+	}
+
+	private static void putThreads(ObjectNode d, List<ThreadMetrics.Table> threads) {
+		if (threads.isEmpty()) {
+			return;
+		}
+		ArrayNode arr = d.putArray("threadMetrics");
+		for (ThreadMetrics.Table t : threads) {
+			ObjectNode o = arr.addObject();
+			o.put("metric", t.metric());
+			for (var part : List.of(Map.entry("threads", t.threads()), Map.entry("coreTypes", t.coreTypes()))) {
+				ArrayNode rows = o.putArray(part.getKey());
+				for (ThreadMetrics.Row x : part.getValue()) {
+					ObjectNode r = rows.addObject();
+					r.put("key", x.key());
+					r.put("samples", x.samples());
+					num(r, "value", x.total());
+					num(r, "medianPerSample", x.perSample().median());
+					num(r, "q1", x.perSample().q1());
+					num(r, "q3", x.perSample().q3());
 				}
 			}
 		}
-		return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(d) + "\n";
 	}
 
 	/** What was written. */
@@ -78,8 +86,15 @@ public final class ProfileReport {
 
 	public static Written write(Campaign c, List<Metric> metrics, String groupBy, double threshold, Path out)
 			throws IOException {
+		return write(c, metrics, groupBy, threshold, List.of(), out);
+	}
+
+	/** As {@link #write(Campaign, List, String, double, Path)}, with each metric per thread and per core type. */
+	public static Written write(Campaign c, List<Metric> metrics, String groupBy, double threshold,
+			List<ThreadMetrics.Table> threads, Path out) throws IOException {
 		CampaignStats stats = CampaignStats.of(c, metrics, groupBy, threshold);
 		ObjectNode data = data(c, metrics, stats);
+		putThreads(data, threads);
 		String html = resource("report.html");
 		String css = resource("report.css");
 		String js = resource("report.js");

@@ -26,6 +26,8 @@
   function fmt(v) {
     if (!ok(v)) return '–';
     const a = Math.abs(v);
+    // counts stay exact; measurements get four significant digits
+    if (Number.isInteger(v) && a < 1e12) return String(v);
     if (a !== 0 && (a >= 1e6 || a < 1e-3)) return v.toExponential(3);
     return String(Number(v.toPrecision(4)));
   }
@@ -198,7 +200,7 @@
 
   document.getElementById('title').textContent = data.name;
   const host = Object.entries(data.host).map(([k, v]) => `${k} ${v}`).join(', ');
-  document.getElementById('summary').textContent = `${data.runs} runs` + (host ? ` on ${host}` : '');
+  document.getElementById('summary').textContent = `${data.runs} run${data.runs === 1 ? '' : 's'}` + (host ? ` on ${host}` : '');
   const unsupported = Object.entries(data.unsupported);
   if (unsupported.length) {
     html('p', {class: 'warn', id: 'unsupported'}, root,
@@ -237,5 +239,28 @@
   if (!split(splitSection)) html('p', {class: 'muted'}, splitSection, 'No run gives user and system time.');
   if (data.groups.length && runtime) boxes(section('Runtime per ' + (data.groupedBy || 'configuration'),
     'Box: quartiles; line: median; whiskers: the most extreme runs within 1.5 × IQR; circles: outliers.'));
+  // PMCTrack's per-thread view and the seeds' big vs LITTLE comparison: each metric per thread and per core type
+  for (const t of data.threadMetrics || []) {
+    const g = section(`${t.metric} per thread and per core type`,
+      'The metric over each group\'s summed counters (bars), and the median of its samples with their quartiles (table).');
+    for (const [part, rows] of [['thread', t.threads], ['core type', t.coreTypes]]) {
+      const vals = rows.map(r => r.value).filter(ok);
+      if (!vals.length) continue;
+      const w = Math.max(W, Math.min(3 * W, M.l + M.r + rows.length * 40));
+      const s = figure(g, `${t.metric} per ${part}`, part === 'thread' ? 'threads' : 'coretypes', t.metric, w, H);
+      const y = scale(0, Math.max(...vals), H - M.b, M.t + 10);
+      axes(s, null, y, part, t.metric, w, H);
+      const bw = (w - M.l - M.r) / rows.length;
+      rows.forEach((r, i) => {
+        if (!ok(r.value)) return;
+        const b = el('rect', {class: 'bar', x: M.l + i * bw + 2, width: Math.max(1, bw - 4), y: y(r.value), height: H - M.b - y(r.value),
+          'data-key': r.key, 'data-value': r.value}, s);
+        el('title', {}, b, `${r.key}: ${fmt(r.value)} (${r.samples} samples)`);
+        el('text', {x: M.l + (i + 0.5) * bw, y: H - M.b + 12, 'text-anchor': 'middle'}, s, r.key.length > 12 ? r.key.slice(0, 11) + '…' : r.key);
+      });
+      table(g, [part, 'samples', t.metric, 'median per sample', 'q1', 'q3'],
+        rows.map(r => [r.key, r.samples, fmt(r.value), fmt(r.medianPerSample), fmt(r.q1), fmt(r.q3)]));
+    }
+  }
   window.__hetraceProfile = {ready: true};
 })();

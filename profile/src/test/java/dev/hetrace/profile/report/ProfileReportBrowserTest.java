@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.Run;
+import dev.hetrace.profile.Sample;
 import dev.hetrace.profile.metric.Metric;
 import dev.hetrace.profile.stats.CampaignStats;
+import dev.hetrace.profile.stats.CoreTypes;
 import dev.hetrace.profile.stats.Distribution;
+import dev.hetrace.profile.stats.ThreadMetrics;
 import dev.hetrace.view.Chromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,6 +143,33 @@ class ProfileReportBrowserTest {
 				s.groups().stream().mapToLong(g -> g.box().outliers().size()).sum());
 		assertThat(text("#unsupported")).isEqualTo("Not counted: cycles (not supported)");
 		assertThat(browser.driver.getTitle()).isEqualTo("stream <sweep> — hetrace profile");
+	}
+
+	@Test
+	void metricsPerThreadAndCoreTypeAreDrawnFromTheSamples() throws Exception {
+		// two threads: 11 on a big core at IPC 1.5, 12 on a LITTLE core at IPC 0.75 (the seeds' Odroid XU4 figures)
+		List<Sample> samples = new ArrayList<>();
+		for (int k = 0; k < 4; k++) {
+			samples.add(new Sample(k, 10, 11, "worker", 5, "tick", Map.of("instructions", 3000.0 + k, "cycles", 2000.0 + k / 1.5)));
+			samples.add(new Sample(k, 10, 12, "helper", 1, "tick", Map.of("instructions", 1500.0, "cycles", 2000.0)));
+		}
+		Run run = new Run("./app", Map.of(), 0, 4, Double.NaN, Double.NaN, Map.of("instructions", 18006.0, "cycles", 16004.0),
+				Map.of(), samples);
+		Campaign c = Campaign.of("threads", List.of(run));
+		Metric ipc = Metric.parse("ipc=instructions / cycles");
+		ThreadMetrics.Table t = ThreadMetrics.of(c, ipc, CoreTypes.parse("0-3=LITTLE,4-7=big"));
+		Path out = dir.resolve("threads.html");
+		ProfileReport.write(c, List.of(ipc), "", 0.10, List.of(t), out);
+		open(out);
+		browser.shot("profile-report-threads");
+		assertThat(count("svg[data-chart=threads] rect.bar")).isEqualTo(2);
+		assertThat(count("svg[data-chart=coretypes] rect.bar")).isEqualTo(2);
+		double big = ((Number) browser.js("return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=big]').dataset.value)"))
+				.doubleValue();
+		assertThat(big).isCloseTo(1.5, org.assertj.core.api.Assertions.within(1e-9));
+		double little = ((Number) browser.js("return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=LITTLE]').dataset.value)"))
+				.doubleValue();
+		assertThat(little).isEqualTo(0.75);
 	}
 
 	@Test
