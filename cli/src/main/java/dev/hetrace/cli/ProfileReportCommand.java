@@ -2,7 +2,9 @@ package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.metric.Metric;
+import dev.hetrace.profile.plan.Experiment;
 import dev.hetrace.profile.report.ProfileReport;
+import dev.hetrace.profile.stats.CampaignStats;
 import dev.hetrace.profile.stats.CoreTypes;
 import dev.hetrace.profile.stats.ThreadMetrics;
 import java.io.IOException;
@@ -10,6 +12,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -41,6 +46,10 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
     @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric over the counters (repeatable).")
     List<String> metricSpecs = new ArrayList<>();
 
+    @Option(names = "--experiment", paramLabel = "FILE", description = "Metrics (and pmcN names) from a saved"
+        + " experiment (docs/profiling.md).")
+    Path experiment;
+
     @Option(names = "--by", paramLabel = "LABEL", description = "Box plots per value of this label (default: per"
         + " whole configuration).")
     String by = "";
@@ -60,15 +69,22 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
         if (c.runs().isEmpty()) {
             throw new IllegalArgumentException(file + ": the campaign has no runs to report");
         }
-        List<Metric> metrics = metrics(metricSpecs);
+        List<Metric> metrics = new ArrayList<>();
+        Function<Map<String, Double>, ToDoubleFunction<String>> lookup = CampaignStats.BY_NAME;
+        if (experiment != null) {
+            Experiment e = Experiment.read(experiment);
+            metrics.addAll(e.parsedMetrics());
+            lookup = e::lookup;
+        }
+        metrics.addAll(metrics(metricSpecs));
         List<ThreadMetrics.Table> threads = new ArrayList<>();
         if (!metrics.isEmpty() && c.runs().stream().anyMatch(r -> !r.samples().isEmpty())) {
             CoreTypes types = coreTypes != null ? CoreTypes.parse(coreTypes) : CoreTypes.ofThisMachine();
             for (Metric m : metrics) {
-                threads.add(ThreadMetrics.of(c, m, types));
+                threads.add(ThreadMetrics.of(c, m, types, lookup));
             }
         }
-        ProfileReport.Written w = ProfileReport.write(c, metrics, by, thr, threads, output);
+        ProfileReport.Written w = ProfileReport.write(c, CampaignStats.of(c, metrics, by, thr, lookup), threads, output);
         return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes%n", w.file(), c.runs().size(), w.bytes()));
     }
 }

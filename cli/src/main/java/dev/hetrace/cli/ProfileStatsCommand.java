@@ -78,14 +78,14 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
         double thr = threshold(threshold);
         Campaign c = campaign(file);
         List<Metric> metrics = new ArrayList<>();
-        Function<Map<String, Double>, ToDoubleFunction<String>> lookup = v -> n -> v.getOrDefault(n, Double.NaN);
+        Function<Map<String, Double>, ToDoubleFunction<String>> lookup = CampaignStats.BY_NAME;
         if (experiment != null) {
             Experiment e = Experiment.read(experiment);
             metrics.addAll(e.parsedMetrics());
             lookup = e::lookup;
         }
         metrics.addAll(metrics(metricSpecs));
-        CampaignStats s = CampaignStats.of(c, metrics, by, thr);
+        CampaignStats s = CampaignStats.of(c, metrics, by, thr, lookup);
         List<ThreadMetrics.Table> threads = new ArrayList<>();
         if (!metrics.isEmpty() && c.runs().stream().anyMatch(r -> !r.samples().isEmpty())) {
             CoreTypes types = coreTypes != null ? CoreTypes.parse(coreTypes) : CoreTypes.ofThisMachine();
@@ -96,7 +96,7 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
         return print(switch (format) {
             case text -> text(s, threads);
             case csv -> csv(s, threads);
-            case json -> json(c, metrics, s, threads);
+            case json -> ProfileReport.summaryJson(c, s, threads);
         });
     }
 
@@ -248,10 +248,5 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
 
     private static String cell(String s) {
         return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
-    }
-
-    static String json(Campaign c, List<Metric> metrics, CampaignStats s, List<ThreadMetrics.Table> threads)
-        throws IOException {
-        return ProfileReport.summaryJson(c, metrics, s, threads);
     }
 }

@@ -80,6 +80,46 @@ class ProfileAnalysisCommandsTest {
 	}
 
 	@Test
+	void aSavedExperimentGivesPmctrackSamplesTheirMetricPerThreadAndCoreType() throws Exception {
+		Path out = Files.writeString(dir.resolve("mcf.txt"), """
+				[Event-to-counter mappings]
+				pmc0=instr
+				pmc1=cycles
+				pmc3=llc_misses
+				[Event counts]
+				nsample  pid      event      pmc0      pmc1      pmc3
+				  1  500    tick      3000000  2000000  60000
+				  2  501    tick      1500000  2000000  60000
+				  3  500    tick      3000000  2000000  60000
+				""");
+		Path campaign = dir.resolve("mcf.json");
+		assertThat(Cli.run("profile", "import", "pmctrack", out.toString(), "-o", campaign.toString()).status()).isZero();
+		Path experiment = Files.writeString(dir.resolve("llc.json"), """
+				{ "name": "llc", "counters": ["instr", "cycles", "unused", "llc_misses"],
+				  "metrics": { "ipc": "pmc0 / pmc1", "llc_mpki": "(pmc3*1000)/pmc0" } }
+				""");
+		Cli.Run r = Cli.run("profile", "stats", campaign.toString(), "--experiment", experiment.toString(),
+				"--core-types", "0-7=big");
+		assertThat(r.status()).as(r.err()).isZero();
+		// thread 500: 6e6 instructions over 4e6 cycles; 501: 1.5e6 over 2e6; llc: 120000 misses per 6e6 instructions
+		assertThat(r.out()).containsPattern("ipc per thread\\n.*\\n  500\\s+2\\s+1\\.5\\s")
+				.containsPattern("\\n  501\\s+1\\s+0\\.75\\s")
+				.containsPattern("llc_mpki per thread\\n.*\\n  500\\s+2\\s+20\\s")
+				.contains("ipc per core type")
+				// per run, over its totals: 7.5e6 instructions over 6e6 cycles
+				.containsPattern("\\n  ipc\\s+1\\s+1\\.25\\s");
+		Path html = dir.resolve("mcf.html");
+		Cli.Run report = Cli.run("profile", "report", campaign.toString(), "--experiment", experiment.toString(),
+				"--core-types", "0-7=big", "-o", html.toString());
+		assertThat(report.status()).as(report.err()).isZero();
+		assertThat(Files.readString(html)).contains("\"threadMetrics\"", "\"metric\":\"llc_mpki\"");
+		Files.writeString(experiment, "{ \"name\": \"x\", \"counters\": [], \"metrics\": { \"m\": \"pmc0 +\" } }");
+		Cli.Run bad = Cli.run("profile", "stats", campaign.toString(), "--experiment", experiment.toString());
+		assertThat(bad.status()).isEqualTo(1);
+		assertThat(bad.err()).startsWith("hetrace: " + experiment + ": metric m: ").doesNotContain("\n\tat ");
+	}
+
+	@Test
 	void plansAreThePlansOfTheLibraryInEachFormat() throws Exception {
 		Cli.Run text = Cli.run("profile", "plan", "--count", "50", "--registers", "6");
 		assertThat(text.out()).startsWith("50 events, 6 registers: 9 runs count every event (the minimum, ceil(50/6))");

@@ -45,9 +45,9 @@ public final class ProfileReport {
 	 * The statistics as {@code hetrace profile stats --format json} prints them: the report's data
 	 * without the per-run columns, and each metric per thread and per core type.
 	 */
-	public static String summaryJson(Campaign c, List<Metric> metrics, CampaignStats s, List<ThreadMetrics.Table> threads)
+	public static String summaryJson(Campaign c, CampaignStats s, List<ThreadMetrics.Table> threads)
 			throws IOException {
-		ObjectNode d = data(c, metrics, s);
+		ObjectNode d = data(c, s);
 		d.remove("columns");
 		d.remove("runLabels");
 		putThreads(d, threads);
@@ -92,8 +92,13 @@ public final class ProfileReport {
 	/** As {@link #write(Campaign, List, String, double, Path)}, with each metric per thread and per core type. */
 	public static Written write(Campaign c, List<Metric> metrics, String groupBy, double threshold,
 			List<ThreadMetrics.Table> threads, Path out) throws IOException {
-		CampaignStats stats = CampaignStats.of(c, metrics, groupBy, threshold);
-		ObjectNode data = data(c, metrics, stats);
+		return write(c, CampaignStats.of(c, metrics, groupBy, threshold), threads, out);
+	}
+
+	/** The report of statistics already computed (with an experiment's counter names, say). */
+	public static Written write(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads,
+			Path out) throws IOException {
+		ObjectNode data = data(c, stats);
 		putThreads(data, threads);
 		String html = resource("report.html");
 		String css = resource("report.css");
@@ -124,7 +129,7 @@ public final class ProfileReport {
 	}
 
 	/** The report's data: what the script draws. */
-	static ObjectNode data(Campaign c, List<Metric> metrics, CampaignStats s) {
+	static ObjectNode data(Campaign c, CampaignStats s) {
 		ObjectNode d = NODES.objectNode();
 		d.put("name", c.name());
 		ObjectNode host = d.putObject("host");
@@ -139,7 +144,7 @@ public final class ProfileReport {
 			labels.add((cfg.isEmpty() ? "run" : cfg) + " #" + r.repetition());
 		}
 		ObjectNode columns = d.putObject("columns");
-		CampaignStats.columns(c.runs(), metrics).forEach((k, v) -> {
+		s.columns().forEach((k, v) -> {
 			ArrayNode a = columns.putArray(k);
 			for (double x : v) {
 				num(a, x);

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -28,10 +30,15 @@ import java.util.stream.Collectors;
  * @param groups      runtime per group, groups in order of first appearance
  * @param slowdown    the slowdown curve, when the campaign has stress levels
  * @param unsupported events some run could not count, with the reason
+ * @param columns     each quantity's value per run, in the campaign's run order (NaN where unknown)
  */
 public record CampaignStats(String name, int runs, Map<String, Distribution> quantities, List<Regression> ranking,
 		TimeSplit split, String groupedBy, List<Group> groups, Optional<SlowdownCurve> slowdown,
-		Map<String, String> unsupported) {
+		Map<String, String> unsupported, Map<String, double[]> columns) {
+
+	/** How a metric's formula finds a counter among a run's (the plain name; an experiment's also pmcN). */
+	public static final Function<Map<String, Double>, ToDoubleFunction<String>> BY_NAME =
+			counters -> name -> counters.getOrDefault(name, Double.NaN);
 
 	/** The runs of one configuration (or of one value of a label). */
 	public record Group(String key, int runs, Distribution runtime, BoxPlot box) {
@@ -47,8 +54,14 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 	 * @param threshold the acceptable slowdown (0.10 for 10 %)
 	 */
 	public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, double threshold) {
+		return of(c, metrics, groupBy, threshold, BY_NAME);
+	}
+
+	/** As {@link #of(Campaign, List, String, double)}, the metrics finding counters through {@code lookup}. */
+	public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, double threshold,
+			Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
 		List<Run> runs = c.runs();
-		Map<String, double[]> columns = columns(runs, metrics);
+		Map<String, double[]> columns = columns(runs, metrics, lookup);
 		Map<String, Distribution> q = new LinkedHashMap<>();
 		columns.forEach((k, v) -> q.put(k, Distribution.of(v)));
 		double[] runtime = columns.get("runtime");
@@ -71,11 +84,12 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 		Optional<SlowdownCurve> curve = SlowdownCurve.applies(c) ? Optional.of(SlowdownCurve.of(c, threshold))
 				: Optional.empty();
 		return new CampaignStats(c.name(), runs.size(), q, ranking, TimeSplit.of(runs), groupBy, groups, curve,
-				unsupported);
+				unsupported, columns);
 	}
 
 	/** runtime, user, system, each counter (sorted by name), each metric: one value per run. */
-	public static Map<String, double[]> columns(List<Run> runs, List<Metric> metrics) {
+	static Map<String, double[]> columns(List<Run> runs, List<Metric> metrics,
+			Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
 		Map<String, double[]> out = new LinkedHashMap<>();
 		out.put("runtime", runs.stream().mapToDouble(Run::runtimeSeconds).toArray());
 		out.put("user", runs.stream().mapToDouble(Run::userSeconds).toArray());
@@ -86,7 +100,7 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 			out.put(name, runs.stream().mapToDouble(r -> r.value(name)).toArray());
 		}
 		for (Metric m : metrics) {
-			out.put(m.name(), runs.stream().mapToDouble(r -> m.formula().evaluate(r::value)).toArray());
+			out.put(m.name(), runs.stream().mapToDouble(r -> m.formula().evaluate(lookup.apply(r.counters()))).toArray());
 		}
 		return out;
 	}
