@@ -57,7 +57,7 @@ public final class CtfCounterImport {
 		Map<EventClass, Fields> plans = new IdentityHashMap<>();
 		Map<Long, Map<String, Double>> lastThread = new HashMap<>();
 		Map<Integer, Map<String, Double>> lastCpu = new HashMap<>();
-		Map<Integer, long[]> running = new HashMap<>();
+		Map<Integer, Long> running = new HashMap<>();
 		Map<Integer, String> runningComm = new HashMap<>();
 		Map<String, Double> totals = new TreeMap<>();
 		List<Sample> samples = new ArrayList<>();
@@ -75,7 +75,7 @@ public final class CtfCounterImport {
 			}
 			int cpu = f.cpu == null ? -1 : (int) e.getLong(f.cpu);
 			if (f.sched) {
-				running.put(cpu, new long[] {e.getLong("payload.next_tid")});
+				running.put(cpu, e.getLong("payload.next_tid"));
 				runningComm.put(cpu, e.getString("payload.next_comm"));
 			}
 			if (f.counters.isEmpty()) {
@@ -88,7 +88,7 @@ public final class CtfCounterImport {
 				tid = e.getLong(f.tid);
 				comm = f.comm == null ? "" : e.getString(f.comm);
 			} else if (running.containsKey(cpu)) {
-				tid = running.get(cpu)[0];
+				tid = running.get(cpu);
 				comm = runningComm.getOrDefault(cpu, "");
 			} else {
 				// no thread known yet on that CPU: the counts still belong to the CPU's history

@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -70,6 +73,17 @@ class CounterPlanTest {
 		assertCoversEveryPair(p, n, r);
 		assertThat(p.runs().size()).isGreaterThanOrEqualTo(p.lowerBound());
 		assertThat(p.factor()).isLessThanOrEqualTo(factor);
+	}
+
+	@Property(tries = 12)
+	void everyPairPlanCoversEveryPairWithinTheRegisters(@ForAll @IntRange(min = 1, max = 18) int n,
+			@ForAll @IntRange(min = 2, max = 5) int r) {
+		CounterPlan p = CounterPlan.everyPair(events(n), r);
+		assertCoversEveryPair(p, n, r);
+		assertThat(p.runs().size()).isGreaterThanOrEqualTo(p.lowerBound());
+		CounterPlan once = CounterPlan.everyEvent(events(n), r);
+		assertThat(once.runs()).hasSize((n + r - 1) / r);
+		assertThat(once.runs().stream().flatMap(List::stream).toList()).containsExactlyElementsOf(events(n));
 	}
 
 	@Test
