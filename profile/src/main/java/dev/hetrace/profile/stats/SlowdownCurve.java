@@ -40,7 +40,8 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 	 * One stress level.
 	 *
 	 * @param label          the level as the campaign writes it
-	 * @param level          the same as a number (for the x axis)
+	 * @param level          the same as a number (for the x axis); when some level is not a number,
+	 *                       its rank (0 for the isolated runs)
 	 * @param runtime        the runtimes at this level
 	 * @param slowdown       median runtime / isolated median runtime
 	 * @param slowdownLow    2.5th percentile of the bootstrapped ratio
@@ -78,7 +79,9 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 			byLevel.computeIfAbsent(r.config().getOrDefault(LABEL, "0"), k -> new ArrayList<>()).add(r);
 		}
 		List<String> order = new ArrayList<>(byLevel.keySet());
+		// numeric levels in order, named ones (l2-read, ...) after them as they came
 		order.sort(Comparator.comparingDouble(SlowdownCurve::number));
+		boolean numeric = order.stream().allMatch(l -> Double.isFinite(number(l)));
 		String isolatedLabel = order.stream().filter(l -> number(l) == 0).findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(c.name() + ": no isolated runs (stress=0) to compare with"));
 		double[] isolated = runtimes(byLevel.get(isolatedLabel));
@@ -96,7 +99,7 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 				bw = bandwidth.entrySet().stream().filter(e -> number(e.getKey()) == number(label))
 						.map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
 			}
-			levels.add(new Level(label, number(label), d, slowdown, ci[0], ci[1], bw,
+			levels.add(new Level(label, numeric ? number(label) : levels.size(), d, slowdown, ci[0], ci[1], bw,
 					slowdown <= 1 + threshold + 1e-12));
 		}
 		Optional<Level> knee = levels.stream().filter(l -> !l.acceptable()).findFirst();

@@ -59,6 +59,20 @@ class SlowdownCurveTest {
 	}
 
 	@Test
+	void namedLevelsComeAfterNumberedOnesAtTheirRank() {
+		List<Run> runs = new ArrayList<>();
+		String[] levels = {"0", "l2-read", "dram-write", "2"};
+		double[] rt = {1, 1.05, 1.5, 1.02};
+		for (int i = 0; i < levels.length; i++) {
+			runs.add(new Run("w", Map.of("stress", levels[i]), 0, rt[i], Double.NaN, Double.NaN, Map.of(), Map.of(), List.of()));
+		}
+		SlowdownCurve c = SlowdownCurve.of(Campaign.of("named", runs));
+		assertThat(c.levels()).extracting(SlowdownCurve.Level::label).containsExactly("0", "2", "l2-read", "dram-write");
+		assertThat(c.levels()).extracting(SlowdownCurve.Level::level).containsExactly(0.0, 1.0, 2.0, 3.0);
+		assertThat(c.knee()).get().extracting(SlowdownCurve.Level::label).isEqualTo("dram-write");
+	}
+
+	@Test
 	void aCurveNeedsIsolatedRuns() {
 		Campaign c = Campaign.of("x", List.of(new Run("w", Map.of("stress", "2"), 0, 1, 1, 0, Map.of(), Map.of(), List.of())));
 		assertThatThrownBy(() -> SlowdownCurve.of(c)).hasMessageContaining("no isolated runs");
