@@ -85,6 +85,7 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
             }
         }
         ProfileReport.Written w = ProfileReport.write(c, CampaignStats.of(c, metrics, by, thr, lookup), threads, output);
-        return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes%n", w.file(), c.runs().size(), w.bytes()));
+        return print(String.format(Locale.ROOT, "%s: %d run%s, %,d bytes%n", w.file(), c.runs().size(),
+            c.runs().size() == 1 ? "" : "s", w.bytes()));
     }
 }

@@ -113,7 +113,10 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
 
     static String text(CampaignStats s, List<ThreadMetrics.Table> threads) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "campaign %s: %d runs%n", s.name(), s.runs()));
+        sb.append(String.format(Locale.ROOT, "campaign %s: %d run%s%n", s.name(), s.runs(), s.runs() == 1 ? "" : "s"));
+        if (s.runs() == 0) {
+            return sb.toString();
+        }
         if (!s.unsupported().isEmpty()) {
             sb.append("not counted: ");
             List<String> parts = new ArrayList<>();
