@@ -4,7 +4,6 @@ import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.metric.Metric;
-import dev.hetrace.profile.stats.SlowdownCurve;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -95,6 +94,6 @@ abstract class ProfileAnalysisCommand implements Callable<Integer> {
         }
     }
 
+    /** The default of --threshold: {@code SlowdownCurve.DEFAULT_THRESHOLD} as users write it. */
     static final String DEFAULT_THRESHOLD = "10%";
-    static final double DEFAULT_THRESHOLD_VALUE = SlowdownCurve.DEFAULT_THRESHOLD;
 }

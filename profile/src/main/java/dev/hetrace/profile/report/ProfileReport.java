@@ -74,6 +74,17 @@ public final class ProfileReport {
 					num(r, "q3", x.perSample().q3());
 				}
 			}
+			ArrayNode series = o.putArray("series");
+			for (ThreadMetrics.Series x : t.series()) {
+				ObjectNode r = series.addObject();
+				r.put("key", x.key());
+				ArrayNode time = r.putArray("time");
+				ArrayNode value = r.putArray("value");
+				for (int i = 0; i < x.time().length; i++) {
+					num(time, x.time()[i]);
+					num(value, x.value()[i]);
+				}
+			}
 		}
 	}
 

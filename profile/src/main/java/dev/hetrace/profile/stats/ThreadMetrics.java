@@ -30,9 +30,18 @@ public final class ThreadMetrics {
 	public record Row(String key, int samples, double total, Distribution perSample) {
 	}
 
-	/** The rows of one metric: per thread (pid, tid order of appearance), and per core type. */
-	public record Table(String metric, List<Row> threads, List<Row> coreTypes) {
+	/**
+	 * A thread's metric over time (PMCTrack's per-thread graph, after the fact): one point per
+	 * timed sample, at most {@link #MAX_POINTS} (evenly picked when there are more).
+	 */
+	public record Series(String key, double[] time, double[] value) {
 	}
+
+	/** The rows of one metric: per thread (pid, tid order of appearance), per core type, and each thread over time. */
+	public record Table(String metric, List<Row> threads, List<Row> coreTypes, List<Series> series) {
+	}
+
+	public static final int MAX_POINTS = 1000;
 
 	private ThreadMetrics() {
 	}
@@ -53,7 +62,28 @@ public final class ThreadMetrics {
 				cores.computeIfAbsent(types.typeOf(s.cpu()), k -> new ArrayList<>()).add(s);
 			}
 		}
-		return new Table(m.name(), rows(threads, m, lookup), rows(cores, m, lookup));
+		return new Table(m.name(), rows(threads, m, lookup), rows(cores, m, lookup), series(threads, m, lookup));
+	}
+
+	private static List<Series> series(Map<String, List<Sample>> threads, Metric m,
+			Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
+		List<Series> out = new ArrayList<>();
+		threads.forEach((key, samples) -> {
+			List<Sample> timed = samples.stream().filter(x -> Double.isFinite(x.timeSeconds())).toList();
+			int n = Math.min(MAX_POINTS, timed.size());
+			if (n == 0) {
+				return;
+			}
+			double[] t = new double[n];
+			double[] v = new double[n];
+			for (int i = 0; i < n; i++) {
+				Sample x = timed.get((int) ((long) i * timed.size() / n));
+				t[i] = x.timeSeconds();
+				v[i] = m.formula().evaluate(lookup.apply(x.counters()));
+			}
+			out.add(new Series(key, t, v));
+		});
+		return out;
 	}
 
 	private static List<Row> rows(Map<String, List<Sample>> groups, Metric m,

@@ -243,6 +243,23 @@
   for (const t of data.threadMetrics || []) {
     const g = section(`${t.metric} per thread and per core type`,
       'The metric over each group\'s summed counters (bars), and the median of its samples with their quartiles (table).');
+    const lines = (t.series || []).filter(x => x.time.length > 0);
+    if (lines.length) {
+      const w = 2 * W;
+      const s = figure(g, `${t.metric} per thread over time`, 'timeline', t.metric, w, H);
+      const ts = lines.flatMap(x => x.time), vs = lines.flatMap(x => x.value).filter(ok);
+      const x = scale(Math.min(...ts), Math.max(...ts), M.l, w - M.r - 90);
+      const y = scale(Math.min(0, ...vs), Math.max(...vs), H - M.b, M.t + 6);
+      axes(s, x, y, 'time s', t.metric, w, H);
+      const colours = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+      lines.forEach((l, i) => {
+        const c = colours[i % colours.length];
+        const pts = l.time.map((tm, k) => ok(l.value[k]) ? `${x(tm)},${y(l.value[k])}` : null).filter(p => p !== null);
+        el('polyline', {class: 'series', points: pts.join(' '), fill: 'none', stroke: c, 'stroke-width': 1.5, 'data-key': l.key,
+          'data-points': pts.length}, s);
+        if (i < 12) el('text', {x: w - M.r - 84, y: M.t + 10 + 13 * i, fill: c}, s, l.key.length > 16 ? l.key.slice(0, 15) + '…' : l.key);
+      });
+    }
     for (const [part, rows] of [['thread', t.threads], ['core type', t.coreTypes]]) {
       const vals = rows.map(r => r.value).filter(ok);
       if (!vals.length) continue;

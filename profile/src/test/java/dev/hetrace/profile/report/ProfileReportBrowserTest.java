@@ -170,6 +170,10 @@ class ProfileReportBrowserTest {
 		double little = ((Number) browser.js("return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=LITTLE]').dataset.value)"))
 				.doubleValue();
 		assertThat(little).isEqualTo(0.75);
+		// each thread over time: four timed samples each
+		assertThat(count("svg[data-chart=timeline] polyline.series")).isEqualTo(2);
+		assertThat(browser.js("return document.querySelector('svg[data-chart=timeline] polyline[data-key=\"12 (helper)\"]').dataset.points"))
+				.isEqualTo("4");
 	}
 
 	@Test
