@@ -216,19 +216,25 @@
       c.levels.map(l => [l.label, l.n, fmt(l.median), '×' + fmt(l.slowdown), `${fmt(l.low)}–${fmt(l.high)}`,
         ok(l.bytesPerSecond) ? fmt(l.bytesPerSecond / 1e6) : '–', l.acceptable ? 'yes' : 'no']));
   }
-  if (runtime) {
-    const g = section('Runtime distribution', 'Best run on the left, worst on the right, the median marked.');
-    histogram(g, runtime);
+  if (runtime || data.quantities.length) {
+    const g = runtime && data.runs >= 3
+      ? section('Runtime distribution', 'Best run on the left, worst on the right, the median marked.') : section('Distributions over the runs');
+    if (runtime && data.runs >= 3) histogram(g, runtime);
     table(root, ['quantity', 'n', 'best', 'median', 'worst', 'mean', 'sd', 'q1', 'q3'],
       data.quantities.map(q => [q.name, q.n, fmt(q.min), fmt(q.median), fmt(q.max), fmt(q.mean), fmt(q.sd), fmt(q.q1), fmt(q.q3)]));
   }
+  // distributions and correlations over runs need a few runs; a single imported run has its samples below
+  const several = data.runs >= 3;
+  if (!several) {
+    html('p', {class: 'muted', id: 'few-runs'}, root, `Histograms, correlations and box plots need at least 3 runs; this campaign has ${data.runs}.`);
+  }
   const others = data.quantities.filter(q => !['runtime', 'user', 'system'].includes(q.name));
-  if (others.length) {
+  if (others.length && several) {
     const g = section('Counters and metrics', 'The same histogram for each counter and metric.');
     others.forEach(q => histogram(g, q));
   }
   const fitted = data.ranking.filter(r => data.columns[r.x].some(ok));
-  if (fitted.length && runtime) {
+  if (fitted.length && runtime && several) {
     html('h2', {}, root, 'Correlation with runtime');
     table(root, ['counter', 'runs', 'r', 'R²', 'slope', 'intercept'],
       fitted.map(r => [r.x, r.n, fmt(r.r), fmt(r.r2), fmt(r.slope), fmt(r.intercept)])).id = 'ranking';
@@ -237,7 +243,7 @@
   }
   const splitSection = section('User vs system time');
   if (!split(splitSection)) html('p', {class: 'muted'}, splitSection, 'No run gives user and system time.');
-  if (data.groups.length && runtime) boxes(section('Runtime per ' + (data.groupedBy || 'configuration'),
+  if (data.groups.length && runtime && several) boxes(section('Runtime per ' + (data.groupedBy || 'configuration'),
     'Box: quartiles; line: median; whiskers: the most extreme runs within 1.5 × IQR; circles: outliers.'));
   // PMCTrack's per-thread view and the seeds' big vs LITTLE comparison: each metric per thread and per core type
   for (const t of data.threadMetrics || []) {
@@ -257,7 +263,7 @@
         const pts = l.time.map((tm, k) => ok(l.value[k]) ? `${x(tm)},${y(l.value[k])}` : null).filter(p => p !== null);
         el('polyline', {class: 'series', points: pts.join(' '), fill: 'none', stroke: c, 'stroke-width': 1.5, 'data-key': l.key,
           'data-points': pts.length}, s);
-        if (i < 12) el('text', {x: w - M.r - 84, y: M.t + 10 + 13 * i, fill: c}, s, l.key.length > 16 ? l.key.slice(0, 15) + '…' : l.key);
+        if (i < 12) el('text', {x: w - M.r - 84, y: M.t + 10 + 13 * i, style: `fill: ${c}`}, s, l.key.length > 16 ? l.key.slice(0, 15) + '…' : l.key);
       });
     }
     for (const [part, rows] of [['thread', t.threads], ['core type', t.coreTypes]]) {
