@@ -109,8 +109,7 @@ public final class Report {
             String[] page = page();
             try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 os.write(page[0].getBytes(StandardCharsets.UTF_8));
-                JsonFactory json = new JsonFactory();
-                json.setCharacterEscapes(new NoClosingTags());
+                JsonFactory json = scriptSafeJson();
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 List<long[]> windows;
@@ -349,6 +348,16 @@ public final class Report {
             return String.format(Locale.ROOT, "%.3g µs", ns / 1e3);
         }
         return String.format(Locale.ROOT, "%.0f ns", ns);
+    }
+
+    /**
+     * A JSON factory whose output can be put inside a script element of a page ('<' written as
+     * \u003c): this report's data, and other self-contained reports' (hetrace profile report).
+     */
+    public static JsonFactory scriptSafeJson() {
+        JsonFactory json = new JsonFactory();
+        json.setCharacterEscapes(new NoClosingTags());
+        return json;
     }
 
     /** '<' written as \u003c, so that no string in the data closes its script element. */

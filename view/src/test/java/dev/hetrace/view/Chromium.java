@@ -24,20 +24,21 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Debian's headless Chromium for the browser tests, driven through its chromedriver (Selenium
  * never looks for nor fetches a browser or driver of its own), and what the app drew, read from
  * its debug hook ({@code window.__hetrace.lastDraw}). Screenshots go to {@code target/screenshots}.
+ * Public, in view's test jar, for the other modules' browser tests (the profile report's).
  */
-final class Chromium implements AutoCloseable {
+public final class Chromium implements AutoCloseable {
     static final Path BINARY = Path.of("/usr/bin/chromium");
     static final Path DRIVER = Path.of("/usr/bin/chromedriver");
     static final Path SHOTS = Path.of("target", "screenshots");
 
-    final ChromeDriver driver;
+    public final ChromeDriver driver;
 
     private Chromium(ChromeDriver driver) {
         this.driver = driver;
     }
 
     /** Fails in CI without Debian's chromium and chromium-driver (CI installs them); skips elsewhere, saying how to install them. */
-    static void require() {
+    public static void require() {
         if (!Files.isExecutable(BINARY) || !Files.isExecutable(DRIVER)) {
             String why = "the browser tests need Debian's chromium and chromium-driver (" + BINARY + ", " + DRIVER
                 + "): apt-get install chromium chromium-driver (.ci/run does)";
@@ -49,7 +50,7 @@ final class Chromium implements AutoCloseable {
     }
 
     /** A headless browser with a new profile in {@code profile}, the common flags and {@code extra}; the DevTools network log kept when asked. */
-    static Chromium start(Path profile, boolean networkLog, String... extra) throws Exception {
+    public static Chromium start(Path profile, boolean networkLog, String... extra) throws Exception {
         System.setProperty("webdriver.chrome.driver", DRIVER.toString());
         System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
         ChromeOptions o = new ChromeOptions();
@@ -69,7 +70,7 @@ final class Chromium implements AutoCloseable {
         return new Chromium(new ChromeDriver(service, o));
     }
 
-    Object js(String script) {
+    public Object js(String script) {
         return ((JavascriptExecutor) driver).executeScript(script);
     }
 
@@ -94,7 +95,7 @@ final class Chromium implements AutoCloseable {
         throw new AssertionError("no row " + name + " drawn");
     }
 
-    void shot(String name) throws Exception {
+    public void shot(String name) throws Exception {
         File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
         Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
     }

@@ -2,6 +2,7 @@ package dev.hetrace.profile.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.view.Chromium;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ class MonitorPageTest {
 				throw new java.io.UncheckedIOException(e);
 			}
 		});
-		browser = Chromium.start(dir.resolve("chromium"));
+		browser = Chromium.start(dir.resolve("chromium"), false);
 		browser.driver.get("http://127.0.0.1:" + server.port() + "/");
 		await("the page is up and has samples", () -> browser.js("return !!(window.__monitor && window.__monitor.ready)")
 				== Boolean.TRUE && ticks() > 1);

@@ -1,0 +1,99 @@
+package dev.hetrace.cli;
+
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.CampaignFile;
+import dev.hetrace.profile.ProfileException;
+import dev.hetrace.profile.metric.Metric;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code hetrace profile import}, {@code plan}, {@code stats} and {@code report} share: the
+ * streams of the {@code hetrace} command, {@code --debug}, one-line errors, and reading
+ * campaigns, metrics and thresholds as users write them.
+ */
+abstract class ProfileAnalysisCommand implements Callable<Integer> {
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.ParentCommand
+    ProfileCommand profile;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public final Integer call() {
+        try {
+            return run();
+        } catch (NoSuchFileException e) {
+            return fail(new IOException(e.getFile() + ": no such file", e));
+        } catch (IOException | ProfileException | IllegalArgumentException e) {
+            return fail(e);
+        }
+    }
+
+    abstract int run() throws IOException;
+
+    int print(String text) {
+        try {
+            profile.main.out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            profile.main.out.flush();
+            return 0;
+        } catch (IOException e) {
+            return fail(e);
+        }
+    }
+
+    int fail(Exception e) {
+        profile.main.err.println("hetrace: " + e.getMessage());
+        if (debug) {
+            e.printStackTrace(profile.main.err);
+        }
+        return 1;
+    }
+
+    static Campaign campaign(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            throw new NoSuchFileException(file.toString());
+        }
+        return CampaignFile.read(file);
+    }
+
+    static List<Metric> metrics(List<String> specs) {
+        List<Metric> out = new ArrayList<>();
+        for (String s : specs) {
+            try {
+                out.add(Metric.parse(s));
+            } catch (ProfileException e) {
+                throw new ProfileException("--metric " + s + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
+    /** {@code 10%} or {@code 0.1}. */
+    static double threshold(String text) {
+        String t = text.strip();
+        try {
+            double v = t.endsWith("%") ? Double.parseDouble(t.substring(0, t.length() - 1).strip()) / 100
+                : Double.parseDouble(t);
+            if (!(v >= 0) || Double.isInfinite(v)) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new ProfileException("--threshold " + text + ": expected a slowdown such as 10% or 0.1");
+        }
+    }
+
+    /** The default of --threshold: {@code SlowdownCurve.DEFAULT_THRESHOLD} as users write it. */
+    static final String DEFAULT_THRESHOLD = "10%";
+}

@@ -1,0 +1,168 @@
+package dev.hetrace.profile.stats;
+
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.Run;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * METrICS' step 2: the workload's runtime against increasing co-runner stress, from the runs
+ * labelled {@code stress=LEVEL} (level 0, or a run without the label, is the isolated
+ * workload). Each level gets the median runtime and its quartiles, and the slowdown: the ratio
+ * of its median to the isolated median. The slowdown's dispersion is a 95 % percentile
+ * bootstrap interval: {@link #RESAMPLES} times, both levels' runs are resampled with
+ * replacement and the ratio of the resamples' medians taken; the interval is the 2.5th and
+ * 97.5th percentiles of those ratios (seeded, so the same campaign gives the same interval).
+ *
+ * <p>The knee is the first level whose slowdown exceeds 1 + threshold (default 10 %): the
+ * levels before it are acceptable, and the extra-access budget is the stressor's bandwidth at
+ * the last acceptable level, from step 1 ({@link Campaign#hardware()} entries {@code level=L,
+ * bytes_per_second=B}) when measured.
+ *
+ * @param threshold the acceptable slowdown, 0.10 for 10 %
+ * @param levels    one entry per stress level, ascending
+ * @param knee      the first unacceptable level, empty when every level is acceptable
+ * @param budget    the last acceptable level and its bandwidth, empty when no level is acceptable
+ */
+public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level> knee, Optional<Budget> budget) {
+
+	public static final String LABEL = "stress";
+	public static final double DEFAULT_THRESHOLD = 0.10;
+	public static final int RESAMPLES = 2000;
+
+	/**
+	 * One stress level.
+	 *
+	 * @param label          the level as the campaign writes it
+	 * @param level          the same as a number (for the x axis); when some level is not a number,
+	 *                       its rank (0 for the isolated runs)
+	 * @param runtime        the runtimes at this level
+	 * @param slowdown       median runtime / isolated median runtime
+	 * @param slowdownLow    2.5th percentile of the bootstrapped ratio
+	 * @param slowdownHigh   97.5th percentile of the bootstrapped ratio
+	 * @param bytesPerSecond the stressor's bandwidth alone at this level (step 1), NaN if unmeasured
+	 * @param acceptable     slowdown ≤ 1 + threshold
+	 */
+	public record Level(String label, double level, Distribution runtime, double slowdown, double slowdownLow,
+			double slowdownHigh, double bytesPerSecond, boolean acceptable) {
+	}
+
+	/** The extra-access budget: the highest stress the workload tolerates. */
+	public record Budget(String level, double bytesPerSecond) {
+	}
+
+	public SlowdownCurve {
+		levels = List.copyOf(levels);
+	}
+
+	/** Whether a campaign has stress levels to draw a curve from (some run labelled stress=L with L ≠ 0). */
+	public static boolean applies(Campaign c) {
+		return c.runs().stream().anyMatch(r -> r.config().containsKey(LABEL) && number(r.config().get(LABEL)) != 0);
+	}
+
+	public static SlowdownCurve of(Campaign c) {
+		return of(c, DEFAULT_THRESHOLD);
+	}
+
+	public static SlowdownCurve of(Campaign c, double threshold) {
+		if (!(threshold >= 0)) {
+			throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
+		}
+		Map<String, List<Run>> byLevel = new LinkedHashMap<>();
+		for (Run r : c.runs()) {
+			byLevel.computeIfAbsent(r.config().getOrDefault(LABEL, "0"), k -> new ArrayList<>()).add(r);
+		}
+		List<String> order = new ArrayList<>(byLevel.keySet());
+		// numeric levels in order, named ones (l2-read, ...) after them as they came
+		order.sort(Comparator.comparingDouble(SlowdownCurve::number));
+		boolean numeric = order.stream().allMatch(l -> Double.isFinite(number(l)));
+		String isolatedLabel = order.stream().filter(l -> number(l) == 0).findFirst()
+				.orElseThrow(() -> new IllegalArgumentException(c.name() + ": no isolated runs (stress=0) to compare with"));
+		double[] isolated = runtimes(byLevel.get(isolatedLabel));
+		double base = Distribution.quantile(isolated, 0.5);
+		Map<String, Double> bandwidth = bandwidths(c);
+		List<Level> levels = new ArrayList<>();
+		SplittableRandom random = new SplittableRandom(0x5EEDL);
+		for (String label : order) {
+			double[] rt = runtimes(byLevel.get(label));
+			Distribution d = Distribution.of(rt);
+			double slowdown = d.median() / base;
+			double[] ci = bootstrap(isolated, rt, random);
+			Double bw = bandwidth.get(label);
+			if (bw == null) {
+				bw = bandwidth.entrySet().stream().filter(e -> number(e.getKey()) == number(label))
+						.map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
+			}
+			levels.add(new Level(label, numeric ? number(label) : levels.size(), d, slowdown, ci[0], ci[1], bw,
+					slowdown <= 1 + threshold + 1e-12));
+		}
+		Optional<Level> knee = levels.stream().filter(l -> !l.acceptable()).findFirst();
+		Optional<Budget> budget = Optional.empty();
+		for (Level l : levels) {
+			if (knee.isPresent() && l == knee.get()) {
+				break;
+			}
+			budget = Optional.of(new Budget(l.label(), l.bytesPerSecond()));
+		}
+		return new SlowdownCurve(threshold, levels, knee, budget);
+	}
+
+	private static double[] runtimes(List<Run> runs) {
+		return runs.stream().mapToDouble(Run::runtimeSeconds).filter(v -> !Double.isNaN(v)).toArray();
+	}
+
+	/** The 95 % percentile bootstrap interval of median(stressed) / median(isolated). */
+	static double[] bootstrap(double[] isolated, double[] stressed, SplittableRandom random) {
+		if (isolated.length == 0 || stressed.length == 0) {
+			return new double[] {Double.NaN, Double.NaN};
+		}
+		double[] ratios = new double[RESAMPLES];
+		double[] a = new double[isolated.length];
+		double[] b = new double[stressed.length];
+		for (int k = 0; k < RESAMPLES; k++) {
+			for (int i = 0; i < a.length; i++) {
+				a[i] = isolated[random.nextInt(a.length)];
+			}
+			for (int i = 0; i < b.length; i++) {
+				b[i] = stressed[random.nextInt(b.length)];
+			}
+			Arrays.sort(a);
+			Arrays.sort(b);
+			ratios[k] = Distribution.quantileSorted(b, 0.5) / Distribution.quantileSorted(a, 0.5);
+		}
+		Arrays.sort(ratios);
+		return new double[] {Distribution.quantileSorted(ratios, 0.025), Distribution.quantileSorted(ratios, 0.975)};
+	}
+
+	/** Step 1's bandwidth per level: hardware entries with a level and bytes_per_second. */
+	static Map<String, Double> bandwidths(Campaign c) {
+		Map<String, Double> out = new LinkedHashMap<>();
+		for (Map<String, String> h : c.hardware()) {
+			String level = h.get("level");
+			String bw = h.get("bytes_per_second");
+			if (level != null && bw != null) {
+				try {
+					out.put(level, Double.parseDouble(bw));
+				} catch (NumberFormatException e) {
+					// a hardware note without a number: no bandwidth for that level
+				}
+			}
+		}
+		return out;
+	}
+
+	/** A level label as a number: {@code 4}, {@code 0.5}; a label that is not a number sorts last. */
+	static double number(String label) {
+		try {
+			return Double.parseDouble(label.trim());
+		} catch (NumberFormatException e) {
+			return Double.POSITIVE_INFINITY;
+		}
+	}
+}
