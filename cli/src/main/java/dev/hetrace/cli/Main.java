@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         "of every core of a board on one clock."},
     subcommands = {DemoCommand.class, PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
         StatsCommand.class, DiagnoseCommand.class, WaitsCommand.class, PatternCommand.class, QueryCommand.class,
-        ExportCommand.class, ViewCommand.class, ReportCommand.class, TrainCommand.class, CommandLine.HelpCommand.class})
+        ExportCommand.class, ViewCommand.class, ReportCommand.class, TrainCommand.class, ProfileCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

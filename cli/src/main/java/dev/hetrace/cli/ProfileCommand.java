@@ -1,0 +1,25 @@
+package dev.hetrace.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code hetrace profile}: measure timing interference and counters (campaigns of runs). */
+@Command(name = "profile", mixinStandardHelpOptions = true,
+    description = {"Measure: a workload's runtime and counters under perf, alone or against stressing",
+        "co-runners on other cores (docs/profiling.md)."},
+    subcommands = {ProfileRunCommand.class, ProfileSweepCommand.class, CommandLine.HelpCommand.class})
+final class ProfileCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    /** Without a subcommand: the usage, and the status of a usage error. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(main.err);
+        return 2;
+    }
+}
