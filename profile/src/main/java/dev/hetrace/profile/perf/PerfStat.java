@@ -155,7 +155,8 @@ public final class PerfStat {
 	 * Parses {@code perf stat -x,} output: {@code value,unit,event,run time,% enabled,metric,metric
 	 * unit} per event, comment lines ignored. Values are kept as perf prints them (task-clock in
 	 * msec); {@code <not supported>} and {@code <not counted>} events go to {@code unsupported},
-	 * except the time events, which perf prints as not counted when they are zero.
+	 * except user_time and system_time, which perf prints as not counted when they are zero, and
+	 * duration_time, whose absence leaves the runtime unknown (NaN).
 	 */
 	public static Counts parse(String csv) {
 		Map<String, Double> counters = new LinkedHashMap<>();
@@ -173,8 +174,10 @@ public final class PerfStat {
 			String value = f[0].strip();
 			String event = f[2].strip();
 			if (value.equals("<not supported>") || value.equals("<not counted>")) {
-				if (TIME_EVENTS.contains(event)) {
+				if (event.equals("user_time") || event.equals("system_time")) {
 					counters.put(event, 0.0);
+				} else if (event.equals("duration_time")) {
+					continue;
 				} else {
 					unsupported.put(event, value.equals("<not supported>") ? NOT_SUPPORTED : NOT_COUNTED);
 				}

@@ -90,6 +90,7 @@ class PerfStatTest {
 		assertThat(c.runtimeSeconds()).isEqualTo(0.001982968);
 		assertThat(c.userSeconds()).isZero();
 		assertThat(c.systemSeconds()).isEqualTo(0.002422);
+		assertThat(PerfStat.parse("<not counted>,ns,duration_time,0,100.00,,\n").runtimeSeconds()).isNaN();
 		assertThatThrownBy(() -> PerfStat.parse("12,,cycles\nabc,,instructions,0,100.00,,\n"))
 				.isInstanceOf(ProfileException.class).hasMessage(
 						"perf stat output line 2: 'abc' is not a count: abc,,instructions,0,100.00,,");
