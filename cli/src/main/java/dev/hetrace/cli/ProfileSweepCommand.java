@@ -54,6 +54,12 @@ final class ProfileSweepCommand extends ProfileSubcommand {
         description = "Acceptable slowdown, e.g. 10% or 0.1 (default: ${DEFAULT-VALUE}).")
     String threshold = "10%";
 
+    @Option(names = "--slowdown-of", paramLabel = "NAME",
+        description = {"What the slowdown compares: runtime (wall clock, default), user, system, or a",
+            "counter such as task-clock (CPU time: leaves out the time the workload waited",
+            "for its CPU, which dominates on a machine busy with other work)."})
+    String slowdownOf = "runtime";
+
     @Option(names = "--hardware-time", paramLabel = "SECONDS",
         description = "How long step 1 runs the stressor alone per level (default: ${DEFAULT-VALUE}).")
     double hardwareSeconds = 0.5;
@@ -71,11 +77,16 @@ final class ProfileSweepCommand extends ProfileSubcommand {
             if (hardwareSeconds <= 0) {
                 throw new ProfileException("--hardware-time " + hardwareSeconds + ": must be positive");
             }
+            if (!slowdownOf.equals("runtime") && !slowdownOf.equals("user") && !slowdownOf.equals("system")
+                && !options.events.contains(slowdownOf) && !dev.hetrace.profile.perf.PerfStat.SOFTWARE_EVENTS.contains(slowdownOf)) {
+                throw new ProfileException("--slowdown-of " + slowdownOf + ": not measured (runtime, user, system, a software"
+                    + " event, or an event of --events)");
+            }
             CampaignRunner runner = options.runner(true, main().err);
             Campaign campaign = runner.sweep(options.name(), spec, lv, hardwareSeconds);
             Path file = options.output.resolve("campaign.json");
             CampaignFile.write(campaign, file);
-            return print(text(campaign, runner, spec, SweepSummary.of(campaign, limit), hardwareSeconds)
+            return print(text(campaign, runner, spec, SweepSummary.of(campaign, limit, slowdownOf), hardwareSeconds)
                 + "\nwrote " + file + " (the workload's output: " + runner.log() + ")\n");
         } catch (ProfileException | IOException e) {
             return fail(e);
@@ -110,7 +121,13 @@ final class ProfileSweepCommand extends ProfileSubcommand {
         sb.append(String.format(Locale.ROOT, "%nstep 2: %s, %d repetitions per level%s%n", runner.label(), runner.repeat(),
             runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()));
         rows = new ArrayList<>();
-        rows.add(new String[] {"level", "median s", "q1", "q3", "min", "max", "slowdown"});
+        String unit = switch (s.measure()) {
+            case "runtime" -> "median s";
+            case "user", "system" -> s.measure() + " s";
+            case "task-clock" -> "task-clock ms";
+            default -> s.measure();
+        };
+        rows.add(new String[] {"level", unit, "q1", "q3", "min", "max", "slowdown"});
         for (SweepSummary.Level l : s.levels()) {
             rows.add(new String[] {Integer.toString(l.level()), ProfileRunCommand.num(l.runtime().median()),
                 ProfileRunCommand.num(l.runtime().q1()), ProfileRunCommand.num(l.runtime().q3()),

@@ -13,32 +13,40 @@ import java.util.TreeMap;
  * the knee (the first level whose slowdown exceeds 1 + threshold) and the extra-access budget
  * (the stressor's bandwidth alone, step 1, at the last level below the knee).
  *
+ * @param measure           what the slowdown is of: {@code runtime} (wall clock), or another
+ *                          {@link Run#value} such as {@code task-clock} (CPU time, which leaves out
+ *                          the time a workload waited for its CPU on a busy machine)
  * @param levels            the levels in increasing order
  * @param threshold         the acceptable slowdown, e.g. 0.10 for 10 %
  * @param knee              the first level past the threshold, -1 when none is
  * @param lastAcceptable    the highest level before the knee (every level when there is no knee), -1 when even level 0 is missing
  */
-public record SweepSummary(List<Level> levels, double threshold, int knee, int lastAcceptable) {
+public record SweepSummary(String measure, List<Level> levels, double threshold, int knee, int lastAcceptable) {
 
 	/**
 	 * One stress level.
 	 *
 	 * @param level             the stress level (0 = isolated)
-	 * @param runtime           the workload's runtime in seconds over the repetitions
-	 * @param slowdown          median runtime / median isolated runtime
+	 * @param runtime           the measure over the repetitions (the runtime in seconds by default)
+	 * @param slowdown          its median / its median isolated
 	 * @param accessesPerSecond the stressor's accesses per second alone at this level (step 1), NaN when not measured
 	 * @param bytesPerSecond    the same in bytes per second
 	 */
 	public record Level(int level, Spread runtime, double slowdown, double accessesPerSecond, double bytesPerSecond) {
 	}
 
-	/** The summary of a sweep's campaign: runs grouped by their {@code stress} label. */
+	/** The summary of a sweep's campaign by runtime: runs grouped by their {@code stress} label. */
 	public static SweepSummary of(Campaign campaign, double threshold) {
+		return of(campaign, threshold, "runtime");
+	}
+
+	/** The summary by {@code measure}, a {@link Run#value} name: {@code runtime}, {@code user}, a counter. */
+	public static SweepSummary of(Campaign campaign, double threshold, String measure) {
 		TreeMap<Integer, List<Double>> byLevel = new TreeMap<>();
 		for (Run r : campaign.runs()) {
 			String s = r.config().get("stress");
 			if (s != null) {
-				byLevel.computeIfAbsent(Integer.parseInt(s), k -> new ArrayList<>()).add(r.runtimeSeconds());
+				byLevel.computeIfAbsent(Integer.parseInt(s), k -> new ArrayList<>()).add(r.value(measure));
 			}
 		}
 		Map<Integer, Map<String, String>> hw = new TreeMap<>();
@@ -65,7 +73,7 @@ public record SweepSummary(List<Level> levels, double threshold, int knee, int l
 				}
 			}
 		}
-		return new SweepSummary(levels, threshold, knee, last);
+		return new SweepSummary(measure, levels, threshold, knee, last);
 	}
 
 	/** The level {@code level}, if measured. */

@@ -47,6 +47,24 @@ class SweepSummaryTest {
 		assertThat(SweepSummary.of(c, 1.5).lastAcceptable()).isEqualTo(8);
 	}
 
+	@Test
+	void theSlowdownCanBeOfACounterSuchAsTheCpuTime() {
+		List<Run> runs = new ArrayList<>();
+		double[][] byLevel = {{10, 3.0, 100}, {8, 9.0, 130}};
+		for (double[] l : byLevel) {
+			runs.add(new Run("w", Map.of("stress", Integer.toString((int) l[0])), 0, l[1], Double.NaN, Double.NaN,
+					Map.of("task-clock", l[2]), Map.of(), List.of()));
+		}
+		runs.set(0, new Run("w", Map.of("stress", "0"), 0, 3.0, Double.NaN, Double.NaN, Map.of("task-clock", 100.0), Map.of(),
+				List.of()));
+		Campaign c = new Campaign("c", Map.of(), runs, List.of());
+		assertThat(SweepSummary.of(c, 0.1).level(8).orElseThrow().slowdown()).isEqualTo(3.0);
+		SweepSummary cpu = SweepSummary.of(c, 0.1, "task-clock");
+		assertThat(cpu.measure()).isEqualTo("task-clock");
+		assertThat(cpu.level(8).orElseThrow().slowdown()).isCloseTo(1.3, within(1e-12));
+		assertThat(cpu.level(8).orElseThrow().runtime().median()).isEqualTo(130.0);
+	}
+
 	private static Campaign campaign(Map<Integer, double[]> runtimes) {
 		List<Run> runs = new ArrayList<>();
 		List<Map<String, String>> hw = new ArrayList<>();
