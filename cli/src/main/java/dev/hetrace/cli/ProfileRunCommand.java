@@ -78,7 +78,7 @@ final class ProfileRunCommand extends ProfileSubcommand {
                     .append(runner.kernel().isPresent() ? "" : " (Java fallback)").append('\n');
             }
             sb.append('\n').append(table(campaign.runs(), runner.events()));
-            sb.append(unsupported(campaign.runs()));
+            sb.append(unsupported(campaign.runs(), runner.events()));
             sb.append("\nwrote ").append(file).append(" (the workload's output: ").append(runner.log()).append(")\n");
             return print(sb.toString());
         } catch (ProfileException | IOException e) {
@@ -123,16 +123,14 @@ final class ProfileRunCommand extends ProfileSubcommand {
     }
 
     /** The events no run could count, named once with their reasons. */
-    static String unsupported(List<Run> runs) {
+    static String unsupported(List<Run> runs, List<String> order) {
+        Map<String, String> reasons = new java.util.TreeMap<>(java.util.Comparator.comparingInt((String e) -> {
+            int i = order.indexOf(e);
+            return i < 0 ? Integer.MAX_VALUE : i;
+        }).thenComparing(e -> e));
+        runs.forEach(r -> r.unsupported().forEach(reasons::putIfAbsent));
         Map<String, List<String>> byReason = new LinkedHashMap<>();
-        Set<String> seen = new LinkedHashSet<>();
-        for (Run r : runs) {
-            r.unsupported().forEach((event, reason) -> {
-                if (seen.add(event)) {
-                    byReason.computeIfAbsent(reason, k -> new ArrayList<>()).add(event);
-                }
-            });
-        }
+        reasons.forEach((event, reason) -> byReason.computeIfAbsent(reason, k -> new ArrayList<>()).add(event));
         StringBuilder sb = new StringBuilder();
         byReason.forEach((reason, events) -> sb.append("\nthis machine did not count ").append(String.join(", ", events))
             .append(": ").append(reason).append('\n'));

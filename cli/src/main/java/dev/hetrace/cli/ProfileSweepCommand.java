@@ -155,7 +155,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
                 + " budget at least %s accesses/s (%s MB/s), level %d%n", pct, sci(top.accessesPerSecond()),
                 mb(top.bytesPerSecond()), top.level()));
         }
-        sb.append(ProfileRunCommand.unsupported(c.runs()));
+        sb.append(ProfileRunCommand.unsupported(c.runs(), runner.events()));
         return sb.toString();
     }
 
