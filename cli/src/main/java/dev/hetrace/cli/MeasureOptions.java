@@ -17,22 +17,18 @@ import picocli.CommandLine.Parameters;
 /** What {@code profile run} and {@code profile sweep} share: the workload, its events, repetitions and placement. */
 final class MeasureOptions {
     @Option(names = "--events", paramLabel = "E1,E2...", split = ",",
-        description = {"perf events to count besides the software events task-clock, page-faults,",
-            "context-switches and cpu-migrations (always counted), e.g. cycles,instructions.",
-            "Events this machine cannot count are named once in the summary."})
+        description = "perf events to count besides the software events task-clock, page-faults, context-switches and cpu-migrations (always counted), e.g. cycles,instructions. Events this machine cannot count are named once in the summary.")
     List<String> events = new ArrayList<>();
 
     @Option(names = "--repeat", paramLabel = "N", description = "Repetitions per configuration (default: ${DEFAULT-VALUE}).")
     int repeat = 5;
 
     @Option(names = "--cpu", paramLabel = "C",
-        description = {"Pin the workload to CPU C (through taskset). Default: anywhere, or CPU 0 when",
-            "a stressor runs."})
+        description = "Pin the workload to CPU C (through taskset). Default: anywhere, or CPU 0 when a stressor runs.")
     Integer cpu;
 
     @Option(names = "--stress-cpus", paramLabel = "LIST", split = ",",
-        description = {"CPUs of the stressor, one co-runner each, e.g. 1 or 1,2,3 (default: every",
-            "CPU but the workload's)."})
+        description = "CPUs of the stressor, one co-runner each, e.g. 1 or 1,2,3 (default: every CPU but the workload's).")
     List<Integer> stressCpus;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR",
@@ -40,11 +36,7 @@ final class MeasureOptions {
     Path output = Path.of("hetrace-profile");
 
     @Option(names = "--workload", paramLabel = "SPEC",
-        description = {"Run hetrace's built-in memory-bound workload instead of a command:",
-            "chase|stream[:size=TARGET][:accesses=N][:stride=BYTES][:rw=read|write|rmw]",
-            "(chase: a random pointer chase, one line per access, latency-bound; stream:",
-            "strided accesses, bandwidth-bound; TARGET as for --stressor, default dram;",
-            "accesses default 10M). Needs gcc."})
+        description = "Run hetrace's built-in memory-bound workload instead of a command: chase|stream[:size=TARGET][:accesses=N][:stride=BYTES][:rw=read|write|rmw] (chase: a random pointer chase, one line per access, latency-bound; stream: strided accesses, bandwidth-bound; TARGET as for --stressor, default dram; accesses default 10M). Needs gcc.")
     String workloadSpec;
 
     @Parameters(paramLabel = "CMD", arity = "0..*", description = "The workload, after '--': the command and its arguments.")

@@ -20,22 +20,24 @@ import picocli.CommandLine.Option;
 /** {@code hetrace profile sweep}: METrICS' two steps, the stressor alone per level, then the workload against each level. */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Measure how a workload slows down as a co-runner stresses memory harder.", "",
-        "Step 1 (the hardware): the stressor alone at each level for --hardware-time, its",
-        "accesses and bytes per second. Step 2: the workload --repeat times against each",
-        "level (level 0 = isolated, no co-runner), in rounds that visit every level once,",
-        "each repetition under 'perf stat -x,' as in 'hetrace profile run'. Per level: the",
-        "median runtime, its spread (quartiles, min, max) and the slowdown, median at the",
-        "level / median isolated. The knee is the first level whose slowdown exceeds",
-        "1 + --threshold; the extra-access budget is the stressor's bandwidth alone at the",
-        "last level below it.", "",
-        "SPEC is TARGET[:stride=BYTES][:rw=read|write|rmw] (TARGET: l1, l2, llc, dram or a",
-        "size such as 8M; see 'hetrace profile run --help'); levels run from 0 (off) to 8",
-        "(continuous accesses), level L accessing L/8 of the time. The workload runs on",
-        "--cpu (default 0), the stressor on --stress-cpus (default: every other CPU).", "",
+        "Step 1 (the hardware): the stressor alone at each level for --hardware-time,",
+        "its accesses and bytes per second. Step 2: the workload --repeat times against",
+        "each level (level 0 = isolated, no co-runner), in rounds that visit every",
+        "level once, each repetition under 'perf stat -x,' as in 'hetrace profile run'.",
+        "Per level: the median runtime, its spread (quartiles, min, max) and the",
+        "slowdown, median at the level / median isolated. The knee is the first level",
+        "whose slowdown exceeds 1 + --threshold; the extra-access budget is the",
+        "stressor's bandwidth alone at the last level below it.", "",
+        "SPEC is TARGET[:stride=BYTES][:rw=read|write|rmw] (TARGET: l1, l2, llc, dram",
+        "or a size such as 8M; see 'hetrace profile run --help'); levels run from 0",
+        "(off) to 8 (continuous accesses), level L accessing L/8 of the time. The",
+        "workload runs on --cpu (default 0), the stressor on --stress-cpus (default:",
+        "every other CPU).", "",
         "Examples:",
-        "  hetrace profile sweep --stressor dram --levels 0,1,2,4,8 -o sweep -- ./matmul 512",
-        "  hetrace profile sweep --stressor dram:stride=64:rw=read --levels 0,2,4,8 --repeat 5 \\",
-        "      --cpu 0 --stress-cpus 1 --threshold 10% -o chase --workload chase:accesses=1M"},
+        "  hetrace profile sweep --stressor dram -o sweep -- ./matmul 512",
+        "  hetrace profile sweep --stressor dram:stride=64:rw=read --levels 0,2,4,8 \\",
+        "      --repeat 5 --cpu 0 --stress-cpus 1 --threshold 10%% \\",
+        "      --slowdown-of task-clock -o chase --workload chase:accesses=6M"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the sweep was measured", "1:perf or the workload failed, or a spec is wrong", "2:usage error"})
 final class ProfileSweepCommand extends ProfileSubcommand {
@@ -51,13 +53,11 @@ final class ProfileSweepCommand extends ProfileSubcommand {
     List<Integer> levels = new ArrayList<>(List.of(0, 1, 2, 4, 8));
 
     @Option(names = "--threshold", paramLabel = "PERCENT",
-        description = "Acceptable slowdown, e.g. 10% or 0.1 (default: ${DEFAULT-VALUE}).")
+        description = "Acceptable slowdown, e.g. 10%% or 0.1 (default: 10%%).")
     String threshold = "10%";
 
     @Option(names = "--slowdown-of", paramLabel = "NAME",
-        description = {"What the slowdown compares: runtime (wall clock, default), user, system, or a",
-            "counter such as task-clock (CPU time: leaves out the time the workload waited",
-            "for its CPU, which dominates on a machine busy with other work)."})
+        description = "What the slowdown compares: runtime (wall clock, default), user, system, or a counter such as task-clock (CPU time: leaves out the time the workload waited for its CPU, which dominates on a machine busy with other work).")
     String slowdownOf = "runtime";
 
     @Option(names = "--hardware-time", paramLabel = "SECONDS",

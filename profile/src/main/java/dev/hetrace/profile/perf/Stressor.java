@@ -29,6 +29,14 @@ public final class Stressor implements AutoCloseable {
 	/** The continuous level. */
 	public static final int MAX_LEVEL = 8;
 
+	/** Co-runners still running: killed if hetrace is, rather than left spinning on their cores. */
+	private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+	static {
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
+				"hetrace-stressor-cleanup"));
+	}
+
 	private final List<Process> processes;
 	private final List<BufferedReader> outputs = new ArrayList<>();
 	private final List<JavaStress> threads;
@@ -72,6 +80,7 @@ public final class Stressor implements AutoCloseable {
 				Process p = new ProcessBuilder(kernel.get().command(spec.arguments(duty, cpu, seconds)))
 						.redirectErrorStream(true).start();
 				ps.add(p);
+				LIVE.add(p);
 				BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
 				s.outputs.add(out);
 				String first = out.readLine();
@@ -123,6 +132,7 @@ public final class Stressor implements AutoCloseable {
 				Process p = processes.get(i);
 				String out = String.join("\n", outputs.get(i).lines().toList());
 				p.waitFor(30, TimeUnit.SECONDS);
+				LIVE.remove(p);
 				String last = out.lines().filter(l -> l.startsWith("accesses=")).reduce((a, b) -> b).orElse(null);
 				if (last == null) {
 					throw new ProfileException("the stressor (pid " + p.pid() + ") gave no report"
@@ -146,6 +156,7 @@ public final class Stressor implements AutoCloseable {
 	@Override
 	public void close() {
 		processes.forEach(Process::destroyForcibly);
+		processes.forEach(LIVE::remove);
 		threads.forEach(JavaStress::stop);
 	}
 
