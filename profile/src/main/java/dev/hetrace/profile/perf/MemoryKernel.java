@@ -122,10 +122,10 @@ public final class MemoryKernel {
 						return 2;
 					}
 				}
-				if (bytes < 64) bytes = 64;
+				if (bytes < 128) bytes = 128; /* a chase needs two lines */
 				if (stride < 8) stride = 8;
 				uint64_t words = bytes / 8;
-				uint64_t step = stride / 8;
+				uint64_t step = stride / 8 % words; /* a stride past the buffer wraps around it */
 				uint64_t *buf = aligned_alloc(4096, (words * 8 + 4095) / 4096 * 4096);
 				if (buf == NULL) {
 					fprintf(stderr, "hetrace memory kernel: cannot allocate %llu bytes\\n", (unsigned long long) bytes);
@@ -137,7 +137,6 @@ public final class MemoryKernel {
 				if (strcmp(mode, "chase") == 0) {
 					/* one pointer per 64-byte line, in a random cycle (Sattolo): every load waits for the previous one */
 					uint64_t lines = words / 8, x = 88172645463325252ULL;
-					if (lines < 2) lines = 2, words = 16;
 					uint64_t *perm = malloc(lines * sizeof *perm);
 					for (uint64_t i = 0; i < lines; i++) perm[i] = i;
 					for (uint64_t i = lines - 1; i > 0; i--) {

@@ -193,7 +193,7 @@ public final class Stressor implements AutoCloseable {
 			for (int i = 0; i < buf.length; i++) {
 				buf[i] = i;
 			}
-			int step = (int) (spec.stride() / 8);
+			int step = (int) (spec.stride() / 8 % buf.length);
 			int op = spec.access().ordinal();
 			long count = 0;
 			long sink = 0;

@@ -106,7 +106,8 @@ class MemoryKernelTest {
 
 	@Test
 	void theWorkloadsMakeTheirAccessesAndEnd() throws Exception {
-		for (String spec : List.of("chase:size=1M:accesses=200K", "stream:size=1M:accesses=300K:stride=128:rw=rmw")) {
+		for (String spec : List.of("chase:size=1M:accesses=200K", "stream:size=1M:accesses=300K:stride=128:rw=rmw",
+				"chase:size=64:accesses=1K", "stream:size=64K:accesses=1K:stride=1M:rw=write")) {
 			WorkloadSpec w = WorkloadSpec.parse(spec);
 			Process p = new ProcessBuilder(kernel.command(w.arguments())).redirectErrorStream(true).start();
 			String out = new String(p.getInputStream().readAllBytes());
