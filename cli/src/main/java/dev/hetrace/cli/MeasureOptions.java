@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.perf.CampaignRunner;
+import dev.hetrace.profile.perf.Cpus;
 import dev.hetrace.profile.perf.MemoryKernel;
 import dev.hetrace.profile.perf.PerfStat;
 import dev.hetrace.profile.perf.WorkloadSpec;
@@ -27,9 +28,9 @@ final class MeasureOptions {
         description = "Pin the workload to CPU C (through taskset). Default: anywhere, or CPU 0 when a stressor runs.")
     Integer cpu;
 
-    @Option(names = "--stress-cpus", paramLabel = "LIST", split = ",",
-        description = "CPUs of the stressor, one co-runner each, e.g. 1 or 1,2,3 (default: every CPU but the workload's).")
-    List<Integer> stressCpus;
+    @Option(names = "--stress-cpus", paramLabel = "LIST",
+        description = "CPUs of the stressor, one co-runner each, e.g. 1 or 1,2 or 1-3 (default: every CPU but the workload's).")
+    String stressCpus;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR",
         description = "Folder for campaign.json and workload.log (default: ${DEFAULT-VALUE}).")
@@ -48,31 +49,32 @@ final class MeasureOptions {
             throw new ProfileException("--repeat " + repeat + ": at least one repetition");
         }
         PerfStat.requireInstalled();
-        int cpus = Runtime.getRuntime().availableProcessors();
-        int wcpu = cpu != null ? cpu : stressing ? 0 : -1;
-        if (wcpu >= cpus) {
-            throw new ProfileException("--cpu " + wcpu + ": this machine has CPUs 0 to " + (cpus - 1));
+        List<Integer> allowed = Cpus.allowed();
+        int wcpu = cpu != null ? cpu : stressing ? allowed.getFirst() : -1;
+        if (wcpu >= 0 && !allowed.contains(wcpu)) {
+            throw new ProfileException("--cpu " + wcpu + ": not a CPU hetrace may run on here (CPUs " + Cpus.format(allowed)
+                + ")");
         }
         List<Integer> scpus = new ArrayList<>();
         if (stressing) {
             if (stressCpus != null) {
-                scpus.addAll(new LinkedHashSet<>(stressCpus));
-            } else {
-                for (int c = 0; c < cpus; c++) {
-                    if (c != wcpu) {
-                        scpus.add(c);
-                    }
+                try {
+                    scpus.addAll(Cpus.parse(stressCpus));
+                } catch (ProfileException e) {
+                    throw new ProfileException("--stress-cpus " + e.getMessage());
                 }
+            } else {
+                allowed.stream().filter(c -> c != wcpu).forEach(scpus::add);
             }
             for (int c : scpus) {
-                if (c < 0 || c >= cpus) {
-                    throw new ProfileException("--stress-cpus: CPU " + c + " does not exist (this machine has CPUs 0 to "
-                        + (cpus - 1) + ")");
+                if (!allowed.contains(c)) {
+                    throw new ProfileException("--stress-cpus: CPU " + c + " is not a CPU hetrace may run on here (CPUs "
+                        + Cpus.format(allowed) + ")");
                 }
             }
             if (scpus.isEmpty()) {
-                throw new ProfileException("no CPU left for the stressor: this machine has " + cpus
-                    + " CPU(s); give --stress-cpus");
+                throw new ProfileException("no CPU left for the stressor: hetrace may run on CPUs " + Cpus.format(allowed)
+                    + " only; give --stress-cpus");
             }
             if (scpus.contains(wcpu)) {
                 err.println("hetrace: warning: the stressor shares CPU " + wcpu + " with the workload: it competes for"

@@ -91,7 +91,7 @@ final class ProfileRunCommand extends ProfileSubcommand {
     }
 
     static String cpus(List<Integer> cpus) {
-        return String.join(",", cpus.stream().map(String::valueOf).toList());
+        return dev.hetrace.profile.perf.Cpus.format(cpus);
     }
 
     /** Median, quartiles, min and max of the runtime, user and system time and every counter over the runs. */

@@ -34,7 +34,7 @@ class ProfileCommandTest {
         assumePerf();
         Path out = dir.resolve("sweep");
         Cli.Run r = Cli.run("profile", "sweep", "--stressor", "2M:stride=64:rw=read", "--levels", "0,8", "--repeat", "2",
-            "--hardware-time", "0.2", "--cpu", "0", "--events", "cycles,instructions", "-o", out.toString(),
+            "--hardware-time", "0.2", "--events", "cycles,instructions", "-o", out.toString(),
             "--workload", "stream:size=2M:accesses=2M");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("step 1: stressor 2M:stride=64:rw=read alone", "step 2: hetrace workload stream",
@@ -91,7 +91,9 @@ class ProfileCommandTest {
         assertThat(fails.err()).isEqualTo("hetrace: the workload exited with status 4 (repetition 1/2); its output is in "
             + Path.of(o, "workload.log") + "\n");
         Cli.Run cpu = Cli.run("profile", "run", "--cpu", "4096", "-o", o, "--", "true");
-        assertThat(cpu.err()).startsWith("hetrace: --cpu 4096: this machine has CPUs 0 to ");
+        assertThat(cpu.err()).startsWith("hetrace: --cpu 4096: not a CPU hetrace may run on here (CPUs ");
+        Cli.Run list = Cli.run("profile", "run", "--stressor", "l1", "--stress-cpus", "1-x", "-o", o, "--", "true");
+        assertThat(list.err()).isEqualTo("hetrace: --stress-cpus '1-x' is not a CPU list (e.g. 1 or 1,2 or 1-3): '1-x'\n");
         Cli.Run threshold = Cli.run("profile", "sweep", "--stressor", "dram", "--threshold", "ten", "-o", o, "--", "true");
         assertThat(threshold.err()).isEqualTo("hetrace: --threshold ten: expected a percentage such as 10% (or 0.1)\n");
     }

@@ -33,9 +33,8 @@ class CampaignRunnerTest {
 
 	private CampaignRunner runner(int repeat) {
 		WorkloadSpec w = WorkloadSpec.parse("stream:size=2M:accesses=2M");
-		int cpus = Runtime.getRuntime().availableProcessors();
-		return new CampaignRunner(kernel.command(w.arguments()), "stream", PerfStat.SOFTWARE_EVENTS, repeat, 0,
-				List.of(cpus > 1 ? 1 : 0), dir.resolve("out"), Optional.of(kernel), progress::add);
+		return new CampaignRunner(kernel.command(w.arguments()), "stream", PerfStat.SOFTWARE_EVENTS, repeat,
+				PerfAvailable.first(), List.of(PerfAvailable.other()), dir.resolve("out"), Optional.of(kernel), progress::add);
 	}
 
 	@Test
@@ -55,7 +54,7 @@ class CampaignRunnerTest {
 			assertThat(r.value("task-clock")).isPositive();
 			assertThat(r.workload()).isEqualTo("stream");
 		});
-		assertThat(c.host()).containsEntry("workload_cpu", "0").containsKey("cpu_model");
+		assertThat(c.host()).containsEntry("workload_cpu", Integer.toString(PerfAvailable.first())).containsKey("cpu_model");
 		SweepSummary s = SweepSummary.of(c, 0.10);
 		assertThat(s.levels()).hasSize(2);
 		assertThat(s.level(0).orElseThrow().slowdown()).isEqualTo(1.0);

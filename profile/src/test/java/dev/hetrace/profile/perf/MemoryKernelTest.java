@@ -41,7 +41,7 @@ class MemoryKernelTest {
 	void aTimedStressorReportsNonZeroBandwidthAtTheEnd() {
 		for (var access : StressorSpec.Access.values()) {
 			StressorSpec spec = new StressorSpec("256K", 256 << 10, 64, access);
-			try (Stressor s = Stressor.start(spec, Stressor.MAX_LEVEL, List.of(1 % cpus()), 0.3, Optional.of(kernel))) {
+			try (Stressor s = Stressor.start(spec, Stressor.MAX_LEVEL, List.of(PerfAvailable.other()), 0.3, Optional.of(kernel))) {
 				StressReport r = s.awaitEnd();
 				assertThat(r.engine()).isEqualTo("gcc");
 				assertThat(r.accesses()).as(access.name()).isPositive();
@@ -55,7 +55,7 @@ class MemoryKernelTest {
 
 	@Test
 	void anUntimedStressorReportsWhatItDidWhenStopped() throws Exception {
-		try (Stressor s = Stressor.start(L2_READ, 4, List.of(0), 0, Optional.of(kernel))) {
+		try (Stressor s = Stressor.start(L2_READ, 4, List.of(PerfAvailable.first()), 0, Optional.of(kernel))) {
 			Thread.sleep(200);
 			StressReport r = s.stop();
 			assertThat(r.accesses()).isPositive();
@@ -79,7 +79,7 @@ class MemoryKernelTest {
 	void higherLevelsAccessALargerShareOfTheTimeEachNearLevelEighths() {
 		List<Double> duties = new ArrayList<>();
 		for (int level : new int[] {1, 2, 4, 8}) {
-			try (Stressor s = Stressor.start(L2_READ, level, List.of(1 % cpus()), 0.2, Optional.of(kernel))) {
+			try (Stressor s = Stressor.start(L2_READ, level, List.of(PerfAvailable.other()), 0.2, Optional.of(kernel))) {
 				double duty = s.awaitEnd().duty();
 				assertThat(duty).as("level " + level).isCloseTo(level / 8.0, org.assertj.core.data.Offset.offset(0.08));
 				duties.add(duty);
@@ -118,16 +118,12 @@ class MemoryKernelTest {
 
 	@Test
 	void withoutGccAJavaThreadStressesInsteadLabelledSo() {
-		try (Stressor s = Stressor.start(L2_READ, 4, List.of(0), 0.2, Optional.empty())) {
+		try (Stressor s = Stressor.start(L2_READ, 4, List.of(PerfAvailable.first()), 0.2, Optional.empty())) {
 			assertThat(s.engine()).isEqualTo("java");
 			StressReport r = s.awaitEnd();
 			assertThat(r.engine()).isEqualTo("java");
 			assertThat(r.accesses()).isPositive();
 			assertThat(r.duty()).as(r.toString()).isCloseTo(0.5, org.assertj.core.data.Offset.offset(0.15));
 		}
-	}
-
-	private static int cpus() {
-		return Runtime.getRuntime().availableProcessors();
 	}
 }
