@@ -116,13 +116,18 @@ final class ProfileRunCommand extends ProfileSubcommand {
     }
 
     static String num(double v) {
+        if (!Double.isNaN(v) && v == Math.rint(v) && Math.abs(v) < 1e12) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        return decimal(v);
+    }
+
+    /** {@code v} with decimals whatever its value, so that a column of measurements lines up. */
+    static String decimal(double v) {
         if (Double.isNaN(v)) {
             return "-";
         }
         double a = Math.abs(v);
-        if (a == Math.rint(a) && a < 1e12) {
-            return String.format(Locale.ROOT, "%.0f", v);
-        }
         return String.format(Locale.ROOT, a >= 100 ? "%.1f" : a >= 1 ? "%.3f" : "%.4f", v);
     }
 

@@ -129,9 +129,9 @@ final class ProfileSweepCommand extends ProfileSubcommand {
         };
         rows.add(new String[] {"level", unit, "q1", "q3", "min", "max", "slowdown"});
         for (SweepSummary.Level l : s.levels()) {
-            rows.add(new String[] {Integer.toString(l.level()), ProfileRunCommand.num(l.runtime().median()),
-                ProfileRunCommand.num(l.runtime().q1()), ProfileRunCommand.num(l.runtime().q3()),
-                ProfileRunCommand.num(l.runtime().min()), ProfileRunCommand.num(l.runtime().max()),
+            rows.add(new String[] {Integer.toString(l.level()), ProfileRunCommand.decimal(l.runtime().median()),
+                ProfileRunCommand.decimal(l.runtime().q1()), ProfileRunCommand.decimal(l.runtime().q3()),
+                ProfileRunCommand.decimal(l.runtime().min()), ProfileRunCommand.decimal(l.runtime().max()),
                 String.format(Locale.ROOT, "%.3f", l.slowdown())});
         }
         sb.append(TextTable.render(rows, "  ", i -> i > 0));
