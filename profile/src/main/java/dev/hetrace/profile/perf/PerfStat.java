@@ -37,6 +37,10 @@ public final class PerfStat {
 	/** The reason recorded for an event perf prints as {@code <not counted>}. */
 	public static final String NOT_COUNTED = "not counted (perf: <not counted>: no counter was free for it, or the workload ended first)";
 
+	/** The waiter without the memory kernel: $0 is the status file, "$@" the workload. */
+	private static final String SH_WAITER = "\"$@\"; s=$?; "
+			+ "if [ $s -gt 128 ]; then echo \"signal $((s - 128))\"; else echo \"exit $s\"; fi > \"$0\"; exit $s";
+
 	private PerfStat() {
 	}
 
@@ -95,7 +99,7 @@ public final class PerfStat {
 			Files.createDirectories(parent);
 			csv = Files.createTempFile(parent, "perf-stat", ".csv");
 			statusFile = Files.createTempFile(parent, "status", ".txt");
-			Files.writeString(log, "=== repetition " + repetition + " " + config + ": " + String.join(" ", command) + "\n",
+			Files.writeString(log, "=== repetition " + (repetition + 1) + " " + config + ": " + String.join(" ", command) + "\n",
 					StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
 		} catch (IOException e) {
 			throw new ProfileException("cannot write " + log + ": " + e.getMessage(), e);
@@ -104,7 +108,7 @@ public final class PerfStat {
 		if (waiter.isPresent()) {
 			cmd.addAll(List.of(waiter.get().binary().toString(), "mode=exec", "status=" + statusFile, "--"));
 		} else {
-			cmd.addAll(List.of("sh", "-c", "\"$@\"; s=$?; if [ $s -gt 128 ]; then echo \"signal $((s - 128))\"; else echo \"exit $s\"; fi > \"$0\"; exit $s", statusFile.toString()));
+			cmd.addAll(List.of("sh", "-c", SH_WAITER, statusFile.toString()));
 		}
 		cmd.addAll(command);
 		try {
