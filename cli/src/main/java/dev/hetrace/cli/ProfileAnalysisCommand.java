@@ -10,22 +10,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
-import picocli.CommandLine.Option;
 
 /**
- * What {@code hetrace profile import}, {@code plan}, {@code stats} and {@code report} share: the
- * streams of the {@code hetrace} command, {@code --debug}, one-line errors, and reading
+ * What {@code hetrace profile import}, {@code plan}, {@code stats} and {@code report} share beyond
+ * {@link ProfileSubcommand}: errors caught in one place, and reading
  * campaigns, metrics and thresholds as users write them.
  */
-abstract class ProfileAnalysisCommand implements Callable<Integer> {
-    @Option(names = "--debug", description = "Show stack traces of errors.")
-    boolean debug;
-
-    @CommandLine.ParentCommand
-    ProfileCommand profile;
-
+abstract class ProfileAnalysisCommand extends ProfileSubcommand {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -41,24 +33,6 @@ abstract class ProfileAnalysisCommand implements Callable<Integer> {
     }
 
     abstract int run() throws IOException;
-
-    int print(String text) {
-        try {
-            profile.main.out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            profile.main.out.flush();
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
-    }
-
-    int fail(Exception e) {
-        profile.main.err.println("hetrace: " + e.getMessage());
-        if (debug) {
-            e.printStackTrace(profile.main.err);
-        }
-        return 1;
-    }
 
     static Campaign campaign(Path file) throws IOException {
         if (!Files.exists(file)) {

@@ -6,10 +6,11 @@ import picocli.CommandLine.Command;
 
 /** {@code hetrace profile}: interference campaigns and hardware counters (docs/profiling.md). */
 @Command(name = "profile", mixinStandardHelpOptions = true,
-    description = {"Measure timing interference and hardware counters: campaigns of runs, their",
-        "statistics, counter plans and reports (docs/profiling.md)."},
-    subcommands = {ProfileImportCommand.class, ProfilePlanCommand.class, ProfileStatsCommand.class,
-        ProfileReportCommand.class, CommandLine.HelpCommand.class})
+    description = {"Measure timing interference and hardware counters: a workload's runtime and counters",
+        "under perf, alone or against stressing co-runners on other cores (run, sweep); imported",
+        "measurements; their statistics, counter plans and reports (docs/profiling.md)."},
+    subcommands = {ProfileRunCommand.class, ProfileSweepCommand.class, ProfileImportCommand.class, ProfilePlanCommand.class,
+        ProfileStatsCommand.class, ProfileReportCommand.class, CommandLine.HelpCommand.class})
 final class ProfileCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

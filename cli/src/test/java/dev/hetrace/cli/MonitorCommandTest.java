@@ -10,7 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code hetrace monitor} on real commands: it stops with them, prints a summary, saves its files; bad input in one line. */
 class MonitorCommandTest {
-    static final String BUSY = "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done";
+    // about half a second of shell arithmetic: several 100 ms samples even on an idle machine
+    static final String BUSY = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done";
 
     @Test
     void aCommandIsWatchedUntilItExitsThenSummarizedAndSaved(@TempDir Path dir) throws Exception {

@@ -104,7 +104,7 @@ public final class Monitor {
 			List<ThreadSample> samples = new ArrayList<>();
 			for (ThreadStat t : after.values()) {
 				Map<String, Double> c = t.counters(before.get(t.tid()));
-				c.put(MonitorSettings.INTERVAL, intervalMs);
+				c.put(MonitorSettings.INTERVAL, t.intervalMs(before.get(t.tid()), intervalMs));
 				java.util.Set<String> unsupported = unsupported();
 				for (String e : settings.perfEvents()) {
 					// a thread perf has no line for did not run (<not counted>), or was created after perf attached

@@ -22,7 +22,30 @@ import java.util.stream.Stream;
  * ({@code se.nr_migrations}; -1 when the kernel does not have that file).
  */
 public record ThreadStat(long tid, String name, char state, int cpu, long runNs, long utimeTicks, long stimeTicks,
-		long minorFaults, long majorFaults, long voluntarySwitches, long involuntarySwitches, long migrations) {
+		long minorFaults, long majorFaults, long voluntarySwitches, long involuntarySwitches, long migrations,
+		long readNanos) {
+
+	/** A thread as its files tell it, read at no particular time. */
+	public ThreadStat(long tid, String name, char state, int cpu, long runNs, long utimeTicks, long stimeTicks,
+			long minorFaults, long majorFaults, long voluntarySwitches, long involuntarySwitches, long migrations) {
+		this(tid, name, state, cpu, runNs, utimeTicks, stimeTicks, minorFaults, majorFaults, voluntarySwitches,
+				involuntarySwitches, migrations, 0);
+	}
+
+	/** The same, read at {@code nanos} ({@link System#nanoTime()} right after its run time was read). */
+	ThreadStat readAt(long nanos) {
+		return new ThreadStat(tid, name, state, cpu, runNs, utimeTicks, stimeTicks, minorFaults, majorFaults,
+				voluntarySwitches, involuntarySwitches, migrations, nanos);
+	}
+
+	/**
+	 * The ms from {@code before}'s read to this one: the interval this thread's counts cover (the
+	 * threads of a process are read one after the other, so a busy machine delays some reads more
+	 * than others); {@code fallbackMs} when either read time is unknown.
+	 */
+	public double intervalMs(ThreadStat before, double fallbackMs) {
+		return before != null && before.readNanos > 0 && readNanos > 0 ? (readNanos - before.readNanos) / 1e6 : fallbackMs;
+	}
 
 	/** USER_HZ: the unit of {@code stat}'s times, 100 on every Linux architecture hetrace runs on. */
 	static final double TICK_MS = 10;
@@ -99,6 +122,7 @@ public record ThreadStat(long tid, String name, char state, int cpu, long runNs,
 		try {
 			String stat = Files.readString(dir.resolve("stat"));
 			String schedstat = Files.readString(dir.resolve("schedstat"));
+			long at = System.nanoTime();
 			String status = Files.readString(dir.resolve("status"));
 			String sched;
 			try {
@@ -106,7 +130,7 @@ public record ThreadStat(long tid, String name, char state, int cpu, long runNs,
 			} catch (NoSuchFileException e) {
 				sched = "";
 			}
-			return parse(tid, stat, schedstat, status, sched);
+			return parse(tid, stat, schedstat, status, sched).readAt(at);
 		} catch (IOException e) {
 			return null; // ended between the listing and the read (ESRCH reads as an IOException)
 		}

@@ -29,8 +29,12 @@ import java.util.SplittableRandom;
  * @param levels    one entry per stress level, ascending
  * @param knee      the first unacceptable level, empty when every level is acceptable
  * @param budget    the last acceptable level and its bandwidth, empty when no level is acceptable
+ * @param measure   what the slowdown is of: {@code runtime} (wall clock, the default), or another
+ *                  {@link Run#value} such as {@code task-clock} (CPU time: on a busy machine, it
+ *                  leaves out the time the workload waited for its CPU)
  */
-public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level> knee, Optional<Budget> budget) {
+public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level> knee, Optional<Budget> budget,
+		String measure) {
 
 	public static final String LABEL = "stress";
 	public static final double DEFAULT_THRESHOLD = 0.10;
@@ -47,14 +51,19 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 	 * @param slowdownLow    2.5th percentile of the bootstrapped ratio
 	 * @param slowdownHigh   97.5th percentile of the bootstrapped ratio
 	 * @param bytesPerSecond the stressor's bandwidth alone at this level (step 1), NaN if unmeasured
+	 * @param accessesPerSecond the same in accesses per second, NaN if unmeasured
 	 * @param acceptable     slowdown ≤ 1 + threshold
 	 */
 	public record Level(String label, double level, Distribution runtime, double slowdown, double slowdownLow,
-			double slowdownHigh, double bytesPerSecond, boolean acceptable) {
+			double slowdownHigh, double bytesPerSecond, double accessesPerSecond, boolean acceptable) {
 	}
 
 	/** The extra-access budget: the highest stress the workload tolerates. */
-	public record Budget(String level, double bytesPerSecond) {
+	public record Budget(String level, double bytesPerSecond, double accessesPerSecond) {
+
+		public Budget(String level, double bytesPerSecond) {
+			this(level, bytesPerSecond, Double.NaN);
+		}
 	}
 
 	public SlowdownCurve {
@@ -71,6 +80,11 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 	}
 
 	public static SlowdownCurve of(Campaign c, double threshold) {
+		return of(c, threshold, "runtime");
+	}
+
+	/** The curve of {@code measure}, a {@link Run#value} name: {@code runtime}, {@code user}, a counter. */
+	public static SlowdownCurve of(Campaign c, double threshold, String measure) {
 		if (!(threshold >= 0)) {
 			throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
 		}
@@ -84,23 +98,19 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 		boolean numeric = order.stream().allMatch(l -> Double.isFinite(number(l)));
 		String isolatedLabel = order.stream().filter(l -> number(l) == 0).findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(c.name() + ": no isolated runs (stress=0) to compare with"));
-		double[] isolated = runtimes(byLevel.get(isolatedLabel));
+		double[] isolated = values(byLevel.get(isolatedLabel), measure);
 		double base = Distribution.quantile(isolated, 0.5);
-		Map<String, Double> bandwidth = bandwidths(c);
+		Map<String, Double> bandwidth = bandwidths(c, "bytes_per_second");
+		Map<String, Double> accesses = bandwidths(c, "accesses_per_second");
 		List<Level> levels = new ArrayList<>();
 		SplittableRandom random = new SplittableRandom(0x5EEDL);
 		for (String label : order) {
-			double[] rt = runtimes(byLevel.get(label));
+			double[] rt = values(byLevel.get(label), measure);
 			Distribution d = Distribution.of(rt);
 			double slowdown = d.median() / base;
 			double[] ci = bootstrap(isolated, rt, random);
-			Double bw = bandwidth.get(label);
-			if (bw == null) {
-				bw = bandwidth.entrySet().stream().filter(e -> number(e.getKey()) == number(label))
-						.map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
-			}
-			levels.add(new Level(label, numeric ? number(label) : levels.size(), d, slowdown, ci[0], ci[1], bw,
-					slowdown <= 1 + threshold + 1e-12));
+			levels.add(new Level(label, numeric ? number(label) : levels.size(), d, slowdown, ci[0], ci[1],
+					at(bandwidth, label), at(accesses, label), slowdown <= 1 + threshold + 1e-12));
 		}
 		Optional<Level> knee = levels.stream().filter(l -> !l.acceptable()).findFirst();
 		Optional<Budget> budget = Optional.empty();
@@ -108,13 +118,23 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 			if (knee.isPresent() && l == knee.get()) {
 				break;
 			}
-			budget = Optional.of(new Budget(l.label(), l.bytesPerSecond()));
+			budget = Optional.of(new Budget(l.label(), l.bytesPerSecond(), l.accessesPerSecond()));
 		}
-		return new SlowdownCurve(threshold, levels, knee, budget);
+		return new SlowdownCurve(threshold, levels, knee, budget, measure);
 	}
 
-	private static double[] runtimes(List<Run> runs) {
-		return runs.stream().mapToDouble(Run::runtimeSeconds).filter(v -> !Double.isNaN(v)).toArray();
+	private static double[] values(List<Run> runs, String measure) {
+		return runs.stream().mapToDouble(r -> r.value(measure)).filter(v -> !Double.isNaN(v)).toArray();
+	}
+
+	/** A level's step-1 figure, its label written as the runs write it or as the same number. */
+	private static double at(Map<String, Double> byLevel, String label) {
+		Double v = byLevel.get(label);
+		if (v == null) {
+			v = byLevel.entrySet().stream().filter(e -> number(e.getKey()) == number(label))
+					.map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
+		}
+		return v;
 	}
 
 	/** The 95 % percentile bootstrap interval of median(stressed) / median(isolated). */
@@ -140,12 +160,12 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 		return new double[] {Distribution.quantileSorted(ratios, 0.025), Distribution.quantileSorted(ratios, 0.975)};
 	}
 
-	/** Step 1's bandwidth per level: hardware entries with a level and bytes_per_second. */
-	static Map<String, Double> bandwidths(Campaign c) {
+	/** Step 1's figure per level: hardware entries with a level and {@code key} (bytes_per_second, accesses_per_second). */
+	static Map<String, Double> bandwidths(Campaign c, String key) {
 		Map<String, Double> out = new LinkedHashMap<>();
 		for (Map<String, String> h : c.hardware()) {
 			String level = h.get("level");
-			String bw = h.get("bytes_per_second");
+			String bw = h.get(key);
 			if (level != null && bw != null) {
 				try {
 					out.put(level, Double.parseDouble(bw));
@@ -158,7 +178,7 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 	}
 
 	/** A level label as a number: {@code 4}, {@code 0.5}; a label that is not a number sorts last. */
-	static double number(String label) {
+	public static double number(String label) {
 		try {
 			return Double.parseDouble(label.trim());
 		} catch (NumberFormatException e) {

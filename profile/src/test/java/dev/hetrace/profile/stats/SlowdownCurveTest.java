@@ -94,4 +94,46 @@ class SlowdownCurveTest {
 		assertThat(s.slowdown()).isPresent();
 		assertThat(CampaignStats.of(campaign(1)).slowdown()).isEmpty();
 	}
+
+	@Test
+	void theKneeIsTheFirstCrossingEvenIfAHigherLevelDipsBackAndTheBudgetIsTheLevelBefore() {
+		Campaign c = sweep(Map.of(0, new double[] {1.0, 1.02, 0.98}, 1, new double[] {1.05, 1.04, 1.06}, 2,
+				new double[] {1.2, 1.15, 1.3}, 4, new double[] {1.05, 1.09, 1.01}, 8, new double[] {2, 2.1, 1.9}));
+		SlowdownCurve s = SlowdownCurve.of(c, 0.10);
+		assertThat(s.levels()).extracting(SlowdownCurve.Level::label).containsExactly("0", "1", "2", "4", "8");
+		assertThat(s.levels().get(1).slowdown()).isCloseTo(1.05, within(1e-12));
+		assertThat(s.knee()).get().extracting(SlowdownCurve.Level::label).isEqualTo("2");
+		assertThat(s.budget()).get().isEqualTo(new SlowdownCurve.Budget("1", 8e6, 1e6));
+		assertThat(SlowdownCurve.of(c, 0.25).knee()).get().extracting(SlowdownCurve.Level::label).isEqualTo("8");
+		assertThat(SlowdownCurve.of(c, 1.5).knee()).isEmpty();
+		assertThat(SlowdownCurve.of(c, 1.5).budget()).get().extracting(SlowdownCurve.Budget::level).isEqualTo("8");
+	}
+
+	@Test
+	void theSlowdownCanBeOfACounterSuchAsTheCpuTime() {
+		List<Run> runs = List.of(
+				new Run("w", Map.of("stress", "0"), 0, 3.0, Double.NaN, Double.NaN, Map.of("task-clock", 100.0), Map.of(), List.of()),
+				new Run("w", Map.of("stress", "8"), 0, 9.0, Double.NaN, Double.NaN, Map.of("task-clock", 130.0), Map.of(), List.of()));
+		Campaign c = new Campaign("c", Map.of(), runs, List.of());
+		assertThat(SlowdownCurve.of(c, 0.1).levels().get(1).slowdown()).isEqualTo(3.0);
+		SlowdownCurve cpu = SlowdownCurve.of(c, 0.1, "task-clock");
+		assertThat(cpu.measure()).isEqualTo("task-clock");
+		assertThat(cpu.levels().get(1).slowdown()).isCloseTo(1.3, within(1e-12));
+		assertThat(cpu.levels().get(1).runtime().median()).isEqualTo(130.0);
+	}
+
+	/** A sweep's campaign: runtimes per level, and step 1's bandwidth (1e6 accesses/s and 8e6 bytes/s per level). */
+	private static Campaign sweep(Map<Integer, double[]> runtimes) {
+		List<Run> runs = new ArrayList<>();
+		List<Map<String, String>> hw = new ArrayList<>();
+		runtimes.forEach((level, rts) -> {
+			for (int i = 0; i < rts.length; i++) {
+				runs.add(new Run("w", Map.of("stress", level.toString()), i, rts[i], Double.NaN, Double.NaN, Map.of(),
+						Map.of(), List.of()));
+			}
+			hw.add(Map.of("level", level.toString(), "accesses_per_second", Double.toString(level * 1e6),
+					"bytes_per_second", Double.toString(level * 8e6)));
+		});
+		return new Campaign("c", Map.of(), runs, hw);
+	}
 }
