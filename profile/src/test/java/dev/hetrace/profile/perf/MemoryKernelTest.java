@@ -68,6 +68,7 @@ class MemoryKernelTest {
 		Process p = new ProcessBuilder(kernel.command(L2_READ.arguments(1, -1, 0))).redirectErrorStream(true).start();
 		var out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
 		assertThat(out.readLine()).isEqualTo("ready");
+		Thread.sleep(200); // a signal right after "ready" may come before the first access: let it stress a while
 		new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
 		assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
 		String report = out.readLine();
