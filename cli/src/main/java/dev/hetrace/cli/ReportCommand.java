@@ -24,8 +24,11 @@ import picocli.CommandLine.Option;
         "summaries, not the intervals (the page says so), and every interval in",
         "windows around the longest outliers of the diagnosis. No pattern search, and",
         "statistics for the whole trace only. Several traces are synchronized first.", "",
+        "A campaign.json of 'hetrace profile' gives its charts instead (as 'hetrace",
+        "profile report' does, with its defaults).", "",
         "Examples:",
         "  hetrace report hetrace-demo -o report.html",
+        "  hetrace report sweep/campaign.json -o sweep.html",
         "  hetrace report board/master board/dsp* -o board.html"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the report was written", "1:a trace could not be read, or the file not written", "2:usage error"})
@@ -39,6 +42,17 @@ final class ReportCommand extends HetraceCommand {
     @Override
     public Integer call() {
         try {
+            if (ViewCommand.isCampaign(board.inputs)) {
+                // a 'hetrace profile' campaign: the report 'hetrace profile report' writes, with its defaults
+                dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(board.inputs.getFirst());
+                if (c.runs().isEmpty()) {
+                    throw new IOException(board.inputs.getFirst() + ": the campaign has no runs to report");
+                }
+                var w = dev.hetrace.profile.report.ProfileReport.write(c, java.util.List.of(), null,
+                    dev.hetrace.profile.stats.SlowdownCurve.DEFAULT_THRESHOLD, output);
+                return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes (the charts of 'hetrace profile report')%n",
+                    w.file(), c.runs().size(), w.bytes()));
+            }
             StateModel model = board.model(main.err);
             Report.Written w = Report.write(Timeline.of(model), output);
             return print(describe(w));

@@ -28,12 +28,14 @@ import picocli.CommandLine.Parameters;
         "Examples:",
         "  hetrace view hetrace-demo                # the demo's board",
         "  hetrace view --port 8080 board/master board/dsp*",
-        "  hetrace view --open board/               # and open a browser (xdg-open)"},
+        "  hetrace view --open board/               # and open a browser (xdg-open)",
+        "  hetrace view sweep/campaign.json          # a 'hetrace profile' campaign's charts"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:stopped", "1:a trace could not be read, or the server could not start", "2:usage error"})
 final class ViewCommand extends HetraceCommand {
     @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
+        description = {"Trace directories, or a 'hetrace sim'/'hetrace demo' output folder; or a",
+            "campaign.json of 'hetrace profile' (its report, served)."})
     List<Path> inputs = new ArrayList<>();
 
     @Option(names = "--port", paramLabel = "P", description = "The port (default: a free one).")
@@ -58,6 +60,9 @@ final class ViewCommand extends HetraceCommand {
         if (port < 0 || port > 65535) {
             main.err.println("hetrace: --port " + port + ": must be within 0..65535");
             return 2;
+        }
+        if (isCampaign(inputs)) {
+            return serveCampaign(inputs.getFirst());
         }
         Timeline timeline;
         StateBuilder.Input input;
@@ -109,12 +114,25 @@ final class ViewCommand extends HetraceCommand {
      */
     static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, String bind, int port,
             boolean open) {
-        ViewServer server;
+        return serve(cmd, who, () -> {
+            ViewServer v = new ViewServer(timeline, input).start(bind, port);
+            return new Served(v::port, v::close);
+        }, bind, port, open);
+    }
+
+    /** A running server: its port, and how to stop it. */
+    record Served(java.util.function.IntSupplier port, Runnable close) {}
+
+    /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
+    static int serve(HetraceCommand cmd, String who, java.util.function.Supplier<Served> start, String bind, int port,
+            boolean open) {
+        Served served;
         try {
-            server = new ViewServer(timeline, input).start(bind, port);
+            served = start.get();
         } catch (RuntimeException e) {
             return cmd.fail(cannotServe(bind, port, e));
         }
+        AutoCloseableServer server = new AutoCloseableServer(served);
         String url = url(bind, server.port());
         cmd.main.err.println(who + ": open " + url + "  (Ctrl-C to stop)");
         cmd.main.err.flush();
@@ -137,6 +155,50 @@ final class ViewCommand extends HetraceCommand {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private record AutoCloseableServer(Served served) {
+        int port() {
+            return served.port().getAsInt();
+        }
+
+        void close() {
+            served.close().run();
+        }
+    }
+
+    /**
+     * A campaign file (hetrace profile): its report, the page {@code hetrace profile report}
+     * writes, served as it is.
+     */
+    private int serveCampaign(Path file) {
+        String page;
+        try {
+            dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(file);
+            if (c.runs().isEmpty()) {
+                throw new IOException(file + ": the campaign has no runs to show");
+            }
+            Path tmp = java.nio.file.Files.createTempFile("hetrace-profile-", ".html");
+            try {
+                dev.hetrace.profile.report.ProfileReport.write(c, List.of(), null,
+                    dev.hetrace.profile.stats.SlowdownCurve.DEFAULT_THRESHOLD, tmp);
+                page = java.nio.file.Files.readString(tmp);
+            } finally {
+                java.nio.file.Files.deleteIfExists(tmp);
+            }
+        } catch (IOException | RuntimeException e) {
+            return fail(e);
+        }
+        return serve(this, "hetrace view", () -> {
+            dev.hetrace.view.PageServer p = dev.hetrace.view.PageServer.start(page, bind, port);
+            return new Served(p::port, p::close);
+        }, bind, port, open);
+    }
+
+    /** Whether the only input is a campaign file ({@code hetrace profile}), not traces. */
+    static boolean isCampaign(List<Path> inputs) {
+        return inputs.size() == 1 && java.nio.file.Files.isRegularFile(inputs.getFirst())
+            && inputs.getFirst().getFileName().toString().endsWith(".json");
     }
 
     private static IOException cannotServe(String bind, int port, RuntimeException e) {

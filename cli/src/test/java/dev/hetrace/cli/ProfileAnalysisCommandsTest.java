@@ -77,6 +77,33 @@ class ProfileAnalysisCommandsTest {
 		Cli.Run report = Cli.run("profile", "report", campaign.toString(), "-o", html.toString());
 		assertThat(report.status()).as(report.err()).isZero();
 		assertThat(Files.readString(html)).contains("id=\"hetrace-profile-data\"", "\"knee\":\"2\"");
+
+		// hetrace report and hetrace view take a campaign too: the same charts, in a file or served
+		Path same = dir.resolve("out/same.html");
+		Cli.Run viaReport = Cli.run("report", campaign.toString(), "-o", same.toString());
+		assertThat(viaReport.status()).as(viaReport.err()).isZero();
+		assertThat(viaReport.out()).contains("12 runs");
+		assertThat(Files.readString(same)).contains("id=\"hetrace-profile-data\"", "\"knee\":\"2\"");
+		java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+		int[] status = {-1};
+		Thread view = new Thread(() -> status[0] = Main.run(new java.io.ByteArrayOutputStream(),
+				new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), new String[] {"view", campaign.toString()}));
+		view.start();
+		java.util.regex.Matcher url = java.util.regex.Pattern.compile("open (http://127\\.0\\.0\\.1:\\d+/)").matcher("");
+		long deadline = System.nanoTime() + 60_000_000_000L;
+		while (!url.reset(err.toString(java.nio.charset.StandardCharsets.UTF_8)).find()) {
+			assertThat(view.isAlive()).as(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isTrue();
+			assertThat(System.nanoTime()).isLessThan(deadline);
+			Thread.sleep(50);
+		}
+		try (var client = java.net.http.HttpClient.newHttpClient()) {
+			String page = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1))).build(),
+					java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+			assertThat(page).contains("id=\"hetrace-profile-data\"", "\"knee\":\"2\"");
+		}
+		view.interrupt();
+		view.join(10_000);
+		assertThat(status[0]).isZero();
 	}
 
 	@Test
