@@ -72,14 +72,43 @@ final class BoardInput {
         for (Path p : inputs) {
             Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
             if (Files.isRegularFile(truth)) {
-                Matcher table = Pattern.compile("\"symbols\": \\{([^}]*)}").matcher(Files.readString(truth));
-                if (table.find()) {
-                    Matcher e = Pattern.compile("\"([^\"]+)\": \"(0x[0-9a-f]+)\"").matcher(table.group(1));
-                    while (e.find()) {
-                        out.put(e.group(2), e.group(1));
-                    }
-                }
+                out.putAll(symbolNames(truth));
             }
+        }
+        return out;
+    }
+
+    /**
+     * The {@code symbols} table of a ground truth ({@code "name": "0xADDR"}), address to name. The
+     * file is read as a stream up to that table, which comes before the intervals: a long run's
+     * truth holds gigabytes of intervals that this does not read.
+     */
+    static java.util.Map<String, String> symbolNames(Path truth) throws IOException {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        try (com.fasterxml.jackson.core.JsonParser p = new com.fasterxml.jackson.core.JsonFactory().createParser(truth.toFile())) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                throw new IOException(truth + ": not a ground truth (a JSON object expected)");
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                com.fasterxml.jackson.core.JsonToken value = p.nextToken();
+                if (!field.equals("symbols")) {
+                    p.skipChildren();
+                    continue;
+                }
+                if (value != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                    throw new IOException(truth + ": \"symbols\" is not an object");
+                }
+                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    out.put(p.getText(), name);
+                }
+                break;
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            var at = e.getLocation();
+            throw new IOException(truth + (at == null ? "" : ":" + at.getLineNr()) + ": not a ground truth: " + e.getOriginalMessage(), e);
         }
         return out;
     }
