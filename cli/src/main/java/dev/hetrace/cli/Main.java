@@ -43,6 +43,7 @@ public final class Main implements Runnable {
         main.out = out;
         main.err = err;
         CommandLine cl = new CommandLine(main);
+        cl.setOut(new java.io.PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true));
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setExitCodeExceptionMapper(e -> 1);
         cl.setParameterExceptionHandler((ex, a) -> {
@@ -56,7 +57,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     static final class Version implements CommandLine.IVersionProvider {

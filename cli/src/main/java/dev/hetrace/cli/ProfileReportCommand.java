@@ -1,21 +1,12 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
-import dev.hetrace.profile.metric.Metric;
-import dev.hetrace.profile.plan.Experiment;
 import dev.hetrace.profile.report.ProfileReport;
-import dev.hetrace.profile.stats.CampaignStats;
-import dev.hetrace.profile.stats.CoreTypes;
-import dev.hetrace.profile.stats.ThreadMetrics;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -43,48 +34,17 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
     @Option(names = {"-o", "--output"}, paramLabel = "REPORT.html", required = true, description = "The file to write.")
     Path output;
 
-    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric over the counters (repeatable).")
-    List<String> metricSpecs = new ArrayList<>();
-
-    @Option(names = "--experiment", paramLabel = "FILE", description = "Metrics (and pmcN names) from a saved"
-        + " experiment (docs/profiling.md).")
-    Path experiment;
-
-    @Option(names = "--by", paramLabel = "LABEL", description = "Box plots per value of this label (default: per"
-        + " whole configuration).")
-    String by = "";
-
-    @Option(names = "--threshold", paramLabel = "SLOWDOWN", description = "Acceptable slowdown for the knee"
-        + " (default: ${DEFAULT-VALUE}).")
-    String threshold = DEFAULT_THRESHOLD;
-
-    @Option(names = "--core-types", paramLabel = "CPUS=TYPE,...", description = "Core types, e.g. 0-3=LITTLE,4-7=big"
-        + " (default: from /sys/devices/system/cpu).")
-    String coreTypes;
+    @Mixin
+    CampaignAnalysis analysis = new CampaignAnalysis();
 
     @Override
     int run() throws IOException {
-        double thr = threshold(threshold);
         Campaign c = campaign(file);
         if (c.runs().isEmpty()) {
             throw new IllegalArgumentException(file + ": the campaign has no runs to report");
         }
-        List<Metric> metrics = new ArrayList<>();
-        Function<Map<String, Double>, ToDoubleFunction<String>> lookup = CampaignStats.BY_NAME;
-        if (experiment != null) {
-            Experiment e = Experiment.read(experiment);
-            metrics.addAll(e.parsedMetrics());
-            lookup = e::lookup;
-        }
-        metrics.addAll(metrics(metricSpecs));
-        List<ThreadMetrics.Table> threads = new ArrayList<>();
-        if (!metrics.isEmpty() && c.runs().stream().anyMatch(r -> !r.samples().isEmpty())) {
-            CoreTypes types = coreTypes != null ? CoreTypes.parse(coreTypes) : CoreTypes.ofThisMachine();
-            for (Metric m : metrics) {
-                threads.add(ThreadMetrics.of(c, m, types, lookup));
-            }
-        }
-        ProfileReport.Written w = ProfileReport.write(c, CampaignStats.of(c, metrics, by, thr, lookup), threads, output);
+        CampaignAnalysis.Result r = analysis.of(c);
+        ProfileReport.Written w = ProfileReport.write(c, r.stats(), r.threads(), output);
         return print(String.format(Locale.ROOT, "%s: %d run%s, %,d bytes%n", w.file(), c.runs().size(),
             c.runs().size() == 1 ? "" : "s", w.bytes()));
     }

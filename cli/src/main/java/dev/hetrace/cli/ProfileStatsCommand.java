@@ -1,12 +1,9 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
-import dev.hetrace.profile.metric.Metric;
-import dev.hetrace.profile.plan.Experiment;
 import dev.hetrace.profile.report.ProfileReport;
 import dev.hetrace.profile.stats.BoxPlot;
 import dev.hetrace.profile.stats.CampaignStats;
-import dev.hetrace.profile.stats.CoreTypes;
 import dev.hetrace.profile.stats.Distribution;
 import dev.hetrace.profile.stats.Regression;
 import dev.hetrace.profile.stats.SlowdownCurve;
@@ -17,9 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -32,14 +28,14 @@ import picocli.CommandLine.Parameters;
         "line: slope, r, R squared). The user vs system split. Runtime per value of",
         "--by LABEL (default: per whole configuration), with box-plot numbers. When",
         "runs are labelled stress=LEVEL: the slowdown per level (median over the",
-        "isolated median, stress=0, with a 95 % bootstrap interval), the knee (the",
+        "isolated median, stress=0, with a 95 %% bootstrap interval), the knee (the",
         "first level past --threshold) and the extra-access budget (the stressor's",
         "bandwidth at the last acceptable level, when the sweep measured it).", "",
         "With per-thread samples and metrics: each metric per thread and per core",
         "type (--core-types, default this machine's topology).", "",
         "Examples:",
         "  hetrace profile stats campaign.json",
-        "  hetrace profile stats sweep.json --threshold 5%",
+        "  hetrace profile stats sweep.json --threshold 5%%",
         "  hetrace profile stats mcf.json --metric ipc=instr/cycles --core-types 0-3=LITTLE,4-7=big",
         "  hetrace profile stats runs.json --by cpu --format csv"},
     exitCodeListHeading = "%nExit status:%n",
@@ -50,49 +46,18 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
     @Parameters(index = "0", paramLabel = "CAMPAIGN.json", description = "The campaign file.")
     Path file;
 
-    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric over the counters, e.g."
-        + " ipc=instructions/cycles (repeatable).")
-    List<String> metricSpecs = new ArrayList<>();
-
-    @Option(names = "--experiment", paramLabel = "FILE", description = "Metrics (and pmcN names) from a saved"
-        + " experiment (docs/profiling.md).")
-    Path experiment;
-
-    @Option(names = "--by", paramLabel = "LABEL", description = "Group runs by this configuration label (default:"
-        + " the whole configuration).")
-    String by = "";
-
-    @Option(names = "--threshold", paramLabel = "SLOWDOWN", description = "Acceptable slowdown for the knee, e.g. 10%"
-        + " or 0.1 (default: ${DEFAULT-VALUE}).")
-    String threshold = DEFAULT_THRESHOLD;
-
-    @Option(names = "--core-types", paramLabel = "CPUS=TYPE,...", description = "Core types, e.g. 0-3=LITTLE,4-7=big"
-        + " (default: from /sys/devices/system/cpu).")
-    String coreTypes;
-
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
     Format format = Format.text;
 
+    @Mixin
+    CampaignAnalysis analysis = new CampaignAnalysis();
+
     @Override
     int run() throws IOException {
-        double thr = threshold(threshold);
         Campaign c = campaign(file);
-        List<Metric> metrics = new ArrayList<>();
-        Function<Map<String, Double>, ToDoubleFunction<String>> lookup = CampaignStats.BY_NAME;
-        if (experiment != null) {
-            Experiment e = Experiment.read(experiment);
-            metrics.addAll(e.parsedMetrics());
-            lookup = e::lookup;
-        }
-        metrics.addAll(metrics(metricSpecs));
-        CampaignStats s = CampaignStats.of(c, metrics, by, thr, lookup);
-        List<ThreadMetrics.Table> threads = new ArrayList<>();
-        if (!metrics.isEmpty() && c.runs().stream().anyMatch(r -> !r.samples().isEmpty())) {
-            CoreTypes types = coreTypes != null ? CoreTypes.parse(coreTypes) : CoreTypes.ofThisMachine();
-            for (Metric m : metrics) {
-                threads.add(ThreadMetrics.of(c, m, types, lookup));
-            }
-        }
+        CampaignAnalysis.Result r = analysis.of(c);
+        CampaignStats s = r.stats();
+        List<ThreadMetrics.Table> threads = r.threads();
         return print(switch (format) {
             case text -> text(s, threads);
             case csv -> csv(s, threads);

@@ -48,8 +48,8 @@ final class ReportCommand extends HetraceCommand {
                 if (c.runs().isEmpty()) {
                     throw new IOException(board.inputs.getFirst() + ": the campaign has no runs to report");
                 }
-                var w = dev.hetrace.profile.report.ProfileReport.write(c, java.util.List.of(), null,
-                    dev.hetrace.profile.stats.SlowdownCurve.DEFAULT_THRESHOLD, output);
+                CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+                var w = dev.hetrace.profile.report.ProfileReport.write(c, r.stats(), r.threads(), output);
                 return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes (the charts of 'hetrace profile report')%n",
                     w.file(), c.runs().size(), w.bytes()));
             }

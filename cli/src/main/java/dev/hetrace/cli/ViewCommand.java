@@ -180,8 +180,8 @@ final class ViewCommand extends HetraceCommand {
             }
             Path tmp = java.nio.file.Files.createTempFile("hetrace-profile-", ".html");
             try {
-                dev.hetrace.profile.report.ProfileReport.write(c, List.of(), null,
-                    dev.hetrace.profile.stats.SlowdownCurve.DEFAULT_THRESHOLD, tmp);
+                CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+                dev.hetrace.profile.report.ProfileReport.write(c, r.stats(), r.threads(), tmp);
                 page = java.nio.file.Files.readString(tmp);
             } finally {
                 java.nio.file.Files.deleteIfExists(tmp);
