@@ -160,11 +160,7 @@ final class MonitorCommand extends HetraceCommand {
                 server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(bind, port);
             } catch (RuntimeException e) {
                 stop(process);
-                Throwable cause = e;
-                while (cause.getCause() != null) {
-                    cause = cause.getCause();
-                }
-                return fail(new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e));
+                return fail(Serving.cannotServe(bind, port, e));
             }
         }
         MonitorServer page = server;
@@ -177,16 +173,7 @@ final class MonitorCommand extends HetraceCommand {
         main.err.printf(Locale.ROOT, "hetrace monitor: %s, every %d ms; saving to %s%n",
             pid != null ? workload : workload + " (pid " + target + ")", settings.intervalMs(), dir);
         if (server != null) {
-            String host = bind.contains(":") ? "[" + bind + "]" : bind;
-            String url = "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + server.port() + "/";
-            main.err.println("hetrace monitor: open " + url + "  (Ctrl-C to stop)");
-            if (open) {
-                try {
-                    new ProcessBuilder("xdg-open", url).inheritIO().start();
-                } catch (IOException e) {
-                    main.err.println("hetrace monitor: --open: xdg-open is not available here; open " + url + " in a browser");
-                }
-            }
+            Serving.announce(main.err, "hetrace monitor", Serving.url(bind, server.port()), open);
         }
         main.err.flush();
         CountDownLatch saved = new CountDownLatch(1);
@@ -279,17 +266,7 @@ final class MonitorCommand extends HetraceCommand {
             server.end(why);
             if (keepServing && !interrupted[0]) {
                 main.err.println("hetrace monitor: the page stays up (--keep-serving); Ctrl-C to stop");
-                CountDownLatch forever = new CountDownLatch(1);
-                MonitorServer s = server;
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                    s.close();
-                    forever.countDown();
-                }));
-                try {
-                    forever.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                Serving.untilStopped(server::close);
             }
         }
         closeServer(server, why);

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -95,9 +94,9 @@ final class ViewCommand extends HetraceCommand {
             try {
                 server = new ViewServer(timeline, input).start(bind, port);
             } catch (RuntimeException e) {
-                return fail(cannotServe(bind, port, e));
+                return fail(Serving.cannotServe(bind, port, e));
             }
-            String url = url(bind, server.port());
+            String url = Serving.url(bind, server.port());
             main.err.println("hetrace view: measuring " + url);
             try (server) {
                 return ViewBench.run(url, timeline, bench, main.err);
@@ -130,41 +129,11 @@ final class ViewCommand extends HetraceCommand {
         try {
             served = start.get();
         } catch (RuntimeException e) {
-            return cmd.fail(cannotServe(bind, port, e));
+            return cmd.fail(Serving.cannotServe(bind, port, e));
         }
-        AutoCloseableServer server = new AutoCloseableServer(served);
-        String url = url(bind, server.port());
-        cmd.main.err.println(who + ": open " + url + "  (Ctrl-C to stop)");
-        cmd.main.err.flush();
-        if (open) {
-            try {
-                new ProcessBuilder("xdg-open", url).inheritIO().start();
-            } catch (IOException e) {
-                cmd.main.err.println(who + ": --open: xdg-open is not available here; open " + url + " in a browser");
-            }
-        }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }));
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            server.close();
-            Thread.currentThread().interrupt();
-        }
+        Serving.announce(cmd.main.err, who, Serving.url(bind, served.port().getAsInt()), open);
+        Serving.untilStopped(served.close());
         return 0;
-    }
-
-    private record AutoCloseableServer(Served served) {
-        int port() {
-            return served.port().getAsInt();
-        }
-
-        void close() {
-            served.close().run();
-        }
     }
 
     /**
@@ -178,14 +147,8 @@ final class ViewCommand extends HetraceCommand {
             if (c.runs().isEmpty()) {
                 throw new IOException(file + ": the campaign has no runs to show");
             }
-            Path tmp = java.nio.file.Files.createTempFile("hetrace-profile-", ".html");
-            try {
-                CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-                dev.hetrace.profile.report.ProfileReport.write(c, r.stats(), r.threads(), tmp);
-                page = java.nio.file.Files.readString(tmp);
-            } finally {
-                java.nio.file.Files.deleteIfExists(tmp);
-            }
+            CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+            page = dev.hetrace.profile.report.ProfileReport.page(c, r.stats(), r.threads());
         } catch (IOException | RuntimeException e) {
             return fail(e);
         }
@@ -199,18 +162,5 @@ final class ViewCommand extends HetraceCommand {
     static boolean isCampaign(List<Path> inputs) {
         return inputs.size() == 1 && java.nio.file.Files.isRegularFile(inputs.getFirst())
             && inputs.getFirst().getFileName().toString().endsWith(".json");
-    }
-
-    private static IOException cannotServe(String bind, int port, RuntimeException e) {
-        Throwable cause = e;
-        while (cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e);
-    }
-
-    private static String url(String bind, int port) {
-        String host = bind.contains(":") ? "[" + bind + "]" : bind;
-        return "http://" + ("0.0.0.0".equals(bind) ? "127.0.0.1" : host) + ":" + port + "/";
     }
 }

@@ -195,12 +195,7 @@ public final class Report {
                 MessageTable msg = t.model().messages();
                 g.writeArrayFieldStart("arrows");
                 for (int k = 0; k < total; k += stride) {
-                    int m = t.msgRow[k];
-                    g.writeNumber(msg.sendTime(m) - b);
-                    g.writeNumber(t.coreRow[msg.sendCore(m)]);
-                    g.writeNumber(msg.receiveTime(m) - b);
-                    g.writeNumber(t.coreRow[msg.receiveCore(m)]);
-                    g.writeNumber(m);
+                    ViewQuery.arrow(g, t, msg, t.msgRow[k], b);
                 }
                 g.writeEndArray();
                 g.writeEndObject();

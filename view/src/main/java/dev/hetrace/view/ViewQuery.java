@@ -1,6 +1,7 @@
 package dev.hetrace.view;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateModel;
 import java.io.IOException;
 
@@ -175,12 +176,17 @@ public final class ViewQuery {
             if (seen++ % stride != 0) {
                 continue;
             }
-            g.writeNumber(msg.sendTime(m) - b);
-            g.writeNumber(t.coreRow[msg.sendCore(m)]);
-            g.writeNumber(msg.receiveTime(m) - b);
-            g.writeNumber(t.coreRow[msg.receiveCore(m)]);
-            g.writeNumber(m);
+            arrow(g, t, msg, m, b);
         }
         g.writeEndArray();
+    }
+
+    /** Message {@code m} as an arrow: send time, sending core's row, receive time, receiving core's row, message (times from {@code b}). */
+    static void arrow(JsonGenerator g, Timeline t, MessageTable msg, int m, long b) throws IOException {
+        g.writeNumber(msg.sendTime(m) - b);
+        g.writeNumber(t.coreRow[msg.sendCore(m)]);
+        g.writeNumber(msg.receiveTime(m) - b);
+        g.writeNumber(t.coreRow[msg.receiveCore(m)]);
+        g.writeNumber(m);
     }
 }

@@ -183,6 +183,15 @@ public final class IndexTables {
         }
     }
 
+    /** Per task, its trace's name in UTF-8. */
+    private static byte[][] taskTraces(StateModel m) {
+        byte[][] out = new byte[m.tasks().size()][];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = utf8(m.traceNames().get(m.tasks().get(k).trace()));
+        }
+        return out;
+    }
+
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -429,10 +438,7 @@ public final class IndexTables {
                 cores[k] = utf8(m.cores().get(k).name());
                 coreTraces[k] = utf8(m.traceNames().get(m.cores().get(k).trace()));
             }
-            taskTraces = new byte[tasks.length][];
-            for (int k = 0; k < tasks.length; k++) {
-                taskTraces[k] = utf8(m.traceNames().get(m.tasks().get(k).trace()));
-            }
+            taskTraces = taskTraces(m);
         }
 
         @Override
@@ -511,10 +517,7 @@ public final class IndexTables {
             calls = m.calls();
             tasks = utf8(taskNames);
             functions = utf8(functionNames);
-            taskTraces = new byte[tasks.length][];
-            for (int k = 0; k < tasks.length; k++) {
-                taskTraces[k] = utf8(m.traceNames().get(m.tasks().get(k).trace()));
-            }
+            taskTraces = taskTraces(m);
         }
 
         @Override

@@ -109,6 +109,22 @@ public final class ProfileReport {
 	/** The report of statistics already computed (with an experiment's counter names, say). */
 	public static Written write(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads,
 			Path out) throws IOException {
+		String page = page(c, stats, threads);
+		Path dir = out.toAbsolutePath().getParent();
+		Files.createDirectories(dir);
+		Path tmp = dir.resolve("." + out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+		try {
+			Files.writeString(tmp, page, StandardCharsets.UTF_8);
+			Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+		} finally {
+			Files.deleteIfExists(tmp);
+		}
+		int charts = stats.quantities().size() + stats.ranking().size() + (stats.slowdown().isPresent() ? 1 : 0) + 2;
+		return new Written(out, Files.size(out), charts);
+	}
+
+	/** The report's page as text: what {@link #write} saves, and what {@code hetrace view CAMPAIGN.json} serves. */
+	public static String page(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads) throws IOException {
 		ObjectNode data = data(c, stats);
 		putThreads(data, threads);
 		String html = resource("report.html");
@@ -125,18 +141,7 @@ public final class ProfileReport {
 			throw new IllegalStateException("report.html: no " + DATA_AT);
 		}
 		String json = new ObjectMapper(Report.scriptSafeJson()).writeValueAsString(data);
-		String page = html.substring(0, at) + json + html.substring(at + DATA_AT.length());
-		Path dir = out.toAbsolutePath().getParent();
-		Files.createDirectories(dir);
-		Path tmp = dir.resolve("." + out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-		try {
-			Files.writeString(tmp, page, StandardCharsets.UTF_8);
-			Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-		} finally {
-			Files.deleteIfExists(tmp);
-		}
-		int charts = stats.quantities().size() + stats.ranking().size() + (stats.slowdown().isPresent() ? 1 : 0) + 2;
-		return new Written(out, Files.size(out), charts);
+		return html.substring(0, at) + json + html.substring(at + DATA_AT.length());
 	}
 
 	/** The report's data: what the script draws. */
