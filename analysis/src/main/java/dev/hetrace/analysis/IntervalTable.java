@@ -11,7 +11,7 @@ package dev.hetrace.analysis;
 public final class IntervalTable {
     private static final int W = 6;
 
-    private final LongRows rows = new LongRows(W);
+    private final LongRows rows;
 
     int add(long start, long end, int owner, int subject, int state, int depth, int flags, long self) {
         int o = rows.append();
@@ -23,6 +23,66 @@ public final class IntervalTable {
         c[o + 4] = flags;
         c[o + 5] = self;
         return rows.size() - 1;
+    }
+
+    private IntervalTable(int rows) {
+        this.rows = new LongRows(W, rows);
+    }
+
+    IntervalTable() {
+        this.rows = new LongRows(W);
+    }
+
+    /**
+     * The rows of {@code parts} one after the other, each part's owners and subjects renumbered
+     * through its {@code owners} and {@code subjects} (null: kept; a negative subject is kept).
+     * Each part is copied by {@code copier} (several at once may run on different threads).
+     */
+    static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects, java.util.List<Runnable> copies) {
+        int total = 0;
+        for (IntervalTable p : parts) {
+            total = Math.addExact(total, p.size());
+        }
+        IntervalTable out = new IntervalTable(total);
+        int at = 0;
+        for (int k = 0; k < parts.length; k++) {
+            IntervalTable part = parts[k];
+            int from = at;
+            int[] o = owners == null ? null : owners[k];
+            int[] s = subjects == null ? null : subjects[k];
+            if (part.size() > 0) {
+                copies.add(() -> out.copy(from, part, o, s));
+            }
+            at += part.size();
+        }
+        return out;
+    }
+
+    /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */
+    private void copy(int at, IntervalTable from, int[] owners, int[] subjects) {
+        int n = from.size();
+        for (int i = 0; i < n; i++, at++) {
+            long[] s = from.rows.chunk(i);
+            int so = from.rows.offset(i);
+            long[] c = rows.chunk(at);
+            int o = rows.offset(at);
+            long os = s[so + 2];
+            int owner = (int) (os >>> 32);
+            int subject = (int) os;
+            if (owners != null) {
+                owner = owners[owner];
+            }
+            if (subjects != null && subject >= 0) {
+                subject = subjects[subject];
+            }
+            c[o] = s[so];
+            c[o + 1] = s[so + 1];
+            c[o + 2] = ((long) owner << 32) | (subject & 0xFFFFFFFFL);
+            c[o + 3] = s[so + 3];
+            c[o + 4] = s[so + 4];
+            c[o + 5] = s[so + 5];
+            from.rows.releaseBefore(i + 1);
+        }
     }
 
     private long slot(int i, int field) {

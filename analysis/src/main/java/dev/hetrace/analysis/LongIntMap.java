@@ -1,15 +1,15 @@
 package dev.hetrace.analysis;
 
 /** Open-addressing map from long keys to int values, so that lookups on the hot path allocate nothing. */
-final class LongIntMap {
-    static final int ABSENT = Integer.MIN_VALUE;
+public final class LongIntMap {
+    public static final int ABSENT = Integer.MIN_VALUE;
 
     private long[] keys = new long[16];
     private int[] values = new int[16];
     private boolean[] used = new boolean[16];
     private int size;
 
-    int get(long key) {
+    public int get(long key) {
         int mask = keys.length - 1;
         for (int i = slot(key, mask); used[i]; i = (i + 1) & mask) {
             if (keys[i] == key) {
@@ -19,7 +19,7 @@ final class LongIntMap {
         return ABSENT;
     }
 
-    void put(long key, int value) {
+    public void put(long key, int value) {
         if (2 * (size + 1) > keys.length) {
             grow();
         }
@@ -37,7 +37,7 @@ final class LongIntMap {
     }
 
     /** Removes the key, if present (backward-shift deletion: no tombstones, so lookups stay short). */
-    void remove(long key) {
+    public void remove(long key) {
         int mask = keys.length - 1;
         int i = slot(key, mask);
         while (used[i] && keys[i] != key) {
@@ -65,7 +65,7 @@ final class LongIntMap {
         size--;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 

@@ -24,6 +24,21 @@ final class LongRows {
         last = chunks[0];
     }
 
+    /** {@code rows} rows of zeros, to be set in place (by several threads, each on rows of its own). */
+    LongRows(int width, int rows) {
+        this.width = width;
+        if (rows <= ROWS) {
+            chunks = new long[][] {new long[Math.max(16, rows) * width]};
+        } else {
+            chunks = new long[(rows + MASK) >>> SHIFT][];
+            for (int c = 0; c < chunks.length; c++) {
+                chunks[c] = new long[ROWS * width];
+            }
+        }
+        last = chunks[chunks.length - 1];
+        size = rows;
+    }
+
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
     int append() {
         int k = size & MASK;
@@ -62,6 +77,24 @@ final class LongRows {
             throw new IndexOutOfBoundsException(row + " of " + size);
         }
         return chunks[row >>> SHIFT][(row & MASK) * width + field];
+    }
+
+    /** The chunk that holds {@code row}, for reading rows in place ({@link #offset}). */
+    long[] chunk(int row) {
+        return chunks[row >>> SHIFT];
+    }
+
+    /** Where {@code row} begins in its {@link #chunk}. */
+    int offset(int row) {
+        return (row & MASK) * width;
+    }
+
+    /** Drops the chunk before {@code row}'s, once every row before {@code row} has been read for the last time. */
+    void releaseBefore(int row) {
+        int c = row >>> SHIFT;
+        if (c > 0 && (row & MASK) == 0 && chunks[c - 1] != last) {
+            chunks[c - 1] = null;
+        }
     }
 
     void set(int row, int field, long value) {

@@ -28,9 +28,10 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
- * Builds the {@link StateModel} in one pass over the events of one or several traces, merged in
- * the order of their times on the reference clock (a trace's events taken in a run while they
- * stay first). Per event: its class's rule found by identity, field reads through handles
+ * Builds the {@link StateModel} of one or several traces: one pass over each trace's events, on
+ * its own thread when there are several cores (each trace's state is its own; only messages
+ * cross traces, and they are linked afterwards in the merged order of their events on the
+ * reference clock). Per event: its class's rule found by identity, field reads through handles
  * resolved once per class (read in place), and appends to row-stored tables. Names are read only
  * when new: known ones are recognized by their id (task ids, addresses, interrupt numbers) or by
  * a 64-bit hash of their bytes (task and function names), so that the pass allocates nothing per
@@ -41,8 +42,9 @@ public final class StateBuilder {
     public record Input(List<Path> traces, List<PiecewiseMap> maps, Synchronizer.Report sync) {}
 
     /**
-     * Told of every event the state pass reads, in its merged order, so that other tables can be
-     * made in the same pass rather than by reading the traces again.
+     * Told of every event the state pass reads, so that other tables can be made in the same pass
+     * rather than by reading the traces again: a trace's events in their order, on the thread
+     * that reads that trace (different traces' on different threads at once).
      */
     @FunctionalInterface
     public interface EventListener {
@@ -107,33 +109,160 @@ public final class StateBuilder {
     /**
      * As {@link #build(Input, Mapping, long, Consumer)}, telling {@code listener} (when not null)
      * of every event; {@code opened} (when not null) is first given each trace's reader, opened.
+     * The traces are read in parallel, one thread per core at most.
      */
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
                                    Consumer<CtfReader> opened, EventListener listener)
             throws IOException, MetadataException, StreamDecodingException {
+        return build(input, mapping, fromNanos, warnings, opened, listener, 0);
+    }
+
+    /**
+     * As {@link #build(Input, Mapping, long, Consumer, Consumer, EventListener)}, reading the traces
+     * on {@code threads} threads (0: one per available core; 1: on the calling thread). Each
+     * trace is read by one thread, on its own: the listener is told of one trace's events on
+     * one thread, of different traces' on different threads at once. The model is the same
+     * whatever the number of threads.
+     */
+    public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
+                                   Consumer<CtfReader> opened, EventListener listener, int threads)
+            throws IOException, MetadataException, StreamDecodingException {
         int n = input.traces().size();
+        Object lock = new Object();
+        Consumer<String> told = w -> {
+            synchronized (lock) {
+                warnings.accept(w);
+            }
+        };
         CtfReader[] readers = new CtfReader[n];
         try {
             for (int i = 0; i < n; i++) {
-                readers[i] = CtfReader.open(List.of(input.traces().get(i)), warnings);
+                readers[i] = CtfReader.open(List.of(input.traces().get(i)), told);
                 if (fromNanos != Long.MIN_VALUE) {
                     readers[i].seek(input.maps().get(i).inverse().apply(fromNanos));
                 }
             }
-            Pass pass = new Pass(readers, input, mapping);
-            pass.listener = listener;
+            TracePass[] passes = new TracePass[n];
+            for (int i = 0; i < n; i++) {
+                passes[i] = new TracePass(i, input.traces().get(i), readers[i], input.maps().get(i), mapping);
+                passes[i].listener = listener;
+            }
             if (opened != null) {
                 for (CtfReader r : readers) {
                     opened.accept(r);
                 }
             }
-            pass.run();
-            return pass.model;
+            int workers = Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
+            List<Work> work = new ArrayList<>();
+            for (TracePass p : passes) {
+                work.add(p::run);
+            }
+            // the largest traces first, so that the threads end together
+            long[] sizes = workers > 1 ? sizes(input.traces()) : new long[n];
+            Integer[] order = new Integer[n];
+            Arrays.setAll(order, k -> k);
+            Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
+            List<Work> ordered = new ArrayList<>();
+            for (int k : order) {
+                ordered.add(work.get(k));
+            }
+            runAll(ordered, workers, () -> {
+                for (TracePass p : passes) {
+                    p.cancelled = true;
+                }
+            });
+            Combine all = new Combine(passes);
+            StateModel m = all.model;
+            List<Runnable> copies = new ArrayList<>();
+            m.runs = IntervalTable.concat(all.tables(p -> p.runs), all.coreIds, all.taskIds, copies);
+            m.taskStates = IntervalTable.concat(all.tables(p -> p.taskStateRows), all.taskIds, null, copies);
+            m.calls = IntervalTable.concat(all.tables(p -> p.calls), all.taskIds, all.nameIds, copies);
+            m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, copies);
+            List<Work> combine = new ArrayList<>();
+            combine.add(all::messages); // the longest first
+            copies.forEach(c -> combine.add(c::run));
+            runAll(combine, workers, () -> { });
+            return m;
         } finally {
             for (CtfReader r : readers) {
                 if (r != null) {
                     r.close();
                 }
+            }
+        }
+    }
+
+    /** A part of the work, run by {@link #runAll}. */
+    @FunctionalInterface
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    /** Each trace directory's size in bytes (0 when it cannot be read). */
+    private static long[] sizes(List<Path> traces) {
+        long[] out = new long[traces.size()];
+        for (int i = 0; i < out.length; i++) {
+            try (var files = java.nio.file.Files.list(traces.get(i))) {
+                out[i] = files.mapToLong(f -> f.toFile().length()).sum();
+            } catch (IOException | RuntimeException e) {
+                out[i] = 0;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Runs the work on {@code workers} threads (on this one when 1), taking the parts in order;
+     * the first failure (in the order of the parts) is thrown once every thread has stopped,
+     * {@code cancel} having asked the others to stop early.
+     */
+    private static void runAll(List<Work> work, int workers, Runnable cancel)
+            throws IOException, MetadataException, StreamDecodingException {
+        if (workers <= 1 || work.size() <= 1) {
+            for (Work w : work) {
+                try {
+                    w.run();
+                } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return;
+        }
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        Throwable[] failures = new Throwable[work.size()];
+        Thread[] threads = new Thread[Math.min(workers, work.size())];
+        for (int t = 0; t < threads.length; t++) {
+            threads[t] = Thread.ofPlatform().name("hetrace-state-" + t).daemon().start(() -> {
+                for (int k = next.getAndIncrement(); k < work.size(); k = next.getAndIncrement()) {
+                    try {
+                        work.get(k).run();
+                    } catch (Throwable e) {
+                        failures[k] = e;
+                        cancel.run();
+                    }
+                }
+            });
+        }
+        try {
+            for (Thread t : threads) {
+                t.join();
+            }
+        } catch (InterruptedException e) {
+            cancel.run();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        for (Throwable e : failures) {
+            switch (e) {
+                case null -> { }
+                case IOException x -> throw x;
+                case MetadataException x -> throw x;
+                case StreamDecodingException x -> throw x;
+                case RuntimeException x -> throw x;
+                case Error x -> throw x;
+                default -> throw new IllegalStateException(e);
             }
         }
     }
@@ -268,93 +397,100 @@ public final class StateBuilder {
         int unknownTask = -1;
     }
 
-    private static final class Pass {
-        final CtfReader[] readers;
-        final PiecewiseMap.Walker[] maps;
-        final Mapping[] mappings;
-        final StateModel model = new StateModel();
-        final List<Map<String, Compiled>> compiled = new ArrayList<>();
-        /** Per trace, the rule of each event class met (or {@link #NONE}), by the class's identity. */
-        final List<IdentityHashMap<EventClass, Compiled>> byClass = new ArrayList<>();
-        /** In front of that: per trace, a direct-mapped cache of 64 classes by id. */
-        final EventClass[][] cachedClass;
-        final Compiled[][] cachedRule;
-        final long[] first;
-        final long[] last;
-        final long[] gap;
-        final long[] epoch;
-        final Pattern[] idleNames;
-        // per trace: cores by CPU, tasks by id and by name, names by number
-        final LongIntMap[] coreByCpu;
+    /**
+     * The pass over one trace, on its own thread when traces are read in parallel: its cores,
+     * tasks and names numbered locally, its rows appended at the times of the events that close
+     * them, its message events kept for linking across traces ({@link Combine}).
+     */
+    private static final class TracePass {
+        /** A message event kept for linking: time, core, task, call, queue, id, kind (0 send, 1 receive). */
+        static final int M_TIME = 0;
+        static final int M_CORE = 1;
+        static final int M_TASK = 2;
+        static final int M_CALL = 3;
+        static final int M_QUEUE = 4;
+        static final int M_ID = 5;
+        static final int M_KIND = 6;
+
+        final int trace;
+        final String traceName;
+        final CtfReader reader;
+        final PiecewiseMap.Walker map;
+        final Mapping mapping;
+        final Map<String, Compiled> compiled = new HashMap<>();
+        /** The rule of each event class met (or {@link #NONE}), by the class's identity. */
+        final IdentityHashMap<EventClass, Compiled> byClass = new IdentityHashMap<>();
+        /** In front of that: a direct-mapped cache of 64 classes by id. */
+        final EventClass[] cachedClass = new EventClass[64];
+        final Compiled[] cachedRule = new Compiled[64];
+        final Pattern idleName;
+        final LongIntMap coreByCpu = new LongIntMap();
         /** The trace's core when an event names no CPU (−1 until one is made). */
-        final int[] traceCore;
-        final LongIntMap[] taskById;
-        final List<Map<String, Integer>> taskByName = new ArrayList<>();
-        final LongIntMap[] nameByNumber;
-        final LongIntMap[] taskByHash;
+        int traceCore = -1;
+        final LongIntMap taskById = new LongIntMap();
+        final Map<String, Integer> taskByName = new HashMap<>();
+        final LongIntMap nameByNumber = new LongIntMap();
+        final LongIntMap taskByHash = new LongIntMap();
         final LongIntMap nameByHash = new LongIntMap();
         final Map<String, Integer> nameIds = new HashMap<>();
         final List<TaskState> taskStates = new ArrayList<>();
         final List<CoreState> coreStates = new ArrayList<>();
-        final LongIntMap pendingMessages = new LongIntMap();
-        EventListener listener;
 
-        Pass(CtfReader[] readers, Input input, Mapping given) {
-            this.readers = readers;
-            int n = readers.length;
-            maps = input.maps().stream().map(PiecewiseMap::walker).toArray(PiecewiseMap.Walker[]::new);
-            mappings = new Mapping[n];
-            first = new long[n];
-            last = new long[n];
-            gap = new long[n];
-            epoch = new long[n];
-            idleNames = new Pattern[n];
-            coreByCpu = new LongIntMap[n];
-            traceCore = new int[n];
-            Arrays.fill(traceCore, -1);
-            taskById = new LongIntMap[n];
-            nameByNumber = new LongIntMap[n];
-            taskByHash = new LongIntMap[n];
-            cachedClass = new EventClass[n][64];
-            cachedRule = new Compiled[n][64];
-            Arrays.fill(first, Long.MIN_VALUE);
-            for (int i = 0; i < n; i++) {
-                Path p = input.traces().get(i);
-                Set<String> events = eventNames(readers[i].traces());
-                Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
-                if (m == null || m.rules().isEmpty()) {
-                    throw new MappingException(p + ": no preset fits its events (" + abridged(events)
-                        + "); give a mapping file (see docs/analysis.md)");
-                }
-                mappings[i] = m;
-                model.traceNames.add(p.toAbsolutePath().normalize().getFileName().toString());
-                model.mappingNames.add(m.name());
-                idleNames[i] = m.idleName() == null ? null : Pattern.compile(m.idleName());
-                coreByCpu[i] = new LongIntMap();
-                taskById[i] = new LongIntMap();
-                nameByNumber[i] = new LongIntMap();
-                taskByHash[i] = new LongIntMap();
-                taskByName.add(new HashMap<>());
-                Map<String, Compiled> rules = new HashMap<>();
-                List<Mapping.Rule> list = m.rules();
-                for (int k = 0; k < list.size(); k++) {
-                    Compiled c = new Compiled(list.get(k), k, m);
-                    String func = c.func;
-                    if (func != null && func.startsWith("=")) {
-                        c.constantName = nameId(func.substring(1));
-                    }
-                    rules.put(c.rule.event(), c);
-                }
-                compiled.add(rules);
-                byClass.add(new IdentityHashMap<>());
-                final int trace = i;
-                readers[i].onDiscarded((Discarded d, CtfTrace t, int stream) -> {
-                    epoch[trace]++;
-                    if (d.kind() == Discarded.Kind.EVENTS && d.count() > 0) {
-                        model.discarded += d.count();
-                    }
-                });
+        // what the pass makes, numbered locally; each core, task and name with the time it was first met
+        final List<StateModel.Core> cores = new ArrayList<>();
+        final LongColumn coreBorn = new LongColumn();
+        final List<StateModel.Task> tasks = new ArrayList<>();
+        final LongColumn taskBorn = new LongColumn();
+        final List<String> names = new ArrayList<>();
+        final LongColumn nameBorn = new LongColumn();
+        final IntervalTable runs = new IntervalTable();
+        final IntervalTable taskStateRows = new IntervalTable();
+        final IntervalTable calls = new IntervalTable();
+        final IntervalTable irqs = new IntervalTable();
+        final LongRows messageEvents = new LongRows(7);
+        long first = Long.MIN_VALUE;
+        long last;
+        long gap;
+        long epoch;
+        long events;
+        long untimed;
+        long discarded;
+        long begin = Long.MAX_VALUE;
+        long end = Long.MIN_VALUE;
+        /** The time of the event being applied: the birth time of what it makes. */
+        long now = Long.MIN_VALUE;
+        EventListener listener;
+        /** Set when another trace's pass failed: this one stops early. */
+        volatile boolean cancelled;
+
+        TracePass(int trace, Path path, CtfReader reader, PiecewiseMap map, Mapping given) {
+            this.trace = trace;
+            this.reader = reader;
+            this.map = map.walker();
+            traceName = path.toAbsolutePath().normalize().getFileName().toString();
+            Set<String> events = eventNames(reader.traces());
+            Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
+            if (m == null || m.rules().isEmpty()) {
+                throw new MappingException(path + ": no preset fits its events (" + abridged(events)
+                    + "); give a mapping file (see docs/analysis.md)");
             }
+            mapping = m;
+            idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
+            List<Mapping.Rule> list = m.rules();
+            for (int k = 0; k < list.size(); k++) {
+                Compiled c = new Compiled(list.get(k), k, m);
+                String func = c.func;
+                if (func != null && func.startsWith("=")) {
+                    c.constantName = nameId(func.substring(1));
+                }
+                compiled.put(c.rule.event(), c);
+            }
+            reader.onDiscarded((Discarded d, CtfTrace t, int stream) -> {
+                epoch++;
+                if (d.kind() == Discarded.Kind.EVENTS && d.count() > 0) {
+                    discarded += d.count();
+                }
+            });
         }
 
         private static String abridged(Set<String> events) {
@@ -363,150 +499,114 @@ public final class StateBuilder {
         }
 
         void run() throws StreamDecodingException {
-            int n = readers.length;
-            long[] keys = new long[n];
-            // earlier first; at equal times, the trace given first
-            IndexHeap heap = new IndexHeap(n, keys);
-            for (int i = 0; i < n; i++) {
-                if (advance(i)) {
-                    keys[i] = time(i);
-                    heap.push(i);
+            Event e = reader.event();
+            long read = 0;
+            while (reader.next()) {
+                if ((++read & 0xFFF) == 0 && cancelled) {
+                    return;
                 }
-            }
-            while (heap.size() > 0) {
-                int i = heap.peek();
-                // the trace's events are taken in a run while they come before every other trace's next one
-                int second = heap.peekSecond();
-                long bound = second < 0 ? Long.MAX_VALUE : keys[second];
-                boolean more;
-                do {
-                    event(i, keys[i]);
-                    more = advance(i);
-                    if (more) {
-                        keys[i] = time(i);
-                    }
-                } while (more && (keys[i] < bound || (keys[i] == bound && i < second)));
-                if (more) {
-                    heap.topChanged();
-                } else {
-                    heap.pop();
-                }
+                event(e);
             }
             finish();
         }
 
         /** The rule of the event's class: looked up by name once per class. */
-        private Compiled rule(int trace, Event e) {
+        private Compiled rule(Event e) {
             EventClass cls = e.eventClass();
             int slot = (int) cls.id() & 63;
-            if (cachedClass[trace][slot] == cls) {
-                return cachedRule[trace][slot];
+            if (cachedClass[slot] == cls) {
+                return cachedRule[slot];
             }
-            Compiled c = ruleOf(trace, e, cls);
-            cachedClass[trace][slot] = cls;
-            cachedRule[trace][slot] = c;
-            return c;
-        }
-
-        private Compiled ruleOf(int trace, Event e, EventClass cls) {
-            IdentityHashMap<EventClass, Compiled> known = byClass.get(trace);
-            Compiled c = known.get(cls);
+            Compiled c = byClass.get(cls);
             if (c == null) {
-                if (known.size() >= 4096) {
-                    known.clear(); // classes declared in runs may come as new objects: keep the map bounded
+                if (byClass.size() >= 4096) {
+                    byClass.clear(); // classes declared in runs may come as new objects: keep the map bounded
                 }
-                c = compiled.get(trace).get(e.name());
-                known.put(cls, c == null ? NONE : c);
+                c = compiled.get(e.name());
                 c = c == null ? NONE : c;
+                byClass.put(cls, c);
             }
+            cachedClass[slot] = cls;
+            cachedRule[slot] = c;
             return c;
         }
 
-        /** The current event of trace {@code i}, at {@code t} on the reference clock. */
-        private void event(int i, long t) throws StreamDecodingException {
-            Event e = readers[i].event();
-            model.events++;
-            if (listener != null) {
-                listener.event(i, readers[i], t);
-            }
+        /** The reader's current event. */
+        private void event(Event e) throws StreamDecodingException {
+            events++;
             if (!e.hasTime()) {
                 // an event of a stream without a clock has no place in time: counted, not placed
-                model.untimed++;
+                untimed++;
+                if (listener != null) {
+                    listener.event(trace, reader, first == Long.MIN_VALUE ? Long.MIN_VALUE : last);
+                }
                 return;
             }
-            if (first[i] == Long.MIN_VALUE) {
-                first[i] = t;
-            } else if (t - last[i] > gap[i]) {
-                gap[i] = t - last[i];
+            long t = map.apply(e.timeNanos());
+            if (listener != null) {
+                listener.event(trace, reader, t);
             }
-            last[i] = Math.max(last[i], t);
-            model.begin = Math.min(model.begin, t);
-            model.end = Math.max(model.end, t);
-            Compiled c = rule(i, e);
+            if (first == Long.MIN_VALUE) {
+                first = t;
+            } else if (t - last > gap) {
+                gap = t - last;
+            }
+            last = Math.max(last, t);
+            begin = Math.min(begin, t);
+            end = Math.max(end, t);
+            Compiled c = rule(e);
             if (c != NONE) {
-                apply(i, c, e, t);
+                now = t;
+                apply(c, e, t);
             }
         }
 
-        private boolean advance(int i) throws StreamDecodingException {
-            return readers[i].next();
-        }
-
-        /** The current event's time on the reference clock; an event without a time takes the trace's last. */
-        private long time(int i) {
-            Event e = readers[i].event();
-            if (!e.hasTime()) {
-                return first[i] == Long.MIN_VALUE ? Long.MIN_VALUE : last[i];
-            }
-            return maps[i].apply(e.timeNanos());
-        }
-
-        private void apply(int trace, Compiled c, Event e, long t) {
-            int core = core(trace, c, e);
+        private void apply(Compiled c, Event e, long t) {
+            int core = core(c, e);
             switch (c.does) {
-                case SWITCH -> taskSwitch(trace, core, c, e, t);
-                case ENTER -> enter(trace, task(trace, core, c, e), function(trace, c, e), t);
-                case EXIT -> exit(trace, task(trace, core, c, e), function(trace, c, e), t);
-                case IRQ_ENTRY -> irqEntry(trace, core, c, e, t);
-                case IRQ_EXIT -> irqExit(trace, core, c, e, t);
-                case SEND -> send(trace, core, task(trace, core, c, e), c, e, t);
-                case RECEIVE -> receive(trace, core, task(trace, core, c, e), c, e, t);
-                case WAIT -> taskStates.get(task(trace, core, c, e)).waitQueue = (int) queue(c, e);
+                case SWITCH -> taskSwitch(core, c, e, t);
+                case ENTER -> enter(task(core, c, e), function(c, e), t);
+                case EXIT -> exit(task(core, c, e), function(c, e), t);
+                case IRQ_ENTRY -> irqEntry(core, c, e, t);
+                case IRQ_EXIT -> irqExit(core, c, e, t);
+                case SEND -> send(core, task(core, c, e), c, e, t);
+                case RECEIVE -> receive(core, task(core, c, e), c, e, t);
+                case WAIT -> taskStates.get(task(core, c, e)).waitQueue = (int) queue(c, e);
             }
         }
 
-        private int core(int trace, Compiled rule, Event e) {
+        private int core(Compiled rule, Event e) {
             if (rule.core == null) {
                 // no CPU field: the trace's one core, looked up once
-                if (traceCore[trace] < 0) {
-                    traceCore[trace] = coreOf(trace, -1);
+                if (traceCore < 0) {
+                    traceCore = coreOf(-1);
                 }
-                return traceCore[trace];
+                return traceCore;
             }
-            return coreOf(trace, e.has(rule.core) ? e.getLong(rule.core) : -1);
+            return coreOf(e.has(rule.core) ? e.getLong(rule.core) : -1);
         }
 
-        private int coreOf(int trace, long cpu) {
-            int c = coreByCpu[trace].get(cpu);
+        private int coreOf(long cpu) {
+            int c = coreByCpu.get(cpu);
             if (c == LongIntMap.ABSENT) {
-                c = model.cores.size();
-                String name = model.traceNames.get(trace) + (cpu < 0 ? "" : "/cpu" + cpu);
-                model.cores.add(new StateModel.Core(name, trace));
+                c = cores.size();
+                cores.add(new StateModel.Core(traceName + (cpu < 0 ? "" : "/cpu" + cpu), trace));
+                coreBorn.add(now);
                 coreStates.add(new CoreState());
-                coreByCpu[trace].put(cpu, c);
+                coreByCpu.put(cpu, c);
             }
             return c;
         }
 
         /** The task an event belongs to: from the mapping's task fields, else the one running on the core. */
-        private int task(int trace, int core, Compiled rule, Event e) {
+        private int task(int core, Compiled rule, Event e) {
             if (rule.taskId != null && e.has(rule.taskId)) {
                 long id = e.getLong(rule.taskId);
-                int k = taskById[trace].get(id);
+                int k = taskById.get(id);
                 if (k == LongIntMap.ABSENT) {
                     String name = rule.taskName != null && e.has(rule.taskName) ? e.getString(rule.taskName) : "task";
-                    k = newTask(trace, name, id);
-                    taskById[trace].put(id, k);
+                    k = newTask(name, id);
+                    taskById.put(id, k);
                 }
                 return k;
             }
@@ -516,37 +616,38 @@ public final class StateBuilder {
             }
             if (cs.unknownTask < 0) {
                 // events before the core's first switch: a task the trace does not name, marked as such
-                cs.unknownTask = newTask(trace, model.cores.get(core).name() + ":(before the first switch)", -1);
+                cs.unknownTask = newTask(cores.get(core).name() + ":(before the first switch)", -1);
             }
             return cs.unknownTask;
         }
 
-        private int newTask(int trace, String name, long id) {
-            boolean idle = (mappings[trace].idleId() != null && mappings[trace].idleId() == id)
-                || (idleNames[trace] != null && idleNames[trace].matcher(name).matches());
-            model.tasks.add(new StateModel.Task(name, trace, id, idle));
+        private int newTask(String name, long id) {
+            boolean idle = (mapping.idleId() != null && mapping.idleId() == id)
+                || (idleName != null && idleName.matcher(name).matches());
+            tasks.add(new StateModel.Task(name, trace, id, idle));
+            taskBorn.add(now);
             taskStates.add(new TaskState());
-            return model.tasks.size() - 1;
+            return tasks.size() - 1;
         }
 
-        private int switchedTask(int trace, Event e, Event.Field nameRole, Event.Field idRole) {
+        private int switchedTask(Event e, Event.Field nameRole, Event.Field idRole) {
             if (idRole != null && e.has(idRole)) {
                 long id = e.getLong(idRole);
-                int k = taskById[trace].get(id);
+                int k = taskById.get(id);
                 if (k == LongIntMap.ABSENT) {
-                    k = newTask(trace, e.getString(nameRole), id);
-                    taskById[trace].put(id, k);
+                    k = newTask(e.getString(nameRole), id);
+                    taskById.put(id, k);
                 }
                 return k;
             }
             long hash = e.getStringHash(nameRole);
-            int k = taskByHash[trace].get(hash);
+            int k = taskByHash.get(hash);
             if (k == LongIntMap.ABSENT) {
                 String name = e.getString(nameRole);
-                Integer known = taskByName.get(trace).get(name);
-                k = known != null ? known : newTask(trace, name, -1);
-                taskByName.get(trace).put(name, k);
-                taskByHash[trace].put(hash, k);
+                Integer known = taskByName.get(name);
+                k = known != null ? known : newTask(name, -1);
+                taskByName.put(name, k);
+                taskByHash.put(hash, k);
             }
             return k;
         }
@@ -554,14 +655,15 @@ public final class StateBuilder {
         private int nameId(String name) {
             Integer id = nameIds.get(name);
             if (id == null) {
-                id = model.names.size();
-                model.names.add(name);
+                id = names.size();
+                names.add(name);
+                nameBorn.add(now);
                 nameIds.put(name, id);
             }
             return id;
         }
 
-        private int function(int trace, Compiled c, Event e) {
+        private int function(Compiled c, Event e) {
             if (c.constantName >= 0) {
                 return c.constantName;
             }
@@ -585,40 +687,38 @@ public final class StateBuilder {
                 return id;
             }
             long addr = e.getLong(path);
-            int id = nameByNumber[trace].get(addr);
+            int id = nameByNumber.get(addr);
             if (id == LongIntMap.ABSENT) {
                 id = nameId("0x" + Long.toHexString(addr));
-                nameByNumber[trace].put(addr, id);
+                nameByNumber.put(addr, id);
             }
             return id;
         }
 
-        private void taskSwitch(int trace, int core, Compiled c, Event e, long t) {
+        private void taskSwitch(int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
-            int next = switchedTask(trace, e, c.next, c.nextId);
+            int next = switchedTask(e, c.next, c.nextId);
             int prev = cs.task;
             if (prev < 0) {
                 // the first switch on this core: what ran before it ran since before the trace began
-                prev = c.prev != null && e.has(c.prev) ? switchedTask(trace, e, c.prev, c.prevId) : -1;
-                if (prev >= 0 && t > first[trace]) {
-                    model.runs.add(first[trace], t, core, prev, runState(prev), 0,
-                        StateModel.START_UNKNOWN, 0);
+                prev = c.prev != null && e.has(c.prev) ? switchedTask(e, c.prev, c.prevId) : -1;
+                if (prev >= 0 && t > first) {
+                    runs.add(first, t, core, prev, runState(prev), 0, StateModel.START_UNKNOWN, 0);
                 }
             } else if (t > cs.since) {
-                model.runs.add(cs.since, t, core, prev, runState(prev), 0,
-                    epoch[trace] != cs.epoch ? StateModel.EVENTS_LOST : 0, 0);
+                runs.add(cs.since, t, core, prev, runState(prev), 0, epoch != cs.epoch ? StateModel.EVENTS_LOST : 0, 0);
             }
-            if (prev >= 0 && prev != next && !model.tasks.get(prev).idle()) {
+            if (prev >= 0 && prev != next && !tasks.get(prev).idle()) {
                 TaskState ps = taskStates.get(prev);
                 ps.outSince = t;
-                ps.outEpoch = epoch[trace];
+                ps.outEpoch = epoch;
                 ps.outState = switchedOutState(c, e);
             }
             TaskState ns = taskStates.get(next);
             ns.lastBlockedRow = -1;
             if (ns.outSince >= 0) {
-                int row = model.taskStates.add(ns.outSince, t, next, ns.outState == StateModel.BLOCKED ? ns.waitQueue : -1,
-                    ns.outState, 0, epoch[trace] != ns.outEpoch ? StateModel.EVENTS_LOST : 0, 0);
+                int row = taskStateRows.add(ns.outSince, t, next, ns.outState == StateModel.BLOCKED ? ns.waitQueue : -1,
+                    ns.outState, 0, epoch != ns.outEpoch ? StateModel.EVENTS_LOST : 0, 0);
                 if (ns.outState == StateModel.BLOCKED) {
                     ns.lastBlockedRow = row;
                 }
@@ -627,11 +727,11 @@ public final class StateBuilder {
             ns.waitQueue = -1;
             cs.task = next;
             cs.since = t;
-            cs.epoch = epoch[trace];
+            cs.epoch = epoch;
         }
 
         private int runState(int task) {
-            return model.tasks.get(task).idle() ? StateModel.IDLE : StateModel.RUNNING;
+            return tasks.get(task).idle() ? StateModel.IDLE : StateModel.RUNNING;
         }
 
         private static int switchedOutState(Compiled c, Event e) {
@@ -648,13 +748,13 @@ public final class StateBuilder {
             return StateModel.WAITING;
         }
 
-        private void enter(int trace, int task, int func, long t) {
+        private void enter(int task, int func, long t) {
             TaskState s = taskStates.get(task);
             s.lastBlockedRow = -1;
-            s.push(func, t, epoch[trace]);
+            s.push(func, t, epoch);
         }
 
-        private void exit(int trace, int task, int func, long t) {
+        private void exit(int task, int func, long t) {
             TaskState s = taskStates.get(task);
             s.lastBlockedRow = -1;
             int at = s.depth - 1;
@@ -663,28 +763,27 @@ public final class StateBuilder {
             }
             if (at < 0) {
                 // an exit without its entry: the call began before the trace (or its entry was lost)
-                long total = t - first[trace];
-                model.calls.add(first[trace], t, task, func, 0, 0, StateModel.START_UNKNOWN
-                    | (s.depth > 0 || epoch[trace] != 0 ? StateModel.EVENTS_LOST : 0), total - s.baseChild);
+                long total = t - first;
+                calls.add(first, t, task, func, 0, 0, StateModel.START_UNKNOWN
+                    | (s.depth > 0 || epoch != 0 ? StateModel.EVENTS_LOST : 0), total - s.baseChild);
                 s.baseChild = total;
                 return;
             }
             while (s.depth - 1 > at) {
                 // entered after the exit's own entry and never exited: their exits were lost
-                pop(trace, task, s, t, StateModel.END_UNKNOWN);
+                pop(task, s, t, StateModel.END_UNKNOWN);
             }
-            pop(trace, task, s, t, 0);
+            pop(task, s, t, 0);
         }
 
-        private void pop(int trace, int task, TaskState s, long t, int flags) {
+        private void pop(int task, TaskState s, long t, int flags) {
             int d = --s.depth;
             long[] f = s.frames;
             int o = 4 * d;
             long start = f[o + TaskState.START];
             long total = t - start;
-            model.calls.add(start, t, task, (int) f[o + TaskState.FUNC], 0, d,
-                flags | (epoch[trace] != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0),
-                total - f[o + TaskState.CHILD]);
+            calls.add(start, t, task, (int) f[o + TaskState.FUNC], 0, d,
+                flags | (epoch != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0), total - f[o + TaskState.CHILD]);
             if (d > 0) {
                 f[o - 4 + TaskState.CHILD] += total;
             } else {
@@ -692,16 +791,16 @@ public final class StateBuilder {
             }
         }
 
-        private void irqEntry(int trace, int core, Compiled c, Event e, long t) {
+        private void irqEntry(int core, Compiled c, Event e, long t) {
             long number = e.getLong(c.irq);
             long key = number * 64 + c.index;
-            int id = nameByNumber[trace].get(~key);
+            int id = nameByNumber.get(~key);
             if (id == LongIntMap.ABSENT) {
                 String label = c.label;
                 String name = c.name != null && e.has(c.name)
                     ? e.getString(c.name) : (label != null ? label : "irq") + " " + number;
                 id = nameId(label != null && c.name != null ? label + ":" + name : name);
-                nameByNumber[trace].put(~key, id);
+                nameByNumber.put(~key, id);
             }
             CoreState cs = coreStates.get(core);
             if (cs.irqDepth == cs.irqs.length) {
@@ -714,11 +813,11 @@ public final class StateBuilder {
             cs.irqs[cs.irqDepth] = id;
             cs.irqNumbers[cs.irqDepth] = key;
             cs.irqStarts[cs.irqDepth] = t;
-            cs.irqEpochs[cs.irqDepth] = epoch[trace];
+            cs.irqEpochs[cs.irqDepth] = epoch;
             cs.irqDepth++;
         }
 
-        private void irqExit(int trace, int core, Compiled c, Event e, long t) {
+        private void irqExit(int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
             Event.Field irqField = c.irq;
             int at = cs.irqDepth - 1;
@@ -732,19 +831,19 @@ public final class StateBuilder {
             if (at < 0) {
                 long number = irqField != null ? e.getLong(irqField) : -1;
                 int id = nameId("irq " + number);
-                model.irqs.add(first[trace], t, core, id, 0, 0, StateModel.START_UNKNOWN, 0);
+                irqs.add(first, t, core, id, 0, 0, StateModel.START_UNKNOWN, 0);
                 return;
             }
             while (cs.irqDepth - 1 > at) {
-                closeIrq(trace, core, cs, t, StateModel.END_UNKNOWN);
+                closeIrq(core, cs, t, StateModel.END_UNKNOWN);
             }
-            closeIrq(trace, core, cs, t, 0);
+            closeIrq(core, cs, t, 0);
         }
 
-        private void closeIrq(int trace, int core, CoreState cs, long t, int flags) {
+        private void closeIrq(int core, CoreState cs, long t, int flags) {
             int d = --cs.irqDepth;
-            model.irqs.add(cs.irqStarts[d], t, core, cs.irqs[d], 0, d,
-                flags | (epoch[trace] != cs.irqEpochs[d] ? StateModel.EVENTS_LOST : 0), 0);
+            irqs.add(cs.irqStarts[d], t, core, cs.irqs[d], 0, d,
+                flags | (epoch != cs.irqEpochs[d] ? StateModel.EVENTS_LOST : 0), 0);
         }
 
         /** The queue field's value, or −1 without one: read once per message event. */
@@ -753,66 +852,198 @@ public final class StateBuilder {
             return q != null && e.has(q) ? e.getLong(q) : -1;
         }
 
-        private static long messageKey(long queue, long id) {
-            return Math.max(queue, 0) * 0x100000001B3L ^ id;
+        private void message(int kind, long t, int core, int task, int call, long queue, long id) {
+            int o = messageEvents.append();
+            long[] m = messageEvents.lastChunk();
+            m[o + M_TIME] = t;
+            m[o + M_CORE] = core;
+            m[o + M_TASK] = task;
+            m[o + M_CALL] = call;
+            m[o + M_QUEUE] = queue;
+            m[o + M_ID] = id;
+            m[o + M_KIND] = kind;
         }
 
-        private void send(int trace, int core, int task, Compiled c, Event e, long t) {
-            long queue = queue(c, e);
-            long id = e.getLong(c.id);
+        private void send(int core, int task, Compiled c, Event e, long t) {
             TaskState ts = taskStates.get(task);
-            int row = model.messages.send(t, core, task, ts.depth > 0 ? ts.func(ts.depth - 1) : -1, queue, id);
-            pendingMessages.put(messageKey(queue, id), row);
-            taskStates.get(task).lastBlockedRow = -1;
+            message(0, t, core, task, ts.depth > 0 ? ts.func(ts.depth - 1) : -1, queue(c, e), e.getLong(c.id));
+            ts.lastBlockedRow = -1;
         }
 
-        private void receive(int trace, int core, int task, Compiled c, Event e, long t) {
+        private void receive(int core, int task, Compiled c, Event e, long t) {
             long queue = queue(c, e);
-            long id = e.getLong(c.id);
-            long key = messageKey(queue, id);
-            int row = pendingMessages.get(key);
             TaskState s = taskStates.get(task);
-            int call = s.depth > 0 ? s.func(s.depth - 1) : -1;
-            if (row == LongIntMap.ABSENT) {
-                model.messages.receiveOnly(t, core, task, call, queue, id);
-            } else {
-                model.messages.received(row, t, core, task, call);
-                pendingMessages.remove(key);
-            }
+            message(1, t, core, task, s.depth > 0 ? s.func(s.depth - 1) : -1, queue, e.getLong(c.id));
             if (s.lastBlockedRow >= 0 && queue >= 0) {
                 // the first thing the task did once switched back in: it was blocked on this queue
-                model.taskStates.subject(s.lastBlockedRow, (int) queue);
+                taskStateRows.subject(s.lastBlockedRow, (int) queue);
             }
             s.lastBlockedRow = -1;
         }
 
-        /** What is still open at the end of a trace ends at its last event, marked. */
+        /** What is still open at the end of the trace ends at its last event, marked. */
         private void finish() {
-            model.traceFirst = first.clone();
-            model.traceLast = last.clone();
-            model.traceLongestGap = gap.clone();
             for (int core = 0; core < coreStates.size(); core++) {
                 CoreState cs = coreStates.get(core);
-                int trace = model.cores.get(core).trace();
-                if (cs.task >= 0 && last[trace] > cs.since) {
-                    model.runs.add(cs.since, last[trace], core, cs.task, runState(cs.task), 0,
-                        StateModel.END_UNKNOWN | (epoch[trace] != cs.epoch ? StateModel.EVENTS_LOST : 0), 0);
+                if (cs.task >= 0 && last > cs.since) {
+                    runs.add(cs.since, last, core, cs.task, runState(cs.task), 0,
+                        StateModel.END_UNKNOWN | (epoch != cs.epoch ? StateModel.EVENTS_LOST : 0), 0);
                 }
                 while (cs.irqDepth > 0) {
-                    closeIrq(trace, core, cs, last[trace], StateModel.END_UNKNOWN);
+                    closeIrq(core, cs, last, StateModel.END_UNKNOWN);
                 }
             }
             for (int task = 0; task < taskStates.size(); task++) {
                 TaskState s = taskStates.get(task);
-                int trace = model.tasks.get(task).trace();
                 while (s.depth > 0) {
-                    pop(trace, task, s, last[trace], StateModel.END_UNKNOWN);
+                    pop(task, s, last, StateModel.END_UNKNOWN);
                 }
-                if (s.outSince >= 0 && last[trace] > s.outSince) {
-                    model.taskStates.add(s.outSince, last[trace], task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
+                if (s.outSince >= 0 && last > s.outSince) {
+                    taskStateRows.add(s.outSince, last, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
                         s.outState, 0, StateModel.END_UNKNOWN, 0);
                 }
             }
+        }
+    }
+
+    /**
+     * The traces' passes put together: cores, tasks and names numbered as one pass over the
+     * merged events would number them (in the order they were first met on the reference clock;
+     * at equal times, the trace given first), the messages linked in the merged order of their
+     * send and receive events, as that pass would link them. The interval tables are the
+     * traces' one after the other (each owner's rows in the order its trace closed them).
+     */
+    private static final class Combine {
+        final TracePass[] passes;
+        final StateModel model = new StateModel();
+        final int[][] coreIds;
+        final int[][] taskIds;
+        final int[][] nameIds;
+
+        Combine(TracePass[] passes) {
+            this.passes = passes;
+            int n = passes.length;
+            model.traceFirst = new long[n];
+            model.traceLast = new long[n];
+            model.traceLongestGap = new long[n];
+            for (TracePass p : passes) {
+                model.traceNames.add(p.traceName);
+                model.mappingNames.add(p.mapping.name());
+                model.traceFirst[p.trace] = p.first;
+                model.traceLast[p.trace] = p.last;
+                model.traceLongestGap[p.trace] = p.gap;
+                model.begin = Math.min(model.begin, p.begin);
+                model.end = Math.max(model.end, p.end);
+                model.events += p.events;
+                model.untimed += p.untimed;
+                model.discarded += p.discarded;
+            }
+            coreIds = number(p -> p.coreBorn, (p, k) -> {
+                model.cores.add(p.cores.get(k));
+                return model.cores.size() - 1;
+            });
+            taskIds = number(p -> p.taskBorn, (p, k) -> {
+                model.tasks.add(p.tasks.get(k));
+                return model.tasks.size() - 1;
+            });
+            Map<String, Integer> names = new HashMap<>();
+            nameIds = number(p -> p.nameBorn, (p, k) -> names.computeIfAbsent(p.names.get(k), s -> {
+                model.names.add(s);
+                return model.names.size() - 1;
+            }));
+        }
+
+        interface Numbering {
+            int id(TracePass p, int local);
+        }
+
+        /** Global ids of what the passes made, given in the merged order of their birth times. */
+        private int[][] number(java.util.function.Function<TracePass, LongColumn> born, Numbering numbering) {
+            int n = passes.length;
+            int[][] ids = new int[n][];
+            long[] keys = new long[n];
+            int[] at = new int[n];
+            IndexHeap heap = new IndexHeap(n, keys);
+            for (TracePass p : passes) {
+                LongColumn b = born.apply(p);
+                ids[p.trace] = new int[b.size()];
+                if (b.size() > 0) {
+                    keys[p.trace] = b.get(0);
+                    heap.push(p.trace);
+                }
+            }
+            while (heap.size() > 0) {
+                int i = heap.peek();
+                LongColumn b = born.apply(passes[i]);
+                ids[i][at[i]] = numbering.id(passes[i], at[i]);
+                if (++at[i] < b.size()) {
+                    keys[i] = b.get(at[i]);
+                    heap.topChanged();
+                } else {
+                    heap.pop();
+                }
+            }
+            return ids;
+        }
+
+        /** A table of every pass, by trace. */
+        IntervalTable[] tables(java.util.function.Function<TracePass, IntervalTable> table) {
+            IntervalTable[] out = new IntervalTable[passes.length];
+            for (TracePass p : passes) {
+                out[p.trace] = table.apply(p);
+            }
+            return out;
+        }
+
+        /** The messages: sends and receives in their merged order, each receive linked to the send it follows. */
+        void messages() {
+            int n = passes.length;
+            long[] keys = new long[n];
+            int[] at = new int[n];
+            IndexHeap heap = new IndexHeap(n, keys);
+            for (TracePass p : passes) {
+                if (p.messageEvents.size() > 0) {
+                    keys[p.trace] = p.messageEvents.get(0, TracePass.M_TIME);
+                    heap.push(p.trace);
+                }
+            }
+            LongIntMap pending = new LongIntMap();
+            MessageTable out = model.messages;
+            while (heap.size() > 0) {
+                int i = heap.peek();
+                LongRows r = passes[i].messageEvents;
+                int k = at[i];
+                long[] m = r.chunk(k);
+                int o = r.offset(k);
+                long t = m[o + TracePass.M_TIME];
+                int core = coreIds[i][(int) m[o + TracePass.M_CORE]];
+                int task = taskIds[i][(int) m[o + TracePass.M_TASK]];
+                int call = m[o + TracePass.M_CALL] < 0 ? -1 : nameIds[i][(int) m[o + TracePass.M_CALL]];
+                long queue = m[o + TracePass.M_QUEUE];
+                long id = m[o + TracePass.M_ID];
+                long key = messageKey(queue, id);
+                if (m[o + TracePass.M_KIND] == 0) {
+                    pending.put(key, out.send(t, core, task, call, queue, id));
+                } else {
+                    int row = pending.get(key);
+                    if (row == LongIntMap.ABSENT) {
+                        out.receiveOnly(t, core, task, call, queue, id);
+                    } else {
+                        out.received(row, t, core, task, call);
+                        pending.remove(key);
+                    }
+                }
+                if (++at[i] < r.size()) {
+                    keys[i] = r.get(at[i], TracePass.M_TIME);
+                    heap.topChanged();
+                } else {
+                    heap.pop();
+                }
+            }
+        }
+
+        private static long messageKey(long queue, long id) {
+            return Math.max(queue, 0) * 0x100000001B3L ^ id;
         }
     }
 }

@@ -39,10 +39,10 @@ public final class StateModel {
     final List<Core> cores = new ArrayList<>();
     final List<Task> tasks = new ArrayList<>();
     final List<String> names = new ArrayList<>();
-    final IntervalTable runs = new IntervalTable();
-    final IntervalTable taskStates = new IntervalTable();
-    final IntervalTable calls = new IntervalTable();
-    final IntervalTable irqs = new IntervalTable();
+    IntervalTable runs = new IntervalTable();
+    IntervalTable taskStates = new IntervalTable();
+    IntervalTable calls = new IntervalTable();
+    IntervalTable irqs = new IntervalTable();
     final MessageTable messages = new MessageTable();
     /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
     long[] traceFirst = new long[0];

@@ -181,6 +181,48 @@ class SimStateTest {
     }
 
     @Test
+    void theModelIsTheSameWhetherTheTracesAreReadOnOneThreadOrSeveral() throws Exception {
+        Simulation.Result r = Simulation.sobel(config(11, 6, "preempt:dsp2"), dir.resolve("board"));
+        StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
+        StateModel one = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 1);
+        StateModel several = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 4);
+        assertThat(one.events()).isGreaterThan(1000);
+        assertThat(dump(several)).isEqualTo(dump(one));
+        assertThat(several.messages().size()).isGreaterThan(50);
+        for (int i = 0; i < several.messages().size(); i++) {
+            if (several.messages().sendTime(i) >= 0 && several.messages().receiveTime(i) >= 0) {
+                assertThat(several.messages().receiveCore(i)).isNotEqualTo(several.messages().sendCore(i));
+            }
+        }
+    }
+
+    /** Every table and list of a model, as text. */
+    private static List<String> dump(StateModel m) {
+        List<String> out = new ArrayList<>();
+        out.add(m.traceNames() + " " + m.mappingNames() + " " + m.cores() + " " + m.tasks());
+        out.add(m.begin() + " " + m.end() + " " + m.events() + " " + m.untimed() + " " + m.discarded());
+        for (int t = 0; t < m.traceNames().size(); t++) {
+            out.add(m.traceBegin(t) + " " + m.traceEnd(t) + " " + m.traceLongestGap(t));
+        }
+        for (int k = 0; k < m.names.size(); k++) {
+            out.add(m.name(k));
+        }
+        for (IntervalTable t : List.of(m.runs(), m.taskStates(), m.calls(), m.irqs())) {
+            for (int i = 0; i < t.size(); i++) {
+                out.add(t.start(i) + " " + t.end(i) + " " + t.owner(i) + " " + t.subject(i) + " " + t.state(i) + " "
+                    + t.depth(i) + " " + t.flags(i) + " " + t.self(i));
+            }
+        }
+        MessageTable msg = m.messages();
+        for (int i = 0; i < msg.size(); i++) {
+            out.add(msg.sendTime(i) + " " + msg.sendCore(i) + " " + msg.sendTask(i) + " " + msg.receiveTime(i) + " "
+                + msg.receiveCore(i) + " " + msg.receiveTask(i) + " " + msg.queue(i) + " " + msg.id(i) + " "
+                + msg.sendCall(i) + " " + msg.receiveCall(i) + " " + msg.flags(i));
+        }
+        return out;
+    }
+
+    @Test
     void preemptedTasksAreMarkedPreemptedAndTasksWaitingForAMessageBlockedOnItsQueue() throws Exception {
         SimConfig config = config(6, 8, "preempt:dsp1,dsp2");
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));

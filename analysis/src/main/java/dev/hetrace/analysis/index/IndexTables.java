@@ -1,6 +1,7 @@
 package dev.hetrace.analysis.index;
 
 import dev.hetrace.analysis.IntervalTable;
+import dev.hetrace.analysis.LongIntMap;
 import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateBuilder;
@@ -158,7 +159,7 @@ public final class IndexTables {
         long[][] spans = new long[model.traceNames().size()][];
         List<String> cores = coreNames(model);
         create(c, model.traceNames(), log.eventNames, cores, Arrays.asList(taskNames), Arrays.asList(functions));
-        log.rows(cores).insertInto(c, "events_raw");
+        log.rows(cores).insertInto(c, "events_raw"); // counts and spans are known from here
         long[] counts = log.counts;
         for (int i = 0; i < spans.length; i++) {
             spans[i] = new long[] {log.first[i], log.last[i]};
@@ -206,61 +207,35 @@ public final class IndexTables {
     }
 
     /**
-     * The narrow row of every event, taken from the state pass as it reads them (in its merged
-     * order, across traces): small numbers only (the trace, event name and core as their ENUM's
-     * ordinals, the event's position to decode it again), kept in chunks of columns until the
-     * pass is over and the core names known. The {@code events} view adds the names and the
-     * fields ({@link EventFields}).
+     * The narrow row of every event, taken from the state pass as it reads them (each trace's
+     * in its own log, filled by the thread that reads the trace): small numbers only (the trace,
+     * event name and core as their ENUM's ordinals, the event's position to decode it again),
+     * kept in chunks of columns until the pass is over and the core names known. The
+     * {@code events} view adds the names and the fields ({@link EventFields}).
      */
     public static final class EventLog implements StateBuilder.EventListener {
         private static final int CHUNK = 1 << 13;
         final String[] traceNames;
         final Mapping given;
+        /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
         final Set<String> eventNames = new LinkedHashSet<>();
-        /** Per trace, its readers' traces (to find a position's trace) and the core field's handle. */
-        final EventPosition.Tracker[] trackers;
-        final Event.Field[] coreFields;
         final Map<String, Integer> nameIds = new HashMap<>();
-        final Map<EventClass, Integer> classIds = new IdentityHashMap<>();
-        /** Cores met, as trace and CPU (−1: none), numbered in order of appearance. */
-        final List<long[]> coreKeys = new ArrayList<>();
-        final Map<Long, Integer> coreIds = new HashMap<>();
+        final TraceLog[] logs;
         final long[] counts;
         final long[] first;
         final long[] last;
         final LongConsumer progress;
-        // per trace, the last event class and CPU seen
-        final EventClass[] lastClass;
-        final int[] lastName;
-        final long[] lastCpu;
-        final int[] lastCore;
-        final List<long[]> times = new ArrayList<>();
-        final List<long[]> streams = new ArrayList<>();
-        final List<long[]> packets = new ArrayList<>();
-        final List<int[]> ints = new ArrayList<>(); // per row: trace, name, core, stream file, index
+        final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
         long total;
-        long[] time;
-        long[] stream;
-        long[] packet;
-        int[] row5;
-        int at = CHUNK;
 
         EventLog(int traces, Mapping given, List<String> traceNames, LongConsumer progress) {
             this.traceNames = traceNames.toArray(String[]::new);
             this.given = given;
             this.progress = progress;
-            trackers = new EventPosition.Tracker[traces];
-            coreFields = new Event.Field[traces];
+            logs = new TraceLog[traces];
             counts = new long[traces];
             first = new long[traces];
             last = new long[traces];
-            Arrays.fill(first, Long.MAX_VALUE);
-            Arrays.fill(last, Long.MIN_VALUE);
-            lastClass = new EventClass[traces];
-            lastName = new int[traces];
-            lastCpu = new long[traces];
-            Arrays.fill(lastCpu, Long.MIN_VALUE);
-            lastCore = new int[traces];
         }
 
         /** Takes trace {@code i}'s reader, opened: its event names and mapping's core field. */
@@ -272,79 +247,130 @@ public final class IndexTables {
                 }
             }
             Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
-            coreFields[i] = m == null || m.core() == null ? null : Event.field(m.core());
-            trackers[i] = new EventPosition.Tracker(r.traces());
+            logs[i] = new TraceLog(i, m == null || m.core() == null ? null : Event.field(m.core()),
+                new EventPosition.Tracker(r.traces()));
         }
 
         @Override
         public void event(int trace, CtfReader reader, long t) {
-            if (at == CHUNK) {
-                time = new long[CHUNK];
-                stream = new long[CHUNK];
-                packet = new long[CHUNK];
-                row5 = new int[5 * CHUNK];
-                times.add(time);
-                streams.add(stream);
-                packets.add(packet);
-                ints.add(row5);
-                at = 0;
+            logs[trace].event(reader, t);
+        }
+
+        /** An event name's id: the metadata's names are known before the pass; another (a class without a name) is added. */
+        synchronized int nameId(String name) {
+            Integer id = nameIds.get(name);
+            if (id == null) {
+                id = nameIds.size();
+                nameIds.put(name, id);
+                eventNames.add(name);
             }
-            Event e = reader.event();
-            EventCursor cursor = reader.cursor();
-            EventClass cls = e.eventClass();
-            if (cls != lastClass[trace]) {
-                lastClass[trace] = cls;
-                Integer id = classIds.get(cls);
-                if (id == null) {
-                    id = nameIds.get(cls.name() == null ? "" : cls.name());
-                    if (id == null) {
-                        id = nameIds.size();
-                        nameIds.put(cls.name() == null ? "" : cls.name(), id);
-                        eventNames.add(cls.name() == null ? "" : cls.name());
-                    }
-                    classIds.put(cls, id);
-                }
-                lastName[trace] = id;
-            }
-            Event.Field coreField = coreFields[trace];
-            long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
-            if (cpu != lastCpu[trace]) {
-                lastCpu[trace] = cpu;
-                long key = (long) trace << 40 ^ (cpu & 0xFF_FFFF_FFFFL);
-                Integer id = coreIds.get(key);
-                if (id == null) {
-                    id = coreKeys.size();
-                    coreIds.put(key, id);
-                    coreKeys.add(new long[] {trace, cpu});
-                }
-                lastCore[trace] = id;
-            }
-            EventPosition.Tracker where = trackers[trace];
-            where.update(cursor);
-            if (cursor.hasTime()) {
-                first[trace] = Math.min(first[trace], t);
-                last[trace] = Math.max(last[trace], t);
-                time[at] = t;
-            } else {
-                time[at] = Long.MIN_VALUE;
-            }
-            stream[at] = cursor.trace().streamId(cursor.stream());
-            packet[at] = where.packetOffset();
-            int o = 5 * at;
-            row5[o] = trace;
-            row5[o + 1] = lastName[trace];
-            row5[o + 2] = lastCore[trace];
-            row5[o + 3] = where.streamFile();
-            row5[o + 4] = where.index();
-            at++;
-            counts[trace]++;
-            if ((++total & 0xFFFF) == 0) {
-                progress.accept(total);
+            return id;
+        }
+
+        /** Once the pass is over: the per-trace counts and spans, the total. */
+        private void close() {
+            total = 0;
+            for (int i = 0; i < logs.length; i++) {
+                TraceLog l = logs[i];
+                counts[i] = l == null ? 0 : l.count;
+                first[i] = l == null ? Long.MAX_VALUE : l.first;
+                last[i] = l == null ? Long.MIN_VALUE : l.last;
+                total += counts[i];
             }
         }
 
-        /** The rows, the cores numbered as {@code coreNames} (the ENUM's values): a core not in it is NULL. */
+        /** One trace's rows, written by the one thread that reads the trace. */
+        final class TraceLog {
+            final int trace;
+            final Event.Field coreField;
+            final EventPosition.Tracker where;
+            final Map<EventClass, Integer> classIds = new IdentityHashMap<>();
+            /** CPUs met (−1: none), numbered in order of appearance. */
+            final LongIntMap coreIds = new LongIntMap();
+            final List<Long> cpus = new ArrayList<>();
+            final List<long[]> times = new ArrayList<>();
+            final List<long[]> streams = new ArrayList<>();
+            final List<long[]> packets = new ArrayList<>();
+            final List<int[]> ints = new ArrayList<>(); // per row: name, core, stream file, index
+            long count;
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            EventClass lastClass;
+            int lastName;
+            long lastCpu = Long.MIN_VALUE;
+            int lastCore;
+            long[] time;
+            long[] stream;
+            long[] packet;
+            int[] row4;
+            int at = CHUNK;
+
+            TraceLog(int trace, Event.Field coreField, EventPosition.Tracker where) {
+                this.trace = trace;
+                this.coreField = coreField;
+                this.where = where;
+            }
+
+            void event(CtfReader reader, long t) {
+                if (at == CHUNK) {
+                    time = new long[CHUNK];
+                    stream = new long[CHUNK];
+                    packet = new long[CHUNK];
+                    row4 = new int[4 * CHUNK];
+                    times.add(time);
+                    streams.add(stream);
+                    packets.add(packet);
+                    ints.add(row4);
+                    at = 0;
+                }
+                Event e = reader.event();
+                EventCursor cursor = reader.cursor();
+                EventClass cls = e.eventClass();
+                if (cls != lastClass) {
+                    lastClass = cls;
+                    Integer id = classIds.get(cls);
+                    if (id == null) {
+                        id = nameId(cls.name() == null ? "" : cls.name());
+                        classIds.put(cls, id);
+                    }
+                    lastName = id;
+                }
+                long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
+                if (cpu != lastCpu) {
+                    lastCpu = cpu;
+                    int id = coreIds.get(cpu);
+                    if (id == LongIntMap.ABSENT) {
+                        id = cpus.size();
+                        coreIds.put(cpu, id);
+                        cpus.add(cpu);
+                    }
+                    lastCore = id;
+                }
+                where.update(cursor);
+                if (cursor.hasTime()) {
+                    first = Math.min(first, t);
+                    last = Math.max(last, t);
+                    time[at] = t;
+                } else {
+                    time[at] = Long.MIN_VALUE;
+                }
+                stream[at] = cursor.trace().streamId(cursor.stream());
+                packet[at] = where.packetOffset();
+                int o = 4 * at;
+                row4[o] = lastName;
+                row4[o + 1] = lastCore;
+                row4[o + 2] = where.streamFile();
+                row4[o + 3] = where.index();
+                at++;
+                if ((++count & 0xFFFF) == 0) {
+                    progress.accept(read.addAndGet(0x10000));
+                }
+            }
+        }
+
+        /** The rows, trace by trace, the cores numbered as {@code coreNames} (the ENUM's values): a core not in it is NULL. */
         ChunkedRows rows(List<String> coreNames) {
+            close();
             Map<String, Integer> byName = new HashMap<>();
             for (String c : coreNames) {
                 byName.putIfAbsent(c, byName.size());
@@ -354,17 +380,21 @@ public final class IndexTables {
             for (int t = 0; t < traceNames.length; t++) {
                 traceOrdinal[t] = traceOrdinals.computeIfAbsent(traceNames[t], x -> traceOrdinals.size());
             }
-            int[] core = new int[coreKeys.size()];
-            for (int k = 0; k < core.length; k++) {
-                long[] tc = coreKeys.get(k);
-                // named as the state model names its cores; one it does not know (no event of it mapped) is NULL
-                String c = traceNames[(int) tc[0]] + (tc[1] < 0 ? "" : "/cpu" + tc[1]);
-                core[k] = byName.getOrDefault(c, -1);
+            int[][] core = new int[logs.length][];
+            for (int t = 0; t < logs.length; t++) {
+                List<Long> cpus = logs[t] == null ? List.of() : logs[t].cpus;
+                core[t] = new int[cpus.size()];
+                for (int k = 0; k < cpus.size(); k++) {
+                    long cpu = cpus.get(k);
+                    // named as the state model names its cores; one it does not know (no event of it mapped) is NULL
+                    core[t][k] = byName.getOrDefault(traceNames[t] + (cpu < 0 ? "" : "/cpu" + cpu), -1);
+                }
             }
             return new ChunkedRows(List.of(new ChunkedRows.Column("trace", INT), new ChunkedRows.Column("stream", LONG),
                     new ChunkedRows.Column("time_ns", LONG), new ChunkedRows.Column("name", INT), new ChunkedRows.Column("core", INT),
                     new ChunkedRows.Column("stream_file", INT), new ChunkedRows.Column("packet", LONG),
                     new ChunkedRows.Column("event_index", INT))) {
+                int trace;
                 long next;
 
                 @Override
@@ -378,29 +408,38 @@ public final class IndexTables {
                     DuckDBWritableVector vPacket = out.vector(6);
                     DuckDBWritableVector vIndex = out.vector(7);
                     int row = 0;
-                    for (; row < capacity && next < total; row++, next++) {
-                        int c = (int) (next / CHUNK);
-                        int k = (int) (next % CHUNK);
-                        long[] tm = times.get(c);
-                        int[] r5 = ints.get(c);
-                        int o = 5 * k;
-                        vTrace.setInt(row, traceOrdinal[r5[o]]);
-                        vStream.setLong(row, streams.get(c)[k]);
-                        if (tm[k] == Long.MIN_VALUE) {
-                            vTime.setNull(row);
-                        } else {
-                            vTime.setLong(row, tm[k]);
+                    while (row < capacity && trace < logs.length) {
+                        TraceLog l = logs[trace];
+                        if (l == null || next >= l.count) {
+                            trace++;
+                            next = 0;
+                            continue;
                         }
-                        vName.setInt(row, r5[o + 1]);
-                        int cr = core[r5[o + 2]];
-                        if (cr < 0) {
-                            vCore.setNull(row);
-                        } else {
-                            vCore.setInt(row, cr);
+                        int[] cores = core[trace];
+                        for (; row < capacity && next < l.count; row++, next++) {
+                            int c = (int) (next / CHUNK);
+                            int k = (int) (next % CHUNK);
+                            long[] tm = l.times.get(c);
+                            int[] r4 = l.ints.get(c);
+                            int o = 4 * k;
+                            vTrace.setInt(row, traceOrdinal[trace]);
+                            vStream.setLong(row, l.streams.get(c)[k]);
+                            if (tm[k] == Long.MIN_VALUE) {
+                                vTime.setNull(row);
+                            } else {
+                                vTime.setLong(row, tm[k]);
+                            }
+                            vName.setInt(row, r4[o]);
+                            int cr = cores[r4[o + 1]];
+                            if (cr < 0) {
+                                vCore.setNull(row);
+                            } else {
+                                vCore.setInt(row, cr);
+                            }
+                            vFile.setInt(row, r4[o + 2]);
+                            vPacket.setLong(row, l.packets.get(c)[k]);
+                            vIndex.setInt(row, r4[o + 3]);
                         }
-                        vFile.setInt(row, r5[o + 3]);
-                        vPacket.setLong(row, packets.get(c)[k]);
-                        vIndex.setInt(row, r5[o + 4]);
                     }
                     return row;
                 }
