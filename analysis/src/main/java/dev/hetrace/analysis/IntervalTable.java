@@ -35,10 +35,13 @@ public final class IntervalTable {
 
     /**
      * The rows of {@code parts} one after the other, each part's owners and subjects renumbered
-     * through its {@code owners} and {@code subjects} (null: kept; a negative subject is kept).
-     * Each part is copied by {@code copier} (several at once may run on different threads).
+     * through its {@code owners} and {@code subjects} (null: kept; a negative subject is kept),
+     * its times through its map of {@code maps} when not null (a self time scaled as its
+     * interval). Each part is copied by one of the {@code copies} added (several may run at once
+     * on different threads).
      */
-    static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects, java.util.List<Runnable> copies) {
+    static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects,
+                                dev.hetrace.sync.PiecewiseMap[] maps, java.util.List<Runnable> copies) {
         int total = 0;
         for (IntervalTable p : parts) {
             total = Math.addExact(total, p.size());
@@ -50,21 +53,27 @@ public final class IntervalTable {
             int from = at;
             int[] o = owners == null ? null : owners[k];
             int[] s = subjects == null ? null : subjects[k];
+            dev.hetrace.sync.PiecewiseMap map = maps == null ? null : maps[k];
             if (part.size() > 0) {
-                copies.add(() -> out.copy(from, part, o, s));
+                copies.add(() -> out.copy(from, part, o, s, map == null ? null : map.walker()));
             }
             at += part.size();
         }
         return out;
     }
 
+    /** Once every copy {@link #concat} asked for is done. */
+    void written() {
+        rows.written();
+    }
+
     /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */
-    private void copy(int at, IntervalTable from, int[] owners, int[] subjects) {
+    private void copy(int at, IntervalTable from, int[] owners, int[] subjects, dev.hetrace.sync.PiecewiseMap.Walker map) {
         int n = from.size();
         for (int i = 0; i < n; i++, at++) {
             long[] s = from.rows.chunk(i);
             int so = from.rows.offset(i);
-            long[] c = rows.chunk(at);
+            long[] c = rows.chunkToWrite(at);
             int o = rows.offset(at);
             long os = s[so + 2];
             int owner = (int) (os >>> 32);
@@ -75,12 +84,21 @@ public final class IntervalTable {
             if (subjects != null && subject >= 0) {
                 subject = subjects[subject];
             }
-            c[o] = s[so];
-            c[o + 1] = s[so + 1];
+            if (map == null) {
+                c[o] = s[so];
+                c[o + 1] = s[so + 1];
+                c[o + 5] = s[so + 5];
+            } else {
+                long start = map.apply(s[so]);
+                long end = map.apply(s[so + 1]);
+                long d = s[so + 1] - s[so];
+                c[o] = start;
+                c[o + 1] = end;
+                c[o + 5] = d <= 0 || s[so + 5] == d ? end - start : Math.round((double) s[so + 5] * (end - start) / d);
+            }
             c[o + 2] = ((long) owner << 32) | (subject & 0xFFFFFFFFL);
             c[o + 3] = s[so + 3];
             c[o + 4] = s[so + 4];
-            c[o + 5] = s[so + 5];
             from.rows.releaseBefore(i + 1);
         }
     }

@@ -24,19 +24,43 @@ final class LongRows {
         last = chunks[0];
     }
 
-    /** {@code rows} rows of zeros, to be set in place (by several threads, each on rows of its own). */
+    /**
+     * {@code rows} rows to be written in place, by several threads at once each on rows of its
+     * own ({@link #chunkToWrite}); their chunks are made by the first thread that writes in
+     * them, so that the threads share the cost of making them.
+     */
     LongRows(int width, int rows) {
         this.width = width;
         if (rows <= ROWS) {
             chunks = new long[][] {new long[Math.max(16, rows) * width]};
+            last = chunks[0];
         } else {
             chunks = new long[(rows + MASK) >>> SHIFT][];
-            for (int c = 0; c < chunks.length; c++) {
-                chunks[c] = new long[ROWS * width];
+        }
+        size = rows;
+    }
+
+    /** The chunk of {@code row} to write it, made if it is not yet (see {@link #LongRows(int, int)}). */
+    long[] chunkToWrite(int row) {
+        int c = row >>> SHIFT;
+        long[] k = chunks[c];
+        if (k == null) {
+            synchronized (this) {
+                k = chunks[c];
+                if (k == null) {
+                    k = new long[ROWS * width];
+                    chunks[c] = k;
+                }
             }
         }
-        last = chunks[chunks.length - 1];
-        size = rows;
+        return k;
+    }
+
+    /** Once every row is written (by {@link #chunkToWrite}): ready to grow by appends. */
+    void written() {
+        if (last == null) {
+            last = chunks[chunks.length - 1];
+        }
     }
 
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */

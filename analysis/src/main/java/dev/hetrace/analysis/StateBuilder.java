@@ -12,6 +12,7 @@ import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.sync.ConvexHullSync;
 import dev.hetrace.sync.MatchRules;
+import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
 import java.io.IOException;
@@ -54,6 +55,14 @@ public final class StateBuilder {
          * @param time   the event's time on the reference clock (meaningless when the event has none)
          */
         void event(int trace, CtfReader reader, long time) throws StreamDecodingException;
+
+        /**
+         * When the pass read the traces before they were synchronized
+         * ({@link #synchronizeAndBuild}), the times it gave were on each trace's own clock: this
+         * tells the map of trace {@code trace}'s to the reference clock, once every event is read.
+         */
+        default void retime(int trace, PiecewiseMap map) {
+        }
     }
 
     private StateBuilder() {}
@@ -69,6 +78,11 @@ public final class StateBuilder {
             return new Input(traces, List.of(PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY)), null);
         }
         Synchronizer.Report r = Synchronizer.run(traces, MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, warnings);
+        return input(traces, r, warnings);
+    }
+
+    /** The traces on the clocks of a synchronization, a warning for each it left on its own. */
+    private static Input input(List<Path> traces, Synchronizer.Report r, Consumer<String> warnings) {
         List<PiecewiseMap> maps = new ArrayList<>();
         for (Synchronizer.TraceSync t : r.traces()) {
             if (!t.connected()) {
@@ -127,7 +141,35 @@ public final class StateBuilder {
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
                                    Consumer<CtfReader> opened, EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
-        int n = input.traces().size();
+        return pass(input.traces(), input, mapping, fromNanos, warnings, opened, listener, threads).model();
+    }
+
+    /** Traces put on one clock, and their state. */
+    public record Built(Input input, StateModel model) {}
+
+    /**
+     * The traces synchronized as {@link #synchronize} does and their state as {@link #build}
+     * makes it, reading each trace once: the state pass also finds the sync messages, on each
+     * trace's own clock, and what it made is put on the reference clock once the traces are
+     * synchronized. Durations within an interval (a call's self time) are measured on the
+     * trace's clock; they differ from the reference clock's by the clocks' drift (parts per
+     * million).
+     */
+    public static Built synchronizeAndBuild(List<Path> traces, Mapping mapping, Consumer<String> warnings,
+                                            Consumer<CtfReader> opened, EventListener listener, int threads)
+            throws IOException, MetadataException, StreamDecodingException {
+        if (traces.size() == 1) {
+            Input in = synchronize(traces, warnings);
+            return new Built(in, build(in, mapping, Long.MIN_VALUE, warnings, opened, listener, threads));
+        }
+        return pass(traces, null, mapping, Long.MIN_VALUE, warnings, opened, listener, threads);
+    }
+
+    /** The passes over the traces, on {@code input}'s clocks (null: synchronized from what the passes find). */
+    private static Built pass(List<Path> traces, Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
+                              Consumer<CtfReader> opened, EventListener listener, int threads)
+            throws IOException, MetadataException, StreamDecodingException {
+        int n = traces.size();
         Object lock = new Object();
         Consumer<String> told = w -> {
             synchronized (lock) {
@@ -137,15 +179,21 @@ public final class StateBuilder {
         CtfReader[] readers = new CtfReader[n];
         try {
             for (int i = 0; i < n; i++) {
-                readers[i] = CtfReader.open(List.of(input.traces().get(i)), told);
+                readers[i] = CtfReader.open(List.of(traces.get(i)), told);
                 if (fromNanos != Long.MIN_VALUE) {
                     readers[i].seek(input.maps().get(i).inverse().apply(fromNanos));
                 }
             }
             TracePass[] passes = new TracePass[n];
+            PiecewiseMap own = PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY);
+            MessageMatcher sync = input == null ? new MessageMatcher(MatchRules.HETRACE_SYNC, (r, f, s, t, v) -> { }) : null;
             for (int i = 0; i < n; i++) {
-                passes[i] = new TracePass(i, input.traces().get(i), readers[i], input.maps().get(i), mapping);
+                passes[i] = new TracePass(i, traces.get(i), readers[i], input == null ? own : input.maps().get(i), mapping);
                 passes[i].listener = listener;
+                if (sync != null) {
+                    passes[i].found = new Synchronizer.Found();
+                    passes[i].keys = sync.keys();
+                }
             }
             if (opened != null) {
                 for (CtfReader r : readers) {
@@ -158,7 +206,7 @@ public final class StateBuilder {
                 work.add(p::run);
             }
             // the largest traces first, so that the threads end together
-            long[] sizes = workers > 1 ? sizes(input.traces()) : new long[n];
+            long[] sizes = workers > 1 ? sizes(traces) : new long[n];
             Integer[] order = new Integer[n];
             Arrays.setAll(order, k -> k);
             Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
@@ -171,18 +219,44 @@ public final class StateBuilder {
                     p.cancelled = true;
                 }
             });
+            PiecewiseMap[] retime = null;
+            if (input == null) {
+                List<Synchronizer.Found> found = new ArrayList<>();
+                for (TracePass p : passes) {
+                    found.add(p.found);
+                }
+                Synchronizer.Report r = Synchronizer.run(traces, found, MatchRules.HETRACE_SYNC,
+                    ConvexHullSync.Method.BISECTOR, 0);
+                input = input(traces, r, warnings);
+                PiecewiseMap[] maps = input.maps().toArray(PiecewiseMap[]::new);
+                List<Work> retimes = new ArrayList<>();
+                for (int k : order) {
+                    TracePass p = passes[k];
+                    retimes.add(() -> {
+                        p.retime(maps[p.trace]);
+                        if (listener != null) {
+                            listener.retime(p.trace, maps[p.trace]);
+                        }
+                    });
+                }
+                runAll(retimes, workers, () -> { });
+                retime = maps;
+            }
             Combine all = new Combine(passes);
             StateModel m = all.model;
             List<Runnable> copies = new ArrayList<>();
-            m.runs = IntervalTable.concat(all.tables(p -> p.runs), all.coreIds, all.taskIds, copies);
-            m.taskStates = IntervalTable.concat(all.tables(p -> p.taskStateRows), all.taskIds, null, copies);
-            m.calls = IntervalTable.concat(all.tables(p -> p.calls), all.taskIds, all.nameIds, copies);
-            m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, copies);
+            m.runs = IntervalTable.concat(all.tables(p -> p.runs), all.coreIds, all.taskIds, retime, copies);
+            m.taskStates = IntervalTable.concat(all.tables(p -> p.taskStateRows), all.taskIds, null, retime, copies);
+            m.calls = IntervalTable.concat(all.tables(p -> p.calls), all.taskIds, all.nameIds, retime, copies);
+            m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, retime, copies);
             List<Work> combine = new ArrayList<>();
             combine.add(all::messages); // the longest first
             copies.forEach(c -> combine.add(c::run));
             runAll(combine, workers, () -> { });
-            return m;
+            for (IntervalTable t : List.of(m.runs, m.taskStates, m.calls, m.irqs)) {
+                t.written();
+            }
+            return new Built(input, m);
         } finally {
             for (CtfReader r : readers) {
                 if (r != null) {
@@ -460,6 +534,15 @@ public final class StateBuilder {
         /** The time of the event being applied: the birth time of what it makes. */
         long now = Long.MIN_VALUE;
         EventListener listener;
+        /** When the pass also finds the sync messages (times then on the trace's own clock, {@link #retime} after). */
+        Synchronizer.Found found;
+        MessageMatcher.Keys keys;
+        final long[] roles = new long[48];
+        /** Per class slot, whether the class is a sync send or receive (by {@link #syncClass}). */
+        final EventClass[] syncClass = new EventClass[64];
+        final boolean[] syncConcerns = new boolean[64];
+        /** The time of the event before the longest silence. */
+        long gapFrom;
         /** Set when another trace's pass failed: this one stops early. */
         volatile boolean cancelled;
 
@@ -537,6 +620,9 @@ public final class StateBuilder {
             if (!e.hasTime()) {
                 // an event of a stream without a clock has no place in time: counted, not placed
                 untimed++;
+                if (found != null) {
+                    found.untimed();
+                }
                 if (listener != null) {
                     listener.event(trace, reader, first == Long.MIN_VALUE ? Long.MIN_VALUE : last);
                 }
@@ -546,10 +632,14 @@ public final class StateBuilder {
             if (listener != null) {
                 listener.event(trace, reader, t);
             }
+            if (found != null) {
+                found.event(t, roles, syncRole(e) ? keys.of(e, roles) : 0);
+            }
             if (first == Long.MIN_VALUE) {
                 first = t;
             } else if (t - last > gap) {
                 gap = t - last;
+                gapFrom = last;
             }
             last = Math.max(last, t);
             begin = Math.min(begin, t);
@@ -558,6 +648,43 @@ public final class StateBuilder {
             if (c != NONE) {
                 now = t;
                 apply(c, e, t);
+            }
+        }
+
+        /** Whether the event's class is a sync send or receive: asked once per class. */
+        private boolean syncRole(Event e) {
+            EventClass cls = e.eventClass();
+            int slot = (int) cls.id() & 63;
+            if (syncClass[slot] != cls) {
+                syncClass[slot] = cls;
+                syncConcerns[slot] = keys.concerns(e);
+            }
+            return syncConcerns[slot];
+        }
+
+        /**
+         * Puts what the pass made on the trace's own clock onto the reference clock (the tables
+         * are mapped as they are copied, {@link IntervalTable#concat}).
+         */
+        void retime(PiecewiseMap to) {
+            PiecewiseMap.Walker w = to.walker();
+            if (first != Long.MIN_VALUE) {
+                long from = w.apply(gapFrom);
+                gap = gap == 0 ? 0 : w.apply(gapFrom + gap) - from;
+                first = w.apply(first);
+                last = w.apply(last);
+                begin = w.apply(begin);
+                end = w.apply(end);
+            }
+            for (LongColumn born : List.of(coreBorn, taskBorn, nameBorn)) {
+                for (int k = 0; k < born.size(); k++) {
+                    if (born.get(k) != Long.MIN_VALUE) {
+                        born.set(k, w.apply(born.get(k)));
+                    }
+                }
+            }
+            for (int k = 0; k < messageEvents.size(); k++) {
+                messageEvents.set(k, M_TIME, w.apply(messageEvents.get(k, M_TIME)));
             }
         }
 

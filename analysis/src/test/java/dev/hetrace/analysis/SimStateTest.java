@@ -196,8 +196,41 @@ class SimStateTest {
         }
     }
 
+    @ParameterizedTest(name = "seed {0}, fault ''{1}''")
+    @CsvSource({"12, 'preempt:dsp1'", "13, 'hang:dsp3'"})
+    void readingEachTraceOnceToSynchronizeAndBuildGivesTheModelOfSynchronizingThenBuilding(long seed, String fault)
+            throws Exception {
+        Simulation.Result r = Simulation.sobel(config(seed, 5, fault), dir.resolve("board"));
+        StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
+        StateModel twice = StateBuilder.build(in, w -> { });
+        StateBuilder.Built once = StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, null, 0);
+        for (int t = 0; t < r.traces().size(); t++) {
+            var a = once.input().sync().traces().get(t);
+            var b = in.sync().traces().get(t);
+            assertThat(List.of(a.transform(), a.quality(), a.via(), a.matchesOut(), a.matchesIn(), a.accuracyNanos(),
+                a.violations())).as("trace %d", t).isEqualTo(List.of(b.transform(), b.quality(), b.via(), b.matchesOut(),
+                b.matchesIn(), b.accuracyNanos(), b.violations()));
+            assertThat(a.map().linear()).isEqualTo(b.map().linear());
+        }
+        assertThat(once.input().sync().pairs()).hasSameSizeAs(in.sync().pairs());
+        assertThat(once.input().sync().rules()).isEqualTo(in.sync().rules());
+        assertThat(dump(once.model(), false)).isEqualTo(dump(twice, false));
+        // self times are measured on the trace's clock, then scaled: the drift's parts per million
+        IntervalTable c1 = once.model().calls();
+        IntervalTable c2 = twice.calls();
+        assertThat(c1.size()).isGreaterThan(30);
+        for (int i = 0; i < c1.size(); i++) {
+            assertThat(c1.self(i)).as("call %d", i).isCloseTo(c2.self(i), within(2 + c2.duration(i) / 10_000));
+        }
+    }
+
     /** Every table and list of a model, as text. */
     private static List<String> dump(StateModel m) {
+        return dump(m, true);
+    }
+
+    /** Every table and list of a model, as text; the self times when {@code self}. */
+    private static List<String> dump(StateModel m, boolean self) {
         List<String> out = new ArrayList<>();
         out.add(m.traceNames() + " " + m.mappingNames() + " " + m.cores() + " " + m.tasks());
         out.add(m.begin() + " " + m.end() + " " + m.events() + " " + m.untimed() + " " + m.discarded());
@@ -210,7 +243,7 @@ class SimStateTest {
         for (IntervalTable t : List.of(m.runs(), m.taskStates(), m.calls(), m.irqs())) {
             for (int i = 0; i < t.size(); i++) {
                 out.add(t.start(i) + " " + t.end(i) + " " + t.owner(i) + " " + t.subject(i) + " " + t.state(i) + " "
-                    + t.depth(i) + " " + t.flags(i) + " " + t.self(i));
+                    + t.depth(i) + " " + t.flags(i) + (self ? " " + t.self(i) : ""));
             }
         }
         MessageTable msg = m.messages();

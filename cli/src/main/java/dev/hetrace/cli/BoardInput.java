@@ -29,8 +29,9 @@ final class BoardInput {
             throws IOException, MetadataException, StreamDecodingException {
         List<Path> traces = traces(inputs);
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> err.println("hetrace: warning: " + w));
-        StateModel model = StateBuilder.build(in, m, w -> err.println("hetrace: warning: " + w));
+        // one reading of each trace: the state pass also finds the sync messages
+        StateModel model = StateBuilder.synchronizeAndBuild(traces, m, w -> err.println("hetrace: warning: " + w), null,
+            null, 0).model();
         model.symbolize(symbols(inputs));
         if (model.events() == model.untimed()) {
             throw new IOException(model.events() == 0 ? "the traces have no events"

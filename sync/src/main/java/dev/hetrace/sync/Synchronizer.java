@@ -111,6 +111,137 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             sampleTrace(traces.get(i), i, sampler);
         }
+        return synchronize(traces, rules, method, reference, piecewiseNanos, progress, sample,
+            (matcher, order, first, last, pass) -> merged(traces, order, matcher, first, last,
+                pass == 1 ? warnings : w -> { }, (events, matched) -> progress.update(pass, events, matched)));
+    }
+
+    /**
+     * The sends and receives a reader of the trace found (with {@link MessageMatcher.Keys} of the
+     * same rules), in the trace's order, so that a pass that reads the traces anyway (the state
+     * model's) synchronizes them without reading them again: per record its time (on the
+     * trace's clock), role, key and the index of its event in the trace.
+     */
+    public static final class Found {
+        private long[] data = new long[5 * 64];
+        private int size;
+        private long events;
+        private long first = Long.MAX_VALUE;
+        private long last = Long.MIN_VALUE;
+
+        /** Takes an event with a time: {@code roles} records of {@link MessageMatcher.Keys#of} in {@code keys}. */
+        public void event(long time, long[] keys, int roles) {
+            first = Math.min(first, time);
+            last = Math.max(last, time);
+            for (int j = 0; j < roles; j++) {
+                if (5 * size == data.length) {
+                    data = Arrays.copyOf(data, data.length * 2);
+                }
+                int o = 5 * size++;
+                data[o] = time;
+                data[o + 1] = keys[3 * j];
+                data[o + 2] = keys[3 * j + 1];
+                data[o + 3] = keys[3 * j + 2];
+                data[o + 4] = events;
+            }
+            events++;
+        }
+
+        /** Counts an event without a time. */
+        public void untimed() {
+            events++;
+        }
+
+        public int size() {
+            return size;
+        }
+    }
+
+    /**
+     * Synchronizes traces whose sends and receives a pass already found ({@code found}, per trace
+     * in the order given, made with {@link MatchRules}' keys for {@code rules}): the same result
+     * as {@link #run} without reading the traces.
+     */
+    public static Report run(List<Path> traces, List<Found> found, List<MatchRule> rules, ConvexHullSync.Method method,
+                             int reference) throws IOException, MetadataException, StreamDecodingException {
+        int n = traces.size();
+        Map<Long, ConvexHullSync> sample = new HashMap<>();
+        MessageMatcher sampler = new MessageMatcher(rules, hullSink(sample));
+        for (int i = 0; i < n; i++) {
+            Found f = found.get(i);
+            long[] d = f.data;
+            // as sampleTrace: the first messages, within the first events
+            for (int k = 0; k < f.size && k < SAMPLE_MESSAGES && d[5 * k + 4] < SAMPLE_EVENTS; k++) {
+                sampler.offer(i, (int) d[5 * k + 1], d[5 * k + 2], d[5 * k + 3], d[5 * k]);
+            }
+        }
+        return synchronize(traces, rules, method, reference, 0, Progress.NONE, sample, (matcher, order, first, last, pass) -> {
+            Source[] sources = new Source[n];
+            for (int i = 0; i < n; i++) {
+                Found f = found.get(i);
+                first[i] = Math.min(first[i], f.first);
+                last[i] = Math.max(last[i], f.last);
+                sources[i] = new Source() {
+                    int at = -1;
+
+                    @Override
+                    public boolean next() {
+                        return ++at < f.size;
+                    }
+
+                    @Override
+                    public long time() {
+                        return f.data[5 * at];
+                    }
+
+                    @Override
+                    public int role() {
+                        return (int) f.data[5 * at + 1];
+                    }
+
+                    @Override
+                    public long h1() {
+                        return f.data[5 * at + 2];
+                    }
+
+                    @Override
+                    public long h2() {
+                        return f.data[5 * at + 3];
+                    }
+                };
+            }
+            try {
+                merge(sources, order, matcher, () -> 0, (events, matched) -> { });
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e); // records in memory: nothing waits
+            }
+        });
+    }
+
+    /** A pass over every trace's sends and receives, in the order {@code order} estimates, into {@code matcher}. */
+    @FunctionalInterface
+    private interface Pass {
+        void run(MessageMatcher matcher, PiecewiseMap[] order, long[] first, long[] last, int pass)
+            throws IOException, MetadataException, StreamDecodingException;
+    }
+
+    /** One trace's sends and receives, in its order. */
+    private interface Source {
+        boolean next() throws InterruptedException;
+
+        long time();
+
+        int role();
+
+        long h1();
+
+        long h2();
+    }
+
+    private static Report synchronize(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
+                                      long piecewiseNanos, Progress progress, Map<Long, ConvexHullSync> sample, Pass pass)
+            throws IOException, MetadataException, StreamDecodingException {
+        int n = traces.size();
         TraceSync[] rough = tree(traces, reference, results(sample, method, null, null));
         PiecewiseMap[] order = new PiecewiseMap[n];
         for (int i = 0; i < n; i++) {
@@ -135,7 +266,7 @@ public final class Synchronizer {
                 p.messageToReference(send, receive);
             }
         });
-        merged(traces, order, matcher, first, last, warnings, (events, matched) -> progress.update(1, events, matched));
+        pass.run(matcher, order, first, last, 1);
         List<PairSync> pairs = results(hulls, method, first, last);
         if (piecewiseNanos > 0) {
             List<PairSync> piecewise = new ArrayList<>();
@@ -174,8 +305,7 @@ public final class Synchronizer {
             for (int i = 0; i < n; i++) {
                 exact[i] = out[i].map();
             }
-            merged(traces, exact, check, first.clone(), last.clone(), w -> { },
-                (events, matched) -> progress.update(2, events, matched));
+            pass.run(check, exact, first.clone(), last.clone(), 2);
         }
         List<TraceSync> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -250,38 +380,18 @@ public final class Synchronizer {
                 warnings.accept(w);
             }
         };
-        long[] keys = new long[n];
-        IndexHeap heap = new IndexHeap(n, keys);
         try {
             for (int i = 0; i < n; i++) {
                 ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
                 threads[i] = Thread.ofVirtual().name("hetrace-sync-" + i).start(ex[i]);
             }
-            for (int i = 0; i < n; i++) {
-                if (ex[i].next()) {
-                    keys[i] = order[i].apply(ex[i].time());
-                    heap.push(i);
+            merge(ex, order, matcher, () -> {
+                long events = 0;
+                for (Extractor e : ex) {
+                    events += e.events;
                 }
-            }
-            long records = 0;
-            while (heap.size() > 0) {
-                int i = heap.peek();
-                Extractor x = ex[i];
-                matcher.offer(i, x.role(), x.h1(), x.h2(), x.time());
-                if ((++records & 0x3ffff) == 0) {
-                    long events = 0;
-                    for (Extractor e : ex) {
-                        events += e.events;
-                    }
-                    progress.accept(events, matcher.matched());
-                }
-                if (x.next()) {
-                    keys[i] = order[i].apply(x.time());
-                    heap.topChanged();
-                } else {
-                    heap.pop();
-                }
-            }
+                return events;
+            }, progress);
             for (int i = 0; i < n; i++) {
                 threads[i].join();
                 ex[i].rethrow();
@@ -300,8 +410,41 @@ public final class Synchronizer {
         }
     }
 
+    /**
+     * Offers every source's records to the matcher, always the one that comes first on the
+     * (estimated) reference clock next, so that a message's two halves meet soon.
+     */
+    private static void merge(Source[] sources, PiecewiseMap[] order, MessageMatcher matcher,
+                              java.util.function.LongSupplier events, java.util.function.BiConsumer<Long, Long> progress)
+            throws InterruptedException {
+        int n = sources.length;
+        long[] keys = new long[n];
+        IndexHeap heap = new IndexHeap(n, keys);
+        for (int i = 0; i < n; i++) {
+            if (sources[i].next()) {
+                keys[i] = order[i].apply(sources[i].time());
+                heap.push(i);
+            }
+        }
+        long records = 0;
+        while (heap.size() > 0) {
+            int i = heap.peek();
+            Source x = sources[i];
+            matcher.offer(i, x.role(), x.h1(), x.h2(), x.time());
+            if ((++records & 0x3ffff) == 0) {
+                progress.accept(events.getAsLong(), matcher.matched());
+            }
+            if (x.next()) {
+                keys[i] = order[i].apply(x.time());
+                heap.topChanged();
+            } else {
+                heap.pop();
+            }
+        }
+    }
+
     /** One trace's sends and receives, found by a thread of their own and handed over in batches. */
-    private static final class Extractor implements Runnable {
+    private static final class Extractor implements Runnable, Source {
         private static final int BATCH = 512;
         private static final long[] END = new long[0];
 
@@ -376,7 +519,8 @@ public final class Synchronizer {
         }
 
         /** Moves to the next record; false at the end of the trace. */
-        boolean next() throws InterruptedException {
+        @Override
+        public boolean next() throws InterruptedException {
             at++;
             while (batch == null || at >= count) {
                 if (batch == END) {
@@ -389,19 +533,23 @@ public final class Synchronizer {
             return true;
         }
 
-        long time() {
+        @Override
+        public long time() {
             return batch[4 * at];
         }
 
-        int role() {
+        @Override
+        public int role() {
             return (int) batch[4 * at + 1];
         }
 
-        long h1() {
+        @Override
+        public long h1() {
             return batch[4 * at + 2];
         }
 
-        long h2() {
+        @Override
+        public long h2() {
             return batch[4 * at + 3];
         }
 

@@ -101,8 +101,8 @@ public final class IndexTables {
     }
 
     /** The narrow events' log to give the state pass ({@link StateBuilder.EventListener}) while it builds {@code model}. */
-    static EventLog eventLog(StateBuilder.Input input, Mapping mapping, List<String> traceNames, LongConsumer progress) {
-        return new EventLog(input.traces().size(), mapping, traceNames, progress);
+    static EventLog eventLog(Mapping mapping, List<String> traceNames, LongConsumer progress) {
+        return new EventLog(traceNames.size(), mapping, traceNames, progress);
     }
 
     /** A state model and the narrow rows of the events its pass read. */
@@ -116,7 +116,7 @@ public final class IndexTables {
         for (var p : input.traces()) {
             names.add(p.toAbsolutePath().normalize().getFileName().toString());
         }
-        log[0] = eventLog(input, mapping, names, n -> { });
+        log[0] = eventLog(mapping, names, n -> { });
         StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, r -> log[0].opened(opened[0]++, r), log[0]);
         return new StateWithEvents(m, log[0]);
     }
@@ -256,6 +256,11 @@ public final class IndexTables {
             logs[trace].event(reader, t);
         }
 
+        @Override
+        public void retime(int trace, dev.hetrace.sync.PiecewiseMap map) {
+            logs[trace].retime(map);
+        }
+
         /** An event name's id: the metadata's names are known before the pass; another (a class without a name) is added. */
         synchronized int nameId(String name) {
             Integer id = nameIds.get(name);
@@ -304,6 +309,25 @@ public final class IndexTables {
             long[] packet;
             int[] row4;
             int at = CHUNK;
+
+            /** The times to the reference clock (they were the trace's own). */
+            void retime(dev.hetrace.sync.PiecewiseMap map) {
+                dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
+                long left = count;
+                for (long[] chunk : times) {
+                    int n = (int) Math.min(left, CHUNK);
+                    for (int k = 0; k < n; k++) {
+                        if (chunk[k] != Long.MIN_VALUE) {
+                            chunk[k] = w.apply(chunk[k]);
+                        }
+                    }
+                    left -= n;
+                }
+                if (first <= last) {
+                    first = w.apply(first);
+                    last = w.apply(last);
+                }
+            }
 
             TraceLog(int trace, Event.Field coreField, EventPosition.Tracker where) {
                 this.trace = trace;

@@ -97,18 +97,24 @@ public final class TraceIndex {
     public static long build(Path file, List<Path> traces, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        Consumer<String> warnings = w -> notes.accept("warning: " + w);
-        return build(file, StateBuilder.synchronize(traces, warnings), mapping, symbols, notes, threads);
+        return build(file, traces, null, mapping, symbols, notes, threads);
     }
 
     /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
     public static long build(Path file, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
+        return build(file, in.traces(), in, mapping, symbols, notes, threads);
+    }
+
+    /** Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state pass). */
+    private static long build(Path file, List<Path> traces, StateBuilder.Input given, Mapping mapping,
+                              Map<String, String> symbols, Consumer<String> notes, int threads)
+            throws IOException, MetadataException, StreamDecodingException, SQLException {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
-        List<String> names = names(in.traces());
-        IndexTables.EventLog log = IndexTables.eventLog(in, mapping, names, events -> {
+        List<String> names = names(traces);
+        IndexTables.EventLog log = IndexTables.eventLog(mapping, names, events -> {
             long now = System.nanoTime();
             if (now - lastNote[0] > 2_000_000_000L) {
                 lastNote[0] = now;
@@ -117,7 +123,17 @@ public final class TraceIndex {
         });
         int[] opened = {0};
         // one pass: the state model, and the events' narrow rows as the pass reads them
-        StateModel model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log);
+        StateBuilder.Input in;
+        StateModel model;
+        if (given != null) {
+            in = given;
+            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log);
+        } else {
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, mapping, warnings,
+                r -> log.opened(opened[0]++, r), log, 0);
+            in = built.input();
+            model = built.model();
+        }
         model.symbolize(symbols);
         try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + file)) {
             if (threads > 0) {
