@@ -489,6 +489,7 @@ public final class StateBuilder {
         final int trace;
         final String traceName;
         final CtfReader reader;
+        /** The map to the reference clock; null when it is the identity (the reference, or times mapped afterwards). */
         final PiecewiseMap.Walker map;
         final Mapping mapping;
         final Map<String, Compiled> compiled = new HashMap<>();
@@ -549,7 +550,7 @@ public final class StateBuilder {
         TracePass(int trace, Path path, CtfReader reader, PiecewiseMap map, Mapping given) {
             this.trace = trace;
             this.reader = reader;
-            this.map = map.walker();
+            this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
             traceName = path.toAbsolutePath().normalize().getFileName().toString();
             Set<String> events = eventNames(reader.traces());
             Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
@@ -628,7 +629,7 @@ public final class StateBuilder {
                 }
                 return;
             }
-            long t = map.apply(e.timeNanos());
+            long t = map == null ? e.timeNanos() : map.apply(e.timeNanos());
             if (listener != null) {
                 listener.event(trace, reader, t);
             }

@@ -16,7 +16,8 @@ import java.util.List;
  * The state model's speed on one thread, against reading the same traces on the same thread in
  * the same run: per round, (1) every trace read with its own {@link CtfReader} (the sequential
  * cursor the state pass uses), each event's time taken; (2) {@link StateBuilder#build}; (3)
- * {@link Statistics#of}. Prints each round and the medians of the rounds after the warm-up
+ * {@link Statistics#of}; (4) {@link StateBuilder#synchronizeAndBuild}, the synchronization and the
+ * state from one reading of the traces. Every step on one thread. Prints each round and the medians of the rounds after the warm-up
  * half, in wall time and in the thread's CPU time (less sensitive to other work on the
  * machine), with the bytes allocated per event.
  *
@@ -61,6 +62,7 @@ public final class StateRate {
         List<Cost> reads = new ArrayList<>();
         List<Cost> states = new ArrayList<>();
         List<Cost> stats = new ArrayList<>();
+        List<Cost> fused = new ArrayList<>();
         long events = 0;
         long intervals = 0;
         for (int round = 0; round < rounds; round++) {
@@ -78,13 +80,23 @@ public final class StateRate {
             }
             Cost read = Cost.now().since(a);
             Cost b = Cost.now();
-            StateModel m = StateBuilder.build(in, w -> { });
+            StateModel m = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 1);
             Cost state = Cost.now().since(b);
             Cost c = Cost.now();
             Statistics.Table table = Statistics.of(m);
             Cost stat = Cost.now().since(c);
-            events = m.events();
+            long built = m.events();
             intervals = m.runs().size() + m.calls().size() + m.irqs().size() + m.taskStates().size();
+            m = null; // not kept while the next pass runs
+            Cost f = Cost.now();
+            StateModel once = traces.size() == 1 ? null
+                : StateBuilder.synchronizeAndBuild(traces, null, w -> { }, null, null, 1).model();
+            Cost oneReading = Cost.now().since(f);
+            fused.add(oneReading);
+            if (once != null && once.events() != built) {
+                throw new IllegalStateException("the synchronizing pass read " + once.events() + " events, not " + built);
+            }
+            events = built;
             if (n != events) {
                 throw new IllegalStateException("read " + n + " events, the state " + events);
             }
@@ -92,9 +104,10 @@ public final class StateRate {
             states.add(state);
             stats.add(stat);
             System.out.printf("round %d: read %.2f M ev/s (cpu %.2f), state %.2f M ev/s (cpu %.2f), %.1f B/ev,"
-                    + " stats %.1f ms (%d rows)%s%n", round, rate(n, read.wall), rate(n, read.cpu),
-                rate(events, state.wall), rate(events, state.cpu), (double) state.bytes / events, stat.wall / 1e6,
-                table.rows().size(), (sum & 1) == 2 ? "" : "");
+                    + " stats %.1f ms (%d rows), sync + state %.2f M ev/s (cpu %.2f)%s%n", round, rate(n, read.wall),
+                rate(n, read.cpu), rate(events, state.wall), rate(events, state.cpu), (double) state.bytes / events,
+                stat.wall / 1e6, table.rows().size(), rate(events, oneReading.wall), rate(events, oneReading.cpu),
+                (sum & 1) == 2 ? "" : "");
         }
         int from = rounds / 2;
         long readWall = median(reads.subList(from, rounds), Cost::wall);
@@ -113,6 +126,15 @@ public final class StateRate {
         System.out.printf("state+statistics  %8.1f ms  %6.2f M ev/s%n", (stateWall + statWall) / 1e6,
             rate(events, stateWall + statWall));
         System.out.printf("state / read time %8.2f (CPU %.2f)%n", (double) stateWall / readWall, (double) stateCpu / readCpu);
+        if (traces.size() > 1) {
+            long fusedWall = median(fused.subList(from, rounds), Cost::wall);
+            long fusedCpu = median(fused.subList(from, rounds), Cost::cpu);
+            System.out.printf("synchronize + state, one reading (StateBuilder.synchronizeAndBuild, one thread)%n"
+                    + "                  %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n", fusedWall / 1e6,
+                rate(events, fusedWall), rate(events, fusedCpu));
+            System.out.printf("synchronize, then state (two readings): synchronize %.1f ms + state %.1f ms%n",
+                sync.wall / 1e6, stateWall / 1e6);
+        }
     }
 
     private static double rate(long events, long nanos) {
