@@ -39,7 +39,7 @@ big="$here/bench-data/state-$images"
 echo "state benchmark, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "1. in process, one thread, $small ($(du -sh --exclude=ground-truth.json "$small" | cut -f1)):"
-"$JAVA_HOME/bin/java" -cp "$jar" dev.hetrace.bench.StateRate --rounds "$rounds" "$small/master" "$small"/dsp? | sed -n '/^synchronize/p;/events, .* intervals/,$p'
+"$JAVA_HOME/bin/java" -cp "$jar" dev.hetrace.bench.StateRate --rounds "$rounds" "$small/master" "$small"/dsp? | sed -n '/^synchronize: /p;/events, .* intervals/,$p'
 echo
 cat "$big"/master/* "$big"/dsp?/* > /dev/null   # page cache: both commands read from memory
 echo "2. end to end on $big ($(du -sh --exclude=ground-truth.json "$big" | cut -f1) of traces), $runs runs:"

@@ -70,9 +70,10 @@ final class ViewCommand extends HetraceCommand {
         try {
             long t0 = System.nanoTime();
             // as BoardInput.model, keeping the synchronized traces for the pattern search
-            input = BoardInput.synchronize(inputs, main.err);
-            StateModel model = StateBuilder.build(input, mapping == null ? null : Mapping.read(mapping),
-                w -> main.err.println("hetrace: warning: " + w));
+            StateBuilder.Built both = StateBuilder.synchronizeAndBuild(BoardInput.traces(inputs),
+                mapping == null ? null : Mapping.read(mapping), w -> main.err.println("hetrace: warning: " + w), null, null, 0);
+            input = both.input();
+            StateModel model = both.model();
             model.symbolize(BoardInput.symbols(inputs));
             if (model.events() == model.untimed()) {
                 throw new IOException(model.events() == 0 ? "the traces have no events"

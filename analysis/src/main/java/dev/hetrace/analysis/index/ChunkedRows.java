@@ -30,6 +30,10 @@ abstract class ChunkedRows {
     /** Per string column, the chunk's values (UTF-8), handed over in one call per chunk. */
     private final byte[][][] strings;
     private Exception failure;
+    private java.util.function.Consumer<String> notes = n -> { };
+    private long total;
+    private long written;
+    private long lastNote;
 
     ChunkedRows(List<Column> columns) {
         this.columns = columns;
@@ -45,6 +49,22 @@ abstract class ChunkedRows {
     /** Sets a string cell of the chunk being filled (null: NULL). */
     final void string(int column, int row, byte[] utf8) {
         strings[column][row] = utf8;
+    }
+
+    /**
+     * As {@link #insertInto(DuckDBConnection, String)}, telling {@code notes} that the table (as
+     * {@code what}) is being written when it is large (a million rows or more: seconds), then how
+     * far about every two seconds ({@code total} rows).
+     */
+    final void insertInto(DuckDBConnection c, String table, String what, long total,
+                          java.util.function.Consumer<String> notes) throws Exception {
+        this.notes = notes;
+        this.total = total;
+        lastNote = System.nanoTime();
+        if (total >= 1_000_000) {
+            notes.accept(String.format(java.util.Locale.ROOT, "indexing: writing the %s (%,d rows)", what, total));
+        }
+        insertInto(c, table);
     }
 
     /** Inserts every row into {@code table} of {@code c}; a failure of {@link #fill} is thrown as it was. */
@@ -90,6 +110,12 @@ abstract class ChunkedRows {
                 }
             }
             int n = fill(out, capacity);
+            written += n;
+            long now = System.nanoTime();
+            if (now - lastNote > 2_000_000_000L && n > 0) {
+                lastNote = now;
+                notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d of %,d rows written", written, total));
+            }
             for (int k = 0; k < columns.size(); k++) {
                 if (strings[k] != null && n > 0) {
                     DuckDBWritableVector v = out.vector(k);

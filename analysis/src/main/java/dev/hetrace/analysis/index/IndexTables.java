@@ -138,7 +138,8 @@ public final class IndexTables {
     }
 
     /** Creates the tables in {@code c} and fills them, the events from the log the state pass filled. */
-    static void fill(DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log) throws Exception {
+    static void fill(DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log,
+                     java.util.function.Consumer<String> notes) throws Exception {
         boolean several = model.traceNames().size() > 1;
         String[] taskNames = new String[model.tasks().size()];
         for (int k = 0; k < taskNames.length; k++) {
@@ -159,14 +160,16 @@ public final class IndexTables {
         long[][] spans = new long[model.traceNames().size()][];
         List<String> cores = coreNames(model);
         create(c, model.traceNames(), log.eventNames, cores, Arrays.asList(taskNames), Arrays.asList(functions));
-        log.rows(cores).insertInto(c, "events_raw"); // counts and spans are known from here
+        ChunkedRows events = log.rows(cores); // counts and spans are known from here
+        events.insertInto(c, "events_raw", "events", log.total, notes);
         long[] counts = log.counts;
         for (int i = 0; i < spans.length; i++) {
             spans[i] = new long[] {log.first[i], log.last[i]};
         }
-        new IntervalRows(model, taskNames, functions).insertInto(c, "intervals");
-        new CallRows(model, taskNames, functions).insertInto(c, "calls");
-        new MessageRows(model, taskNames).insertInto(c, "messages");
+        new IntervalRows(model, taskNames, functions).insertInto(c, "intervals", "intervals",
+            (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes);
+        new CallRows(model, taskNames, functions).insertInto(c, "calls", "calls", model.calls().size(), notes);
+        new MessageRows(model, taskNames).insertInto(c, "messages", "messages", model.messages().size(), notes);
         sync(c, input, model, spans, counts);
         stats(c, model);
         try (DuckDBAppender a = c.createAppender("cores")) {

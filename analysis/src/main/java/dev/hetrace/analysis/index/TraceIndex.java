@@ -142,7 +142,7 @@ public final class TraceIndex {
                 }
             }
             try {
-                IndexTables.fill(c, in, model, log);
+                IndexTables.fill(c, in, model, log, notes);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
