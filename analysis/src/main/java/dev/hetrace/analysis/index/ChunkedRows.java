@@ -64,7 +64,11 @@ abstract class ChunkedRows {
         if (total >= 1_000_000) {
             notes.accept(String.format(java.util.Locale.ROOT, "indexing: writing the %s (%,d rows)", what, total));
         }
+        long t0 = System.nanoTime();
         insertInto(c, table);
+        if (total >= 1_000_000) {
+            notes.accept(String.format(java.util.Locale.ROOT, "indexing: %s written in %.1f s", what, (System.nanoTime() - t0) / 1e9));
+        }
     }
 
     /** Inserts every row into {@code table} of {@code c}; a failure of {@link #fill} is thrown as it was. */

@@ -109,16 +109,24 @@ public final class TraceIndex {
 
     /** Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state pass). */
     private static long build(Path file, List<Path> traces, StateBuilder.Input given, Mapping mapping,
-                              Map<String, String> symbols, Consumer<String> notes, int threads)
+                              Map<String, String> symbols, Consumer<String> told, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
+        // told from the threads that read the traces and fill the tables
+        Consumer<String> notes = n -> {
+            synchronized (told) {
+                told.accept(n);
+            }
+        };
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
         List<String> names = names(traces);
         IndexTables.EventLog log = IndexTables.eventLog(mapping, names, events -> {
             long now = System.nanoTime();
-            if (now - lastNote[0] > 2_000_000_000L) {
-                lastNote[0] = now;
-                notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d events read", events));
+            synchronized (lastNote) {
+                if (now - lastNote[0] > 2_000_000_000L) {
+                    lastNote[0] = now;
+                    notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d events read", events));
+                }
             }
         });
         int[] opened = {0};
@@ -127,10 +135,10 @@ public final class TraceIndex {
         StateModel model;
         if (given != null) {
             in = given;
-            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log);
+            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log, threads);
         } else {
             StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, mapping, warnings,
-                r -> log.opened(opened[0]++, r), log, 0);
+                r -> log.opened(opened[0]++, r), log, threads);
             in = built.input();
             model = built.model();
         }
