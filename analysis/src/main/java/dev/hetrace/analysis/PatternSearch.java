@@ -126,11 +126,24 @@ public final class PatternSearch {
         final Pattern then;
         /** Per event name: FIRST, THEN or both, decided once. */
         final Map<String, Integer> roles = new HashMap<>();
+        /** In front of that: the role of the last class seen in each of 64 slots, by the class's identity. */
+        final dev.hetrace.ctf.metadata.EventClass[] roleClass = new dev.hetrace.ctf.metadata.EventClass[64];
+        final int[] roleOf = new int[64];
         final Event.Field[] firstFields;
         final Event.Field[] thenFields;
         final Event.Field cpu = Event.field("packet_context.cpu_id");
-        /** The pending As by key: their times, traces and cores. */
-        final Map<Key, long[]> pending = new HashMap<>();
+        /**
+         * The pending As: by a 64-bit hash of their key, a slot of {@link #pendingTime},
+         * {@link #pendingTrace} and {@link #pendingCore} (slots freed by a match are reused), so
+         * that nothing is allocated per event.
+         */
+        final LongIntMap pending = new LongIntMap();
+        long[] pendingTime = new long[64];
+        int[] pendingTrace = new int[64];
+        long[] pendingCore = new long[64];
+        int[] freeSlots = new int[64];
+        int free;
+        int slots;
         final List<Occurrence> found = new ArrayList<>();
         final Map<Long, String> coreNames = new HashMap<>();
         long ignoredFirst;
@@ -165,20 +178,31 @@ public final class PatternSearch {
                 Event e = readers[i].event();
                 events++;
                 begin = Math.min(begin, t);
-                int role = roles.computeIfAbsent(e.name(), this::role);
+                int role = role(e);
                 if ((role & THEN) != 0) {
-                    long[] a = pending.remove(key(e, thenFields, i));
-                    if (a == null) {
+                    long key = key(e, thenFields, i);
+                    int a = pending.get(key);
+                    if (a == LongIntMap.ABSENT) {
                         ignoredThen++;
                     } else {
-                        found.add(new Occurrence(a[0], t, (int) a[1], coreName(a[1], a[2]), i, coreName(i, core(e))));
+                        pending.remove(key);
+                        freeSlot(a);
+                        found.add(new Occurrence(pendingTime[a], t, pendingTrace[a], coreName(pendingTrace[a], pendingCore[a]), i,
+                            coreName(i, core(e))));
                     }
                 }
                 if ((role & FIRST) != 0) {
-                    long[] before = pending.put(key(e, firstFields, i), new long[] {t, i, core(e)});
-                    if (before != null) {
-                        ignoredFirst++;
+                    long key = key(e, firstFields, i);
+                    int a = pending.get(key);
+                    if (a != LongIntMap.ABSENT) {
+                        ignoredFirst++; // an A after an A of the same key: the later one counts
+                    } else {
+                        a = slot();
+                        pending.put(key, a);
                     }
+                    pendingTime[a] = t;
+                    pendingTrace[a] = i;
+                    pendingCore[a] = core(e);
                 }
                 if (next(i)) {
                     keys[i] = maps[i].apply(readers[i].event().timeNanos());
@@ -202,8 +226,40 @@ public final class PatternSearch {
             return false;
         }
 
+        /** The role of the event's class: looked up by name once per class. */
+        private int role(Event e) {
+            dev.hetrace.ctf.metadata.EventClass cls = e.eventClass();
+            int k = (int) cls.id() & 63;
+            if (roleClass[k] != cls) {
+                roleClass[k] = cls;
+                roleOf[k] = roles.computeIfAbsent(e.name(), this::role);
+            }
+            return roleOf[k];
+        }
+
         private int role(String name) {
             return (first.matcher(name).matches() ? FIRST : 0) | (then.matcher(name).matches() ? THEN : 0);
+        }
+
+        /** A free slot for a pending A. */
+        private int slot() {
+            if (free > 0) {
+                return freeSlots[--free];
+            }
+            if (slots == pendingTime.length) {
+                int n = slots * 2;
+                pendingTime = Arrays.copyOf(pendingTime, n);
+                pendingTrace = Arrays.copyOf(pendingTrace, n);
+                pendingCore = Arrays.copyOf(pendingCore, n);
+            }
+            return slots++;
+        }
+
+        private void freeSlot(int a) {
+            if (free == freeSlots.length) {
+                freeSlots = Arrays.copyOf(freeSlots, free * 2);
+            }
+            freeSlots[free++] = a;
         }
 
         private long core(Event e) {
@@ -215,36 +271,38 @@ public final class PatternSearch {
                 k -> names.get((int) trace) + (cpu >= 0 ? "/cpu" + cpu : ""));
         }
 
-        private Key key(Event e, Event.Field[] fields, int trace) {
-            long[] v = new long[fields.length + (spec.sameCore() ? 2 : 0)];
+        /**
+         * The event's key: a 64-bit hash of its fields' values (strings by the hash of their
+         * bytes) and, with {@code --same-core}, of its trace and core. Two keys of different
+         * values share a hash with a chance of about one in 10^19 per pair.
+         */
+        private long key(Event e, Event.Field[] fields, int trace) {
+            long h = 0x9E3779B97F4A7C15L;
             for (int k = 0; k < fields.length; k++) {
                 if (!e.has(fields[k])) {
                     throw new IllegalArgumentException("--where " + String.join("=", spec.where().get(k))
                         + ": event " + e.name() + " has no field " + fields[k].path());
                 }
+                long v;
                 try {
-                    v[k] = e.getLong(fields[k]);
+                    v = e.getLong(fields[k]);
                 } catch (FieldTypeException notAnInteger) {
-                    v[k] = e.getStringHash(fields[k].path());
+                    v = e.getStringHash(fields[k]);
                 }
+                h = mix(h ^ v);
             }
             if (spec.sameCore()) {
-                v[fields.length] = trace;
-                v[fields.length + 1] = core(e);
+                h = mix(h ^ trace);
+                h = mix(h ^ core(e));
             }
-            return new Key(v);
-        }
-    }
-
-    private record Key(long[] values) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(values, k.values);
+            return h;
         }
 
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(values);
+        /** A 64-bit finalizer (SplitMix64's): every input bit moves every output bit. */
+        private static long mix(long z) {
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return (z ^ (z >>> 31)) + 0x632BE59BD9B4E5BBL;
         }
     }
 }
