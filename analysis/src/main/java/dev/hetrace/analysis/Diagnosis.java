@@ -43,6 +43,7 @@ public final class Diagnosis {
             return end - start;
         }
 
+        /** How many times the median it took; infinite when the median is 0 (then it took longer than ever usual). */
         public double ratio() {
             return median == 0 ? Double.POSITIVE_INFINITY : (double) duration() / median;
         }
@@ -533,8 +534,8 @@ public final class Diagnosis {
                 .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
                 .append(kind == Kind.CALL ? "calls" : kind == Kind.INTERRUPT ? "occurrences" : "activations (from a wake-up to the next wait)")
                 .append("; ").append(members.size()).append(' ').append(kind == Kind.CALL ? "call" : kind == Kind.INTERRUPT
-                    ? "occurrence" : "activation").append(members.size() == 1 ? ", " : "s, ")
-                .append(fmt((double) typical / med)).append("×)");
+                    ? "occurrence" : "activation").append(members.size() == 1 ? "" : "s")
+                .append(med > 0 ? ", " + fmt((double) typical / med) + "×)" : ")");
             // what took the time, on average per call
             long preempted = members.stream().mapToLong(Outlier::preempted).sum() / members.size();
             long blocked = members.stream().mapToLong(Outlier::blocked).sum() / members.size();

@@ -103,7 +103,7 @@ final class DiagnoseCommand extends HetraceCommand {
                     o.task() >= 0 ? m.tasks().get(o.task()).name() : "-",
                     o.kind() == Diagnosis.Kind.ACTIVATION ? "(activation)" : (o.kind() == Diagnosis.Kind.INTERRUPT ? "irq " : "")
                         + m.name(o.name()), sec(m, o.start()), ms(o.duration()), ms(o.median()),
-                    fmt(o.ratio()), ms(o.preempted()), by, ms(o.blocked()), ms(o.irqNanos())});
+                    Double.isFinite(o.ratio()) ? fmt(o.ratio()) : "-", ms(o.preempted()), by, ms(o.blocked()), ms(o.irqNanos())});
             }
             sb.append(TextTable.render(rows, "  ", i -> i >= 3 && i != 8));
         }

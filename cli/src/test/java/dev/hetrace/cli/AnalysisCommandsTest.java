@@ -50,6 +50,20 @@ class AnalysisCommandsTest {
     }
 
     @Test
+    void aCallWhoseMedianIsNothingIsToldWithoutARatio() {
+        // wait_image usually returns at once (a median of 0 ns); once it waited 1 ms
+        Path board = dir.resolve("thirty");
+        Cli.Run s = Cli.run("sim", "--cores", "8", "--images", "30", "--image-period", "100ms", "--inject", "preempt:dsp1",
+            "--seed", "4", "--out", board.toString());
+        assertThat(s.status()).as(s.err()).isZero();
+        Cli.Run r = Cli.run("diagnose", board.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out().replaceAll("\\s+", " ")).contains("wait_image took 1000 µs instead of about 0 ns (the median of its")
+            .doesNotContain("Infinity");
+        assertThat(r.out()).containsPattern("\\n  master/cpu0\\s+sobel\\s+wait_image\\s+[\\d.]+\\s+1\\.000\\s+0\\.000\\s+-\\s");
+    }
+
+    @Test
     void diagnoseNamesAHungCoreAndTheReplyTheMasterWaitsFor() throws Exception {
         Cli.Run r = Cli.run("diagnose", "--format", "json", hung.toString());
         assertThat(r.status()).as(r.err()).isZero();

@@ -382,7 +382,11 @@ public final class ViewServer implements AutoCloseable {
             g.writeNumberField("start", o.start() - b);
             g.writeNumberField("end", o.end() - b);
             g.writeNumberField("median", o.median());
-            g.writeNumberField("ratio", o.ratio());
+            if (Double.isFinite(o.ratio())) {
+                g.writeNumberField("ratio", o.ratio());
+            } else {
+                g.writeNullField("ratio"); // a median of 0: no finite ratio (JSON has no Infinity)
+            }
             g.writeNumberField("preempted", o.preempted());
             g.writeArrayFieldStart("preemptedBy");
             for (Waits.Share s : o.preemptedBy()) {

@@ -86,7 +86,7 @@ async function loadDiagnosis() {
     const by = o.preemptedBy.length ? `, preempted ${formatTime(o.preempted)} by ${o.preemptedBy.join(', ')}` : '';
     const blocked = o.blocked > 0 ? `, blocked ${formatTime(o.blocked)}` : '';
     div.innerHTML = `<b>${esc(o.core)}</b> ${esc(what)} at ${formatTime(o.start)}: ${formatTime(o.end - o.start)}`
-      + ` (${o.ratio.toFixed(1)}× the median ${formatTime(o.median)})${esc(by)}${esc(blocked)}`;
+      + ` (${o.ratio == null ? 'against' : `${o.ratio.toFixed(1)}×`} the median ${formatTime(o.median)})${esc(by)}${esc(blocked)}`;
     div.addEventListener('click', () => focus(o.row, o.start, o.end));
     box.appendChild(div);
   }
