@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
-import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
-import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +39,7 @@ class ReportBrowserTest {
     @TempDir
     static Path dir;
 
+    static FaultBoard board;
     static Simulation.Result sim;
     static StateBuilder.Input input;
     static StateModel model;
@@ -54,11 +53,10 @@ class ReportBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         Chromium.require();
-        SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
-        sim = Simulation.sobel(c, dir.resolve("board"));
-        input = StateBuilder.synchronize(sim.traces(), w -> { });
-        model = StateBuilder.build(input, w -> { });
-        model.symbolize(sim.truth().symbolNames());
+        board = FaultBoard.make(dir.resolve("board"));
+        sim = board.sim();
+        input = board.input();
+        model = board.model();
         timeline = Timeline.of(model);
         report = Report.write(timeline, dir.resolve("report.html"));
         // as a large board's: columns as narrow as they come (256 over the trace), without and with windows
@@ -95,7 +93,7 @@ class ReportBrowserTest {
     @Test
     void theReportOpensWithoutNetworkAndShowsTheSameDiagnosis() throws Exception {
         open(report);
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
         List<String> shown = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList();
         List<String> expected = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         assertThat(expected).isNotEmpty();
@@ -103,15 +101,15 @@ class ReportBrowserTest {
         assertThat(String.join("\n", shown)).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
         assertThat(driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"))).isNotEmpty();
         assertThat(driver.findElement(By.id("report-note")).getText()).contains("every interval");
-        shot("report-diagnosis");
+        browser.shot("report-diagnosis");
         noRequests();
     }
 
     @Test
     void everyCoreIsDrawnAndTheStatisticsAreThere() throws Exception {
         open(report);
-        JsonNode draw = lastDraw();
-        shot("report-overview");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("report-overview");
         Set<String> rows = new HashSet<>();
         Set<String> drawn = new HashSet<>();
         for (JsonNode r : draw.get("rows")) {
@@ -125,14 +123,14 @@ class ReportBrowserTest {
         List<String> cores = model.cores().stream().map(StateModel.Core::name).toList();
         assertThat(rows).containsAll(cores);
         assertThat(drawn).containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList()).contains("master/cpu0");
-        assertThat(row(draw, "board").get("mode").asText()).isEqualTo("columns");
-        assertThat(row(draw, "board").get("n").asInt()).isPositive();
+        assertThat(Chromium.row(draw, "board").get("mode").asText()).isEqualTo("columns");
+        assertThat(Chromium.row(draw, "board").get("n").asInt()).isPositive();
         assertThat(draw.get("arrows").size()).isPositive();
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
         String stats = driver.findElement(By.id("stats-table")).getText();
         assertThat(stats).contains("intruder", "sobel_filter");
         assertThat(driver.findElements(By.cssSelector("#stats-table tbody tr")).size()).isGreaterThan(10);
-        shot("report-stats");
+        browser.shot("report-stats");
         noRequests();
     }
 
@@ -142,18 +140,18 @@ class ReportBrowserTest {
         GroundTruth.Interval first = sim.truth().intervals().stream()
             .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
             .findFirst().orElseThrow();
-        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
-        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
-        JsonNode draw = lastDraw();
-        shot("report-fault");
+        browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("report-fault");
         assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         // clicking the diagnosis' dsp2 outlier zooms there
         WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']")).getFirst();
         long start = Long.parseLong(o.getDomAttribute("data-start"));
         long end = Long.parseLong(o.getDomAttribute("data-end"));
         o.click();
-        JsonNode at = lastDraw();
+        JsonNode at = browser.lastDraw();
         assertThat(at.get("from").asDouble()).isLessThanOrEqualTo(start);
         assertThat(at.get("to").asDouble()).isGreaterThanOrEqualTo(end);
         noRequests();
@@ -162,8 +160,8 @@ class ReportBrowserTest {
     @Test
     void aLargeBoardsReportShowsSummariesAndSaysSo() throws Exception {
         open(summaries);
-        JsonNode draw = lastDraw();
-        shot("report-large-overview");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("report-large-overview");
         assertThat(driver.findElement(By.id("report-note")).getText()).contains("summaries", "not every interval");
         Set<String> drawn = new HashSet<>();
         for (JsonNode r : draw.get("rows")) {
@@ -174,13 +172,13 @@ class ReportBrowserTest {
         assertThat(drawn).containsAll(model.cores().stream().map(StateModel.Core::name).filter(n -> n.startsWith("dsp")).toList());
         // deeper than the embedded columns: the finest summary, labelled
         long span = model.end() - model.begin();
-        js("window.__hetrace.zoomTo(" + span / 2 + ", " + (span / 2 + span / 100_000 + 10) + ")");
-        lastDraw();
+        browser.js("window.__hetrace.zoomTo(" + span / 2 + ", " + (span / 2 + span / 100_000 + 10) + ")");
+        browser.lastDraw();
         WebElement zoom = driver.findElement(By.id("report-zoom"));
         assertThat(zoom.isDisplayed()).isTrue();
         assertThat(zoom.getText()).contains("not in this report");
-        shot("report-large-deep");
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        browser.shot("report-large-deep");
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
         assertThat(driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList())
             .containsExactlyElementsOf(Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K)));
         noRequests();
@@ -193,11 +191,11 @@ class ReportBrowserTest {
         GroundTruth.Interval first = sim.truth().intervals().stream()
             .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
             .findFirst().orElseThrow();
-        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
-        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
-        JsonNode draw = lastDraw();
-        shot("report-large-fault");
+        browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("report-large-fault");
         assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         assertThat(driver.findElement(By.id("report-zoom")).isDisplayed()).isFalse();
         noRequests();
@@ -208,7 +206,7 @@ class ReportBrowserTest {
     /** dsp1 and dsp2 drawn interval by interval, their intruder runs those of the ground truth, and no other core's. */
     private static void assertTheIntruderIsDrawnWhereTheTruthSays(JsonNode draw, long from, long to) {
         for (String core : List.of("dsp1", "dsp2")) {
-            assertThat(row(draw, core).get("mode").asText()).isEqualTo("rects");
+            assertThat(Chromium.row(draw, core).get("mode").asText()).isEqualTo("rects");
             List<long[]> drawn = new ArrayList<>();
             for (JsonNode r : draw.get("rects")) {
                 if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
@@ -217,13 +215,13 @@ class ReportBrowserTest {
             }
             List<long[]> truth = sim.truth().intervals().stream()
                 .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
-                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
+                .map(i -> new long[] {board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()})
                 .filter(t -> t[1] > from && t[0] < to).toList();
             assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
             assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
             for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
-                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
+                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
+                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
             }
         }
         for (JsonNode r : draw.get("rects")) {
@@ -255,33 +253,9 @@ class ReportBrowserTest {
         // (the browser's own pages use a 1-pixel GIF): neither is the network
         assertThat(urls.stream().filter(u -> !u.startsWith("chrome://") && !u.startsWith("data:")).distinct().toList())
             .as("requests in the DevTools network log: %s", urls).containsExactly(driver.getCurrentUrl());
-        Object resources = js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
+        Object resources = browser.js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
         assertThat(resources).isEqualTo("[]");
-        Object nav = js("return performance.getEntriesByType('navigation').map(e => e.name).join(',')");
+        Object nav = browser.js("return performance.getEntriesByType('navigation').map(e => e.name).join(',')");
         assertThat((String) nav).startsWith("file:").doesNotContain(",");
-    }
-
-    private static JsonNode lastDraw() throws Exception {
-        return browser.lastDraw();
-    }
-
-    private static Object js(String script) {
-        return browser.js(script);
-    }
-
-    private static JsonNode row(JsonNode draw, String name) {
-        return Chromium.row(draw, name);
-    }
-
-    private static void shot(String name) throws Exception {
-        browser.shot(name);
-    }
-
-    private static long master(long trueNanos) {
-        return sim.truth().core("master").clock().traceNanos(trueNanos);
-    }
-
-    private static long bound() {
-        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
     }
 }

@@ -8,9 +8,7 @@ import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
-import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
-import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +38,7 @@ class ViewerBrowserTest {
     @TempDir
     static Path dir;
 
+    static FaultBoard board;
     static Simulation.Result sim;
     static StateBuilder.Input input;
     static StateModel model;
@@ -51,11 +50,10 @@ class ViewerBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         Chromium.require();
-        SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
-        sim = Simulation.sobel(c, dir.resolve("board"));
-        input = StateBuilder.synchronize(sim.traces(), w -> { });
-        model = StateBuilder.build(input, w -> { });
-        model.symbolize(sim.truth().symbolNames());
+        board = FaultBoard.make(dir.resolve("board"));
+        sim = board.sim();
+        input = board.input();
+        model = board.model();
         server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
         url = "http://127.0.0.1:" + server.port() + "/";
 
@@ -76,8 +74,8 @@ class ViewerBrowserTest {
     @Test
     void everyCoreIsDrawnWithItsStatesAndTheMessagesBetweenCores() throws Exception {
         open();
-        JsonNode draw = lastDraw();
-        shot("overview");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("overview");
         assertThat(draw.get("fresh").asBoolean()).isTrue();
         // every core has a row; what ran on it is drawn there, or on its tasks' rows when its scheduling is not traced
         Set<String> rows = new HashSet<>();
@@ -119,15 +117,15 @@ class ViewerBrowserTest {
         assertThat(talking).contains("master/cpu0", "dsp0", "dsp1", "dsp2", "dsp7");
         assertThat(ends).containsAll(talking);
         // the board row is the aggregated overview of every core; smoothing and adjustment reshape it
-        assertThat(row(draw, "board").get("mode").asText()).isEqualTo("columns");
+        assertThat(Chromium.row(draw, "board").get("mode").asText()).isEqualTo("columns");
         int columns = draw.get("columns").asInt();
         assertThat(columns).isPositive();
         driver.findElement(By.id("smooth")).click();
         driver.findElement(By.id("adjust")).click();
-        JsonNode shaped = lastDraw();
-        assertThat(row(shaped, "board").get("n").asInt()).isPositive();
+        JsonNode shaped = browser.lastDraw();
+        assertThat(Chromium.row(shaped, "board").get("n").asInt()).isPositive();
         assertThat(shaped.get("columns").asInt()).isPositive();
-        shot("overview-smoothed");
+        browser.shot("overview-smoothed");
     }
 
     @Test
@@ -137,14 +135,14 @@ class ViewerBrowserTest {
             .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
             .findFirst().orElseThrow();
         // a 12 ms window from 1 ms before the intruder first ran: a few of its runs on each faulty core
-        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
-        js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
-        JsonNode draw = lastDraw();
-        shot("fault");
+        browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("fault");
         assertThat(draw.get("from").asLong()).isEqualTo(from);
         for (String core : List.of("dsp1", "dsp2")) {
-            JsonNode row = row(draw, core);
+            JsonNode row = Chromium.row(draw, core);
             assertThat(row.get("mode").asText()).as(core + " is drawn interval by interval at this zoom").isEqualTo("rects");
             List<long[]> drawn = new ArrayList<>();
             for (JsonNode r : draw.get("rects")) {
@@ -154,13 +152,13 @@ class ViewerBrowserTest {
             }
             List<long[]> truth = sim.truth().intervals().stream()
                 .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
-                .map(i -> new long[] {master(i.startNanos()) - model.begin(), master(i.endNanos()) - model.begin()})
+                .map(i -> new long[] {board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()})
                 .filter(t -> t[1] > from && t[0] < to).toList();
             assertThat(truth).as(core + ": the truth's intruder runs in the window").hasSizeGreaterThanOrEqualTo(2);
             assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
             for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0]).as(core + " run " + k + " start").isBetween(truth.get(k)[0] - bound(), truth.get(k)[0] + bound());
-                assertThat(drawn.get(k)[1]).as(core + " run " + k + " end").isBetween(truth.get(k)[1] - bound(), truth.get(k)[1] + bound());
+                assertThat(drawn.get(k)[0]).as(core + " run " + k + " start").isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
+                assertThat(drawn.get(k)[1]).as(core + " run " + k + " end").isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
             }
         }
         // and nowhere else
@@ -174,7 +172,7 @@ class ViewerBrowserTest {
     @Test
     void theDiagnosisPanelListsThePreemptionAndClickingItZoomsThere() throws Exception {
         open();
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
         String findings = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText)
             .collect(Collectors.joining("\n"));
         assertThat(findings).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
@@ -185,13 +183,13 @@ class ViewerBrowserTest {
         long start = Long.parseLong(o.getDomAttribute("data-start"));
         long end = Long.parseLong(o.getDomAttribute("data-end"));
         o.click();
-        JsonNode draw = lastDraw();
-        shot("diagnosis-click");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("diagnosis-click");
         assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
         assertThat(draw.get("to").asDouble()).isGreaterThanOrEqualTo(end);
         assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * (end - start));
         // the outlier's core is on screen, and the intruder that preempted it drawn on it
-        JsonNode row = row(draw, "dsp2");
+        JsonNode row = Chromium.row(draw, "dsp2");
         assertThat(row.get("n").asInt()).isPositive();
     }
 
@@ -199,7 +197,7 @@ class ViewerBrowserTest {
     void theDurationsPanelShowsTheOutliersFunctionAsHistogramBoxPlotsAndScatter() throws Exception {
         open();
         // the panel opens on the longest outlier's function once the diagnosis is in
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> "sobel_filter".equals(js("return window.__hetrace.durationsLoaded")));
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> "sobel_filter".equals(browser.js("return window.__hetrace.durationsLoaded")));
         driver.findElement(By.cssSelector("aside nav button[data-tab='durations']")).click();
         List<Long> truth = new ArrayList<>();
         IntervalTable calls = model.calls();
@@ -225,13 +223,13 @@ class ViewerBrowserTest {
         WebElement scatter = driver.findElement(By.cssSelector("#durations-scatter svg"));
         assertThat(Integer.parseInt(scatter.getDomAttribute("data-points"))).isEqualTo(truth.size());
         assertThat(truth.getLast()).isGreaterThan(2 * (long) expected);
-        shot("durations");
+        browser.shot("durations");
         // clicking the top histogram bar zooms on the longest call
         List<WebElement> bars = driver.findElements(By.cssSelector("#durations-histogram rect.bar"));
         WebElement lastBar = bars.getLast();
         ((org.openqa.selenium.JavascriptExecutor) driver).executeScript(
             "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", lastBar);
-        JsonNode draw = lastDraw();
+        JsonNode draw = browser.lastDraw();
         assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * truth.getLast());
         // another metric on the scatter's y axis redraws it
         new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("scatter-y"))).selectByValue("self");
@@ -241,19 +239,19 @@ class ViewerBrowserTest {
     @Test
     void theKeysZoomAndPanAndTheStatisticsTableSorts() throws Exception {
         open();
-        JsonNode before = lastDraw();
+        JsonNode before = browser.lastDraw();
         double span = before.get("to").asDouble() - before.get("from").asDouble();
         driver.findElement(By.tagName("body")).sendKeys("+");
-        JsonNode zoomed = lastDraw();
+        JsonNode zoomed = browser.lastDraw();
         assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isCloseTo(span / 2, org.assertj.core.data.Percentage.withPercentage(1));
         driver.findElement(By.tagName("body")).sendKeys(org.openqa.selenium.Keys.ARROW_RIGHT);
-        JsonNode panned = lastDraw();
+        JsonNode panned = browser.lastDraw();
         assertThat(panned.get("from").asDouble()).isGreaterThan(zoomed.get("from").asDouble());
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
         List<WebElement> rows = driver.findElements(By.cssSelector("#stats-table tbody tr"));
         assertThat(rows).isNotEmpty();
         assertThat(driver.findElement(By.id("stats-table")).getText()).contains("intruder", "sobel_filter");
-        shot("statistics");
+        browser.shot("statistics");
     }
 
     @Test
@@ -271,7 +269,7 @@ class ViewerBrowserTest {
         assertThat(r.occurrences()).isNotEmpty();
         assertThat(Integer.parseInt(summary.getDomAttribute("data-count"))).isEqualTo(r.occurrences().size());
         assertThat(driver.findElements(By.cssSelector("#pattern-result .event"))).isNotEmpty();
-        shot("pattern");
+        browser.shot("pattern");
     }
 
     @Test
@@ -281,7 +279,7 @@ class ViewerBrowserTest {
         WebElement search = driver.findElement(By.id("search"));
         search.sendKeys("intruder", org.openqa.selenium.Keys.ENTER);
         new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
-        JsonNode draw = lastDraw();
+        JsonNode draw = browser.lastDraw();
         int first = firstRun("intruder");
         long start = model.runs().start(first) - model.begin();
         assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
@@ -298,7 +296,7 @@ class ViewerBrowserTest {
         }
         assertThat(rect).as("an intruder rectangle on dsp2 wide enough to point at").isNotNull();
         double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
-        double y = row(draw, "dsp2").get("y").asDouble() + 9;
+        double y = Chromium.row(draw, "dsp2").get("y").asDouble() + 9;
         WebElement canvas = driver.findElement(By.id("canvas"));
         org.openqa.selenium.Rectangle box = canvas.getRect();
         int dx = (int) Math.round(x - box.getWidth() / 2.0);
@@ -311,12 +309,12 @@ class ViewerBrowserTest {
         WebElement events = driver.findElement(By.id("events"));
         new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> events.isDisplayed() && events.getText().contains("intruder"));
         assertThat(events.getText()).contains("dsp2");
-        shot("click");
+        browser.shot("click");
         // the wheel over the timeline zooms in around the pointer
         double span = draw.get("to").asDouble() - draw.get("from").asDouble();
         new org.openqa.selenium.interactions.Actions(driver).scrollFromOrigin(
             org.openqa.selenium.interactions.WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
-        JsonNode zoomed = lastDraw();
+        JsonNode zoomed = browser.lastDraw();
         assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isLessThan(span * 0.9);
     }
 
@@ -335,27 +333,7 @@ class ViewerBrowserTest {
 
     private static void open() {
         driver.get(url);
-        settle();
-    }
-
-    private static void settle() {
         browser.settle();
-    }
-
-    private static JsonNode lastDraw() throws Exception {
-        return browser.lastDraw();
-    }
-
-    private static Object js(String script) {
-        return browser.js(script);
-    }
-
-    private static JsonNode row(JsonNode draw, String name) {
-        return Chromium.row(draw, name);
-    }
-
-    private static void shot(String name) throws Exception {
-        browser.shot(name);
     }
 
     private static String coreNameOfTask(int task) {
@@ -367,13 +345,5 @@ class ViewerBrowserTest {
             }
         }
         return model.cores().stream().filter(c -> c.trace() == trace).findFirst().orElseThrow().name();
-    }
-
-    private static long master(long trueNanos) {
-        return sim.truth().core("master").clock().traceNanos(trueNanos);
-    }
-
-    private static long bound() {
-        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
     }
 }
