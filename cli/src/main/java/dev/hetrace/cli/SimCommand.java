@@ -122,8 +122,11 @@ final class SimCommand extends HetraceCommand {
             err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
                 r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
             for (GroundTruth.FaultTruth f : r.truth().faults()) {
-                err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), String.join(", ", f.cores()),
-                    f.atNanos() / 1e9, f.description());
+                List<String> on = f.cores();
+                // a long list is abridged: its first and last cores and how many (the truth has them all)
+                String where = on.size() <= 8 ? String.join(", ", on) : String.join(", ", on.subList(0, 3)) + ", ... "
+                    + on.getLast() + " (" + on.size() + " cores)";
+                err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), where, f.atNanos() / 1e9, f.description());
             }
             return 0;
         } catch (IOException | RuntimeException e) {

@@ -27,6 +27,16 @@ class SimCommandTest {
     }
 
     @Test
+    void aFaultOnManyCoresIsToldAbridgedAndKeptWholeInTheTruth() throws Exception {
+        Path board = dir.resolve("many");
+        String cores = String.join(",", java.util.stream.IntStream.rangeClosed(1, 10).mapToObj(i -> "dsp" + i).toList());
+        Run sim = run("sim", "--cores", "12", "--duration", "0.2s", "--inject", "preempt:" + cores, "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        assertThat(sim.err()).contains("  preempt on dsp1, dsp2, dsp3, ... dsp10 (10 cores) at 0.001 s: ");
+        assertThat(Files.readString(board.resolve("ground-truth.json"))).contains("\"dsp7\"", "\"dsp10\"");
+    }
+
+    @Test
     void aSimulatedBoardIsSynchronizedByHetraceSync() throws Exception {
         Path board = dir.resolve("board");
         Run sim = run("sim", "--cores", "4", "--inject", "preempt:dsp1,dsp2", "--seed", "9", "--out", board.toString());
