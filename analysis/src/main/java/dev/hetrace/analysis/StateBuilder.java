@@ -251,6 +251,7 @@ public final class StateBuilder {
             m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, retime, copies);
             List<Work> combine = new ArrayList<>();
             combine.add(all::messages); // the longest first
+            combine.add(all::marks);
             copies.forEach(c -> combine.add(c::run));
             runAll(combine, workers, () -> { });
             for (IntervalTable t : List.of(m.runs, m.taskStates, m.calls, m.irqs)) {
@@ -523,6 +524,14 @@ public final class StateBuilder {
         final IntervalTable calls = new IntervalTable();
         final IntervalTable irqs = new IntervalTable();
         final LongRows messageEvents = new LongRows(7);
+        /** Point events: time, CPU (−1: none), name (of {@link #markNames}). */
+        final LongRows marks = new LongRows(3);
+        final List<String> markNames = new ArrayList<>();
+        final Map<String, Integer> markNameIds = new HashMap<>();
+        final EventClass[] markClass = new EventClass[64];
+        final int[] markNameOf = new int[64];
+        /** The mapping's core field, for point events (which no rule reads). */
+        Event.Field markCpu;
         long first = Long.MIN_VALUE;
         long last;
         long gap;
@@ -559,6 +568,7 @@ public final class StateBuilder {
                     + "); give a mapping file (see docs/analysis.md)");
             }
             mapping = m;
+            markCpu = m.core() == null ? null : Event.field(m.core());
             idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
             List<Mapping.Rule> list = m.rules();
             for (int k = 0; k < list.size(); k++) {
@@ -650,6 +660,28 @@ public final class StateBuilder {
                 now = t;
                 apply(c, e, t);
             }
+            if (c == NONE || c.does == Mapping.Action.WAIT) {
+                mark(e, t);
+            }
+        }
+
+        /** Keeps a point event (one no interval is made of): its time, CPU (−1: none) and class name. */
+        private void mark(Event e, long t) {
+            EventClass cls = e.eventClass();
+            int slot = (int) cls.id() & 63;
+            if (markClass[slot] != cls) {
+                markClass[slot] = cls;
+                String name = cls.name() == null ? "" : cls.name();
+                markNameOf[slot] = markNameIds.computeIfAbsent(name, k -> {
+                    markNames.add(k);
+                    return markNames.size() - 1;
+                });
+            }
+            int o = marks.append();
+            long[] m = marks.lastChunk();
+            m[o] = t;
+            m[o + 1] = markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1;
+            m[o + 2] = markNameOf[slot];
         }
 
         /** Whether the event's class is a sync send or receive: asked once per class. */
@@ -686,6 +718,10 @@ public final class StateBuilder {
             }
             for (int k = 0; k < messageEvents.size(); k++) {
                 messageEvents.set(k, M_TIME, w.apply(messageEvents.get(k, M_TIME)));
+            }
+            PiecewiseMap.Walker wm = to.walker();
+            for (int k = 0; k < marks.size(); k++) {
+                marks.set(k, 0, wm.apply(marks.get(k, 0)));
             }
         }
 
@@ -1172,6 +1208,30 @@ public final class StateBuilder {
 
         private static long messageKey(long queue, long id) {
             return Math.max(queue, 0) * 0x100000001B3L ^ id;
+        }
+
+        /** The point events, trace after trace, on the cores the passes made (those of a CPU no mapped event named are left out). */
+        void marks() {
+            Map<String, Integer> names = new HashMap<>();
+            for (TracePass p : passes) {
+                int[] name = new int[p.markNames.size()];
+                for (int k = 0; k < name.length; k++) {
+                    name[k] = names.computeIfAbsent(p.markNames.get(k), x -> {
+                        model.eventNames.add(x);
+                        return model.eventNames.size() - 1;
+                    });
+                }
+                LongRows r = p.marks;
+                for (int k = 0; k < r.size(); k++) {
+                    long[] m = r.chunk(k);
+                    int o = r.offset(k);
+                    int local = p.coreByCpu.get(m[o + 1]);
+                    if (local == LongIntMap.ABSENT) {
+                        continue;
+                    }
+                    model.addMark(m[o], coreIds[p.trace][local], name[(int) m[o + 2]]);
+                }
+            }
         }
     }
 }

@@ -44,6 +44,9 @@ public final class StateModel {
     IntervalTable calls = new IntervalTable();
     IntervalTable irqs = new IntervalTable();
     final MessageTable messages = new MessageTable();
+    /** Point events: time, core and event name (of {@link #eventNames}) side by side. */
+    final LongRows marks = new LongRows(2);
+    final List<String> eventNames = new ArrayList<>();
     /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
     long[] traceFirst = new long[0];
     long[] traceLast = new long[0];
@@ -105,6 +108,36 @@ public final class StateModel {
 
     public MessageTable messages() {
         return messages;
+    }
+
+    void addMark(long time, int core, int name) {
+        int o = marks.append();
+        long[] m = marks.lastChunk();
+        m[o] = time;
+        m[o + 1] = ((long) core << 32) | (name & 0xFFFFFFFFL);
+    }
+
+    /**
+     * How many point events: the events no interval is made of (those no rule of the mapping
+     * reads, such as the sync handshake's, and waits), on their core, each trace's in time order.
+     */
+    public int marks() {
+        return marks.size();
+    }
+
+    /** Point event {@code i}'s time, ns on the reference clock. */
+    public long markTime(int i) {
+        return marks.get(i, 0);
+    }
+
+    /** Point event {@code i}'s core. */
+    public int markCore(int i) {
+        return (int) (marks.get(i, 1) >>> 32);
+    }
+
+    /** Point event {@code i}'s event name. */
+    public String markName(int i) {
+        return eventNames.get((int) marks.get(i, 1));
     }
 
     /** The time of trace {@code trace}'s first timed event, on the reference clock (Long.MIN_VALUE when it has none). */

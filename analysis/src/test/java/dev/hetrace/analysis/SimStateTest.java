@@ -187,6 +187,7 @@ class SimStateTest {
         StateModel one = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 1);
         StateModel several = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 4);
         assertThat(one.events()).isGreaterThan(1000);
+        assertThat(one.marks()).as("the sync handshake's events, kept as point events").isGreaterThan(10);
         assertThat(dump(several)).isEqualTo(dump(one));
         assertThat(several.messages().size()).isGreaterThan(50);
         for (int i = 0; i < several.messages().size(); i++) {
@@ -245,6 +246,9 @@ class SimStateTest {
                 out.add(t.start(i) + " " + t.end(i) + " " + t.owner(i) + " " + t.subject(i) + " " + t.state(i) + " "
                     + t.depth(i) + " " + t.flags(i) + (self ? " " + t.self(i) : ""));
             }
+        }
+        for (int i = 0; i < m.marks(); i++) {
+            out.add(m.markTime(i) + " " + m.markCore(i) + " " + m.markName(i));
         }
         MessageTable msg = m.messages();
         for (int i = 0; i < msg.size(); i++) {

@@ -53,6 +53,12 @@ public final class Timeline {
     int[] source;
     RowSummary[] summaries;
 
+    // point events per core, by time: core c's in [markOff[c], markOff[c + 1]); whether each is the sync handshake's
+    int[] markOff;
+    long[] markTime;
+    int[] markLabel;
+    boolean[] markSync;
+
     // messages with both sides known, sorted by send time
     int[] msgRow;
     long[] msgSend;
@@ -112,6 +118,7 @@ public final class Timeline {
         t.fill(layout);
         t.summarize();
         t.messages();
+        t.marks();
         return t;
     }
 
@@ -360,6 +367,67 @@ public final class Timeline {
         for (int k = 0; k < n; k++) {
             msgSend[k] = msg.sendTime(idx[k]);
         }
+    }
+
+    /** The point events by core and time, labelled by their event names. */
+    private void marks() {
+        StateModel m = model;
+        int cores = m.cores().size();
+        int n = m.marks();
+        markOff = new int[cores + 1];
+        for (int i = 0; i < n; i++) {
+            markOff[m.markCore(i) + 1]++;
+        }
+        for (int c = 0; c < cores; c++) {
+            markOff[c + 1] += markOff[c];
+        }
+        java.util.Set<String> sync = new java.util.HashSet<>();
+        for (dev.hetrace.sync.MatchRule r : dev.hetrace.sync.MatchRules.HETRACE_SYNC) {
+            sync.add(r.sendEvent());
+            sync.add(r.receiveEvent());
+        }
+        int[] at = markOff.clone();
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[at[m.markCore(i)]++] = i;
+        }
+        boolean sorted = true;
+        for (int c = 0; c < cores && sorted; c++) {
+            for (int k = markOff[c] + 1; k < markOff[c + 1] && sorted; k++) {
+                sorted = m.markTime(order[k - 1]) <= m.markTime(order[k]);
+            }
+        }
+        if (!sorted) {
+            for (int c = 0; c < cores; c++) {
+                java.util.Arrays.sort(order, markOff[c], markOff[c + 1], (a, b) -> Long.compare(m.markTime(a), m.markTime(b)));
+            }
+        }
+        markTime = new long[n];
+        markLabel = new int[n];
+        markSync = new boolean[n];
+        Map<String, Integer> labelOf = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            markTime[k] = m.markTime(i);
+            String name = m.markName(i);
+            markLabel[k] = labelOf.computeIfAbsent(name, labels::id);
+            markSync[k] = sync.contains(name);
+        }
+    }
+
+    /** The position of core {@code core}'s first point event at or after {@code t}. */
+    int firstMarkFrom(int core, long t) {
+        int lo = markOff[core];
+        int hi = markOff[core + 1];
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (markTime[mid] >= t) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
     }
 
     /** The first interval of row {@code r} that may end after {@code t} (all before it end at or before t). */

@@ -17,6 +17,8 @@ public final class ViewQuery {
     /** Most message arrows in one answer; more are sampled evenly. */
     static final int MAX_ARROWS = 2000;
     static final int MAX_WIDTH = 8192;
+    /** Most point events drawn on one core row, per pixel of width; past that the row tells only how many. */
+    static final double MARKS_PER_PX = 0.25;
 
     private final Timeline t;
     private final Columns cols = new Columns();
@@ -79,12 +81,34 @@ public final class ViewQuery {
                     aggregate(r, f, e, nsPerPx);
                     writeColumns(g, nsPerPx);
                 }
+                if (t.rows.get(r).kind() == Timeline.Kind.CORE) {
+                    marks(g, t.rows.get(r).core(), f, e, width);
+                }
             }
             g.writeEndObject();
         }
         g.writeEndArray();
         arrows(g, f, e);
         g.writeEndObject();
+    }
+
+    /**
+     * A core's point events in [f, e): their count, and when they are few enough to tell apart
+     * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0).
+     */
+    private void marks(JsonGenerator g, int core, long f, long e, int width) throws IOException {
+        int lo = t.firstMarkFrom(core, f);
+        int hi = t.firstMarkFrom(core, e);
+        g.writeNumberField("markCount", hi - lo);
+        if (hi - lo > 0 && hi - lo <= Math.max(1, (int) (width * MARKS_PER_PX))) {
+            g.writeArrayFieldStart("marks");
+            for (int i = lo; i < hi; i++) {
+                g.writeNumber(t.markTime[i] - t.begin);
+                g.writeNumber(t.markLabel[i]);
+                g.writeNumber(t.markSync[i] ? 1 : 0);
+            }
+            g.writeEndArray();
+        }
     }
 
     /** Adds row {@code r}'s activity in [f, e) to the columns: from its summary, else from its intervals. */

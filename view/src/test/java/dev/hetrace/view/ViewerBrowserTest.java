@@ -170,6 +170,64 @@ class ViewerBrowserTest {
     }
 
     @Test
+    void pointEventsAreMarkedOnTheirCoreAndTheSyncHandshakesWhenAsked() throws Exception {
+        open();
+        // dsp1's events no interval is made of, read from its trace and put on the master's clock
+        int trace = 2; // master, dsp0, dsp1, ...
+        List<long[]> points = new ArrayList<>();
+        List<Boolean> sync = new ArrayList<>();
+        try (dev.hetrace.ctf.api.CtfReader r = dev.hetrace.ctf.api.CtfReader.open(List.of(sim.traces().get(trace)), w -> { })) {
+            var e = r.event();
+            while (r.next()) {
+                String name = e.name();
+                if (name.startsWith("hetrace_sync_") || name.equals("msgq_wait")) {
+                    points.add(new long[] {input.maps().get(trace).apply(e.timeNanos()) - model.begin()});
+                    sync.add(name.startsWith("hetrace_sync_"));
+                }
+            }
+        }
+        int at = sync.indexOf(Boolean.TRUE);
+        assertThat(at).as("dsp1 traces the sync handshake").isNotNegative();
+        long from = points.get(at)[0] - 200_000;
+        long to = points.get(at)[0] + 200_000;
+        List<Long> inWindow = new ArrayList<>();
+        List<Long> syncInWindow = new ArrayList<>();
+        for (int k = 0; k < points.size(); k++) {
+            long t = points.get(k)[0];
+            if (t >= from && t < to) {
+                (sync.get(k) ? syncInWindow : inWindow).add(t);
+            }
+        }
+        browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
+        assertThat(marks(browser.lastDraw(), "dsp1", true)).as("sync marks are off by default").isEmpty();
+        assertThat(marks(browser.lastDraw(), "dsp1", false)).containsExactlyElementsOf(inWindow);
+        driver.findElement(By.id("sync-marks")).click();
+        browser.settle();
+        JsonNode draw = browser.lastDraw();
+        browser.shot("sync-marks");
+        assertThat(syncInWindow).as("a handshake: a send and a receive").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(marks(draw, "dsp1", true)).containsExactlyElementsOf(syncInWindow);
+        for (JsonNode m : draw.get("marks")) {
+            if (m.get("sync").asBoolean()) {
+                assertThat(m.get("label").asText()).startsWith("hetrace_sync_");
+            }
+        }
+        driver.findElement(By.id("sync-marks")).click();
+        browser.settle();
+    }
+
+    /** The times of the marks drawn on a core's row: the sync handshake's or the others. */
+    private static List<Long> marks(JsonNode draw, String core, boolean sync) {
+        List<Long> out = new ArrayList<>();
+        for (JsonNode m : draw.get("marks")) {
+            if (m.get("core").asText().equals(core) && m.get("sync").asBoolean() == sync) {
+                out.add(m.get("time").asLong());
+            }
+        }
+        return out;
+    }
+
+    @Test
     void theDiagnosisPanelListsThePreemptionAndClickingItZoomsThere() throws Exception {
         open();
         new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);

@@ -323,5 +323,6 @@ $('prev').addEventListener('click', () => find('prev'));
 $('fit').addEventListener('click', () => view.fit());
 $('density').addEventListener('change', e => { view.density = e.target.checked; view.draw(); });
 $('smooth').addEventListener('change', e => { view.smooth = e.target.checked; view.draw(); });
+$('sync-marks').addEventListener('change', e => { view.syncMarks = e.target.checked; view.draw(); });
 $('adjust').addEventListener('change', e => { view.adjust = e.target.checked; view.draw(); });
 $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -34,6 +34,8 @@ export class Timeline {
     this.to = Math.max(1, meta.span);
     this.scrollY = 0;
     this.density = false;
+    /** Whether core rows mark the sync handshake's events (other point events are always marked). */
+    this.syncMarks = false;
     this.data = null; // the last answer, with the range it was asked for
     this.seq = 0;
     this.pending = 0;
@@ -192,7 +194,8 @@ export class Timeline {
     const d = this.data;
     const fresh = d !== null && d.from === Math.floor(this.from) && d.to === Math.ceil(this.to)
       && d.width === Math.round(this.width) && onScreen.every(id => d.byRow.has(id));
-    const draw = {from: this.from, to: this.to, width: this.width, fresh, rows: [], rects: [], arrows: [], columns: 0};
+    const draw = {from: this.from, to: this.to, width: this.width, fresh, rows: [], rects: [], arrows: [], marks: [],
+      columns: 0};
     const nsPerPx = (this.to - this.from) / this.width;
     ctx.save();
     ctx.beginPath();
@@ -272,6 +275,28 @@ export class Timeline {
           }
           info.n++;
           draw.columns++;
+        }
+      }
+    }
+    // point events: a small triangle at the top of their core's row, the sync handshake's in blue when asked for
+    if (d) {
+      for (const id of onScreen) {
+        const a = d.byRow.get(id);
+        if (!a || !a.marks) continue;
+        const top = y.get(id);
+        const m = a.marks;
+        for (let k = 0; k < m.length; k += 3) {
+          const sync = m[k + 2] === 1;
+          if (sync && !this.syncMarks) continue;
+          const x = this.xAt(m[k]);
+          if (x < LABEL_W || x > W) continue;
+          ctx.fillStyle = sync ? '#1f5fbf' : '#222';
+          ctx.beginPath();
+          ctx.moveTo(x - 3, top);
+          ctx.lineTo(x + 3, top);
+          ctx.lineTo(x, top + 5);
+          ctx.fill();
+          draw.marks.push({row: id, core: this.meta.rows[id].core, time: m[k], label: this.meta.labels[m[k + 1]], sync, x});
         }
       }
     }
@@ -533,7 +558,13 @@ export class Timeline {
     const r = this.meta.rows[row];
     let html = null;
     const hit = ld.rects.filter(q => q.row === row && q.x0 - 1 <= x && x <= Math.max(q.x1, q.x0 + 1) + 1).pop();
-    if (hit) {
+    const {rows: visible, first} = this.rowsOnScreen();
+    const top = RULER_H + (visible.indexOf(row) - first) * ROW_H;
+    const mark = yy - top <= 6 ? ld.marks.filter(q => q.row === row && Math.abs(q.x - x) <= 3).pop() : undefined;
+    if (mark) {
+      html = `<b>${esc(mark.label)}</b> <span class="muted">${esc(r.name)}</span><br>at ${formatTime(mark.time)}`
+        + (mark.sync ? '<br>a sync handshake event' : '');
+    } else if (hit) {
       html = `<b>${esc(hit.label)}</b> <span class="muted">${esc(r.name)}${r.core && r.core !== r.name ? ' · ' + esc(r.core) : ''}</span><br>`
         + `${formatTime(hit.start)} → ${formatTime(hit.end)}<br>duration ${formatTime(hit.end - hit.start)}`
         + (r.kind === 'task' ? '' : ` · ${this.meta.states[hit.state]}`);
