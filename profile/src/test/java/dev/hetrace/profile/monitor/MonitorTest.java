@@ -67,10 +67,12 @@ class MonitorTest {
 		assertThat(batches).hasSizeBetween(6, 20); // 2.4 s of 200 ms ticks, give or take a loaded machine
 		List<Monitor.ThreadSample> spin = named(batches, "spin");
 		assertThat(spin).hasSize(batches.size()).allMatch(Monitor.ThreadSample::active);
-		// how much CPU the spinning thread gets depends on what else runs on the 2 cores; the metric is its formula
+		// how much CPU the spinning thread gets depends on what else runs on the 2 cores; the metric is its formula.
+		// A running thread's schedstat time is brought up to date at the scheduler's ticks (every 1 to 10 ms), so
+		// over an interval of I ms a busy thread may read up to 10/I above 100 %, never more
 		for (Monitor.ThreadSample t : spin) {
 			Map<String, Double> c = t.sample().counters();
-			assertThat(t.metrics().get("cpu")).isGreaterThan(0).isLessThanOrEqualTo(101)
+			assertThat(t.metrics().get("cpu")).isGreaterThan(0).isLessThanOrEqualTo(100 * (1 + 10 / c.get("interval")))
 					.isCloseTo(c.get("task-clock") * 100 / c.get("interval"), within(1e-9));
 			assertThat(t.metrics().get("switches")).isCloseTo(c.get("context-switches") * 1000 / c.get("interval"), within(1e-9));
 		}
