@@ -57,6 +57,14 @@ public final class StateBuilder {
         void event(int trace, CtfReader reader, long time) throws StreamDecodingException;
 
         /**
+         * Told of each trace before any event, on the calling thread, in the traces' order: its
+         * reader, opened, and the mapping it is read with (the given one restricted to its events,
+         * or the preset detected).
+         */
+        default void opened(int trace, CtfReader reader, Mapping mapping) {
+        }
+
+        /**
          * When the pass read the traces before they were synchronized
          * ({@link #synchronizeAndBuild}), the times it gave were on each trace's own clock: this
          * tells the map of trace {@code trace}'s to the reference clock, once every event is read.
@@ -117,31 +125,31 @@ public final class StateBuilder {
      */
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
-        return build(input, mapping, fromNanos, warnings, null, null);
+        return build(input, mapping, fromNanos, warnings, null);
     }
 
     /**
      * As {@link #build(Input, Mapping, long, Consumer)}, telling {@code listener} (when not null)
-     * of every event; {@code opened} (when not null) is first given each trace's reader, opened.
-     * The traces are read in parallel, one thread per core at most.
+     * of each trace opened, then of every event. The traces are read in parallel, one thread per
+     * core at most.
      */
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
-                                   Consumer<CtfReader> opened, EventListener listener)
+                                   EventListener listener)
             throws IOException, MetadataException, StreamDecodingException {
-        return build(input, mapping, fromNanos, warnings, opened, listener, 0);
+        return build(input, mapping, fromNanos, warnings, listener, 0);
     }
 
     /**
-     * As {@link #build(Input, Mapping, long, Consumer, Consumer, EventListener)}, reading the traces
+     * As {@link #build(Input, Mapping, long, Consumer, EventListener)}, reading the traces
      * on {@code threads} threads (0: one per available core; 1: on the calling thread). Each
      * trace is read by one thread, on its own: the listener is told of one trace's events on
      * one thread, of different traces' on different threads at once. The model is the same
      * whatever the number of threads.
      */
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
-                                   Consumer<CtfReader> opened, EventListener listener, int threads)
+                                   EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
-        return pass(input.traces(), input, mapping, fromNanos, warnings, opened, listener, threads).model();
+        return pass(input.traces(), input, mapping, fromNanos, warnings, listener, threads).model();
     }
 
     /** Traces put on one clock, and their state. */
@@ -156,18 +164,18 @@ public final class StateBuilder {
      * million).
      */
     public static Built synchronizeAndBuild(List<Path> traces, Mapping mapping, Consumer<String> warnings,
-                                            Consumer<CtfReader> opened, EventListener listener, int threads)
+                                            EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
         if (traces.size() == 1) {
             Input in = synchronize(traces, warnings);
-            return new Built(in, build(in, mapping, Long.MIN_VALUE, warnings, opened, listener, threads));
+            return new Built(in, build(in, mapping, Long.MIN_VALUE, warnings, listener, threads));
         }
-        return pass(traces, null, mapping, Long.MIN_VALUE, warnings, opened, listener, threads);
+        return pass(traces, null, mapping, Long.MIN_VALUE, warnings, listener, threads);
     }
 
     /** The passes over the traces, on {@code input}'s clocks (null: synchronized from what the passes find). */
     private static Built pass(List<Path> traces, Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
-                              Consumer<CtfReader> opened, EventListener listener, int threads)
+                              EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         Object lock = new Object();
@@ -195,9 +203,9 @@ public final class StateBuilder {
                     passes[i].keys = sync.keys();
                 }
             }
-            if (opened != null) {
-                for (CtfReader r : readers) {
-                    opened.accept(r);
+            if (listener != null) {
+                for (TracePass p : passes) {
+                    listener.opened(p.trace, p.reader, p.mapping);
                 }
             }
             int workers = Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());

@@ -184,8 +184,8 @@ class SimStateTest {
     void theModelIsTheSameWhetherTheTracesAreReadOnOneThreadOrSeveral() throws Exception {
         Simulation.Result r = Simulation.sobel(config(11, 6, "preempt:dsp2"), dir.resolve("board"));
         StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-        StateModel one = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 1);
-        StateModel several = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, null, 4);
+        StateModel one = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 1);
+        StateModel several = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 4);
         assertThat(one.events()).isGreaterThan(1000);
         assertThat(one.marks()).as("the sync handshake's events, kept as point events").isGreaterThan(10);
         assertThat(dump(several)).isEqualTo(dump(one));
@@ -204,7 +204,7 @@ class SimStateTest {
         Simulation.Result r = Simulation.sobel(config(seed, 5, fault), dir.resolve("board"));
         StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
         StateModel twice = StateBuilder.build(in, w -> { });
-        StateBuilder.Built once = StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, null, 0);
+        StateBuilder.Built once = StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, 0);
         for (int t = 0; t < r.traces().size(); t++) {
             var a = once.input().sync().traces().get(t);
             var b = in.sync().traces().get(t);

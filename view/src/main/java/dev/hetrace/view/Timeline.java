@@ -386,20 +386,23 @@ public final class Timeline {
             sync.add(r.sendEvent());
             sync.add(r.receiveEvent());
         }
+        // by core, keeping each trace's order (already by time on each of its cores); sorted only if not
         int[] at = markOff.clone();
-        Integer[] order = new Integer[n];
+        int[] order = new int[n];
         for (int i = 0; i < n; i++) {
             order[at[m.markCore(i)]++] = i;
         }
-        boolean sorted = true;
-        for (int c = 0; c < cores && sorted; c++) {
-            for (int k = markOff[c] + 1; k < markOff[c + 1] && sorted; k++) {
+        for (int c = 0; c < cores; c++) {
+            int lo = markOff[c];
+            int hi = markOff[c + 1];
+            boolean sorted = true;
+            for (int k = lo + 1; k < hi && sorted; k++) {
                 sorted = m.markTime(order[k - 1]) <= m.markTime(order[k]);
             }
-        }
-        if (!sorted) {
-            for (int c = 0; c < cores; c++) {
-                java.util.Arrays.sort(order, markOff[c], markOff[c + 1], (a, b) -> Long.compare(m.markTime(a), m.markTime(b)));
+            if (!sorted) {
+                int[] byTime = java.util.Arrays.stream(order, lo, hi).boxed()
+                    .sorted((a, b) -> Long.compare(m.markTime(a), m.markTime(b))).mapToInt(Integer::intValue).toArray();
+                System.arraycopy(byTime, 0, order, lo, byTime.length);
             }
         }
         markTime = new long[n];

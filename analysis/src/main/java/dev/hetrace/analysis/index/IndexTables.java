@@ -101,8 +101,8 @@ public final class IndexTables {
     }
 
     /** The narrow events' log to give the state pass ({@link StateBuilder.EventListener}) while it builds {@code model}. */
-    static EventLog eventLog(Mapping mapping, List<String> traceNames, LongConsumer progress) {
-        return new EventLog(traceNames.size(), mapping, traceNames, progress);
+    static EventLog eventLog(List<String> traceNames, LongConsumer progress) {
+        return new EventLog(traceNames.size(), traceNames, progress);
     }
 
     /** A state model and the narrow rows of the events its pass read. */
@@ -110,15 +110,13 @@ public final class IndexTables {
 
     /** For the benchmark: the state model built with the events' log. */
     public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
-        EventLog[] log = new EventLog[1];
-        int[] opened = {0};
         List<String> names = new ArrayList<>();
         for (var p : input.traces()) {
             names.add(p.toAbsolutePath().normalize().getFileName().toString());
         }
-        log[0] = eventLog(mapping, names, n -> { });
-        StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, r -> log[0].opened(opened[0]++, r), log[0]);
-        return new StateWithEvents(m, log[0]);
+        EventLog log = eventLog(names, n -> { });
+        StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, log);
+        return new StateWithEvents(m, log);
     }
 
     /** For the benchmark: the narrow events table alone, from a log {@link #stateWithEvents} made, into a new database. */
@@ -127,7 +125,7 @@ public final class IndexTables {
         EventLog l = made.events();
         create(c, model.traceNames(), l.eventNames, coreNames(model), List.of(), List.of());
         l.rows(coreNames(model)).insertInto(c, "events_raw");
-        return l.total;
+        return l.total();
     }
 
     private static List<String> coreNames(StateModel model) {
@@ -160,11 +158,11 @@ public final class IndexTables {
         long[][] spans = new long[model.traceNames().size()][];
         List<String> cores = coreNames(model);
         create(c, model.traceNames(), log.eventNames, cores, Arrays.asList(taskNames), Arrays.asList(functions));
-        ChunkedRows events = log.rows(cores); // counts and spans are known from here
-        events.insertInto(c, "events_raw", "events", log.total, notes);
-        long[] counts = log.counts;
+        log.rows(cores).insertInto(c, "events_raw", "events", log.total(), notes);
+        long[] counts = new long[spans.length];
         for (int i = 0; i < spans.length; i++) {
-            spans[i] = new long[] {log.first[i], log.last[i]};
+            counts[i] = log.count(i);
+            spans[i] = log.span(i);
         }
         new IntervalRows(model, taskNames, functions).insertInto(c, "intervals", "intervals",
             (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes);
@@ -219,39 +217,27 @@ public final class IndexTables {
     public static final class EventLog implements StateBuilder.EventListener {
         private static final int CHUNK = 1 << 13;
         final String[] traceNames;
-        final Mapping given;
         /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
         final Set<String> eventNames = new LinkedHashSet<>();
         final Map<String, Integer> nameIds = new HashMap<>();
         final TraceLog[] logs;
-        final long[] counts;
-        final long[] first;
-        final long[] last;
         final LongConsumer progress;
         final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
-        long total;
 
-        EventLog(int traces, Mapping given, List<String> traceNames, LongConsumer progress) {
+        EventLog(int traces, List<String> traceNames, LongConsumer progress) {
             this.traceNames = traceNames.toArray(String[]::new);
-            this.given = given;
             this.progress = progress;
             logs = new TraceLog[traces];
-            counts = new long[traces];
-            first = new long[traces];
-            last = new long[traces];
         }
 
-        /** Takes trace {@code i}'s reader, opened: its event names and mapping's core field. */
-        void opened(int i, CtfReader r) {
-            Set<String> events = StateBuilder.eventNames(r.traces());
-            for (String e : events) {
+        @Override
+        public void opened(int i, CtfReader r, Mapping m) {
+            for (String e : StateBuilder.eventNames(r.traces())) {
                 if (eventNames.add(e)) {
                     nameIds.put(e, nameIds.size());
                 }
             }
-            Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
-            logs[i] = new TraceLog(i, m == null || m.core() == null ? null : Event.field(m.core()),
-                new EventPosition.Tracker(r.traces()));
+            logs[i] = new TraceLog(i, m.core() == null ? null : Event.field(m.core()), new EventPosition.Tracker(r.traces()));
         }
 
         @Override
@@ -275,16 +261,23 @@ public final class IndexTables {
             return id;
         }
 
-        /** Once the pass is over: the per-trace counts and spans, the total. */
-        private void close() {
-            total = 0;
+        /** Events of trace {@code i} read (once the pass is over). */
+        long count(int i) {
+            return logs[i] == null ? 0 : logs[i].count;
+        }
+
+        /** The first and last times of trace {@code i}'s timed events (MAX_VALUE, MIN_VALUE: none). */
+        long[] span(int i) {
+            return logs[i] == null ? new long[] {Long.MAX_VALUE, Long.MIN_VALUE} : new long[] {logs[i].first, logs[i].last};
+        }
+
+        /** Events of every trace read. */
+        long total() {
+            long n = 0;
             for (int i = 0; i < logs.length; i++) {
-                TraceLog l = logs[i];
-                counts[i] = l == null ? 0 : l.count;
-                first[i] = l == null ? Long.MAX_VALUE : l.first;
-                last[i] = l == null ? Long.MIN_VALUE : l.last;
-                total += counts[i];
+                n += count(i);
             }
+            return n;
         }
 
         /** One trace's rows, written by the one thread that reads the trace. */
@@ -397,7 +390,6 @@ public final class IndexTables {
 
         /** The rows, trace by trace, the cores numbered as {@code coreNames} (the ENUM's values): a core not in it is NULL. */
         ChunkedRows rows(List<String> coreNames) {
-            close();
             Map<String, Integer> byName = new HashMap<>();
             for (String c : coreNames) {
                 byName.putIfAbsent(c, byName.size());

@@ -120,7 +120,7 @@ public final class TraceIndex {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
         List<String> names = names(traces);
-        IndexTables.EventLog log = IndexTables.eventLog(mapping, names, events -> {
+        IndexTables.EventLog log = IndexTables.eventLog(names, events -> {
             long now = System.nanoTime();
             synchronized (lastNote) {
                 if (now - lastNote[0] > 2_000_000_000L) {
@@ -129,16 +129,14 @@ public final class TraceIndex {
                 }
             }
         });
-        int[] opened = {0};
         // one pass: the state model, and the events' narrow rows as the pass reads them
         StateBuilder.Input in;
         StateModel model;
         if (given != null) {
             in = given;
-            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, r -> log.opened(opened[0]++, r), log, threads);
+            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, log, threads);
         } else {
-            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, mapping, warnings,
-                r -> log.opened(opened[0]++, r), log, threads);
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, mapping, warnings, log, threads);
             in = built.input();
             model = built.model();
         }
