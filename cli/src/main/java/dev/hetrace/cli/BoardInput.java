@@ -31,7 +31,7 @@ final class BoardInput {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
         // one reading of each trace: the state pass also finds the sync messages
         StateModel model = StateBuilder.synchronizeAndBuild(traces, m, w -> err.println("hetrace: warning: " + w), null,
-            null, 0).model();
+            0).model();
         model.symbolize(symbols(inputs));
         if (model.events() == model.untimed()) {
             throw new IOException(model.events() == 0 ? "the traces have no events"

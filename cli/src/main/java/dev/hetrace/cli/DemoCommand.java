@@ -27,6 +27,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -62,19 +63,16 @@ final class DemoCommand extends HetraceCommand {
     long seed = 1;
 
     @Option(names = "--serve", description = {"Then serve the viewer on the demo's board (as 'hetrace view'",
-        "does) until Ctrl-C, and print its URL."})
+        "does) until Ctrl-C, and print its URL; --port, --bind and --open say where and whether to open it."})
     boolean serve;
 
-    @Option(names = "--port", paramLabel = "P", description = "With --serve: the port (default: a free one).")
-    int port = 0;
-
-    @Option(names = "--open", description = "With --serve: open the viewer in the desktop's browser (xdg-open).")
-    boolean open;
+    @CommandLine.Mixin
+    Serving.Options serving = new Serving.Options();
 
     @Override
     public Integer call() {
-        if (port < 0 || port > 65535) {
-            main.err.println("hetrace: --port " + port + ": must be within 0..65535");
+        if (serving.invalid() != null) {
+            main.err.println("hetrace: " + serving.invalid());
             return 2;
         }
         PrintStream err = main.err;
@@ -120,7 +118,7 @@ final class DemoCommand extends HetraceCommand {
             err.println("hetrace: " + e.getMessage());
             return 1;
         }
-        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, "127.0.0.1", port, open) : 0;
+        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;
     }
 
     /** An absent or empty directory, or a previous demo's (replaced): never anything else. */

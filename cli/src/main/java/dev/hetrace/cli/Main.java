@@ -37,12 +37,17 @@ public final class Main implements Runnable {
         System.exit(status[0]);
     }
 
+    /** The width of --help: that of the longest line of a command's description. */
+    static final int USAGE_WIDTH = 100;
+
     /** Runs the command line and returns the exit status (0 ok, 1 error, 2 usage error). */
     public static int run(java.io.OutputStream out, java.io.PrintStream err, String... args) {
         Main main = new Main();
         main.out = out;
         main.err = err;
         CommandLine cl = new CommandLine(main);
+        // the descriptions are written to this width (HelpTest): picocli's 80 would break their lines
+        cl.setUsageHelpWidth(USAGE_WIDTH);
         cl.setOut(new java.io.PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true));
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setExitCodeExceptionMapper(e -> 1);

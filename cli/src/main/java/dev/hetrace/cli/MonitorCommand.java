@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -79,15 +80,8 @@ final class MonitorCommand extends HetraceCommand {
     @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop after this long (default: when the process ends).")
     double duration;
 
-    @Option(names = "--port", paramLabel = "P", description = "The page's port (default: a free one).")
-    int port = 0;
-
-    @Option(names = "--bind", paramLabel = "ADDR",
-        description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface).")
-    String bind = "127.0.0.1";
-
-    @Option(names = "--open", description = "Open the page in the desktop's browser (xdg-open).")
-    boolean open;
+    @CommandLine.Mixin
+    Serving.Options serving = new Serving.Options();
 
     @Option(names = "--no-serve", description = "Record only: no page.")
     boolean noServe;
@@ -104,8 +98,8 @@ final class MonitorCommand extends HetraceCommand {
             main.err.println("hetrace: monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
             return 2;
         }
-        if (port < 0 || port > 65535) {
-            main.err.println("hetrace: --port " + port + ": must be within 0..65535");
+        if (serving.invalid() != null) {
+            main.err.println("hetrace: " + serving.invalid());
             return 2;
         }
         if (duration < 0) {
@@ -157,10 +151,10 @@ final class MonitorCommand extends HetraceCommand {
         MonitorServer server = null;
         if (!noServe) {
             try {
-                server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(bind, port);
+                server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(serving.bind, serving.port);
             } catch (RuntimeException e) {
                 stop(process);
-                return fail(Serving.cannotServe(bind, port, e));
+                return fail(Serving.cannotServe(serving.bind, serving.port, e));
             }
         }
         MonitorServer page = server;
@@ -173,7 +167,7 @@ final class MonitorCommand extends HetraceCommand {
         main.err.printf(Locale.ROOT, "hetrace monitor: %s, every %d ms; saving to %s%n",
             pid != null ? workload : workload + " (pid " + target + ")", settings.intervalMs(), dir);
         if (server != null) {
-            Serving.announce(main.err, "hetrace monitor", Serving.url(bind, server.port()), open);
+            Serving.announce(main.err, "hetrace monitor", Serving.url(serving.bind, server.port()), serving.open);
         }
         main.err.flush();
         CountDownLatch saved = new CountDownLatch(1);

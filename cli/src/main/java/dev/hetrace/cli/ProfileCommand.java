@@ -1,6 +1,5 @@
 package dev.hetrace.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,17 +10,5 @@ import picocli.CommandLine.Command;
         "measurements; their statistics, counter plans and reports (docs/profiling.md)."},
     subcommands = {ProfileRunCommand.class, ProfileSweepCommand.class, ProfileImportCommand.class, ProfilePlanCommand.class,
         ProfileStatsCommand.class, ProfileReportCommand.class, CommandLine.HelpCommand.class})
-final class ProfileCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.ParentCommand
-    Main main;
-
-    /** Without a subcommand: the usage, and the status of a usage error. */
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(main.err);
-        return 2;
-    }
+final class ProfileCommand extends GroupCommand {
 }

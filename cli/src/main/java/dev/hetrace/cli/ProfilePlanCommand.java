@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         "Examples:",
         "  hetrace profile plan --count 50 --registers 6",
         "  hetrace profile plan --count 50 --registers 6 --pairs --format csv",
-        "  hetrace profile plan --events cycles,instructions,l2_refill,l2_access,bus_access --registers 4 --pairs"},
+        "  hetrace profile plan --events cycles,instructions,l2_refill,l2_access,bus_access \\", "      --registers 4 --pairs"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the plan was printed", "1:no plan is possible (pairs on one register)", "2:usage error"})
 final class ProfilePlanCommand extends ProfileAnalysisCommand {

@@ -3,6 +3,7 @@ package dev.hetrace.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Option;
 
 /**
  * Serving a page on this machine, as {@code hetrace view}, {@code demo --serve} and {@code
@@ -11,6 +12,24 @@ import java.util.concurrent.CountDownLatch;
  */
 final class Serving {
     private Serving() {
+    }
+
+    /** The options of a command that serves a page (a picocli mixin): where, and whether to open it. */
+    static final class Options {
+        @Option(names = "--port", paramLabel = "P", description = "The port to serve on (default: a free one).")
+        int port = 0;
+
+        @Option(names = "--bind", paramLabel = "ADDR",
+            description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface).")
+        String bind = "127.0.0.1";
+
+        @Option(names = "--open", description = "Open the page in the desktop's browser (xdg-open).")
+        boolean open;
+
+        /** The usage error of these options (a port out of range), or null. */
+        String invalid() {
+            return port < 0 || port > 65535 ? "--port " + port + ": must be within 0..65535" : null;
+        }
     }
 
     /** A server that did not start, in one line: the address and the deepest cause. */

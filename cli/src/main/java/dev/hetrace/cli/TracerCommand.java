@@ -29,20 +29,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "tracer", mixinStandardHelpOptions = true,
     description = {"Instrument bare-metal cores: tracers generated from barectf configurations."},
     subcommands = {TracerCommand.Generate.class, CommandLine.HelpCommand.class})
-final class TracerCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.ParentCommand
-    Main main;
-
-    /** Without a subcommand: the usage, and the status of a usage error. */
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(main.err);
-        return 2;
-    }
-
+final class TracerCommand extends GroupCommand {
     /** {@code hetrace tracer generate}. */
     @Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Write the C tracer and the CTF metadata of a barectf configuration.", "",

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
  */
 @Command(name = "aot-training", hidden = true,
-    description = "Reads a generated sample trace in every output format (used by the launcher to record a JVM AOT cache).")
+    description = {"Reads a generated sample trace in every output format (used by the launcher to", "record a JVM AOT cache)."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
     long events;

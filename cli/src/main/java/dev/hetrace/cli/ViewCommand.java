@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,15 +38,8 @@ final class ViewCommand extends HetraceCommand {
             "campaign.json of 'hetrace profile' (its report, served)."})
     List<Path> inputs = new ArrayList<>();
 
-    @Option(names = "--port", paramLabel = "P", description = "The port (default: a free one).")
-    int port = 0;
-
-    @Option(names = "--bind", paramLabel = "ADDR",
-        description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface).")
-    String bind = "127.0.0.1";
-
-    @Option(names = "--open", description = "Open the viewer in the desktop's browser (xdg-open).")
-    boolean open;
+    @CommandLine.Mixin
+    Serving.Options serving = new Serving.Options();
 
     @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
     Path mapping;
@@ -56,8 +50,8 @@ final class ViewCommand extends HetraceCommand {
 
     @Override
     public Integer call() {
-        if (port < 0 || port > 65535) {
-            main.err.println("hetrace: --port " + port + ": must be within 0..65535");
+        if (serving.invalid() != null) {
+            main.err.println("hetrace: " + serving.invalid());
             return 2;
         }
         if (isCampaign(inputs)) {
@@ -71,7 +65,7 @@ final class ViewCommand extends HetraceCommand {
             long t0 = System.nanoTime();
             // as BoardInput.model, keeping the synchronized traces for the pattern search
             StateBuilder.Built both = StateBuilder.synchronizeAndBuild(BoardInput.traces(inputs),
-                mapping == null ? null : Mapping.read(mapping), w -> main.err.println("hetrace: warning: " + w), null, null, 0);
+                mapping == null ? null : Mapping.read(mapping), w -> main.err.println("hetrace: warning: " + w), null, 0);
             input = both.input();
             StateModel model = both.model();
             model.symbolize(BoardInput.symbols(inputs));
@@ -93,11 +87,11 @@ final class ViewCommand extends HetraceCommand {
         if (bench > 0) {
             ViewServer server;
             try {
-                server = new ViewServer(timeline, input).start(bind, port);
+                server = new ViewServer(timeline, input).start(serving.bind, serving.port);
             } catch (RuntimeException e) {
-                return fail(Serving.cannotServe(bind, port, e));
+                return fail(Serving.cannotServe(serving.bind, serving.port, e));
             }
-            String url = Serving.url(bind, server.port());
+            String url = Serving.url(serving.bind, server.port());
             main.err.println("hetrace view: measuring " + url);
             try (server) {
                 return ViewBench.run(url, timeline, bench, main.err);
@@ -105,34 +99,32 @@ final class ViewCommand extends HetraceCommand {
                 return fail(e instanceof IOException io ? io : new IOException(e));
             }
         }
-        return serve(this, "hetrace view", timeline, input, bind, port, open);
+        return serve(this, "hetrace view", timeline, input, serving);
     }
 
     /**
-     * Serves {@code timeline} on {@code bind}:{@code port} until Ctrl-C, printing the URL (and
-     * opening it with {@code open}); what {@code hetrace view} and {@code hetrace demo --serve} do.
+     * Serves {@code timeline} where {@code serving} says until Ctrl-C, printing the URL (and
+     * opening it when asked); what {@code hetrace view} and {@code hetrace demo --serve} do.
      */
-    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, String bind, int port,
-            boolean open) {
+    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving) {
         return serve(cmd, who, () -> {
-            ViewServer v = new ViewServer(timeline, input).start(bind, port);
+            ViewServer v = new ViewServer(timeline, input).start(serving.bind, serving.port);
             return new Served(v::port, v::close);
-        }, bind, port, open);
+        }, serving);
     }
 
     /** A running server: its port, and how to stop it. */
     record Served(java.util.function.IntSupplier port, Runnable close) {}
 
     /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
-    static int serve(HetraceCommand cmd, String who, java.util.function.Supplier<Served> start, String bind, int port,
-            boolean open) {
+    static int serve(HetraceCommand cmd, String who, java.util.function.Supplier<Served> start, Serving.Options serving) {
         Served served;
         try {
             served = start.get();
         } catch (RuntimeException e) {
-            return cmd.fail(Serving.cannotServe(bind, port, e));
+            return cmd.fail(Serving.cannotServe(serving.bind, serving.port, e));
         }
-        Serving.announce(cmd.main.err, who, Serving.url(bind, served.port().getAsInt()), open);
+        Serving.announce(cmd.main.err, who, Serving.url(serving.bind, served.port().getAsInt()), serving.open);
         Serving.untilStopped(served.close());
         return 0;
     }
@@ -154,9 +146,9 @@ final class ViewCommand extends HetraceCommand {
             return fail(e);
         }
         return serve(this, "hetrace view", () -> {
-            dev.hetrace.view.PageServer p = dev.hetrace.view.PageServer.start(page, bind, port);
+            dev.hetrace.view.PageServer p = dev.hetrace.view.PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
-        }, bind, port, open);
+        }, serving);
     }
 
     /** Whether the only input is a campaign file ({@code hetrace profile}), not traces. */

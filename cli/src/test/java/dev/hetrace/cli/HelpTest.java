@@ -34,6 +34,28 @@ class HelpTest {
         }
     }
 
+    @Test
+    void everyDescriptionLineFitsTheHelpWidthSoThatNoneIsBrokenInTwo() {
+        List<CommandLine> all = new ArrayList<>();
+        tree(new CommandLine(new Main()), all);
+        for (CommandLine cl : all) {
+            for (String line : cl.getCommandSpec().usageMessage().description()) {
+                assertThat(line.length()).as("%s: '%s'", cl.getCommandSpec().qualifiedName(), line)
+                    .isLessThanOrEqualTo(Main.USAGE_WIDTH);
+            }
+        }
+        assertThat(all).hasSizeGreaterThan(20);
+    }
+
+    private static void tree(CommandLine cl, List<CommandLine> out) {
+        out.add(cl);
+        cl.getSubcommands().forEach((sub, child) -> {
+            if (!sub.equals("help")) {
+                tree(child, out);
+            }
+        });
+    }
+
     private static void collect(CommandLine cl, String name, List<String> out) {
         out.add(name);
         cl.getSubcommands().forEach((sub, child) -> {
