@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.util.List;
 import picocli.CommandLine.Option;
 
-/** Where the commands that read the traces' index (query, export) keep it (a picocli mixin), and how they open it. */
+/** Where the commands that read the traces' index (query, export, view) keep it (a picocli mixin), and how they open it. */
 final class IndexOptions {
     @Option(names = "--cache", paramLabel = "DIR",
         description = {"Where indexes are kept (default: $HETRACE_CACHE, else",
@@ -23,9 +23,13 @@ final class IndexOptions {
      */
     TraceIndex open(List<Path> inputs, Path mapping, PrintStream err)
             throws IOException, MetadataException, StreamDecodingException {
-        Path dir = cache != null ? cache : TraceIndex.defaultCache(System.getenv());
-        return TraceIndex.open(dir, BoardInput.traces(inputs), mapping, BoardInput.symbols(inputs),
+        return TraceIndex.open(dir(), BoardInput.traces(inputs), mapping, BoardInput.symbols(inputs),
             note -> err.println("hetrace: " + note));
+    }
+
+    /** The folder of the indexes: --cache, else the default. */
+    Path dir() {
+        return cache != null ? cache : TraceIndex.defaultCache(System.getenv());
     }
 
     /** An error as one line: DuckDB's first line (it adds the statement and a caret below), or an internal error named. */

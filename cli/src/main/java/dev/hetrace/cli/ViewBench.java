@@ -26,7 +26,11 @@ final class ViewBench {
 
     private ViewBench() {}
 
-    static int run(String url, Timeline t, int n, PrintStream out) throws IOException, InterruptedException {
+    /**
+     * Measures the server at {@code url}, serving {@code t}; {@code started}: the command's start
+     * (System.nanoTime), to tell how long after it the first view was there.
+     */
+    static int run(String url, Timeline t, int n, long started, PrintStream out) throws IOException, InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         long span = t.end() - t.begin();
         // the rows of a first screen: the board, then traces and cores (their children closed)
@@ -41,9 +45,15 @@ final class ViewBench {
         long t1 = System.nanoTime();
         long viewBytes = get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0));
         long t2 = System.nanoTime();
+        // the panels the app fills at once: the diagnosis and the statistics of the whole span
+        long panelBytes = get(http, url + "api/diagnosis") + get(http, url + "api/stats");
+        long t3 = System.nanoTime();
+        long jvm = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
         out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
-                + " view %.1f ms, %,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()), (t2 - t0) / 1e6, (t1 - t0) / 1e6,
-            metaBytes, (t2 - t1) / 1e6, viewBytes);
+                + " view %.1f ms, %,d bytes); diagnosis and statistics %.1f ms (%,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()),
+            (t2 - t0) / 1e6, (t1 - t0) / 1e6, metaBytes, (t2 - t1) / 1e6, viewBytes, (t3 - t2) / 1e6, panelBytes);
+        out.printf(Locale.ROOT, "first view and panels answered %.2f s after the command started (%.2f s after the JVM did)%n",
+            (t3 - started) / 1e9, jvm / 1e3);
         SplittableRandom random = new SplittableRandom(1);
         double from = 0;
         double to = span;

@@ -5,9 +5,12 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.view.Timeline;
+import dev.hetrace.view.TimelineFile;
 import dev.hetrace.view.ViewServer;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +28,10 @@ import picocli.CommandLine.Parameters;
         "interrupts, messages as arrows, zoom and pan, the events of a place, a search, the",
         "statistics and the diagnosis ('hetrace diagnose'). It prints the URL and runs until",
         "Ctrl-C. Only this machine can reach it unless --bind says otherwise.", "",
+        "The timeline is kept in the cache beside the traces' index (--cache): the next view of the",
+        "same traces opens it at once, without reading them, whatever their size. The traces are",
+        "then read again only for the statistics of a range or a pattern search. A trace that",
+        "changes (a file added, resized or touched) is read again.", "",
         "Examples:",
         "  hetrace view hetrace-demo                # the demo's board",
         "  hetrace view --port 8080 board/master board/dsp*",
@@ -44,12 +51,20 @@ final class ViewCommand extends HetraceCommand {
     @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
     Path mapping;
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
+    @Option(names = "--no-cache", description = {"Neither open a kept timeline nor keep one: read the traces and build",
+        "it, as the first view of a trace set does."})
+    boolean noCache;
+
     @Option(names = "--bench", paramLabel = "N", description = {"Measure instead of serving: N zoom and pan requests",
         "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."})
     int bench;
 
     @Override
     public Integer call() {
+        long started = System.nanoTime();
         if (serving.invalid() != null) {
             main.err.println("hetrace: " + serving.invalid());
             return 2;
@@ -57,6 +72,78 @@ final class ViewCommand extends HetraceCommand {
         if (isCampaign(inputs)) {
             return serveCampaign(inputs.getFirst());
         }
+        List<Path> traces;
+        java.util.Map<String, String> symbols;
+        Path kept = null;
+        try {
+            traces = BoardInput.traces(inputs);
+            symbols = BoardInput.symbols(inputs);
+            if (!noCache) {
+                kept = index.dir().resolve(TraceIndex.key(traces, mapping, symbols) + ".timeline");
+            }
+        } catch (IOException e) {
+            return fail(e);
+        }
+        ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, symbols) : null;
+        if (server == null) {
+            server = build(traces, symbols, kept);
+            if (server == null) {
+                return 1;
+            }
+        }
+        if (bench > 0) {
+            try {
+                server.start(serving.bind, serving.port);
+            } catch (RuntimeException e) {
+                return fail(Serving.cannotServe(serving.bind, serving.port, e));
+            }
+            String url = Serving.url(serving.bind, server.port());
+            main.err.println("hetrace view: measuring " + url);
+            try (ViewServer s = server) {
+                return ViewBench.run(url, s.timeline(), bench, started, main.err);
+            } catch (IOException | InterruptedException e) {
+                return fail(e instanceof IOException io ? io : new IOException(e));
+            }
+        }
+        ViewServer s = server;
+        return serve(this, "hetrace view", () -> {
+            s.start(serving.bind, serving.port);
+            return new Served(s::port, s::close);
+        }, serving);
+    }
+
+    /**
+     * The server of the timeline kept in {@code file}, reading the traces again only for what
+     * needs them; null when the file cannot be read (said, and built again).
+     */
+    private ViewServer open(Path file, List<Path> traces, java.util.Map<String, String> symbols) {
+        long t0 = System.nanoTime();
+        Timeline timeline;
+        try {
+            timeline = TimelineFile.read(file);
+        } catch (IOException e) {
+            main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
+            return null;
+        }
+        describe(timeline, String.format(Locale.ROOT, "opened the timeline kept in %s in %.2f s", file,
+            (System.nanoTime() - t0) / 1e9));
+        return ViewServer.kept(timeline, () -> {
+            main.err.println("hetrace view: reading the traces again (for the statistics of a range or a pattern search)...");
+            try {
+                StateBuilder.Built b = StateBuilder.synchronizeAndBuild(traces, mapping == null ? null : Mapping.read(mapping),
+                    w -> { }, null, 0);
+                b.model().symbolize(symbols);
+                return b;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (MetadataException | StreamDecodingException e) {
+                throw new java.io.UncheckedIOException(new IOException(e.getMessage(), e));
+            }
+        });
+    }
+
+    /** Reads the traces and builds the timeline and its server; keeps the timeline in {@code kept} (unless null). */
+    private ViewServer build(List<Path> traces, java.util.Map<String, String> symbols, Path kept) {
         Timeline timeline;
         StateBuilder.Input input;
         long built;
@@ -64,11 +151,11 @@ final class ViewCommand extends HetraceCommand {
         try {
             long t0 = System.nanoTime();
             // as BoardInput.model, keeping the synchronized traces for the pattern search
-            StateBuilder.Built both = StateBuilder.synchronizeAndBuild(BoardInput.traces(inputs),
+            StateBuilder.Built both = StateBuilder.synchronizeAndBuild(traces,
                 mapping == null ? null : Mapping.read(mapping), w -> main.err.println("hetrace: warning: " + w), null, 0);
             input = both.input();
             StateModel model = both.model();
-            model.symbolize(BoardInput.symbols(inputs));
+            model.symbolize(symbols);
             if (model.events() == model.untimed()) {
                 throw new IOException(model.events() == 0 ? "the traces have no events"
                     : "the traces' events have no time (their streams have no clock)");
@@ -78,28 +165,27 @@ final class ViewCommand extends HetraceCommand {
             read = t1 - t0;
             built = System.nanoTime() - t1;
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
+            fail(e);
+            return null;
         }
-        StateModel m = timeline.model();
-        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; read in %.2f s,"
-            + " summaries built in %.2f s%n", m.traceNames().size(), m.cores().size(), m.events(), (m.end() - m.begin()) / 1e9,
-            read / 1e9, built / 1e9);
-        if (bench > 0) {
-            ViewServer server;
+        describe(timeline, String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, built / 1e9));
+        ViewServer server = new ViewServer(timeline, input);
+        if (kept != null) {
+            long t0 = System.nanoTime();
             try {
-                server = new ViewServer(timeline, input).start(serving.bind, serving.port);
-            } catch (RuntimeException e) {
-                return fail(Serving.cannotServe(serving.bind, serving.port, e));
-            }
-            String url = Serving.url(serving.bind, server.port());
-            main.err.println("hetrace view: measuring " + url);
-            try (server) {
-                return ViewBench.run(url, timeline, bench, main.err);
-            } catch (IOException | InterruptedException e) {
-                return fail(e instanceof IOException io ? io : new IOException(e));
+                long size = TimelineFile.write(timeline, server.answersToKeep(), kept);
+                main.err.printf(Locale.ROOT, "hetrace view: kept the timeline in %s (%,.1f MB, %.2f s): the next view of"
+                    + " these traces opens it%n", kept, size / 1e6, (System.nanoTime() - t0) / 1e9);
+            } catch (IOException | RuntimeException e) {
+                main.err.println("hetrace view: warning: cannot keep the timeline in " + kept + ": " + e.getMessage());
             }
         }
-        return serve(this, "hetrace view", timeline, input, serving);
+        return server;
+    }
+
+    private void describe(Timeline t, String how) {
+        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; %s%n", t.traceNames().size(),
+            t.cores(), t.events(), (t.end() - t.begin()) / 1e9, how);
     }
 
     /**

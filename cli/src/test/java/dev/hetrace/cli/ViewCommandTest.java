@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,10 +38,52 @@ class ViewCommandTest {
 
     @Test
     void theServerAnswersTheViewRequestsOfABoardOnTheLoopback() {
-        Run r = run("view", "--bench", "12", board.toString());
+        Run r = run("view", "--no-cache", "--bench", "12", board.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.err()).contains("hetrace view: 5 trace(s), 5 cores").containsPattern("measuring http://127\\.0\\.0\\.1:\\d+/")
-            .contains("first view: meta and the whole span for 7 rows").contains("12 zoom/pan requests at 2000 px");
+            .contains("first view: meta and the whole span for 7 rows").contains("diagnosis and statistics")
+            .contains("12 zoom/pan requests at 2000 px").doesNotContain("kept");
+    }
+
+    @Test
+    void theFirstViewKeepsTheTimelineTheNextOpensItAndAChangedTraceIsReadAgain() throws Exception {
+        Path copy = dir.resolve("kept-board");
+        try (var files = Files.walk(board)) {
+            for (Path p : files.toList()) {
+                Files.copy(p, copy.resolve(board.relativize(p).toString()));
+            }
+        }
+        Path cache = dir.resolve("cache");
+        Run first = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
+        assertThat(first.status()).as(first.err()).isZero();
+        assertThat(first.err()).contains("read in").containsPattern("kept the timeline in .*\\.timeline");
+        try (var kept = Files.list(cache)) {
+            assertThat(kept.map(p -> p.getFileName().toString())).singleElement().asString().endsWith(".timeline");
+        }
+
+        Run second = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
+        assertThat(second.status()).as(second.err()).isZero();
+        assertThat(second.err()).contains("hetrace view: 5 trace(s), 5 cores").contains("opened the timeline kept in")
+            .doesNotContain("read in").contains("2 zoom/pan requests");
+
+        // a trace touched: its timeline is built again, and kept beside the old one
+        Path stream = Files.list(copy.resolve("dsp1")).filter(p -> !p.getFileName().toString().equals("metadata")).findFirst()
+            .orElseThrow();
+        Files.setLastModifiedTime(stream, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
+        Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
+        assertThat(touched.err()).contains("read in").contains("kept the timeline in");
+
+        // a damaged file: said in one line, then built again
+        Path file;
+        try (var kept = Files.list(cache)) {
+            file = kept.filter(p -> p.toString().endsWith(".timeline")).max(java.util.Comparator.comparing(p -> p.toFile().lastModified()))
+                .orElseThrow();
+        }
+        Files.write(file, java.util.Arrays.copyOf(Files.readAllBytes(file), 100));
+        Run damaged = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
+        assertThat(damaged.status()).as(damaged.err()).isZero();
+        assertThat(damaged.err()).contains("hetrace view: warning: " + file + ": cut short").contains("building the timeline again")
+            .contains("kept the timeline in").doesNotContain("\tat ");
     }
 
     @Test
@@ -49,12 +92,13 @@ class ViewCommandTest {
         assertThat(missing.status()).isEqualTo(1);
         assertThat(missing.err().strip()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
 
-        Run port = run("view", "--port", "70000", board.toString());
+        Run port = run("view", "--no-cache", "--port", "70000", board.toString());
         assertThat(port.status()).isEqualTo(2);
         assertThat(port.err().strip()).isEqualTo("hetrace: --port 70000: must be within 0..65535");
 
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            Run busy = run("view", "--port", Integer.toString(taken.getLocalPort()), "--bench", "1", board.toString());
+            Run busy = run("view", "--no-cache", "--port", Integer.toString(taken.getLocalPort()), "--bench", "1",
+                board.toString());
             assertThat(busy.status()).isEqualTo(1);
             assertThat(busy.err()).contains("hetrace: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ")
                 .doesNotContain("\tat ");

@@ -1,5 +1,6 @@
 package dev.hetrace.view;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
@@ -32,7 +33,8 @@ final class Columns {
      * Spreads what happened in [s, e) (busy time, starts, top labels at {@code labels[at..]}) over
      * the columns it covers, each getting its share of the overlap; the starts go to the first.
      */
-    void spread(long s, long e, long from, double nsPerPx, double busyTime, int starts, int[] labels, float[] times, int at) {
+    void spread(long s, long e, long from, double nsPerPx, double busyTime, int starts, MemorySegment labels, MemorySegment times,
+                long at) {
         double x0 = (s - from) / nsPerPx;
         double x1 = (e - from) / nsPerPx;
         int first = (int) Math.max(0, Math.floor(x0));
@@ -48,8 +50,12 @@ final class Columns {
                 continue;
             }
             busy[x] += busyTime * f;
-            for (int j = at; j < at + RowSummary.TOP && labels[j] >= 0; j++) {
-                RowSummary.addTop(top, topTime, x * RowSummary.TOP, labels[j], times[j] * f);
+            for (long j = at; j < at + RowSummary.TOP; j++) {
+                int label = labels.getAtIndex(Timeline.INT, j);
+                if (label < 0) {
+                    break;
+                }
+                RowSummary.addTop(top, topTime, x * RowSummary.TOP, label, times.getAtIndex(Timeline.FLOAT, j) * f);
             }
         }
     }

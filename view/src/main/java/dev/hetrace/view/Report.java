@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import dev.hetrace.analysis.Diagnosis;
-import dev.hetrace.analysis.MessageTable;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -69,7 +68,7 @@ public final class Report {
         throws IOException {
         Timeline t = timeline;
         int n = t.rows().size();
-        long intervals = t.start.length;
+        long intervals = t.intervals();
         boolean every = intervals <= maxIntervals;
         // a large board: the widest columns whose answer fits the budget (runs of equal columns make quiet rows cheap)
         int width = 0;
@@ -91,7 +90,7 @@ public final class Report {
                 }
             }
         }
-        int total = t.msgRow.length;
+        int total = t.messages();
         int stride = Math.max(1, (total + MAX_MESSAGES - 1) / MAX_MESSAGES);
         int messages = (total + stride - 1) / stride;
         String note = every
@@ -152,10 +151,10 @@ public final class Report {
                         if (t.members[r].length == 0) {
                             g.writeArrayFieldStart("rects");
                             for (int i = t.offset[r]; i < t.offset[r + 1]; i++) {
-                                g.writeNumber(t.start[i] - b);
-                                g.writeNumber(t.end_[i] - b);
-                                g.writeNumber(t.label[i]);
-                                g.writeNumber(t.state[i]);
+                                g.writeNumber(t.startOf(i) - b);
+                                g.writeNumber(t.endOf(i) - b);
+                                g.writeNumber(t.labelOf(i));
+                                g.writeNumber(t.stateOf(i));
                             }
                             g.writeEndArray();
                         }
@@ -179,10 +178,10 @@ public final class Report {
                             }
                             g.writeStartArray();
                             for (int i = t.firstEndingAfter(r, w[0]), hi = t.firstStartingFrom(r, w[1]); i < hi; i++) {
-                                g.writeNumber(t.start[i] - b);
-                                g.writeNumber(t.end_[i] - b);
-                                g.writeNumber(t.label[i]);
-                                g.writeNumber(t.state[i]);
+                                g.writeNumber(t.startOf(i) - b);
+                                g.writeNumber(t.endOf(i) - b);
+                                g.writeNumber(t.labelOf(i));
+                                g.writeNumber(t.stateOf(i));
                             }
                             g.writeEndArray();
                         }
@@ -192,10 +191,9 @@ public final class Report {
                     g.writeEndArray();
                 }
                 // messages by send time, as the server's arrows: send, from row, receive, to row, message
-                MessageTable msg = t.model().messages();
                 g.writeArrayFieldStart("arrows");
                 for (int k = 0; k < total; k += stride) {
-                    ViewQuery.arrow(g, t, msg, t.msgRow[k], b);
+                    ViewQuery.arrow(g, t, k, b);
                 }
                 g.writeEndArray();
                 g.writeEndObject();

@@ -1,5 +1,7 @@
 package dev.hetrace.view;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * A row's activity at every scale: a pyramid of bins, level 0 the finest (a power of two ns,
  * about eight intervals per bin on average), each next level twice as wide. Per bin: the busy
@@ -17,13 +19,14 @@ public final class RowSummary {
     final int shift0;
     final int[] levelBase;
     final int[] levelBins;
-    final float[] busy;
-    final int[] count;
-    final int[] top;
-    final float[] topTime;
+    // per bin of every level (columns: heap arrays when built, a mapped file when kept): busy time, intervals starting, TOP labels and their times
+    final MemorySegment busy;
+    final MemorySegment count;
+    final MemorySegment top;
+    final MemorySegment topTime;
 
-    private RowSummary(long origin, int shift0, int[] levelBase, int[] levelBins, float[] busy, int[] count, int[] top,
-                       float[] topTime) {
+    RowSummary(long origin, int shift0, int[] levelBase, int[] levelBins, MemorySegment busy, MemorySegment count,
+               MemorySegment top, MemorySegment topTime) {
         this.origin = origin;
         this.shift0 = shift0;
         this.levelBase = levelBase;
@@ -45,7 +48,7 @@ public final class RowSummary {
 
     /** The bins of all levels. */
     public int bins() {
-        return busy.length;
+        return (int) (busy.byteSize() / Float.BYTES);
     }
 
     /**
@@ -67,11 +70,13 @@ public final class RowSummary {
         for (long b = firstBin; b <= lastBin; b++) {
             read++;
             int k = base + (int) b;
-            if (busy[k] == 0 && count[k] == 0) {
+            float busyTime = busy.getAtIndex(Timeline.FLOAT, k);
+            int starts = count.getAtIndex(Timeline.INT, k);
+            if (busyTime == 0 && starts == 0) {
                 continue;
             }
             long bs = origin + (b << shift);
-            c.spread(bs, bs + w, from, nsPerPx, busy[k], count[k], top, topTime, k * TOP);
+            c.spread(bs, bs + w, from, nsPerPx, busyTime, starts, top, topTime, (long) k * TOP);
         }
         return read;
     }
@@ -166,7 +171,8 @@ public final class RowSummary {
                     }
                 }
             }
-            return new RowSummary(origin, shift0, base, bins, b, c, t, tt);
+            return new RowSummary(origin, shift0, base, bins, MemorySegment.ofArray(b), MemorySegment.ofArray(c),
+                MemorySegment.ofArray(t), MemorySegment.ofArray(tt));
         }
     }
 

@@ -3,6 +3,8 @@ package dev.hetrace.view;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateModel;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,50 +32,184 @@ public final class Timeline {
     /** Rows with more intervals than this get a summary; the others are aggregated from their intervals when needed. */
     static final int SUMMARY_MIN = 1024;
 
+    /** Columns are read in the machine's byte order, whatever their alignment (a kept file's are 8-aligned). */
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+    /** The state model it was built from; null for a timeline read from a kept file ({@link TimelineFile}). */
     final StateModel model;
-    final long begin;
-    final long end;
+    long begin;
+    long end;
+    long events;
+    List<String> traceNames;
+    List<String> coreNames;
+    List<String> taskNames;
     final List<Row> rows = new ArrayList<>();
     final Labels labels = new Labels();
     /** Per core, its row. */
-    final int[] coreRow;
+    int[] coreRow;
     /** Per BOARD or TRACE row, the CORE rows it aggregates (empty for others). */
-    final int[][] members;
+    int[][] members;
     /** Per row, whether it has children. */
     boolean[] group;
 
-    // intervals of row r in [offset[r], offset[r + 1]), sorted by start
+    /*
+     * The intervals, as columns (heap arrays when built here, a mapped file when kept): row r's in
+     * [offset[r], offset[r + 1]), sorted by start, with the running maximum of their ends; each
+     * one's label, state (a StateModel state), flags (StateModel's START_UNKNOWN...) and extra: a
+     * call's self time, a task run's core, a task state's queue (−1: none), else 0.
+     */
     int[] offset;
-    long[] start;
-    long[] end_;
-    long[] maxEnd;
-    int[] label;
-    byte[] state;
-    /** The row in the model's table: runs and calls and irqs by index; a TASK row's runs as −1 − index, its states as index. */
-    int[] source;
+    MemorySegment start;
+    MemorySegment end_;
+    MemorySegment maxEnd;
+    MemorySegment label;
+    MemorySegment state;
+    MemorySegment flags;
+    MemorySegment extra;
     RowSummary[] summaries;
 
     // point events per core, by time: core c's in [markOff[c], markOff[c + 1]); whether each is the sync handshake's
     int[] markOff;
-    long[] markTime;
-    int[] markLabel;
-    boolean[] markSync;
+    MemorySegment markTime;
+    MemorySegment markLabel;
+    MemorySegment markSync;
 
-    // messages with both sides known, sorted by send time
-    int[] msgRow;
-    long[] msgSend;
+    // messages with both sides known, sorted by send time: the model's message number, both ends (core, task, time), queue, id
+    MemorySegment msgRow;
+    MemorySegment msgSend;
+    MemorySegment msgReceive;
+    MemorySegment msgSendCore;
+    MemorySegment msgReceiveCore;
+    MemorySegment msgSendTask;
+    MemorySegment msgReceiveTask;
+    MemorySegment msgQueue;
+    MemorySegment msgId;
     long maxLatency;
 
-    private Timeline(StateModel m, int[][] members) {
+    /** Answers kept with a timeline read from a file, by name ("diagnosis", "stats"), as JSON. */
+    java.util.Map<String, String> kept = java.util.Map.of();
+
+    Timeline(StateModel m) {
         model = m;
-        begin = m.begin();
-        end = m.end();
-        coreRow = new int[m.cores().size()];
-        this.members = members;
     }
 
+    /** The state model it was built from; null when read from a kept file. */
     public StateModel model() {
         return model;
+    }
+
+    /** The events the traces hold. */
+    public long events() {
+        return events;
+    }
+
+    public List<String> traceNames() {
+        return traceNames;
+    }
+
+    public String coreName(int core) {
+        return coreNames.get(core);
+    }
+
+    public int cores() {
+        return coreNames.size();
+    }
+
+    /** The core so named, or −1. */
+    public int core(String name) {
+        return coreNames.indexOf(name);
+    }
+
+    public String taskName(int task) {
+        return taskNames.get(task);
+    }
+
+    /** The intervals of all rows. */
+    public int intervals() {
+        return offset[rows.size()];
+    }
+
+    long startOf(int i) {
+        return start.getAtIndex(LONG, i);
+    }
+
+    long endOf(int i) {
+        return end_.getAtIndex(LONG, i);
+    }
+
+    long maxEndOf(int i) {
+        return maxEnd.getAtIndex(LONG, i);
+    }
+
+    int labelOf(int i) {
+        return label.getAtIndex(INT, i);
+    }
+
+    byte stateOf(int i) {
+        return state.get(ValueLayout.JAVA_BYTE, i);
+    }
+
+    byte flagsOf(int i) {
+        return flags.get(ValueLayout.JAVA_BYTE, i);
+    }
+
+    long extraOf(int i) {
+        return extra.getAtIndex(LONG, i);
+    }
+
+    long markTime(int k) {
+        return markTime.getAtIndex(LONG, k);
+    }
+
+    int markLabel(int k) {
+        return markLabel.getAtIndex(INT, k);
+    }
+
+    boolean markSync(int k) {
+        return markSync.get(ValueLayout.JAVA_BYTE, k) != 0;
+    }
+
+    /** The messages with both sides known. */
+    int messages() {
+        return (int) (msgSend.byteSize() / Long.BYTES);
+    }
+
+    int msgRow(int k) {
+        return msgRow.getAtIndex(INT, k);
+    }
+
+    long msgSend(int k) {
+        return msgSend.getAtIndex(LONG, k);
+    }
+
+    long msgReceive(int k) {
+        return msgReceive.getAtIndex(LONG, k);
+    }
+
+    int msgSendCore(int k) {
+        return msgSendCore.getAtIndex(INT, k);
+    }
+
+    int msgReceiveCore(int k) {
+        return msgReceiveCore.getAtIndex(INT, k);
+    }
+
+    int msgSendTask(int k) {
+        return msgSendTask.getAtIndex(INT, k);
+    }
+
+    int msgReceiveTask(int k) {
+        return msgReceiveTask.getAtIndex(INT, k);
+    }
+
+    long msgQueue(int k) {
+        return msgQueue.getAtIndex(LONG, k);
+    }
+
+    long msgId(int k) {
+        return msgId.getAtIndex(LONG, k);
     }
 
     public List<Row> rows() {
@@ -106,240 +242,298 @@ public final class Timeline {
     /** Builds the rows, their intervals and their summaries from {@code m}. */
     public static Timeline of(StateModel m) {
         Layout layout = new Layout(m);
-        Timeline t = new Timeline(m, layout.members());
+        Timeline t = new Timeline(m);
+        t.begin = m.begin();
+        t.end = m.end();
+        t.events = m.events();
+        t.traceNames = List.copyOf(m.traceNames());
+        t.coreNames = m.cores().stream().map(StateModel.Core::name).toList();
+        t.taskNames = m.tasks().stream().map(StateModel.Task::name).toList();
         t.rows.addAll(layout.rows);
-        System.arraycopy(layout.coreRow, 0, t.coreRow, 0, layout.coreRow.length);
-        t.group = new boolean[t.rows.size()];
-        for (Row r : t.rows) {
-            if (r.parent() >= 0) {
-                t.group[r.parent()] = true;
-            }
-        }
-        t.fill(layout);
+        t.derive();
+        new Fill(t, layout).run();
         t.summarize();
-        t.messages();
+        t.sortMessages();
         t.marks();
         return t;
     }
 
-    /** Counts, then places every interval in its row, then sorts each row by start. */
-    private void fill(Layout layout) {
-        StateModel m = model;
-        int n = rows.size();
-        int[] count = new int[n + 1];
-        IntervalTable runs = m.runs();
-        IntervalTable states = m.taskStates();
-        IntervalTable calls = m.calls();
-        IntervalTable irqs = m.irqs();
-        for (int i = 0; i < runs.size(); i++) {
-            if (runs.state(i) != StateModel.IDLE) {
-                count[coreRow[runs.owner(i)]]++;
-                if (layout.taskRow[runs.subject(i)] >= 0) {
-                    count[layout.taskRow[runs.subject(i)]]++;
+    /** What follows from the rows: each core's row, which rows are groups, the cores of each group. */
+    void derive() {
+        coreRow = new int[coreNames.size()];
+        group = new boolean[rows.size()];
+        members = new int[rows.size()][];
+        List<List<Integer>> by = new ArrayList<>();
+        for (Row r : rows) {
+            by.add(new ArrayList<>());
+            if (r.parent() >= 0) {
+                group[r.parent()] = true;
+            }
+            if (r.kind() == Kind.CORE) {
+                coreRow[r.core()] = r.id();
+                by.getFirst().add(r.id());
+                if (rows.get(r.parent()).kind() == Kind.TRACE) {
+                    by.get(r.parent()).add(r.id());
                 }
             }
         }
-        for (int i = 0; i < states.size(); i++) {
-            if (layout.taskRow[states.owner(i)] >= 0) {
-                count[layout.taskRow[states.owner(i)]]++;
+        for (Row r : rows) {
+            members[r.id()] = by.get(r.id()).stream().mapToInt(Integer::intValue).toArray();
+        }
+    }
+
+    /** Places every interval of the model in its row, sorted; the columns are heap arrays. */
+    private static final class Fill {
+        private final Timeline t;
+        private final Layout layout;
+        private final StateModel model;
+        private final Labels labels;
+        private int[] offset;
+        private long[] start;
+        private long[] end_;
+        private int[] label;
+        private byte[] state;
+        private byte[] flags;
+        private long[] extra;
+        private long[] maxEnd;
+
+        Fill(Timeline t, Layout layout) {
+            this.t = t;
+            this.layout = layout;
+            this.model = t.model;
+            this.labels = t.labels;
+        }
+
+        void run() {
+            fill(layout);
+            t.offset = offset;
+            t.start = MemorySegment.ofArray(start);
+            t.end_ = MemorySegment.ofArray(end_);
+            t.maxEnd = MemorySegment.ofArray(maxEnd);
+            t.label = MemorySegment.ofArray(label);
+            t.state = MemorySegment.ofArray(state);
+            t.flags = MemorySegment.ofArray(flags);
+            t.extra = MemorySegment.ofArray(extra);
+        }
+
+        /** Counts, then places every interval in its row, then sorts each row by start. */
+        private void fill(Layout layout) {
+            StateModel m = model;
+            int n = t.rows.size();
+            int[] count = new int[n + 1];
+            IntervalTable runs = m.runs();
+            IntervalTable states = m.taskStates();
+            IntervalTable calls = m.calls();
+            IntervalTable irqs = m.irqs();
+            for (int i = 0; i < runs.size(); i++) {
+                if (runs.state(i) != StateModel.IDLE) {
+                    count[t.coreRow[runs.owner(i)]]++;
+                    if (layout.taskRow[runs.subject(i)] >= 0) {
+                        count[layout.taskRow[runs.subject(i)]]++;
+                    }
+                }
             }
-        }
-        for (int i = 0; i < calls.size(); i++) {
-            count[layout.callRow(calls.owner(i), calls.depth(i))]++;
-        }
-        for (int i = 0; i < irqs.size(); i++) {
-            count[layout.irqRow[irqs.owner(i)]]++;
-        }
-        offset = new int[n + 1];
-        for (int r = 0; r < n; r++) {
-            offset[r + 1] = offset[r] + count[r];
-        }
-        int total = offset[n];
-        start = new long[total];
-        end_ = new long[total];
-        label = new int[total];
-        state = new byte[total];
-        source = new int[total];
-        int[] at = offset.clone();
-        int[] taskLabel = new int[m.tasks().size()];
-        for (int k = 0; k < taskLabel.length; k++) {
-            taskLabel[k] = labels.id(m.tasks().get(k).name());
-        }
-        int[] nameLabel = new int[0];
-        int[] stateLabel = new int[5];
-        for (int s = 0; s < 5; s++) {
-            stateLabel[s] = labels.id(Labels.state(s));
-        }
-        for (int i = 0; i < runs.size(); i++) {
-            if (runs.state(i) != StateModel.IDLE) {
-                put(at, coreRow[runs.owner(i)], runs.start(i), runs.end(i), taskLabel[runs.subject(i)], runs.state(i), i);
-                int tr = layout.taskRow[runs.subject(i)];
+            for (int i = 0; i < states.size(); i++) {
+                if (layout.taskRow[states.owner(i)] >= 0) {
+                    count[layout.taskRow[states.owner(i)]]++;
+                }
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                count[layout.callRow(calls.owner(i), calls.depth(i))]++;
+            }
+            for (int i = 0; i < irqs.size(); i++) {
+                count[layout.irqRow[irqs.owner(i)]]++;
+            }
+            offset = new int[n + 1];
+            for (int r = 0; r < n; r++) {
+                offset[r + 1] = offset[r] + count[r];
+            }
+            int total = offset[n];
+            start = new long[total];
+            end_ = new long[total];
+            label = new int[total];
+            state = new byte[total];
+            flags = new byte[total];
+            extra = new long[total];
+            int[] at = offset.clone();
+            int[] taskLabel = new int[m.tasks().size()];
+            for (int k = 0; k < taskLabel.length; k++) {
+                taskLabel[k] = labels.id(m.tasks().get(k).name());
+            }
+            int[] nameLabel = new int[0];
+            int[] stateLabel = new int[5];
+            for (int s = 0; s < 5; s++) {
+                stateLabel[s] = labels.id(Labels.state(s));
+            }
+            for (int i = 0; i < runs.size(); i++) {
+                if (runs.state(i) != StateModel.IDLE) {
+                    put(at, t.coreRow[runs.owner(i)], runs.start(i), runs.end(i), taskLabel[runs.subject(i)], runs.state(i),
+                        runs.flags(i), 0);
+                    int tr = layout.taskRow[runs.subject(i)];
+                    if (tr >= 0) {
+                        put(at, tr, runs.start(i), runs.end(i), stateLabel[StateModel.RUNNING], StateModel.RUNNING,
+                            runs.flags(i), runs.owner(i));
+                    }
+                }
+            }
+            for (int i = 0; i < states.size(); i++) {
+                int tr = layout.taskRow[states.owner(i)];
                 if (tr >= 0) {
-                    put(at, tr, runs.start(i), runs.end(i), stateLabel[StateModel.RUNNING], StateModel.RUNNING, -1 - i);
+                    put(at, tr, states.start(i), states.end(i), stateLabel[states.state(i)], states.state(i),
+                        states.flags(i), states.subject(i));
+                }
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                nameLabel = nameLabel(nameLabel, calls.subject(i));
+                put(at, layout.callRow(calls.owner(i), calls.depth(i)), calls.start(i), calls.end(i), nameLabel[calls.subject(i)],
+                    StateModel.RUNNING, calls.flags(i), calls.self(i));
+            }
+            for (int i = 0; i < irqs.size(); i++) {
+                nameLabel = nameLabel(nameLabel, irqs.subject(i));
+                put(at, layout.irqRow[irqs.owner(i)], irqs.start(i), irqs.end(i), nameLabel[irqs.subject(i)],
+                    StateModel.RUNNING, irqs.flags(i), 0);
+            }
+            maxEnd = new long[total];
+            long[] keys = new long[0];
+            int[] perm = new int[0];
+            int[] tmp = new int[0];
+            for (int r = 0; r < n; r++) {
+                int lo = offset[r];
+                int hi = offset[r + 1];
+                if (!sorted(lo, hi)) {
+                    int len = hi - lo;
+                    if (perm.length < len) {
+                        perm = new int[len];
+                        tmp = new int[len];
+                        keys = new long[len];
+                    }
+                    for (int k = 0; k < len; k++) {
+                        perm[k] = lo + k;
+                    }
+                    mergeSort(perm, tmp, len);
+                    permute(lo, perm, len, keys, tmp);
+                }
+                long mx = Long.MIN_VALUE;
+                for (int i = lo; i < hi; i++) {
+                    mx = Math.max(mx, end_[i]);
+                    maxEnd[i] = mx;
                 }
             }
         }
-        for (int i = 0; i < states.size(); i++) {
-            int tr = layout.taskRow[states.owner(i)];
-            if (tr >= 0) {
-                put(at, tr, states.start(i), states.end(i), stateLabel[states.state(i)], states.state(i), i);
+
+        /** The label of function or interrupt name {@code name}, looked up once (−1: not yet). */
+        private int[] nameLabel(int[] table, int name) {
+            if (name < table.length && table[name] >= 0) {
+                return table;
+            }
+            int[] t = table;
+            if (name >= t.length) {
+                int old = t.length;
+                t = java.util.Arrays.copyOf(t, Math.max(name + 1, old * 2));
+                java.util.Arrays.fill(t, old, t.length, -1);
+            }
+            t[name] = labels.id(model.name(name));
+            return t;
+        }
+
+        private void put(int[] at, int row, long s, long e, int lab, int st, int fl, long x) {
+            int k = at[row]++;
+            start[k] = s;
+            end_[k] = e;
+            label[k] = lab;
+            state[k] = (byte) st;
+            flags[k] = (byte) fl;
+            extra[k] = x;
+        }
+
+        private boolean sorted(int lo, int hi) {
+            for (int i = lo + 1; i < hi; i++) {
+                if (start[i] < start[i - 1]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Sorts positions by (start, end descending: outer first), stable. */
+        private void mergeSort(int[] a, int[] tmp, int n) {
+            for (int w = 1; w < n; w *= 2) {
+                for (int lo = 0; lo < n - w; lo += 2 * w) {
+                    int mid = lo + w;
+                    int hi = Math.min(lo + 2 * w, n);
+                    int i = lo;
+                    int j = mid;
+                    int k = lo;
+                    while (i < mid && j < hi) {
+                        tmp[k++] = before(a[j], a[i]) ? a[j++] : a[i++];
+                    }
+                    while (i < mid) {
+                        tmp[k++] = a[i++];
+                    }
+                    while (j < hi) {
+                        tmp[k++] = a[j++];
+                    }
+                    System.arraycopy(tmp, lo, a, lo, hi - lo);
+                }
             }
         }
-        for (int i = 0; i < calls.size(); i++) {
-            nameLabel = nameLabel(nameLabel, calls.subject(i));
-            put(at, layout.callRow(calls.owner(i), calls.depth(i)), calls.start(i), calls.end(i), nameLabel[calls.subject(i)],
-                StateModel.RUNNING, i);
+
+        private boolean before(int x, int y) {
+            return start[x] < start[y] || start[x] == start[y] && end_[x] > end_[y];
         }
-        for (int i = 0; i < irqs.size(); i++) {
-            nameLabel = nameLabel(nameLabel, irqs.subject(i));
-            put(at, layout.irqRow[irqs.owner(i)], irqs.start(i), irqs.end(i), nameLabel[irqs.subject(i)], StateModel.RUNNING, i);
-        }
-        maxEnd = new long[total];
-        long[] keys = new long[0];
-        int[] perm = new int[0];
-        int[] tmp = new int[0];
-        for (int r = 0; r < n; r++) {
-            int lo = offset[r];
-            int hi = offset[r + 1];
-            if (!sorted(lo, hi)) {
-                int len = hi - lo;
-                if (perm.length < len) {
-                    perm = new int[len];
-                    tmp = new int[len];
-                    keys = new long[len];
-                }
-                for (int k = 0; k < len; k++) {
-                    perm[k] = lo + k;
-                }
-                mergeSort(perm, tmp, len);
-                permute(lo, perm, len, keys, tmp);
+
+        /** Reorders the columns of [lo, lo + len) after {@code perm} (absolute positions). */
+        private void permute(int lo, int[] perm, int len, long[] keys, int[] tmp) {
+            for (int k = 0; k < len; k++) {
+                keys[k] = start[perm[k]];
             }
-            long mx = Long.MIN_VALUE;
-            for (int i = lo; i < hi; i++) {
-                mx = Math.max(mx, end_[i]);
-                maxEnd[i] = mx;
+            System.arraycopy(keys, 0, start, lo, len);
+            for (int k = 0; k < len; k++) {
+                keys[k] = end_[perm[k]];
             }
-        }
-    }
-
-    /** The label of function or interrupt name {@code name}, looked up once (−1: not yet). */
-    private int[] nameLabel(int[] table, int name) {
-        if (name < table.length && table[name] >= 0) {
-            return table;
-        }
-        int[] t = table;
-        if (name >= t.length) {
-            int old = t.length;
-            t = java.util.Arrays.copyOf(t, Math.max(name + 1, old * 2));
-            java.util.Arrays.fill(t, old, t.length, -1);
-        }
-        t[name] = labels.id(model.name(name));
-        return t;
-    }
-
-    private void put(int[] at, int row, long s, long e, int lab, int st, int src) {
-        int k = at[row]++;
-        start[k] = s;
-        end_[k] = e;
-        label[k] = lab;
-        state[k] = (byte) st;
-        source[k] = src;
-    }
-
-    private boolean sorted(int lo, int hi) {
-        for (int i = lo + 1; i < hi; i++) {
-            if (start[i] < start[i - 1]) {
-                return false;
+            System.arraycopy(keys, 0, end_, lo, len);
+            for (int k = 0; k < len; k++) {
+                tmp[k] = label[perm[k]];
             }
-        }
-        return true;
-    }
-
-    /** Sorts positions by (start, end descending: outer first), stable. */
-    private void mergeSort(int[] a, int[] tmp, int n) {
-        for (int w = 1; w < n; w *= 2) {
-            for (int lo = 0; lo < n - w; lo += 2 * w) {
-                int mid = lo + w;
-                int hi = Math.min(lo + 2 * w, n);
-                int i = lo;
-                int j = mid;
-                int k = lo;
-                while (i < mid && j < hi) {
-                    tmp[k++] = before(a[j], a[i]) ? a[j++] : a[i++];
-                }
-                while (i < mid) {
-                    tmp[k++] = a[i++];
-                }
-                while (j < hi) {
-                    tmp[k++] = a[j++];
-                }
-                System.arraycopy(tmp, lo, a, lo, hi - lo);
+            System.arraycopy(tmp, 0, label, lo, len);
+            for (int k = 0; k < len; k++) {
+                keys[k] = extra[perm[k]];
             }
+            System.arraycopy(keys, 0, extra, lo, len);
+            byte[] b = new byte[len];
+            for (int k = 0; k < len; k++) {
+                b[k] = state[perm[k]];
+            }
+            System.arraycopy(b, 0, state, lo, len);
+            for (int k = 0; k < len; k++) {
+                b[k] = flags[perm[k]];
+            }
+            System.arraycopy(b, 0, flags, lo, len);
         }
-    }
-
-    private boolean before(int x, int y) {
-        return start[x] < start[y] || start[x] == start[y] && end_[x] > end_[y];
-    }
-
-    /** Reorders the columns of [lo, lo + len) after {@code perm} (absolute positions). */
-    private void permute(int lo, int[] perm, int len, long[] keys, int[] tmp) {
-        for (int k = 0; k < len; k++) {
-            keys[k] = start[perm[k]];
-        }
-        System.arraycopy(keys, 0, start, lo, len);
-        for (int k = 0; k < len; k++) {
-            keys[k] = end_[perm[k]];
-        }
-        System.arraycopy(keys, 0, end_, lo, len);
-        for (int k = 0; k < len; k++) {
-            tmp[k] = label[perm[k]];
-        }
-        System.arraycopy(tmp, 0, label, lo, len);
-        for (int k = 0; k < len; k++) {
-            tmp[k] = source[perm[k]];
-        }
-        System.arraycopy(tmp, 0, source, lo, len);
-        byte[] b = new byte[len];
-        for (int k = 0; k < len; k++) {
-            b[k] = state[perm[k]];
-        }
-        System.arraycopy(b, 0, state, lo, len);
     }
 
     /** A summary per row with many intervals; a group's (board, trace) from all its cores' intervals. */
     private void summarize() {
         summaries = new RowSummary[rows.size()];
         for (int r = 0; r < rows.size(); r++) {
-            if (members[r].length > 0) {
-                int n = 0;
-                for (int m : members[r]) {
-                    n += size(m);
-                }
-                if (n > SUMMARY_MIN) {
-                    RowSummary.Builder b = new RowSummary.Builder(begin, end, n);
-                    for (int m : members[r]) {
-                        for (int i = offset[m]; i < offset[m + 1]; i++) {
-                            b.add(start[i], end_[i], label[i], state[i] != StateModel.IDLE);
-                        }
-                    }
-                    summaries[r] = b.build();
-                }
-                continue;
+            int[] from = members[r].length > 0 ? members[r] : new int[] {r};
+            int n = 0;
+            for (int m : from) {
+                n += size(m);
             }
-            int lo = offset[r];
-            int hi = offset[r + 1];
-            if (hi - lo > SUMMARY_MIN) {
-                RowSummary.Builder b = new RowSummary.Builder(begin, end, hi - lo);
-                for (int i = lo; i < hi; i++) {
-                    b.add(start[i], end_[i], label[i], state[i] != StateModel.IDLE);
+            if (n > SUMMARY_MIN) {
+                RowSummary.Builder b = new RowSummary.Builder(begin, end, n);
+                for (int m : from) {
+                    for (int i = offset[m]; i < offset[m + 1]; i++) {
+                        b.add(startOf(i), endOf(i), labelOf(i), stateOf(i) != StateModel.IDLE);
+                    }
                 }
                 summaries[r] = b.build();
             }
         }
     }
 
-    private void messages() {
+    private void sortMessages() {
         MessageTable msg = model.messages();
         int n = 0;
         for (int i = 0; i < msg.size(); i++) {
@@ -362,11 +556,34 @@ public final class Timeline {
             idx = java.util.Arrays.stream(idx).boxed().sorted((a, b) -> Long.compare(msg.sendTime(a), msg.sendTime(b)))
                 .mapToInt(Integer::intValue).toArray();
         }
-        msgRow = idx;
-        msgSend = new long[n];
+        long[] send = new long[n];
+        long[] receive = new long[n];
+        int[] sendCore = new int[n];
+        int[] receiveCore = new int[n];
+        int[] sendTask = new int[n];
+        int[] receiveTask = new int[n];
+        long[] queue = new long[n];
+        long[] id = new long[n];
         for (int k = 0; k < n; k++) {
-            msgSend[k] = msg.sendTime(idx[k]);
+            int i = idx[k];
+            send[k] = msg.sendTime(i);
+            receive[k] = msg.receiveTime(i);
+            sendCore[k] = msg.sendCore(i);
+            receiveCore[k] = msg.receiveCore(i);
+            sendTask[k] = msg.sendTask(i);
+            receiveTask[k] = msg.receiveTask(i);
+            queue[k] = msg.queue(i);
+            id[k] = msg.id(i);
         }
+        msgRow = MemorySegment.ofArray(idx);
+        msgSend = MemorySegment.ofArray(send);
+        msgReceive = MemorySegment.ofArray(receive);
+        msgSendCore = MemorySegment.ofArray(sendCore);
+        msgReceiveCore = MemorySegment.ofArray(receiveCore);
+        msgSendTask = MemorySegment.ofArray(sendTask);
+        msgReceiveTask = MemorySegment.ofArray(receiveTask);
+        msgQueue = MemorySegment.ofArray(queue);
+        msgId = MemorySegment.ofArray(id);
     }
 
     /** The point events by core and time, labelled by their event names. */
@@ -405,17 +622,20 @@ public final class Timeline {
                 System.arraycopy(byTime, 0, order, lo, byTime.length);
             }
         }
-        markTime = new long[n];
-        markLabel = new int[n];
-        markSync = new boolean[n];
+        long[] time = new long[n];
+        int[] lab = new int[n];
+        byte[] isSync = new byte[n];
         Map<String, Integer> labelOf = new HashMap<>();
         for (int k = 0; k < n; k++) {
             int i = order[k];
-            markTime[k] = m.markTime(i);
+            time[k] = m.markTime(i);
             String name = m.markName(i);
-            markLabel[k] = labelOf.computeIfAbsent(name, labels::id);
-            markSync[k] = sync.contains(name);
+            lab[k] = labelOf.computeIfAbsent(name, labels::id);
+            isSync[k] = (byte) (sync.contains(name) ? 1 : 0);
         }
+        markTime = MemorySegment.ofArray(time);
+        markLabel = MemorySegment.ofArray(lab);
+        markSync = MemorySegment.ofArray(isSync);
     }
 
     /** The position of core {@code core}'s first point event at or after {@code t}. */
@@ -424,7 +644,7 @@ public final class Timeline {
         int hi = markOff[core + 1];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (markTime[mid] >= t) {
+            if (markTime(mid) >= t) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -439,7 +659,7 @@ public final class Timeline {
         int hi = offset[r + 1];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (maxEnd[mid] > t) {
+            if (maxEndOf(mid) > t) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -454,7 +674,7 @@ public final class Timeline {
         int hi = offset[r + 1];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (start[mid] >= t) {
+            if (startOf(mid) >= t) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -466,10 +686,10 @@ public final class Timeline {
     /** The first message sent at or after {@code t}. */
     int firstMessageFrom(long t) {
         int lo = 0;
-        int hi = msgSend.length;
+        int hi = messages();
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (msgSend[mid] >= t) {
+            if (msgSend(mid) >= t) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -577,25 +797,6 @@ public final class Timeline {
         private int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
             rows.add(new Row(rows.size(), kind, name, parent, level, core, task, depth));
             return rows.size() - 1;
-        }
-
-        /** Per BOARD and TRACE row, its CORE rows. */
-        int[][] members() {
-            int[][] out = new int[rows.size()][];
-            Map<Integer, List<Integer>> by = new HashMap<>();
-            for (Row r : rows) {
-                if (r.kind() == Kind.CORE) {
-                    by.computeIfAbsent(0, k -> new ArrayList<>()).add(r.id());
-                    if (rows.get(r.parent()).kind() == Kind.TRACE) {
-                        by.computeIfAbsent(r.parent(), k -> new ArrayList<>()).add(r.id());
-                    }
-                }
-            }
-            for (Row r : rows) {
-                List<Integer> l = by.get(r.id());
-                out[r.id()] = l == null ? new int[0] : l.stream().mapToInt(Integer::intValue).toArray();
-            }
-            return out;
         }
 
         /**

@@ -1,7 +1,6 @@
 package dev.hetrace.view;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateModel;
 import java.io.IOException;
 
@@ -68,11 +67,11 @@ public final class ViewQuery {
                 if (hi - lo <= width / 2) {
                     g.writeArrayFieldStart("rects");
                     for (int i = lo; i < hi; i++) {
-                        if (t.end_[i] > f || t.start[i] >= f) {
-                            g.writeNumber(t.start[i] - b);
-                            g.writeNumber(t.end_[i] - b);
-                            g.writeNumber(t.label[i]);
-                            g.writeNumber(t.state[i]);
+                        if (t.endOf(i) > f || t.startOf(i) >= f) {
+                            g.writeNumber(t.startOf(i) - b);
+                            g.writeNumber(t.endOf(i) - b);
+                            g.writeNumber(t.labelOf(i));
+                            g.writeNumber(t.stateOf(i));
                         }
                     }
                     g.writeEndArray();
@@ -103,9 +102,9 @@ public final class ViewQuery {
         if (hi - lo > 0 && hi - lo <= Math.max(1, (int) (width * MARKS_PER_PX))) {
             g.writeArrayFieldStart("marks");
             for (int i = lo; i < hi; i++) {
-                g.writeNumber(t.markTime[i] - t.begin);
-                g.writeNumber(t.markLabel[i]);
-                g.writeNumber(t.markSync[i] ? 1 : 0);
+                g.writeNumber(t.markTime(i) - t.begin);
+                g.writeNumber(t.markLabel(i));
+                g.writeNumber(t.markSync(i) ? 1 : 0);
             }
             g.writeEndArray();
         }
@@ -121,7 +120,7 @@ public final class ViewQuery {
         int lo = t.firstEndingAfter(r, f);
         int hi = t.firstStartingFrom(r, e);
         for (int i = lo; i < hi; i++) {
-            cols.add(t.start[i], t.end_[i], t.label[i], t.state[i] != StateModel.IDLE, f, nsPerPx);
+            cols.add(t.startOf(i), t.endOf(i), t.labelOf(i), t.stateOf(i) != StateModel.IDLE, f, nsPerPx);
         }
     }
 
@@ -181,36 +180,37 @@ public final class ViewQuery {
         int hi = t.firstMessageFrom(e);
         int n = 0;
         for (int k = lo; k < hi; k++) {
-            if (t.model.messages().receiveTime(t.msgRow[k]) >= f) {
+            if (t.msgReceive(k) >= f) {
                 n++;
             }
         }
         int stride = Math.max(1, (n + MAX_ARROWS - 1) / MAX_ARROWS);
-        var msg = t.model.messages();
         long b = t.begin;
         g.writeNumberField("arrowsTotal", n);
         g.writeBooleanField("sampled", stride > 1);
         g.writeArrayFieldStart("arrows");
         int seen = 0;
         for (int k = lo; k < hi; k++) {
-            int m = t.msgRow[k];
-            if (msg.receiveTime(m) < f) {
+            if (t.msgReceive(k) < f) {
                 continue;
             }
             if (seen++ % stride != 0) {
                 continue;
             }
-            arrow(g, t, msg, m, b);
+            arrow(g, t, k, b);
         }
         g.writeEndArray();
     }
 
-    /** Message {@code m} as an arrow: send time, sending core's row, receive time, receiving core's row, message (times from {@code b}). */
-    static void arrow(JsonGenerator g, Timeline t, MessageTable msg, int m, long b) throws IOException {
-        g.writeNumber(msg.sendTime(m) - b);
-        g.writeNumber(t.coreRow[msg.sendCore(m)]);
-        g.writeNumber(msg.receiveTime(m) - b);
-        g.writeNumber(t.coreRow[msg.receiveCore(m)]);
-        g.writeNumber(m);
+    /**
+     * The {@code k}th message by send time as an arrow: send time, sending core's row, receive time,
+     * receiving core's row, the message's number in the state model (times from {@code b}).
+     */
+    static void arrow(JsonGenerator g, Timeline t, int k, long b) throws IOException {
+        g.writeNumber(t.msgSend(k) - b);
+        g.writeNumber(t.coreRow[t.msgSendCore(k)]);
+        g.writeNumber(t.msgReceive(k) - b);
+        g.writeNumber(t.coreRow[t.msgReceiveCore(k)]);
+        g.writeNumber(t.msgRow(k));
     }
 }

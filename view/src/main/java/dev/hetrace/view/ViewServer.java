@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * {@code hetrace view}'s HTTP server: the app (plain ES modules from the classpath, nothing
@@ -45,18 +46,72 @@ public final class ViewServer implements AutoCloseable {
 
     private final Timeline timeline;
     private final JsonFactory json = new JsonFactory();
+    /** The diagnosis of a timeline built here; null for a kept one (its answer is kept with it). */
     private final CompletableFuture<Diagnosis.Report> diagnosis;
     private final ThreadLocal<ViewQuery> queries;
     private final StateBuilder.Input input;
+    /** For a kept timeline: how to read the traces again, when a request needs the state model or the events. */
+    private final Supplier<StateBuilder.Built> reread;
+    private StateBuilder.Built reread_;
     private Javalin app;
 
-    /** A server for {@code timeline}; without the traces ({@code input} null), no pattern search. */
+    /** A server for {@code timeline}, built here from a state model; without the traces ({@code input} null), no pattern search. */
     public ViewServer(Timeline timeline, StateBuilder.Input input) {
+        this(timeline, input, null);
+        if (timeline.model() == null) {
+            throw new IllegalArgumentException("a kept timeline needs the way to read its traces again");
+        }
+    }
+
+    /**
+     * A server for a timeline read from a file ({@link TimelineFile}): the views, events, search,
+     * durations, diagnosis and whole-span statistics come from the file; the statistics of a range
+     * and the pattern search need the state model or the events, read again from the traces by
+     * {@code reread} at the first such request (which waits for it).
+     */
+    public static ViewServer kept(Timeline timeline, Supplier<StateBuilder.Built> reread) {
+        return new ViewServer(timeline, null, reread);
+    }
+
+    private ViewServer(Timeline timeline, StateBuilder.Input input, Supplier<StateBuilder.Built> reread) {
         this.timeline = timeline;
         this.input = input;
+        this.reread = reread;
         this.queries = ThreadLocal.withInitial(() -> new ViewQuery(timeline));
-        // the diagnosis takes a while on big boards: under way while the first views are drawn
-        this.diagnosis = CompletableFuture.supplyAsync(() -> Diagnosis.of(timeline.model(), Diagnosis.DEFAULT_K));
+        // the diagnosis takes a while on big boards: under way while the first views are drawn (a kept timeline has its answer)
+        this.diagnosis = timeline.model() == null ? null
+            : CompletableFuture.supplyAsync(() -> Diagnosis.of(timeline.model(), Diagnosis.DEFAULT_K));
+    }
+
+    /** The state model: the timeline's, else the traces' read again. */
+    private StateModel model() {
+        return timeline.model() != null ? timeline.model() : traces().model();
+    }
+
+    private synchronized StateBuilder.Built traces() {
+        if (reread_ == null) {
+            reread_ = reread.get();
+        }
+        return reread_;
+    }
+
+    /**
+     * The answers a kept timeline serves without its state model: the diagnosis and the
+     * statistics of the whole span, as JSON, by name (waits for the diagnosis).
+     */
+    public java.util.Map<String, String> answersToKeep() throws IOException {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        out.put("diagnosis", render(this::diagnosis));
+        out.put("stats", render(g -> stats(0, timeline.end() - timeline.begin(), g)));
+        return out;
+    }
+
+    private String render(Body body) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
+        try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
+            body.write(g);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
@@ -133,6 +188,11 @@ public final class ViewServer implements AutoCloseable {
             ctx.contentType("application/json");
             ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
         });
+        app.exception(java.io.UncheckedIOException.class, (e, ctx) -> {
+            ctx.status(500);
+            ctx.contentType("application/json");
+            ctx.result("{\"error\": " + quote(e.getCause().getMessage()) + "}");
+        });
         app.exception(IOException.class, (e, ctx) -> {
             ctx.status(500);
             ctx.contentType("application/json");
@@ -140,6 +200,10 @@ public final class ViewServer implements AutoCloseable {
         });
         app.start(host, port);
         return this;
+    }
+
+    public Timeline timeline() {
+        return timeline;
     }
 
     /** The port served on. */
@@ -189,13 +253,12 @@ public final class ViewServer implements AutoCloseable {
     }
 
     void meta(JsonGenerator g) throws IOException {
-        StateModel m = timeline.model();
         g.writeStartObject();
         g.writeStringField("begin_ns", Long.toString(timeline.begin()));
         g.writeNumberField("span", timeline.end() - timeline.begin());
-        g.writeNumberField("events", m.events());
+        g.writeNumberField("events", timeline.events());
         g.writeArrayFieldStart("traces");
-        for (String t : m.traceNames()) {
+        for (String t : timeline.traceNames()) {
             g.writeString(t);
         }
         g.writeEndArray();
@@ -207,7 +270,7 @@ public final class ViewServer implements AutoCloseable {
             g.writeStringField("name", r.name());
             g.writeNumberField("parent", r.parent());
             g.writeNumberField("level", r.level());
-            g.writeStringField("core", r.core() >= 0 ? m.cores().get(r.core()).name() : null);
+            g.writeStringField("core", r.core() >= 0 ? timeline.coreName(r.core()) : null);
             g.writeBooleanField("group", timeline.group[r.id()]);
             g.writeNumberField("intervals", timeline.size(r.id()));
             g.writeEndObject();
@@ -236,7 +299,6 @@ public final class ViewServer implements AutoCloseable {
         if (row < 0 || row >= timeline.rows().size()) {
             throw new IllegalArgumentException("no row " + row);
         }
-        StateModel m = timeline.model();
         Timeline t = timeline;
         long b = t.begin();
         Timeline.Row r = t.rows().get(row);
@@ -251,38 +313,30 @@ public final class ViewServer implements AutoCloseable {
             int hi = t.firstStartingFrom(row, b + to + 1);
             int n = 0;
             for (int i = lo; i < hi && n < MAX_EVENTS; i++) {
-                if (t.end_[i] < b + from) {
+                if (t.endOf(i) < b + from) {
                     continue;
                 }
                 n++;
                 g.writeStartObject();
-                g.writeNumberField("start", t.start[i] - b);
-                g.writeNumberField("end", t.end_[i] - b);
-                g.writeStringField("name", t.labels().name(t.label[i]));
-                g.writeStringField("color", t.labels().color(t.label[i]));
-                int src = t.source[i];
-                IntervalTable table = switch (r.kind()) {
-                    case CORE -> m.runs();
-                    case TASK -> src < 0 ? m.runs() : m.taskStates();
-                    case CALLS -> m.calls();
-                    case IRQ -> m.irqs();
-                    default -> null;
-                };
-                int k = src < 0 ? -1 - src : src;
+                g.writeNumberField("start", t.startOf(i) - b);
+                g.writeNumberField("end", t.endOf(i) - b);
+                g.writeStringField("name", t.labels().name(t.labelOf(i)));
+                g.writeStringField("color", t.labels().color(t.labelOf(i)));
+                int state = t.stateOf(i);
+                long extra = t.extraOf(i);
                 String what = switch (r.kind()) {
                     case CORE -> "task";
-                    case TASK -> src < 0 ? "running on " + m.cores().get(m.runs().owner(k)).name()
-                        : StateModel.stateName(table.state(k))
-                            + (table.state(k) == StateModel.BLOCKED && table.subject(k) >= 0 ? " on queue " + table.subject(k) : "");
-                    case CALLS -> "call, depth " + table.depth(k);
+                    case TASK -> state == StateModel.RUNNING ? "running on " + t.coreName((int) extra)
+                        : StateModel.stateName(state) + (state == StateModel.BLOCKED && extra >= 0 ? " on queue " + extra : "");
+                    case CALLS -> "call, depth " + r.depth();
                     case IRQ -> "interrupt";
                     default -> "";
                 };
                 g.writeStringField("what", what);
                 if (r.kind() == Timeline.Kind.CALLS) {
-                    g.writeNumberField("self", table.self(k));
+                    g.writeNumberField("self", extra);
                 }
-                int flags = table.flags(k);
+                int flags = t.flagsOf(i);
                 g.writeBooleanField("startUnknown", (flags & StateModel.START_UNKNOWN) != 0);
                 g.writeBooleanField("endUnknown", (flags & StateModel.END_UNKNOWN) != 0);
                 g.writeBooleanField("eventsLost", (flags & StateModel.EVENTS_LOST) != 0);
@@ -292,29 +346,31 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndArray();
         g.writeArrayFieldStart("messages");
         if (r.core() >= 0) {
-            MessageTable msg = m.messages();
             int lo = t.firstMessageFrom(b + from - t.maxLatency);
             int n = 0;
-            for (int k = lo; k < t.msgRow.length && t.msgSend[k] <= b + to && n < MAX_EVENTS; k++) {
-                int i = t.msgRow[k];
-                boolean out = msg.sendCore(i) == r.core() && msg.sendTime(i) >= b + from;
-                boolean in = msg.receiveCore(i) == r.core() && msg.receiveTime(i) >= b + from && msg.receiveTime(i) <= b + to;
+            for (int k = lo; k < t.messages() && t.msgSend(k) <= b + to && n < MAX_EVENTS; k++) {
+                boolean out = t.msgSendCore(k) == r.core() && t.msgSend(k) >= b + from;
+                boolean in = t.msgReceiveCore(k) == r.core() && t.msgReceive(k) >= b + from && t.msgReceive(k) <= b + to;
                 if (!out && !in) {
                     continue;
                 }
                 n++;
                 g.writeStartObject();
-                g.writeNumberField("send", msg.sendTime(i) - b);
-                g.writeNumberField("receive", msg.receiveTime(i) - b);
-                g.writeStringField("from", m.cores().get(msg.sendCore(i)).name() + "/" + m.tasks().get(msg.sendTask(i)).name());
-                g.writeStringField("to", m.cores().get(msg.receiveCore(i)).name() + "/" + m.tasks().get(msg.receiveTask(i)).name());
-                g.writeNumberField("queue", msg.queue(i));
-                g.writeNumberField("id", msg.id(i));
+                g.writeNumberField("send", t.msgSend(k) - b);
+                g.writeNumberField("receive", t.msgReceive(k) - b);
+                g.writeStringField("from", t.coreName(t.msgSendCore(k)) + "/" + taskName(t.msgSendTask(k)));
+                g.writeStringField("to", t.coreName(t.msgReceiveCore(k)) + "/" + taskName(t.msgReceiveTask(k)));
+                g.writeNumberField("queue", t.msgQueue(k));
+                g.writeNumberField("id", t.msgId(k));
                 g.writeEndObject();
             }
         }
         g.writeEndArray();
         g.writeEndObject();
+    }
+
+    private String taskName(int task) {
+        return task >= 0 ? timeline.taskName(task) : "?";
     }
 
     private String rowName(Timeline.Row r) {
@@ -327,7 +383,12 @@ public final class ViewServer implements AutoCloseable {
 
     void stats(long from, long to, JsonGenerator g) throws IOException {
         long b = timeline.begin();
-        Statistics.Table table = Statistics.of(timeline.model(), b + from, b + to);
+        String kept = timeline.kept.get("stats");
+        if (timeline.model() == null && kept != null && from <= 0 && to >= timeline.end() - b) {
+            g.writeRawValue(kept);
+            return;
+        }
+        Statistics.Table table = Statistics.of(model(), b + from, b + to);
         g.writeStartObject();
         g.writeNumberField("from", from);
         g.writeNumberField("to", to);
@@ -353,12 +414,16 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndObject();
     }
 
-    /** The diagnosis of the timeline (computed once, in the background from the start). */
+    /** The diagnosis of a timeline built here (computed once, in the background from the start). */
     Diagnosis.Report diagnosisReport() {
         return diagnosis.join();
     }
 
     void diagnosis(JsonGenerator g) throws IOException {
+        if (diagnosis == null) {
+            g.writeRawValue(timeline.kept.get("diagnosis"));
+            return;
+        }
         Diagnosis.Report r = diagnosis.join();
         StateModel m = timeline.model();
         long b = timeline.begin();
@@ -448,13 +513,12 @@ public final class ViewServer implements AutoCloseable {
         if (label < 0) {
             throw new IllegalArgumentException("no task, function or interrupt is named " + name);
         }
-        StateModel m = t.model();
         long b = t.begin();
         int total = 0;
         for (Timeline.Row r : t.rows()) {
             if (durationRow(r)) {
                 for (int i = t.offset[r.id()]; i < t.offset[r.id() + 1]; i++) {
-                    total += t.label[i] == label ? 1 : 0;
+                    total += t.labelOf(i) == label ? 1 : 0;
                 }
             }
         }
@@ -471,19 +535,19 @@ public final class ViewServer implements AutoCloseable {
             }
             int iteration = 0;
             for (int i = t.offset[r.id()]; i < t.offset[r.id() + 1]; i++) {
-                if (t.label[i] != label) {
+                if (t.labelOf(i) != label) {
                     continue;
                 }
                 if (seen++ % step == 0) {
                     g.writeStartObject();
                     g.writeNumberField("row", r.id());
-                    g.writeStringField("core", m.cores().get(r.core()).name());
+                    g.writeStringField("core", t.coreName(r.core()));
                     g.writeStringField("kind", r.kind() == Timeline.Kind.CALLS ? "call"
                         : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
-                    g.writeNumberField("start", t.start[i] - b);
-                    g.writeNumberField("duration", t.end_[i] - t.start[i]);
+                    g.writeNumberField("start", t.startOf(i) - b);
+                    g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
                     if (r.kind() == Timeline.Kind.CALLS) {
-                        g.writeNumberField("self", m.calls().self(t.source[i]));
+                        g.writeNumberField("self", t.extraOf(i));
                     }
                     g.writeNumberField("iteration", iteration);
                     g.writeEndObject();
@@ -515,14 +579,16 @@ public final class ViewServer implements AutoCloseable {
         int best = -1;
         long count = 0;
         if (any) {
-            for (int i = 0; i < t.start.length; i++) {
-                if (!match[t.label[i]]) {
+            long bestStart = 0;
+            for (int i = 0, n = t.intervals(); i < n; i++) {
+                if (!match[t.labelOf(i)]) {
                     continue;
                 }
                 count++;
-                long s = t.start[i];
-                if (next ? s > at && (best < 0 || s < t.start[best]) : s < at && (best < 0 || s > t.start[best])) {
+                long s = t.startOf(i);
+                if (next ? s > at && (best < 0 || s < bestStart) : s < at && (best < 0 || s > bestStart)) {
                     best = i;
+                    bestStart = s;
                 }
             }
         }
@@ -531,21 +597,22 @@ public final class ViewServer implements AutoCloseable {
         if (best >= 0) {
             int row = t.rowOf(best);
             g.writeNumberField("row", row);
-            g.writeNumberField("start", t.start[best] - b);
-            g.writeNumberField("end", t.end_[best] - b);
-            g.writeStringField("name", t.labels().name(t.label[best]));
+            g.writeNumberField("start", t.startOf(best) - b);
+            g.writeNumberField("end", t.endOf(best) - b);
+            g.writeStringField("name", t.labels().name(t.labelOf(best)));
         }
         g.writeEndObject();
     }
 
     /** Runs a pattern search over the traces' events (read again: the state model does not keep them). */
     private void pattern(PatternSearch.Spec spec, JsonGenerator g) throws IOException {
-        if (input == null) {
+        StateBuilder.Input in = reread != null ? traces().input() : input;
+        if (in == null) {
             throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
         }
         PatternSearch.Result r;
         try {
-            r = PatternSearch.run(input, spec, w -> { });
+            r = PatternSearch.run(in, spec, w -> { });
         } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -575,7 +642,7 @@ public final class ViewServer implements AutoCloseable {
             g.writeNumberField("end", o.end() - b);
             g.writeStringField("startCore", o.startCore());
             g.writeStringField("endCore", o.endCore());
-            int core = timeline.model().core(o.startCore());
+            int core = timeline.core(o.startCore());
             g.writeNumberField("row", core >= 0 ? timeline.coreRow(core) : -1);
             g.writeEndObject();
         }

@@ -85,7 +85,7 @@ class ReportBrowserTest {
         assertThat(Pattern.compile("\\s(src|href)\\s*=", Pattern.CASE_INSENSITIVE).matcher(html).find())
             .as("no src or href attribute: the scripts and the style are inline").isFalse();
         assertThat(report.everyInterval()).isTrue();
-        assertThat(report.intervals()).isEqualTo(timeline.start.length);
+        assertThat(report.intervals()).isEqualTo(timeline.intervals());
         assertThat(summaries.everyInterval()).isFalse();
         assertThat(summaries.width()).isEqualTo(Report.MIN_WIDTH);
     }

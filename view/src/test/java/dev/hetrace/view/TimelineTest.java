@@ -55,7 +55,7 @@ class TimelineTest {
             assertThat(timeline.size(row)).isEqualTo(expected.size());
             for (int k = 0; k < expected.size(); k++) {
                 int i = timeline.offset[row] + k;
-                assertThat(new long[] {timeline.start[i], timeline.end_[i], timeline.label[i]}).containsExactly(expected.get(k));
+                assertThat(new long[] {timeline.startOf(i), timeline.endOf(i), timeline.labelOf(i)}).containsExactly(expected.get(k));
             }
         }
     }

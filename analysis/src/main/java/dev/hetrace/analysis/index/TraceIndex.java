@@ -223,8 +223,11 @@ public final class TraceIndex {
         return out;
     }
 
-    /** The hash that names the index of these inputs. */
-    static String key(List<Path> traces, Path mappingFile, Map<String, String> symbols) throws IOException {
+    /**
+     * The hash that names the index of these inputs (and what else is kept of them): it changes
+     * when a trace's file is added, removed, resized or touched, or the mapping or symbols change.
+     */
+    public static String key(List<Path> traces, Path mappingFile, Map<String, String> symbols) throws IOException {
         MessageDigest d;
         try {
             d = MessageDigest.getInstance("SHA-256");

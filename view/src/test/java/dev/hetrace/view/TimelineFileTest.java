@@ -1,0 +1,177 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A timeline kept in a file and read back serves the same answers as the one built from the
+ * state model, request by request over HTTP; the traces are read again only for what needs the
+ * model; a damaged or foreign file is refused with its name.
+ */
+class TimelineFileTest {
+    @TempDir
+    static Path dir;
+
+    static StateBuilder.Input input;
+    static Timeline built;
+    static Timeline kept;
+    static ViewServer fromModel;
+    static ViewServer fromFile;
+    static final AtomicInteger rereads = new AtomicInteger();
+    static final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void board() throws Exception {
+        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(4)
+            .withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
+        StateBuilder.Built b = StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, 1);
+        input = b.input();
+        built = Timeline.of(b.model());
+        fromModel = new ViewServer(built, input).start("127.0.0.1", 0);
+        Path file = dir.resolve("board.timeline");
+        TimelineFile.write(built, fromModel.answersToKeep(), file);
+        kept = TimelineFile.read(file);
+        fromFile = ViewServer.kept(kept, () -> {
+            rereads.incrementAndGet();
+            try {
+                return StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, 1);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).start("127.0.0.1", 0);
+    }
+
+    @AfterAll
+    static void stop() {
+        for (ViewServer s : new ViewServer[] {fromModel, fromFile}) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+
+    private static String get(ViewServer s, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/" + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+        return r.body();
+    }
+
+    @Test
+    void theKeptTimelineHasNoModelAndTheSameRowsLabelsAndIntervals() {
+        assertThat(kept.model()).isNull();
+        assertThat(kept.rows()).isEqualTo(built.rows());
+        assertThat(kept.intervals()).isEqualTo(built.intervals()).isPositive();
+        assertThat(kept.events()).isEqualTo(built.events());
+        for (int i = 0; i < built.intervals(); i++) {
+            assertThat(kept.startOf(i)).isEqualTo(built.startOf(i));
+            assertThat(kept.endOf(i)).isEqualTo(built.endOf(i));
+            assertThat(kept.labelOf(i)).isEqualTo(built.labelOf(i));
+            assertThat(kept.extraOf(i)).isEqualTo(built.extraOf(i));
+        }
+        assertThat(kept.labels().size()).isEqualTo(built.labels().size());
+        assertThat(kept.messages()).isEqualTo(built.messages()).isPositive();
+    }
+
+    @Test
+    void everyAnswerIsTheSameFromTheFileAsFromTheModel() throws Exception {
+        int before = rereads.get();
+        List<String> paths = new ArrayList<>(List.of("api/meta", "api/diagnosis", "api/stats",
+            "api/find?q=sobel&after=0&dir=next", "api/find?q=intr&after=" + (built.end() - built.begin()) + "&dir=prev"));
+        long span = built.end() - built.begin();
+        String all = java.util.stream.IntStream.range(0, built.rows().size()).mapToObj(Integer::toString)
+            .collect(java.util.stream.Collectors.joining(","));
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (int k = 0; k < 12; k++) {
+            long from = k == 0 ? 0 : rnd.nextLong(span);
+            long to = k == 0 ? span : from + 1 + rnd.nextLong(Math.max(1, (span - from) / (1 + rnd.nextInt(1000))));
+            int width = k % 2 == 0 ? 2000 : 1 + rnd.nextInt(800);
+            paths.add("api/view?from=" + from + "&to=" + to + "&width=" + width + "&rows=" + all);
+            int row = rnd.nextInt(built.rows().size());
+            paths.add("api/events?row=" + row + "&from=" + from + "&to=" + to);
+        }
+        for (String name : List.of("sobel", "intruder")) {
+            if (built.labels().find(name) >= 0) {
+                paths.add("api/durations?name=" + name);
+            }
+        }
+        for (String p : paths) {
+            assertThat(get(fromFile, p)).as(p).isEqualTo(get(fromModel, p));
+        }
+        assertThat(rereads.get()).as("the traces are not read again for these").isEqualTo(before);
+    }
+
+    @Test
+    void theStatisticsOfARangeAndThePatternSearchReadTheTracesAgainOnce() throws Exception {
+        long span = built.end() - built.begin();
+        String range = "api/stats?from=" + span / 4 + "&to=" + span / 2;
+        String pattern = "api/pattern?first=sobel_entry&then=sobel_exit";
+        assertThat(get(fromFile, range)).isEqualTo(get(fromModel, range));
+        assertThat(get(fromFile, pattern)).isEqualTo(get(fromModel, pattern));
+        assertThat(rereads.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aDamagedForeignOrCutFileIsRefusedWithItsName() throws Exception {
+        Path good = dir.resolve("board.timeline");
+        byte[] bytes = Files.readAllBytes(good);
+
+        Path cut = dir.resolve("cut.timeline");
+        Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        assertThatThrownBy(() -> TimelineFile.read(cut)).isInstanceOf(IOException.class).hasMessageContaining("cut.timeline")
+            .hasMessageContaining("cut short");
+
+        Path foreign = dir.resolve("foreign.timeline");
+        Files.writeString(foreign, "{\"not\": \"a timeline\"} and some more bytes to pass the preamble");
+        assertThatThrownBy(() -> TimelineFile.read(foreign)).isInstanceOf(IOException.class)
+            .hasMessageContaining("foreign.timeline: not a hetrace timeline");
+
+        Path old = dir.resolve("old.timeline");
+        Files.write(old, bytes);
+        try (FileChannel ch = FileChannel.open(old, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4).putInt(0, TimelineFile.VERSION + 1), TimelineFile.MAGIC.length);
+        }
+        assertThatThrownBy(() -> TimelineFile.read(old)).isInstanceOf(IOException.class)
+            .hasMessageContaining("a timeline of format " + (TimelineFile.VERSION + 1));
+
+        // every byte of the header flipped in turn: refused or read, never another exception
+        Path flipped = dir.resolve("flipped.timeline");
+        long headerAt = ByteBuffer.wrap(bytes, TimelineFile.MAGIC.length + 8, 8).getLong();
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int k = 0; k < 200; k++) {
+            byte[] b = bytes.clone();
+            int at = (int) (headerAt + rnd.nextInt((int) (bytes.length - headerAt)));
+            b[at] ^= (byte) (1 + rnd.nextInt(255));
+            Files.write(flipped, b);
+            try {
+                TimelineFile.read(flipped);
+            } catch (IOException e) {
+                assertThat(e).hasMessageContaining("flipped.timeline");
+            }
+        }
+    }
+}
