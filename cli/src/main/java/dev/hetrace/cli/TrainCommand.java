@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
  * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
  */
 @Command(name = "aot-training", hidden = true,
-    description = {"Reads a generated sample trace in every output format (used by the launcher to", "record a JVM AOT cache)."})
+    description = {"Reads a generated sample trace in every output format, views a simulated board (used",
+        "by the launcher to record a JVM AOT cache)."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
     long events;
@@ -37,6 +38,14 @@ final class TrainCommand implements Callable<Integer> {
             for (PrintCommand.Format f : PrintCommand.Format.values()) {
                 status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, threads);
                 status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, 1);
+            }
+            // the viewer: a board simulated, its timeline built and kept, then opened from the file
+            // and served (Javalin, the view requests), as 'hetrace view' does a second time
+            Path board = dir.resolve("board");
+            status |= Main.run(nowhere, quiet, "sim", "--cores", "16", "--inject", "preempt:dsp1", "--out", board.toString());
+            for (int k = 0; k < 2; k++) {
+                status |= Main.run(nowhere, quiet, "view", "--cache", dir.resolve("cache").toString(), "--bench", "100",
+                    board.toString());
             }
             return status;
         } finally {

@@ -1,5 +1,6 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.view.Report;
 import dev.hetrace.view.Timeline;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -58,6 +59,8 @@ final class ViewBench {
         double from = 0;
         double to = span;
         long[] lat = new long[n];
+        long[] bytes = new long[n];
+        double[] spans = new double[n];
         long total = 0;
         for (int i = 0; i < n; i++) {
             double w = to - from;
@@ -87,14 +90,26 @@ final class ViewBench {
             }
             int scroll = random.nextInt(Math.max(1, top.size() - ROWS_ON_SCREEN + 1));
             long s = System.nanoTime();
-            total += get(http, url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH
+            bytes[i] = get(http, url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH
                 + "&rows=" + rows(top, scroll));
             lat[i] = System.nanoTime() - s;
+            total += bytes[i];
+            spans[i] = to - from;
+        }
+        Integer[] slow = new Integer[n];
+        Arrays.setAll(slow, i -> i);
+        Arrays.sort(slow, (a, b) -> Long.compare(lat[b], lat[a]));
+        StringBuilder worst = new StringBuilder();
+        for (int k = 0; k < Math.min(5, n); k++) {
+            int i = slow[k];
+            worst.append(String.format(Locale.ROOT, "%s#%d %.1f ms (%s, %,d bytes)", k == 0 ? "" : "; ", i + 1, lat[i] / 1e6,
+                Report.duration(spans[i]), bytes[i]));
         }
         Arrays.sort(lat);
         out.printf(Locale.ROOT, "%d zoom/pan requests at %d px, %d rows each: median %.1f ms, p95 %.1f ms, max %.1f ms;"
                 + " %,d bytes per answer on average%n", n, WIDTH, Math.min(ROWS_ON_SCREEN, top.size()), lat[n / 2] / 1e6,
             lat[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6, lat[n - 1] / 1e6, total / n);
+        out.println("slowest: " + worst);
         return 0;
     }
 

@@ -330,7 +330,7 @@ public final class Report {
         return s.substring(0, at) + with + s.substring(at + what.length());
     }
 
-    static String duration(double ns) {
+    public static String duration(double ns) {
         if (ns >= 1e9) {
             return String.format(Locale.ROOT, "%.3g s", ns / 1e9);
         }

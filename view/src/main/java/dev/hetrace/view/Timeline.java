@@ -80,13 +80,14 @@ public final class Timeline {
     MemorySegment msgRow;
     MemorySegment msgSend;
     MemorySegment msgReceive;
+    /** The latest receive time of the messages up to each: those before the first at or past t are all received before t. */
+    MemorySegment msgMaxReceive;
     MemorySegment msgSendCore;
     MemorySegment msgReceiveCore;
     MemorySegment msgSendTask;
     MemorySegment msgReceiveTask;
     MemorySegment msgQueue;
     MemorySegment msgId;
-    long maxLatency;
 
     /** Answers kept with a timeline read from a file, by name ("diagnosis", "stats"), as JSON. */
     java.util.Map<String, String> kept = java.util.Map.of();
@@ -186,6 +187,10 @@ public final class Timeline {
 
     long msgReceive(int k) {
         return msgReceive.getAtIndex(LONG, k);
+    }
+
+    long msgMaxReceive(int k) {
+        return msgMaxReceive.getAtIndex(LONG, k);
     }
 
     int msgSendCore(int k) {
@@ -548,7 +553,6 @@ public final class Timeline {
             if (msg.sendCore(i) >= 0 && msg.receiveCore(i) >= 0) {
                 idx[n] = i;
                 inOrder &= n == 0 || msg.sendTime(i) >= msg.sendTime(idx[n - 1]);
-                maxLatency = Math.max(maxLatency, msg.receiveTime(i) - msg.sendTime(i));
                 n++;
             }
         }
@@ -558,6 +562,7 @@ public final class Timeline {
         }
         long[] send = new long[n];
         long[] receive = new long[n];
+        long[] maxReceive = new long[n];
         int[] sendCore = new int[n];
         int[] receiveCore = new int[n];
         int[] sendTask = new int[n];
@@ -568,6 +573,7 @@ public final class Timeline {
             int i = idx[k];
             send[k] = msg.sendTime(i);
             receive[k] = msg.receiveTime(i);
+            maxReceive[k] = Math.max(receive[k], k == 0 ? Long.MIN_VALUE : maxReceive[k - 1]);
             sendCore[k] = msg.sendCore(i);
             receiveCore[k] = msg.receiveCore(i);
             sendTask[k] = msg.sendTask(i);
@@ -578,6 +584,7 @@ public final class Timeline {
         msgRow = MemorySegment.ofArray(idx);
         msgSend = MemorySegment.ofArray(send);
         msgReceive = MemorySegment.ofArray(receive);
+        msgMaxReceive = MemorySegment.ofArray(maxReceive);
         msgSendCore = MemorySegment.ofArray(sendCore);
         msgReceiveCore = MemorySegment.ofArray(receiveCore);
         msgSendTask = MemorySegment.ofArray(sendTask);
@@ -681,6 +688,24 @@ public final class Timeline {
             }
         }
         return lo;
+    }
+
+    /**
+     * The first message that may matter from {@code t} on: every one before it was sent and
+     * received before {@code t}.
+     */
+    int firstMessageAfter(long t) {
+        int lo = 0;
+        int hi = messages();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (msgMaxReceive(mid) >= t) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return Math.min(lo, firstMessageFrom(t));
     }
 
     /** The first message sent at or after {@code t}. */

@@ -88,7 +88,7 @@ public final class TimelineFile {
     /** The columns in the order the header lists them: the intervals, point events, messages, then each summary's. */
     private static List<MemorySegment> columns(Timeline t) {
         List<MemorySegment> out = new ArrayList<>(List.of(t.start, t.end_, t.maxEnd, t.label, t.state, t.flags, t.extra,
-            t.markTime, t.markLabel, t.markSync, t.msgRow, t.msgSend, t.msgReceive, t.msgSendCore, t.msgReceiveCore,
+            t.markTime, t.markLabel, t.markSync, t.msgRow, t.msgSend, t.msgReceive, t.msgMaxReceive, t.msgSendCore, t.msgReceiveCore,
             t.msgSendTask, t.msgReceiveTask, t.msgQueue, t.msgId));
         for (RowSummary s : t.summaries) {
             if (s != null) {
@@ -105,7 +105,6 @@ public final class TimelineFile {
         out.writeLong(t.begin);
         out.writeLong(t.end);
         out.writeLong(t.events);
-        out.writeLong(t.maxLatency);
         strings(out, t.traceNames);
         strings(out, t.coreNames);
         strings(out, t.taskNames);
@@ -195,7 +194,6 @@ public final class TimelineFile {
         t.begin = in.readLong();
         t.end = in.readLong();
         t.events = in.readLong();
-        t.maxLatency = in.readLong();
         t.traceNames = strings(in);
         t.coreNames = strings(in);
         t.taskNames = strings(in);
@@ -232,7 +230,7 @@ public final class TimelineFile {
         }
         t.kept = Map.copyOf(answers);
         int columns = count(in);
-        if (columns != 19 + 4 * pyramids.size()) {
+        if (columns != 20 + 4 * pyramids.size()) {
             throw new IOException(file + ": damaged header (" + columns + " columns)");
         }
         MemorySegment[] c = new MemorySegment[columns];
@@ -258,6 +256,7 @@ public final class TimelineFile {
         t.msgRow = c[k++];
         t.msgSend = c[k++];
         t.msgReceive = c[k++];
+        t.msgMaxReceive = c[k++];
         t.msgSendCore = c[k++];
         t.msgReceiveCore = c[k++];
         t.msgSendTask = c[k++];
@@ -288,6 +287,7 @@ public final class TimelineFile {
             && t.label.byteSize() == 4 * n && t.state.byteSize() == n && t.flags.byteSize() == n && t.extra.byteSize() == 8 * n
             && t.markTime.byteSize() == 8 * marks && t.markLabel.byteSize() == 4 * marks && t.markSync.byteSize() == marks
             && t.msgRow.byteSize() == 4 * messages && t.msgReceive.byteSize() == 8 * messages
+            && t.msgMaxReceive.byteSize() == 8 * messages
             && t.msgSendCore.byteSize() == 4 * messages && t.msgReceiveCore.byteSize() == 4 * messages
             && t.msgSendTask.byteSize() == 4 * messages && t.msgReceiveTask.byteSize() == 4 * messages
             && t.msgQueue.byteSize() == 8 * messages && t.msgId.byteSize() == 8 * messages

@@ -174,29 +174,35 @@ public final class ViewQuery {
         return (int) Math.min(1000, Math.round(v * 1000 / full));
     }
 
-    /** Messages whose send or receive is in [f, e) or that span it: send, from row, receive, to row, message row. */
+    /**
+     * Messages whose send or receive is in [f, e) or that span it, one in every few beyond
+     * {@link #MAX_ARROWS}: those sent before f and received from f on (found among the few sent
+     * before f that the running maximum of receive times points to), then every one sent in
+     * [f, e), stepped through without reading those left out.
+     */
     private void arrows(JsonGenerator g, long f, long e) throws IOException {
-        int lo = t.firstMessageFrom(f - t.maxLatency);
+        int lo = t.firstMessageAfter(f);
+        int mid = t.firstMessageFrom(f);
         int hi = t.firstMessageFrom(e);
-        int n = 0;
-        for (int k = lo; k < hi; k++) {
+        int before = 0;
+        for (int k = lo; k < mid; k++) {
             if (t.msgReceive(k) >= f) {
-                n++;
+                before++;
             }
         }
+        int n = before + (hi - mid);
         int stride = Math.max(1, (n + MAX_ARROWS - 1) / MAX_ARROWS);
         long b = t.begin;
         g.writeNumberField("arrowsTotal", n);
         g.writeBooleanField("sampled", stride > 1);
         g.writeArrayFieldStart("arrows");
         int seen = 0;
-        for (int k = lo; k < hi; k++) {
-            if (t.msgReceive(k) < f) {
-                continue;
+        for (int k = lo; k < mid; k++) {
+            if (t.msgReceive(k) >= f && seen++ % stride == 0) {
+                arrow(g, t, k, b);
             }
-            if (seen++ % stride != 0) {
-                continue;
-            }
+        }
+        for (int k = mid + (stride - seen % stride) % stride; k < hi; k += stride) {
             arrow(g, t, k, b);
         }
         g.writeEndArray();
