@@ -116,8 +116,13 @@ public final class ViewServer implements AutoCloseable {
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
     public ViewServer start(String host, int port) {
+        boolean loopback = loopback(host);
         app = Javalin.create(config -> {
             config.showJavalinBanner = false;
+            if (loopback) {
+                // on this machine, compressing a view's megabyte of JSON costs more than sending it
+                config.http.disableCompression();
+            }
             config.staticFiles.add(files -> {
                 files.hostedPath = "/";
                 files.directory = "/dev/hetrace/view/app";
@@ -204,6 +209,14 @@ public final class ViewServer implements AutoCloseable {
 
     public Timeline timeline() {
         return timeline;
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false; // Javalin tells
+        }
     }
 
     /** The port served on. */

@@ -248,6 +248,14 @@ export class Timeline {
         }
         let maxCount = 1;
         if (this.density) for (let k = 0; k < c.length; k += 12) maxCount = Math.max(maxCount, c[k + 3]);
+        // the bars gathered by color (the rest of the busy time: -1), then one path filled per color:
+        // thousands of columns cost a few fills, not a style change and a fill each
+        const byColor = new Map();
+        const bar = (label, x, y0, w, hh) => {
+          let b = byColor.get(label);
+          if (!b) byColor.set(label, b = []);
+          b.push(x, y0, w, hh);
+        };
         for (let k = 0; k < c.length; k += 12) {
           const x = this.xAt(d.from + c[k] * (d.to - d.from) / d.width);
           const w = Math.max(1, c[k + 1] * scale);
@@ -262,19 +270,21 @@ export class Timeline {
               const label = c[k + 4 + 2 * j];
               if (label < 0) break;
               const p = c[k + 5 + 2 * j];
-              ctx.fillStyle = this.meta.colors[label];
               const hh = h * p / 1000;
-              ctx.fillRect(x, base - hh, w, hh);
+              bar(label, x, base - hh, w, hh);
               base -= hh;
               rest -= p;
             }
-            if (rest > 0) {
-              ctx.fillStyle = '#888';
-              ctx.fillRect(x, base - h * rest / 1000, w, h * rest / 1000);
-            }
+            if (rest > 0) bar(-1, x, base - h * rest / 1000, w, h * rest / 1000);
           }
           info.n++;
           draw.columns++;
+        }
+        for (const [label, b] of byColor) {
+          ctx.fillStyle = label < 0 ? '#888' : this.meta.colors[label];
+          ctx.beginPath();
+          for (let k = 0; k < b.length; k += 4) ctx.rect(b[k], b[k + 1], b[k + 2], b[k + 3]);
+          ctx.fill();
         }
       }
     }
@@ -308,6 +318,9 @@ export class Timeline {
       ctx.strokeStyle = `rgba(30, 30, 30, ${alpha})`;
       ctx.fillStyle = `rgba(30, 30, 30, ${alpha + 0.1})`;
       ctx.lineWidth = 1;
+      // every line in one path and every head in another: two strokes, not two per arrow
+      const lines = new Path2D();
+      const heads = new Path2D();
       for (let k = 0; k < a.length; k += 5) {
         const fr = this.shownRow(a[k + 1], shown);
         const tr = this.shownRow(a[k + 3], shown);
@@ -317,19 +330,18 @@ export class Timeline {
         const y0 = y.get(fr) + ROW_H / 2;
         const y1 = y.get(tr) + ROW_H / 2;
         if (Math.max(y0, y1) < RULER_H || Math.min(y0, y1) > H) continue;
-        ctx.beginPath();
-        ctx.moveTo(x0, y0);
-        ctx.lineTo(x1, y1);
-        ctx.stroke();
+        lines.moveTo(x0, y0);
+        lines.lineTo(x1, y1);
         const ang = Math.atan2(y1 - y0, x1 - x0);
-        ctx.beginPath();
-        ctx.moveTo(x1, y1);
-        ctx.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
-        ctx.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
-        ctx.fill();
+        heads.moveTo(x1, y1);
+        heads.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
+        heads.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
+        heads.closePath();
         draw.arrows.push({fromRow: fr, toRow: tr, fromCore: this.meta.rows[a[k + 1]].core,
           toCore: this.meta.rows[a[k + 3]].core, send: a[k], receive: a[k + 2]});
       }
+      ctx.stroke(lines);
+      ctx.fill(heads);
     }
     if (this.highlight) {
       const x0 = this.xAt(this.highlight.start);

@@ -1,0 +1,127 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Opt-in (a benchmark: a big board takes minutes to make): a running {@code hetrace view} in
+ * headless Chromium, as a user meets it. How long from asking for the page to the first drawn
+ * view, how long each zoom or pan takes to be drawn again, and whether the page's main thread
+ * stays free (Chromium's long tasks: any script, layout or paint over 50 ms). Run against the
+ * server (see BENCHMARKS.md, "Viewer requests"), {@code -Dhetrace.verbose} for the details:
+ *
+ * <pre>
+ * ./hetrace view --port 8765 big/ &amp;
+ * ./mvnw -B -q verify -pl ctf,tracer,sync,sim,analysis,view -Dtest=ViewerScaleBrowserTest \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dhetrace.url=http://127.0.0.1:8765/
+ * </pre>
+ */
+@EnabledIfSystemProperty(named = "hetrace.url", matches = ".+")
+class ViewerScaleBrowserTest {
+    /** Calls back with what {@code f} gives once the app has drawn what it was last asked, looking every 2 ms. */
+    static final String SETTLED = "const done = arguments[arguments.length - 1];"
+        + " const poll = f => window.__hetrace && window.__hetrace.settled() ? done(f()) : setTimeout(() => poll(f), 2);";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLargeBoardIsDrawnWithinTwoSecondsAndEveryZoomOrPanKeepsThePageResponsive() throws Exception {
+        Chromium.require();
+        try (Chromium browser = Chromium.start(dir.resolve("profile"), false)) {
+            // every long task of the page, from its first script on
+            browser.driver.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
+                "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
+                    + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"));
+            browser.driver.manage().timeouts().scriptTimeout(java.time.Duration.ofSeconds(60));
+            browser.driver.get(System.getProperty("hetrace.url"));
+            // from the navigation's start (the page's time origin) to the first view drawn
+            double firstView = ((Number) browser.driver.executeAsyncScript(SETTLED + "poll(() => performance.now());"))
+                .doubleValue();
+            JsonNode first = browser.lastDraw();
+            browser.shot("scale-first-view");
+            boolean verbose = System.getProperty("hetrace.verbose") != null;
+            if (verbose) {
+                System.out.println("loading: " + browser.js("return performance.getEntriesByType('resource').map(e =>"
+                    + " e.name.replace(/^.*\\//, '').slice(0, 40) + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd)"
+                    + " + ' (' + e.transferSize + ' B)').join('; ')"));
+                browser.driver.executeCdpCommand("Profiler.enable", Map.of());
+                browser.driver.executeCdpCommand("Profiler.start", Map.of());
+            }
+            long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
+            long rows = ((Number) browser.js("return window.__hetrace.meta.rows.length")).longValue();
+            long events = ((Number) browser.js("return window.__hetrace.meta.events")).longValue();
+            SplittableRandom rnd = new SplittableRandom(1);
+            int n = 40;
+            double[] took = new double[n];
+            double[] spans = new double[n];
+            double from = 0;
+            double to = span;
+            for (int i = 0; i < n; i++) {
+                double w = to - from;
+                if (i % 3 == 2) { // pan a fifth
+                    from += w / 5;
+                    to += w / 5;
+                } else if (w > 2e4 && i % 6 != 5) { // zoom in around a random time
+                    double c = from + rnd.nextDouble() * w;
+                    from = c - w / 6;
+                    to = c + w / 6;
+                } else {
+                    from = 0;
+                    to = span;
+                }
+                spans[i] = to - from;
+                took[i] = ((Number) browser.driver.executeAsyncScript(SETTLED + String.format(Locale.ROOT,
+                    "const t0 = performance.now(); window.__hetrace.zoomTo(%.0f, %.0f); poll(() => performance.now() - t0);",
+                    from, to))).doubleValue();
+            }
+            browser.shot("scale-after-zooms");
+            if (verbose) {
+                // where the page's time went: self time per function, most first
+                Map<String, Object> p = browser.driver.executeCdpCommand("Profiler.stop", Map.of());
+                JsonNode nodes = new ObjectMapper().valueToTree(p).get("profile").get("nodes");
+                Map<String, Integer> self = new java.util.HashMap<>();
+                for (JsonNode nd : nodes) {
+                    JsonNode f = nd.get("callFrame");
+                    String url = f.get("url").asText();
+                    self.merge(f.get("functionName").asText() + " " + url.substring(url.lastIndexOf('/') + 1) + ":"
+                        + f.get("lineNumber").asInt(), nd.path("hitCount").asInt(), Integer::sum);
+                }
+                self.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(15)
+                    .forEach(e -> System.out.println("profile: " + e.getValue() + " " + e.getKey()));
+            }
+            @SuppressWarnings("unchecked")
+            List<List<Number>> longTasks = (List<List<Number>>) browser.js("return window.__long");
+            double[] lt = longTasks.stream().mapToDouble(e -> e.get(1).doubleValue()).sorted().toArray();
+            if (verbose) {
+                System.out.println("long tasks (start ms, duration ms): " + longTasks);
+                for (int i = 0; i < n; i++) {
+                    System.out.printf(Locale.ROOT, "zoom %d: %s drawn in %.0f ms%n", i + 1, Report.duration(spans[i]), took[i]);
+                }
+            }
+            double[] sorted = took.clone();
+            Arrays.sort(sorted);
+            System.out.printf(Locale.ROOT, "viewer in Chromium: %d rows, %,d events; first view drawn %.0f ms after the page"
+                    + " was asked for (%d rows drawn); %d zooms and pans drawn again in median %.0f ms, max %.0f ms;"
+                    + " %d long tasks (over 50 ms) on the page's main thread, longest %.0f ms%n", rows, events,
+                firstView, first.get("rows").size(), n, sorted[n / 2], sorted[n - 1], lt.length,
+                lt.length == 0 ? 0.0 : lt[lt.length - 1]);
+            assertThat(first.get("rows").size()).as("rows drawn").isPositive();
+            assertThat(firstView).as("first view drawn (ms)").isLessThan(2000);
+            assertThat(sorted[n - 1]).as("slowest zoom or pan drawn (ms)").isLessThan(1000);
+            assertThat(lt.length == 0 ? 0.0 : lt[lt.length - 1]).as("longest task on the page's main thread (ms)")
+                .isLessThan(500);
+        }
+    }
+}
