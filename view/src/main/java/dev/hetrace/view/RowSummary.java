@@ -19,7 +19,8 @@ public final class RowSummary {
     final int shift0;
     final int[] levelBase;
     final int[] levelBins;
-    // per bin of every level (columns: heap arrays when built, a mapped file when kept): busy time, intervals starting, TOP labels and their times
+    // per bin of every level: busy time, intervals starting, TOP labels and their times
+    // (columns: heap arrays when built, a mapped file when kept)
     final MemorySegment busy;
     final MemorySegment count;
     final MemorySegment top;

@@ -43,6 +43,7 @@ public final class TimelineFile {
     /** Raised when what is written changes: an older file is then built again. */
     static final int VERSION = 1;
     private static final int PREAMBLE = 40;
+    private static final int BUFFER = 1 << 22;
 
     private TimelineFile() {}
 
@@ -68,20 +69,33 @@ public final class TimelineFile {
             ByteBuffer pre = ByteBuffer.allocate(PREAMBLE).order(ByteOrder.BIG_ENDIAN);
             pre.put(MAGIC).putInt(VERSION).putInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0)
                 .putLong(headerAt).putLong(header.length);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                     StandardOpenOption.WRITE);
-                 Arena arena = Arena.ofConfined()) {
-                MemorySegment out = ch.map(FileChannel.MapMode.READ_WRITE, 0, headerAt + header.length, arena);
-                MemorySegment.copy(MemorySegment.ofArray(pre.array()), 0, out, 0, PREAMBLE);
+            // written through a buffer, not a mapping: a full disk is an IOException, not a fault in memory
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
+                MemorySegment window = MemorySegment.ofBuffer(buf);
+                write(ch, buf, window, MemorySegment.ofArray(pre.array()), 0);
                 for (int k = 0; k < columns.size(); k++) {
-                    MemorySegment.copy(columns.get(k), 0, out, at[k], columns.get(k).byteSize());
+                    write(ch, buf, window, columns.get(k), at[k]);
                 }
-                MemorySegment.copy(MemorySegment.ofArray(header), 0, out, headerAt, header.length);
+                write(ch, buf, window, MemorySegment.ofArray(header), headerAt);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return Files.size(file);
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Writes {@code from} at {@code pos}, a buffer's worth at a time. */
+    private static void write(FileChannel ch, ByteBuffer buf, MemorySegment window, MemorySegment from, long pos)
+            throws IOException {
+        for (long o = 0; o < from.byteSize(); o += BUFFER) {
+            int n = (int) Math.min(BUFFER, from.byteSize() - o);
+            MemorySegment.copy(from, o, window, 0, n);
+            buf.clear().limit(n);
+            while (buf.hasRemaining()) {
+                pos += ch.write(buf, pos);
+            }
         }
     }
 

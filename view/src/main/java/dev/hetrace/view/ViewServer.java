@@ -55,7 +55,10 @@ public final class ViewServer implements AutoCloseable {
     private StateBuilder.Built reread_;
     private Javalin app;
 
-    /** A server for {@code timeline}, built here from a state model; without the traces ({@code input} null), no pattern search. */
+    /**
+     * A server for {@code timeline}, built here from a state model; without the traces ({@code
+     * input} null), no pattern search.
+     */
     public ViewServer(Timeline timeline, StateBuilder.Input input) {
         this(timeline, input, null);
         if (timeline.model() == null) {
@@ -339,7 +342,8 @@ public final class ViewServer implements AutoCloseable {
                 long extra = t.extraOf(i);
                 String what = switch (r.kind()) {
                     case CORE -> "task";
-                    case TASK -> state == StateModel.RUNNING ? "running on " + t.coreName((int) extra)
+                    case TASK -> state == StateModel.RUNNING && extra >= 0 && extra < t.cores()
+                        ? "running on " + t.coreName((int) extra)
                         : StateModel.stateName(state) + (state == StateModel.BLOCKED && extra >= 0 ? " on queue " + extra : "");
                     case CALLS -> "call, depth " + r.depth();
                     case IRQ -> "interrupt";
