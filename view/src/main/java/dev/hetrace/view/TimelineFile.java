@@ -305,7 +305,7 @@ public final class TimelineFile {
             && t.msgSendCore.byteSize() == 4 * messages && t.msgReceiveCore.byteSize() == 4 * messages
             && t.msgSendTask.byteSize() == 4 * messages && t.msgReceiveTask.byteSize() == 4 * messages
             && t.msgQueue.byteSize() == 8 * messages && t.msgId.byteSize() == 8 * messages
-            && t.kept.containsKey("diagnosis") && t.kept.containsKey("stats");
+            && t.kept.containsKey(Timeline.DIAGNOSIS) && t.kept.containsKey(Timeline.STATS);
         ok &= ascending(t.offset) && ascending(t.markOff);
         for (RowSummary s : t.summaries) {
             if (s != null) {

@@ -104,8 +104,8 @@ public final class ViewServer implements AutoCloseable {
      */
     public java.util.Map<String, String> answersToKeep() throws IOException {
         java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
-        out.put("diagnosis", render(this::diagnosis));
-        out.put("stats", render(g -> stats(0, timeline.end() - timeline.begin(), g)));
+        out.put(Timeline.DIAGNOSIS, render(this::diagnosis));
+        out.put(Timeline.STATS, render(g -> stats(0, timeline.end() - timeline.begin(), g)));
         return out;
     }
 
@@ -400,7 +400,7 @@ public final class ViewServer implements AutoCloseable {
 
     void stats(long from, long to, JsonGenerator g) throws IOException {
         long b = timeline.begin();
-        String kept = timeline.kept.get("stats");
+        String kept = timeline.kept.get(Timeline.STATS);
         if (timeline.model() == null && kept != null && from <= 0 && to >= timeline.end() - b) {
             g.writeRawValue(kept);
             return;
@@ -438,7 +438,7 @@ public final class ViewServer implements AutoCloseable {
 
     void diagnosis(JsonGenerator g) throws IOException {
         if (diagnosis == null) {
-            g.writeRawValue(timeline.kept.get("diagnosis"));
+            g.writeRawValue(timeline.kept.get(Timeline.DIAGNOSIS));
             return;
         }
         Diagnosis.Report r = diagnosis.join();
