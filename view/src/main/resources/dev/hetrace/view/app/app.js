@@ -31,6 +31,13 @@ const view = new Timeline($('canvas'), $('tooltip'), meta, {
 });
 view.fit();
 
+// the panels ask for their data once the first view is drawn: on a big board their answers (and
+// the page's work to show them) would otherwise compete with it, on the server and here
+const firstDrawn = new Promise(done => {
+  const poll = () => (view.settled() ? done() : setTimeout(poll, 10));
+  poll();
+});
+
 // what tests (and curious people) can read: what was drawn last, and a way to move
 window.__hetrace = {
   meta,
@@ -108,7 +115,7 @@ async function loadDiagnosis() {
   const first = d.outliers.find(o => o.name) ?? d.outliers.find(o => o.task);
   if (first && !durations) showDurations(first.name ?? first.task);
 }
-loadDiagnosis().catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
+firstDrawn.then(loadDiagnosis).catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
 
 // ---- statistics (sortable)
 
@@ -148,7 +155,7 @@ function renderStats() {
 $('stats-context').addEventListener('change', renderStats);
 $('stats-range').addEventListener('click', () => loadStats(Math.max(0, view.from), Math.min(meta.span, view.to)));
 $('stats-all').addEventListener('click', () => loadStats());
-loadStats().catch(e => { $('stats').textContent = 'statistics failed: ' + e.message; });
+firstDrawn.then(() => loadStats()).catch(e => { $('stats').textContent = 'statistics failed: ' + e.message; });
 
 // ---- the events of a place
 
@@ -248,8 +255,12 @@ async function showDurations(name) {
     for (const id of ['durations-histogram', 'durations-boxes', 'durations-scatter']) $(id).innerHTML = '';
     return;
   }
-  const cores = [...new Set(d.intervals.map(i => i.core))];
-  d.intervals.forEach(i => { i.coreIndex = cores.indexOf(i.core); });
+  const coreIndex = new Map();
+  for (const i of d.intervals) {
+    if (!coreIndex.has(i.core)) coreIndex.set(i.core, coreIndex.size);
+    i.coreIndex = coreIndex.get(i.core);
+  }
+  const cores = [...coreIndex.keys()];
   durations = d;
   $('durations-count').textContent = `${d.total} intervals` + (d.shown < d.total ? ` (${d.shown} shown)` : '')
     + ` on ${cores.length} core${cores.length === 1 ? '' : 's'}`;
