@@ -12,7 +12,7 @@ public final class PageServer implements AutoCloseable {
 
     /** Serves {@code html} at {@code /} on {@code host}:{@code port} (0: a free port). */
     public static PageServer start(String html, String host, int port) {
-        Javalin app = Javalin.create(config -> config.showJavalinBanner = false);
+        Javalin app = WebApps.create(host, null);
         app.get("/", ctx -> {
             ctx.header("Cache-Control", "no-store");
             ctx.html(html);

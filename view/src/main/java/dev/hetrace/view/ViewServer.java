@@ -13,7 +13,6 @@ import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Waits;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.javalin.http.staticfiles.Location;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
@@ -119,19 +118,7 @@ public final class ViewServer implements AutoCloseable {
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
     public ViewServer start(String host, int port) {
-        boolean loopback = loopback(host);
-        app = Javalin.create(config -> {
-            config.showJavalinBanner = false;
-            if (loopback) {
-                // on this machine, compressing a view's megabyte of JSON costs more than sending it
-                config.http.disableCompression();
-            }
-            config.staticFiles.add(files -> {
-                files.hostedPath = "/";
-                files.directory = "/dev/hetrace/view/app";
-                files.location = Location.CLASSPATH;
-            });
-        });
+        app = WebApps.create(host, "/dev/hetrace/view/app");
         app.get("/api/meta", ctx -> send(ctx, this::meta));
         app.get("/api/view", ctx -> {
             long from = longParam(ctx, "from");
@@ -212,14 +199,6 @@ public final class ViewServer implements AutoCloseable {
 
     public Timeline timeline() {
         return timeline;
-    }
-
-    private static boolean loopback(String host) {
-        try {
-            return java.net.InetAddress.getByName(host).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            return false; // Javalin tells
-        }
     }
 
     /** The port served on. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.hetrace.profile.metric.Metric;
 import io.javalin.Javalin;
 import io.javalin.http.sse.SseClient;
-import io.javalin.http.staticfiles.Location;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -72,14 +71,7 @@ public final class MonitorServer implements AutoCloseable {
 
 	/** Starts serving on {@code host}:{@code port} (0: a free port). */
 	public MonitorServer start(String host, int port) {
-		app = Javalin.create(c -> {
-			c.showJavalinBanner = false;
-			c.staticFiles.add(files -> {
-				files.hostedPath = "/";
-				files.directory = "/dev/hetrace/profile/monitor/app";
-				files.location = Location.CLASSPATH;
-			});
-		});
+		app = dev.hetrace.view.WebApps.create(host, "/dev/hetrace/profile/monitor/app");
 		app.get("/api/config", ctx -> {
 			ctx.header("Cache-Control", "no-store");
 			ctx.contentType("application/json").result(config);

@@ -1,0 +1,42 @@
+package dev.hetrace.view;
+
+import io.javalin.Javalin;
+import io.javalin.http.staticfiles.Location;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * How hetrace's local web apps are set up (the viewer, the profile monitor, a served page): no
+ * banner, an app folder of plain files from the classpath at {@code /}, and no compression when
+ * only this machine is served (on the loopback, compressing a megabyte of JSON costs more than
+ * sending it).
+ */
+public final class WebApps {
+    private WebApps() {}
+
+    /** A Javalin to be started on {@code host}, serving the classpath folder {@code appFolder} at {@code /} (none if null). */
+    public static Javalin create(String host, String appFolder) {
+        boolean loopback = loopback(host);
+        return Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            if (loopback) {
+                config.http.disableCompression();
+            }
+            if (appFolder != null) {
+                config.staticFiles.add(files -> {
+                    files.hostedPath = "/";
+                    files.directory = appFolder;
+                    files.location = Location.CLASSPATH;
+                });
+            }
+        });
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false; // starting on it tells
+        }
+    }
+}
