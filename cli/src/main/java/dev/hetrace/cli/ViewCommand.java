@@ -148,6 +148,8 @@ final class ViewCommand extends HetraceCommand {
         StateBuilder.Input input;
         long built;
         long read;
+        main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
+            kept == null ? "" : " (kept for the next view)");
         try {
             long t0 = System.nanoTime();
             // as BoardInput.model, keeping the synchronized traces for the pattern search
@@ -172,10 +174,11 @@ final class ViewCommand extends HetraceCommand {
         ViewServer server = new ViewServer(timeline, input);
         if (kept != null) {
             long t0 = System.nanoTime();
+            main.err.println("hetrace view: diagnosing, then keeping the timeline in " + kept + "...");
             try {
                 long size = TimelineFile.write(timeline, server.answersToKeep(), kept);
-                main.err.printf(Locale.ROOT, "hetrace view: kept the timeline in %s (%,.1f MB, %.2f s): the next view of"
-                    + " these traces opens it%n", kept, size / 1e6, (System.nanoTime() - t0) / 1e9);
+                main.err.printf(Locale.ROOT, "hetrace view: kept the timeline (%,.1f MB, %.2f s): the next view of"
+                    + " these traces opens it%n", size / 1e6, (System.nanoTime() - t0) / 1e9);
             } catch (IOException | RuntimeException e) {
                 main.err.println("hetrace view: warning: cannot keep the timeline in " + kept + ": " + e.getMessage());
             }

@@ -56,7 +56,8 @@ class ViewCommandTest {
         Path cache = dir.resolve("cache");
         Run first = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
         assertThat(first.status()).as(first.err()).isZero();
-        assertThat(first.err()).contains("read in").containsPattern("kept the timeline in .*\\.timeline");
+        assertThat(first.err()).contains("reading 5 trace(s)").contains("read in")
+            .containsPattern("keeping the timeline in .*\\.timeline").contains("kept the timeline (");
         try (var kept = Files.list(cache)) {
             assertThat(kept.map(p -> p.getFileName().toString())).singleElement().asString().endsWith(".timeline");
         }
@@ -71,7 +72,7 @@ class ViewCommandTest {
             .orElseThrow();
         Files.setLastModifiedTime(stream, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
         Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
-        assertThat(touched.err()).contains("read in").contains("kept the timeline in");
+        assertThat(touched.err()).contains("read in").contains("kept the timeline (");
 
         // a damaged file: said in one line, then built again
         Path file;
@@ -83,7 +84,7 @@ class ViewCommandTest {
         Run damaged = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
         assertThat(damaged.status()).as(damaged.err()).isZero();
         assertThat(damaged.err()).contains("hetrace view: warning: " + file + ": cut short").contains("building the timeline again")
-            .contains("kept the timeline in").doesNotContain("\tat ");
+            .contains("kept the timeline (").doesNotContain("\tat ");
     }
 
     @Test
