@@ -1218,7 +1218,10 @@ public final class StateBuilder {
             return Math.max(queue, 0) * 0x100000001B3L ^ id;
         }
 
-        /** The point events, trace after trace, on the cores the passes made (those of a CPU no mapped event named are left out). */
+        /**
+         * The point events, trace after trace, on the cores the passes made; those of a CPU no
+         * mapped event named (or of no CPU) on their trace (core −1 − trace).
+         */
         void marks() {
             Map<String, Integer> names = new HashMap<>();
             for (TracePass p : passes) {
@@ -1234,10 +1237,8 @@ public final class StateBuilder {
                     long[] m = r.chunk(k);
                     int o = r.offset(k);
                     int local = p.coreByCpu.get(m[o + 1]);
-                    if (local == LongIntMap.ABSENT) {
-                        continue;
-                    }
-                    model.addMark(m[o], coreIds[p.trace][local], name[(int) m[o + 2]]);
+                    model.addMark(m[o], local == LongIntMap.ABSENT ? -1 - p.trace : coreIds[p.trace][local],
+                        name[(int) m[o + 2]]);
                 }
             }
         }

@@ -119,7 +119,8 @@ public final class StateModel {
 
     /**
      * How many point events: the events no interval is made of (those no rule of the mapping
-     * reads, such as the sync handshake's, and waits), on their core, each trace's in time order.
+     * reads, such as the sync handshake's, and waits), on their core (or trace), each trace's in
+     * time order.
      */
     public int marks() {
         return marks.size();
@@ -130,7 +131,10 @@ public final class StateModel {
         return marks.get(i, 0);
     }
 
-    /** Point event {@code i}'s core. */
+    /**
+     * Point event {@code i}'s core; −1 − its trace's index when it is on no core of the model (a
+     * CPU no mapped event names, such as a Linux trace's sync daemon's, or no CPU at all).
+     */
     public int markCore(int i) {
         return (int) (marks.get(i, 1) >>> 32);
     }

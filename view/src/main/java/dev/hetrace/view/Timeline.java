@@ -70,7 +70,7 @@ public final class Timeline {
     MemorySegment extra;
     RowSummary[] summaries;
 
-    // point events per core, by time: core c's in [markOff[c], markOff[c + 1]); whether each is the sync handshake's
+    // point events per row, by time: row r's in [markOff[r], markOff[r + 1]); whether each is the sync handshake's
     int[] markOff;
     MemorySegment markTime;
     MemorySegment markLabel;
@@ -263,7 +263,7 @@ public final class Timeline {
         new Fill(t, layout).run();
         t.summarize();
         t.sortMessages();
-        t.marks();
+        t.marks(layout);
         return t;
     }
 
@@ -597,32 +597,37 @@ public final class Timeline {
         msgId = MemorySegment.ofArray(id);
     }
 
-    /** The point events by core and time, labelled by their event names. */
-    private void marks() {
+    /**
+     * The point events by row and time, labelled by their event names: a core's on its row; a
+     * trace's on no core it has (the sync daemon's CPU of a Linux trace, say) on the trace's row.
+     */
+    private void marks(Layout layout) {
         StateModel m = model;
-        int cores = m.cores().size();
         int n = m.marks();
-        markOff = new int[cores + 1];
+        int[] row = new int[n];
+        markOff = new int[rows.size() + 1];
         for (int i = 0; i < n; i++) {
-            markOff[m.markCore(i) + 1]++;
+            int c = m.markCore(i);
+            row[i] = c >= 0 ? coreRow[c] : layout.traceRow[-1 - c];
+            markOff[row[i] + 1]++;
         }
-        for (int c = 0; c < cores; c++) {
-            markOff[c + 1] += markOff[c];
+        for (int r = 0; r < rows.size(); r++) {
+            markOff[r + 1] += markOff[r];
         }
         java.util.Set<String> sync = new java.util.HashSet<>();
         for (dev.hetrace.sync.MatchRule r : dev.hetrace.sync.MatchRules.HETRACE_SYNC) {
             sync.add(r.sendEvent());
             sync.add(r.receiveEvent());
         }
-        // by core, keeping each trace's order (already by time on each of its cores); sorted only if not
+        // by row, keeping each trace's order (already by time on each of its cores); sorted only if not
         int[] at = markOff.clone();
         int[] order = new int[n];
         for (int i = 0; i < n; i++) {
-            order[at[m.markCore(i)]++] = i;
+            order[at[row[i]]++] = i;
         }
-        for (int c = 0; c < cores; c++) {
-            int lo = markOff[c];
-            int hi = markOff[c + 1];
+        for (int r = 0; r < rows.size(); r++) {
+            int lo = markOff[r];
+            int hi = markOff[r + 1];
             boolean sorted = true;
             for (int k = lo + 1; k < hi && sorted; k++) {
                 sorted = m.markTime(order[k - 1]) <= m.markTime(order[k]);
@@ -649,10 +654,10 @@ public final class Timeline {
         markSync = MemorySegment.ofArray(isSync);
     }
 
-    /** The position of core {@code core}'s first point event at or after {@code t}. */
-    int firstMarkFrom(int core, long t) {
-        int lo = markOff[core];
-        int hi = markOff[core + 1];
+    /** The position of row {@code r}'s first point event at or after {@code t}. */
+    int firstMarkFrom(int r, long t) {
+        int lo = markOff[r];
+        int hi = markOff[r + 1];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (markTime(mid) >= t) {
@@ -663,7 +668,6 @@ public final class Timeline {
         }
         return lo;
     }
-
     /** The first interval of row {@code r} that may end after {@code t} (all before it end at or before t). */
     int firstEndingAfter(int r, long t) {
         int lo = offset[r];
@@ -747,6 +751,8 @@ public final class Timeline {
         final StateModel m;
         final List<Row> rows = new ArrayList<>();
         final int[] coreRow;
+        /** Per trace, the row of its point events on no core: its own row, else its one core's. */
+        final int[] traceRow;
         final int[] irqRow;
         final int[] taskRow;
         /** Per task, the row of each call depth. */
@@ -757,6 +763,7 @@ public final class Timeline {
             int cores = m.cores().size();
             int tasks = m.tasks().size();
             coreRow = new int[cores];
+            traceRow = new int[m.traceNames().size()];
             irqRow = new int[cores];
             java.util.Arrays.fill(irqRow, -1);
             taskRow = new int[tasks];
@@ -791,6 +798,7 @@ public final class Timeline {
                     parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                     level = 2;
                 }
+                traceRow[t] = parent != 0 ? parent : rows.size();
                 String prefix = m.traceNames().get(t) + "/";
                 for (int c : cs) {
                     // under its trace's row, a core is named without the trace: cpu0

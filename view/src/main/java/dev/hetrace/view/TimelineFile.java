@@ -41,7 +41,7 @@ import java.util.Map;
 public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     private static final int PREAMBLE = 40;
     private static final int BUFFER = 1 << 22;
 
@@ -294,7 +294,7 @@ public final class TimelineFile {
     private static void check(Path file, Timeline t) throws IOException {
         int rows = t.rows.size();
         long n = t.offset.length == rows + 1 ? t.offset[rows] : -1;
-        long marks = t.markOff.length == t.coreNames.size() + 1 ? t.markOff[t.coreNames.size()] : -1;
+        long marks = t.markOff.length == rows + 1 ? t.markOff[rows] : -1;
         long messages = t.msgSend.byteSize() / Long.BYTES;
         boolean ok = n >= 0 && marks >= 0
             && t.start.byteSize() == 8 * n && t.end_.byteSize() == 8 * n && t.maxEnd.byteSize() == 8 * n

@@ -80,9 +80,10 @@ public final class ViewQuery {
                     aggregate(r, f, e, nsPerPx);
                     writeColumns(g, nsPerPx);
                 }
-                if (t.rows.get(r).kind() == Timeline.Kind.CORE) {
-                    marks(g, t.rows.get(r).core(), f, e, width);
-                }
+
+            }
+            if (t.markOff[r + 1] > t.markOff[r]) {
+                marks(g, r, f, e, width);
             }
             g.writeEndObject();
         }
@@ -92,12 +93,12 @@ public final class ViewQuery {
     }
 
     /**
-     * A core's point events in [f, e): their count, and when they are few enough to tell apart
+     * A row's point events in [f, e): their count, and when they are few enough to tell apart
      * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0).
      */
-    private void marks(JsonGenerator g, int core, long f, long e, int width) throws IOException {
-        int lo = t.firstMarkFrom(core, f);
-        int hi = t.firstMarkFrom(core, e);
+    private void marks(JsonGenerator g, int row, long f, long e, int width) throws IOException {
+        int lo = t.firstMarkFrom(row, f);
+        int hi = t.firstMarkFrom(row, e);
         g.writeNumberField("markCount", hi - lo);
         if (hi - lo > 0 && hi - lo <= Math.max(1, (int) (width * MARKS_PER_PX))) {
             g.writeArrayFieldStart("marks");

@@ -207,6 +207,30 @@ class ViewerBrowserTest {
         browser.shot("sync-marks");
         assertThat(syncInWindow).as("a handshake: a send and a receive").hasSizeGreaterThanOrEqualTo(2);
         assertThat(marks(draw, "dsp1", true)).containsExactlyElementsOf(syncInWindow);
+        // the master's halves: its sync daemon runs on a CPU with no row of its own, so they are on the master's row
+        List<Long> masterSync = new ArrayList<>();
+        try (dev.hetrace.ctf.api.CtfReader r = dev.hetrace.ctf.api.CtfReader.open(List.of(sim.traces().get(0)), w -> { })) {
+            var e = r.event();
+            while (r.next()) {
+                long t = input.maps().get(0).apply(e.timeNanos()) - model.begin();
+                if (e.name().startsWith("hetrace_sync_") && t >= from && t < to) {
+                    masterSync.add(t);
+                }
+            }
+        }
+        int masterRow = -1;
+        for (JsonNode row : draw.get("rows")) {
+            masterRow = row.get("name").asText().equals("master") ? row.get("id").asInt() : masterRow;
+        }
+        List<Long> onMaster = new ArrayList<>(marks(draw, "master/cpu0", true));
+        for (JsonNode m : draw.get("marks")) {
+            if (m.get("row").asInt() == masterRow && m.get("sync").asBoolean()) {
+                onMaster.add(m.get("time").asLong());
+            }
+        }
+        assertThat(masterSync).as("the master's side of the handshake").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(onMaster).containsExactlyInAnyOrderElementsOf(masterSync);
+        assertThat(onMaster.size() - marks(draw, "master/cpu0", true).size()).as("marks on the master's own row").isPositive();
         for (JsonNode m : draw.get("marks")) {
             if (m.get("sync").asBoolean()) {
                 assertThat(m.get("label").asText()).startsWith("hetrace_sync_");
