@@ -191,11 +191,11 @@ public final class Report {
                     g.writeEndArray();
                 }
                 // messages by send time, as the server's arrows: send, from row, receive, to row, message
-                g.writeArrayFieldStart("arrows");
+                Numbers arrows = new Numbers().start();
                 for (int k = 0; k < total; k += stride) {
-                    ViewQuery.arrow(g, t, k, b);
+                    ViewQuery.arrow(arrows, t, k, b);
                 }
-                g.writeEndArray();
+                arrows.writeField(g, "arrows");
                 g.writeEndObject();
                 g.flush();
                 os.write(page[1].getBytes(StandardCharsets.UTF_8));

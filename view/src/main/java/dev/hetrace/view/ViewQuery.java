@@ -21,6 +21,7 @@ public final class ViewQuery {
 
     private final Timeline t;
     private final Columns cols = new Columns();
+    private final Numbers numbers = new Numbers();
 
     public ViewQuery(Timeline t) {
         this.t = t;
@@ -65,16 +66,16 @@ public final class ViewQuery {
                 int lo = t.firstEndingAfter(r, f);
                 int hi = t.firstStartingFrom(r, e);
                 if (hi - lo <= width / 2) {
-                    g.writeArrayFieldStart("rects");
+                    Numbers rects = numbers.start();
                     for (int i = lo; i < hi; i++) {
                         if (t.endOf(i) > f || t.startOf(i) >= f) {
-                            g.writeNumber(t.startOf(i) - b);
-                            g.writeNumber(t.endOf(i) - b);
-                            g.writeNumber(t.labelOf(i));
-                            g.writeNumber(t.stateOf(i));
+                            rects.add(t.startOf(i) - b);
+                            rects.add(t.endOf(i) - b);
+                            rects.add(t.labelOf(i));
+                            rects.add(t.stateOf(i));
                         }
                     }
-                    g.writeEndArray();
+                    rects.writeField(g, "rects");
                 } else {
                     cols.reset(width);
                     aggregate(r, f, e, nsPerPx);
@@ -101,13 +102,13 @@ public final class ViewQuery {
         int hi = t.firstMarkFrom(row, e);
         g.writeNumberField("markCount", hi - lo);
         if (hi - lo > 0 && hi - lo <= Math.max(1, (int) (width * MARKS_PER_PX))) {
-            g.writeArrayFieldStart("marks");
+            Numbers marks = numbers.start();
             for (int i = lo; i < hi; i++) {
-                g.writeNumber(t.markTime(i) - t.begin);
-                g.writeNumber(t.markLabel(i));
-                g.writeNumber(t.markSync(i) ? 1 : 0);
+                marks.add(t.markTime(i) - t.begin);
+                marks.add(t.markLabel(i));
+                marks.add(t.markSync(i) ? 1 : 0);
             }
-            g.writeEndArray();
+            marks.writeField(g, "marks");
         }
     }
 
@@ -130,7 +131,7 @@ public final class ViewQuery {
      * pairs of label and its ‰ (label −1: none); columns with nothing are left out.
      */
     private void writeColumns(JsonGenerator g, double full) throws IOException {
-        g.writeArrayFieldStart("cols");
+        Numbers out = numbers.start();
         int w = cols.width;
         int k = RowSummary.TOP;
         int x = 0;
@@ -144,17 +145,17 @@ public final class ViewQuery {
             while (x + n < w && same(x, x + n, full)) {
                 n++;
             }
-            g.writeNumber(x);
-            g.writeNumber(n);
-            g.writeNumber(busy);
-            g.writeNumber(cols.count[x]);
+            out.add(x);
+            out.add(n);
+            out.add(busy);
+            out.add(cols.count[x]);
             for (int j = x * k; j < x * k + k; j++) {
-                g.writeNumber(cols.top[j]);
-                g.writeNumber(cols.top[j] < 0 ? 0 : permille(cols.topTime[j], full));
+                out.add(cols.top[j]);
+                out.add(cols.top[j] < 0 ? 0 : permille(cols.topTime[j], full));
             }
             x += n;
         }
-        g.writeEndArray();
+        out.writeField(g, "cols");
     }
 
     private boolean same(int a, int b, double full) {
@@ -196,28 +197,28 @@ public final class ViewQuery {
         long b = t.begin;
         g.writeNumberField("arrowsTotal", n);
         g.writeBooleanField("sampled", stride > 1);
-        g.writeArrayFieldStart("arrows");
+        Numbers out = numbers.start();
         int seen = 0;
         for (int k = lo; k < mid; k++) {
             if (t.msgReceive(k) >= f && seen++ % stride == 0) {
-                arrow(g, t, k, b);
+                arrow(out, t, k, b);
             }
         }
         for (int k = mid + (stride - seen % stride) % stride; k < hi; k += stride) {
-            arrow(g, t, k, b);
+            arrow(out, t, k, b);
         }
-        g.writeEndArray();
+        out.writeField(g, "arrows");
     }
 
     /**
      * The {@code k}th message by send time as an arrow: send time, sending core's row, receive time,
      * receiving core's row, the message's number in the state model (times from {@code b}).
      */
-    static void arrow(JsonGenerator g, Timeline t, int k, long b) throws IOException {
-        g.writeNumber(t.msgSend(k) - b);
-        g.writeNumber(t.coreRow[t.msgSendCore(k)]);
-        g.writeNumber(t.msgReceive(k) - b);
-        g.writeNumber(t.coreRow[t.msgReceiveCore(k)]);
-        g.writeNumber(t.msgRow(k));
+    static void arrow(Numbers out, Timeline t, int k, long b) {
+        out.add(t.msgSend(k) - b);
+        out.add(t.coreRow[t.msgSendCore(k)]);
+        out.add(t.msgReceive(k) - b);
+        out.add(t.coreRow[t.msgReceiveCore(k)]);
+        out.add(t.msgRow(k));
     }
 }
