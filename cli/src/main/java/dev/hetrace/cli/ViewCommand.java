@@ -75,12 +75,28 @@ final class ViewCommand extends HetraceCommand {
         List<Path> traces;
         java.util.Map<String, String> symbols;
         Path kept = null;
+        // a big ground truth's symbols are read while the traces' files are listed for the cache's key
+        java.util.concurrent.CompletableFuture<java.util.Map<String, String>> reading =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return BoardInput.symbols(inputs);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        TraceIndex.Symbols later = () -> {
+            try {
+                return reading.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
+            }
+        };
         try {
             traces = BoardInput.traces(inputs);
-            symbols = BoardInput.symbols(inputs);
             if (!noCache) {
-                kept = index.dir().resolve(TraceIndex.key(traces, mapping, symbols) + ".timeline");
+                kept = index.dir().resolve(TraceIndex.key(traces, mapping, later) + ".timeline");
             }
+            symbols = later.get();
         } catch (IOException e) {
             return fail(e);
         }

@@ -228,6 +228,16 @@ public final class TraceIndex {
      * when a trace's file is added, removed, resized or touched, or the mapping or symbols change.
      */
     public static String key(List<Path> traces, Path mappingFile, Map<String, String> symbols) throws IOException {
+        return key(traces, mappingFile, () -> symbols);
+    }
+
+    /** The symbols of {@link #key(List, Path, Map)}, still being read (asked for once the traces' files are listed). */
+    public interface Symbols {
+        Map<String, String> get() throws IOException;
+    }
+
+    /** As {@link #key(List, Path, Map)}, the symbols asked for last: they can be read meanwhile. */
+    public static String key(List<Path> traces, Path mappingFile, Symbols later) throws IOException {
         MessageDigest d;
         try {
             d = MessageDigest.getInstance("SHA-256");
@@ -254,7 +264,7 @@ public final class TraceIndex {
         if (mappingFile != null) {
             sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(Files.readAllBytes(mappingFile)))).append('\n');
         }
-        new TreeMap<>(symbols).forEach((k, v) -> sb.append("symbol ").append(k).append(' ').append(v).append('\n'));
+        new TreeMap<>(later.get()).forEach((k, v) -> sb.append("symbol ").append(k).append(' ').append(v).append('\n'));
         byte[] h = d.digest(sb.toString().getBytes(StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(h, 0, 16);
     }
