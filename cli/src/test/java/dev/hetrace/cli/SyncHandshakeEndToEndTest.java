@@ -57,22 +57,38 @@ class SyncHandshakeEndToEndTest {
         assertThat(p.exitValue()).as("%s: %s", List.of(cmd), out).isZero();
     }
 
-    /** Every sync pair's receive line comes after its send line; all 2 × EXCHANGES pairs are there. */
+    /**
+     * Every sync pair's receive is not before its send on the master's clock (at the text's ns;
+     * the two may fall on the same ns, in either order of lines); all 2 × EXCHANGES pairs are there.
+     */
     private static void assertCausal(String text) {
-        java.util.Map<Long, Integer> sendLine = new java.util.HashMap<>();
-        java.util.Map<Long, Integer> recvLine = new java.util.HashMap<>();
-        Pattern p = Pattern.compile("(hetrace_sync_send|hetrace_sync_recv): \\{ cpu = \\d+ \\}, \\{ seq = (\\d+),");
-        List<String> lines = text.lines().toList();
-        for (int i = 0; i < lines.size(); i++) {
-            Matcher m = p.matcher(lines.get(i));
+        java.util.Map<Long, Long> sendTime = new java.util.HashMap<>();
+        java.util.Map<Long, Long> recvTime = new java.util.HashMap<>();
+        java.util.Map<Long, String> sendText = new java.util.HashMap<>();
+        Pattern p = Pattern.compile("^\\[(\\d+):(\\d+):(\\d+)\\.(\\d{9})\\].*(hetrace_sync_send|hetrace_sync_recv): \\{ cpu = \\d+ \\},"
+            + " \\{ seq = (\\d+),");
+        for (String line : text.lines().toList()) {
+            Matcher m = p.matcher(line);
             if (m.find()) {
-                (m.group(1).endsWith("send") ? sendLine : recvLine).put(Long.parseLong(m.group(2)), i);
+                long ns = ((Long.parseLong(m.group(1)) * 60 + Long.parseLong(m.group(2))) * 60 + Long.parseLong(m.group(3)))
+                    * 1_000_000_000L + Long.parseLong(m.group(4));
+                long seq = Long.parseLong(m.group(6));
+                if (m.group(5).endsWith("send")) {
+                    sendTime.put(seq, ns);
+                    sendText.put(seq, line);
+                } else {
+                    recvTime.put(seq, ns);
+                }
             }
         }
-        assertThat(sendLine).hasSize((int) (2 * EXCHANGES));
-        assertThat(recvLine.keySet()).isEqualTo(sendLine.keySet());
-        for (long seq : sendLine.keySet()) {
-            assertThat(recvLine.get(seq)).as("pair %d received after it was sent", seq).isGreaterThan(sendLine.get(seq));
+        assertThat(sendTime).hasSize((int) (2 * EXCHANGES));
+        assertThat(recvTime.keySet()).isEqualTo(sendTime.keySet());
+        for (long seq : sendTime.keySet()) {
+            if (recvTime.get(seq) - sendTime.get(seq) < -43_200_000_000_000L) {
+                recvTime.put(seq, recvTime.get(seq) + 86_400_000_000_000L); // the day turned between them
+            }
+            assertThat(recvTime.get(seq)).as("pair %d received (at %d ns of the day) not before it was sent: %s", seq,
+                recvTime.get(seq), sendText.get(seq)).isGreaterThanOrEqualTo(sendTime.get(seq));
         }
     }
 
