@@ -67,12 +67,16 @@ class ViewCommandTest {
         assertThat(second.err()).contains("hetrace view: 5 trace(s), 5 cores").contains("opened the timeline kept in")
             .doesNotContain("read in").contains("2 zoom/pan requests");
 
-        // a trace touched: its timeline is built again, and kept beside the old one
+        // a trace touched: its timeline is built again, and replaces the old one
         Path stream = Files.list(copy.resolve("dsp1")).filter(p -> !p.getFileName().toString().equals("metadata")).findFirst()
             .orElseThrow();
         Files.setLastModifiedTime(stream, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
         Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
-        assertThat(touched.err()).contains("read in").contains("kept the timeline (");
+        assertThat(touched.err()).contains("read in").contains("kept the timeline (")
+            .contains("removed the timeline kept for an earlier state of these traces");
+        try (var kept = Files.list(cache)) {
+            assertThat(kept.filter(p -> p.toString().endsWith(".timeline"))).as("the earlier state's file is gone").hasSize(1);
+        }
 
         // a damaged file: said in one line, then built again
         Path file;

@@ -231,6 +231,23 @@ public final class TraceIndex {
         return key(traces, mappingFile, () -> symbols);
     }
 
+    /**
+     * A short hash of the traces' paths alone (not their contents): what names everything kept
+     * of one trace set, whatever its state, so that an older state's files can be told apart.
+     */
+    public static String pathsKey(List<Path> traces) {
+        MessageDigest d;
+        try {
+            d = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        for (Path t : traces) {
+            d.update((t.toAbsolutePath().normalize() + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        return HexFormat.of().formatHex(d.digest(), 0, 6);
+    }
+
     /** The symbols of {@link #key(List, Path, Map)}, still being read (asked for once the traces' files are listed). */
     public interface Symbols {
         Map<String, String> get() throws IOException;
