@@ -62,11 +62,6 @@ public final class IntervalTable {
         return out;
     }
 
-    /** Once every copy {@link #concat} asked for is done. */
-    void written() {
-        rows.written();
-    }
-
     /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */
     private void copy(int at, IntervalTable from, int[] owners, int[] subjects, dev.hetrace.sync.PiecewiseMap.Walker map) {
         int n = from.size();

@@ -56,15 +56,11 @@ final class LongRows {
         return k;
     }
 
-    /** Once every row is written (by {@link #chunkToWrite}): ready to grow by appends. */
-    void written() {
-        if (last == null) {
-            last = chunks[chunks.length - 1];
-        }
-    }
-
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
     int append() {
+        if (last == null) { // rows written in place (see LongRows(int, int)): the last of their chunks
+            last = chunkToWrite(size - 1);
+        }
         int k = size & MASK;
         if (k * width == last.length || (k == 0 && size > 0)) {
             grow();

@@ -209,10 +209,6 @@ public final class StateBuilder {
                 }
             }
             int workers = Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
-            List<Work> work = new ArrayList<>();
-            for (TracePass p : passes) {
-                work.add(p::run);
-            }
             // the largest traces first, so that the threads end together
             long[] sizes = workers > 1 ? sizes(traces) : new long[n];
             Integer[] order = new Integer[n];
@@ -220,7 +216,7 @@ public final class StateBuilder {
             Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
             List<Work> ordered = new ArrayList<>();
             for (int k : order) {
-                ordered.add(work.get(k));
+                ordered.add(passes[k]::run);
             }
             runAll(ordered, workers, () -> {
                 for (TracePass p : passes) {
@@ -262,9 +258,6 @@ public final class StateBuilder {
             combine.add(all::marks);
             copies.forEach(c -> combine.add(c::run));
             runAll(combine, workers, () -> { });
-            for (IntervalTable t : List.of(m.runs, m.taskStates, m.calls, m.irqs)) {
-                t.written();
-            }
             return new Built(input, m);
         } finally {
             for (CtfReader r : readers) {
@@ -305,10 +298,8 @@ public final class StateBuilder {
             for (Work w : work) {
                 try {
                     w.run();
-                } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
-                    throw e;
                 } catch (Exception e) {
-                    throw new IllegalStateException(e);
+                    dev.hetrace.ctf.api.CtfReader.rethrow(e);
                 }
             }
             return;
@@ -338,15 +329,7 @@ public final class StateBuilder {
             throw new IOException("interrupted", e);
         }
         for (Throwable e : failures) {
-            switch (e) {
-                case null -> { }
-                case IOException x -> throw x;
-                case MetadataException x -> throw x;
-                case StreamDecodingException x -> throw x;
-                case RuntimeException x -> throw x;
-                case Error x -> throw x;
-                default -> throw new IllegalStateException(e);
-            }
+            dev.hetrace.ctf.api.CtfReader.rethrow(e);
         }
     }
 

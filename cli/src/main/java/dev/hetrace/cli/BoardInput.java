@@ -27,17 +27,26 @@ final class BoardInput {
     /** The traces of {@code inputs}, synchronized, and their state model read with {@code mapping} (or the presets). */
     static StateModel model(List<Path> inputs, Path mapping, PrintStream err)
             throws IOException, MetadataException, StreamDecodingException {
-        List<Path> traces = traces(inputs);
+        return built(traces(inputs), mapping, symbols(inputs), w -> err.println("hetrace: warning: " + w)).model();
+    }
+
+    /**
+     * {@code traces} synchronized and their state model, in one reading of each trace (the state
+     * pass also finds the sync messages), read with {@code mapping} (or the presets), functions
+     * named after {@code symbols}; refused when no event has a time.
+     */
+    static StateBuilder.Built built(List<Path> traces, Path mapping, java.util.Map<String, String> symbols,
+                                    java.util.function.Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        // one reading of each trace: the state pass also finds the sync messages
-        StateModel model = StateBuilder.synchronizeAndBuild(traces, m, w -> err.println("hetrace: warning: " + w), null,
-            0).model();
-        model.symbolize(symbols(inputs));
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, m, warnings, null, 0);
+        StateModel model = built.model();
+        model.symbolize(symbols);
         if (model.events() == model.untimed()) {
             throw new IOException(model.events() == 0 ? "the traces have no events"
                 : "the traces' events have no time (their streams have no clock)");
         }
-        return model;
+        return built;
     }
 
     /** The traces of {@code inputs}, synchronized when there are several. */

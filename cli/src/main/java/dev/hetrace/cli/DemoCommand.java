@@ -98,12 +98,11 @@ final class DemoCommand extends HetraceCommand {
             }
             // what went wrong, from the traces alone (the truth only names the master's function addresses)
             List<dev.hetrace.sync.PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
-            StateModel model = StateBuilder.build(new StateBuilder.Input(sim.traces(), maps, report),
-                w -> err.println("hetrace: warning: " + w));
+            input = new StateBuilder.Input(sim.traces(), maps, report);
+            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + w));
             model.symbolize(BoardInput.symbols(List.of(out)));
             List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
             timeline = dev.hetrace.view.Timeline.of(model);
-            input = new StateBuilder.Input(sim.traces(), maps, report);
             dev.hetrace.view.Report.write(timeline, out.resolve("report.html"));
             summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");

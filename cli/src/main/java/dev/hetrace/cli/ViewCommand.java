@@ -147,10 +147,7 @@ final class ViewCommand extends HetraceCommand {
         return ViewServer.kept(timeline, () -> {
             main.err.println("hetrace view: reading the traces again (for the statistics of a range or a pattern search)...");
             try {
-                StateBuilder.Built b = StateBuilder.synchronizeAndBuild(traces, mapping == null ? null : Mapping.read(mapping),
-                    w -> { }, null, 0);
-                b.model().symbolize(symbols);
-                return b;
+                return BoardInput.built(traces, mapping, symbols, w -> { });
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             } catch (MetadataException | StreamDecodingException e) {
@@ -169,16 +166,10 @@ final class ViewCommand extends HetraceCommand {
             kept == null ? "" : " (kept for the next view)");
         try {
             long t0 = System.nanoTime();
-            // as BoardInput.model, keeping the synchronized traces for the pattern search
-            StateBuilder.Built both = StateBuilder.synchronizeAndBuild(traces,
-                mapping == null ? null : Mapping.read(mapping), w -> main.err.println("hetrace: warning: " + w), null, 0);
+            // the synchronized traces are kept for the pattern search
+            StateBuilder.Built both = BoardInput.built(traces, mapping, symbols, w -> main.err.println("hetrace: warning: " + w));
             input = both.input();
             StateModel model = both.model();
-            model.symbolize(symbols);
-            if (model.events() == model.untimed()) {
-                throw new IOException(model.events() == 0 ? "the traces have no events"
-                    : "the traces' events have no time (their streams have no clock)");
-            }
             long t1 = System.nanoTime();
             timeline = Timeline.of(model);
             read = t1 - t0;

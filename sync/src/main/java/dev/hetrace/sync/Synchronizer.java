@@ -152,9 +152,6 @@ public final class Synchronizer {
             events++;
         }
 
-        public int size() {
-            return size;
-        }
     }
 
     /**
@@ -554,16 +551,7 @@ public final class Synchronizer {
         }
 
         void rethrow() throws IOException, MetadataException, StreamDecodingException {
-            Throwable t = failure;
-            switch (t) {
-                case null -> { }
-                case IOException e -> throw e;
-                case MetadataException e -> throw e;
-                case StreamDecodingException e -> throw e;
-                case RuntimeException e -> throw e;
-                case Error e -> throw e;
-                default -> throw new IOException(t);
-            }
+            dev.hetrace.ctf.api.CtfReader.rethrow(failure);
         }
     }
 

@@ -656,46 +656,17 @@ public final class Timeline {
 
     /** The position of row {@code r}'s first point event at or after {@code t}. */
     int firstMarkFrom(int r, long t) {
-        int lo = markOff[r];
-        int hi = markOff[r + 1];
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (markTime(mid) >= t) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
+        return firstAtLeast(markTime, markOff[r], markOff[r + 1], t);
     }
+
     /** The first interval of row {@code r} that may end after {@code t} (all before it end at or before t). */
     int firstEndingAfter(int r, long t) {
-        int lo = offset[r];
-        int hi = offset[r + 1];
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (maxEndOf(mid) > t) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
+        return t == Long.MAX_VALUE ? offset[r + 1] : firstAtLeast(maxEnd, offset[r], offset[r + 1], t + 1);
     }
 
     /** The first interval of row {@code r} that starts at or after {@code t}. */
     int firstStartingFrom(int r, long t) {
-        int lo = offset[r];
-        int hi = offset[r + 1];
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (startOf(mid) >= t) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
+        return firstAtLeast(start, offset[r], offset[r + 1], t);
     }
 
     /**
@@ -703,26 +674,19 @@ public final class Timeline {
      * received before {@code t}.
      */
     int firstMessageAfter(long t) {
-        int lo = 0;
-        int hi = messages();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (msgMaxReceive(mid) >= t) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return Math.min(lo, firstMessageFrom(t));
+        return Math.min(firstAtLeast(msgMaxReceive, 0, messages(), t), firstMessageFrom(t));
     }
 
     /** The first message sent at or after {@code t}. */
     int firstMessageFrom(long t) {
-        int lo = 0;
-        int hi = messages();
+        return firstAtLeast(msgSend, 0, messages(), t);
+    }
+
+    /** The first position in [lo, hi) of the ascending long column {@code col} whose value is at least {@code t} (hi if none). */
+    private static int firstAtLeast(MemorySegment col, int lo, int hi, long t) {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (msgSend(mid) >= t) {
+            if (col.getAtIndex(LONG, mid) >= t) {
                 hi = mid;
             } else {
                 lo = mid + 1;

@@ -109,11 +109,16 @@ public final class ViewServer implements AutoCloseable {
     }
 
     private String render(Body body) throws IOException {
+        return new String(bytes(body), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** What {@code body} writes, as JSON bytes. */
+    private byte[] bytes(Body body) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
         try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
             body.write(g);
         }
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toByteArray();
     }
 
     /**
@@ -246,13 +251,10 @@ public final class ViewServer implements AutoCloseable {
     }
 
     private void send(Context ctx, Body body) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
-        try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
-            body.write(g);
-        }
+        byte[] answer = bytes(body);
         ctx.contentType("application/json");
         ctx.header("Cache-Control", "no-store");
-        ctx.result(out.toByteArray());
+        ctx.result(answer);
     }
 
     private static long longParam(Context ctx, String name) {

@@ -237,7 +237,7 @@ public final class IndexTables {
                     nameIds.put(e, nameIds.size());
                 }
             }
-            logs[i] = new TraceLog(i, m.core() == null ? null : Event.field(m.core()), new EventPosition.Tracker(r.traces()));
+            logs[i] = new TraceLog(m.core() == null ? null : Event.field(m.core()), new EventPosition.Tracker(r.traces()));
         }
 
         @Override
@@ -282,7 +282,6 @@ public final class IndexTables {
 
         /** One trace's rows, written by the one thread that reads the trace. */
         final class TraceLog {
-            final int trace;
             final Event.Field coreField;
             final EventPosition.Tracker where;
             final Map<EventClass, Integer> classIds = new IdentityHashMap<>();
@@ -325,8 +324,7 @@ public final class IndexTables {
                 }
             }
 
-            TraceLog(int trace, Event.Field coreField, EventPosition.Tracker where) {
-                this.trace = trace;
+            TraceLog(Event.Field coreField, EventPosition.Tracker where) {
                 this.coreField = coreField;
                 this.where = where;
             }

@@ -29,6 +29,23 @@ public final class CtfReader implements AutoCloseable {
     }
 
     /**
+     * Throws {@code failure}, caught on a thread that read traces, as what reading throws (its
+     * own checked exceptions, unchecked ones as they are; any other wrapped in an IOException);
+     * nothing when null.
+     */
+    public static void rethrow(Throwable failure) throws IOException, MetadataException, StreamDecodingException {
+        switch (failure) {
+            case null -> { }
+            case IOException e -> throw e;
+            case MetadataException e -> throw e;
+            case StreamDecodingException e -> throw e;
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IOException(failure);
+        }
+    }
+
+    /**
      * Opens every trace found at or under the paths (a trace is a directory holding a
      * {@code metadata} file). Warnings (metadata oddities, unusable index files, packet UUIDs
      * that differ from the trace's) are kept in {@link #warnings()}.
