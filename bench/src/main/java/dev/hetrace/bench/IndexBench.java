@@ -14,7 +14,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,14 +21,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToLongFunction;
-import org.duckdb.DuckDBAppender;
-import org.duckdb.DuckDBConnection;
 
 /**
  * The analysis index's build, measured on one core (DuckDB with one thread; the script pins the
- * JVM to one CPU): the ways to put the events into DuckDB, each timed on the same traces in the
- * same run, and the whole build (state model, statistics, every table) against the state model
- * alone.
+ * JVM to one CPU): the steps of the build, each timed on the same traces in the same run, and the
+ * whole build (state model, statistics, every table) against the state model alone.
  *
  * <p>Run: {@code bench/index.sh} (or {@code java -cp hetrace-bench.jar dev.hetrace.bench.IndexBench ROUNDS TRACE...}).
  */
@@ -51,11 +47,12 @@ public final class IndexBench {
 
         String[] labels = {"decode only (reader: time, name)", "decode + fields as JSON (no DuckDB)",
             "state model + statistics (decode included)", "state + statistics + events' narrow rows (one pass, no DuckDB)",
-            "narrow events table alone (rows kept by the pass, into a new file, checkpointed)",
+            "events' Parquet file alone (rows kept by the pass)",
+            "intervals', calls' and messages' Parquet files alone",
             "state + statistics + whole index (TraceIndex.build, synchronized input)",
             "fields of the first 10,000 events through the events view (per 10,000)"};
         long[][] times = new long[labels.length][rounds];
-        Path whole = work.resolve("whole.duckdb");
+        Path whole = work.resolve("whole.index");
         for (int r = 0; r < rounds; r++) {
             int k = 0;
             times[k++][r] = time(() -> decode(in, names, false));
@@ -71,18 +68,33 @@ public final class IndexBench {
                 Statistics.of(made[0].model());
                 return made[0].model().events();
             });
-            times[k++][r] = time(() -> withDb(work, c -> IndexTables.insertEvents(c, made[0])));
+            times[k++][r] = time(() -> {
+                Path f = work.resolve("events.parquet");
+                try {
+                    return IndexTables.writeEvents(f, made[0]);
+                } finally {
+                    Files.deleteIfExists(f);
+                }
+            });
+            times[k++][r] = time(() -> {
+                try {
+                    return IndexTables.writeModelTables(work, made[0].model());
+                } finally {
+                    for (String t : List.of("intervals", "calls", "messages")) {
+                        Files.deleteIfExists(work.resolve(t + ".parquet"));
+                    }
+                }
+            });
             made[0] = null;
             times[k++][r] = time(() -> {
-                Files.deleteIfExists(whole);
+                deleteTree(whole);
                 return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
             });
             times[k++][r] = time(() -> {
-                try (java.sql.Connection c = DriverManager.getConnection("jdbc:duckdb:" + whole)) {
+                try (java.sql.Connection c = TraceIndex.connect(whole)) {
                     try (Statement s = c.createStatement()) {
                         s.execute("SET threads = 1");
                     }
-                    TraceIndex.attachEvents(c);
                     try (Statement s = c.createStatement();
                          var rs = s.executeQuery("SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
                         rs.next();
@@ -90,7 +102,7 @@ public final class IndexBench {
                     }
                 }
             });
-            Files.deleteIfExists(whole);
+            deleteTree(whole);
             System.err.printf(Locale.ROOT, "round %d done%n", r + 1);
         }
         System.out.printf("%n| step | median CPU s | events/s of CPU |%n|---|---:|---:|%n");
@@ -102,22 +114,12 @@ public final class IndexBench {
                 k == labels.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
                     : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
         }
-        try (var s = Files.list(work)) {
-            for (Path p : s.toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-        Files.deleteIfExists(work);
+        deleteTree(work);
     }
 
     @FunctionalInterface
     private interface Step {
         long run() throws Exception;
-    }
-
-    @FunctionalInterface
-    private interface DbStep {
-        long run(DuckDBConnection c) throws Exception;
     }
 
     private static long sink;
@@ -135,21 +137,15 @@ public final class IndexBench {
         return OS.getProcessCpuTime() - t0;
     }
 
-    private static long withDb(Path work, DbStep step) throws Exception {
-        Path f = work.resolve("events.duckdb");
-        Files.deleteIfExists(f);
-        try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + f)) {
-            try (Statement s = c.createStatement()) {
-                s.execute("SET threads = 1");
+    private static void deleteTree(Path p) throws java.io.IOException {
+        if (Files.isDirectory(p)) {
+            try (var s = Files.list(p)) {
+                for (Path c : s.toList()) {
+                    deleteTree(c);
+                }
             }
-            long n = step.run(c);
-            try (Statement s = c.createStatement()) {
-                s.execute("CHECKPOINT");
-            }
-            return n;
-        } finally {
-            Files.deleteIfExists(f);
         }
+        Files.deleteIfExists(p);
     }
 
     /** Every event read, its time mapped, and optionally its fields written as JSON into a buffer. */

@@ -37,8 +37,12 @@ final class EventFields {
 
     private EventFields() {}
 
-    /** Registers the function on {@code c} and makes {@code events} a view of {@code events_raw} with it. */
-    static void attach(Connection c, List<String> paths) throws SQLException {
+    /**
+     * Registers the function on {@code c} and makes {@code events} a view of the events' rows
+     * ({@code source}, their Parquet file read in SQL) with it; {@code paths}: the traces', by
+     * the rows' {@code trace_index}.
+     */
+    static void attach(Connection c, String source, List<String> paths) throws SQLException {
         DuckDBFunctions.scalarFunction().withName(FUNCTION)
             .withParameters(DuckDBColumnType.VARCHAR, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
                 DuckDBColumnType.INTEGER)
@@ -51,10 +55,9 @@ final class EventFields {
         }
         list.append(']');
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT enum_range(NULL::trace_name)[trace + 1]::trace_name AS trace, "
-                + "stream, time_ns, enum_range(NULL::event_name)[name + 1]::event_name AS name, "
-                + "enum_range(NULL::core_name)[core + 1]::core_name AS core, "
-                + FUNCTION + "(" + list + "[trace + 1], stream_file, packet, event_index)::JSON AS fields FROM events_raw");
+            s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT trace::trace_name AS trace, stream, time_ns, "
+                + "name::event_name AS name, core::core_name AS core, "
+                + FUNCTION + "(" + list + "[trace_index + 1], stream_file, packet, event_index)::JSON AS fields FROM " + source);
         }
     }
 

@@ -13,7 +13,8 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -27,36 +28,26 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.LongConsumer;
 import org.duckdb.DuckDBAppender;
-import org.duckdb.DuckDBColumnType;
 import org.duckdb.DuckDBConnection;
-import org.duckdb.DuckDBDataChunkWriter;
-import org.duckdb.DuckDBWritableVector;
 
 /**
  * The index's tables (their schema is documented in docs/analysis.md, "SQL tables"), filled from
  * the state model, the statistics, the synchronization report and the events' narrow rows kept by
- * the state pass ({@link EventLog}). The large tables (events_raw, intervals, calls, messages)
- * go in a chunk of vectors at a time ({@link ChunkedRows}), twice as fast as DuckDB's row
- * appender (BENCHMARKS.md, "Analysis index"); the small ones through the appender.
+ * the state pass ({@link EventLog}). The large tables (events, intervals, calls, messages) are
+ * Parquet files beside the DuckDB file ({@link ParquetFile}: storing them into DuckDB's own tables
+ * cost several times the state pass, BENCHMARKS.md, "Analysis index"), read through views that
+ * {@link #attach} makes; the small ones and the ENUM types of names are in the DuckDB file.
  */
 public final class IndexTables {
-    /** The tables, in the order they are documented ({@code events}: the view {@link TraceIndex#connect()} makes). */
+    /** The tables, in the order they are documented. */
     public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs", "stats",
         "traces", "cores", "tasks");
 
-    /** The tables; the ENUM types of names are made per index ({@link #create}). */
+    /** The tables kept as Parquet files, each {@code NAME.parquet} in the index's folder. */
+    static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages");
+
+    /** The small tables, in the DuckDB file; the ENUM types of names are made per index ({@link #create}). */
     static final String SCHEMA = """
-        CREATE TABLE events_raw (trace INTEGER, stream BIGINT, time_ns BIGINT, name INTEGER, core INTEGER,
-            stream_file INTEGER, packet BIGINT, event_index INTEGER);
-        CREATE TABLE intervals (kind interval_kind, start_ns BIGINT, end_ns BIGINT, duration_ns BIGINT, trace trace_name,
-            core core_name, task task_name, irq function_name, state state_name, queue BIGINT, depth INTEGER,
-            start_unknown BOOLEAN, end_unknown BOOLEAN, events_lost BOOLEAN);
-        CREATE TABLE calls (start_ns BIGINT, end_ns BIGINT, duration_ns BIGINT, self_ns BIGINT, trace trace_name,
-            task task_name, function function_name, depth INTEGER, start_unknown BOOLEAN, end_unknown BOOLEAN,
-            events_lost BOOLEAN);
-        CREATE TABLE messages (queue BIGINT, id BIGINT, send_ns BIGINT, send_core core_name, send_task task_name,
-            receive_ns BIGINT, receive_core core_name, receive_task task_name, latency_ns BIGINT,
-            start_unknown BOOLEAN, end_unknown BOOLEAN);
         CREATE TABLE sync_pairs (reference VARCHAR, other VARCHAR, quality VARCHAR, to_other BIGINT, to_reference BIGINT,
             accuracy_ns BIGINT, slope DOUBLE, drift_ppm DOUBLE, pivot_ns BIGINT, pivot_ref_ns BIGINT);
         CREATE TABLE stats (context VARCHAR, name VARCHAR, total_ns BIGINT, percent DOUBLE, count BIGINT, min_ns BIGINT,
@@ -67,27 +58,54 @@ public final class IndexTables {
         CREATE TABLE tasks (task VARCHAR, trace VARCHAR, name VARCHAR, tid BIGINT, idle BOOLEAN);
         """;
 
-    private static final DuckDBColumnType TEXT = DuckDBColumnType.VARCHAR;
-    private static final DuckDBColumnType LONG = DuckDBColumnType.BIGINT;
-    private static final DuckDBColumnType INT = DuckDBColumnType.INTEGER;
-    private static final DuckDBColumnType BOOL = DuckDBColumnType.BOOLEAN;
+    /** The views over the Parquet files (but {@code events}: {@link EventFields}), their names as the ENUMs of the index. */
+    private static final Map<String, String> VIEWS = Map.of(
+        "intervals", "kind::interval_kind AS kind, start_ns, end_ns, duration_ns, trace::trace_name AS trace, "
+            + "core::core_name AS core, task::task_name AS task, irq::function_name AS irq, state::state_name AS state, "
+            + "queue, depth, start_unknown, end_unknown, events_lost",
+        "calls", "start_ns, end_ns, duration_ns, self_ns, trace::trace_name AS trace, task::task_name AS task, "
+            + "function::function_name AS function, depth, start_unknown, end_unknown, events_lost",
+        "messages", "queue, id, send_ns, send_core::core_name AS send_core, send_task::task_name AS send_task, receive_ns, "
+            + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, latency_ns, start_unknown, "
+            + "end_unknown");
+
+    private static final List<String> KINDS = List.of("run", "task_state", "irq");
+    private static final List<String> STATES = List.of(StateModel.stateName(0), StateModel.stateName(1),
+        StateModel.stateName(2), StateModel.stateName(3), StateModel.stateName(4));
 
     private IndexTables() {}
 
     /**
-     * Creates the (empty) tables in {@code c}, names as ENUMs of the values given: stored as
-     * small numbers, shown and compared as text.
+     * Creates the ENUM types and the (empty) small tables in {@code c}, names as ENUMs of the
+     * values given: stored as small numbers, shown and compared as text.
      */
     static void create(DuckDBConnection c, Collection<String> traces, Collection<String> events, Collection<String> cores,
                        Collection<String> tasks, Collection<String> functions) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(enumType("trace_name", traces) + enumType("event_name", events) + enumType("core_name", cores)
                 + enumType("task_name", tasks) + enumType("function_name", functions)
-                + enumType("interval_kind", List.of("run", "task_state", "irq"))
-                + enumType("state_name", List.of(StateModel.stateName(0), StateModel.stateName(1), StateModel.stateName(2),
-                    StateModel.stateName(3), StateModel.stateName(4)))
-                + SCHEMA);
+                + enumType("interval_kind", KINDS) + enumType("state_name", STATES) + SCHEMA);
         }
+    }
+
+    /**
+     * Makes the large tables views of their Parquet files in {@code dir} on a connection to the
+     * index's DuckDB file (temporary views: the folder may be moved), {@code events} with the
+     * fields decoded from the traces at {@code paths} (the traces table's, in order).
+     */
+    static void attach(Connection c, Path dir, List<String> paths) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (var v : VIEWS.entrySet()) {
+                s.execute("CREATE OR REPLACE TEMP VIEW " + v.getKey() + " AS SELECT " + v.getValue() + " FROM "
+                    + parquet(dir, v.getKey()));
+            }
+        }
+        EventFields.attach(c, parquet(dir, "events"), paths);
+    }
+
+    /** {@code read_parquet} of a table's file, for SQL. */
+    static String parquet(Path dir, String table) {
+        return "read_parquet('" + dir.resolve(table + ".parquet").toAbsolutePath().toString().replace("'", "''") + "')";
     }
 
     private static String enumType(String name, Collection<String> values) {
@@ -119,31 +137,32 @@ public final class IndexTables {
         return new StateWithEvents(m, log);
     }
 
-    /** For the benchmark: the narrow events table alone, from a log {@link #stateWithEvents} made, into a new database. */
-    public static long insertEvents(DuckDBConnection c, StateWithEvents made) throws Exception {
-        StateModel model = made.model();
+    /** For the benchmark: the events' Parquet file alone, from a log {@link #stateWithEvents} made. */
+    public static long writeEvents(Path file, StateWithEvents made) throws Exception {
         EventLog l = made.events();
-        create(c, model.traceNames(), l.eventNames, coreNames(model), List.of(), List.of());
-        l.rows(coreNames(model)).insertInto(c, "events_raw");
-        return l.total();
+        List<String> cores = coreNames(made.model());
+        return ParquetFile.write(file, l.columns(cores), l.rows(cores), "events", l.total(), n -> { });
     }
 
-    private static List<String> coreNames(StateModel model) {
-        Set<String> known = new LinkedHashSet<>();
-        model.cores().forEach(c -> known.add(c.name()));
-        known.addAll(model.traceNames());
-        return new ArrayList<>(known);
-    }
-
-    /** Creates the tables in {@code c} and fills them, the events from the log the state pass filled. */
-    static void fill(DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log,
-                     java.util.function.Consumer<String> notes) throws Exception {
-        boolean several = model.traceNames().size() > 1;
+    /** For the benchmark: the intervals', calls' and messages' Parquet files alone, into {@code dir}; returns their rows. */
+    public static long writeModelTables(Path dir, StateModel model) throws Exception {
         String[] taskNames = new String[model.tasks().size()];
         for (int k = 0; k < taskNames.length; k++) {
-            taskNames[k] = Statistics.taskName(model, k, several);
+            taskNames[k] = Statistics.taskName(model, k, model.traceNames().size() > 1);
         }
-        // the function and interrupt names the intervals use (ids from 0 up)
+        List<String> tasks = Arrays.asList(taskNames);
+        List<String> functions = functionNames(model);
+        return ParquetFile.write(dir.resolve("intervals.parquet"), IntervalRows.columns(model, tasks, functions),
+                new IntervalRows(model), "intervals",
+                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), n -> { })
+            + ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functions), new CallRows(model),
+                "calls", model.calls().size(), n -> { })
+            + ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks), new MessageRows(model),
+                "messages", model.messages().size(), n -> { });
+    }
+
+    /** The function and interrupt names the intervals use (ids from 0 up). */
+    private static List<String> functionNames(StateModel model) {
         int named = 0;
         for (int i = 0; i < model.calls().size(); i++) {
             named = Math.max(named, model.calls().subject(i) + 1);
@@ -155,19 +174,67 @@ public final class IndexTables {
         for (int k = 0; k < functions.length; k++) {
             functions[k] = model.name(k);
         }
-        long[][] spans = new long[model.traceNames().size()][];
+        return Arrays.asList(functions);
+    }
+
+    private static List<String> coreNames(StateModel model) {
+        Set<String> known = new LinkedHashSet<>();
+        model.cores().forEach(c -> known.add(c.name()));
+        known.addAll(model.traceNames());
+        return new ArrayList<>(known);
+    }
+
+    /**
+     * Creates the tables: the small ones in {@code c}, the large ones as Parquet files in
+     * {@code dir} (on up to {@code threads} threads at once, 0: as many as there are cores), the
+     * events from the log the state pass filled.
+     */
+    static void fill(Path dir, DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log,
+                     java.util.function.Consumer<String> notes, int threads) throws Exception {
+        boolean several = model.traceNames().size() > 1;
+        String[] taskNames = new String[model.tasks().size()];
+        for (int k = 0; k < taskNames.length; k++) {
+            taskNames[k] = Statistics.taskName(model, k, several);
+        }
+        List<String> tasks = Arrays.asList(taskNames);
+        List<String> functionList = functionNames(model);
         List<String> cores = coreNames(model);
-        create(c, model.traceNames(), log.eventNames, cores, Arrays.asList(taskNames), Arrays.asList(functions));
-        log.rows(cores).insertInto(c, "events_raw", "events", log.total(), notes);
+        create(c, model.traceNames(), log.eventNames, cores, tasks, functionList);
+        long[][] spans = new long[model.traceNames().size()][];
         long[] counts = new long[spans.length];
         for (int i = 0; i < spans.length; i++) {
             counts[i] = log.count(i);
             spans[i] = log.span(i);
         }
-        new IntervalRows(model, taskNames, functions).insertInto(c, "intervals", "intervals",
-            (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes);
-        new CallRows(model, taskNames, functions).insertInto(c, "calls", "calls", model.calls().size(), notes);
-        new MessageRows(model, taskNames).insertInto(c, "messages", "messages", model.messages().size(), notes);
+        List<java.util.concurrent.Callable<Long>> writes = List.of(
+            () -> ParquetFile.write(dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events",
+                log.total(), notes),
+            () -> ParquetFile.write(dir.resolve("intervals.parquet"), IntervalRows.columns(model, tasks, functionList),
+                new IntervalRows(model), "intervals",
+                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes),
+            () -> ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functionList),
+                new CallRows(model), "calls", model.calls().size(), notes),
+            () -> ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks),
+                new MessageRows(model), "messages", model.messages().size(), notes));
+        int workers = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        if (workers <= 1) {
+            for (var w : writes) {
+                w.call();
+            }
+        } else {
+            var pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(workers, writes.size()));
+            try {
+                for (var f : pool.invokeAll(writes)) {
+                    try {
+                        f.get();
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        throw e.getCause() instanceof Exception x ? x : new IllegalStateException(e.getCause());
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
         sync(c, input, model, spans, counts);
         stats(c, model);
         try (DuckDBAppender a = c.createAppender("cores")) {
@@ -185,25 +252,28 @@ public final class IndexTables {
         }
     }
 
-    /** Per task, its trace's name in UTF-8. */
-    private static byte[][] taskTraces(StateModel m) {
-        byte[][] out = new byte[m.tasks().size()][];
+    /** Per task, its trace's number. */
+    private static int[] taskTraces(StateModel m) {
+        int[] out = new int[m.tasks().size()];
         for (int k = 0; k < out.length; k++) {
-            out[k] = utf8(m.traceNames().get(m.tasks().get(k).trace()));
+            out[k] = m.tasks().get(k).trace();
         }
         return out;
     }
 
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+    /** Per core, its trace's number. */
+    private static int[] coreTraces(StateModel m) {
+        int[] out = new int[m.cores().size()];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = m.cores().get(k).trace();
+        }
+        return out;
     }
 
-    /** Interned UTF-8 bytes of names, so that a row's strings are references to arrays made once. */
-    private static byte[][] utf8(String[] names) {
-        byte[][] out = new byte[names.length][];
-        for (int i = 0; i < names.length; i++) {
-            out[i] = utf8(names[i]);
-        }
+    /** The model's cores' names, by core number. */
+    private static List<String> modelCores(StateModel m) {
+        List<String> out = new ArrayList<>();
+        m.cores().forEach(c -> out.add(c.name()));
         return out;
     }
 
@@ -295,8 +365,9 @@ public final class IndexTables {
             long count;
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
-            EventClass lastClass;
-            int lastName;
+            /** The name ids of the classes met last, by class id modulo 64: looked up in {@link #classIds} once per class. */
+            final EventClass[] cachedClass = new EventClass[64];
+            final int[] cachedName = new int[64];
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
             long[] time;
@@ -344,14 +415,19 @@ public final class IndexTables {
                 Event e = reader.event();
                 EventCursor cursor = reader.cursor();
                 EventClass cls = e.eventClass();
-                if (cls != lastClass) {
-                    lastClass = cls;
+                int slot = (int) cls.id() & 63;
+                int name;
+                if (cachedClass[slot] == cls) {
+                    name = cachedName[slot];
+                } else {
                     Integer id = classIds.get(cls);
                     if (id == null) {
                         id = nameId(cls.name() == null ? "" : cls.name());
                         classIds.put(cls, id);
                     }
-                    lastName = id;
+                    cachedClass[slot] = cls;
+                    cachedName[slot] = id;
+                    name = id;
                 }
                 long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
                 if (cpu != lastCpu) {
@@ -375,7 +451,7 @@ public final class IndexTables {
                 stream[at] = cursor.trace().streamId(cursor.stream());
                 packet[at] = where.packetOffset();
                 int o = 4 * at;
-                row4[o] = lastName;
+                row4[o] = name;
                 row4[o + 1] = lastCore;
                 row4[o + 2] = where.streamFile();
                 row4[o + 3] = where.index();
@@ -386,16 +462,21 @@ public final class IndexTables {
             }
         }
 
-        /** The rows, trace by trace, the cores numbered as {@code coreNames} (the ENUM's values): a core not in it is NULL. */
-        ChunkedRows rows(List<String> coreNames) {
+        /** The events' columns, the cores named as {@code coreNames} (the ENUM's values). */
+        List<ParquetFile.Column> columns(List<String> coreNames) {
+            return List.of(ParquetFile.Column.names("trace", false, Arrays.asList(traceNames)),
+                ParquetFile.Column.longs("stream", false), ParquetFile.Column.longs("time_ns", true),
+                ParquetFile.Column.names("name", false, new ArrayList<>(eventNames)),
+                ParquetFile.Column.names("core", true, coreNames), ParquetFile.Column.ints("trace_index", false),
+                ParquetFile.Column.ints("stream_file", false), ParquetFile.Column.longs("packet", false),
+                ParquetFile.Column.ints("event_index", false));
+        }
+
+        /** The rows, trace by trace, the cores numbered as {@code coreNames}: a core not in it is NULL. */
+        ParquetFile.Rows rows(List<String> coreNames) {
             Map<String, Integer> byName = new HashMap<>();
             for (String c : coreNames) {
                 byName.putIfAbsent(c, byName.size());
-            }
-            Map<String, Integer> traceOrdinals = new HashMap<>();
-            int[] traceOrdinal = new int[traceNames.length];
-            for (int t = 0; t < traceNames.length; t++) {
-                traceOrdinal[t] = traceOrdinals.computeIfAbsent(traceNames[t], x -> traceOrdinals.size());
             }
             int[][] core = new int[logs.length][];
             for (int t = 0; t < logs.length; t++) {
@@ -407,23 +488,19 @@ public final class IndexTables {
                     core[t][k] = byName.getOrDefault(traceNames[t] + (cpu < 0 ? "" : "/cpu" + cpu), -1);
                 }
             }
-            return new ChunkedRows(List.of(new ChunkedRows.Column("trace", INT), new ChunkedRows.Column("stream", LONG),
-                    new ChunkedRows.Column("time_ns", LONG), new ChunkedRows.Column("name", INT), new ChunkedRows.Column("core", INT),
-                    new ChunkedRows.Column("stream_file", INT), new ChunkedRows.Column("packet", LONG),
-                    new ChunkedRows.Column("event_index", INT))) {
+            return new ParquetFile.Rows() {
                 int trace;
                 long next;
 
                 @Override
-                int fill(DuckDBDataChunkWriter out, int capacity) {
-                    DuckDBWritableVector vTrace = out.vector(0);
-                    DuckDBWritableVector vStream = out.vector(1);
-                    DuckDBWritableVector vTime = out.vector(2);
-                    DuckDBWritableVector vName = out.vector(3);
-                    DuckDBWritableVector vCore = out.vector(4);
-                    DuckDBWritableVector vFile = out.vector(5);
-                    DuckDBWritableVector vPacket = out.vector(6);
-                    DuckDBWritableVector vIndex = out.vector(7);
+                public int fill(ParquetFile.Group out, int capacity) {
+                    long[] vStream = out.longs[1];
+                    long[] vTime = out.longs[2];
+                    int[] vName = out.ints[3];
+                    int[] vCore = out.ints[4];
+                    long[] vFile = out.longs[6];
+                    long[] vPacket = out.longs[7];
+                    long[] vIndex = out.longs[8];
                     int row = 0;
                     while (row < capacity && trace < logs.length) {
                         TraceLog l = logs[trace];
@@ -433,30 +510,37 @@ public final class IndexTables {
                             continue;
                         }
                         int[] cores = core[trace];
-                        for (; row < capacity && next < l.count; row++, next++) {
+                        int from = row;
+                        while (row < capacity && next < l.count) {
+                            // a run of rows within one chunk of the log
                             int c = (int) (next / CHUNK);
                             int k = (int) (next % CHUNK);
+                            int n = (int) Math.min(Math.min(capacity - row, CHUNK - k), l.count - next);
                             long[] tm = l.times.get(c);
                             int[] r4 = l.ints.get(c);
-                            int o = 4 * k;
-                            vTrace.setInt(row, traceOrdinal[trace]);
-                            vStream.setLong(row, l.streams.get(c)[k]);
-                            if (tm[k] == Long.MIN_VALUE) {
-                                vTime.setNull(row);
-                            } else {
-                                vTime.setLong(row, tm[k]);
+                            System.arraycopy(l.streams.get(c), k, vStream, row, n);
+                            System.arraycopy(l.packets.get(c), k, vPacket, row, n);
+                            System.arraycopy(tm, k, vTime, row, n);
+                            for (int j = 0; j < n; j++, k++) {
+                                int r = row + j;
+                                if (tm[k] == Long.MIN_VALUE) {
+                                    out.setNull(2, r);
+                                }
+                                int o = 4 * k;
+                                vName[r] = r4[o];
+                                int cr = cores[r4[o + 1]];
+                                if (cr < 0) {
+                                    out.setNull(4, r);
+                                }
+                                vCore[r] = cr;
+                                vFile[r] = r4[o + 2];
+                                vIndex[r] = r4[o + 3];
                             }
-                            vName.setInt(row, r4[o]);
-                            int cr = cores[r4[o + 1]];
-                            if (cr < 0) {
-                                vCore.setNull(row);
-                            } else {
-                                vCore.setInt(row, cr);
-                            }
-                            vFile.setInt(row, r4[o + 2]);
-                            vPacket.setLong(row, l.packets.get(c)[k]);
-                            vIndex.setInt(row, r4[o + 3]);
+                            row += n;
+                            next += n;
                         }
+                        Arrays.fill(out.ints[0], from, row, trace);
+                        Arrays.fill(out.longs[5], from, row, trace);
                     }
                     return row;
                 }
@@ -465,40 +549,31 @@ public final class IndexTables {
     }
 
     /** The runs, task states and interrupts, in that order. */
-    private static final class IntervalRows extends ChunkedRows {
-        private static final byte[][] KINDS = {utf8("run"), utf8("task_state"), utf8("irq")};
-        private static final byte[][] STATES = utf8(new String[] {StateModel.stateName(0), StateModel.stateName(1),
-            StateModel.stateName(2), StateModel.stateName(3), StateModel.stateName(4)});
-        final StateModel m;
+    private static final class IntervalRows implements ParquetFile.Rows {
         final IntervalTable[] tables;
-        final byte[][] tasks;
-        final byte[][] functions;
-        final byte[][] cores;
-        final byte[][] coreTraces;
-        final byte[][] taskTraces;
+        final int[] coreTrace;
+        final int[] taskTrace;
         int table;
         int i;
 
-        IntervalRows(StateModel m, String[] taskNames, String[] functionNames) {
-            super(List.of(new Column("kind", TEXT), new Column("start_ns", LONG), new Column("end_ns", LONG),
-                new Column("duration_ns", LONG), new Column("trace", TEXT), new Column("core", TEXT), new Column("task", TEXT),
-                new Column("irq", TEXT), new Column("state", TEXT), new Column("queue", LONG), new Column("depth", INT),
-                new Column("start_unknown", BOOL), new Column("end_unknown", BOOL), new Column("events_lost", BOOL)));
-            this.m = m;
+        IntervalRows(StateModel m) {
             tables = new IntervalTable[] {m.runs(), m.taskStates(), m.irqs()};
-            tasks = utf8(taskNames);
-            functions = utf8(functionNames);
-            cores = new byte[m.cores().size()][];
-            coreTraces = new byte[cores.length][];
-            for (int k = 0; k < cores.length; k++) {
-                cores[k] = utf8(m.cores().get(k).name());
-                coreTraces[k] = utf8(m.traceNames().get(m.cores().get(k).trace()));
-            }
-            taskTraces = taskTraces(m);
+            coreTrace = coreTraces(m);
+            taskTrace = taskTraces(m);
+        }
+
+        static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
+            return List.of(ParquetFile.Column.names("kind", false, KINDS), ParquetFile.Column.longs("start_ns", false),
+                ParquetFile.Column.longs("end_ns", false), ParquetFile.Column.longs("duration_ns", false),
+                ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("core", true, modelCores(m)),
+                ParquetFile.Column.names("task", true, tasks), ParquetFile.Column.names("irq", true, functions),
+                ParquetFile.Column.names("state", true, STATES), ParquetFile.Column.longs("queue", true),
+                ParquetFile.Column.ints("depth", false), ParquetFile.Column.bools("start_unknown"),
+                ParquetFile.Column.bools("end_unknown"), ParquetFile.Column.bools("events_lost"));
         }
 
         @Override
-        int fill(DuckDBDataChunkWriter out, int capacity) {
+        public int fill(ParquetFile.Group out, int capacity) {
             int row = 0;
             while (row < capacity && table < tables.length) {
                 IntervalTable t = tables[table];
@@ -507,143 +582,151 @@ public final class IndexTables {
                     i = 0;
                     continue;
                 }
-                string(0, row, KINDS[table]);
-                out.vector(1).setLong(row, t.start(i));
-                out.vector(2).setLong(row, t.end(i));
-                out.vector(3).setLong(row, t.duration(i));
-                int owner = t.owner(i);
-                int subject = t.subject(i);
-                switch (table) {
-                    case 0 -> { // runs: per core, the task
-                        string(4, row, coreTraces[owner]);
-                        string(5, row, cores[owner]);
-                        string(6, row, tasks[subject]);
-                        string(7, row, null);
-                        out.vector(9).setNull(row);
-                    }
-                    case 1 -> { // task states: per task, the queue it was blocked on
-                        string(4, row, taskTraces[owner]);
-                        string(5, row, null);
-                        string(6, row, tasks[owner]);
-                        string(7, row, null);
-                        if (subject >= 0) {
-                            out.vector(9).setLong(row, subject);
-                        } else {
-                            out.vector(9).setNull(row);
+                for (; row < capacity && i < t.size(); row++, i++) {
+                    out.setInt(0, row, table);
+                    out.setLong(1, row, t.start(i));
+                    out.setLong(2, row, t.end(i));
+                    out.setLong(3, row, t.duration(i));
+                    int owner = t.owner(i);
+                    int subject = t.subject(i);
+                    switch (table) {
+                        case 0 -> { // runs: per core, the task
+                            out.setInt(4, row, coreTrace[owner]);
+                            out.setInt(5, row, owner);
+                            out.setInt(6, row, subject);
+                            out.setNull(7, row);
+                            out.setNull(9, row);
+                        }
+                        case 1 -> { // task states: per task, the queue it was blocked on
+                            out.setInt(4, row, taskTrace[owner]);
+                            out.setNull(5, row);
+                            out.setInt(6, row, owner);
+                            out.setNull(7, row);
+                            if (subject >= 0) {
+                                out.setLong(9, row, subject);
+                            } else {
+                                out.setNull(9, row);
+                            }
+                        }
+                        default -> { // interrupts: per core
+                            out.setInt(4, row, coreTrace[owner]);
+                            out.setInt(5, row, owner);
+                            out.setNull(6, row);
+                            out.setInt(7, row, subject);
+                            out.setNull(9, row);
                         }
                     }
-                    default -> { // interrupts: per core
-                        string(4, row, coreTraces[owner]);
-                        string(5, row, cores[owner]);
-                        string(6, row, null);
-                        string(7, row, functions[subject]);
-                        out.vector(9).setNull(row);
+                    if (table == 2) {
+                        out.setNull(8, row);
+                    } else {
+                        out.setInt(8, row, t.state(i));
                     }
+                    out.setInt(10, row, t.depth(i));
+                    flags(out, 11, row, t.flags(i), true);
                 }
-                string(8, row, table == 2 ? null : STATES[t.state(i)]);
-                out.vector(10).setInt(row, t.depth(i));
-                flags(out, 11, row, t.flags(i), true);
-                i++;
-                row++;
             }
             return row;
         }
     }
 
-    private static void flags(DuckDBDataChunkWriter out, int column, int row, int flags, boolean lost) {
-        out.vector(column).setBoolean(row, (flags & StateModel.START_UNKNOWN) != 0);
-        out.vector(column + 1).setBoolean(row, (flags & StateModel.END_UNKNOWN) != 0);
+    private static void flags(ParquetFile.Group out, int column, int row, int flags, boolean lost) {
+        out.setBool(column, row, (flags & StateModel.START_UNKNOWN) != 0);
+        out.setBool(column + 1, row, (flags & StateModel.END_UNKNOWN) != 0);
         if (lost) {
-            out.vector(column + 2).setBoolean(row, (flags & StateModel.EVENTS_LOST) != 0);
+            out.setBool(column + 2, row, (flags & StateModel.EVENTS_LOST) != 0);
         }
     }
 
-    private static final class CallRows extends ChunkedRows {
+    private static final class CallRows implements ParquetFile.Rows {
         final IntervalTable calls;
-        final byte[][] tasks;
-        final byte[][] functions;
-        final byte[][] taskTraces;
+        final int[] taskTrace;
         int i;
 
-        CallRows(StateModel m, String[] taskNames, String[] functionNames) {
-            super(List.of(new Column("start_ns", LONG), new Column("end_ns", LONG), new Column("duration_ns", LONG),
-                new Column("self_ns", LONG), new Column("trace", TEXT), new Column("task", TEXT),
-                new Column("function", TEXT), new Column("depth", INT), new Column("start_unknown", BOOL),
-                new Column("end_unknown", BOOL), new Column("events_lost", BOOL)));
+        CallRows(StateModel m) {
             calls = m.calls();
-            tasks = utf8(taskNames);
-            functions = utf8(functionNames);
-            taskTraces = taskTraces(m);
+            taskTrace = taskTraces(m);
+        }
+
+        static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
+            return List.of(ParquetFile.Column.longs("start_ns", false), ParquetFile.Column.longs("end_ns", false),
+                ParquetFile.Column.longs("duration_ns", false), ParquetFile.Column.longs("self_ns", false),
+                ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("task", false, tasks),
+                ParquetFile.Column.names("function", false, functions), ParquetFile.Column.ints("depth", false),
+                ParquetFile.Column.bools("start_unknown"), ParquetFile.Column.bools("end_unknown"),
+                ParquetFile.Column.bools("events_lost"));
         }
 
         @Override
-        int fill(DuckDBDataChunkWriter out, int capacity) {
+        public int fill(ParquetFile.Group out, int capacity) {
             int row = 0;
             for (; row < capacity && i < calls.size(); row++, i++) {
-                out.vector(0).setLong(row, calls.start(i));
-                out.vector(1).setLong(row, calls.end(i));
-                out.vector(2).setLong(row, calls.duration(i));
-                out.vector(3).setLong(row, calls.self(i));
+                out.setLong(0, row, calls.start(i));
+                out.setLong(1, row, calls.end(i));
+                out.setLong(2, row, calls.duration(i));
+                out.setLong(3, row, calls.self(i));
                 int task = calls.owner(i);
-                string(4, row, taskTraces[task]);
-                string(5, row, tasks[task]);
-                string(6, row, functions[calls.subject(i)]);
-                out.vector(7).setInt(row, calls.depth(i));
+                out.setInt(4, row, taskTrace[task]);
+                out.setInt(5, row, task);
+                out.setInt(6, row, calls.subject(i));
+                out.setInt(7, row, calls.depth(i));
                 flags(out, 8, row, calls.flags(i), true);
             }
             return row;
         }
     }
 
-    private static final class MessageRows extends ChunkedRows {
+    private static final class MessageRows implements ParquetFile.Rows {
         final MessageTable t;
-        final byte[][] tasks;
-        final byte[][] cores;
         int i;
 
-        MessageRows(StateModel m, String[] taskNames) {
-            super(List.of(new Column("queue", LONG), new Column("id", LONG), new Column("send_ns", LONG),
-                new Column("send_core", TEXT), new Column("send_task", TEXT), new Column("receive_ns", LONG),
-                new Column("receive_core", TEXT), new Column("receive_task", TEXT), new Column("latency_ns", LONG),
-                new Column("start_unknown", BOOL), new Column("end_unknown", BOOL)));
+        MessageRows(StateModel m) {
             t = m.messages();
-            tasks = utf8(taskNames);
-            cores = new byte[m.cores().size()][];
-            for (int k = 0; k < cores.length; k++) {
-                cores[k] = utf8(m.cores().get(k).name());
-            }
+        }
+
+        static List<ParquetFile.Column> columns(StateModel m, List<String> tasks) {
+            List<String> cores = modelCores(m);
+            return List.of(ParquetFile.Column.longs("queue", true), ParquetFile.Column.longs("id", false),
+                ParquetFile.Column.longs("send_ns", true), ParquetFile.Column.names("send_core", true, cores),
+                ParquetFile.Column.names("send_task", true, tasks), ParquetFile.Column.longs("receive_ns", true),
+                ParquetFile.Column.names("receive_core", true, cores), ParquetFile.Column.names("receive_task", true, tasks),
+                ParquetFile.Column.longs("latency_ns", true), ParquetFile.Column.bools("start_unknown"),
+                ParquetFile.Column.bools("end_unknown"));
         }
 
         @Override
-        int fill(DuckDBDataChunkWriter out, int capacity) {
+        public int fill(ParquetFile.Group out, int capacity) {
             int row = 0;
             for (; row < capacity && i < t.size(); row++, i++) {
                 boolean sent = t.sendCore(i) >= 0;
                 boolean received = t.receiveCore(i) >= 0;
                 if (t.queue(i) >= 0) {
-                    out.vector(0).setLong(row, t.queue(i));
+                    out.setLong(0, row, t.queue(i));
                 } else {
-                    out.vector(0).setNull(row);
+                    out.setNull(0, row);
                 }
-                out.vector(1).setLong(row, t.id(i));
+                out.setLong(1, row, t.id(i));
                 if (sent) {
-                    out.vector(2).setLong(row, t.sendTime(i));
+                    out.setLong(2, row, t.sendTime(i));
+                    out.setInt(3, row, t.sendCore(i));
+                    out.setInt(4, row, t.sendTask(i));
                 } else {
-                    out.vector(2).setNull(row);
+                    out.setNull(2, row);
+                    out.setNull(3, row);
+                    out.setNull(4, row);
                 }
-                string(3, row, sent ? cores[t.sendCore(i)] : null);
-                string(4, row, sent ? tasks[t.sendTask(i)] : null);
                 if (received) {
-                    out.vector(5).setLong(row, t.receiveTime(i));
+                    out.setLong(5, row, t.receiveTime(i));
+                    out.setInt(6, row, t.receiveCore(i));
+                    out.setInt(7, row, t.receiveTask(i));
                 } else {
-                    out.vector(5).setNull(row);
+                    out.setNull(5, row);
+                    out.setNull(6, row);
+                    out.setNull(7, row);
                 }
-                string(6, row, received ? cores[t.receiveCore(i)] : null);
-                string(7, row, received ? tasks[t.receiveTask(i)] : null);
                 if (sent && received) {
-                    out.vector(8).setLong(row, t.receiveTime(i) - t.sendTime(i));
+                    out.setLong(8, row, t.receiveTime(i) - t.sendTime(i));
                 } else {
-                    out.vector(8).setNull(row);
+                    out.setNull(8, row);
                 }
                 flags(out, 9, row, t.flags(i), false);
             }

@@ -27,23 +27,32 @@ import java.util.stream.Stream;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The analysis of a set of traces as tables in a DuckDB file (one per trace set, in a cache
- * folder), so that queries and views do not decode the traces again. The file is named after a
- * hash of what it is made from: the traces' absolute paths and their files' sizes and
- * modification times, the mapping file, the symbols and {@link #FORMAT_VERSION}; it is reused
- * while they are unchanged, and any change names another file. It is built into a temporary
- * file renamed when complete, so that a build cut short is never taken for an index.
+ * The analysis of a set of traces as tables (one index per trace set, in a cache folder), so that
+ * queries and views do not decode the traces again: a folder holding a DuckDB file
+ * ({@value #TABLES}: the small tables and the ENUM types of names) and the large tables as
+ * Parquet files, which {@link #connect()} makes views of. The folder is named after the traces'
+ * paths ({@link #pathsKey}) and a hash of what it is made from: the traces' absolute paths and
+ * their files' sizes and modification times, the mapping file, the symbols and
+ * {@link #FORMAT_VERSION}; it is reused while they are unchanged, any change names another, and
+ * the index of an earlier state of the same traces is removed once the new one is complete. It is
+ * built in a temporary folder renamed when complete, so that a build cut short is never taken for
+ * an index.
  */
 public final class TraceIndex {
-    /** Changes whenever the tables or their meaning change: older files are then not used. */
-    public static final int FORMAT_VERSION = 2;
+    /** Changes whenever the tables or their meaning change: older indexes are then not used. */
+    public static final int FORMAT_VERSION = 3;
 
-    private final Path file;
+    /** The DuckDB file in an index's folder. */
+    public static final String TABLES = "tables.duckdb";
+
+    private static final String SUFFIX = ".index";
+
+    private final Path folder;
     private final boolean built;
     private final List<String> traceNames;
 
-    private TraceIndex(Path file, boolean built, List<String> traceNames) {
-        this.file = file;
+    private TraceIndex(Path folder, boolean built, List<String> traceNames) {
+        this.folder = folder;
         this.built = built;
         this.traceNames = traceNames;
     }
@@ -70,45 +79,83 @@ public final class TraceIndex {
     public static TraceIndex open(Path cache, List<Path> traces, Path mappingFile, Map<String, String> symbols,
                                   Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
-        Path file = cache.resolve(key(traces, mappingFile, symbols) + ".duckdb");
-        if (Files.isRegularFile(file)) {
-            return new TraceIndex(file, false, names(traces));
+        Path folder = cache.resolve(pathsKey(traces) + "-" + key(traces, mappingFile, symbols) + SUFFIX);
+        if (Files.isRegularFile(folder.resolve(TABLES))) {
+            return new TraceIndex(folder, false, names(traces));
         }
         Mapping mapping = mappingFile == null ? null : Mapping.read(mappingFile); // a bad one is told before any build
         Files.createDirectories(cache);
-        notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + file + "...");
-        Path tmp = cache.resolve(file.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
+        Path tmp = cache.resolve(folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
             build(tmp, traces, mapping, symbols, notes, 0);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try {
+                Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
+            } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
+                if (!Files.isRegularFile(folder.resolve(TABLES))) { // else: another process built it meanwhile
+                    throw e;
+                }
+            }
         } catch (SQLException e) {
-            throw new IOException(file + ": cannot write the index: " + firstLine(e.getMessage()), e);
+            throw new IOException(folder + ": cannot write the index: " + firstLine(e.getMessage()), e);
         } finally {
-            Files.deleteIfExists(tmp);
-            Files.deleteIfExists(Path.of(tmp + ".wal"));
+            deleteTree(tmp);
         }
-        return new TraceIndex(file, true, names(traces));
+        forgetOlder(folder, notes);
+        return new TraceIndex(folder, true, names(traces));
+    }
+
+    /** Removes the indexes of earlier states of the same traces (same paths, other contents or mapping). */
+    private static void forgetOlder(Path folder, Consumer<String> notes) {
+        String name = folder.getFileName().toString();
+        String prefix = name.substring(0, name.indexOf('-') + 1);
+        try (Stream<Path> s = Files.list(folder.getParent())) {
+            for (Path p : s.toList()) {
+                String n = p.getFileName().toString();
+                if (n.startsWith(prefix) && n.endsWith(SUFFIX) && !n.equals(name)) {
+                    deleteTree(p);
+                    notes.accept("removed the index of an earlier state of these traces: " + p);
+                }
+            }
+        } catch (IOException e) {
+            notes.accept("warning: cannot tidy " + folder.getParent() + ": " + e.getMessage());
+        }
+    }
+
+    /** Deletes a folder and what it holds, or a file; nothing when it does not exist. */
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (Stream<Path> s = Files.list(p)) {
+                for (Path c : s.toList()) {
+                    deleteTree(c);
+                }
+            }
+        }
+        Files.deleteIfExists(p);
     }
 
     /**
-     * Builds the index of {@code traces} into {@code file} (which must not exist), with DuckDB
-     * limited to {@code threads} threads when positive; returns the events indexed.
+     * Builds the index of {@code traces} into the folder {@code folder} (which must not exist),
+     * with DuckDB limited to {@code threads} threads when positive; returns the events indexed.
      */
-    public static long build(Path file, List<Path> traces, Mapping mapping, Map<String, String> symbols,
+    public static long build(Path folder, List<Path> traces, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(file, traces, null, mapping, symbols, notes, threads);
+        return build(folder, traces, null, mapping, symbols, notes, threads);
     }
 
     /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
-    public static long build(Path file, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
+    public static long build(Path folder, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(file, in.traces(), in, mapping, symbols, notes, threads);
+        return build(folder, in.traces(), in, mapping, symbols, notes, threads);
     }
 
     /** Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state pass). */
-    private static long build(Path file, List<Path> traces, StateBuilder.Input given, Mapping mapping,
+    private static long build(Path folder, List<Path> traces, StateBuilder.Input given, Mapping mapping,
                               Map<String, String> symbols, Consumer<String> told, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
         // told from the threads that read the traces and fill the tables
@@ -141,18 +188,19 @@ public final class TraceIndex {
             model = built.model();
         }
         model.symbolize(symbols);
-        try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + file)) {
+        Files.createDirectory(folder);
+        try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES))) {
             if (threads > 0) {
                 try (var s = c.createStatement()) {
                     s.execute("SET threads = " + threads);
                 }
             }
             try {
-                IndexTables.fill(c, in, model, log, notes);
+                IndexTables.fill(folder, c, in, model, log, notes, threads);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new IOException(file + ": " + e.getMessage(), e);
+                throw new IOException(folder + ": " + e.getMessage(), e);
             }
             try (var s = c.createStatement()) {
                 s.execute("CHECKPOINT");
@@ -161,9 +209,9 @@ public final class TraceIndex {
         return model.events();
     }
 
-    /** The cache file. */
-    public Path file() {
-        return file;
+    /** The index's folder in the cache. */
+    public Path folder() {
+        return folder;
     }
 
     /** Whether this call built the index (false: an index already in the cache was used). */
@@ -178,31 +226,31 @@ public final class TraceIndex {
 
     /**
      * A read-only connection to the index (several processes may read it at once), with the
-     * {@code events} view: {@code events_raw} with the names and the fields, decoded from the
+     * large tables as views of their Parquet files, and {@code events}' fields decoded from the
      * traces for the rows a query reads.
      */
     public Connection connect() throws SQLException {
+        return connect(folder);
+    }
+
+    /** A read-only connection to the index in {@code folder} (see {@link #connect()}). */
+    public static Connection connect(Path folder) throws SQLException {
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
-        Connection c = DriverManager.getConnection("jdbc:duckdb:" + file, p);
+        Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p);
         try {
-            attachEvents(c);
+            List<String> paths = new ArrayList<>();
+            try (var s = c.createStatement(); var r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
+                while (r.next()) {
+                    paths.add(r.getString(1));
+                }
+            }
+            IndexTables.attach(c, folder, paths);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
         }
         return c;
-    }
-
-    /** Makes the {@code events} view on a connection to an index file (see {@link #connect()}). */
-    public static void attachEvents(Connection c) throws SQLException {
-        Map<String, String> paths = new java.util.LinkedHashMap<>();
-        try (var s = c.createStatement(); var r = s.executeQuery("SELECT trace, path FROM traces ORDER BY rowid")) {
-            while (r.next()) {
-                paths.putIfAbsent(r.getString(1), r.getString(2));
-            }
-        }
-        EventFields.attach(c, new ArrayList<>(paths.values()));
     }
 
     /** The first line of a DuckDB message (they add the query and a caret below). */

@@ -205,7 +205,8 @@ class IndexTest {
         long rows = 0;
         try (Connection c = index.connect();
              PreparedStatement s = c.prepareStatement("select e.time_ns, e.name::varchar, e.fields::varchar, r.stream_file, "
-                 + "r.packet, r.event_index from events e positional join events_raw r");
+                 + "r.packet, r.event_index from events e positional join read_parquet('"
+                 + index.folder().resolve("events.parquet") + "') r");
              ResultSet rs = s.executeQuery();
              CtfReader again = CtfReader.open(trace)) {
             EventPosition position = new EventPosition(again.traces());
@@ -250,25 +251,32 @@ class IndexTest {
     }
 
     @Test
-    void theIndexFileHoldsTheNarrowEventsTableAndHetraceMakesTheEventsView() throws Exception {
+    void theIndexFolderHoldsTheLargeTablesAsParquetFilesThatHetraceMakesViewsOf() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
         Path slave = r.slaves().getFirst();
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
-        java.util.Properties p = new java.util.Properties();
-        p.setProperty("duckdb.read_only", "true");
-        try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + index.file(), p)) {
-            assertThat(strings(c, "select table_name from information_schema.tables where table_name like 'events%'"))
-                .containsExactly("events_raw");
-            assertThat(strings(c, "select column_name from information_schema.columns where table_name = 'events_raw' "
-                + "order by ordinal_position")).containsExactly("trace", "stream", "time_ns", "name", "core", "stream_file",
-                "packet", "event_index");
+        try (Stream<Path> s = Files.list(index.folder())) {
+            assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
+                "intervals.parquet", "calls.parquet", "messages.parquet");
+        }
+        // the Parquet files are plain ones: DuckDB alone reads them, names as text
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
+            assertThat(strings(c, "select column_name from (describe select * from read_parquet('"
+                + index.folder().resolve("events.parquet") + "'))")).containsExactly("trace", "stream", "time_ns", "name",
+                "core", "trace_index", "stream_file", "packet", "event_index");
+            assertThat(strings(c, "select distinct name from read_parquet('" + index.folder().resolve("events.parquet")
+                + "') where name = 'task_switch'")).containsExactly("task_switch");
         }
         // two connections at once in one process (the function registered twice on one database)
         try (Connection c = index.connect(); Connection d = index.connect()) {
-            assertThat(one(c, "select count(*) from events")).isEqualTo(one(c, "select count(*) from events_raw"));
+            assertThat(one(c, "select count(*) from events")).isEqualTo(one(c, "select count(*) from read_parquet('"
+                + index.folder().resolve("events.parquet") + "')"));
             assertThat(strings(d, "select fields::varchar from events where name = 'task_switch' limit 1").getFirst())
                 .contains("\"payload\":{");
             assertThat(one(c, "select count(*) from events where fields is null")).isZero();
+            // names are the index's ENUMs: they sort in the order they were made
+            assertThat(strings(c, "select typeof(kind) || ' ' || typeof(core) || ' ' || typeof(task) from intervals limit 1"))
+                .containsExactly("ENUM('run', 'task_state', 'irq') ENUM('dsp0') ENUM('alloc_server', 'idle', 'sobel')");
         }
     }
 
@@ -318,12 +326,12 @@ class IndexTest {
         List<String> notes = new ArrayList<>();
         TraceIndex first = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(first.built()).isTrue();
-        FileTime built = Files.getLastModifiedTime(first.file());
+        FileTime built = Files.getLastModifiedTime(first.folder().resolve(TraceIndex.TABLES));
         notes.clear();
         TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(again.built()).isFalse();
-        assertThat(again.file()).isEqualTo(first.file());
-        assertThat(Files.getLastModifiedTime(again.file())).isEqualTo(built);
+        assertThat(again.folder()).isEqualTo(first.folder());
+        assertThat(Files.getLastModifiedTime(again.folder().resolve(TraceIndex.TABLES))).isEqualTo(built);
         assertThat(notes).isEmpty();
 
         // a stream file rewritten (here: its time changed) makes another index
@@ -334,11 +342,12 @@ class IndexTest {
         Files.setLastModifiedTime(stream, FileTime.fromMillis(Files.getLastModifiedTime(stream).toMillis() + 5000));
         TraceIndex rebuilt = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(rebuilt.built()).isTrue();
-        assertThat(rebuilt.file()).isNotEqualTo(first.file());
-        assertThat(notes).hasSize(1);
-        // nothing half-built is left behind
+        assertThat(rebuilt.folder()).isNotEqualTo(first.folder());
+        // the earlier state's index is removed, and nothing half-built is left behind
+        assertThat(notes).hasSize(2);
+        assertThat(notes.get(1)).isEqualTo("removed the index of an earlier state of these traces: " + first.folder());
         try (Stream<Path> s = Files.list(cache)) {
-            assertThat(s.map(p -> p.getFileName().toString())).allMatch(n -> n.endsWith(".duckdb"));
+            assertThat(s.toList()).containsExactly(rebuilt.folder());
         }
     }
 
@@ -348,12 +357,13 @@ class IndexTest {
         Path slave = r.slaves().getFirst();
         Path cache = dir.resolve("cache");
         Files.createDirectories(cache);
-        String name = TraceIndex.key(List.of(slave), null, Map.of()) + ".duckdb";
-        // what a killed build leaves: its temporary file, never the index's name
-        Files.write(cache.resolve(name + ".tmp-1-1"), new byte[] {1, 2, 3});
+        String name = TraceIndex.pathsKey(List.of(slave)) + "-" + TraceIndex.key(List.of(slave), null, Map.of()) + ".index";
+        // what a killed build leaves: its temporary folder, never the index's name
+        Path leftover = Files.createDirectories(cache.resolve(name + ".tmp-1-1"));
+        Files.write(leftover.resolve(TraceIndex.TABLES), new byte[] {1, 2, 3});
         TraceIndex index = TraceIndex.open(cache, List.of(slave), null, Map.of(), n -> { });
         assertThat(index.built()).isTrue();
-        assertThat(index.file().getFileName().toString()).isEqualTo(name);
+        assertThat(index.folder().getFileName().toString()).isEqualTo(name);
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isPositive();
         }

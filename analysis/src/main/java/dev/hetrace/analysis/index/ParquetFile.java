@@ -1,0 +1,727 @@
+package dev.hetrace.analysis.index;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * Writes one table as an Apache Parquet file (format 2.x, uncompressed, data pages V1), straight
+ * from hetrace's columns: numbers PLAIN with their minimum and maximum (so that DuckDB skips the
+ * row groups a filter on time excludes), booleans bit-packed, names dictionary-encoded (each row
+ * group's dictionary holds the names it uses), NULLs as definition levels. This is how the index
+ * keeps its large tables: DuckDB reads such files natively, while storing the same rows into
+ * DuckDB's own tables costs more per row than hetrace's whole state pass (BENCHMARKS.md, "Analysis
+ * index").
+ *
+ * <p>Rows are pulled a row group at a time: {@link Rows#fill} sets each column's value (or NULL)
+ * for rows 0 up to the capacity in a {@link Group}'s arrays; nothing is allocated per row.
+ */
+final class ParquetFile {
+    /** Rows per row group: DuckDB reads row groups in parallel and skips them by their statistics. */
+    static final int GROUP = 1 << 18;
+
+    /** How a column's values are given and stored. */
+    enum Kind {
+        /** 64-bit integers (INT64). */
+        LONG,
+        /** 32-bit integers (INT32). */
+        INT,
+        /** Booleans, given as 0 and 1. */
+        BOOL,
+        /** Names, given as indexes into the column's names, stored as UTF-8 strings (BYTE_ARRAY, dictionary-encoded). */
+        NAME
+    }
+
+    /** A column: its name, kind, whether it may be NULL, and for {@link Kind#NAME} the names its values index. */
+    record Column(String name, Kind kind, boolean optional, List<String> names) {
+        static Column longs(String name, boolean optional) {
+            return new Column(name, Kind.LONG, optional, List.of());
+        }
+
+        static Column ints(String name, boolean optional) {
+            return new Column(name, Kind.INT, optional, List.of());
+        }
+
+        static Column bools(String name) {
+            return new Column(name, Kind.BOOL, false, List.of());
+        }
+
+        static Column names(String name, boolean optional, List<String> names) {
+            return new Column(name, Kind.NAME, optional, names);
+        }
+    }
+
+    /** One row group's values as they are filled: per column a {@code long[]} (LONG, INT) or {@code int[]} (BOOL, NAME), and NULL flags. */
+    static final class Group {
+        final long[][] longs;
+        final int[][] ints;
+        final boolean[][] nulls;
+        final int capacity;
+
+        private Group(List<Column> columns, int capacity) {
+            this.capacity = capacity;
+            longs = new long[columns.size()][];
+            ints = new int[columns.size()][];
+            nulls = new boolean[columns.size()][];
+            for (int c = 0; c < columns.size(); c++) {
+                Column col = columns.get(c);
+                if (col.kind() == Kind.LONG || col.kind() == Kind.INT) {
+                    longs[c] = new long[capacity];
+                } else {
+                    ints[c] = new int[capacity];
+                }
+                if (col.optional()) {
+                    nulls[c] = new boolean[capacity];
+                }
+            }
+        }
+
+        void setLong(int column, int row, long v) {
+            longs[column][row] = v;
+        }
+
+        /** An INT column's value, or a NAME column's index into its names. */
+        void setInt(int column, int row, int v) {
+            if (longs[column] != null) {
+                longs[column][row] = v;
+            } else {
+                ints[column][row] = v;
+            }
+        }
+
+        void setBool(int column, int row, boolean v) {
+            ints[column][row] = v ? 1 : 0;
+        }
+
+        /** Marks a cell NULL (the column must be optional); cleared for the next group. */
+        void setNull(int column, int row) {
+            nulls[column][row] = true;
+        }
+    }
+
+    /** A table's rows, given a row group at a time. */
+    interface Rows {
+        /** Sets rows 0 up to at most {@code capacity} of {@code g}; returns how many, 0 when there are no more. */
+        int fill(Group g, int capacity) throws Exception;
+    }
+
+    private static final int BOOLEAN = 0;
+    private static final int INT32 = 1;
+    private static final int INT64 = 2;
+    private static final int BYTE_ARRAY = 6;
+    private static final int PLAIN = 0;
+    private static final int RLE = 3;
+    private static final int DELTA_BINARY_PACKED = 5;
+    private static final int RLE_DICTIONARY = 8;
+    /** DELTA_BINARY_PACKED's block: 128 values in 4 miniblocks of 32, each with its own bit width. */
+    private static final int BLOCK = 128;
+    private static final int MINI = 32;
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle LONG_LE =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final List<Column> columns;
+    private final byte[][][] utf8;
+    private final OutputStream out;
+    private final Bytes page = new Bytes();
+    private final long[] block = new long[BLOCK];
+    /** The smallest and largest value {@link #delta} met last. */
+    private long min;
+    private long max;
+    private final List<byte[]> groups = new ArrayList<>(); // each row group's metadata, encoded
+    private long offset;
+    private long rows;
+    /** Per NAME column, a name's index in this group's dictionary, valid when its stamp is the group's. */
+    private final int[][] dictIndex;
+    private final int[][] dictStamp;
+    private int stamp;
+
+    private ParquetFile(OutputStream out, List<Column> columns) {
+        this.out = out;
+        this.columns = columns;
+        utf8 = new byte[columns.size()][][];
+        dictIndex = new int[columns.size()][];
+        dictStamp = new int[columns.size()][];
+        for (int c = 0; c < columns.size(); c++) {
+            List<String> names = columns.get(c).names();
+            utf8[c] = new byte[names.size()][];
+            for (int k = 0; k < names.size(); k++) {
+                utf8[c][k] = names.get(k).getBytes(StandardCharsets.UTF_8);
+            }
+            dictIndex[c] = new int[names.size()];
+            dictStamp[c] = new int[names.size()];
+        }
+    }
+
+    /**
+     * Writes {@code rows} to {@code file} as a table of {@code columns}; returns the rows written.
+     * When they are a million or more, {@code notes} is told that the table (as {@code what}) is
+     * being written, then about every two seconds how far.
+     */
+    static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes)
+            throws Exception {
+        return write(file, columns, rows, what, total, notes, GROUP);
+    }
+
+    /** As {@link #write(Path, List, Rows, String, long, Consumer)}, with row groups of {@code group} rows at most. */
+    static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes,
+                      int group) throws Exception {
+        boolean tell = total >= 1_000_000;
+        if (tell) {
+            notes.accept(String.format(Locale.ROOT, "indexing: writing the %s (%,d rows)", what, total));
+        }
+        long t0 = System.nanoTime();
+        long last = t0;
+        try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+            ParquetFile p = new ParquetFile(os, columns);
+            p.put(new byte[] {'P', 'A', 'R', '1'});
+            Group g = new Group(columns, (int) Math.min(group, Math.max(1, total)));
+            for (int n; (n = rows.fill(g, g.capacity)) > 0; ) {
+                p.group(g, n);
+                long now = System.nanoTime();
+                if (tell && now - last > 2_000_000_000L) {
+                    last = now;
+                    notes.accept(String.format(Locale.ROOT, "indexing: %,d of %,d rows written", p.rows, total));
+                }
+            }
+            p.footer();
+            if (tell) {
+                notes.accept(String.format(Locale.ROOT, "indexing: %s written in %.1f s", what, (System.nanoTime() - t0) / 1e9));
+            }
+            return p.rows;
+        }
+    }
+
+    /** Writes a row group of the first {@code n} rows of {@code g}, then clears its NULL flags. */
+    private void group(Group g, int n) throws IOException {
+        stamp++;
+        long start = offset;
+        Thrift chunks = new Thrift();
+        chunks.listHeader(12, columns.size());
+        for (int c = 0; c < columns.size(); c++) {
+            Column col = columns.get(c);
+            boolean[] nulls = g.nulls[c];
+            int present = n;
+            if (nulls != null) {
+                for (int r = 0; r < n; r++) {
+                    if (nulls[r]) {
+                        present--;
+                    }
+                }
+            }
+            long chunkStart = offset;
+            long dictionaryAt = -1;
+            int[] values = g.ints[c];
+            int dictSize = 0;
+            if (col.kind() == Kind.NAME) {
+                dictionaryAt = offset;
+                dictSize = dictionary(c, values, nulls, n);
+            }
+            long dataAt = offset;
+            page.clear();
+            if (nulls != null) {
+                definitionLevels(nulls, n, present);
+            }
+            switch (col.kind()) {
+                case LONG, INT -> {
+                    long[] v = g.longs[c];
+                    if (present < n) { // the present values first, in place
+                        int k = 0;
+                        for (int r = 0; r < n; r++) {
+                            if (!nulls[r]) {
+                                v[k++] = v[r];
+                            }
+                        }
+                    }
+                    delta(v, present, col.kind() == Kind.INT);
+                }
+                case BOOL -> bitPacked(values, nulls, n, 1, false);
+                case NAME -> {
+                    int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(dictSize - 1));
+                    page.put(width);
+                    bitPacked(values, nulls, n, width, true);
+                }
+            }
+            int encoding = switch (col.kind()) {
+                case NAME -> RLE_DICTIONARY;
+                case BOOL -> PLAIN;
+                case LONG, INT -> DELTA_BINARY_PACKED;
+            };
+            Thrift h = new Thrift();
+            pageHeader(h, 0, page.n);
+            h.fieldStruct(5); // data_page_header
+            h.fieldI32(1, n);
+            h.fieldI32(2, encoding);
+            h.fieldI32(3, RLE);
+            h.fieldI32(4, RLE);
+            h.stop();
+            h.stop();
+            put(h.bytes.b, h.bytes.n);
+            put(page.b, page.n);
+            if (nulls != null) {
+                Arrays.fill(nulls, 0, n, false);
+            }
+            long size = offset - chunkStart;
+            // the column chunk's metadata, for the footer
+            chunks.fieldStructInList();
+            chunks.fieldI64(2, dictionaryAt >= 0 ? dictionaryAt : dataAt);
+            chunks.fieldStruct(3);
+            chunks.fieldI32(1, physical(col.kind()));
+            chunks.fieldList(2, 5, col.kind() == Kind.NAME ? 3 : 2);
+            chunks.i32(encoding);
+            chunks.i32(RLE);
+            if (col.kind() == Kind.NAME) {
+                chunks.i32(PLAIN);
+            }
+            chunks.fieldList(3, 8, 1);
+            chunks.binary(col.name().getBytes(StandardCharsets.UTF_8));
+            chunks.fieldI32(4, 0); // uncompressed
+            chunks.fieldI64(5, n);
+            chunks.fieldI64(6, size);
+            chunks.fieldI64(7, size);
+            chunks.fieldI64(9, dataAt);
+            if (dictionaryAt >= 0) {
+                chunks.fieldI64(11, dictionaryAt);
+            }
+            chunks.fieldStruct(12); // statistics
+            chunks.fieldI64(3, n - present);
+            if (present > 0 && (col.kind() == Kind.LONG || col.kind() == Kind.INT)) {
+                chunks.fieldBinary(5, plain(col.kind(), max));
+                chunks.fieldBinary(6, plain(col.kind(), min));
+            }
+            chunks.stop();
+            chunks.stop();
+            chunks.stop();
+        }
+        Thrift rg = new Thrift();
+        rg.fieldRaw(1, 9, chunks); // columns
+        rg.fieldI64(2, offset - start);
+        rg.fieldI64(3, n);
+        rg.fieldI64(5, start);
+        rg.fieldI64(6, offset - start);
+        rg.stop();
+        groups.add(Arrays.copyOf(rg.bytes.b, rg.bytes.n));
+        rows += n;
+    }
+
+    /** Writes the dictionary page of the names this group uses, in order of first use; returns their number. */
+    private int dictionary(int c, int[] values, boolean[] nulls, int n) throws IOException {
+        int[] index = dictIndex[c];
+        int[] stamps = dictStamp[c];
+        byte[][] names = utf8[c];
+        page.clear();
+        int size = 0;
+        for (int r = 0; r < n; r++) {
+            if (nulls != null && nulls[r]) {
+                continue;
+            }
+            int v = values[r];
+            if (stamps[v] != stamp) {
+                stamps[v] = stamp;
+                index[v] = size++;
+                byte[] s = names[v];
+                int at = page.reserve(4 + s.length);
+                MemorySegment.ofArray(page.b).set(LE_INT, at, s.length);
+                System.arraycopy(s, 0, page.b, at + 4, s.length);
+            }
+            values[r] = index[v];
+        }
+        if (size == 0) { // no value: an empty string stands in, so that the dictionary is not empty
+            MemorySegment.ofArray(page.b).set(LE_INT, page.reserve(4), 0);
+            size = 1;
+        }
+        Thrift h = new Thrift();
+        pageHeader(h, 2, page.n);
+        h.fieldStruct(7); // dictionary_page_header
+        h.fieldI32(1, size);
+        h.fieldI32(2, PLAIN);
+        h.stop();
+        h.stop();
+        put(h.bytes.b, h.bytes.n);
+        put(page.b, page.n);
+        return size;
+    }
+
+    private static void pageHeader(Thrift h, int type, int size) {
+        h.fieldI32(1, type);
+        h.fieldI32(2, size);
+        h.fieldI32(3, size);
+    }
+
+    /** The definition levels (1: present, 0: NULL), length-prefixed, as one RLE run when nothing is NULL. */
+    private void definitionLevels(boolean[] nulls, int n, int present) {
+        int lengthAt = page.reserve(4);
+        int start = page.n;
+        if (present == n) {
+            page.varint((long) n << 1);
+            page.put(1);
+        } else {
+            int groupsOf8 = (n + 7) >>> 3;
+            page.varint(((long) groupsOf8 << 1) | 1);
+            int at = page.reserve(groupsOf8);
+            byte[] b = page.b;
+            Arrays.fill(b, at, at + groupsOf8, (byte) 0);
+            for (int r = 0; r < n; r++) {
+                if (!nulls[r]) {
+                    b[at + (r >>> 3)] |= (byte) (1 << (r & 7));
+                }
+            }
+        }
+        MemorySegment.ofArray(page.b).set(LE_INT, lengthAt, page.n - start);
+    }
+
+    /**
+     * The first {@code n} values DELTA_BINARY_PACKED: each block of 128 stores the differences
+     * between successive values less their minimum, in miniblocks of 32 as wide as their largest
+     * needs; times, positions and constants take a few bits a value. {@code int32}: the
+     * differences wrap as 32-bit integers, as readers of INT32 columns compute them.
+     */
+    private void delta(long[] v, int n, boolean int32) {
+        page.varint(BLOCK);
+        page.varint(BLOCK / MINI);
+        page.varint(n);
+        page.varint(n == 0 ? 0 : zigzag(v[0]));
+        long lo = n == 0 ? Long.MAX_VALUE : v[0];
+        long hi = n == 0 ? Long.MIN_VALUE : v[0];
+        for (int from = 1; from < n; from += BLOCK) {
+            int count = Math.min(BLOCK, n - from);
+            long minDelta = Long.MAX_VALUE;
+            for (int k = 0; k < count; k++) {
+                long x = v[from + k];
+                lo = Math.min(lo, x);
+                hi = Math.max(hi, x);
+                long d = x - v[from + k - 1];
+                if (int32) {
+                    d = (int) d;
+                }
+                block[k] = d;
+                minDelta = Math.min(minDelta, d);
+            }
+            page.varint(zigzag(minDelta));
+            int widthsAt = page.reserve(BLOCK / MINI);
+            int minis = (count + MINI - 1) / MINI;
+            for (int m = 0; m < minis; m++) {
+                long or = 0;
+                int end = Math.min(count, (m + 1) * MINI);
+                for (int k = m * MINI; k < end; k++) {
+                    long x = block[k] - minDelta;
+                    if (int32) {
+                        x &= 0xFFFFFFFFL;
+                    }
+                    block[k] = x;
+                    or |= x;
+                }
+                int width = 64 - Long.numberOfLeadingZeros(or);
+                page.b[widthsAt + m] = (byte) width;
+                pack(block, m * MINI, end, width);
+            }
+            for (int m = minis; m < BLOCK / MINI; m++) {
+                page.b[widthsAt + m] = 0;
+            }
+        }
+        min = lo;
+        max = hi;
+    }
+
+    /** Values {@code from} up to {@code to} of {@code v}, {@code width} bits each, least significant first, padded to 32 values. */
+    private void pack(long[] v, int from, int to, int width) {
+        if (width == 0) {
+            return;
+        }
+        int at = page.reserve(MINI * width / 8);
+        int end = page.n;
+        page.slack(8);
+        byte[] b = page.b;
+        long acc = 0;
+        int bits = 0;
+        if (width <= 56) {
+            for (int k = from; k < to; k++) {
+                // branch-free: the accumulator stored whole, the position moved by the bytes it filled
+                acc |= v[k] << bits;
+                bits += width;
+                LONG_LE.set(b, at, acc);
+                at += bits >>> 3;
+                acc >>>= bits & ~7;
+                bits &= 7;
+            }
+        } else {
+            for (int k = from; k < to; k++) { // in two parts, so that no bit leaves the accumulator
+                long x = v[k];
+                acc |= (x & 0xFFFFFFFFL) << bits;
+                bits += 32;
+                LONG_LE.set(b, at, acc);
+                at += bits >>> 3;
+                acc >>>= bits & ~7;
+                bits &= 7;
+                acc |= (x >>> 32) << bits;
+                bits += width - 32;
+                LONG_LE.set(b, at, acc);
+                at += bits >>> 3;
+                acc >>>= bits & ~7;
+                bits &= 7;
+            }
+        }
+        if (at < end) { // the rest of the last byte and the padding to 32 values
+            b[at++] = (byte) acc;
+            Arrays.fill(b, at, end, (byte) 0);
+        }
+    }
+
+    private static long zigzag(long v) {
+        return (v << 1) ^ (v >> 63);
+    }
+
+    /**
+     * The present values of {@code values} bit-packed {@code width} bits each, least significant
+     * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
+     * (PLAIN booleans).
+     */
+    private void bitPacked(int[] values, boolean[] nulls, int n, int width, boolean hybrid) {
+        int present = n;
+        if (nulls != null) {
+            present = 0;
+            for (int r = 0; r < n; r++) {
+                if (!nulls[r]) {
+                    present++;
+                }
+            }
+        }
+        int groupsOf8 = (present + 7) >>> 3;
+        if (hybrid) {
+            page.varint(((long) groupsOf8 << 1) | 1);
+        }
+        int at = page.reserve(hybrid ? groupsOf8 * width : (present + 7) >>> 3);
+        int end = page.n;
+        page.slack(8);
+        byte[] b = page.b;
+        long acc = 0;
+        int bits = 0;
+        for (int r = 0; r < n; r++) {
+            if (nulls != null && nulls[r]) {
+                continue;
+            }
+            acc |= (long) values[r] << bits; // width ≤ 32: as in pack, branch-free
+            bits += width;
+            LONG_LE.set(b, at, acc);
+            at += bits >>> 3;
+            acc >>>= bits & ~7;
+            bits &= 7;
+        }
+        if (at < end) {
+            b[at++] = (byte) acc;
+            Arrays.fill(b, at, end, (byte) 0);
+        }
+    }
+
+    private static int physical(Kind k) {
+        return switch (k) {
+            case LONG -> INT64;
+            case INT -> INT32;
+            case BOOL -> BOOLEAN;
+            case NAME -> BYTE_ARRAY;
+        };
+    }
+
+    private static byte[] plain(Kind k, long v) {
+        byte[] b = new byte[k == Kind.LONG ? 8 : 4];
+        if (k == Kind.LONG) {
+            MemorySegment.ofArray(b).set(LE_LONG, 0, v);
+        } else {
+            MemorySegment.ofArray(b).set(LE_INT, 0, (int) v);
+        }
+        return b;
+    }
+
+    /** The file's metadata (schema, row groups), its length and the closing magic. */
+    private void footer() throws IOException {
+        Thrift f = new Thrift();
+        f.fieldI32(1, 1);
+        f.fieldList(2, 12, columns.size() + 1);
+        f.fieldStructInList();
+        f.fieldBinary(4, "schema".getBytes(StandardCharsets.UTF_8));
+        f.fieldI32(5, columns.size());
+        f.stop();
+        for (Column col : columns) {
+            f.fieldStructInList();
+            f.fieldI32(1, physical(col.kind()));
+            f.fieldI32(3, col.optional() ? 1 : 0);
+            f.fieldBinary(4, col.name().getBytes(StandardCharsets.UTF_8));
+            if (col.kind() == Kind.NAME) {
+                f.fieldI32(6, 0); // UTF8
+                f.fieldStruct(10); // logicalType: STRING
+                f.fieldStruct(1);
+                f.stop();
+                f.stop();
+            }
+            f.stop();
+        }
+        f.fieldI64(3, rows);
+        Thrift list = new Thrift();
+        list.listHeader(12, groups.size());
+        for (byte[] g : groups) {
+            list.bytes.put(g, g.length);
+        }
+        f.fieldRaw(4, 9, list);
+        f.fieldBinary(6, "hetrace".getBytes(StandardCharsets.UTF_8));
+        f.stop();
+        put(f.bytes.b, f.bytes.n);
+        byte[] tail = new byte[8];
+        MemorySegment.ofArray(tail).set(LE_INT, 0, f.bytes.n);
+        tail[4] = 'P';
+        tail[5] = 'A';
+        tail[6] = 'R';
+        tail[7] = '1';
+        put(tail);
+    }
+
+    private void put(byte[] b) throws IOException {
+        put(b, b.length);
+    }
+
+    private void put(byte[] b, int n) throws IOException {
+        out.write(b, 0, n);
+        offset += n;
+    }
+
+    /** A growable byte buffer. */
+    private static final class Bytes {
+        byte[] b = new byte[1 << 12];
+        int n;
+
+        void clear() {
+            n = 0;
+        }
+
+        /** Makes sure that {@code k} bytes past the end can be written (and are then ignored). */
+        void slack(int k) {
+            if (n + k > b.length) {
+                b = Arrays.copyOf(b, Math.max(n + k, 2 * b.length));
+            }
+        }
+
+        /** Makes room for {@code k} more bytes (not cleared: the caller writes them all); returns where they start. */
+        int reserve(int k) {
+            if (n + k > b.length) {
+                b = Arrays.copyOf(b, Math.max(n + k, 2 * b.length));
+            }
+            int at = n;
+            n += k;
+            return at;
+        }
+
+        void put(int v) {
+            int at = reserve(1); // before b is read: it may grow
+            b[at] = (byte) v;
+        }
+
+        void put(byte[] s, int k) {
+            int at = reserve(k);
+            System.arraycopy(s, 0, b, at, k);
+        }
+
+        void varint(long v) {
+            while ((v & ~0x7FL) != 0) {
+                put((int) ((v & 0x7F) | 0x80));
+                v >>>= 7;
+            }
+            put((int) v);
+        }
+    }
+
+    /** Thrift's compact protocol, as much of it as Parquet's metadata needs. */
+    private static final class Thrift {
+        final Bytes bytes = new Bytes();
+        /** The last field id of each open struct. */
+        private final int[] last = new int[16];
+        private int depth;
+
+        private void field(int id, int type) {
+            int delta = id - last[depth];
+            if (delta > 0 && delta <= 15) {
+                bytes.put((delta << 4) | type);
+            } else {
+                bytes.put(type);
+                bytes.varint(zigzag(id));
+            }
+            last[depth] = id;
+        }
+
+        void fieldI32(int id, int v) {
+            field(id, 5);
+            bytes.varint(zigzag(v));
+        }
+
+        void fieldI64(int id, long v) {
+            field(id, 6);
+            bytes.varint(zigzag(v));
+        }
+
+        void fieldBinary(int id, byte[] v) {
+            field(id, 8);
+            binary(v);
+        }
+
+        /** Opens a struct field; {@link #stop()} closes it. */
+        void fieldStruct(int id) {
+            field(id, 12);
+            last[++depth] = 0;
+        }
+
+        /** Opens a struct that is an element of a list; {@link #stop()} closes it. */
+        void fieldStructInList() {
+            last[++depth] = 0;
+        }
+
+        void fieldList(int id, int elementType, int size) {
+            field(id, 9);
+            listHeader(elementType, size);
+        }
+
+        /** A field whose value (a list of {@code type}'s elements, header included) is already encoded in {@code value}. */
+        void fieldRaw(int id, int type, Thrift value) {
+            field(id, type);
+            bytes.put(value.bytes.b, value.bytes.n);
+        }
+
+        void listHeader(int elementType, int size) {
+            if (size < 15) {
+                bytes.put((size << 4) | elementType);
+            } else {
+                bytes.put(0xF0 | elementType);
+                bytes.varint(size);
+            }
+        }
+
+        void i32(int v) {
+            bytes.varint(zigzag(v));
+        }
+
+        void binary(byte[] v) {
+            bytes.varint(v.length);
+            bytes.put(v, v.length);
+        }
+
+        /** Ends the current struct. */
+        void stop() {
+            bytes.put(0);
+            if (depth > 0) {
+                depth--;
+            }
+        }
+
+        private static long zigzag(long v) {
+            return (v << 1) ^ (v >> 63);
+        }
+    }
+}
