@@ -58,15 +58,18 @@ public final class IndexTables {
         CREATE TABLE tasks (task VARCHAR, trace VARCHAR, name VARCHAR, tid BIGINT, idle BOOLEAN);
         """;
 
-    /** The views over the Parquet files (but {@code events}: {@link EventFields}), their names as the ENUMs of the index. */
+    /**
+     * The views over the Parquet files (but {@code events}: {@link EventFields}), their names as
+     * the ENUMs of the index; durations and latencies are computed, not stored.
+     */
     private static final Map<String, String> VIEWS = Map.of(
-        "intervals", "kind::interval_kind AS kind, start_ns, end_ns, duration_ns, trace::trace_name AS trace, "
+        "intervals", "kind::interval_kind AS kind, start_ns, end_ns, end_ns - start_ns AS duration_ns, trace::trace_name AS trace, "
             + "core::core_name AS core, task::task_name AS task, irq::function_name AS irq, state::state_name AS state, "
             + "queue, depth, start_unknown, end_unknown, events_lost",
-        "calls", "start_ns, end_ns, duration_ns, self_ns, trace::trace_name AS trace, task::task_name AS task, "
+        "calls", "start_ns, end_ns, end_ns - start_ns AS duration_ns, self_ns, trace::trace_name AS trace, task::task_name AS task, "
             + "function::function_name AS function, depth, start_unknown, end_unknown, events_lost",
         "messages", "queue, id, send_ns, send_core::core_name AS send_core, send_task::task_name AS send_task, receive_ns, "
-            + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, latency_ns, start_unknown, "
+            + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, receive_ns - send_ns AS latency_ns, start_unknown, "
             + "end_unknown");
 
     private static final List<String> KINDS = List.of("run", "task_state", "irq");
@@ -564,7 +567,7 @@ public final class IndexTables {
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
             return List.of(ParquetFile.Column.names("kind", false, KINDS), ParquetFile.Column.longs("start_ns", false),
-                ParquetFile.Column.longs("end_ns", false), ParquetFile.Column.longs("duration_ns", false),
+                ParquetFile.Column.longs("end_ns", false),
                 ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("core", true, modelCores(m)),
                 ParquetFile.Column.names("task", true, tasks), ParquetFile.Column.names("irq", true, functions),
                 ParquetFile.Column.names("state", true, STATES), ParquetFile.Column.longs("queue", true),
@@ -586,43 +589,42 @@ public final class IndexTables {
                     out.setInt(0, row, table);
                     out.setLong(1, row, t.start(i));
                     out.setLong(2, row, t.end(i));
-                    out.setLong(3, row, t.duration(i));
                     int owner = t.owner(i);
                     int subject = t.subject(i);
                     switch (table) {
                         case 0 -> { // runs: per core, the task
-                            out.setInt(4, row, coreTrace[owner]);
-                            out.setInt(5, row, owner);
-                            out.setInt(6, row, subject);
-                            out.setNull(7, row);
-                            out.setNull(9, row);
+                            out.setInt(3, row, coreTrace[owner]);
+                            out.setInt(4, row, owner);
+                            out.setInt(5, row, subject);
+                            out.setNull(6, row);
+                            out.setNull(8, row);
                         }
                         case 1 -> { // task states: per task, the queue it was blocked on
-                            out.setInt(4, row, taskTrace[owner]);
-                            out.setNull(5, row);
-                            out.setInt(6, row, owner);
-                            out.setNull(7, row);
+                            out.setInt(3, row, taskTrace[owner]);
+                            out.setNull(4, row);
+                            out.setInt(5, row, owner);
+                            out.setNull(6, row);
                             if (subject >= 0) {
-                                out.setLong(9, row, subject);
+                                out.setLong(8, row, subject);
                             } else {
-                                out.setNull(9, row);
+                                out.setNull(8, row);
                             }
                         }
                         default -> { // interrupts: per core
-                            out.setInt(4, row, coreTrace[owner]);
-                            out.setInt(5, row, owner);
-                            out.setNull(6, row);
-                            out.setInt(7, row, subject);
-                            out.setNull(9, row);
+                            out.setInt(3, row, coreTrace[owner]);
+                            out.setInt(4, row, owner);
+                            out.setNull(5, row);
+                            out.setInt(6, row, subject);
+                            out.setNull(8, row);
                         }
                     }
                     if (table == 2) {
-                        out.setNull(8, row);
+                        out.setNull(7, row);
                     } else {
-                        out.setInt(8, row, t.state(i));
+                        out.setInt(7, row, t.state(i));
                     }
-                    out.setInt(10, row, t.depth(i));
-                    flags(out, 11, row, t.flags(i), true);
+                    out.setInt(9, row, t.depth(i));
+                    flags(out, 10, row, t.flags(i), true);
                 }
             }
             return row;
@@ -649,7 +651,7 @@ public final class IndexTables {
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
             return List.of(ParquetFile.Column.longs("start_ns", false), ParquetFile.Column.longs("end_ns", false),
-                ParquetFile.Column.longs("duration_ns", false), ParquetFile.Column.longs("self_ns", false),
+                ParquetFile.Column.longs("self_ns", false),
                 ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("task", false, tasks),
                 ParquetFile.Column.names("function", false, functions), ParquetFile.Column.ints("depth", false),
                 ParquetFile.Column.bools("start_unknown"), ParquetFile.Column.bools("end_unknown"),
@@ -662,14 +664,13 @@ public final class IndexTables {
             for (; row < capacity && i < calls.size(); row++, i++) {
                 out.setLong(0, row, calls.start(i));
                 out.setLong(1, row, calls.end(i));
-                out.setLong(2, row, calls.duration(i));
-                out.setLong(3, row, calls.self(i));
+                out.setLong(2, row, calls.self(i));
                 int task = calls.owner(i);
-                out.setInt(4, row, taskTrace[task]);
-                out.setInt(5, row, task);
-                out.setInt(6, row, calls.subject(i));
-                out.setInt(7, row, calls.depth(i));
-                flags(out, 8, row, calls.flags(i), true);
+                out.setInt(3, row, taskTrace[task]);
+                out.setInt(4, row, task);
+                out.setInt(5, row, calls.subject(i));
+                out.setInt(6, row, calls.depth(i));
+                flags(out, 7, row, calls.flags(i), true);
             }
             return row;
         }
@@ -689,7 +690,7 @@ public final class IndexTables {
                 ParquetFile.Column.longs("send_ns", true), ParquetFile.Column.names("send_core", true, cores),
                 ParquetFile.Column.names("send_task", true, tasks), ParquetFile.Column.longs("receive_ns", true),
                 ParquetFile.Column.names("receive_core", true, cores), ParquetFile.Column.names("receive_task", true, tasks),
-                ParquetFile.Column.longs("latency_ns", true), ParquetFile.Column.bools("start_unknown"),
+                ParquetFile.Column.bools("start_unknown"),
                 ParquetFile.Column.bools("end_unknown"));
         }
 
@@ -723,12 +724,7 @@ public final class IndexTables {
                     out.setNull(6, row);
                     out.setNull(7, row);
                 }
-                if (sent && received) {
-                    out.setLong(8, row, t.receiveTime(i) - t.sendTime(i));
-                } else {
-                    out.setNull(8, row);
-                }
-                flags(out, 9, row, t.flags(i), false);
+                flags(out, 8, row, t.flags(i), false);
             }
             return row;
         }

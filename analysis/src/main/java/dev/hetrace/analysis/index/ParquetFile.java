@@ -145,6 +145,8 @@ final class ParquetFile {
     /** Per NAME column, a name's index in this group's dictionary, valid when its stamp is the group's. */
     private final int[][] dictIndex;
     private final int[][] dictStamp;
+    /** Per NAME column, whether its names are few enough (64 KiB) to be every row group's whole dictionary. */
+    private final boolean[] whole;
     private int stamp;
 
     private ParquetFile(OutputStream out, List<Column> columns) {
@@ -153,14 +155,22 @@ final class ParquetFile {
         utf8 = new byte[columns.size()][][];
         dictIndex = new int[columns.size()][];
         dictStamp = new int[columns.size()][];
+        whole = new boolean[columns.size()];
         for (int c = 0; c < columns.size(); c++) {
             List<String> names = columns.get(c).names();
             utf8[c] = new byte[names.size()][];
             for (int k = 0; k < names.size(); k++) {
                 utf8[c][k] = names.get(k).getBytes(StandardCharsets.UTF_8);
             }
-            dictIndex[c] = new int[names.size()];
-            dictStamp[c] = new int[names.size()];
+            long bytes = 0;
+            for (byte[] u : utf8[c]) {
+                bytes += 4 + u.length;
+            }
+            whole[c] = bytes <= 1 << 16;
+            if (!whole[c]) {
+                dictIndex[c] = new int[names.size()];
+                dictStamp[c] = new int[names.size()];
+            }
         }
     }
 
@@ -315,27 +325,40 @@ final class ParquetFile {
         rows += n;
     }
 
-    /** Writes the dictionary page of the names this group uses, in order of first use; returns their number. */
+    /**
+     * Writes a row group's dictionary page: every name when they are few ({@link #whole}), else
+     * the names the group uses, in order of first use, its values renumbered to match; returns
+     * the dictionary's size.
+     */
     private int dictionary(int c, int[] values, boolean[] nulls, int n) throws IOException {
-        int[] index = dictIndex[c];
-        int[] stamps = dictStamp[c];
         byte[][] names = utf8[c];
         page.clear();
         int size = 0;
-        for (int r = 0; r < n; r++) {
-            if (nulls != null && nulls[r]) {
-                continue;
-            }
-            int v = values[r];
-            if (stamps[v] != stamp) {
-                stamps[v] = stamp;
-                index[v] = size++;
-                byte[] s = names[v];
+        if (whole[c]) { // every name, in order: the values are their indexes already
+            for (byte[] s : names) {
                 int at = page.reserve(4 + s.length);
                 MemorySegment.ofArray(page.b).set(LE_INT, at, s.length);
                 System.arraycopy(s, 0, page.b, at + 4, s.length);
             }
-            values[r] = index[v];
+            size = names.length;
+        } else {
+            int[] index = dictIndex[c];
+            int[] stamps = dictStamp[c];
+            for (int r = 0; r < n; r++) {
+                if (nulls != null && nulls[r]) {
+                    continue;
+                }
+                int v = values[r];
+                if (stamps[v] != stamp) {
+                    stamps[v] = stamp;
+                    index[v] = size++;
+                    byte[] s = names[v];
+                    int at = page.reserve(4 + s.length);
+                    MemorySegment.ofArray(page.b).set(LE_INT, at, s.length);
+                    System.arraycopy(s, 0, page.b, at + 4, s.length);
+                }
+                values[r] = index[v];
+            }
         }
         if (size == 0) { // no value: an empty string stands in, so that the dictionary is not empty
             MemorySegment.ofArray(page.b).set(LE_INT, page.reserve(4), 0);
@@ -394,6 +417,19 @@ final class ParquetFile {
         page.varint(n == 0 ? 0 : zigzag(v[0]));
         long lo = n == 0 ? Long.MAX_VALUE : v[0];
         long hi = n == 0 ? Long.MIN_VALUE : v[0];
+        int same = 1;
+        while (same < n && v[same] == lo) {
+            same++;
+        }
+        if (n > 0 && same == n) { // a constant (a trace's number, a stream): every block's differences 0 wide
+            for (int from = 1; from < n; from += BLOCK) {
+                int at = page.reserve(1 + BLOCK / MINI); // min delta 0, then the widths 0
+                Arrays.fill(page.b, at, at + 1 + BLOCK / MINI, (byte) 0);
+            }
+            min = lo;
+            max = hi;
+            return;
+        }
         for (int from = 1; from < n; from += BLOCK) {
             int count = Math.min(BLOCK, n - from);
             long minDelta = Long.MAX_VALUE;

@@ -59,7 +59,10 @@ class ParquetFileTest {
         }
         List<ParquetFile.Column> cols = List.of(ParquetFile.Column.longs("a", false), ParquetFile.Column.longs("b", true),
             ParquetFile.Column.ints("c", false), ParquetFile.Column.ints("d", true), ParquetFile.Column.bools("e"),
-            ParquetFile.Column.names("f", false, dictionary), ParquetFile.Column.names("g", true, dictionary));
+            ParquetFile.Column.names("f", false, dictionary), ParquetFile.Column.names("g", true, dictionary),
+            ParquetFile.Column.longs("h", false), ParquetFile.Column.ints("i", true));
+        long constant = r.nextLong();
+        int constantInt = r.nextInt();
         double nullRate = r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0 ? 1 : r.nextDouble();
         Object[][] out = new Object[rows][];
         for (int i = 0; i < rows; i++) {
@@ -70,7 +73,9 @@ class ParquetFileTest {
                 r.nextDouble() < nullRate ? null : r.nextInt(3),
                 r.nextBoolean(),
                 dictionary.get(r.nextInt(Math.max(1, r.nextInt(names) + 1))),
-                r.nextDouble() < nullRate ? null : dictionary.get(r.nextInt(names))};
+                r.nextDouble() < nullRate ? null : dictionary.get(r.nextInt(names)),
+                constant, // constant columns (a trace's number, a stream id) take their own way
+                r.nextDouble() < nullRate ? null : constantInt};
         }
         return new Table(cols, out);
     }
@@ -115,7 +120,7 @@ class ParquetFileTest {
 
     @Test
     void manyRowGroupsAndLargeDictionaries() throws Exception {
-        roundTrip(random(7, 70_000, 5000), 1 << 14);
+        roundTrip(random(7, 70_000, 20_000), 1 << 14); // 20,000 names: more than a whole dictionary per row group
     }
 
     @Test
