@@ -10,8 +10,6 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
 import dev.hetrace.sync.PiecewiseMap;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
@@ -20,7 +18,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.ToLongFunction;
 
 /**
  * The analysis index's build, measured on one core (DuckDB with one thread; the script pins the

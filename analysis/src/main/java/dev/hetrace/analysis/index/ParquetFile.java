@@ -256,11 +256,11 @@ final class ParquetFile {
                     }
                     delta(v, present, col.kind() == Kind.INT);
                 }
-                case BOOL -> bitPacked(values, nulls, n, 1, false);
+                case BOOL -> bitPacked(values, nulls, n, present, 1, false);
                 case NAME -> {
                     int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(dictSize - 1));
                     page.put(width);
-                    bitPacked(values, nulls, n, width, true);
+                    bitPacked(values, nulls, n, present, width, true);
                 }
             }
             int encoding = switch (col.kind()) {
@@ -268,17 +268,7 @@ final class ParquetFile {
                 case BOOL -> PLAIN;
                 case LONG, INT -> DELTA_BINARY_PACKED;
             };
-            Thrift h = new Thrift();
-            pageHeader(h, 0, page.n);
-            h.fieldStruct(5); // data_page_header
-            h.fieldI32(1, n);
-            h.fieldI32(2, encoding);
-            h.fieldI32(3, RLE);
-            h.fieldI32(4, RLE);
-            h.stop();
-            h.stop();
-            put(h.bytes.b, h.bytes.n);
-            put(page.b, page.n);
+            writePage(0, 5, n, encoding, RLE, RLE); // a data page: values, encoding, levels' encodings
             if (nulls != null) {
                 Arrays.fill(nulls, 0, n, false);
             }
@@ -335,10 +325,8 @@ final class ParquetFile {
         page.clear();
         int size = 0;
         if (whole[c]) { // every name, in order: the values are their indexes already
-            for (byte[] s : names) {
-                int at = page.reserve(4 + s.length);
-                MemorySegment.ofArray(page.b).set(LE_INT, at, s.length);
-                System.arraycopy(s, 0, page.b, at + 4, s.length);
+            for (byte[] name : names) {
+                plainString(name);
             }
             size = names.length;
         } else {
@@ -352,34 +340,43 @@ final class ParquetFile {
                 if (stamps[v] != stamp) {
                     stamps[v] = stamp;
                     index[v] = size++;
-                    byte[] s = names[v];
-                    int at = page.reserve(4 + s.length);
-                    MemorySegment.ofArray(page.b).set(LE_INT, at, s.length);
-                    System.arraycopy(s, 0, page.b, at + 4, s.length);
+                    plainString(names[v]);
                 }
                 values[r] = index[v];
             }
         }
         if (size == 0) { // no value: an empty string stands in, so that the dictionary is not empty
-            MemorySegment.ofArray(page.b).set(LE_INT, page.reserve(4), 0);
+            plainString(new byte[0]);
             size = 1;
         }
+        writePage(2, 7, size, PLAIN); // a dictionary page: values, encoding
+        return size;
+    }
+
+    /**
+     * Writes {@link #page} after its header: the page's {@code type} and size, and its own header
+     * (the struct in field {@code field}) of {@code values} as fields 1, 2...
+     */
+    private void writePage(int type, int field, int... values) throws IOException {
         Thrift h = new Thrift();
-        pageHeader(h, 2, page.n);
-        h.fieldStruct(7); // dictionary_page_header
-        h.fieldI32(1, size);
-        h.fieldI32(2, PLAIN);
+        h.fieldI32(1, type);
+        h.fieldI32(2, page.n); // uncompressed and compressed sizes: the same
+        h.fieldI32(3, page.n);
+        h.fieldStruct(field);
+        for (int k = 0; k < values.length; k++) {
+            h.fieldI32(k + 1, values[k]);
+        }
         h.stop();
         h.stop();
         put(h.bytes.b, h.bytes.n);
         put(page.b, page.n);
-        return size;
     }
 
-    private static void pageHeader(Thrift h, int type, int size) {
-        h.fieldI32(1, type);
-        h.fieldI32(2, size);
-        h.fieldI32(3, size);
+    /** A string as PLAIN encodes it: its length (4 bytes), then its bytes. */
+    private void plainString(byte[] utf8) {
+        int at = page.reserve(4 + utf8.length);
+        MemorySegment.ofArray(page.b).set(LE_INT, at, utf8.length);
+        System.arraycopy(utf8, 0, page.b, at + 4, utf8.length);
     }
 
     /** The definition levels (1: present, 0: NULL), length-prefixed, as one RLE run when nothing is NULL. */
@@ -519,20 +516,11 @@ final class ParquetFile {
     }
 
     /**
-     * The present values of {@code values} bit-packed {@code width} bits each, least significant
+     * The {@code present} values of {@code values} bit-packed {@code width} bits each, least significant
      * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
      * (PLAIN booleans).
      */
-    private void bitPacked(int[] values, boolean[] nulls, int n, int width, boolean hybrid) {
-        int present = n;
-        if (nulls != null) {
-            present = 0;
-            for (int r = 0; r < n; r++) {
-                if (!nulls[r]) {
-                    present++;
-                }
-            }
-        }
+    private void bitPacked(int[] values, boolean[] nulls, int n, int present, int width, boolean hybrid) {
         int groupsOf8 = (present + 7) >>> 3;
         if (hybrid) {
             page.varint(((long) groupsOf8 << 1) | 1);

@@ -80,8 +80,12 @@ public final class TraceIndex {
                                   Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(pathsKey(traces) + "-" + key(traces, mappingFile, symbols) + SUFFIX);
-        if (Files.isRegularFile(folder.resolve(TABLES))) {
+        if (complete(folder)) {
             return new TraceIndex(folder, false, names(traces));
+        }
+        if (Files.exists(folder)) { // a file of it removed by hand: built again
+            notes.accept("the index in " + folder + " lacks some of its files: building it again");
+            deleteTree(folder);
         }
         Mapping mapping = mappingFile == null ? null : Mapping.read(mappingFile); // a bad one is told before any build
         Files.createDirectories(cache);
@@ -91,8 +95,8 @@ public final class TraceIndex {
             build(tmp, traces, mapping, symbols, notes, 0);
             try {
                 Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
-            } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
-                if (!Files.isRegularFile(folder.resolve(TABLES))) { // else: another process built it meanwhile
+            } catch (java.nio.file.FileSystemException e) { // the folder exists: renaming over it fails
+                if (!complete(folder)) { // else: another process built it meanwhile
                     throw e;
                 }
             }
@@ -105,7 +109,24 @@ public final class TraceIndex {
         return new TraceIndex(folder, true, names(traces));
     }
 
-    /** Removes the indexes of earlier states of the same traces (same paths, other contents or mapping). */
+    /** Whether {@code folder} holds every file of an index. */
+    private static boolean complete(Path folder) {
+        if (!Files.isRegularFile(folder.resolve(TABLES))) {
+            return false;
+        }
+        for (String t : IndexTables.PARQUET) {
+            if (!Files.isRegularFile(folder.resolve(t + ".parquet"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Removes the indexes of earlier states of the same traces (same paths, other contents or
+     * mapping), and the single-file indexes of hetrace's earlier format (named by their key
+     * alone), which no version that writes folders reads.
+     */
     private static void forgetOlder(Path folder, Consumer<String> notes) {
         String name = folder.getFileName().toString();
         String prefix = name.substring(0, name.indexOf('-') + 1);
@@ -115,6 +136,9 @@ public final class TraceIndex {
                 if (n.startsWith(prefix) && n.endsWith(SUFFIX) && !n.equals(name)) {
                     deleteTree(p);
                     notes.accept("removed the index of an earlier state of these traces: " + p);
+                } else if (n.matches("[0-9a-f]{32}\\.duckdb(\\.wal)?") && Files.isRegularFile(p)) {
+                    Files.deleteIfExists(p);
+                    notes.accept("removed an index in hetrace's earlier format: " + p);
                 }
             }
         } catch (IOException e) {

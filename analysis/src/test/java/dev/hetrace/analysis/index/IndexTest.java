@@ -324,8 +324,13 @@ class IndexTest {
         Path slave = r.slaves().getFirst();
         Path cache = dir.resolve("cache");
         List<String> notes = new ArrayList<>();
+        // an index of hetrace's earlier format (one DuckDB file named by its key): never read again, removed
+        Path earlier = Files.createDirectories(cache).resolve("0123456789abcdef0123456789abcdef.duckdb");
+        Files.write(earlier, new byte[] {1});
         TraceIndex first = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(first.built()).isTrue();
+        assertThat(earlier).doesNotExist();
+        assertThat(notes).endsWith("removed an index in hetrace's earlier format: " + earlier);
         FileTime built = Files.getLastModifiedTime(first.folder().resolve(TraceIndex.TABLES));
         notes.clear();
         TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
@@ -364,6 +369,13 @@ class IndexTest {
         TraceIndex index = TraceIndex.open(cache, List.of(slave), null, Map.of(), n -> { });
         assertThat(index.built()).isTrue();
         assertThat(index.folder().getFileName().toString()).isEqualTo(name);
+        // a file of the index removed by hand: said, and the index built again
+        Files.delete(index.folder().resolve("calls.parquet"));
+        List<String> notes = new ArrayList<>();
+        TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
+        assertThat(again.built()).isTrue();
+        assertThat(notes.getFirst()).isEqualTo("the index in " + index.folder() + " lacks some of its files: building it again");
+        assertThat(again.folder().resolve("calls.parquet")).isRegularFile();
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isPositive();
         }
