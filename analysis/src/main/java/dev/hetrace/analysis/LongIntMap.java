@@ -36,16 +36,20 @@ public final class LongIntMap {
         values[i] = value;
     }
 
-    /** Removes the key, if present (backward-shift deletion: no tombstones, so lookups stay short). */
-    public void remove(long key) {
+    /**
+     * Removes the key, if present, and returns its value ({@link #ABSENT}: it was not there);
+     * backward-shift deletion: no tombstones, so lookups stay short.
+     */
+    public int remove(long key) {
         int mask = keys.length - 1;
         int i = slot(key, mask);
         while (used[i] && keys[i] != key) {
             i = (i + 1) & mask;
         }
         if (!used[i]) {
-            return;
+            return ABSENT;
         }
+        int removed = values[i];
         int j = i;
         while (true) {
             j = (j + 1) & mask;
@@ -63,6 +67,7 @@ public final class LongIntMap {
         }
         used[i] = false;
         size--;
+        return removed;
     }
 
     public int size() {

@@ -181,11 +181,10 @@ public final class PatternSearch {
                 int role = role(e);
                 if ((role & THEN) != 0) {
                     long key = key(e, thenFields, i);
-                    int a = pending.get(key);
+                    int a = pending.remove(key);
                     if (a == LongIntMap.ABSENT) {
                         ignoredThen++;
                     } else {
-                        pending.remove(key);
                         freeSlot(a);
                         found.add(new Occurrence(pendingTime[a], t, pendingTrace[a], coreName(pendingTrace[a], pendingCore[a]), i,
                             coreName(i, core(e))));

@@ -1180,12 +1180,11 @@ public final class StateBuilder {
                 if (m[o + TracePass.M_KIND] == 0) {
                     pending.put(key, out.send(t, core, task, call, queue, id));
                 } else {
-                    int row = pending.get(key);
+                    int row = pending.remove(key);
                     if (row == LongIntMap.ABSENT) {
                         out.receiveOnly(t, core, task, call, queue, id);
                     } else {
                         out.received(row, t, core, task, call);
-                        pending.remove(key);
                     }
                 }
                 if (++at[i] < r.size()) {

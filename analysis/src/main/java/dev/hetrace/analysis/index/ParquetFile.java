@@ -210,6 +210,8 @@ final class ParquetFile {
                 notes.accept(String.format(Locale.ROOT, "indexing: %s written in %.1f s", what, (System.nanoTime() - t0) / 1e9));
             }
             return p.rows;
+        } catch (IOException e) { // a full disk says only "No space left on device": the file named
+            throw new IOException(file + ": " + e.getMessage(), e);
         }
     }
 
