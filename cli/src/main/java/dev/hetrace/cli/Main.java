@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         "of every core of a board on one clock."},
     subcommands = {DemoCommand.class, PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
         StatsCommand.class, DiagnoseCommand.class, WaitsCommand.class, PatternCommand.class, QueryCommand.class,
-        ExportCommand.class, ViewCommand.class, ReportCommand.class, TrainCommand.class, ProfileCommand.class,
+        ExportCommand.class, CacheCommand.class, ViewCommand.class, ReportCommand.class, TrainCommand.class, ProfileCommand.class,
         MonitorCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

@@ -102,6 +102,9 @@ final class ViewCommand extends HetraceCommand {
             return fail(e);
         }
         ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, symbols) : null;
+        if (server != null) {
+            TraceIndex.used(kept);
+        }
         if (server == null) {
             server = build(traces, symbols, kept);
             if (server == null) {

@@ -81,6 +81,7 @@ public final class TraceIndex {
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(pathsKey(traces) + "-" + key(traces, mappingFile, symbols) + SUFFIX);
         if (complete(folder)) {
+            used(folder);
             return new TraceIndex(folder, false, names(traces));
         }
         if (Files.exists(folder)) { // a file of it removed by hand: built again
@@ -107,6 +108,37 @@ public final class TraceIndex {
         }
         forgetOlder(folder, notes);
         return new TraceIndex(folder, true, names(traces));
+    }
+
+    /**
+     * Marks something kept in the cache as used now (its modification time), so that pruning by
+     * age ({@code hetrace cache --older-than}) spares what is still in use; a failure is ignored.
+     */
+    public static void used(Path kept) {
+        try {
+            Files.setLastModifiedTime(kept, java.nio.file.attribute.FileTime.from(java.time.Instant.now()));
+        } catch (IOException e) {
+            // a read-only cache: pruning by age then sees the build's time
+        }
+    }
+
+    /** The traces' paths an index was built from (its traces table), in order. */
+    public static List<String> tracePaths(Path folder) throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("duckdb.read_only", "true");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p)) {
+            return paths(c);
+        }
+    }
+
+    private static List<String> paths(Connection c) throws SQLException {
+        List<String> paths = new ArrayList<>();
+        try (var s = c.createStatement(); var r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
+            while (r.next()) {
+                paths.add(r.getString(1));
+            }
+        }
+        return paths;
     }
 
     /** Whether {@code folder} holds every file of an index. */
@@ -263,13 +295,7 @@ public final class TraceIndex {
         p.setProperty("duckdb.read_only", "true");
         Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p);
         try {
-            List<String> paths = new ArrayList<>();
-            try (var s = c.createStatement(); var r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
-                while (r.next()) {
-                    paths.add(r.getString(1));
-                }
-            }
-            IndexTables.attach(c, folder, paths);
+            IndexTables.attach(c, folder, paths(c));
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
