@@ -30,11 +30,31 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) throws InterruptedException {
         int[] status = {1};
-        Thread t = new Thread(null, () -> status[0] = run(new java.io.FileOutputStream(java.io.FileDescriptor.out),
-            System.err, args), "hetrace", STACK_BYTES);
+        Thread t = new Thread(null, () -> {
+            try {
+                status[0] = run(new java.io.FileOutputStream(java.io.FileDescriptor.out), System.err, args);
+            } catch (OutOfMemoryError e) { // the work's data dropped as it unwound: there is room to say so
+                System.err.println(outOfMemory());
+                if (java.util.Arrays.asList(args).contains("--debug")) {
+                    e.printStackTrace();
+                }
+                status[0] = 1;
+            }
+        }, "hetrace", STACK_BYTES);
         t.start();
         t.join();
         System.exit(status[0]);
+    }
+
+    /** What to do when the heap is full: its size, the machine's memory, the option that gives more. */
+    static String outOfMemory() {
+        long heap = Runtime.getRuntime().maxMemory();
+        long machine = ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        long suggest = Math.max(2 * heap, 1L << 30) >> 30;
+        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the Java heap's %.1f GB"
+            + " (this machine has %.1f GB); give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", heap / 1e9,
+            machine / 1e9, suggest);
     }
 
     /** The width of --help: that of the longest line of a command's description. */
