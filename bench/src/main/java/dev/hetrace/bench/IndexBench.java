@@ -84,7 +84,7 @@ public final class IndexBench {
             });
             made[0] = null;
             times[k++][r] = time(() -> {
-                deleteTree(whole);
+                TraceIndex.deleteTree(whole);
                 return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
             });
             times[k++][r] = time(() -> {
@@ -99,7 +99,7 @@ public final class IndexBench {
                     }
                 }
             });
-            deleteTree(whole);
+            TraceIndex.deleteTree(whole);
             System.err.printf(Locale.ROOT, "round %d done%n", r + 1);
         }
         System.out.printf("%n| step | median CPU s | events/s of CPU |%n|---|---:|---:|%n");
@@ -111,7 +111,7 @@ public final class IndexBench {
                 k == labels.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
                     : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
         }
-        deleteTree(work);
+        TraceIndex.deleteTree(work);
     }
 
     @FunctionalInterface
@@ -134,16 +134,6 @@ public final class IndexBench {
         return OS.getProcessCpuTime() - t0;
     }
 
-    private static void deleteTree(Path p) throws java.io.IOException {
-        if (Files.isDirectory(p)) {
-            try (var s = Files.list(p)) {
-                for (Path c : s.toList()) {
-                    deleteTree(c);
-                }
-            }
-        }
-        Files.deleteIfExists(p);
-    }
 
     /** Every event read, its time mapped, and optionally its fields written as JSON into a buffer. */
     private static long decode(StateBuilder.Input in, List<String> names, boolean json) throws Exception {

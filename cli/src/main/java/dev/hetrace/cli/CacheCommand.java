@@ -77,7 +77,7 @@ final class CacheCommand extends HetraceCommand {
                 int removed = 0;
                 for (Entry e : entries) {
                     if (clear || e.used().isBefore(before)) {
-                        delete(e.path());
+                        TraceIndex.deleteTree(e.path());
                         freed += e.bytes();
                         removed++;
                         out.append("removed ").append(e.path()).append(" (").append(size(e.bytes())).append(")\n");
@@ -178,17 +178,6 @@ final class CacheCommand extends HetraceCommand {
             }
         }
         return n;
-    }
-
-    private static void delete(Path p) throws IOException {
-        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-            try (Stream<Path> s = Files.list(p)) {
-                for (Path c : s.toList()) {
-                    delete(c);
-                }
-            }
-        }
-        Files.deleteIfExists(p);
     }
 
     private static String size(long bytes) {

@@ -178,8 +178,8 @@ public final class TraceIndex {
         }
     }
 
-    /** Deletes a folder and what it holds, or a file; nothing when it does not exist. */
-    private static void deleteTree(Path p) throws IOException {
+    /** Deletes a folder and what it holds (links not followed), or a file; nothing when it does not exist. */
+    public static void deleteTree(Path p) throws IOException {
         if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
