@@ -42,6 +42,10 @@ public final class IntervalTable {
      */
     static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects,
                                 dev.hetrace.sync.PiecewiseMap[] maps, java.util.List<Runnable> copies) {
+        if (parts.length == 1 && identity(owners == null ? null : owners[0]) && identity(subjects == null ? null : subjects[0])
+                && (maps == null || identity(maps[0]))) {
+            return parts[0]; // one trace, numbered and timed as the model: its table as it is, not a copy
+        }
         int total = 0;
         for (IntervalTable p : parts) {
             total = Math.addExact(total, p.size());
@@ -60,6 +64,21 @@ public final class IntervalTable {
             at += part.size();
         }
         return out;
+    }
+
+    private static boolean identity(int[] ids) {
+        if (ids != null) {
+            for (int k = 0; k < ids.length; k++) {
+                if (ids[k] != k) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean identity(dev.hetrace.sync.PiecewiseMap map) {
+        return map == null || map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY);
     }
 
     /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */
