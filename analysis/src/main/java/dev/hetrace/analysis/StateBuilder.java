@@ -485,11 +485,10 @@ public final class StateBuilder {
         final PiecewiseMap.Walker map;
         final Mapping mapping;
         final Map<String, Compiled> compiled = new HashMap<>();
-        /** The rule of each event class met (or {@link #NONE}), by the class's identity. */
-        final IdentityHashMap<EventClass, Compiled> byClass = new IdentityHashMap<>();
+        /** What the pass needs of each event class met, by the class's identity. */
+        final IdentityHashMap<EventClass, PerClass> byClass = new IdentityHashMap<>();
         /** In front of that: a direct-mapped cache of 64 classes by id. */
-        final EventClass[] cachedClass = new EventClass[64];
-        final Compiled[] cachedRule = new Compiled[64];
+        final PerClass[] cached = new PerClass[64];
         final Pattern idleName;
         final LongIntMap coreByCpu = new LongIntMap();
         /** The trace's core when an event names no CPU (−1 until one is made). */
@@ -519,8 +518,6 @@ public final class StateBuilder {
         final LongRows marks = new LongRows(3);
         final List<String> markNames = new ArrayList<>();
         final Map<String, Integer> markNameIds = new HashMap<>();
-        final EventClass[] markClass = new EventClass[64];
-        final int[] markNameOf = new int[64];
         /** The mapping's core field, for point events (which no rule reads). */
         Event.Field markCpu;
         long first = Long.MIN_VALUE;
@@ -539,9 +536,6 @@ public final class StateBuilder {
         Synchronizer.Found found;
         MessageMatcher.Keys keys;
         final long[] roles = new long[48];
-        /** Per class slot, whether the class is a sync send or receive (by {@link #syncClass}). */
-        final EventClass[] syncClass = new EventClass[64];
-        final boolean[] syncConcerns = new boolean[64];
         /** The time of the event before the longest silence. */
         long gapFrom;
         /** Set when another trace's pass failed: this one stops early. */
@@ -595,25 +589,42 @@ public final class StateBuilder {
             finish();
         }
 
-        /** The rule of the event's class: looked up by name once per class. */
-        private Compiled rule(Event e) {
+        /**
+         * What the pass needs of an event class: its rule (or {@link #NONE}), whether it is a
+         * sync send or receive, and its name's number as a point event (−1 until it is one).
+         */
+        static final class PerClass {
+            final EventClass cls;
+            final Compiled rule;
+            final boolean sync;
+            int markName = -1;
+
+            PerClass(EventClass cls, Compiled rule, boolean sync) {
+                this.cls = cls;
+                this.rule = rule;
+                this.sync = sync;
+            }
+        }
+
+        /** What the pass needs of the event's class: worked out once per class. */
+        private PerClass perClass(Event e) {
             EventClass cls = e.eventClass();
             int slot = (int) cls.id() & 63;
-            if (cachedClass[slot] == cls) {
-                return cachedRule[slot];
+            PerClass k = cached[slot];
+            if (k != null && k.cls == cls) {
+                return k;
             }
-            Compiled c = byClass.get(cls);
-            if (c == null) {
+            k = byClass.get(cls);
+            if (k == null) {
                 if (byClass.size() >= 4096) {
                     byClass.clear(); // classes declared in runs may come as new objects: keep the map bounded
                 }
-                c = compiled.get(e.name());
-                c = c == null ? NONE : c;
-                byClass.put(cls, c);
+                Compiled c = compiled.get(e.name());
+                k = new PerClass(cls, c == null ? NONE : c, keys != null && keys.concerns(e));
+                byClass.put(cls, k);
             }
-            cachedClass[slot] = cls;
-            cachedRule[slot] = c;
-            return c;
+            cached[slot] = k;
+            return k;
         }
 
         /** The reader's current event. */
@@ -634,8 +645,9 @@ public final class StateBuilder {
             if (listener != null) {
                 listener.event(trace, reader, t);
             }
+            PerClass k = perClass(e);
             if (found != null) {
-                found.event(t, roles, syncRole(e) ? keys.of(e, roles) : 0);
+                found.event(t, roles, k.sync ? keys.of(e, roles) : 0);
             }
             if (first == Long.MIN_VALUE) {
                 first = t;
@@ -646,25 +658,22 @@ public final class StateBuilder {
             last = Math.max(last, t);
             begin = Math.min(begin, t);
             end = Math.max(end, t);
-            Compiled c = rule(e);
+            Compiled c = k.rule;
             if (c != NONE) {
                 now = t;
                 apply(c, e, t);
             }
             if (c == NONE || c.does == Mapping.Action.WAIT) {
-                mark(e, t);
+                mark(e, k, t);
             }
         }
 
         /** Keeps a point event (one no interval is made of): its time, CPU (−1: none) and class name. */
-        private void mark(Event e, long t) {
-            EventClass cls = e.eventClass();
-            int slot = (int) cls.id() & 63;
-            if (markClass[slot] != cls) {
-                markClass[slot] = cls;
-                String name = cls.name() == null ? "" : cls.name();
-                markNameOf[slot] = markNameIds.computeIfAbsent(name, k -> {
-                    markNames.add(k);
+        private void mark(Event e, PerClass k, long t) {
+            if (k.markName < 0) {
+                String name = k.cls.name() == null ? "" : k.cls.name();
+                k.markName = markNameIds.computeIfAbsent(name, n -> {
+                    markNames.add(n);
                     return markNames.size() - 1;
                 });
             }
@@ -672,18 +681,7 @@ public final class StateBuilder {
             long[] m = marks.lastChunk();
             m[o] = t;
             m[o + 1] = markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1;
-            m[o + 2] = markNameOf[slot];
-        }
-
-        /** Whether the event's class is a sync send or receive: asked once per class. */
-        private boolean syncRole(Event e) {
-            EventClass cls = e.eventClass();
-            int slot = (int) cls.id() & 63;
-            if (syncClass[slot] != cls) {
-                syncClass[slot] = cls;
-                syncConcerns[slot] = keys.concerns(e);
-            }
-            return syncConcerns[slot];
+            m[o + 2] = k.markName;
         }
 
         /**
