@@ -96,12 +96,22 @@ final class ExportCommand extends HetraceCommand {
             try (Connection c = ix.connect(); Statement s = c.createStatement()) {
                 for (String table : IndexTables.NAMES) {
                     Path file = dir.resolve(table + ".parquet");
-                    s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
-                        + "' (FORMAT parquet)");
                     long rows;
                     try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
                         r.next();
                         rows = r.getLong(1);
+                    }
+                    // every event's fields are decoded from the traces again: about 10 µs each, minutes for tens of millions
+                    boolean slow = table.equals("events") && rows >= 1_000_000;
+                    long t0 = System.nanoTime();
+                    if (slow) {
+                        main.err.printf(java.util.Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
+                            + " the traces again (about %d s)...%n", rows, Math.max(1, rows / 100_000));
+                    }
+                    s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
+                        + "' (FORMAT parquet)");
+                    if (slow) {
+                        main.err.printf(java.util.Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
                     }
                     report.append(file).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
                 }
