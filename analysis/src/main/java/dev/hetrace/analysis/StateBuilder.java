@@ -214,11 +214,11 @@ public final class StateBuilder {
             Integer[] order = new Integer[n];
             Arrays.setAll(order, k -> k);
             Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
-            List<Work> ordered = new ArrayList<>();
+            List<Parallel.Work> ordered = new ArrayList<>();
             for (int k : order) {
                 ordered.add(passes[k]::run);
             }
-            runAll(ordered, workers, () -> {
+            Parallel.run(ordered, workers, () -> {
                 for (TracePass p : passes) {
                     p.cancelled = true;
                 }
@@ -233,7 +233,7 @@ public final class StateBuilder {
                     ConvexHullSync.Method.BISECTOR, 0);
                 input = input(traces, r, warnings);
                 PiecewiseMap[] maps = input.maps().toArray(PiecewiseMap[]::new);
-                List<Work> retimes = new ArrayList<>();
+                List<Parallel.Work> retimes = new ArrayList<>();
                 for (int k : order) {
                     TracePass p = passes[k];
                     retimes.add(() -> {
@@ -243,7 +243,7 @@ public final class StateBuilder {
                         }
                     });
                 }
-                runAll(retimes, workers, () -> { });
+                Parallel.run(retimes, workers, () -> { });
                 retime = maps;
             }
             Combine all = new Combine(passes);
@@ -253,11 +253,11 @@ public final class StateBuilder {
             m.taskStates = IntervalTable.concat(all.tables(p -> p.taskStateRows), all.taskIds, null, retime, copies);
             m.calls = IntervalTable.concat(all.tables(p -> p.calls), all.taskIds, all.nameIds, retime, copies);
             m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, retime, copies);
-            List<Work> combine = new ArrayList<>();
+            List<Parallel.Work> combine = new ArrayList<>();
             combine.add(all::messages); // the longest first
             combine.add(all::marks);
             copies.forEach(c -> combine.add(c::run));
-            runAll(combine, workers, () -> { });
+            Parallel.run(combine, workers, () -> { });
             return new Built(input, m);
         } finally {
             for (CtfReader r : readers) {
@@ -266,12 +266,6 @@ public final class StateBuilder {
                 }
             }
         }
-    }
-
-    /** A part of the work, run by {@link #runAll}. */
-    @FunctionalInterface
-    private interface Work {
-        void run() throws Exception;
     }
 
     /** Each trace directory's size in bytes (0 when it cannot be read). */
@@ -285,52 +279,6 @@ public final class StateBuilder {
             }
         }
         return out;
-    }
-
-    /**
-     * Runs the work on {@code workers} threads (on this one when 1), taking the parts in order;
-     * the first failure (in the order of the parts) is thrown once every thread has stopped,
-     * {@code cancel} having asked the others to stop early.
-     */
-    private static void runAll(List<Work> work, int workers, Runnable cancel)
-            throws IOException, MetadataException, StreamDecodingException {
-        if (workers <= 1 || work.size() <= 1) {
-            for (Work w : work) {
-                try {
-                    w.run();
-                } catch (Exception e) {
-                    dev.hetrace.ctf.api.CtfReader.rethrow(e);
-                }
-            }
-            return;
-        }
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-        Throwable[] failures = new Throwable[work.size()];
-        Thread[] threads = new Thread[Math.min(workers, work.size())];
-        for (int t = 0; t < threads.length; t++) {
-            threads[t] = Thread.ofPlatform().name("hetrace-state-" + t).daemon().start(() -> {
-                for (int k = next.getAndIncrement(); k < work.size(); k = next.getAndIncrement()) {
-                    try {
-                        work.get(k).run();
-                    } catch (Throwable e) {
-                        failures[k] = e;
-                        cancel.run();
-                    }
-                }
-            });
-        }
-        try {
-            for (Thread t : threads) {
-                t.join();
-            }
-        } catch (InterruptedException e) {
-            cancel.run();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
-        for (Throwable e : failures) {
-            dev.hetrace.ctf.api.CtfReader.rethrow(e);
-        }
     }
 
     /** The event names of a trace's metadata. */

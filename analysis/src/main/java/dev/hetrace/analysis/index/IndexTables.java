@@ -3,6 +3,7 @@ package dev.hetrace.analysis.index;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.LongIntMap;
 import dev.hetrace.analysis.Mapping;
+import dev.hetrace.analysis.Parallel;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
@@ -147,21 +148,31 @@ public final class IndexTables {
         return ParquetFile.write(file, l.columns(cores), l.rows(cores), "events", l.total(), n -> { });
     }
 
-    /** For the benchmark: the intervals', calls' and messages' Parquet files alone, into {@code dir}; returns their rows. */
-    public static long writeModelTables(Path dir, StateModel model) throws Exception {
-        String[] taskNames = new String[model.tasks().size()];
-        for (int k = 0; k < taskNames.length; k++) {
-            taskNames[k] = Statistics.taskName(model, k, model.traceNames().size() > 1);
-        }
-        List<String> tasks = Arrays.asList(taskNames);
-        List<String> functions = functionNames(model);
-        return ParquetFile.write(dir.resolve("intervals.parquet"), IntervalRows.columns(model, tasks, functions),
+    /** For the benchmark: the intervals', calls' and messages' Parquet files alone, into {@code dir}, one after the other. */
+    public static void writeModelTables(Path dir, StateModel model) throws Exception {
+        Parallel.run(modelTables(dir, model, taskNames(model), functionNames(model), n -> { }), 1, () -> { });
+    }
+
+    /** Writing the intervals', calls' and messages' Parquet files into {@code dir}, names as the ENUMs give them. */
+    private static List<Parallel.Work> modelTables(Path dir, StateModel model, List<String> tasks, List<String> functions,
+                                                   java.util.function.Consumer<String> notes) {
+        return List.of(
+            () -> ParquetFile.write(dir.resolve("intervals.parquet"), IntervalRows.columns(model, tasks, functions),
                 new IntervalRows(model), "intervals",
-                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), n -> { })
-            + ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functions), new CallRows(model),
-                "calls", model.calls().size(), n -> { })
-            + ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks), new MessageRows(model),
-                "messages", model.messages().size(), n -> { });
+                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes),
+            () -> ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functions),
+                new CallRows(model), "calls", model.calls().size(), notes),
+            () -> ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks),
+                new MessageRows(model), "messages", model.messages().size(), notes));
+    }
+
+    /** The tasks as the tables name them (with their trace when there are several). */
+    private static List<String> taskNames(StateModel model) {
+        String[] names = new String[model.tasks().size()];
+        for (int k = 0; k < names.length; k++) {
+            names[k] = Statistics.taskName(model, k, model.traceNames().size() > 1);
+        }
+        return Arrays.asList(names);
     }
 
     /** The function and interrupt names the intervals use (ids from 0 up). */
@@ -194,12 +205,7 @@ public final class IndexTables {
      */
     static void fill(Path dir, DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log,
                      java.util.function.Consumer<String> notes, int threads) throws Exception {
-        boolean several = model.traceNames().size() > 1;
-        String[] taskNames = new String[model.tasks().size()];
-        for (int k = 0; k < taskNames.length; k++) {
-            taskNames[k] = Statistics.taskName(model, k, several);
-        }
-        List<String> tasks = Arrays.asList(taskNames);
+        List<String> tasks = taskNames(model);
         List<String> functionList = functionNames(model);
         List<String> cores = coreNames(model);
         create(c, model.traceNames(), log.eventNames, cores, tasks, functionList);
@@ -209,35 +215,11 @@ public final class IndexTables {
             counts[i] = log.count(i);
             spans[i] = log.span(i);
         }
-        List<java.util.concurrent.Callable<Long>> writes = List.of(
-            () -> ParquetFile.write(dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events",
-                log.total(), notes),
-            () -> ParquetFile.write(dir.resolve("intervals.parquet"), IntervalRows.columns(model, tasks, functionList),
-                new IntervalRows(model), "intervals",
-                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes),
-            () -> ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functionList),
-                new CallRows(model), "calls", model.calls().size(), notes),
-            () -> ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks),
-                new MessageRows(model), "messages", model.messages().size(), notes));
-        int workers = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        if (workers <= 1) {
-            for (var w : writes) {
-                w.call();
-            }
-        } else {
-            var pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(workers, writes.size()));
-            try {
-                for (var f : pool.invokeAll(writes)) {
-                    try {
-                        f.get();
-                    } catch (java.util.concurrent.ExecutionException e) {
-                        throw e.getCause() instanceof Exception x ? x : new IllegalStateException(e.getCause());
-                    }
-                }
-            } finally {
-                pool.shutdownNow();
-            }
-        }
+        List<Parallel.Work> writes = new ArrayList<>();
+        writes.add(() -> ParquetFile.write(dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events",
+            log.total(), notes));
+        writes.addAll(modelTables(dir, model, tasks, functionList, notes));
+        Parallel.run(writes, threads > 0 ? threads : Runtime.getRuntime().availableProcessors(), () -> { });
         sync(c, input, model, spans, counts);
         stats(c, model);
         try (DuckDBAppender a = c.createAppender("cores")) {
@@ -246,9 +228,9 @@ public final class IndexTables {
             }
         }
         try (DuckDBAppender a = c.createAppender("tasks")) {
-            for (int k = 0; k < taskNames.length; k++) {
+            for (int k = 0; k < tasks.size(); k++) {
                 StateModel.Task t = model.tasks().get(k);
-                a.beginRow().append(taskNames[k]).append(model.traceNames().get(t.trace())).append(t.name());
+                a.beginRow().append(tasks.get(k)).append(model.traceNames().get(t.trace())).append(t.name());
                 nullable(a, t.id(), t.id() >= 0);
                 a.append(t.idle()).endRow();
             }
