@@ -38,13 +38,14 @@ public final class IntervalTable {
      * through its {@code owners} and {@code subjects} (null: kept; a negative subject is kept),
      * its times through its map of {@code maps} when not null (a self time scaled as its
      * interval). Each part is copied by one of the {@code copies} added (several may run at once
-     * on different threads).
+     * on different threads), except a lone part already numbered and timed as the model (one
+     * trace, no map): that one is returned as it is, shared, not copied.
      */
     static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects,
                                 dev.hetrace.sync.PiecewiseMap[] maps, java.util.List<Runnable> copies) {
-        if (parts.length == 1 && identity(owners == null ? null : owners[0]) && identity(subjects == null ? null : subjects[0])
-                && (maps == null || identity(maps[0]))) {
-            return parts[0]; // one trace, numbered and timed as the model: its table as it is, not a copy
+        if (parts.length == 1 && maps == null && identity(owners == null ? null : owners[0])
+                && identity(subjects == null ? null : subjects[0])) {
+            return parts[0];
         }
         int total = 0;
         for (IntervalTable p : parts) {
@@ -75,10 +76,6 @@ public final class IntervalTable {
             }
         }
         return true;
-    }
-
-    private static boolean identity(dev.hetrace.sync.PiecewiseMap map) {
-        return map == null || map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY);
     }
 
     /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */

@@ -36,6 +36,8 @@ final class LongRows {
             last = chunks[0];
         } else {
             chunks = new long[(rows + MASK) >>> SHIFT][];
+            // the last chunk made now, so that an append after the rows written in place finds it
+            last = chunks[chunks.length - 1] = new long[ROWS * width];
         }
         size = rows;
     }
@@ -58,9 +60,6 @@ final class LongRows {
 
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
     int append() {
-        if (last == null) { // rows written in place (see LongRows(int, int)): the last of their chunks
-            last = chunkToWrite(size - 1);
-        }
         int k = size & MASK;
         if (k * width == last.length || (k == 0 && size > 0)) {
             grow();
