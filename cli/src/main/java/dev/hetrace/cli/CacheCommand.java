@@ -51,7 +51,6 @@ final class CacheCommand extends HetraceCommand {
     picocli.CommandLine.Model.CommandSpec spec;
 
     private static final Pattern AGE = Pattern.compile("([0-9]+)([dhms])");
-    private static final Pattern OLD_FORMAT = Pattern.compile("[0-9a-f]{32}\\.duckdb(\\.wal)?");
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT);
 
     /** Something kept: its file or folder, kind, bytes, last use, the traces it is of (empty: unknown). */
@@ -72,7 +71,7 @@ final class CacheCommand extends HetraceCommand {
             List<Entry> entries = entries(dir);
             StringBuilder out = new StringBuilder();
             if (clear || age != null) {
-                Instant before = age == null ? Instant.MAX : Instant.now().minus(age);
+                Instant before = clear ? null : Instant.now().minus(age);
                 long freed = 0;
                 int removed = 0;
                 for (Entry e : entries) {
@@ -127,16 +126,17 @@ final class CacheCommand extends HetraceCommand {
     private static List<Entry> entries(Path dir) throws IOException {
         List<Path> paths;
         try (Stream<Path> s = Files.list(dir)) {
-            paths = s.toList();
+            // the indexes first: a timeline of the same traces (same PATHS-) is named by its index's traces
+            paths = s.sorted(Comparator.comparing((Path p) -> !isIndex(p))).toList();
         }
         Map<String, List<String>> tracesByPaths = new HashMap<>();
         List<Entry> out = new ArrayList<>();
         for (Path p : paths) {
             String name = p.getFileName().toString();
             String kind = name.contains(".tmp-") ? "leftover" // a build cut short (or running now)
-                : name.endsWith(".index") && Files.isDirectory(p) ? "index"
+                : isIndex(p) ? "index"
                 : name.endsWith(".timeline") ? "timeline"
-                : OLD_FORMAT.matcher(name).matches() ? "old index"
+                : TraceIndex.OLD_FORMAT.matcher(name).matches() ? "old index"
                 : null;
             if (kind == null) {
                 continue;
@@ -145,26 +145,23 @@ final class CacheCommand extends HetraceCommand {
             if (kind.equals("index")) {
                 try {
                     traces = TraceIndex.tracePaths(p);
-                    tracesByPaths.put(name.substring(0, name.indexOf('-') + 1), traces);
+                    tracesByPaths.put(TraceIndex.pathsPrefix(name), traces);
                 } catch (java.sql.SQLException | RuntimeException e) {
                     traces = List.of("(unreadable: " + TraceIndex.firstLine(e.getMessage()) + ")");
                 }
+            } else if (kind.equals("timeline") && !TraceIndex.pathsPrefix(name).isEmpty()) {
+                traces = tracesByPaths.getOrDefault(TraceIndex.pathsPrefix(name), List.of());
             }
             out.add(new Entry(p, kind, bytes(p), Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toInstant(),
                 traces));
         }
-        List<Entry> named = new ArrayList<>();
-        for (Entry e : out) {
-            String name = e.path().getFileName().toString();
-            if (e.kind().equals("timeline") && name.indexOf('-') > 0) {
-                List<String> t = tracesByPaths.get(name.substring(0, name.indexOf('-') + 1));
-                named.add(t == null ? e : new Entry(e.path(), e.kind(), e.bytes(), e.used(), t));
-            } else {
-                named.add(e);
-            }
-        }
-        named.sort(Comparator.comparing(Entry::used).reversed());
-        return named;
+        out.sort(Comparator.comparing(Entry::used).reversed());
+        return out;
+    }
+
+    private static boolean isIndex(Path p) {
+        String name = p.getFileName().toString();
+        return name.endsWith(".index") && !name.contains(".tmp-") && Files.isDirectory(p);
     }
 
     private static long bytes(Path p) throws IOException {

@@ -95,7 +95,7 @@ final class ViewCommand extends HetraceCommand {
             traces = BoardInput.traces(inputs);
             if (!noCache) {
                 // the paths' hash first: a new state of the same traces replaces the older one's file
-                kept = index.dir().resolve(TraceIndex.pathsKey(traces) + "-" + TraceIndex.key(traces, mapping, later) + ".timeline");
+                kept = index.dir().resolve(TraceIndex.entryName(traces, mapping, later, ".timeline"));
             }
             symbols = later.get();
         } catch (IOException e) {
@@ -190,32 +190,12 @@ final class ViewCommand extends HetraceCommand {
                 long size = TimelineFile.write(timeline, server.answersToKeep(), kept);
                 main.err.printf(Locale.ROOT, "hetrace view: kept the timeline (%,.1f MB, %.2f s): the next view of"
                     + " these traces opens it%n", size / 1e6, (System.nanoTime() - t0) / 1e9);
-                forgetOlder(kept);
+                TraceIndex.forgetOlder(kept, "the timeline kept for an earlier state of these traces", n -> main.err.println("hetrace view: " + n));
             } catch (IOException | RuntimeException e) {
                 main.err.println("hetrace view: warning: cannot keep the timeline in " + kept + ": " + e.getMessage());
             }
         }
         return server;
-    }
-
-    /**
-     * Removes the timelines kept for earlier states of the same traces (same paths, other files or
-     * times, or another mapping): they would never be opened again, and a big board's is gigabytes.
-     */
-    private void forgetOlder(Path kept) {
-        String name = kept.getFileName().toString();
-        String prefix = name.substring(0, name.indexOf('-') + 1);
-        try (var files = Files.list(kept.getParent())) {
-            for (Path p : files.toList()) {
-                String n = p.getFileName().toString();
-                if (n.startsWith(prefix) && n.endsWith(".timeline") && !n.equals(name)) {
-                    Files.deleteIfExists(p);
-                    main.err.println("hetrace view: removed the timeline kept for an earlier state of these traces: " + p);
-                }
-            }
-        } catch (IOException e) {
-            main.err.println("hetrace view: warning: cannot tidy " + kept.getParent() + ": " + e.getMessage());
-        }
     }
 
     private void describe(Timeline t, String how) {

@@ -34,11 +34,6 @@ final class Numbers {
     /** Ends the array and writes it as the value of field {@code name}. */
     void writeField(JsonGenerator g, String name) throws IOException {
         g.writeFieldName(name);
-        write(g);
-    }
-
-    /** Ends the array and writes it as a value. */
-    void write(JsonGenerator g) throws IOException {
         if (len == buf.length) {
             buf = java.util.Arrays.copyOf(buf, buf.length * 2);
         }

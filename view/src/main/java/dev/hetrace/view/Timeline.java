@@ -193,10 +193,6 @@ public final class Timeline {
         return msgReceive.getAtIndex(LONG, k);
     }
 
-    long msgMaxReceive(int k) {
-        return msgMaxReceive.getAtIndex(LONG, k);
-    }
-
     int msgSendCore(int k) {
         return msgSendCore.getAtIndex(INT, k);
     }
@@ -671,10 +667,10 @@ public final class Timeline {
 
     /**
      * The first message that may matter from {@code t} on: every one before it was sent and
-     * received before {@code t}.
+     * received before {@code t}. {@code from}: {@link #firstMessageFrom}{@code (t)}, the bound.
      */
-    int firstMessageAfter(long t) {
-        return Math.min(firstAtLeast(msgMaxReceive, 0, messages(), t), firstMessageFrom(t));
+    int firstMessageAfter(long t, int from) {
+        return firstAtLeast(msgMaxReceive, 0, from, t);
     }
 
     /** The first message sent at or after {@code t}. */
@@ -762,7 +758,6 @@ public final class Timeline {
                     parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                     level = 2;
                 }
-                traceRow[t] = parent != 0 ? parent : rows.size();
                 String prefix = m.traceNames().get(t) + "/";
                 for (int c : cs) {
                     // under its trace's row, a core is named without the trace: cpu0
@@ -788,6 +783,8 @@ public final class Timeline {
                         }
                     }
                 }
+                // the trace's row, or its one core's when the trace has no row of its own
+                traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
             }
         }
 

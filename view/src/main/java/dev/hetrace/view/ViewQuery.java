@@ -183,8 +183,8 @@ public final class ViewQuery {
      * [f, e), stepped through without reading those left out.
      */
     private void arrows(JsonGenerator g, long f, long e) throws IOException {
-        int lo = t.firstMessageAfter(f);
         int mid = t.firstMessageFrom(f);
+        int lo = t.firstMessageAfter(f, mid);
         int hi = t.firstMessageFrom(e);
         int before = 0;
         for (int k = lo; k < mid; k++) {

@@ -372,7 +372,7 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndArray();
         g.writeArrayFieldStart("messages");
         if (r.core() >= 0) {
-            int lo = t.firstMessageAfter(b + from);
+            int lo = t.firstMessageAfter(b + from, t.firstMessageFrom(b + from));
             int n = 0;
             for (int k = lo; k < t.messages() && t.msgSend(k) <= b + to && n < MAX_EVENTS; k++) {
                 boolean out = t.msgSendCore(k) == r.core() && t.msgSend(k) >= b + from;

@@ -47,6 +47,9 @@ public final class TraceIndex {
 
     private static final String SUFFIX = ".index";
 
+    /** The single-file indexes of hetrace's earlier format, {@code KEY.duckdb}: never read again. */
+    public static final java.util.regex.Pattern OLD_FORMAT = java.util.regex.Pattern.compile("[0-9a-f]{32}\\.duckdb(\\.wal)?");
+
     private final Path folder;
     private final boolean built;
     private final List<String> traceNames;
@@ -79,7 +82,7 @@ public final class TraceIndex {
     public static TraceIndex open(Path cache, List<Path> traces, Path mappingFile, Map<String, String> symbols,
                                   Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
-        Path folder = cache.resolve(pathsKey(traces) + "-" + key(traces, mappingFile, symbols) + SUFFIX);
+        Path folder = cache.resolve(entryName(traces, mappingFile, () -> symbols, SUFFIX));
         if (complete(folder)) {
             used(folder);
             return new TraceIndex(folder, false, names(traces));
@@ -106,7 +109,7 @@ public final class TraceIndex {
         } finally {
             deleteTree(tmp);
         }
-        forgetOlder(folder, notes);
+        forgetOlder(folder, "the index of an earlier state of these traces", notes);
         return new TraceIndex(folder, true, names(traces));
     }
 
@@ -155,27 +158,43 @@ public final class TraceIndex {
     }
 
     /**
-     * Removes the indexes of earlier states of the same traces (same paths, other contents or
-     * mapping), and the single-file indexes of hetrace's earlier format (named by their key
-     * alone), which no version that writes folders reads.
+     * Removes what was kept for earlier states of the same traces as {@code kept} (an index or a
+     * timeline: same paths, same kind, other contents or mapping), telling {@code notes} that
+     * {@code what} (such a one) was removed; and the single-file indexes of hetrace's earlier format
+     * (named by their key alone), which no version that writes folders reads.
      */
-    private static void forgetOlder(Path folder, Consumer<String> notes) {
-        String name = folder.getFileName().toString();
-        String prefix = name.substring(0, name.indexOf('-') + 1);
-        try (Stream<Path> s = Files.list(folder.getParent())) {
+    public static void forgetOlder(Path kept, String what, Consumer<String> notes) {
+        String name = kept.getFileName().toString();
+        String prefix = pathsPrefix(name);
+        String kind = name.substring(name.lastIndexOf('.'));
+        try (Stream<Path> s = Files.list(kept.getParent())) {
             for (Path p : s.toList()) {
                 String n = p.getFileName().toString();
-                if (n.startsWith(prefix) && n.endsWith(SUFFIX) && !n.equals(name)) {
+                if (!prefix.isEmpty() && n.startsWith(prefix) && n.endsWith(kind) && !n.equals(name)) {
                     deleteTree(p);
-                    notes.accept("removed the index of an earlier state of these traces: " + p);
-                } else if (n.matches("[0-9a-f]{32}\\.duckdb(\\.wal)?") && Files.isRegularFile(p)) {
+                    notes.accept("removed " + what + ": " + p);
+                } else if (OLD_FORMAT.matcher(n).matches() && Files.isRegularFile(p)) {
                     Files.deleteIfExists(p);
                     notes.accept("removed an index in hetrace's earlier format: " + p);
                 }
             }
         } catch (IOException e) {
-            notes.accept("warning: cannot tidy " + folder.getParent() + ": " + e.getMessage());
+            notes.accept("warning: cannot tidy " + kept.getParent() + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The name of what is kept in the cache for {@code traces} ({@code suffix}: {@value #SUFFIX} for
+     * an index, {@code .timeline}): {@code PATHS-KEY} and the suffix, PATHS hashing the traces'
+     * paths alone ({@link #pathsKey}), KEY what the traces hold too ({@link #key}).
+     */
+    public static String entryName(List<Path> traces, Path mappingFile, Symbols later, String suffix) throws IOException {
+        return pathsKey(traces) + "-" + key(traces, mappingFile, later) + suffix;
+    }
+
+    /** The {@code PATHS-} part of such a name, which every state of the same traces shares ("" when there is none). */
+    public static String pathsPrefix(String entryName) {
+        return entryName.substring(0, entryName.indexOf('-') + 1);
     }
 
     /** Deletes a folder and what it holds (links not followed), or a file; nothing when it does not exist. */

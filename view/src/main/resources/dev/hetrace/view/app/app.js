@@ -32,11 +32,9 @@ const view = new Timeline($('canvas'), $('tooltip'), meta, {
 view.fit();
 
 // the panels ask for their data once the first view is drawn: on a big board their answers (and
-// the page's work to show them) would otherwise compete with it, on the server and here
-const firstDrawn = new Promise(done => {
-  const poll = () => (view.settled() ? done() : setTimeout(poll, 10));
-  poll();
-});
+// the page's work to show them) would otherwise compete with it, on the server and here; if that
+// first view fails, they are asked for all the same
+const firstDrawn = view.firstView.catch(() => {});
 
 // what tests (and curious people) can read: what was drawn last, and a way to move
 window.__hetrace = {

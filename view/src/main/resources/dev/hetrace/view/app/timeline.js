@@ -37,6 +37,8 @@ export class Timeline {
     /** Whether core rows mark the sync handshake's events (other point events are always marked). */
     this.syncMarks = false;
     this.data = null; // the last answer, with the range it was asked for
+    /** Settled when the first view is drawn, or its request failed. */
+    this.firstView = new Promise((ok, fail) => { this.firstSettle = {ok, fail}; });
     this.seq = 0;
     this.pending = 0;
     this.highlight = null;
@@ -167,8 +169,19 @@ export class Timeline {
       answer.byRow = new Map(answer.rows.map(r => [r.id, r]));
       this.data = answer;
       this.draw();
+      this.settleFirst(s => s.ok());
+    } catch (e) {
+      this.settleFirst(s => s.fail(e));
+      throw e;
     } finally {
       this.pending--;
+    }
+  }
+
+  settleFirst(how) {
+    if (this.firstSettle) {
+      how(this.firstSettle);
+      this.firstSettle = null;
     }
   }
 
