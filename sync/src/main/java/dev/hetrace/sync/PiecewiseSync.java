@@ -133,13 +133,35 @@ public final class PiecewiseSync {
                 }
             }
         }
-        if (groups.size() == 1) {
-            ConvexHullSync whole = new ConvexHullSync();
-            windows.values().forEach(whole::absorb);
-            SyncResult r = whole.result(method, spanStart, spanEnd);
-            return new Result(r.quality(), PiecewiseMap.of(r.transform()), toOther, toReference, r.accuracyNanos(),
-                r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
+        // neighbours whose lines no increasing segment can join (the next line lies below the
+        // previous one where they meet, as when the pieces were cut in the middle of a round
+        // trip) become one piece when one causal line fits both; else the clock jumps there
+        while (groups.size() > 1) {
+            Joined joined = join(groups, bridged.isEmpty(), method, spanStart, spanEnd);
+            if (joined.backwardsAt() < 0) {
+                return joined.result();
+            }
+            int i = joined.backwardsAt();
+            ConvexHullSync merged = copy(groups.get(i - 1));
+            merged.absorb(groups.get(i));
+            if (merged.result(method).quality() == SyncQuality.FAIL) {
+                return joined.result();
+            }
+            groups.set(i - 1, merged);
+            groups.remove(i);
         }
+        ConvexHullSync whole = new ConvexHullSync();
+        windows.values().forEach(whole::absorb);
+        SyncResult r = whole.result(method, spanStart, spanEnd);
+        return new Result(r.quality(), PiecewiseMap.of(r.transform()), toOther, toReference, r.accuracyNanos(),
+            r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
+    }
+
+    /** The joined pieces, or where they cannot be joined: the group that would start with the clock running backwards. */
+    private record Joined(Result result, int backwardsAt) {}
+
+    private Joined join(List<ConvexHullSync> groups, boolean bounded, ConvexHullSync.Method method, long spanStart,
+                        long spanEnd) {
         // each group keeps its own transform from its first to its last message; between groups
         // (where no message lies, or only those of a bridged window) the two transforms meet
         // where they cross when that is in between, else a segment joins them: continuous, and
@@ -150,7 +172,6 @@ public final class PiecewiseSync {
         // the exact transform of the piece that starts at each knot (null: the segment to the next knot)
         List<ClockTransform> exact = new ArrayList<>();
         long accuracy = 0;
-        boolean bounded = bridged.isEmpty();
         ClockTransform previous = null;
         long previousEnd = 0;
         for (int i = 0; i < w; i++) {
@@ -168,6 +189,7 @@ public final class PiecewiseSync {
                 long t0 = previousEnd;
                 double gap = t.apply(t0) - previous.apply(t0);
                 double rate = previous.slopeMinusOne() - t.slopeMinusOne();
+                boolean crossed = false;
                 if (rate != 0) {
                     double d = gap / rate;
                     if (d > 0 && t0 + d < from) {
@@ -178,8 +200,14 @@ public final class PiecewiseSync {
                             kl.add(cross);
                             vl.add(previous.apply(cross));
                             exact.add(t); // and this one from it
+                            crossed = true;
                         }
                     }
+                }
+                if (!crossed && (from <= t0 || t.apply(from) <= previous.apply(t0))) {
+                    return new Joined(new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()),
+                        toOther, toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + t0
+                            + " and " + from + " ns: the clock would run backwards there (a clock jump)")), i);
                 }
             }
             kl.add(from);
@@ -196,13 +224,14 @@ public final class PiecewiseSync {
         long[] values = vl.stream().mapToLong(Long::longValue).toArray();
         for (int j = 1; j < knots.length; j++) {
             if (knots[j] <= knots[j - 1] || values[j] <= values[j - 1]) {
-                return new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()), toOther,
-                    toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + knots[j - 1] + " and "
-                        + knots[j] + " ns: the clock would run backwards there (a clock jump)"));
+                // within a piece (a line that does not increase) or at a crossing that rounding undid
+                return new Joined(new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()),
+                    toOther, toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + knots[j - 1]
+                        + " and " + knots[j] + " ns: the clock would run backwards there (a clock jump)")), -1);
             }
         }
-        return new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE,
+        return new Joined(new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE,
             new PiecewiseMap(knots, values, exact.subList(0, knots.length - 1).toArray(ClockTransform[]::new)),
-            toOther, toReference, bounded ? Optional.of(accuracy) : Optional.empty(), Optional.empty());
+            toOther, toReference, bounded ? Optional.of(accuracy) : Optional.empty(), Optional.empty()), -1);
     }
 }

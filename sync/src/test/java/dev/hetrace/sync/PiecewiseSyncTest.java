@@ -3,6 +3,7 @@ package dev.hetrace.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
@@ -95,5 +96,10 @@ class PiecewiseSyncTest {
         if (Math.max(Math.abs(ppm1 - ppm2), Math.abs(ppm2 - ppm3)) > 60) {
             assertThat(whole.result(ConvexHullSync.Method.BISECTOR).quality()).isEqualTo(SyncQuality.FAIL);
         }
+    }
+    /** A piece ended on a message's receipt and the next began with the reply, sent 1 µs later, its line lower. */
+    @Example
+    void piecesCutInTheMiddleOfARoundTripAreJoined() {
+        driftThatChangesIsFollowedPieceByPieceAndEveryMessageStaysCausal(-48.46, 0, 0, 5_011_191_680L, 86161712539L);
     }
 }
