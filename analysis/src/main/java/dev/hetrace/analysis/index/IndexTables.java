@@ -335,7 +335,11 @@ public final class IndexTables {
             return n;
         }
 
-        /** One trace's rows, written by the one thread that reads the trace. */
+        /**
+         * One trace's rows, written by the one thread that reads the trace: per event its time,
+         * name and core; its position (stream, stream file, packet, index in the packet) kept
+         * per run of events that follow each other in one packet, as they mostly do.
+         */
         final class TraceLog {
             final Event.Field coreField;
             final EventPosition.Tracker where;
@@ -343,10 +347,14 @@ public final class IndexTables {
             /** CPUs met (−1: none), numbered in order of appearance. */
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
+            /** Per event its time (Long.MIN_VALUE: none), by chunks. */
             final List<long[]> times = new ArrayList<>();
-            final List<long[]> streams = new ArrayList<>();
-            final List<long[]> packets = new ArrayList<>();
-            final List<int[]> ints = new ArrayList<>(); // per row: name, core, stream file, index
+            /** Per event its name's id and its core's, by chunks. */
+            final List<int[]> ids = new ArrayList<>();
+            /** Per run: its first event, the stream's id, the packet's offset (longs); the stream file, the first event's index in the packet (ints). */
+            long[] runLongs = new long[3 * 16];
+            int[] runInts = new int[2 * 16];
+            int runs;
             long count;
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
@@ -356,10 +364,12 @@ public final class IndexTables {
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
             long[] time;
-            long[] stream;
-            long[] packet;
-            int[] row4;
+            int[] id2;
             int at = CHUNK;
+            /** The current run's stream file, packet and the index in it its next event would have. */
+            int runFile = -1;
+            long runPacket = -1;
+            int runNext = -1;
 
             /** The times to the reference clock (they were the trace's own). */
             void retime(dev.hetrace.sync.PiecewiseMap map) {
@@ -388,13 +398,9 @@ public final class IndexTables {
             void event(CtfReader reader, long t) {
                 if (at == CHUNK) {
                     time = new long[CHUNK];
-                    stream = new long[CHUNK];
-                    packet = new long[CHUNK];
-                    row4 = new int[4 * CHUNK];
+                    id2 = new int[2 * CHUNK];
                     times.add(time);
-                    streams.add(stream);
-                    packets.add(packet);
-                    ints.add(row4);
+                    ids.add(id2);
                     at = 0;
                 }
                 Event e = reader.event();
@@ -426,6 +432,11 @@ public final class IndexTables {
                     lastCore = id;
                 }
                 where.update(cursor);
+                int index = where.index();
+                if (index != runNext || where.streamFile() != runFile || where.packetOffset() != runPacket) {
+                    run(cursor.trace().streamId(cursor.stream()), index);
+                }
+                runNext = index + 1;
                 if (cursor.hasTime()) {
                     first = Math.min(first, t);
                     last = Math.max(last, t);
@@ -433,17 +444,33 @@ public final class IndexTables {
                 } else {
                     time[at] = Long.MIN_VALUE;
                 }
-                stream[at] = cursor.trace().streamId(cursor.stream());
-                packet[at] = where.packetOffset();
-                int o = 4 * at;
-                row4[o] = name;
-                row4[o + 1] = lastCore;
-                row4[o + 2] = where.streamFile();
-                row4[o + 3] = where.index();
+                id2[2 * at] = name;
+                id2[2 * at + 1] = lastCore;
                 at++;
                 if ((++count & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
                 }
+            }
+
+            /** A run of events in one packet begins with this one. */
+            private void run(long streamId, int index) {
+                if (3 * runs == runLongs.length) {
+                    runLongs = Arrays.copyOf(runLongs, 2 * runLongs.length);
+                    runInts = Arrays.copyOf(runInts, 2 * runInts.length);
+                }
+                runFile = where.streamFile();
+                runPacket = where.packetOffset();
+                runLongs[3 * runs] = count;
+                runLongs[3 * runs + 1] = streamId;
+                runLongs[3 * runs + 2] = runPacket;
+                runInts[2 * runs] = runFile;
+                runInts[2 * runs + 1] = index;
+                runs++;
+            }
+
+            /** The first event of run {@code r}, or the count of events past the last run. */
+            long runFirst(int r) {
+                return r < runs ? runLongs[3 * r] : count;
             }
         }
 
@@ -476,6 +503,7 @@ public final class IndexTables {
             return new ParquetFile.Rows() {
                 int trace;
                 long next;
+                int run;
 
                 @Override
                 public int fill(ParquetFile.Group out, int capacity) {
@@ -492,34 +520,38 @@ public final class IndexTables {
                         if (l == null || next >= l.count) {
                             trace++;
                             next = 0;
+                            run = 0;
                             continue;
                         }
                         int[] cores = core[trace];
                         int from = row;
                         while (row < capacity && next < l.count) {
-                            // a run of rows within one chunk of the log
+                            // rows within one chunk of the log and one run
+                            while (l.runFirst(run + 1) <= next) {
+                                run++;
+                            }
                             int c = (int) (next / CHUNK);
                             int k = (int) (next % CHUNK);
-                            int n = (int) Math.min(Math.min(capacity - row, CHUNK - k), l.count - next);
+                            int n = (int) Math.min(Math.min(capacity - row, CHUNK - k), l.runFirst(run + 1) - next);
                             long[] tm = l.times.get(c);
-                            int[] r4 = l.ints.get(c);
-                            System.arraycopy(l.streams.get(c), k, vStream, row, n);
-                            System.arraycopy(l.packets.get(c), k, vPacket, row, n);
+                            int[] id2 = l.ids.get(c);
                             System.arraycopy(tm, k, vTime, row, n);
+                            Arrays.fill(vStream, row, row + n, l.runLongs[3 * run + 1]);
+                            Arrays.fill(vPacket, row, row + n, l.runLongs[3 * run + 2]);
+                            Arrays.fill(vFile, row, row + n, l.runInts[2 * run]);
+                            long index = l.runInts[2 * run + 1] + (next - l.runLongs[3 * run]);
                             for (int j = 0; j < n; j++, k++) {
                                 int r = row + j;
                                 if (tm[k] == Long.MIN_VALUE) {
                                     out.setNull(2, r);
                                 }
-                                int o = 4 * k;
-                                vName[r] = r4[o];
-                                int cr = cores[r4[o + 1]];
+                                vName[r] = id2[2 * k];
+                                int cr = cores[id2[2 * k + 1]];
                                 if (cr < 0) {
                                     out.setNull(4, r);
                                 }
                                 vCore[r] = cr;
-                                vFile[r] = r4[o + 2];
-                                vIndex[r] = r4[o + 3];
+                                vIndex[r] = index + j;
                             }
                             row += n;
                             next += n;
