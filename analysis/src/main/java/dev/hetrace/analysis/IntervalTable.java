@@ -1,5 +1,7 @@
 package dev.hetrace.analysis;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Intervals: start and end (ns on the reference clock), the owner (a core or a task), the
  * subject (the task, function or interrupt), a state, a depth, flags
@@ -15,13 +17,13 @@ public final class IntervalTable {
 
     int add(long start, long end, int owner, int subject, int state, int depth, int flags, long self) {
         int o = rows.append();
-        long[] c = rows.lastChunk();
-        c[o] = start;
-        c[o + 1] = end;
-        c[o + 2] = ((long) owner << 32) | (subject & 0xFFFFFFFFL);
-        c[o + 3] = ((long) state << 32) | (depth & 0xFFFFFFFFL);
-        c[o + 4] = flags;
-        c[o + 5] = self;
+        MemorySegment c = rows.lastChunk();
+        c.setAtIndex(LongRows.L, o, start);
+        c.setAtIndex(LongRows.L, o + 1, end);
+        c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
+        c.setAtIndex(LongRows.L, o + 3, ((long) state << 32) | (depth & 0xFFFFFFFFL));
+        c.setAtIndex(LongRows.L, o + 4, flags);
+        c.setAtIndex(LongRows.L, o + 5, self);
         return rows.size() - 1;
     }
 
@@ -82,11 +84,14 @@ public final class IntervalTable {
     private void copy(int at, IntervalTable from, int[] owners, int[] subjects, dev.hetrace.sync.PiecewiseMap.Walker map) {
         int n = from.size();
         for (int i = 0; i < n; i++, at++) {
-            long[] s = from.rows.chunk(i);
+            MemorySegment s = from.rows.chunk(i);
             int so = from.rows.offset(i);
-            long[] c = rows.chunkToWrite(at);
+            MemorySegment c = rows.chunkToWrite(at);
             int o = rows.offset(at);
-            long os = s[so + 2];
+            long start = s.getAtIndex(LongRows.L, so);
+            long end = s.getAtIndex(LongRows.L, so + 1);
+            long os = s.getAtIndex(LongRows.L, so + 2);
+            long self = s.getAtIndex(LongRows.L, so + 5);
             int owner = (int) (os >>> 32);
             int subject = (int) os;
             if (owners != null) {
@@ -95,21 +100,18 @@ public final class IntervalTable {
             if (subjects != null && subject >= 0) {
                 subject = subjects[subject];
             }
-            if (map == null) {
-                c[o] = s[so];
-                c[o + 1] = s[so + 1];
-                c[o + 5] = s[so + 5];
-            } else {
-                long start = map.apply(s[so]);
-                long end = map.apply(s[so + 1]);
-                long d = s[so + 1] - s[so];
-                c[o] = start;
-                c[o + 1] = end;
-                c[o + 5] = d <= 0 || s[so + 5] == d ? end - start : Math.round((double) s[so + 5] * (end - start) / d);
+            if (map != null) {
+                long d = end - start;
+                start = map.apply(start);
+                end = map.apply(end);
+                self = d <= 0 || self == d ? end - start : Math.round((double) self * (end - start) / d);
             }
-            c[o + 2] = ((long) owner << 32) | (subject & 0xFFFFFFFFL);
-            c[o + 3] = s[so + 3];
-            c[o + 4] = s[so + 4];
+            c.setAtIndex(LongRows.L, o, start);
+            c.setAtIndex(LongRows.L, o + 1, end);
+            c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
+            c.setAtIndex(LongRows.L, o + 3, s.getAtIndex(LongRows.L, so + 3));
+            c.setAtIndex(LongRows.L, o + 4, s.getAtIndex(LongRows.L, so + 4));
+            c.setAtIndex(LongRows.L, o + 5, self);
             from.rows.releaseBefore(i + 1);
         }
     }

@@ -1,27 +1,40 @@
 package dev.hetrace.analysis;
 
-import java.util.Arrays;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Rows of a fixed number of longs, stored by rows in chunks of 2048 rows once past the first
  * chunk (which grows by doubling): adding a row writes one or two cache lines rather than one
  * per column, and a large table grows without copying. The storage of {@link IntervalTable} and
  * {@link MessageTable}.
+ *
+ * <p>The chunks are native memory, each freed once it is no longer reachable (an automatic
+ * arena): a model's rows live as long as the model, and on the heap every young collection
+ * would copy them again until they reach the old generation (a third of the state pass's time
+ * on one core). Native memory counts against the JVM's limit for direct memory, which is the
+ * heap's size unless set ({@code -XX:MaxDirectMemorySize}).
  */
 final class LongRows {
+    /** How the rows' longs are read and written: {@code chunk.getAtIndex(L, index)}. */
+    static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final int SHIFT = 11;
     private static final int ROWS = 1 << SHIFT;
     private static final int MASK = ROWS - 1;
 
     private final int width;
-    private long[][] chunks;
-    private long[] last;
+    private MemorySegment[] chunks;
+    private MemorySegment last;
+    /** Longs in {@link #last}. */
+    private long lastLongs;
     private int size;
 
     LongRows(int width) {
         this.width = width;
-        chunks = new long[][] {new long[16 * width]};
-        last = chunks[0];
+        last = allocate(16L * width);
+        chunks = new MemorySegment[] {last};
+        lastLongs = 16L * width;
     }
 
     /**
@@ -32,25 +45,32 @@ final class LongRows {
     LongRows(int width, int rows) {
         this.width = width;
         if (rows <= ROWS) {
-            chunks = new long[][] {new long[Math.max(16, rows) * width]};
-            last = chunks[0];
+            lastLongs = (long) Math.max(16, rows) * width;
+            last = allocate(lastLongs);
+            chunks = new MemorySegment[] {last};
         } else {
-            chunks = new long[(rows + MASK) >>> SHIFT][];
+            chunks = new MemorySegment[(rows + MASK) >>> SHIFT];
             // the last chunk made now, so that an append after the rows written in place finds it
-            last = chunks[chunks.length - 1] = new long[ROWS * width];
+            lastLongs = (long) ROWS * width;
+            last = chunks[chunks.length - 1] = allocate(lastLongs);
         }
         size = rows;
     }
 
+    /** A chunk of {@code longs} longs, zeroed. */
+    private static MemorySegment allocate(long longs) {
+        return Arena.ofAuto().allocate(longs * Long.BYTES, Long.BYTES);
+    }
+
     /** The chunk of {@code row} to write it, made if it is not yet (see {@link #LongRows(int, int)}). */
-    long[] chunkToWrite(int row) {
+    MemorySegment chunkToWrite(int row) {
         int c = row >>> SHIFT;
-        long[] k = chunks[c];
+        MemorySegment k = chunks[c];
         if (k == null) {
             synchronized (this) {
                 k = chunks[c];
                 if (k == null) {
-                    k = new long[ROWS * width];
+                    k = allocate((long) ROWS * width);
                     chunks[c] = k;
                 }
             }
@@ -61,7 +81,7 @@ final class LongRows {
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
     int append() {
         int k = size & MASK;
-        if (k * width == last.length || (k == 0 && size > 0)) {
+        if ((long) k * width == lastLongs || (k == 0 && size > 0)) {
             grow();
         }
         size++;
@@ -69,21 +89,26 @@ final class LongRows {
     }
 
     /** The chunk the last row went into. */
-    long[] lastChunk() {
+    MemorySegment lastChunk() {
         return last;
     }
 
     private void grow() {
         if (size < ROWS) {
-            last = Arrays.copyOf(last, Math.min(ROWS * width, last.length * 2));
+            long longs = Math.min((long) ROWS * width, lastLongs * 2);
+            MemorySegment bigger = allocate(longs);
+            MemorySegment.copy(last, 0, bigger, 0, lastLongs * Long.BYTES);
+            last = bigger;
+            lastLongs = longs;
             chunks[0] = last;
             return;
         }
         int n = size >>> SHIFT;
         if (n == chunks.length) {
-            chunks = Arrays.copyOf(chunks, n * 2);
+            chunks = java.util.Arrays.copyOf(chunks, n * 2);
         }
-        last = new long[ROWS * width];
+        lastLongs = (long) ROWS * width;
+        last = allocate(lastLongs);
         chunks[n] = last;
     }
 
@@ -95,15 +120,15 @@ final class LongRows {
         if (row >= size || row < 0) {
             throw new IndexOutOfBoundsException(row + " of " + size);
         }
-        return chunks[row >>> SHIFT][(row & MASK) * width + field];
+        return chunks[row >>> SHIFT].getAtIndex(L, (long) (row & MASK) * width + field);
     }
 
     /** The chunk that holds {@code row}, for reading rows in place ({@link #offset}). */
-    long[] chunk(int row) {
+    MemorySegment chunk(int row) {
         return chunks[row >>> SHIFT];
     }
 
-    /** Where {@code row} begins in its {@link #chunk}. */
+    /** Where {@code row} begins in its {@link #chunk}, in longs. */
     int offset(int row) {
         return (row & MASK) * width;
     }
@@ -120,6 +145,6 @@ final class LongRows {
         if (row >= size || row < 0) {
             throw new IndexOutOfBoundsException(row + " of " + size);
         }
-        chunks[row >>> SHIFT][(row & MASK) * width + field] = value;
+        chunks[row >>> SHIFT].setAtIndex(L, (long) (row & MASK) * width + field, value);
     }
 }

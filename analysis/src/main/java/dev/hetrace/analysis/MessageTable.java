@@ -1,5 +1,7 @@
 package dev.hetrace.analysis;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Messages: the send (time, core, task) linked to the receive (time, core, task) by queue and
  * message id, with the function each side was in. A side never seen is −1 with the flag
@@ -43,15 +45,15 @@ public final class MessageTable {
 
     private int add(long st, int sc, int sk, int scall, long rt, int rc, int rk, int rcall, long q, long i, int f) {
         int o = rows.append();
-        long[] c = rows.lastChunk();
-        c[o + SEND_TIME] = st;
-        c[o + SEND_WHO] = pair(sc, sk);
-        c[o + RECEIVE_TIME] = rt;
-        c[o + RECEIVE_WHO] = pair(rc, rk);
-        c[o + QUEUE] = q;
-        c[o + ID] = i;
-        c[o + FLAGS] = f;
-        c[o + CALLS] = pair(scall, rcall);
+        MemorySegment c = rows.lastChunk();
+        c.setAtIndex(LongRows.L, o + SEND_TIME, st);
+        c.setAtIndex(LongRows.L, o + SEND_WHO, pair(sc, sk));
+        c.setAtIndex(LongRows.L, o + RECEIVE_TIME, rt);
+        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, pair(rc, rk));
+        c.setAtIndex(LongRows.L, o + QUEUE, q);
+        c.setAtIndex(LongRows.L, o + ID, i);
+        c.setAtIndex(LongRows.L, o + FLAGS, f);
+        c.setAtIndex(LongRows.L, o + CALLS, pair(scall, rcall));
         return rows.size() - 1;
     }
 

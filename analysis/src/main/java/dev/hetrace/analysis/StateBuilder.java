@@ -16,6 +16,7 @@ import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -626,10 +627,10 @@ public final class StateBuilder {
                 });
             }
             int o = marks.append();
-            long[] m = marks.lastChunk();
-            m[o] = t;
-            m[o + 1] = markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1;
-            m[o + 2] = k.markName;
+            MemorySegment m = marks.lastChunk();
+            m.setAtIndex(LongRows.L, o, t);
+            m.setAtIndex(LongRows.L, o + 1, markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1);
+            m.setAtIndex(LongRows.L, o + 2, k.markName);
         }
 
         /**
@@ -955,14 +956,14 @@ public final class StateBuilder {
 
         private void message(int kind, long t, int core, int task, int call, long queue, long id) {
             int o = messageEvents.append();
-            long[] m = messageEvents.lastChunk();
-            m[o + M_TIME] = t;
-            m[o + M_CORE] = core;
-            m[o + M_TASK] = task;
-            m[o + M_CALL] = call;
-            m[o + M_QUEUE] = queue;
-            m[o + M_ID] = id;
-            m[o + M_KIND] = kind;
+            MemorySegment m = messageEvents.lastChunk();
+            m.setAtIndex(LongRows.L, o + M_TIME, t);
+            m.setAtIndex(LongRows.L, o + M_CORE, core);
+            m.setAtIndex(LongRows.L, o + M_TASK, task);
+            m.setAtIndex(LongRows.L, o + M_CALL, call);
+            m.setAtIndex(LongRows.L, o + M_QUEUE, queue);
+            m.setAtIndex(LongRows.L, o + M_ID, id);
+            m.setAtIndex(LongRows.L, o + M_KIND, kind);
         }
 
         private void send(int core, int task, Compiled c, Event e, long t) {
@@ -1114,16 +1115,17 @@ public final class StateBuilder {
                 int i = heap.peek();
                 LongRows r = passes[i].messageEvents;
                 int k = at[i];
-                long[] m = r.chunk(k);
+                MemorySegment m = r.chunk(k);
                 int o = r.offset(k);
-                long t = m[o + TracePass.M_TIME];
-                int core = coreIds[i][(int) m[o + TracePass.M_CORE]];
-                int task = taskIds[i][(int) m[o + TracePass.M_TASK]];
-                int call = m[o + TracePass.M_CALL] < 0 ? -1 : nameIds[i][(int) m[o + TracePass.M_CALL]];
-                long queue = m[o + TracePass.M_QUEUE];
-                long id = m[o + TracePass.M_ID];
+                long t = m.getAtIndex(LongRows.L, o + TracePass.M_TIME);
+                int core = coreIds[i][(int) m.getAtIndex(LongRows.L, o + TracePass.M_CORE)];
+                int task = taskIds[i][(int) m.getAtIndex(LongRows.L, o + TracePass.M_TASK)];
+                long localCall = m.getAtIndex(LongRows.L, o + TracePass.M_CALL);
+                int call = localCall < 0 ? -1 : nameIds[i][(int) localCall];
+                long queue = m.getAtIndex(LongRows.L, o + TracePass.M_QUEUE);
+                long id = m.getAtIndex(LongRows.L, o + TracePass.M_ID);
                 long key = messageKey(queue, id);
-                if (m[o + TracePass.M_KIND] == 0) {
+                if (m.getAtIndex(LongRows.L, o + TracePass.M_KIND) == 0) {
                     pending.put(key, out.send(t, core, task, call, queue, id));
                 } else {
                     int row = pending.remove(key);
@@ -1162,11 +1164,11 @@ public final class StateBuilder {
                 }
                 LongRows r = p.marks;
                 for (int k = 0; k < r.size(); k++) {
-                    long[] m = r.chunk(k);
+                    MemorySegment m = r.chunk(k);
                     int o = r.offset(k);
-                    int local = p.coreByCpu.get(m[o + 1]);
-                    model.addMark(m[o], local == LongIntMap.ABSENT ? -1 - p.trace : coreIds[p.trace][local],
-                        name[(int) m[o + 2]]);
+                    int local = p.coreByCpu.get(m.getAtIndex(LongRows.L, o + 1));
+                    model.addMark(m.getAtIndex(LongRows.L, o),
+                        local == LongIntMap.ABSENT ? -1 - p.trace : coreIds[p.trace][local], name[(int) m.getAtIndex(LongRows.L, o + 2)]);
                 }
             }
         }

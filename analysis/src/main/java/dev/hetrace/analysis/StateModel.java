@@ -1,5 +1,7 @@
 package dev.hetrace.analysis;
 
+import java.lang.foreign.MemorySegment;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -112,9 +114,9 @@ public final class StateModel {
 
     void addMark(long time, int core, int name) {
         int o = marks.append();
-        long[] m = marks.lastChunk();
-        m[o] = time;
-        m[o + 1] = ((long) core << 32) | (name & 0xFFFFFFFFL);
+        MemorySegment m = marks.lastChunk();
+        m.setAtIndex(LongRows.L, o, time);
+        m.setAtIndex(LongRows.L, o + 1, ((long) core << 32) | (name & 0xFFFFFFFFL));
     }
 
     /**
