@@ -14,6 +14,9 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -271,6 +274,8 @@ public final class IndexTables {
      */
     public static final class EventLog implements StateBuilder.EventListener {
         private static final int CHUNK = 1 << 13;
+        private static final ValueLayout.OfLong TIME = ValueLayout.JAVA_LONG_UNALIGNED;
+        private static final ValueLayout.OfInt ID = ValueLayout.JAVA_INT_UNALIGNED;
         final String[] traceNames;
         /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
         final Set<String> eventNames = new LinkedHashSet<>();
@@ -347,10 +352,11 @@ public final class IndexTables {
             /** CPUs met (−1: none), numbered in order of appearance. */
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
-            /** Per event its time (Long.MIN_VALUE: none), by chunks. */
-            final List<long[]> times = new ArrayList<>();
-            /** Per event its name's id and its core's, by chunks. */
-            final List<int[]> ids = new ArrayList<>();
+            /**
+             * Per event 16 bytes, by chunks of native memory (as the model's rows, so that no
+             * collection copies them): its time (Long.MIN_VALUE: none), its name's id and its core's.
+             */
+            final List<MemorySegment> chunks = new ArrayList<>();
             /** Per run: its first event, the stream's id, the packet's offset (longs); the stream file, the first event's index in the packet (ints). */
             long[] runLongs = new long[3 * 16];
             int[] runInts = new int[2 * 16];
@@ -363,8 +369,7 @@ public final class IndexTables {
             final int[] cachedName = new int[64];
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
-            long[] time;
-            int[] id2;
+            MemorySegment chunk;
             int at = CHUNK;
             /** The current run's stream file, packet and the index in it its next event would have. */
             int runFile = -1;
@@ -375,11 +380,12 @@ public final class IndexTables {
             void retime(dev.hetrace.sync.PiecewiseMap map) {
                 dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
                 long left = count;
-                for (long[] chunk : times) {
+                for (MemorySegment c : chunks) {
                     int n = (int) Math.min(left, CHUNK);
                     for (int k = 0; k < n; k++) {
-                        if (chunk[k] != Long.MIN_VALUE) {
-                            chunk[k] = w.apply(chunk[k]);
+                        long t = c.getAtIndex(TIME, 2L * k);
+                        if (t != Long.MIN_VALUE) {
+                            c.setAtIndex(TIME, 2L * k, w.apply(t));
                         }
                     }
                     left -= n;
@@ -397,10 +403,8 @@ public final class IndexTables {
 
             void event(CtfReader reader, long t) {
                 if (at == CHUNK) {
-                    time = new long[CHUNK];
-                    id2 = new int[2 * CHUNK];
-                    times.add(time);
-                    ids.add(id2);
+                    chunk = Arena.ofAuto().allocate(16L * CHUNK, 8);
+                    chunks.add(chunk);
                     at = 0;
                 }
                 Event e = reader.event();
@@ -437,15 +441,15 @@ public final class IndexTables {
                     run(cursor.trace().streamId(cursor.stream()), index);
                 }
                 runNext = index + 1;
+                long time = Long.MIN_VALUE;
                 if (cursor.hasTime()) {
                     first = Math.min(first, t);
                     last = Math.max(last, t);
-                    time[at] = t;
-                } else {
-                    time[at] = Long.MIN_VALUE;
+                    time = t;
                 }
-                id2[2 * at] = name;
-                id2[2 * at + 1] = lastCore;
+                chunk.setAtIndex(TIME, 2L * at, time);
+                chunk.setAtIndex(ID, 4L * at + 2, name);
+                chunk.setAtIndex(ID, 4L * at + 3, lastCore);
                 at++;
                 if ((++count & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
@@ -533,20 +537,20 @@ public final class IndexTables {
                             int c = (int) (next / CHUNK);
                             int k = (int) (next % CHUNK);
                             int n = (int) Math.min(Math.min(capacity - row, CHUNK - k), l.runFirst(run + 1) - next);
-                            long[] tm = l.times.get(c);
-                            int[] id2 = l.ids.get(c);
-                            System.arraycopy(tm, k, vTime, row, n);
+                            MemorySegment chunk = l.chunks.get(c);
                             Arrays.fill(vStream, row, row + n, l.runLongs[3 * run + 1]);
                             Arrays.fill(vPacket, row, row + n, l.runLongs[3 * run + 2]);
                             Arrays.fill(vFile, row, row + n, l.runInts[2 * run]);
                             long index = l.runInts[2 * run + 1] + (next - l.runLongs[3 * run]);
                             for (int j = 0; j < n; j++, k++) {
                                 int r = row + j;
-                                if (tm[k] == Long.MIN_VALUE) {
+                                long time = chunk.getAtIndex(TIME, 2L * k);
+                                if (time == Long.MIN_VALUE) {
                                     out.setNull(2, r);
                                 }
-                                vName[r] = id2[2 * k];
-                                int cr = cores[id2[2 * k + 1]];
+                                vTime[r] = time;
+                                vName[r] = chunk.getAtIndex(ID, 4L * k + 2);
+                                int cr = cores[chunk.getAtIndex(ID, 4L * k + 3)];
                                 if (cr < 0) {
                                     out.setNull(4, r);
                                 }
