@@ -14,7 +14,11 @@ import java.lang.foreign.ValueLayout;
  * arena): a model's rows live as long as the model, and on the heap every young collection
  * would copy them again until they reach the old generation (a third of the state pass's time
  * on one core). Native memory counts against the JVM's limit for direct memory, which is the
- * heap's size unless set ({@code -XX:MaxDirectMemorySize}).
+ * heap's size unless set ({@code -XX:MaxDirectMemorySize}). A chunk a table gives back
+ * ({@link #releaseBefore}) is taken by the next table that needs one of its
+ * size before new memory is (new pages cost the kernel a fault and a clearing each): the state
+ * pass copies each trace's rows into the model, chunk by chunk. A recycled chunk is not cleared:
+ * every row's longs are written when it is added.
  */
 final class LongRows {
     /** How the rows' longs are read and written: {@code chunk.getAtIndex(L, index)}. */
@@ -22,6 +26,18 @@ final class LongRows {
     private static final int SHIFT = 11;
     private static final int ROWS = 1 << SHIFT;
     private static final int MASK = ROWS - 1;
+
+    /** Full chunks given back, by width (1 to 16 longs a row), each queue bounded. */
+    private static final java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] FREE = freeLists();
+
+    @SuppressWarnings("unchecked")
+    private static java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] freeLists() {
+        java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] q = new java.util.concurrent.ArrayBlockingQueue[17];
+        for (int w = 1; w < q.length; w++) {
+            q[w] = new java.util.concurrent.ArrayBlockingQueue<>(128);
+        }
+        return q;
+    }
 
     private final int width;
     private MemorySegment[] chunks;
@@ -52,14 +68,26 @@ final class LongRows {
             chunks = new MemorySegment[(rows + MASK) >>> SHIFT];
             // the last chunk made now, so that an append after the rows written in place finds it
             lastLongs = (long) ROWS * width;
-            last = chunks[chunks.length - 1] = allocate(lastLongs);
+            last = chunks[chunks.length - 1] = full();
         }
         size = rows;
     }
 
-    /** A chunk of {@code longs} longs, zeroed. */
+    /** A chunk of {@code longs} longs, zeroed (the first chunk, which grows). */
     private static MemorySegment allocate(long longs) {
         return Arena.ofAuto().allocate(longs * Long.BYTES, Long.BYTES);
+    }
+
+    /** A full chunk: one given back, else new. */
+    private MemorySegment full() {
+        MemorySegment k = width < FREE.length ? FREE[width].poll() : null;
+        return k != null ? k : allocate((long) ROWS * width);
+    }
+
+    private void giveBack(MemorySegment k) {
+        if (width < FREE.length && k.byteSize() == (long) ROWS * width * Long.BYTES) {
+            FREE[width].offer(k);
+        }
     }
 
     /** The chunk of {@code row} to write it, made if it is not yet (see {@link #LongRows(int, int)}). */
@@ -70,7 +98,7 @@ final class LongRows {
             synchronized (this) {
                 k = chunks[c];
                 if (k == null) {
-                    k = allocate((long) ROWS * width);
+                    k = full();
                     chunks[c] = k;
                 }
             }
@@ -108,7 +136,7 @@ final class LongRows {
             chunks = java.util.Arrays.copyOf(chunks, n * 2);
         }
         lastLongs = (long) ROWS * width;
-        last = allocate(lastLongs);
+        last = full();
         chunks[n] = last;
     }
 
@@ -137,6 +165,7 @@ final class LongRows {
     void releaseBefore(int row) {
         int c = row >>> SHIFT;
         if (c > 0 && (row & MASK) == 0 && chunks[c - 1] != last) {
+            giveBack(chunks[c - 1]);
             chunks[c - 1] = null;
         }
     }
