@@ -34,7 +34,7 @@ public final class Main implements Runnable {
             try {
                 status[0] = run(new java.io.FileOutputStream(java.io.FileDescriptor.out), System.err, args);
             } catch (OutOfMemoryError e) { // the work's data dropped as it unwound: there is room to say so
-                System.err.println(outOfMemory());
+                System.err.println(outOfMemory(e));
                 if (java.util.Arrays.asList(args).contains("--debug")) {
                     e.printStackTrace();
                 }
@@ -46,13 +46,20 @@ public final class Main implements Runnable {
         System.exit(status[0]);
     }
 
-    /** What to do when the heap is full: its size, the machine's memory, the option that gives more. */
-    static String outOfMemory() {
+    /**
+     * What to do when memory is short: the limit reached (the heap, or the native memory the
+     * analyses' tables live in, which the JVM limits to the heap's size), the machine's memory,
+     * and the option that raises both.
+     */
+    static String outOfMemory(OutOfMemoryError e) {
         long heap = Runtime.getRuntime().maxMemory();
         long machine = ((com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         long suggest = Math.max(2 * heap, 1L << 30) >> 30;
-        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the Java heap's %.1f GB"
+        String what = e.getMessage() != null && e.getMessage().contains("direct buffer memory")
+            ? "the %.1f GB the JVM allows the analyses' tables outside its heap (the heap's size)"
+            : "the Java heap's %.1f GB";
+        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
             + " (this machine has %.1f GB); give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", heap / 1e9,
             machine / 1e9, suggest);
     }
