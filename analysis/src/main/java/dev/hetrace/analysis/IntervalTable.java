@@ -116,6 +116,52 @@ public final class IntervalTable {
         }
     }
 
+    /**
+     * Reads rows {@code from} on into {@code block} (up to {@code max}; fewer where the storage's
+     * chunk ends): a pass over a whole table reads its rows a block at a time, each row's fields
+     * from {@code block}'s accessors. Returns how many rows (0 past the last).
+     */
+    public int read(int from, int max, Block block) {
+        return rows.read(from, max, block.raw);
+    }
+
+    /** Rows read at once ({@link #read}): row {@code j} of the block through the accessors. */
+    public static final class Block {
+        final long[] raw = new long[W * 1024];
+
+        public long start(int j) {
+            return raw[j * W];
+        }
+
+        public long end(int j) {
+            return raw[j * W + 1];
+        }
+
+        public int owner(int j) {
+            return (int) (raw[j * W + 2] >>> 32);
+        }
+
+        public int subject(int j) {
+            return (int) raw[j * W + 2];
+        }
+
+        public int state(int j) {
+            return (int) (raw[j * W + 3] >>> 32);
+        }
+
+        public int depth(int j) {
+            return (int) raw[j * W + 3];
+        }
+
+        public int flags(int j) {
+            return (int) raw[j * W + 4];
+        }
+
+        public long self(int j) {
+            return raw[j * W + 5];
+        }
+    }
+
     private long slot(int i, int field) {
         return rows.get(i, field);
     }

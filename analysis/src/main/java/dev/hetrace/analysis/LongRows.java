@@ -151,6 +151,22 @@ final class LongRows {
         return chunks[row >>> SHIFT].getAtIndex(L, (long) (row & MASK) * width + field);
     }
 
+    /**
+     * Copies rows {@code from} on into {@code into} (row after row, {@code width} longs each): as
+     * many as there are up to {@code max}, as fit in {@code into}, and as lie in {@code from}'s
+     * chunk. Returns how many (0 when {@code from} is the size).
+     */
+    int read(int from, int max, long[] into) {
+        if (from > size || from < 0) {
+            throw new IndexOutOfBoundsException(from + " of " + size);
+        }
+        int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, ROWS - (from & MASK)));
+        if (n > 0) {
+            MemorySegment.copy(chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
+        }
+        return n;
+    }
+
     /** The chunk that holds {@code row}, for reading rows in place ({@link #offset}). */
     MemorySegment chunk(int row) {
         return chunks[row >>> SHIFT];

@@ -57,6 +57,52 @@ public final class MessageTable {
         return rows.size() - 1;
     }
 
+    /** Reads rows {@code from} on into {@code block}, as {@link IntervalTable#read}; returns how many. */
+    public int read(int from, int max, Block block) {
+        return rows.read(from, max, block.raw);
+    }
+
+    /** Rows read at once ({@link #read}): row {@code j} of the block through the accessors. */
+    public static final class Block {
+        final long[] raw = new long[W * 1024];
+
+        public long sendTime(int j) {
+            return raw[j * W + SEND_TIME];
+        }
+
+        public int sendCore(int j) {
+            return (int) (raw[j * W + SEND_WHO] >> 32);
+        }
+
+        public int sendTask(int j) {
+            return (int) raw[j * W + SEND_WHO];
+        }
+
+        public long receiveTime(int j) {
+            return raw[j * W + RECEIVE_TIME];
+        }
+
+        public int receiveCore(int j) {
+            return (int) (raw[j * W + RECEIVE_WHO] >> 32);
+        }
+
+        public int receiveTask(int j) {
+            return (int) raw[j * W + RECEIVE_WHO];
+        }
+
+        public long queue(int j) {
+            return raw[j * W + QUEUE];
+        }
+
+        public long id(int j) {
+            return raw[j * W + ID];
+        }
+
+        public int flags(int j) {
+            return (int) raw[j * W + FLAGS];
+        }
+    }
+
     private long slot(int i, int field) {
         return rows.get(i, field);
     }

@@ -81,4 +81,15 @@ class StatsCommandTest {
         assertThat(range.status()).isEqualTo(2);
         assertThat(range.err()).contains("--range 5ms: expected START,END");
     }
+
+    /** Out of memory is one line naming the limit reached: the heap, or the native memory the state model's tables live in. */
+    @Test
+    void outOfMemoryNamesTheLimitReachedAndTheOptionThatRaisesIt() {
+        String heap = Main.outOfMemory(new OutOfMemoryError("Java heap space"));
+        String tables = Main.outOfMemory(new OutOfMemoryError(
+            "Cannot reserve 98304 bytes of direct buffer memory (allocated: 1073741824, limit: 1073741824)"));
+        assertThat(heap).contains("the Java heap's").contains("HETRACE_JAVA_OPTS=-Xmx").doesNotContain("\n");
+        assertThat(tables).contains("the analyses' tables outside its heap").contains("HETRACE_JAVA_OPTS=-Xmx")
+            .doesNotContain("\n");
+    }
 }

@@ -574,6 +574,7 @@ public final class IndexTables {
         final IntervalTable[] tables;
         final int[] coreTrace;
         final int[] taskTrace;
+        final IntervalTable.Block block = new IntervalTable.Block();
         int table;
         int i;
 
@@ -603,49 +604,71 @@ public final class IndexTables {
                     i = 0;
                     continue;
                 }
-                for (; row < capacity && i < t.size(); row++, i++) {
-                    out.setInt(0, row, table);
-                    out.setLong(1, row, t.start(i));
-                    out.setLong(2, row, t.end(i));
-                    int owner = t.owner(i);
-                    int subject = t.subject(i);
-                    switch (table) {
-                        case 0 -> { // runs: per core, the task
-                            out.setInt(3, row, coreTrace[owner]);
-                            out.setInt(4, row, owner);
-                            out.setInt(5, row, subject);
-                            out.setNull(6, row);
-                            out.setNull(8, row);
-                        }
-                        case 1 -> { // task states: per task, the queue it was blocked on
-                            out.setInt(3, row, taskTrace[owner]);
-                            out.setNull(4, row);
-                            out.setInt(5, row, owner);
-                            out.setNull(6, row);
-                            if (subject >= 0) {
-                                out.setLong(8, row, subject);
-                            } else {
-                                out.setNull(8, row);
-                            }
-                        }
-                        default -> { // interrupts: per core
-                            out.setInt(3, row, coreTrace[owner]);
-                            out.setInt(4, row, owner);
-                            out.setNull(5, row);
-                            out.setInt(6, row, subject);
-                            out.setNull(8, row);
-                        }
-                    }
-                    if (table == 2) {
-                        out.setNull(7, row);
-                    } else {
-                        out.setInt(7, row, t.state(i));
-                    }
-                    out.setInt(9, row, t.depth(i));
-                    flags(out, 10, row, t.flags(i), true);
+                int n = t.read(i, capacity - row, block);
+                switch (table) {
+                    case 0 -> runs(out, row, n);
+                    case 1 -> taskStates(out, row, n);
+                    default -> irqs(out, row, n);
                 }
+                row += n;
+                i += n;
             }
             return row;
+        }
+
+        // one method per table, each compiled on its own: one loop for the three would be
+        // compiled again each time the next table's case is first met
+
+        private void runs(ParquetFile.Group out, int row, int n) {
+            for (int j = 0; j < n; j++, row++) {
+                int owner = block.owner(j);
+                common(out, row, j, coreTrace[owner]);
+                out.setInt(4, row, owner);
+                out.setInt(5, row, block.subject(j));
+                out.setNull(6, row);
+                out.setInt(7, row, block.state(j));
+                out.setNull(8, row);
+            }
+        }
+
+        /** Per task, the queue it was blocked on. */
+        private void taskStates(ParquetFile.Group out, int row, int n) {
+            for (int j = 0; j < n; j++, row++) {
+                int owner = block.owner(j);
+                int queue = block.subject(j);
+                common(out, row, j, taskTrace[owner]);
+                out.setNull(4, row);
+                out.setInt(5, row, owner);
+                out.setNull(6, row);
+                out.setInt(7, row, block.state(j));
+                if (queue >= 0) {
+                    out.setLong(8, row, queue);
+                } else {
+                    out.setNull(8, row);
+                }
+            }
+        }
+
+        private void irqs(ParquetFile.Group out, int row, int n) {
+            for (int j = 0; j < n; j++, row++) {
+                int owner = block.owner(j);
+                common(out, row, j, coreTrace[owner]);
+                out.setInt(4, row, owner);
+                out.setNull(5, row);
+                out.setInt(6, row, block.subject(j));
+                out.setNull(7, row);
+                out.setNull(8, row);
+            }
+        }
+
+        /** The kind, times, trace, depth and flags of row {@code j} of the block. */
+        private void common(ParquetFile.Group out, int row, int j, int trace) {
+            out.setInt(0, row, table);
+            out.setLong(1, row, block.start(j));
+            out.setLong(2, row, block.end(j));
+            out.setInt(3, row, trace);
+            out.setInt(9, row, block.depth(j));
+            flags(out, 10, row, block.flags(j), true);
         }
     }
 
@@ -660,6 +683,7 @@ public final class IndexTables {
     private static final class CallRows implements ParquetFile.Rows {
         final IntervalTable calls;
         final int[] taskTrace;
+        final IntervalTable.Block block = new IntervalTable.Block();
         int i;
 
         CallRows(StateModel m) {
@@ -679,16 +703,23 @@ public final class IndexTables {
         @Override
         public int fill(ParquetFile.Group out, int capacity) {
             int row = 0;
-            for (; row < capacity && i < calls.size(); row++, i++) {
-                out.setLong(0, row, calls.start(i));
-                out.setLong(1, row, calls.end(i));
-                out.setLong(2, row, calls.self(i));
-                int task = calls.owner(i);
-                out.setInt(3, row, taskTrace[task]);
-                out.setInt(4, row, task);
-                out.setInt(5, row, calls.subject(i));
-                out.setInt(6, row, calls.depth(i));
-                flags(out, 7, row, calls.flags(i), true);
+            while (row < capacity) {
+                int n = calls.read(i, capacity - row, block);
+                if (n == 0) {
+                    break;
+                }
+                for (int j = 0; j < n; j++, row++) {
+                    out.setLong(0, row, block.start(j));
+                    out.setLong(1, row, block.end(j));
+                    out.setLong(2, row, block.self(j));
+                    int task = block.owner(j);
+                    out.setInt(3, row, taskTrace[task]);
+                    out.setInt(4, row, task);
+                    out.setInt(5, row, block.subject(j));
+                    out.setInt(6, row, block.depth(j));
+                    flags(out, 7, row, block.flags(j), true);
+                }
+                i += n;
             }
             return row;
         }
@@ -696,6 +727,7 @@ public final class IndexTables {
 
     private static final class MessageRows implements ParquetFile.Rows {
         final MessageTable t;
+        final MessageTable.Block block = new MessageTable.Block();
         int i;
 
         MessageRows(StateModel m) {
@@ -715,34 +747,41 @@ public final class IndexTables {
         @Override
         public int fill(ParquetFile.Group out, int capacity) {
             int row = 0;
-            for (; row < capacity && i < t.size(); row++, i++) {
-                boolean sent = t.sendCore(i) >= 0;
-                boolean received = t.receiveCore(i) >= 0;
-                if (t.queue(i) >= 0) {
-                    out.setLong(0, row, t.queue(i));
-                } else {
-                    out.setNull(0, row);
+            while (row < capacity) {
+                int n = t.read(i, capacity - row, block);
+                if (n == 0) {
+                    break;
                 }
-                out.setLong(1, row, t.id(i));
-                if (sent) {
-                    out.setLong(2, row, t.sendTime(i));
-                    out.setInt(3, row, t.sendCore(i));
-                    out.setInt(4, row, t.sendTask(i));
-                } else {
-                    out.setNull(2, row);
-                    out.setNull(3, row);
-                    out.setNull(4, row);
+                for (int j = 0; j < n; j++, row++) {
+                    boolean sent = block.sendCore(j) >= 0;
+                    boolean received = block.receiveCore(j) >= 0;
+                    if (block.queue(j) >= 0) {
+                        out.setLong(0, row, block.queue(j));
+                    } else {
+                        out.setNull(0, row);
+                    }
+                    out.setLong(1, row, block.id(j));
+                    if (sent) {
+                        out.setLong(2, row, block.sendTime(j));
+                        out.setInt(3, row, block.sendCore(j));
+                        out.setInt(4, row, block.sendTask(j));
+                    } else {
+                        out.setNull(2, row);
+                        out.setNull(3, row);
+                        out.setNull(4, row);
+                    }
+                    if (received) {
+                        out.setLong(5, row, block.receiveTime(j));
+                        out.setInt(6, row, block.receiveCore(j));
+                        out.setInt(7, row, block.receiveTask(j));
+                    } else {
+                        out.setNull(5, row);
+                        out.setNull(6, row);
+                        out.setNull(7, row);
+                    }
+                    flags(out, 8, row, block.flags(j), false);
                 }
-                if (received) {
-                    out.setLong(5, row, t.receiveTime(i));
-                    out.setInt(6, row, t.receiveCore(i));
-                    out.setInt(7, row, t.receiveTask(i));
-                } else {
-                    out.setNull(5, row);
-                    out.setNull(6, row);
-                    out.setNull(7, row);
-                }
-                flags(out, 8, row, t.flags(i), false);
+                i += n;
             }
             return row;
         }

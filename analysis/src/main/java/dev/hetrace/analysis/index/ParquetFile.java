@@ -215,7 +215,31 @@ final class ParquetFile {
         }
     }
 
-    /** Writes a row group of the first {@code n} rows of {@code g}, then clears its NULL flags. */
+    private static int present(boolean[] nulls, int n) {
+        int present = n;
+        for (int r = 0; r < n; r++) {
+            if (nulls[r]) {
+                present--;
+            }
+        }
+        return present;
+    }
+
+    /** The present values first, in place. */
+    private static void compact(long[] v, boolean[] nulls, int n) {
+        int k = 0;
+        for (int r = 0; r < n; r++) {
+            if (!nulls[r]) {
+                v[k++] = v[r];
+            }
+        }
+    }
+
+    /**
+     * Writes a row group of the first {@code n} rows of {@code g}, then clears its NULL flags.
+     * Its loops are all in methods of their own: it runs once per row group, and a loop of its
+     * own would have the JIT compile it with every encoder inlined, a second or more each time.
+     */
     private void group(Group g, int n) throws IOException {
         stamp++;
         long start = offset;
@@ -224,14 +248,7 @@ final class ParquetFile {
         for (int c = 0; c < columns.size(); c++) {
             Column col = columns.get(c);
             boolean[] nulls = g.nulls[c];
-            int present = n;
-            if (nulls != null) {
-                for (int r = 0; r < n; r++) {
-                    if (nulls[r]) {
-                        present--;
-                    }
-                }
-            }
+            int present = nulls == null ? n : present(nulls, n);
             long chunkStart = offset;
             long dictionaryAt = -1;
             int[] values = g.ints[c];
@@ -248,13 +265,8 @@ final class ParquetFile {
             switch (col.kind()) {
                 case LONG, INT -> {
                     long[] v = g.longs[c];
-                    if (present < n) { // the present values first, in place
-                        int k = 0;
-                        for (int r = 0; r < n; r++) {
-                            if (!nulls[r]) {
-                                v[k++] = v[r];
-                            }
-                        }
+                    if (present < n) {
+                        compact(v, nulls, n);
                     }
                     delta(v, present, col.kind() == Kind.INT);
                 }
