@@ -130,6 +130,11 @@ public final class IndexBench {
      * collector, DuckDB's): on a shared machine, what the step costs whatever else runs.
      */
     private static long time(Step s) throws Exception {
+        // what the steps before left (garbage on the heap, native memory of dropped tables, freed
+        // only when a collection finds it unreachable) is collected first, untimed: each step
+        // starts as it would in a process of its own
+        System.gc();
+        Thread.sleep(500);
         long t0 = OS.getProcessCpuTime();
         sink += s.run();
         return OS.getProcessCpuTime() - t0;

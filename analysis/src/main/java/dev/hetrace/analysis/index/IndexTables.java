@@ -672,6 +672,19 @@ public final class IndexTables {
         }
     }
 
+    /** A message's send or receive (time, core, task from {@code column} on): NULL when the side was never seen (core −1). */
+    private static void side(ParquetFile.Group out, int column, int row, long time, int core, int task) {
+        if (core >= 0) {
+            out.setLong(column, row, time);
+            out.setInt(column + 1, row, core);
+            out.setInt(column + 2, row, task);
+        } else {
+            out.setNull(column, row);
+            out.setNull(column + 1, row);
+            out.setNull(column + 2, row);
+        }
+    }
+
     private static void flags(ParquetFile.Group out, int column, int row, int flags, boolean lost) {
         out.setBool(column, row, (flags & StateModel.START_UNKNOWN) != 0);
         out.setBool(column + 1, row, (flags & StateModel.END_UNKNOWN) != 0);
@@ -753,32 +766,14 @@ public final class IndexTables {
                     break;
                 }
                 for (int j = 0; j < n; j++, row++) {
-                    boolean sent = block.sendCore(j) >= 0;
-                    boolean received = block.receiveCore(j) >= 0;
                     if (block.queue(j) >= 0) {
                         out.setLong(0, row, block.queue(j));
                     } else {
                         out.setNull(0, row);
                     }
                     out.setLong(1, row, block.id(j));
-                    if (sent) {
-                        out.setLong(2, row, block.sendTime(j));
-                        out.setInt(3, row, block.sendCore(j));
-                        out.setInt(4, row, block.sendTask(j));
-                    } else {
-                        out.setNull(2, row);
-                        out.setNull(3, row);
-                        out.setNull(4, row);
-                    }
-                    if (received) {
-                        out.setLong(5, row, block.receiveTime(j));
-                        out.setInt(6, row, block.receiveCore(j));
-                        out.setInt(7, row, block.receiveTask(j));
-                    } else {
-                        out.setNull(5, row);
-                        out.setNull(6, row);
-                        out.setNull(7, row);
-                    }
+                    side(out, 2, row, block.sendTime(j), block.sendCore(j), block.sendTask(j));
+                    side(out, 5, row, block.receiveTime(j), block.receiveCore(j), block.receiveTask(j));
                     flags(out, 8, row, block.flags(j), false);
                 }
                 i += n;
