@@ -56,10 +56,16 @@ public final class Main implements Runnable {
         long machine = ((com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         long suggest = Math.max(2 * heap, 1L << 30) >> 30;
-        String what = e.getMessage() != null && e.getMessage().contains("direct buffer memory")
-            ? "the %.1f GB the JVM allows the analyses' tables outside its heap (the heap's size)"
-            : "the Java heap's %.1f GB";
-        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        if (message.contains("direct buffer memory")) {
+            // "Cannot reserve N bytes of direct buffer memory (allocated: A, limit: L)"
+            java.util.regex.Matcher limit = java.util.regex.Pattern.compile("limit: (\\d+)").matcher(message);
+            long limitBytes = limit.find() ? Long.parseLong(limit.group(1)) : heap;
+            return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the %.1f GB the"
+                + " JVM allows the analyses' tables outside its heap (by default the heap's size; this machine has %.1f GB);"
+                + " give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", limitBytes / 1e9, machine / 1e9, suggest);
+        }
+        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the Java heap's %.1f GB"
             + " (this machine has %.1f GB); give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", heap / 1e9,
             machine / 1e9, suggest);
     }

@@ -89,7 +89,7 @@ class StatsCommandTest {
         String tables = Main.outOfMemory(new OutOfMemoryError(
             "Cannot reserve 98304 bytes of direct buffer memory (allocated: 1073741824, limit: 1073741824)"));
         assertThat(heap).contains("the Java heap's").contains("HETRACE_JAVA_OPTS=-Xmx").doesNotContain("\n");
-        assertThat(tables).contains("the analyses' tables outside its heap").contains("HETRACE_JAVA_OPTS=-Xmx")
+        assertThat(tables).contains("the 1.1 GB the JVM allows the analyses' tables outside its heap").contains("HETRACE_JAVA_OPTS=-Xmx")
             .doesNotContain("\n");
     }
 }

@@ -97,6 +97,7 @@ class PiecewiseSyncTest {
             assertThat(whole.result(ConvexHullSync.Method.BISECTOR).quality()).isEqualTo(SyncQuality.FAIL);
         }
     }
+
     /** A piece ended on a message's receipt and the next began with the reply, sent 1 µs later, its line lower. */
     @Example
     void piecesCutInTheMiddleOfARoundTripAreJoined() {

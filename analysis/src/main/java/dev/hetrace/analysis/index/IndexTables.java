@@ -269,7 +269,8 @@ public final class IndexTables {
      * The narrow row of every event, taken from the state pass as it reads them (each trace's
      * in its own log, filled by the thread that reads the trace): small numbers only (the trace,
      * event name and core as their ENUM's ordinals, the event's position to decode it again),
-     * kept in chunks of columns until the pass is over and the core names known. The
+     * kept in chunks of native memory (the positions per run of events in one packet) until the
+     * pass is over and the core names known. The
      * {@code events} view adds the names and the fields ({@link EventFields}).
      */
     public static final class EventLog implements StateBuilder.EventListener {
