@@ -606,11 +606,27 @@ public final class IndexTables {
                     continue;
                 }
                 int n = t.read(i, capacity - row, block);
+                // column by column: small loops, each quick for the JIT to compile
+                Arrays.fill(out.ints[0], row, row + n, table);
+                long[] start = out.longs[1];
+                long[] end = out.longs[2];
+                long[] depth = out.longs[9];
+                for (int j = 0; j < n; j++) {
+                    start[row + j] = block.start(j);
+                    end[row + j] = block.end(j);
+                    depth[row + j] = block.depth(j);
+                }
+                int[] trace = out.ints[3];
+                int[] ownerTrace = table == 1 ? taskTrace : coreTrace;
+                for (int j = 0; j < n; j++) {
+                    trace[row + j] = ownerTrace[block.owner(j)];
+                }
                 switch (table) {
                     case 0 -> runs(out, row, n);
                     case 1 -> taskStates(out, row, n);
                     default -> irqs(out, row, n);
                 }
+                flags(out, 10, row, n, block);
                 row += n;
                 i += n;
             }
@@ -620,56 +636,48 @@ public final class IndexTables {
         // one method per table, each compiled on its own: one loop for the three would be
         // compiled again each time the next table's case is first met
 
+        /** Per core, the task and its state. */
         private void runs(ParquetFile.Group out, int row, int n) {
-            for (int j = 0; j < n; j++, row++) {
-                int owner = block.owner(j);
-                common(out, row, j, coreTrace[owner]);
-                out.setInt(4, row, owner);
-                out.setInt(5, row, block.subject(j));
-                out.setNull(6, row);
-                out.setInt(7, row, block.state(j));
-                out.setNull(8, row);
+            int[] core = out.ints[4];
+            int[] task = out.ints[5];
+            int[] state = out.ints[7];
+            for (int j = 0; j < n; j++) {
+                core[row + j] = block.owner(j);
+                task[row + j] = block.subject(j);
+                state[row + j] = block.state(j);
             }
+            Arrays.fill(out.nulls[6], row, row + n, true);
+            Arrays.fill(out.nulls[8], row, row + n, true);
         }
 
-        /** Per task, the queue it was blocked on. */
+        /** Per task, its state and the queue it was blocked on. */
         private void taskStates(ParquetFile.Group out, int row, int n) {
-            for (int j = 0; j < n; j++, row++) {
-                int owner = block.owner(j);
-                int queue = block.subject(j);
-                common(out, row, j, taskTrace[owner]);
-                out.setNull(4, row);
-                out.setInt(5, row, owner);
-                out.setNull(6, row);
-                out.setInt(7, row, block.state(j));
-                if (queue >= 0) {
-                    out.setLong(8, row, queue);
-                } else {
-                    out.setNull(8, row);
-                }
+            int[] task = out.ints[5];
+            int[] state = out.ints[7];
+            long[] queue = out.longs[8];
+            boolean[] noQueue = out.nulls[8];
+            for (int j = 0; j < n; j++) {
+                task[row + j] = block.owner(j);
+                state[row + j] = block.state(j);
+                int q = block.subject(j);
+                queue[row + j] = q;
+                noQueue[row + j] = q < 0;
             }
+            Arrays.fill(out.nulls[4], row, row + n, true);
+            Arrays.fill(out.nulls[6], row, row + n, true);
         }
 
+        /** Per core, the interrupt. */
         private void irqs(ParquetFile.Group out, int row, int n) {
-            for (int j = 0; j < n; j++, row++) {
-                int owner = block.owner(j);
-                common(out, row, j, coreTrace[owner]);
-                out.setInt(4, row, owner);
-                out.setNull(5, row);
-                out.setInt(6, row, block.subject(j));
-                out.setNull(7, row);
-                out.setNull(8, row);
+            int[] core = out.ints[4];
+            int[] irq = out.ints[6];
+            for (int j = 0; j < n; j++) {
+                core[row + j] = block.owner(j);
+                irq[row + j] = block.subject(j);
             }
-        }
-
-        /** The kind, times, trace, depth and flags of row {@code j} of the block. */
-        private void common(ParquetFile.Group out, int row, int j, int trace) {
-            out.setInt(0, row, table);
-            out.setLong(1, row, block.start(j));
-            out.setLong(2, row, block.end(j));
-            out.setInt(3, row, trace);
-            out.setInt(9, row, block.depth(j));
-            flags(out, 10, row, block.flags(j), true);
+            Arrays.fill(out.nulls[5], row, row + n, true);
+            Arrays.fill(out.nulls[7], row, row + n, true);
+            Arrays.fill(out.nulls[8], row, row + n, true);
         }
     }
 
@@ -683,6 +691,19 @@ public final class IndexTables {
             out.setNull(column, row);
             out.setNull(column + 1, row);
             out.setNull(column + 2, row);
+        }
+    }
+
+    /** The three flags of rows 0 to n − 1 of {@code block} into rows {@code row} on of columns {@code column} on. */
+    private static void flags(ParquetFile.Group out, int column, int row, int n, IntervalTable.Block block) {
+        int[] startUnknown = out.ints[column];
+        int[] endUnknown = out.ints[column + 1];
+        int[] lost = out.ints[column + 2];
+        for (int j = 0; j < n; j++) {
+            int f = block.flags(j);
+            startUnknown[row + j] = (f & StateModel.START_UNKNOWN) != 0 ? 1 : 0;
+            endUnknown[row + j] = (f & StateModel.END_UNKNOWN) != 0 ? 1 : 0;
+            lost[row + j] = (f & StateModel.EVENTS_LOST) != 0 ? 1 : 0;
         }
     }
 
@@ -722,17 +743,28 @@ public final class IndexTables {
                 if (n == 0) {
                     break;
                 }
-                for (int j = 0; j < n; j++, row++) {
-                    out.setLong(0, row, block.start(j));
-                    out.setLong(1, row, block.end(j));
-                    out.setLong(2, row, block.self(j));
-                    int task = block.owner(j);
-                    out.setInt(3, row, taskTrace[task]);
-                    out.setInt(4, row, task);
-                    out.setInt(5, row, block.subject(j));
-                    out.setInt(6, row, block.depth(j));
-                    flags(out, 7, row, block.flags(j), true);
+                // column by column: small loops, each quick for the JIT to compile
+                long[] start = out.longs[0];
+                long[] end = out.longs[1];
+                long[] self = out.longs[2];
+                int[] trace = out.ints[3];
+                int[] task = out.ints[4];
+                int[] function = out.ints[5];
+                long[] depth = out.longs[6];
+                for (int j = 0; j < n; j++) {
+                    start[row + j] = block.start(j);
+                    end[row + j] = block.end(j);
+                    self[row + j] = block.self(j);
                 }
+                for (int j = 0; j < n; j++) {
+                    int owner = block.owner(j);
+                    task[row + j] = owner;
+                    trace[row + j] = taskTrace[owner];
+                    function[row + j] = block.subject(j);
+                    depth[row + j] = block.depth(j);
+                }
+                flags(out, 7, row, n, block);
+                row += n;
                 i += n;
             }
             return row;
