@@ -576,6 +576,7 @@ public final class IndexTables {
         final int[] coreTrace;
         final int[] taskTrace;
         final IntervalTable.Block block = new IntervalTable.Block();
+        final Part[] parts = {new Runs(), new TaskStates(), new Irqs()};
         int table;
         int i;
 
@@ -606,7 +607,24 @@ public final class IndexTables {
                     continue;
                 }
                 int n = t.read(i, capacity - row, block);
-                // column by column: small loops, each quick for the JIT to compile
+                parts[table].block(out, row, n);
+                row += n;
+                i += n;
+            }
+            return row;
+        }
+
+        /**
+         * One of the three tables' columns from the block, column by column (small loops, each
+         * quick for the JIT to compile). Each table has a class of its own so that the JIT
+         * compiles each one's loops once: one method for the three was compiled again at each
+         * table it met.
+         */
+        private abstract class Part {
+            abstract void block(ParquetFile.Group out, int row, int n);
+
+            /** The kind, times, trace (of the owner, through {@code ownerTrace}), depth and flags. */
+            final void common(ParquetFile.Group out, int row, int n, int[] ownerTrace) {
                 Arrays.fill(out.ints[0], row, row + n, table);
                 long[] start = out.longs[1];
                 long[] end = out.longs[2];
@@ -617,67 +635,67 @@ public final class IndexTables {
                     depth[row + j] = block.depth(j);
                 }
                 int[] trace = out.ints[3];
-                int[] ownerTrace = table == 1 ? taskTrace : coreTrace;
                 for (int j = 0; j < n; j++) {
                     trace[row + j] = ownerTrace[block.owner(j)];
                 }
-                switch (table) {
-                    case 0 -> runs(out, row, n);
-                    case 1 -> taskStates(out, row, n);
-                    default -> irqs(out, row, n);
-                }
                 flags(out, 10, row, n, block);
-                row += n;
-                i += n;
             }
-            return row;
         }
 
-        // one method per table, each compiled on its own: one loop for the three would be
-        // compiled again each time the next table's case is first met
-
         /** Per core, the task and its state. */
-        private void runs(ParquetFile.Group out, int row, int n) {
-            int[] core = out.ints[4];
-            int[] task = out.ints[5];
-            int[] state = out.ints[7];
-            for (int j = 0; j < n; j++) {
-                core[row + j] = block.owner(j);
-                task[row + j] = block.subject(j);
-                state[row + j] = block.state(j);
+        private final class Runs extends Part {
+            @Override
+            void block(ParquetFile.Group out, int row, int n) {
+                common(out, row, n, coreTrace);
+                int[] core = out.ints[4];
+                int[] task = out.ints[5];
+                int[] state = out.ints[7];
+                for (int j = 0; j < n; j++) {
+                    core[row + j] = block.owner(j);
+                    task[row + j] = block.subject(j);
+                    state[row + j] = block.state(j);
+                }
+                Arrays.fill(out.nulls[6], row, row + n, true);
+                Arrays.fill(out.nulls[8], row, row + n, true);
             }
-            Arrays.fill(out.nulls[6], row, row + n, true);
-            Arrays.fill(out.nulls[8], row, row + n, true);
         }
 
         /** Per task, its state and the queue it was blocked on. */
-        private void taskStates(ParquetFile.Group out, int row, int n) {
-            int[] task = out.ints[5];
-            int[] state = out.ints[7];
-            long[] queue = out.longs[8];
-            boolean[] noQueue = out.nulls[8];
-            for (int j = 0; j < n; j++) {
-                task[row + j] = block.owner(j);
-                state[row + j] = block.state(j);
-                int q = block.subject(j);
-                queue[row + j] = q;
-                noQueue[row + j] = q < 0;
+        private final class TaskStates extends Part {
+            @Override
+            void block(ParquetFile.Group out, int row, int n) {
+                common(out, row, n, taskTrace);
+                int[] task = out.ints[5];
+                int[] state = out.ints[7];
+                long[] queue = out.longs[8];
+                boolean[] noQueue = out.nulls[8];
+                for (int j = 0; j < n; j++) {
+                    task[row + j] = block.owner(j);
+                    state[row + j] = block.state(j);
+                    int q = block.subject(j);
+                    queue[row + j] = q;
+                    noQueue[row + j] = q < 0;
+                }
+                Arrays.fill(out.nulls[4], row, row + n, true);
+                Arrays.fill(out.nulls[6], row, row + n, true);
             }
-            Arrays.fill(out.nulls[4], row, row + n, true);
-            Arrays.fill(out.nulls[6], row, row + n, true);
         }
 
         /** Per core, the interrupt. */
-        private void irqs(ParquetFile.Group out, int row, int n) {
-            int[] core = out.ints[4];
-            int[] irq = out.ints[6];
-            for (int j = 0; j < n; j++) {
-                core[row + j] = block.owner(j);
-                irq[row + j] = block.subject(j);
+        private final class Irqs extends Part {
+            @Override
+            void block(ParquetFile.Group out, int row, int n) {
+                common(out, row, n, coreTrace);
+                int[] core = out.ints[4];
+                int[] irq = out.ints[6];
+                for (int j = 0; j < n; j++) {
+                    core[row + j] = block.owner(j);
+                    irq[row + j] = block.subject(j);
+                }
+                Arrays.fill(out.nulls[5], row, row + n, true);
+                Arrays.fill(out.nulls[7], row, row + n, true);
+                Arrays.fill(out.nulls[8], row, row + n, true);
             }
-            Arrays.fill(out.nulls[5], row, row + n, true);
-            Arrays.fill(out.nulls[7], row, row + n, true);
-            Arrays.fill(out.nulls[8], row, row + n, true);
         }
     }
 
