@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
  * Rows of a fixed number of longs, stored by rows in chunks of 2048 rows once past the first
  * chunk (which grows by doubling): adding a row writes one or two cache lines rather than one
  * per column, and a large table grows without copying. The storage of {@link IntervalTable} and
- * {@link MessageTable}.
+ * {@link MessageTable}, and of the analysis index's per-event rows.
  *
  * <p>The chunks are native memory, each freed once it is no longer reachable (an automatic
  * arena): a model's rows live as long as the model, and on the heap every young collection
@@ -20,9 +20,9 @@ import java.lang.foreign.ValueLayout;
  * pass copies each trace's rows into the model, chunk by chunk. A recycled chunk is not cleared:
  * every row's longs are written when it is added.
  */
-final class LongRows {
+public final class LongRows {
     /** How the rows' longs are read and written: {@code chunk.getAtIndex(L, index)}. */
-    static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
+    public static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final int SHIFT = 11;
     private static final int ROWS = 1 << SHIFT;
     private static final int MASK = ROWS - 1;
@@ -46,7 +46,7 @@ final class LongRows {
     private long lastLongs;
     private int size;
 
-    LongRows(int width) {
+    public LongRows(int width) {
         this.width = width;
         last = allocate(16L * width);
         chunks = new MemorySegment[] {last};
@@ -107,7 +107,7 @@ final class LongRows {
     }
 
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
-    int append() {
+    public int append() {
         int k = size & MASK;
         if ((long) k * width == lastLongs || (k == 0 && size > 0)) {
             grow();
@@ -117,7 +117,7 @@ final class LongRows {
     }
 
     /** The chunk the last row went into. */
-    MemorySegment lastChunk() {
+    public MemorySegment lastChunk() {
         return last;
     }
 
@@ -131,6 +131,9 @@ final class LongRows {
             chunks[0] = last;
             return;
         }
+        if (size > Integer.MAX_VALUE - ROWS) {
+            throw new IllegalStateException("a table holds at most " + (Integer.MAX_VALUE - ROWS + 1) + " rows");
+        }
         int n = size >>> SHIFT;
         if (n == chunks.length) {
             chunks = java.util.Arrays.copyOf(chunks, n * 2);
@@ -140,11 +143,11 @@ final class LongRows {
         chunks[n] = last;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    long get(int row, int field) {
+    public long get(int row, int field) {
         if (row >= size || row < 0) {
             throw new IndexOutOfBoundsException(row + " of " + size);
         }
@@ -156,7 +159,7 @@ final class LongRows {
      * many as there are up to {@code max}, as fit in {@code into}, and as lie in {@code from}'s
      * chunk. Returns how many (0 when {@code from} is the size).
      */
-    int read(int from, int max, long[] into) {
+    public int read(int from, int max, long[] into) {
         if (from > size || from < 0) {
             throw new IndexOutOfBoundsException(from + " of " + size);
         }
@@ -186,7 +189,7 @@ final class LongRows {
         }
     }
 
-    void set(int row, int field, long value) {
+    public void set(int row, int field, long value) {
         if (row >= size || row < 0) {
             throw new IndexOutOfBoundsException(row + " of " + size);
         }

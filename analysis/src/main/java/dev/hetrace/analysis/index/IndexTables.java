@@ -2,6 +2,7 @@ package dev.hetrace.analysis.index;
 
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.LongIntMap;
+import dev.hetrace.analysis.LongRows;
 import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.Parallel;
 import dev.hetrace.analysis.MessageTable;
@@ -14,9 +15,7 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -274,9 +273,13 @@ public final class IndexTables {
      * {@code events} view adds the names and the fields ({@link EventFields}).
      */
     public static final class EventLog implements StateBuilder.EventListener {
-        private static final int CHUNK = 1 << 13;
-        private static final ValueLayout.OfLong TIME = ValueLayout.JAVA_LONG_UNALIGNED;
-        private static final ValueLayout.OfInt ID = ValueLayout.JAVA_INT_UNALIGNED;
+        /** The fields of an event's row and of a run's ({@link TraceLog}). */
+        private static final int TIME = 0;
+        private static final int IDS = 1;
+        private static final int RUN_FIRST = 0;
+        private static final int RUN_STREAM = 1;
+        private static final int RUN_PACKET = 2;
+        private static final int RUN_FILE_INDEX = 3;
         final String[] traceNames;
         /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
         final Set<String> eventNames = new LinkedHashSet<>();
@@ -324,7 +327,7 @@ public final class IndexTables {
 
         /** Events of trace {@code i} read (once the pass is over). */
         long count(int i) {
-            return logs[i] == null ? 0 : logs[i].count;
+            return logs[i] == null ? 0 : logs[i].rows.size();
         }
 
         /** The first and last times of trace {@code i}'s timed events (MAX_VALUE, MIN_VALUE: none). */
@@ -353,16 +356,13 @@ public final class IndexTables {
             /** CPUs met (−1: none), numbered in order of appearance. */
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
+            /** Per event ({@link #TIME}, {@link #IDS}): its time (Long.MIN_VALUE: none); its name's id and its core's. */
+            final LongRows rows = new LongRows(2);
             /**
-             * Per event 16 bytes, by chunks of native memory (as the model's rows, so that no
-             * collection copies them): its time (Long.MIN_VALUE: none), its name's id and its core's.
+             * Per run ({@link #RUN_FIRST}...): its first event, the stream's id, the packet's
+             * offset; the stream file and the first event's index in the packet.
              */
-            final List<MemorySegment> chunks = new ArrayList<>();
-            /** Per run: its first event, the stream's id, the packet's offset (longs); the stream file, the first event's index in the packet (ints). */
-            long[] runLongs = new long[3 * 16];
-            int[] runInts = new int[2 * 16];
-            int runs;
-            long count;
+            final LongRows runs = new LongRows(4);
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             /** The name ids of the classes met last, by class id modulo 64: looked up in {@link #classIds} once per class. */
@@ -370,8 +370,6 @@ public final class IndexTables {
             final int[] cachedName = new int[64];
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
-            MemorySegment chunk;
-            int at = CHUNK;
             /** The current run's stream file, packet and the index in it its next event would have. */
             int runFile = -1;
             long runPacket = -1;
@@ -380,16 +378,11 @@ public final class IndexTables {
             /** The times to the reference clock (they were the trace's own). */
             void retime(dev.hetrace.sync.PiecewiseMap map) {
                 dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
-                long left = count;
-                for (MemorySegment c : chunks) {
-                    int n = (int) Math.min(left, CHUNK);
-                    for (int k = 0; k < n; k++) {
-                        long t = c.getAtIndex(TIME, 2L * k);
-                        if (t != Long.MIN_VALUE) {
-                            c.setAtIndex(TIME, 2L * k, w.apply(t));
-                        }
+                for (int k = 0; k < rows.size(); k++) {
+                    long t = rows.get(k, TIME);
+                    if (t != Long.MIN_VALUE) {
+                        rows.set(k, TIME, w.apply(t));
                     }
-                    left -= n;
                 }
                 if (first <= last) {
                     first = w.apply(first);
@@ -403,11 +396,6 @@ public final class IndexTables {
             }
 
             void event(CtfReader reader, long t) {
-                if (at == CHUNK) {
-                    chunk = Arena.ofAuto().allocate(16L * CHUNK, 8);
-                    chunks.add(chunk);
-                    at = 0;
-                }
                 Event e = reader.event();
                 EventCursor cursor = reader.cursor();
                 EventClass cls = e.eventClass();
@@ -448,34 +436,30 @@ public final class IndexTables {
                     last = Math.max(last, t);
                     time = t;
                 }
-                chunk.setAtIndex(TIME, 2L * at, time);
-                chunk.setAtIndex(ID, 4L * at + 2, name);
-                chunk.setAtIndex(ID, 4L * at + 3, lastCore);
-                at++;
-                if ((++count & 0xFFFF) == 0) {
+                int o = rows.append();
+                MemorySegment c = rows.lastChunk();
+                c.setAtIndex(LongRows.L, o + TIME, time);
+                c.setAtIndex(LongRows.L, o + IDS, (long) name << 32 | (lastCore & 0xFFFFFFFFL));
+                if ((rows.size() & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
                 }
             }
 
             /** A run of events in one packet begins with this one. */
             private void run(long streamId, int index) {
-                if (3 * runs == runLongs.length) {
-                    runLongs = Arrays.copyOf(runLongs, 2 * runLongs.length);
-                    runInts = Arrays.copyOf(runInts, 2 * runInts.length);
-                }
                 runFile = where.streamFile();
                 runPacket = where.packetOffset();
-                runLongs[3 * runs] = count;
-                runLongs[3 * runs + 1] = streamId;
-                runLongs[3 * runs + 2] = runPacket;
-                runInts[2 * runs] = runFile;
-                runInts[2 * runs + 1] = index;
-                runs++;
+                int o = runs.append();
+                MemorySegment c = runs.lastChunk();
+                c.setAtIndex(LongRows.L, o + RUN_FIRST, rows.size());
+                c.setAtIndex(LongRows.L, o + RUN_STREAM, streamId);
+                c.setAtIndex(LongRows.L, o + RUN_PACKET, runPacket);
+                c.setAtIndex(LongRows.L, o + RUN_FILE_INDEX, (long) runFile << 32 | (index & 0xFFFFFFFFL));
             }
 
             /** The first event of run {@code r}, or the count of events past the last run. */
             long runFirst(int r) {
-                return r < runs ? runLongs[3 * r] : count;
+                return r < runs.size() ? runs.get(r, RUN_FIRST) : rows.size();
             }
         }
 
@@ -506,6 +490,7 @@ public final class IndexTables {
                 }
             }
             return new ParquetFile.Rows() {
+                final long[] block = new long[2 * 1024];
                 int trace;
                 long next;
                 int run;
@@ -522,7 +507,7 @@ public final class IndexTables {
                     int row = 0;
                     while (row < capacity && trace < logs.length) {
                         TraceLog l = logs[trace];
-                        if (l == null || next >= l.count) {
+                        if (l == null || next >= l.rows.size()) {
                             trace++;
                             next = 0;
                             run = 0;
@@ -530,28 +515,27 @@ public final class IndexTables {
                         }
                         int[] cores = core[trace];
                         int from = row;
-                        while (row < capacity && next < l.count) {
-                            // rows within one chunk of the log and one run
+                        while (row < capacity && next < l.rows.size()) {
+                            // rows within one run, read a block at a time
                             while (l.runFirst(run + 1) <= next) {
                                 run++;
                             }
-                            int c = (int) (next / CHUNK);
-                            int k = (int) (next % CHUNK);
-                            int n = (int) Math.min(Math.min(capacity - row, CHUNK - k), l.runFirst(run + 1) - next);
-                            MemorySegment chunk = l.chunks.get(c);
-                            Arrays.fill(vStream, row, row + n, l.runLongs[3 * run + 1]);
-                            Arrays.fill(vPacket, row, row + n, l.runLongs[3 * run + 2]);
-                            Arrays.fill(vFile, row, row + n, l.runInts[2 * run]);
-                            long index = l.runInts[2 * run + 1] + (next - l.runLongs[3 * run]);
-                            for (int j = 0; j < n; j++, k++) {
+                            int n = l.rows.read((int) next, (int) Math.min(capacity - row, l.runFirst(run + 1) - next), block);
+                            long fileIndex = l.runs.get(run, RUN_FILE_INDEX);
+                            Arrays.fill(vStream, row, row + n, l.runs.get(run, RUN_STREAM));
+                            Arrays.fill(vPacket, row, row + n, l.runs.get(run, RUN_PACKET));
+                            Arrays.fill(vFile, row, row + n, fileIndex >>> 32);
+                            long index = (int) fileIndex + (next - l.runs.get(run, RUN_FIRST));
+                            for (int j = 0; j < n; j++) {
                                 int r = row + j;
-                                long time = chunk.getAtIndex(TIME, 2L * k);
+                                long time = block[2 * j + TIME];
                                 if (time == Long.MIN_VALUE) {
                                     out.setNull(2, r);
                                 }
                                 vTime[r] = time;
-                                vName[r] = chunk.getAtIndex(ID, 4L * k + 2);
-                                int cr = cores[chunk.getAtIndex(ID, 4L * k + 3)];
+                                long ids = block[2 * j + IDS];
+                                vName[r] = (int) (ids >>> 32);
+                                int cr = cores[(int) ids];
                                 if (cr < 0) {
                                     out.setNull(4, r);
                                 }
