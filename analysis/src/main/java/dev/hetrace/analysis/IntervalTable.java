@@ -12,6 +12,13 @@ import java.lang.foreign.MemorySegment;
  */
 public final class IntervalTable {
     private static final int W = 6;
+    // the fields of a row: owner and subject share one (high, low halves), as state and depth do
+    private static final int START = 0;
+    private static final int END = 1;
+    private static final int WHO = 2;
+    private static final int STATE_DEPTH = 3;
+    private static final int FLAGS = 4;
+    private static final int SELF = 5;
 
     private final LongRows rows;
 
@@ -130,35 +137,35 @@ public final class IntervalTable {
         final long[] raw = new long[W * 1024];
 
         public long start(int j) {
-            return raw[j * W];
+            return raw[j * W + START];
         }
 
         public long end(int j) {
-            return raw[j * W + 1];
+            return raw[j * W + END];
         }
 
         public int owner(int j) {
-            return (int) (raw[j * W + 2] >>> 32);
+            return high(raw[j * W + WHO]);
         }
 
         public int subject(int j) {
-            return (int) raw[j * W + 2];
+            return low(raw[j * W + WHO]);
         }
 
         public int state(int j) {
-            return (int) (raw[j * W + 3] >>> 32);
+            return high(raw[j * W + STATE_DEPTH]);
         }
 
         public int depth(int j) {
-            return (int) raw[j * W + 3];
+            return low(raw[j * W + STATE_DEPTH]);
         }
 
         public int flags(int j) {
-            return (int) raw[j * W + 4];
+            return low(raw[j * W + FLAGS]);
         }
 
         public long self(int j) {
-            return raw[j * W + 5];
+            return raw[j * W + SELF];
         }
     }
 
@@ -171,11 +178,11 @@ public final class IntervalTable {
     }
 
     public long start(int i) {
-        return slot(i, 0);
+        return slot(i, START);
     }
 
     public long end(int i) {
-        return slot(i, 1);
+        return slot(i, END);
     }
 
     public long duration(int i) {
@@ -183,30 +190,38 @@ public final class IntervalTable {
     }
 
     public int owner(int i) {
-        return (int) (slot(i, 2) >>> 32);
+        return high(slot(i, WHO));
     }
 
     public int subject(int i) {
-        return (int) slot(i, 2);
+        return low(slot(i, WHO));
     }
 
     void subject(int i, int value) {
-        rows.set(i, 2, (slot(i, 2) & 0xFFFFFFFF00000000L) | (value & 0xFFFFFFFFL));
+        rows.set(i, WHO, (slot(i, WHO) & 0xFFFFFFFF00000000L) | (value & 0xFFFFFFFFL));
     }
 
     public int state(int i) {
-        return (int) (slot(i, 3) >>> 32);
+        return high(slot(i, STATE_DEPTH));
     }
 
     public int depth(int i) {
-        return (int) slot(i, 3);
+        return low(slot(i, STATE_DEPTH));
     }
 
     public int flags(int i) {
-        return (int) slot(i, 4);
+        return low(slot(i, FLAGS));
     }
 
     public long self(int i) {
-        return slot(i, 5);
+        return slot(i, SELF);
+    }
+
+    static int high(long v) {
+        return (int) (v >>> 32);
+    }
+
+    static int low(long v) {
+        return (int) v;
     }
 }

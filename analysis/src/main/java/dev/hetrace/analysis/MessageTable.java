@@ -71,11 +71,11 @@ public final class MessageTable {
         }
 
         public int sendCore(int j) {
-            return (int) (raw[j * W + SEND_WHO] >> 32);
+            return IntervalTable.high(raw[j * W + SEND_WHO]);
         }
 
         public int sendTask(int j) {
-            return (int) raw[j * W + SEND_WHO];
+            return IntervalTable.low(raw[j * W + SEND_WHO]);
         }
 
         public long receiveTime(int j) {
@@ -83,11 +83,11 @@ public final class MessageTable {
         }
 
         public int receiveCore(int j) {
-            return (int) (raw[j * W + RECEIVE_WHO] >> 32);
+            return IntervalTable.high(raw[j * W + RECEIVE_WHO]);
         }
 
         public int receiveTask(int j) {
-            return (int) raw[j * W + RECEIVE_WHO];
+            return IntervalTable.low(raw[j * W + RECEIVE_WHO]);
         }
 
         public long queue(int j) {
@@ -99,7 +99,7 @@ public final class MessageTable {
         }
 
         public int flags(int j) {
-            return (int) raw[j * W + FLAGS];
+            return IntervalTable.low(raw[j * W + FLAGS]);
         }
     }
 
@@ -116,11 +116,11 @@ public final class MessageTable {
     }
 
     public int sendCore(int i) {
-        return (int) (slot(i, SEND_WHO) >> 32);
+        return IntervalTable.high(slot(i, SEND_WHO));
     }
 
     public int sendTask(int i) {
-        return (int) slot(i, SEND_WHO);
+        return IntervalTable.low(slot(i, SEND_WHO));
     }
 
     public long receiveTime(int i) {
@@ -128,11 +128,11 @@ public final class MessageTable {
     }
 
     public int receiveCore(int i) {
-        return (int) (slot(i, RECEIVE_WHO) >> 32);
+        return IntervalTable.high(slot(i, RECEIVE_WHO));
     }
 
     public int receiveTask(int i) {
-        return (int) slot(i, RECEIVE_WHO);
+        return IntervalTable.low(slot(i, RECEIVE_WHO));
     }
 
     public long queue(int i) {
@@ -145,15 +145,15 @@ public final class MessageTable {
 
     /** The function (a name id of {@link StateModel#name}) the sender was in when it sent, or −1 outside any call. */
     public int sendCall(int i) {
-        return (int) (slot(i, CALLS) >> 32);
+        return IntervalTable.high(slot(i, CALLS));
     }
 
     /** The function the receiver was in when it took the message, or −1. */
     public int receiveCall(int i) {
-        return (int) slot(i, CALLS);
+        return IntervalTable.low(slot(i, CALLS));
     }
 
     public int flags(int i) {
-        return (int) slot(i, FLAGS);
+        return IntervalTable.low(slot(i, FLAGS));
     }
 }
