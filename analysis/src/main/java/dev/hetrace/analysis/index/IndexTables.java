@@ -709,12 +709,10 @@ public final class IndexTables {
         }
     }
 
-    private static void flags(ParquetFile.Group out, int column, int row, int flags, boolean lost) {
+    /** A message's two flags (no send seen, no receive seen) into columns {@code column} and the next. */
+    private static void messageFlags(ParquetFile.Group out, int column, int row, int flags) {
         out.setBool(column, row, (flags & StateModel.START_UNKNOWN) != 0);
         out.setBool(column + 1, row, (flags & StateModel.END_UNKNOWN) != 0);
-        if (lost) {
-            out.setBool(column + 2, row, (flags & StateModel.EVENTS_LOST) != 0);
-        }
     }
 
     private static final class CallRows implements ParquetFile.Rows {
@@ -809,7 +807,7 @@ public final class IndexTables {
                     out.setLong(1, row, block.id(j));
                     side(out, 2, row, block.sendTime(j), block.sendCore(j), block.sendTask(j));
                     side(out, 5, row, block.receiveTime(j), block.receiveCore(j), block.receiveTask(j));
-                    flags(out, 8, row, block.flags(j), false);
+                    messageFlags(out, 8, row, block.flags(j));
                 }
                 i += n;
             }
