@@ -87,39 +87,62 @@ public final class IntervalTable {
         return true;
     }
 
-    /** Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s storage as it goes. */
+    /**
+     * Copies every row of {@code from} to rows {@code at} on, renumbered; drops {@code from}'s
+     * storage as it goes. Rows are copied a run at a time, each run within one chunk of either
+     * table, so that the loop over a run reads and writes two segments it holds.
+     */
     private void copy(int at, IntervalTable from, int[] owners, int[] subjects, dev.hetrace.sync.PiecewiseMap.Walker map) {
         int n = from.size();
-        for (int i = 0; i < n; i++, at++) {
+        for (int i = 0; i < n; ) {
+            int run = Math.min(n - i, Math.min(from.rows.rowsInChunkFrom(i), rows.rowsInChunkFrom(at)));
             MemorySegment s = from.rows.chunk(i);
-            int so = from.rows.offset(i);
             MemorySegment c = rows.chunkToWrite(at);
-            int o = rows.offset(at);
-            long start = s.getAtIndex(LongRows.L, so);
-            long end = s.getAtIndex(LongRows.L, so + 1);
-            long os = s.getAtIndex(LongRows.L, so + 2);
-            long self = s.getAtIndex(LongRows.L, so + 5);
-            int owner = (int) (os >>> 32);
-            int subject = (int) os;
+            if (map == null) {
+                copyRun(s, from.rows.offset(i), c, rows.offset(at), run, owners, subjects);
+            } else {
+                copyRun(s, from.rows.offset(i), c, rows.offset(at), run, owners, subjects, map);
+            }
+            i += run;
+            at += run;
+            from.rows.releaseBefore(i);
+        }
+    }
+
+    /** Copies {@code run} rows from {@code s} at long {@code so} to {@code c} at {@code o}, renumbered. */
+    private static void copyRun(MemorySegment s, int so, MemorySegment c, int o, int run, int[] owners, int[] subjects) {
+        MemorySegment.copy(s, LongRows.L, (long) so * Long.BYTES, c, LongRows.L, (long) o * Long.BYTES, (long) run * W);
+        if (owners == null && subjects == null) {
+            return;
+        }
+        for (int j = 0, w = o + WHO; j < run; j++, w += W) {
+            long os = c.getAtIndex(LongRows.L, w);
+            int owner = high(os);
+            int subject = low(os);
             if (owners != null) {
                 owner = owners[owner];
             }
             if (subjects != null && subject >= 0) {
                 subject = subjects[subject];
             }
-            if (map != null) {
-                long d = end - start;
-                start = map.apply(start);
-                end = map.apply(end);
-                self = d <= 0 || self == d ? end - start : Math.round((double) self * (end - start) / d);
-            }
-            c.setAtIndex(LongRows.L, o, start);
-            c.setAtIndex(LongRows.L, o + 1, end);
-            c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
-            c.setAtIndex(LongRows.L, o + 3, s.getAtIndex(LongRows.L, so + 3));
-            c.setAtIndex(LongRows.L, o + 4, s.getAtIndex(LongRows.L, so + 4));
-            c.setAtIndex(LongRows.L, o + 5, self);
-            from.rows.releaseBefore(i + 1);
+            c.setAtIndex(LongRows.L, w, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
+        }
+    }
+
+    /** As {@link #copyRun(MemorySegment, int, MemorySegment, int, int, int[], int[])}, the times mapped (a self time scaled as its interval). */
+    private static void copyRun(MemorySegment s, int so, MemorySegment c, int o, int run, int[] owners, int[] subjects,
+                                dev.hetrace.sync.PiecewiseMap.Walker map) {
+        copyRun(s, so, c, o, run, owners, subjects);
+        for (int j = 0, r = o; j < run; j++, r += W) {
+            long start = c.getAtIndex(LongRows.L, r + START);
+            long end = c.getAtIndex(LongRows.L, r + END);
+            long self = c.getAtIndex(LongRows.L, r + SELF);
+            long d = end - start;
+            start = map.apply(start);
+            end = map.apply(end);
+            c.setAtIndex(LongRows.L, r + START, start);
+            c.setAtIndex(LongRows.L, r + END, end);
+            c.setAtIndex(LongRows.L, r + SELF, d <= 0 || self == d ? end - start : Math.round((double) self * (end - start) / d));
         }
     }
 

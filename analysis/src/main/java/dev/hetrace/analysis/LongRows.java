@@ -163,7 +163,7 @@ public final class LongRows {
         if (from > size || from < 0) {
             throw new IndexOutOfBoundsException(from + " of " + size);
         }
-        int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, ROWS - (from & MASK)));
+        int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, rowsInChunkFrom(from)));
         if (n > 0) {
             MemorySegment.copy(chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
         }
@@ -173,6 +173,11 @@ public final class LongRows {
     /** The chunk that holds {@code row}, for reading rows in place ({@link #offset}). */
     MemorySegment chunk(int row) {
         return chunks[row >>> SHIFT];
+    }
+
+    /** Rows from {@code row} to the end of its chunk (whether written yet or not). */
+    int rowsInChunkFrom(int row) {
+        return ROWS - (row & MASK);
     }
 
     /** Where {@code row} begins in its {@link #chunk}, in longs. */

@@ -134,83 +134,99 @@ public final class Statistics {
             return false;
         }
 
-        private void take(Acc a, IntervalTable t, int i, boolean collect) {
+        private void take(Acc a, IntervalTable.Block b, int j, boolean collect) {
             if (!collect) {
-                a.add(t, i, begin, end);
+                a.add(b.start(j), b.end(j), b.self(j), begin, end);
             } else if (!a.sorted) {
-                a.starts.add(t.start(i));
+                a.starts.add(b.start(j));
             }
         }
 
+        /** Each table read a block of rows at a time ({@link IntervalTable#read}). */
         void run(boolean collect) {
+            IntervalTable.Block b = new IntervalTable.Block();
             IntervalTable runs = m.runs();
-            for (int i = 0; i < runs.size(); i++) {
-                if (!inRange(runs, i, begin, end)) {
-                    continue;
-                }
-                int owner = runs.owner(i);
-                if (runs.state(i) == StateModel.IDLE) {
-                    Acc a = idleAcc[owner];
-                    if (a == null) {
-                        a = idle.acc(m.cores().get(owner).name());
-                        idleAcc[owner] = a;
+            for (int i = 0, n; (n = runs.read(i, Integer.MAX_VALUE, b)) > 0; i += n) {
+                for (int j = 0; j < n; j++) {
+                    if (inRange(b, j, begin, end)) {
+                        run(b, j, collect);
                     }
-                    take(a, runs, i, collect);
-                } else {
-                    Acc a = coreAcc[owner];
-                    if (a == null) {
-                        a = core.acc(m.cores().get(owner).name());
-                        coreAcc[owner] = a;
-                    }
-                    take(a, runs, i, collect);
-                    int subject = runs.subject(i);
-                    Acc t = taskAcc[subject];
-                    if (t == null) {
-                        t = task.acc(taskName(m, subject, several));
-                        taskAcc[subject] = t;
-                    }
-                    take(t, runs, i, collect);
                 }
             }
             IntervalTable irqs = m.irqs();
-            for (int i = 0; i < irqs.size(); i++) {
-                if (!inRange(irqs, i, begin, end)) {
-                    continue;
+            for (int i = 0, n; (n = irqs.read(i, Integer.MAX_VALUE, b)) > 0; i += n) {
+                for (int j = 0; j < n; j++) {
+                    if (inRange(b, j, begin, end)) {
+                        take(irqAcc.get(irqs(b.owner(j), b.subject(j))), b, j, collect);
+                    }
                 }
-                int owner = irqs.owner(i);
-                int subject = irqs.subject(i);
-                long key = ((long) owner << 32) | subject;
-                int k = irqPairs.get(key);
-                if (k == LongIntMap.ABSENT) {
-                    k = irqAcc.size();
-                    irqAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
-                    irqPairs.put(key, k);
-                }
-                take(irqAcc.get(k), irqs, i, collect);
             }
             IntervalTable calls = m.calls();
-            for (int i = 0; i < calls.size(); i++) {
-                if (!inRange(calls, i, begin, end)) {
-                    continue;
+            for (int i = 0, n; (n = calls.read(i, Integer.MAX_VALUE, b)) > 0; i += n) {
+                for (int j = 0; j < n; j++) {
+                    if (inRange(b, j, begin, end)) {
+                        take(funcAcc.get(calls(traceOfTask[b.owner(j)], b.subject(j))), b, j, collect);
+                    }
                 }
-                int trace = traceOfTask[calls.owner(i)];
-                int subject = calls.subject(i);
-                long key = ((long) trace << 32) | subject;
-                int k = funcPairs.get(key);
-                if (k == LongIntMap.ABSENT) {
-                    k = funcAcc.size();
-                    funcAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
-                    funcPairs.put(key, k);
-                }
-                take(funcAcc.get(k), calls, i, collect);
             }
+        }
+
+        /** A run: its core's (busy or idle) and, when busy, its task's. */
+        private void run(IntervalTable.Block b, int j, boolean collect) {
+            int owner = b.owner(j);
+            if (b.state(j) == StateModel.IDLE) {
+                Acc a = idleAcc[owner];
+                if (a == null) {
+                    a = idle.acc(m.cores().get(owner).name());
+                    idleAcc[owner] = a;
+                }
+                take(a, b, j, collect);
+                return;
+            }
+            Acc a = coreAcc[owner];
+            if (a == null) {
+                a = core.acc(m.cores().get(owner).name());
+                coreAcc[owner] = a;
+            }
+            take(a, b, j, collect);
+            int subject = b.subject(j);
+            Acc t = taskAcc[subject];
+            if (t == null) {
+                t = task.acc(taskName(m, subject, several));
+                taskAcc[subject] = t;
+            }
+            take(t, b, j, collect);
+        }
+
+        /** The index in {@link #irqAcc} of interrupt {@code subject} on core {@code owner}. */
+        private int irqs(int owner, int subject) {
+            long key = ((long) owner << 32) | subject;
+            int k = irqPairs.get(key);
+            if (k == LongIntMap.ABSENT) {
+                k = irqAcc.size();
+                irqAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
+                irqPairs.put(key, k);
+            }
+            return k;
+        }
+
+        /** The index in {@link #funcAcc} of function {@code subject} in trace {@code trace}. */
+        private int calls(int trace, int subject) {
+            long key = ((long) trace << 32) | subject;
+            int k = funcPairs.get(key);
+            if (k == LongIntMap.ABSENT) {
+                k = funcAcc.size();
+                funcAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
+                funcPairs.put(key, k);
+            }
+            return k;
         }
     }
 
-    /** Whether interval {@code i} counts in the range: it overlaps it, or is an instant in it. */
-    private static boolean inRange(IntervalTable t, int i, long begin, long end) {
-        long s = t.start(i);
-        long e = t.end(i);
+    /** Whether interval {@code j} of the block counts in the range: it overlaps it, or is an instant in it. */
+    private static boolean inRange(IntervalTable.Block b, int j, long begin, long end) {
+        long s = b.start(j);
+        long e = b.end(j);
         return Math.max(s, begin) < Math.min(e, end) || (s == e && s >= begin && s <= end);
     }
 
@@ -269,13 +285,18 @@ public final class Statistics {
         long gapMin = Long.MAX_VALUE;
         long gapMax = -1;
 
-        /** Interval {@code i}, which {@link #inRange} took, clipped to the range. */
-        void add(IntervalTable t, int i, long begin, long end) {
-            long s = t.start(i);
-            long e = t.end(i);
+        /**
+         * The interval from {@code s} to {@code e} with self time {@code selfTime}, which
+         * {@link #inRange} took, clipped to the range (its self time prorated when it is cut).
+         */
+        void add(long s, long e, long selfTime, long begin, long end) {
             long d = Math.min(e, end) - Math.max(s, begin);
             total += d;
-            self += e > s ? (long) ((double) t.self(i) * d / (e - s)) : 0;
+            if (d == e - s) {
+                self += selfTime;
+            } else if (e > s) {
+                self += (long) ((double) selfTime * d / (e - s));
+            }
             min = Math.min(min, d);
             max = Math.max(max, d);
             if (count == 0) {

@@ -428,7 +428,7 @@ public final class StreamDecoder {
         tape = packetTape;
         tapeLen = start;
         try {
-            decodeNode(scope, name);
+            decodeScope(scope, name);
         } finally {
             packetTape = tape;
             packetTapeLen = tapeLen;
