@@ -7,18 +7,18 @@ import java.lang.foreign.MemorySegment;
  * subject (the task, function or interrupt), a state, a depth, flags
  * ({@link StateModel#START_UNKNOWN}...) and, for calls, the self time.
  *
- * <p>Stored by rows ({@link LongRows}), six longs each (owner and subject share one, state and
- * depth another).
+ * <p>Stored by rows ({@link LongRows}), five longs each (owner and subject share one; state,
+ * flags and depth another: the state in the top 24 bits, the flags in the next 8, the depth in
+ * the low 32), so that a table of millions of intervals touches as little new memory as it can.
  */
 public final class IntervalTable {
-    private static final int W = 6;
-    // the fields of a row: owner and subject share one (high, low halves), as state and depth do
+    private static final int W = 5;
+    // the fields of a row: owner and subject share one (high, low halves); state, flags and depth another
     private static final int START = 0;
     private static final int END = 1;
     private static final int WHO = 2;
-    private static final int STATE_DEPTH = 3;
-    private static final int FLAGS = 4;
-    private static final int SELF = 5;
+    private static final int STATE_FLAGS_DEPTH = 3;
+    private static final int SELF = 4;
 
     private final LongRows rows;
 
@@ -28,10 +28,24 @@ public final class IntervalTable {
         c.setAtIndex(LongRows.L, o, start);
         c.setAtIndex(LongRows.L, o + 1, end);
         c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
-        c.setAtIndex(LongRows.L, o + 3, ((long) state << 32) | (depth & 0xFFFFFFFFL));
-        c.setAtIndex(LongRows.L, o + 4, flags);
-        c.setAtIndex(LongRows.L, o + 5, self);
+        c.setAtIndex(LongRows.L, o + 3, stateFlagsDepth(state, flags, depth));
+        c.setAtIndex(LongRows.L, o + 4, self);
         return rows.size() - 1;
+    }
+
+    private static long stateFlagsDepth(int state, int flags, int depth) {
+        if ((flags & ~0xFF) != 0) {
+            throw new IllegalArgumentException("interval flags take 8 bits: " + flags);
+        }
+        return ((long) state << 40) | ((long) flags << 32) | (depth & 0xFFFFFFFFL);
+    }
+
+    private static int state(long v) {
+        return (int) (v >> 40);
+    }
+
+    private static int flags(long v) {
+        return (int) (v >>> 32) & 0xFF;
     }
 
     private IntervalTable(int rows) {
@@ -176,15 +190,15 @@ public final class IntervalTable {
         }
 
         public int state(int j) {
-            return high(raw[j * W + STATE_DEPTH]);
+            return IntervalTable.state(raw[j * W + STATE_FLAGS_DEPTH]);
         }
 
         public int depth(int j) {
-            return low(raw[j * W + STATE_DEPTH]);
+            return low(raw[j * W + STATE_FLAGS_DEPTH]);
         }
 
         public int flags(int j) {
-            return low(raw[j * W + FLAGS]);
+            return IntervalTable.flags(raw[j * W + STATE_FLAGS_DEPTH]);
         }
 
         public long self(int j) {
@@ -225,15 +239,15 @@ public final class IntervalTable {
     }
 
     public int state(int i) {
-        return high(slot(i, STATE_DEPTH));
+        return state(slot(i, STATE_FLAGS_DEPTH));
     }
 
     public int depth(int i) {
-        return low(slot(i, STATE_DEPTH));
+        return low(slot(i, STATE_FLAGS_DEPTH));
     }
 
     public int flags(int i) {
-        return low(slot(i, FLAGS));
+        return flags(slot(i, STATE_FLAGS_DEPTH));
     }
 
     public long self(int i) {

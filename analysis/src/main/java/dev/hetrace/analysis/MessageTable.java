@@ -29,10 +29,15 @@ public final class MessageTable {
     }
 
     void received(int row, long time, int core, int task, int call) {
-        rows.set(row, RECEIVE_TIME, time);
-        rows.set(row, RECEIVE_WHO, pair(core, task));
-        rows.set(row, CALLS, (slot(row, CALLS) & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL));
-        rows.set(row, FLAGS, slot(row, FLAGS) & ~StateModel.END_UNKNOWN);
+        if (row >= rows.size() || row < 0) {
+            throw new IndexOutOfBoundsException(row + " of " + rows.size());
+        }
+        MemorySegment c = rows.chunk(row);
+        int o = rows.offset(row);
+        c.setAtIndex(LongRows.L, o + RECEIVE_TIME, time);
+        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, pair(core, task));
+        c.setAtIndex(LongRows.L, o + CALLS, (c.getAtIndex(LongRows.L, o + CALLS) & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL));
+        c.setAtIndex(LongRows.L, o + FLAGS, c.getAtIndex(LongRows.L, o + FLAGS) & ~StateModel.END_UNKNOWN);
     }
 
     int receiveOnly(long time, int core, int task, int call, long queue, long id) {

@@ -418,14 +418,15 @@ public final class StateBuilder {
      * them, its message events kept for linking across traces ({@link Combine}).
      */
     private static final class TracePass {
-        /** A message event kept for linking: time, core, task, call, queue, id, kind (0 send, 1 receive). */
+        /**
+         * A message event kept for linking, five longs: time; core and task (high, low halves);
+         * call and kind (0 send, 1 receive); queue; id.
+         */
         static final int M_TIME = 0;
-        static final int M_CORE = 1;
-        static final int M_TASK = 2;
-        static final int M_CALL = 3;
-        static final int M_QUEUE = 4;
-        static final int M_ID = 5;
-        static final int M_KIND = 6;
+        static final int M_WHO = 1;
+        static final int M_CALL_KIND = 2;
+        static final int M_QUEUE = 3;
+        static final int M_ID = 4;
 
         final int trace;
         final String traceName;
@@ -462,7 +463,7 @@ public final class StateBuilder {
         final IntervalTable taskStateRows = new IntervalTable();
         final IntervalTable calls = new IntervalTable();
         final IntervalTable irqs = new IntervalTable();
-        final LongRows messageEvents = new LongRows(7);
+        final LongRows messageEvents = new LongRows(5);
         /** Point events: time, CPU (−1: none), name (of {@link #markNames}). */
         final LongRows marks = new LongRows(3);
         final List<String> markNames = new ArrayList<>();
@@ -958,12 +959,10 @@ public final class StateBuilder {
             int o = messageEvents.append();
             MemorySegment m = messageEvents.lastChunk();
             m.setAtIndex(LongRows.L, o + M_TIME, t);
-            m.setAtIndex(LongRows.L, o + M_CORE, core);
-            m.setAtIndex(LongRows.L, o + M_TASK, task);
-            m.setAtIndex(LongRows.L, o + M_CALL, call);
+            m.setAtIndex(LongRows.L, o + M_WHO, ((long) core << 32) | (task & 0xFFFFFFFFL));
+            m.setAtIndex(LongRows.L, o + M_CALL_KIND, ((long) call << 32) | (kind & 0xFFFFFFFFL));
             m.setAtIndex(LongRows.L, o + M_QUEUE, queue);
             m.setAtIndex(LongRows.L, o + M_ID, id);
-            m.setAtIndex(LongRows.L, o + M_KIND, kind);
         }
 
         private void send(int core, int task, Compiled c, Event e, long t) {
@@ -1097,7 +1096,11 @@ public final class StateBuilder {
             return out;
         }
 
-        /** The messages: sends and receives in their merged order, each receive linked to the send it follows. */
+        /**
+         * The messages: sends and receives in their merged order, each receive linked to the send
+         * it follows. A trace's events are taken in a run while they stay before the next
+         * trace's, without reordering the heap for each.
+         */
         void messages() {
             int n = passes.length;
             long[] keys = new long[n];
@@ -1110,37 +1113,51 @@ public final class StateBuilder {
                 }
             }
             LongIntMap pending = new LongIntMap();
-            MessageTable out = model.messages;
             while (heap.size() > 0) {
                 int i = heap.peek();
+                int second = heap.peekSecond();
+                long bound = second < 0 ? Long.MAX_VALUE : keys[second];
                 LongRows r = passes[i].messageEvents;
+                int size = r.size();
                 int k = at[i];
-                MemorySegment m = r.chunk(k);
-                int o = r.offset(k);
-                long t = m.getAtIndex(LongRows.L, o + TracePass.M_TIME);
-                int core = coreIds[i][(int) m.getAtIndex(LongRows.L, o + TracePass.M_CORE)];
-                int task = taskIds[i][(int) m.getAtIndex(LongRows.L, o + TracePass.M_TASK)];
-                long localCall = m.getAtIndex(LongRows.L, o + TracePass.M_CALL);
-                int call = localCall < 0 ? -1 : nameIds[i][(int) localCall];
-                long queue = m.getAtIndex(LongRows.L, o + TracePass.M_QUEUE);
-                long id = m.getAtIndex(LongRows.L, o + TracePass.M_ID);
-                long key = messageKey(queue, id);
-                if (m.getAtIndex(LongRows.L, o + TracePass.M_KIND) == 0) {
-                    pending.put(key, out.send(t, core, task, call, queue, id));
-                } else {
-                    int row = pending.remove(key);
-                    if (row == LongIntMap.ABSENT) {
-                        out.receiveOnly(t, core, task, call, queue, id);
-                    } else {
-                        out.received(row, t, core, task, call);
-                    }
-                }
-                if (++at[i] < r.size()) {
-                    keys[i] = r.get(at[i], TracePass.M_TIME);
+                long t;
+                do {
+                    message(i, r.chunk(k), r.offset(k), pending);
+                    k++;
+                    t = k < size ? r.get(k, TracePass.M_TIME) : Long.MAX_VALUE;
+                } while (k < size && (t < bound || (t == bound && i < second)));
+                at[i] = k;
+                if (k < size) {
+                    keys[i] = t;
                     heap.topChanged();
                 } else {
                     heap.pop();
                 }
+            }
+        }
+
+        /** Message event {@code o} of {@code m}, of trace {@code i}: a send kept pending, or a receive linked to its send. */
+        private void message(int i, MemorySegment m, int o, LongIntMap pending) {
+            MessageTable out = model.messages;
+            long t = m.getAtIndex(LongRows.L, o + TracePass.M_TIME);
+            long who = m.getAtIndex(LongRows.L, o + TracePass.M_WHO);
+            int core = coreIds[i][IntervalTable.high(who)];
+            int task = taskIds[i][IntervalTable.low(who)];
+            long callKind = m.getAtIndex(LongRows.L, o + TracePass.M_CALL_KIND);
+            int localCall = IntervalTable.high(callKind);
+            int call = localCall < 0 ? -1 : nameIds[i][localCall];
+            long queue = m.getAtIndex(LongRows.L, o + TracePass.M_QUEUE);
+            long id = m.getAtIndex(LongRows.L, o + TracePass.M_ID);
+            long key = messageKey(queue, id);
+            if (IntervalTable.low(callKind) == 0) {
+                pending.put(key, out.send(t, core, task, call, queue, id));
+                return;
+            }
+            int row = pending.remove(key);
+            if (row == LongIntMap.ABSENT) {
+                out.receiveOnly(t, core, task, call, queue, id);
+            } else {
+                out.received(row, t, core, task, call);
             }
         }
 
