@@ -84,7 +84,8 @@ public final class Event {
     private final Map<EventPlan, Map<String, Resolved>> paths = new IdentityHashMap<>();
     private EventPlan lastPlan;
     private Map<String, Resolved> lastPaths;
-    private boolean valid;
+    /** The decoder standing on the current event (held while the event is valid, so that each read finds it at once); null when there is none. */
+    private StreamDecoder current;
     // Why the last locate() failed, for the exception message.
     private String missReason;
 
@@ -93,14 +94,15 @@ public final class Event {
     }
 
     void valid(boolean valid) {
-        this.valid = valid;
+        current = valid ? cursor.decoder() : null;
     }
 
     private StreamDecoder decoder() {
-        if (!valid) {
+        StreamDecoder d = current;
+        if (d == null) {
             throw new IllegalStateException("no current event: call next() first (and check that it returned true)");
         }
-        return cursor.decoder();
+        return d;
     }
 
     // ------------------------------------------------------------------ what the event is
@@ -421,7 +423,7 @@ public final class Event {
 
     @Override
     public String toString() {
-        if (!valid) {
+        if (current == null) {
             return "(no current event)";
         }
         return name() + (hasTime() ? " at " + timeNanos() + " ns" : "");
