@@ -34,8 +34,8 @@ public final class IntervalTable {
     }
 
     private static long stateFlagsDepth(int state, int flags, int depth) {
-        if ((flags & ~0xFF) != 0) {
-            throw new IllegalArgumentException("interval flags take 8 bits: " + flags);
+        if ((flags & ~0xFF) != 0 || state != (state << 8) >> 8) {
+            throw new IllegalArgumentException("an interval's flags take 8 bits, its state 24: " + flags + ", " + state);
         }
         return ((long) state << 40) | ((long) flags << 32) | (depth & 0xFFFFFFFFL);
     }

@@ -292,10 +292,8 @@ public final class Statistics {
         void add(long s, long e, long selfTime, long begin, long end) {
             long d = Math.min(e, end) - Math.max(s, begin);
             total += d;
-            if (d == e - s) {
-                self += selfTime;
-            } else if (e > s) {
-                self += (long) ((double) selfTime * d / (e - s));
+            if (e > s) {
+                self += d == e - s ? selfTime : (long) ((double) selfTime * d / (e - s));
             }
             min = Math.min(min, d);
             max = Math.max(max, d);

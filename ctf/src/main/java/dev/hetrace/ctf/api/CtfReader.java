@@ -129,7 +129,9 @@ public final class CtfReader implements AutoCloseable {
 
     /**
      * The cursor under the reader, for what reads the current event whole rather than by field
-     * (a formatter such as {@code JsonText}); valid as {@link #event()} is.
+     * (a formatter such as {@code JsonText}); valid as {@link #event()} is. Move on with
+     * {@link #next()} and {@link #seek}, never through the cursor: the event would keep reading
+     * the one it stood on.
      */
     public EventCursor cursor() {
         return cursor;
