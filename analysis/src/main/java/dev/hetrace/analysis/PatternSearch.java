@@ -126,9 +126,8 @@ public final class PatternSearch {
         final Pattern then;
         /** Per event name: FIRST, THEN or both, decided once. */
         final Map<String, Integer> roles = new HashMap<>();
-        /** In front of that: the role of the last class seen in each of 64 slots, by the class's identity. */
-        final dev.hetrace.ctf.metadata.EventClass[] roleClass = new dev.hetrace.ctf.metadata.EventClass[64];
-        final int[] roleOf = new int[64];
+        /** In front of that: the role of each event class met, by the class's identity. */
+        final ClassCache<Integer> roleOf = new ClassCache<>(e -> roles.computeIfAbsent(e.name(), this::role));
         final Event.Field[] firstFields;
         final Event.Field[] thenFields;
         final Event.Field cpu = Event.field("packet_context.cpu_id");
@@ -227,13 +226,7 @@ public final class PatternSearch {
 
         /** The role of the event's class: looked up by name once per class. */
         private int role(Event e) {
-            dev.hetrace.ctf.metadata.EventClass cls = e.eventClass();
-            int k = (int) cls.id() & 63;
-            if (roleClass[k] != cls) {
-                roleClass[k] = cls;
-                roleOf[k] = roles.computeIfAbsent(e.name(), this::role);
-            }
-            return roleOf[k];
+            return roleOf.of(e);
         }
 
         private int role(String name) {

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -436,9 +435,7 @@ public final class StateBuilder {
         final Mapping mapping;
         final Map<String, Compiled> compiled = new HashMap<>();
         /** What the pass needs of each event class met, by the class's identity. */
-        final IdentityHashMap<EventClass, PerClass> byClass = new IdentityHashMap<>();
-        /** In front of that: a direct-mapped cache of 64 classes by id. */
-        final PerClass[] cached = new PerClass[64];
+        final ClassCache<PerClass> byClass = new ClassCache<>(this::perClass);
         final Pattern idleName;
         final LongIntMap coreByCpu = new LongIntMap();
         /** The trace's core when an event names no CPU (−1 until one is made). */
@@ -556,25 +553,10 @@ public final class StateBuilder {
             }
         }
 
-        /** What the pass needs of the event's class: worked out once per class. */
+        /** What the pass needs of the event's class (worked out once per class, {@link #byClass}). */
         private PerClass perClass(Event e) {
-            EventClass cls = e.eventClass();
-            int slot = (int) cls.id() & 63;
-            PerClass k = cached[slot];
-            if (k != null && k.cls == cls) {
-                return k;
-            }
-            k = byClass.get(cls);
-            if (k == null) {
-                if (byClass.size() >= 4096) {
-                    byClass.clear(); // classes declared in runs may come as new objects: keep the map bounded
-                }
-                Compiled c = compiled.get(e.name());
-                k = new PerClass(cls, c == null ? NONE : c, keys != null && keys.concerns(e));
-                byClass.put(cls, k);
-            }
-            cached[slot] = k;
-            return k;
+            Compiled c = compiled.get(e.name());
+            return new PerClass(e.eventClass(), c == null ? NONE : c, keys != null && keys.concerns(e));
         }
 
         /** The reader's current event. */
@@ -595,7 +577,7 @@ public final class StateBuilder {
             if (listener != null) {
                 listener.event(trace, reader, t);
             }
-            PerClass k = perClass(e);
+            PerClass k = byClass.of(e);
             if (found != null) {
                 found.event(t, roles, k.sync ? keys.of(e, roles) : 0);
             }

@@ -1,5 +1,6 @@
 package dev.hetrace.analysis.index;
 
+import dev.hetrace.analysis.ClassCache;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.LongIntMap;
 import dev.hetrace.analysis.LongRows;
@@ -13,7 +14,6 @@ import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.EventPosition;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.sync.Synchronizer;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -352,7 +351,8 @@ public final class IndexTables {
         final class TraceLog {
             final Event.Field coreField;
             final EventPosition.Tracker where;
-            final Map<EventClass, Integer> classIds = new IdentityHashMap<>();
+            /** The name id of each event class met. */
+            final ClassCache<Integer> classNames = new ClassCache<>(e -> nameId(e.name()));
             /** CPUs met (−1: none), numbered in order of appearance. */
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
@@ -365,9 +365,6 @@ public final class IndexTables {
             final LongRows runs = new LongRows(4);
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
-            /** The name ids of the classes met last, by class id modulo 64: looked up in {@link #classIds} once per class. */
-            final EventClass[] cachedClass = new EventClass[64];
-            final int[] cachedName = new int[64];
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
             /** The current run's stream file, packet and the index in it its next event would have. */
@@ -398,21 +395,7 @@ public final class IndexTables {
             void event(CtfReader reader, long t) {
                 Event e = reader.event();
                 EventCursor cursor = reader.cursor();
-                EventClass cls = e.eventClass();
-                int slot = (int) cls.id() & 63;
-                int name;
-                if (cachedClass[slot] == cls) {
-                    name = cachedName[slot];
-                } else {
-                    Integer id = classIds.get(cls);
-                    if (id == null) {
-                        id = nameId(cls.name() == null ? "" : cls.name());
-                        classIds.put(cls, id);
-                    }
-                    cachedClass[slot] = cls;
-                    cachedName[slot] = id;
-                    name = id;
-                }
+                int name = classNames.of(e);
                 long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
                 if (cpu != lastCpu) {
                     lastCpu = cpu;
