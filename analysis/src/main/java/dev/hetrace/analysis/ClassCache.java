@@ -9,6 +9,7 @@ import java.util.function.Function;
  * What a pass over events keeps per event class, worked out once per class and found again by
  * the class's identity: a direct-mapped cache of 64 classes by id in front of a map. The map is
  * bounded (classes declared in runs may come as new objects): past 4096 classes it starts again.
+ * Not thread-safe: one per pass, on the thread that reads the events.
  *
  * @param <V> what is kept per class
  */
@@ -20,7 +21,7 @@ public final class ClassCache<V> {
     private final IdentityHashMap<EventClass, V> all = new IdentityHashMap<>();
     private final Function<Event, V> make;
 
-    /** {@code make} works out what is kept for the class of the event it is given. */
+    /** {@code make} works out what is kept for the class of the event it is given (never null). */
     public ClassCache(Function<Event, V> make) {
         this.make = make;
     }
