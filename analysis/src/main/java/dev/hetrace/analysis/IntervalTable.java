@@ -23,12 +23,13 @@ public final class IntervalTable {
     private final LongRows rows;
 
     int add(long start, long end, int owner, int subject, int state, int depth, int flags, long self) {
+        long packed = stateFlagsDepth(state, flags, depth); // checked before the row is added
         int o = rows.append();
         MemorySegment c = rows.lastChunk();
         c.setAtIndex(LongRows.L, o, start);
         c.setAtIndex(LongRows.L, o + 1, end);
         c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
-        c.setAtIndex(LongRows.L, o + 3, stateFlagsDepth(state, flags, depth));
+        c.setAtIndex(LongRows.L, o + 3, packed);
         c.setAtIndex(LongRows.L, o + 4, self);
         return rows.size() - 1;
     }
