@@ -14,14 +14,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * A representative run of the reader, for the JVM to record what it loads and how the hot
- * code behaves (JDK 25 ahead-of-time cache, JEP 483/514/515): the launcher runs it once after
+ * A representative run of the reader, the viewer and the analyses, for the JVM to record what
+ * it loads and how the hot code behaves (JDK 25 ahead-of-time cache, JEP 483/514/515): the launcher runs it once after
  * each build with {@code -XX:AOTCacheOutput}, and later runs start with the classes already
  * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
  */
 @Command(name = "aot-training", hidden = true,
-    description = {"Reads a generated sample trace in every output format, views a simulated board (used",
-        "by the launcher to record a JVM AOT cache)."})
+    description = {"Reads a generated sample trace in every output format, views a simulated board, takes",
+        "its statistics and builds its SQL index (used by the launcher to record a JVM AOT cache)."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
     long events;
@@ -47,6 +47,15 @@ final class TrainCommand implements Callable<Integer> {
                 status |= Main.run(nowhere, quiet, "view", "--cache", dir.resolve("cache").toString(), "--bench", "100",
                     board.toString());
             }
+            // the analyses: the state model and its statistics, then the SQL index (its Parquet
+            // writers and encoders), whose profiles spare a one-shot build on a large board
+            // deoptimizations and recompilations (about a seventh of its CPU on one core)
+            Path busy = dir.resolve("busy");
+            status |= Main.run(nowhere, quiet, "sim", "--cores", "8", "--images", "60", "--inject",
+                "preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7", "--out", busy.toString());
+            status |= Main.run(nowhere, quiet, "stats", busy.toString());
+            status |= Main.run(nowhere, quiet, "query", "--cache", dir.resolve("index").toString(), busy.toString(),
+                "select count(*) from events");
             return status;
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
