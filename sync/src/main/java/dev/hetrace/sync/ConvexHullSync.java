@@ -148,6 +148,11 @@ public final class ConvexHullSync {
                 Optional.empty(), List.of());
         }
         Bounds bounds = g.bounds();
+        if (bounds != null && bounds.max <= -1) {
+            bounds = null; // every line the messages allow runs backwards (slope ≤ 0): none is a clock's
+        } else if (bounds != null && bounds.min <= -1) {
+            bounds = new Bounds(Double.NEGATIVE_INFINITY, bounds.max); // only the clock's forward run bounds it below
+        }
         if (bounds == null) {
             return new SyncResult(SyncQuality.FAIL, g.transform(0, (g.f(0) + g.g(0)) / 2), Optional.empty(), Optional.empty(),
                 nb, na, Optional.empty(), g.conflict());

@@ -6,6 +6,7 @@ import dev.hetrace.sync.ConvexHullSync.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
@@ -238,6 +239,23 @@ class ConvexHullSyncTest {
             } else {
                 assertThat(chosen.apply(m.send())).as("sent before received").isLessThanOrEqualTo(m.receive());
             }
+        }
+    }
+
+    /**
+     * Messages that only a line running backwards would keep causal (a reply received on the
+     * reference a millisecond before the message it answers was sent): no clock's line, so the
+     * result fails, with a transform, rather than throwing.
+     */
+    @Example
+    void messagesOnlyABackwardsLineFitsFail() {
+        ConvexHullSync s = new ConvexHullSync();
+        s.messageToOther(6_000_000_000L, 4_006_000_000_000L);
+        s.messageToReference(4_006_000_001_000L, 5_999_000_000L);
+        for (Method m : Method.values()) {
+            SyncResult r = s.result(m);
+            assertThat(r.quality()).isEqualTo(SyncQuality.FAIL);
+            assertThat(r.transform().slopeMinusOne()).isGreaterThan(-1);
         }
     }
 }
