@@ -136,7 +136,6 @@ public final class PiecewiseSync {
         // neighbours whose lines no increasing segment can join (the next line lies below the
         // previous one where they meet, as when the pieces were cut in the middle of a round
         // trip) become one piece when one causal line fits both; else the clock jumps there
-        boolean merged = false;
         while (groups.size() > 1) {
             Joined joined = join(groups, bridged.isEmpty(), method, spanStart, spanEnd);
             if (joined.backwardsAt() < 0) {
@@ -150,14 +149,11 @@ public final class PiecewiseSync {
             }
             groups.set(i - 1, both);
             groups.remove(i);
-            merged = true;
         }
-        if (merged && !bridged.isEmpty()) {
-            // merged down to one piece: its line maps the whole span; the bridged windows'
-            // messages fit no line, so it is approximate (the whole with them would fail)
-            SyncResult r = groups.getFirst().result(method, spanStart, spanEnd);
-            return new Result(SyncQuality.APPROXIMATE, PiecewiseMap.of(r.transform()), toOther, toReference,
-                Optional.empty(), Optional.empty());
+        if (!bridged.isEmpty()) {
+            // one piece (from the start or once merged): its line maps the whole span; the bridged
+            // windows' messages fit no line, so it is approximate (the whole with them would fail)
+            return join(groups, false, method, spanStart, spanEnd).result();
         }
         ConvexHullSync whole = new ConvexHullSync();
         windows.values().forEach(whole::absorb);

@@ -103,4 +103,32 @@ class PiecewiseSyncTest {
     void piecesCutInTheMiddleOfARoundTripAreJoined() {
         driftThatChangesIsFollowedPieceByPieceAndEveryMessageStaysCausal(-48.46, 0, 0, 5_011_191_680L, 86161712539L);
     }
+
+    /**
+     * One stretch of messages keeps one line, and a window of its own has messages no line fits
+     * (a clock jump back and forth within it): that window is bridged, the stretch's line maps
+     * the whole span, approximate, as when several pieces were merged into one.
+     */
+    @Example
+    void oneStretchWithABridgedWindowKeepsItsLine() {
+        long origin = 4_000_000_000_000L;
+        PiecewiseSync piecewise = new PiecewiseSync(10_000_000_000L);
+        Random r = new Random(7);
+        for (long t = 50_000_000L; t < 5_000_000_000L; t += 100_000_000L) {
+            long l1 = 2_000 + r.nextInt(30_000);
+            long l2 = 2_000 + r.nextInt(30_000);
+            piecewise.messageToOther(t, origin + t + l1);
+            piecewise.messageToReference(origin + t + l1 + 1_000, t + l1 + 1_000 + l2);
+        }
+        // in one window, 6 s in: received after a send at T, then a reply received 1 ms before T
+        long local = origin + 6_000_000_000L;
+        piecewise.messageToOther(6_000_000_000L, local);
+        piecewise.messageToReference(local + 1_000, 6_000_000_000L - 1_000_000L);
+        PiecewiseSync.Result result = piecewise.result(ConvexHullSync.Method.BISECTOR, origin, origin + 7_000_000_000L);
+        assertThat(result.problem()).isEmpty();
+        assertThat(result.quality()).isEqualTo(SyncQuality.APPROXIMATE);
+        for (long t = 0; t <= 7_000_000_000L; t += 500_000_000L) {
+            assertThat(Math.abs(result.map().apply(origin + t) - t)).as("at %d", t).isLessThan(40_000L);
+        }
+    }
 }
