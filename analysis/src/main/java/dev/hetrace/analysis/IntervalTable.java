@@ -28,7 +28,7 @@ public final class IntervalTable {
         MemorySegment c = rows.lastChunk();
         c.setAtIndex(LongRows.L, o, start);
         c.setAtIndex(LongRows.L, o + 1, end);
-        c.setAtIndex(LongRows.L, o + 2, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
+        c.setAtIndex(LongRows.L, o + 2, LongRows.pair(owner, subject));
         c.setAtIndex(LongRows.L, o + 3, packed);
         c.setAtIndex(LongRows.L, o + 4, self);
         return rows.size() - 1;
@@ -132,15 +132,15 @@ public final class IntervalTable {
         }
         for (int j = 0, w = o + WHO; j < run; j++, w += W) {
             long os = c.getAtIndex(LongRows.L, w);
-            int owner = high(os);
-            int subject = low(os);
+            int owner = LongRows.high(os);
+            int subject = LongRows.low(os);
             if (owners != null) {
                 owner = owners[owner];
             }
             if (subjects != null && subject >= 0) {
                 subject = subjects[subject];
             }
-            c.setAtIndex(LongRows.L, w, ((long) owner << 32) | (subject & 0xFFFFFFFFL));
+            c.setAtIndex(LongRows.L, w, LongRows.pair(owner, subject));
         }
     }
 
@@ -183,11 +183,11 @@ public final class IntervalTable {
         }
 
         public int owner(int j) {
-            return high(raw[j * W + WHO]);
+            return LongRows.high(raw[j * W + WHO]);
         }
 
         public int subject(int j) {
-            return low(raw[j * W + WHO]);
+            return LongRows.low(raw[j * W + WHO]);
         }
 
         public int state(int j) {
@@ -195,7 +195,7 @@ public final class IntervalTable {
         }
 
         public int depth(int j) {
-            return low(raw[j * W + STATE_FLAGS_DEPTH]);
+            return LongRows.low(raw[j * W + STATE_FLAGS_DEPTH]);
         }
 
         public int flags(int j) {
@@ -228,15 +228,15 @@ public final class IntervalTable {
     }
 
     public int owner(int i) {
-        return high(slot(i, WHO));
+        return LongRows.high(slot(i, WHO));
     }
 
     public int subject(int i) {
-        return low(slot(i, WHO));
+        return LongRows.low(slot(i, WHO));
     }
 
     void subject(int i, int value) {
-        rows.set(i, WHO, (slot(i, WHO) & 0xFFFFFFFF00000000L) | (value & 0xFFFFFFFFL));
+        rows.set(i, WHO, LongRows.pair(owner(i), value));
     }
 
     public int state(int i) {
@@ -244,7 +244,7 @@ public final class IntervalTable {
     }
 
     public int depth(int i) {
-        return low(slot(i, STATE_FLAGS_DEPTH));
+        return LongRows.low(slot(i, STATE_FLAGS_DEPTH));
     }
 
     public int flags(int i) {
@@ -255,11 +255,4 @@ public final class IntervalTable {
         return slot(i, SELF);
     }
 
-    static int high(long v) {
-        return (int) (v >>> 32);
-    }
-
-    static int low(long v) {
-        return (int) v;
-    }
 }

@@ -42,15 +42,12 @@ public final class LongRows {
     private final int width;
     private MemorySegment[] chunks;
     private MemorySegment last;
-    /** Longs in {@link #last}. */
-    private long lastLongs;
     private int size;
 
     public LongRows(int width) {
         this.width = width;
         last = allocate(16L * width);
         chunks = new MemorySegment[] {last};
-        lastLongs = 16L * width;
     }
 
     /**
@@ -61,13 +58,11 @@ public final class LongRows {
     LongRows(int width, int rows) {
         this.width = width;
         if (rows <= ROWS) {
-            lastLongs = (long) Math.max(16, rows) * width;
-            last = allocate(lastLongs);
+            last = allocate((long) Math.max(16, rows) * width);
             chunks = new MemorySegment[] {last};
         } else {
             chunks = new MemorySegment[(rows + MASK) >>> SHIFT];
             // the last chunk made now, so that an append after the rows written in place finds it
-            lastLongs = (long) ROWS * width;
             last = chunks[chunks.length - 1] = full();
         }
         size = rows;
@@ -109,7 +104,7 @@ public final class LongRows {
     /** Adds a row; returns the index of its first long in {@link #lastChunk()}, where the caller writes it. */
     public int append() {
         int k = size & MASK;
-        if ((long) k * width == lastLongs || (k == 0 && size > 0)) {
+        if ((long) k * width * Long.BYTES == last.byteSize() || (k == 0 && size > 0)) {
             grow();
         }
         size++;
@@ -123,11 +118,9 @@ public final class LongRows {
 
     private void grow() {
         if (size < ROWS) {
-            long longs = Math.min((long) ROWS * width, lastLongs * 2);
-            MemorySegment bigger = allocate(longs);
-            MemorySegment.copy(last, 0, bigger, 0, lastLongs * Long.BYTES);
+            MemorySegment bigger = allocate(Math.min((long) ROWS * width, last.byteSize() / Long.BYTES * 2));
+            MemorySegment.copy(last, 0, bigger, 0, last.byteSize());
             last = bigger;
-            lastLongs = longs;
             chunks[0] = last;
             return;
         }
@@ -138,7 +131,6 @@ public final class LongRows {
         if (n == chunks.length) {
             chunks = java.util.Arrays.copyOf(chunks, n * 2);
         }
-        lastLongs = (long) ROWS * width;
         last = full();
         chunks[n] = last;
     }
@@ -148,9 +140,7 @@ public final class LongRows {
     }
 
     public long get(int row, int field) {
-        if (row >= size || row < 0) {
-            throw new IndexOutOfBoundsException(row + " of " + size);
-        }
+        java.util.Objects.checkIndex(row, size);
         return chunks[row >>> SHIFT].getAtIndex(L, (long) (row & MASK) * width + field);
     }
 
@@ -160,9 +150,7 @@ public final class LongRows {
      * chunk. Returns how many (0 when {@code from} is the size).
      */
     public int read(int from, int max, long[] into) {
-        if (from > size || from < 0) {
-            throw new IndexOutOfBoundsException(from + " of " + size);
-        }
+        java.util.Objects.checkIndex(from, size + 1);
         int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, rowsInChunkFrom(from)));
         if (n > 0) {
             MemorySegment.copy(chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
@@ -195,9 +183,33 @@ public final class LongRows {
     }
 
     public void set(int row, int field, long value) {
-        if (row >= size || row < 0) {
-            throw new IndexOutOfBoundsException(row + " of " + size);
-        }
+        java.util.Objects.checkIndex(row, size);
         chunks[row >>> SHIFT].setAtIndex(L, (long) (row & MASK) * width + field, value);
+    }
+
+    /** Replaces {@code field} of every row by {@code f} of it, a chunk at a time (times put on another clock). */
+    public void map(int field, java.util.function.LongUnaryOperator f) {
+        for (int c = 0; c * ROWS < size; c++) {
+            MemorySegment k = chunks[c];
+            int n = Math.min(ROWS, size - c * ROWS);
+            for (long o = field, end = (long) n * width; o < end; o += width) {
+                k.setAtIndex(L, o, f.applyAsLong(k.getAtIndex(L, o)));
+            }
+        }
+    }
+
+    /** Two ints in one long: {@code high} in the upper half, {@code low} in the lower. */
+    public static long pair(int high, int low) {
+        return ((long) high << 32) | (low & 0xFFFFFFFFL);
+    }
+
+    /** The upper half of a {@link #pair}. */
+    public static int high(long v) {
+        return (int) (v >>> 32);
+    }
+
+    /** The lower half of a {@link #pair}. */
+    public static int low(long v) {
+        return (int) v;
     }
 }

@@ -29,14 +29,12 @@ public final class MessageTable {
     }
 
     void received(int row, long time, int core, int task, int call) {
-        if (row >= rows.size() || row < 0) {
-            throw new IndexOutOfBoundsException(row + " of " + rows.size());
-        }
+        java.util.Objects.checkIndex(row, rows.size());
         MemorySegment c = rows.chunk(row);
         int o = rows.offset(row);
         c.setAtIndex(LongRows.L, o + RECEIVE_TIME, time);
-        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, pair(core, task));
-        c.setAtIndex(LongRows.L, o + CALLS, (c.getAtIndex(LongRows.L, o + CALLS) & 0xFFFFFFFF00000000L) | (call & 0xFFFFFFFFL));
+        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, LongRows.pair(core, task));
+        c.setAtIndex(LongRows.L, o + CALLS, LongRows.pair(LongRows.high(c.getAtIndex(LongRows.L, o + CALLS)), call));
         c.setAtIndex(LongRows.L, o + FLAGS, c.getAtIndex(LongRows.L, o + FLAGS) & ~StateModel.END_UNKNOWN);
     }
 
@@ -44,21 +42,17 @@ public final class MessageTable {
         return add(-1, -1, -1, -1, time, core, task, call, queue, id, StateModel.START_UNKNOWN);
     }
 
-    private static long pair(int high, int low) {
-        return ((long) high << 32) | (low & 0xFFFFFFFFL);
-    }
-
     private int add(long st, int sc, int sk, int scall, long rt, int rc, int rk, int rcall, long q, long i, int f) {
         int o = rows.append();
         MemorySegment c = rows.lastChunk();
         c.setAtIndex(LongRows.L, o + SEND_TIME, st);
-        c.setAtIndex(LongRows.L, o + SEND_WHO, pair(sc, sk));
+        c.setAtIndex(LongRows.L, o + SEND_WHO, LongRows.pair(sc, sk));
         c.setAtIndex(LongRows.L, o + RECEIVE_TIME, rt);
-        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, pair(rc, rk));
+        c.setAtIndex(LongRows.L, o + RECEIVE_WHO, LongRows.pair(rc, rk));
         c.setAtIndex(LongRows.L, o + QUEUE, q);
         c.setAtIndex(LongRows.L, o + ID, i);
         c.setAtIndex(LongRows.L, o + FLAGS, f);
-        c.setAtIndex(LongRows.L, o + CALLS, pair(scall, rcall));
+        c.setAtIndex(LongRows.L, o + CALLS, LongRows.pair(scall, rcall));
         return rows.size() - 1;
     }
 
@@ -76,11 +70,11 @@ public final class MessageTable {
         }
 
         public int sendCore(int j) {
-            return IntervalTable.high(raw[j * W + SEND_WHO]);
+            return LongRows.high(raw[j * W + SEND_WHO]);
         }
 
         public int sendTask(int j) {
-            return IntervalTable.low(raw[j * W + SEND_WHO]);
+            return LongRows.low(raw[j * W + SEND_WHO]);
         }
 
         public long receiveTime(int j) {
@@ -88,11 +82,11 @@ public final class MessageTable {
         }
 
         public int receiveCore(int j) {
-            return IntervalTable.high(raw[j * W + RECEIVE_WHO]);
+            return LongRows.high(raw[j * W + RECEIVE_WHO]);
         }
 
         public int receiveTask(int j) {
-            return IntervalTable.low(raw[j * W + RECEIVE_WHO]);
+            return LongRows.low(raw[j * W + RECEIVE_WHO]);
         }
 
         public long queue(int j) {
@@ -104,7 +98,7 @@ public final class MessageTable {
         }
 
         public int flags(int j) {
-            return IntervalTable.low(raw[j * W + FLAGS]);
+            return LongRows.low(raw[j * W + FLAGS]);
         }
     }
 
@@ -121,11 +115,11 @@ public final class MessageTable {
     }
 
     public int sendCore(int i) {
-        return IntervalTable.high(slot(i, SEND_WHO));
+        return LongRows.high(slot(i, SEND_WHO));
     }
 
     public int sendTask(int i) {
-        return IntervalTable.low(slot(i, SEND_WHO));
+        return LongRows.low(slot(i, SEND_WHO));
     }
 
     public long receiveTime(int i) {
@@ -133,11 +127,11 @@ public final class MessageTable {
     }
 
     public int receiveCore(int i) {
-        return IntervalTable.high(slot(i, RECEIVE_WHO));
+        return LongRows.high(slot(i, RECEIVE_WHO));
     }
 
     public int receiveTask(int i) {
-        return IntervalTable.low(slot(i, RECEIVE_WHO));
+        return LongRows.low(slot(i, RECEIVE_WHO));
     }
 
     public long queue(int i) {
@@ -150,15 +144,15 @@ public final class MessageTable {
 
     /** The function (a name id of {@link StateModel#name}) the sender was in when it sent, or −1 outside any call. */
     public int sendCall(int i) {
-        return IntervalTable.high(slot(i, CALLS));
+        return LongRows.high(slot(i, CALLS));
     }
 
     /** The function the receiver was in when it took the message, or −1. */
     public int receiveCall(int i) {
-        return IntervalTable.low(slot(i, CALLS));
+        return LongRows.low(slot(i, CALLS));
     }
 
     public int flags(int i) {
-        return IntervalTable.low(slot(i, FLAGS));
+        return LongRows.low(slot(i, FLAGS));
     }
 }

@@ -541,13 +541,11 @@ public final class StateBuilder {
          * sync send or receive, and its name's number as a point event (−1 until it is one).
          */
         static final class PerClass {
-            final EventClass cls;
             final Compiled rule;
             final boolean sync;
             int markName = -1;
 
-            PerClass(EventClass cls, Compiled rule, boolean sync) {
-                this.cls = cls;
+            PerClass(Compiled rule, boolean sync) {
                 this.rule = rule;
                 this.sync = sync;
             }
@@ -556,7 +554,7 @@ public final class StateBuilder {
         /** What the pass needs of the event's class (worked out once per class, {@link #byClass}). */
         private PerClass perClass(Event e) {
             Compiled c = compiled.get(e.name());
-            return new PerClass(e.eventClass(), c == null ? NONE : c, keys != null && keys.concerns(e));
+            return new PerClass(c == null ? NONE : c, keys != null && keys.concerns(e));
         }
 
         /** The reader's current event. */
@@ -603,8 +601,7 @@ public final class StateBuilder {
         /** Keeps a point event (one no interval is made of): its time, CPU (−1: none) and class name. */
         private void mark(Event e, PerClass k, long t) {
             if (k.markName < 0) {
-                String name = k.cls.name() == null ? "" : k.cls.name();
-                k.markName = markNameIds.computeIfAbsent(name, n -> {
+                k.markName = markNameIds.computeIfAbsent(e.name(), n -> {
                     markNames.add(n);
                     return markNames.size() - 1;
                 });
@@ -637,13 +634,8 @@ public final class StateBuilder {
                     }
                 }
             }
-            for (int k = 0; k < messageEvents.size(); k++) {
-                messageEvents.set(k, M_TIME, w.apply(messageEvents.get(k, M_TIME)));
-            }
-            PiecewiseMap.Walker wm = to.walker();
-            for (int k = 0; k < marks.size(); k++) {
-                marks.set(k, 0, wm.apply(marks.get(k, 0)));
-            }
+            messageEvents.map(M_TIME, w::apply);
+            marks.map(0, to.walker()::apply);
         }
 
         private void apply(Compiled c, Event e, long t) {
@@ -941,8 +933,8 @@ public final class StateBuilder {
             int o = messageEvents.append();
             MemorySegment m = messageEvents.lastChunk();
             m.setAtIndex(LongRows.L, o + M_TIME, t);
-            m.setAtIndex(LongRows.L, o + M_WHO, ((long) core << 32) | (task & 0xFFFFFFFFL));
-            m.setAtIndex(LongRows.L, o + M_CALL_KIND, ((long) call << 32) | (kind & 0xFFFFFFFFL));
+            m.setAtIndex(LongRows.L, o + M_WHO, LongRows.pair(core, task));
+            m.setAtIndex(LongRows.L, o + M_CALL_KIND, LongRows.pair(call, kind));
             m.setAtIndex(LongRows.L, o + M_QUEUE, queue);
             m.setAtIndex(LongRows.L, o + M_ID, id);
         }
@@ -1098,16 +1090,15 @@ public final class StateBuilder {
             while (heap.size() > 0) {
                 int i = heap.peek();
                 int second = heap.peekSecond();
-                long bound = second < 0 ? Long.MAX_VALUE : keys[second];
                 LongRows r = passes[i].messageEvents;
                 int size = r.size();
                 int k = at[i];
-                long t;
+                long t = keys[i];
                 do {
-                    message(i, r.chunk(k), r.offset(k), pending);
+                    message(i, t, r.chunk(k), r.offset(k), pending);
                     k++;
                     t = k < size ? r.get(k, TracePass.M_TIME) : Long.MAX_VALUE;
-                } while (k < size && (t < bound || (t == bound && i < second)));
+                } while (k < size && (second < 0 || heap.before(i, t, second)));
                 at[i] = k;
                 if (k < size) {
                     keys[i] = t;
@@ -1118,20 +1109,19 @@ public final class StateBuilder {
             }
         }
 
-        /** Message event {@code o} of {@code m}, of trace {@code i}: a send kept pending, or a receive linked to its send. */
-        private void message(int i, MemorySegment m, int o, LongIntMap pending) {
+        /** Message event {@code o} of {@code m}, of trace {@code i}, at {@code t}: a send kept pending, or a receive linked to its send. */
+        private void message(int i, long t, MemorySegment m, int o, LongIntMap pending) {
             MessageTable out = model.messages;
-            long t = m.getAtIndex(LongRows.L, o + TracePass.M_TIME);
             long who = m.getAtIndex(LongRows.L, o + TracePass.M_WHO);
-            int core = coreIds[i][IntervalTable.high(who)];
-            int task = taskIds[i][IntervalTable.low(who)];
+            int core = coreIds[i][LongRows.high(who)];
+            int task = taskIds[i][LongRows.low(who)];
             long callKind = m.getAtIndex(LongRows.L, o + TracePass.M_CALL_KIND);
-            int localCall = IntervalTable.high(callKind);
+            int localCall = LongRows.high(callKind);
             int call = localCall < 0 ? -1 : nameIds[i][localCall];
             long queue = m.getAtIndex(LongRows.L, o + TracePass.M_QUEUE);
             long id = m.getAtIndex(LongRows.L, o + TracePass.M_ID);
             long key = messageKey(queue, id);
-            if (IntervalTable.low(callKind) == 0) {
+            if (LongRows.low(callKind) == 0) {
                 pending.put(key, out.send(t, core, task, call, queue, id));
                 return;
             }

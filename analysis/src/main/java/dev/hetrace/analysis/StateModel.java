@@ -116,7 +116,7 @@ public final class StateModel {
         int o = marks.append();
         MemorySegment m = marks.lastChunk();
         m.setAtIndex(LongRows.L, o, time);
-        m.setAtIndex(LongRows.L, o + 1, ((long) core << 32) | (name & 0xFFFFFFFFL));
+        m.setAtIndex(LongRows.L, o + 1, LongRows.pair(core, name));
     }
 
     /**

@@ -33,13 +33,20 @@ public final class IndexHeap {
     }
 
     private boolean less(int a, int b) {
-        long[] k = keys;
-        if (k != null) {
-            long ka = k[a];
-            long kb = k[b];
-            return ka < kb || (ka == kb && a < b);
+        if (keys != null) {
+            return before(a, keys[a], b);
         }
         return order.less(a, b);
+    }
+
+    /**
+     * Whether {@code id}, were its key {@code key}, would come before {@code other} (a heap ordered
+     * by keys: the lesser key, then the lesser id): lets a consumer follow a run of the top's
+     * items while they stay before {@link #peekSecond()}.
+     */
+    public boolean before(int id, long key, int other) {
+        long ko = keys[other];
+        return key < ko || (key == ko && id < other);
     }
 
     public int size() {

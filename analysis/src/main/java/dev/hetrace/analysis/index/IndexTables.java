@@ -275,6 +275,7 @@ public final class IndexTables {
         /** The fields of an event's row and of a run's ({@link TraceLog}). */
         private static final int TIME = 0;
         private static final int IDS = 1;
+        private static final int ROW = 2;
         private static final int RUN_FIRST = 0;
         private static final int RUN_STREAM = 1;
         private static final int RUN_PACKET = 2;
@@ -357,7 +358,7 @@ public final class IndexTables {
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
             /** Per event ({@link #TIME}, {@link #IDS}): its time (Long.MIN_VALUE: none); its name's id and its core's. */
-            final LongRows rows = new LongRows(2);
+            final LongRows rows = new LongRows(ROW);
             /**
              * Per run ({@link #RUN_FIRST}...): its first event, the stream's id, the packet's
              * offset; the stream file and the first event's index in the packet.
@@ -375,12 +376,7 @@ public final class IndexTables {
             /** The times to the reference clock (they were the trace's own). */
             void retime(dev.hetrace.sync.PiecewiseMap map) {
                 dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
-                for (int k = 0; k < rows.size(); k++) {
-                    long t = rows.get(k, TIME);
-                    if (t != Long.MIN_VALUE) {
-                        rows.set(k, TIME, w.apply(t));
-                    }
-                }
+                rows.map(TIME, t -> t == Long.MIN_VALUE ? t : w.apply(t));
                 if (first <= last) {
                     first = w.apply(first);
                     last = w.apply(last);
@@ -422,7 +418,7 @@ public final class IndexTables {
                 int o = rows.append();
                 MemorySegment c = rows.lastChunk();
                 c.setAtIndex(LongRows.L, o + TIME, time);
-                c.setAtIndex(LongRows.L, o + IDS, (long) name << 32 | (lastCore & 0xFFFFFFFFL));
+                c.setAtIndex(LongRows.L, o + IDS, LongRows.pair(name, lastCore));
                 if ((rows.size() & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
                 }
@@ -437,12 +433,12 @@ public final class IndexTables {
                 c.setAtIndex(LongRows.L, o + RUN_FIRST, rows.size());
                 c.setAtIndex(LongRows.L, o + RUN_STREAM, streamId);
                 c.setAtIndex(LongRows.L, o + RUN_PACKET, runPacket);
-                c.setAtIndex(LongRows.L, o + RUN_FILE_INDEX, (long) runFile << 32 | (index & 0xFFFFFFFFL));
+                c.setAtIndex(LongRows.L, o + RUN_FILE_INDEX, LongRows.pair(runFile, index));
             }
 
             /** The first event of run {@code r}, or the count of events past the last run. */
-            long runFirst(int r) {
-                return r < runs.size() ? runs.get(r, RUN_FIRST) : rows.size();
+            int runFirst(int r) {
+                return r < runs.size() ? (int) runs.get(r, RUN_FIRST) : rows.size();
             }
         }
 
@@ -473,9 +469,9 @@ public final class IndexTables {
                 }
             }
             return new ParquetFile.Rows() {
-                final long[] block = new long[2 * 1024];
+                final long[] block = new long[ROW * 1024];
                 int trace;
-                long next;
+                int next;
                 int run;
 
                 @Override
@@ -503,22 +499,22 @@ public final class IndexTables {
                             while (l.runFirst(run + 1) <= next) {
                                 run++;
                             }
-                            int n = l.rows.read((int) next, (int) Math.min(capacity - row, l.runFirst(run + 1) - next), block);
+                            int n = l.rows.read(next, Math.min(capacity - row, l.runFirst(run + 1) - next), block);
                             long fileIndex = l.runs.get(run, RUN_FILE_INDEX);
                             Arrays.fill(vStream, row, row + n, l.runs.get(run, RUN_STREAM));
                             Arrays.fill(vPacket, row, row + n, l.runs.get(run, RUN_PACKET));
-                            Arrays.fill(vFile, row, row + n, fileIndex >>> 32);
-                            long index = (int) fileIndex + (next - l.runs.get(run, RUN_FIRST));
+                            Arrays.fill(vFile, row, row + n, LongRows.high(fileIndex));
+                            long index = LongRows.low(fileIndex) + (next - l.runs.get(run, RUN_FIRST));
                             for (int j = 0; j < n; j++) {
                                 int r = row + j;
-                                long time = block[2 * j + TIME];
+                                long time = block[ROW * j + TIME];
                                 if (time == Long.MIN_VALUE) {
                                     out.setNull(2, r);
                                 }
                                 vTime[r] = time;
-                                long ids = block[2 * j + IDS];
-                                vName[r] = (int) (ids >>> 32);
-                                int cr = cores[(int) ids];
+                                long ids = block[ROW * j + IDS];
+                                vName[r] = LongRows.high(ids);
+                                int cr = cores[LongRows.low(ids)];
                                 if (cr < 0) {
                                     out.setNull(4, r);
                                 }
