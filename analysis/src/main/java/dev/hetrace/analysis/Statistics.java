@@ -103,16 +103,17 @@ public final class Statistics {
         final Acc[] idleAcc;
         final Acc[] taskAcc;
         final int[] traceOfTask;
-        final LongIntMap irqPairs = new LongIntMap();
-        final List<Acc> irqAcc = new ArrayList<>();
-        final LongIntMap funcPairs = new LongIntMap();
-        final List<Acc> funcAcc = new ArrayList<>();
+        /** Per core and interrupt; per trace and function. */
+        final ByPair irqAcc;
+        final ByPair funcAcc;
 
         Scan(StateModel m, long begin, long end, boolean several) {
             this.m = m;
             this.begin = begin;
             this.end = end;
             this.several = several;
+            irqAcc = new ByPair((c, n) -> irq.acc(m.cores().get(c).name() + "/" + m.name(n)));
+            funcAcc = new ByPair((t, n) -> func.acc((several ? m.traceNames().get(t) + "/" : "") + m.name(n)));
             int cores = m.cores().size();
             coreAcc = new Acc[cores];
             idleAcc = new Acc[cores];
@@ -157,7 +158,7 @@ public final class Statistics {
             for (int i = 0, n; (n = irqs.read(i, Integer.MAX_VALUE, b)) > 0; i += n) {
                 for (int j = 0; j < n; j++) {
                     if (inRange(b, j, begin, end)) {
-                        take(irqAcc.get(irqs(b.owner(j), b.subject(j))), b, j, collect);
+                        take(irqAcc.of(b.owner(j), b.subject(j)), b, j, collect);
                     }
                 }
             }
@@ -165,7 +166,7 @@ public final class Statistics {
             for (int i = 0, n; (n = calls.read(i, Integer.MAX_VALUE, b)) > 0; i += n) {
                 for (int j = 0; j < n; j++) {
                     if (inRange(b, j, begin, end)) {
-                        take(funcAcc.get(calls(traceOfTask[b.owner(j)], b.subject(j))), b, j, collect);
+                        take(funcAcc.of(traceOfTask[b.owner(j)], b.subject(j)), b, j, collect);
                     }
                 }
             }
@@ -197,30 +198,6 @@ public final class Statistics {
             }
             take(t, b, j, collect);
         }
-
-        /** The index in {@link #irqAcc} of interrupt {@code subject} on core {@code owner}. */
-        private int irqs(int owner, int subject) {
-            long key = ((long) owner << 32) | subject;
-            int k = irqPairs.get(key);
-            if (k == LongIntMap.ABSENT) {
-                k = irqAcc.size();
-                irqAcc.add(irq.acc(m.cores().get(owner).name() + "/" + m.name(subject)));
-                irqPairs.put(key, k);
-            }
-            return k;
-        }
-
-        /** The index in {@link #funcAcc} of function {@code subject} in trace {@code trace}. */
-        private int calls(int trace, int subject) {
-            long key = ((long) trace << 32) | subject;
-            int k = funcPairs.get(key);
-            if (k == LongIntMap.ABSENT) {
-                k = funcAcc.size();
-                funcAcc.add(func.acc((several ? m.traceNames().get(trace) + "/" : "") + m.name(subject)));
-                funcPairs.put(key, k);
-            }
-            return k;
-        }
     }
 
     /** Whether interval {@code j} of the block counts in the range: it overlaps it, or is an instant in it. */
@@ -228,6 +205,32 @@ public final class Statistics {
         long s = b.start(j);
         long e = b.end(j);
         return Math.max(s, begin) < Math.min(e, end) || (s == e && s >= begin && s <= end);
+    }
+
+    /** Accumulators by a pair of ids (a core and an interrupt, a trace and a function), each found once by its name. */
+    private static final class ByPair {
+        interface Make {
+            Acc acc(int a, int b);
+        }
+
+        final LongIntMap index = new LongIntMap();
+        final List<Acc> accs = new ArrayList<>();
+        final Make make;
+
+        ByPair(Make make) {
+            this.make = make;
+        }
+
+        Acc of(int a, int b) {
+            long key = LongRows.pair(a, b);
+            int k = index.get(key);
+            if (k == LongIntMap.ABSENT) {
+                k = accs.size();
+                accs.add(make.acc(a, b));
+                index.put(key, k);
+            }
+            return accs.get(k);
+        }
     }
 
     /** Accumulators per element name, in the order first seen (elements of one name share one). */
