@@ -57,17 +57,17 @@ public final class Main implements Runnable {
             java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         long suggest = Math.max(2 * heap, 1L << 30) >> 30;
         String message = e.getMessage() == null ? "" : e.getMessage();
+        long limitBytes = heap;
+        String what = "the Java heap's %.1f GB (this machine has %.1f GB)";
         if (message.contains("direct buffer memory")) {
             // "Cannot reserve N bytes of direct buffer memory (allocated: A, limit: L)"
             java.util.regex.Matcher limit = java.util.regex.Pattern.compile("limit: (\\d+)").matcher(message);
-            long limitBytes = limit.find() ? Long.parseLong(limit.group(1)) : heap;
-            return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the %.1f GB the"
-                + " JVM allows the analyses' tables outside its heap (by default the heap's size; this machine has %.1f GB);"
-                + " give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", limitBytes / 1e9, machine / 1e9, suggest);
+            limitBytes = limit.find() ? Long.parseLong(limit.group(1)) : heap;
+            what = "the %.1f GB the JVM allows the analyses' tables outside its heap (by default the heap's size;"
+                + " this machine has %.1f GB)";
         }
-        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than the Java heap's %.1f GB"
-            + " (this machine has %.1f GB); give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", heap / 1e9,
-            machine / 1e9, suggest);
+        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
+            + "; give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", limitBytes / 1e9, machine / 1e9, suggest);
     }
 
     /** The width of --help: that of the longest line of a command's description. */
