@@ -21,95 +21,134 @@ import java.util.Map;
 
 /**
  * The analysis index's build, measured on one core (DuckDB with one thread; the script pins the
- * JVM to one CPU): the steps of the build, each timed on the same traces in the same run, and the
- * whole build (state model, statistics, every table) against the state model alone.
+ * JVM to one CPU): the steps of the build, each timed on the same traces, and the whole build
+ * (state model, statistics, every table) against the state model alone.
  *
- * <p>Run: {@code bench/index.sh} (or {@code java -cp hetrace-bench.jar dev.hetrace.bench.IndexBench ROUNDS TRACE...}).
+ * <p>Each step runs in a JVM of its own ({@code STEP} given), as a build runs in a process that
+ * does only that: in one JVM, the steps' code paths share the JIT's profiles (the same reader,
+ * tables and writers called from different places), and a step measured after the others ran
+ * 15 to 25 % slower than in a process of its own. Without {@code STEP}, every step in turn in
+ * this JVM, as before 2026-11-27.
+ *
+ * <p>Run: {@code bench/index.sh} (or {@code java -cp hetrace-bench.jar dev.hetrace.bench.IndexBench [--step K] ROUNDS TRACE...}).
  */
 public final class IndexBench {
     private IndexBench() {}
 
+    /** Rounds not counted (when there are more): the JIT compiles the build's code during the first two. */
+    private static final int WARM_UP = 2;
+
+    /** The steps, by number. */
+    static final String[] LABELS = {"decode only (reader: time, name)", "decode + fields as JSON (no DuckDB)",
+        "state model + statistics (decode included)", "state + statistics + events' narrow rows (one pass, no DuckDB)",
+        "events' Parquet file alone (rows kept by the pass)",
+        "intervals', calls' and messages' Parquet files alone",
+        "state + statistics + whole index (TraceIndex.build, synchronized input)",
+        "fields of the first 10,000 events through the events view (per 10,000)"};
+
     public static void main(String[] args) throws Exception {
-        int rounds = Integer.parseInt(args[0]);
+        int a = 0;
+        int only = -1;
+        if (args[a].equals("--step")) {
+            only = Integer.parseInt(args[a + 1]);
+            a += 2;
+        }
+        int rounds = Integer.parseInt(args[a++]);
         List<Path> traces = new ArrayList<>();
-        for (int i = 1; i < args.length; i++) {
+        for (int i = a; i < args.length; i++) {
             traces.add(Path.of(args[i]));
         }
         Path work = Files.createTempDirectory("hetrace-index-bench");
         StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
-        StateModel model = StateBuilder.build(in, w -> { });
-        List<String> names = model.traceNames();
-        long events = model.events();
-        System.out.printf(Locale.ROOT, "%d traces, %,d events; %d rounds, medians%n", traces.size(), events, rounds);
-
-        String[] labels = {"decode only (reader: time, name)", "decode + fields as JSON (no DuckDB)",
-            "state model + statistics (decode included)", "state + statistics + events' narrow rows (one pass, no DuckDB)",
-            "events' Parquet file alone (rows kept by the pass)",
-            "intervals', calls' and messages' Parquet files alone",
-            "state + statistics + whole index (TraceIndex.build, synchronized input)",
-            "fields of the first 10,000 events through the events view (per 10,000)"};
-        long[][] times = new long[labels.length][rounds];
+        List<String> names = new ArrayList<>();
+        for (Path p : traces) {
+            names.add(p.toAbsolutePath().normalize().getFileName().toString());
+        }
+        long events;
+        long[][] times = new long[LABELS.length][rounds];
         Path whole = work.resolve("whole.index");
+        IndexTables.StateWithEvents[] made = new IndexTables.StateWithEvents[1];
         for (int r = 0; r < rounds; r++) {
-            int k = 0;
-            times[k++][r] = time(() -> decode(in, names, false));
-            times[k++][r] = time(() -> decode(in, names, true));
-            times[k++][r] = time(() -> {
-                StateModel m = StateBuilder.build(in, w -> { });
-                Statistics.of(m);
-                return m.events();
-            });
-            IndexTables.StateWithEvents[] made = new IndexTables.StateWithEvents[1];
-            times[k++][r] = time(() -> {
-                made[0] = IndexTables.stateWithEvents(in, null);
-                Statistics.of(made[0].model());
-                return made[0].model().events();
-            });
-            times[k++][r] = time(() -> {
-                Path f = work.resolve("events.parquet");
-                try {
-                    return IndexTables.writeEvents(f, made[0]);
-                } finally {
-                    Files.deleteIfExists(f);
+            for (int k = 0; k < LABELS.length; k++) {
+                if (only >= 0 && k != only) {
+                    continue;
                 }
-            });
-            times[k++][r] = time(() -> {
-                try {
-                    IndexTables.writeModelTables(work, made[0].model());
-                    return made[0].model().runs().size();
-                } finally {
-                    for (String t : List.of("intervals", "calls", "messages")) {
-                        Files.deleteIfExists(work.resolve(t + ".parquet"));
-                    }
+                // what a step reads that an earlier step makes, made untimed
+                if ((k == 4 || k == 5) && made[0] == null) {
+                    made[0] = IndexTables.stateWithEvents(in, null);
                 }
-            });
-            made[0] = null;
-            times[k++][r] = time(() -> {
-                TraceIndex.deleteTree(whole);
-                return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
-            });
-            times[k++][r] = time(() -> {
-                try (java.sql.Connection c = TraceIndex.connect(whole)) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("SET threads = 1");
-                    }
-                    try (Statement s = c.createStatement();
-                         var rs = s.executeQuery("SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
-                        rs.next();
-                        return rs.getLong(1);
-                    }
+                if (k == 7 && !Files.exists(whole)) {
+                    TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
                 }
-            });
-            TraceIndex.deleteTree(whole);
+                times[k][r] = switch (k) {
+                    case 0 -> time(() -> decode(in, names, false));
+                    case 1 -> time(() -> decode(in, names, true));
+                    case 2 -> time(() -> {
+                        StateModel m = StateBuilder.build(in, w -> { });
+                        Statistics.of(m);
+                        return m.events();
+                    });
+                    case 3 -> time(() -> {
+                        made[0] = null;
+                        made[0] = IndexTables.stateWithEvents(in, null);
+                        Statistics.of(made[0].model());
+                        return made[0].model().events();
+                    });
+                    case 4 -> time(() -> {
+                        Path f = work.resolve("events.parquet");
+                        try {
+                            return IndexTables.writeEvents(f, made[0]);
+                        } finally {
+                            Files.deleteIfExists(f);
+                        }
+                    });
+                    case 5 -> time(() -> {
+                        try {
+                            IndexTables.writeModelTables(work, made[0].model());
+                            return made[0].model().runs().size();
+                        } finally {
+                            for (String t : List.of("intervals", "calls", "messages")) {
+                                Files.deleteIfExists(work.resolve(t + ".parquet"));
+                            }
+                        }
+                    });
+                    case 6 -> time(() -> {
+                        TraceIndex.deleteTree(whole);
+                        return TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
+                    });
+                    default -> time(() -> {
+                        try (java.sql.Connection c = TraceIndex.connect(whole)) {
+                            try (Statement s = c.createStatement()) {
+                                s.execute("SET threads = 1");
+                            }
+                            try (Statement s = c.createStatement();
+                                 var rs = s.executeQuery("SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
+                                rs.next();
+                                return rs.getLong(1);
+                            }
+                        }
+                    });
+                };
+                if (k == 5) {
+                    made[0] = null;
+                }
+            }
             System.err.printf(Locale.ROOT, "round %d done%n", r + 1);
         }
+        events = StateBuilder.build(in, w -> { }).events();
+        System.out.printf(Locale.ROOT, "%d traces, %,d events; %d rounds, medians of rounds %d to %d%n", traces.size(), events,
+            rounds, WARM_UP < rounds ? WARM_UP + 1 : 1, rounds);
         System.out.printf("%n| step | median CPU s | events/s of CPU |%n|---|---:|---:|%n");
-        for (int k = 0; k < labels.length; k++) {
-            long[] t = times[k].clone();
+        for (int k = 0; k < LABELS.length; k++) {
+            if (only >= 0 && k != only) {
+                continue;
+            }
+            // the first rounds warm the JIT up: the median of the others
+            long[] t = Arrays.copyOfRange(times[k], WARM_UP < rounds ? WARM_UP : 0, rounds);
             Arrays.sort(t);
-            double s = t[rounds / 2] / 1e9;
-            System.out.printf(Locale.ROOT, "| %s | %.3f | %s |%n", labels[k], s,
-                k == labels.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
+            double s = t[t.length / 2] / 1e9;
+            System.out.printf(Locale.ROOT, "| %s | %.3f | %s |%n", LABELS[k], s,
+                k == LABELS.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
                     : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
         }
         TraceIndex.deleteTree(work);

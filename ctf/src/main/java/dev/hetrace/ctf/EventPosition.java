@@ -79,6 +79,10 @@ public final class EventPosition {
         private final long[][] packets;
         private CtfTrace lastTrace;
         private int lastIndex;
+        /** The decoder and packet of the last event, and its trace and stream: the next event of that packet is the next index. */
+        private StreamDecoder lastDecoder;
+        private PacketInfo lastPacket;
+        private int lastStream = -1;
         private int streamFile;
         private long packetOffset;
         private int index;
@@ -95,8 +99,22 @@ public final class EventPosition {
             }
         }
 
-        /** Takes the position of {@code cursor}'s current event. */
-        public void update(EventCursor cursor) {
+        /**
+         * Takes the position of {@code cursor}'s current event; true when it is the event after
+         * the last one taken in the same packet (its stream file and packet unchanged, its index
+         * one more).
+         */
+        public boolean update(EventCursor cursor) {
+            StreamDecoder d = cursor.decoder();
+            PacketInfo p = d.packet();
+            if (d == lastDecoder && p == lastPacket) {
+                // the common case: the stream goes on in its packet (its count is written back when it stops)
+                index++;
+                return true;
+            }
+            if (lastStream >= 0) {
+                counts[lastIndex][lastStream] = index;
+            }
             CtfTrace trace = cursor.trace();
             if (trace != lastTrace) {
                 lastTrace = trace;
@@ -104,8 +122,6 @@ public final class EventPosition {
             }
             int t = lastIndex;
             int s = cursor.stream();
-            StreamDecoder d = cursor.decoder();
-            PacketInfo p = d.packet();
             int file = d.fileIndex();
             // file and offset, not the PacketInfo's identity: a stream parked and resumed has a new one
             long key = (long) file << 48 | (p.offsetBits() >>> 3);
@@ -115,9 +131,13 @@ public final class EventPosition {
                 packets[t][s] = key;
                 counts[t][s] = 0;
             }
+            lastDecoder = d;
+            lastPacket = p;
+            lastStream = s;
             streamFile = EventPosition.streamFile(t, s, file);
             packetOffset = p.offsetBits() >>> 3;
             index = counts[t][s];
+            return false;
         }
 
         /** The current event's stream file ({@link EventPosition#streamFile}). */

@@ -366,6 +366,7 @@ public final class IndexTables {
             final LongRows runs = new LongRows(4);
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
+            /** The CPU of the last event, and its number; an event of a trace without a core field has CPU −1, number 0. */
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
             /** The current run's stream file, packet and the index in it its next event would have. */
@@ -386,29 +387,29 @@ public final class IndexTables {
             TraceLog(Event.Field coreField, EventPosition.Tracker where) {
                 this.coreField = coreField;
                 this.where = where;
+                if (coreField == null) {
+                    core(-1);
+                }
             }
 
             void event(CtfReader reader, long t) {
                 Event e = reader.event();
                 EventCursor cursor = reader.cursor();
                 int name = classNames.of(e);
-                long cpu = coreField != null && e.has(coreField) ? e.getLong(coreField) : -1;
-                if (cpu != lastCpu) {
-                    lastCpu = cpu;
-                    int id = coreIds.get(cpu);
-                    if (id == LongIntMap.ABSENT) {
-                        id = cpus.size();
-                        coreIds.put(cpu, id);
-                        cpus.add(cpu);
+                if (coreField != null) {
+                    long cpu = e.has(coreField) ? e.getLong(coreField) : -1;
+                    if (cpu != lastCpu) {
+                        core(cpu);
                     }
-                    lastCore = id;
                 }
-                where.update(cursor);
-                int index = where.index();
-                if (index != runNext || where.streamFile() != runFile || where.packetOffset() != runPacket) {
-                    run(cursor.trace().streamId(cursor.stream()), index);
+                if (!where.update(cursor)) {
+                    int index = where.index();
+                    if (index != runNext || where.streamFile() != runFile || where.packetOffset() != runPacket) {
+                        run(cursor.trace().streamId(cursor.stream()), index);
+                    }
+                    runNext = index;
                 }
-                runNext = index + 1;
+                runNext++;
                 long time = Long.MIN_VALUE;
                 if (cursor.hasTime()) {
                     first = Math.min(first, t);
@@ -422,6 +423,18 @@ public final class IndexTables {
                 if ((rows.size() & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
                 }
+            }
+
+            /** The core of the events from here on is CPU {@code cpu} (−1: none). */
+            private void core(long cpu) {
+                lastCpu = cpu;
+                int id = coreIds.get(cpu);
+                if (id == LongIntMap.ABSENT) {
+                    id = cpus.size();
+                    coreIds.put(cpu, id);
+                    cpus.add(cpu);
+                }
+                lastCore = id;
             }
 
             /** A run of events in one packet begins with this one. */

@@ -393,13 +393,13 @@ final class ParquetFile {
         System.arraycopy(utf8, 0, page.b, at + 4, utf8.length);
     }
 
-    /** The definition levels (1: present, 0: NULL), length-prefixed, as one RLE run when nothing is NULL. */
+    /** The definition levels (1: present, 0: NULL), length-prefixed, as one RLE run when all are present or all NULL. */
     private void definitionLevels(boolean[] nulls, int n, int present) {
         int lengthAt = page.reserve(4);
         int start = page.n;
-        if (present == n) {
+        if (present == n || present == 0) {
             page.varint((long) n << 1);
-            page.put(1);
+            page.put(present == 0 ? 0 : 1);
         } else {
             int groupsOf8 = (n + 7) >>> 3;
             page.varint(((long) groupsOf8 << 1) | 1);
@@ -419,69 +419,81 @@ final class ParquetFile {
      * The first {@code n} values DELTA_BINARY_PACKED: each block of 128 stores the differences
      * between successive values less their minimum, in miniblocks of 32 as wide as their largest
      * needs; times, positions and constants take a few bits a value. {@code int32}: the
-     * differences wrap as 32-bit integers, as readers of INT32 columns compute them.
+     * differences wrap as 32-bit integers, as readers of INT32 columns compute them. Each step
+     * is a loop of its own over the block (differences, their minimum, less the minimum), which
+     * the JIT vectorizes; only the packing goes value by value.
      */
     private void delta(long[] v, int n, boolean int32) {
         page.varint(BLOCK);
         page.varint(BLOCK / MINI);
         page.varint(n);
         page.varint(n == 0 ? 0 : zigzag(v[0]));
-        long lo = n == 0 ? Long.MAX_VALUE : v[0];
-        long hi = n == 0 ? Long.MIN_VALUE : v[0];
-        int same = 1;
-        while (same < n && v[same] == lo) {
-            same++;
-        }
-        if (n > 0 && same == n) { // a constant (a trace's number, a stream): every block's differences 0 wide
-            for (int from = 1; from < n; from += BLOCK) {
-                int at = page.reserve(1 + BLOCK / MINI); // min delta 0, then the widths 0
-                Arrays.fill(page.b, at, at + 1 + BLOCK / MINI, (byte) 0);
-            }
-            min = lo;
-            max = hi;
+        if (n == 0) {
+            min = Long.MAX_VALUE;
+            max = Long.MIN_VALUE;
             return;
         }
-        for (int from = 1; from < n; from += BLOCK) {
-            int count = Math.min(BLOCK, n - from);
-            long minDelta = Long.MAX_VALUE;
-            for (int k = 0; k < count; k++) {
-                long x = v[from + k];
-                lo = Math.min(lo, x);
-                hi = Math.max(hi, x);
-                long d = x - v[from + k - 1];
-                if (int32) {
-                    d = (int) d;
-                }
-                block[k] = d;
-                minDelta = Math.min(minDelta, d);
-            }
-            page.varint(zigzag(minDelta));
-            int widthsAt = page.reserve(BLOCK / MINI);
-            int minis = (count + MINI - 1) / MINI;
-            for (int m = 0; m < minis; m++) {
-                long or = 0;
-                int end = Math.min(count, (m + 1) * MINI);
-                for (int k = m * MINI; k < end; k++) {
-                    long x = block[k] - minDelta;
-                    if (int32) {
-                        x &= 0xFFFFFFFFL;
-                    }
-                    block[k] = x;
-                    or |= x;
-                }
-                int width = 64 - Long.numberOfLeadingZeros(or);
-                page.b[widthsAt + m] = (byte) width;
-                pack(block, m * MINI, end, width);
-            }
-            for (int m = minis; m < BLOCK / MINI; m++) {
-                page.b[widthsAt + m] = 0;
-            }
+        long lo = v[0];
+        long hi = v[0];
+        for (int k = 1; k < n; k++) {
+            lo = Math.min(lo, v[k]);
+            hi = Math.max(hi, v[k]);
         }
         min = lo;
         max = hi;
+        int blocks = (n - 1 + BLOCK - 1) / BLOCK;
+        if (lo == hi) { // a constant (a trace's number, a stream): every block's differences 0 wide
+            int at = page.reserve(blocks * (1 + BLOCK / MINI)); // per block: min delta 0, then the widths 0
+            Arrays.fill(page.b, at, page.n, (byte) 0);
+            return;
+        }
+        long[] d = block;
+        for (int from = 1; from < n; from += BLOCK) {
+            int count = Math.min(BLOCK, n - from);
+            if (int32) {
+                for (int k = 0; k < count; k++) {
+                    d[k] = (int) (v[from + k] - v[from + k - 1]);
+                }
+            } else {
+                for (int k = 0; k < count; k++) {
+                    d[k] = v[from + k] - v[from + k - 1];
+                }
+            }
+            long minDelta = d[0];
+            for (int k = 1; k < count; k++) {
+                minDelta = Math.min(minDelta, d[k]);
+            }
+            if (int32) {
+                for (int k = 0; k < count; k++) {
+                    d[k] = (d[k] - minDelta) & 0xFFFFFFFFL;
+                }
+            } else {
+                for (int k = 0; k < count; k++) {
+                    d[k] -= minDelta;
+                }
+            }
+            page.varint(zigzag(minDelta));
+            int widthsAt = page.reserve(BLOCK / MINI);
+            for (int m = 0; m < BLOCK / MINI; m++) {
+                int from1 = m * MINI;
+                int end = Math.min(count, from1 + MINI);
+                long or = 0;
+                for (int k = from1; k < end; k++) {
+                    or |= d[k];
+                }
+                int width = 64 - Long.numberOfLeadingZeros(or);
+                page.b[widthsAt + m] = (byte) width;
+                if (from1 < end) {
+                    pack(d, from1, end, width);
+                }
+            }
+        }
     }
 
-    /** Values {@code from} up to {@code to} of {@code v}, {@code width} bits each, least significant first, padded to 32 values. */
+    /**
+     * Values {@code from} up to {@code to} of {@code v} ({@code width} bits each, none wider),
+     * least significant first, padded to 32 values.
+     */
     private void pack(long[] v, int from, int to, int width) {
         if (width == 0) {
             return;
@@ -494,7 +506,8 @@ final class ParquetFile {
         int bits = 0;
         if (width <= 56) {
             for (int k = from; k < to; k++) {
-                // branch-free: the accumulator stored whole, the position moved by the bytes it filled
+                // branch-free (a branch on a full word mispredicts for most widths): the
+                // accumulator stored whole, the position moved by the bytes it filled
                 acc |= v[k] << bits;
                 bits += width;
                 LONG_LE.set(b, at, acc);
@@ -519,9 +532,17 @@ final class ParquetFile {
                 bits &= 7;
             }
         }
-        if (at < end) { // the rest of the last byte and the padding to 32 values
-            b[at++] = (byte) acc;
-            Arrays.fill(b, at, end, (byte) 0);
+        flush(b, at, end, acc, bits);
+    }
+
+    /** The {@code bits} bits left in {@code acc} at {@code at}, then zeros up to {@code end}. */
+    private static void flush(byte[] b, int at, int end, long acc, int bits) {
+        if (at < end) {
+            LONG_LE.set(b, at, acc); // within the slack; what passes the end is written over later
+            at += (bits + 7) >>> 3;
+            if (at < end) {
+                Arrays.fill(b, at, end, (byte) 0);
+            }
         }
     }
 
@@ -532,9 +553,32 @@ final class ParquetFile {
     /**
      * The {@code present} values of {@code values} bit-packed {@code width} bits each, least significant
      * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
-     * (PLAIN booleans).
+     * (PLAIN booleans). A hybrid of one value repeated is one RLE run. NULLs' values are
+     * dropped from {@code values}.
      */
     private void bitPacked(int[] values, boolean[] nulls, int n, int present, int width, boolean hybrid) {
+        if (present < n) {
+            int k = 0;
+            for (int r = 0; r < n; r++) {
+                if (!nulls[r]) {
+                    values[k++] = values[r];
+                }
+            }
+        }
+        if (hybrid && present > 0) {
+            int first = values[0];
+            int same = 1;
+            while (same < present && values[same] == first) {
+                same++;
+            }
+            if (same == present) { // one RLE run: its length, then the value in whole bytes
+                page.varint((long) present << 1);
+                for (int k = 0; k < width; k += 8) {
+                    page.put(first >>> k);
+                }
+                return;
+            }
+        }
         int groupsOf8 = (present + 7) >>> 3;
         if (hybrid) {
             page.varint(((long) groupsOf8 << 1) | 1);
@@ -545,10 +589,7 @@ final class ParquetFile {
         byte[] b = page.b;
         long acc = 0;
         int bits = 0;
-        for (int r = 0; r < n; r++) {
-            if (nulls != null && nulls[r]) {
-                continue;
-            }
+        for (int r = 0; r < present; r++) {
             acc |= (long) values[r] << bits; // width ≤ 32: as in pack, branch-free
             bits += width;
             LONG_LE.set(b, at, acc);
@@ -556,10 +597,7 @@ final class ParquetFile {
             acc >>>= bits & ~7;
             bits &= 7;
         }
-        if (at < end) {
-            b[at++] = (byte) acc;
-            Arrays.fill(b, at, end, (byte) 0);
-        }
+        flush(b, at, end, acc, bits);
     }
 
     private static int physical(Kind k) {

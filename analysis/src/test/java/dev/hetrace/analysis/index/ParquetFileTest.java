@@ -60,9 +60,12 @@ class ParquetFileTest {
         List<ParquetFile.Column> cols = List.of(ParquetFile.Column.longs("a", false), ParquetFile.Column.longs("b", true),
             ParquetFile.Column.ints("c", false), ParquetFile.Column.ints("d", true), ParquetFile.Column.bools("e"),
             ParquetFile.Column.names("f", false, dictionary), ParquetFile.Column.names("g", true, dictionary),
-            ParquetFile.Column.longs("h", false), ParquetFile.Column.ints("i", true));
+            ParquetFile.Column.longs("h", false), ParquetFile.Column.ints("i", true),
+            ParquetFile.Column.names("j", true, dictionary), ParquetFile.Column.longs("k", false));
         long constant = r.nextLong();
         int constantInt = r.nextInt();
+        String constantName = dictionary.get(r.nextInt(names));
+        long time = r.nextLong();
         double nullRate = r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0 ? 1 : r.nextDouble();
         Object[][] out = new Object[rows][];
         for (int i = 0; i < rows; i++) {
@@ -75,7 +78,9 @@ class ParquetFileTest {
                 dictionary.get(r.nextInt(Math.max(1, r.nextInt(names) + 1))),
                 r.nextDouble() < nullRate ? null : dictionary.get(r.nextInt(names)),
                 constant, // constant columns (a trace's number, a stream id) take their own way
-                r.nextDouble() < nullRate ? null : constantInt};
+                r.nextDouble() < nullRate ? null : constantInt,
+                r.nextDouble() < nullRate ? null : constantName, // one RLE run
+                time += r.nextInt(100) == 0 ? -r.nextInt(1 << 20) : r.nextInt(1 << r.nextInt(20))}; // times, positions: narrow deltas
         }
         return new Table(cols, out);
     }
