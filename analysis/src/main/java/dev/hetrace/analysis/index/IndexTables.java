@@ -631,8 +631,8 @@ public final class IndexTables {
                     task[row + j] = block.subject(j);
                     state[row + j] = block.state(j);
                 }
-                Arrays.fill(out.nulls[6], row, row + n, true);
-                Arrays.fill(out.nulls[8], row, row + n, true);
+                out.setNulls(6, row, row + n);
+                out.setNulls(8, row, row + n);
             }
         }
 
@@ -644,16 +644,17 @@ public final class IndexTables {
                 int[] task = out.ints[5];
                 int[] state = out.ints[7];
                 long[] queue = out.longs[8];
-                boolean[] noQueue = out.nulls[8];
                 for (int j = 0; j < n; j++) {
                     task[row + j] = block.owner(j);
                     state[row + j] = block.state(j);
                     int q = block.subject(j);
                     queue[row + j] = q;
-                    noQueue[row + j] = q < 0;
+                    if (q < 0) {
+                        out.setNull(8, row + j);
+                    }
                 }
-                Arrays.fill(out.nulls[4], row, row + n, true);
-                Arrays.fill(out.nulls[6], row, row + n, true);
+                out.setNulls(4, row, row + n);
+                out.setNulls(6, row, row + n);
             }
         }
 
@@ -668,9 +669,9 @@ public final class IndexTables {
                     core[row + j] = block.owner(j);
                     irq[row + j] = block.subject(j);
                 }
-                Arrays.fill(out.nulls[5], row, row + n, true);
-                Arrays.fill(out.nulls[7], row, row + n, true);
-                Arrays.fill(out.nulls[8], row, row + n, true);
+                out.setNulls(5, row, row + n);
+                out.setNulls(7, row, row + n);
+                out.setNulls(8, row, row + n);
             }
         }
     }

@@ -29,6 +29,8 @@ import java.util.function.Consumer;
 final class ParquetFile {
     /** Rows per row group: DuckDB reads row groups in parallel and skips them by their statistics. */
     static final int GROUP = 1 << 18;
+    /** Rows per data page: a page's columns filled and encoded while they stay in the CPU's caches. */
+    static final int PAGE = 1 << 13;
 
     /** How a column's values are given and stored. */
     enum Kind {
@@ -61,11 +63,17 @@ final class ParquetFile {
         }
     }
 
-    /** One row group's values as they are filled: per column a {@code long[]} (LONG, INT) or {@code int[]} (BOOL, NAME), and NULL flags. */
+    /**
+     * One page's values as they are filled: per column a {@code long[]} (LONG, INT) or
+     * {@code int[]} (BOOL, NAME), and NULL flags, set through {@link #setNull} and
+     * {@link #setNulls} (which count them, so that a page without NULLs or of NULLs only is not
+     * scanned for them).
+     */
     static final class Group {
         final long[][] longs;
         final int[][] ints;
-        final boolean[][] nulls;
+        private final boolean[][] nulls;
+        private final int[] nullCount;
         final int capacity;
 
         private Group(List<Column> columns, int capacity) {
@@ -73,6 +81,7 @@ final class ParquetFile {
             longs = new long[columns.size()][];
             ints = new int[columns.size()][];
             nulls = new boolean[columns.size()][];
+            nullCount = new int[columns.size()];
             for (int c = 0; c < columns.size(); c++) {
                 Column col = columns.get(c);
                 if (col.kind() == Kind.LONG || col.kind() == Kind.INT) {
@@ -103,9 +112,16 @@ final class ParquetFile {
             ints[column][row] = v ? 1 : 0;
         }
 
-        /** Marks a cell NULL (the column must be optional); cleared for the next group. */
+        /** Marks a cell NULL (the column must be optional, the cell not NULL yet); cleared for the next page. */
         void setNull(int column, int row) {
             nulls[column][row] = true;
+            nullCount[column]++;
+        }
+
+        /** Marks rows {@code from} to {@code to} − 1 of a column NULL (as {@link #setNull}). */
+        void setNulls(int column, int from, int to) {
+            Arrays.fill(nulls[column], from, to, true);
+            nullCount[column] += to - from;
         }
     }
 
@@ -135,6 +151,8 @@ final class ParquetFile {
     private final byte[][][] utf8;
     private final OutputStream out;
     private final Bytes page = new Bytes();
+    /** A page's header, made again for each page. */
+    private final Thrift header = new Thrift();
     private final long[] block = new long[BLOCK];
     /** The smallest and largest value {@link #delta} met last. */
     private long min;
@@ -145,9 +163,19 @@ final class ParquetFile {
     /** Per NAME column, a name's index in this group's dictionary, valid when its stamp is the group's. */
     private final int[][] dictIndex;
     private final int[][] dictStamp;
+    /** Per NAME column not {@link #whole}, the names of this group's dictionary, in order of first use, and how many. */
+    private final int[][] dictOrder;
+    private final int[] dictSize;
     /** Per NAME column, whether its names are few enough (64 KiB) to be every row group's whole dictionary. */
     private final boolean[] whole;
-    private int stamp;
+    private int stamp = 1;
+    /** Per column, the current row group's data pages (headers included), its NULLs, smallest and largest value. */
+    private final Bytes[] chunk;
+    private final long[] chunkNulls;
+    private final long[] chunkMin;
+    private final long[] chunkMax;
+    /** Rows in the current row group. */
+    private int groupRows;
 
     private ParquetFile(OutputStream out, List<Column> columns) {
         this.out = out;
@@ -156,6 +184,12 @@ final class ParquetFile {
         dictIndex = new int[columns.size()][];
         dictStamp = new int[columns.size()][];
         whole = new boolean[columns.size()];
+        dictOrder = new int[columns.size()][];
+        dictSize = new int[columns.size()];
+        chunk = new Bytes[columns.size()];
+        chunkNulls = new long[columns.size()];
+        chunkMin = new long[columns.size()];
+        chunkMax = new long[columns.size()];
         for (int c = 0; c < columns.size(); c++) {
             List<String> names = columns.get(c).names();
             utf8[c] = new byte[names.size()][];
@@ -170,8 +204,11 @@ final class ParquetFile {
             if (!whole[c]) {
                 dictIndex[c] = new int[names.size()];
                 dictStamp[c] = new int[names.size()];
+                dictOrder[c] = new int[names.size()];
             }
+            chunk[c] = new Bytes();
         }
+        startGroup();
     }
 
     /**
@@ -187,6 +224,12 @@ final class ParquetFile {
     /** As {@link #write(Path, List, Rows, String, long, Consumer)}, with row groups of {@code group} rows at most. */
     static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes,
                       int group) throws Exception {
+        return write(file, columns, rows, what, total, notes, group, PAGE);
+    }
+
+    /** As {@link #write(Path, List, Rows, String, long, Consumer, int)}, with data pages of {@code pageRows} rows at most. */
+    static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes,
+                      int group, int pageRows) throws Exception {
         boolean tell = total >= 1_000_000;
         if (tell) {
             notes.accept(String.format(Locale.ROOT, "indexing: writing the %s (%,d rows)", what, total));
@@ -196,14 +239,20 @@ final class ParquetFile {
         try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
             ParquetFile p = new ParquetFile(os, columns);
             p.put(new byte[] {'P', 'A', 'R', '1'});
-            Group g = new Group(columns, (int) Math.min(group, Math.max(1, total)));
-            for (int n; (n = rows.fill(g, g.capacity)) > 0; ) {
-                p.group(g, n);
-                long now = System.nanoTime();
-                if (tell && now - last > 2_000_000_000L) {
-                    last = now;
-                    notes.accept(String.format(Locale.ROOT, "indexing: %,d of %,d rows written", p.rows, total));
+            Group g = new Group(columns, (int) Math.min(Math.min(pageRows, group), Math.max(1, total)));
+            for (int n; (n = rows.fill(g, Math.min(g.capacity, group - p.groupRows))) > 0; ) {
+                p.page(g, n);
+                if (p.groupRows == group) {
+                    p.endGroup();
+                    long now = System.nanoTime();
+                    if (tell && now - last > 2_000_000_000L) {
+                        last = now;
+                        notes.accept(String.format(Locale.ROOT, "indexing: %,d of %,d rows written", p.rows, total));
+                    }
                 }
+            }
+            if (p.groupRows > 0) {
+                p.endGroup();
             }
             p.footer();
             if (tell) {
@@ -213,16 +262,6 @@ final class ParquetFile {
         } catch (IOException e) { // a full disk says only "No space left on device": the file named
             throw new IOException(file + ": " + e.getMessage(), e);
         }
-    }
-
-    private static int present(boolean[] nulls, int n) {
-        int present = n;
-        for (int r = 0; r < n; r++) {
-            if (nulls[r]) {
-                present--;
-            }
-        }
-        return present;
     }
 
     /** The present values first, in place. */
@@ -236,43 +275,40 @@ final class ParquetFile {
     }
 
     /**
-     * Writes a row group of the first {@code n} rows of {@code g}, then clears its NULL flags.
-     * Its loops are all in methods of their own: it runs once per row group, and a loop of its
-     * own would have the JIT compile it with every encoder inlined, a second or more each time.
+     * Encodes the first {@code n} rows of {@code g} as a data page of each column, kept until
+     * the row group ends ({@link #endGroup}), then clears the NULL flags. A page is a few
+     * thousand rows: its columns are filled and encoded while they are in the CPU's caches
+     * (a whole row group's columns, 13 of 262,144 values, are not). Its loops are all in
+     * methods of their own: a loop of its own would have the JIT compile it with every
+     * encoder inlined, a second or more each time.
      */
-    private void group(Group g, int n) throws IOException {
-        stamp++;
-        long start = offset;
-        Thrift chunks = new Thrift();
-        chunks.listHeader(12, columns.size());
+    private void page(Group g, int n) {
         for (int c = 0; c < columns.size(); c++) {
             Column col = columns.get(c);
-            boolean[] nulls = g.nulls[c];
-            int present = nulls == null ? n : present(nulls, n);
-            long chunkStart = offset;
-            long dictionaryAt = -1;
+            int present = n - g.nullCount[c];
+            // the flags are read only when some values are NULL and some are not
+            boolean[] nulls = present == n || present == 0 ? null : g.nulls[c];
             int[] values = g.ints[c];
-            int dictSize = 0;
-            if (col.kind() == Kind.NAME) {
-                dictionaryAt = offset;
-                dictSize = dictionary(c, values, nulls, n);
-            }
-            long dataAt = offset;
             page.clear();
-            if (nulls != null) {
+            if (col.optional()) {
                 definitionLevels(nulls, n, present);
             }
             switch (col.kind()) {
                 case LONG, INT -> {
                     long[] v = g.longs[c];
-                    if (present < n) {
+                    if (nulls != null) {
                         compact(v, nulls, n);
                     }
                     delta(v, present, col.kind() == Kind.INT);
+                    if (present > 0) {
+                        chunkMin[c] = Math.min(chunkMin[c], min);
+                        chunkMax[c] = Math.max(chunkMax[c], max);
+                    }
                 }
                 case BOOL -> bitPacked(values, nulls, n, present, 1, false);
                 case NAME -> {
-                    int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(dictSize - 1));
+                    int size = whole[c] ? Math.max(1, utf8[c].length) : present == 0 ? 1 : renumber(c, values, nulls, n);
+                    int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(size - 1));
                     page.put(width);
                     bitPacked(values, nulls, n, present, width, true);
                 }
@@ -282,10 +318,47 @@ final class ParquetFile {
                 case BOOL -> PLAIN;
                 case LONG, INT -> DELTA_BINARY_PACKED;
             };
-            writePage(0, 5, n, encoding, RLE, RLE); // a data page: values, encoding, levels' encodings
-            if (nulls != null) {
-                Arrays.fill(nulls, 0, n, false);
+            pageTo(chunk[c], 0, 5, n, encoding, RLE, RLE); // a data page: values, encoding, levels' encodings
+            if (present < n) {
+                Arrays.fill(g.nulls[c], 0, n, false);
+                g.nullCount[c] = 0;
             }
+            chunkNulls[c] += n - present;
+        }
+        groupRows += n;
+    }
+
+    private void startGroup() {
+        stamp++;
+        groupRows = 0;
+        Arrays.fill(chunkNulls, 0);
+        Arrays.fill(chunkMin, Long.MAX_VALUE);
+        Arrays.fill(chunkMax, Long.MIN_VALUE);
+        Arrays.fill(dictSize, 0);
+    }
+
+    /** Writes the row group: each column's chunk (its dictionary page, then its data pages), and keeps its metadata. */
+    private void endGroup() throws IOException {
+        int n = groupRows;
+        long start = offset;
+        Thrift chunks = new Thrift();
+        chunks.listHeader(12, columns.size());
+        for (int c = 0; c < columns.size(); c++) {
+            Column col = columns.get(c);
+            long chunkStart = offset;
+            long dictionaryAt = -1;
+            if (col.kind() == Kind.NAME) {
+                dictionaryAt = offset;
+                dictionaryPage(c);
+            }
+            long dataAt = offset;
+            put(chunk[c].b, chunk[c].n);
+            chunk[c].clear();
+            int encoding = switch (col.kind()) {
+                case NAME -> RLE_DICTIONARY;
+                case BOOL -> PLAIN;
+                case LONG, INT -> DELTA_BINARY_PACKED;
+            };
             long size = offset - chunkStart;
             // the column chunk's metadata, for the footer
             chunks.fieldStructInList();
@@ -309,10 +382,10 @@ final class ParquetFile {
                 chunks.fieldI64(11, dictionaryAt);
             }
             chunks.fieldStruct(12); // statistics
-            chunks.fieldI64(3, n - present);
-            if (present > 0 && (col.kind() == Kind.LONG || col.kind() == Kind.INT)) {
-                chunks.fieldBinary(5, plain(col.kind(), max));
-                chunks.fieldBinary(6, plain(col.kind(), min));
+            chunks.fieldI64(3, chunkNulls[c]);
+            if (chunkNulls[c] < n && (col.kind() == Kind.LONG || col.kind() == Kind.INT)) {
+                chunks.fieldBinary(5, plain(col.kind(), chunkMax[c]));
+                chunks.fieldBinary(6, plain(col.kind(), chunkMin[c]));
             }
             chunks.stop();
             chunks.stop();
@@ -327,52 +400,71 @@ final class ParquetFile {
         rg.stop();
         groups.add(Arrays.copyOf(rg.bytes.b, rg.bytes.n));
         rows += n;
+        startGroup();
+    }
+
+    /**
+     * Renumbers a page's values of a column whose dictionary is not {@link #whole}: each row
+     * group's dictionary holds the names it uses, in order of first use. Returns the
+     * dictionary's size so far.
+     */
+    private int renumber(int c, int[] values, boolean[] nulls, int n) {
+        int[] index = dictIndex[c];
+        int[] stamps = dictStamp[c];
+        int[] order = dictOrder[c];
+        int size = dictSize[c];
+        for (int r = 0; r < n; r++) {
+            if (nulls != null && nulls[r]) {
+                continue;
+            }
+            int v = values[r];
+            if (stamps[v] != stamp) {
+                stamps[v] = stamp;
+                order[size] = v;
+                index[v] = size++;
+            }
+            values[r] = index[v];
+        }
+        dictSize[c] = size;
+        return Math.max(1, size);
     }
 
     /**
      * Writes a row group's dictionary page: every name when they are few ({@link #whole}), else
-     * the names the group uses, in order of first use, its values renumbered to match; returns
-     * the dictionary's size.
+     * the names the group uses, in order of first use.
      */
-    private int dictionary(int c, int[] values, boolean[] nulls, int n) throws IOException {
+    private void dictionaryPage(int c) throws IOException {
         byte[][] names = utf8[c];
         page.clear();
-        int size = 0;
+        int size;
         if (whole[c]) { // every name, in order: the values are their indexes already
             for (byte[] name : names) {
                 plainString(name);
             }
             size = names.length;
         } else {
-            int[] index = dictIndex[c];
-            int[] stamps = dictStamp[c];
-            for (int r = 0; r < n; r++) {
-                if (nulls != null && nulls[r]) {
-                    continue;
-                }
-                int v = values[r];
-                if (stamps[v] != stamp) {
-                    stamps[v] = stamp;
-                    index[v] = size++;
-                    plainString(names[v]);
-                }
-                values[r] = index[v];
+            size = dictSize[c];
+            int[] order = dictOrder[c];
+            for (int k = 0; k < size; k++) {
+                plainString(names[order[k]]);
             }
         }
         if (size == 0) { // no value: an empty string stands in, so that the dictionary is not empty
             plainString(new byte[0]);
             size = 1;
         }
-        writePage(2, 7, size, PLAIN); // a dictionary page: values, encoding
-        return size;
+        Bytes dictionary = new Bytes();
+        pageTo(dictionary, 2, 7, size, PLAIN); // a dictionary page: values, encoding
+        put(dictionary.b, dictionary.n);
     }
 
     /**
-     * Writes {@link #page} after its header: the page's {@code type} and size, and its own header
+     * Appends {@link #page} to {@code to} after its header: the page's {@code type} and size, and its own header
      * (the struct in field {@code field}) of {@code values} as fields 1, 2...
      */
-    private void writePage(int type, int field, int... values) throws IOException {
-        Thrift h = new Thrift();
+    private void pageTo(Bytes to, int type, int field, int... values) {
+        Thrift h = header;
+        h.clear();
         h.fieldI32(1, type);
         h.fieldI32(2, page.n); // uncompressed and compressed sizes: the same
         h.fieldI32(3, page.n);
@@ -382,8 +474,8 @@ final class ParquetFile {
         }
         h.stop();
         h.stop();
-        put(h.bytes.b, h.bytes.n);
-        put(page.b, page.n);
+        to.put(h.bytes.b, h.bytes.n);
+        to.put(page.b, page.n);
     }
 
     /** A string as PLAIN encodes it: its length (4 bytes), then its bytes. */
@@ -554,10 +646,10 @@ final class ParquetFile {
      * The {@code present} values of {@code values} bit-packed {@code width} bits each, least significant
      * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
      * (PLAIN booleans). A hybrid of one value repeated is one RLE run. NULLs' values are
-     * dropped from {@code values}.
+     * dropped from {@code values} ({@code nulls} null: none is NULL, or all are).
      */
     private void bitPacked(int[] values, boolean[] nulls, int n, int present, int width, boolean hybrid) {
-        if (present < n) {
+        if (nulls != null) {
             int k = 0;
             for (int r = 0; r < n; r++) {
                 if (!nulls[r]) {
@@ -721,6 +813,12 @@ final class ParquetFile {
         /** The last field id of each open struct. */
         private final int[] last = new int[16];
         private int depth;
+
+        void clear() {
+            bytes.clear();
+            depth = 0;
+            last[0] = 0;
+        }
 
         private void field(int id, int type) {
             int delta = id - last[depth];

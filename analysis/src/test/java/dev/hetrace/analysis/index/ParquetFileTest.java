@@ -102,11 +102,15 @@ class ParquetFileTest {
     }
 
     private void roundTrip(Table t, int group) throws Exception {
+        roundTrip(t, group, ParquetFile.PAGE);
+    }
+
+    private void roundTrip(Table t, int group, int page) throws Exception {
         if (dir == null) { // jqwik's properties get no @TempDir
             dir = Files.createTempDirectory("parquet");
         }
         Path file = dir.resolve("t-" + System.nanoTime() + ".parquet");
-        long written = ParquetFile.write(file, t.columns(), t.rows(), "t", t.values().length, n -> { }, group);
+        long written = ParquetFile.write(file, t.columns(), t.rows(), "t", t.values().length, n -> { }, group, page);
         assertThat(written).isEqualTo(t.values().length);
         List<List<Object>> back = readBack(file, t.columns().size());
         assertThat(back).hasSize(t.values().length);
@@ -119,13 +123,16 @@ class ParquetFileTest {
     @Property(tries = 30)
     void everyValueReadsBackAsWritten(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3000) int rows,
                                       @ForAll @IntRange(min = 1, max = 300) int names,
-                                      @ForAll @IntRange(min = 1, max = 1100) int group) throws Exception {
-        roundTrip(random(seed, rows, names), group);
+                                      @ForAll @IntRange(min = 1, max = 1100) int group,
+                                      @ForAll @IntRange(min = 1, max = 1100) int page) throws Exception {
+        // row groups of several data pages, pages of any size against the delta encoder's blocks of 128
+        roundTrip(random(seed, rows, names), group, page);
     }
 
     @Test
     void manyRowGroupsAndLargeDictionaries() throws Exception {
         roundTrip(random(7, 70_000, 20_000), 1 << 14); // 20,000 names: more than a whole dictionary per row group
+        roundTrip(random(8, 70_000, 20_000), 1 << 14, 1000); // and its names met page after page
     }
 
     @Test
