@@ -18,7 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, sync, statistics). */
+/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, sync pairs and messages, statistics). */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Run SQL over the traces' tables and print the result.", "",
         "The last argument is the SQL; the ones before it are the traces (trace",
@@ -45,6 +45,8 @@ import picocli.CommandLine.Parameters;
         "              end_unknown",
         "  sync_pairs  reference, other, quality, to_other, to_reference,",
         "              accuracy_ns, slope, drift_ppm, pivot_ns, pivot_ref_ns",
+        "  sync_messages  rule, sender, receiver, send_ns, receive_ns (own clocks),",
+        "              send_ref_ns, receive_ref_ns, latency_ns (reference clock)",
         "  stats       context, name, total_ns, percent, count, min_ns, max_ns,",
         "              avg_ns, interval_min_ns, interval_max_ns, interval_avg_ns,",
         "              self_ns",

@@ -49,9 +49,68 @@ public final class Synchronizer {
      * @param traces    per trace, in the order given
      * @param pairs     every pair of traces that exchanged messages
      * @param rules     what each rule matched
+     * @param matches   every message matched, in the order they were matched (empty unless asked for)
      */
     public record Report(int reference, List<TraceSync> traces, List<PairSync> pairs,
-                         List<MessageMatcher.RuleStats> rules) {}
+                         List<MessageMatcher.RuleStats> rules, Matches matches) {}
+
+    /**
+     * The messages a synchronization matched, one by one: the points its hulls were made of. A
+     * message is its rule (an index into {@link Report#rules}), its sender's trace and send
+     * time, its receiver's trace and receive time, each time on its own trace's clock.
+     */
+    public static final class Matches {
+        private int[] rule = new int[64];
+        private int[] from = new int[64];
+        private int[] to = new int[64];
+        private long[] send = new long[64];
+        private long[] receive = new long[64];
+        private int size;
+
+        void add(int r, int f, long s, int t, long rcv) {
+            if (size == send.length) {
+                if (size == Integer.MAX_VALUE - 8) {
+                    throw new IllegalStateException("more than " + size + " matched messages");
+                }
+                int n = (int) Math.min(Integer.MAX_VALUE - 8, 2L * size);
+                rule = Arrays.copyOf(rule, n);
+                from = Arrays.copyOf(from, n);
+                to = Arrays.copyOf(to, n);
+                send = Arrays.copyOf(send, n);
+                receive = Arrays.copyOf(receive, n);
+            }
+            rule[size] = r;
+            from[size] = f;
+            to[size] = t;
+            send[size] = s;
+            receive[size] = rcv;
+            size++;
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public int rule(int i) {
+            return rule[java.util.Objects.checkIndex(i, size)];
+        }
+
+        public int from(int i) {
+            return from[java.util.Objects.checkIndex(i, size)];
+        }
+
+        public int to(int i) {
+            return to[java.util.Objects.checkIndex(i, size)];
+        }
+
+        public long send(int i) {
+            return send[java.util.Objects.checkIndex(i, size)];
+        }
+
+        public long receive(int i) {
+            return receive[java.util.Objects.checkIndex(i, size)];
+        }
+    }
 
     /**
      * One trace on the reference clock.
@@ -85,22 +144,34 @@ public final class Synchronizer {
     public record PairSync(int reference, int other, SyncResult result, PiecewiseMap map) {}
 
     /**
-     * Synchronizes {@code traces} on {@code reference}'s clock.
+     * Synchronizes {@code traces} on {@code reference}'s clock, keeping every matched message
+     * ({@link Report#matches}).
      *
      * @param warnings receives the readers' warnings, prefixed with the trace
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
-        return run(traces, rules, method, reference, 0, warnings, Progress.NONE);
+        return run(traces, rules, method, reference, 0, warnings, Progress.NONE, true);
     }
 
     /**
      * Synchronizes {@code traces} on {@code reference}'s clock, piecewise with pieces of at most
-     * {@code piecewiseNanos} when positive ({@link PiecewiseSync}).
+     * {@code piecewiseNanos} when positive ({@link PiecewiseSync}); the report's
+     * {@link Report#matches} is empty.
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              long piecewiseNanos, Consumer<String> warnings, Progress progress)
+            throws IOException, MetadataException, StreamDecodingException {
+        return run(traces, rules, method, reference, piecewiseNanos, warnings, progress, false);
+    }
+
+    /**
+     * As {@link #run(List, List, ConvexHullSync.Method, int, long, Consumer, Progress)}; with
+     * {@code keepMatches}, the report keeps every matched message (28 bytes each).
+     */
+    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
+                             long piecewiseNanos, Consumer<String> warnings, Progress progress, boolean keepMatches)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         // a first look at the beginning of each trace: rough transforms, so that the full pass
@@ -111,7 +182,7 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             sampleTrace(traces.get(i), i, sampler);
         }
-        return synchronize(traces, rules, method, reference, piecewiseNanos, progress, sample,
+        return synchronize(traces, rules, method, reference, piecewiseNanos, progress, keepMatches, sample,
             (matcher, order, first, last, pass) -> merged(traces, order, matcher, first, last,
                 pass == 1 ? warnings : w -> { }, (events, matched) -> progress.update(pass, events, matched)));
     }
@@ -172,7 +243,7 @@ public final class Synchronizer {
                 sampler.offer(i, (int) d[5 * k + 1], d[5 * k + 2], d[5 * k + 3], d[5 * k]);
             }
         }
-        return synchronize(traces, rules, method, reference, 0, Progress.NONE, sample, (matcher, order, first, last, pass) -> {
+        return synchronize(traces, rules, method, reference, 0, Progress.NONE, true, sample, (matcher, order, first, last, pass) -> {
             Source[] sources = new Source[n];
             for (int i = 0; i < n; i++) {
                 Found f = found.get(i);
@@ -236,7 +307,8 @@ public final class Synchronizer {
     }
 
     private static Report synchronize(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                                      long piecewiseNanos, Progress progress, Map<Long, ConvexHullSync> sample, Pass pass)
+                                      long piecewiseNanos, Progress progress, boolean keepMatches,
+                                      Map<Long, ConvexHullSync> sample, Pass pass)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         TraceSync[] rough = tree(traces, reference, results(sample, method, null, null));
@@ -251,7 +323,12 @@ public final class Synchronizer {
         Arrays.fill(first, Long.MAX_VALUE);
         Arrays.fill(last, Long.MIN_VALUE);
         Map<Long, PiecewiseSync> pieces = new HashMap<>();
-        MessageMatcher.Sink hullSink = hullSink(hulls);
+        Matches matches = new Matches();
+        MessageMatcher.Sink hulled = hullSink(hulls);
+        MessageMatcher.Sink hullSink = !keepMatches ? hulled : (rule, from, send, to, receive) -> {
+            matches.add(rule, from, send, to, receive);
+            hulled.message(rule, from, send, to, receive);
+        };
         MessageMatcher matcher = new MessageMatcher(rules, piecewiseNanos <= 0 ? hullSink : (rule, from, send, to, receive) -> {
             hullSink.message(rule, from, send, to, receive);
             int lo = Math.min(from, to);
@@ -310,7 +387,7 @@ public final class Synchronizer {
             result.add(new TraceSync(t.path(), t.map(), t.quality(), t.via(), t.matchesOut(), t.matchesIn(),
                 t.accuracyNanos(), violations[i]));
         }
-        return new Report(reference, result, pairs, matcher.stats());
+        return new Report(reference, result, pairs, matcher.stats(), matches);
     }
 
     /** Rule events read from the beginning of each trace to estimate the transforms, and events scanned at most. */

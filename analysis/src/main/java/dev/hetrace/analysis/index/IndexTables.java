@@ -42,11 +42,11 @@ import org.duckdb.DuckDBConnection;
  */
 public final class IndexTables {
     /** The tables, in the order they are documented. */
-    public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs", "stats",
-        "traces", "cores", "tasks");
+    public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs",
+        "sync_messages", "stats", "traces", "cores", "tasks");
 
     /** The tables kept as Parquet files, each {@code NAME.parquet} in the index's folder. */
-    static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages");
+    static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages", "sync_messages");
 
     /** The small tables, in the DuckDB file; the ENUM types of names are made per index ({@link #create}). */
     static final String SCHEMA = """
@@ -72,7 +72,9 @@ public final class IndexTables {
             + "function::function_name AS function, depth, start_unknown, end_unknown, events_lost",
         "messages", "queue, id, send_ns, send_core::core_name AS send_core, send_task::task_name AS send_task, receive_ns, "
             + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, receive_ns - send_ns AS latency_ns, start_unknown, "
-            + "end_unknown");
+            + "end_unknown",
+        "sync_messages", "rule, sender::trace_name AS sender, receiver::trace_name AS receiver, send_ns, receive_ns, "
+            + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns");
 
     private static final List<String> KINDS = List.of("run", "task_state", "irq");
     private static final List<String> STATES = List.of(StateModel.stateName(0), StateModel.stateName(1),
@@ -220,6 +222,8 @@ public final class IndexTables {
         writes.add(() -> ParquetFile.write(dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events",
             log.total(), notes));
         writes.addAll(modelTables(dir, model, tasks, functionList, notes));
+        writes.add(() -> ParquetFile.write(dir.resolve("sync_messages.parquet"), SyncMessageRows.columns(input, model),
+            new SyncMessageRows(input), "sync messages", input.sync() == null ? 0 : input.sync().matches().size(), notes));
         Parallel.run(writes, threads > 0 ? threads : Runtime.getRuntime().availableProcessors(), () -> { });
         sync(c, input, model, spans, counts);
         stats(c, model);
@@ -805,6 +809,68 @@ public final class IndexTables {
                 i += n;
             }
             return row;
+        }
+    }
+
+    /**
+     * The messages the synchronization matched ({@link Synchronizer.Matches}): each side's time
+     * on its own clock and on the reference clock (NULL for a trace left on its own clock).
+     */
+    private static final class SyncMessageRows implements ParquetFile.Rows {
+        final Synchronizer.Matches matches;
+        final dev.hetrace.sync.PiecewiseMap.Walker[] walkers;
+        final boolean[] connected;
+        int i;
+
+        SyncMessageRows(StateBuilder.Input input) {
+            Synchronizer.Report r = input.sync();
+            matches = r == null ? null : r.matches();
+            int n = input.traces().size();
+            walkers = new dev.hetrace.sync.PiecewiseMap.Walker[n];
+            connected = new boolean[n];
+            for (int t = 0; t < n; t++) {
+                walkers[t] = input.maps().get(t).walker();
+                connected[t] = r == null || r.traces().get(t).connected();
+            }
+        }
+
+        static List<ParquetFile.Column> columns(StateBuilder.Input input, StateModel m) {
+            List<String> rules = new ArrayList<>();
+            if (input.sync() != null) {
+                input.sync().rules().forEach(s -> rules.add(s.rule().name()));
+            }
+            return List.of(ParquetFile.Column.names("rule", false, rules),
+                ParquetFile.Column.names("sender", false, m.traceNames()),
+                ParquetFile.Column.names("receiver", false, m.traceNames()), ParquetFile.Column.longs("send_ns", false),
+                ParquetFile.Column.longs("receive_ns", false), ParquetFile.Column.longs("send_ref_ns", true),
+                ParquetFile.Column.longs("receive_ref_ns", true));
+        }
+
+        @Override
+        public int fill(ParquetFile.Group out, int capacity) {
+            int n = matches == null ? 0 : Math.min(capacity, matches.size() - i);
+            for (int row = 0; row < n; row++, i++) {
+                int from = matches.from(i);
+                int to = matches.to(i);
+                long send = matches.send(i);
+                long receive = matches.receive(i);
+                out.setInt(0, row, matches.rule(i));
+                out.setInt(1, row, from);
+                out.setInt(2, row, to);
+                out.setLong(3, row, send);
+                out.setLong(4, row, receive);
+                if (connected[from]) {
+                    out.setLong(5, row, walkers[from].apply(send));
+                } else {
+                    out.setNull(5, row);
+                }
+                if (connected[to]) {
+                    out.setLong(6, row, walkers[to].apply(receive));
+                } else {
+                    out.setNull(6, row);
+                }
+            }
+            return n;
         }
     }
 

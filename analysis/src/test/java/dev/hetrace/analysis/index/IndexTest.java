@@ -129,6 +129,21 @@ class IndexTest {
             assertThat(one(c, "select count(*) from sync_pairs")).isEqualTo(in.sync().pairs().size()).isPositive();
             assertThat(one(c, "select count(*) from sync_pairs where to_other + to_reference = 0")).isZero();
             assertThat(strings(c, "select quality from sync_pairs")).containsOnly("accurate");
+            // the matched messages one by one: the hulls' points, each side mapped as the traces are
+            long matched = in.sync().matches().size();
+            assertThat(one(c, "select count(*) from sync_messages")).isEqualTo(matched).isPositive()
+                .isEqualTo(one(c, "select sum(to_other + to_reference) from sync_pairs"));
+            assertThat(one(c, "select count(*) from sync_messages where sender = receiver or rule <> 'hetrace-sync'")).isZero();
+            assertThat(one(c, "select count(*) from sync_messages where send_ref_ns is null or receive_ref_ns is null")).isZero();
+            for (int i = 0; i < traces.size(); i++) {
+                String trace = m.traceNames().get(i);
+                long send = one(c, "select min(send_ns) from sync_messages where sender = '" + trace + "'");
+                assertThat(one(c, "select min(send_ref_ns) from sync_messages where sender = '" + trace + "'"))
+                    .as(trace).isEqualTo(in.maps().get(i).apply(send));
+                assertThat(one(c, "select count(*) from sync_messages where receiver = '" + trace + "'")).as(trace).isPositive();
+            }
+            // the transforms keep every message causal: received after it was sent, to the rounding of the maps
+            assertThat(one(c, "select min(latency_ns) from sync_messages")).isGreaterThanOrEqualTo(-1);
             // each slave's transform, as the table gives it, maps its clock as the synchronization does
             for (int i = 1; i < traces.size(); i++) {
                 long raw;
@@ -257,7 +272,7 @@ class IndexTest {
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
         try (Stream<Path> s = Files.list(index.folder())) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
-                "intervals.parquet", "calls.parquet", "messages.parquet");
+                "intervals.parquet", "calls.parquet", "messages.parquet", "sync_messages.parquet");
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
@@ -314,6 +329,7 @@ class IndexTest {
             }
             assertThat(one(c, "select sum(duration_ns) from intervals where kind = 'run'")).isEqualTo(total);
             assertThat(one(c, "select count(*) from sync_pairs")).isZero();
+            assertThat(one(c, "select count(*) from sync_messages")).isZero();
             assertThat(strings(c, "select mapping from traces")).containsExactly("lttng-kernel");
         }
     }
