@@ -276,10 +276,16 @@ public final class IndexTables {
      * {@code events} view adds the names and the fields ({@link EventFields}).
      */
     public static final class EventLog implements StateBuilder.EventListener {
-        /** The fields of an event's row and of a run's ({@link TraceLog}). */
-        private static final int TIME = 0;
-        private static final int IDS = 1;
-        private static final int ROW = 2;
+        /**
+         * An event's row ({@link TraceLog}), one long: the time since the trace's last timed
+         * event (32 bits), the name's id and the core's (16 bits each); {@link #OTHER} in the
+         * time's place when the event is told in full in the trace's other rows (no time, a
+         * difference or id that does not fit).
+         */
+        private static final long OTHER = 0xFFFFFFFFL;
+        private static final int EXCEPTION_TIME = 0;
+        private static final int EXCEPTION_IDS = 1;
+        /** The fields of a run's row ({@link TraceLog}). */
         private static final int RUN_FIRST = 0;
         private static final int RUN_STREAM = 1;
         private static final int RUN_PACKET = 2;
@@ -361,8 +367,17 @@ public final class IndexTables {
             /** CPUs met (−1: none), numbered in order of appearance. */
             final LongIntMap coreIds = new LongIntMap();
             final List<Long> cpus = new ArrayList<>();
-            /** Per event ({@link #TIME}, {@link #IDS}): its time (Long.MIN_VALUE: none); its name's id and its core's. */
-            final LongRows rows = new LongRows(ROW);
+            /** Per event, its row ({@link #OTHER}); 8 bytes, where the whole time and ids took 16. */
+            final LongRows rows = new LongRows(1);
+            /**
+             * The events told in full, in order ({@link #EXCEPTION_TIME}, {@link #EXCEPTION_IDS}):
+             * the time (Long.MIN_VALUE: none), the name's id and the core's.
+             */
+            final LongRows others = new LongRows(2);
+            /** The time of the last timed event, from which the next one's is told. */
+            long previous;
+            /** The map of the times to the reference clock, applied when the rows are read; null: they are on it. */
+            dev.hetrace.sync.PiecewiseMap retimed;
             /**
              * Per run ({@link #RUN_FIRST}...): its first event, the stream's id, the packet's
              * offset; the stream file and the first event's index in the packet.
@@ -381,7 +396,7 @@ public final class IndexTables {
             /** The times to the reference clock (they were the trace's own). */
             void retime(dev.hetrace.sync.PiecewiseMap map) {
                 dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
-                rows.map(TIME, t -> t == Long.MIN_VALUE ? t : w.apply(t));
+                retimed = map;
                 if (first <= last) {
                     first = w.apply(first);
                     last = w.apply(last);
@@ -414,16 +429,25 @@ public final class IndexTables {
                     runNext = index;
                 }
                 runNext++;
+                long since = OTHER;
                 long time = Long.MIN_VALUE;
                 if (cursor.hasTime()) {
                     first = Math.min(first, t);
                     last = Math.max(last, t);
                     time = t;
+                    since = t - previous;
+                    previous = t;
                 }
                 int o = rows.append();
-                MemorySegment c = rows.lastChunk();
-                c.setAtIndex(LongRows.L, o + TIME, time);
-                c.setAtIndex(LongRows.L, o + IDS, LongRows.pair(name, lastCore));
+                if (since >= 0 && since < OTHER && (name | lastCore) < 0x10000) {
+                    rows.lastChunk().setAtIndex(LongRows.L, o, since << 32 | (long) name << 16 | lastCore);
+                } else {
+                    rows.lastChunk().setAtIndex(LongRows.L, o, OTHER << 32);
+                    int x = others.append();
+                    MemorySegment c = others.lastChunk();
+                    c.setAtIndex(LongRows.L, x + EXCEPTION_TIME, time);
+                    c.setAtIndex(LongRows.L, x + EXCEPTION_IDS, LongRows.pair(name, lastCore));
+                }
                 if ((rows.size() & 0xFFFF) == 0) {
                     progress.accept(read.addAndGet(0x10000));
                 }
@@ -469,6 +493,11 @@ public final class IndexTables {
                 ParquetFile.Column.ints("event_index", false));
         }
 
+        /** The map of trace {@code t}'s times to the reference clock, null when they are on it (or no such trace). */
+        private dev.hetrace.sync.PiecewiseMap.Walker walker(int t) {
+            return t < logs.length && logs[t] != null && logs[t].retimed != null ? logs[t].retimed.walker() : null;
+        }
+
         /** The rows, trace by trace, the cores numbered as {@code coreNames}: a core not in it is NULL. */
         ParquetFile.Rows rows(List<String> coreNames) {
             Map<String, Integer> byName = new HashMap<>();
@@ -486,10 +515,14 @@ public final class IndexTables {
                 }
             }
             return new ParquetFile.Rows() {
-                final long[] block = new long[ROW * 1024];
+                final long[] block = new long[1024];
                 int trace;
                 int next;
                 int run;
+                /** The current trace's next row told in full, the time its next event's is told from, its map. */
+                int other;
+                long previous;
+                dev.hetrace.sync.PiecewiseMap.Walker map = walker(0);
 
                 @Override
                 public int fill(ParquetFile.Group out, int capacity) {
@@ -507,6 +540,9 @@ public final class IndexTables {
                             trace++;
                             next = 0;
                             run = 0;
+                            other = 0;
+                            previous = 0;
+                            map = walker(trace);
                             continue;
                         }
                         int[] cores = core[trace];
@@ -524,14 +560,33 @@ public final class IndexTables {
                             long index = LongRows.low(fileIndex) + (next - l.runs.get(run, RUN_FIRST));
                             for (int j = 0; j < n; j++) {
                                 int r = row + j;
-                                long time = block[ROW * j + TIME];
+                                long v = block[j];
+                                long time;
+                                int name;
+                                int core;
+                                if (v >>> 32 != OTHER) {
+                                    time = previous + (v >>> 32);
+                                    previous = time;
+                                    name = (int) (v >>> 16) & 0xFFFF;
+                                    core = (int) v & 0xFFFF;
+                                } else {
+                                    time = l.others.get(other, EXCEPTION_TIME);
+                                    long ids = l.others.get(other, EXCEPTION_IDS);
+                                    other++;
+                                    name = LongRows.high(ids);
+                                    core = LongRows.low(ids);
+                                    if (time != Long.MIN_VALUE) {
+                                        previous = time;
+                                    }
+                                }
                                 if (time == Long.MIN_VALUE) {
                                     out.setNull(2, r);
+                                } else if (map != null) {
+                                    time = map.apply(time);
                                 }
                                 vTime[r] = time;
-                                long ids = block[ROW * j + IDS];
-                                vName[r] = LongRows.high(ids);
-                                int cr = cores[LongRows.low(ids)];
+                                vName[r] = name;
+                                int cr = cores[core];
                                 if (cr < 0) {
                                     out.setNull(4, r);
                                 }

@@ -304,8 +304,12 @@ class IndexTest {
         StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
         Map<Long, Long> switchesPerCpu = new HashMap<>();
         long nextTids = 0;
+        Map<String, long[]> times = new HashMap<>(); // per name: the sums of the times' remainders and quotients
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {
+                long[] sums = times.computeIfAbsent(r.event().name(), k -> new long[2]);
+                sums[0] += r.event().timeNanos() % 1_000_000_007L;
+                sums[1] += r.event().timeNanos() / 1_000_000L;
                 if (r.event().name().equals("sched_switch")) {
                     switchesPerCpu.merge(r.event().getLong("cpu_id"), 1L, Long::sum);
                     nextTids += r.event().getLong("next_tid");
@@ -317,6 +321,13 @@ class IndexTest {
             for (var en : switchesPerCpu.entrySet()) {
                 assertThat(one(c, "select count(*) from events where name = 'sched_switch' and core = "
                     + "'lttng-tracefile-rotation/cpu" + en.getKey() + "'")).isEqualTo(en.getValue());
+            }
+            // every event's time, as the reader gives it (the events' rows keep differences of times)
+            for (var en : times.entrySet()) {
+                assertThat(one(c, "select sum(time_ns % 1000000007) from events where name = '" + en.getKey() + "'"))
+                    .as(en.getKey()).isEqualTo(en.getValue()[0]);
+                assertThat(one(c, "select sum(time_ns // 1000000) from events where name = '" + en.getKey() + "'"))
+                    .as(en.getKey()).isEqualTo(en.getValue()[1]);
             }
             // the payload, as JSON: the switched-to threads' ids
             assertThat(one(c, "select sum((fields->>'$.payload.next_tid')::bigint) from events where name = 'sched_switch'"))
@@ -331,6 +342,26 @@ class IndexTest {
             assertThat(one(c, "select count(*) from sync_pairs")).isZero();
             assertThat(one(c, "select count(*) from sync_messages")).isZero();
             assertThat(strings(c, "select mapping from traces")).containsExactly("lttng-kernel");
+        }
+    }
+
+    @Test
+    void eventsOfAStreamWithoutAClockHaveNoTime() throws Exception {
+        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
+            "no-packet-context");
+        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        Path mapping = Files.writeString(dir.resolve("ev.yaml"), "name: ev\nevents:\n  - {event: ev, does: enter, func: =ev}\n");
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> { });
+        long events = 0;
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                assertThat(r.event().hasTime()).isFalse();
+                events++;
+            }
+        }
+        try (Connection c = index.connect()) {
+            assertThat(one(c, "select count(*) from events")).isEqualTo(events).isPositive();
+            assertThat(one(c, "select count(*) from events where time_ns is null and name = 'ev'")).isEqualTo(events);
         }
     }
 
