@@ -313,12 +313,7 @@ final class ParquetFile {
                     bitPacked(values, nulls, n, present, width, true);
                 }
             }
-            int encoding = switch (col.kind()) {
-                case NAME -> RLE_DICTIONARY;
-                case BOOL -> PLAIN;
-                case LONG, INT -> DELTA_BINARY_PACKED;
-            };
-            pageTo(chunk[c], 0, 5, n, encoding, RLE, RLE); // a data page: values, encoding, levels' encodings
+            pageTo(chunk[c], 0, 5, n, encoding(col.kind()), RLE, RLE); // a data page: values, encoding, levels' encodings
             if (present < n) {
                 Arrays.fill(g.nulls[c], 0, n, false);
                 g.nullCount[c] = 0;
@@ -354,11 +349,7 @@ final class ParquetFile {
             long dataAt = offset;
             put(chunk[c].b, chunk[c].n);
             chunk[c].clear();
-            int encoding = switch (col.kind()) {
-                case NAME -> RLE_DICTIONARY;
-                case BOOL -> PLAIN;
-                case LONG, INT -> DELTA_BINARY_PACKED;
-            };
+            int encoding = encoding(col.kind());
             long size = offset - chunkStart;
             // the column chunk's metadata, for the footer
             chunks.fieldStructInList();
@@ -690,6 +681,15 @@ final class ParquetFile {
             bits &= 7;
         }
         flush(b, at, end, acc, bits);
+    }
+
+    /** How a kind's values are encoded in data pages. */
+    private static int encoding(Kind k) {
+        return switch (k) {
+            case NAME -> RLE_DICTIONARY;
+            case BOOL -> PLAIN;
+            case LONG, INT -> DELTA_BINARY_PACKED;
+        };
     }
 
     private static int physical(Kind k) {
