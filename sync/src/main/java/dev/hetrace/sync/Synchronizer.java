@@ -60,55 +60,46 @@ public final class Synchronizer {
      * time, its receiver's trace and receive time, each time on its own trace's clock.
      */
     public static final class Matches {
-        private int[] rule = new int[64];
-        private int[] from = new int[64];
-        private int[] to = new int[64];
-        private long[] send = new long[64];
-        private long[] receive = new long[64];
+        /** Per message, four longs: send time, receive time, sender and receiver (high, low halves), rule. */
+        private long[] rows = new long[4 * 64];
         private int size;
 
-        void add(int r, int f, long s, int t, long rcv) {
-            if (size == send.length) {
-                if (size == Integer.MAX_VALUE - 8) {
+        void add(int rule, int from, long send, int to, long receive) {
+            if (4 * size == rows.length) {
+                if (rows.length > Integer.MAX_VALUE / 2 - 8) {
                     throw new IllegalStateException("more than " + size + " matched messages");
                 }
-                int n = (int) Math.min(Integer.MAX_VALUE - 8, 2L * size);
-                rule = Arrays.copyOf(rule, n);
-                from = Arrays.copyOf(from, n);
-                to = Arrays.copyOf(to, n);
-                send = Arrays.copyOf(send, n);
-                receive = Arrays.copyOf(receive, n);
+                rows = Arrays.copyOf(rows, 2 * rows.length);
             }
-            rule[size] = r;
-            from[size] = f;
-            to[size] = t;
-            send[size] = s;
-            receive[size] = rcv;
-            size++;
+            int o = 4 * size++;
+            rows[o] = send;
+            rows[o + 1] = receive;
+            rows[o + 2] = (long) from << 32 | (to & 0xFFFFFFFFL);
+            rows[o + 3] = rule;
         }
 
         public int size() {
             return size;
         }
 
-        public int rule(int i) {
-            return rule[java.util.Objects.checkIndex(i, size)];
-        }
-
-        public int from(int i) {
-            return from[java.util.Objects.checkIndex(i, size)];
-        }
-
-        public int to(int i) {
-            return to[java.util.Objects.checkIndex(i, size)];
-        }
-
         public long send(int i) {
-            return send[java.util.Objects.checkIndex(i, size)];
+            return rows[4 * java.util.Objects.checkIndex(i, size)];
         }
 
         public long receive(int i) {
-            return receive[java.util.Objects.checkIndex(i, size)];
+            return rows[4 * java.util.Objects.checkIndex(i, size) + 1];
+        }
+
+        public int from(int i) {
+            return (int) (rows[4 * java.util.Objects.checkIndex(i, size) + 2] >>> 32);
+        }
+
+        public int to(int i) {
+            return (int) rows[4 * java.util.Objects.checkIndex(i, size) + 2];
+        }
+
+        public int rule(int i) {
+            return (int) rows[4 * java.util.Objects.checkIndex(i, size) + 3];
         }
     }
 
@@ -168,7 +159,7 @@ public final class Synchronizer {
 
     /**
      * As {@link #run(List, List, ConvexHullSync.Method, int, long, Consumer, Progress)}; with
-     * {@code keepMatches}, the report keeps every matched message (28 bytes each).
+     * {@code keepMatches}, the report keeps every matched message (32 bytes each).
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              long piecewiseNanos, Consumer<String> warnings, Progress progress, boolean keepMatches)

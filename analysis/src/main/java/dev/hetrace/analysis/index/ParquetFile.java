@@ -151,8 +151,9 @@ final class ParquetFile {
     private final byte[][][] utf8;
     private final OutputStream out;
     private final Bytes page = new Bytes();
-    /** A page's header, made again for each page. */
+    /** A page's header, made again for each page; a row group's dictionary page with its header. */
     private final Thrift header = new Thrift();
+    private final Bytes dictionary = new Bytes();
     private final long[] block = new long[BLOCK];
     /** The smallest and largest value {@link #delta} met last. */
     private long min;
@@ -274,6 +275,16 @@ final class ParquetFile {
         }
     }
 
+    /** As {@link #compact(long[], boolean[], int)}, for a BOOL or NAME column's values. */
+    private static void compact(int[] v, boolean[] nulls, int n) {
+        int k = 0;
+        for (int r = 0; r < n; r++) {
+            if (!nulls[r]) {
+                v[k++] = v[r];
+            }
+        }
+    }
+
     /**
      * Encodes the first {@code n} rows of {@code g} as a data page of each column, kept until
      * the row group ends ({@link #endGroup}), then clears the NULL flags. A page is a few
@@ -293,24 +304,28 @@ final class ParquetFile {
             if (col.optional()) {
                 definitionLevels(nulls, n, present);
             }
+            if (nulls != null) { // the values of the present rows only, from here on
+                if (g.longs[c] != null) {
+                    compact(g.longs[c], nulls, n);
+                } else {
+                    compact(values, nulls, n);
+                }
+            }
             switch (col.kind()) {
                 case LONG, INT -> {
                     long[] v = g.longs[c];
-                    if (nulls != null) {
-                        compact(v, nulls, n);
-                    }
                     delta(v, present, col.kind() == Kind.INT);
                     if (present > 0) {
                         chunkMin[c] = Math.min(chunkMin[c], min);
                         chunkMax[c] = Math.max(chunkMax[c], max);
                     }
                 }
-                case BOOL -> bitPacked(values, nulls, n, present, 1, false);
+                case BOOL -> bitPacked(values, present, 1, false);
                 case NAME -> {
-                    int size = whole[c] ? Math.max(1, utf8[c].length) : present == 0 ? 1 : renumber(c, values, nulls, n);
-                    int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(size - 1));
+                    int size = whole[c] ? utf8[c].length : renumber(c, values, present);
+                    int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, size) - 1));
                     page.put(width);
-                    bitPacked(values, nulls, n, present, width, true);
+                    bitPacked(values, present, width, true);
                 }
             }
             pageTo(chunk[c], 0, 5, n, encoding(col.kind()), RLE, RLE); // a data page: values, encoding, levels' encodings
@@ -395,19 +410,16 @@ final class ParquetFile {
     }
 
     /**
-     * Renumbers a page's values of a column whose dictionary is not {@link #whole}: each row
-     * group's dictionary holds the names it uses, in order of first use. Returns the
-     * dictionary's size so far.
+     * Renumbers the first {@code n} values of a page of a column whose dictionary is not
+     * {@link #whole}: each row group's dictionary holds the names it uses, in order of first
+     * use. Returns the dictionary's size so far.
      */
-    private int renumber(int c, int[] values, boolean[] nulls, int n) {
+    private int renumber(int c, int[] values, int n) {
         int[] index = dictIndex[c];
         int[] stamps = dictStamp[c];
         int[] order = dictOrder[c];
         int size = dictSize[c];
         for (int r = 0; r < n; r++) {
-            if (nulls != null && nulls[r]) {
-                continue;
-            }
             int v = values[r];
             if (stamps[v] != stamp) {
                 stamps[v] = stamp;
@@ -417,7 +429,7 @@ final class ParquetFile {
             values[r] = index[v];
         }
         dictSize[c] = size;
-        return Math.max(1, size);
+        return size;
     }
 
     /**
@@ -444,7 +456,7 @@ final class ParquetFile {
             plainString(new byte[0]);
             size = 1;
         }
-        Bytes dictionary = new Bytes();
+        dictionary.clear();
         pageTo(dictionary, 2, 7, size, PLAIN); // a dictionary page: values, encoding
         put(dictionary.b, dictionary.n);
     }
@@ -636,18 +648,9 @@ final class ParquetFile {
     /**
      * The {@code present} values of {@code values} bit-packed {@code width} bits each, least significant
      * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
-     * (PLAIN booleans). A hybrid of one value repeated is one RLE run. NULLs' values are
-     * dropped from {@code values} ({@code nulls} null: none is NULL, or all are).
+     * (PLAIN booleans). A hybrid of one value repeated is one RLE run.
      */
-    private void bitPacked(int[] values, boolean[] nulls, int n, int present, int width, boolean hybrid) {
-        if (nulls != null) {
-            int k = 0;
-            for (int r = 0; r < n; r++) {
-                if (!nulls[r]) {
-                    values[k++] = values[r];
-                }
-            }
-        }
+    private void bitPacked(int[] values, int present, int width, boolean hybrid) {
         if (hybrid && present > 0) {
             int first = values[0];
             int same = 1;
