@@ -130,6 +130,25 @@ class ParquetFileTest {
     }
 
     @Test
+    void deltasOfEveryWidthReadBack() throws Exception {
+        // per column, the deltas of every miniblock exactly `width` bits wide (the packer joins
+        // values in groups by width); rows not a multiple of 32, so that the last miniblock is partial
+        Random r = new Random(11);
+        for (int width = 1; width <= 63; width++) {
+            int n = 1000 + width;
+            Object[][] rows = new Object[n][];
+            long v = r.nextLong() >> 8;
+            long top = 1L << (width - 1);
+            for (int i = 0; i < n; i++) {
+                long d = i % 32 == 5 ? 0 : (i % 32 == 7 ? top | (top - 1) : r.nextLong() & (top | (top - 1)));
+                rows[i] = new Object[] {v += d, (int) v};
+            }
+            roundTrip(new Table(List.of(ParquetFile.Column.longs("t", false), ParquetFile.Column.ints("i", false)), rows),
+                1 << 14, 300);
+        }
+    }
+
+    @Test
     void manyRowGroupsAndLargeDictionaries() throws Exception {
         roundTrip(random(7, 70_000, 20_000), 1 << 14); // 20,000 names: more than a whole dictionary per row group
         roundTrip(random(8, 70_000, 20_000), 1 << 14, 1000); // and its names met page after page
