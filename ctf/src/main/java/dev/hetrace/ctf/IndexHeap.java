@@ -104,6 +104,10 @@ public final class IndexHeap {
     }
 
     private void siftDown() {
+        if (keys != null) {
+            siftDownByKeys();
+            return;
+        }
         int k = 0;
         while (true) {
             int l = 2 * k + 1;
@@ -121,6 +125,45 @@ public final class IndexHeap {
             swap(k, m);
             k = m;
         }
+    }
+
+    /**
+     * {@link #siftDown} of a heap ordered by keys: the top's id and key held while the lesser
+     * child moves up into the hole, level by level, and written once where it stops.
+     */
+    private void siftDownByKeys() {
+        int[] h = heap;
+        long[] kk = keys;
+        int n = size;
+        if (n == 0) {
+            return;
+        }
+        int id = h[0];
+        long key = kk[id];
+        int k = 0;
+        while (true) {
+            int c = 2 * k + 1;
+            if (c >= n) {
+                break;
+            }
+            int child = h[c];
+            long childKey = kk[child];
+            if (c + 1 < n) {
+                int right = h[c + 1];
+                long rightKey = kk[right];
+                if (rightKey < childKey || (rightKey == childKey && right < child)) {
+                    c++;
+                    child = right;
+                    childKey = rightKey;
+                }
+            }
+            if (key < childKey || (key == childKey && id < child)) {
+                break;
+            }
+            h[k] = child;
+            k = c;
+        }
+        h[k] = id;
     }
 
     private void swap(int a, int b) {
