@@ -93,8 +93,23 @@ public record Mapping(String name, List<String> detect, String core, String task
     /** The names of the presets, in the order they are tried. */
     public static final List<String> PRESETS = List.of("rtos", "lttng-kernel", "lttng-ust-cyg-profile");
 
-    /** A preset by name. */
+    /** The presets parsed so far: resources of this jar, the same every time (a mapping is immutable). */
+    private static final Map<String, Mapping> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A preset by name, parsed once per process: {@link #detect} tries every preset for every
+     * trace, and a board's index would otherwise parse them again for each of its traces.
+     */
     public static Mapping preset(String name) {
+        Mapping m = PARSED.get(name);
+        if (m == null) {
+            m = parsePreset(name);
+            PARSED.putIfAbsent(name, m);
+        }
+        return m;
+    }
+
+    private static Mapping parsePreset(String name) {
         String resource = "presets/" + name + ".yaml";
         try (InputStream in = Mapping.class.getResourceAsStream(resource)) {
             if (in == null) {
