@@ -101,12 +101,7 @@ public record Mapping(String name, List<String> detect, String core, String task
      * trace, and a board's index would otherwise parse them again for each of its traces.
      */
     public static Mapping preset(String name) {
-        Mapping m = PARSED.get(name);
-        if (m == null) {
-            m = parsePreset(name);
-            PARSED.putIfAbsent(name, m);
-        }
-        return m;
+        return PARSED.computeIfAbsent(name, Mapping::parsePreset); // an unknown name throws, and is not kept
     }
 
     private static Mapping parsePreset(String name) {

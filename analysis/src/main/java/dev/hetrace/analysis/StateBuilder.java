@@ -85,7 +85,9 @@ public final class StateBuilder {
         if (traces.size() == 1) {
             return new Input(traces, List.of(PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY)), null);
         }
-        Synchronizer.Report r = Synchronizer.run(traces, MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, warnings);
+        // the matched messages kept: the index's sync_messages table
+        Synchronizer.Report r = Synchronizer.run(traces, MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, 0,
+            warnings, Synchronizer.Progress.NONE, true);
         return input(traces, r, warnings);
     }
 

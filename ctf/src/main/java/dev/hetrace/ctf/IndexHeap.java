@@ -45,8 +45,12 @@ public final class IndexHeap {
      * items while they stay before {@link #peekSecond()}.
      */
     public boolean before(int id, long key, int other) {
-        long ko = keys[other];
-        return key < ko || (key == ko && id < other);
+        return precedes(id, key, other, keys[other]);
+    }
+
+    /** The keyed heap's order: the lesser key, then the lesser id. */
+    private static boolean precedes(int a, long keyA, int b, long keyB) {
+        return keyA < keyB || (keyA == keyB && a < b);
     }
 
     public int size() {
@@ -151,13 +155,13 @@ public final class IndexHeap {
             if (c + 1 < n) {
                 int right = h[c + 1];
                 long rightKey = kk[right];
-                if (rightKey < childKey || (rightKey == childKey && right < child)) {
+                if (precedes(right, rightKey, child, childKey)) {
                     c++;
                     child = right;
                     childKey = rightKey;
                 }
             }
-            if (key < childKey || (key == childKey && id < child)) {
+            if (precedes(id, key, child, childKey)) {
                 break;
             }
             h[k] = child;

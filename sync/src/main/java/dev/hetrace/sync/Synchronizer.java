@@ -135,15 +135,15 @@ public final class Synchronizer {
     public record PairSync(int reference, int other, SyncResult result, PiecewiseMap map) {}
 
     /**
-     * Synchronizes {@code traces} on {@code reference}'s clock, keeping every matched message
-     * ({@link Report#matches}).
+     * Synchronizes {@code traces} on {@code reference}'s clock; the report's {@link Report#matches}
+     * is empty.
      *
      * @param warnings receives the readers' warnings, prefixed with the trace
      */
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
-        return run(traces, rules, method, reference, 0, warnings, Progress.NONE, true);
+        return run(traces, rules, method, reference, 0, warnings, Progress.NONE, false);
     }
 
     /**
@@ -219,7 +219,8 @@ public final class Synchronizer {
     /**
      * Synchronizes traces whose sends and receives a pass already found ({@code found}, per trace
      * in the order given, made with {@link MatchRules}' keys for {@code rules}): the same result
-     * as {@link #run} without reading the traces.
+     * as {@link #run} without reading the traces, every matched message kept ({@link Report#matches}:
+     * the pass that found them builds an index, whose {@code sync_messages} table holds them).
      */
     public static Report run(List<Path> traces, List<Found> found, List<MatchRule> rules, ConvexHullSync.Method method,
                              int reference) throws IOException, MetadataException, StreamDecodingException {
