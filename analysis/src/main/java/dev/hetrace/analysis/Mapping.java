@@ -32,27 +32,69 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * @param taskId    context field giving the task of every event (null: the task switched to)
  * @param taskName  context field naming that task
  * @param idleName  regular expression: tasks so named are the idle task
- * @param idleId    tasks with this id are the idle task (null: none)
+ * @param idleId    tasks with this id are the idle task (null: none); with a {@code core} field,
+ *                  each core has its own (Linux's swapper/N all have tid 0)
+ * @param states    how a switch's {@code prev-state} is read ({@link States})
  * @param rules     what each mapped event does
  */
 public record Mapping(String name, List<String> detect, String core, String taskId, String taskName, String idleName,
-                      Long idleId, List<Rule> rules) {
+                      Long idleId, States states, List<Rule> rules) {
     public Mapping {
         detect = List.copyOf(detect);
         rules = List.copyOf(rules);
+        states = states == null ? States.ZERO_PREEMPTED : states;
+    }
+
+    public Mapping(String name, List<String> detect, String core, String taskId, String taskName, String idleName,
+                   Long idleId, List<Rule> rules) {
+        this(name, detect, core, taskId, taskName, idleName, idleId, States.ZERO_PREEMPTED, rules);
+    }
+
+    /** How a switch's {@code prev-state} field says why the task left its core. */
+    public enum States {
+        /** 0: preempted (still runnable); anything else: blocked. */
+        ZERO_PREEMPTED("zero-preempted"),
+        /**
+         * Linux's {@code sched_switch}: runnable, blocked or dead, as the trace's kernel version
+         * encodes it ({@link LinuxTaskStates}).
+         */
+        LINUX("linux");
+
+        final String word;
+
+        States(String word) {
+            this.word = word;
+        }
     }
 
     /** What an event does to the state. */
     public enum Action {
         SWITCH("switch", Set.of("next"), Set.of("next-id", "prev", "prev-id", "prev-state", "prev-prio", "next-prio")),
         ENTER("enter", Set.of("func"), Set.of()),
-        EXIT("exit", Set.of("func"), Set.of()),
-        IRQ_ENTRY("irq-entry", Set.of("irq"), Set.of("name", "label")),
-        IRQ_EXIT("irq-exit", Set.of(), Set.of("irq")),
+        /** Without {@code func}: the innermost call (Linux's old {@code exit_syscall}). */
+        EXIT("exit", Set.of(), Set.of("func")),
+        /** {@code names}: the interrupts' names by number (a list), where the event has no name field. */
+        IRQ_ENTRY("irq-entry", Set.of("irq"), Set.of("name", "label", "names")),
+        /** With {@code label}, only an entry of the same label is closed (a softirq's exit never closes irq 1). */
+        IRQ_EXIT("irq-exit", Set.of(), Set.of("irq", "label")),
         SEND("send", Set.of("id"), Set.of("queue")),
         RECEIVE("receive", Set.of("id"), Set.of("queue")),
         /** The task is about to block on a queue (an RTOS hook at the start of a blocking receive). */
-        WAIT("wait", Set.of("queue"), Set.of());
+        WAIT("wait", Set.of("queue"), Set.of()),
+        /** Task {@code id} is made runnable ({@code name}: its name, for a task not met before). */
+        WAKE("wake", Set.of("id"), Set.of("name")),
+        /** Task {@code id} is created (a new task, whatever the id named before). */
+        FORK("fork", Set.of("id"), Set.of("name")),
+        /** The task ({@code id}, default: the one running) runs a new program: renamed after its file's base name. */
+        EXEC("exec", Set.of("name"), Set.of("id")),
+        /** The task ({@code id}, default: the one running) is named anew. */
+        RENAME("rename", Set.of("name"), Set.of("id")),
+        /** The task ({@code id}, default: the one running) is exiting: its next switch out is its death. */
+        TASK_EXIT("task-exit", Set.of(), Set.of("id")),
+        /** Task {@code id} is gone (reaped): its id may name another task afterwards. */
+        TASK_FREE("task-free", Set.of("id"), Set.of()),
+        /** Task {@code id} exists, named {@code name} (a tracer's list of the tasks alive when it began). */
+        TASK_INFO("task-info", Set.of("id"), Set.of("name"));
 
         final String word;
         final Set<String> required;
@@ -80,9 +122,14 @@ public record Mapping(String name, List<String> detect, String core, String task
      * event name ending with {@code *} is a pattern: the rule applies to every event so
      * starting, and {@code =*} is what the star matched.
      */
-    public record Rule(String event, Action does, Map<String, String> fields) {
+    public record Rule(String event, Action does, Map<String, String> fields, List<String> names) {
         public Rule {
             fields = Map.copyOf(fields);
+            names = List.copyOf(names);
+        }
+
+        public Rule(String event, Action does, Map<String, String> fields) {
+            this(event, does, fields, List.of());
         }
 
         public String field(String role) {
@@ -91,7 +138,8 @@ public record Mapping(String name, List<String> detect, String core, String task
     }
 
     /** The names of the presets, in the order they are tried. */
-    public static final List<String> PRESETS = List.of("rtos", "lttng-kernel", "lttng-ust-cyg-profile");
+    public static final List<String> PRESETS = List.of("rtos", "lttng-kernel", "perf-kernel", "lttng-ust-cyg-profile",
+        "lttng-ust-cyg-profile-fast");
 
     /** The presets parsed so far: resources of this jar, the same every time (a mapping is immutable). */
     private static final Map<String, Mapping> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
@@ -122,6 +170,16 @@ public record Mapping(String name, List<String> detect, String core, String task
      * events the trace lacks are left out. Null when nothing applies.
      */
     public static Mapping detect(Set<String> eventNames) {
+        return detect(eventNames, Set.of());
+    }
+
+    /**
+     * As {@link #detect(Set)}, for a trace whose events carry these context fields: when no
+     * preset says whose an event is (a task field or switches) and every event carries a thread
+     * id ({@code vtid}, as LTTng-UST's context adds it), each event belongs to its thread
+     * ({@link #withThreadContext}).
+     */
+    public static Mapping detect(Set<String> eventNames, Set<String> contextFields) {
         List<Mapping> applied = new ArrayList<>();
         for (String p : PRESETS) {
             Mapping m = preset(p);
@@ -137,7 +195,25 @@ public record Mapping(String name, List<String> detect, String core, String task
         if (!generic.rules().isEmpty()) {
             applied.add(generic);
         }
-        return applied.isEmpty() ? null : combine(applied).restrictedTo(eventNames);
+        return applied.isEmpty() ? null : combine(applied).restrictedTo(eventNames).withThreadContext(contextFields);
+    }
+
+    /**
+     * This mapping, where it says nothing of whose each event is (no task field, no switch) and
+     * the events carry a thread id in their context, with the task taken from that context:
+     * {@code vtid} (or {@code tid}) and {@code procname} as LTTng-UST adds them. Without it,
+     * every thread's calls would be one task's, paired across threads.
+     */
+    public Mapping withThreadContext(Set<String> contextFields) {
+        if (taskId != null || rules.stream().anyMatch(r -> r.does() == Action.SWITCH)) {
+            return this;
+        }
+        String id = contextFields.contains("vtid") ? "vtid" : contextFields.contains("tid") ? "tid" : null;
+        if (id == null) {
+            return this;
+        }
+        String n = contextFields.contains("procname") ? "procname" : taskName;
+        return new Mapping(name, detect, core, id, n, idleName, idleId, states, rules);
     }
 
     /** Functions from the events named {@code X_entry} and {@code X_exit} (or {@code X:entry}, {@code X_begin}...). */
@@ -166,8 +242,10 @@ public record Mapping(String name, List<String> detect, String core, String task
         String taskName = null;
         String idleName = null;
         Long idleId = null;
+        States states = States.ZERO_PREEMPTED;
         Set<String> names = new LinkedHashSet<>();
         for (Mapping m : mappings) {
+            states = states != States.ZERO_PREEMPTED ? states : m.states();
             names.add(m.name());
             for (Rule r : m.rules()) {
                 rules.putIfAbsent(r.event(), r);
@@ -178,7 +256,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             idleName = idleName != null ? idleName : m.idleName();
             idleId = idleId != null ? idleId : m.idleId();
         }
-        return new Mapping(String.join("+", names), List.of(), core, taskId, taskName, idleName, idleId,
+        return new Mapping(String.join("+", names), List.of(), core, taskId, taskName, idleName, idleId, states,
             new ArrayList<>(rules.values()));
     }
 
@@ -196,14 +274,14 @@ public record Mapping(String name, List<String> detect, String core, String task
                     if (e.startsWith(prefix) && e.length() > prefix.length()) {
                         Map<String, String> fields = new LinkedHashMap<>();
                         r.fields().forEach((k, v) -> fields.put(k, v.equals("=*") ? "=" + e.substring(prefix.length()) : v));
-                        out.putIfAbsent(e, new Rule(e, r.does(), fields));
+                        out.putIfAbsent(e, new Rule(e, r.does(), fields, r.names()));
                     }
                 }
             } else if (eventNames.contains(r.event())) {
                 out.putIfAbsent(r.event(), r);
             }
         }
-        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, new ArrayList<>(out.values()));
+        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, states, new ArrayList<>(out.values()));
     }
 
     /** A mapping from a YAML file; errors name the file and line. */
@@ -222,7 +300,7 @@ public record Mapping(String name, List<String> detect, String core, String task
         if (!(root instanceof MappingNode top)) {
             throw new MappingException(source + ":1: expected a mapping with name, events...");
         }
-        Map<String, Node> keys = entries(top, source, Set.of("name", "detect", "core", "task", "idle", "events"));
+        Map<String, Node> keys = entries(top, source, Set.of("name", "detect", "core", "task", "idle", "states", "events"));
         String name = keys.containsKey("name") ? scalar(keys.get("name"), source, "name") : source;
         List<String> detect = new ArrayList<>();
         if (keys.get("detect") != null) {
@@ -263,6 +341,12 @@ public record Mapping(String name, List<String> detect, String core, String task
                 }
             }
         }
+        States states = States.ZERO_PREEMPTED;
+        if (keys.get("states") != null) {
+            String w = scalar(keys.get("states"), source, "states");
+            states = java.util.Arrays.stream(States.values()).filter(x -> x.word.equals(w)).findFirst()
+                .orElseThrow(() -> error(source, keys.get("states"), "states: expected linux or zero-preempted, got '" + w + "'"));
+        }
         List<Rule> rules = new ArrayList<>();
         if (!(keys.get("events") instanceof SequenceNode events)) {
             throw error(source, keys.getOrDefault("events", top), "expected `events`, a list of {event: NAME, does: ACTION, ...}");
@@ -271,8 +355,19 @@ public record Mapping(String name, List<String> detect, String core, String task
         for (Node n : events.getValue()) {
             MappingNode m = asMapping(n, source, "expected {event: NAME, does: ACTION, FIELD-ROLE: PATH...}");
             Map<String, String> fields = new LinkedHashMap<>();
+            List<String> numbered = new ArrayList<>();
             for (NodeTuple t : m.getValue()) {
                 String k = scalar(t.getKeyNode(), source, "key");
+                if (k.equals("names")) {
+                    if (!(t.getValueNode() instanceof SequenceNode list)) {
+                        throw error(source, t.getValueNode(), "names: expected a list of names, the first for number 0");
+                    }
+                    for (Node x : list.getValue()) {
+                        numbered.add(scalar(x, source, "names"));
+                    }
+                    fields.put(k, "");
+                    continue;
+                }
                 fields.put(k, scalar(t.getValueNode(), source, k));
             }
             String event = fields.remove("event");
@@ -282,7 +377,8 @@ public record Mapping(String name, List<String> detect, String core, String task
             }
             Action a = Action.of(does);
             if (a == null) {
-                throw error(source, n, "does: '" + does + "' is not one of switch, enter, exit, irq-entry, irq-exit, send, receive");
+                throw error(source, n, "does: '" + does + "' is not one of " + String.join(", ",
+                    java.util.Arrays.stream(Action.values()).map(x -> x.word).toList()));
             }
             for (String role : a.required) {
                 if (!fields.containsKey(role)) {
@@ -298,9 +394,10 @@ public record Mapping(String name, List<String> detect, String core, String task
             if (!seen.add(event)) {
                 throw error(source, n, "event '" + event + "' is mapped twice");
             }
-            rules.add(new Rule(event, a, fields));
+            fields.remove("names");
+            rules.add(new Rule(event, a, fields, numbered));
         }
-        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, rules);
+        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, states, rules);
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

@@ -258,6 +258,7 @@ public final class StateBuilder {
             List<Parallel.Work> combine = new ArrayList<>();
             combine.add(all::messages); // the longest first
             combine.add(all::marks);
+            combine.add(all::wakeups);
             copies.forEach(c -> combine.add(c::run));
             Parallel.run(combine, workers, () -> { });
             return new Built(input, m);
@@ -299,6 +300,34 @@ public final class StateBuilder {
     }
 
     /**
+     * The names of the context fields every event of a trace's streams carries (the stream event
+     * context's members, as babeltrace2 names them: one leading underscore removed), in the
+     * streams that have events.
+     */
+    public static Set<String> contextFieldNames(List<CtfTrace> traces) {
+        Set<String> names = null;
+        for (CtfTrace t : traces) {
+            for (StreamClass s : t.metadata().streams().values()) {
+                if (s.events().isEmpty()) {
+                    continue;
+                }
+                Set<String> these = new TreeSet<>();
+                if (s.eventContext() != null) {
+                    for (var m : s.eventContext().members()) {
+                        these.add(m.name().startsWith("_") ? m.name().substring(1) : m.name());
+                    }
+                }
+                if (names == null) {
+                    names = these;
+                } else {
+                    names.retainAll(these);
+                }
+            }
+        }
+        return names == null ? Set.of() : names;
+    }
+
+    /**
      * A rule compiled for one trace: its action and field handles, with what was learnt of their
      * types. Each rule has handles of its own (the mapping's core and task fields too), so that a
      * handle stays resolved in its event class and a read skips the path lookup.
@@ -325,6 +354,12 @@ public final class StateBuilder {
         final Event.Field irq;
         final Event.Field name;
         final String label;
+        /** The interrupt's name by number ({@code names}), or null. */
+        final String[] numberedNames;
+        /** The interrupt's name when the rule gives it as =TEXT, else null. */
+        final String constantIrqName;
+        /** The kind of interrupt (the label's number: a softirq's numbers are not a hard irq's), −1 for an exit of any kind. */
+        int irqClass = -1;
         final Event.Field queue;
         final Event.Field id;
         // the mapping's fields, read for every event of the rule
@@ -346,10 +381,14 @@ public final class StateBuilder {
             func = rule.field("func");
             funcField = func == null || func.startsWith("=") ? null : Event.field(func);
             irq = handle(rule.field("irq"));
-            name = handle(rule.field("name"));
+            String n = rule.field("name");
+            constantIrqName = n != null && n.startsWith("=") ? n.substring(1) : null;
+            name = constantIrqName != null ? null : handle(n);
             label = rule.field("label");
+            numberedNames = rule.names().isEmpty() ? null : rule.names().toArray(String[]::new);
             queue = handle(rule.field("queue"));
             id = handle(rule.field("id"));
+
             core = handle(m.core());
             taskId = handle(m.taskId());
             taskName = handle(m.taskName());
@@ -383,6 +422,20 @@ public final class StateBuilder {
         int lastBlockedRow = -1;
         /** The queue the task said it is about to block on (a wait event), until it runs again; −1 if none. */
         int waitQueue = -1;
+        /** Flags of the state it is in since {@link #outSince} (START_UNKNOWN: since before the trace). */
+        int outFlags;
+        /** The core it runs on, −1 when it is not running. */
+        int runningOn = -1;
+        /** Whether the trace has shown its state: switched in or out, woken, or created. */
+        boolean known;
+        /** Created in the trace (a fork): it made no call before. */
+        boolean born;
+        /** Said to be exiting: its next switch out is its death. */
+        boolean exiting;
+        /** Dead: its id names another task from its next switch in. */
+        boolean dead;
+        /** The hash of its name as the switches give it (tasks known by id: a new name is a rename). */
+        long nameHash;
 
         void push(int func, long start, long epoch) {
             int o = 4 * depth;
@@ -409,8 +462,13 @@ public final class StateBuilder {
         long[] irqNumbers = new long[8];
         long[] irqStarts = new long[8];
         long[] irqEpochs = new long[8];
+        int[] irqClasses = new int[8];
         int irqDepth;
         int unknownTask = -1;
+        /** The core's own idle task when each core has one, −1 until met. */
+        int idleTask = -1;
+        /** The CPU number the trace gives the core (−1: none). */
+        long cpu = -1;
     }
 
     /**
@@ -445,6 +503,9 @@ public final class StateBuilder {
         final LongIntMap taskById = new LongIntMap();
         final Map<String, Integer> taskByName = new HashMap<>();
         final LongIntMap nameByNumber = new LongIntMap();
+        /** Per kind of interrupt (a label's number), its names' ids by interrupt number. */
+        final List<LongIntMap> irqNames = new ArrayList<>();
+        final Map<String, Integer> irqClasses = new HashMap<>();
         final LongIntMap taskByHash = new LongIntMap();
         final LongIntMap nameByHash = new LongIntMap();
         final Map<String, Integer> nameIds = new HashMap<>();
@@ -463,6 +524,12 @@ public final class StateBuilder {
         final IntervalTable calls = new IntervalTable();
         final IntervalTable irqs = new IntervalTable();
         final LongRows messageEvents = new LongRows(5);
+        /** Wake-ups, as {@link StateModel#wakeups}'s rows, numbered locally. */
+        final LongRows wakeups = new LongRows(3);
+        /** How a switch's prev-state reads on this trace's kernel (null: not Linux's). */
+        final LinuxTaskStates linux;
+        /** Whether each core has its own idle task (the mapping names an idle id and a core field). */
+        final boolean idlePerCore;
         /** Point events: time, CPU (−1: none), name (of {@link #markNames}). */
         final LongRows marks = new LongRows(3);
         final List<String> markNames = new ArrayList<>();
@@ -496,12 +563,15 @@ public final class StateBuilder {
             this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
             traceName = path.toAbsolutePath().normalize().getFileName().toString();
             Set<String> events = eventNames(reader.traces());
-            Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
+            Set<String> contexts = contextFieldNames(reader.traces());
+            Mapping m = given != null ? given.restrictedTo(events).withThreadContext(contexts) : Mapping.detect(events, contexts);
             if (m == null || m.rules().isEmpty()) {
                 throw new MappingException(path + ": no preset fits its events (" + abridged(events)
                     + "); give a mapping file (see docs/analysis.md)");
             }
             mapping = m;
+            linux = m.states() == Mapping.States.LINUX ? LinuxTaskStates.of(reader.traces()) : null;
+            idlePerCore = m.core() != null && m.idleId() != null;
             markCpu = m.core() == null ? null : Event.field(m.core());
             idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
             List<Mapping.Rule> list = m.rules();
@@ -510,6 +580,12 @@ public final class StateBuilder {
                 String func = c.func;
                 if (func != null && func.startsWith("=")) {
                     c.constantName = nameId(func.substring(1));
+                }
+                if (c.does == Mapping.Action.IRQ_ENTRY || c.does == Mapping.Action.IRQ_EXIT && c.label != null) {
+                    c.irqClass = irqClasses.computeIfAbsent(c.label == null ? "irq" : c.label, x -> {
+                        irqNames.add(new LongIntMap());
+                        return irqNames.size() - 1;
+                    });
                 }
                 compiled.put(c.rule.event(), c);
             }
@@ -638,6 +714,7 @@ public final class StateBuilder {
             }
             messageEvents.map(M_TIME, w::apply);
             marks.map(0, to.walker()::apply);
+            wakeups.map(0, to.walker()::apply);
         }
 
         private void apply(Compiled c, Event e, long t) {
@@ -651,7 +728,128 @@ public final class StateBuilder {
                 case SEND -> send(core, task(core, c, e), c, e, t);
                 case RECEIVE -> receive(core, task(core, c, e), c, e, t);
                 case WAIT -> taskStates.get(task(core, c, e)).waitQueue = (int) queue(c, e);
+                case WAKE -> wake(core, c, e, t);
+                case FORK -> fork(c, e);
+                case EXEC -> rename(subjectTask(core, c, e), baseName(e.getString(c.name)));
+                case RENAME -> rename(subjectTask(core, c, e), e.getString(c.name));
+                case TASK_EXIT -> taskStates.get(subjectTask(core, c, e)).exiting = true;
+                case TASK_FREE -> free(c, e, t);
+                case TASK_INFO -> knownTask(e.getLong(c.id), e, c.name, false);
             }
+        }
+
+        /** The task an event names by its {@code id} role, else the one running on its core. */
+        private int subjectTask(int core, Compiled c, Event e) {
+            return c.id != null && e.has(c.id) ? knownTask(e.getLong(c.id), e, c.name, true) : task(core, c, e);
+        }
+
+        /**
+         * The task with id {@code id}, made when new (named by {@code nameRole} when the event has
+         * it). With {@code live}, a dead task's id names a new task: the id was reused after the
+         * dead one was reaped (its free event not traced).
+         */
+        private int knownTask(long id, Event e, Event.Field nameRole, boolean live) {
+            int k = taskById.get(id);
+            if (k == LongIntMap.ABSENT || live && taskStates.get(k).dead) {
+                String name = nameRole != null && e.has(nameRole) ? e.getString(nameRole) : "task";
+                k = newTask(name, id);
+                taskStates.get(k).nameHash = Event.stringHash(name);
+                taskById.put(id, k);
+            }
+            return k;
+        }
+
+        /** The file name of a path, as Linux names a task after the program it executes. */
+        private static String baseName(String path) {
+            int slash = path.lastIndexOf('/');
+            return slash >= 0 && slash < path.length() - 1 ? path.substring(slash + 1) : path;
+        }
+
+        /** Task {@code task} is named {@code name} from now on (a task has one name: its latest). */
+        private void rename(int task, String name) {
+            StateModel.Task old = tasks.get(task);
+            if (!old.name().equals(name)) {
+                tasks.set(task, new StateModel.Task(name, old.trace(), old.id(), old.idle()));
+                taskStates.get(task).nameHash = Event.stringHash(name);
+            }
+        }
+
+        /** A task is created: always a new one, its id naming it from now on. */
+        private void fork(Compiled c, Event e) {
+            long id = e.getLong(c.id);
+            String name = c.name != null && e.has(c.name) ? e.getString(c.name) : "task";
+            int k = newTask(name, id);
+            TaskState s = taskStates.get(k);
+            s.nameHash = Event.stringHash(name);
+            s.born = true;
+            s.known = true;
+            taskById.put(id, k);
+        }
+
+        /** A task is reaped: what it still had open ends, and its id is free for another task. */
+        private void free(Compiled c, Event e, long t) {
+            long id = e.getLong(c.id);
+            int k = taskById.get(id);
+            if (k == LongIntMap.ABSENT) {
+                return;
+            }
+            TaskState s = taskStates.get(k);
+            while (s.depth > 0) {
+                pop(k, s, t, s.dead ? 0 : StateModel.END_UNKNOWN);
+            }
+            if (s.outSince >= 0) {
+                closeOut(k, s, t);
+            }
+            s.dead = true;
+            taskById.remove(id);
+        }
+
+        /**
+         * A task is made runnable. One that was blocked (or switched out for no known reason)
+         * is runnable from now on, woken by the interrupt in progress on the event's core, else by
+         * the task running there; one the trace never showed was blocked since before it began.
+         * A task already runnable or running (a second event of the same wake-up:
+         * {@code sched_wakeup} after {@code sched_waking}) is left as it is.
+         */
+        private void wake(int core, Compiled c, Event e, long t) {
+            int k = knownTask(e.getLong(c.id), e, c.name, true);
+            TaskState s = taskStates.get(k);
+            if (s.runningOn >= 0 || tasks.get(k).idle() || s.dead) {
+                return;
+            }
+            if (s.outSince >= 0) {
+                if (s.outState != StateModel.BLOCKED && s.outState != StateModel.WAITING) {
+                    return;
+                }
+                closeOut(k, s, t);
+            } else if (!s.known) {
+                if (t > first) {
+                    taskStateRows.add(first, t, k, -1, StateModel.BLOCKED, 0, StateModel.START_UNKNOWN, 0);
+                }
+            } else if (!s.born) {
+                return;
+            }
+            CoreState cs = coreStates.get(core);
+            int o = wakeups.append();
+            MemorySegment m = wakeups.lastChunk();
+            m.setAtIndex(LongRows.L, o, t);
+            m.setAtIndex(LongRows.L, o + 1, LongRows.pair(k, cs.task));
+            m.setAtIndex(LongRows.L, o + 2, LongRows.pair(core, cs.irqDepth > 0 ? cs.irqs[cs.irqDepth - 1] : -1));
+            s.known = true;
+            s.outSince = t;
+            s.outState = StateModel.RUNNABLE;
+            s.outEpoch = epoch;
+            s.outFlags = 0;
+        }
+
+        /** Ends the state a task was in since it left its core (or was woken) at {@code t}. */
+        private void closeOut(int task, TaskState s, long t) {
+            int row = taskStateRows.add(s.outSince, t, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
+                s.outState, 0, s.outFlags | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
+            if (s.outState == StateModel.BLOCKED) {
+                s.lastBlockedRow = row;
+            }
+            s.outSince = -1;
         }
 
         private int core(Compiled rule, Event e) {
@@ -671,7 +869,9 @@ public final class StateBuilder {
                 c = cores.size();
                 cores.add(new StateModel.Core(traceName + (cpu < 0 ? "" : "/cpu" + cpu), trace));
                 coreBorn.add(now);
-                coreStates.add(new CoreState());
+                CoreState cs = new CoreState();
+                cs.cpu = cpu;
+                coreStates.add(cs);
                 coreByCpu.put(cpu, c);
             }
             return c;
@@ -709,13 +909,27 @@ public final class StateBuilder {
             return tasks.size() - 1;
         }
 
-        private int switchedTask(Event e, Event.Field nameRole, Event.Field idRole) {
+        /**
+         * The task a switch names: by id when it gives one (each core's own idle task when idle
+         * is per core; a task whose name changed since is renamed), else by name.
+         */
+        private int switchedTask(int core, Event e, Event.Field nameRole, Event.Field idRole) {
             if (idRole != null && e.has(idRole)) {
                 long id = e.getLong(idRole);
-                int k = taskById.get(id);
-                if (k == LongIntMap.ABSENT) {
-                    k = newTask(e.getString(nameRole), id);
-                    taskById.put(id, k);
+                if (idlePerCore && id == mapping.idleId()) {
+                    CoreState cs = coreStates.get(core);
+                    if (cs.idleTask < 0) {
+                        String name = e.getString(nameRole);
+                        cs.idleTask = newTask(name.indexOf('/') < 0 && cs.cpu >= 0 ? name + "/" + cs.cpu : name, id);
+                    }
+                    return cs.idleTask;
+                }
+                int k = knownTask(id, e, nameRole, true);
+                TaskState s = taskStates.get(k);
+                long hash = e.getStringHash(nameRole);
+                if (hash != s.nameHash) {
+                    rename(k, e.getString(nameRole));
+                    s.nameHash = hash;
                 }
                 return k;
             }
@@ -747,6 +961,9 @@ public final class StateBuilder {
                 return c.constantName;
             }
             Event.Field path = c.funcField;
+            if (path == null) {
+                return -1; // an exit that names no function: the innermost call's
+            }
             if (c.stringField == null) {
                 try {
                     e.getLong(path);
@@ -776,34 +993,64 @@ public final class StateBuilder {
 
         private void taskSwitch(int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
-            int next = switchedTask(e, c.next, c.nextId);
+            int next = switchedTask(core, e, c.next, c.nextId);
             int prev = cs.task;
             if (prev < 0) {
                 // the first switch on this core: what ran before it ran since before the trace began
-                prev = c.prev != null && e.has(c.prev) ? switchedTask(e, c.prev, c.prevId) : -1;
+                prev = c.prev != null && e.has(c.prev) ? switchedTask(core, e, c.prev, c.prevId) : -1;
                 if (prev >= 0 && t > first) {
                     runs.add(first, t, core, prev, runState(prev), 0, StateModel.START_UNKNOWN, 0);
                 }
-            } else if (t > cs.since) {
-                runs.add(cs.since, t, core, prev, runState(prev), 0, epoch != cs.epoch ? StateModel.EVENTS_LOST : 0, 0);
+            } else {
+                if (t > cs.since) {
+                    runs.add(cs.since, t, core, prev, runState(prev), 0, epoch != cs.epoch ? StateModel.EVENTS_LOST : 0, 0);
+                }
+                if (c.prevId != null && e.has(c.prevId)) {
+                    // the task the switch says leaves (renamed if its name changed while it ran; another
+                    // than the one the trace showed coming in when a switch was lost)
+                    int named = switchedTask(core, e, c.prev, c.prevId);
+                    if (named != prev) {
+                        TaskState lost = taskStates.get(prev);
+                        lost.runningOn = lost.runningOn == core ? -1 : lost.runningOn;
+                        prev = named;
+                    }
+                }
             }
             if (prev >= 0 && prev != next && !tasks.get(prev).idle()) {
                 TaskState ps = taskStates.get(prev);
+                if (ps.runningOn == core) {
+                    ps.runningOn = -1;
+                }
+                int state = switchedOutState(c, e);
+                if (ps.exiting && state != StateModel.PREEMPTED && (linux == null || linux.kernel() == null)) {
+                    // an exiting task that blocks dies, when prev-state cannot say it (an exiting task may be preempted)
+                    state = StateModel.DEAD;
+                }
+                if (ps.outSince >= 0) {
+                    // the trace thought it out (woken before its core's first switch showed it running): it ends here
+                    closeOut(prev, ps, t);
+                }
+                if (state == StateModel.DEAD) {
+                    // it died: its calls (the exit call among them) end here
+                    while (ps.depth > 0) {
+                        pop(prev, ps, t, 0);
+                    }
+                    ps.dead = true;
+                }
+                ps.known = true;
                 ps.outSince = t;
                 ps.outEpoch = epoch;
-                ps.outState = switchedOutState(c, e);
+                ps.outState = state;
+                ps.outFlags = 0;
             }
             TaskState ns = taskStates.get(next);
             ns.lastBlockedRow = -1;
             if (ns.outSince >= 0) {
-                int row = taskStateRows.add(ns.outSince, t, next, ns.outState == StateModel.BLOCKED ? ns.waitQueue : -1,
-                    ns.outState, 0, epoch != ns.outEpoch ? StateModel.EVENTS_LOST : 0, 0);
-                if (ns.outState == StateModel.BLOCKED) {
-                    ns.lastBlockedRow = row;
-                }
-                ns.outSince = -1;
+                closeOut(next, ns, t);
             }
             ns.waitQueue = -1;
+            ns.known = true;
+            ns.runningOn = core;
             cs.task = next;
             cs.since = t;
             cs.epoch = epoch;
@@ -813,10 +1060,11 @@ public final class StateBuilder {
             return tasks.get(task).idle() ? StateModel.IDLE : StateModel.RUNNING;
         }
 
-        private static int switchedOutState(Compiled c, Event e) {
+        private int switchedOutState(Compiled c, Event e) {
             Event.Field state = c.prevState;
             if (state != null && e.has(state)) {
-                return e.getLong(state) == 0 ? StateModel.PREEMPTED : StateModel.BLOCKED;
+                long v = e.getLong(state);
+                return linux != null ? linux.of(v) : v == 0 ? StateModel.PREEMPTED : StateModel.BLOCKED;
             }
             Event.Field pp = c.prevPrio;
             Event.Field np = c.nextPrio;
@@ -837,12 +1085,19 @@ public final class StateBuilder {
             TaskState s = taskStates.get(task);
             s.lastBlockedRow = -1;
             int at = s.depth - 1;
-            while (at >= 0 && s.func(at) != func) {
+            while (at >= 0 && func >= 0 && s.func(at) != func) {
                 at--;
+            }
+            if (at < 0 && s.born) {
+                // a task made in the trace made no call before: this is its return from its parent's (clone)
+                return;
             }
             if (at < 0) {
                 // an exit without its entry: the call began before the trace (or its entry was lost)
                 long total = t - first;
+                if (func < 0) {
+                    func = nameId("(unknown)");
+                }
                 calls.add(first, t, task, func, 0, 0, StateModel.START_UNKNOWN
                     | (s.depth > 0 || epoch != 0 ? StateModel.EVENTS_LOST : 0), total - s.baseChild);
                 s.baseChild = total;
@@ -870,17 +1125,30 @@ public final class StateBuilder {
             }
         }
 
-        private void irqEntry(int core, Compiled c, Event e, long t) {
-            long number = e.getLong(c.irq);
-            long key = number * 64 + c.index;
-            int id = nameByNumber.get(~key);
+        /**
+         * The name of interrupt {@code number} of the rule's kind: its name field, else its name
+         * by number ({@code names}), else the label (or "irq") and the number; the label before
+         * a name ("softirq:TIMER"). Looked up by number once known.
+         */
+        private int irqName(Compiled c, Event e, long number) {
+            LongIntMap known = irqNames.get(c.irqClass);
+            int id = known.get(number);
             if (id == LongIntMap.ABSENT) {
                 String label = c.label;
-                String name = c.name != null && e.has(c.name)
-                    ? e.getString(c.name) : (label != null ? label : "irq") + " " + number;
-                id = nameId(label != null && c.name != null ? label + ":" + name : name);
-                nameByNumber.put(~key, id);
+                String name = c.constantIrqName != null ? c.constantIrqName
+                    : c.name != null && e.has(c.name) ? e.getString(c.name)
+                    : c.numberedNames != null && number >= 0 && number < c.numberedNames.length ? c.numberedNames[(int) number]
+                    : null;
+                id = nameId(name == null ? (label != null ? label : "irq") + " " + number
+                    : label != null ? label + ":" + name : name);
+                known.put(number, id);
             }
+            return id;
+        }
+
+        private void irqEntry(int core, Compiled c, Event e, long t) {
+            long number = e.getLong(c.irq);
+            int id = irqName(c, e, number);
             CoreState cs = coreStates.get(core);
             if (cs.irqDepth == cs.irqs.length) {
                 int k = cs.irqDepth * 2;
@@ -888,29 +1156,31 @@ public final class StateBuilder {
                 cs.irqNumbers = Arrays.copyOf(cs.irqNumbers, k);
                 cs.irqStarts = Arrays.copyOf(cs.irqStarts, k);
                 cs.irqEpochs = Arrays.copyOf(cs.irqEpochs, k);
+                cs.irqClasses = Arrays.copyOf(cs.irqClasses, k);
             }
             cs.irqs[cs.irqDepth] = id;
-            cs.irqNumbers[cs.irqDepth] = key;
+            cs.irqNumbers[cs.irqDepth] = number;
+            cs.irqClasses[cs.irqDepth] = c.irqClass;
             cs.irqStarts[cs.irqDepth] = t;
             cs.irqEpochs[cs.irqDepth] = epoch;
             cs.irqDepth++;
         }
 
+        /** Closes the innermost interrupt of the exit's number (and kind, when the exit has a label). */
         private void irqExit(int core, Compiled c, Event e, long t) {
             CoreState cs = coreStates.get(core);
             Event.Field irqField = c.irq;
             int at = cs.irqDepth - 1;
+            long number = irqField != null ? e.getLong(irqField) : -1;
             if (irqField != null) {
-                long number = e.getLong(irqField);
-                // the entry's rule is the one before the exit's in the presets; match on the number
-                while (at >= 0 && cs.irqNumbers[at] / 64 != number) {
+                while (at >= 0 && (cs.irqNumbers[at] != number || c.irqClass >= 0 && cs.irqClasses[at] != c.irqClass)) {
                     at--;
                 }
             }
             if (at < 0) {
-                long number = irqField != null ? e.getLong(irqField) : -1;
-                int id = nameId("irq " + number);
-                irqs.add(first, t, core, id, 0, 0, StateModel.START_UNKNOWN, 0);
+                // began before the trace (or its entry was lost)
+                irqs.add(first, t, core, c.irqClass >= 0 ? irqName(c, e, number) : nameId("irq " + number), 0, 0,
+                    StateModel.START_UNKNOWN, 0);
                 return;
             }
             while (cs.irqDepth - 1 > at) {
@@ -975,9 +1245,9 @@ public final class StateBuilder {
                 while (s.depth > 0) {
                     pop(task, s, last, StateModel.END_UNKNOWN);
                 }
-                if (s.outSince >= 0 && last > s.outSince) {
+                if (s.outSince >= 0 && last >= s.outSince) {
                     taskStateRows.add(s.outSince, last, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
-                        s.outState, 0, StateModel.END_UNKNOWN, 0);
+                        s.outState, 0, s.outFlags | StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
                 }
             }
         }
@@ -1137,6 +1407,24 @@ public final class StateBuilder {
 
         private static long messageKey(long queue, long id) {
             return Math.max(queue, 0) * 0x100000001B3L ^ id;
+        }
+
+        /** The wake-ups, trace after trace, renumbered. */
+        void wakeups() {
+            for (TracePass p : passes) {
+                LongRows r = p.wakeups;
+                int[] task = taskIds[p.trace];
+                for (int k = 0; k < r.size(); k++) {
+                    MemorySegment m = r.chunk(k);
+                    int o = r.offset(k);
+                    long who = m.getAtIndex(LongRows.L, o + 1);
+                    long where = m.getAtIndex(LongRows.L, o + 2);
+                    int waker = LongRows.low(who);
+                    int irq = LongRows.low(where);
+                    model.addWakeup(m.getAtIndex(LongRows.L, o), task[LongRows.high(who)], waker < 0 ? -1 : task[waker],
+                        coreIds[p.trace][LongRows.high(where)], irq < 0 ? -1 : nameIds[p.trace][irq]);
+                }
+            }
         }
 
         /**

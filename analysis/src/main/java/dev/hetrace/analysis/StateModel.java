@@ -27,8 +27,15 @@ public final class StateModel {
     public static final int BLOCKED = 3;
     /** Switched out, and the trace does not say why. */
     public static final int WAITING = 4;
+    /** Woken (made runnable again after it blocked, or new), waiting for a core to run on. */
+    public static final int RUNNABLE = 5;
+    /** Exited, not yet reaped (Linux: a zombie until its parent waits for it). */
+    public static final int DEAD = 6;
 
-    private static final String[] STATE_NAMES = {"running", "idle", "preempted", "blocked", "waiting"};
+    private static final String[] STATE_NAMES = {"running", "idle", "preempted", "blocked", "waiting", "runnable", "dead"};
+
+    /** How many states there are: every state is below this. */
+    public static final int STATES = STATE_NAMES.length;
 
     /** A core: a trace, or a CPU of a trace. */
     public record Core(String name, int trace) {}
@@ -49,6 +56,8 @@ public final class StateModel {
     /** Point events: time, core and event name (of {@link #eventNames}) side by side. */
     final LongRows marks = new LongRows(2);
     final List<String> eventNames = new ArrayList<>();
+    /** Wake-ups: time; woken and waker task (high, low halves); core and interrupt (name id, −1: none) of the waker. */
+    final LongRows wakeups = new LongRows(3);
     /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
     long[] traceFirst = new long[0];
     long[] traceLast = new long[0];
@@ -144,6 +153,48 @@ public final class StateModel {
     /** Point event {@code i}'s event name. */
     public String markName(int i) {
         return eventNames.get((int) marks.get(i, 1));
+    }
+
+    void addWakeup(long time, int task, int waker, int core, int irq) {
+        int o = wakeups.append();
+        MemorySegment m = wakeups.lastChunk();
+        m.setAtIndex(LongRows.L, o, time);
+        m.setAtIndex(LongRows.L, o + 1, LongRows.pair(task, waker));
+        m.setAtIndex(LongRows.L, o + 2, LongRows.pair(core, irq));
+    }
+
+    /**
+     * How many wake-ups: a task made runnable again (or for the first time), with what woke it:
+     * the task running where the wake-up happened, or the interrupt that was then in progress
+     * there. Each trace's in time order, trace after trace.
+     */
+    public int wakeups() {
+        return wakeups.size();
+    }
+
+    /** Wake-up {@code i}'s time, ns on the reference clock. */
+    public long wakeupTime(int i) {
+        return wakeups.get(i, 0);
+    }
+
+    /** The task wake-up {@code i} made runnable. */
+    public int wakeupTask(int i) {
+        return LongRows.high(wakeups.get(i, 1));
+    }
+
+    /** The task that woke it (−1 when unknown); when {@link #wakerIrq} is not −1, the task that interrupt interrupted. */
+    public int wakerTask(int i) {
+        return LongRows.low(wakeups.get(i, 1));
+    }
+
+    /** The core the wake-up happened on (−1 when unknown). */
+    public int wakerCore(int i) {
+        return LongRows.high(wakeups.get(i, 2));
+    }
+
+    /** The interrupt (a name id) in progress on that core when it happened, or −1: woken by an interrupt (a timer, a device). */
+    public int wakerIrq(int i) {
+        return LongRows.low(wakeups.get(i, 2));
     }
 
     /** The time of trace {@code trace}'s first timed event, on the reference clock (Long.MIN_VALUE when it has none). */

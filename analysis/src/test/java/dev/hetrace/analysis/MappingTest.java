@@ -27,7 +27,10 @@ class MappingTest {
             "softirq_entry", "softirq_exit", "sched_wakeup"));
         assertThat(kernel.name()).isEqualTo("lttng-kernel");
         assertThat(kernel.core()).isEqualTo("packet_context.cpu_id");
-        assertThat(kernel.rules()).hasSize(5);
+        assertThat(kernel.states()).isEqualTo(Mapping.States.LINUX);
+        assertThat(kernel.rules()).extracting(r -> r.event() + " " + r.does())
+            .containsExactly("sched_switch SWITCH", "sched_wakeup WAKE", "irq_handler_entry IRQ_ENTRY",
+                "irq_handler_exit IRQ_EXIT", "softirq_entry IRQ_ENTRY", "softirq_exit IRQ_EXIT");
 
         assertThat(Mapping.detect(Set.of("sample_component:message"))).isNull();
 
@@ -55,7 +58,7 @@ class MappingTest {
         assertThatThrownBy(() -> Mapping.read(f)).isInstanceOf(MappingException.class)
             .hasMessage(f + ":3: a: 'enter' needs the field role 'func'");
         Files.writeString(f, "name: mine\ncpu: cpu_id\nevents: []\n");
-        assertThatThrownBy(() -> Mapping.read(f)).hasMessage(f + ":2: unknown key 'cpu' (expected one of core, detect, events, idle, name, task)");
+        assertThatThrownBy(() -> Mapping.read(f)).hasMessage(f + ":2: unknown key 'cpu' (expected one of core, detect, events, idle, name, states, task)");
         Files.writeString(f, "events:\n  - {event: a, does: enter, func: f, queue: q}\n");
         assertThatThrownBy(() -> Mapping.read(f)).hasMessage(f + ":2: a: 'queue' is not a field role of 'enter' (roles: func)");
         Files.writeString(f, "events: [\n");

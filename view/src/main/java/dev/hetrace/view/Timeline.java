@@ -366,8 +366,8 @@ public final class Timeline {
                 taskLabel[k] = labels.id(m.tasks().get(k).name());
             }
             int[] nameLabel = new int[0];
-            int[] stateLabel = new int[5];
-            for (int s = 0; s < 5; s++) {
+            int[] stateLabel = new int[StateModel.STATES];
+            for (int s = 0; s < StateModel.STATES; s++) {
                 stateLabel[s] = labels.id(Labels.state(s));
             }
             for (int i = 0; i < runs.size(); i++) {
@@ -772,7 +772,8 @@ public final class Timeline {
                     }
                     for (int k = 0; k < tasks; k++) {
                         StateModel.Task task = m.tasks().get(k);
-                        if (home[k] != c || task.idle() || !hasStates[k] && maxDepth[k] < 0) {
+                        // an idle task has a row only for its calls (work done in interrupts while the core idled)
+                        if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
                             continue;
                         }
                         taskRow[k] = add(Kind.TASK, task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""), cr,

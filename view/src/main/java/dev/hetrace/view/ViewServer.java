@@ -312,7 +312,7 @@ public final class ViewServer implements AutoCloseable {
         }
         g.writeEndArray();
         g.writeArrayFieldStart("states");
-        for (int s = 0; s <= StateModel.WAITING; s++) {
+        for (int s = 0; s < StateModel.STATES; s++) {
             g.writeString(StateModel.stateName(s));
         }
         g.writeEndArray();

@@ -77,8 +77,8 @@ public final class IndexTables {
             + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns");
 
     private static final List<String> KINDS = List.of("run", "task_state", "irq");
-    private static final List<String> STATES = List.of(StateModel.stateName(0), StateModel.stateName(1),
-        StateModel.stateName(2), StateModel.stateName(3), StateModel.stateName(4));
+    private static final List<String> STATES = java.util.stream.IntStream.range(0, StateModel.STATES)
+        .mapToObj(StateModel::stateName).toList();
 
     private IndexTables() {}
 

@@ -1,0 +1,80 @@
+package dev.hetrace.analysis;
+
+import dev.hetrace.ctf.CtfTrace;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How Linux's {@code sched_switch} tells why the previous task left its CPU ({@code prev_state}),
+ * which depends on the kernel's version: 0 ({@code TASK_RUNNING}) or the "preempted" bit means the
+ * task is still runnable; the exit states mean it died; anything else, it blocked. The kernel (and
+ * lttng-modules, which copies its encoding) reports a preempted task as:
+ *
+ * <ul>
+ *   <li>4.14 and later: {@code TASK_REPORT_MAX}, 0x100, with the other states as one bit per
+ *       letter of {@code ps} ({@code S}=1, {@code D}=2, {@code T}=4, {@code t}=8, {@code X}=16,
+ *       {@code Z}=32, {@code P}=64, {@code I}=128): dead is 16 or 32;</li>
+ *   <li>before: {@code TASK_RUNNING | TASK_STATE_MAX}, whose value grew with the states added:
+ *       4096 from 4.8 ({@code TASK_NEW}), 2048 from 4.2 ({@code TASK_NOLOAD}), 1024 from 3.9
+ *       ({@code TASK_PARKED}), 512 from 2.6.32 ({@code TASK_WAKING}); with the raw task state
+ *       beside it: dead is {@code EXIT_DEAD}, {@code EXIT_ZOMBIE} (16, 32) or {@code TASK_DEAD}
+ *       (64).</li>
+ * </ul>
+ *
+ * Kernels before 3.19 built without {@code CONFIG_PREEMPT} report a preempted task as 0. The
+ * version is the trace's (the metadata's {@code kernel_release} for LTTng, {@code release} for
+ * perf). When the trace does not say it, a lone bit from 0x100 to 0x1000 is taken as preempted
+ * (each is the preempted bit of some version, and none is a state a task blocks in alone but
+ * {@code TASK_PARKED}, 512 from 3.9 to 4.13), and only 16 and 32 as dead ({@code TASK_DEAD}, 64,
+ * is {@code TASK_PARKED} since 4.14). A task's death is also told by {@code sched_process_exit},
+ * which the state pass uses whatever the version.
+ *
+ * @param preempted the bits that say "preempted" (0: none but the value 0)
+ * @param dead      the bits that say the task died
+ * @param kernel    the kernel release it was chosen for, or null when the trace does not say
+ */
+public record LinuxTaskStates(long preempted, long dead, String kernel) {
+    private static final Pattern VERSION = Pattern.compile("^(\\d+)\\.(\\d+)");
+    private static final long LONE_PREEMPTED_BITS = 0x100 | 0x200 | 0x400 | 0x800 | 0x1000;
+
+    /** The encoding of the kernel of {@code traces} (the first that names its release). */
+    public static LinuxTaskStates of(List<CtfTrace> traces) {
+        for (CtfTrace t : traces) {
+            for (String key : List.of("kernel_release", "release")) {
+                if (t.metadata().env().get(key) instanceof String release) {
+                    LinuxTaskStates s = forRelease(release);
+                    if (s != null) {
+                        return s;
+                    }
+                }
+            }
+        }
+        return new LinuxTaskStates(LONE_PREEMPTED_BITS, 16 | 32, null);
+    }
+
+    /** The encoding of kernel {@code release} ("4.4.3-1-ARCH"), or null when it is not a version. */
+    public static LinuxTaskStates forRelease(String release) {
+        Matcher m = VERSION.matcher(release);
+        if (!m.find()) {
+            return null;
+        }
+        int v = Integer.parseInt(m.group(1)) * 1000 + Integer.parseInt(m.group(2));
+        if (v >= 4014) {
+            return new LinuxTaskStates(0x100, 16 | 32, release);
+        }
+        long max = v >= 4008 ? 4096 : v >= 4002 ? 2048 : v >= 3009 ? 1024 : 512;
+        return new LinuxTaskStates(max, 16 | 32 | 64, release);
+    }
+
+    /** {@link StateModel#PREEMPTED}, {@link StateModel#BLOCKED} or {@link StateModel#DEAD} for a {@code prev_state}. */
+    public int of(long prevState) {
+        if (prevState == 0) {
+            return StateModel.PREEMPTED;
+        }
+        if (kernel == null ? Long.bitCount(prevState) == 1 && (prevState & preempted) != 0 : (prevState & preempted) != 0) {
+            return StateModel.PREEMPTED;
+        }
+        return (prevState & dead) != 0 ? StateModel.DEAD : StateModel.BLOCKED;
+    }
+}
