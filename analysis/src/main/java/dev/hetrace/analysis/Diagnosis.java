@@ -34,20 +34,34 @@ public final class Diagnosis {
      * {@code task} (row −1, name −1: its peers are the activations of the tasks so named on every
      * core); what took its time; the waits of other tasks for the messages its task sent at its
      * end; the outliers nested in it (not listed apart).
+     *
+     * <p>A call of an OS thread ({@link StateModel#osThreads}) is compared with the same thread's
+     * calls of the same function ({@code ownPeers}), and, when its scheduling is traced, by the
+     * time it was not blocked ({@code measured}): a system call that waits for I/O or a lock is
+     * not slow for its wait alone. Otherwise {@code measured} is the duration.
+     *
+     * @param running      the time its task ran on a core within it (−1: its scheduling is not traced)
+     * @param runnable     the time it waited for a core after a wake-up (in {@code preempted} too)
+     * @param interruptedBy the interrupts on its core while its task ran, by name, longest first
+     * @param wokenBy      what ended the stretches it was blocked in (a task or an interrupt), longest first
      */
     public record Outlier(int row, Kind kind, int name, int task, int core, long start, long end, long median,
                           int peers, long preempted, List<Waits.Share> preemptedBy, long blocked,
                           List<Waits.Wait> waits, long irqNanos, boolean eventsLost, List<Waits.Wait> waitedForIt,
-                          int nested) {
+                          int nested, long measured, boolean ownPeers, long running, long runnable,
+                          List<Part> interruptedBy, List<Part> wokenBy) {
         public long duration() {
             return end - start;
         }
 
         /** How many times the median it took; infinite when the median is 0 (then it took longer than ever usual). */
         public double ratio() {
-            return median == 0 ? Double.POSITIVE_INFINITY : (double) duration() / median;
+            return median == 0 ? Double.POSITIVE_INFINITY : (double) measured / median;
         }
     }
+
+    /** A share of an outlier's time: what (a task or an interrupt, by name), how long, how many times. */
+    public record Part(String name, long nanos, int times) {}
 
     /** A trace whose events stop at {@code last}, long before the others end: a core that went silent. */
     public record Silent(int trace, int core, long last, long longestGap, List<Integer> openCalls) {}
@@ -83,8 +97,8 @@ public final class Diagnosis {
         }
         long[] callMedians = medians(m.calls(), m.names.size());
         List<Outlier> outliers = new ArrayList<>();
-        outliers(m, w, k, Kind.CALL, m.calls(), callMedians, outliers);
-        outliers(m, w, k, Kind.INTERRUPT, m.irqs(), medians(m.irqs(), m.names.size()), outliers);
+        outliers(m, w, k, Kind.CALL, m.calls(), outliers);
+        outliers(m, w, k, Kind.INTERRUPT, m.irqs(), outliers);
         activations(m, w, k, outliers);
         outliers.sort((a, b) -> Long.compare(a.start(), b.start()));
         List<Stuck> stuck = stuck(m, w, k, callMedians, silentTrace);
@@ -128,59 +142,122 @@ public final class Diagnosis {
         return (t.flags(i) & (StateModel.START_UNKNOWN | StateModel.END_UNKNOWN)) == 0;
     }
 
-    private static void outliers(StateModel m, Waits w, double k, Kind kind, IntervalTable t, long[] medians,
-                                 List<Outlier> out) {
-        int[] peers = new int[medians.length];
-        for (int i = 0; i < t.size(); i++) {
+    /** Whether interval {@code i} of {@code t} belongs to an OS thread's trace: a task of it, or a core of it for interrupts. */
+    private static boolean ofOsThreads(StateModel m, Kind kind, IntervalTable t, int i) {
+        int trace = kind == Kind.INTERRUPT ? m.cores().get(t.owner(i)).trace() : m.tasks().get(t.owner(i)).trace();
+        return m.osThreads(trace);
+    }
+
+    /**
+     * The intervals of {@code t} that stand out among their peers: a function's calls on every
+     * core (an interrupt's occurrences), or an OS thread's own calls of the function, compared by
+     * the time it was not blocked when its scheduling is traced. Among an OS's intervals, an
+     * outlier must also lie beyond the far fence of their distribution (the third quartile plus
+     * three times the interquartile range): their durations vary widely, and k× the median alone
+     * would find hundreds in any busy system.
+     */
+    private static void outliers(StateModel m, Waits w, double k, Kind kind, IntervalTable t, List<Outlier> out) {
+        int n = t.size();
+        long[] measured = new long[n];
+        long[] key = new long[n];
+        for (int i = 0; i < n; i++) {
+            boolean os = ofOsThreads(m, kind, t, i);
+            int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
+            measured[i] = os && task >= 0 && w.scheduled(task)
+                ? t.duration(i) - w.timeIn(task, StateModel.BLOCKED, t.start(i), t.end(i)) : t.duration(i);
+            // peers: the same name, and for an OS thread's call the same thread
+            key[i] = os && task >= 0 ? ((long) task << 32) | t.subject(i) : (1L << 62) | t.subject(i);
+        }
+        Map<Long, long[]> peers = new HashMap<>();
+        Map<Long, Integer> counts = new HashMap<>();
+        for (int i = 0; i < n; i++) {
             if (complete(t, i)) {
-                peers[t.subject(i)]++;
+                counts.merge(key[i], 1, Integer::sum);
             }
         }
+        counts.forEach((x, c) -> peers.put(x, new long[c]));
+        Map<Long, Integer> fill = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            if (complete(t, i)) {
+                int at = fill.merge(key[i], 1, Integer::sum) - 1;
+                peers.get(key[i])[at] = measured[i];
+            }
+        }
+        // per key: median, and the far fence for an OS's intervals
+        Map<Long, long[]> limits = new HashMap<>();
+        peers.forEach((x, v) -> {
+            Arrays.sort(v);
+            boolean os = (x >>> 62) == 0;
+            if (v.length < (os ? 5 : 3)) {
+                return;
+            }
+            long med = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            long q1 = v[v.length / 4];
+            long q3 = v[(3 * v.length) / 4];
+            limits.put(x, new long[] {med, os ? q3 + 3 * (q3 - q1) : Long.MIN_VALUE, v.length});
+        });
         Map<Integer, List<Integer>> found = new HashMap<>();
-        for (int i = 0; i < t.size(); i++) {
-            long med = medians[t.subject(i)];
-            if (med >= 0 && complete(t, i) && t.duration(i) > k * med && t.duration(i) - med >= 1_000) {
+        for (int i = 0; i < n; i++) {
+            long[] lim = limits.get(key[i]);
+            if (lim == null || !complete(t, i)) {
+                continue;
+            }
+            long med = lim[0];
+            if (measured[i] > k * med && measured[i] - med >= 1_000 && measured[i] > lim[1]) {
                 found.computeIfAbsent(t.owner(i), x -> new ArrayList<>()).add(i);
             }
         }
         for (List<Integer> ofOwner : found.values()) {
             // an outlier inside an outlier of the same owner (a slow tile in a slow filter) is part of its story
+            ofOwner.sort((a, b) -> t.start(a) != t.start(b) ? Long.compare(t.start(a), t.start(b))
+                : Integer.compare(t.depth(a), t.depth(b)));
             Map<Integer, Integer> inside = new HashMap<>();
             java.util.Set<Integer> inner = new java.util.HashSet<>();
-            for (int a : ofOwner) {
-                for (int b : ofOwner) {
-                    if (a != b && t.depth(b) < t.depth(a) && t.start(b) <= t.start(a) && t.end(a) <= t.end(b)) {
-                        inside.merge(b, 1, Integer::sum);
-                        inner.add(a);
-                        break;
-                    }
+            java.util.ArrayDeque<Integer> open = new java.util.ArrayDeque<>();
+            for (int i : ofOwner) {
+                while (!open.isEmpty() && t.end(open.peek()) < t.end(i)) {
+                    open.pop();
+                }
+                // calls (interrupts) nest: what is still open and ends after this one holds it
+                if (!open.isEmpty() && t.depth(open.peek()) < t.depth(i)) {
+                    inside.merge(open.peekLast(), 1, Integer::sum);
+                    inner.add(i);
+                } else {
+                    open.push(i);
                 }
             }
             for (int i : ofOwner) {
                 if (inner.contains(i)) {
                     continue;
                 }
+                long[] lim = limits.get(key[i]);
                 int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
                 int core = kind == Kind.INTERRUPT ? t.owner(i) : w.coreOf(task, t.start(i), t.end(i));
-                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), medians[t.subject(i)],
-                    peers[t.subject(i)], (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0)));
+                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), lim[0], (int) lim[2],
+                    (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0), measured[i], (key[i] >>> 62) == 0));
             }
         }
     }
 
     /** An outlier, with what took its time on its core and who waited for it. */
     private static Outlier explain(StateModel m, Waits w, Kind kind, int row, int name, int task, int core, long s, long e,
-                                   long median, int peers, boolean lost, int nested) {
+                                   long median, int peers, boolean lost, int nested, long measured, boolean ownPeers) {
+        boolean scheduled = task >= 0 && w.scheduled(task);
         List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
-        long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) : 0;
+        long runnable = scheduled ? w.timeIn(task, StateModel.RUNNABLE, s, e) : 0;
+        long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) + runnable : 0;
         List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
-        long blocked = task < 0 ? 0 : w.scheduled(task)
+        long blocked = task < 0 ? 0 : scheduled
             ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
             : union(waits, s, e);
-        long irqNanos = core >= 0 && kind != Kind.INTERRUPT ? w.irqTime(core, s, e) : 0;
+        long running = scheduled ? w.runningTime(task, s, e) : -1;
+        List<Part> irqsBy = kind == Kind.INTERRUPT ? List.of() : scheduled ? w.interruptsOf(task, s, e)
+            : core >= 0 ? w.interruptsOn(core, s, e) : List.of();
+        long irqNanos = irqsBy.stream().mapToLong(Part::nanos).sum();
+        List<Part> wokenBy = scheduled ? w.wakersOf(task, s, e) : List.of();
         List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, row, task, s, e) : List.of();
         return new Outlier(row, kind, name, task, core, s, e, median, peers, preempted, by, blocked, waits, irqNanos, lost,
-            waitedForIt, nested);
+            waitedForIt, nested, measured, ownPeers, running, runnable, irqsBy, wokenBy);
     }
 
     /**
@@ -193,7 +270,8 @@ public final class Diagnosis {
         IntervalTable st = m.taskStates();
         Map<String, List<long[]>> byName = new LinkedHashMap<>();
         for (int t = 0; t < m.tasks().size(); t++) {
-            if (!w.scheduled(t) || m.tasks().get(t).idle()) {
+            // an OS thread's activations are its own, told by its calls
+            if (!w.scheduled(t) || m.tasks().get(t).idle() || m.osThreads(m.tasks().get(t).trace())) {
                 continue;
             }
             long since = Long.MIN_VALUE;
@@ -209,6 +287,13 @@ public final class Diagnosis {
                 since = (st.flags(row) & StateModel.END_UNKNOWN) != 0 ? Long.MIN_VALUE : st.end(row);
             }
         }
+        // the calls found so far, by task, to tell the activations that hold one
+        Map<Integer, List<Outlier>> callsByTask = new HashMap<>();
+        for (Outlier o : out) {
+            if (o.kind() == Kind.CALL) {
+                callsByTask.computeIfAbsent(o.task(), x -> new ArrayList<>()).add(o);
+            }
+        }
         for (List<long[]> acts : byName.values()) {
             if (acts.size() < 3) {
                 continue;
@@ -217,18 +302,20 @@ public final class Diagnosis {
             for (long[] a : acts) {
                 int task = (int) a[0];
                 long d = a[2] - a[1];
-                if (d > k * median && d - median >= 1_000 && !holdsOutlier(out, task, a[1], a[2])) {
+                if (d > k * median && d - median >= 1_000 && !holdsOutlier(callsByTask.get(task), a[1], a[2])) {
                     out.add(explain(m, w, Kind.ACTIVATION, -1, -1, task, w.coreOf(task, a[1], a[2]), a[1], a[2], median,
-                        acts.size(), a[3] != 0, 0));
+                        acts.size(), a[3] != 0, 0, d, false));
                 }
             }
         }
     }
 
-    private static boolean holdsOutlier(List<Outlier> found, int task, long start, long end) {
-        for (Outlier o : found) {
-            if (o.task() == task && o.kind() == Kind.CALL && o.start() < end && o.end() > start) {
-                return true;
+    private static boolean holdsOutlier(List<Outlier> callsOfTask, long start, long end) {
+        if (callsOfTask != null) {
+            for (Outlier o : callsOfTask) {
+                if (o.start() < end && o.end() > start) {
+                    return true;
+                }
             }
         }
         return false;
@@ -499,47 +586,86 @@ public final class Diagnosis {
         return from.isEmpty() ? " (nobody ever sent on it)" : " (earlier messages on it came from " + cores(from) + ")";
     }
 
-    /** Outliers told together: the same function, the same cause, on several cores. */
+    /**
+     * Outliers told together: the same function and the same cause, on several cores (an OS
+     * thread's per thread). Outliers alike (within 1.25× of each other) are told by their typical
+     * duration and their causes per call; others by their range and their causes in all, never
+     * averaged into one figure.
+     */
     private record Group(int name, Kind kind, String cause, List<Outlier> members) {
         long excess() {
-            return members.stream().mapToLong(o -> o.duration() - o.median()).sum();
+            return members.stream().mapToLong(o -> o.measured() - o.median()).sum();
+        }
+
+        private long[] measured() {
+            long[] v = members.stream().mapToLong(Outlier::measured).toArray();
+            Arrays.sort(v);
+            return v;
+        }
+
+        private boolean alike() {
+            long[] v = measured();
+            return v[v.length - 1] <= 1.25 * v[0];
+        }
+
+        /** " took X", " took about X", or " took from X to Y". */
+        private String took() {
+            long[] v = measured();
+            return v.length == 1 ? " took " + duration(v[0]) : alike() ? " took about " + duration(median(v))
+                : " took from " + duration(v[0]) + " to " + duration(v[v.length - 1]);
+        }
+
+        /** How many times the median: "3.1×", or "2.5× to 20.1×". */
+        private String ratio() {
+            long med = members.get(0).median();
+            if (med <= 0) {
+                return "";
+            }
+            long[] v = measured();
+            return ", " + (alike() ? fmt((double) median(v) / med) : fmt((double) v[0] / med) + "× to " + fmt((double) v[v.length - 1] / med)) + "×";
+        }
+
+        /** A part of the outliers' time summed over them: per call ("about X of each call") when alike, else in all. */
+        private String amount(long total) {
+            int n = members.size();
+            return n == 1 ? duration(total) : alike() ? "about " + duration(total / n) + " of each call" : duration(total) + " in all";
+        }
+
+        private String count(String one, String many) {
+            return members.size() + " " + (members.size() == 1 ? one : many);
         }
 
         String sentence(Report r) {
+            if (members.get(0).ownPeers()) {
+                return threadSentence(r);
+            }
             StateModel m = r.model();
             List<String> cores = new ArrayList<>();
-            List<Integer> tasks = new ArrayList<>();
             for (Outlier o : members) {
                 String c = o.core() >= 0 ? m.cores().get(o.core()).name() : "?";
                 if (!cores.contains(c)) {
                     cores.add(c);
                 }
-                if (o.task() >= 0 && !tasks.contains(o.task())) {
-                    tasks.add(o.task());
-                }
             }
             cores.sort(NATURAL);
-            long[] d = members.stream().mapToLong(Outlier::duration).toArray();
             long med = members.get(0).median();
-            long typical = median(d);
+            long total = members.stream().mapToLong(Outlier::duration).sum();
             StringBuilder b = new StringBuilder();
             String what = switch (kind) {
                 case CALL -> m.name(name);
                 case INTERRUPT -> "interrupt " + m.name(name);
                 case ACTIVATION -> "task " + m.tasks().get(members.get(0).task()).name() + "'s activations";
             };
-            b.append(cores(cores)).append(": ").append(what)
-                .append(members.size() == 1 ? " took " : " took about ").append(duration(typical))
+            b.append(cores(cores)).append(": ").append(what).append(took())
                 .append(" instead of about ").append(duration(med))
                 .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
                 .append(kind == Kind.CALL ? "calls" : kind == Kind.INTERRUPT ? "occurrences" : "activations (from a wake-up to the next wait)")
-                .append("; ").append(members.size()).append(' ').append(kind == Kind.CALL ? "call" : kind == Kind.INTERRUPT
-                    ? "occurrence" : "activation").append(members.size() == 1 ? "" : "s")
-                .append(med > 0 ? ", " + fmt((double) typical / med) + "×)" : ")");
-            // what took the time, on average per call
-            long preempted = members.stream().mapToLong(Outlier::preempted).sum() / members.size();
-            long blocked = members.stream().mapToLong(Outlier::blocked).sum() / members.size();
-            long irqs = members.stream().mapToLong(Outlier::irqNanos).sum() / members.size();
+                .append("; ").append(kind == Kind.CALL ? count("call", "calls") : kind == Kind.INTERRUPT
+                    ? count("occurrence", "occurrences") : count("activation", "activations"))
+                .append(ratio()).append(")");
+            long preempted = members.stream().mapToLong(Outlier::preempted).sum();
+            long blocked = members.stream().mapToLong(Outlier::blocked).sum();
+            long irqs = members.stream().mapToLong(Outlier::irqNanos).sum();
             List<String> why = new ArrayList<>();
             if (preempted > 0) {
                 Map<String, Long> by = new LinkedHashMap<>();
@@ -551,8 +677,7 @@ public final class Diagnosis {
                 List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
                     .limit(3).map(e -> "task " + e.getKey()).toList();
                 why.add((names.isEmpty() ? "other tasks" : and(names)) + " preempted " + (cores.size() > 1 ? "them" : "it")
-                    + " for about " + duration(preempted) + (members.size() > 1 ? " of each call" : "")
-                    + " (" + Math.round(100.0 * preempted / typical) + "%)");
+                    + " for " + amount(preempted) + " (" + Math.round(100.0 * preempted / total) + "%)");
             }
             if (blocked > 0) {
                 Map<String, Long> waitedFor = new LinkedHashMap<>();
@@ -569,17 +694,17 @@ public final class Diagnosis {
                 List<String> whom = waitedFor.entrySet().stream().filter(e -> e.getValue() * 2 >= longest)
                     .sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).map(Map.Entry::getKey).toList();
                 why.add((members.get(0).task() >= 0 && r.waits().scheduled(members.get(0).task()) ? "it was blocked" : "it waited")
-                    + " for about " + duration(blocked) + (members.size() > 1 ? " of each call" : "")
-                    + (whom.isEmpty() ? "" : ", for " + cores(whom)));
+                    + " for " + amount(blocked) + (whom.isEmpty() ? "" : ", for " + cores(whom)));
             }
-            if (irqs > typical / 10) {
-                why.add("interrupts took about " + duration(irqs) + (members.size() > 1 ? " of each call" : ""));
+            if (irqs > total / 10) {
+                why.add((kind == Kind.INTERRUPT ? "interrupts nested in it took " : "interrupts took ") + amount(irqs));
             }
             if (members.stream().anyMatch(Outlier::eventsLost)) {
                 why.add("the tracer lost events meanwhile, so part of it is unseen");
             }
             if (why.isEmpty()) {
-                why.add("it was neither preempted nor blocked: it ran longer");
+                why.add(kind == Kind.INTERRUPT ? "nothing interrupted it: its handler ran longer"
+                    : "it was neither preempted nor blocked: it ran longer");
             }
             b.append(": ").append(String.join("; ", why)).append('.');
             consequences(r, b, cores.size() > 1);
@@ -588,6 +713,84 @@ public final class Diagnosis {
                 b.append(" The ").append(nested).append(" slow calls inside ").append(members.size() > 1 ? "them" : "it")
                     .append(" are part of the same delay.");
             }
+            return b.toString();
+        }
+
+        /**
+         * An OS thread's outliers in words: what they took against the thread's own calls, and
+         * only the causes the traces show (the time it waited for a core and who ran there, the
+         * interrupts while it ran, the time it was running; what woke it from what it was blocked
+         * in, which is not counted against it).
+         */
+        private String threadSentence(Report r) {
+            StateModel m = r.model();
+            Outlier first = members.get(0);
+            List<String> cores = members.stream().filter(o -> o.core() >= 0).map(o -> m.cores().get(o.core()).name())
+                .distinct().sorted(NATURAL).toList();
+            long blocked = members.stream().mapToLong(Outlier::blocked).sum();
+            boolean notBlocked = members.stream().anyMatch(o -> o.measured() != o.duration());
+            String what = kind == Kind.INTERRUPT ? "interrupt " + m.name(name) : m.name(name);
+            StringBuilder b = new StringBuilder();
+            b.append(first.task() >= 0 ? r.waits().taskName(first.task()) : what).append(cores.isEmpty() ? "" : " on " + cores(cores))
+                .append(": ").append(what).append(took());
+            if (notBlocked && blocked > 0) {
+                b.append(" without the time it was blocked (").append(amount(blocked)).append(")");
+            }
+            b.append(" instead of about ").append(duration(first.median())).append(" (the median of its ")
+                .append(first.peers()).append(kind == Kind.INTERRUPT ? " occurrences" : " calls")
+                .append(notBlocked ? ", each without the time it was blocked" : "").append("; ")
+                .append(kind == Kind.INTERRUPT ? count("occurrence", "occurrences") : count("call", "calls")).append(ratio()).append(")");
+            List<String> why = new ArrayList<>();
+            long preempted = members.stream().mapToLong(Outlier::preempted).sum();
+            long runnable = members.stream().mapToLong(Outlier::runnable).sum();
+            long irqs = members.stream().mapToLong(Outlier::irqNanos).sum();
+            long running = first.running() < 0 ? -1 : members.stream().mapToLong(Outlier::running).sum();
+            long measured = members.stream().mapToLong(Outlier::measured).sum();
+            if (preempted > 0) {
+                Map<String, Long> by = new LinkedHashMap<>();
+                for (Outlier o : members) {
+                    for (Waits.Share x : o.preemptedBy()) {
+                        by.merge("task " + r.waits().taskName(x.task()), x.nanos(), Long::sum);
+                    }
+                }
+                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                    .limit(3).map(Map.Entry::getKey).toList();
+                why.add("it waited " + amount(preempted) + " for a CPU"
+                    + (runnable == preempted ? " after it was woken" : runnable > 0 ? " (" + duration(runnable) + " after it was woken)" : "")
+                    + (names.isEmpty() ? "" : " while " + and(names) + " ran"));
+            }
+            if (irqs > 0 && irqs * 10 >= measured) {
+                Map<String, Long> by = new LinkedHashMap<>();
+                members.forEach(o -> o.interruptedBy().forEach(x -> by.merge(x.name(), x.nanos(), Long::sum)));
+                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                    .limit(2).map(Map.Entry::getKey).toList();
+                why.add("interrupts took " + amount(irqs) + " (" + and(names) + ")");
+            }
+            if (running >= 0 && running - irqs > 0 && running - irqs >= preempted && running - irqs >= irqs) {
+                why.add("it was running for " + amount(running - irqs) + (preempted == 0 && irqs == 0
+                    ? ", never preempted nor interrupted" : ""));
+            }
+            if (running < 0 && kind != Kind.INTERRUPT) {
+                why.add("the traces do not show why: its thread's scheduling is not traced (a kernel trace of the same run"
+                    + " would show preemptions and interrupts)");
+            }
+            if (notBlocked && blocked > 0) {
+                Map<String, Long> by = new LinkedHashMap<>();
+                members.forEach(o -> o.wokenBy().forEach(x -> by.merge(x.name(), x.nanos(), Long::sum)));
+                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                    .limit(2).map(Map.Entry::getKey).toList();
+                if (!names.isEmpty()) {
+                    why.add("it was woken by " + and(names));
+                }
+            }
+            if (members.stream().anyMatch(Outlier::eventsLost)) {
+                why.add("the tracer lost events meanwhile, so part of it is unseen");
+            }
+            if (!why.isEmpty()) {
+                b.append(": ").append(String.join("; ", why));
+            }
+            b.append('.');
+            consequences(r, b, false);
             return b.toString();
         }
 
@@ -655,24 +858,34 @@ public final class Diagnosis {
         return names.get(0) + ", " + names.get(1) + ", ..., " + names.getLast() + " (" + names.size() + " cores)";
     }
 
-    /** Outliers grouped by name and cause (the main preempting task, or the kind of delay), in order of first occurrence. */
+    /**
+     * Outliers grouped by name and cause (the main preempting task, or the kind of delay; an OS
+     * thread's per thread); the most time lost first.
+     */
     private static List<Group> groups(Report r) {
-        Map<String, Group> groups = new LinkedHashMap<>();
+        Map<String, List<Outlier>> byCause = new LinkedHashMap<>();
         StateModel m = r.model();
         for (Outlier o : r.outliers()) {
             String cause;
-            if (!o.preemptedBy().isEmpty() && o.preempted() >= o.blocked()) {
+            if (o.ownPeers() && o.running() >= 0) {
+                long run = o.running() - o.irqNanos();
+                cause = o.preempted() >= Math.max(run, o.irqNanos()) ? "cpu" : o.irqNanos() >= run ? "irq" : "ran";
+            } else if (!o.preemptedBy().isEmpty() && o.preempted() >= o.blocked()) {
                 cause = "preempted:" + m.tasks().get(o.preemptedBy().get(0).task()).name();
             } else if (o.blocked() > 0) {
                 cause = "blocked";
             } else {
                 cause = "ran";
             }
-            String key = o.kind() + "/" + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause;
-            groups.computeIfAbsent(key, x -> new Group(o.name(), o.kind(), cause, new ArrayList<>())).members().add(o);
+            String key = o.kind() + "/" + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause
+                + (o.ownPeers() ? "/" + o.task() : "");
+            byCause.computeIfAbsent(key, x -> new ArrayList<>()).add(o);
         }
-        // the most time lost first
-        List<Group> out = new ArrayList<>(groups.values());
+        List<Group> out = new ArrayList<>();
+        byCause.forEach((key, members) -> {
+            String cause = key.substring(key.indexOf('/', key.indexOf('/') + 1) + 1);
+            out.add(new Group(members.get(0).name(), members.get(0).kind(), cause, members));
+        });
         out.sort((a, b) -> Long.compare(b.excess(), a.excess()));
         return out;
     }

@@ -14,10 +14,15 @@ final class RowIndex {
     private final int[][] rows;
 
     RowIndex(IntervalTable table, int owners) {
+        this(table, owners, false);
+    }
+
+    /** With {@code bySubject}, the rows are grouped by subject instead (a task's runs, on whatever core). */
+    RowIndex(IntervalTable table, int owners, boolean bySubject) {
         this.table = table;
         int[] counts = new int[owners];
         for (int i = 0; i < table.size(); i++) {
-            counts[table.owner(i)]++;
+            counts[bySubject ? table.subject(i) : table.owner(i)]++;
         }
         rows = new int[owners][];
         for (int o = 0; o < owners; o++) {
@@ -25,7 +30,7 @@ final class RowIndex {
         }
         int[] fill = new int[owners];
         for (int i = 0; i < table.size(); i++) {
-            int o = table.owner(i);
+            int o = bySubject ? table.subject(i) : table.owner(i);
             rows[o][fill[o]++] = i;
         }
         for (int[] r : rows) {

@@ -1273,9 +1273,12 @@ public final class StateBuilder {
             model.traceFirst = new long[n];
             model.traceLast = new long[n];
             model.traceLongestGap = new long[n];
+            model.osThreads = new boolean[n];
             for (TracePass p : passes) {
                 model.traceNames.add(p.traceName);
                 model.mappingNames.add(p.mapping.name());
+                model.osThreads[p.trace] = p.mapping.states() == Mapping.States.LINUX
+                    || p.mapping.taskId() != null && p.mapping.rules().stream().noneMatch(r -> r.does() == Mapping.Action.SWITCH);
                 model.traceFirst[p.trace] = p.first;
                 model.traceLast[p.trace] = p.last;
                 model.traceLongestGap[p.trace] = p.gap;

@@ -62,6 +62,7 @@ public final class StateModel {
     long[] traceFirst = new long[0];
     long[] traceLast = new long[0];
     long[] traceLongestGap = new long[0];
+    boolean[] osThreads = new boolean[0];
     long begin = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     long events;
@@ -205,6 +206,15 @@ public final class StateModel {
     /** The time of trace {@code trace}'s last timed event, on the reference clock. */
     public long traceEnd(int trace) {
         return traceLast[trace];
+    }
+
+    /**
+     * Whether trace {@code trace}'s tasks are the threads of a general-purpose OS (a Linux kernel
+     * trace, or user space traced per thread): each thread does its own work, so that its calls
+     * are compared with its own, not with other threads' of the same name.
+     */
+    public boolean osThreads(int trace) {
+        return osThreads[trace];
     }
 
     /** The longest time between two consecutive timed events of trace {@code trace}: how long it is normally silent at most. */

@@ -43,6 +43,10 @@ public final class Waits {
     final RowIndex states;
     final RowIndex runs;
     final RowIndex irqs;
+    /** Each task's runs, on whatever core, by start. */
+    final RowIndex taskRuns;
+    /** Each task's wake-ups (indexes of {@link StateModel#wakeupTime}), by time. */
+    private final int[][] wakeupsByTask;
     private final long[][] activity;
     private final List<Wait> waits = new ArrayList<>();
     private final int[][] waitsByTask;
@@ -59,6 +63,8 @@ public final class Waits {
         states = new RowIndex(m.taskStates(), tasks);
         runs = new RowIndex(m.runs(), cores);
         irqs = new RowIndex(m.irqs(), cores);
+        taskRuns = new RowIndex(m.runs(), tasks, true);
+        wakeupsByTask = wakeupsByTask(m, tasks);
         activity = activity(m, tasks);
         scheduled = new boolean[tasks];
         for (int i = 0; i < m.runs().size(); i++) {
@@ -440,17 +446,41 @@ public final class Waits {
         return best >= 0 ? best : lastEnded;
     }
 
+    private static int[][] wakeupsByTask(StateModel m, int tasks) {
+        int[] counts = new int[tasks];
+        for (int i = 0; i < m.wakeups(); i++) {
+            counts[m.wakeupTask(i)]++;
+        }
+        int[][] out = new int[tasks][];
+        for (int t = 0; t < tasks; t++) {
+            out[t] = new int[counts[t]];
+        }
+        Arrays.fill(counts, 0);
+        for (int i = 0; i < m.wakeups(); i++) {
+            int t = m.wakeupTask(i);
+            out[t][counts[t]++] = i; // a task's wake-ups are its trace's, in time order
+        }
+        return out;
+    }
+
     /**
-     * Who ran on {@code core} while {@code task} was preempted within {@code [from, to)}: per
-     * task, the time and the number of stretches, longest first.
+     * Who ran while {@code task} was preempted (or woken and waiting for a core) within
+     * {@code [from, to)}: per task, the time and the number of stretches, longest first. The
+     * core it waited for is the one it ran on next (a preempted OS thread may move), else
+     * {@code core}.
      */
     public List<Share> preemptedBy(int task, int core, long from, long to) {
         Map<Integer, long[]> by = new LinkedHashMap<>();
         IntervalTable st = m.taskStates();
         IntervalTable r = m.runs();
         states.overlapping(task, from, to, (row, s, e) -> {
-            if (st.state(row) == StateModel.PREEMPTED && core >= 0) {
-                runs.overlapping(core, s, e, (run, rs, re) -> {
+            int state = st.state(row);
+            if (state == StateModel.PREEMPTED || state == StateModel.RUNNABLE) {
+                int on = nextCore(task, st.end(row), core);
+                if (on < 0) {
+                    return;
+                }
+                runs.overlapping(on, s, e, (run, rs, re) -> {
                     if (r.subject(run) != task && r.state(run) == StateModel.RUNNING) {
                         long[] a = by.computeIfAbsent(r.subject(run), k -> new long[2]);
                         a[0] += re - rs;
@@ -463,6 +493,113 @@ public final class Waits {
         by.forEach((t, a) -> out.add(new Share(t, a[0], (int) a[1])));
         out.sort((x, y) -> Long.compare(y.nanos(), x.nanos()));
         return out;
+    }
+
+    /** The core of {@code task}'s run that starts at {@code at} (where it went on after waiting), else {@code otherwise}. */
+    private int nextCore(int task, long at, int otherwise) {
+        int[] rows = taskRuns.rows(task);
+        int k = taskRuns.after(task, at) - 1;
+        if (k >= 0 && m.runs().start(rows[k]) == at) {
+            return m.runs().owner(rows[k]);
+        }
+        return otherwise;
+    }
+
+    /** The time {@code task} ran, on any core, within {@code [from, to)}. */
+    public long runningTime(int task, long from, long to) {
+        long[] sum = {0};
+        taskRuns.overlapping(task, from, to, (row, s, e) -> sum[0] += e - s);
+        return sum[0];
+    }
+
+    /** The interrupts on the cores {@code task} ran on, while it ran there within {@code [from, to)}: by name, longest first. */
+    public List<Diagnosis.Part> interruptsOf(int task, long from, long to) {
+        Map<Integer, long[]> by = new LinkedHashMap<>();
+        taskRuns.overlapping(task, from, to, (row, s, e) -> interrupts(m.runs().owner(row), s, e, by));
+        return parts(by);
+    }
+
+    /** The interrupts on {@code core} within {@code [from, to)}: by name, longest first. */
+    public List<Diagnosis.Part> interruptsOn(int core, long from, long to) {
+        Map<Integer, long[]> by = new LinkedHashMap<>();
+        interrupts(core, from, to, by);
+        return parts(by);
+    }
+
+    /** The outermost interrupts of {@code core} within {@code [from, to)}, summed by name into {@code by}. */
+    private void interrupts(int core, long from, long to, Map<Integer, long[]> by) {
+        IntervalTable t = m.irqs();
+        int[] rows = irqs.rows(core);
+        for (int k = Math.max(0, irqs.after(core, from) - 1); k < rows.length && t.start(rows[k]) < to; k++) {
+            int row = rows[k];
+            long s = Math.max(from, t.start(row));
+            long e = Math.min(to, t.end(row));
+            if (t.depth(row) == 0 && e > s) {
+                long[] a = by.computeIfAbsent(t.subject(row), x -> new long[2]);
+                a[0] += e - s;
+                a[1]++;
+            }
+        }
+    }
+
+    private List<Diagnosis.Part> parts(Map<Integer, long[]> byName) {
+        List<Diagnosis.Part> out = new ArrayList<>();
+        byName.forEach((n, a) -> out.add(new Diagnosis.Part(m.name(n), a[0], (int) a[1])));
+        out.sort((x, y) -> Long.compare(y.nanos(), x.nanos()));
+        return out;
+    }
+
+    /**
+     * What woke {@code task} within {@code (from, to]}, ending its blocked stretches: the
+     * interrupt in progress (named as such) or the task that woke it, with the time it had been
+     * blocked; longest first.
+     */
+    public List<Diagnosis.Part> wakersOf(int task, long from, long to) {
+        int[] w = wakeupsByTask[task];
+        int lo = 0;
+        int hi = w.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (m.wakeupTime(w[mid]) <= from) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Map<String, long[]> by = new LinkedHashMap<>();
+        IntervalTable st = m.taskStates();
+        for (int k = lo; k < w.length && m.wakeupTime(w[k]) <= to; k++) {
+            int i = w[k];
+            long t = m.wakeupTime(i);
+            // the blocked stretch it ended
+            long blocked = 0;
+            int[] rows = states.rows(task);
+            for (int j = states.after(task, t) - 1; j >= 0; j--) {
+                int row = rows[j];
+                if (st.end(row) == t && st.state(row) == StateModel.BLOCKED) {
+                    blocked = t - Math.max(from, st.start(row));
+                    break;
+                }
+                if (st.end(row) < t) {
+                    break;
+                }
+            }
+            String who = m.wakerIrq(i) >= 0 ? "interrupt " + m.name(m.wakerIrq(i))
+                : m.wakerTask(i) >= 0 ? "task " + taskName(m.wakerTask(i)) : "an unknown waker";
+            long[] a = by.computeIfAbsent(who, x -> new long[2]);
+            a[0] += blocked;
+            a[1]++;
+        }
+        List<Diagnosis.Part> out = new ArrayList<>();
+        by.forEach((n, a) -> out.add(new Diagnosis.Part(n, a[0], (int) a[1])));
+        out.sort((x, y) -> Long.compare(y.nanos(), x.nanos()));
+        return out;
+    }
+
+    /** A task's name as the analyses print it: with its id when it has one ({@code Xorg[691]}). */
+    String taskName(int task) {
+        StateModel.Task t = m.tasks().get(task);
+        return t.id() >= 0 ? t.name() + "[" + t.id() + "]" : t.name();
     }
 
     /** The time {@code task} spent in state {@code state} within {@code [from, to)}. */

@@ -22,12 +22,22 @@ import picocli.CommandLine.Option;
         "            explained by what happened meanwhile on its core: which task",
         "            preempted it and for how long, whom it waited for (blocked until",
         "            a message came), interrupts, lost events; and who waited for its",
-        "            result (a task that got its message after waiting);",
+        "            result (a task that got its message after waiting). A Linux",
+        "            thread's call (a kernel trace, or user space traced per thread)",
+        "            is compared with the same thread's calls of the same function,",
+        "            without the time it was blocked when the kernel's scheduling is",
+        "            traced (a system call is not slow for waiting for I/O or a lock),",
+        "            and must also lie beyond the far fence of their durations (third",
+        "            quartile + 3 x interquartile range); it is explained only by what",
+        "            the traces show: the time it waited for a CPU and who ran there,",
+        "            interrupts, the time it ran, what woke it;",
         "  silent    cores whose events stop long before the others' (a crash): more",
         "            than 3 times their longest silence before, and 5 %% of the span;",
         "  stuck     tasks blocked (or silent) inside a call until the traces end,",
         "            with the requests they sent that were never answered (a hang).",
-        "Findings come first, in sentences, then the outliers one per line. Times",
+        "Findings come first, in sentences, the most time lost first (--findings),",
+        "alike outliers told together, others by their range; then the outliers one",
+        "per line, the longest first (--limit). Times",
         "'at' are seconds from the first event. Several traces are synchronized first.", "",
         "Examples:",
         "  hetrace diagnose hetrace-demo                 # the demo's board",
@@ -45,8 +55,12 @@ final class DiagnoseCommand extends HetraceCommand {
     @Option(names = "--k", paramLabel = "K", description = "Outlier threshold: more than K times the median (default: ${DEFAULT-VALUE}).")
     double k = Diagnosis.DEFAULT_K;
 
+    @Option(names = "--findings", paramLabel = "N",
+        description = "Findings told in sentences, the most time lost first (default: ${DEFAULT-VALUE}; 0: all).")
+    int findings = 8;
+
     @Option(names = "--limit", paramLabel = "N", description = "Outliers listed one per line, the longest first (default: ${DEFAULT-VALUE}; 0: all).")
-    int limit = 20;
+    int limit = 10;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
@@ -67,13 +81,13 @@ final class DiagnoseCommand extends HetraceCommand {
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }
-        String text = format == Format.text ? text(r, limit) : json(r);
+        String text = format == Format.text ? text(r, findings, limit) : json(r);
         int printed = print(text);
         boolean any = !r.outliers().isEmpty() || !r.silent().isEmpty() || !r.stuck().isEmpty();
         return printed != 0 ? printed : check && any ? 3 : 0;
     }
 
-    static String text(Diagnosis.Report r, int limit) {
+    static String text(Diagnosis.Report r, int findings, int limit) {
         StateModel m = r.model();
         StringBuilder sb = new StringBuilder();
         List<String> names = m.traceNames();
@@ -83,9 +97,14 @@ final class DiagnoseCommand extends HetraceCommand {
             (m.end() - m.begin()) / 1e9, m.events()));
         sb.append("findings\n");
         List<String> f = Diagnosis.summary(r);
-        for (int i = 0; i < f.size(); i++) {
+        int told = findings <= 0 ? f.size() : Math.min(findings, f.size());
+        for (int i = 0; i < told; i++) {
             sb.append(wrap(f.size() > 1 ? String.format(Locale.ROOT, "%3d. ", i + 1) : "  ", f.get(i), 100,
                 f.size() > 1 ? "     " : "  ")).append('\n');
+        }
+        if (told < f.size()) {
+            sb.append(String.format(Locale.ROOT, "     ... and %d more finding%s, less time lost (--findings 0 tells them all)%n",
+                f.size() - told, f.size() - told == 1 ? "" : "s"));
         }
         if (!r.outliers().isEmpty()) {
             List<Diagnosis.Outlier> sorted = new ArrayList<>(r.outliers());
