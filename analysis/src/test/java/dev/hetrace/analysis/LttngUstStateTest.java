@@ -1,0 +1,313 @@
+package dev.hetrace.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.hetrace.analysis.LttngSessionDaemon.Channel;
+import dev.hetrace.analysis.LttngSessionDaemon.Recording;
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.metadata.ClockClass;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Real LTTng-UST traces, recorded by a private session daemon from a program with known work
+ * ({@code src/test/resources/ust/ust_workers.c}: worker threads calling nested functions, a
+ * pipeline of threads passing messages through two queues), with the {@code vtid}, {@code vpid}
+ * and {@code procname} contexts: the state model against what the program says it did. Times are
+ * compared with the program's own CLOCK_MONOTONIC readings, which is LTTng-UST's clock.
+ */
+class LttngUstStateTest {
+    private static final String PROGRAM = "ust_workers";
+    private static final String CYG_PROFILE = "liblttng-ust-cyg-profile.so";
+
+    @TempDir
+    static Path dir;
+    private static LttngSessionDaemon lttng;
+    private static Path program;
+
+    @BeforeAll
+    static void buildTheProgramAndStartADaemon() throws Exception {
+        LttngSessionDaemon.require();
+        Path src = Files.createDirectories(dir.resolve("src"));
+        for (String f : List.of("app_tp.h", "app_tp.c", "ust_workers.c", "ust-workers.yaml")) {
+            try (InputStream in = LttngUstStateTest.class.getResourceAsStream("/ust/" + f)) {
+                Files.copy(in, src.resolve(f));
+            }
+        }
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        // the probes built apart: -finstrument-functions would trace the provider's own functions
+        gcc(src, List.of("-O2", "-g", "-Wall", "-Wextra", "-c", "-I.", "app_tp.c", "-o", bin.resolve("app_tp.o").toString()));
+        program = bin.resolve(PROGRAM);
+        gcc(src, List.of("-O2", "-g", "-Wall", "-Wextra", "-finstrument-functions", "-I.", "ust_workers.c",
+            bin.resolve("app_tp.o").toString(), "-o", program.toString(), "-pthread", "-llttng-ust", "-ldl"));
+        lttng = LttngSessionDaemon.start(dir.resolve("lttng"));
+    }
+
+    @AfterAll
+    static void stopTheDaemon() {
+        if (lttng != null) {
+            lttng.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {CYG_PROFILE, "liblttng-ust-cyg-profile-fast.so"})
+    void eachThreadIsATaskWhoseCallsAreTheFunctionsItCalled(String helper) throws Exception {
+        String provider = helper.replace("liblttng-ust-", "lttng_ust_").replace(".so", "").replace('-', '_');
+        Run run = run(helper.replace(".so", ""), Channel.AMPLE, helper, List.of(provider + ":*"), null);
+        assertThat(run.model.discarded()).as("events discarded by the tracer").isZero();
+        assertThat(run.model.events()).as("events: an entry and an exit per call").isEqualTo(2L * run.did.calls.size());
+        assertCallsAre(run, c -> true, f -> f);
+        // the statistics' function rows are the sums over the threads
+        Statistics.Table table = Statistics.of(run.model);
+        Map<String, Long> perFunction = new TreeMap<>();
+        run.did.calls.forEach(c -> perFunction.merge(c.function, 1L, Long::sum));
+        perFunction.forEach((f, n) -> assertThat(table.row(Statistics.Context.FUNCTION, f).count()).as(f).isEqualTo(n));
+    }
+
+    @Test
+    void messagesThroughTheQueuesLinkTheThreadsThatSentAndReceivedThem() throws Exception {
+        Mapping mapping = Mapping.read(dir.resolve("src/ust-workers.yaml"));
+        Run run = run("messages", Channel.AMPLE, CYG_PROFILE, List.of("lttng_ust_cyg_profile:*", "app:msg_send", "app:msg_recv"),
+            mapping);
+        assertThat(run.did.messages).as("messages the program passed").hasSize(80);
+        assertThat(run.model.events()).isEqualTo(2L * run.did.calls.size() + 2L * run.did.messages.size());
+        assertCallsAre(run, c -> true, f -> f);
+        Map<Long, Integer> taskById = new HashMap<>();
+        for (int i = 0; i < run.model.tasks().size(); i++) {
+            taskById.put(run.model.tasks().get(i).id(), i);
+        }
+        MessageTable m = run.model.messages();
+        Map<List<Long>, Integer> byQueueAndId = new HashMap<>();
+        for (int i = 0; i < m.size(); i++) {
+            assertThat(byQueueAndId.put(List.of(m.queue(i), m.id(i)), i)).as("message %d on queue %d twice", m.id(i), m.queue(i))
+                .isNull();
+        }
+        assertThat(m.size()).as("messages in the model").isEqualTo(run.did.messages.size());
+        for (Message sent : run.did.messages) {
+            Integer i = byQueueAndId.get(List.of(sent.queue, sent.id));
+            assertThat(i).as("%s in the model", sent).isNotNull();
+            assertThat(m.flags(i)).as("%s: flags", sent).isZero();
+            assertThat(m.sendTask(i)).as("%s: sender", sent).isEqualTo(taskById.get(sent.sender));
+            assertThat(m.receiveTask(i)).as("%s: receiver", sent).isEqualTo(taskById.get(sent.receiver));
+            assertThat(m.receiveTime(i)).as("%s: received after sent", sent).isGreaterThan(m.sendTime(i));
+            assertThat(m.sendCall(i) < 0 ? "no call" : run.model.name(m.sendCall(i))).as("%s: sent in", sent).isEqualTo("produce");
+            assertThat(m.receiveCall(i) < 0 ? "no call" : run.model.name(m.receiveCall(i))).as("%s: received in", sent)
+                .isEqualTo("consume");
+        }
+    }
+
+    @Test
+    void tracepointPairsOfAnUnmappedTraceAreCallsOfTheThreadThatMadeThem() throws Exception {
+        // no function tracing: only job's bracketing tracepoints, a generic entry/exit pair
+        Run run = run("tracepoints", Channel.AMPLE, null, List.of("app:job_entry", "app:job_exit"), null);
+        long jobs = run.did.calls.stream().filter(c -> c.function.equals("job")).count();
+        assertThat(run.model.events()).isEqualTo(2 * jobs);
+        assertCallsAre(run, c -> c.function.equals("job"), f -> "app:job");
+    }
+
+    @Test
+    void eventsLostToASmallBufferAreCountedAndMarkTheCallsOpenMeanwhile() throws Exception {
+        Path babeltrace2 = LttngSessionDaemon.onPath("babeltrace2");
+        if (babeltrace2 == null) {
+            String why = "babeltrace2 is not installed: the lost events are not compared with what it reports";
+            if (System.getenv("CI") != null) {
+                fail(why);
+            }
+            Assumptions.abort(why);
+        }
+        // each worker in turn makes 100 times as many leaf calls: about 77,000 events into 8 KiB per CPU
+        Run run = run("loss", Channel.SMALL, CYG_PROFILE, List.of("lttng_ust_cyg_profile:*"), null, "100");
+        List<long[]> windows = new ArrayList<>();
+        long reported = 0;
+        Process p = new ProcessBuilder(babeltrace2.toString(), "--clock-seconds", run.trace.toString())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String warnings = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        Matcher w = Pattern.compile("Tracer discarded (\\d+) events between \\[(\\d+)\\.(\\d{9})\\] and \\[(\\d+)\\.(\\d{9})\\]")
+            .matcher(warnings);
+        while (w.find()) {
+            // babeltrace2 prints a counter that went back as a huge unsigned count: the sum wraps to the right total
+            reported += Long.parseUnsignedLong(w.group(1));
+            windows.add(new long[] {nanos(w.group(2), w.group(3)), nanos(w.group(4), w.group(5))});
+        }
+        assertThat(reported).as("events babeltrace2 says were discarded:%n%s", warnings).isPositive();
+        assertThat(run.model.discarded()).as("discarded events").isEqualTo(reported);
+        assertThat(run.model.events() + run.model.discarded()).as("events recorded and lost: two per call made")
+            .isEqualTo(2L * run.did.calls.size());
+        // a call no loss window touches lost nothing; one open over a whole window is marked
+        IntervalTable calls = run.model.calls();
+        for (int i = 0; i < calls.size(); i++) {
+            long start = calls.start(i);
+            long end = calls.end(i);
+            if (windows.stream().noneMatch(x -> start <= x[1] && end >= x[0])) {
+                assertThat(calls.flags(i) & StateModel.EVENTS_LOST).as("call of %s from %d to %d, outside every loss",
+                    run.model.name(calls.subject(i)), start, end).isZero();
+            }
+            if (windows.stream().anyMatch(x -> start < x[0] && end > x[1])) {
+                assertThat(calls.flags(i) & StateModel.EVENTS_LOST).as("call of %s from %d to %d, open over a loss",
+                    run.model.name(calls.subject(i)), start, end).isEqualTo(StateModel.EVENTS_LOST);
+            }
+        }
+        // every event of a worker but run's own is made while its run is open: a worker whose
+        // events the trace lacks lost them then, and its run, seen whole, is marked
+        Map<Long, Long> recorded = new HashMap<>();
+        try (CtfReader reader = CtfReader.open(run.trace)) {
+            while (reader.next()) {
+                recorded.merge(reader.event().getLong("vtid"), 1L, Long::sum);
+            }
+        }
+        Map<Long, Long> made = new HashMap<>();
+        run.did.calls.forEach(c -> made.merge(c.tid, 2L, Long::sum));
+        assertThat(made).as("threads that lost events (made, recorded: %s)", recorded)
+            .anySatisfy((tid, n) -> assertThat(recorded.getOrDefault(tid, 0L)).isLessThan(n));
+        for (Call did : run.did.calls) {
+            if (!did.function.equals("run")) {
+                continue;
+            }
+            List<Integer> rows = new ArrayList<>();
+            for (int i = 0; i < calls.size(); i++) {
+                if (run.model.tasks().get(calls.owner(i)).id() == did.tid && run.model.name(calls.subject(i)).equals("run")) {
+                    rows.add(i);
+                }
+            }
+            assertThat(rows).as("calls of run by thread %d", did.tid).hasSize(1);
+            int i = rows.getFirst();
+            boolean lost = recorded.getOrDefault(did.tid, 0L) < made.get(did.tid);
+            assertThat(calls.flags(i) & ~StateModel.EVENTS_LOST).as("%s: seen whole", did).isZero();
+            if (lost) {
+                assertThat(calls.flags(i)).as("%s, during which %d of the thread's %d events were lost: flags", did,
+                    made.get(did.tid) - recorded.getOrDefault(did.tid, 0L), made.get(did.tid)).isEqualTo(StateModel.EVENTS_LOST);
+            }
+            assertThat(calls.depth(i)).as("%s: depth", did).isZero();
+            assertThat(calls.start(i) - run.offset).as("%s: entry", did).isBetween(did.t0, did.t1);
+            assertThat(calls.end(i) - run.offset).as("%s: exit", did).isBetween(calls.start(i) - run.offset, did.t1);
+        }
+    }
+
+    /**
+     * The model's tasks are the threads that made the calls (keyed by their vtid, named by their
+     * procname), and each thread's calls of each function are the program's: as many, at the same
+     * depth, whole, each within the program's readings just before and after it.
+     */
+    private static void assertCallsAre(Run run, Predicate<Call> traced, UnaryOperator<String> nameInModel) {
+        StateModel m = run.model;
+        Map<Long, String> threads = new TreeMap<>();
+        Map<String, List<Call>> expected = new TreeMap<>();
+        for (Call c : run.did.calls) {
+            if (traced.test(c)) {
+                threads.put(c.tid, run.did.threads.get(c.tid));
+                expected.computeIfAbsent(c.tid + " " + nameInModel.apply(c.function), k -> new ArrayList<>()).add(c);
+            }
+        }
+        Map<Long, String> tasks = new TreeMap<>();
+        for (StateModel.Task t : m.tasks()) {
+            assertThat(tasks.put(t.id(), t.name())).as("tasks of id %d", t.id()).isNull();
+        }
+        assertThat(tasks).as("tasks (vtid = procname)").isEqualTo(threads);
+        Map<String, List<Integer>> built = new TreeMap<>();
+        IntervalTable calls = m.calls();
+        for (int i = 0; i < calls.size(); i++) {
+            built.computeIfAbsent(m.tasks().get(calls.owner(i)).id() + " " + m.name(calls.subject(i)), k -> new ArrayList<>()).add(i);
+        }
+        assertThat(built.keySet()).as("thread and function of the calls").isEqualTo(expected.keySet());
+        expected.forEach((key, did) -> {
+            List<Integer> rows = built.get(key);
+            rows.sort(Comparator.comparingLong(calls::start));
+            did.sort(Comparator.comparingLong(c -> c.t0));
+            assertThat(rows).as("calls of %s", key).hasSize(did.size());
+            for (int k = 0; k < did.size(); k++) {
+                Call c = did.get(k);
+                int i = rows.get(k);
+                long start = calls.start(i) - run.offset;
+                long end = calls.end(i) - run.offset;
+                assertThat(calls.flags(i)).as("%s: flags", c).isZero();
+                assertThat(calls.depth(i)).as("%s: depth", c).isEqualTo(c.depth);
+                assertThat(start).as("%s: entry", c).isBetween(c.t0, c.t1);
+                assertThat(end).as("%s: exit", c).isBetween(start, c.t1);
+            }
+        });
+    }
+
+    /** A recording of the program, what it did, the model of its trace (functions named) and its clock's offset. */
+    private record Run(Path trace, Did did, StateModel model, long offset) {}
+
+    private static Run run(String name, Channel channel, String helper, List<String> events, Mapping mapping, String... args)
+            throws Exception {
+        Map<String, String> env = new HashMap<>();
+        if (helper != null) {
+            env.put("LD_PRELOAD", LttngSessionDaemon.library(helper).toString());
+        }
+        List<String> command = new ArrayList<>(List.of(program.toString(), "did.txt"));
+        command.addAll(List.of(args));
+        Recording r = lttng.record(name, channel, events, env, command);
+        Did did = Did.read(r.directory().resolve("did.txt"));
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }), mapping, w -> { });
+        m.symbolize(did.functions);
+        long offset;
+        try (CtfReader reader = CtfReader.open(r.trace())) {
+            ClockClass clock = reader.traces().getFirst().metadata().clocks().get("monotonic");
+            assertThat(clock.frequency()).as("LTTng-UST's clock: ns").isEqualTo(1_000_000_000L);
+            offset = clock.baseOffsetNanos();
+        }
+        return new Run(r.trace(), did, m, offset);
+    }
+
+    private static long nanos(String seconds, String fraction) {
+        return Long.parseLong(seconds) * 1_000_000_000L + Long.parseLong(fraction);
+    }
+
+    private record Call(long tid, String function, int depth, long t0, long t1) {}
+
+    private record Message(long queue, long id, long sender, long receiver) {}
+
+    /** What the program says it did: its functions (address to name), threads (vtid to name), calls and messages. */
+    private record Did(Map<String, String> functions, Map<Long, String> threads, List<Call> calls, List<Message> messages) {
+        static Did read(Path file) throws IOException {
+            Did d = new Did(new HashMap<>(), new HashMap<>(), new ArrayList<>(), new ArrayList<>());
+            for (String line : Files.readAllLines(file)) {
+                String[] f = line.split(" ");
+                switch (f[0]) {
+                    case "func" -> d.functions.put(f[2], f[1]);
+                    case "thread" -> d.threads.put(Long.parseLong(f[1]), f[2]);
+                    case "call" -> d.calls.add(new Call(Long.parseLong(f[1]), f[2], Integer.parseInt(f[3]),
+                        Long.parseLong(f[4]), Long.parseLong(f[5])));
+                    case "msg" -> d.messages.add(new Message(Long.parseLong(f[1]), Long.parseLong(f[2]),
+                        Long.parseLong(f[3]), Long.parseLong(f[4])));
+                    default -> fail("%s: unknown line %s", file, line);
+                }
+            }
+            return d;
+        }
+    }
+
+    private static void gcc(Path in, List<String> args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("gcc"));
+        cmd.addAll(args);
+        Process p = new ProcessBuilder(cmd).directory(in.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0).as("%s:%n%s", cmd, out).isTrue();
+    }
+}
