@@ -200,6 +200,14 @@ public final class StateBuilder {
             for (int i = 0; i < n; i++) {
                 passes[i] = new TracePass(i, traces.get(i), readers[i], input == null ? own : input.maps().get(i), mapping);
                 passes[i].listener = listener;
+                if (passes[i].eventsOnly) {
+                    told.accept(traces.get(i) + ": " + (mapping == null ? "no preset maps its events" : "the mapping "
+                        + mapping.name() + " maps none of its events") + " (" + TracePass.abridged(eventNames(readers[i].traces()))
+                        + ") to tasks, calls or interrupts: each of its streams is a row of its events. For states"
+                        + " and calls, give a mapping with --mapping FILE, e.g. a file holding:\n"
+                        + "  events: [{event: my_entry, does: enter, func: =my}, {event: my_exit, does: exit, func: =my}]\n"
+                        + "  (see 'hetrace stats --help' and docs/analysis.md, \"Mappings\")");
+                }
                 if (sync != null) {
                     passes[i].found = new Synchronizer.Found();
                     passes[i].keys = sync.keys();
@@ -399,6 +407,9 @@ public final class StateBuilder {
         }
     }
 
+    /** The name of the mapping of a trace whose events no rule maps: its streams' point events only. */
+    public static final String EVENTS_ONLY = "events-only";
+
     /** The rule of event classes no rule maps. */
     private static final Compiled NONE = new Compiled(new Mapping.Rule("", Mapping.Action.ENTER, Map.of()), -1,
         new Mapping("none", List.of(), null, null, null, null, null, List.of()));
@@ -556,6 +567,12 @@ public final class StateBuilder {
         long gapFrom;
         /** Set when another trace's pass failed: this one stops early. */
         volatile boolean cancelled;
+        /** No rule applies to the trace's events: each stream is a core of point events. */
+        final boolean eventsOnly;
+        /** In an events-only pass, the key ({@link #coreByCpu}) of the last event's stream, and its stream. */
+        long streamKey = -1;
+        CtfTrace streamTrace;
+        int streamIndex = -1;
 
         TracePass(int trace, Path path, CtfReader reader, PiecewiseMap map, Mapping given) {
             this.trace = trace;
@@ -565,9 +582,9 @@ public final class StateBuilder {
             Set<String> events = eventNames(reader.traces());
             Set<String> contexts = contextFieldNames(reader.traces());
             Mapping m = given != null ? given.restrictedTo(events).withThreadContext(contexts) : Mapping.detect(events, contexts);
-            if (m == null || m.rules().isEmpty()) {
-                throw new MappingException(path + ": no preset fits its events (" + abridged(events)
-                    + "); give a mapping file (see docs/analysis.md)");
+            eventsOnly = m == null || m.rules().isEmpty();
+            if (eventsOnly) {
+                m = new Mapping(EVENTS_ONLY, List.of(), null, null, null, null, null, List.of());
             }
             mapping = m;
             linux = m.states() == Mapping.States.LINUX ? LinuxTaskStates.of(reader.traces()) : null;
@@ -591,13 +608,14 @@ public final class StateBuilder {
             }
             reader.onDiscarded((Discarded d, CtfTrace t, int stream) -> {
                 epoch++;
-                if (d.kind() == Discarded.Kind.EVENTS && d.count() > 0) {
+                if (d.kind() == Discarded.Kind.EVENTS && d.countKnown()) {
+                    // signed: a counter that went back (packets closed out of order) counts back
                     discarded += d.count();
                 }
             });
         }
 
-        private static String abridged(Set<String> events) {
+        static String abridged(Set<String> events) {
             List<String> l = new ArrayList<>(events);
             return l.size() <= 8 ? String.join(", ", l) : String.join(", ", l.subList(0, 8)) + ", ... " + l.size() + " in all";
         }
@@ -672,6 +690,7 @@ public final class StateBuilder {
                 apply(c, e, t);
             }
             if (c == NONE || c.does == Mapping.Action.WAIT) {
+                now = t;
                 mark(e, k, t);
             }
         }
@@ -684,10 +703,11 @@ public final class StateBuilder {
                     return markNames.size() - 1;
                 });
             }
+            long where = eventsOnly ? streamCore() : markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1;
             int o = marks.append();
             MemorySegment m = marks.lastChunk();
             m.setAtIndex(LongRows.L, o, t);
-            m.setAtIndex(LongRows.L, o + 1, markCpu != null && e.has(markCpu) ? e.getLong(markCpu) : -1);
+            m.setAtIndex(LongRows.L, o + 1, where);
             m.setAtIndex(LongRows.L, o + 2, k.markName);
         }
 
@@ -850,6 +870,34 @@ public final class StateBuilder {
                 s.lastBlockedRow = row;
             }
             s.outSince = -1;
+        }
+
+        /**
+         * The key of the current event's stream as a core of its own (made when new, named after
+         * the stream's file: {@code trace/channel0_1}), in {@link #coreByCpu}: looked up only when
+         * the event comes from another stream than the last one.
+         */
+        private long streamCore() {
+            dev.hetrace.ctf.EventCursor c = reader.cursor();
+            CtfTrace t = c.trace();
+            int stream = c.stream();
+            if (t == streamTrace && stream == streamIndex) {
+                return streamKey;
+            }
+            int traceIndex = reader.traces().indexOf(t);
+            long key = ((long) traceIndex << 32) | stream;
+            if (coreByCpu.get(key) == LongIntMap.ABSENT) {
+                String file = Path.of(t.streamPath(stream)).getFileName().toString();
+                String sub = reader.traces().size() > 1 && !t.name().isEmpty() ? t.name() + "/" : "";
+                coreByCpu.put(key, cores.size());
+                cores.add(new StateModel.Core(traceName + "/" + sub + file, trace));
+                coreBorn.add(now);
+                coreStates.add(new CoreState());
+            }
+            streamTrace = t;
+            streamIndex = stream;
+            streamKey = key;
+            return key;
         }
 
         private int core(Compiled rule, Event e) {

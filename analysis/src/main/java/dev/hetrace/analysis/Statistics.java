@@ -18,7 +18,11 @@ public final class Statistics {
 
     /** The contexts, in the table's order. */
     public enum Context {
-        CORE("core"), IDLE("idle"), TASK("task"), IRQ("irq"), FUNCTION("function");
+        CORE("core"), IDLE("idle"), TASK("task"), IRQ("irq"), FUNCTION("function"),
+        /** Point events (those no interval is made of), per event name: how many, how far apart. */
+        EVENT("event"),
+        /** Point events per core (a stream of its own in an events-only trace) or trace: how many, how far apart. */
+        STREAM("stream");
 
         public final String label;
 
@@ -75,7 +79,61 @@ public final class Statistics {
         task.rows(Context.TASK, span, rows);
         irq.rows(Context.IRQ, span, rows);
         func.rows(Context.FUNCTION, span, rows);
+        points(m, begin, end, several, rows);
         return new Table(begin, end, rows);
+    }
+
+    /**
+     * The point events in the range, per event name and per core (or trace, for those on no
+     * core): their count and the intervals between consecutive ones; no duration (min, max and
+     * total are −1, −1 and 0).
+     */
+    private static void points(StateModel m, long begin, long end, boolean several, List<Row> out) {
+        Map<String, Acc> byName = new LinkedHashMap<>();
+        Map<String, Acc> byCore = new LinkedHashMap<>();
+        Acc[] names = new Acc[m.eventNames.size()];
+        Map<Integer, Acc> cores = new java.util.HashMap<>();
+        // each trace's marks are in time order, trace after trace: an element's times are sorted
+        // unless it spans traces, which the accumulator notices; then they are gathered in a second pass
+        for (boolean collect : new boolean[] {false, true}) {
+            boolean unsorted = false;
+            for (int i = 0; i < m.marks(); i++) {
+                long t = m.markTime(i);
+                if (t < begin || t > end) {
+                    continue;
+                }
+                int n = (int) m.marks.get(i, 1);
+                Acc a = names[n];
+                if (a == null) {
+                    a = byName.computeIfAbsent(m.markName(i), k -> new Acc());
+                    names[n] = a;
+                }
+                int c = m.markCore(i);
+                Acc b = cores.computeIfAbsent(c, k -> byCore.computeIfAbsent(k >= 0 ? m.cores().get(k).name()
+                    : m.traceNames().get(-1 - k), x -> new Acc()));
+                for (Acc x : new Acc[] {a, b}) {
+                    if (!collect) {
+                        x.add(t, t, 0, begin, end);
+                        unsorted |= !x.sorted;
+                    } else if (!x.sorted) {
+                        x.starts.add(t);
+                    }
+                }
+            }
+            if (!unsorted && !collect) {
+                break;
+            }
+        }
+        for (var g : List.of(Map.entry(Context.EVENT, byName), Map.entry(Context.STREAM, byCore))) {
+            Groups groups = new Groups();
+            groups.byName.putAll(g.getValue());
+            List<Row> rows = new ArrayList<>();
+            groups.rows(g.getKey(), end - begin, rows);
+            for (Row r : rows) {
+                out.add(new Row(r.context(), r.name(), 0, 0, r.count(), -1, -1, Double.NaN, r.minIntervalNanos(),
+                    r.maxIntervalNanos(), r.avgIntervalNanos(), 0));
+            }
+        }
     }
 
     /** A task as the table names it: its name, its id when it has one, its trace when there are several. */

@@ -141,16 +141,24 @@ final class StatsCommand extends HetraceCommand {
                 continue;
             }
             List<String[]> lines = new ArrayList<>();
-            lines.add(c == Context.FUNCTION ? head : java.util.Arrays.copyOf(head, head.length - 1));
+            boolean points = points(c);
+            lines.add(points ? new String[] {"name", "count", "int min", "int max", "int avg"}
+                : c == Context.FUNCTION ? head : java.util.Arrays.copyOf(head, head.length - 1));
             for (Row r : rows) {
                 String[] l = {r.name(), ms(r.totalNanos()), String.format(Locale.ROOT, "%.2f", r.percent()),
                     Long.toString(r.count()), ms(r.minNanos()), ms(r.maxNanos()), ms(r.avgNanos()),
                     ms(r.minIntervalNanos()), ms(r.maxIntervalNanos()), ms(r.avgIntervalNanos()), ms(r.selfNanos())};
-                lines.add(c == Context.FUNCTION ? l : java.util.Arrays.copyOf(l, l.length - 1));
+                lines.add(points ? new String[] {l[0], l[3], l[7], l[8], l[9]}
+                    : c == Context.FUNCTION ? l : java.util.Arrays.copyOf(l, l.length - 1));
             }
             sb.append('\n').append(c.label).append('\n').append(TextTable.render(lines, "  ", i -> i > 0));
         }
         return sb.toString();
+    }
+
+    /** Whether the context's rows are point events: counts and intervals, no durations. */
+    private static boolean points(Context c) {
+        return c == Context.EVENT || c == Context.STREAM;
     }
 
     private static List<String> mappings(StateModel m) {
@@ -169,9 +177,11 @@ final class StatsCommand extends HetraceCommand {
             if (name.contains(",") || name.contains("\"")) {
                 name = "\"" + name.replace("\"", "\"\"") + "\"";
             }
-            sb.append(r.context().label).append(',').append(name).append(',').append(r.totalNanos()).append(',')
-                .append(String.format(Locale.ROOT, "%.4f", r.percent())).append(',').append(r.count()).append(',')
-                .append(r.minNanos()).append(',').append(r.maxNanos()).append(',').append(num(r.avgNanos())).append(',')
+            boolean points = points(r.context());
+            sb.append(r.context().label).append(',').append(name).append(',').append(points ? "" : Long.toString(r.totalNanos())).append(',')
+                .append(points ? "" : String.format(Locale.ROOT, "%.4f", r.percent())).append(',').append(r.count()).append(',')
+                .append(points ? "" : Long.toString(r.minNanos())).append(',').append(points ? "" : Long.toString(r.maxNanos())).append(',')
+                .append(num(r.avgNanos())).append(',')
                 .append(r.count() > 1 ? Long.toString(r.minIntervalNanos()) : "").append(',')
                 .append(r.count() > 1 ? Long.toString(r.maxIntervalNanos()) : "").append(',')
                 .append(num(r.avgIntervalNanos())).append(',').append(r.selfNanos()).append('\n');
@@ -189,14 +199,14 @@ final class StatsCommand extends HetraceCommand {
         String sep = "\n  ";
         for (Row r : t.rows()) {
             sb.append(sep).append("{\"context\": \"").append(r.context().label).append("\", \"name\": ")
-                .append(quote(r.name())).append(", \"total_ns\": ").append(r.totalNanos())
-                .append(", \"percent\": ").append(String.format(Locale.ROOT, "%.4f", r.percent()))
-                .append(", \"count\": ").append(r.count()).append(", \"min_ns\": ").append(r.minNanos())
-                .append(", \"max_ns\": ").append(r.maxNanos()).append(", \"avg_ns\": ").append(jnum(r.avgNanos()))
+                .append(quote(r.name())).append(", \"total_ns\": ").append(points(r.context()) ? "null" : r.totalNanos())
+                .append(", \"percent\": ").append(points(r.context()) ? "null" : String.format(Locale.ROOT, "%.4f", r.percent()))
+                .append(", \"count\": ").append(r.count()).append(", \"min_ns\": ").append(points(r.context()) ? "null" : r.minNanos())
+                .append(", \"max_ns\": ").append(points(r.context()) ? "null" : r.maxNanos()).append(", \"avg_ns\": ").append(jnum(r.avgNanos()))
                 .append(", \"interval_min_ns\": ").append(r.count() > 1 ? Long.toString(r.minIntervalNanos()) : "null")
                 .append(", \"interval_max_ns\": ").append(r.count() > 1 ? Long.toString(r.maxIntervalNanos()) : "null")
                 .append(", \"interval_avg_ns\": ").append(jnum(r.avgIntervalNanos()))
-                .append(", \"self_ns\": ").append(r.selfNanos()).append('}');
+                .append(", \"self_ns\": ").append(points(r.context()) ? "null" : r.selfNanos()).append('}');
             sep = ",\n  ";
         }
         return sb.append("\n]}\n").toString();

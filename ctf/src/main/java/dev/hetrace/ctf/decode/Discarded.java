@@ -13,14 +13,19 @@ package dev.hetrace.ctf.decode;
  *       between the end of the previous packet and the beginning of this one.</li>
  * </ul>
  *
- * @param count      how many, or {@link #UNKNOWN_COUNT} ("the tracer may have discarded events")
+ * @param count      how many, or {@link #UNKNOWN_COUNT} ("the tracer may have discarded events"); a
+ *                   counter that went back (LTTng-UST closes the packets of a buffer several
+ *                   threads write to out of order) gives a negative count, which babeltrace2
+ *                   prints as an unsigned number, and which sums with the others to the
+ *                   counter's last value minus its first: the stream's true loss
  * @param beginNanos start of the time range in nanoseconds from the epoch, or
  *                   {@link PacketInfo#ABSENT} when the packets have no timestamp_begin and
  *                   timestamp_end (the range is unknown)
  * @param endNanos   end of the time range, or {@link PacketInfo#ABSENT}
  */
 public record Discarded(Kind kind, long count, long beginNanos, long endNanos) {
-    public static final long UNKNOWN_COUNT = -1;
+    /** No count: not a difference of counters, which may be any other value, −1 included. */
+    public static final long UNKNOWN_COUNT = Long.MIN_VALUE;
 
     public enum Kind {
         EVENTS("event"), PACKETS("packet");
