@@ -267,6 +267,7 @@ public final class StateBuilder {
             combine.add(all::messages); // the longest first
             combine.add(all::marks);
             combine.add(all::wakeups);
+            combine.add(all::forks);
             copies.forEach(c -> combine.add(c::run));
             Parallel.run(combine, workers, () -> { });
             return new Built(input, m);
@@ -537,6 +538,8 @@ public final class StateBuilder {
         final LongRows messageEvents = new LongRows(5);
         /** Wake-ups, as {@link StateModel#wakeups}'s rows, numbered locally. */
         final LongRows wakeups = new LongRows(3);
+        /** Tasks created, as {@link StateModel#forks}'s rows, numbered locally. */
+        final LongRows forks = new LongRows(2);
         /** How a switch's prev-state reads on this trace's kernel (null: not Linux's). */
         final LinuxTaskStates linux;
         /** Whether each core has its own idle task (the mapping names an idle id and a core field). */
@@ -735,6 +738,7 @@ public final class StateBuilder {
             messageEvents.map(M_TIME, w::apply);
             marks.map(0, to.walker()::apply);
             wakeups.map(0, to.walker()::apply);
+            forks.map(0, to.walker()::apply);
         }
 
         private void apply(Compiled c, Event e, long t) {
@@ -749,7 +753,7 @@ public final class StateBuilder {
                 case RECEIVE -> receive(core, task(core, c, e), c, e, t);
                 case WAIT -> taskStates.get(task(core, c, e)).waitQueue = (int) queue(c, e);
                 case WAKE -> wake(core, c, e, t);
-                case FORK -> fork(c, e);
+                case FORK -> fork(core, c, e, t);
                 case EXEC -> rename(subjectTask(core, c, e), baseName(e.getString(c.name)));
                 case RENAME -> rename(subjectTask(core, c, e), e.getString(c.name));
                 case TASK_EXIT -> taskStates.get(subjectTask(core, c, e)).exiting = true;
@@ -794,8 +798,11 @@ public final class StateBuilder {
             }
         }
 
-        /** A task is created: always a new one, its id naming it from now on. */
-        private void fork(Compiled c, Event e) {
+        /**
+         * A task is created by the one running on the event's core: always a new one, its id
+         * naming it from now on, runnable until it first runs.
+         */
+        private void fork(int core, Compiled c, Event e, long t) {
             long id = e.getLong(c.id);
             String name = c.name != null && e.has(c.name) ? e.getString(c.name) : "task";
             int k = newTask(name, id);
@@ -803,7 +810,14 @@ public final class StateBuilder {
             s.nameHash = Event.stringHash(name);
             s.born = true;
             s.known = true;
+            s.outSince = t;
+            s.outState = StateModel.RUNNABLE;
+            s.outEpoch = epoch;
             taskById.put(id, k);
+            int o = forks.append();
+            MemorySegment m = forks.lastChunk();
+            m.setAtIndex(LongRows.L, o, t);
+            m.setAtIndex(LongRows.L, o + 1, LongRows.pair(k, coreStates.get(core).task));
         }
 
         /** A task is reaped: what it still had open ends, and its id is free for another task. */
@@ -1458,6 +1472,19 @@ public final class StateBuilder {
 
         private static long messageKey(long queue, long id) {
             return Math.max(queue, 0) * 0x100000001B3L ^ id;
+        }
+
+        /** The tasks created, trace after trace, renumbered. */
+        void forks() {
+            for (TracePass p : passes) {
+                LongRows r = p.forks;
+                int[] task = taskIds[p.trace];
+                for (int k = 0; k < r.size(); k++) {
+                    long who = r.get(k, 1);
+                    int parent = LongRows.low(who);
+                    model.addFork(r.get(k, 0), task[LongRows.high(who)], parent < 0 ? -1 : task[parent]);
+                }
+            }
         }
 
         /** The wake-ups, trace after trace, renumbered. */

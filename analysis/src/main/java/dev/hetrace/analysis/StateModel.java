@@ -58,6 +58,8 @@ public final class StateModel {
     final List<String> eventNames = new ArrayList<>();
     /** Wake-ups: time; woken and waker task (high, low halves); core and interrupt (name id, −1: none) of the waker. */
     final LongRows wakeups = new LongRows(3);
+    /** Tasks created in the traces: time; the new task and the one that created it (high, low halves; −1: unknown). */
+    final LongRows forks = new LongRows(2);
     /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
     long[] traceFirst = new long[0];
     long[] traceLast = new long[0];
@@ -162,6 +164,33 @@ public final class StateModel {
         m.setAtIndex(LongRows.L, o, time);
         m.setAtIndex(LongRows.L, o + 1, LongRows.pair(task, waker));
         m.setAtIndex(LongRows.L, o + 2, LongRows.pair(core, irq));
+    }
+
+    void addFork(long time, int task, int parent) {
+        int o = forks.append();
+        MemorySegment m = forks.lastChunk();
+        m.setAtIndex(LongRows.L, o, time);
+        m.setAtIndex(LongRows.L, o + 1, LongRows.pair(task, parent));
+    }
+
+    /** How many tasks the traces show created (Linux: forks and clones), each trace's in time order, trace after trace. */
+    public int forks() {
+        return forks.size();
+    }
+
+    /** Fork {@code i}'s time, ns on the reference clock. */
+    public long forkTime(int i) {
+        return forks.get(i, 0);
+    }
+
+    /** The task fork {@code i} created. */
+    public int forkTask(int i) {
+        return LongRows.high(forks.get(i, 1));
+    }
+
+    /** The task that created it (the one running where the fork happened), or −1. */
+    public int forkParent(int i) {
+        return LongRows.low(forks.get(i, 1));
     }
 
     /**

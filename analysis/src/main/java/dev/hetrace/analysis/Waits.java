@@ -47,6 +47,8 @@ public final class Waits {
     final RowIndex taskRuns;
     /** Each task's wake-ups (indexes of {@link StateModel#wakeupTime}), by time. */
     private final int[][] wakeupsByTask;
+    /** Each task's creation (an index of {@link StateModel#forkTime}), −1 when the traces do not show it. */
+    private final int[] forkOf;
     private final long[][] activity;
     private final List<Wait> waits = new ArrayList<>();
     private final int[][] waitsByTask;
@@ -65,6 +67,11 @@ public final class Waits {
         irqs = new RowIndex(m.irqs(), cores);
         taskRuns = new RowIndex(m.runs(), tasks, true);
         wakeupsByTask = wakeupsByTask(m, tasks);
+        forkOf = new int[tasks];
+        Arrays.fill(forkOf, -1);
+        for (int i = 0; i < m.forks(); i++) {
+            forkOf[m.forkTask(i)] = i;
+        }
         activity = activity(m, tasks);
         scheduled = new boolean[tasks];
         for (int i = 0; i < m.runs().size(); i++) {
@@ -325,6 +332,174 @@ public final class Waits {
         }
         Collections.reverse(out);
         return out;
+    }
+
+    /** What a stretch of a thread's critical path was. */
+    public enum Doing {
+        /** Its task ran on {@code core}. */
+        RUNNING("running"),
+        /** Its task was runnable (preempted, or woken) and waited for {@code core}, where {@code by} ran. */
+        WAITING_FOR_CPU("waiting for a CPU"),
+        /** Its task was blocked in {@code call} until an interrupt ({@code irq}) or a task the path does not follow woke it. */
+        BLOCKED("blocked"),
+        /** A message its task waited for was on its way from the sender ({@code message}). */
+        MESSAGE("message in transit"),
+        /** The traces do not say (before the task's first event, or its state unknown then). */
+        UNKNOWN("unknown");
+
+        public final String label;
+
+        Doing(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * A stretch of a thread's critical path: {@code task} from {@code start} to {@code end},
+     * {@code doing} what; on or waiting for {@code core} (−1: none); in call {@code call} (a row
+     * of {@link StateModel#calls()}, −1: none); {@code by}: the task that ran on the core it
+     * waited for, or the one that woke it when the path does not follow that one (−1: none);
+     * {@code irq}: the interrupt that woke it (a name id, −1: none); {@code message}: the
+     * message in transit (−1: none).
+     */
+    public record Segment(Doing doing, int task, int core, long start, long end, int call, int by, int irq, int message) {
+        public long duration() {
+            return end - start;
+        }
+    }
+
+    /** The most stretches a path is followed through: a bound on a pathological board, not a limit of real traces. */
+    private static final int MAX_SEGMENTS = 1_000_000;
+
+    /**
+     * The critical path of {@code task} from {@code from} to {@code to}, as Trace Compass's OS
+     * critical path: followed back from {@code to}, each stretch is what the task then did
+     * (running, waiting for a CPU), and when it was blocked, what it waited for: the task that
+     * woke it (its path, followed back from the wake-up to the start of the block), the sender of
+     * the message it then got (the message's transit, and the sender's path before it sent), or
+     * the interrupt that woke it (a device, a timer: the block stays, named with the
+     * interrupt); before a task created in the traces existed, its creator's path. In time
+     * order, covering {@code [from, to]} without gaps.
+     */
+    public List<Segment> threadPath(int task, long from, long to) {
+        List<Segment> out = new ArrayList<>();
+        java.util.ArrayDeque<long[]> frames = new java.util.ArrayDeque<>();
+        frames.push(new long[] {task, from, to});
+        IntervalTable st = m.taskStates();
+        IntervalTable r = m.runs();
+        while (!frames.isEmpty() && out.size() < MAX_SEGMENTS) {
+            long[] f = frames.pop();
+            int t = (int) f[0];
+            long lo = f[1];
+            long at = f[2];
+            while (at > lo && out.size() < MAX_SEGMENTS) {
+                int run = covering(taskRuns, t, at);
+                if (run >= 0) {
+                    long s = Math.max(lo, r.start(run));
+                    out.add(new Segment(Doing.RUNNING, t, r.owner(run), s, at, activity(t, s, at), -1, -1, -1));
+                    at = s;
+                    continue;
+                }
+                int row = covering(states, t, at);
+                if (row < 0) {
+                    int fork = forkOf[t];
+                    long born = fork < 0 ? Long.MIN_VALUE : m.forkTime(fork);
+                    if (fork >= 0 && born <= at && born > lo && m.forkParent(fork) >= 0) {
+                        // before it was made, what led here is its creator's work
+                        if (born < at) {
+                            out.add(new Segment(Doing.UNKNOWN, t, -1, born, at, -1, -1, -1, -1));
+                        }
+                        frames.push(new long[] {m.forkParent(fork), lo, born});
+                        break;
+                    }
+                    out.add(new Segment(Doing.UNKNOWN, t, -1, lo, at, -1, -1, -1, -1));
+                    break;
+                }
+                long s = Math.max(lo, st.start(row));
+                int state = st.state(row);
+                if (state == StateModel.PREEMPTED || state == StateModel.RUNNABLE) {
+                    int core = nextCore(t, st.end(row), -1);
+                    List<Share> by = core < 0 ? List.of() : preemptedBy(t, core, s, at);
+                    out.add(new Segment(Doing.WAITING_FOR_CPU, t, core, s, at, activity(t, s, at),
+                        by.isEmpty() ? -1 : by.get(0).task(), -1, -1));
+                    at = s;
+                    continue;
+                }
+                if (state == StateModel.DEAD) {
+                    out.add(new Segment(Doing.UNKNOWN, t, -1, s, at, -1, -1, -1, -1));
+                    at = s;
+                    continue;
+                }
+                // blocked: what ended it, when the path reaches its end
+                int call = activity(t, s, at);
+                int wake = at == st.end(row) ? wakeupAt(t, at) : -1;
+                int waker = wake < 0 ? -1 : m.wakerTask(wake);
+                int irq = wake < 0 ? -1 : m.wakerIrq(wake);
+                if (wake >= 0 && irq < 0 && waker >= 0 && waker != t && !m.tasks().get(waker).idle()) {
+                    // the waker's work up to the wake-up is what this task waited for
+                    frames.push(new long[] {t, lo, s});
+                    frames.push(new long[] {waker, s, at});
+                    break;
+                }
+                Wait w = at == st.end(row) ? blockedWait(t, st.start(row)) : null;
+                int msg = w == null ? -1 : w.message();
+                long sent = msg < 0 ? -1 : m.messages().sendTime(msg);
+                int sender = msg < 0 ? -1 : m.messages().sendTask(msg);
+                if (sender >= 0 && sender != t && sent > s && sent < at) {
+                    out.add(new Segment(Doing.MESSAGE, t, w.core(), sent, at, call, sender, -1, msg));
+                    frames.push(new long[] {t, lo, s});
+                    frames.push(new long[] {sender, s, sent});
+                    break;
+                }
+                out.add(new Segment(Doing.BLOCKED, t, -1, s, at, call, wake >= 0 && irq < 0 ? waker : -1, irq, -1));
+                at = s;
+            }
+        }
+        Collections.reverse(out);
+        return out;
+    }
+
+    /** The row of {@code owner} in {@code index} that covers the instant just before {@code at} (start < at ≤ end), or −1. */
+    private static int covering(RowIndex index, int owner, long at) {
+        int[] rows = index.rows(owner);
+        IntervalTable t = index.table();
+        // a task's rows follow each other: the last one starting before it covers it, or none does
+        // (a few more are looked at for rows that a lost switch made overlap)
+        int last = index.after(owner, at - 1) - 1;
+        for (int k = last; k >= 0 && k > last - 4; k--) {
+            int row = rows[k];
+            if (t.start(row) < at && t.end(row) >= at) {
+                return row;
+            }
+        }
+        return -1;
+    }
+
+    /** The wake-up of {@code task} at time {@code at}, or −1. */
+    private int wakeupAt(int task, long at) {
+        int[] w = wakeupsByTask[task];
+        int lo = 0;
+        int hi = w.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (m.wakeupTime(w[mid]) < at) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < w.length && m.wakeupTime(w[lo]) == at ? w[lo] : -1;
+    }
+
+    /** The wait for a message of {@code task} that began with its block at {@code start}, or null. */
+    private Wait blockedWait(int task, long start) {
+        for (int k : waitsByTask[task]) {
+            Wait w = waits.get(k);
+            if (w.start() == start && w.blocked()) {
+                return w;
+            }
+        }
+        return null;
     }
 
     private Wait lastWait(int task, long from, long to) {

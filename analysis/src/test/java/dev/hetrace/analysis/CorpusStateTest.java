@@ -137,11 +137,30 @@ class CorpusStateTest {
     }
 
     @Test
-    void lttngUserSpaceAndOtherCorpusTracesWithoutMappedEventsAreRefusedInOneLine() {
+    void aTraceNoPresetFitsHasItsStreamsAsCoresOfPointEventsAndANoteNamingTheMappingOption() throws Exception {
         Path trace = corpus("debug-info");
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(
-            () -> StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { })))
-            .isInstanceOf(MappingException.class).hasMessageContaining("no preset fits its events")
-            .hasMessageNotContaining("\n");
+        List<String> warnings = new java.util.ArrayList<>();
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), warnings::add);
+        assertThat(m.mappingNames()).containsExactly(StateBuilder.EVENTS_ONLY);
+        assertThat(warnings).singleElement().asString().contains("no preset maps its events", "--mapping FILE", "does: enter");
+        assertThat(m.runs().size() + m.calls().size() + m.irqs().size()).isZero();
+        // every event is a point event on the core of its stream, counted per stream and per name
+        Map<String, Long> perStream = new HashMap<>();
+        Map<String, Long> perName = new HashMap<>();
+        try (CtfReader r = CtfReader.open(trace)) {
+            while (r.next()) {
+                String stream = Path.of(r.cursor().trace().streamPath(r.cursor().stream())).getFileName().toString();
+                perStream.merge(stream, 1L, Long::sum);
+                perName.merge(r.event().name(), 1L, Long::sum);
+            }
+        }
+        assertThat(m.marks()).isEqualTo(perStream.values().stream().mapToLong(Long::longValue).sum());
+        Statistics.Table t = Statistics.of(m);
+        Map<String, Long> streams = new HashMap<>();
+        t.rows(Statistics.Context.STREAM).forEach(row -> streams.put(row.name().substring(row.name().lastIndexOf('/') + 1), row.count()));
+        assertThat(streams).isEqualTo(perStream);
+        Map<String, Long> names = new HashMap<>();
+        t.rows(Statistics.Context.EVENT).forEach(row -> names.put(row.name(), row.count()));
+        assertThat(names).isEqualTo(perName);
     }
 }

@@ -148,7 +148,7 @@ class LinuxModelTest {
         Path trace = corpus("real", "many-threads");
         StateModel m = model(trace);
         assertThat(m.wakeups()).isPositive();
-        // every wake-up begins a runnable stretch of its task, and every blocked stretch that ends
+        // every wake-up (and creation) begins a runnable stretch of its task, and every blocked stretch that ends
         // before the trace does ends at a wake-up of its task
         Set<Long> wakes = new HashSet<>();
         int byIrq = 0;
@@ -171,9 +171,78 @@ class LinuxModelTest {
                 runnableStarts.add(st.start(i) * 31 + st.owner(i));
             }
         }
-        assertThat(runnableStarts).isEqualTo(wakes);
+        Set<Long> made = new HashSet<>(wakes);
+        for (int i = 0; i < m.forks(); i++) {
+            made.add(m.forkTime(i) * 31 + m.forkTask(i));
+        }
+        assertThat(runnableStarts).isEqualTo(made);
         assertThat(blockedEnds).isNotEmpty().allMatch(wakes::contains);
         assertThat(byIrq).as("wake-ups in interrupts (timers, devices)").isPositive();
+    }
+
+    @Test
+    void aThreadsCriticalPathCoversItsRangeAndHopsOnlyAlongWakeupsAndForks() throws Exception {
+        StateModel m = model(corpus("real", "many-threads"));
+        Waits w = Waits.of(m);
+        int main = -1;
+        for (int t = 0; t < m.tasks().size(); t++) {
+            if (m.tasks().get(t).id() == 2673) {
+                main = t;
+            }
+        }
+        long from = m.begin() + 20_000_000;
+        long to = m.end() - 5_000_000;
+        List<Waits.Segment> path = w.threadPath(main, from, to);
+        assertThat(path.getFirst().start()).isEqualTo(from);
+        assertThat(path.getLast().end()).isEqualTo(to);
+        assertThat(path.getLast().task()).isEqualTo(main);
+        Set<Long> wakes = new HashSet<>();
+        for (int i = 0; i < m.wakeups(); i++) {
+            wakes.add(m.wakeupTime(i) * 31 + m.wakeupTask(i));
+        }
+        for (int i = 0; i < m.forks(); i++) {
+            wakes.add(m.forkTime(i) * 31 + m.forkTask(i));
+        }
+        IntervalTable runs = m.runs();
+        IntervalTable st = m.taskStates();
+        Set<Long> blocks = new HashSet<>();
+        for (int i = 0; i < st.size(); i++) {
+            if (st.state(i) == StateModel.BLOCKED) {
+                blocks.add(st.start(i) * 31 + st.owner(i));
+            }
+        }
+        int hops = 0;
+        for (int k = 0; k < path.size(); k++) {
+            Waits.Segment s = path.get(k);
+            assertThat(s.end()).isGreaterThanOrEqualTo(s.start());
+            if (k > 0) {
+                Waits.Segment p = path.get(k - 1);
+                assertThat(s.start()).as("no gap, no overlap").isEqualTo(p.end());
+                if (p.task() != s.task() && s.doing() != Waits.Doing.UNKNOWN) {
+                    // the path goes to the thread another one waited for where that one blocked, and
+                    // back where the first was woken (or made)
+                    assertThat(wakes.contains(s.start() * 31 + s.task()) || blocks.contains(s.start() * 31 + p.task()))
+                        .as("%s then %s", p, s).isTrue();
+                    hops++;
+                }
+            }
+            if (s.doing() == Waits.Doing.RUNNING) {
+                boolean inRun = false;
+                for (int i = 0; i < runs.size() && !inRun; i++) {
+                    inRun = runs.subject(i) == s.task() && runs.owner(i) == s.core() && runs.start(i) <= s.start()
+                        && runs.end(i) >= s.end();
+                }
+                assertThat(inRun).as("%s is in a run of its task on its core", s).isTrue();
+            } else if (s.doing() == Waits.Doing.WAITING_FOR_CPU) {
+                boolean inState = false;
+                for (int i = 0; i < st.size() && !inState; i++) {
+                    inState = st.owner(i) == s.task() && st.start(i) <= s.start() && st.end(i) >= s.end()
+                        && (st.state(i) == StateModel.PREEMPTED || st.state(i) == StateModel.RUNNABLE);
+                }
+                assertThat(inState).as("%s is in a runnable stretch of its task", s).isTrue();
+            }
+        }
+        assertThat(hops).as("the main thread waited for the threads it made and that woke it").isPositive();
     }
 
     @Test

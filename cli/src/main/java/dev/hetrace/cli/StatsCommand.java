@@ -57,7 +57,7 @@ final class StatsCommand extends HetraceCommand {
 
     @Override
     public Integer call() {
-        long[] relative = range == null ? null : parseRange(range);
+        long[] relative = range == null ? null : parseRange(spec, range);
         String text;
         try {
             StateModel model = board.model(main.err);
@@ -93,20 +93,21 @@ final class StatsCommand extends HetraceCommand {
         return BoardInput.symbols(inputs);
     }
 
-    private long[] parseRange(String value) {
+    /** A --range value, START,END as durations from the first event, in ns; a usage error otherwise. */
+    static long[] parseRange(CommandLine.Model.CommandSpec spec, String value) {
         String[] parts = value.split(",", -1);
         if (parts.length != 2) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--range " + value + ": expected START,END (e.g. 0,250ms or 1.5s,2s)");
         }
-        long[] r = {duration(parts[0]), duration(parts[1])};
+        long[] r = {duration(spec, value, parts[0]), duration(spec, value, parts[1])};
         if (r[1] < r[0]) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--range " + value + ": ends before it starts");
         }
         return r;
     }
 
-    private long duration(String v) {
+    private static long duration(CommandLine.Model.CommandSpec spec, String range, String v) {
         if (v.strip().equals("0")) {
             return 0;
         }

@@ -27,10 +27,20 @@ import picocli.CommandLine.Option;
         "from its end through the last message each waiting task got, to its sender, and so",
         "on until the request's start: the chain of work across cores that set its length.",
         "Without --path, the longest call of the task that waited longest for other cores.", "",
+        "On a kernel trace (Linux: sched_waking/sched_wakeup), it also shows who woke whom:",
+        "per woken thread and waker (a thread, or an interrupt: a device, a timer), the",
+        "wake-ups and the time they ended the thread's blocks. The critical path of a thread",
+        "(--task, over --range; or of the call --path names), as Trace Compass's OS critical",
+        "path: back from its end, each stretch is what the thread did (running on a CPU,",
+        "waiting for a CPU while another thread ran there) and, where it was blocked, what it",
+        "waited for: the thread that woke it (whose own path is followed, back to the start of",
+        "the block), the sender of a message it got then (across cores), or the interrupt",
+        "that woke it. Without --task or --path, the thread that ran longest.", "",
         "Examples:",
         "  hetrace waits hetrace-demo",
         "  hetrace waits --path process_image hetrace-demo",
-        "  hetrace waits --format csv board/master board/dsp*"},
+        "  hetrace waits --format csv board/master board/dsp*",
+        "  hetrace waits --task 'multithread[2673]' --range 100ms,200ms kernel-trace/"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the waits were printed", "1:a trace could not be read, no mapping fits it, or no call has that name",
         "2:usage error"})
@@ -44,15 +54,43 @@ final class WaitsCommand extends HetraceCommand {
         description = "The critical path of the longest complete call of FUNCTION.")
     String path;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv (every wait) or json.")
+    @Option(names = "--task", paramLabel = "TASK",
+        description = "The critical path of this thread (a name, name[tid] as the statistics show it, or a tid).")
+    String task;
+
+    @Option(names = "--range", paramLabel = "START,END",
+        description = "With --task: the path over this range, from the first event (e.g. 100ms,200ms; default: all).")
+    String range;
+
+    @Option(names = "--limit", paramLabel = "N",
+        description = "Rows of the tables (the largest first) and stretches of a path shown (default: ${DEFAULT-VALUE}; 0: all).")
+    int limit = 20;
+
+    @Option(names = "--format", paramLabel = "FORMAT",
+        description = "text (default), csv (every wait; with --task, every stretch of the path) or json.")
     Format format = Format.text;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+        long[] relative = range == null ? null : StatsCommand.parseRange(spec, range);
+        if (range != null && task == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range goes with --task");
+        }
         String text;
         try {
             StateModel m = board.model(main.err);
             Waits w = Waits.of(m);
+            ThreadPaths threads = ThreadPaths.of(m, w, task, path, relative);
+            if (threads != null) {
+                return print(switch (format) {
+                    case text -> threads.text(limit);
+                    case csv -> threads.csv();
+                    case json -> threads.json();
+                });
+            }
             int request = request(m, w);
             List<Waits.Step> steps = request < 0 ? List.of()
                 : w.criticalPath(m.calls().owner(request), w.coreOf(m.calls().owner(request), m.calls().start(request),
@@ -72,20 +110,7 @@ final class WaitsCommand extends HetraceCommand {
     private int request(StateModel m, Waits w) {
         IntervalTable c = m.calls();
         if (path != null) {
-            int id = m.nameId(path);
-            if (id < 0) {
-                throw new IllegalArgumentException("--path " + path + ": no call of that function in the traces");
-            }
-            int best = -1;
-            for (int i = 0; i < c.size(); i++) {
-                if (c.subject(i) == id && c.flags(i) == 0 && (best < 0 || c.duration(i) > c.duration(best))) {
-                    best = i;
-                }
-            }
-            if (best < 0) {
-                throw new IllegalArgumentException("--path " + path + ": no complete call of that function");
-            }
-            return best;
+            return ThreadPaths.longestCall(m, path);
         }
         long[] crossCore = new long[m.tasks().size()];
         for (Waits.Wait x : w.all()) {
