@@ -168,42 +168,62 @@ public final class Diagnosis {
             // peers: the same name, and for an OS thread's call the same thread
             key[i] = os && task >= 0 ? ((long) task << 32) | t.subject(i) : (1L << 62) | t.subject(i);
         }
-        Map<Long, long[]> peers = new HashMap<>();
-        Map<Long, Integer> counts = new HashMap<>();
+        // the peer groups, numbered by key, and their complete intervals' values
+        LongIntMap groupOf = new LongIntMap();
+        int[] group = new int[n];
+        int groups = 0;
+        for (int i = 0; i < n; i++) {
+            int g = groupOf.get(key[i]);
+            if (g == LongIntMap.ABSENT) {
+                g = groups++;
+                groupOf.put(key[i], g);
+            }
+            group[i] = g;
+        }
+        int[] counts = new int[groups];
         for (int i = 0; i < n; i++) {
             if (complete(t, i)) {
-                counts.merge(key[i], 1, Integer::sum);
+                counts[group[i]]++;
             }
         }
-        counts.forEach((x, c) -> peers.put(x, new long[c]));
-        Map<Long, Integer> fill = new HashMap<>();
+        long[][] values = new long[groups][];
+        for (int g = 0; g < groups; g++) {
+            values[g] = new long[counts[g]];
+        }
+        Arrays.fill(counts, 0);
         for (int i = 0; i < n; i++) {
             if (complete(t, i)) {
-                int at = fill.merge(key[i], 1, Integer::sum) - 1;
-                peers.get(key[i])[at] = measured[i];
+                values[group[i]][counts[group[i]]++] = measured[i];
             }
         }
-        // per key: median, and the far fence for an OS's intervals
-        Map<Long, long[]> limits = new HashMap<>();
-        peers.forEach((x, v) -> {
-            Arrays.sort(v);
-            boolean os = (x >>> 62) == 0;
-            if (v.length < (os ? 5 : 3)) {
-                return;
-            }
-            long med = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-            long q1 = v[v.length / 4];
-            long q3 = v[(3 * v.length) / 4];
-            limits.put(x, new long[] {med, os ? q3 + 3 * (q3 - q1) : Long.MIN_VALUE, v.length});
-        });
-        Map<Integer, List<Integer>> found = new HashMap<>();
+        // per group: the median, the far fence for an OS's intervals, the number of peers (0: too few to judge)
+        long[] medianOf = new long[groups];
+        long[] fenceOf = new long[groups];
+        int[] peersOf = new int[groups];
+        boolean[] osGroup = new boolean[groups];
         for (int i = 0; i < n; i++) {
-            long[] lim = limits.get(key[i]);
-            if (lim == null || !complete(t, i)) {
+            osGroup[group[i]] = (key[i] >>> 62) == 0;
+        }
+        for (int g = 0; g < groups; g++) {
+            long[] v = values[g];
+            if (v.length < (osGroup[g] ? 5 : 3)) {
                 continue;
             }
-            long med = lim[0];
-            if (measured[i] > k * med && measured[i] - med >= 1_000 && measured[i] > lim[1]) {
+            Arrays.sort(v);
+            medianOf[g] = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            long q1 = v[v.length / 4];
+            long q3 = v[(3 * v.length) / 4];
+            fenceOf[g] = osGroup[g] ? q3 + 3 * (q3 - q1) : Long.MIN_VALUE;
+            peersOf[g] = v.length;
+        }
+        Map<Integer, List<Integer>> found = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            int g = group[i];
+            if (peersOf[g] == 0 || !complete(t, i)) {
+                continue;
+            }
+            long med = medianOf[g];
+            if (measured[i] > k * med && measured[i] - med >= 1_000 && measured[i] > fenceOf[g]) {
                 found.computeIfAbsent(t.owner(i), x -> new ArrayList<>()).add(i);
             }
         }
@@ -230,10 +250,10 @@ public final class Diagnosis {
                 if (inner.contains(i)) {
                     continue;
                 }
-                long[] lim = limits.get(key[i]);
+                int g = group[i];
                 int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
                 int core = kind == Kind.INTERRUPT ? t.owner(i) : w.coreOf(task, t.start(i), t.end(i));
-                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), lim[0], (int) lim[2],
+                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), medianOf[g], peersOf[g],
                     (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0), measured[i], (key[i] >>> 62) == 0));
             }
         }
@@ -808,7 +828,13 @@ public final class Diagnosis {
                     byWaiter.computeIfAbsent(key, x -> new ArrayList<>()).add(w);
                 }
             }
-            byWaiter.forEach((key, ws) -> {
+            // the two that waited longest, the others counted
+            List<Map.Entry<String, List<Waits.Wait>>> sorted = new ArrayList<>(byWaiter.entrySet());
+            sorted.sort((x, y) -> Long.compare(y.getValue().stream().mapToLong(Waits.Wait::duration).sum(),
+                x.getValue().stream().mapToLong(Waits.Wait::duration).sum()));
+            sorted.stream().limit(2).forEach(entry -> {
+                String key = entry.getKey();
+                List<Waits.Wait> ws = entry.getValue();
                 String task = key.substring(0, key.indexOf('\u0000'));
                 String in = key.substring(key.indexOf('\u0000') + 1);
                 long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
@@ -823,11 +849,13 @@ public final class Diagnosis {
                     .append(" about ").append(duration(median(d))).append(" after it began waiting");
                 // the same waiters' waits, in the same function, for other senders' messages
                 List<Long> others = new ArrayList<>();
-                for (Waits.Wait w : r.waits().all()) {
-                    if (waiterTasks.contains(w.task()) && !senders.contains(m.messages().sendTask(w.message()))) {
-                        int act = r.waits().receivedIn(w.message());
-                        if ((act >= 0 ? m.name(m.calls().subject(act)) : "").equals(in)) {
-                            others.add(w.duration());
+                for (int waiter : waiterTasks) {
+                    for (Waits.Wait w : r.waits().of(waiter, Long.MIN_VALUE, Long.MAX_VALUE)) {
+                        if (!senders.contains(m.messages().sendTask(w.message()))) {
+                            int act = r.waits().receivedIn(w.message());
+                            if ((act >= 0 ? m.name(m.calls().subject(act)) : "").equals(in)) {
+                                others.add(w.duration());
+                            }
                         }
                     }
                 }
@@ -837,6 +865,10 @@ public final class Diagnosis {
                 }
                 b.append('.');
             });
+            if (sorted.size() > 2) {
+                b.append(" ").append(sorted.size() - 2).append(" other tasks waited for ").append(severalCores ? "them" : "it")
+                    .append(" less.");
+            }
         }
     }
 

@@ -1,7 +1,5 @@
 package dev.hetrace.analysis;
 
-import java.util.Arrays;
-
 /**
  * The rows of an {@link IntervalTable} grouped by owner and sorted by start, so that the
  * intervals of one core or task near a time are found by binary search rather than by a scan of
@@ -38,18 +36,55 @@ final class RowIndex {
         }
     }
 
+    /**
+     * Sorts an owner's rows by start, outer ones (lesser depth) first at equal starts: their
+     * starts and depths are read once into arrays, then a merge sort of positions compares those
+     * (a table's rows are read through its storage, too slow to read at every comparison of a
+     * million rows). A task's calls come closed, inner ones first: nearly sorted runs.
+     */
     private void sortByStart(int[] r) {
         boolean sorted = true;
         for (int k = 1; k < r.length && sorted; k++) {
             sorted = start(r[k - 1], r[k]);
         }
-        if (!sorted) {
-            Integer[] boxed = Arrays.stream(r).boxed().toArray(Integer[]::new);
-            Arrays.sort(boxed, (x, y) -> table.start(x) != table.start(y) ? Long.compare(table.start(x), table.start(y))
-                : Integer.compare(table.depth(x), table.depth(y)));
-            for (int k = 0; k < r.length; k++) {
-                r[k] = boxed[k];
+        if (sorted) {
+            return;
+        }
+        int n = r.length;
+        long[] starts = new long[n];
+        int[] depths = new int[n];
+        for (int k = 0; k < n; k++) {
+            starts[k] = table.start(r[k]);
+            depths[k] = table.depth(r[k]);
+        }
+        int[] a = new int[n];
+        int[] b = new int[n];
+        for (int k = 0; k < n; k++) {
+            a[k] = k;
+        }
+        for (int width = 1; width < n; width *= 2) {
+            for (int lo = 0; lo < n; lo += 2 * width) {
+                int mid = Math.min(lo + width, n);
+                int hi = Math.min(lo + 2 * width, n);
+                int i = lo;
+                int j = mid;
+                for (int k = lo; k < hi; k++) {
+                    // stable: the left one first at equal keys
+                    if (i < mid && (j >= hi || starts[a[i]] < starts[a[j]]
+                            || starts[a[i]] == starts[a[j]] && depths[a[i]] <= depths[a[j]])) {
+                        b[k] = a[i++];
+                    } else {
+                        b[k] = a[j++];
+                    }
+                }
             }
+            int[] swap = a;
+            a = b;
+            b = swap;
+        }
+        int[] rows = r.clone();
+        for (int k = 0; k < n; k++) {
+            r[k] = rows[a[k]];
         }
     }
 

@@ -193,12 +193,20 @@ public final class Waits {
 
     /** The waits of {@code task} that end within {@code (from, to]}, by end. */
     public List<Wait> of(int task, long from, long to) {
-        List<Wait> out = new ArrayList<>();
-        for (int w : waitsByTask[task]) {
-            Wait x = waits.get(w);
-            if (x.end() > from && x.end() <= to) {
-                out.add(x);
+        int[] byTask = waitsByTask[task];
+        int lo = 0;
+        int hi = byTask.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (waits.get(byTask[mid]).end() <= from) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
+        }
+        List<Wait> out = new ArrayList<>();
+        for (int k = lo; k < byTask.length && waits.get(byTask[k]).end() <= to; k++) {
+            out.add(waits.get(byTask[k]));
         }
         return out;
     }
