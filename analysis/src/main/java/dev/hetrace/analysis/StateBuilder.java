@@ -264,10 +264,12 @@ public final class StateBuilder {
                 }
             }
             TracePass[] passes = new TracePass[n];
+            List<String> names = traceNames(traces);
             PiecewiseMap own = PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY);
             MessageMatcher sync = input == null ? new MessageMatcher(clocks.sync().rules(), (r, f, s, t, v) -> { }) : null;
             for (int i = 0; i < n; i++) {
-                passes[i] = new TracePass(i, traces.get(i), readers[i], input == null ? own : input.maps().get(i), mapping);
+                passes[i] = new TracePass(i, traces.get(i), names.get(i), readers[i], input == null ? own : input.maps().get(i),
+                    mapping);
                 passes[i].listener = listener;
                 if (sync != null) {
                     passes[i].found = new Synchronizer.Found();
@@ -340,6 +342,40 @@ public final class StateBuilder {
                 }
             }
         }
+    }
+
+    /**
+     * The traces' names: each trace directory's name, after as many of its parents' names as it
+     * takes for no two traces to have the same one (two hosts' LTTng sessions: server/kernel and
+     * client/kernel).
+     */
+    public static List<String> traceNames(List<Path> traces) {
+        int n = traces.size();
+        Path[] paths = new Path[n];
+        int[] depth = new int[n];
+        for (int i = 0; i < n; i++) {
+            paths[i] = traces.get(i).toAbsolutePath().normalize();
+            depth[i] = 1;
+        }
+        String[] names = new String[n];
+        for (boolean again = true; again; ) {
+            again = false;
+            Map<String, List<Integer>> byName = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                int c = paths[i].getNameCount();
+                names[i] = c == 0 ? paths[i].toString() : paths[i].subpath(Math.max(0, c - depth[i]), c).toString();
+                byName.computeIfAbsent(names[i], k -> new ArrayList<>()).add(i);
+            }
+            for (List<Integer> same : byName.values()) {
+                for (int i : same.size() < 2 ? List.<Integer>of() : same) {
+                    if (depth[i] < paths[i].getNameCount()) {
+                        depth[i]++;
+                        again = true;
+                    }
+                }
+            }
+        }
+        return Arrays.asList(names);
     }
 
     /** Each trace directory's size in bytes (0 when it cannot be read). */
@@ -562,11 +598,11 @@ public final class StateBuilder {
         /** Set when another trace's pass failed: this one stops early. */
         volatile boolean cancelled;
 
-        TracePass(int trace, Path path, CtfReader reader, PiecewiseMap map, Mapping given) {
+        TracePass(int trace, Path path, String name, CtfReader reader, PiecewiseMap map, Mapping given) {
             this.trace = trace;
             this.reader = reader;
             this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
-            traceName = path.toAbsolutePath().normalize().getFileName().toString();
+            traceName = name;
             Set<String> events = eventNames(reader.traces());
             Mapping m = given != null ? given.restrictedTo(events) : Mapping.detect(events);
             if (m == null || m.rules().isEmpty()) {

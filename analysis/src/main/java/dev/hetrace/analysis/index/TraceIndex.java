@@ -40,7 +40,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 4;
+    public static final int FORMAT_VERSION = 5;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -95,7 +95,7 @@ public final class TraceIndex {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         if (complete(folder)) {
             used(folder);
-            return new TraceIndex(folder, false, names(traces));
+            return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
         }
         if (Files.exists(folder)) { // a file of it removed by hand: built again
             notes.accept("the index in " + folder + " lacks some of its files: building it again");
@@ -120,7 +120,7 @@ public final class TraceIndex {
             deleteTree(tmp);
         }
         forgetOlder(folder, "the index of an earlier state of these traces", notes);
-        return new TraceIndex(folder, true, names(traces));
+        return new TraceIndex(folder, true, StateBuilder.traceNames(traces));
     }
 
     /**
@@ -256,7 +256,7 @@ public final class TraceIndex {
         };
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
-        List<String> names = names(traces);
+        List<String> names = StateBuilder.traceNames(traces);
         IndexTables.EventLog log = IndexTables.eventLog(names, events -> {
             long now = System.nanoTime();
             synchronized (lastNote) {
@@ -345,14 +345,6 @@ public final class TraceIndex {
         String m = message.strip();
         int nl = m.indexOf('\n');
         return nl < 0 ? m : m.substring(0, nl).strip();
-    }
-
-    private static List<String> names(List<Path> traces) {
-        List<String> out = new ArrayList<>();
-        for (Path p : traces) {
-            out.add(p.toAbsolutePath().normalize().getFileName().toString());
-        }
-        return out;
     }
 
     /**
