@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
         "  hetrace waits --path process_image hetrace-demo",
         "  hetrace waits --format csv board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the waits were printed", "1:a trace could not be read, no mapping fits it, or no call has that name",
+    exitCodeList = {"0:the waits were printed", "1:a trace could not be read or put on the reference clock, no mapping fits it,"
+        + " or no call has that name",
         "2:usage error"})
 final class WaitsCommand extends HetraceCommand {
     enum Format { text, csv, json }
