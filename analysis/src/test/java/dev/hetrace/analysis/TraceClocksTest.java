@@ -61,11 +61,7 @@ class TraceClocksTest {
         try (CtfWriter w = CtfWriter.create(p, METADATA.formatted(clock, freq, offsetS, offsetCycles))) {
             StreamWriter s = w.stream(0);
             for (long[] e : events) {
-                List<Object> fields = new ArrayList<>();
-                for (int k = 2; k < e.length; k++) {
-                    fields.add(e[k]);
-                }
-                s.event(e[1], e[0], fields);
+                s.event(e[1], e[0], java.util.Arrays.stream(e, 2, e.length).boxed().toList());
             }
         }
         return p;

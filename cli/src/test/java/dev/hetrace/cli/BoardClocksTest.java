@@ -135,14 +135,18 @@ class BoardClocksTest {
         }).toList();
     }
 
-    private static final String KERNEL = """
+    /** An LTTng-like trace of host %1$s, domain %4$s, on the monotonic clock of UUID %2$s, offset %3$d ns. */
+    private static final String LTTNG = """
         /* CTF 1.8 */
         typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
         typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
         trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
-        env { hostname = "%1$s"; domain = "kernel"; tracer_name = "lttng-modules"; };
+        env { hostname = "%1$s"; domain = "%4$s"; };
         clock { name = "monotonic"; uuid = "%2$s"; description = "Monotonic Clock"; freq = 1000000000; offset = %3$d; };
         stream { id = 0; event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };
+        """;
+
+    private static final String KERNEL = LTTNG + """
         event { name = "irq_handler_entry"; id = 0; stream_id = 0; fields := struct { uint32_t _irq; }; };
         event { name = "irq_handler_exit"; id = 1; stream_id = 0; fields := struct { uint32_t _irq; }; };
         event { name = "inet_sock_local_out"; id = 2; stream_id = 0;
@@ -151,14 +155,7 @@ class BoardClocksTest {
             fields := struct { uint32_t _seq; uint32_t _ack_seq; uint32_t _flags; }; };
         """;
 
-    private static final String UST = """
-        /* CTF 1.8 */
-        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-        typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
-        trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
-        env { hostname = "%1$s"; domain = "ust"; tracer_name = "lttng-ust"; };
-        clock { name = "monotonic"; uuid = "%2$s"; description = "Monotonic Clock"; freq = 1000000000; offset = %3$d; };
-        stream { id = 0; event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };
+    private static final String UST = LTTNG + """
         event { name = "app:work_begin"; id = 0; stream_id = 0; fields := struct { uint32_t _n; }; };
         event { name = "app:work_end"; id = 1; stream_id = 0; fields := struct { uint32_t _n; }; };
         """;
@@ -178,11 +175,7 @@ class BoardClocksTest {
         try (CtfWriter w = CtfWriter.create(trace, metadata)) {
             StreamWriter s = w.stream(0);
             for (long[] e : events) {
-                List<Object> fields = new ArrayList<>();
-                for (int k = 2; k < e.length; k++) {
-                    fields.add(e[k]);
-                }
-                s.event(e[1], e[0], fields);
+                s.event(e[1], e[0], java.util.Arrays.stream(e, 2, e.length).boxed().toList());
             }
         }
         return trace;
@@ -200,9 +193,9 @@ class BoardClocksTest {
         // each tracer sampled the clock's offset itself: 40 ns apart; the same clock value is the same instant
         Path session = dir.resolve("session");
         String uuid = "88cba016-36e2-48c2-aff8-3e4b9aefb05c";
-        write(session.resolve("kernel"), KERNEL.formatted("host", uuid, 1_564_079_206_484_157_378L),
+        write(session.resolve("kernel"), KERNEL.formatted("host", uuid, 1_564_079_206_484_157_378L, "kernel"),
             pair(5_000_000, 6_000_000, 0, 42));
-        write(session.resolve("ust/uid/1000/64-bit"), UST.formatted("host", uuid, 1_564_079_206_484_157_338L),
+        write(session.resolve("ust/uid/1000/64-bit"), UST.formatted("host", uuid, 1_564_079_206_484_157_338L, "ust"),
             pair(5_000_000, 9_000_000, 0, 1));
         Path mapping = Files.writeString(dir.resolve("session.yaml"), MAPPING);
 
@@ -239,9 +232,9 @@ class BoardClocksTest {
             seq += 100;
         }
         client.addAll(pair(Math.round(400_000_000 * (1 + drift)), Math.round(400_100_000 * (1 + drift)), 0, 9));
-        write(dir.resolve("server/kernel"), KERNEL.formatted("server", "11111111-36e2-48c2-aff8-3e4b9aefb05c", serverOffset),
+        write(dir.resolve("server/kernel"), KERNEL.formatted("server", "11111111-36e2-48c2-aff8-3e4b9aefb05c", serverOffset, "kernel"),
             server);
-        write(dir.resolve("client/kernel"), KERNEL.formatted("client", "22222222-36e2-48c2-aff8-3e4b9aefb05c", clientOffset),
+        write(dir.resolve("client/kernel"), KERNEL.formatted("client", "22222222-36e2-48c2-aff8-3e4b9aefb05c", clientOffset, "kernel"),
             client);
         Path mapping = Files.writeString(dir.resolve("kernel.yaml"), MAPPING);
         String[] hosts = {dir.resolve("server").toString(), dir.resolve("client").toString()};
