@@ -19,8 +19,9 @@ import java.util.function.Consumer;
 /**
  * Puts several traces on one clock: matches their messages, relates each pair of traces that
  * exchanged some with a {@link ConvexHullSync}, and composes the pairs along the tree that
- * reaches every trace from the reference with the least accumulated error. Traces that no
- * match connects to the reference are reported as such, never guessed.
+ * reaches every trace from the reference with the least accumulated error. Traces whose clocks
+ * are one clock ({@link TraceClock}) are related by their metadata, exactly. Traces that nothing
+ * connects to the reference are reported as such, never guessed.
  */
 public final class Synchronizer {
     /** Accumulated-error weights of pairs without a finite accuracy: used only when nothing better connects. */
