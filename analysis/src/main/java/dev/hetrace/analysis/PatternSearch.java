@@ -90,10 +90,9 @@ public final class PatternSearch {
         int n = input.traces().size();
         CtfReader[] readers = new CtfReader[n];
         try {
-            List<String> names = new ArrayList<>();
+            List<String> names = StateBuilder.traceNames(input.traces());
             for (int i = 0; i < n; i++) {
                 readers[i] = CtfReader.open(List.of(input.traces().get(i)), warnings);
-                names.add(input.traces().get(i).toAbsolutePath().normalize().getFileName().toString());
             }
             return new Search(readers, input.maps().toArray(PiecewiseMap[]::new), spec, names).run();
         } finally {

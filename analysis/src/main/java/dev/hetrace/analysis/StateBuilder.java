@@ -10,8 +10,6 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
-import dev.hetrace.sync.ConvexHullSync;
-import dev.hetrace.sync.MatchRules;
 import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
@@ -76,29 +74,84 @@ public final class StateBuilder {
     private StateBuilder() {}
 
     /**
-     * The traces on one clock: one trace as it is; several synchronized by hetrace's sync
-     * handshake on the first one's clock (traces it does not connect keep their own clock, with a
-     * warning).
+     * How the traces are put on one clock.
+     *
+     * @param sync  the synchronization's rules, method, reference and pieces
+     * @param apart whether a trace that cannot be put on the reference clock is analysed on its own
+     *              clock, its first event placed at the reference trace's first event (times
+     *              across it and the others then mean nothing), rather than refused
      */
+    public record Clocks(Synchronizer.Options sync, boolean apart) {
+        /** {@link Synchronizer.Options#DEFAULT}, every trace on the reference clock or none analysed. */
+        public static final Clocks DEFAULT = new Clocks(Synchronizer.Options.DEFAULT, false);
+    }
+
+    /** The traces on one clock as {@link Clocks#DEFAULT} says: see {@link #synchronize(List, Clocks, Consumer)}. */
     public static Input synchronize(List<Path> traces, Consumer<String> warnings)
+            throws IOException, MetadataException, StreamDecodingException {
+        return synchronize(traces, Clocks.DEFAULT, warnings);
+    }
+
+    /**
+     * The traces on one clock: one trace as it is; several synchronized as {@code clocks} say.
+     *
+     * @throws UnsynchronizedTraceException when a trace cannot be put on the reference clock and
+     *                                      {@code clocks} does not say to analyse it apart
+     */
+    public static Input synchronize(List<Path> traces, Clocks clocks, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         if (traces.size() == 1) {
             return new Input(traces, List.of(PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY)), null);
         }
         // the matched messages kept: the index's sync_messages table
-        Synchronizer.Report r = Synchronizer.run(traces, MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, 0,
-            warnings, Synchronizer.Progress.NONE, true);
-        return input(traces, r, warnings);
+        Synchronizer.Report r = Synchronizer.run(traces, clocks.sync(), warnings, Synchronizer.Progress.NONE, true);
+        long[] begins = new long[traces.size()];
+        if (clocks.apart() && r.traces().stream().anyMatch(t -> !t.connected())) {
+            for (int i = 0; i < begins.length; i++) {
+                begins[i] = begin(traces.get(i));
+            }
+        }
+        return input(traces, r, clocks, begins, warnings);
     }
 
-    /** The traces on the clocks of a synchronization, a warning for each it left on its own. */
-    private static Input input(List<Path> traces, Synchronizer.Report r, Consumer<String> warnings) {
-        List<PiecewiseMap> maps = new ArrayList<>();
-        for (Synchronizer.TraceSync t : r.traces()) {
-            if (!t.connected()) {
-                warnings.accept(t.path() + ": no sync messages with the others: left on its own clock");
+    /** The time of the trace's first event that has one, on its own clock (Long.MAX_VALUE when none has). */
+    private static long begin(Path trace) throws IOException, MetadataException, StreamDecodingException {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+            while (reader.next()) {
+                if (reader.event().hasTime()) {
+                    return reader.event().timeNanos();
+                }
             }
-            maps.add(t.map());
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * The traces on the clocks of a synchronization; a trace it did not connect refused, or, when
+     * {@code clocks} says so, on its own clock shifted to begin with the reference ({@code begins}:
+     * each trace's first time on its own clock, read when some trace is apart).
+     */
+    private static Input input(List<Path> traces, Synchronizer.Report r, Clocks clocks, long[] begins,
+                               Consumer<String> warnings) throws UnsynchronizedTraceException {
+        List<PiecewiseMap> maps = new ArrayList<>();
+        Path reference = r.traces().get(r.reference()).path();
+        for (int i = 0; i < r.traces().size(); i++) {
+            Synchronizer.TraceSync t = r.traces().get(i);
+            java.util.Optional<String> why = r.notConnected(i);
+            if (why.isEmpty()) {
+                maps.add(t.map());
+                continue;
+            }
+            if (!clocks.apart()) {
+                throw new UnsynchronizedTraceException(t.path() + " cannot be put on the clock of " + reference + ": "
+                    + why.get() + "; --apart analyses it on its own clock");
+            }
+            warnings.accept(t.path() + ": analysed apart, on its own clock (its first event at the first of " + reference
+                + "): " + why.get());
+            long own = begins[i];
+            long ref = begins[r.reference()];
+            maps.add(PiecewiseMap.of(own == Long.MAX_VALUE || ref == Long.MAX_VALUE ? dev.hetrace.sync.ClockTransform.IDENTITY
+                : new dev.hetrace.sync.ClockTransform(own, ref, 0)));
         }
         return new Input(traces, maps, r);
     }
@@ -151,7 +204,7 @@ public final class StateBuilder {
     public static StateModel build(Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
                                    EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
-        return pass(input.traces(), input, mapping, fromNanos, warnings, listener, threads).model();
+        return pass(input.traces(), input, null, mapping, fromNanos, warnings, listener, threads).model();
     }
 
     /** Traces put on one clock, and their state. */
@@ -168,16 +221,32 @@ public final class StateBuilder {
     public static Built synchronizeAndBuild(List<Path> traces, Mapping mapping, Consumer<String> warnings,
                                             EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
-        if (traces.size() == 1) {
-            Input in = synchronize(traces, warnings);
-            return new Built(in, build(in, mapping, Long.MIN_VALUE, warnings, listener, threads));
-        }
-        return pass(traces, null, mapping, Long.MIN_VALUE, warnings, listener, threads);
+        return synchronizeAndBuild(traces, Clocks.DEFAULT, mapping, warnings, listener, threads);
     }
 
-    /** The passes over the traces, on {@code input}'s clocks (null: synchronized from what the passes find). */
-    private static Built pass(List<Path> traces, Input input, Mapping mapping, long fromNanos, Consumer<String> warnings,
-                              EventListener listener, int threads)
+    /**
+     * As {@link #synchronizeAndBuild(List, Mapping, Consumer, EventListener, int)}, the traces
+     * put on one clock as {@code clocks} say.
+     *
+     * @throws UnsynchronizedTraceException when a trace cannot be put on the reference clock and
+     *                                      {@code clocks} does not say to analyse it apart
+     */
+    public static Built synchronizeAndBuild(List<Path> traces, Clocks clocks, Mapping mapping, Consumer<String> warnings,
+                                            EventListener listener, int threads)
+            throws IOException, MetadataException, StreamDecodingException {
+        if (traces.size() == 1) {
+            Input in = synchronize(traces, clocks, warnings);
+            return new Built(in, build(in, mapping, Long.MIN_VALUE, warnings, listener, threads));
+        }
+        return pass(traces, null, clocks, mapping, Long.MIN_VALUE, warnings, listener, threads);
+    }
+
+    /**
+     * The passes over the traces, on {@code input}'s clocks (null: synchronized as {@code clocks}
+     * say from what the passes find).
+     */
+    private static Built pass(List<Path> traces, Input input, Clocks clocks, Mapping mapping, long fromNanos,
+                              Consumer<String> warnings, EventListener listener, int threads)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         Object lock = new Object();
@@ -195,10 +264,12 @@ public final class StateBuilder {
                 }
             }
             TracePass[] passes = new TracePass[n];
+            List<String> names = traceNames(traces);
             PiecewiseMap own = PiecewiseMap.of(dev.hetrace.sync.ClockTransform.IDENTITY);
-            MessageMatcher sync = input == null ? new MessageMatcher(MatchRules.HETRACE_SYNC, (r, f, s, t, v) -> { }) : null;
+            MessageMatcher sync = input == null ? new MessageMatcher(clocks.sync().rules(), (r, f, s, t, v) -> { }) : null;
             for (int i = 0; i < n; i++) {
-                passes[i] = new TracePass(i, traces.get(i), readers[i], input == null ? own : input.maps().get(i), mapping);
+                passes[i] = new TracePass(i, traces.get(i), names.get(i), readers[i], input == null ? own : input.maps().get(i),
+                    mapping);
                 passes[i].listener = listener;
                 if (passes[i].eventsOnly) {
                     told.accept(traces.get(i) + ": " + (mapping == null ? "no preset maps its events" : "the mapping "
@@ -239,9 +310,12 @@ public final class StateBuilder {
                 for (TracePass p : passes) {
                     found.add(p.found);
                 }
-                Synchronizer.Report r = Synchronizer.run(traces, found, MatchRules.HETRACE_SYNC,
-                    ConvexHullSync.Method.BISECTOR, 0);
-                input = input(traces, r, warnings);
+                Synchronizer.Report r = Synchronizer.run(traces, found, clocks.sync());
+                long[] begins = new long[n];
+                for (TracePass p : passes) {
+                    begins[p.trace] = p.begin; // on its own clock: the times are mapped afterwards
+                }
+                input = input(traces, r, clocks, begins, warnings);
                 PiecewiseMap[] maps = input.maps().toArray(PiecewiseMap[]::new);
                 List<Parallel.Work> retimes = new ArrayList<>();
                 for (int k : order) {
@@ -278,6 +352,40 @@ public final class StateBuilder {
                 }
             }
         }
+    }
+
+    /**
+     * The traces' names: each trace directory's name, after as many of its parents' names as it
+     * takes for no two traces to have the same one (two hosts' LTTng sessions: server/kernel and
+     * client/kernel).
+     */
+    public static List<String> traceNames(List<Path> traces) {
+        int n = traces.size();
+        Path[] paths = new Path[n];
+        int[] depth = new int[n];
+        for (int i = 0; i < n; i++) {
+            paths[i] = traces.get(i).toAbsolutePath().normalize();
+            depth[i] = 1;
+        }
+        String[] names = new String[n];
+        for (boolean again = true; again; ) {
+            again = false;
+            Map<String, List<Integer>> byName = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                int c = paths[i].getNameCount();
+                names[i] = c == 0 ? paths[i].toString() : paths[i].subpath(Math.max(0, c - depth[i]), c).toString();
+                byName.computeIfAbsent(names[i], k -> new ArrayList<>()).add(i);
+            }
+            for (List<Integer> same : byName.values()) {
+                for (int i : same.size() < 2 ? List.<Integer>of() : same) {
+                    if (depth[i] < paths[i].getNameCount()) {
+                        depth[i]++;
+                        again = true;
+                    }
+                }
+            }
+        }
+        return Arrays.asList(names);
     }
 
     /** Each trace directory's size in bytes (0 when it cannot be read). */
@@ -577,11 +685,11 @@ public final class StateBuilder {
         CtfTrace streamTrace;
         int streamIndex = -1;
 
-        TracePass(int trace, Path path, CtfReader reader, PiecewiseMap map, Mapping given) {
+        TracePass(int trace, Path path, String name, CtfReader reader, PiecewiseMap map, Mapping given) {
             this.trace = trace;
             this.reader = reader;
             this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
-            traceName = path.toAbsolutePath().normalize().getFileName().toString();
+            traceName = name;
             Set<String> events = eventNames(reader.traces());
             Set<String> contexts = contextFieldNames(reader.traces());
             Mapping m = given != null ? given.restrictedTo(events).withThreadContext(contexts) : Mapping.detect(events, contexts);

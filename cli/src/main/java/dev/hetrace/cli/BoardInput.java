@@ -14,32 +14,40 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
- * What the analysis commands read: trace directories, or a folder written by {@code hetrace sim}
- * or {@code hetrace demo} (its traces, master first); several traces synchronized on the first
- * one's clock; their state model, with the functions a sim or demo folder traces by address named.
+ * What the analysis commands read: trace directories, or folders of traces (each directory
+ * holding a {@code metadata} file, at any depth, is one trace; a {@code hetrace demo} folder
+ * stands for its board); the traces put on one clock; their state model, with the functions a
+ * sim or demo folder traces by address named.
  */
 final class BoardInput {
     private BoardInput() {}
 
-    /** The traces of {@code inputs}, synchronized, and their state model read with {@code mapping} (or the presets). */
-    static StateModel model(List<Path> inputs, Path mapping, PrintStream err)
-            throws IOException, MetadataException, StreamDecodingException {
-        return built(traces(inputs), mapping, symbols(inputs), w -> err.println("hetrace: warning: " + w)).model();
+    /** What the inputs may be, for help texts. */
+    static final String TRACES_HELP = "Trace directories, or folders of them (each directory holding a 'metadata'"
+        + " file, at any depth, is a trace): a 'hetrace sim' or 'hetrace demo' folder, 'sync --out' copies,"
+        + " an LTTng session's kernel/ and ust/ traces.";
+
+    /**
+     * The traces synchronized as {@code clocks} say and their state model read with
+     * {@code mapping} (or the presets), functions named after {@code symbols}.
+     */
+    static StateModel model(List<Path> traces, StateBuilder.Clocks clocks, Path mapping, java.util.Map<String, String> symbols,
+                            PrintStream err) throws IOException, MetadataException, StreamDecodingException {
+        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + w)).model();
     }
 
     /**
-     * {@code traces} synchronized and their state model, in one reading of each trace (the state
-     * pass also finds the sync messages), read with {@code mapping} (or the presets), functions
-     * named after {@code symbols}; refused when no event has a time.
+     * {@code traces} synchronized as {@code clocks} say and their state model, in one reading of
+     * each trace (the state pass also finds the sync messages), read with {@code mapping} (or the
+     * presets), functions named after {@code symbols}; refused when no event has a time.
      */
-    static StateBuilder.Built built(List<Path> traces, Path mapping, java.util.Map<String, String> symbols,
-                                    java.util.function.Consumer<String> warnings)
+    static StateBuilder.Built built(List<Path> traces, StateBuilder.Clocks clocks, Path mapping,
+                                    java.util.Map<String, String> symbols, java.util.function.Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, m, warnings, null, 0);
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, m, warnings, null, 0);
         StateModel model = built.model();
         model.symbolize(symbols);
         if (model.events() == model.untimed()) {
@@ -49,31 +57,72 @@ final class BoardInput {
         return built;
     }
 
-    /** The traces of {@code inputs}, synchronized when there are several. */
-    static StateBuilder.Input synchronize(List<Path> inputs, PrintStream err)
-            throws IOException, MetadataException, StreamDecodingException {
-        return StateBuilder.synchronize(traces(inputs), w -> err.println("hetrace: warning: " + w));
-    }
-
-    /** The traces of the inputs: a sim or demo folder gives its master then its slaves in order. */
+    /**
+     * The traces of the inputs, each once: a trace directory itself; a folder, the trace
+     * directories in it at any depth, 'master' first, then in the order of their paths (numbers
+     * by value: dsp2 before dsp10); a 'hetrace demo' folder, the traces of its board.
+     */
     static List<Path> traces(List<Path> inputs) throws IOException {
-        List<Path> out = new ArrayList<>();
+        java.util.LinkedHashMap<Path, Path> out = new java.util.LinkedHashMap<>();
         for (Path p : inputs) {
-            Path board = Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p;
-            if (Files.isRegularFile(board.resolve("ground-truth.json"))) {
-                try (Stream<Path> s = Files.list(board)) {
-                    s.filter(d -> Files.isRegularFile(d.resolve("metadata")))
-                        .sorted(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
-                            .thenComparing(d -> coreNumber(d.getFileName().toString())))
-                        .forEach(out::add);
-                }
-            } else if (!Files.exists(p)) {
+            if (!Files.exists(p)) {
                 throw new IOException(p + ": no such file or directory");
+            }
+            if (!Files.isDirectory(p)) {
+                throw new IOException(p + ": not a trace directory (a directory holding a 'metadata' file) nor a folder of them");
+            }
+            List<Path> found;
+            if (Files.isRegularFile(p.resolve("metadata"))) {
+                found = List.of(p);
             } else {
-                out.add(p);
+                Path folder = Files.isRegularFile(p.resolve("board").resolve("ground-truth.json")) ? p.resolve("board") : p;
+                found = new ArrayList<>(dev.hetrace.ctf.CtfTrace.find(folder));
+                found.sort(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
+                    .thenComparing((x, y) -> pathOrder(folder.relativize(x), folder.relativize(y))));
+                if (found.isEmpty()) {
+                    throw new IOException(p + ": no trace in it (no directory holding a 'metadata' file)");
+                }
+            }
+            for (Path t : found) {
+                out.putIfAbsent(t.toAbsolutePath().normalize(), t);
             }
         }
-        return out;
+        return new ArrayList<>(out.values());
+    }
+
+    /** Paths in the order a person reads them: name by name, numbers in a name by value (dsp2 before dsp10). */
+    static int pathOrder(Path a, Path b) {
+        for (int i = 0; i < Math.min(a.getNameCount(), b.getNameCount()); i++) {
+            int c = naturalOrder(a.getName(i).toString(), b.getName(i).toString());
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.getNameCount(), b.getNameCount());
+    }
+
+    private static final Pattern DIGITS = Pattern.compile("\\d+|\\D+");
+
+    /** Names in the order a person reads them: runs of digits compared by value. */
+    private static int naturalOrder(String a, String b) {
+        Matcher ma = DIGITS.matcher(a);
+        Matcher mb = DIGITS.matcher(b);
+        while (ma.find() && mb.find()) {
+            String x = ma.group();
+            String y = mb.group();
+            int c;
+            if (Character.isDigit(x.charAt(0)) && Character.isDigit(y.charAt(0))) {
+                String xs = x.replaceFirst("^0+(?=.)", "");
+                String ys = y.replaceFirst("^0+(?=.)", "");
+                c = xs.length() != ys.length() ? Integer.compare(xs.length(), ys.length()) : xs.compareTo(ys);
+            } else {
+                c = x.compareTo(y);
+            }
+            if (c != 0) {
+                return c;
+            }
+        }
+        return a.compareTo(b);
     }
 
     /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
@@ -122,10 +171,4 @@ final class BoardInput {
         }
         return out;
     }
-
-    private static long coreNumber(String name) {
-        Matcher m = Pattern.compile("(\\d+)$").matcher(name);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
-    }
-
 }

@@ -8,20 +8,32 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** What the analysis commands read (a picocli mixin): traces or a sim/demo folder, and the mapping to read them with. */
+/**
+ * What the analysis commands read (a picocli mixin): traces or folders of them, the mapping to
+ * read them with, and how they are put on one clock.
+ */
 final class BoardOptions {
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = BoardInput.TRACES_HELP)
     List<Path> inputs = new ArrayList<>();
 
     @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
     Path mapping;
 
-    /** The traces' state model: see {@link BoardInput#model}. */
+    @Mixin
+    ClockOptions clock = new ClockOptions();
+
+    /** The traces the inputs stand for: see {@link BoardInput#traces}. */
+    List<Path> traces() throws IOException {
+        return BoardInput.traces(inputs);
+    }
+
+    /** The traces' state model, on one clock: see {@link BoardInput#model}. */
     StateModel model(PrintStream err) throws IOException, MetadataException, StreamDecodingException {
-        return BoardInput.model(inputs, mapping, err);
+        List<Path> traces = traces();
+        return BoardInput.model(traces, clock.clocks(traces), mapping, BoardInput.symbols(inputs), err);
     }
 }

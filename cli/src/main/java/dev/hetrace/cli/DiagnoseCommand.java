@@ -37,14 +37,16 @@ import picocli.CommandLine.Option;
         "            with the requests they sent that were never answered (a hang).",
         "Findings come first, in sentences, the most time lost first (--findings),",
         "alike outliers told together, others by their range; then the outliers one",
-        "per line, the longest first (--limit). Times",
-        "'at' are seconds from the first event. Several traces are synchronized first.", "",
+        "per line, the longest first (--limit). Times 'at' are seconds from the first",
+        "event. Several traces are put on one clock first (see 'hetrace stats --help':",
+        "inputs, --match, --piecewise, --apart).", "",
         "Examples:",
         "  hetrace diagnose hetrace-demo                 # the demo's board",
         "  hetrace diagnose --k 1.5 board/master board/dsp*",
         "  hetrace diagnose --check board/          # exit status 3 if anything stands out"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the diagnosis was printed", "1:a trace could not be read, or no mapping fits it", "2:usage error",
+    exitCodeList = {"0:the diagnosis was printed", "1:a trace could not be read or put on the reference clock, or no mapping fits it",
+        "2:usage error",
         "3:with --check: something stands out"})
 final class DiagnoseCommand extends HetraceCommand {
     enum Format { text, json }

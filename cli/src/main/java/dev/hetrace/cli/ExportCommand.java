@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
         "  hetrace export --format perfetto -o board.json hetrace-demo",
         "  hetrace export --parquet out/ board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the files were written", "1:a trace could not be read, or a file not written", "2:usage error"})
+    exitCodeList = {"0:the files were written", "1:a trace could not be read or put on the reference clock, or a file not written", "2:usage error"})
 final class ExportCommand extends HetraceCommand {
     /** The timeline formats. */
     enum Format { chrome_json, perfetto }
@@ -88,7 +88,7 @@ final class ExportCommand extends HetraceCommand {
         }
         StringBuilder report = new StringBuilder();
         try {
-            TraceIndex ix = index.open(board.inputs, board.mapping, main.err);
+            TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
             Path dir = target.parquet;
             if (Files.exists(dir) && !Files.isDirectory(dir)) {
                 throw new IOException("--parquet " + dir + ": not a directory");

@@ -27,8 +27,11 @@ abstract class HetraceCommand implements Callable<Integer> {
         }
     }
 
-    /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1. */
+    /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1 (2 for a usage error). */
     int fail(Exception e) {
+        if (e instanceof CommandLine.ParameterException p) {
+            throw p; // a usage error found while running (a --reference not among the traces): exit status 2
+        }
         main.err.println("hetrace: " + e.getMessage());
         if (debug) {
             e.printStackTrace(main.err);

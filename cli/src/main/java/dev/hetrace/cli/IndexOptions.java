@@ -18,12 +18,14 @@ final class IndexOptions {
     Path cache;
 
     /**
-     * The index of the inputs (traces, or a sim/demo folder) read with {@code mapping} (null:
-     * the presets): the cached one when current, else built now, saying so on {@code err}.
+     * The index of the inputs (traces, or folders of them) put on one clock as {@code clock} says
+     * and read with {@code mapping} (null: the presets): the cached one when current, else built
+     * now, saying so on {@code err}.
      */
-    TraceIndex open(List<Path> inputs, Path mapping, PrintStream err)
+    TraceIndex open(List<Path> inputs, ClockOptions clock, Path mapping, PrintStream err)
             throws IOException, MetadataException, StreamDecodingException {
-        return TraceIndex.open(dir(), BoardInput.traces(inputs), mapping, BoardInput.symbols(inputs),
+        List<Path> traces = BoardInput.traces(inputs);
+        return TraceIndex.open(dir(), traces, clock.clocks(traces), mapping, BoardInput.symbols(inputs),
             note -> err.println("hetrace: " + note));
     }
 
@@ -36,6 +38,9 @@ final class IndexOptions {
     static Exception oneLine(Exception e) {
         if (e instanceof SQLException) {
             return new SQLException(TraceIndex.firstLine(e.getMessage()), e);
+        }
+        if (e instanceof picocli.CommandLine.ParameterException p) {
+            throw p; // a usage error: picocli says so, with exit status 2
         }
         if (e instanceof RuntimeException && !(e instanceof IllegalArgumentException)) {
             return new IllegalStateException("internal error: " + e, e);

@@ -17,9 +17,10 @@ import picocli.CommandLine.Parameters;
 /** {@code hetrace pattern}: KPTrace's pattern search, A followed by B. */
 @Command(name = "pattern", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Find the occurrences of an event A followed by an event B.", "",
-        "Over the events of the traces merged in time (several traces are synchronized",
-        "first), each A waits for the next B that has the same key: the values of the",
-        "--where fields (a field of A equal to a field of B), and the core with --same-core.",
+        "Over the events of the traces merged in time (several traces are put on one",
+        "clock first: see 'hetrace stats --help'), each A waits for the next B that has",
+        "the same key: the values of the --where fields (a field of A equal to a field",
+        "of B), and the core with --same-core.",
         "An A whose key is already waiting replaces it (the older A is counted as ignored);",
         "a B that no A waits for is ignored; As still waiting at the end are ignored.",
         "Event names may use * (any text). Fields are paths as 'hetrace print' shows them:",
@@ -34,14 +35,17 @@ import picocli.CommandLine.Parameters;
         "  hetrace pattern --first 'syscall_entry_*' --then 'syscall_exit_*' \\",
         "      --same-core kernel/"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the occurrences were printed (possibly none)", "1:a trace could not be read, or a --where field is missing",
+    exitCodeList = {"0:the occurrences were printed (possibly none)", "1:a trace could not be read or put on the reference clock, or a --where"
+        + " field is missing",
         "2:usage error"})
 final class PatternCommand extends HetraceCommand {
     enum Format { text, csv, json }
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories, or a 'hetrace sim'/'hetrace demo' output folder.")
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = BoardInput.TRACES_HELP)
     List<Path> inputs = new ArrayList<>();
+
+    @CommandLine.Mixin
+    ClockOptions clock = new ClockOptions();
 
     @Option(names = "--first", required = true, paramLabel = "A", description = "The event that starts an occurrence.")
     String first;
@@ -84,7 +88,9 @@ final class PatternCommand extends HetraceCommand {
         }
         PatternSearch.Result r;
         try {
-            StateBuilder.Input in = BoardInput.synchronize(inputs, main.err);
+            List<Path> traces = BoardInput.traces(inputs);
+            StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
+                w -> main.err.println("hetrace: warning: " + w));
             r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
                 w -> main.err.println("hetrace: warning: " + w));
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {

@@ -22,13 +22,13 @@ import picocli.CommandLine.Parameters;
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Run SQL over the traces' tables and print the result.", "",
         "The last argument is the SQL; the ones before it are the traces (trace",
-        "directories, or a 'hetrace sim'/'hetrace demo' folder), synchronized first",
-        "when there are several. The tables are built once per set of traces into an",
-        "index in the cache (a DuckDB file and Parquet files; saying so on stderr)",
-        "and reused while the traces are unchanged; the index of an earlier state of",
-        "the same traces is then removed. The SQL is DuckDB's; the index is",
-        "read-only. Times are ns on",
-        "the reference clock (the first trace's), durations ns. Names are ENUMs: they",
+        "directories, or folders of them), put on one clock first when there are",
+        "several (see 'hetrace stats --help'). The tables are built once per set of",
+        "traces and clock options into an index in the cache (a DuckDB file and",
+        "Parquet files; saying so on stderr) and reused while the traces are",
+        "unchanged; the index of an earlier state of the same traces is then removed.",
+        "The SQL is DuckDB's; the index is read-only. Times are ns on the reference",
+        "clock (the first trace's, or --reference), durations ns. Names are ENUMs: they",
         "sort in the order they were made (task::varchar sorts alphabetically).",
         "The tables (docs/analysis.md, 'SQL tables'):", "",
         "  events      trace, stream, time_ns, name, core, fields (JSON of the",
@@ -64,12 +64,12 @@ import picocli.CommandLine.Parameters;
         "  hetrace query --format csv board/master board/dsp* \\",
         "    \"select * from stats where context = 'task'\""},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the result was printed", "1:a trace could not be read, or the SQL failed", "2:usage error"})
+    exitCodeList = {"0:the result was printed", "1:a trace could not be read or put on the reference clock, or the SQL failed", "2:usage error"})
 final class QueryCommand extends HetraceCommand {
     enum Format { text, csv, json }
 
     @Parameters(arity = "2..*", paramLabel = "TRACE... SQL",
-        description = "Trace directories or a 'hetrace sim'/'hetrace demo' folder, then the SQL.")
+        description = "Trace directories or folders of them (see 'hetrace stats --help'), then the SQL.")
     List<String> args = new ArrayList<>();
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
@@ -77,6 +77,9 @@ final class QueryCommand extends HetraceCommand {
 
     @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
     Path mapping;
+
+    @Mixin
+    ClockOptions clock = new ClockOptions();
 
     @Mixin
     IndexOptions index = new IndexOptions();
@@ -87,7 +90,7 @@ final class QueryCommand extends HetraceCommand {
         List<Path> inputs = args.subList(0, args.size() - 1).stream().map(Path::of).toList();
         String text;
         try {
-            TraceIndex ix = index.open(inputs, mapping, main.err);
+            TraceIndex ix = index.open(inputs, clock, mapping, main.err);
             // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
             try (Connection c = ix.connect(); PreparedStatement s = c.prepareStatement(sql)) {
                 if (!s.execute()) {

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
         "(sized to keep the file near 20 MB), so zooming deeper shows those",
         "summaries, not the intervals (the page says so), and every interval in",
         "windows around the longest outliers of the diagnosis. No pattern search, and",
-        "statistics for the whole trace only. Several traces are synchronized first.", "",
+        "statistics for the whole trace only. Several traces are put on one clock first",
+        "(see 'hetrace stats --help').", "",
         "A campaign.json of 'hetrace profile' gives its charts instead (as 'hetrace",
         "profile report' does, with its defaults).", "",
         "Examples:",
@@ -31,7 +32,7 @@ import picocli.CommandLine.Option;
         "  hetrace report sweep/campaign.json -o sweep.html",
         "  hetrace report board/master board/dsp* -o board.html"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the report was written", "1:a trace could not be read, or the file not written", "2:usage error"})
+    exitCodeList = {"0:the report was written", "1:a trace could not be read or put on the reference clock, or the file not written", "2:usage error"})
 final class ReportCommand extends HetraceCommand {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "The HTML file to write.")
     Path output;

@@ -24,10 +24,16 @@ import picocli.CommandLine.Option;
         "(task_switch, func_entry/exit, irq_entry/exit, msgq_put/get), LTTng kernel",
         "(sched_switch, irq_handler_entry/exit, softirq_entry/exit), LTTng-UST",
         "function tracing (lttng_ust_cyg_profile), and generic X_entry/X_exit pairs;",
-        "or --mapping FILE (see docs/analysis.md). Several traces are first",
-        "synchronized on the first one's clock with hetrace's sync handshake. A",
-        "folder written by 'hetrace sim' or 'hetrace demo' gives its traces (master",
-        "first).", "",
+        "or --mapping FILE (see docs/analysis.md).", "",
+        "A folder stands for the traces in it, at any depth (a directory holding a",
+        "'metadata' file is a trace), 'master' first, then in path order: a folder",
+        "of 'hetrace sim' or 'hetrace demo', of 'hetrace sync --out' copies, an LTTng",
+        "session's kernel/ and ust/ traces. Several traces are put on the reference",
+        "clock (the first trace's, or --reference) as 'hetrace sync' puts them, with",
+        "the same options (--match, --piecewise, --method): traces on one clock (the",
+        "same clock UUID, as LTTng's kernel and user-space traces of one host) exactly,",
+        "the others from the messages they exchanged. A trace that cannot be put on",
+        "it is an error (exit status 1), unless --apart.", "",
         "Per element: total run time in the range, its %% of the range, times",
         "switched to (fired, called), min/max/avg run time, min/max/avg interval",
         "between the starts of consecutive occurrences; for functions also the self",
@@ -38,7 +44,8 @@ import picocli.CommandLine.Option;
         "  hetrace stats hetrace-demo                      # the demo's whole board",
         "  hetrace stats --range 100ms,500ms --format csv board/master board/dsp*"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the table was printed", "1:a trace could not be read, or no mapping fits it", "2:usage error"})
+    exitCodeList = {"0:the table was printed", "1:a trace could not be read or put on the reference clock, or no mapping fits it",
+        "2:usage error"})
 final class StatsCommand extends HetraceCommand {
     enum Format { text, csv, json }
 

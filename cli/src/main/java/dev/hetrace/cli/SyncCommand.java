@@ -3,9 +3,6 @@ package dev.hetrace.cli;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.sync.ClockTransform;
-import dev.hetrace.sync.ConvexHullSync;
-import dev.hetrace.sync.MatchRule;
-import dev.hetrace.sync.MatchRules;
 import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.SyncQuality;
 import dev.hetrace.sync.SyncResult;
@@ -44,10 +41,16 @@ import picocli.CommandLine.Parameters;
         "accuracy bound (the largest distance, over the trace's span, between the chosen",
         "transform and any causal one, the true one included), and the messages the",
         "transforms would make arrive before they left (0 unless the quality is fail).", "",
-        "Qualities: accurate (both bounds), approximate (messages both ways but the",
-        "slope is free on one side), incomplete (one direction only: slope 1, offset",
-        "bounded on one side), fail (no line keeps every message causal: a wrong rule",
-        "or a clock jump; the conflicting messages are named), absent (no match).", "",
+        "Traces whose clocks are one clock (the same UUID, name and frequency: LTTng's",
+        "kernel and user-space traces of one host; or both absolute) need no messages:",
+        "the same clock value is the same instant, their offsets' difference aside.", "",
+        "Qualities: same-clock (one clock: exact), accurate (both bounds), approximate",
+        "(messages both ways but the slope is free on one side), incomplete (one",
+        "direction only: slope 1, offset bounded on one side), fail (no line keeps every",
+        "message causal: a wrong rule or a clock jump; the conflicting messages are",
+        "named), absent (no match).", "",
+        "The inputs and the clock options are those of every analysis command: a folder",
+        "stands for the traces in it at any depth, 'master' first, then in path order.", "",
         "Match rules (--match, repeatable; default: hetrace-sync and tcp):",
         "  hetrace-sync  the sync-pair events of tracers generated with --sync",
         "  tcp           LTTng kernel traces: inet_sock_local_out/in, or net_dev_queue/",
@@ -67,33 +70,17 @@ import picocli.CommandLine.Parameters;
         "  hetrace sync --out synced/ master/ dsp0/ dsp1/ && babeltrace2 synced/*", "",
         "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:every trace is on the reference clock without a failed pair",
+    exitCodeList = {"0:every trace is on the reference clock without a failed pair (with --apart: the others are warned of)",
         "1:a trace could not be read, a rule is invalid, or some trace is not connected or failed",
         "2:usage error"})
 final class SyncCommand extends HetraceCommand {
     enum Format { text, json }
 
-    enum MethodName { bisector, average }
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = BoardInput.TRACES_HELP)
+    List<Path> inputs = new ArrayList<>();
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = "Trace directories (at least two), or a folder of them such as 'hetrace sim' writes: it stands"
-            + " for the traces in it, in name order, 'master' first.")
-    List<Path> traces = new ArrayList<>();
-
-    @Option(names = "--match", paramLabel = "RULES", description = "Match rules: " + MatchRules.SPEC_HELP + " (repeatable).")
-    List<String> match = new ArrayList<>();
-
-    @Option(names = "--method", paramLabel = "METHOD", description = "bisector (default) or average.")
-    MethodName method = MethodName.bisector;
-
-    @Option(names = "--reference", paramLabel = "TRACE", description = "The reference trace (default: the first).")
-    Path reference;
-
-    @Option(names = "--piecewise", paramLabel = "DURATION", converter = DurationConverter.class,
-        description = "Follow drift that changes (temperature, frequency scaling): a piece per stretch of"
-            + " at most DURATION (e.g. 30s, 500ms, 10min) of each trace, ending where the drift changes, joined"
-            + " into one continuous map that keeps every message causal.")
-    long piecewiseNanos;
+    @CommandLine.Mixin
+    ClockOptions clock = new ClockOptions();
 
     @Option(names = "--out", paramLabel = "DIR",
         description = "Also write a synchronized copy of every connected trace into DIR/NAME (DIR absent or empty):"
@@ -108,51 +95,18 @@ final class SyncCommand extends HetraceCommand {
     @Override
     public Integer call() {
         PrintStream err = main.err;
-        List<MatchRule> rules = new ArrayList<>();
+        List<Path> traces;
+        Synchronizer.Options options;
         try {
-            for (String m : match.isEmpty() ? List.of("hetrace-sync", "tcp") : match) {
-                rules.addAll(MatchRules.parse(m));
-            }
-        } catch (IllegalArgumentException | IOException e) {
-            return fail(e);
-        }
-        List<Path> given = traces;
-        traces = new ArrayList<>();
-        for (Path t : given) {
-            if (!Files.isDirectory(t)) {
-                err.println("hetrace: " + t + ": not a trace directory");
-                return 1;
-            }
-            if (Files.exists(t.resolve("metadata"))) {
-                traces.add(t);
-                continue;
-            }
-            // a folder of traces (hetrace sim's output): its trace directories, 'master' first
-            try (var entries = Files.list(t)) {
-                List<Path> inside = entries.filter(p -> Files.exists(p.resolve("metadata")))
-                    .sorted(java.util.Comparator.comparing((Path p) -> !p.getFileName().toString().equals("master"))
-                        .thenComparing(p -> p.getFileName().toString(), SyncCommand::naturalOrder))
-                    .toList();
-                traces.addAll(inside.isEmpty() ? List.of(t) : inside);
-            } catch (IOException e) {
-                return fail(e);
-            }
-        }
-        if (traces.size() < 2) {
-            err.println("hetrace: " + traces.size() + " trace given: synchronizing needs two at least");
-            return 2;
-        }
-        int ref = 0;
-        if (reference != null) {
-            ref = traces.indexOf(reference);
-            if (ref < 0) {
-                ref = traces.stream().map(p -> p.toAbsolutePath().normalize()).toList()
-                    .indexOf(reference.toAbsolutePath().normalize());
-            }
-            if (ref < 0) {
-                err.println("hetrace: --reference " + reference + ": not one of the traces given");
+            clock.rules(); // a bad rule is told before the traces are looked at
+            traces = BoardInput.traces(inputs);
+            if (traces.size() < 2) {
+                err.println("hetrace: " + traces.size() + " trace given: synchronizing needs two at least");
                 return 2;
             }
+            options = clock.clocks(traces).sync();
+        } catch (IllegalArgumentException | IOException e) {
+            return fail(e);
         }
         Report report;
         boolean interactive = System.console() != null && System.console().isTerminal() && err == System.err;
@@ -163,8 +117,7 @@ final class SyncCommand extends HetraceCommand {
             shown[0] = true;
         };
         try {
-            report = Synchronizer.run(traces, rules, method == MethodName.average ? ConvexHullSync.Method.AVERAGE
-                : ConvexHullSync.Method.BISECTOR, ref, piecewiseNanos, w -> err.println("hetrace: warning: " + w), progress);
+            report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + w), progress, false);
         } catch (IOException | MetadataException | StreamDecodingException e) {
             return fail(e);
         } finally {
@@ -187,33 +140,35 @@ final class SyncCommand extends HetraceCommand {
         } catch (IOException e) {
             return fail(e);
         }
+        // traces not on the reference clock: an error unless --apart, then said as warnings
+        String said = clock.apart ? "hetrace: warning: " : "hetrace: ";
         boolean ok = true;
         long matched = report.rules().stream().mapToLong(MessageMatcher.RuleStats::matched).sum();
         long seen = report.rules().stream().mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives()).sum();
-        if (matched == 0) {
-            err.println("hetrace: no message matched: " + (seen == 0
+        boolean connected = report.traces().stream().allMatch(TraceSync::connected);
+        if (matched == 0 && !connected) {
+            err.println(said + "no message matched: " + (seen == 0
                 ? "the traces have none of the events the rules name ("
-                    + String.join(", ", rules.stream().flatMap(r -> java.util.stream.Stream.of(r.sendEvent(), r.receiveEvent()))
-                        .distinct().toList()) + "); say which events are messages with --match"
+                    + String.join(", ", options.rules().stream().flatMap(r -> java.util.stream.Stream.of(r.sendEvent(),
+                        r.receiveEvent())).distinct().toList()) + "); say which events are messages with --match"
                 : "sends and receives were found but no key met its other half; check the rules' key fields"));
-            return 1;
+            return clock.apart ? 0 : 1;
         }
-        for (TraceSync t : report.traces()) {
-            if (!t.connected()) {
-                int index = report.traces().indexOf(t);
-                boolean failed = report.pairs().stream().anyMatch(p -> p.result().quality() == SyncQuality.FAIL
-                    && (p.reference() == index || p.other() == index));
-                err.println("hetrace: " + t.path() + " is not connected to the reference: " + (failed
-                    ? "its messages with a connected trace fail to fit one clock line (below; try --piecewise)"
-                    : "no rule matched a message between it and a connected trace"));
-                ok = false;
+        for (int i = 0; i < report.traces().size(); i++) {
+            java.util.Optional<String> why = report.notConnected(i);
+            if (why.isPresent()) {
+                err.println(said + report.traces().get(i).path() + " is not connected to the reference: " + why.get());
+                ok &= clock.apart;
             }
         }
         for (PairSync p : report.pairs()) {
             if (p.result().quality() == SyncQuality.FAIL) {
-                err.println("hetrace: " + report.traces().get(p.other()).path() + " and "
+                // between two traces on the reference clock, a conflict is an error even with --apart
+                boolean apart = clock.apart && !(report.traces().get(p.reference()).connected()
+                    && report.traces().get(p.other()).connected());
+                err.println((apart ? said : "hetrace: ") + report.traces().get(p.other()).path() + " and "
                     + report.traces().get(p.reference()).path() + ": " + conflict(report, p));
-                ok = false;
+                ok &= apart;
             }
         }
         return ok ? 0 : 1;
@@ -297,17 +252,6 @@ final class SyncCommand extends HetraceCommand {
                     : "timestamps rewritten in the packets", r.maxErrorNanos()));
         }
         return lines;
-    }
-
-    /** Names in the order a person reads them: dsp2 before dsp10. */
-    private static int naturalOrder(String a, String b) {
-        java.util.regex.Matcher ma = java.util.regex.Pattern.compile("^(.*?)(\\d+)$").matcher(a);
-        java.util.regex.Matcher mb = java.util.regex.Pattern.compile("^(.*?)(\\d+)$").matcher(b);
-        if (ma.matches() && mb.matches() && ma.group(1).equals(mb.group(1)) && ma.group(2).length() < 19
-                && mb.group(2).length() < 19) {
-            return Long.compare(Long.parseLong(ma.group(2)), Long.parseLong(mb.group(2)));
-        }
-        return a.compareTo(b);
     }
 
     /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */

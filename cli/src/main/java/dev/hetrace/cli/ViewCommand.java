@@ -1,6 +1,5 @@
 package dev.hetrace.cli;
 
-import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.decode.StreamDecodingException;
@@ -12,44 +11,39 @@ import dev.hetrace.view.ViewServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code hetrace view}: the synchronized timeline of the traces in a browser, served from this machine. */
 @Command(name = "view", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"See the whole board: a timeline of every core in a web browser.", "",
-        "hetrace reads the traces (several are synchronized first), builds the state model and",
-        "its summaries, and serves a local web app: rows per core, its tasks and their calls,",
-        "interrupts, messages as arrows, zoom and pan, the events of a place, a search, the",
-        "statistics and the diagnosis ('hetrace diagnose'). It prints the URL and runs until",
-        "Ctrl-C. Only this machine can reach it unless --bind says otherwise.", "",
+        "hetrace reads the traces (several are put on one clock first: see 'hetrace stats",
+        "--help'), builds the state model and its summaries, and serves a local web app: rows",
+        "per core, its tasks and their calls, interrupts, messages as arrows, zoom and pan,",
+        "the events of a place, a search, the statistics and the diagnosis ('hetrace",
+        "diagnose'). It prints the URL and runs until Ctrl-C. Only this machine can reach it",
+        "unless --bind says otherwise.", "",
         "The timeline is kept in the cache beside the traces' index (--cache): the next view of the",
         "same traces opens it at once, without reading them, whatever their size. The traces are",
         "then read again only for the statistics of a range or a pattern search. A trace that",
         "changes (a file added, resized or touched) is read again.", "",
+        "A campaign.json of 'hetrace profile' gives its report instead, served.", "",
         "Examples:",
         "  hetrace view hetrace-demo                # the demo's board",
         "  hetrace view --port 8080 board/master board/dsp*",
         "  hetrace view --open board/               # and open a browser (xdg-open)",
         "  hetrace view sweep/campaign.json          # a 'hetrace profile' campaign's charts"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:stopped", "1:a trace could not be read, or the server could not start", "2:usage error"})
+    exitCodeList = {"0:stopped", "1:a trace could not be read or put on the reference clock, or the server could not start", "2:usage error"})
 final class ViewCommand extends HetraceCommand {
-    @Parameters(arity = "1..*", paramLabel = "TRACE",
-        description = {"Trace directories, or a 'hetrace sim'/'hetrace demo' output folder; or a",
-            "campaign.json of 'hetrace profile' (its report, served)."})
-    List<Path> inputs = new ArrayList<>();
+    @CommandLine.Mixin
+    BoardOptions board = new BoardOptions();
 
     @CommandLine.Mixin
     Serving.Options serving = new Serving.Options();
-
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
-    Path mapping;
 
     @CommandLine.Mixin
     IndexOptions index = new IndexOptions();
@@ -69,10 +63,13 @@ final class ViewCommand extends HetraceCommand {
             main.err.println("hetrace: " + serving.invalid());
             return 2;
         }
+        List<Path> inputs = board.inputs;
+        Path mapping = board.mapping;
         if (isCampaign(inputs)) {
             return serveCampaign(inputs.getFirst());
         }
         List<Path> traces;
+        StateBuilder.Clocks clocks;
         java.util.Map<String, String> symbols;
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
@@ -93,20 +90,21 @@ final class ViewCommand extends HetraceCommand {
         };
         try {
             traces = BoardInput.traces(inputs);
+            clocks = board.clock.clocks(traces);
             if (!noCache) {
                 // the paths' hash first: a new state of the same traces replaces the older one's file
-                kept = index.dir().resolve(TraceIndex.entryName(traces, mapping, later, ".timeline"));
+                kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
             }
             symbols = later.get();
         } catch (IOException e) {
             return fail(e);
         }
-        ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, symbols) : null;
+        ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, clocks, symbols) : null;
         if (server != null) {
             TraceIndex.used(kept);
         }
         if (server == null) {
-            server = build(traces, symbols, kept);
+            server = build(traces, clocks, symbols, kept);
             if (server == null) {
                 return 1;
             }
@@ -136,7 +134,7 @@ final class ViewCommand extends HetraceCommand {
      * The server of the timeline kept in {@code file}, reading the traces again only for what
      * needs them; null when the file cannot be read (said, and built again).
      */
-    private ViewServer open(Path file, List<Path> traces, java.util.Map<String, String> symbols) {
+    private ViewServer open(Path file, List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols) {
         long t0 = System.nanoTime();
         Timeline timeline;
         try {
@@ -150,7 +148,7 @@ final class ViewCommand extends HetraceCommand {
         return ViewServer.kept(timeline, () -> {
             main.err.println("hetrace view: reading the traces again (for the statistics of a range or a pattern search)...");
             try {
-                return BoardInput.built(traces, mapping, symbols, w -> { });
+                return BoardInput.built(traces, clocks, board.mapping, symbols, w -> { });
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             } catch (MetadataException | StreamDecodingException e) {
@@ -160,7 +158,7 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /** Reads the traces and builds the timeline and its server; keeps the timeline in {@code kept} (unless null). */
-    private ViewServer build(List<Path> traces, java.util.Map<String, String> symbols, Path kept) {
+    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols, Path kept) {
         Timeline timeline;
         StateBuilder.Input input;
         long built;
@@ -170,7 +168,8 @@ final class ViewCommand extends HetraceCommand {
         try {
             long t0 = System.nanoTime();
             // the synchronized traces are kept for the pattern search
-            StateBuilder.Built both = BoardInput.built(traces, mapping, symbols, w -> main.err.println("hetrace: warning: " + w));
+            StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
+                w -> main.err.println("hetrace: warning: " + w));
             input = both.input();
             StateModel model = both.model();
             long t1 = System.nanoTime();

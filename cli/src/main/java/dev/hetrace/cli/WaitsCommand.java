@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
         "  hetrace waits --format csv board/master board/dsp*",
         "  hetrace waits --task 'multithread[2673]' --range 100ms,200ms kernel-trace/"},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the waits were printed", "1:a trace could not be read, no mapping fits it, or no call has that name",
+    exitCodeList = {"0:the waits were printed", "1:a trace could not be read or put on the reference clock, no mapping fits it,"
+        + " or no call has that name",
         "2:usage error"})
 final class WaitsCommand extends HetraceCommand {
     enum Format { text, csv, json }

@@ -174,7 +174,7 @@ class QueryCommandTest {
             }
         }
         Cli.Run r = query("--format", "csv", trace.toString(),
-            "select count(*) from events where name = 'sched_switch' and core = 'lttng-tracefile-rotation/cpu1'");
+            "select count(*) from events where name = 'sched_switch' and core = 'kernel/cpu1'");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("count_star()\n" + direct + "\n");
     }

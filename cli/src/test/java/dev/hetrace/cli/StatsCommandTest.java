@@ -59,7 +59,8 @@ class StatsCommandTest {
         Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
         Cli.Run r = Cli.run("stats", trace.toString());
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("(lttng-kernel)").containsPattern("lttng-tracefile-rotation/cpu0\\s+\\d")
+        // the folder holds one trace, kernel/
+        assertThat(r.out()).contains("(lttng-kernel)").containsPattern("\\n  kernel/cpu0\\s+\\d")
             .containsPattern("lttng-consumerd\\[\\d+]\\s+\\d");
     }
 

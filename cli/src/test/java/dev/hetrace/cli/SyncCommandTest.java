@@ -169,8 +169,8 @@ class SyncCommandTest {
 
         Run run = sync(master.toString(), dsp0.toString(), dsp1.toString());
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).contains(dsp1 + " is not connected to the reference: its messages with a connected trace"
-            + " fail to fit one clock line")
+        assertThat(run.err()).contains(dsp1 + " is not connected to the reference: its messages with " + master
+            + " fit no single clock line")
             .contains(dsp1 + " and " + master + ": no clock line keeps these messages causal together")
             .contains(" sent at ").contains(" received at ");
         assertThat(run.out()).containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate").containsPattern("dsp1\\s+-\\s+-\\s+not connected");

@@ -40,6 +40,13 @@ public final class MatchRules {
         return keys;
     }
 
+    /**
+     * The rules used when none are given: hetrace's sync handshake and TCP, which cost nothing on
+     * traces that have neither.
+     */
+    public static final List<MatchRule> DEFAULT = java.util.stream.Stream.concat(HETRACE_SYNC.stream(),
+        TCP_RULES.stream()).toList();
+
     /** What {@code --match} accepts, for help texts. */
     public static final String SPEC_HELP = "hetrace-sync, tcp, messages:SEND,RECEIVE,KEY[+KEY...], or a YAML file";
 

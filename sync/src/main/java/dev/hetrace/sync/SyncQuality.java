@@ -2,6 +2,11 @@ package dev.hetrace.sync;
 
 /** How well two traces' clocks are related by their matches. */
 public enum SyncQuality {
+    /**
+     * The two traces' clocks are one clock ({@link TraceClock}): related exactly by their
+     * metadata, messages or not.
+     */
+    SAME_CLOCK,
     /** Matches in both directions bound the slope from both sides: the accuracy is finite. */
     ACCURATE,
     /** Matches in both directions, but none bound the slope from one side (too few, or all on one side in time). */
@@ -15,6 +20,6 @@ public enum SyncQuality {
 
     /** The name the CLI and JSON use. */
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 }

@@ -19,8 +19,9 @@ import java.util.function.Consumer;
 /**
  * Puts several traces on one clock: matches their messages, relates each pair of traces that
  * exchanged some with a {@link ConvexHullSync}, and composes the pairs along the tree that
- * reaches every trace from the reference with the least accumulated error. Traces that no
- * match connects to the reference are reported as such, never guessed.
+ * reaches every trace from the reference with the least accumulated error. Traces whose clocks
+ * are one clock ({@link TraceClock}) are related by their metadata, exactly. Traces that nothing
+ * connects to the reference are reported as such, never guessed.
  */
 public final class Synchronizer {
     /** Accumulated-error weights of pairs without a finite accuracy: used only when nothing better connects. */
@@ -52,7 +53,52 @@ public final class Synchronizer {
      * @param matches   every message matched, in the order they were matched (empty unless asked for)
      */
     public record Report(int reference, List<TraceSync> traces, List<PairSync> pairs,
-                         List<MessageMatcher.RuleStats> rules, Matches matches) {}
+                         List<MessageMatcher.RuleStats> rules, Matches matches) {
+        /**
+         * Why trace {@code i} is not on the reference clock, in words that name the traces and
+         * what may help; empty when it is on it.
+         */
+        public Optional<String> notConnected(int i) {
+            if (traces.get(i).connected()) {
+                return Optional.empty();
+            }
+            for (PairSync p : pairs) {
+                if (p.result().quality() == SyncQuality.FAIL && (p.reference() == i || p.other() == i)) {
+                    return Optional.of("its messages with " + traces.get(p.reference() == i ? p.other() : p.reference()).path()
+                        + " fit no single clock line (a drift that changes: --piecewise DURATION follows it;"
+                        + " or a clock jump, or a wrong match rule)");
+                }
+            }
+            if (pairs.stream().anyMatch(p -> p.reference() == i || p.other() == i)) {
+                return Optional.of("its messages connect it only to traces that are not on the reference clock either");
+            }
+            long seen = rules.stream().mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives()).sum();
+            return Optional.of(seen == 0 ? "the traces have none of the events the match rules name ("
+                + String.join(", ", rules.stream().flatMap(r -> java.util.stream.Stream.of(r.rule().sendEvent(),
+                    r.rule().receiveEvent())).distinct().toList()) + "): say which events are messages with --match"
+                : "no message matched between it and the other traces (say which events are messages with --match)");
+        }
+    }
+
+    /**
+     * How traces are put on one clock.
+     *
+     * @param rules          what pairs a send with its receive
+     * @param method         how a pair's transform is chosen between its bounds
+     * @param reference      index of the reference trace
+     * @param piecewiseNanos when positive, pieces of at most this long ({@link PiecewiseSync}); else one line per pair
+     */
+    public record Options(List<MatchRule> rules, ConvexHullSync.Method method, int reference, long piecewiseNanos) {
+        /** hetrace's sync handshake and TCP ({@link MatchRules#DEFAULT}), bisector, on the first trace's clock, linear. */
+        public static final Options DEFAULT = new Options(MatchRules.DEFAULT, ConvexHullSync.Method.BISECTOR, 0, 0);
+
+        public Options {
+            rules = List.copyOf(rules);
+            if (reference < 0) {
+                throw new IllegalArgumentException("the reference trace's index must not be negative: " + reference);
+            }
+        }
+    }
 
     /**
      * The messages a synchronization matched, one by one: the points its hulls were made of. A
@@ -164,6 +210,17 @@ public final class Synchronizer {
     public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
                              long piecewiseNanos, Consumer<String> warnings, Progress progress, boolean keepMatches)
             throws IOException, MetadataException, StreamDecodingException {
+        return run(traces, new Options(rules, method, reference, piecewiseNanos), warnings, progress, keepMatches);
+    }
+
+    /**
+     * Synchronizes {@code traces} as {@code options} say; with {@code keepMatches}, the report
+     * keeps every matched message (32 bytes each).
+     */
+    public static Report run(List<Path> traces, Options options, Consumer<String> warnings, Progress progress,
+                             boolean keepMatches)
+            throws IOException, MetadataException, StreamDecodingException {
+        List<MatchRule> rules = options.rules();
         int n = traces.size();
         // a first look at the beginning of each trace: rough transforms, so that the full pass
         // can visit the traces in (nearly) the reference's time order and messages wait little
@@ -173,7 +230,7 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             sampleTrace(traces.get(i), i, sampler);
         }
-        return synchronize(traces, rules, method, reference, piecewiseNanos, progress, keepMatches, sample,
+        return synchronize(traces, options, progress, keepMatches, sample,
             (matcher, order, first, last, pass) -> merged(traces, order, matcher, first, last,
                 pass == 1 ? warnings : w -> { }, (events, matched) -> progress.update(pass, events, matched)));
     }
@@ -224,6 +281,13 @@ public final class Synchronizer {
      */
     public static Report run(List<Path> traces, List<Found> found, List<MatchRule> rules, ConvexHullSync.Method method,
                              int reference) throws IOException, MetadataException, StreamDecodingException {
+        return run(traces, found, new Options(rules, method, reference, 0));
+    }
+
+    /** As {@link #run(List, List, List, ConvexHullSync.Method, int)}, as {@code options} say. */
+    public static Report run(List<Path> traces, List<Found> found, Options options)
+            throws IOException, MetadataException, StreamDecodingException {
+        List<MatchRule> rules = options.rules();
         int n = traces.size();
         Map<Long, ConvexHullSync> sample = new HashMap<>();
         MessageMatcher sampler = new MessageMatcher(rules, hullSink(sample));
@@ -235,7 +299,7 @@ public final class Synchronizer {
                 sampler.offer(i, (int) d[5 * k + 1], d[5 * k + 2], d[5 * k + 3], d[5 * k]);
             }
         }
-        return synchronize(traces, rules, method, reference, 0, Progress.NONE, true, sample, (matcher, order, first, last, pass) -> {
+        return synchronize(traces, options, Progress.NONE, true, sample, (matcher, order, first, last, pass) -> {
             Source[] sources = new Source[n];
             for (int i = 0; i < n; i++) {
                 Found f = found.get(i);
@@ -298,12 +362,22 @@ public final class Synchronizer {
         long h2();
     }
 
-    private static Report synchronize(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                                      long piecewiseNanos, Progress progress, boolean keepMatches,
+    private static Report synchronize(List<Path> traces, Options options, Progress progress, boolean keepMatches,
                                       Map<Long, ConvexHullSync> sample, Pass pass)
             throws IOException, MetadataException, StreamDecodingException {
+        List<MatchRule> rules = options.rules();
+        ConvexHullSync.Method method = options.method();
+        int reference = options.reference();
+        long piecewiseNanos = options.piecewiseNanos();
         int n = traces.size();
-        TraceSync[] rough = tree(traces, reference, results(sample, method, null, null));
+        if (reference >= n) {
+            throw new IllegalArgumentException("reference trace " + reference + " of " + n);
+        }
+        TraceClock[] clocks = new TraceClock[n];
+        for (int i = 0; i < n; i++) {
+            clocks[i] = TraceClock.of(traces.get(i));
+        }
+        TraceSync[] rough = tree(traces, reference, sameClock(results(sample, method, null, null), clocks));
         PiecewiseMap[] order = new PiecewiseMap[n];
         for (int i = 0; i < n; i++) {
             order[i] = rough[i].map();
@@ -346,6 +420,7 @@ public final class Synchronizer {
             }
             pairs = piecewise;
         }
+        pairs = sameClock(pairs, clocks);
         TraceSync[] out = tree(traces, reference, pairs);
 
         // messages the transforms make acausal: none if no hull vertex is (the usual case); else count them
@@ -412,6 +487,49 @@ public final class Synchronizer {
                 h.messageToReference(send, receive);
             }
         };
+    }
+
+    /**
+     * {@code pairs} with every pair of traces on one clock ({@link TraceClock#to}) related by
+     * their metadata instead of their messages, and such pairs added where no message connects
+     * them: each trace with the first trace of its clock.
+     */
+    private static List<PairSync> sameClock(List<PairSync> pairs, TraceClock[] clocks) {
+        int n = clocks.length;
+        // each trace's first trace on the same clock (itself when none comes before it)
+        int[] head = new int[n];
+        for (int i = 0; i < n; i++) {
+            head[i] = i;
+            for (int j = 0; j < i && head[i] == i; j++) {
+                if (head[j] == j && clocks[i] != null && clocks[j] != null && clocks[i].to(clocks[j]) != null) {
+                    head[i] = j;
+                }
+            }
+        }
+        Map<Long, PairSync> byKey = new java.util.TreeMap<>();
+        for (PairSync p : pairs) {
+            byKey.put(pairKey(p.reference(), p.other()), p);
+        }
+        for (int i = 0; i < n; i++) {
+            if (head[i] != i) {
+                byKey.putIfAbsent(pairKey(head[i], i), null);
+            }
+        }
+        List<PairSync> out = new ArrayList<>();
+        for (Map.Entry<Long, PairSync> en : byKey.entrySet()) {
+            int lo = (int) (en.getKey() >>> 32);
+            int hi = (int) (long) en.getKey();
+            PairSync messages = en.getValue();
+            if (head[lo] != head[hi]) {
+                out.add(messages);
+                continue;
+            }
+            ClockTransform t = clocks[hi].to(clocks[lo]);
+            out.add(new PairSync(lo, hi, new SyncResult(SyncQuality.SAME_CLOCK, t, Optional.of(t), Optional.of(t),
+                messages == null ? 0 : messages.result().toOther(), messages == null ? 0 : messages.result().toReference(),
+                Optional.of(0L), List.of()), PiecewiseMap.of(t)));
+        }
+        return out;
     }
 
     /** Each pair's result, the accuracy over the other trace's span when known. */
@@ -660,6 +778,7 @@ public final class Synchronizer {
                 int v = p.reference() == u ? p.other() : p.reference();
                 SyncResult r = p.result();
                 double w = switch (r.quality()) {
+                    case SAME_CLOCK -> 0;
                     case ACCURATE -> r.accuracyNanos().orElseThrow();
                     case APPROXIMATE -> APPROXIMATE_WEIGHT;
                     default -> INCOMPLETE_WEIGHT;
@@ -672,7 +791,8 @@ public final class Synchronizer {
                 PiecewiseMap toParent = p.other() == v ? p.map() : p.map().inverse();
                 long out1 = p.other() == v ? r.toReference() : r.toOther();
                 long in1 = p.other() == v ? r.toOther() : r.toReference();
-                SyncQuality q = worse(out[u].quality(), r.quality());
+                // the reference's own quality (accurate) says nothing of the pair's
+                SyncQuality q = u == reference ? r.quality() : worse(out[u].quality(), r.quality());
                 Optional<Long> accuracy = out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
                 out[v] = new TraceSync(traces.get(v), toParent.then(out[u].map()), q, u, out1, in1, accuracy, 0);
                 queue.add(new double[] {cost[v], v});
@@ -688,7 +808,8 @@ public final class Synchronizer {
     }
 
     private static boolean usable(SyncQuality q) {
-        return q == SyncQuality.ACCURATE || q == SyncQuality.APPROXIMATE || q == SyncQuality.INCOMPLETE;
+        return q == SyncQuality.SAME_CLOCK || q == SyncQuality.ACCURATE || q == SyncQuality.APPROXIMATE
+            || q == SyncQuality.INCOMPLETE;
     }
 
     private static SyncQuality worse(SyncQuality a, SyncQuality b) {

@@ -135,11 +135,7 @@ public final class IndexTables {
 
     /** For the benchmark: the state model built with the events' log. */
     public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
-        List<String> names = new ArrayList<>();
-        for (var p : input.traces()) {
-            names.add(p.toAbsolutePath().normalize().getFileName().toString());
-        }
-        EventLog log = eventLog(names, n -> { });
+        EventLog log = eventLog(StateBuilder.traceNames(input.traces()), n -> { });
         StateModel m = StateBuilder.build(input, mapping, Long.MIN_VALUE, w -> { }, log);
         return new StateWithEvents(m, log);
     }

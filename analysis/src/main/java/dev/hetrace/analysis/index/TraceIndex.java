@@ -82,10 +82,20 @@ public final class TraceIndex {
     public static TraceIndex open(Path cache, List<Path> traces, Path mappingFile, Map<String, String> symbols,
                                   Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
-        Path folder = cache.resolve(entryName(traces, mappingFile, () -> symbols, SUFFIX));
+        return open(cache, traces, StateBuilder.Clocks.DEFAULT, mappingFile, symbols, notes);
+    }
+
+    /**
+     * As {@link #open(Path, List, Path, Map, Consumer)}, the traces put on one clock as
+     * {@code clocks} say (part of what names the index).
+     */
+    public static TraceIndex open(Path cache, List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile,
+                                  Map<String, String> symbols, Consumer<String> notes)
+            throws IOException, MetadataException, StreamDecodingException {
+        Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         if (complete(folder)) {
             used(folder);
-            return new TraceIndex(folder, false, names(traces));
+            return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
         }
         if (Files.exists(folder)) { // a file of it removed by hand: built again
             notes.accept("the index in " + folder + " lacks some of its files: building it again");
@@ -96,7 +106,7 @@ public final class TraceIndex {
         notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
         Path tmp = cache.resolve(folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
-            build(tmp, traces, mapping, symbols, notes, 0);
+            build(tmp, traces, null, clocks, mapping, symbols, notes, 0);
             try {
                 Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
             } catch (java.nio.file.FileSystemException e) { // the folder exists: renaming over it fails
@@ -110,7 +120,7 @@ public final class TraceIndex {
             deleteTree(tmp);
         }
         forgetOlder(folder, "the index of an earlier state of these traces", notes);
-        return new TraceIndex(folder, true, names(traces));
+        return new TraceIndex(folder, true, StateBuilder.traceNames(traces));
     }
 
     /**
@@ -188,8 +198,9 @@ public final class TraceIndex {
      * an index, {@code .timeline}): {@code PATHS-KEY} and the suffix, PATHS hashing the traces'
      * paths alone ({@link #pathsKey}), KEY what the traces hold too ({@link #key}).
      */
-    public static String entryName(List<Path> traces, Path mappingFile, Symbols later, String suffix) throws IOException {
-        return pathsKey(traces) + "-" + key(traces, mappingFile, later) + suffix;
+    public static String entryName(List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later,
+                                   String suffix) throws IOException {
+        return pathsKey(traces) + "-" + key(traces, clocks, mappingFile, later) + suffix;
     }
 
     /** The {@code PATHS-} part of such a name, which every state of the same traces shares ("" when there is none). */
@@ -219,18 +230,22 @@ public final class TraceIndex {
     public static long build(Path folder, List<Path> traces, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, traces, null, mapping, symbols, notes, threads);
+        return build(folder, traces, null, StateBuilder.Clocks.DEFAULT, mapping, symbols, notes, threads);
     }
 
     /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
     public static long build(Path folder, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, in.traces(), in, mapping, symbols, notes, threads);
+        return build(folder, in.traces(), in, null, mapping, symbols, notes, threads);
     }
 
-    /** Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state pass). */
-    private static long build(Path folder, List<Path> traces, StateBuilder.Input given, Mapping mapping,
+    /**
+     * Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state
+     * pass as {@code clocks} say).
+     */
+    private static long build(Path folder, List<Path> traces, StateBuilder.Input given, StateBuilder.Clocks clocks,
+                              Mapping mapping,
                               Map<String, String> symbols, Consumer<String> told, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
         // told from the threads that read the traces and fill the tables
@@ -241,7 +256,7 @@ public final class TraceIndex {
         };
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
-        List<String> names = names(traces);
+        List<String> names = StateBuilder.traceNames(traces);
         IndexTables.EventLog log = IndexTables.eventLog(names, events -> {
             long now = System.nanoTime();
             synchronized (lastNote) {
@@ -258,7 +273,7 @@ public final class TraceIndex {
             in = given;
             model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, log, threads);
         } else {
-            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, mapping, warnings, log, threads);
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, mapping, warnings, log, threads);
             in = built.input();
             model = built.model();
         }
@@ -332,20 +347,12 @@ public final class TraceIndex {
         return nl < 0 ? m : m.substring(0, nl).strip();
     }
 
-    private static List<String> names(List<Path> traces) {
-        List<String> out = new ArrayList<>();
-        for (Path p : traces) {
-            out.add(p.toAbsolutePath().normalize().getFileName().toString());
-        }
-        return out;
-    }
-
     /**
      * The hash that names the index of these inputs (and what else is kept of them): it changes
      * when a trace's file is added, removed, resized or touched, or the mapping or symbols change.
      */
     public static String key(List<Path> traces, Path mappingFile, Map<String, String> symbols) throws IOException {
-        return key(traces, mappingFile, () -> symbols);
+        return key(traces, StateBuilder.Clocks.DEFAULT, mappingFile, () -> symbols);
     }
 
     /**
@@ -370,8 +377,12 @@ public final class TraceIndex {
         Map<String, String> get() throws IOException;
     }
 
-    /** As {@link #key(List, Path, Map)}, the symbols asked for last: they can be read meanwhile. */
-    public static String key(List<Path> traces, Path mappingFile, Symbols later) throws IOException {
+    /**
+     * As {@link #key(List, Path, Map)}, with how the traces are put on one clock, the symbols asked
+     * for last: they can be read meanwhile.
+     */
+    public static String key(List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later)
+            throws IOException {
         MessageDigest d;
         try {
             d = MessageDigest.getInstance("SHA-256");
@@ -394,6 +405,9 @@ public final class TraceIndex {
                 sb.append(root.relativize(f)).append(' ').append(a.size()).append(' ')
                     .append(a.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS)).append('\n');
             }
+        }
+        if (traces.size() > 1) {
+            sb.append("clocks ").append(clocks).append('\n');
         }
         if (mappingFile != null) {
             sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(Files.readAllBytes(mappingFile)))).append('\n');
