@@ -131,7 +131,7 @@ final class KernelTraceReference {
         Map<Integer, Map<Long, Long>> softirqs, Map<String, Long> syscalls, Map<Integer, Map<String, Long>> syscallsPerThread) {}
 
     /** A trace's metadata as babeltrace2 prints it: the environment and the event names. */
-    record Metadata(Map<String, String> env, Set<String> events) {
+    record Metadata(Path dir, Map<String, String> env, Set<String> events) {
         boolean kernel() {
             return "kernel".equals(env.get("domain"));
         }
@@ -286,7 +286,7 @@ final class KernelTraceReference {
                     events.add(m.group(2));
                 }
             }
-            all.add(new Metadata(env, events));
+            all.add(new Metadata(dir, env, events));
         }
         return all;
     }

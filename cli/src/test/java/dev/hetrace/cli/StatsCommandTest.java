@@ -76,7 +76,7 @@ class StatsCommandTest {
         Cli.Run mapping = Cli.run("stats", "--mapping", bad.toString(), dsp0.toString());
         assertThat(mapping.status()).isEqualTo(1);
         assertThat(mapping.err().strip()).isEqualTo("hetrace: " + bad + ":2: does: 'jump' is not one of switch, enter, exit,"
-            + " irq-entry, irq-exit, send, receive");
+            + " irq-entry, irq-exit, send, receive, wait, wake, fork, exec, rename, task-exit, task-free, task-info");
 
         Cli.Run range = Cli.run("stats", "--range", "5ms", dsp0.toString());
         assertThat(range.status()).isEqualTo(2);
