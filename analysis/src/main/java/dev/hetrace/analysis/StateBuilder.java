@@ -680,6 +680,8 @@ public final class StateBuilder {
         volatile boolean cancelled;
         /** No rule applies to the trace's events: each stream is a core of point events. */
         final boolean eventsOnly;
+        /** The host the trace was recorded on (its metadata's {@code hostname}), or null. */
+        final String host;
         /** In an events-only pass, the key ({@link #coreByCpu}) of the last event's stream, and its stream. */
         long streamKey = -1;
         CtfTrace streamTrace;
@@ -699,6 +701,8 @@ public final class StateBuilder {
             }
             mapping = m;
             linux = m.states() == Mapping.States.LINUX ? LinuxTaskStates.of(reader.traces()) : null;
+            host = reader.traces().isEmpty() || !(reader.traces().getFirst().metadata().env().get("hostname") instanceof String h)
+                ? null : h;
             idlePerCore = m.core() != null && m.idleId() != null;
             markCpu = m.core() == null ? null : Event.field(m.core());
             idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
@@ -1447,8 +1451,7 @@ public final class StateBuilder {
             for (TracePass p : passes) {
                 model.traceNames.add(p.traceName);
                 model.mappingNames.add(p.mapping.name());
-                model.osThreads[p.trace] = p.mapping.states() == Mapping.States.LINUX
-                    || p.mapping.taskId() != null && p.mapping.rules().stream().noneMatch(r -> r.does() == Mapping.Action.SWITCH);
+                model.osThreads[p.trace] = p.mapping.states() == Mapping.States.LINUX || userThreads(p);
                 model.traceFirst[p.trace] = p.first;
                 model.traceLast[p.trace] = p.last;
                 model.traceLongestGap[p.trace] = p.gap;
@@ -1466,6 +1469,7 @@ public final class StateBuilder {
                 model.tasks.add(p.tasks.get(k));
                 return model.tasks.size() - 1;
             });
+            threadsOnTheirKernel();
             Map<String, Integer> names = new HashMap<>();
             nameIds = number(p -> p.nameBorn, (p, k) -> names.computeIfAbsent(p.names.get(k), s -> {
                 model.names.add(s);
@@ -1475,6 +1479,76 @@ public final class StateBuilder {
 
         interface Numbering {
             int id(TracePass p, int local);
+        }
+
+        /** Whether a pass reads user-space threads: its events' task from a context thread id, no switches. */
+        private static boolean userThreads(TracePass p) {
+            return p.mapping.taskId() != null && p.mapping.states() != Mapping.States.LINUX
+                && p.mapping.rules().stream().noneMatch(r -> r.does() == Mapping.Action.SWITCH);
+        }
+
+        /**
+         * User-space threads traced beside their host's kernel (LTTng-UST and LTTng kernel traces
+         * of one host: the same {@code hostname}) are the kernel's tasks of the same thread id:
+         * their calls become calls of the task the kernel ran on its CPUs, so that the analyses
+         * see when they ran, waited for a CPU or blocked. Of the kernel's tasks with that id (an id
+         * is reused once its thread is gone), the last one created before the user-space thread's
+         * first event. The user-space trace's own tasks are then left out of the model.
+         */
+        private void threadsOnTheirKernel() {
+            boolean[] dropped = new boolean[model.tasks.size()];
+            boolean any = false;
+            for (TracePass u : passes) {
+                if (!userThreads(u) || u.host == null) {
+                    continue;
+                }
+                for (TracePass k : passes) {
+                    if (k.linux == null || !u.host.equals(k.host)) {
+                        continue;
+                    }
+                    Map<Long, List<Integer>> byId = new HashMap<>();
+                    for (int t = 0; t < k.tasks.size(); t++) {
+                        if (k.tasks.get(t).id() > 0 && !k.tasks.get(t).idle()) {
+                            byId.computeIfAbsent(k.tasks.get(t).id(), x -> new ArrayList<>()).add(t);
+                        }
+                    }
+                    for (int t = 0; t < u.tasks.size(); t++) {
+                        List<Integer> same = byId.get(u.tasks.get(t).id());
+                        if (same == null) {
+                            continue;
+                        }
+                        long born = u.taskBorn.get(t);
+                        int best = same.getFirst();
+                        for (int c : same) {
+                            if (k.taskBorn.get(c) <= born) {
+                                best = c; // created in order: the last before it
+                            }
+                        }
+                        dropped[taskIds[u.trace][t]] = true;
+                        taskIds[u.trace][t] = taskIds[k.trace][best];
+                        any = true;
+                    }
+                    break;
+                }
+            }
+            if (!any) {
+                return;
+            }
+            int[] renumbered = new int[dropped.length];
+            List<StateModel.Task> kept = new ArrayList<>();
+            for (int g = 0; g < dropped.length; g++) {
+                if (!dropped[g]) {
+                    renumbered[g] = kept.size();
+                    kept.add(model.tasks.get(g));
+                }
+            }
+            model.tasks.clear();
+            model.tasks.addAll(kept);
+            for (int[] ids : taskIds) {
+                for (int j = 0; j < ids.length; j++) {
+                    ids[j] = renumbered[ids[j]];
+                }
+            }
         }
 
         /** Global ids of what the passes made, given in the merged order of their birth times. */

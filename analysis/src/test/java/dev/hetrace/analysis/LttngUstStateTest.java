@@ -128,6 +128,105 @@ class LttngUstStateTest {
         assertCallsAre(run, c -> c.function.equals("job"), f -> "app:job");
     }
 
+    /**
+     * The kernel side of the same run cannot be recorded here (kernel tracing needs lttng-modules
+     * loaded on the host), so it is written as lttng-modules writes it: the same host and the
+     * same monotonic clock (uuid, offset) as the recorded user-space trace, each worker switched
+     * in on a CPU of its own around its calls, and worker-1 preempted once by another task.
+     */
+    @Test
+    void userSpaceThreadsBesideTheirKernelRunOnTheCpusTheKernelRanThemOn() throws Exception {
+        Run run = run("beside-the-kernel", Channel.AMPLE, CYG_PROFILE, List.of("lttng_ust_cyg_profile:*"), null);
+        String host;
+        ClockClass clock;
+        try (CtfReader reader = CtfReader.open(run.trace)) {
+            host = (String) reader.traces().getFirst().metadata().env().get("hostname");
+            clock = reader.traces().getFirst().metadata().clocks().get("monotonic");
+        }
+        // each worker's calls, on the trace's clock (cycles = ns from the clock's origin)
+        Map<Long, long[]> span = new TreeMap<>();
+        for (Call c : run.did.calls) {
+            span.merge(c.tid, new long[] {c.t0, c.t1}, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+        }
+        List<Long> workers = span.keySet().stream().filter(t -> run.did.threads.get(t).startsWith("worker-")).toList();
+        assertThat(workers).hasSizeGreaterThanOrEqualTo(2);
+        long first = workers.getFirst();
+        long[] w1 = span.get(first);
+        long preemptFrom = w1[0] + (w1[1] - w1[0]) / 3;
+        long preemptTo = w1[0] + 2 * (w1[1] - w1[0]) / 3;
+        Path kernel = dir.resolve("beside-the-kernel-kernel");
+        String tsdl = """
+            /* CTF 1.8 */
+            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+            typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+            typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+            typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
+            trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
+            env { hostname = "%s"; domain = "kernel"; sysname = "Linux"; kernel_release = "6.1.0";
+                tracer_name = "lttng-modules"; tracer_major = 2; tracer_minor = 13; };
+            clock { name = "monotonic"; uuid = "%s"; freq = 1000000000; offset_s = %d; offset = %d; };
+            stream { id = 0; packet.context := struct { uint32_t cpu_id; };
+                event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; }; };
+            event { name = "sched_switch"; id = 0; stream_id = 0; fields := struct { string _prev_comm; int32_t _prev_tid;
+                int64_t _prev_state; string _next_comm; int32_t _next_tid; }; };
+            """.formatted(host, clock.uuid(), clock.offsetSeconds(), clock.offsetCycles());
+        try (dev.hetrace.ctf.write.CtfWriter w = dev.hetrace.ctf.write.CtfWriter.create(kernel, tsdl)) {
+            for (int cpu = 0; cpu < workers.size(); cpu++) {
+                long tid = workers.get(cpu);
+                String name = run.did.threads.get(tid);
+                long[] s = span.get(tid);
+                dev.hetrace.ctf.write.StreamWriter out = w.stream(0, cpu, "channel0_" + cpu).packetContext("cpu_id", (long) cpu);
+                out.event(0, s[0] - 1_000, List.of("swapper/" + cpu, 0L, 0L, name, tid));
+                if (tid == first) {
+                    out.event(0, preemptFrom, List.of(name, tid, 0x100L, "intruder", 99_999L));
+                    out.event(0, preemptTo, List.of("intruder", 99_999L, 1L, name, tid));
+                }
+                out.event(0, s[1] + 1_000, List.of(name, tid, 1L, "swapper/" + cpu, 0L));
+            }
+        }
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }), null, w -> { });
+        m.symbolize(run.did.functions);
+        Waits waits = Waits.of(m);
+        // the user-space threads are the kernel's tasks: one task per worker, named as the kernel names it
+        for (int cpu = 0; cpu < workers.size(); cpu++) {
+            long tid = workers.get(cpu);
+            List<Integer> tasks = new ArrayList<>();
+            for (int t = 0; t < m.tasks().size(); t++) {
+                if (m.tasks().get(t).id() == tid) {
+                    tasks.add(t);
+                }
+            }
+            assertThat(tasks).as("tasks of thread %d", tid).hasSize(1);
+            int task = tasks.getFirst();
+            assertThat(waits.scheduled(task)).isTrue();
+            IntervalTable calls = m.calls();
+            int own = 0;
+            for (int i = 0; i < calls.size(); i++) {
+                if (calls.owner(i) == task) {
+                    own++;
+                    // it ran on its CPU for the whole call, but where worker-1 was preempted
+                    long ran = waits.runningTime(task, calls.start(i), calls.end(i));
+                    long preempted = waits.timeIn(task, StateModel.PREEMPTED, calls.start(i), calls.end(i));
+                    assertThat(ran + preempted).as("call %d of %d", i, tid).isEqualTo(calls.duration(i));
+                    assertThat(waits.coreOf(task, calls.start(i), calls.end(i)) < 0 ? "" : m.cores().get(waits.coreOf(task,
+                        calls.start(i), calls.end(i))).name()).endsWith("/cpu" + cpu);
+                }
+            }
+            final long t0 = tid;
+            assertThat(own).as("calls of %d", tid).isEqualTo(run.did.calls.stream().filter(c -> c.tid == t0).count());
+        }
+        // worker-1's calls across the preemption were preempted by the intruder, as the diagnosis sees it
+        int w1task = -1;
+        for (int t = 0; t < m.tasks().size(); t++) {
+            w1task = m.tasks().get(t).id() == first ? t : w1task;
+        }
+        long base = clock.baseOffsetNanos();
+        assertThat(waits.timeIn(w1task, StateModel.PREEMPTED, base + preemptFrom, base + preemptTo))
+            .isEqualTo(preemptTo - preemptFrom);
+        assertThat(waits.preemptedBy(w1task, -1, base + preemptFrom, base + preemptTo)).extracting(x -> m.tasks().get(x.task()).name())
+            .containsExactly("intruder");
+    }
+
     @Test
     void eventsLostToASmallBufferAreCountedAndMarkTheCallsOpenMeanwhile() throws Exception {
         Path babeltrace2 = LttngSessionDaemon.onPath("babeltrace2");
