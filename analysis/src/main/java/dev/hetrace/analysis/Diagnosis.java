@@ -464,8 +464,10 @@ public final class Diagnosis {
             List<Integer> noReply = new ArrayList<>();
             List<Integer> to = new ArrayList<>();
             unanswered(m, t, c.start(outer[t]), noReply, to);
-            if (!scheduled[t] && noReply.isEmpty()) {
-                continue; // an application silent at the end with nothing outstanding: it may just have nothing to do
+            if ((!scheduled[t] || m.osThreads(trace)) && noReply.isEmpty()) {
+                // an application silent at the end, or an OS thread blocked in a system call (a daemon in
+                // poll), with nothing outstanding: it may just have nothing to do
+                continue;
             }
             out.add(new Stuck(t, w.coreOf(t, since, m.traceEnd(trace)), since, call, blocked, queue, noReply, to));
         }
