@@ -262,18 +262,21 @@ public record Mapping(String name, List<String> detect, String core, String task
 
     /**
      * This mapping for a trace with these events: without the rules for events it lacks, and
-     * with a rule for each event a pattern rule ({@code syscall_entry_*}) matches, where a
-     * constant {@code =*} becomes what the star matched ({@code read}).
+     * with a rule for each event a pattern rule ({@code syscall_entry_*}, {@code x86_irq_vectors_*_entry})
+     * matches, where a constant {@code =*} becomes what the star matched ({@code read}).
      */
     public Mapping restrictedTo(Set<String> eventNames) {
         Map<String, Rule> out = new LinkedHashMap<>();
         for (Rule r : rules) {
-            if (r.event().endsWith("*")) {
-                String prefix = r.event().substring(0, r.event().length() - 1);
+            int star = r.event().indexOf('*');
+            if (star >= 0) {
+                String prefix = r.event().substring(0, star);
+                String suffix = r.event().substring(star + 1);
                 for (String e : new java.util.TreeSet<>(eventNames)) {
-                    if (e.startsWith(prefix) && e.length() > prefix.length()) {
+                    if (e.startsWith(prefix) && e.endsWith(suffix) && e.length() > prefix.length() + suffix.length()) {
+                        String matched = e.substring(prefix.length(), e.length() - suffix.length());
                         Map<String, String> fields = new LinkedHashMap<>();
-                        r.fields().forEach((k, v) -> fields.put(k, v.equals("=*") ? "=" + e.substring(prefix.length()) : v));
+                        r.fields().forEach((k, v) -> fields.put(k, v.equals("=*") ? "=" + matched : v));
                         out.putIfAbsent(e, new Rule(e, r.does(), fields, r.names()));
                     }
                 }

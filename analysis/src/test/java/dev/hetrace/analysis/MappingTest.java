@@ -43,6 +43,25 @@ class MappingTest {
     }
 
     @Test
+    void aPatternsStarMayStandInsideTheNameAndPerfAndFastFunctionTracingAreDetected() {
+        Mapping kernel = Mapping.detect(Set.of("sched_switch", "x86_irq_vectors_local_timer_entry",
+            "x86_irq_vectors_local_timer_exit", "x86_irq_vectors_reschedule_entry"));
+        assertThat(kernel.rules()).extracting(r -> r.event() + " " + r.does() + " " + r.field("name"))
+            .contains("x86_irq_vectors_local_timer_entry IRQ_ENTRY =local_timer", "x86_irq_vectors_local_timer_exit IRQ_EXIT null",
+                "x86_irq_vectors_reschedule_entry IRQ_ENTRY =reschedule");
+        assertThat(Mapping.detect(Set.of("sched:sched_switch", "sched:sched_waking")).name()).isEqualTo("perf-kernel");
+        Mapping fast = Mapping.detect(Set.of("lttng_ust_cyg_profile_fast:func_entry", "lttng_ust_cyg_profile_fast:func_exit"),
+            Set.of("vpid", "vtid", "procname"));
+        assertThat(fast.name()).isEqualTo("lttng-ust-cyg-profile-fast");
+        assertThat(fast.taskId()).isEqualTo("vtid");
+        // a user-space trace of tracepoints only: each event is its thread's
+        Mapping app = Mapping.detect(Set.of("app:job_entry", "app:job_exit"), Set.of("vtid", "procname"));
+        assertThat(app.taskId()).isEqualTo("vtid");
+        assertThat(app.taskName()).isEqualTo("procname");
+        assertThat(Mapping.detect(Set.of("app:job_entry", "app:job_exit"), Set.of()).taskId()).isNull();
+    }
+
+    @Test
     void genericEntryExitPairsBecomeFunctionsNamedByTheirStem() {
         Mapping m = Mapping.detect(Set.of("lock_entry", "lock_exit", "dma_begin", "dma_end", "lonely_entry"));
         assertThat(m.name()).isEqualTo("generic-entry-exit");
