@@ -725,7 +725,10 @@ public final class Diagnosis {
                 why.add("the tracer lost events meanwhile, so part of it is unseen");
             }
             if (why.isEmpty()) {
+                int task = members.get(0).task();
                 why.add(kind == Kind.INTERRUPT ? "nothing interrupted it: its handler ran longer"
+                    : task >= 0 && !r.waits().scheduled(task)
+                    ? "the traces do not show why: its task's scheduling is not traced (its preemptions are not seen)"
                     : "it was neither preempted nor blocked: it ran longer");
             }
             b.append(": ").append(String.join("; ", why)).append('.');

@@ -59,10 +59,10 @@ final class DiagnoseCommand extends HetraceCommand {
 
     @Option(names = "--findings", paramLabel = "N",
         description = "Findings told in sentences, the most time lost first (default: ${DEFAULT-VALUE}; 0: all).")
-    int findings = 8;
+    int findings = 6;
 
     @Option(names = "--limit", paramLabel = "N", description = "Outliers listed one per line, the longest first (default: ${DEFAULT-VALUE}; 0: all).")
-    int limit = 10;
+    int limit = 8;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
