@@ -18,19 +18,7 @@ final class RowIndex {
     /** With {@code bySubject}, the rows are grouped by subject instead (a task's runs, on whatever core). */
     RowIndex(IntervalTable table, int owners, boolean bySubject) {
         this.table = table;
-        int[] counts = new int[owners];
-        for (int i = 0; i < table.size(); i++) {
-            counts[bySubject ? table.subject(i) : table.owner(i)]++;
-        }
-        rows = new int[owners][];
-        for (int o = 0; o < owners; o++) {
-            rows[o] = counts[o] == 0 ? NONE : new int[counts[o]];
-        }
-        int[] fill = new int[owners];
-        for (int i = 0; i < table.size(); i++) {
-            int o = bySubject ? table.subject(i) : table.owner(i);
-            rows[o][fill[o]++] = i;
-        }
+        rows = group(owners, table.size(), bySubject ? table::subject : table::owner);
         for (int[] r : rows) {
             sortByStart(r);
         }
@@ -103,18 +91,48 @@ final class RowIndex {
 
     /** The position in {@link #rows(int)} of the first row of {@code owner} that starts after {@code time}. */
     int after(int owner, long time) {
-        int[] r = rows(owner);
+        return firstAfter(rows(owner), table::start, time);
+    }
+
+    /** The position in {@code items}, sorted by {@code key}, of the first whose key is after {@code time} (the length if none). */
+    static int firstAfter(int[] items, java.util.function.IntToLongFunction key, long time) {
         int lo = 0;
-        int hi = r.length;
+        int hi = items.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (table.start(r[mid]) <= time) {
+            if (key.applyAsLong(items[mid]) <= time) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         return lo;
+    }
+
+    /**
+     * Items {@code 0..count-1} grouped by owner ({@code ownerOf}: −1 for none), each group in
+     * the items' order.
+     */
+    static int[][] group(int owners, int count, java.util.function.IntUnaryOperator ownerOf) {
+        int[] counts = new int[owners];
+        for (int i = 0; i < count; i++) {
+            int o = ownerOf.applyAsInt(i);
+            if (o >= 0) {
+                counts[o]++;
+            }
+        }
+        int[][] out = new int[owners][];
+        for (int o = 0; o < owners; o++) {
+            out[o] = counts[o] == 0 ? NONE : new int[counts[o]];
+        }
+        int[] fill = new int[owners];
+        for (int i = 0; i < count; i++) {
+            int o = ownerOf.applyAsInt(i);
+            if (o >= 0) {
+                out[o][fill[o]++] = i;
+            }
+        }
+        return out;
     }
 
     /** A row, clipped to the range asked for. */

@@ -93,18 +93,7 @@ public final class Waits {
             }
         }
         sendsByTask = sendsByTask(msg, tasks);
-        waitsByTask = new int[tasks][];
-        int[] counts = new int[tasks];
-        for (Wait w : waits) {
-            counts[w.task()]++;
-        }
-        for (int t = 0; t < tasks; t++) {
-            waitsByTask[t] = new int[counts[t]];
-        }
-        Arrays.fill(counts, 0);
-        for (int i = 0; i < waits.size(); i++) {
-            waitsByTask[waits.get(i).task()][counts[waits.get(i).task()]++] = i;
-        }
+        waitsByTask = RowIndex.group(tasks, waits.size(), i -> waits.get(i).task());
         for (int[] byTask : waitsByTask) {
             sortByEnd(byTask);
         }
@@ -136,24 +125,8 @@ public final class Waits {
     }
 
     private static int[][] sendsByTask(MessageTable msg, int tasks) {
-        int[] counts = new int[tasks];
-        for (int i = 0; i < msg.size(); i++) {
-            if (msg.sendTask(i) >= 0) {
-                counts[msg.sendTask(i)]++;
-            }
-        }
-        int[][] out = new int[tasks][];
-        for (int t = 0; t < tasks; t++) {
-            out[t] = new int[counts[t]];
-        }
-        java.util.Arrays.fill(counts, 0);
         // rows are in the order of their sends per trace, hence per task: already by time
-        for (int i = 0; i < msg.size(); i++) {
-            int t = msg.sendTask(i);
-            if (t >= 0) {
-                out[t][counts[t]++] = i;
-            }
-        }
+        int[][] out = RowIndex.group(tasks, msg.size(), msg::sendTask);
         for (int[] rows : out) {
             boolean sorted = true;
             for (int k = 1; k < rows.length && sorted; k++) {
@@ -174,16 +147,7 @@ public final class Waits {
     public List<Integer> sent(int task, long from, long to) {
         int[] rows = sendsByTask[task];
         MessageTable msg = m.messages();
-        int lo = 0;
-        int hi = rows.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (msg.sendTime(rows[mid]) < from) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = RowIndex.firstAfter(rows, msg::sendTime, from - 1);
         List<Integer> out = new ArrayList<>();
         for (int k = lo; k < rows.length && msg.sendTime(rows[k]) <= to; k++) {
             out.add(rows[k]);
@@ -194,18 +158,8 @@ public final class Waits {
     /** The waits of {@code task} that end within {@code (from, to]}, by end. */
     public List<Wait> of(int task, long from, long to) {
         int[] byTask = waitsByTask[task];
-        int lo = 0;
-        int hi = byTask.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (waits.get(byTask[mid]).end() <= from) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
         List<Wait> out = new ArrayList<>();
-        for (int k = lo; k < byTask.length && waits.get(byTask[k]).end() <= to; k++) {
+        for (int k = endingAfter(byTask, from); k < byTask.length && waits.get(byTask[k]).end() <= to; k++) {
             out.add(waits.get(byTask[k]));
         }
         return out;
@@ -486,16 +440,7 @@ public final class Waits {
     /** The wake-up of {@code task} at time {@code at}, or −1. */
     private int wakeupAt(int task, long at) {
         int[] w = wakeupsByTask[task];
-        int lo = 0;
-        int hi = w.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (m.wakeupTime(w[mid]) < at) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = RowIndex.firstAfter(w, m::wakeupTime, at - 1);
         return lo < w.length && m.wakeupTime(w[lo]) == at ? w[lo] : -1;
     }
 
@@ -510,18 +455,14 @@ public final class Waits {
         return null;
     }
 
+    /** The position in a task's waits (by end) of the first that ends after {@code time}. */
+    private int endingAfter(int[] byTask, long time) {
+        return RowIndex.firstAfter(byTask, k -> waits.get(k).end(), time);
+    }
+
     private Wait lastWait(int task, long from, long to) {
         int[] byTask = waitsByTask[task];
-        int lo = 0;
-        int hi = byTask.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (waits.get(byTask[mid]).end() <= to) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = endingAfter(byTask, to);
         // among the waits ending last, the one whose message was sent last: what the task waited longest for
         Wait best = null;
         for (int k = lo - 1; k >= 0; k--) {
@@ -629,21 +570,9 @@ public final class Waits {
         return best >= 0 ? best : lastEnded;
     }
 
+    /** Each task's wake-ups: a task's are its trace's, in time order. */
     private static int[][] wakeupsByTask(StateModel m, int tasks) {
-        int[] counts = new int[tasks];
-        for (int i = 0; i < m.wakeups(); i++) {
-            counts[m.wakeupTask(i)]++;
-        }
-        int[][] out = new int[tasks][];
-        for (int t = 0; t < tasks; t++) {
-            out[t] = new int[counts[t]];
-        }
-        Arrays.fill(counts, 0);
-        for (int i = 0; i < m.wakeups(); i++) {
-            int t = m.wakeupTask(i);
-            out[t][counts[t]++] = i; // a task's wake-ups are its trace's, in time order
-        }
-        return out;
+        return RowIndex.group(tasks, m.wakeups(), m::wakeupTask);
     }
 
     /**
@@ -739,16 +668,7 @@ public final class Waits {
      */
     public List<Diagnosis.Part> wakersOf(int task, long from, long to) {
         int[] w = wakeupsByTask[task];
-        int lo = 0;
-        int hi = w.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (m.wakeupTime(w[mid]) <= from) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = RowIndex.firstAfter(w, m::wakeupTime, from);
         Map<String, long[]> by = new LinkedHashMap<>();
         IntervalTable st = m.taskStates();
         for (int k = lo; k < w.length && m.wakeupTime(w[k]) <= to; k++) {
