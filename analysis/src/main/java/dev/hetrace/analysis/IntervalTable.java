@@ -255,4 +255,30 @@ public final class IntervalTable {
         return slot(i, SELF);
     }
 
+    /**
+     * Adds {@code flag} to every row that overlaps one of the windows {@code [begins[k], ends[k]]}
+     * (disjoint, in order).
+     */
+    void flagOverlapping(long[] begins, long[] ends, int flag) {
+        for (int i = 0; i < size(); i++) {
+            long s = start(i);
+            long e = end(i);
+            // the last window that begins before the row's end (or at it, for an instant)
+            int lo = 0;
+            int hi = begins.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (begins[mid] < e || begins[mid] == e && s == e) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if (lo > 0 && (ends[lo - 1] > s || ends[lo - 1] == s && s == e)) {
+                long v = slot(i, STATE_FLAGS_DEPTH);
+                rows.set(i, STATE_FLAGS_DEPTH, v | ((long) flag << 32));
+            }
+        }
+    }
+
 }

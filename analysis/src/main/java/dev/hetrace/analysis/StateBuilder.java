@@ -612,6 +612,10 @@ public final class StateBuilder {
         final CtfReader reader;
         /** The map to the reference clock; null when it is the identity (the reference, or times mapped afterwards). */
         final PiecewiseMap.Walker map;
+        /** The same map, for the loss windows (null: the identity). */
+        final PiecewiseMap toReference;
+        /** The time ranges of the losses the reader told, begin and end one after the other, on the trace's clock. */
+        final LongColumn lossWindows = new LongColumn();
         final Mapping mapping;
         final Map<String, Compiled> compiled = new HashMap<>();
         /** What the pass needs of each event class met, by the class's identity. */
@@ -691,6 +695,7 @@ public final class StateBuilder {
             this.trace = trace;
             this.reader = reader;
             this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
+            this.toReference = this.map == null ? null : map;
             traceName = name;
             Set<String> events = eventNames(reader.traces());
             Set<String> contexts = contextFieldNames(reader.traces());
@@ -723,6 +728,10 @@ public final class StateBuilder {
             }
             reader.onDiscarded((Discarded d, CtfTrace t, int stream) -> {
                 epoch++;
+                if (d.hasTimeRange()) {
+                    lossWindows.add(d.beginNanos());
+                    lossWindows.add(d.endNanos());
+                }
                 if (d.kind() == Discarded.Kind.EVENTS && d.countKnown()) {
                     // signed: a counter that went back (packets closed out of order) counts back
                     discarded += d.count();
@@ -1423,6 +1432,44 @@ public final class StateBuilder {
                     taskStateRows.add(s.outSince, last, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
                         s.outState, 0, s.outFlags | StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
                 }
+            }
+            markLosses();
+        }
+
+        /**
+         * Flags every interval that overlaps a loss window (between the last packet before the
+         * loss and the packet that told it, on the stream that lost): the rows open when a loss was
+         * told are flagged as they close, but one that ended within the window, before another
+         * stream's packet told the loss, is flagged here.
+         */
+        private void markLosses() {
+            int n = lossWindows.size() / 2;
+            if (n == 0) {
+                return;
+            }
+            long[][] windows = new long[n][];
+            PiecewiseMap.Walker w = toReference == null ? null : toReference.walker();
+            for (int k = 0; k < n; k++) {
+                windows[k] = new long[] {lossWindows.get(2 * k), lossWindows.get(2 * k + 1)};
+            }
+            Arrays.sort(windows, (a, b) -> Long.compare(a[0], b[0]));
+            // merged into disjoint windows, then on the clock the rows are on
+            List<long[]> merged = new ArrayList<>();
+            for (long[] x : windows) {
+                if (!merged.isEmpty() && x[0] <= merged.getLast()[1]) {
+                    merged.getLast()[1] = Math.max(merged.getLast()[1], x[1]);
+                } else {
+                    merged.add(x.clone());
+                }
+            }
+            long[] begins = new long[merged.size()];
+            long[] ends = new long[merged.size()];
+            for (int k = 0; k < merged.size(); k++) {
+                begins[k] = w == null ? merged.get(k)[0] : w.apply(merged.get(k)[0]);
+                ends[k] = w == null ? merged.get(k)[1] : w.apply(merged.get(k)[1]);
+            }
+            for (IntervalTable t : List.of(runs, taskStateRows, calls, irqs)) {
+                t.flagOverlapping(begins, ends, StateModel.EVENTS_LOST);
             }
         }
     }

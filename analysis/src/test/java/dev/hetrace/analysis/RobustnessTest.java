@@ -7,6 +7,8 @@ import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth.Interval;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
+import dev.hetrace.ctf.write.CtfWriter;
+import dev.hetrace.ctf.write.StreamWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -92,5 +94,45 @@ class RobustnessTest {
             }
         }
         assertThat(lost).isPositive();
+    }
+
+    @Test
+    void aCallThatEndedWithinALossWindowIsMarkedThoughAnotherStreamToldTheLossAfterIt() throws Exception {
+        // CPU 1's stream loses 3 events between its packets (its first ends at 5 ns, its next at 40);
+        // CPU 0's call of f runs from 10 to 20: its events may have had company in the lost ones
+        Path trace = dir.resolve("lossy");
+        String tsdl = """
+            /* CTF 1.8 */
+            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+            typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+            typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := clk;
+            trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
+            clock { name = c; freq = 1000000000; offset_s = 1700000000; };
+            stream { id = 0;
+                packet.context := struct { clk timestamp_begin; clk timestamp_end; uint64_t content_size;
+                    uint64_t packet_size; uint64_t events_discarded; uint32_t cpu_id; };
+                event.header := struct { uint32_t id; clk timestamp; }; };
+            event { name = "f_entry"; id = 0; stream_id = 0; fields := struct { uint32_t n; }; };
+            event { name = "f_exit"; id = 1; stream_id = 0; fields := struct { uint32_t n; }; };
+            event { name = "tick"; id = 2; stream_id = 0; fields := struct { uint32_t n; }; };
+            """;
+        try (CtfWriter w = CtfWriter.create(trace, tsdl)) {
+            StreamWriter cpu0 = w.stream(0, 0, "chan_0").packetContext("cpu_id", 0L);
+            cpu0.event(0, 10, List.of(1L));
+            cpu0.event(1, 20, List.of(1L));
+            StreamWriter cpu1 = w.stream(0, 1, "chan_1").packetContext("cpu_id", 1L);
+            cpu1.event(2, 2, List.of(0L));
+            cpu1.event(2, 5, List.of(0L));
+            cpu1.flush();
+            cpu1.discard(3);
+            cpu1.event(2, 30, List.of(0L));
+            cpu1.event(2, 40, List.of(0L));
+        }
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), null, w -> { });
+        assertThat(m.discarded()).isEqualTo(3);
+        int f = m.nameId("f");
+        assertThat(m.calls().size()).isEqualTo(1);
+        assertThat(m.calls().subject(0)).isEqualTo(f);
+        assertThat(m.calls().flags(0)).isEqualTo(StateModel.EVENTS_LOST);
     }
 }
