@@ -22,9 +22,10 @@ import org.duckdb.DuckDBWritableVector;
 /**
  * The {@code fields} of the {@code events} view, decoded when a query asks for them rather than
  * stored: the index keeps each event's position ({@link EventPosition}), and the SQL function
- * {@code hetrace_fields(path, stream_file, packet, event_index)} decodes that one event from its
- * packet and writes its fields as JSON ({@link JsonText#fields}, as {@code hetrace print
- * --format json} writes them). A query on a few events decodes a few events.
+ * {@code hetrace_fields(path, stream_file, packet, event_offset)} decodes that one event (its
+ * packet's header and context, then the event at its offset) and writes its fields as JSON
+ * ({@link JsonText#fields}, as {@code hetrace print --format json} writes them). A query on a few
+ * events decodes a few events, each at the same cost wherever it sits in its packet.
  */
 final class EventFields {
     static final String FUNCTION = "hetrace_fields";
@@ -45,7 +46,7 @@ final class EventFields {
     static void attach(Connection c, String source, List<String> paths) throws SQLException {
         DuckDBFunctions.scalarFunction().withName(FUNCTION)
             .withParameters(DuckDBColumnType.VARCHAR, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
-                DuckDBColumnType.INTEGER)
+                DuckDBColumnType.BIGINT)
             .withReturnType(DuckDBColumnType.VARCHAR)
             .withVectorizedFunction(EventFields::apply)
             .register(c);
@@ -57,7 +58,7 @@ final class EventFields {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT trace::trace_name AS trace, stream, time_ns, "
                 + "name::event_name AS name, core::core_name AS core, "
-                + FUNCTION + "(" + list + "[trace_index + 1], stream_file, packet, event_index)::JSON AS fields FROM " + source);
+                + FUNCTION + "(" + list + "[trace_index + 1], stream_file, packet, event_offset)::JSON AS fields FROM " + source);
         }
     }
 
@@ -65,14 +66,14 @@ final class EventFields {
         DuckDBReadableVector path = in.vector(0);
         DuckDBReadableVector file = in.vector(1);
         DuckDBReadableVector packet = in.vector(2);
-        DuckDBReadableVector index = in.vector(3);
+        DuckDBReadableVector offset = in.vector(3);
         long n = in.rowCount();
         for (long row = 0; row < n; row++) {
-            if (path.isNull(row) || file.isNull(row) || packet.isNull(row) || index.isNull(row)) {
+            if (path.isNull(row) || file.isNull(row) || packet.isNull(row) || offset.isNull(row)) {
                 out.setNull(row);
                 continue;
             }
-            String json = fields(path.getString(row), file.getInt(row), packet.getLong(row), index.getInt(row));
+            String json = fields(path.getString(row), file.getInt(row), packet.getLong(row), offset.getLong(row));
             if (json == null) {
                 out.setNull(row);
             } else {
@@ -82,7 +83,7 @@ final class EventFields {
     }
 
     /** The fields of the event at that position of the trace at {@code path} as JSON, or null when there is none. */
-    static String fields(String path, int streamFile, long packet, int index) throws Exception {
+    static String fields(String path, int streamFile, long packet, long offset) throws Exception {
         Opened o = OPENED.get(path);
         if (o == null) {
             CtfReader r = CtfReader.open(List.of(Path.of(path)), w -> { });
@@ -96,7 +97,7 @@ final class EventFields {
             }
         }
         synchronized (o) {
-            StreamDecoder d = o.position().decode(streamFile, packet, index);
+            StreamDecoder d = o.position().decode(streamFile, packet, offset);
             if (d == null) {
                 return null;
             }
