@@ -18,7 +18,10 @@ public final class EventPosition {
     private final List<CtfTrace> traces;
     private final StreamDecoder[][] decoders;
 
-    /** Decodes events of {@code traces} (a reader's {@link dev.hetrace.ctf.api.CtfReader#traces()}, in that order). */
+    /**
+     * Decodes events of {@code traces} (a reader's {@link dev.hetrace.ctf.api.CtfReader#traces()}, in
+     * that order). A position is used by one thread at a time; several may share the traces.
+     */
     public EventPosition(List<CtfTrace> traces) {
         this.traces = traces;
         decoders = new StreamDecoder[traces.size()][];
@@ -50,7 +53,11 @@ public final class EventPosition {
         }
         StreamDecoder d = decoders[t][s];
         if (d == null) {
-            d = traces.get(t).decoder(s);
+            CtfTrace trace = traces.get(t);
+            // positions of several threads may share the traces: a trace maps a file when a decoder first asks for it
+            synchronized (trace) {
+                d = trace.decoder(s);
+            }
             decoders[t][s] = d;
         }
         long packet = packetOffsetBytes * 8;
