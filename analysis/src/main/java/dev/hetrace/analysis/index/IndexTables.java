@@ -394,8 +394,9 @@ public final class IndexTables {
              * follow each other in a run; a larger one begins a run.
              */
             final LongRows distances = new LongRows(1);
-            /** Where the long of the last event's distance is in {@code distances}' last chunk. */
+            /** Where the long of the last event's distance is in {@code distances}' last chunk, and what it holds. */
             int distanceAt;
+            long pendingDistances;
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             /** The CPU of the last event, and its number; an event of a trace without a core field has CPU −1, number 0. */
@@ -456,11 +457,11 @@ public final class IndexTables {
                 int o = rows.append();
                 if ((o & 3) == 0) {
                     distanceAt = distances.append();
-                    distances.lastChunk().setAtIndex(LongRows.L, distanceAt, distance);
+                    pendingDistances = distance;
                 } else {
-                    MemorySegment c = distances.lastChunk();
-                    c.setAtIndex(LongRows.L, distanceAt, c.getAtIndex(LongRows.L, distanceAt) | distance << ((o & 3) << 4));
+                    pendingDistances |= distance << ((o & 3) << 4);
                 }
+                distances.lastChunk().setAtIndex(LongRows.L, distanceAt, pendingDistances);
                 if (since >= 0 && since < OTHER && (name | lastCore) < 0x10000) {
                     rows.lastChunk().setAtIndex(LongRows.L, o, since << 32 | (long) name << 16 | lastCore);
                 } else {
