@@ -553,13 +553,6 @@ public final class IndexTables {
 
                 @Override
                 public int fill(ParquetFile.Group out, int capacity) {
-                    long[] vStream = out.longs[1];
-                    long[] vTime = out.longs[2];
-                    int[] vName = out.ints[3];
-                    int[] vCore = out.ints[4];
-                    long[] vFile = out.longs[6];
-                    long[] vPacket = out.longs[7];
-                    long[] vOffset = out.longs[8];
                     int row = 0;
                     while (row < capacity && trace < logs.length) {
                         TraceLog l = logs[trace];
@@ -572,7 +565,6 @@ public final class IndexTables {
                             map = walker(trace);
                             continue;
                         }
-                        int[] cores = core[trace];
                         int from = row;
                         while (row < capacity && next < l.rows.size()) {
                             // rows within one run, read a block at a time
@@ -580,54 +572,8 @@ public final class IndexTables {
                                 run++;
                             }
                             int n = l.rows.read(next, Math.min(capacity - row, l.runFirst(run + 1) - next), block);
-                            long firstFile = l.runs.get(run, RUN_FIRST_FILE);
-                            Arrays.fill(vStream, row, row + n, l.runs.get(run, RUN_STREAM));
-                            Arrays.fill(vPacket, row, row + n, l.runs.get(run, RUN_PACKET));
-                            Arrays.fill(vFile, row, row + n, LongRows.low(firstFile));
-                            // each offset the one before plus its distance (0 for the run's first)
-                            int d0 = next >>> 2;
-                            l.distances.read(d0, ((next + n - 1) >>> 2) - d0 + 1, distance);
-                            long at = next == LongRows.high(firstFile) ? l.runs.get(run, RUN_OFFSET) : offset;
-                            for (int j = 0; j < n; j++) {
-                                int e = next + j;
-                                at += (distance[(e >>> 2) - d0] >>> ((e & 3) << 4)) & MAX_DISTANCE;
-                                vOffset[row + j] = at;
-                            }
-                            offset = at;
-                            for (int j = 0; j < n; j++) {
-                                int r = row + j;
-                                long v = block[j];
-                                long time;
-                                int name;
-                                int core;
-                                if (v >>> 32 != OTHER) {
-                                    time = previous + (v >>> 32);
-                                    previous = time;
-                                    name = (int) (v >>> 16) & 0xFFFF;
-                                    core = (int) v & 0xFFFF;
-                                } else {
-                                    time = l.others.get(other, EXCEPTION_TIME);
-                                    long ids = l.others.get(other, EXCEPTION_IDS);
-                                    other++;
-                                    name = LongRows.high(ids);
-                                    core = LongRows.low(ids);
-                                    if (time != Long.MIN_VALUE) {
-                                        previous = time;
-                                    }
-                                }
-                                if (time == Long.MIN_VALUE) {
-                                    out.setNull(2, r);
-                                } else if (map != null) {
-                                    time = map.apply(time);
-                                }
-                                vTime[r] = time;
-                                vName[r] = name;
-                                int cr = cores[core];
-                                if (cr < 0) {
-                                    out.setNull(4, r);
-                                }
-                                vCore[r] = cr;
-                            }
+                            positions(out, l, row, n);
+                            events(out, l, core[trace], row, n);
                             row += n;
                             next += n;
                         }
@@ -635,6 +581,68 @@ public final class IndexTables {
                         Arrays.fill(out.longs[5], from, row, trace);
                     }
                     return row;
+                }
+
+                // each step a method of its own: small loops, each quick for the JIT to compile
+
+                /** Rows {@code row} on: the positions of the {@code n} events from {@code next} on, all in run {@code run}. */
+                private void positions(ParquetFile.Group out, TraceLog l, int row, int n) {
+                    long firstFile = l.runs.get(run, RUN_FIRST_FILE);
+                    Arrays.fill(out.longs[1], row, row + n, l.runs.get(run, RUN_STREAM));
+                    Arrays.fill(out.longs[7], row, row + n, l.runs.get(run, RUN_PACKET));
+                    Arrays.fill(out.longs[6], row, row + n, LongRows.low(firstFile));
+                    // each offset the one before plus its distance (0 for the run's first)
+                    int d0 = next >>> 2;
+                    l.distances.read(d0, ((next + n - 1) >>> 2) - d0 + 1, distance);
+                    long at = next == LongRows.high(firstFile) ? l.runs.get(run, RUN_OFFSET) : offset;
+                    long[] vOffset = out.longs[8];
+                    for (int j = 0; j < n; j++) {
+                        int e = next + j;
+                        at += (distance[(e >>> 2) - d0] >>> ((e & 3) << 4)) & MAX_DISTANCE;
+                        vOffset[row + j] = at;
+                    }
+                    offset = at;
+                }
+
+                /** Rows {@code row} on: the times, names and cores of the {@code n} events of {@code block}. */
+                private void events(ParquetFile.Group out, TraceLog l, int[] cores, int row, int n) {
+                    long[] vTime = out.longs[2];
+                    int[] vName = out.ints[3];
+                    int[] vCore = out.ints[4];
+                    for (int j = 0; j < n; j++) {
+                        int r = row + j;
+                        long v = block[j];
+                        long time;
+                        int name;
+                        int core;
+                        if (v >>> 32 != OTHER) {
+                            time = previous + (v >>> 32);
+                            previous = time;
+                            name = (int) (v >>> 16) & 0xFFFF;
+                            core = (int) v & 0xFFFF;
+                        } else {
+                            time = l.others.get(other, EXCEPTION_TIME);
+                            long ids = l.others.get(other, EXCEPTION_IDS);
+                            other++;
+                            name = LongRows.high(ids);
+                            core = LongRows.low(ids);
+                            if (time != Long.MIN_VALUE) {
+                                previous = time;
+                            }
+                        }
+                        if (time == Long.MIN_VALUE) {
+                            out.setNull(2, r);
+                        } else if (map != null) {
+                            time = map.apply(time);
+                        }
+                        vTime[r] = time;
+                        vName[r] = name;
+                        int cr = cores[core];
+                        if (cr < 0) {
+                            out.setNull(4, r);
+                        }
+                        vCore[r] = cr;
+                    }
                 }
             };
         }
