@@ -5,14 +5,16 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.duckdb.DuckDBColumnType;
 import org.duckdb.DuckDBDataChunkReader;
 import org.duckdb.DuckDBFunctions;
@@ -22,18 +24,23 @@ import org.duckdb.DuckDBWritableVector;
 /**
  * The {@code fields} of the {@code events} view, decoded when a query asks for them rather than
  * stored: the index keeps each event's position ({@link EventPosition}), and the SQL function
- * {@code hetrace_fields(path, stream_file, packet, event_index)} decodes that one event from its
- * packet and writes its fields as JSON ({@link JsonText#fields}, as {@code hetrace print
- * --format json} writes them). A query on a few events decodes a few events.
+ * {@code hetrace_fields(trace_index, stream_file, packet, event_offset)} decodes that one event
+ * (its packet's header and context, then the event at its offset) and writes its fields as JSON
+ * ({@link JsonText#fields}, as {@code hetrace print --format json} writes them). A query on a few
+ * events decodes a few events, each at the same cost wherever it sits in its packet; DuckDB's
+ * threads decode theirs at once, each with decoders of its own.
  */
 final class EventFields {
     static final String FUNCTION = "hetrace_fields";
 
-    /** A trace opened for finding events again; used by one query thread at a time. */
-    private record Opened(CtfReader reader, EventPosition position, TextSink sink, JsonText json) {}
-
     /** Traces opened by the function, by path, for the process's life (their files stay mapped). */
     private static final Map<String, Opened> OPENED = new ConcurrentHashMap<>();
+
+    /** A trace opened for finding events again, and the decoders its readers left: one per thread at a time. */
+    private record Opened(CtfReader reader, Queue<Decoding> idle) {}
+
+    /** What one thread decodes and writes events with. */
+    private record Decoding(EventPosition position, TextSink sink, JsonText json) {}
 
     private EventFields() {}
 
@@ -43,51 +50,74 @@ final class EventFields {
      * the rows' {@code trace_index}.
      */
     static void attach(Connection c, String source, List<String> paths) throws SQLException {
+        List<String> traces = List.copyOf(paths);
         DuckDBFunctions.scalarFunction().withName(FUNCTION)
-            .withParameters(DuckDBColumnType.VARCHAR, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
-                DuckDBColumnType.INTEGER)
+            .withParameters(DuckDBColumnType.INTEGER, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
+                DuckDBColumnType.BIGINT)
             .withReturnType(DuckDBColumnType.VARCHAR)
-            .withVectorizedFunction(EventFields::apply)
+            .withVectorizedFunction((in, out) -> apply(traces, in, out))
             .register(c);
-        StringBuilder list = new StringBuilder("[");
-        for (int i = 0; i < paths.size(); i++) {
-            list.append(i == 0 ? "" : ", ").append('\'').append(paths.get(i).replace("'", "''")).append('\'');
-        }
-        list.append(']');
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT trace::trace_name AS trace, stream, time_ns, "
                 + "name::event_name AS name, core::core_name AS core, "
-                + FUNCTION + "(" + list + "[trace_index + 1], stream_file, packet, event_index)::JSON AS fields FROM " + source);
+                + FUNCTION + "(trace_index, stream_file, packet, event_offset)::JSON AS fields FROM " + source);
         }
     }
 
-    private static void apply(DuckDBDataChunkReader in, DuckDBWritableVector out) throws Exception {
-        DuckDBReadableVector path = in.vector(0);
+    /** The fields of a chunk of rows, as UTF-8 handed to DuckDB at once (no Java string per row). */
+    private static void apply(List<String> traces, DuckDBDataChunkReader in, DuckDBWritableVector out) throws Exception {
+        DuckDBReadableVector trace = in.vector(0);
         DuckDBReadableVector file = in.vector(1);
         DuckDBReadableVector packet = in.vector(2);
-        DuckDBReadableVector index = in.vector(3);
-        long n = in.rowCount();
-        for (long row = 0; row < n; row++) {
-            if (path.isNull(row) || file.isNull(row) || packet.isNull(row) || index.isNull(row)) {
-                out.setNull(row);
-                continue;
+        DuckDBReadableVector offset = in.vector(3);
+        int n = (int) in.rowCount();
+        byte[][] json = new byte[n][];
+        Opened opened = null;
+        Decoding decoding = null;
+        int openedTrace = -1;
+        try {
+            for (int row = 0; row < n; row++) {
+                if (trace.isNull(row) || file.isNull(row) || packet.isNull(row) || offset.isNull(row)) {
+                    continue;
+                }
+                int t = trace.getInt(row);
+                if (t < 0 || t >= traces.size()) {
+                    continue;
+                }
+                if (t != openedTrace) {
+                    if (decoding != null) {
+                        opened.idle().add(decoding);
+                    }
+                    opened = opened(traces.get(t));
+                    decoding = opened.idle().poll();
+                    if (decoding == null) {
+                        TextSink sink = new TextSink(null);
+                        decoding = new Decoding(new EventPosition(opened.reader().traces()), sink, new JsonText(sink));
+                    }
+                    openedTrace = t;
+                }
+                StreamDecoder d = decoding.position().decode(file.getInt(row), packet.getLong(row), offset.getLong(row));
+                if (d != null) {
+                    TextSink sink = decoding.sink();
+                    sink.clear();
+                    decoding.json().fields(d);
+                    json[row] = Arrays.copyOf(sink.buffer(), sink.length());
+                }
             }
-            String json = fields(path.getString(row), file.getInt(row), packet.getLong(row), index.getInt(row));
-            if (json == null) {
-                out.setNull(row);
-            } else {
-                out.setString(row, json);
+        } finally {
+            if (decoding != null) {
+                opened.idle().add(decoding);
             }
         }
+        out.setStringUtf8Batch(0, json);
     }
 
-    /** The fields of the event at that position of the trace at {@code path} as JSON, or null when there is none. */
-    static String fields(String path, int streamFile, long packet, int index) throws Exception {
+    /** The trace at {@code path}, opened once for the process. */
+    private static Opened opened(String path) throws Exception {
         Opened o = OPENED.get(path);
         if (o == null) {
             CtfReader r = CtfReader.open(List.of(Path.of(path)), w -> { });
-            TextSink sink = new TextSink(null);
-            Opened made = new Opened(r, new EventPosition(r.traces()), sink, new JsonText(sink));
+            Opened made = new Opened(r, new ConcurrentLinkedQueue<>());
             o = OPENED.putIfAbsent(path, made);
             if (o == null) {
                 o = made;
@@ -95,14 +125,6 @@ final class EventFields {
                 r.close();
             }
         }
-        synchronized (o) {
-            StreamDecoder d = o.position().decode(streamFile, packet, index);
-            if (d == null) {
-                return null;
-            }
-            o.sink().clear();
-            o.json().fields(d);
-            return new String(o.sink().buffer(), 0, o.sink().length(), StandardCharsets.UTF_8);
-        }
+        return o;
     }
 }

@@ -267,9 +267,9 @@ public final class IndexTables {
      * The narrow row of every event, taken from the state pass as it reads them (each trace's
      * in its own log, filled by the thread that reads the trace): small numbers only (the trace,
      * event name and core as their ENUM's ordinals, the event's position to decode it again),
-     * kept in chunks of native memory (the positions per run of events in one packet) until the
-     * pass is over and the core names known. The
-     * {@code events} view adds the names and the fields ({@link EventFields}).
+     * kept in chunks of native memory (the positions per run of events in one packet, and per
+     * event its distance from the one before) until the pass is over and the core names known.
+     * The {@code events} view adds the names and the fields ({@link EventFields}).
      */
     public static final class EventLog implements StateBuilder.EventListener {
         /**
@@ -282,10 +282,12 @@ public final class IndexTables {
         private static final int EXCEPTION_TIME = 0;
         private static final int EXCEPTION_IDS = 1;
         /** The fields of a run's row ({@link TraceLog}). */
-        private static final int RUN_FIRST = 0;
+        private static final int RUN_FIRST_FILE = 0;
         private static final int RUN_STREAM = 1;
         private static final int RUN_PACKET = 2;
-        private static final int RUN_FILE_INDEX = 3;
+        private static final int RUN_OFFSET = 3;
+        /** The largest distance in bits from an event to the next in its run ({@link TraceLog#distances}); past it, a run ends. */
+        private static final long MAX_DISTANCE = 0xFFFF;
         final String[] traceNames;
         /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
         final Set<String> eventNames = new LinkedHashSet<>();
@@ -352,8 +354,10 @@ public final class IndexTables {
 
         /**
          * One trace's rows, written by the one thread that reads the trace: per event its time,
-         * name and core; its position (stream, stream file, packet, index in the packet) kept
-         * per run of events that follow each other in one packet, as they mostly do.
+         * name and core; its position (stream, stream file, packet, offset in the packet) kept
+         * per run of events that follow each other in one packet, as they mostly do, and for the
+         * events after a run's first their distance from the event before (2 bytes each, where
+         * an offset would take 4 or 8).
          */
         final class TraceLog {
             final Event.Field coreField;
@@ -375,19 +379,29 @@ public final class IndexTables {
             /** The map of the times to the reference clock, applied when the rows are read; null: they are on it. */
             dev.hetrace.sync.PiecewiseMap retimed;
             /**
-             * Per run ({@link #RUN_FIRST}...): its first event, the stream's id, the packet's
-             * offset; the stream file and the first event's index in the packet.
+             * Per run ({@link #RUN_FIRST_FILE}...): its first event and the stream file, the
+             * stream's id, the packet's offset in bytes, the first event's offset in the packet
+             * in bits.
              */
             final LongRows runs = new LongRows(4);
+            /**
+             * Per event, four to a long from the low bits up, its offset less the offset of the
+             * event before it in its run, in bits (0 for a run's first): events of up to 8 KiB
+             * follow each other in a run; a larger one begins a run.
+             */
+            final LongRows distances = new LongRows(1);
+            /** Where the long of the last event's distance is in {@code distances}' last chunk, and what it holds. */
+            int distanceAt;
+            long pendingDistances;
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             /** The CPU of the last event, and its number; an event of a trace without a core field has CPU −1, number 0. */
             long lastCpu = Long.MIN_VALUE;
             int lastCore;
-            /** The current run's stream file, packet and the index in it its next event would have. */
+            /** The current run's stream file and packet, and the offset of its last event in the packet. */
             int runFile = -1;
             long runPacket = -1;
-            int runNext = -1;
+            long runLast;
 
             /** The times to the reference clock (they were the trace's own). */
             void retime(dev.hetrace.sync.PiecewiseMap map) {
@@ -417,14 +431,16 @@ public final class IndexTables {
                         core(cpu);
                     }
                 }
-                if (!where.update(cursor)) {
-                    int index = where.index();
-                    if (index != runNext || where.streamFile() != runFile || where.packetOffset() != runPacket) {
-                        run(cursor.trace().streamId(cursor.stream()), index);
-                    }
-                    runNext = index;
+                boolean follows = where.update(cursor);
+                long at = where.eventOffset();
+                long distance = at - runLast;
+                // a stream parked and resumed goes on in its packet: the same run
+                if (!follows && (where.streamFile() != runFile || where.packetOffset() != runPacket)
+                        || distance <= 0 || distance > MAX_DISTANCE) {
+                    run(cursor.trace().streamId(cursor.stream()), at);
+                    distance = 0;
                 }
-                runNext++;
+                runLast = at;
                 long since = OTHER;
                 long time = Long.MIN_VALUE;
                 if (cursor.hasTime()) {
@@ -435,6 +451,13 @@ public final class IndexTables {
                     previous = t;
                 }
                 int o = rows.append();
+                if ((o & 3) == 0) {
+                    distanceAt = distances.append();
+                    pendingDistances = distance;
+                } else {
+                    pendingDistances |= distance << ((o & 3) << 4);
+                }
+                distances.lastChunk().setAtIndex(LongRows.L, distanceAt, pendingDistances);
                 if (since >= 0 && since < OTHER && (name | lastCore) < 0x10000) {
                     rows.lastChunk().setAtIndex(LongRows.L, o, since << 32 | (long) name << 16 | lastCore);
                 } else {
@@ -461,21 +484,21 @@ public final class IndexTables {
                 lastCore = id;
             }
 
-            /** A run of events in one packet begins with this one. */
-            private void run(long streamId, int index) {
+            /** A run of events in one packet begins with this one, {@code at} bits into its packet. */
+            private void run(long streamId, long at) {
                 runFile = where.streamFile();
                 runPacket = where.packetOffset();
                 int o = runs.append();
                 MemorySegment c = runs.lastChunk();
-                c.setAtIndex(LongRows.L, o + RUN_FIRST, rows.size());
+                c.setAtIndex(LongRows.L, o + RUN_FIRST_FILE, LongRows.pair(rows.size(), runFile));
                 c.setAtIndex(LongRows.L, o + RUN_STREAM, streamId);
                 c.setAtIndex(LongRows.L, o + RUN_PACKET, runPacket);
-                c.setAtIndex(LongRows.L, o + RUN_FILE_INDEX, LongRows.pair(runFile, index));
+                c.setAtIndex(LongRows.L, o + RUN_OFFSET, at);
             }
 
             /** The first event of run {@code r}, or the count of events past the last run. */
             int runFirst(int r) {
-                return r < runs.size() ? (int) runs.get(r, RUN_FIRST) : rows.size();
+                return r < runs.size() ? LongRows.high(runs.get(r, RUN_FIRST_FILE)) : rows.size();
             }
         }
 
@@ -486,7 +509,7 @@ public final class IndexTables {
                 ParquetFile.Column.names("name", false, new ArrayList<>(eventNames)),
                 ParquetFile.Column.names("core", true, coreNames), ParquetFile.Column.ints("trace_index", false),
                 ParquetFile.Column.ints("stream_file", false), ParquetFile.Column.longs("packet", false),
-                ParquetFile.Column.ints("event_index", false));
+                ParquetFile.Column.longs("event_offset", false));
         }
 
         /** The map of trace {@code t}'s times to the reference clock, null when they are on it (or no such trace). */
@@ -512,23 +535,20 @@ public final class IndexTables {
             }
             return new ParquetFile.Rows() {
                 final long[] block = new long[1024];
+                /** The distances of the events of {@code block}, four to a long. */
+                final long[] distance = new long[block.length / 4 + 1];
                 int trace;
                 int next;
                 int run;
                 /** The current trace's next row told in full, the time its next event's is told from, its map. */
                 int other;
                 long previous;
+                /** The offset of the event before {@code next} in its packet. */
+                long offset;
                 dev.hetrace.sync.PiecewiseMap.Walker map = walker(0);
 
                 @Override
                 public int fill(ParquetFile.Group out, int capacity) {
-                    long[] vStream = out.longs[1];
-                    long[] vTime = out.longs[2];
-                    int[] vName = out.ints[3];
-                    int[] vCore = out.ints[4];
-                    long[] vFile = out.longs[6];
-                    long[] vPacket = out.longs[7];
-                    long[] vIndex = out.longs[8];
                     int row = 0;
                     while (row < capacity && trace < logs.length) {
                         TraceLog l = logs[trace];
@@ -541,7 +561,6 @@ public final class IndexTables {
                             map = walker(trace);
                             continue;
                         }
-                        int[] cores = core[trace];
                         int from = row;
                         while (row < capacity && next < l.rows.size()) {
                             // rows within one run, read a block at a time
@@ -549,46 +568,8 @@ public final class IndexTables {
                                 run++;
                             }
                             int n = l.rows.read(next, Math.min(capacity - row, l.runFirst(run + 1) - next), block);
-                            long fileIndex = l.runs.get(run, RUN_FILE_INDEX);
-                            Arrays.fill(vStream, row, row + n, l.runs.get(run, RUN_STREAM));
-                            Arrays.fill(vPacket, row, row + n, l.runs.get(run, RUN_PACKET));
-                            Arrays.fill(vFile, row, row + n, LongRows.high(fileIndex));
-                            long index = LongRows.low(fileIndex) + (next - l.runs.get(run, RUN_FIRST));
-                            for (int j = 0; j < n; j++) {
-                                int r = row + j;
-                                long v = block[j];
-                                long time;
-                                int name;
-                                int core;
-                                if (v >>> 32 != OTHER) {
-                                    time = previous + (v >>> 32);
-                                    previous = time;
-                                    name = (int) (v >>> 16) & 0xFFFF;
-                                    core = (int) v & 0xFFFF;
-                                } else {
-                                    time = l.others.get(other, EXCEPTION_TIME);
-                                    long ids = l.others.get(other, EXCEPTION_IDS);
-                                    other++;
-                                    name = LongRows.high(ids);
-                                    core = LongRows.low(ids);
-                                    if (time != Long.MIN_VALUE) {
-                                        previous = time;
-                                    }
-                                }
-                                if (time == Long.MIN_VALUE) {
-                                    out.setNull(2, r);
-                                } else if (map != null) {
-                                    time = map.apply(time);
-                                }
-                                vTime[r] = time;
-                                vName[r] = name;
-                                int cr = cores[core];
-                                if (cr < 0) {
-                                    out.setNull(4, r);
-                                }
-                                vCore[r] = cr;
-                                vIndex[r] = index + j;
-                            }
+                            positions(out, l, row, n);
+                            events(out, l, core[trace], row, n);
                             row += n;
                             next += n;
                         }
@@ -596,6 +577,68 @@ public final class IndexTables {
                         Arrays.fill(out.longs[5], from, row, trace);
                     }
                     return row;
+                }
+
+                // each step a method of its own: small loops, each quick for the JIT to compile
+
+                /** Rows {@code row} on: the positions of the {@code n} events from {@code next} on, all in run {@code run}. */
+                private void positions(ParquetFile.Group out, TraceLog l, int row, int n) {
+                    long firstFile = l.runs.get(run, RUN_FIRST_FILE);
+                    Arrays.fill(out.longs[1], row, row + n, l.runs.get(run, RUN_STREAM));
+                    Arrays.fill(out.longs[7], row, row + n, l.runs.get(run, RUN_PACKET));
+                    Arrays.fill(out.longs[6], row, row + n, LongRows.low(firstFile));
+                    // each offset the one before plus its distance (0 for the run's first)
+                    int d0 = next >>> 2;
+                    l.distances.read(d0, ((next + n - 1) >>> 2) - d0 + 1, distance);
+                    long at = next == LongRows.high(firstFile) ? l.runs.get(run, RUN_OFFSET) : offset;
+                    long[] vOffset = out.longs[8];
+                    for (int j = 0; j < n; j++) {
+                        int e = next + j;
+                        at += (distance[(e >>> 2) - d0] >>> ((e & 3) << 4)) & MAX_DISTANCE;
+                        vOffset[row + j] = at;
+                    }
+                    offset = at;
+                }
+
+                /** Rows {@code row} on: the times, names and cores of the {@code n} events of {@code block}. */
+                private void events(ParquetFile.Group out, TraceLog l, int[] cores, int row, int n) {
+                    long[] vTime = out.longs[2];
+                    int[] vName = out.ints[3];
+                    int[] vCore = out.ints[4];
+                    for (int j = 0; j < n; j++) {
+                        int r = row + j;
+                        long v = block[j];
+                        long time;
+                        int name;
+                        int core;
+                        if (v >>> 32 != OTHER) {
+                            time = previous + (v >>> 32);
+                            previous = time;
+                            name = (int) (v >>> 16) & 0xFFFF;
+                            core = (int) v & 0xFFFF;
+                        } else {
+                            time = l.others.get(other, EXCEPTION_TIME);
+                            long ids = l.others.get(other, EXCEPTION_IDS);
+                            other++;
+                            name = LongRows.high(ids);
+                            core = LongRows.low(ids);
+                            if (time != Long.MIN_VALUE) {
+                                previous = time;
+                            }
+                        }
+                        if (time == Long.MIN_VALUE) {
+                            out.setNull(2, r);
+                        } else if (map != null) {
+                            time = map.apply(time);
+                        }
+                        vTime[r] = time;
+                        vName[r] = name;
+                        int cr = cores[core];
+                        if (cr < 0) {
+                            out.setNull(4, r);
+                        }
+                        vCore[r] = cr;
+                    }
                 }
             };
         }

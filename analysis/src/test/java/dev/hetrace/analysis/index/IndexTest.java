@@ -14,6 +14,7 @@ import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.write.CtfWriter;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.nio.charset.StandardCharsets;
@@ -187,7 +188,7 @@ class IndexTest {
     /** An event as a direct read gives it: its time, name and the line {@code hetrace print --format json} writes. */
     private record Direct(long time, String name, String json) {}
 
-    /** Every event of {@code trace} read directly, by its position (stream file, packet, index). */
+    /** Every event of {@code trace} read directly, by its position (stream file, packet, offset in the packet). */
     private static Map<List<Long>, Direct> directByPosition(Path trace) throws Exception {
         Map<List<Long>, Direct> out = new HashMap<>();
         TextSink sink = new TextSink(null);
@@ -200,7 +201,7 @@ class IndexTest {
                 json.print(r.cursor());
                 Direct d = new Direct(r.event().timeNanos(), r.event().name(),
                     new String(sink.buffer(), 0, sink.length(), StandardCharsets.UTF_8));
-                assertThat(out.put(List.of((long) where.streamFile(), where.packetOffset(), (long) where.index()), d))
+                assertThat(out.put(List.of((long) where.streamFile(), where.packetOffset(), where.eventOffset()), d))
                     .as("one event per position").isNull();
             }
         }
@@ -209,9 +210,9 @@ class IndexTest {
 
     /**
      * Every row of a one-trace index: its position leads, by a direct read and by
-     * {@link EventPosition#decode}, to the event of the same time and name, and its fields are
-     * that event's scopes as {@code hetrace print --format json} writes them (the packet
-     * context left out). Returns the streams and packets the rows span.
+     * {@link EventPosition#decode}, to the event of the same time (by the direct read) and name,
+     * and its fields are that event's scopes as {@code hetrace print --format json} writes them
+     * (the packet context left out). Returns the streams and packets the rows span.
      */
     private static long[] checkPositionsAndFields(Path trace, TraceIndex index) throws Exception {
         Map<List<Long>, Direct> direct = directByPosition(trace);
@@ -220,7 +221,7 @@ class IndexTest {
         long rows = 0;
         try (Connection c = index.connect();
              PreparedStatement s = c.prepareStatement("select e.time_ns, e.name::varchar, e.fields::varchar, r.stream_file, "
-                 + "r.packet, r.event_index from events e positional join read_parquet('"
+                 + "r.packet, r.event_offset from events e positional join read_parquet('"
                  + index.folder().resolve("events.parquet") + "') r");
              ResultSet rs = s.executeQuery();
              CtfReader again = CtfReader.open(trace)) {
@@ -234,9 +235,8 @@ class IndexTest {
                 assertThat(rs.getString(2)).isEqualTo(d.name());
                 // {"stream_context":...,"payload":...} is how the printed line ends
                 assertThat(d.json()).endsWith(rs.getString(3).substring(1) + "\n");
-                StreamDecoder decoded = position.decode((int) rs.getLong(4), rs.getLong(5), (int) rs.getLong(6));
+                StreamDecoder decoded = position.decode((int) rs.getLong(4), rs.getLong(5), rs.getLong(6));
                 assertThat(decoded).isNotNull();
-                assertThat(EventPosition.timeNanos(decoded)).isEqualTo(d.time());
                 assertThat(decoded.event().cls.name()).isEqualTo(d.name());
                 streams.add(rs.getLong(4));
                 packets.add(at.subList(0, 2));
@@ -266,6 +266,47 @@ class IndexTest {
     }
 
     @Test
+    void eventsOfAnySizeInLargePacketsAreFoundAgainByTheirPositions() throws Exception {
+        // the index keeps each event's distance from the one before in 16 bits: events of more
+        // than 8 KiB, between small ones, in 1 MiB packets of two streams
+        Path trace = dir.resolve("sizes");
+        try (CtfWriter w = CtfWriter.create(trace, """
+            /* CTF 1.8 */
+            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+            typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+            trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t stream_id; }; };
+            clock { name = c; freq = 1000000000; offset_s = 1700000000; };
+            typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := clk64;
+            typealias integer { size = 16; align = 1; signed = false; map = clock.c.value; } := clk16;
+            stream {
+                id = 0;
+                packet.context := struct { clk64 timestamp_begin; clk64 timestamp_end; uint64_t content_size;
+                    uint64_t packet_size; uint32_t cpu_id; };
+                event.header := struct { uint32_t id; clk16 timestamp; };
+            };
+            event { name = tick; id = 0; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
+            """)) {
+            java.util.Random random = new java.util.Random(5);
+            for (int cpu = 0; cpu < 2; cpu++) {
+                var s = w.stream(0, cpu, "stream_" + cpu).packetSize(1 << 20);
+                s.packetContext("cpu_id", (long) cpu);
+                long t = 1000;
+                for (int n = 0; n < 3000; n++) {
+                    t += random.nextInt(60_000);
+                    int size = random.nextInt(10) == 0 ? 8190 + random.nextInt(40_000) : random.nextInt(40);
+                    s.event(0, t, Map.of("n", (long) n, "msg", "x".repeat(size)));
+                }
+            }
+        }
+        Path mapping = Files.writeString(dir.resolve("tick.yaml"),
+            "name: tick\ncore: packet_context.cpu_id\nevents:\n  - {event: tick, does: enter, func: =tick}\n");
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> { });
+        long[] spans = checkPositionsAndFields(trace, index);
+        assertThat(spans[0]).as("streams").isEqualTo(2);
+        assertThat(spans[1]).as("packets").isGreaterThan(4);
+    }
+
+    @Test
     void theIndexFolderHoldsTheLargeTablesAsParquetFilesThatHetraceMakesViewsOf() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
         Path slave = r.slaves().getFirst();
@@ -278,7 +319,7 @@ class IndexTest {
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
             assertThat(strings(c, "select column_name from (describe select * from read_parquet('"
                 + index.folder().resolve("events.parquet") + "'))")).containsExactly("trace", "stream", "time_ns", "name",
-                "core", "trace_index", "stream_file", "packet", "event_index");
+                "core", "trace_index", "stream_file", "packet", "event_offset");
             assertThat(strings(c, "select distinct name from read_parquet('" + index.folder().resolve("events.parquet")
                 + "') where name = 'task_switch'")).containsExactly("task_switch");
         }

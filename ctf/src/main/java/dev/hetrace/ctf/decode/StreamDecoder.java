@@ -408,6 +408,42 @@ public final class StreamDecoder {
         previousEnd = previousEndCycles;
     }
 
+    /**
+     * Decodes the one event that starts {@code eventOffsetBits} into the packet at
+     * {@code packetOffsetBits} of file {@code fileIndex}, as {@link #next()} would have, but
+     * reading nothing else than that packet's header and context (again only when the decoder
+     * stands in another packet) and that event: its fields are those a full read decodes, for a
+     * field's length or variant tag lies in the event itself or in the packet's header or context
+     * (a reference cannot reach into an earlier event: {@link TracePlan} resolves it through
+     * structs only). Its time is not: a compact timestamp counts from the clock the events before
+     * it left, which is not known here. False when the offset is outside the packet's events.
+     * Losses are not looked for; an error names packet 0 of the file (its number is not known).
+     */
+    public boolean decodeAt(int fileIndex, long packetOffsetBits, long eventOffsetBits) throws StreamDecodingException {
+        if (packet == null || this.fileIndex != fileIndex || packet.offsetBits() != packetOffsetBits) {
+            if (fileIndex < 0 || fileIndex >= files.size()) {
+                return false;
+            }
+            this.fileIndex = fileIndex - 1;
+            nextFile();
+            if (packetOffsetBits < 0 || packetOffsetBits >= fileBits) {
+                packet = null;
+                return false;
+            }
+            packetNumber = -1;
+            packet = null;
+            stream = null;
+            losses.clear();
+            readPacket(packetOffsetBits, true);
+        }
+        if (eventOffsetBits < packetOffsetBits + packet.eventsBits() || eventOffsetBits >= limit) {
+            return false;
+        }
+        pos = eventOffsetBits;
+        decodeEvent();
+        return true;
+    }
+
     /** Index of the file being decoded among the stream's files. */
     public int fileIndex() {
         return fileIndex;
