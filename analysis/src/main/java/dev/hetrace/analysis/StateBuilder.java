@@ -542,8 +542,6 @@ public final class StateBuilder {
         int lastBlockedRow = -1;
         /** The queue the task said it is about to block on (a wait event), until it runs again; −1 if none. */
         int waitQueue = -1;
-        /** Flags of the state it is in since {@link #outSince} (START_UNKNOWN: since before the trace). */
-        int outFlags;
         /** The core it runs on, −1 when it is not running. */
         int runningOn = -1;
         /** Whether the trace has shown its state: switched in or out, woken, or created. */
@@ -994,13 +992,12 @@ public final class StateBuilder {
             s.outSince = t;
             s.outState = StateModel.RUNNABLE;
             s.outEpoch = epoch;
-            s.outFlags = 0;
         }
 
         /** Ends the state a task was in since it left its core (or was woken) at {@code t}. */
         private void closeOut(int task, TaskState s, long t) {
             int row = taskStateRows.add(s.outSince, t, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
-                s.outState, 0, s.outFlags | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
+                s.outState, 0, (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
             if (s.outState == StateModel.BLOCKED) {
                 s.lastBlockedRow = row;
             }
@@ -1224,7 +1221,6 @@ public final class StateBuilder {
                 ps.outSince = t;
                 ps.outEpoch = epoch;
                 ps.outState = state;
-                ps.outFlags = 0;
             }
             TaskState ns = taskStates.get(next);
             ns.lastBlockedRow = -1;
@@ -1430,7 +1426,7 @@ public final class StateBuilder {
                 }
                 if (s.outSince >= 0 && last >= s.outSince) {
                     taskStateRows.add(s.outSince, last, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
-                        s.outState, 0, s.outFlags | StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
+                        s.outState, 0, StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
                 }
             }
             markLosses();
