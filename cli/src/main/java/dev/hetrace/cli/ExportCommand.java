@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 @Command(name = "export", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Write the traces' tables for other tools.", "",
         "The tables are those of 'hetrace query' (events, intervals, calls,",
-        "messages, sync_pairs, sync_messages, stats, traces, cores, tasks; see",
+        "messages, wakeups, sync_pairs, sync_messages, stats, traces, cores, tasks; see",
         "docs/analysis.md), from the same cached index; or the synchronized",
         "timeline for the viewers",
         "people already have. One format per run:",

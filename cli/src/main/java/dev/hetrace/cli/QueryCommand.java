@@ -18,7 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, sync pairs and messages, statistics). */
+/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, wake-ups, sync pairs and messages, statistics). */
 @Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Run SQL over the traces' tables and print the result.", "",
         "The last argument is the SQL; the ones before it are the traces (trace",
@@ -36,13 +36,15 @@ import picocli.CommandLine.Parameters;
         "              fields->>'$.payload.next_task')",
         "  intervals   kind (run, task_state, irq), start_ns, end_ns, duration_ns,",
         "              trace, core, task, irq, state (running, idle, preempted,",
-        "              blocked, waiting), queue, depth, start_unknown,",
-        "              end_unknown, events_lost",
+        "              blocked, waiting, runnable, dead), queue, depth,",
+        "              start_unknown, end_unknown, events_lost",
         "  calls       start_ns, end_ns, duration_ns, self_ns, trace, task,",
         "              function, depth, start_unknown, end_unknown, events_lost",
         "  messages    queue, id, send_ns, send_core, send_task, receive_ns,",
         "              receive_core, receive_task, latency_ns, start_unknown,",
         "              end_unknown",
+        "  wakeups     time_ns, task (made runnable), waker (the task running where",
+        "              it happened), core, irq (the interrupt that woke it, if any)",
         "  sync_pairs  reference, other, quality, to_other, to_reference,",
         "              accuracy_ns, slope, drift_ppm, pivot_ns, pivot_ref_ns",
         "  sync_messages  rule, sender, receiver, send_ns, receive_ns (own clocks),",

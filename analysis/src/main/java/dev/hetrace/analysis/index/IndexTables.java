@@ -42,11 +42,11 @@ import org.duckdb.DuckDBConnection;
  */
 public final class IndexTables {
     /** The tables, in the order they are documented. */
-    public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "sync_pairs",
+    public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "wakeups", "sync_pairs",
         "sync_messages", "stats", "traces", "cores", "tasks");
 
     /** The tables kept as Parquet files, each {@code NAME.parquet} in the index's folder. */
-    static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages", "sync_messages");
+    static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages", "wakeups", "sync_messages");
 
     /** The small tables, in the DuckDB file; the ENUM types of names are made per index ({@link #create}). */
     static final String SCHEMA = """
@@ -74,7 +74,9 @@ public final class IndexTables {
             + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, receive_ns - send_ns AS latency_ns, start_unknown, "
             + "end_unknown",
         "sync_messages", "rule, sender::trace_name AS sender, receiver::trace_name AS receiver, send_ns, receive_ns, "
-            + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns");
+            + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns",
+        "wakeups", "time_ns, task::task_name AS task, waker::task_name AS waker, core::core_name AS core, "
+            + "irq::function_name AS irq");
 
     private static final List<String> KINDS = List.of("run", "task_state", "irq");
     private static final List<String> STATES = java.util.stream.IntStream.range(0, StateModel.STATES)
@@ -116,6 +118,10 @@ public final class IndexTables {
     }
 
     private static String enumType(String name, Collection<String> values) {
+        if (values.isEmpty()) {
+            // DuckDB fails to cast even NULL to an ENUM of no value: a column that is all NULL is text
+            return "CREATE TYPE " + name + " AS VARCHAR;\n";
+        }
         StringBuilder sb = new StringBuilder("CREATE TYPE ").append(name).append(" AS ENUM (");
         String sep = "";
         for (String v : new LinkedHashSet<>(values)) {
@@ -162,7 +168,9 @@ public final class IndexTables {
             () -> ParquetFile.write(dir.resolve("calls.parquet"), CallRows.columns(model, tasks, functions),
                 new CallRows(model), "calls", model.calls().size(), notes),
             () -> ParquetFile.write(dir.resolve("messages.parquet"), MessageRows.columns(model, tasks),
-                new MessageRows(model), "messages", model.messages().size(), notes));
+                new MessageRows(model), "messages", model.messages().size(), notes),
+            () -> ParquetFile.write(dir.resolve("wakeups.parquet"), WakeupRows.columns(model, tasks, functions),
+                new WakeupRows(model), "wake-ups", model.wakeups(), notes));
     }
 
     /** The tasks as the tables name them (with their trace when there are several). */
@@ -903,6 +911,43 @@ public final class IndexTables {
                 i += n;
             }
             return row;
+        }
+    }
+
+    /** The wake-ups: the task made runnable, and the task or interrupt that woke it on which core. */
+    private static final class WakeupRows implements ParquetFile.Rows {
+        final StateModel m;
+        int i;
+
+        WakeupRows(StateModel m) {
+            this.m = m;
+        }
+
+        static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
+            return List.of(ParquetFile.Column.longs("time_ns", false), ParquetFile.Column.names("task", false, tasks),
+                ParquetFile.Column.names("waker", true, tasks), ParquetFile.Column.names("core", true, modelCores(m)),
+                ParquetFile.Column.names("irq", true, functions));
+        }
+
+        @Override
+        public int fill(ParquetFile.Group out, int capacity) {
+            int n = Math.min(capacity, m.wakeups() - i);
+            for (int row = 0; row < n; row++, i++) {
+                out.setLong(0, row, m.wakeupTime(i));
+                out.setInt(1, row, m.wakeupTask(i));
+                nameOrNull(out, 2, row, m.wakerTask(i));
+                nameOrNull(out, 3, row, m.wakerCore(i));
+                nameOrNull(out, 4, row, m.wakerIrq(i));
+            }
+            return n;
+        }
+
+        private static void nameOrNull(ParquetFile.Group out, int column, int row, int id) {
+            if (id >= 0) {
+                out.setInt(column, row, id);
+            } else {
+                out.setNull(column, row);
+            }
         }
     }
 

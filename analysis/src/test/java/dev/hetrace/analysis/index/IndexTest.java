@@ -313,7 +313,7 @@ class IndexTest {
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
         try (Stream<Path> s = Files.list(index.folder())) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
-                "intervals.parquet", "calls.parquet", "messages.parquet", "sync_messages.parquet");
+                "intervals.parquet", "calls.parquet", "messages.parquet", "wakeups.parquet", "sync_messages.parquet");
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
@@ -380,6 +380,18 @@ class IndexTest {
                 total += runs.duration(i);
             }
             assertThat(one(c, "select sum(duration_ns) from intervals where kind = 'run'")).isEqualTo(total);
+            // the wake-ups, with their wakers: a task or the interrupt then in progress
+            long byIrq = 0;
+            long timeSum = 0;
+            for (int i = 0; i < m.wakeups(); i++) {
+                byIrq += m.wakerIrq(i) >= 0 ? 1 : 0;
+                timeSum += m.wakeupTime(i) % 1_000_000_007L;
+            }
+            assertThat(m.wakeups()).isPositive();
+            assertThat(one(c, "select count(*) from wakeups")).isEqualTo(m.wakeups());
+            assertThat(one(c, "select count(*) from wakeups where irq is not null")).isEqualTo(byIrq);
+            assertThat(one(c, "select sum(time_ns % 1000000007) from wakeups")).isEqualTo(timeSum);
+            assertThat(one(c, "select count(*) from wakeups w join tasks t on t.task = w.task::varchar where t.idle")).isZero();
             assertThat(one(c, "select count(*) from sync_pairs")).isZero();
             assertThat(one(c, "select count(*) from sync_messages")).isZero();
             assertThat(strings(c, "select mapping from traces")).containsExactly("lttng-kernel");
