@@ -736,29 +736,28 @@ public final class Waits {
 
     /** The core {@code task} ran on longest within {@code [from, to)}, else the first core of its trace, or −1. */
     public int coreOf(int task, long from, long to) {
-        int trace = m.tasks().get(task).trace();
+        // its runs within the range (an instant: the run it is in), summed per core
+        Map<Integer, long[]> ran = new LinkedHashMap<>();
+        IntervalTable r = m.runs();
+        taskRuns.overlapping(task, from, Math.max(to, from + 1), (row, s, e) ->
+            ran.computeIfAbsent(r.owner(row), k -> new long[1])[0] += e - s);
         int best = -1;
         long most = 0;
-        int firstOfTrace = -1;
-        for (int c = 0; c < m.cores().size(); c++) {
-            if (m.cores().get(c).trace() != trace) {
-                continue;
-            }
-            if (firstOfTrace < 0) {
-                firstOfTrace = c;
-            }
-            long[] sum = {0};
-            IntervalTable r = m.runs();
-            runs.overlapping(c, from, to, (row, s, e) -> {
-                if (r.subject(row) == task) {
-                    sum[0] += e - s;
-                }
-            });
-            if (sum[0] > most) {
-                most = sum[0];
-                best = c;
+        for (var e : ran.entrySet()) {
+            if (e.getValue()[0] > most) {
+                most = e.getValue()[0];
+                best = e.getKey();
             }
         }
-        return best >= 0 ? best : firstOfTrace;
+        if (best >= 0) {
+            return best;
+        }
+        int trace = m.tasks().get(task).trace();
+        for (int c = 0; c < m.cores().size(); c++) {
+            if (m.cores().get(c).trace() == trace) {
+                return c;
+            }
+        }
+        return -1;
     }
 }

@@ -208,8 +208,7 @@ class LttngUstStateTest {
                     long ran = waits.runningTime(task, calls.start(i), calls.end(i));
                     long preempted = waits.timeIn(task, StateModel.PREEMPTED, calls.start(i), calls.end(i));
                     assertThat(ran + preempted).as("call %d of %d", i, tid).isEqualTo(calls.duration(i));
-                    assertThat(waits.coreOf(task, calls.start(i), calls.end(i)) < 0 ? "" : m.cores().get(waits.coreOf(task,
-                        calls.start(i), calls.end(i))).name()).endsWith("/cpu" + cpu);
+                    assertThat(m.cores().get(waits.coreOf(task, calls.start(i), calls.end(i))).name()).endsWith("/cpu" + cpu);
                 }
             }
             final long t0 = tid;
