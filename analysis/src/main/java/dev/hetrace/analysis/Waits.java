@@ -734,7 +734,11 @@ public final class Waits {
         return sum[0];
     }
 
-    /** The core {@code task} ran on longest within {@code [from, to)}, else the first core of its trace, or −1. */
+    /**
+     * The core {@code task} ran on longest within {@code [from, to)} (an instant: the one it ran on
+     * then), else the one it last ran on before (or first after), else the first core of its
+     * trace, or −1.
+     */
     public int coreOf(int task, long from, long to) {
         // its runs within the range (an instant: the run it is in), summed per core
         Map<Integer, long[]> ran = new LinkedHashMap<>();
@@ -751,6 +755,12 @@ public final class Waits {
         }
         if (best >= 0) {
             return best;
+        }
+        // not running then (preempted, blocked): the core it last ran on before, else first after
+        int[] rows = taskRuns.rows(task);
+        if (rows.length > 0) {
+            int k = taskRuns.after(task, from) - 1;
+            return r.owner(rows[Math.max(0, k)]);
         }
         int trace = m.tasks().get(task).trace();
         for (int c = 0; c < m.cores().size(); c++) {

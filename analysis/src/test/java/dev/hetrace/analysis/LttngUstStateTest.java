@@ -208,7 +208,9 @@ class LttngUstStateTest {
                     long ran = waits.runningTime(task, calls.start(i), calls.end(i));
                     long preempted = waits.timeIn(task, StateModel.PREEMPTED, calls.start(i), calls.end(i));
                     assertThat(ran + preempted).as("call %d of %d", i, tid).isEqualTo(calls.duration(i));
-                    assertThat(m.cores().get(waits.coreOf(task, calls.start(i), calls.end(i))).name()).endsWith("/cpu" + cpu);
+                    assertThat(m.cores().get(waits.coreOf(task, calls.start(i), calls.end(i))).name())
+                        .as("call %d of thread %d (%s) from %d to %d", i, tid, m.name(calls.subject(i)), calls.start(i), calls.end(i))
+                        .endsWith("/cpu" + cpu);
                 }
             }
             final long t0 = tid;
