@@ -395,11 +395,11 @@ public final class IndexTables {
             /**
              * Per event, four to a long from the low bits up, its offset less the offset of the
              * event before it in its run, in bits (0 for a run's first): events of up to 8 KiB
-             * follow each other in a run; a larger one begins a run.
+             * follow each other in a run; a larger one begins a run. A long is written once its
+             * four are known, the last by {@link #flushDistances}.
              */
             final LongRows distances = new LongRows(1);
-            /** Where the long of the last event's distance is in {@code distances}' last chunk, and what it holds. */
-            int distanceAt;
+            /** The distances of the events since the last long of {@code distances}, fewer than four. */
             long pendingDistances;
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
@@ -443,8 +443,8 @@ public final class IndexTables {
                 long at = where.eventOffset();
                 long distance = at - runLast;
                 // a stream parked and resumed goes on in its packet: the same run
-                if (!follows && (where.streamFile() != runFile || where.packetOffset() != runPacket)
-                        || distance <= 0 || distance > MAX_DISTANCE) {
+                if (distance > MAX_DISTANCE
+                        || !follows && (distance <= 0 || where.streamFile() != runFile || where.packetOffset() != runPacket)) {
                     run(cursor.trace().streamId(cursor.stream()), at);
                     distance = 0;
                 }
@@ -459,13 +459,12 @@ public final class IndexTables {
                     previous = t;
                 }
                 int o = rows.append();
-                if ((o & 3) == 0) {
-                    distanceAt = distances.append();
-                    pendingDistances = distance;
-                } else {
-                    pendingDistances |= distance << ((o & 3) << 4);
+                int k = o & 3;
+                pendingDistances = k == 0 ? distance : pendingDistances | distance << (k << 4);
+                if (k == 3) {
+                    int d = distances.append();
+                    distances.lastChunk().setAtIndex(LongRows.L, d, pendingDistances);
                 }
-                distances.lastChunk().setAtIndex(LongRows.L, distanceAt, pendingDistances);
                 if (since >= 0 && since < OTHER && (name | lastCore) < 0x10000) {
                     rows.lastChunk().setAtIndex(LongRows.L, o, since << 32 | (long) name << 16 | lastCore);
                 } else {
@@ -504,6 +503,14 @@ public final class IndexTables {
                 c.setAtIndex(LongRows.L, o + RUN_OFFSET, at);
             }
 
+            /** Writes the distances of the last events, fewer than four, once the pass is over. */
+            void flushDistances() {
+                if ((long) distances.size() * 4 < rows.size()) {
+                    int d = distances.append();
+                    distances.lastChunk().setAtIndex(LongRows.L, d, pendingDistances);
+                }
+            }
+
             /** The first event of run {@code r}, or the count of events past the last run. */
             int runFirst(int r) {
                 return r < runs.size() ? LongRows.high(runs.get(r, RUN_FIRST_FILE)) : rows.size();
@@ -527,6 +534,11 @@ public final class IndexTables {
 
         /** The rows, trace by trace, the cores numbered as {@code coreNames}: a core not in it is NULL. */
         ParquetFile.Rows rows(List<String> coreNames) {
+            for (TraceLog l : logs) {
+                if (l != null) {
+                    l.flushDistances();
+                }
+            }
             Map<String, Integer> byName = new HashMap<>();
             for (String c : coreNames) {
                 byName.putIfAbsent(c, byName.size());

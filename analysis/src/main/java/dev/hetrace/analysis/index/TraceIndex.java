@@ -266,6 +266,8 @@ public final class TraceIndex {
                 }
             }
         });
+        // DuckDB unpacks its native library (60 MB) and loads it when first used: meanwhile the pass reads
+        Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
         // one pass: the state model, and the events' narrow rows as the pass reads them
         StateBuilder.Input in;
         StateModel model;
@@ -297,6 +299,15 @@ public final class TraceIndex {
             }
         }
         return model.events();
+    }
+
+    /** Loads DuckDB's native library (a database in memory opened and closed); a failure is told by the index's own use. */
+    private static void loadDuckDb() {
+        try {
+            DriverManager.getConnection("jdbc:duckdb:").close();
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            // the index's connection says what is wrong
+        }
     }
 
     /** The index's folder in the cache. */

@@ -15,7 +15,7 @@ import net.jqwik.api.Property;
  * at any bit alignment, barectf's and LTTng's event headers with compact timestamps, packets of
  * several sizes), every event is found again by its position with the fields a read in order gives.
  */
-class EventPositionProperties {
+class EventPositionPropertyTest {
     @Property(tries = 100)
     void everyWrittenEventIsFoundAgainByItsPosition(@ForAll Random random) throws Exception {
         Path dir = Files.createTempDirectory("hetrace-positions");
