@@ -93,6 +93,7 @@ public final class TraceIndex {
                                   Map<String, String> symbols, Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
+        DuckDbLibrary.require(); // before a build that could not be written
         if (complete(folder)) {
             used(folder);
             return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
@@ -137,6 +138,7 @@ public final class TraceIndex {
 
     /** The traces' paths an index was built from (its traces table), in order. */
     public static List<String> tracePaths(Path folder) throws SQLException {
+        requireDuckDb();
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p)) {
@@ -266,7 +268,8 @@ public final class TraceIndex {
                 }
             }
         });
-        // DuckDB unpacks its native library (60 MB) and loads it when first used: meanwhile the pass reads
+        // DuckDB loads its native library (60 MB) when first used: meanwhile the pass reads
+        DuckDbLibrary.require();
         Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
         // one pass: the state model, and the events' narrow rows as the pass reads them
         StateBuilder.Input in;
@@ -299,6 +302,15 @@ public final class TraceIndex {
             }
         }
         return model.events();
+    }
+
+    /** {@link DuckDbLibrary#require} for the methods that fail with SQLException. */
+    private static void requireDuckDb() throws SQLException {
+        try {
+            DuckDbLibrary.require();
+        } catch (IOException e) {
+            throw new SQLException(e.getMessage(), e);
+        }
     }
 
     /** Loads DuckDB's native library (a database in memory opened and closed); a failure is told by the index's own use. */
@@ -336,6 +348,7 @@ public final class TraceIndex {
 
     /** A read-only connection to the index in {@code folder} (see {@link #connect()}). */
     public static Connection connect(Path folder) throws SQLException {
+        requireDuckDb();
         Properties p = new Properties();
         p.setProperty("duckdb.read_only", "true");
         Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p);
