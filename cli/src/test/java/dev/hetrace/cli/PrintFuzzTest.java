@@ -18,9 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
  * {@code hetrace print} on arbitrary metadata and stream bytes either succeeds or stops with
  * one clean error line: never a stack trace, an internal error, a hang or a runaway
  * allocation. An input is a metadata text, the separator line {@code #STREAM#}, then the bytes
- * of the one stream file; the seeds (written by hetrace's CTF writer) are in
- * {@code PrintFuzzTestInputs/}. With {@code JAZZER_FUZZ=1} (as the build sets it) Jazzer
- * mutates them for the duration given below; without, only the seeds run.
+ * of the one stream file. The build replays the committed inputs of
+ * {@code PrintFuzzTestInputs/} (seeds written by hetrace's CTF writer, and what earlier fuzzing
+ * found that reached new code); with {@code -Pfuzz} ({@code JAZZER_FUZZ=1}) Jazzer mutates them
+ * for the duration given below, and what it finds can be committed there.
  */
 class PrintFuzzTest {
     private static final byte[] SEPARATOR = "\n#STREAM#\n".getBytes(StandardCharsets.US_ASCII);
