@@ -20,7 +20,9 @@ final class Serving {
         int port = 0;
 
         @Option(names = "--bind", paramLabel = "ADDR",
-            description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface).")
+            description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface)."
+                + " Requests must name the server (localhost, an IP address, ADDR, or beyond the loopback this machine's"
+                + " name, with the port); others, and other sites' pages, get a 403.")
         String bind = "127.0.0.1";
 
         @Option(names = "--open", description = "Open the page in the desktop's browser (xdg-open).")

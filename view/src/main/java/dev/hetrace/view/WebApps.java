@@ -1,15 +1,17 @@
 package dev.hetrace.view;
 
 import io.javalin.Javalin;
+import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.staticfiles.Location;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
  * How hetrace's local web apps are set up (the viewer, the profile monitor, a served page): no
- * banner, an app folder of plain files from the classpath at {@code /}, and no compression when
+ * banner, an app folder of plain files from the classpath at {@code /}, no compression when
  * only this machine is served (on the loopback, compressing a megabyte of JSON costs more than
- * sending it).
+ * sending it), and only requests that name this server and come from its own pages answered
+ * ({@link AllowedHosts}).
  */
 public final class WebApps {
     private WebApps() {}
@@ -17,7 +19,8 @@ public final class WebApps {
     /** A Javalin to be started on {@code host}, serving the classpath folder {@code appFolder} at {@code /} (none if null). */
     public static Javalin create(String host, String appFolder) {
         boolean loopback = loopback(host);
-        return Javalin.create(config -> {
+        AllowedHosts allowed = new AllowedHosts(host);
+        Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             if (loopback) {
                 config.http.disableCompression();
@@ -30,6 +33,14 @@ public final class WebApps {
                 });
             }
         });
+        // before any page, file or API answer: a rebound name or another site's page gets nothing
+        app.before(ctx -> {
+            String why = allowed.refusal(ctx.header("Host"), ctx.header("Origin"), ctx.req().getLocalPort());
+            if (why != null) {
+                throw new ForbiddenResponse("hetrace: refused: " + why);
+            }
+        });
+        return app;
     }
 
     private static boolean loopback(String host) {
