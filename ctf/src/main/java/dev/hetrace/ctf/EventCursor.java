@@ -544,7 +544,7 @@ public final class EventCursor {
             return time[a] < time[b];
         }
         if (time[a] == Long.MAX_VALUE && saturatedCycles != null && loss[a] == null && loss[b] == null) {
-            int c = MergeOrder.compareSaturated(offsetClock[a], saturatedCycles[a], offsetClock[b], saturatedCycles[b]);
+            int c = ClockClass.compareTimes(offsetClock[a], saturatedCycles[a], offsetClock[b], saturatedCycles[b]);
             if (c != 0) {
                 return c < 0;
             }

@@ -1,7 +1,5 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.metadata.ClockClass;
-
 /**
  * The order of events from several streams, as babeltrace2's muxer decides it: time, then
  * trace (UUID, then name), stream class id, stream id, event class id, event name, and the
@@ -33,18 +31,6 @@ final class MergeOrder {
         }
         int c = pathA.compareTo(pathB);
         return c != 0 ? c < 0 : idxA < idxB;
-    }
-
-    /**
-     * Order of two events whose times are both saturated ({@link Long#MAX_VALUE}: past 64-bit
-     * nanoseconds, see {@link ClockClass}), so that they keep their true order: by their values
-     * on one clock, else by their times as doubles; 0 when neither tells them apart.
-     */
-    static int compareSaturated(ClockClass clockA, long cyclesA, ClockClass clockB, long cyclesB) {
-        if (clockA.equals(clockB)) {
-            return Long.compareUnsigned(cyclesA, cyclesB);
-        }
-        return Double.compare(clockA.approximateTime(cyclesA), clockB.approximateTime(cyclesB));
     }
 
     /** Ranks of traces in merge order (by UUID, those with one first, then by name). */

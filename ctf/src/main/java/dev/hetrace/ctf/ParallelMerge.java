@@ -448,7 +448,7 @@ public final class ParallelMerge implements AutoCloseable {
         Source sa = sources.get(a);
         Source sb = sources.get(b);
         if (ta == Long.MAX_VALUE) {
-            int c = MergeOrder.compareSaturated(sa.chunk.clock, sa.chunk.saturatedCycles[sa.pos],
+            int c = ClockClass.compareTimes(sa.chunk.clock, sa.chunk.saturatedCycles[sa.pos],
                 sb.chunk.clock, sb.chunk.saturatedCycles[sb.pos]);
             if (c != 0) {
                 return c < 0;

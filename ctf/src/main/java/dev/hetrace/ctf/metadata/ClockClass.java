@@ -60,11 +60,25 @@ public record ClockClass(String name, String description, String uuid, long freq
     }
 
     /**
-     * The time of a clock value as {@link #time(long)} gives it, to about 16 digits, with no
-     * upper bound: what orders values whose times are saturated.
+     * Compares the exact times of two clock values, with no upper bound (what orders values
+     * whose {@linkplain #time times} are saturated): {@code originNanos + 10^9 value / frequency}.
      */
-    public double approximateTime(long cycles) {
-        return originNanos() + 1e9 * unsignedToDouble(cycles) / unsignedToDouble(frequency);
+    public static int compareTimes(ClockClass a, long valueA, ClockClass b, long valueB) {
+        if (a.equals(b)) {
+            return Long.compareUnsigned(valueA, valueB);
+        }
+        return a.timeTimesFrequency(valueA).multiply(unsigned(b.frequency))
+            .compareTo(b.timeTimesFrequency(valueB).multiply(unsigned(a.frequency)));
+    }
+
+    private java.math.BigInteger timeTimesFrequency(long cycles) {
+        return java.math.BigInteger.valueOf(originNanos()).multiply(unsigned(frequency))
+            .add(unsigned(cycles).multiply(java.math.BigInteger.valueOf(NS_PER_S)));
+    }
+
+    private static java.math.BigInteger unsigned(long v) {
+        java.math.BigInteger b = java.math.BigInteger.valueOf(v);
+        return v >= 0 ? b : b.add(java.math.BigInteger.ONE.shiftLeft(64));
     }
 
     /** Cycles to nanoseconds, as an unsigned value ({@code -1} when it overflows). */
