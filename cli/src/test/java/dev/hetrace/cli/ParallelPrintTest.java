@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * exit status, as one thread reading in order; also when a stream is damaged mid-way.
  */
 class ParallelPrintTest {
-    private static final String METADATA = """
+    /** Also the layout of {@link ClockRangePrintTest}'s traces, with their clock in place of clock c's line. */
+    static final String METADATA = """
         /* CTF 1.8 */
         typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
         typealias integer { size = 64; align = 8; signed = false; } := uint64_t;

@@ -5,6 +5,7 @@ import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
@@ -46,6 +47,9 @@ public final class CtfTrace implements AutoCloseable {
     private Arena arena;
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
+
+    /** Clocks said to be out of the range of times: bit 2 &times; index for the offset, + 1 for a value; or null. */
+    private java.util.BitSet clocksTold;
 
     /** Stream files up to this size are read into memory rather than mapped. */
     private static final long SMALL_FILE = 16 * 1024;
@@ -565,6 +569,47 @@ public final class CtfTrace implements AutoCloseable {
     /** Where decoders and indexing report what does not stop them. */
     public Consumer<String> warnings() {
         return shared.warnings;
+    }
+
+    /**
+     * Says on the trace's warnings, once per clock, that the offset of clock {@code clock} (its
+     * index in the plan) does not fit in 64-bit nanoseconds: its times count from its origin
+     * (see {@link ClockClass}). Safe from any thread.
+     */
+    public void clockOffsetOutOfRange(int clock) {
+        ClockClass c = shared.plan.clocks.get(clock);
+        if (firstTold(2 * clock)) {
+            tell(c, "its offset (" + c.offsetSeconds() + " s + " + Long.toUnsignedString(c.offsetCycles())
+                + " cycles) does not fit in 64-bit nanoseconds from the epoch; its events are timed from the clock's own"
+                + " origin instead (1970-01-01 in dates): their order and intervals are right, their dates are not");
+        }
+    }
+
+    /**
+     * Says on the trace's warnings, once per clock, that the time of {@code value} of clock
+     * {@code clock} is past 64-bit nanoseconds: it is saturated (see {@link ClockClass}). Safe
+     * from any thread.
+     */
+    public void clockValueOutOfRange(int clock, long value) {
+        ClockClass c = shared.plan.clocks.get(clock);
+        if (firstTold(2 * clock + 1)) {
+            tell(c, "value " + Long.toUnsignedString(value) + " (at " + c.frequency() + " Hz) is past 64-bit"
+                + " nanoseconds from the epoch; events at such values are timed 2262-04-11 23:47:16.854775807 UTC,"
+                + " the last time hetrace holds");
+        }
+    }
+
+    private synchronized boolean firstTold(int bit) {
+        if (clocksTold == null) {
+            clocksTold = new java.util.BitSet();
+        }
+        boolean first = !clocksTold.get(bit);
+        clocksTold.set(bit);
+        return first;
+    }
+
+    private void tell(ClockClass clock, String what) {
+        shared.warnings.accept(directory() + ": clock \"" + clock.name() + "\": " + what);
     }
 
     /** A new decoder positioned before the first event of stream {@code index}. */

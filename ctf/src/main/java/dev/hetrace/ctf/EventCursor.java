@@ -43,6 +43,8 @@ public final class EventCursor {
     private static final byte PARKED = 4;
     private static final byte P_HAVE_PREVIOUS = 8;
     private static final byte P_UUID_WARNED = 16;
+    /** A time of the stream's clock was found past 64-bit nanoseconds and told. */
+    private static final byte VALUE_TOLD = 32;
 
     private final List<CtfTrace> traces;
     private final int streamCount;
@@ -65,6 +67,8 @@ public final class EventCursor {
     /** The clock of each stream and its offset from the epoch in ns, kept for {@link #streamTime}. */
     private final ClockClass[] offsetClock;
     private final long[] offsetNanos;
+    /** The clock value of each stream's head event whose time is saturated, or null while none is. */
+    private long[] saturatedCycles;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
     private long[] skipBefore;
     private boolean started;
@@ -368,8 +372,11 @@ public final class EventCursor {
         removeLive(j);
     }
 
-    /** {@link #timeOf}, with the clock's offset kept per stream rather than computed for every event. */
-    private long streamTime(int i, StreamDecoder d) throws StreamDecodingException {
+    /**
+     * {@link #timeOf}, with the clock's origin kept per stream rather than computed for every
+     * event; a clock out of the range of times is told to the trace's warnings.
+     */
+    private long streamTime(int i, StreamDecoder d) {
         int clock = d.streamPlan().defaultClock;
         if (clock < 0) {
             return Long.MIN_VALUE;
@@ -377,26 +384,32 @@ public final class EventCursor {
         ClockClass cc = d.plan().clocks.get(clock);
         if (cc != offsetClock[i]) {
             offsetClock[i] = cc;
-            offsetNanos[i] = cc.baseOffsetNanos();
+            offsetNanos[i] = cc.originNanos();
+            if (cc.baseOffsetNanos() == Long.MIN_VALUE) {
+                traces.get(traceOfStream[i]).clockOffsetOutOfRange(clock);
+            }
         }
-        try {
-            return cc.nanosFromOrigin(d.clockValue(), offsetNanos[i]);
-        } catch (ArithmeticException e) {
-            throw new StreamDecodingException(d.file(), d.packet().number(), d.eventBitOffset(), e.getMessage());
-        }
+        long t = cc.time(d.clockValue(), offsetNanos[i]);
+        return t == Long.MAX_VALUE ? saturated(i, clock, d.clockValue()) : t;
     }
 
-    static long timeOf(StreamDecoder d) throws StreamDecodingException {
+    /** The time of an event past 64-bit nanoseconds: its value is kept to order it among the others. */
+    private long saturated(int i, int clock, long cycles) {
+        if (saturatedCycles == null) {
+            saturatedCycles = new long[streamCount];
+        }
+        saturatedCycles[i] = cycles;
+        if ((flags[i] & VALUE_TOLD) == 0) {
+            flags[i] = (byte) (flags[i] | VALUE_TOLD);
+            traces.get(traceOfStream[i]).clockValueOutOfRange(clock, cycles);
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** The time of the decoder's event ({@link ClockClass#time}), or {@link Long#MIN_VALUE} when its stream has no clock. */
+    static long timeOf(StreamDecoder d) {
         int clock = d.streamPlan().defaultClock;
-        if (clock < 0) {
-            return Long.MIN_VALUE;
-        }
-        ClockClass cc = d.plan().clocks.get(clock);
-        try {
-            return cc.nanosFromOrigin(d.clockValue());
-        } catch (ArithmeticException e) {
-            throw new StreamDecodingException(d.file(), d.packet().number(), d.eventBitOffset(), e.getMessage());
-        }
+        return clock < 0 ? Long.MIN_VALUE : d.plan().clocks.get(clock).time(d.clockValue());
     }
 
     /** The time babeltrace2 gives a loss cut at {@code nanos}: a value of the stream's clock. */
@@ -472,11 +485,7 @@ public final class EventCursor {
             PacketInfo p = probe.packet();
             long t;
             if (p.has(p.timestampBegin())) {
-                try {
-                    t = probe.defaultClock().nanosFromOrigin(p.timestampBegin());
-                } catch (ArithmeticException e) {
-                    throw new StreamDecodingException(p.file(), p.number(), p.offsetBits(), e.getMessage());
-                }
+                t = probe.defaultClock().time(p.timestampBegin());
             } else {
                 StreamDecoder events = new StreamDecoder(trace.plan(), files);
                 if (!events.next()) {
@@ -533,6 +542,12 @@ public final class EventCursor {
     private boolean less(int a, int b) {
         if (time[a] != time[b]) {
             return time[a] < time[b];
+        }
+        if (time[a] == Long.MAX_VALUE && saturatedCycles != null && loss[a] == null && loss[b] == null) {
+            int c = ClockClass.compareTimes(offsetClock[a], saturatedCycles[a], offsetClock[b], saturatedCycles[b]);
+            if (c != 0) {
+                return c < 0;
+            }
         }
         int ta = traceOfStream[a];
         int tb = traceOfStream[b];

@@ -330,11 +330,7 @@ public final class PacketIndex {
         if (clock == null || cycles == PacketInfo.ABSENT) {
             return PacketInfo.ABSENT;
         }
-        try {
-            return clock.nanosFromOrigin(cycles);
-        } catch (ArithmeticException e) {
-            return PacketInfo.ABSENT;
-        }
+        return clock.time(cycles);
     }
 
     /** Shrinks the arrays to the packets found and works out {@link #latestNanos}. */

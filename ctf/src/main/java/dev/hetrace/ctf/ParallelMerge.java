@@ -43,6 +43,9 @@ public final class ParallelMerge implements AutoCloseable {
         final int[] end = new int[CHUNK_EVENTS];
         final long[] time = new long[CHUNK_EVENTS];
         final EventPlan[] events = new EventPlan[CHUNK_EVENTS];
+        /** The clock of the events whose times are saturated, and their values (null while there is none). */
+        ClockClass clock;
+        long[] saturatedCycles;
         int count;
         boolean last;
         StreamDecodingException error;
@@ -97,6 +100,18 @@ public final class ParallelMerge implements AutoCloseable {
             }
         }
 
+        /** Keeps the value of the chunk's next event, whose time is saturated, to order it among the others. */
+        private void saturated(Chunk c, ClockClass cc, int clock, boolean told) {
+            if (c.saturatedCycles == null) {
+                c.saturatedCycles = new long[CHUNK_EVENTS];
+            }
+            c.clock = cc;
+            c.saturatedCycles[c.count] = decoder.clockValue();
+            if (!told) {
+                source.trace.clockValueOutOfRange(clock, decoder.clockValue());
+            }
+        }
+
         private Chunk fill() {
             Chunk c = source.free.poll();
             if (c == null) {
@@ -105,8 +120,9 @@ public final class ParallelMerge implements AutoCloseable {
                 c.reset();
             }
             StreamPlan plan = null;
-            boolean clock = false;
-            long base = Long.MIN_VALUE;
+            ClockClass cc = null;
+            long origin = 0;
+            boolean told = false;
             try {
                 while (c.count < CHUNK_EVENTS && c.text.length() < CHUNK_BYTES) {
                     if (!decoder.next()) {
@@ -115,19 +131,22 @@ public final class ParallelMerge implements AutoCloseable {
                     }
                     if (decoder.streamPlan() != plan) {
                         plan = decoder.streamPlan();
-                        clock = plan.defaultClock >= 0;
-                        base = Long.MIN_VALUE;
-                        if (clock) {
-                            ClockClass cc = decoder.plan().clocks.get(plan.defaultClock);
-                            base = cc.frequency() == 1_000_000_000L ? cc.baseOffsetNanos() : Long.MIN_VALUE;
+                        cc = plan.defaultClock >= 0 ? decoder.plan().clocks.get(plan.defaultClock) : null;
+                        if (cc != null) {
+                            origin = cc.originNanos();
+                            if (cc.baseOffsetNanos() == Long.MIN_VALUE) {
+                                source.trace.clockOffsetOutOfRange(plan.defaultClock);
+                            }
                         }
                     }
+                    boolean clock = cc != null;
                     long t = Long.MIN_VALUE;
                     if (clock) {
-                        // A 1 GHz clock (most tracers'): nanoseconds are the base plus the cycles.
-                        long cycles = decoder.clockValue();
-                        t = base >= 0 && cycles >= 0 && cycles <= Long.MAX_VALUE - base
-                            ? base + cycles : EventCursor.timeOf(decoder);
+                        t = cc.time(decoder.clockValue(), origin);
+                        if (t == Long.MAX_VALUE) {
+                            saturated(c, cc, plan.defaultClock, told);
+                            told = true;
+                        }
                     }
                     int i = c.count;
                     c.time[i] = t;
@@ -428,6 +447,13 @@ public final class ParallelMerge implements AutoCloseable {
         }
         Source sa = sources.get(a);
         Source sb = sources.get(b);
+        if (ta == Long.MAX_VALUE) {
+            int c = ClockClass.compareTimes(sa.chunk.clock, sa.chunk.saturatedCycles[sa.pos],
+                sb.chunk.clock, sb.chunk.saturatedCycles[sb.pos]);
+            if (c != 0) {
+                return c < 0;
+            }
+        }
         EventPlan ea = sa.chunk.events[sa.pos];
         EventPlan eb = sb.chunk.events[sb.pos];
         return MergeOrder.less(sa.chunk.time[sa.pos], sa.traceRank, ea.stream.cls.id(), sa.streamId, ea.cls.id(),

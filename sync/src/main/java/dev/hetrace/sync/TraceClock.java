@@ -23,7 +23,8 @@ import java.util.Set;
  * @param name        its name
  * @param frequency   its frequency (Hz)
  * @param absolute    whether it is declared a global reference across traces
- * @param originNanos the time of its value 0, in ns from the epoch ({@link ClockClass#baseOffsetNanos()})
+ * @param originNanos the time of its value 0, in ns from the epoch ({@link ClockClass#baseOffsetNanos()}:
+ *                    {@link Long#MIN_VALUE} when the offset does not fit)
  */
 public record TraceClock(String uuid, String name, long frequency, boolean absolute, long originNanos) {
 
@@ -55,12 +56,14 @@ public record TraceClock(String uuid, String name, long frequency, boolean absol
      * instant, so times differ by the difference of the origins. Both absolute: the identity.
      */
     public ClockTransform to(TraceClock reference) {
+        if (originNanos == Long.MIN_VALUE || reference.originNanos == Long.MIN_VALUE) {
+            return null; // an offset past 64-bit ns: the events are timed from the clock's origin, not from the epoch
+        }
         if (absolute && reference.absolute) {
             return ClockTransform.IDENTITY;
         }
         if (uuid == null || !uuid.equalsIgnoreCase(reference.uuid) || !name.equals(reference.name)
-                || frequency != reference.frequency || absolute != reference.absolute
-                || originNanos == Long.MIN_VALUE || reference.originNanos == Long.MIN_VALUE) {
+                || frequency != reference.frequency || absolute != reference.absolute) {
             return null;
         }
         return new ClockTransform(0, Math.subtractExact(reference.originNanos, originNanos), 0);

@@ -262,7 +262,7 @@ public final class StreamDecoder {
         limit = offset + contentBits;
         nextPacketOffset = offset + packetBits;
         if (!again) {
-            noteLosses(packet, offset);
+            noteLosses(packet);
         }
     }
 
@@ -270,7 +270,7 @@ public final class StreamDecoder {
      * Compares the packet's events_discarded and packet_seq_num with the previous packet's, as
      * babeltrace2 does, and queues what was lost (see {@link Discarded}).
      */
-    private void noteLosses(PacketInfo p, long offset) throws StreamDecodingException {
+    private void noteLosses(PacketInfo p) {
         boolean timed = p.has(p.timestampBegin()) && p.has(p.timestampEnd()) && stream.defaultClock >= 0;
         if (p.has(p.eventsDiscarded())) {
             long now = p.eventsDiscarded();
@@ -278,14 +278,14 @@ public final class StreamDecoder {
                 if (now != 0) {
                     // Lost before or within the stream's first packet: how many is unknown.
                     losses.add(new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT,
-                        timed ? nanos(p.timestampBegin(), offset) : PacketInfo.ABSENT,
-                        timed ? nanos(p.timestampEnd(), offset) : PacketInfo.ABSENT));
+                        timed ? nanos(p.timestampBegin()) : PacketInfo.ABSENT,
+                        timed ? nanos(p.timestampEnd()) : PacketInfo.ABSENT));
                 }
             } else if (now != previousDiscarded) {
                 boolean range = timed && previousEnd != PacketInfo.ABSENT;
                 losses.add(new Discarded(Discarded.Kind.EVENTS, now - previousDiscarded,
-                    range ? nanos(previousEnd, offset) : PacketInfo.ABSENT,
-                    range ? nanos(p.timestampEnd(), offset) : PacketInfo.ABSENT));
+                    range ? nanos(previousEnd) : PacketInfo.ABSENT,
+                    range ? nanos(p.timestampEnd()) : PacketInfo.ABSENT));
             }
         }
         // A number that repeats (seen in LTTng traces) is no loss to babeltrace2 2.0.4; one
@@ -294,8 +294,8 @@ public final class StreamDecoder {
                 && p.sequenceNumber() != previousSeqNum + 1 && p.sequenceNumber() != previousSeqNum) {
             boolean range = timed && previousEnd != PacketInfo.ABSENT;
             losses.add(new Discarded(Discarded.Kind.PACKETS, p.sequenceNumber() - previousSeqNum - 1,
-                range ? nanos(previousEnd, offset) : PacketInfo.ABSENT,
-                range ? nanos(p.timestampBegin(), offset) : PacketInfo.ABSENT));
+                range ? nanos(previousEnd) : PacketInfo.ABSENT,
+                range ? nanos(p.timestampBegin()) : PacketInfo.ABSENT));
         }
         havePrevious = true;
         previousDiscarded = p.eventsDiscarded();
@@ -303,12 +303,8 @@ public final class StreamDecoder {
         previousEnd = p.timestampEnd();
     }
 
-    private long nanos(long cycles, long offset) throws StreamDecodingException {
-        try {
-            return plan.clocks.get(stream.defaultClock).nanosFromOrigin(cycles);
-        } catch (ArithmeticException e) {
-            throw error(offset, e.getMessage());
-        }
+    private long nanos(long cycles) {
+        return plan.clocks.get(stream.defaultClock).time(cycles);
     }
 
     /** The oldest loss found at a packet boundary and not taken yet, or null. */
