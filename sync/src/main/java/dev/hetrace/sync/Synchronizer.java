@@ -653,7 +653,9 @@ public final class Synchronizer {
 
         @Override
         public void run() {
-            try (CtfReader reader = CtfReader.open(List.of(trace), w -> warnings.accept(trace + ": " + w))) {
+            // the reader's warnings mostly name their trace already (metadata, clocks): not twice
+            try (CtfReader reader = CtfReader.open(List.of(trace),
+                    w -> warnings.accept(w.startsWith(trace.toString()) ? w : trace + ": " + w))) {
                 long[] out = new long[4 * BATCH + 1];
                 int k = 0;
                 long[] found = new long[48];
