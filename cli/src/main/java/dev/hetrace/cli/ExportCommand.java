@@ -6,11 +6,15 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +28,10 @@ import picocli.CommandLine.Option;
         "docs/analysis.md), from the same cached index; or the synchronized",
         "timeline for the viewers",
         "people already have. One format per run:",
-        "  --parquet DIR              one Parquet file per table, DIR/<table>.parquet",
+        "  --parquet DIR              one Parquet file per table, DIR/<table>.parquet,",
+        "                             moved into DIR once all are written (an interrupted",
+        "                             export leaves DIR as it was); files of the same names",
+        "                             already there are replaced only with --replace",
         "  --format chrome-json -o F  Chrome's trace event JSON: a process per trace,",
         "                             tracks per core (tasks run), interrupts, task calls",
         "                             and states; messages as flow arrows; chrome://tracing",
@@ -66,6 +73,10 @@ final class ExportCommand extends HetraceCommand {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Where --format writes its JSON.")
     Path output;
 
+    @Option(names = "--replace", description = "With --parquet: replace the tables' files DIR already holds"
+        + " (without it, an export into a folder that holds any of them is refused; other files are left alone).")
+    boolean replace;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -87,40 +98,101 @@ final class ExportCommand extends HetraceCommand {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-o goes with --format; --parquet names a directory");
         }
         StringBuilder report = new StringBuilder();
+        Path dir = target.parquet;
         try {
-            TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
-            Path dir = target.parquet;
             if (Files.exists(dir) && !Files.isDirectory(dir)) {
                 throw new IOException("--parquet " + dir + ": not a directory");
             }
+            List<Path> present = new ArrayList<>();
+            for (String table : IndexTables.NAMES) {
+                Path file = dir.resolve(table + ".parquet");
+                if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                    present.add(file);
+                }
+            }
+            if (!present.isEmpty() && !replace) {
+                throw new IOException("--parquet " + dir + ": " + present.getFirst() + (present.size() > 1 ? " and " + (present.size() - 1)
+                    + " more of the tables' files are" : " is") + " already there: --replace replaces them");
+            }
+            TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
+            boolean made = !Files.exists(dir);
             Files.createDirectories(dir);
-            try (Connection c = ix.connect(); Statement s = c.createStatement()) {
+            // the files are written in a folder of their own inside DIR, then moved into DIR once all are
+            // written: an interrupted or failed export leaves DIR as it was, never a table cut short
+            Path work = Files.createTempDirectory(dir, ".hetrace-export-");
+            Thread cleanup = new Thread(() -> removePartial(work, made ? dir : null));
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            boolean done = false;
+            try {
+                try (Connection c = ix.connect(); Statement s = c.createStatement()) {
+                    for (String table : IndexTables.NAMES) {
+                        Path file = work.resolve(table + ".parquet");
+                        long rows;
+                        try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
+                            r.next();
+                            rows = r.getLong(1);
+                        }
+                        // every event's fields are decoded from the traces again: about 3 µs each, a minute for twenty millions
+                        boolean slow = table.equals("events") && rows >= 1_000_000;
+                        long t0 = System.nanoTime();
+                        if (slow) {
+                            main.err.printf(java.util.Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
+                                + " the traces again (about %d s)...%n", rows, Math.max(1, rows / 300_000));
+                        }
+                        s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
+                            + "' (FORMAT parquet)");
+                        if (slow) {
+                            main.err.printf(java.util.Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+                        }
+                        report.append(dir.resolve(table + ".parquet")).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
+                    }
+                }
                 for (String table : IndexTables.NAMES) {
-                    Path file = dir.resolve(table + ".parquet");
-                    long rows;
-                    try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
-                        r.next();
-                        rows = r.getLong(1);
-                    }
-                    // every event's fields are decoded from the traces again: about 3 µs each, a minute for twenty millions
-                    boolean slow = table.equals("events") && rows >= 1_000_000;
-                    long t0 = System.nanoTime();
-                    if (slow) {
-                        main.err.printf(java.util.Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
-                            + " the traces again (about %d s)...%n", rows, Math.max(1, rows / 300_000));
-                    }
-                    s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
-                        + "' (FORMAT parquet)");
-                    if (slow) {
-                        main.err.printf(java.util.Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-                    }
-                    report.append(file).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
+                    Files.move(work.resolve(table + ".parquet"), dir.resolve(table + ".parquet"),
+                        StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                }
+                done = true;
+            } finally {
+                if (!done) {
+                    removePartial(work, made ? dir : null);
+                }
+                Files.deleteIfExists(work);
+                try {
+                    Runtime.getRuntime().removeShutdownHook(cleanup);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hook runs
                 }
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
             return fail(IndexOptions.oneLine(e));
         }
         return print(report.toString());
+    }
+
+    /**
+     * An unfinished export's files, then {@code madeDir} if this run made it and it is left empty:
+     * what an interrupted export (Ctrl-C, an error) leaves is the folder as it was.
+     */
+    private static void removePartial(Path work, Path madeDir) {
+        try {
+            if (Files.isDirectory(work)) {
+                try (var files = Files.list(work)) {
+                    for (Path f : files.toList()) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+                Files.deleteIfExists(work);
+            }
+            if (madeDir != null) {
+                try (var left = Files.list(madeDir)) {
+                    if (left.findAny().isEmpty()) {
+                        Files.deleteIfExists(madeDir);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // what cannot be removed stays: a hidden .hetrace-export-* folder
+        }
     }
 
     /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
