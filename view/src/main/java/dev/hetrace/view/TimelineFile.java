@@ -31,18 +31,20 @@ import java.util.Map;
  *
  * <pre>
  * 0   "HETRACE-TIMELINE" (16 bytes), format version (int), 1 if little-endian (int),
- *     where the header starts and its length (longs); then the columns, each 8-aligned
+ *     where the header starts and its length (longs), the CRC-32C of every byte after these
+ *     48 (long); then the columns, each 8-aligned
  * ... the header: the small parts (DataOutput), then each column's place and length
  * </pre>
  *
  * Columns are in the byte order of the machine that wrote them; another order is refused (and
- * the viewer builds the timeline again).
+ * the viewer builds the timeline again), as is a file whose bytes no longer give its checksum
+ * (changed, cut short): what is served is what was written.
  */
 public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
-    static final int VERSION = 2;
-    private static final int PREAMBLE = 40;
+    static final int VERSION = 3;
+    private static final int PREAMBLE = 48;
     private static final int BUFFER = 1 << 22;
 
     private TimelineFile() {}
@@ -67,23 +69,41 @@ public final class TimelineFile {
             byte[] header = header(t, answers, columns, at);
             long headerAt = pos;
             ByteBuffer pre = ByteBuffer.allocate(PREAMBLE).order(ByteOrder.BIG_ENDIAN);
-            pre.put(MAGIC).putInt(VERSION).putInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0)
-                .putLong(headerAt).putLong(header.length);
             // written through a buffer, not a mapping: a full disk is an IOException, not a fault in memory
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
                 MemorySegment window = MemorySegment.ofBuffer(buf);
-                write(ch, buf, window, MemorySegment.ofArray(pre.array()), 0);
                 for (int k = 0; k < columns.size(); k++) {
                     write(ch, buf, window, columns.get(k), at[k]);
                 }
                 write(ch, buf, window, MemorySegment.ofArray(header), headerAt);
+                // the checksum of the bytes as they are in the file (the gaps between columns included), read back
+                pre.put(MAGIC).putInt(VERSION).putInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0)
+                    .putLong(headerAt).putLong(header.length).putLong(checksum(ch, headerAt + header.length));
+                write(ch, buf, window, MemorySegment.ofArray(pre.array()), 0);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return Files.size(file);
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    /** The CRC-32C of the bytes of {@code ch} from {@link #PREAMBLE} up to {@code end}. */
+    private static long checksum(FileChannel ch, long end) throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
+        for (long pos = PREAMBLE; pos < end; ) {
+            buf.clear().limit((int) Math.min(BUFFER, end - pos));
+            int n = ch.read(buf, pos);
+            if (n < 0) {
+                break;
+            }
+            pos += n;
+            crc.update(buf.flip());
+        }
+        return crc.getValue();
     }
 
     /** Writes {@code from} at {@code pos}, a buffer's worth at a time. */
@@ -194,6 +214,14 @@ public final class TimelineFile {
         if (headerAt < PREAMBLE || headerLen < 0 || headerLen > Integer.MAX_VALUE || headerAt + headerLen != size) {
             throw new IOException(file + ": cut short or damaged (its header is said to be at " + headerAt + ", "
                 + headerLen + " bytes, in a file of " + size + ")");
+        }
+        long crc = pre.getLong();
+        java.util.zip.CRC32C check = new java.util.zip.CRC32C();
+        for (long pos = PREAMBLE; pos < size; pos += BUFFER) {
+            check.update(all.asSlice(pos, Math.min(BUFFER, size - pos)).asByteBuffer());
+        }
+        if (check.getValue() != crc) {
+            throw new IOException(file + ": not as it was written (its bytes do not give its checksum)");
         }
         byte[] header = all.asSlice(headerAt, headerLen).toArray(ValueLayout.JAVA_BYTE);
         try {

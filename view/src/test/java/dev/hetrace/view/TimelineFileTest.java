@@ -173,5 +173,15 @@ class TimelineFileTest {
                 assertThat(e).hasMessageContaining("flipped.timeline");
             }
         }
+
+        // a byte of a column changed (an interval's time, a summary): never served
+        Path altered = dir.resolve("altered.timeline");
+        for (long at : new long[] {48, headerAt / 2, headerAt - 1}) {
+            byte[] b = bytes.clone();
+            b[(int) at] ^= 0x01;
+            Files.write(altered, b);
+            assertThatThrownBy(() -> TimelineFile.read(altered)).isInstanceOf(IOException.class)
+                .hasMessage(altered + ": not as it was written (its bytes do not give its checksum)");
+        }
     }
 }

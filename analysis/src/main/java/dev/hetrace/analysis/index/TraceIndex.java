@@ -95,10 +95,14 @@ public final class TraceIndex {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         DuckDbLibrary.require(); // before a build that could not be written
         if (complete(folder)) {
-            used(folder);
-            return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
-        }
-        if (Files.exists(folder)) { // a file of it removed by hand: built again
+            String changed = Checksums.mismatch(folder);
+            if (changed == null) {
+                used(folder);
+                return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
+            }
+            notes.accept("the index in " + folder + " is not as it was written (" + changed + "): building it again");
+            deleteTree(folder);
+        } else if (Files.exists(folder)) { // a file of it removed by hand: built again
             notes.accept("the index in " + folder + " lacks some of its files: building it again");
             deleteTree(folder);
         }
@@ -108,6 +112,7 @@ public final class TraceIndex {
         Path tmp = cache.resolve(folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
             build(tmp, traces, null, clocks, mapping, symbols, notes, 0);
+            Checksums.write(tmp);
             try {
                 Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
             } catch (java.nio.file.FileSystemException e) { // the folder exists: renaming over it fails
