@@ -22,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * One CTF trace directory: its metadata (parsed and compiled into a decode plan) and its data
@@ -72,13 +71,27 @@ public final class CtfTrace implements AutoCloseable {
             throw new IOException(root + ": no such trace directory");
         }
         List<Path> traces = new ArrayList<>();
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.filter(p -> p.getFileName() != null && p.getFileName().toString().equals("metadata")
-                    && Files.isRegularFile(p))
-                .map(Path::getParent)
-                .sorted(Comparator.comparing(Path::toString))
-                .forEach(traces::add);
-        }
+        // symbolic links followed (a trace or a folder of them linked from elsewhere is a trace
+        // like any other), a link back to a folder above skipped rather than walked forever
+        Files.walkFileTree(root, java.util.EnumSet.of(java.nio.file.FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+            new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes a) {
+                    if (a.isRegularFile() && p.getFileName().toString().equals("metadata")) {
+                        traces.add(p.getParent());
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                    if (e instanceof java.nio.file.FileSystemLoopException) {
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+            });
+        traces.sort(Comparator.comparing(Path::toString));
         return traces;
     }
 
