@@ -115,6 +115,11 @@ public final class ClockFields {
                     at++;
                     pos += n.size;
                 }
+                case Node.VARINT -> {
+                    align(8);
+                    pos += tape[at + 1];
+                    at += 2;
+                }
                 case Node.STRING -> {
                     long startByte = tape[at];
                     long length = tape[at + 1];

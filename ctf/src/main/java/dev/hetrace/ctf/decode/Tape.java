@@ -9,7 +9,7 @@ public final class Tape {
     public static int span(Node n, long[] t, int at) {
         return switch (n.kind) {
             case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
-            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
+            case Node.STRING, Node.VARINT, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
             case Node.STRUCT -> {
                 int p = at;
                 for (Node c : n.children) {
@@ -46,7 +46,7 @@ public final class Tape {
     public static long fixedSpan(Node n) {
         return switch (n.kind) {
             case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
-            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
+            case Node.STRING, Node.VARINT, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
             case Node.STRUCT -> {
                 long sum = 0;
                 for (Node c : n.children) {

@@ -512,7 +512,7 @@ public final class TracePlan {
                     if (c.role == Node.ROLE_UUID && (c.kind != Node.PACKED_ARRAY || c.length != 16)) {
                         throw new MetadataException("the metadata stream UUID must be a BLOB of 16 bytes");
                     }
-                    if (c.role == Node.ROLE_EVENT_ID && c.kind != Node.INT) {
+                    if (c.role == Node.ROLE_EVENT_ID && c.kind != Node.INT && c.kind != Node.VARINT) {
                         throw new MetadataException("an event record class id must be an integer of at most 64 bits");
                     }
                 }
@@ -585,7 +585,19 @@ public final class TracePlan {
                     yield n;
                 }
                 case VariantType vt -> variant(vt, depth);
-                case VarIntType vt -> throw new MetadataException("variable-length integers are not supported yet");
+                case VarIntType vt -> {
+                    Node n = new Node(Node.VARINT, type, 8);
+                    n.signed = vt.signed();
+                    n.base = vt.base();
+                    n.size = 64; // the width of its value, for display
+                    n.minBits = 8;
+                    if (!vt.mappings().isEmpty()) {
+                        n.enumTable = EnumTable.of(new EnumType(new IntegerType(64, 8, vt.signed(),
+                            dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, vt.base(), FieldType.Encoding.NONE, null),
+                            vt.mappings()));
+                    }
+                    yield n;
+                }
                 case ArrayType at -> {
                     Node elem = compile(at.element(), parentStruct, depth + 1);
                     Node n = new Node(packable(elem) ? Node.PACKED_ARRAY : Node.ARRAY, type, elem.align);

@@ -429,8 +429,12 @@ final class Ctf2Parser {
                  // Drafts of CTF 2 (babeltrace2 2.0's) had enumeration types: integers with mappings.
                  "fixed-length-unsigned-enumeration", "fixed-length-signed-enumeration" -> fixedInteger(fc, path, type);
             case "variable-length-unsigned-integer", "variable-length-signed-integer" -> {
-                boolean signed = type.contains("signed-") && !type.contains("unsigned");
-                yield new VarIntType(signed, base(fc, path), mappings(fc, path), roles(fc, path, signed, true));
+                boolean signed = !type.contains("unsigned");
+                Set<Role> roles = roles(fc, path, signed, true);
+                if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP) || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
+                    throw error(path + ".roles", "a clock timestamp in a variable-length integer is not supported");
+                }
+                yield new VarIntType(signed, base(fc, path), mappings(fc, path), roles);
             }
             case "fixed-length-floating-point-number" -> {
                 long length = length(fc, path);
