@@ -67,7 +67,7 @@ final class Ctf2Parser {
     private static final int MAX_DEPTH = 1000;
 
     private int index = -1;
-    private String what = "";
+    private String what;
     private boolean preamble;
     private boolean traceClass;
     private UUID uuid;
@@ -133,7 +133,7 @@ final class Ctf2Parser {
 
     private void fragment(byte[] text) throws MetadataException {
         index++;
-        what = "fragment";
+        what = null;
         JsonNode f;
         try {
             f = JSON.readTree(text);
@@ -187,12 +187,12 @@ final class Ctf2Parser {
             while (it.hasNext()) {
                 Map.Entry<String, JsonNode> ns = it.next();
                 if (!ns.getValue().isObject()) {
-                    throw error("$.extensions." + ns.getKey(), "must be a JSON object");
+                    throw error(key("$.extensions", ns.getKey()), "must be a JSON object");
                 }
                 Iterator<String> names = ns.getValue().fieldNames();
                 if (names.hasNext()) {
                     String name = names.next();
-                    throw error("$.extensions." + ns.getKey() + "." + name, "unsupported extension \""
+                    throw error(key(key("$.extensions", ns.getKey()), name), "unsupported extension \""
                         + ns.getKey() + "/" + name + "\": the trace cannot be read without it");
                 }
             }
@@ -252,7 +252,7 @@ final class Ctf2Parser {
                 } else if (v.isIntegralNumber() && v.canConvertToLong()) {
                     env.put(entry.getKey(), v.asLong());
                 } else {
-                    throw error("$.environment." + entry.getKey(), "an environment entry is a JSON integer or string");
+                    throw error(key("$.environment", entry.getKey()), "an environment entry is a JSON integer or string");
                 }
             }
         }
@@ -905,7 +905,7 @@ final class Ctf2Parser {
         Iterator<Map.Entry<String, JsonNode>> it = m.fields();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> e = it.next();
-            out.addAll(rangeSet(e.getValue(), path + ".mappings." + e.getKey(), e.getKey(), signed));
+            out.addAll(rangeSet(e.getValue(), key(path + ".mappings", e.getKey()), e.getKey(), signed));
         }
         return out;
     }
@@ -945,6 +945,12 @@ final class Ctf2Parser {
         }
         b.flip();
         return new UUID(b.getLong(), b.getLong());
+    }
+
+    /** A JSON path to property {@code name} of the object at {@code path}: bracketed unless a plain word. */
+    private static String key(String path, String name) {
+        return name.matches("[A-Za-z0-9_-]+") ? path + "." + name
+            : path + "[\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"]";
     }
 
     private static List<String> append(List<String> names, String name) {

@@ -23,7 +23,7 @@ public class MetadataException extends Exception {
     public record Json(int fragment, String what, String path) {
         @Override
         public String toString() {
-            return "fragment " + fragment + " (" + what + ")" + (path == null ? "" : ": " + path);
+            return "fragment " + fragment + (what == null ? "" : " (" + what + ")") + (path == null ? "" : ": " + path);
         }
     }
 
