@@ -178,23 +178,15 @@ final class Ctf2Parser {
         if (!version.isIntegralNumber() || version.asLong() != 2) {
             throw error("$.version", "unsupported CTF version " + version + " (expected 2)");
         }
-        JsonNode ext = f.get("extensions");
-        if (ext != null) {
-            if (!ext.isObject()) {
-                throw error("$.extensions", "must be a JSON object");
+        for (Map.Entry<String, JsonNode> ns : properties(f, "extensions", "$")) {
+            if (!ns.getValue().isObject()) {
+                throw error(key("$.extensions", ns.getKey()), "must be a JSON object");
             }
-            Iterator<Map.Entry<String, JsonNode>> it = ext.fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> ns = it.next();
-                if (!ns.getValue().isObject()) {
-                    throw error(key("$.extensions", ns.getKey()), "must be a JSON object");
-                }
-                Iterator<String> names = ns.getValue().fieldNames();
-                if (names.hasNext()) {
-                    String name = names.next();
-                    throw error(key(key("$.extensions", ns.getKey()), name), "unsupported extension \""
-                        + ns.getKey() + "/" + name + "\": the trace cannot be read without it");
-                }
+            Iterator<String> names = ns.getValue().fieldNames();
+            if (names.hasNext()) {
+                String name = names.next();
+                throw error(key(key("$.extensions", ns.getKey()), name), "unsupported extension \""
+                    + ns.getKey() + "/" + name + "\": the trace cannot be read without it");
             }
         }
         if (f.has("uuid")) {
@@ -238,22 +230,14 @@ final class Ctf2Parser {
                 uuid = u;
             }
         }
-        JsonNode e = f.get("environment");
-        if (e != null) {
-            if (!e.isObject()) {
-                throw error("$.environment", "must be a JSON object");
-            }
-            Iterator<Map.Entry<String, JsonNode>> it = e.fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> entry = it.next();
-                JsonNode v = entry.getValue();
-                if (v.isTextual()) {
-                    env.put(entry.getKey(), v.asText());
-                } else if (v.isIntegralNumber() && v.canConvertToLong()) {
-                    env.put(entry.getKey(), v.asLong());
-                } else {
-                    throw error(key("$.environment", entry.getKey()), "an environment entry is a JSON integer or string");
-                }
+        for (Map.Entry<String, JsonNode> entry : properties(f, "environment", "$")) {
+            JsonNode v = entry.getValue();
+            if (v.isTextual()) {
+                env.put(entry.getKey(), v.asText());
+            } else if (v.isIntegralNumber() && v.canConvertToLong()) {
+                env.put(entry.getKey(), v.asLong());
+            } else {
+                throw error(key("$.environment", entry.getKey()), "an environment entry is a JSON integer or string");
             }
         }
         packetHeader = scope(f, "packet-header-field-class", 0);
@@ -779,6 +763,19 @@ final class Ctf2Parser {
         }
     }
 
+    /** The properties of the object that property {@code name} of {@code o} holds, if any. */
+    private Iterable<Map.Entry<String, JsonNode>> properties(JsonNode o, String name, String path)
+            throws MetadataException {
+        JsonNode v = o.get(name);
+        if (v == null) {
+            return List.of();
+        }
+        if (!v.isObject()) {
+            throw error(path + "." + name, "must be a JSON object");
+        }
+        return v::fields;
+    }
+
     private JsonNode required(JsonNode o, String name, String path) throws MetadataException {
         JsonNode v = o.get(name);
         if (v == null) {
@@ -893,18 +890,9 @@ final class Ctf2Parser {
     }
 
     private List<EnumMapping> mappings(JsonNode fc, String path) throws MetadataException {
-        JsonNode m = fc.get("mappings");
-        if (m == null) {
-            return List.of();
-        }
-        if (!m.isObject()) {
-            throw error(path + ".mappings", "must be a JSON object");
-        }
         boolean signed = fc.get("type").asText().contains("-signed-");
         List<EnumMapping> out = new ArrayList<>();
-        Iterator<Map.Entry<String, JsonNode>> it = m.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : properties(fc, "mappings", path)) {
             out.addAll(rangeSet(e.getValue(), key(path + ".mappings", e.getKey()), e.getKey(), signed));
         }
         return out;
