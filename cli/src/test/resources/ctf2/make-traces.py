@@ -1,4 +1,5 @@
 # Writes the hand-built CTF 2 test traces beside this script: python3 make-traces.py .
+# With a second directory argument, also the CTF 1.8 twin of "strings" there (for babeltrace2).
 import json, os, struct, sys, copy
 RS = b'\x1e'
 def frags(*fs):
@@ -47,3 +48,25 @@ d = copy.deepcopy(dsc); d["packet-context-field-class"]["member-classes"].append
 write('location-outside-scope', frags(pre, tc, d, erc), stream())
 write('selector-no-option', frags(pre, tc, dsc, erc), stream(sel2=9))
 write('content-past-packet', frags(pre, tc, dsc, erc), stream(content=(12 + 12) * 8 + 64))
+
+# Strings of a length in bytes; strings-ctf18 is the same data stream with CTF 1.8 metadata (text arrays), for babeltrace2.
+ercs = {"type": "event-record-class", "id": 0, "name": "strs", "payload-field-class": {"type": "structure", "member-classes": [
+    {"name": "name", "field-class": {"type": "static-length-string", "length": 8}},
+    {"name": "n", "field-class": u(8)},
+    {"name": "text", "field-class": {"type": "dynamic-length-string", "length-field-location": {"path": ["n"]}}}]}}
+ev = b'bash\0xyz' + bytes([5]) + b'hello'
+total = (12 + 1 + len(ev)) * 8
+data = struct.pack('<III', 0xc1fc1fc1, total, total) + bytes([0]) + ev
+write('strings', frags(pre, tc, dsc, ercs), data)
+if len(sys.argv) > 2:
+    tsdl = b'''/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; }; };
+stream { packet.context := struct { uint32_t packet_size; uint32_t content_size; }; event.header := struct { uint8_t id; }; };
+event { name = "strs"; id = 0; stream_id = 0; fields := struct {
+  integer { size = 8; align = 8; signed = false; encoding = UTF8; } name[8];
+  uint8_t n;
+  integer { size = 8; align = 8; signed = false; encoding = UTF8; } text[n]; }; };
+'''
+    write(sys.argv[2], tsdl, data)

@@ -75,6 +75,15 @@ class Ctf2CorpusTest {
             """);
     }
 
+    @Test
+    void stringsOfALengthInBytesPrintAsBabeltracePrintsTextArraysAndSequences() throws Exception {
+        // babeltrace2 2.0.4 printed this line for the same data stream described in CTF 1.8, with
+        // a text array name[8] and a text sequence text[n] (make-traces.py writes that twin too).
+        Cli.Run run = Cli.run("print", resource("strings").toString());
+        assertThat(run.status()).as("stderr: %s", run.err()).isZero();
+        assertThat(run.out()).isEqualTo("strs: { name = \"bash\", n = 5, text = \"hello\" }\n");
+    }
+
     /** What the specification says must fail: one line, where (fragment and JSON path, or stream offset) and what. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """

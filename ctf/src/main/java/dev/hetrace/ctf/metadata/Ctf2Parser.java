@@ -65,6 +65,9 @@ final class Ctf2Parser {
         EnumSet.of(Role.DEFAULT_CLOCK_TIMESTAMP, Role.EVENT_RECORD_CLASS_ID),
         EnumSet.noneOf(Role.class), EnumSet.noneOf(Role.class), EnumSet.noneOf(Role.class));
     private static final int MAX_DEPTH = 1000;
+    /** A byte of UTF-8 text in a string of a length in bytes. */
+    private static final IntegerType TEXT_BYTE = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10,
+        FieldType.Encoding.UTF8, null);
 
     private int index = -1;
     private String what;
@@ -433,11 +436,17 @@ final class Ctf2Parser {
                 };
             }
             case "null-terminated-string" -> {
-                String enc = fc.has("encoding") ? string(fc, "encoding", path, true) : "utf-8";
-                if (!enc.equals("utf-8")) {
-                    throw error(path + ".encoding", "strings encoded in " + enc + " are not supported");
-                }
+                utf8(fc, path);
                 yield new StringType(FieldType.Encoding.UTF8);
+            }
+            // Strings of a length in bytes: the text arrays and sequences of CTF 1.8, shown up to their first NUL.
+            case "static-length-string" -> {
+                utf8(fc, path);
+                yield new ArrayType(TEXT_BYTE, unsigned(required(fc, "length", path), path + ".length"));
+            }
+            case "dynamic-length-string" -> {
+                utf8(fc, path);
+                yield new SequenceType(TEXT_BYTE, location(fc, path, "length-field-location", false));
             }
             case "static-length-blob" -> {
                 long length = unsigned(required(fc, "length", path), path + ".length");
@@ -463,11 +472,18 @@ final class Ctf2Parser {
                 yield new SequenceType(element, length);
             }
             case "variant" -> variant(fc, path, depth);
-            case "fixed-length-bit-array", "fixed-length-bit-map", "fixed-length-boolean", "static-length-string",
-                 "dynamic-length-string", "dynamic-length-blob", "optional" ->
+            case "fixed-length-bit-array", "fixed-length-bit-map", "fixed-length-boolean", "dynamic-length-blob",
+                 "optional" ->
                 throw error(path + ".type", type + " field classes are not supported yet");
             default -> throw error(path + ".type", "unknown field class type \"" + type + "\"");
         };
+    }
+
+    private void utf8(JsonNode fc, String path) throws MetadataException {
+        String enc = fc.has("encoding") ? string(fc, "encoding", path, true) : "utf-8";
+        if (!enc.equals("utf-8")) {
+            throw error(path + ".encoding", "strings encoded in " + enc + " are not supported");
+        }
     }
 
     private FieldType fixedInteger(JsonNode fc, String path, String type) throws MetadataException {

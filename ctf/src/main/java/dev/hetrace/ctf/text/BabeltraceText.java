@@ -245,13 +245,21 @@ public final class BabeltraceText {
     /** Prints the field of {@code n} whose tape starts at {@code at}; returns the slot after it. */
     private int field(Node n, long[] t, int at, MemorySegment seg) {
         switch (n.kind) {
-            case Node.INT, Node.VARINT -> {
+            case Node.INT -> {
                 if (n.enumTable != null) {
                     enumeration(n, t[at]);
                 } else {
                     integer(n, t[at]);
                 }
-                return at + (n.kind == Node.VARINT ? 2 : 1);
+                return at + 1;
+            }
+            case Node.VARINT -> {
+                if (n.enumTable != null) {
+                    enumeration(n, t[at]);
+                } else {
+                    integer(n, t[at]);
+                }
+                return at + 2;
             }
             case Node.BIG_INT -> {
                 java.math.BigInteger v = BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed);

@@ -131,9 +131,13 @@ public final class JsonText {
 
     private int field(Node n, long[] t, int at, MemorySegment seg) {
         switch (n.kind) {
-            case Node.INT, Node.VARINT -> {
+            case Node.INT -> {
                 scalar(n, t[at]);
-                return at + (n.kind == Node.VARINT ? 2 : 1);
+                return at + 1;
+            }
+            case Node.VARINT -> {
+                scalar(n, t[at]);
+                return at + 2;
             }
             case Node.BIG_INT -> {
                 out.put(BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed).toString());
