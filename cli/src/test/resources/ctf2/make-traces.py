@@ -70,3 +70,14 @@ event { name = "strs"; id = 0; stream_id = 0; fields := struct {
   integer { size = 8; align = 8; signed = false; encoding = UTF8; } text[n]; }; };
 '''
     write(sys.argv[2], tsdl, data)
+
+# Booleans: false only when every bit is zero (bytes: 00 | 00 01 | 01 = one true bit, then seven false ones).
+boolean = lambda n, align=8: {"type": "fixed-length-boolean", "length": n, "byte-order": "little-endian", "alignment": align}
+ercb = {"type": "event-record-class", "id": 0, "name": "bools", "payload-field-class": {"type": "structure", "member-classes": [
+    {"name": "f", "field-class": boolean(8)},
+    {"name": "t", "field-class": boolean(16)},
+    {"name": "one", "field-class": boolean(1)},
+    {"name": "rest", "field-class": boolean(7, 1)}]}}
+ev = bytes([0x00, 0x00, 0x01, 0x01])
+total = (12 + 1 + len(ev)) * 8
+write('booleans', frags(pre, tc, dsc, ercb), struct.pack('<III', 0xc1fc1fc1, total, total) + bytes([0]) + ev)

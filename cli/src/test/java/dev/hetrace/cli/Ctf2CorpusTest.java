@@ -84,6 +84,17 @@ class Ctf2CorpusTest {
         assertThat(run.out()).isEqualTo("strs: { name = \"bash\", n = 5, text = \"hello\" }\n");
     }
 
+    @Test
+    void booleansPrintAsBabeltrace21PrintsThem() throws Exception {
+        // Bytes 00 | 00 01 | 01: an 8-bit false, a 16-bit true (its high byte), then a 1-bit true
+        // and a 7-bit false in one byte; babeltrace2 2.1's pretty format says true and false.
+        Cli.Run run = Cli.run("print", resource("booleans").toString());
+        assertThat(run.status()).as("stderr: %s", run.err()).isZero();
+        assertThat(run.out()).isEqualTo("bools: { f = false, t = true, one = true, rest = false }\n");
+        Cli.Run json = Cli.run("print", "--format=json", resource("booleans").toString());
+        assertThat(json.out()).contains("\"payload\":{\"f\":false,\"t\":true,\"one\":true,\"rest\":false}");
+    }
+
     /** What the specification says must fail: one line, where (fragment and JSON path, or stream offset) and what. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """

@@ -749,6 +749,7 @@ public final class Event {
             case Node.BIG_INT -> "an integer";
             case Node.FLOAT -> "a floating point number";
             case Node.STRING -> "a string";
+            case Node.BOOL -> "a boolean";
             case Node.STRUCT, Node.CHAIN -> "a structure";
             case Node.VARIANT -> "a variant";
             case Node.ARRAY, Node.PACKED_ARRAY -> n.text ? "a text array" : "an array";

@@ -110,7 +110,7 @@ public final class ClockFields {
                     }
                     pos += n.size;
                 }
-                case Node.BIG_INT, Node.FLOAT -> {
+                case Node.BIG_INT, Node.FLOAT, Node.BOOL -> {
                     align(n.align);
                     at++;
                     pos += n.size;

@@ -78,6 +78,9 @@ public final class FieldValues {
             case Node.BIG_INT -> {
                 return BitReader.readBig(seg, tape[at++], n.size, n.bigEndian, n.signed);
             }
+            case Node.BOOL -> {
+                return tape[at++] != 0;
+            }
             case Node.VARINT -> {
                 long v = tape[at];
                 at += 2;

@@ -811,6 +811,11 @@ public final class StreamDecoder {
                 tape[tapeLen++] = v;
                 stepEffects(n, v, n.size);
             }
+            case Node.BOOL -> {
+                long v = stepInt(n.align, n.size, n.bigEndian, false, scope);
+                ensureTape(1);
+                tape[tapeLen++] = v;
+            }
             case Node.VARINT -> {
                 long start = pos;
                 long v = stepVarInt(n.signed, scope);

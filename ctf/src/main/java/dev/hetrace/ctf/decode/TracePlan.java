@@ -6,6 +6,7 @@ import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.FloatType;
@@ -585,6 +586,13 @@ public final class TracePlan {
                     yield n;
                 }
                 case VariantType vt -> variant(vt, depth);
+                case BoolType bt -> {
+                    Node n = new Node(Node.BOOL, type, bt.alignment());
+                    n.size = bt.size();
+                    n.bigEndian = bt.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
+                    n.minBits = n.size;
+                    yield n;
+                }
                 case VarIntType vt -> {
                     Node n = new Node(Node.VARINT, type, 8);
                     n.signed = vt.signed();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.FloatType;
@@ -472,7 +473,16 @@ final class Ctf2Parser {
                 yield new SequenceType(element, length);
             }
             case "variant" -> variant(fc, path, depth);
-            case "fixed-length-bit-array", "fixed-length-bit-map", "fixed-length-boolean", "dynamic-length-blob",
+            case "fixed-length-boolean" -> {
+                long length = length(fc, path);
+                if (length > 64) {
+                    throw error(path + ".length", "booleans of " + length + " bits are not supported (at most 64)");
+                }
+                ByteOrder order = byteOrder(fc, path);
+                bitOrder(fc, path, order);
+                yield new BoolType((int) length, alignment(fc, path, "alignment"), order);
+            }
+            case "fixed-length-bit-array", "fixed-length-bit-map", "dynamic-length-blob",
                  "optional" ->
                 throw error(path + ".type", type + " field classes are not supported yet");
             default -> throw error(path + ".type", "unknown field class type \"" + type + "\"");
@@ -523,11 +533,7 @@ final class Ctf2Parser {
                 Set<String> seen = new HashSet<>();
                 for (int i = 0; i < members.size(); i++) {
                     String mpath = path + ".member-classes[" + i + "]";
-                    JsonNode m = members.get(i);
-                    if (!m.isObject()) {
-                        throw error(mpath, "a structure member class must be a JSON object");
-                    }
-                    noExtensions(m, mpath);
+                    JsonNode m = element(members, i, mpath, "a structure member class");
                     String name = string(m, "name", mpath, true);
                     if (!seen.add(name)) {
                         throw error(mpath + ".name", "member \"" + name + "\" is already defined in this structure");
@@ -566,11 +572,7 @@ final class Ctf2Parser {
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < options.size(); i++) {
             String opath = path + ".options[" + i + "]";
-            JsonNode o = options.get(i);
-            if (!o.isObject()) {
-                throw error(opath, "a variant option must be a JSON object");
-            }
-            noExtensions(o, opath);
+            JsonNode o = element(options, i, opath, "a variant option");
             String name = o.has("name") ? string(o, "name", opath, true) : "";
             if (!name.isEmpty() && !seen.add(name)) {
                 throw error(opath + ".name", "option \"" + name + "\" is already defined in this variant");
@@ -591,6 +593,16 @@ final class Ctf2Parser {
                 depth + 1)));
         }
         return new VariantType(selectorPath, members, null, ranges);
+    }
+
+    /** Element {@code i} of {@code array}: an object without extensions. */
+    private JsonNode element(JsonNode array, int i, String path, String what) throws MetadataException {
+        JsonNode o = array.get(i);
+        if (!o.isObject()) {
+            throw error(path, what + " must be a JSON object");
+        }
+        noExtensions(o, path);
+        return o;
     }
 
     private static boolean intersect(EnumMapping a, EnumMapping b, boolean signed) {

@@ -11,7 +11,7 @@ import java.util.Set;
 public sealed interface FieldType
         permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
                 FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType,
-                FieldType.VarIntType {
+                FieldType.VarIntType, FieldType.BoolType {
 
     /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
     int alignment();
@@ -60,6 +60,9 @@ public sealed interface FieldType
             return 8;
         }
     }
+
+    /** A CTF 2 fixed-length boolean: false when all its bits are zero, 1 to 64 bits. */
+    record BoolType(int size, int alignment, ByteOrder byteOrder) implements FieldType {}
 
     /** An IEEE 754 binary floating-point number; {@code size() = expDig + mantDig}. */
     record FloatType(int expDig, int mantDig, int alignment, ByteOrder byteOrder) implements FieldType {

@@ -189,6 +189,7 @@ public final class TsdlWriter {
                 out.append('}');
             }
             case VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
+            case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
             case ArrayType at -> throw new IllegalStateException("array type " + at + " outside a declarator");
             case SequenceType sq -> throw new IllegalStateException("sequence type " + sq + " outside a declarator");
         }
