@@ -539,13 +539,7 @@ public final class TracePlan {
                     n.enumTable = EnumTable.of(et);
                     yield n;
                 }
-                case FloatType ft -> {
-                    Node n = new Node(Node.FLOAT, type, ft.alignment());
-                    n.size = ft.size();
-                    n.bigEndian = ft.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
-                    n.minBits = n.size;
-                    yield n;
-                }
+                case FloatType ft -> bits(Node.FLOAT, type, ft.alignment(), ft.size(), ft.byteOrder());
                 case StringType st -> {
                     Node n = new Node(Node.STRING, type, 8);
                     n.minBits = 8;
@@ -586,13 +580,7 @@ public final class TracePlan {
                     yield n;
                 }
                 case VariantType vt -> variant(vt, depth);
-                case BoolType bt -> {
-                    Node n = new Node(Node.BOOL, type, bt.alignment());
-                    n.size = bt.size();
-                    n.bigEndian = bt.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
-                    n.minBits = n.size;
-                    yield n;
-                }
+                case BoolType bt -> bits(Node.BOOL, type, bt.alignment(), bt.size(), bt.byteOrder());
                 case VarIntType vt -> {
                     Node n = new Node(Node.VARINT, type, 8);
                     n.signed = vt.signed();
@@ -632,6 +620,16 @@ public final class TracePlan {
                     yield n;
                 }
             };
+        }
+
+        /** A node of {@code size} bits read as they are (a float, a boolean). */
+        private static Node bits(int kind, FieldType type, int alignment, int size,
+                                 dev.hetrace.ctf.metadata.ByteOrder order) {
+            Node n = new Node(kind, type, alignment);
+            n.size = size;
+            n.bigEndian = order == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
+            n.minBits = size;
+            return n;
         }
 
         /**
