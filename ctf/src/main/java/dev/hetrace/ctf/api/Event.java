@@ -210,7 +210,7 @@ public final class Event {
         }
         long[] t = tape(r.scope, d);
         return switch (n.kind) {
-            case Node.INT -> t[at];
+            case Node.INT, Node.VARINT -> t[at];
             case Node.BIG_INT -> {
                 BigInteger v = BitReader.readBig(d.segment(), t[at], n.size, n.bigEndian, n.signed);
                 if (n.signed ? v.bitLength() > 63 : v.bitLength() > 64) {
@@ -242,7 +242,7 @@ public final class Event {
             if (n.kind == Node.INT && n.signed) {
                 raw = BitReader.signExtend(raw, n.size);
             }
-        } else if (n.kind == Node.INT || n.kind == Node.FLOAT) {
+        } else if (n.kind == Node.INT || n.kind == Node.VARINT || n.kind == Node.FLOAT) {
             raw = tape(r.scope, decoder())[at];
         } else {
             throw wrongType(r, n, "a number", "getDouble");
@@ -285,7 +285,7 @@ public final class Event {
                 }
                 return utf8(seg, startByte, len);
             }
-            if (n.kind == Node.INT && n.enumTable != null) {
+            if ((n.kind == Node.INT || n.kind == Node.VARINT) && n.enumTable != null) {
                 int s = n.enumTable.first(t[at]);
                 return s < 0 ? null : n.enumTable.label(s, t[at]);
             }
@@ -732,7 +732,7 @@ public final class Event {
 
     private FieldTypeException wrongType(Resolved r, Node n, String wanted, String called) {
         String use = switch (n.kind) {
-            case Node.INT, Node.BIG_INT -> "getLong";
+            case Node.INT, Node.BIG_INT, Node.VARINT -> "getLong";
             case Node.FLOAT -> "getDouble";
             case Node.STRING -> "getString";
             case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE ->
@@ -745,10 +745,11 @@ public final class Event {
 
     private static String describe(Node n) {
         return switch (n.kind) {
-            case Node.INT -> n.enumTable != null ? "an enumeration" : "an integer";
+            case Node.INT, Node.VARINT -> n.enumTable != null ? "an enumeration" : "an integer";
             case Node.BIG_INT -> "an integer";
             case Node.FLOAT -> "a floating point number";
             case Node.STRING -> "a string";
+            case Node.BOOL -> "a boolean";
             case Node.STRUCT, Node.CHAIN -> "a structure";
             case Node.VARIANT -> "a variant";
             case Node.ARRAY, Node.PACKED_ARRAY -> n.text ? "a text array" : "an array";

@@ -110,10 +110,15 @@ public final class ClockFields {
                     }
                     pos += n.size;
                 }
-                case Node.BIG_INT, Node.FLOAT -> {
+                case Node.BIG_INT, Node.FLOAT, Node.BOOL -> {
                     align(n.align);
                     at++;
                     pos += n.size;
+                }
+                case Node.VARINT -> {
+                    align(8);
+                    pos += tape[at + 1];
+                    at += 2;
                 }
                 case Node.STRING -> {
                     long startByte = tape[at];

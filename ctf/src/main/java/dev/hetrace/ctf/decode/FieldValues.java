@@ -78,6 +78,14 @@ public final class FieldValues {
             case Node.BIG_INT -> {
                 return BitReader.readBig(seg, tape[at++], n.size, n.bigEndian, n.signed);
             }
+            case Node.BOOL -> {
+                return tape[at++] != 0;
+            }
+            case Node.VARINT -> {
+                long v = tape[at];
+                at += 2;
+                return v;
+            }
             case Node.STRING -> {
                 String s = text(tape[at], tape[at + 1]);
                 at += 2;

@@ -43,6 +43,10 @@ public final class Node {
     public static final int PACKED_RUN = 11;
     /** Nested structs of one shape whose nesting members are named prefix + counter (see the class comment). */
     public static final int CHAIN = 12;
+    /** A CTF 2 variable-length (LEB128) integer; two tape slots: its value and its length in bits. */
+    public static final int VARINT = 13;
+    /** A CTF 2 fixed-length boolean; one tape slot: its bits (false when zero). */
+    public static final int BOOL = 14;
 
     /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
     public static final int ROLE_NONE = 0;

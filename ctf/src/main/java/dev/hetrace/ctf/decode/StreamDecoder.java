@@ -606,6 +606,48 @@ public final class StreamDecoder {
         }
     }
 
+    /**
+     * A LEB128 integer (CTF 2 variable-length integer), byte-aligned, byte after byte while
+     * bit 7 is set. Its value must fit in 64 bits: the bits above bit 63, when some bytes go
+     * that far, must be zeros (unsigned) or copies of the sign bit (signed).
+     */
+    private long stepVarInt(boolean signed, String scope) throws StreamDecodingException {
+        align(8, scope);
+        long start = pos;
+        long v = 0;
+        int shift = 0;
+        // Whether every bit from bit 63 (signed) or 64 (unsigned) up is zero, or one.
+        boolean highZero = true;
+        boolean highOne = true;
+        int b;
+        do {
+            need(8, scope, "a variable-length integer");
+            b = (int) BitReader.read(seg, pos, 8, false);
+            pos += 8;
+            int bits = b & 0x7F;
+            if (shift < 63) {
+                v |= (long) bits << shift;
+            } else {
+                int high = bits;
+                if (shift == 63) {
+                    v |= (long) (bits & 1) << 63;
+                    high = signed ? bits : bits >>> 1;
+                }
+                highZero &= high == 0;
+                highOne &= high == (signed || shift > 63 ? 0x7F : 0x3F);
+            }
+            shift += 7;
+        } while ((b & 0x80) != 0);
+        if (shift > 63) {
+            if (!(signed && (b & 0x40) != 0 ? highOne : highZero)) {
+                throw error(start, "variable-length integer in the " + scope + " does not fit in 64 bits");
+            }
+        } else if (signed && (b & 0x40) != 0) {
+            v |= -1L << shift;
+        }
+        return v;
+    }
+
     private long stepFloat(int alignment, int size, boolean bigEndian, String scope) throws StreamDecodingException {
         align(alignment, scope);
         need(size, scope, "a floating point number");
@@ -764,6 +806,19 @@ public final class StreamDecoder {
                 ensureTape(1);
                 tape[tapeLen++] = v;
                 stepEffects(n, v, n.size);
+            }
+            case Node.BOOL -> {
+                long v = stepInt(n.align, n.size, n.bigEndian, false, scope);
+                ensureTape(1);
+                tape[tapeLen++] = v;
+            }
+            case Node.VARINT -> {
+                long start = pos;
+                long v = stepVarInt(n.signed, scope);
+                ensureTape(2);
+                tape[tapeLen++] = v;
+                tape[tapeLen++] = pos - start;
+                stepEffects(n, v, 64);
             }
             case Node.BIG_INT -> {
                 align(n.align, scope);

@@ -8,8 +8,8 @@ public final class Tape {
     /** Tape slots taken by the field of node {@code n} whose tape starts at {@code at}. */
     public static int span(Node n, long[] t, int at) {
         return switch (n.kind) {
-            case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
-            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
+            case Node.INT, Node.BIG_INT, Node.FLOAT, Node.BOOL -> 1;
+            case Node.STRING, Node.VARINT, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
             case Node.STRUCT -> {
                 int p = at;
                 for (Node c : n.children) {
@@ -45,8 +45,8 @@ public final class Tape {
     /** Tape slots of a field of node {@code n} when they do not depend on the data, else -1. */
     public static long fixedSpan(Node n) {
         return switch (n.kind) {
-            case Node.INT, Node.BIG_INT, Node.FLOAT -> 1;
-            case Node.STRING, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
+            case Node.INT, Node.BIG_INT, Node.FLOAT, Node.BOOL -> 1;
+            case Node.STRING, Node.VARINT, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> 2;
             case Node.STRUCT -> {
                 long sum = 0;
                 for (Node c : n.children) {

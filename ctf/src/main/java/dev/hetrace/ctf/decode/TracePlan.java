@@ -6,6 +6,7 @@ import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.FloatType;
@@ -13,9 +14,11 @@ import dev.hetrace.ctf.metadata.FieldType.IntegerType;
 import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
+import dev.hetrace.ctf.metadata.FieldType.VarIntType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.MemberList;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.Role;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.StreamClassRun;
 import dev.hetrace.ctf.metadata.StructChain;
@@ -265,12 +268,15 @@ public final class TracePlan {
         private long deepestChain;
         /** Structs being compiled, innermost first, with the number of members done so far. */
         private final Deque<Frame> frames = new ArrayDeque<>();
+        /** CTF 2 metadata says roles and clocks explicitly and names fields as they are shown. */
+        private final boolean ctf2;
 
         private record Frame(Node struct, int[] done) {}
 
         Compiler(TraceClass trace) {
             this.trace = trace;
             this.clocks = new ArrayList<>(trace.clocks().values());
+            this.ctf2 = trace.major() == 2;
         }
 
         TracePlan compile() throws MetadataException {
@@ -338,6 +344,9 @@ public final class TracePlan {
          * trace's only clock (or an implicit 1 GHz clock when it declares none).
          */
         private void autoMapClock(Node root, Set<String> names) throws MetadataException {
+            if (ctf2) {
+                return;
+            }
             List<Node> found = new ArrayList<>();
             collectNamedInts(root, names, found);
             for (Node n : found) {
@@ -424,6 +433,10 @@ public final class TracePlan {
 
         /** Roles babeltrace2 gives by name: top-level members of the packet scopes, any "id" of the event header. */
         private void assignRoles(Scope scope, Node root) throws MetadataException {
+            if (ctf2) {
+                rolesFromMetadata(scope, root, true);
+                return;
+            }
             switch (scope) {
                 case PACKET_HEADER -> {
                     role(root, "magic", Node.ROLE_MAGIC);
@@ -464,6 +477,50 @@ public final class TracePlan {
             }
         }
 
+        /**
+         * CTF 2 roles, as the metadata gives them (it checked which scope allows which). The
+         * packet scopes' roles are read from their top-level members.
+         */
+        private static void rolesFromMetadata(Scope scope, Node n, boolean top) throws MetadataException {
+            for (Node c : n.children) {
+                Set<Role> roles = switch (c.type) {
+                    case IntegerType it -> it.roles();
+                    case EnumType et -> et.container().roles();
+                    case VarIntType vt -> vt.roles();
+                    case ArrayType at -> at.roles();
+                    default -> Set.of();
+                };
+                for (Role r : roles) {
+                    c.role = switch (r) {
+                        case PACKET_MAGIC_NUMBER -> Node.ROLE_MAGIC;
+                        case METADATA_STREAM_UUID -> Node.ROLE_UUID;
+                        case DATA_STREAM_CLASS_ID -> Node.ROLE_STREAM_ID;
+                        case DATA_STREAM_ID -> Node.ROLE_STREAM_INSTANCE_ID;
+                        case PACKET_TOTAL_LENGTH -> Node.ROLE_PACKET_SIZE;
+                        case PACKET_CONTENT_LENGTH -> Node.ROLE_CONTENT_SIZE;
+                        case DEFAULT_CLOCK_TIMESTAMP -> scope == Scope.PACKET_CONTEXT ? Node.ROLE_TIMESTAMP_BEGIN
+                            : Node.ROLE_NONE;
+                        case PACKET_END_DEFAULT_CLOCK_TIMESTAMP -> Node.ROLE_TIMESTAMP_END;
+                        case DISCARDED_EVENT_RECORD_COUNTER_SNAPSHOT -> Node.ROLE_EVENTS_DISCARDED;
+                        case PACKET_SEQUENCE_NUMBER -> Node.ROLE_PACKET_SEQ_NUM;
+                        case EVENT_RECORD_CLASS_ID -> Node.ROLE_EVENT_ID;
+                    };
+                    boolean packet = scope == Scope.PACKET_HEADER || scope == Scope.PACKET_CONTEXT;
+                    if (packet && !top && c.role != Node.ROLE_NONE) {
+                        throw new MetadataException("role " + r.jsonName() + " on a field nested in the "
+                            + scope.prefix + " scope is not supported (only on its top-level members)");
+                    }
+                    if (c.role == Node.ROLE_UUID && (c.kind != Node.PACKED_ARRAY || c.length != 16)) {
+                        throw new MetadataException("the metadata stream UUID must be a BLOB of 16 bytes");
+                    }
+                    if (c.role == Node.ROLE_EVENT_ID && c.kind != Node.INT && c.kind != Node.VARINT) {
+                        throw new MetadataException("an event record class id must be an integer of at most 64 bits");
+                    }
+                }
+                rolesFromMetadata(scope, c, false);
+            }
+        }
+
         private void role(Node root, String name, int role) {
             int i = root.memberIndex(name);
             if (i >= 0 && (root.children[i].kind == Node.INT)) {
@@ -482,13 +539,7 @@ public final class TracePlan {
                     n.enumTable = EnumTable.of(et);
                     yield n;
                 }
-                case FloatType ft -> {
-                    Node n = new Node(Node.FLOAT, type, ft.alignment());
-                    n.size = ft.size();
-                    n.bigEndian = ft.byteOrder() == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
-                    n.minBits = n.size;
-                    yield n;
-                }
+                case FloatType ft -> bits(Node.FLOAT, type, ft.alignment(), ft.size(), ft.byteOrder());
                 case StringType st -> {
                     Node n = new Node(Node.STRING, type, 8);
                     n.minBits = 8;
@@ -511,7 +562,7 @@ public final class TracePlan {
                         for (int i = 0; i < count; i++) {
                             var m = ml != null ? ml.entryMember(i) : st.members().get(i);
                             n.rawNames[i] = m.name();
-                            n.names[i] = displayName(m.name());
+                            n.names[i] = shown(m.name());
                             n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
                             if (ml != null && ml.isRun(i) && ml.entrySize(i) > 1) {
                                 n.children[i] = run(ml, i, compile(m.type(), n, depth + 1));
@@ -529,6 +580,20 @@ public final class TracePlan {
                     yield n;
                 }
                 case VariantType vt -> variant(vt, depth);
+                case BoolType bt -> bits(Node.BOOL, type, bt.alignment(), bt.size(), bt.byteOrder());
+                case VarIntType vt -> {
+                    Node n = new Node(Node.VARINT, type, 8);
+                    n.signed = vt.signed();
+                    n.base = vt.base();
+                    n.size = 64; // the width of its value, for display
+                    n.minBits = 8;
+                    if (!vt.mappings().isEmpty()) {
+                        n.enumTable = EnumTable.of(new EnumType(new IntegerType(64, 8, vt.signed(),
+                            dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, vt.base(), FieldType.Encoding.NONE, null),
+                            vt.mappings()));
+                    }
+                    yield n;
+                }
                 case ArrayType at -> {
                     Node elem = compile(at.element(), parentStruct, depth + 1);
                     Node n = new Node(packable(elem) ? Node.PACKED_ARRAY : Node.ARRAY, type, elem.align);
@@ -555,6 +620,16 @@ public final class TracePlan {
                     yield n;
                 }
             };
+        }
+
+        /** A node of {@code size} bits read as they are (a float, a boolean). */
+        private static Node bits(int kind, FieldType type, int alignment, int size,
+                                 dev.hetrace.ctf.metadata.ByteOrder order) {
+            Node n = new Node(kind, type, alignment);
+            n.size = size;
+            n.bigEndian = order == dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN;
+            n.minBits = size;
+            return n;
         }
 
         /**
@@ -603,7 +678,7 @@ public final class TracePlan {
             n.chainBeforeSlots = (int) before;
             n.chainAfterSlots = (int) after;
             n.runPrefix = chain.prefix();
-            n.runDisplayPrefix = displayName(chain.prefix()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            n.runDisplayPrefix = shown(chain.prefix()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             n.runFirst = chain.first();
             long perLevel = level.minBits - level.children[h].minBits;
             long total = saturatingMultiply(chain.levels() - 1, perLevel) + level.minBits;
@@ -625,13 +700,13 @@ public final class TracePlan {
         }
 
         /** A run of struct members of one type: decoded as an array, shown as members. */
-        private static Node run(MemberList ml, int entry, Node elem) {
+        private Node run(MemberList ml, int entry, Node elem) {
             Node r = new Node(packable(elem) ? Node.PACKED_RUN : Node.RUN, elem.type, elem.align);
             r.children = new Node[] {elem};
             r.length = ml.entrySize(entry);
             r.size = elem.size;
             r.runPrefix = ml.runPrefix(entry);
-            r.runDisplayPrefix = displayName(r.runPrefix).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            r.runDisplayPrefix = shown(r.runPrefix).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             r.runFirst = ml.runFirst(entry);
             r.minBits = saturatingMultiply(r.length, elem.minBits);
             return r;
@@ -652,6 +727,11 @@ public final class TracePlan {
         private static boolean packable(Node elem) {
             return (elem.kind == Node.INT || elem.kind == Node.FLOAT) && elem.size % elem.align == 0
                 && elem.register < 0 && elem.clock < 0;
+        }
+
+        /** A member's name as shown: CTF 2 names are shown as they are. */
+        private String shown(String raw) {
+            return ctf2 ? raw : displayName(raw);
         }
 
         static String displayName(String raw) {
@@ -685,8 +765,19 @@ public final class TracePlan {
                 throw new MetadataException("variant has no tag");
             }
             Node target = resolve(vt.tag(), vt.tagField(), "variant tag");
-            if (!(target.type instanceof EnumType tagType)) {
+            EnumType tagType = target.type instanceof EnumType et ? et : null;
+            boolean tagSigned;
+            if (vt.optionRanges() != null) {
+                tagSigned = switch (target.type) {
+                    case EnumType et -> et.container().signed();
+                    case IntegerType it -> it.signed();
+                    case VarIntType vi -> vi.signed();
+                    default -> throw new MetadataException("variant selector '" + vt.tag() + "' must be an integer field");
+                };
+            } else if (tagType == null) {
                 throw new MetadataException("variant tag '" + vt.tag() + "' must be an enumeration field");
+            } else {
+                tagSigned = tagType.container().signed();
             }
             Node n = new Node(Node.VARIANT, vt, 1);
             MemberList options = vt.options() instanceof MemberList x ? x : new MemberList(vt.options());
@@ -694,7 +785,7 @@ public final class TracePlan {
             n.children = new Node[count];
             n.rawNames = new String[count];
             n.names = new String[count];
-            n.tagSigned = tagType.container().signed();
+            n.tagSigned = tagSigned;
             n.sourceRegister = registerOf(target);
             if (count != options.size()) {
                 n.entryStart = new int[count];
@@ -705,7 +796,7 @@ public final class TracePlan {
             for (int i = 0; i < count; i++) {
                 var option = options.entryMember(i);
                 n.rawNames[i] = option.name();
-                n.names[i] = displayName(option.name());
+                n.names[i] = shown(option.name());
                 n.children[i] = compile(option.type(), null, depth + 1);
                 if (n.entryStart != null) {
                     n.entryStart[i] = options.entryStart(i);
@@ -716,8 +807,12 @@ public final class TracePlan {
                 }
                 min = Math.min(min, n.children[i].minBits);
             }
-            EnumTable tags = target.enumTable != null ? target.enumTable : EnumTable.of(tagType);
-            n.selector = VariantSelector.of(tags, options);
+            if (vt.optionRanges() != null) {
+                n.selector = VariantSelector.ofRanges(tagSigned, vt.optionRanges());
+            } else {
+                EnumTable tags = target.enumTable != null ? target.enumTable : EnumTable.of(tagType);
+                n.selector = VariantSelector.of(tags, options);
+            }
             if (n.selector.isEmpty()) {
                 throw new MetadataException("no option of the variant tagged by '" + vt.tag()
                     + "' is named by a label of the tag");
@@ -783,10 +878,14 @@ public final class TracePlan {
             throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
         }
 
-        private static Node walk(Node from, List<String> parts, FieldPath path, String what, Frame limit)
+        private Node walk(Node from, List<String> parts, FieldPath path, String what, Frame limit)
                 throws MetadataException {
             Node n = from;
             for (int k = 0; k < parts.size(); k++) {
+                // A CTF 2 field location goes through arrays to the current element.
+                while (ctf2 && (n.kind == Node.ARRAY || n.kind == Node.SEQUENCE)) {
+                    n = n.element();
+                }
                 if (n.kind == Node.CHAIN) {
                     throw new MetadataException(what + " '" + path + "' goes through " + n.length + " nested structs"
                         + " of one shape, whose fields cannot be tags or lengths: not supported");

@@ -1,5 +1,6 @@
 package dev.hetrace.ctf.decode;
 
+import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.Member;
 import dev.hetrace.ctf.metadata.MemberList;
 import java.nio.charset.StandardCharsets;
@@ -97,6 +98,24 @@ final class VariantSelector {
             step[i] = x[3];
         }
         return new VariantSelector(signed, lo, hi, base, step);
+    }
+
+    /** A CTF 2 selector: option {@code i} is selected by the values of {@code ranges.get(i)}. */
+    static VariantSelector ofRanges(boolean signed, List<List<EnumMapping>> ranges) {
+        int n = ranges.stream().mapToInt(List::size).sum();
+        long[] lo = new long[n];
+        long[] hi = new long[n];
+        long[] base = new long[n];
+        int k = 0;
+        for (int option = 0; option < ranges.size(); option++) {
+            for (EnumMapping r : ranges.get(option)) {
+                lo[k] = r.low();
+                hi[k] = r.high();
+                base[k] = option;
+                k++;
+            }
+        }
+        return new VariantSelector(signed, lo, hi, base, new long[n]);
     }
 
     private boolean contains(int i, long v) {

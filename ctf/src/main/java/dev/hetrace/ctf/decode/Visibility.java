@@ -38,8 +38,8 @@ final class Visibility {
             return false;
         }
         boolean visible = switch (n.kind) {
-            case Node.INT, Node.BIG_INT -> (n.clock < 0 && n.role == Node.ROLE_NONE) || n.referenced;
-            case Node.FLOAT, Node.STRING -> true;
+            case Node.INT, Node.BIG_INT, Node.VARINT -> (n.clock < 0 && n.role == Node.ROLE_NONE) || n.referenced;
+            case Node.FLOAT, Node.STRING, Node.BOOL -> true;
             case Node.STRUCT -> {
                 boolean any = n.children.length == 0;
                 for (Node c : n.children) {

@@ -1,15 +1,17 @@
 package dev.hetrace.ctf.metadata;
 
 import java.util.List;
+import java.util.Set;
 
 /**
- * A CTF 1.8 field type, as declared in TSDL. Immutable; a type may be shared by several
+ * A field type, as declared in CTF 1.8 TSDL or CTF 2 JSON metadata. Immutable; a type may be shared by several
  * fields (typealias, typedef, named structs). Byte orders are already resolved: no type
  * in a parsed trace says "native".
  */
 public sealed interface FieldType
         permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
-                FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType {
+                FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType,
+                FieldType.VarIntType, FieldType.BoolType {
 
     /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
     int alignment();
@@ -22,13 +24,45 @@ public sealed interface FieldType
      *
      * @param base         display base: 2, 8, 10 or 16
      * @param mappedClock  name of the clock this integer samples ({@code map = clock.NAME.value}), or null
+     * @param roles        what the field means to the decoder, as CTF 2 metadata says (empty for CTF 1.8)
      */
     record IntegerType(int size, int alignment, boolean signed, ByteOrder byteOrder, int base,
-                       Encoding encoding, String mappedClock) implements FieldType {
+                       Encoding encoding, String mappedClock, Set<Role> roles) implements FieldType {
+        public IntegerType {
+            roles = Set.copyOf(roles);
+        }
+
+        public IntegerType(int size, int alignment, boolean signed, ByteOrder byteOrder, int base,
+                           Encoding encoding, String mappedClock) {
+            this(size, alignment, signed, byteOrder, base, encoding, mappedClock, Set.of());
+        }
+
         public IntegerType withByteOrder(ByteOrder order) {
-            return new IntegerType(size, alignment, signed, order, base, encoding, mappedClock);
+            return new IntegerType(size, alignment, signed, order, base, encoding, mappedClock, roles);
         }
     }
+
+    /**
+     * A CTF 2 variable-length integer: unsigned or signed LEB128, whole bytes, byte-aligned.
+     *
+     * @param base     preferred display base: 2, 8, 10 or 16
+     * @param mappings labels of ranges of values (empty: none), as an enumeration's
+     * @param roles    what the field means to the decoder
+     */
+    record VarIntType(boolean signed, int base, List<EnumMapping> mappings, Set<Role> roles) implements FieldType {
+        public VarIntType {
+            mappings = List.copyOf(mappings);
+            roles = Set.copyOf(roles);
+        }
+
+        @Override
+        public int alignment() {
+            return 8;
+        }
+    }
+
+    /** A CTF 2 fixed-length boolean: false when all its bits are zero, 1 to 64 bits. */
+    record BoolType(int size, int alignment, ByteOrder byteOrder) implements FieldType {}
 
     /** An IEEE 754 binary floating-point number; {@code size() = expDig + mantDig}. */
     record FloatType(int expDig, int mantDig, int alignment, ByteOrder byteOrder) implements FieldType {
@@ -109,14 +143,23 @@ public sealed interface FieldType
      * A tagged union ({@code tagField}: see {@link SequenceType}): the tag (an enumeration field found by {@code tag}, a relative or absolute
      * path) selects the option whose name equals the tag's label. {@code tag} is null for a
      * variant declared without tag, which may only be used once given one.
+     *
+     * @param optionRanges when not null (CTF 2), the tag is an integer and selects the option
+     *                     whose ranges (one list per option; labels unused) hold its value
      */
-    record VariantType(FieldPath tag, List<Member> options, Member tagField) implements FieldType {
+    record VariantType(FieldPath tag, List<Member> options, Member tagField, List<List<EnumMapping>> optionRanges)
+            implements FieldType {
         public VariantType {
             options = options instanceof MemberList ? options : List.copyOf(options);
+            optionRanges = optionRanges == null ? null : optionRanges.stream().map(List::copyOf).toList();
+        }
+
+        public VariantType(FieldPath tag, List<Member> options, Member tagField) {
+            this(tag, options, tagField, null);
         }
 
         public VariantType(FieldPath tag, List<Member> options) {
-            this(tag, options, null);
+            this(tag, options, null, null);
         }
 
         /** A variant has no alignment of its own: it takes its selected option's. */
@@ -126,12 +169,25 @@ public sealed interface FieldType
         }
 
         public VariantType withTag(FieldPath newTag, Member newTagField) {
-            return new VariantType(newTag, options, newTagField);
+            return new VariantType(newTag, options, newTagField, optionRanges);
         }
     }
 
-    /** A fixed-length array. */
-    record ArrayType(FieldType element, long length) implements FieldType {
+    /**
+     * A fixed-length array.
+     *
+     * @param roles what the field means to the decoder, as CTF 2 metadata says of a static-length
+     *              BLOB (an array of bytes here); empty for CTF 1.8
+     */
+    record ArrayType(FieldType element, long length, Set<Role> roles) implements FieldType {
+        public ArrayType {
+            roles = Set.copyOf(roles);
+        }
+
+        public ArrayType(FieldType element, long length) {
+            this(element, length, Set.of());
+        }
+
         @Override
         public int alignment() {
             return element.alignment();

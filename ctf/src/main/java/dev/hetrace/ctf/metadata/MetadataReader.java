@@ -18,8 +18,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a trace's {@code metadata} file, plain text or packetized, and parses it. The file is
- * streamed, never held whole: metadata may be gigabytes.
+ * Reads a trace's {@code metadata} file, plain text or packetized, and parses it: CTF 1.8 TSDL,
+ * or CTF 2 JSON fragments (the text starts with a record separator). The file is streamed, never
+ * held whole: metadata may be gigabytes.
  */
 public final class MetadataReader {
     private static final int PACKET_MAGIC = 0x75D11D57;
@@ -57,6 +58,11 @@ public final class MetadataReader {
             throws IOException, MetadataException {
         ByteOrder packetOrder = packetizedOrder(head);
         if (packetOrder == null) {
+            if (head.length > 0 && head[0] == Ctf2Parser.RS) {
+                try (InputStream in = opener.open()) {
+                    return Ctf2Parser.parse(in);
+                }
+            }
             checkSignature(new String(head, StandardCharsets.UTF_8));
         } else {
             // Packet headers are checked before any text is parsed, as when the file was read whole.
@@ -65,6 +71,13 @@ public final class MetadataReader {
                 while (in.read(sink) >= 0) {
                     // only the packet headers matter here
                 }
+            } catch (UncheckedMetadataException e) {
+                throw e.getCause();
+            }
+        }
+        if (packetOrder != null && startsCtf2(new DepacketizingStream(opener.open(), packetOrder, size))) {
+            try (InputStream in = new DepacketizingStream(opener.open(), packetOrder, size)) {
+                return Ctf2Parser.parse(in);
             } catch (UncheckedMetadataException e) {
                 throw e.getCause();
             }
@@ -82,6 +95,13 @@ public final class MetadataReader {
                 + describe(trace.byteOrder()));
         }
         return trace;
+    }
+
+    /** Whether depacketized metadata is CTF 2: JSON fragments, each after a record separator. */
+    private static boolean startsCtf2(InputStream in) throws IOException {
+        try (in) {
+            return in.read() == Ctf2Parser.RS;
+        }
     }
 
     private static Reader reader(InputStream in) {
@@ -110,6 +130,10 @@ public final class MetadataReader {
     }
 
     private static void checkSignature(String text) throws MetadataException {
+        if (!text.isEmpty() && text.charAt(0) == '{') {
+            throw new MetadataException(1, 1, "metadata starts with '{' but not with the record separator (0x1E) of"
+                + " CTF 2 metadata: not a CTF 1.8 or CTF 2 metadata stream");
+        }
         if (!text.startsWith("/* CTF")) {
             return; // the signature is recommended; babeltrace2 reads metadata without it too
         }
@@ -119,7 +143,7 @@ public final class MetadataReader {
         }
         if (!m.group(1).equals("1") || !m.group(2).equals("8")) {
             throw new MetadataException(1, 8, "unsupported CTF version " + m.group(1) + "." + m.group(2)
-                + " in the metadata signature (expected 1.8)");
+                + " in the metadata signature: only CTF 1.8 and CTF 2 are supported");
         }
     }
 
@@ -214,7 +238,7 @@ public final class MetadataReader {
             if (compression != 0 || encryption != 0 || checksumScheme != 0) {
                 throw fail(where + ": compressed, encrypted or checksummed metadata is not supported");
             }
-            if (major != 1 || minor != 8) {
+            if (!(major == 1 && minor == 8) && !(major == 2 && minor == 0)) {
                 throw fail(where + ": unsupported CTF version " + major + "." + minor);
             }
             if (contentBits % 8 != 0 || packetBits % 8 != 0) {

@@ -1475,7 +1475,8 @@ final class TsdlParser {
             throw error(at, "trace block needs 'major' and 'minor'");
         }
         if (major != 1 || minor != 8) {
-            throw error(at, "unsupported CTF version " + major + "." + minor + " (expected 1.8)");
+            throw error(at, "unsupported CTF version " + major + "." + minor
+                + ": only CTF 1.8 and CTF 2 are supported");
         }
     }
 

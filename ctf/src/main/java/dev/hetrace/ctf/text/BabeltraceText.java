@@ -246,11 +246,15 @@ public final class BabeltraceText {
     private int field(Node n, long[] t, int at, MemorySegment seg) {
         switch (n.kind) {
             case Node.INT -> {
-                if (n.enumTable != null) {
-                    enumeration(n, t[at]);
-                } else {
-                    integer(n, t[at]);
-                }
+                labelled(n, t[at]);
+                return at + 1;
+            }
+            case Node.VARINT -> {
+                labelled(n, t[at]);
+                return at + 2;
+            }
+            case Node.BOOL -> {
+                out.put(t[at] != 0 ? "true" : "false");
                 return at + 1;
             }
             case Node.BIG_INT -> {
@@ -420,12 +424,16 @@ public final class BabeltraceText {
         if (e.kind == Node.FLOAT) {
             out.put(CFormat.g(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
         } else {
-            long v = e.signed ? BitReader.signExtend(raw, e.size) : raw;
-            if (e.enumTable != null) {
-                enumeration(e, v);
-            } else {
-                integer(e, v);
-            }
+            labelled(e, e.signed ? BitReader.signExtend(raw, e.size) : raw);
+        }
+    }
+
+    /** An integer, with its labels when it has mappings. */
+    private void labelled(Node n, long v) {
+        if (n.enumTable != null) {
+            enumeration(n, v);
+        } else {
+            integer(n, v);
         }
     }
 

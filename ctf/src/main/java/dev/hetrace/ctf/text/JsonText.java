@@ -135,6 +135,14 @@ public final class JsonText {
                 scalar(n, t[at]);
                 return at + 1;
             }
+            case Node.VARINT -> {
+                scalar(n, t[at]);
+                return at + 2;
+            }
+            case Node.BOOL -> {
+                out.put(t[at] != 0 ? "true" : "false");
+                return at + 1;
+            }
             case Node.BIG_INT -> {
                 out.put(BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed).toString());
                 return at + 1;

@@ -14,6 +14,7 @@ import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.StructChain;
+import dev.hetrace.ctf.metadata.FieldType.VarIntType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.TraceClass;
@@ -187,6 +188,8 @@ public final class TsdlWriter {
                 indent();
                 out.append('}');
             }
+            case VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
+            case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
             case ArrayType at -> throw new IllegalStateException("array type " + at + " outside a declarator");
             case SequenceType sq -> throw new IllegalStateException("sequence type " + sq + " outside a declarator");
         }

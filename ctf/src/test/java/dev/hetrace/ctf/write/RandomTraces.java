@@ -257,6 +257,8 @@ final class RandomTraces {
                 random.nextInt(20) - 10)) : (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(40) - 20);
             case StringType st -> text((babeltraceSafe ? 1 : 0) + random.nextInt(12));
             case StructType st -> structValue(st);
+            case FieldType.VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
+            case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
             case ArrayType at -> {
                 if (isText(at.element())) {
                     int min = babeltraceSafe ? 1 : 0;

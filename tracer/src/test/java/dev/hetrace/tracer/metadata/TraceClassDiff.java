@@ -103,6 +103,8 @@ final class TraceClassDiff {
             case IntegerType i -> same(where, i, e);
             case FloatType f -> same(where, f, e);
             case StringType s -> same(where, s, e);
+            case FieldType.VarIntType v -> same(where, v, e);
+            case FieldType.BoolType b -> same(where, b, e);
             case EnumType en -> {
                 EnumType ee = (EnumType) e;
                 String d = same(where + " (container)", en.container(), ee.container());
