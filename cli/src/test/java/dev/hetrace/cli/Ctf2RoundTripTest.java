@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.write.Ctf2Writer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,11 +81,11 @@ class Ctf2RoundTripTest {
             Path target = to.resolve(from.relativize(f).toString());
             if (Files.isDirectory(f)) {
                 Files.createDirectories(target);
-            } else if (f.getFileName().toString().equals("metadata")) {
-                String json = Ctf2Writer.write(MetadataReader.read(f, w -> { }));
-                Files.writeString(target, json, StandardCharsets.UTF_8);
             } else {
                 Files.copy(f, target);
+                if (f.getFileName().toString().equals("metadata")) {
+                    Ctf2Writer.rewrite(target);
+                }
             }
         }
     }

@@ -25,7 +25,12 @@ import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.Role;
 import dev.hetrace.ctf.metadata.TraceClass;
+import dev.hetrace.ctf.metadata.MetadataReader;
+import java.io.IOException;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -95,6 +100,29 @@ public final class Ctf2Writer {
         Ctf2Writer w = new Ctf2Writer(TracePlan.compile(trace));
         w.trace();
         return w.out.toString();
+    }
+
+    /**
+     * {@code metadata} (a CTF 1.8 or CTF 2 metadata file's bytes, plain or packetized) as CTF 2,
+     * checked by reading it back.
+     */
+    public static String rewrite(byte[] metadata) throws MetadataException, Unsupported {
+        String json = write(MetadataReader.parse(metadata, w -> { }));
+        TracePlan.compile(MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), w -> { }));
+        return json;
+    }
+
+    /** Rewrites the metadata file {@code metadataFile} as CTF 2 (see {@link #rewrite(byte[])}). */
+    public static void rewrite(Path metadataFile) throws IOException, MetadataException, Unsupported {
+        String json;
+        try {
+            json = rewrite(Files.readAllBytes(metadataFile));
+        } catch (MetadataException e) {
+            throw e.in(metadataFile);
+        } catch (Unsupported e) {
+            throw new Unsupported(metadataFile + ": " + e.getMessage());
+        }
+        Files.writeString(metadataFile, json, StandardCharsets.UTF_8);
     }
 
     private void trace() throws Unsupported {
