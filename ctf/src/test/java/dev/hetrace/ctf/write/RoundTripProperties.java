@@ -43,7 +43,7 @@ class RoundTripProperties {
     }
 
     static Written write(Random random, Path dir, boolean babeltraceSafe, CtfVersion version) throws IOException {
-        RandomTraces gen = new RandomTraces(random, babeltraceSafe);
+        RandomTraces gen = new RandomTraces(random, babeltraceSafe, version == CtfVersion.V2);
         TraceClass tc = gen.traceClass();
         Map<String, List<ReadEvent>> written = new LinkedHashMap<>();
         try (CtfWriter w = CtfWriter.create(dir, tc, version)) {
