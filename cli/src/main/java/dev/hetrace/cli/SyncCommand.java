@@ -2,6 +2,8 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.write.Ctf2Writer;
+import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.sync.ClockTransform;
 import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.SyncQuality;
@@ -67,7 +69,8 @@ import picocli.CommandLine.Parameters;
         "      arm/ dsp*/",
         "  hetrace sync --piecewise 30s master/ dsp0/",
         "  hetrace sim --out board/ && hetrace sync board/",
-        "  hetrace sync --out synced/ master/ dsp0/ dsp1/ && babeltrace2 synced/*", "",
+        "  hetrace sync --out synced/ master/ dsp0/ dsp1/ && babeltrace2 synced/*",
+        "  hetrace sync --out synced/ --ctf-version 2 master/ dsp0/   (copies in CTF 2)", "",
         "On an interactive terminal, a progress line shows the events read and the messages matched."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every trace is on the reference clock without a failed pair (with --apart: the others are warned of)",
@@ -88,6 +91,12 @@ final class SyncCommand extends HetraceCommand {
             + " 'babeltrace2 DIR/*'. A linear map rewrites the clocks in the metadata when that is exact to"
             + " 1 ns over the trace, else the timestamps in the packets.")
     Path outDir;
+
+    @Option(names = "--ctf-version", paramLabel = "VERSION", converter = CtfVersionConverter.class,
+        description = "With --out: the CTF version of the copies' metadata: 1.8 (default: what babeltrace2 2.0"
+            + " and Trace Compass read) or 2 (JSON, as LTTng 2.15 and babeltrace2 2.1 write it). The data"
+            + " streams are the same for both.")
+    CtfVersion ctfVersion = CtfVersion.V1_8;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
@@ -247,9 +256,17 @@ final class SyncCommand extends HetraceCommand {
             CopyReport r = t.map().linear()
                 ? SynchronizedCopy.write(t.path(), t.transform(), target, new SynchronizedCopy.Options(null, true))
                 : SynchronizedCopy.write(t.path(), t.map()::apply, target, true);
-            lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%n", target,
+            if (ctfVersion == CtfVersion.V2) {
+                try {
+                    Ctf2Writer.rewrite(target.resolve("metadata"));
+                } catch (MetadataException | Ctf2Writer.Unsupported e) {
+                    throw new SynchronizedCopyException(e.getMessage(), e);
+                }
+            }
+            lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%s%n", target,
                 r.method() == SynchronizedCopy.Method.METADATA ? "clocks rewritten in the metadata"
-                    : "timestamps rewritten in the packets", r.maxErrorNanos()));
+                    : "timestamps rewritten in the packets", r.maxErrorNanos(),
+                ctfVersion == CtfVersion.V2 ? ", metadata in CTF 2" : ""));
         }
         return lines;
     }

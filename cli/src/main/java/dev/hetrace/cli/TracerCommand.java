@@ -1,5 +1,8 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.write.Ctf2Writer;
+import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.tracer.c.CSyncHandshake;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.CallbackPlatform;
@@ -54,6 +57,10 @@ final class TracerCommand extends GroupCommand {
             "              of slots in shared memory, drained by 'hetrace collect'",
             "              (freestanding), and PREFIX-shm-ring-linux.{h,c}, which maps a",
             "              region file for a producer running on Linux (docs/shm-ring.md).", "",
+            "--ctf-version 2 writes the 'metadata' file in CTF 2 (JSON, as LTTng 2.15 and",
+            "babeltrace2 2.1 write it) instead of CTF 1.8; the C code and the data streams",
+            "it writes are the same. The default, 1.8, is what barectf writes and what",
+            "babeltrace2 2.0 and Trace Compass read.", "",
             "--sync adds the sync handshake, whose pairs of events relate the clocks of a",
             "master core and a slave core (docs/sync.md): the data stream type gets the",
             "event record types hetrace_sync_send and hetrace_sync_recv (payload seq,",
@@ -67,7 +74,8 @@ final class TracerCommand extends GroupCommand {
             "  hetrace tracer generate config.yaml",
             "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
             "  hetrace tracer generate --platform callback --sync -o gen/ dsp.yaml",
-            "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml"},
+            "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml",
+            "  hetrace tracer generate --ctf-version 2 --platform linux-file -o gen/ config.yaml"},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:the files were written", "1:the configuration is invalid, or a file could not be"
             + " read or written", "2:usage error"})
@@ -92,6 +100,10 @@ final class TracerCommand extends GroupCommand {
         @Option(names = "--platform", paramLabel = "NAME", converter = PlatformConverter.class,
             description = "Also write a platform: linux-file, callback or shm-ring.")
         Platform platform;
+
+        @Option(names = "--ctf-version", paramLabel = "VERSION", converter = CtfVersionConverter.class,
+            description = "CTF version of the metadata file: 1.8 (default, as barectf writes it) or 2.")
+        CtfVersion ctfVersion = CtfVersion.V1_8;
 
         @Option(names = "--sync", description = "Add the sync handshake: its two event record types,"
             + " PREFIX-sync.h and PREFIX-sync.c (docs/sync.md).")
@@ -137,12 +149,20 @@ final class TracerCommand extends GroupCommand {
                         case shm_ring -> ShmRingPlatform.generate(c);
                     });
                 }
-                files.put("metadata", BarectfMetadata.of(c));
+                String tsdl = BarectfMetadata.of(c);
+                files.put("metadata", ctfVersion == CtfVersion.V2
+                    ? Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)) : tsdl);
                 Files.createDirectories(output);
                 for (Map.Entry<String, String> f : files.entrySet()) {
                     Files.writeString(output.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
                 }
                 return 0;
+            } catch (MetadataException | Ctf2Writer.Unsupported e) {
+                err.println("hetrace: the metadata cannot be written as CTF 2: " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                return 1;
             } catch (ConfigException e) {
                 err.println("hetrace: " + e.getMessage());
                 if (debug) {

@@ -77,6 +77,26 @@ class TracerGenerateCommandTest {
     }
 
     @Test
+    void ctfVersion2WritesTheSameTraceClassAsCtf2Metadata() throws Exception {
+        Path config = write("c.yaml", CONFIG.replace("$include: [stdint.yaml, clocks.yaml]", """
+            $include: [stdint.yaml]
+                clock-types: {sys: {frequency: 1000}}"""));
+        Result r = run("tracer", "generate", "--metadata-only", "--ctf-version", "2", "-o", dir.resolve("v2").toString(),
+            config.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(Files.readAllBytes(dir.resolve("v2/metadata"))[0]).isEqualTo((byte) 0x1E);
+        TraceClass tc = MetadataReader.read(dir.resolve("v2/metadata"), w -> {});
+        assertThat(tc.major()).isEqualTo(2);
+        assertThat(tc.byteOrder()).isEqualTo(dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN);
+        assertThat(tc.clocks().get("sys").frequency()).isEqualTo(1000);
+        assertThat(tc.stream(0).event(0).name()).isEqualTo("tick");
+        assertThat(tc.stream(0).event(0).payload().members()).extracting(m -> m.name()).containsExactly("count", "label");
+        Result bad = run("tracer", "generate", "--metadata-only", "--ctf-version", "1.9", config.toString());
+        assertThat(bad.status()).isEqualTo(2);
+        assertThat(bad.err()).contains("unknown CTF version '1.9' (expected 1.8 or 2)");
+    }
+
+    @Test
     void anInvalidConfigurationGetsOneLineNamingFileLineAndPathAndStatus1() throws Exception {
         Path config = write("config.yaml", CONFIG.replace("$include: [stdint.yaml, clocks.yaml]", """
             clock-types:
@@ -162,6 +182,6 @@ class TracerGenerateCommandTest {
         String help = out.toString(StandardCharsets.UTF_8);
         assertThat(status).isZero();
         assertThat(help).contains("--sync ").contains("--sync-stream=NAME").contains("hetrace: {sync: true}")
-            .contains("docs/sync.md");
+            .contains("docs/sync.md").contains("--ctf-version=VERSION").contains("the C code and the data streams");
     }
 }

@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a CTF 1.8 trace: the metadata file and any number of data streams, each a sequence
- * of packets. Packet headers and contexts (magic, UUID, stream ids, sizes, begin/end times,
+ * Writes a CTF trace: the metadata file (CTF 1.8 TSDL, or CTF 2 JSON with {@link CtfVersion#V2})
+ * and any number of data streams, each a sequence of packets (the same in both versions). Packet headers and contexts (magic, UUID, stream ids, sizes, begin/end times,
  * discarded events, sequence numbers) and event headers (id, timestamp, and LTTng-style
  * compact/extended choices) are filled in by the writer; contexts and payloads come from the
  * caller as value trees (see {@link dev.hetrace.ctf.decode.FieldValues} for their shapes).
@@ -47,18 +47,33 @@ public final class CtfWriter implements AutoCloseable {
         this.packetAlignBits = Math.max(64, maxAlignment(plan));
     }
 
-    /** Creates {@code dir} (if needed) and writes the metadata of {@code trace} into it. */
+    /** Creates {@code dir} (if needed) and writes the metadata of {@code trace} into it, as CTF 1.8. */
     public static CtfWriter create(Path dir, TraceClass trace) throws IOException {
+        return create(dir, trace, CtfVersion.V1_8);
+    }
+
+    /**
+     * Creates {@code dir} (if needed) and writes the metadata of {@code trace} into it, in CTF
+     * {@code version}.
+     *
+     * @throws IllegalArgumentException when the trace class cannot be written as valid metadata
+     *                                  of that version (the message says why)
+     */
+    public static CtfWriter create(Path dir, TraceClass trace, CtfVersion version) throws IOException {
         try {
-            return create(dir, TsdlWriter.write(trace));
-        } catch (MetadataException e) {
-            throw new IllegalArgumentException("the trace class cannot be written as valid metadata: " + e.getMessage(), e);
+            return create(dir, version == CtfVersion.V2 ? Ctf2Writer.write(trace) : TsdlWriter.write(trace));
+        } catch (MetadataException | Ctf2Writer.Unsupported e) {
+            throw new IllegalArgumentException("the trace class cannot be written as valid CTF " + version.label()
+                + " metadata: " + e.getMessage(), e);
         }
     }
 
-    /** Creates {@code dir} (if needed) and writes {@code tsdl}, checked and compiled first, as its metadata. */
-    public static CtfWriter create(Path dir, String tsdl) throws IOException, MetadataException {
-        byte[] text = tsdl.getBytes(StandardCharsets.UTF_8);
+    /**
+     * Creates {@code dir} (if needed) and writes {@code metadata} (CTF 1.8 TSDL or CTF 2 JSON
+     * fragments), checked and compiled first, as its metadata.
+     */
+    public static CtfWriter create(Path dir, String metadata) throws IOException, MetadataException {
+        byte[] text = metadata.getBytes(StandardCharsets.UTF_8);
         TraceClass parsed = MetadataReader.parse(text, w -> { });
         TracePlan plan = TracePlan.compile(parsed);
         Files.createDirectories(dir);

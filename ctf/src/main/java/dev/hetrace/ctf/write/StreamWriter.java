@@ -417,6 +417,7 @@ public final class StreamWriter implements AutoCloseable {
         switch (n.kind) {
             case Node.INT -> encodeInt(n, value);
             case Node.BIG_INT -> encodeBigInt(n, value);
+            case Node.VARINT -> encodeVarInt(n, value);
             case Node.FLOAT -> {
                 out.align(fileBits, n.align);
                 double d = value == null && scopeMode != SCOPE_USER ? 0 : number(value, "a floating point number")
@@ -676,6 +677,25 @@ public final class StreamWriter implements AutoCloseable {
         if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
             updateClock(stored, n.size);
         }
+    }
+
+    /** A CTF 2 variable-length integer: LEB128, seven bits a byte from the least significant, byte-aligned. */
+    private void encodeVarInt(Node n, Object value) {
+        out.align(fileBits, 8);
+        if (value == null && scopeMode == SCOPE_USER) {
+            throw fail("missing value");
+        }
+        long v = value == null ? 0 : integer(n, value);
+        if (n.register >= 0) {
+            regs[n.register] = v;
+        }
+        boolean more;
+        do {
+            int b = (int) (v & 0x7F);
+            v = n.signed ? v >> 7 : v >>> 7;
+            more = n.signed ? !((v == 0 && (b & 0x40) == 0) || (v == -1 && (b & 0x40) != 0)) : v != 0;
+            out.write(more ? b | 0x80 : b, 8, false);
+        } while (more);
     }
 
     private void checkClockFits(Node n, long value) {

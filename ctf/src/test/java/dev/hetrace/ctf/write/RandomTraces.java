@@ -51,9 +51,17 @@ final class RandomTraces {
      */
     private final boolean babeltraceSafe;
 
+    /** Whether the traces may hold what CTF 2 has and CTF 1.8 lacks (variable-length integers). */
+    private final boolean ctf2;
+
     RandomTraces(Random random, boolean babeltraceSafe) {
+        this(random, babeltraceSafe, false);
+    }
+
+    RandomTraces(Random random, boolean babeltraceSafe, boolean ctf2) {
         this.random = random;
         this.babeltraceSafe = babeltraceSafe;
+        this.ctf2 = ctf2;
     }
 
     TraceClass traceClass() {
@@ -182,6 +190,12 @@ final class RandomTraces {
     }
 
     private FieldType type(int depth) {
+        if (ctf2 && random.nextInt(6) == 0) {
+            boolean signed = random.nextBoolean();
+            List<EnumMapping> m = random.nextBoolean() ? List.of()
+                : List.of(new EnumMapping("SMALL", 0, 127), new EnumMapping("l1", 128, 16383));
+            return new FieldType.VarIntType(signed, pick(2, 8, 10, 10, 16), m, java.util.Set.of());
+        }
         int kind = random.nextInt(depth > 0 ? 6 : 5);
         return switch (kind) {
             case 0, 1 -> intType(1 + random.nextInt(64), random.nextBoolean());
@@ -257,8 +271,10 @@ final class RandomTraces {
                 random.nextInt(20) - 10)) : (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(40) - 20);
             case StringType st -> text((babeltraceSafe ? 1 : 0) + random.nextInt(12));
             case StructType st -> structValue(st);
-            case FieldType.VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
-            case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
+            // Any width of value: from one byte of LEB128 to ten.
+            case FieldType.VarIntType vt -> vt.signed() ? random.nextLong() >> random.nextInt(64)
+                : random.nextLong() >>> random.nextInt(64);
+            case FieldType.BoolType bt -> throw new IllegalArgumentException("the random traces have no booleans");
             case ArrayType at -> {
                 if (isText(at.element())) {
                     int min = babeltraceSafe ? 1 : 0;
