@@ -42,27 +42,28 @@ final class PacketCheck {
      */
     String problem(long offset, int slotSize) {
         decoder.seek(0, offset * 8, 0, false, PacketInfo.ABSENT, PacketInfo.ABSENT, PacketInfo.ABSENT);
-        PacketInfo p;
+        String problem;
         try {
             decoder.nextPacket();
-            p = decoder.packet();
+            long packetBits = decoder.packet().packetBits();
+            problem = packetBits == slotSize * 8L ? null
+                : "packet_size %d bits, but the slot holds %d".formatted(packetBits, slotSize * 8L);
         } catch (StreamDecodingException e) {
             String m = e.getMessage();
             // the decoder names the region and a packet number of its own: the slot is named by the caller
             int at = m.indexOf(": ", m.indexOf(", offset "));
-            return at < 0 ? m : m.substring(at + 2);
+            problem = at < 0 ? m : m.substring(at + 2);
         } catch (IndexOutOfBoundsException e) {
-            return "its packet header goes past the end of the region";
+            problem = "its packet header goes past the end of the region";
         }
         if (uuidDiffers) {
             // the decoder warns once only: a fresh one for the next slot
             uuidDiffers = false;
             decoder = newDecoder();
-            return "its packet UUID is not the trace UUID " + plan.trace.uuid();
+            if (problem == null) {
+                problem = "its packet UUID is not the trace UUID " + plan.trace.uuid();
+            }
         }
-        if (p.packetBits() != slotSize * 8L) {
-            return "packet_size %d bits, but the slot holds %d".formatted(p.packetBits(), slotSize * 8L);
-        }
-        return null;
+        return problem;
     }
 }
