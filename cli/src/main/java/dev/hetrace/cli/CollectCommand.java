@@ -39,9 +39,10 @@ import picocli.CommandLine.Option;
         "the trace UUID if the header holds one, packet and content sizes that agree",
         "and fill the slot). A slot that does not is refused: given back to the",
         "producer, not written, counted; the trace holds only whole, valid packets.", "",
-        "TRACEDIR must not be, or hold, a region, the metadata or the configuration file",
-        "(links, '..' and the same file seen twice are followed), and no file written",
-        "in it may be one of them: such a command is refused before anything is written.", "",
+        "TRACEDIR must not be, or hold, a region, the metadata or configuration file or",
+        "an -I directory, and no file written in it may be one of them (paths compared",
+        "as the file system resolves them: links, '..', hard links, bind mounts): such",
+        "a command is refused before anything is written.", "",
         "It stops when every producer has said it is done, or on Ctrl-C (the packets",
         "being written are finished first), then prints packets, bytes, events",
         "discarded and slots refused per core. While it runs, a progress line is shown",
@@ -55,18 +56,17 @@ import picocli.CommandLine.Option;
         "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every producer finished (or Ctrl-C) and its packets were written",
-        "1:a region (or one not there without --wait), the metadata or the configuration is invalid, or a",
-        "  file could not be read or written",
+        "1:a region is missing (without --wait) or invalid, the metadata or configuration is invalid, or a file could not be read or written",
         "2:usage error, or TRACEDIR is or holds an input",
-        "3:the trace was written, but slots that held no valid packet were refused (the last line",
-        "  says how many)"})
+        "3:the trace was written, but slots that held no valid packet were refused (the last line says how many)"})
 final class CollectCommand extends HetraceCommand {
     @Option(names = "--shm", arity = "1..*", required = true, paramLabel = "FILE",
         description = "shm-ring region files, one per core (their names name the stream files).")
     List<Path> regions = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "TRACEDIR",
-        description = "The trace directory to write (created if missing; its stream files are replaced).")
+        description = "The trace directory to write (created if missing; its stream files are replaced). It must"
+            + " not be or hold an input.")
     Path out;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
