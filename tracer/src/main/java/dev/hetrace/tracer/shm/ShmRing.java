@@ -2,6 +2,7 @@ package dev.hetrace.tracer.shm;
 
 import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 
+import dev.hetrace.ctf.decode.TracePlan;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,8 +21,9 @@ import java.util.function.Consumer;
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
  * header, then drained slot by slot into a stream file, each packet checked ({@link PacketCheck})
- * and appended with one write straight from the mapping before its slot is given back. Nothing is allocated per packet
- * (but a view of the slot, for a region over 2 GiB). Drained by one thread at a time.
+ * and appended with one write straight from the mapping before its slot is given back. Nothing
+ * is allocated per packet but the check's record of its header (and a view of the slot, for a
+ * region over 2 GiB). Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -147,7 +149,7 @@ final class ShmRing implements AutoCloseable {
      * Creates (truncates) the stream file; after {@link #attach()}, once the metadata is there.
      * Each slot is checked against {@code plan} before it is written.
      */
-    void openStream(dev.hetrace.ctf.decode.TracePlan plan) throws IOException {
+    void openStream(TracePlan plan) throws IOException {
         check = new PacketCheck(plan, region, segment);
         out = FileChannel.open(streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING);
