@@ -60,6 +60,11 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     private final MetadataSource metadataSource;
+    private static final String METADATA = "metadata";
+    private static final String METADATA_TMP = ".metadata.tmp";
+    /** What the collector reads, and the files it writes: kept apart ({@link InputOverlap}). */
+    private final List<Path> inputs;
+    private final List<Path> written;
     /** The metadata, compiled, once written: each slot is checked against it. */
     private TracePlan plan;
     private UUID producersUuid;
@@ -105,12 +110,6 @@ public final class ShmCollector implements AutoCloseable {
         InputOverlap.check(traceDir, written, inputs);
         Files.createDirectories(traceDir);
     }
-
-    private final List<Path> inputs;
-    private final List<Path> written;
-
-    private static final String METADATA = "metadata";
-    private static final String METADATA_TMP = ".metadata.tmp";
 
     /** Writes the metadata for the first producer; checks that later ones belong to the same trace. */
     private synchronized void started(ShmRing ring) throws IOException {
