@@ -12,12 +12,12 @@
 # as fast as the ring allows, waiting while it is full: nothing is dropped. Each run:
 #   1. raw copy: P files of TOTAL/P bytes in /dev/shm copied one after the other with `cp`
 #      into DIR (one thread, in-kernel copy: what one core can write into DIR);
-#   2. collector: `hetrace collect --shm ... --metadata ... -o DIR/trace` is started, then
+#   2. collector: `hetrace collect --wait --shm ... --metadata ... -o DIR/trace` is started, then
 #      (1 s later, the JVM up) the P producers; the time is from the producers' start to
 #      the collector's exit. With --prefill the producers fill rings that hold all their
 #      packets before the collector sees them (each region is renamed into place when full)
 #      and the time is from the renames to the collector's exit: the drain alone.
-#   then checks the collector's summary (every packet, 0 events discarded) and the stream
+#   then checks the collector's summary (every packet, 0 events discarded, 0 slots refused) and the stream
 #   files' sizes, and deletes the outputs (sync).
 # --verify, after the last run, reads the whole trace with `hetrace print --format=none` and
 # a prefix of every stream (64 packets) with babeltrace2 and hetrace, comparing event counts.
@@ -115,7 +115,7 @@ collect() { # writes "seconds collector_cpu_user collector_cpu_sys waits" to $wo
     pids=()
   fi
   warm_up
-  /usr/bin/time -f "%U %S" -o "$work/collector.time" "$here/hetrace" collect --shm "${regions[@]}" \
+  /usr/bin/time -f "%U %S" -o "$work/collector.time" "$here/hetrace" collect --wait --shm "${regions[@]}" \
     --metadata "$work/metadata" "${threads[@]}" -o "$out/trace" > "$work/collector.out" 2>&1 &
   local collector=$!
   sleep 1
@@ -133,7 +133,7 @@ collect() { # writes "seconds collector_cpu_user collector_cpu_sys waits" to $wo
   for p in "${pids[@]}"; do wait "$p" || { echo "collect.sh: a producer failed" >&2; exit 1; }; done
   # every packet written, none lost
   local lines
-  lines=$(grep -c ": $per packets, $((per * packet)) bytes, 0 events discarded$" "$work/collector.out" || true)
+  lines=$(grep -c ": $per packets, $((per * packet)) bytes, 0 events discarded, 0 slots refused$" "$work/collector.out" || true)
   if [ "$lines" != "$producers" ]; then
     echo "collect.sh: the collector did not drain every packet:" >&2; cat "$work/collector.out" >&2; exit 1
   fi

@@ -31,10 +31,22 @@ import picocli.CommandLine.Option;
         "region file, with one write per whole packet: the trace on disk reads cleanly",
         "up to its last packet at every moment, even if the collector is killed. Up to",
         "one thread per core (at most 4, or --threads) drains the regions.", "",
+        "A region file that does not exist is an error, unless --wait is given: then the",
+        "collector says once which regions it waits for and waits until their producers",
+        "create them.", "",
+        "Each slot is checked before it is written: its packet header and context must",
+        "read as a packet of the trace (the CTF magic, a stream the metadata declares,",
+        "the trace UUID if the header holds one, packet and content sizes that agree",
+        "and fill the slot). A slot that does not is refused: given back to the",
+        "producer, not written, counted; the trace holds only whole, valid packets.", "",
+        "TRACEDIR must not be, or hold, a region, the metadata or configuration file or",
+        "an -I directory, and no file written in it may be one of them (paths compared",
+        "as the file system resolves them: links, '..', hard links, bind mounts): such",
+        "a command is refused before anything is written.", "",
         "It stops when every producer has said it is done, or on Ctrl-C (the packets",
-        "being written are finished first), then prints packets, bytes and events",
-        "discarded per core. While it runs, a progress line is shown every second when",
-        "the terminal is interactive.", "",
+        "being written are finished first), then prints packets, bytes, events",
+        "discarded and slots refused per core. While it runs, a progress line is shown",
+        "every second when the terminal is interactive.", "",
         "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
         "configuration (--config; an 'auto' UUID is taken from the producers; add",
         "--sync or --sync-stream as given to 'hetrace tracer generate').", "",
@@ -44,15 +56,17 @@ import picocli.CommandLine.Option;
         "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every producer finished (or Ctrl-C) and its packets were written",
-        "1:a region, the metadata or the configuration is invalid, or a file could not be read or written",
-        "2:usage error"})
+        "1:a region is missing (without --wait) or invalid, the metadata or configuration is invalid, or a file could not be read or written",
+        "2:usage error, or TRACEDIR is or holds an input",
+        "3:the trace was written, but slots that held no valid packet were refused (the last line says how many)"})
 final class CollectCommand extends HetraceCommand {
     @Option(names = "--shm", arity = "1..*", required = true, paramLabel = "FILE",
         description = "shm-ring region files, one per core (their names name the stream files).")
     List<Path> regions = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "TRACEDIR",
-        description = "The trace directory to write (created if missing; its stream files are replaced).")
+        description = "The trace directory to write (created if missing; its stream files are replaced). It must"
+            + " not be or hold an input.")
     Path out;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -67,6 +81,10 @@ final class CollectCommand extends HetraceCommand {
             description = "The barectf configuration the producers' tracer was generated from.")
         Path config;
     }
+
+    @Option(names = "--wait",
+        description = "Wait for region files that do not exist yet (their producers create them), saying once which.")
+    boolean waitForRegions;
 
     @Option(names = "--threads", paramLabel = "N",
         description = "Drain with N threads at most, each region by one of them (default: one per core, at most 4).")
@@ -103,6 +121,8 @@ final class CollectCommand extends HetraceCommand {
         }
         int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
         ShmCollector.MetadataSource source;
+        List<Path> inputs = new ArrayList<>(includeDirs);
+        inputs.add(metadataFrom.metadata != null ? metadataFrom.metadata : metadataFrom.config);
         try {
             if (metadataFrom.metadata != null) {
                 Path file = metadataFrom.metadata;
@@ -121,7 +141,8 @@ final class CollectCommand extends HetraceCommand {
         }
         ShmCollector collector;
         try {
-            collector = new ShmCollector(regions, out, source);
+            collector = new ShmCollector(regions, inputs, out, source, waitForRegions
+                ? region -> err.println("hetrace: " + region + ": waiting for its producer to create it") : null);
         } catch (IllegalArgumentException e) {
             err.println("hetrace: " + e.getMessage());
             return 2;
@@ -146,8 +167,7 @@ final class CollectCommand extends HetraceCommand {
             if (progress) {
                 err.print("\r\033[K");
             }
-            summary(collector.stats());
-            return 0;
+            return summary(collector.stats());
         } catch (IOException e) {
             return fail(e);
         } finally {
@@ -164,29 +184,45 @@ final class CollectCommand extends HetraceCommand {
         long packets = 0;
         long bytes = 0;
         long discarded = 0;
+        long refused = 0;
         int attached = 0;
         for (ShmCollector.RingStats s : stats) {
+            refused += s.refused();
             packets += s.packets();
             bytes += s.bytes();
             discarded += s.eventsDiscarded();
             attached += s.attached() ? 1 : 0;
         }
-        return "%d/%d cores: %d packets, %d bytes, %d events discarded".formatted(attached, stats.size(), packets,
-            bytes, discarded);
+        return "%d/%d cores: %d packets, %d bytes, %d events discarded, %d slots refused".formatted(attached,
+            stats.size(), packets, bytes, discarded, refused);
     }
 
-    private void summary(List<ShmCollector.RingStats> stats) throws IOException {
+    /** Prints the summary; returns the exit status: 3 if slots were refused. */
+    private int summary(List<ShmCollector.RingStats> stats) throws IOException {
         StringBuilder s = new StringBuilder();
+        long refused = 0;
+        String first = null;
         for (ShmCollector.RingStats r : stats) {
             if (!r.attached()) {
                 s.append("%s: no producer seen%n".formatted(r.region()));
             } else {
-                s.append("%s: core %d: %d packets, %d bytes, %d events discarded%s%n".formatted(r.region(), r.coreId(),
-                    r.packets(), r.bytes(), r.eventsDiscarded(), r.done() ? "" : " (producer not done)"));
+                s.append("%s: core %d: %d packets, %d bytes, %d events discarded, %d slots refused%s%n".formatted(
+                    r.region(), r.coreId(), r.packets(), r.bytes(), r.eventsDiscarded(), r.refused(),
+                    r.done() ? "" : " (producer not done)"));
             }
+            if (first == null && r.firstRefusal() != null) {
+                first = r.region() + ": " + r.firstRefusal();
+            }
+            refused += r.refused();
         }
         main.out.write(s.toString().getBytes(StandardCharsets.UTF_8));
         main.out.flush();
+        if (refused == 0) {
+            return 0;
+        }
+        main.err.println("hetrace: %d slot%s refused: they held no valid packet of this trace and were not written"
+            .formatted(refused, refused == 1 ? "" : "s") + " (first: " + first + ")");
+        return 3;
     }
 
 }

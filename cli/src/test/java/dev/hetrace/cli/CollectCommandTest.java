@@ -54,13 +54,7 @@ class CollectCommandTest {
     @ParameterizedTest(name = "graceful stop {0}")
     @ValueSource(booleans = {false, true})
     void aCollectorKilledMidRunLeavesATraceThatReadsUpToItsLastWholePacket(boolean graceful) throws Exception {
-        Assumptions.assumeTrue(run(dir, "gcc", "--version") == 0, "gcc not found: producers not built");
-        Files.copy(SHM_RESOURCES.resolve("shm.yaml"), dir.resolve("shm.yaml"));
-        Files.copy(SHM_RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
-        assertThat(Main.run(new ByteArrayOutputStream(), System.err, "tracer", "generate", "--platform", "shm-ring",
-            "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
-        assertThat(run(dir, "gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o", "producer",
-            "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c")).isZero();
+        buildProducer();
 
         List<Process> producers = new ArrayList<>();
         List<String> collect = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
@@ -136,10 +130,142 @@ class CollectCommandTest {
             for (int c = 0; c < CORES; c++) {
                 long packets = Files.size(dir.resolve("trace").resolve("core" + c)) / SLOT_SIZE;
                 // the producers may have filled their rings before the collector's JVM started: drops are possible
-                assertThat(summary).containsPattern("core%d: core %d: %d packets, %d bytes, \\d+ events discarded \\(producer not done\\)"
+                assertThat(summary).containsPattern("core%d: core %d: %d packets, %d bytes, \\d+ events discarded, 0 slots refused \\(producer not done\\)"
                     .formatted(c, c, packets, packets * SLOT_SIZE));
             }
         }
+    }
+
+    /**
+     * A trace directory that is, holds, or writes a file that is a live region or the metadata
+     * (reached by a link, through '..', or as a hard link) is refused before anything is
+     * written: the region keeps its undrained packets, and no metadata lands beside it.
+     */
+    @Test
+    void aTraceDirectoryThatIsOrHoldsAnInputIsRefusedAndNothingIsWritten() throws Exception {
+        buildProducer();
+        Path shm = Files.createDirectories(dir.resolve("shm"));
+        Path region = shm.resolve("core0");
+        producer(region, 2000, 1000);
+        byte[] before = Files.readAllBytes(region);
+        Path metadata = dir.resolve("metadata");
+        assertThat(metadata).as("written by 'tracer generate'").exists();
+        Files.createLink(Files.createDirectories(dir.resolve("linked")).resolve("core0"), region);
+        Files.createSymbolicLink(dir.resolve("link"), shm);
+        Files.createSymbolicLink(Files.createDirectories(dir.resolve("symlinked")).resolve("core0"), region);
+        Map<String, String> outs = new java.util.LinkedHashMap<>();
+        outs.put(shm.toString(), "is or holds");
+        outs.put(dir.toString(), "is or holds");
+        outs.put(dir.resolve("link").toString(), "is or holds");
+        outs.put(dir.resolve("linked/../shm").toString(), "is or holds");
+        outs.put(region.toString(), "is or holds");
+        outs.put(dir.resolve("linked").toString(), "writes");
+        outs.put(dir.resolve("symlinked").toString(), "writes");
+        for (Map.Entry<String, String> o : outs.entrySet()) {
+            Collected c = collect("--shm", region.toString(), "--metadata", metadata.toString(), "-o", o.getKey());
+            assertThat(c.status()).as("-o %s: %s", o.getKey(), c.err()).isEqualTo(2);
+            assertThat(c.err().lines().toList()).as("-o %s", o.getKey()).singleElement().asString()
+                .matches(o.getValue().equals("writes")
+                    ? "hetrace: .*core0: the collector would write it, but it is .*core0, which the collector reads: write the trace elsewhere"
+                    : "hetrace: .*: (is|holds) .*, which the collector reads: write the trace elsewhere");
+            assertThat(Files.readAllBytes(region)).as("-o %s: region unchanged", o.getKey()).isEqualTo(before);
+            assertThat(shm.resolve("metadata")).doesNotExist();
+        }
+        // a configuration's folder
+        Path gen = Files.createDirectories(dir.resolve("gen"));
+        Files.copy(dir.resolve("shm.yaml"), gen.resolve("shm.yaml"));
+        Collected y = collect("--shm", dir.resolve("elsewhere/core0").toString(), "--config",
+            gen.resolve("shm.yaml").toString(), "-o", gen.toString());
+        assertThat(y.status()).isEqualTo(2);
+        assertThat(y.err()).matches("hetrace: .*gen: holds .*shm.yaml, which the collector reads: write the trace elsewhere\\R");
+        assertThat(gen.resolve("metadata")).doesNotExist();
+    }
+
+    @Test
+    void aRegionThatIsNotThereIsOneErrorLineWithStatus1() throws Exception {
+        Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
+        Collected c = collect("--shm", dir.resolve("core0").toString(), "--metadata", metadata.toString(), "-o",
+            dir.resolve("trace").toString());
+        assertThat(c.status()).as(c.err()).isEqualTo(1);
+        assertThat(c.err()).matches("hetrace: .*core0: no such region file \\(its producer creates it; to wait for"
+            + " it: --wait\\)\\R");
+    }
+
+    @Test
+    void withWaitTheCollectorSaysOnceWhatItWaitsForThenCollectsTheRegionOnceCreated() throws Exception {
+        buildProducer();
+        Path region = dir.resolve("core0");
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
+            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--wait", "--shm",
+            region.toString(), "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString()));
+        Path errors = dir.resolve("errors.txt");
+        Process collector = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("summary.txt").toFile())
+            .redirectError(errors.toFile()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Files.size(errors) == 0) {
+            assertThat(collector.isAlive()).as("collector waiting").isTrue();
+            assertThat(System.nanoTime()).as("told in time what it waits for").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        Thread.sleep(500);
+        assertThat(collector.isAlive()).as("still waiting").isTrue();
+        go(producer(region, 300, 0));
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).as("collector finished").isTrue();
+        // said once, however long it waited
+        assertThat(Files.readString(errors)).isEqualTo("hetrace: " + region + ": waiting for its producer to create it"
+            + System.lineSeparator());
+        assertThat(collector.exitValue()).isZero();
+        long events = 0;
+        try (CtfReader reader = CtfReader.open(dir.resolve("trace"))) {
+            while (reader.next()) {
+                assertThat(reader.event().getLong("seq")).isEqualTo(events++);
+            }
+        }
+        assertThat(events).isEqualTo(300);
+    }
+
+    /**
+     * Slots a faulty core filled with zeros or random bytes are refused, not written: the run
+     * says how many and exits 3, and the trace reads with 'hetrace print'.
+     */
+    @Test
+    void garbageSlotsAreRefusedCountedAndTheTraceStillReads() throws Exception {
+        buildProducer();
+        Path region = dir.resolve("core0");
+        Process producer = producer(region, 3000, 1000);
+        long published;
+        try (var ch = java.nio.channels.FileChannel.open(region, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ch.read(b, dev.hetrace.tracer.shm.ShmRingLayout.OFF_PRODUCED);
+            published = b.getLong(0);
+            assertThat(published).as("packets published before 'go'").isGreaterThan(8);
+            byte[] random = new byte[SLOT_SIZE];
+            new java.util.Random(4).nextBytes(random);
+            long header = dev.hetrace.tracer.shm.ShmRingLayout.HEADER_SIZE;
+            ch.write(java.nio.ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
+            ch.write(java.nio.ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
+        }
+        Process collector = start(new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
+            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--shm", region.toString(),
+            "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
+            .redirectOutput(dir.resolve("summary.txt").toFile()).redirectError(dir.resolve("errors.txt").toFile()));
+        go(producer);
+        assertThat(producer.waitFor(60, TimeUnit.SECONDS)).as("producer finished").isTrue();
+        assertThat(collector.waitFor(60, TimeUnit.SECONDS)).as("collector finished").isTrue();
+        String errors = Files.readString(dir.resolve("errors.txt"));
+        assertThat(collector.exitValue()).as(errors).isEqualTo(3);
+        assertThat(errors.lines().toList()).singleElement().asString().matches("hetrace: 2 slots refused: they held no"
+            + " valid packet of this trace and were not written \\(first: .*core0: packet 3 \\(slot 3\\): bad packet"
+            + " magic 0x00000000 \\(expected 0xC1FC1FC1\\)\\)");
+        assertThat(Files.readString(dir.resolve("summary.txt"))).containsPattern("core0: core 0: \\d+ packets, \\d+"
+            + " bytes, \\d+ events discarded, 2 slots refused\\R");
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        ByteArrayOutputStream printErrors = new ByteArrayOutputStream();
+        assertThat(Main.run(printed, new PrintStream(printErrors, true, StandardCharsets.UTF_8), "print",
+            dir.resolve("trace").toString())).as(printErrors.toString(StandardCharsets.UTF_8)).isZero();
+        long lines = printed.toString(StandardCharsets.UTF_8).lines().count();
+        assertThat(lines).as("events but those of the 2 refused packets").isBetween(1L, 2999L);
     }
 
     @Test
@@ -187,8 +313,57 @@ class CollectCommandTest {
             .containsExactly("hetrace: --sync-stream: data stream type `nope` does not exist (known: main)");
     }
 
+    /**
+     * A live region whose producer has traced {@code burst} events (published whole packets)
+     * and waits for "go"; the region is given back.
+     */
+    private Process producer(Path region, int events, int burst) throws IOException {
+        Process p = start(new ProcessBuilder(dir.resolve("producer").toString(), region.toString(), "0",
+            Integer.toString(SLOT_SIZE), "64", Integer.toString(events), Integer.toString(burst), "0", "1", "0"));
+        assertThat(readLine(p.getInputStream())).isEqualTo("ready");
+        return p;
+    }
+
+    private static void go(Process producer) throws IOException {
+        OutputStream o = producer.getOutputStream();
+        o.write("go\n".getBytes(StandardCharsets.UTF_8));
+        o.flush();
+    }
+
+    /** The exit status of a collector process and what it wrote; status -1 if it did not end in 30 s (killed). */
+    private record Collected(int status, String out, String err) {}
+
+    private Collected collect(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
+            System.getProperty("java.class.path"), Main.class.getName(), "collect"));
+        cmd.addAll(List.of(args));
+        Process p = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("collect.out").toFile())
+            .redirectError(dir.resolve("collect.err").toFile()));
+        int status = p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
+        p.destroyForcibly().waitFor();
+        return new Collected(status, Files.readString(dir.resolve("collect.out")),
+            Files.readString(dir.resolve("collect.err")));
+    }
+
+    /** Generates the shm-ring tracer of shm.yaml into the test directory and builds the producer with gcc. */
+    private void buildProducer() throws IOException, InterruptedException {
+        if (run(dir, "gcc", "--version") != 0) {
+            assertThat(System.getenv("CI")).as("gcc not found (CI=true: required)").isNotEqualTo("true");
+            Assumptions.abort("gcc not found: producers not built");
+        }
+        Files.copy(SHM_RESOURCES.resolve("shm.yaml"), dir.resolve("shm.yaml"));
+        Files.copy(SHM_RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
+        assertThat(Main.run(new ByteArrayOutputStream(), System.err, "tracer", "generate", "--platform", "shm-ring",
+            "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
+        assertThat(run(dir, "gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o", "producer",
+            "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c")).isZero();
+    }
+
     private Process start(ProcessBuilder pb) throws IOException {
-        Process p = pb.redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        if (pb.redirectError() == ProcessBuilder.Redirect.PIPE) {
+            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        }
+        Process p = pb.start();
         started.add(p);
         return p;
     }

@@ -1,5 +1,8 @@
 package dev.hetrace.tracer.shm;
 
+import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.MetadataReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,16 +21,21 @@ import java.util.function.Consumer;
 
 /**
  * Drains shm-ring regions (one per core) into the stream files of a CTF trace directory while
- * their producers run, until every producer is done or {@link #stop()} is called. Each packet
- * is appended with one write, so the trace on disk is valid up to its last whole packet at
+ * their producers run, until every producer is done or {@link #stop()} is called. Each slot is
+ * checked to hold a packet of the trace ({@link PacketCheck}); one that does not is refused
+ * (counted, not written). Each packet is appended with one write, so the trace on disk is valid up to its last whole packet at
  * every moment, and killing the collector loses nothing already written. Stream files are
  * named after the region files. Up to one thread per core (at most 4 by default) drains the
  * regions, each region by one thread.
  */
 public final class ShmCollector implements AutoCloseable {
-    /** What was drained from one region so far. */
+    /**
+     * What was drained from one region so far: {@code packets} and {@code bytes} written,
+     * {@code refused} slots that held no packet of the trace (given back, not written), the
+     * first of them with why in {@code firstRefusal} (null if none).
+     */
     public record RingStats(Path region, long coreId, boolean attached, boolean done, long packets, long bytes,
-                            long eventsDiscarded) {}
+                            long eventsDiscarded, long refused, String firstRefusal) {}
 
     /** Idle polls spent spinning before parking: a busy ring is drained without sleeping. */
     private static final int SPINS = 100;
@@ -52,46 +60,86 @@ public final class ShmCollector implements AutoCloseable {
     }
 
     private final MetadataSource metadataSource;
-    private boolean metadataWritten;
+    private static final String METADATA = "metadata";
+    private static final String METADATA_TMP = ".metadata.tmp";
+    /** What the collector reads, and the files it writes: kept apart ({@link InputOverlap}). */
+    private final List<Path> inputs;
+    private final List<Path> written;
+    /** The metadata, compiled, once written: each slot is checked against it. */
+    private TracePlan plan;
     private UUID producersUuid;
+
+    /**
+     * Prepares to drain {@code regions}, which must exist, into {@code traceDir}
+     * ({@link #ShmCollector(List, List, Path, MetadataSource, Consumer)}).
+     */
+    public ShmCollector(List<Path> regions, Path traceDir, MetadataSource metadataSource) throws IOException {
+        this(regions, List.of(), traceDir, metadataSource, null);
+    }
 
     /**
      * Prepares to drain {@code regions} into {@code traceDir} (created if missing); the
      * metadata is written there when the first producer has initialized its region, before
      * any stream file.
+     *
+     * @param otherInputs the files and directories the metadata is made from: like the regions,
+     *                    neither {@code traceDir} nor a file written in it may be or hold one
+     * @param waitingFor  told once per region that is not there yet, which is then waited for;
+     *                    null: a region that is not there is an error
+     * @throws IllegalArgumentException if two regions name the same stream file, or the trace
+     *                                  directory or a file written in it is or holds an input
      */
-    public ShmCollector(List<Path> regions, Path traceDir, MetadataSource metadataSource) throws IOException {
+    public ShmCollector(List<Path> regions, List<Path> otherInputs, Path traceDir, MetadataSource metadataSource,
+                        Consumer<Path> waitingFor) throws IOException {
         this.traceDir = traceDir;
         this.metadataSource = metadataSource;
         Set<String> names = new HashSet<>();
+        List<Path> written = new ArrayList<>(List.of(traceDir.resolve(METADATA), traceDir.resolve(METADATA_TMP)));
         for (Path r : regions) {
             String name = r.getFileName().toString();
-            if (name.equals("metadata") || !names.add(name)) {
+            if (name.equals(METADATA) || name.equals(METADATA_TMP) || !names.add(name)) {
                 throw new IllegalArgumentException(r + ": the regions' file names name the stream files: they must"
-                    + " differ from each other and from 'metadata'");
+                    + " differ from each other and from '" + METADATA + "'");
             }
-            rings.add(new ShmRing(r, traceDir.resolve(name)));
+            rings.add(new ShmRing(r, traceDir.resolve(name), waitingFor));
+            written.add(traceDir.resolve(name));
         }
+        inputs = new ArrayList<>(regions);
+        inputs.addAll(otherInputs);
+        this.written = written;
+        InputOverlap.check(traceDir, written, inputs);
         Files.createDirectories(traceDir);
     }
 
     /** Writes the metadata for the first producer; checks that later ones belong to the same trace. */
     private synchronized void started(ShmRing ring) throws IOException {
         UUID u = ring.uuid();
-        if (!metadataWritten) {
+        try {
+            // again: a region created since, or a link made to it, is checked before anything is written
+            InputOverlap.check(traceDir, written, inputs);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        if (plan == null) {
             String metadata = metadataSource.metadata(u);
+            TracePlan compiled;
+            try {
+                compiled = TracePlan.compile(MetadataReader.parse(metadata.getBytes(StandardCharsets.UTF_8), w -> { }));
+            } catch (MetadataException e) {
+                throw new IOException("the metadata cannot describe the producers' packets: " + e.getMessage(), e);
+            }
             // renamed into place: a reader never sees half a metadata file
-            Path tmp = traceDir.resolve(".metadata.tmp");
+            Path tmp = traceDir.resolve(METADATA_TMP);
             Files.writeString(tmp, metadata, StandardCharsets.UTF_8);
-            Files.move(tmp, traceDir.resolve("metadata"), StandardCopyOption.REPLACE_EXISTING,
+            Files.move(tmp, traceDir.resolve(METADATA), StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
-            metadataWritten = true;
+            plan = compiled;
             producersUuid = u;
         } else if (!Objects.equals(u, producersUuid)) {
             throw new ShmRingException(ring.region, "its tracer writes trace UUID " + u + ", another region's "
                 + producersUuid + ": they are not one trace");
         }
-        ring.openStream();
+        ring.openStream(plan);
     }
 
     /**

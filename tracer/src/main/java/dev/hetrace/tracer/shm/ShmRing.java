@@ -2,6 +2,7 @@ package dev.hetrace.tracer.shm;
 
 import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 
+import dev.hetrace.ctf.decode.TracePlan;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,12 +16,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * One shm-ring region as the collector sees it: attached once its producer has written the
- * header, then drained slot by slot into a stream file, each packet appended with one write
- * straight from the mapping before its slot is given back. Nothing is allocated per packet
- * (but a view of the slot, for a region over 2 GiB). Drained by one thread at a time.
+ * header, then drained slot by slot into a stream file, each packet checked ({@link PacketCheck})
+ * and appended with one write straight from the mapping before its slot is given back. Nothing
+ * is allocated per packet but the check's record of its header (and a view of the slot, for a
+ * region over 2 GiB). Drained by one thread at a time.
  */
 final class ShmRing implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -44,19 +47,30 @@ final class ShmRing implements AutoCloseable {
     private long coreId = -1;
     private byte[] uuid;
     private FileChannel out;
+    private PacketCheck check;
+    /** Told once that the region is awaited; null: a missing region is an error. */
+    private Consumer<Path> waitingFor;
     /** The collector's own copy of the consumer index (it is its only writer). */
     private long consumed;
     /** Read by other threads for progress and the summary. */
     private volatile long packets;
     private volatile long bytes;
+    /** Slots that held no packet of the trace: given back, not written. */
+    private volatile long refused;
+    private volatile String firstRefusal;
     private volatile boolean finished;
     /** Set once attached, after the fields the summary reads (for threads other than the draining one). */
     private volatile boolean published;
     private long discardedAtClose;
 
-    ShmRing(Path region, Path streamFile) {
+    /**
+     * @param waitingFor told once, with the region, if the region is not there yet and will be
+     *                   waited for; null: a region that is not there is an error
+     */
+    ShmRing(Path region, Path streamFile, Consumer<Path> waitingFor) {
         this.region = region;
         this.streamFile = streamFile;
+        this.waitingFor = waitingFor;
     }
 
     boolean attached() {
@@ -65,13 +79,20 @@ final class ShmRing implements AutoCloseable {
 
     /**
      * Maps the region once its producer has initialized it (the magic is written last) and
-     * opens the stream file; returns false while the region is not there yet.
+     * opens the stream file; returns false while the region is not initialized yet (or, when
+     * waited for, not created yet).
      */
     boolean attach() throws IOException {
         long size;
         try {
             size = Files.size(region);
         } catch (NoSuchFileException e) {
+            if (waitingFor == null) {
+                throw new ShmRingException(region, "no such region file (its producer creates it; to wait for it:"
+                    + " --wait)");
+            }
+            waitingFor.accept(region);
+            waitingFor = p -> { };
             return false;
         }
         if (size < HEADER_SIZE) {
@@ -124,8 +145,12 @@ final class ShmRing implements AutoCloseable {
         return true;
     }
 
-    /** Creates (truncates) the stream file; after {@link #attach()}, once the metadata is there. */
-    void openStream() throws IOException {
+    /**
+     * Creates (truncates) the stream file; after {@link #attach()}, once the metadata is there.
+     * Each slot is checked against {@code plan} before it is written.
+     */
+    void openStream(TracePlan plan) throws IOException {
+        check = new PacketCheck(plan, region, segment);
         out = FileChannel.open(streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING);
     }
@@ -147,15 +172,26 @@ final class ShmRing implements AutoCloseable {
         }
         int n = 0;
         while (n < available && !stop.getAsBoolean()) {
-            long offset = HEADER_SIZE + Long.remainderUnsigned(consumed, slotCount) * slotSize;
-            ByteBuffer packet;
-            if (view != null) {
-                packet = view.limit(view.capacity()).position((int) offset).limit((int) offset + slotSize);
+            long slot = Long.remainderUnsigned(consumed, slotCount);
+            long offset = HEADER_SIZE + slot * slotSize;
+            String problem = check.problem(offset, slotSize);
+            if (problem != null) {
+                if (refused == 0) {
+                    firstRefusal = "packet %d (slot %d): %s".formatted(consumed, slot, problem);
+                }
+                refused++;
             } else {
-                packet = segment.asSlice(offset, slotSize).asByteBuffer();
-            }
-            while (packet.hasRemaining()) {
-                out.write(packet);
+                ByteBuffer packet;
+                if (view != null) {
+                    packet = view.limit(view.capacity()).position((int) offset).limit((int) offset + slotSize);
+                } else {
+                    packet = segment.asSlice(offset, slotSize).asByteBuffer();
+                }
+                while (packet.hasRemaining()) {
+                    out.write(packet);
+                }
+                packets++;
+                bytes += slotSize;
             }
             consumed++;
             if (bigEndian) {
@@ -163,8 +199,6 @@ final class ShmRing implements AutoCloseable {
             } else {
                 LONG_LE_VH.setRelease(segment, (long) OFF_CONSUMED, consumed);
             }
-            packets++;
-            bytes += slotSize;
             n++;
         }
         return n;
@@ -209,12 +243,13 @@ final class ShmRing implements AutoCloseable {
     /** Callable from any thread while the ring is open. */
     ShmCollector.RingStats stats() {
         if (!published) {
-            return new ShmCollector.RingStats(region, -1, false, false, 0, 0, 0);
+            return new ShmCollector.RingStats(region, -1, false, false, 0, 0, 0, 0, null);
         }
         MemorySegment s = segment;
         long discarded = s == null ? discardedAtClose
             : bigEndian ? s.get(LONG_BE, OFF_EVENTS_DISCARDED) : s.get(LONG_LE, OFF_EVENTS_DISCARDED);
-        return new ShmCollector.RingStats(region, coreId, true, finished, packets, bytes, discarded);
+        return new ShmCollector.RingStats(region, coreId, true, finished, packets, bytes, discarded, refused,
+            firstRefusal);
     }
 
     @Override

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * byte as a producer of either byte order would leave them.
  */
 class ShmCollectorByteOrderTest {
-    private static final int SLOT = 16;
+    private static final int SLOT = 32;
     private static final int SLOTS = 4;
 
     @TempDir
@@ -35,7 +35,8 @@ class ShmCollectorByteOrderTest {
         ByteBuffer b = region(bigEndian, 6, 2);
         Path region = Files.write(dir.resolve("dsp0"), b.array());
 
-        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"), u -> "/* CTF 1.8 */\n")) {
+        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"),
+                u -> SlotPackets.metadata(order(bigEndian)))) {
             c.run(null, 0);
             assertThat(c.stats()).singleElement().satisfies(s -> {
                 assertThat(s.coreId()).isEqualTo(7);
@@ -47,7 +48,7 @@ class ShmCollectorByteOrderTest {
         byte[] stream = Files.readAllBytes(dir.resolve("trace").resolve("dsp0"));
         byte[] expected = new byte[4 * SLOT];
         for (int k = 0; k < 4; k++) {
-            Arrays.fill(expected, k * SLOT, (k + 1) * SLOT, (byte) (2 + k));
+            System.arraycopy(SlotPackets.packet(order(bigEndian), SLOT, (byte) (2 + k)), 0, expected, k * SLOT, SLOT);
         }
         assertThat(stream).isEqualTo(expected);
         ByteBuffer after = ByteBuffer.wrap(Files.readAllBytes(region))
@@ -58,13 +59,18 @@ class ShmCollectorByteOrderTest {
     @Test
     void moreUnreadPacketsThanSlotsIsAnError() throws Exception {
         Path region = Files.write(dir.resolve("dsp0"), region(false, 9, 2).array());
-        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"), u -> "/* CTF 1.8 */\n")) {
+        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"),
+                u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
             assertThatThrownBy(() -> c.run(null, 0)).isInstanceOf(ShmRingException.class)
                 .hasMessageContaining("dsp0: inconsistent indexes: 9 packets published, 2 drained, 4 slots");
         }
     }
 
-    /** A done region whose packet n fills its slot with the byte n. */
+    private static ByteOrder order(boolean bigEndian) {
+        return bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+    }
+
+    /** A done region whose packet n is padded with the byte n. */
     private static ByteBuffer region(boolean bigEndian, long produced, long consumed) {
         ByteBuffer b = ByteBuffer.allocate((int) regionSize(SLOT, SLOTS))
             .order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
@@ -72,8 +78,8 @@ class ShmCollectorByteOrderTest {
             .putInt(OFF_SLOT_SIZE, SLOT).putInt(OFF_SLOT_COUNT, SLOTS).putInt(OFF_CORE_ID, 7).putInt(OFF_DONE, 1)
             .putLong(OFF_EVENTS_DISCARDED, 42).putLong(OFF_PRODUCED, produced).putLong(OFF_CONSUMED, consumed);
         for (long n = Math.max(consumed, produced - SLOTS); n < produced; n++) {
-            int at = HEADER_SIZE + (int) (n % SLOTS) * SLOT;
-            Arrays.fill(b.array(), at, at + SLOT, (byte) n);
+            System.arraycopy(SlotPackets.packet(b.order(), SLOT, (byte) n), 0, b.array(),
+                HEADER_SIZE + (int) (n % SLOTS) * SLOT, SLOT);
         }
         return b;
     }
