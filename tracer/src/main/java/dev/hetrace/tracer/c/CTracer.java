@@ -336,15 +336,19 @@ public final class CTracer {
     private int minPacketBytes() {
         long most = 0;
         for (DataStreamType d : dsts()) {
-            RecordBound content = contentBound(d);
-            int start = recordStart(d);
-            long event = 0;
-            for (EventRecordType e : d.eventRecordTypes()) {
-                event = Math.max(event, bound(d, e, start).leastBits());
-            }
-            most = Math.max(most, content.leastBits() + event);
+            most = Math.max(most, contentBound(d).leastBits() + largestEventLeastBits(d));
         }
         return (int) ((most + 7) / 8);
+    }
+
+    /** The largest event record of a data stream type with its strings and dynamic arrays empty (bits). */
+    private long largestEventLeastBits(DataStreamType d) {
+        int start = recordStart(d);
+        long event = 0;
+        for (EventRecordType e : d.eventRecordTypes()) {
+            event = Math.max(event, bound(d, e, start).leastBits());
+        }
+        return event;
     }
 
     // ---- source ----------------------------------------------------------------------------
@@ -798,6 +802,24 @@ public final class CTracer {
                 c.append(i == 0 ? "" : ", ").append(bytes[i] & 0xff);
             }
             c.append("};\n\n");
+        }
+        if (!contentBound(d).constant()) {
+            // strings or arrays in the packet context: the minimum packet size counted them empty
+            c.append("\t/* The packet context must leave room for an event record, else no packet */\n\t{\n\t\tuint64_t end = 0;\n\n");
+            Cursor size = new Cursor(c, "\t\t", "end", Cursor.AT_ZERO, false);
+            size.align(ph.alignment());
+            for (Member m : ph.members()) {
+                size.field(m.type(), "", "", null);
+            }
+            size.align(d.packetContext().alignment());
+            for (Member m : d.packetContext().members()) {
+                size.field(m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", null);
+            }
+            size.flush();
+            c.append("\t\tif (end + ").append(largestEventLeastBits(d)).append(" > ctx->packet_size) {\n")
+                .append("\t\t\t/* as a full packet: records go to the slow path, which opens a packet or counts them */\n")
+                .append("\t\t\tctx->at = ctx->packet_size;\n")
+                .append("\t\t\tctx->in_tracing_section = saved_in_tracing_section;\n\t\t\treturn;\n\t\t}\n\t}\n\n");
         }
         c.append("\t(void) buf;\n\t/* Packet header */\n");
         // the packet starts at 0: every position is a constant until a field of variable size

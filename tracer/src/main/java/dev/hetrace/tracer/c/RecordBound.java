@@ -60,6 +60,11 @@ final class RecordBound implements FieldSink {
         return sb.toString();
     }
 
+    /** Whether the bound is a constant: no run-time term, every field bounded. */
+    boolean constant() {
+        return exact && terms.isEmpty();
+    }
+
     /** Whether the bound's run-time terms are only string sizes (no array length). */
     boolean noArrayTerms() {
         return terms.stream().allMatch(t -> t.startsWith("_BYTES_TO_BITS("));

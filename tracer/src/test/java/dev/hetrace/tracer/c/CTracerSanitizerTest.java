@@ -80,6 +80,17 @@ class CTracerSanitizerTest {
         check(fuzz(smallest, 2, EVENTS, false), smallest);
     }
 
+    @org.junit.jupiter.api.Test
+    void aPacketContextStringThatLeavesNoRoomForAnEventOpensNoPacket() throws Exception {
+        assumeSanitizers();
+        Path config = dir.resolve("fuzz.yaml");
+        Files.writeString(config, resource("fuzz.yaml").replace("- core: uint8", "- core: uint8\n          - label: {field-type: {class: str}}"));
+        writeAll(CTracer.generate(ConfigReader.read(config, List.of(dir))));
+        Files.writeString(dir.resolve("label.c"), resource("label.c"));
+        gcc(List.of("-o", "label", "tt.c", "label.c"));
+        assertThat(Processes.run(dir, List.of(dir.resolve("label").toString()))).isEqualTo("0 1\n1 1\n");
+    }
+
     /** Builds the random program on a platform; returns the smallest packet the tracer accepts. */
     private int build(String platform, String byteOrder) throws Exception {
         assumeSanitizers();
