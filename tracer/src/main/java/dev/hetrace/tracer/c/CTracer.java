@@ -903,7 +903,8 @@ public final class CTracer {
      * else (closing a packet the record filled is a tail call). Strings of up to {@value
      * #SHORT_STRING} bytes are measured and copied inline. Anything else (no open packet, a room
      * the bound does not prove, a longer string) goes to a separate slow function, which reads
-     * the clock first, computes the exact size and opens and closes packets as barectf does, so
+     * the clock first, computes the exact size in 64 bits and opens and closes packets as barectf does
+     * (then sizes the record again: a new packet's alignment padding may differ), so
      * both give the same packets for the same calls and clock values.
      */
     private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType, int start) {
