@@ -9,8 +9,6 @@ import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -203,14 +201,12 @@ class CTracerSanitizerTest {
     }
 
     private void writeAll(Map<String, String> files) throws IOException {
-        for (Map.Entry<String, String> f : files.entrySet()) {
-            Files.writeString(dir.resolve(f.getKey()), f.getValue());
+        for (String name : files.keySet()) {
+            Files.writeString(dir.resolve(name), files.get(name));
         }
     }
 
     private static String resource(String name) throws IOException {
-        try (InputStream in = CTracerSanitizerTest.class.getResourceAsStream(name)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return CTracerGccTest.resource(name);
     }
 }
