@@ -185,6 +185,17 @@ public final class CTracer {
         h.append("\nstruct ").append(p).append("ctx;\n\n");
         h.append("""
             /*
+             * The buffer sizes (bytes) init and packet_set_buf accept (hetrace addition): the smallest
+             * holds the packet header and context and the largest fixed part of any event record.
+             * Given another size, they leave the tracer with no packet (packet_buf_size() is 0): no
+             * packet opens and every event record is discarded and counted.
+             */
+            #define %1$sMIN_PACKET_SIZE	UINT32_C(%2$d)
+            #define %1$sMAX_PACKET_SIZE	UINT32_C(%3$d)
+
+            """.formatted(macroPrefix(), minPacketBytes(), MAX_PACKET_BYTES));
+        h.append("""
+            /*
              * Extends a wrapping 32-bit hardware counter to a monotonic 64-bit clock value (hetrace
              * addition, not in barectf's API). `last` holds the previous result (start it at 0);
              * read the counter at least once per wrap period.
@@ -306,6 +317,40 @@ public final class CTracer {
         return h.toString();
     }
 
+    /** The largest packet (bytes): bit positions and the fast path's bounds stay far from 2^32. */
+    static final int MAX_PACKET_BYTES = 1 << 28;
+
+    private String macroPrefix() {
+        return p.toUpperCase();
+    }
+
+    /**
+     * The smallest packet (bytes) of the configuration: of every data stream type, the packet
+     * header and context (strings empty, dynamic arrays empty) and the largest event record whose
+     * strings are empty and dynamic arrays empty, with its largest alignment padding.
+     */
+    static int minPacketBytes(Configuration config) {
+        return new CTracer(config).minPacketBytes();
+    }
+
+    private int minPacketBytes() {
+        long most = 0;
+        for (DataStreamType d : dsts()) {
+            most = Math.max(most, contentBound(d).leastBits() + largestEventLeastBits(d));
+        }
+        return (int) ((most + 7) / 8);
+    }
+
+    /** The largest event record of a data stream type with its strings and dynamic arrays empty (bits). */
+    private long largestEventLeastBits(DataStreamType d) {
+        int start = recordStart(d);
+        long event = 0;
+        for (EventRecordType e : d.eventRecordTypes()) {
+            event = Math.max(event, bound(d, e, start).leastBits());
+        }
+        return event;
+    }
+
     // ---- source ----------------------------------------------------------------------------
 
     private String source(String headerName) {
@@ -315,7 +360,7 @@ public final class CTracer {
         c.append("""
             #define _ALIGN(_at_var, _align)						\\
             	do {								\\
-            		(_at_var) = ((_at_var) + ((_align) - 1)) & ~(uint32_t) ((_align) - 1);	\\
+            		(_at_var) = ((_at_var) + ((_align) - 1)) & ~(uint64_t) ((_align) - 1);	\\
             	} while (0)
 
             #if defined(__GNUC__)
@@ -359,6 +404,21 @@ public final class CTracer {
             c.append(shortStrings());
         }
         c.append("""
+            /*
+             * The packet size (bits) of a buffer of buf_size bytes, or 0 (no packet ever opens: every
+             * event record is discarded and counted) if the buffer cannot hold the packet header and
+             * context with the largest fixed part of an event record, or is too large for the 32-bit
+             * bit positions with room to spare
+             */
+            static uint32_t _packet_size_of(const uint32_t buf_size)
+            {
+            	if (buf_size < %2$sMIN_PACKET_SIZE || buf_size > %2$sMAX_PACKET_SIZE) {
+            		return 0;
+            	}
+
+            	return _BYTES_TO_BITS(buf_size);
+            }
+
             uint32_t %1$spacket_size(const void * const vctx)
             {
             	return ((const struct %1$sctx *) vctx)->packet_size;
@@ -412,14 +472,16 @@ public final class CTracer {
             {
             	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
 
+            	const uint32_t packet_size = _packet_size_of(buf_size);
+
             	ctx->buf = buf;
 
             	if (ctx->at == ctx->packet_size) {
             		/* Keep full packet state */
-            		ctx->at = _BYTES_TO_BITS(buf_size);
+            		ctx->at = packet_size;
             	}
 
-            	ctx->packet_size = _BYTES_TO_BITS(buf_size);
+            	ctx->packet_size = packet_size;
             	ctx->room_end = ctx->is_tracing_enabled ? ctx->packet_size : 0;
             }
 
@@ -452,7 +514,7 @@ public final class CTracer {
             }
 
             /* Makes room for an event record of er_size bits, opening and closing packets as needed. */
-            static int _reserve_er_space_slow(struct %1$sctx * const ctx, const uint32_t er_size)
+            static int _reserve_er_space_slow(struct %1$sctx * const ctx, const uint64_t er_size)
             {
             	/* Event record cannot fit any packet? */
             	if (er_size > ctx->packet_size - ctx->off_content) {
@@ -483,6 +545,11 @@ public final class CTracer {
             		ctx->use_cur_last_event_ts = 0;
             	}
 
+            	/* The platform could not open a packet (or the buffer was refused at init) */
+            	if (!ctx->packet_is_open) {
+            		goto no_space;
+            	}
+
             	return 1;
 
             no_space:
@@ -498,15 +565,16 @@ public final class CTracer {
             	ctx->in_tracing_section = 0;
             }
 
-            """.formatted(p));
+            """.formatted(p, macroPrefix()));
         c.append(initProto()).append("\n{\n").append("""
             	struct %1$sctx * const ctx = (struct %1$sctx *) vctx;
 
             	ctx->cbs = cbs;
             	ctx->data = data;
             	ctx->buf = buf;
-            	ctx->packet_size = _BYTES_TO_BITS(buf_size);
+            	ctx->packet_size = _packet_size_of(buf_size);
             	ctx->at = 0;
+            	ctx->off_content = 0;
             	ctx->events_discarded = 0;
             	ctx->sequence_number = 0;
             	ctx->packet_is_open = 0;
@@ -716,6 +784,12 @@ public final class CTracer {
             c.append(packetTimestamp(clock.get()));
         }
         c.append(packetEntry(true)).append("""
+            	/* A buffer init or packet_set_buf refused: no packet */
+            	if (ctx->packet_size == 0) {
+            		ctx->in_tracing_section = saved_in_tracing_section;
+            		return;
+            	}
+
             	uint8_t * const buf = ctx->buf;
             	uint32_t at = 0;
 
@@ -728,6 +802,24 @@ public final class CTracer {
                 c.append(i == 0 ? "" : ", ").append(bytes[i] & 0xff);
             }
             c.append("};\n\n");
+        }
+        if (!contentBound(d).constant()) {
+            // strings or arrays in the packet context: the minimum packet size counted them empty
+            c.append("\t/* The packet context must leave room for an event record, else no packet */\n\t{\n\t\tuint64_t end = 0;\n\n");
+            Cursor size = new Cursor(c, "\t\t", "end", Cursor.AT_ZERO, false);
+            size.align(ph.alignment());
+            for (Member m : ph.members()) {
+                size.field(m.type(), "", "", null);
+            }
+            size.align(d.packetContext().alignment());
+            for (Member m : d.packetContext().members()) {
+                size.field(m.type(), PC + "_" + m.name(), PC + "___" + m.name() + "_len", null);
+            }
+            size.flush();
+            c.append("\t\tif (end + ").append(largestEventLeastBits(d)).append(" > ctx->packet_size) {\n")
+                .append("\t\t\t/* as a full packet: records go to the slow path, which opens a packet or counts them */\n")
+                .append("\t\t\tctx->at = ctx->packet_size;\n")
+                .append("\t\t\tctx->in_tracing_section = saved_in_tracing_section;\n\t\t\treturn;\n\t\t}\n\t}\n\n");
         }
         c.append("\t(void) buf;\n\t/* Packet header */\n");
         // the packet starts at 0: every position is a constant until a field of variable size
@@ -811,7 +903,8 @@ public final class CTracer {
      * else (closing a packet the record filled is a tail call). Strings of up to {@value
      * #SHORT_STRING} bytes are measured and copied inline. Anything else (no open packet, a room
      * the bound does not prove, a longer string) goes to a separate slow function, which reads
-     * the clock first, computes the exact size and opens and closes packets as barectf does, so
+     * the clock first, computes the exact size in 64 bits and opens and closes packets as barectf does
+     * (then sizes the record again: a new packet's alignment padding may differ), so
      * both give the same packets for the same calls and clock values.
      */
     private void eventRecordType(StringBuilder c, DataStreamType d, EventRecordType e, String sctxType, int start) {
@@ -833,9 +926,9 @@ public final class CTracer {
         c.append("static _NOINLINE void _trace_slow_").append(suffix).append("(").append(sctxType).append(" * const sctx")
             .append(paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
         for (Param prm : strings) {
-            c.append("\tconst uint32_t ").append(strLen(prm)).append(" = (uint32_t) strlen(").append(prm.name()).append(") + 1;\n");
+            c.append("\tconst uint64_t ").append(strLen(prm)).append(" = (uint64_t) strlen(").append(prm.name()).append(") + 1;\n");
         }
-        c.append(locals).append("\tuint32_t at = ctx->at;\n\tuint32_t er_size;\n\n").append(unused).append("""
+        c.append(locals).append("\tuint32_t at = ctx->at;\n\tuint64_t er_size;\n\n").append(unused).append("""
             	/* The fast path sends a call here when tracing is disabled */
             	if (!ctx->is_tracing_enabled) {
             		ctx->in_tracing_section = 0;
@@ -850,7 +943,19 @@ public final class CTracer {
             		return;
             	}
 
-            	at = ctx->at;
+            	if (ctx->at != at) {
+            		/* A new packet: the record's alignment padding, hence its size, may differ there */
+            		at = ctx->at;
+            """);
+        erSize(c, d, e, start, "\t\t");
+        c.append("""
+            		if (er_size > ctx->packet_size - at) {
+            			ctx->events_discarded++;
+            			ctx->in_tracing_section = 0;
+            			return;
+            		}
+            	}
+
             """).append(serialize).append(writeTs).append("""
             	if (ctx->at == ctx->packet_size) {
             		_close_full_packet(ctx);
@@ -867,7 +972,7 @@ public final class CTracer {
         StringBuilder fastSerialize = new StringBuilder("\tbuf = ctx->buf;\n");
         String fastWriteTs = serialize(fastSerialize, d, e, start, fast);
         c.append(traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
-            .append(locals).append(fast ? "\tuint32_t at, packet_size;\n\n" : "\tuint32_t at, packet_size, er_size;\n\n")
+            .append(locals).append(fast ? "\tuint32_t at, packet_size;\n\n" : "\tuint32_t at, packet_size;\n\tuint64_t er_size;\n\n")
             .append(unused);
         // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
         // must not touch the packet nor the saved timestamp: it is discarded and counted. The
@@ -897,8 +1002,8 @@ public final class CTracer {
             noRoom.append("at == packet_size || "); // a record of no bits fits a full packet: test that none is open
         }
         for (Param prm : strings) {
-            c.append("\tconst uint32_t ").append(strLen(prm)).append(" = ")
-                .append(fast ? "_short_string_size(" + prm.name() + ")" : "(uint32_t) strlen(" + prm.name() + ") + 1").append(";\n");
+            c.append(fast ? "\tconst uint32_t " : "\tconst uint64_t ").append(strLen(prm)).append(" = ")
+                .append(fast ? "_short_string_size(" + prm.name() + ")" : "(uint64_t) strlen(" + prm.name() + ") + 1").append(";\n");
             if (fast) {
                 noRoom.append(strLen(prm)).append(" == 0 || ");
             }
@@ -910,7 +1015,7 @@ public final class CTracer {
                 // bytes, and packets are under 2^32 bits (buf_size is in bytes) minus that
                 noRoom.append("at + (uint32_t) (").append(bound.expression()).append(") > packet_size");
             } else {
-                noRoom.append("(uint32_t) (").append(bound.expression()).append(") > packet_size - at");
+                noRoom.append("(uint64_t) (").append(bound.expression()).append(") > packet_size - at");
             }
         } else {
             erSize(c, d, e, start);
@@ -991,15 +1096,21 @@ public final class CTracer {
 
     /** Statements setting {@code er_size} to the bits of the event record starting at {@code at}. */
     private void erSize(StringBuilder c, DataStreamType d, EventRecordType e, int start) {
-        c.append("\t{\n\t\tuint32_t end = at;\n\n");
-        Cursor s = new Cursor(c, "\t\t", "end", start, false);
+        erSize(c, d, e, start, "\t");
+    }
+
+    /** The same, indented by {@code ind}; sizes add in 64 bits, so no string or array length wraps them. */
+    private void erSize(StringBuilder c, DataStreamType d, EventRecordType e, int start, String ind) {
+        c.append(ind).append("{\n").append(ind).append("\tuint64_t end = at;\n\n");
+        Cursor s = new Cursor(c, ind + "\t", "end", start, false);
         s.align(d.eventRecordHeader().alignment());
         for (Member m : d.eventRecordHeader().members()) {
             IntegerType it = (IntegerType) m.type();
             s.skip(it.alignment(), it.size());
         }
         payload(s, d, e);
-        c.append("\t\ter_size = ").append(s.position()).append(" - at;\n\t}\n\n");
+        s.flush();
+        c.append(ind).append("\ter_size = end - at;\n").append(ind).append("}\n\n");
     }
 
     /** The bound of an event record's size from a position that is a multiple of {@code start} bits. */
@@ -1019,16 +1130,7 @@ public final class CTracer {
      * ends at one. Alignments up to it then cost nothing at run time.
      */
     private int recordStart(DataStreamType d) {
-        RecordBound content = new RecordBound(Cursor.AT_ZERO);
-        StructureType ph = config.trace().type().packetHeader();
-        content.align(ph.alignment());
-        for (Member m : ph.members()) {
-            content.field(m.type(), "");
-        }
-        content.align(d.packetContext().alignment());
-        for (Member m : d.packetContext().members()) {
-            content.field(m.type(), "");
-        }
+        RecordBound content = contentBound(d);
         if (!content.exact()) {
             return 1;
         }
@@ -1046,6 +1148,21 @@ public final class CTracer {
             return start;
         }
         return 1;
+    }
+
+    /** The packet header and context of a data stream type's packets, from the packet's start. */
+    private RecordBound contentBound(DataStreamType d) {
+        RecordBound content = new RecordBound(Cursor.AT_ZERO);
+        StructureType ph = config.trace().type().packetHeader();
+        content.align(ph.alignment());
+        for (Member m : ph.members()) {
+            content.field(m.type(), "");
+        }
+        content.align(d.packetContext().alignment());
+        for (Member m : d.packetContext().members()) {
+            content.field(m.type(), "");
+        }
+        return content;
     }
 
     private byte[] uuidBytes() {

@@ -53,7 +53,11 @@ public final class CallbackPlatform {
             	struct %3$sfuncs funcs;
             };
 
-            /* Starts tracing into `buf` (`buf_size` bytes: the packet size); opens the first packet. */
+            /*
+             * Starts tracing into `buf` (`buf_size` bytes: the packet size); opens the first packet.
+             * A size the tracer refuses (see its MIN_PACKET_SIZE and MAX_PACKET_SIZE) opens none:
+             * the tracer's packet_buf_size() is then 0 and every event record is discarded.
+             */
             void %3$sinit(struct %3$sctx *ctx, uint8_t *buf, uint32_t buf_size, struct %3$sfuncs funcs);
 
             /* Hands over the current packet if it holds events (e.g. before stopping). */

@@ -131,13 +131,15 @@ final class Cursor implements FieldSink {
             }
             case StringType s -> {
                 align(8);
-                String len = strLen != null ? strLen : "((uint32_t) strlen(" + src + ") + 1)";
+                String len = strLen != null ? strLen : "((uint64_t) strlen(" + src + ") + 1)";
                 if (writing) {
                     c.append(ind).append(shortStrings && strLen != null ? "_copy_short(" : "memcpy(")
                         .append(bytePointer("buf")).append(", ").append(src).append(", ").append(len).append(");\n");
                 }
                 flush();
-                c.append(ind).append(at).append(" += _BYTES_TO_BITS(").append(len).append(");\n");
+                // sizing adds in 64 bits: a string of 2^29 bytes must not wrap to a small record
+                c.append(ind).append(at).append(writing ? " += _BYTES_TO_BITS(" : " += _BYTES_TO_BITS((uint64_t) ").append(len)
+                    .append(");\n");
                 known = Math.min(known, 8);
             }
             // an array is aligned as its elements even when empty, as CTF readers expect
@@ -168,7 +170,7 @@ final class Cursor implements FieldSink {
         if (!writing && strided) {
             // every element after the first stays aligned: one multiplication
             flush();
-            c.append(ind).append(at).append(" += (uint32_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
+            c.append(ind).append(at).append(" += (uint64_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
             known = Math.min(known, Integer.lowestOneBit(fixed[0]));
             return;
         }

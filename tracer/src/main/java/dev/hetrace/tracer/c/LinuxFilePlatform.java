@@ -36,7 +36,8 @@ public final class LinuxFilePlatform {
 
             /*
              * Opens (truncates) the stream file `path` and a tracer context whose packets are
-             * `buf_size` bytes; returns NULL on failure (errno tells why).
+             * `buf_size` bytes; returns NULL on failure (errno tells why; EINVAL: a buffer size the tracer refuses, see
+             * its MIN_PACKET_SIZE and MAX_PACKET_SIZE).
              */
             struct %3$sctx *%3$sinit(unsigned int buf_size, const char *path);
 
@@ -71,6 +72,7 @@ public final class LinuxFilePlatform {
 
             #define _POSIX_C_SOURCE 200809L
 
+            #include <errno.h>
             #include <stdint.h>
             #include <stdio.h>
             #include <stdlib.h>
@@ -140,6 +142,16 @@ public final class LinuxFilePlatform {
             	cbs.open_packet = open_packet;
             	cbs.close_packet = close_packet;
             	%5$sinit(&ctx->tracer, ctx->buf, buf_size, cbs, ctx);
+
+            	/* The tracer refused the size: below its MIN_PACKET_SIZE or above its MAX_PACKET_SIZE */
+            	if (%5$spacket_buf_size(&ctx->tracer) == 0) {
+            		fclose(ctx->fh);
+            		free(ctx->buf);
+            		free(ctx);
+            		errno = EINVAL;
+            		return NULL;
+            	}
+
             	open_packet(ctx);
             	return ctx;
             }

@@ -29,6 +29,7 @@ final class RecordBound implements FieldSink {
     private long bits;
     private final List<String> terms = new ArrayList<>();
     private boolean exact = true;
+    private long leastVariable;
 
     /** A walk from a position that is a multiple of {@code known} bits. */
     RecordBound(int known) {
@@ -50,7 +51,7 @@ final class RecordBound implements FieldSink {
         return alignment <= known && residue % alignment == 0;
     }
 
-    /** The bound as a C expression of type uint32_t. */
+    /** The bound as a C expression: of type uint64_t when it has an array term, else uint32_t. */
     String expression() {
         StringBuilder sb = new StringBuilder(Long.toString(bits));
         for (String t : terms) {
@@ -59,9 +60,22 @@ final class RecordBound implements FieldSink {
         return sb.toString();
     }
 
+    /** Whether the bound is a constant: no run-time term, every field bounded. */
+    boolean constant() {
+        return exact && terms.isEmpty();
+    }
+
     /** Whether the bound's run-time terms are only string sizes (no array length). */
     boolean noArrayTerms() {
         return terms.stream().allMatch(t -> t.startsWith("_BYTES_TO_BITS("));
+    }
+
+    /**
+     * The bound when every string is empty and every dynamic array has no element (bits): what
+     * a packet must have room for to hold this record at all.
+     */
+    long leastBits() {
+        return bits + leastVariable;
     }
 
     /** The constant part of the bound, in bits. */
@@ -115,6 +129,7 @@ final class RecordBound implements FieldSink {
             case StringType s -> {
                 align(8);
                 terms.add("_BYTES_TO_BITS(" + sizeTerm + ")");
+                leastVariable += 8;
                 variable(8);
             }
             case StaticArrayType a -> {
@@ -122,6 +137,7 @@ final class RecordBound implements FieldSink {
                 align(a.element().alignment());
                 if (fixed == null || fixed[0] % fixed[1] != 0) {
                     exact = false;
+                    leastVariable += a.length() * leastBits(a.element());
                 } else {
                     advance(a.length() * fixed[0]);
                 }
@@ -132,12 +148,23 @@ final class RecordBound implements FieldSink {
                 if (fixed == null || fixed[0] % fixed[1] != 0) {
                     exact = false;
                 } else {
-                    terms.add("(uint32_t) (" + sizeTerm + ") * " + fixed[0]);
+                    terms.add("(uint64_t) (" + sizeTerm + ") * " + fixed[0]);
                     variable(Integer.lowestOneBit(fixed[0]));
                 }
             }
             case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
         }
+    }
+
+    /** The fewest bits a field of type {@code ft} takes, padding left out. */
+    private static long leastBits(FieldType ft) {
+        return switch (ft) {
+            case StringType s -> 8;
+            case StaticArrayType a -> a.length() * leastBits(a.element());
+            case DynamicArrayType a -> 0;
+            case StructureType s -> throw new IllegalArgumentException("nested structures are not supported");
+            default -> Cursor.fixedSize(ft)[0];
+        };
     }
 
     /** After a run-time number of bits, a multiple of {@code multiple}. */

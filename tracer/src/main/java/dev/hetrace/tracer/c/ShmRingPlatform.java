@@ -128,8 +128,8 @@ public final class ShmRingPlatform {
             /*
              * Initializes the region at `region` (REGION_SIZE(slot_size, slot_count) bytes,
              * 8-byte aligned, not yet drained by a collector) and starts tracing into slot 0.
-             * `slot_size` is the packet size: a multiple of 8. Returns 0, or -1 if a size is
-             * invalid.
+             * `slot_size` is the packet size: a multiple of 8 the tracer accepts (its MIN_PACKET_SIZE
+             * to MAX_PACKET_SIZE). Returns 0, or -1 if a size is invalid.
              */
             int %3$sinit(struct %3$sctx *ctx, void *region, uint32_t slot_size, uint32_t slot_count,
             	uint32_t core_id, struct %3$sfuncs funcs);
@@ -247,7 +247,7 @@ public final class ShmRingPlatform {
             	struct %4$splatform_callbacks cbs;
             	unsigned int i;
 
-            	if (slot_size == 0 || slot_size %% %12$d != 0 || slot_count == 0 || slot_count > UINT32_C(%13$d)) {
+            	if (slot_size < %16$sMIN_PACKET_SIZE || slot_size > %16$sMAX_PACKET_SIZE || slot_size %% %12$d != 0 || slot_count == 0 || slot_count > UINT32_C(%13$d)) {
             		return -1;
             	}
 
@@ -332,7 +332,7 @@ public final class ShmRingPlatform {
             	return &ctx->tracer;
             }
             """.formatted(file, pp, clocks.functions(), p, HEADER_SIZE, up, d.name(), open.args(), open.decls(), d.id(), uuidInit,
-                SLOT_ALIGNMENT, MAX_SLOT_COUNT, clocks.init(), sctx));
+                SLOT_ALIGNMENT, MAX_SLOT_COUNT, clocks.init(), sctx, p.toUpperCase()));
         String lguard = "_" + p.toUpperCase() + "SHM_RING_LINUX_H";
         files.put(file + "-shm-ring-linux.h", """
             #ifndef %1$s

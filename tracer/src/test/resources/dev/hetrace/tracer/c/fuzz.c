@@ -1,0 +1,296 @@
+/*
+ * Random event records (a deterministic generator) into one of the generated platforms, for
+ * runs under AddressSanitizer and UndefinedBehaviorSanitizer: strings from empty to longer than
+ * a packet, dynamic arrays, fields aligned to 64 bits after variable-size ones, and, as an ISR
+ * would, tracepoints run from within the clock read of another. Build with one of
+ * -DPLATFORM_LINUX_FILE, -DPLATFORM_CALLBACK, -DPLATFORM_SHM_RING, and with
+ * -include fuzz-clock.h so that the tracer reads the clock through fuzz_clock().
+ *
+ * Usage: fuzz STREAM_FILE PACKET_SIZE SEED COUNT [huge]
+ * Prints one line per event record it asks for ("KIND TAG SIZES..."), "nested N" (the
+ * tracepoints run from the clock, all of which must be discarded), and "refused" instead when
+ * the platform refuses the packet size. With `huge`, it also traces a dynamic array of 2^29
+ * bytes and a string of 2^29 bytes, which no packet holds.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(PLATFORM_LINUX_FILE)
+# include "tt-platform-linux-file.h"
+#elif defined(PLATFORM_CALLBACK)
+# include "tt-platform-callback.h"
+#elif defined(PLATFORM_SHM_RING)
+# include "tt-platform-shm-ring.h"
+#endif
+
+static struct tt_main_ctx *tracer;
+static uint64_t now;
+static uint64_t rng;
+static uint64_t tag;
+static long nested;
+static FILE *out;
+
+#if defined(PLATFORM_SHM_RING)
+static struct tt_platform_shm_ring_ctx ring;
+
+/* Drains the published slots into the stream file, as `hetrace collect` would. */
+static void drain(void)
+{
+	uint64_t consumed = ring.header->consumed;
+
+	while (consumed < ring.header->produced) {
+		fwrite(ring.slots + (consumed % ring.slot_count) * ring.slot_size, 1, ring.slot_size, out);
+		consumed++;
+		ring.header->consumed = consumed;
+	}
+}
+#endif
+
+static uint32_t next(uint32_t bound)
+{
+	/* xorshift64* */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return bound == 0 ? 0 : (uint32_t) ((rng * UINT64_C(2685821657736338717)) >> 33) % bound;
+}
+
+static char *text(uint32_t len)
+{
+	char *s = (char *) malloc(len + 1);
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		s[i] = (char) ('a' + (i + len) % 26);
+	}
+
+	s[len] = '\0';
+	return s;
+}
+
+uint64_t fuzz_clock(void);
+
+uint64_t fuzz_clock(void)
+{
+	now += 10;
+#if defined(PLATFORM_SHM_RING)
+	drain();
+#endif
+
+	if (tracer && tt_is_in_tracing_section(tracer) && next(4) == 0) {
+		/* an interrupt's tracepoint: discarded and counted, the interrupted record intact */
+		nested++;
+		tt_trace_ints(tracer, 1, UINT64_MAX, -1);
+	}
+
+	return now;
+}
+
+#if defined(PLATFORM_CALLBACK)
+static uint64_t callback_clock(void *user_data)
+{
+	(void) user_data;
+	return now;
+}
+
+static void packet_ready(const uint8_t *packet, uint32_t size, void *user_data)
+{
+	(void) user_data;
+	fwrite(packet, 1, size, out);
+}
+#elif defined(PLATFORM_SHM_RING)
+static uint64_t ring_clock(void *user_data)
+{
+	(void) user_data;
+	return now;
+}
+#endif
+
+static void one(uint32_t packet_size)
+{
+	const uint8_t cpu = (uint8_t) next(32);
+	const uint32_t big = packet_size + packet_size / 2;
+
+	tag++;
+
+	switch (next(4)) {
+	case 0:
+		printf("ints %llu\n", (unsigned long long) tag);
+		tt_trace_ints(tracer, cpu, tag, (int8_t) ((int) next(8) - 4));
+		break;
+	case 1: {
+		const uint32_t ls = next(4) == 0 ? next(big) : next(40);
+		const uint32_t lt = next(4) == 0 ? next(big) : next(8);
+		char *s = text(ls);
+		char *t = text(lt);
+
+		printf("strings %llu %u %u\n", (unsigned long long) tag, ls, lt);
+		tt_trace_strings(tracer, cpu, tag, s, t);
+		free(s);
+		free(t);
+		break;
+	}
+	case 2: {
+		const uint32_t nbits = next(4) == 0 ? next(big) : next(9);
+		const uint32_t nbytes = next(4) == 0 ? next(big) : next(9);
+		const uint32_t nwords = next(5);
+		uint8_t *bits = (uint8_t *) malloc(nbits + 1);
+		uint8_t *bytes = (uint8_t *) malloc(nbytes + 1);
+		char *words[4];
+		uint32_t i;
+
+		for (i = 0; i < nbits; i++) {
+			bits[i] = (uint8_t) (i % 8);
+		}
+		for (i = 0; i < nbytes; i++) {
+			bytes[i] = (uint8_t) i;
+		}
+		for (i = 0; i < nwords; i++) {
+			words[i] = text(next(big / 4 + 1));
+		}
+
+		printf("arrays %llu %u %u %u\n", (unsigned long long) tag, nbits, nbytes, nwords);
+		tt_trace_arrays(tracer, cpu, tag, nbits, bits, nbytes, bytes, nwords, (const char *const *) words);
+
+		for (i = 0; i < nwords; i++) {
+			free(words[i]);
+		}
+
+		free(bits);
+		free(bytes);
+		break;
+	}
+	default: {
+		const uint32_t ls = next(16);
+		char *s = text(ls);
+
+		printf("aligned %llu %u\n", (unsigned long long) tag, ls);
+		tt_trace_aligned(tracer, cpu, tag, s, ~tag);
+		free(s);
+		break;
+	}
+	}
+}
+
+/* A dynamic array and a string of 2^29 bytes: 2^32 bits, which 32-bit sizes would wrap to 0. */
+static void huge(void)
+{
+	const uint32_t n = UINT32_C(1) << 29;
+	uint8_t *bytes = (uint8_t *) calloc(n, 1);
+	char *s = (char *) malloc(n + 1);
+
+	memset(s, 'h', n);
+	s[n] = '\0';
+	tag++;
+	printf("arrays %llu 0 %u 0\n", (unsigned long long) tag, n);
+	tt_trace_arrays(tracer, 0, tag, 0, bytes, n, bytes, 0, NULL);
+	tag++;
+	printf("strings %llu %u 0\n", (unsigned long long) tag, n);
+	tt_trace_strings(tracer, 0, tag, s, "");
+	free(bytes);
+	free(s);
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t packet_size;
+	long count, i;
+
+	if (argc < 5 || !(out = fopen(argv[1], "wb"))) {
+		fprintf(stderr, "usage: %s STREAM_FILE PACKET_SIZE SEED COUNT [huge]\n", argv[0]);
+		return 2;
+	}
+
+	packet_size = (uint32_t) strtoul(argv[2], NULL, 10);
+	rng = strtoull(argv[3], NULL, 10) * UINT64_C(0x9e3779b97f4a7c15) + 1;
+	count = atol(argv[4]);
+
+#if defined(PLATFORM_LINUX_FILE)
+	fclose(out);
+	out = NULL;
+	{
+		struct tt_platform_linux_file_ctx *platform = tt_platform_linux_file_init(packet_size, argv[1]);
+
+		if (!platform) {
+			printf("refused\n");
+			return 0;
+		}
+
+		tracer = tt_platform_linux_file_get_barectf_ctx(platform);
+#elif defined(PLATFORM_CALLBACK)
+	{
+		/* exactly the packet: a byte written past it is a heap overflow */
+		uint8_t *buf = (uint8_t *) malloc(packet_size ? packet_size : 1);
+		struct tt_platform_callback_ctx platform;
+		struct tt_platform_callback_funcs funcs;
+
+		funcs.sys_clock = callback_clock;
+		funcs.packet_ready = packet_ready;
+		funcs.is_full = NULL;
+		funcs.user_data = NULL;
+		tt_platform_callback_init(&platform, buf, packet_size, funcs);
+		tracer = tt_platform_callback_get_barectf_ctx(&platform);
+
+		if (tt_packet_buf_size(tracer) == 0) {
+			/* refused: nothing is written, every record is counted */
+			tt_trace_ints(tracer, 0, 1, 0);
+			tt_trace_strings(tracer, 0, 2, "", "");
+			printf("refused\n");
+			free(buf);
+			return tt_discarded_event_records_count(tracer) == 2 && !tt_packet_is_open(tracer) ? 0 : 1;
+		}
+#elif defined(PLATFORM_SHM_RING)
+	{
+		/* two slots, exactly: a byte written past the last slot is a heap overflow */
+		void *region = malloc((size_t) TT_SHM_RING_REGION_SIZE(packet_size, 2));
+		struct tt_platform_shm_ring_funcs funcs;
+
+		funcs.sys_clock = ring_clock;
+		funcs.user_data = NULL;
+
+		if (tt_platform_shm_ring_init(&ring, region, packet_size, 2, 0, funcs) != 0) {
+			printf("refused\n");
+			free(region);
+			return 0;
+		}
+
+		tracer = tt_platform_shm_ring_get_barectf_ctx(&ring);
+#endif
+
+		for (i = 0; i < count; i++) {
+			one(packet_size);
+		}
+
+		if (argc > 5) {
+			huge();
+		}
+
+		/* a last small record: the packet that holds it counts every discarded record */
+		tag++;
+		printf("ints %llu\n", (unsigned long long) tag);
+		tt_trace_ints(tracer, 0, tag, 0);
+		printf("nested %ld\n", nested);
+		tracer = NULL;
+#if defined(PLATFORM_LINUX_FILE)
+		tt_platform_linux_file_fini(platform);
+#elif defined(PLATFORM_CALLBACK)
+		tt_platform_callback_flush(&platform);
+		free(buf);
+#elif defined(PLATFORM_SHM_RING)
+		while (!tt_platform_shm_ring_finish(&ring)) {
+			drain();
+		}
+
+		drain();
+		free(region);
+#endif
+	}
+
+	if (out) {
+		fclose(out);
+	}
+
+	return 0;
+}
