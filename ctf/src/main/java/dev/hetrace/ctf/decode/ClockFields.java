@@ -39,7 +39,7 @@ public final class ClockFields {
         if (p == null) {
             throw new IllegalStateException("the decoder stands on no packet");
         }
-        Walk w = new Walk(d.packetTape(), p.offsetBits(), d.clockBeforePacket(), out);
+        Walk w = new Walk(d.packetTape(), p.offsetBits(), p.offsetBits(), d.clockBeforePacket(), out);
         TracePlan.StreamPlan sp = d.streamPlan();
         if (d.plan().packetHeader != null) {
             w.node(d.plan().packetHeader);
@@ -53,7 +53,7 @@ public final class ClockFields {
     public static void ofEvent(StreamDecoder d, Consumer<ClockField> out) {
         TracePlan.StreamPlan sp = d.streamPlan();
         TracePlan.EventPlan ep = d.event();
-        Walk w = new Walk(d.tape(), d.eventBitOffset(), d.clockBeforeEvent(), out);
+        Walk w = new Walk(d.tape(), d.eventBitOffset(), d.packet().offsetBits(), d.clockBeforeEvent(), out);
         for (Node scope : new Node[] {sp.eventHeader, sp.eventContext, ep.context, ep.payload}) {
             if (scope != null) {
                 w.node(scope);
@@ -81,18 +81,20 @@ public final class ClockFields {
         private final Consumer<ClockField> out;
         private int at;
         private long pos;
+        private final long packetStart;
         private long clock;
 
-        Walk(long[] tape, long pos, long clock, Consumer<ClockField> out) {
+        Walk(long[] tape, long pos, long packetStart, long clock, Consumer<ClockField> out) {
             this.tape = tape;
             this.pos = pos;
+            this.packetStart = packetStart;
             this.clock = clock;
             this.out = out;
         }
 
         private void align(int alignment) {
             if (alignment > 1) {
-                pos = (pos + alignment - 1) & -(long) alignment;
+                pos += (packetStart - pos) & (alignment - 1); // from the packet's start, as the decoder aligns
             }
         }
 

@@ -30,6 +30,8 @@ public final class StreamDecoder {
 
     private final long[] regs;
     private long pos;
+    /** Where the current packet starts, in bits: fields align on multiples of their alignment from there (CTF 1.8 §4.1.2). */
+    private long packetStart;
     private long limit;
 
     // Packet state.
@@ -180,6 +182,7 @@ public final class StreamDecoder {
     private void readPacket(long offset, boolean again) throws StreamDecodingException {
         packetNumber++;
         pos = offset;
+        packetStart = offset;
         limit = fileBits;
         packetTapeLen = 0;
         clockBeforePacket = clock;
@@ -553,7 +556,8 @@ public final class StreamDecoder {
 
     private void align(int alignment, String scope) throws StreamDecodingException {
         if (alignment > 1) {
-            long aligned = (pos + alignment - 1) & -(long) alignment;
+            // from the packet's start, not the file's: a packet may start anywhere a whole byte does
+            long aligned = pos + ((packetStart - pos) & (alignment - 1));
             if (aligned > limit) {
                 throw error(pos, "alignment padding in the " + scope + " goes past the end of the packet content");
             }
