@@ -32,11 +32,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code hetrace demo}: the seeds' Sobel use case end to end on a simulated board — simulate,
+ * {@code hetrace demo}: the Sobel image-filter board end to end on a simulated board — simulate,
  * synchronize, write copies on one clock — with a terminal summary checked against the truth.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run the seeds' Sobel use case on a simulated board, end to end.", "",
+    description = {"Run the Sobel image-filter pipeline on a simulated board, end to end.", "",
         "A master and 8 DSPs, each with its own clock (origins, frequencies, drifts),",
         "filter images: the master splits each image, every DSP processes its part (about",
         "96 ms) and answers. DSPs 1 and 2 are preempted by a task that makes them exchange",

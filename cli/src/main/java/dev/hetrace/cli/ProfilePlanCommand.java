@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
 /** {@code hetrace profile plan}: which events to count in which run. */
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Plan the runs that count every event, or every pair of events together.", "",
-        "A core counts at most R events at once (R counter registers, 4 to 6 on the",
-        "seeds' ARM and PowerPC cores). Without --pairs the plan counts every event",
+        "A core counts at most R events at once (R counter registers, 4 to 6 on typical",
+        "ARM and PowerPC cores). Without --pairs the plan counts every event",
         "once in the fewest runs, ceil(N/R). With --pairs every two events are",
         "counted together in some run, so that their correlation can be measured:",
         "the plan is compared with the Schonheim lower bound",

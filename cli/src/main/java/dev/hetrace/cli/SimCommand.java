@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
         "interrupts, sync handshakes). Up to 8 slaves are C66x-like DSPs (1.2 GHz, 64-bit",
         "counter); more are Epiphany-like eCores (1 GHz, a 32-bit counter that wraps,",
         "extended by the tracer). Each core has its own clock origin and drift.", "",
-        "Scenario sobel (seed 001): the master waits for an image, asks dsp0 for memory,",
+        "Scenario sobel: the master waits for an image, asks dsp0 for memory,",
         "splits the image into one part per slave (about 96 ms each on 8 DSPs; the same",
         "work split N ways), and joins the replies; then the next image.", "",
         "Faults (--inject, repeatable, combinable; @TIME, e.g. @1.2s, says when):",

@@ -113,7 +113,7 @@ final class Board {
 
     // ------------------------------------------------------------------ sync daemon
 
-    /** The seeds' sync daemon: every period, one handshake with each slave in turn. */
+    /** The sync daemon: every period, one handshake with each slave in turn. */
     void startSyncDaemon() {
         loop.at(config.syncPeriodNanos() / 2, this::syncRound);
     }

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * What to simulate: the board, the workload, the faults and the tracing parameters. The
- * defaults are the seeds' Sobel use case on a Keystone-2-like board.
+ * defaults are the Sobel image-filter pipeline on a Keystone-2-like board.
  *
  * @param slaves           number of bare-metal cores: up to 8 they are C66x-like DSPs (1.2 GHz,
  *                         64-bit counter); more are Epiphany-like eCores (1 GHz, 32-bit counter that wraps)
@@ -70,7 +70,7 @@ public record SimConfig(int slaves, long seed, List<Fault> faults, int images, l
         return k * imagePeriodNanos + IMAGE_DELAY_NANOS;
     }
 
-    /** The seeds' Sobel use case: 8 DSPs, 5 images 400 ms apart, 96 ms per part, a handshake every 100 ms. */
+    /** The Sobel image-filter pipeline: 8 DSPs, 5 images 400 ms apart, 96 ms per part, a handshake every 100 ms. */
     public static SimConfig sobel(long seed) {
         return new SimConfig(8, seed, List.of(), 5, 400_000_000L, 96_000_000L, 100_000_000L, 0, 4096, 4, 10_000_000L, 0);
     }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The seeds' Sobel use case (seed 001 §6.2): the master waits for an image, asks DSP 0 for
+ * The Sobel image-filter pipeline: the master waits for an image, asks DSP 0 for
  * memory (a put/get ping-pong), splits the image into one part per slave, each slave filters
  * its part and replies, and the master joins the results; then the next image. The injected
  * faults change the slaves' programs.

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * The type of each CPU (big.LITTLE's {@code big} and {@code LITTLE}), from the kernel's CPU
- * topology or from the user: metrics differ by core type (the seeds' Odroid XU4: IPC 1.5 on the
+ * topology or from the user: metrics differ by core type (an Odroid XU4: IPC 1.5 on the
  * A15s, 0.75 on the A7s). A CPU no rule names is of type {@code cpu}.
  *
  * @param types CPU number to its type's name

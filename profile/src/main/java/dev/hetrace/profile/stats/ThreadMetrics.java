@@ -13,7 +13,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * A metric per thread and per core type, from the runs' samples (PMCTrack's per-thread view,
- * and the seeds' big vs LITTLE comparison). Each group gets the metric over its summed counters
+ * and a big vs LITTLE comparison). Each group gets the metric over its summed counters
  * (IPC of a thread = all its instructions / all its cycles, not the mean of its samples' IPCs)
  * and the distribution of the metric over its samples.
  */
