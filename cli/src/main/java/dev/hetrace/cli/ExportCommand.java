@@ -156,7 +156,7 @@ final class ExportCommand extends HetraceCommand {
                 if (!done) {
                     removePartial(work, made ? dir : null);
                 }
-                Files.deleteIfExists(work);
+                TraceIndex.deleteTree(work);
                 try {
                     Runtime.getRuntime().removeShutdownHook(cleanup);
                 } catch (IllegalStateException e) {
@@ -175,14 +175,7 @@ final class ExportCommand extends HetraceCommand {
      */
     private static void removePartial(Path work, Path madeDir) {
         try {
-            if (Files.isDirectory(work)) {
-                try (var files = Files.list(work)) {
-                    for (Path f : files.toList()) {
-                        Files.deleteIfExists(f);
-                    }
-                }
-                Files.deleteIfExists(work);
-            }
+            TraceIndex.deleteTree(work);
             if (madeDir != null) {
                 try (var left = Files.list(madeDir)) {
                     if (left.findAny().isEmpty()) {
