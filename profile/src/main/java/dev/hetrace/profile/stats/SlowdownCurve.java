@@ -131,8 +131,8 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 			throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
 		}
 		if (c.runs().stream().allMatch(r -> Double.isNaN(r.value(measure)))) {
-			throw new IllegalArgumentException("the slowdown of " + measure + " cannot be computed: no run of " + c.name()
-					+ " has " + measure + " (they have " + String.join(", ", measures(c)) + ")");
+			throw new IllegalArgumentException("the slowdown of " + measure + " cannot be computed: no run of campaign '"
+					+ c.name() + "' has " + measure + " (they have " + String.join(", ", measures(c)) + ")");
 		}
 		Map<String, List<Run>> byLevel = new LinkedHashMap<>();
 		for (Run r : c.runs()) {
