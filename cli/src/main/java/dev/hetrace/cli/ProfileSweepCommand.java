@@ -60,7 +60,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
     String threshold = "10%";
 
     @Option(names = "--slowdown-of", paramLabel = "NAME",
-        description = "What the slowdown compares: runtime (wall clock, default), user, system, or a counter such as task-clock (CPU time: leaves out the time the workload waited for its CPU, which dominates on a machine busy with other work).")
+        description = "What the slowdown compares: runtime (wall clock, default), user, system, or a counter such as task-clock (CPU time: leaves out the time the workload waited for its CPU, which dominates on a machine busy with other work). Recorded in the campaign with --threshold.")
     String slowdownOf = "runtime";
 
     @Option(names = "--hardware-time", paramLabel = "SECONDS",
