@@ -58,7 +58,19 @@ class ProfileAnalysisCommandsTest {
 		Cli.Run stats = Cli.run("profile", "stats", campaign.toString(), "--by", "stress");
 		assertThat(stats.status()).as(stats.err()).isZero();
 		assertThat(stats.out()).contains("campaign sweep: 12 runs", "not counted: cycles (not supported)",
-				"knee: stress 2 (slowdown 1.29851)", "extra-access budget: stress 1 (bandwidth not measured)");
+				"slowdown vs stress: slowdown of runtime (the default: the campaign does not record what it was swept"
+						+ " with), threshold 10 % (the default)\n",
+				"\nknee: level 2, slowdown 1.299 (past 1.100)\nextra-access budget: level 1; its bandwidth is unknown: the"
+						+ " campaign has no measurement of the stressor alone at that level\n");
+		// past 2 %, even the lowest stressed level is too much: no budget, rather than the isolated level's
+		Cli.Run strict = Cli.run("profile", "stats", campaign.toString(), "--threshold", "2%");
+		assertThat(strict.out()).contains("\nknee: level 1, slowdown 1.040 (past 1.020)\nextra-access budget: none: the"
+				+ " lowest stress level measured, 1, already slows the workload past the threshold; a budget, if any, lies"
+				+ " below it\n").doesNotContain("stress 0", "level 0");
+		// imported runs have task-clock too: the slowdown of the CPU time, as asked
+		Cli.Run cpu = Cli.run("profile", "stats", campaign.toString(), "--slowdown-of", "task-clock");
+		assertThat(cpu.out()).contains("slowdown vs stress: slowdown of task-clock (asked for), threshold 10 % (the"
+				+ " default)\n", "median task-clock ms");
 		// task-clock is runtime × 950: first in the ranking
 		assertThat(stats.out()).containsPattern("correlation with runtime \\(by \\|r\\|\\)\\n.*\\n  task-clock\\s+12\\s+1\\s");
 

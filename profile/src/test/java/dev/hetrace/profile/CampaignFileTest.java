@@ -28,6 +28,26 @@ class CampaignFileTest {
 	}
 
 	@Test
+	void theCurveASweepRecordsReadsBackAndAnOlderFileWithoutOneStillReads(@TempDir Path dir) throws Exception {
+		Run run = new Run("w", Map.of("stress", "0"), 0, 1.0, 0.9, 0.1, Map.of("task-clock", 950.0), Map.of(), List.of());
+		Campaign swept = new Campaign("s", Map.of(), List.of(run), List.of(), new Campaign.Curve("task-clock", 0.15));
+		Path file = dir.resolve("swept.json");
+		CampaignFile.write(swept, file);
+		assertThat(CampaignFile.read(file).curve()).isEqualTo(new Campaign.Curve("task-clock", 0.15));
+
+		// a campaign that does not say writes no "curve" (as an older hetrace wrote it), and reads back without one
+		Path old = dir.resolve("old.json");
+		CampaignFile.write(swept.withCurve(null), old);
+		assertThat(Files.readString(old)).doesNotContain("curve");
+		assertThat(CampaignFile.read(old).curve()).isNull();
+		assertThat(CampaignFile.read(old).runs()).isEqualTo(swept.runs());
+
+		Path bad = Files.writeString(dir.resolve("bad-curve.json"), Files.readString(file).replace("0.15", "-1"));
+		assertThatThrownBy(() -> CampaignFile.read(bad)).isInstanceOf(ProfileException.class)
+				.hasMessageContaining("bad-curve.json:").hasMessageContaining("threshold must be ≥ 0, not -1.0");
+	}
+
+	@Test
 	void aMalformedFileIsNamedWithItsLine(@TempDir Path dir) throws Exception {
 		Path file = dir.resolve("bad.json");
 		Files.writeString(file, "{\n  \"name\": \"x\",\n  \"runs\": [ 12 \n");

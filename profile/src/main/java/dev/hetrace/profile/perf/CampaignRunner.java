@@ -60,6 +60,15 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
 	 * drift of the machine spreads over all levels rather than biasing the last ones.
 	 */
 	public Campaign sweep(String name, StressorSpec stressor, List<Integer> levels, double hardwareSeconds) {
+		return sweep(name, stressor, levels, hardwareSeconds, null);
+	}
+
+	/**
+	 * As {@link #sweep(String, StressorSpec, List, double)}, the campaign recording how its slowdown
+	 * curve is drawn ({@code curve}, null for the defaults) for every later analysis of it.
+	 */
+	public Campaign sweep(String name, StressorSpec stressor, List<Integer> levels, double hardwareSeconds,
+			Campaign.Curve curve) {
 		levels.forEach(Stressor::duty);
 		resetLog();
 		List<Map<String, String>> hardware = new ArrayList<>();
@@ -93,7 +102,7 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
 		}
 		runs.sort(java.util.Comparator.comparingInt((Run x) -> Integer.parseInt(x.config().get("stress")))
 				.thenComparingInt(Run::repetition));
-		return new Campaign(name, host(stressor), runs, hardware);
+		return new Campaign(name, host(stressor), runs, hardware, curve);
 	}
 
 	private Run once(Map<String, String> config, int repetition, StressorSpec stressor, int level, String what) {

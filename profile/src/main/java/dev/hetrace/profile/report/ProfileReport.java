@@ -232,6 +232,9 @@ public final class ProfileReport {
 	private static ObjectNode slowdown(SlowdownCurve curve) {
 		ObjectNode o = NODES.objectNode();
 		o.put("threshold", curve.threshold());
+		o.put("measure", curve.measure());
+		o.put("unit", curve.unit());
+		o.put("basis", curve.basis());
 		ArrayNode levels = o.putArray("levels");
 		for (SlowdownCurve.Level l : curve.levels()) {
 			ObjectNode x = levels.addObject();
@@ -253,6 +256,8 @@ public final class ProfileReport {
 			x.put("level", b.level());
 			num(x, "bytesPerSecond", b.bytesPerSecond());
 		}, () -> o.putNull("budget"));
+		o.put("kneeNote", curve.kneeText());
+		o.put("budgetNote", curve.budgetText());
 		return o;
 	}
 

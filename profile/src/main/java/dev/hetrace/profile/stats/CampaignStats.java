@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -44,14 +45,16 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 	public record Group(String key, int runs, Distribution runtime, BoxPlot box) {
 	}
 
+	/** The statistics with the slowdown curve the campaign records (see {@link SlowdownCurve#of(Campaign)}). */
 	public static CampaignStats of(Campaign c) {
-		return of(c, List.of(), "", SlowdownCurve.DEFAULT_THRESHOLD);
+		return of(c, List.of(), "", Optional.empty(), OptionalDouble.empty(), BY_NAME);
 	}
 
 	/**
 	 * @param metrics   metrics to compute per run (from its counter totals)
 	 * @param groupBy   the configuration label to group by; empty for the whole configuration
-	 * @param threshold the acceptable slowdown (0.10 for 10 %)
+	 * @param threshold the acceptable slowdown (0.10 for 10 %); the slowdown is of the measure the
+	 *                  campaign records, else of runtime
 	 */
 	public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, double threshold) {
 		return of(c, metrics, groupBy, threshold, BY_NAME);
@@ -60,6 +63,16 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 	/** As {@link #of(Campaign, List, String, double)}, the metrics finding counters through {@code lookup}. */
 	public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, double threshold,
 			Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
+		return of(c, metrics, groupBy, Optional.empty(), OptionalDouble.of(threshold), lookup);
+	}
+
+	/**
+	 * As {@link #of(Campaign, List, String, double, Function)}, the slowdown curve of {@code measure}
+	 * at {@code threshold}, each when not given the one the campaign records (see {@link
+	 * SlowdownCurve#of(Campaign, Optional, OptionalDouble)}).
+	 */
+	public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, Optional<String> measure,
+			OptionalDouble threshold, Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
 		List<Run> runs = c.runs();
 		Map<String, double[]> columns = columns(runs, metrics, lookup);
 		Map<String, Distribution> q = new LinkedHashMap<>();
@@ -81,7 +94,8 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
 		});
 		Map<String, String> unsupported = new TreeMap<>();
 		runs.forEach(r -> unsupported.putAll(r.unsupported()));
-		Optional<SlowdownCurve> curve = SlowdownCurve.applies(c) ? Optional.of(SlowdownCurve.of(c, threshold))
+		Optional<SlowdownCurve> curve = SlowdownCurve.applies(c)
+				? Optional.of(SlowdownCurve.of(c, measure, threshold))
 				: Optional.empty();
 		return new CampaignStats(c.name(), runs.size(), q, ranking, TimeSplit.of(runs), groupBy, groups, curve,
 				unsupported, columns);

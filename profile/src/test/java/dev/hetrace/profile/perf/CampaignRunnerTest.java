@@ -42,7 +42,11 @@ class CampaignRunnerTest {
 	@Test
 	void aSweepMeasuresTheStressorAloneThenTheWorkloadAgainstEachLevel() throws Exception {
 		StressorSpec spec = StressorSpec.parse("2M:stride=64:rw=read");
-		Campaign c = runner(2).sweep("stream", spec, List.of(0, 8), 0.2);
+		Campaign c = runner(2).sweep("stream", spec, List.of(0, 8), 0.2, new Campaign.Curve("task-clock", 0.2));
+		// how its curve is drawn goes with the campaign, so that its later analyses draw the same
+		assertThat(c.curve()).isEqualTo(new Campaign.Curve("task-clock", 0.2));
+		assertThat(SlowdownCurve.of(c).measure()).isEqualTo("task-clock");
+		assertThat(SlowdownCurve.of(c).threshold()).isEqualTo(0.2);
 		assertThat(c.hardware()).hasSize(2);
 		assertThat(c.hardware().get(0)).containsEntry("level", "0").containsEntry("accesses_per_second", "0.0");
 		assertThat(c.hardware().get(1)).containsEntry("level", "8").containsEntry("engine", "gcc");

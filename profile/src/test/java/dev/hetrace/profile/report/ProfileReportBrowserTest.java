@@ -9,6 +9,7 @@ import dev.hetrace.profile.metric.Metric;
 import dev.hetrace.profile.stats.CampaignStats;
 import dev.hetrace.profile.stats.CoreTypes;
 import dev.hetrace.profile.stats.Distribution;
+import dev.hetrace.profile.stats.SlowdownCurve;
 import dev.hetrace.profile.stats.ThreadMetrics;
 import dev.hetrace.view.Chromium;
 import java.nio.file.Files;
@@ -87,6 +88,31 @@ class ProfileReportBrowserTest {
 				.until(d -> browser.js("return !!(window.__hetraceProfile && window.__hetraceProfile.ready)") == Boolean.TRUE);
 	}
 
+	String notes() {
+		return (String) browser.js("return [...document.querySelectorAll('#slowdown-notes p')].map(p => p.textContent)"
+				+ ".join('\\n')");
+	}
+
+	@Test
+	void aCurveSweptOfTheCpuTimeIsDrawnOfItAndWithoutABudgetSaysWhyRatherThanStressZero() throws Exception {
+		// recorded as a sweep records it: task-clock, 2 %; level 1 (×1.03) is already past it
+		Campaign c = sweep().withCurve(new Campaign.Curve("task-clock", 0.02));
+		Path out = dir.resolve("strict.html");
+		ProfileReport.write(c, CampaignStats.of(c), List.of(), out);
+		open(out);
+		browser.shot("profile-report-no-budget");
+		assertThat(browser.js("return document.querySelector('svg[data-chart=slowdown]').parentNode"
+				+ ".querySelector('figcaption').textContent")).isEqualTo("slowdown of task-clock vs stress level");
+		assertThat(text("svg[data-chart=slowdown] text.knee")).isEqualTo("knee: stress 1 (×1.03)");
+		assertThat(text("svg[data-chart=slowdown] text.budget")).isEqualTo("no extra-access budget (below)");
+		assertThat(notes()).isEqualTo("slowdown of task-clock (as swept), threshold 2 % (as swept)\n"
+				+ "knee: level 1, slowdown 1.030 (past 1.020)\n"
+				+ "extra-access budget: none: the lowest stress level measured, 1 (1500.0 MB/s), already slows the"
+				+ " workload past the threshold; a budget, if any, lies below it");
+		assertThat(browser.js("return [...document.querySelectorAll('th')].some(t => t.textContent === 'median task-clock ms')"))
+				.isEqualTo(true);
+	}
+
 	@Test
 	void theSweepsReportDrawsEveryChartWithTheComputedNumbers() throws Exception {
 		Campaign c = sweep();
@@ -134,6 +160,10 @@ class ProfileReportBrowserTest {
 		assertThat(text("svg[data-chart=slowdown] text.threshold-label")).isEqualTo("threshold +10 %");
 		assertThat(text("svg[data-chart=slowdown] text.knee")).isEqualTo("knee: stress 3 (×1.25)");
 		assertThat(text("svg[data-chart=slowdown] text.budget")).isEqualTo("extra-access budget: stress 2 = 3000 MB/s");
+		// under the chart, the sentences 'hetrace profile stats' prints
+		SlowdownCurve curve = s.slowdown().orElseThrow();
+		assertThat(notes()).isEqualTo(curve.basis() + "\n" + curve.kneeText() + "\n" + curve.budgetText());
+		assertThat(notes()).startsWith("slowdown of runtime (the default: ");
 
 		// user vs system per run, box plots per stress level (each level's 15 % run is an outlier)
 		assertThat(count("svg[data-chart=split] rect.user")).isEqualTo(30);
