@@ -2,12 +2,12 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +25,7 @@ class ProfileCommandTest {
         } catch (java.io.IOException e) {
             perf = false;
         }
-        Assumptions.assumeTrue(perf, "perf is not installed (linux-perf), or kernel.perf_event_paranoid forbids it:"
+        Required.that(perf, "perf is not installed (linux-perf), or kernel.perf_event_paranoid forbids it:"
             + " real perf runs skipped");
     }
 
