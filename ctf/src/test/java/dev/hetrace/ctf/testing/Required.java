@@ -43,6 +43,14 @@ public final class Required {
     }
 
     /**
+     * Skips the test, under CI too, when this machine cannot do what it needs and no package
+     * can give it (e.g. a kernel that runs no 32-bit programs); the reason is shown as skipped.
+     */
+    public static void machineCan(boolean can, String what) {
+        Assumptions.assumeTrue(can, "this machine cannot " + what + ": skipped (no package provides it)");
+    }
+
+    /**
      * For a check a test adds where something is present (a comparison with babeltrace2 after
      * hetrace's own checks): whether it is present; when it is not, fails under CI, else says
      * so on the standard error and returns false so that the rest of the test still runs.
