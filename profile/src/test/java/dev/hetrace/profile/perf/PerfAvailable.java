@@ -1,31 +1,24 @@
 package dev.hetrace.profile.perf;
 
+import dev.hetrace.ctf.testing.Required;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /** The tests' precondition for real perf runs: perf installed, and allowed to count this user's processes. */
 final class PerfAvailable {
 	private PerfAvailable() {
 	}
 
-	/** Skips the test without a working perf; under CI=true, where .ci/run installs it, fails it instead. */
+	/** A working perf (see {@link Required}). */
 	static void assume() throws Exception {
-		require(PerfStat.onPath("perf"), "perf is not installed (Debian: linux-perf): real perf runs skipped");
+		Required.that(PerfStat.onPath("perf"), "perf is not installed (Debian: linux-perf): real perf runs skipped");
 		// a trial rather than kernel.perf_event_paranoid: root counts whatever its level
 		Process p = new ProcessBuilder("perf", "stat", "-x,", "-e", "task-clock", "--", "true")
 				.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-		require(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
+		Required.that(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
 				"'perf stat -e task-clock -- true' fails here (kernel.perf_event_paranoid " + paranoid()
 						+ ", or perf_event_open forbidden in this container): real perf runs skipped");
-	}
-
-	private static void require(boolean available, String why) {
-		if (!available && "true".equals(System.getenv("CI"))) {
-			throw new AssertionError(why.replace("skipped", "required under CI=true"));
-		}
-		Assumptions.assumeTrue(available, why);
 	}
 
 	private static String paranoid() {
@@ -47,6 +40,6 @@ final class PerfAvailable {
 	}
 
 	static void assumeGcc() {
-		require(MemoryKernel.gccInstalled(), "gcc is not installed: the compiled memory kernel is skipped");
+		Required.that(MemoryKernel.gccInstalled(), "gcc is not installed: the compiled memory kernel is skipped");
 	}
 }
