@@ -114,6 +114,21 @@ class ArchitectureTest {
         assertThat(wrong).isEmpty();
     }
 
+    @Test
+    void everyJavaSourceIsIndentedWithSpaces() throws IOException {
+        List<String> tabbed = new ArrayList<>();
+        for (String module : ORDER) {
+            try (Stream<Path> s = Files.walk(root().resolve(module).resolve("src"))) {
+                for (Path file : s.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                    if (Files.readAllLines(file).stream().anyMatch(l -> l.startsWith("\t"))) {
+                        tabbed.add(root().relativize(file).toString());
+                    }
+                }
+            }
+        }
+        assertThat(tabbed).as("Java sources indented with tabs (four spaces, as .editorconfig says)").isEmpty();
+    }
+
     private static List<Path> sources(String module) throws IOException {
         Path main = root().resolve(module).resolve("src/main/java");
         assertThat(main).as("sources of module %s", module).isDirectory();

@@ -19,46 +19,46 @@ import java.util.Objects;
  *                 null when the campaign does not say (imported, or written by an older hetrace)
  */
 public record Campaign(String name, Map<String, String> host, List<Run> runs,
-		List<Map<String, String>> hardware, @JsonInclude(JsonInclude.Include.NON_NULL) Curve curve) {
+        List<Map<String, String>> hardware, @JsonInclude(JsonInclude.Include.NON_NULL) Curve curve) {
 
-	/**
-	 * What a slowdown curve compares and where its knee is.
-	 *
-	 * @param measure   a {@link Run#value} name: {@code runtime}, {@code user}, {@code system} or a
-	 *                  counter such as {@code task-clock}
-	 * @param threshold the acceptable slowdown, 0.10 for 10 %
-	 */
-	public record Curve(String measure, double threshold) {
+    /**
+     * What a slowdown curve compares and where its knee is.
+     *
+     * @param measure   a {@link Run#value} name: {@code runtime}, {@code user}, {@code system} or a
+     *                  counter such as {@code task-clock}
+     * @param threshold the acceptable slowdown, 0.10 for 10 %
+     */
+    public record Curve(String measure, double threshold) {
 
-		public Curve {
-			Objects.requireNonNull(measure, "measure");
-			if (measure.isBlank()) {
-				throw new IllegalArgumentException("the slowdown's measure is empty");
-			}
-			if (!(threshold >= 0) || Double.isInfinite(threshold)) {
-				throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
-			}
-		}
-	}
+        public Curve {
+            Objects.requireNonNull(measure, "measure");
+            if (measure.isBlank()) {
+                throw new IllegalArgumentException("the slowdown's measure is empty");
+            }
+            if (!(threshold >= 0) || Double.isInfinite(threshold)) {
+                throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
+            }
+        }
+    }
 
-	public Campaign {
-		Objects.requireNonNull(name, "name");
-		host = Map.copyOf(host);
-		runs = List.copyOf(runs);
-		hardware = List.copyOf(hardware);
-	}
+    public Campaign {
+        Objects.requireNonNull(name, "name");
+        host = Map.copyOf(host);
+        runs = List.copyOf(runs);
+        hardware = List.copyOf(hardware);
+    }
 
-	/** A campaign that does not say how to draw its slowdown curve. */
-	public Campaign(String name, Map<String, String> host, List<Run> runs, List<Map<String, String>> hardware) {
-		this(name, host, runs, hardware, null);
-	}
+    /** A campaign that does not say how to draw its slowdown curve. */
+    public Campaign(String name, Map<String, String> host, List<Run> runs, List<Map<String, String>> hardware) {
+        this(name, host, runs, hardware, null);
+    }
 
-	public static Campaign of(String name, List<Run> runs) {
-		return new Campaign(name, Map.of(), runs, List.of());
-	}
+    public static Campaign of(String name, List<Run> runs) {
+        return new Campaign(name, Map.of(), runs, List.of());
+    }
 
-	/** The same campaign, drawing its slowdown curve as {@code curve} says. */
-	public Campaign withCurve(Curve curve) {
-		return new Campaign(name, host, runs, hardware, curve);
-	}
+    /** The same campaign, drawing its slowdown curve as {@code curve} says. */
+    public Campaign withCurve(Curve curve) {
+        return new Campaign(name, host, runs, hardware, curve);
+    }
 }
