@@ -436,18 +436,15 @@ final class Ctf2Parser {
                         + " bits are not supported (32 or 64)");
                 };
             }
-            case "null-terminated-string" -> {
-                utf8(fc, path);
-                yield new StringType(FieldType.Encoding.UTF8);
-            }
+            case "null-terminated-string" -> new StringType(encoding(fc, path));
             // Strings of a length in bytes: the text arrays and sequences of CTF 1.8, shown up to their first NUL.
             case "static-length-string" -> {
-                utf8(fc, path);
-                yield new ArrayType(TEXT_BYTE, unsigned(required(fc, "length", path), path + ".length"));
+                FieldType unit = textByte(encoding(fc, path));
+                yield new ArrayType(unit, unsigned(required(fc, "length", path), path + ".length"));
             }
             case "dynamic-length-string" -> {
-                utf8(fc, path);
-                yield new SequenceType(TEXT_BYTE, location(fc, path, "length-field-location", false));
+                FieldType unit = textByte(encoding(fc, path));
+                yield new SequenceType(unit, location(fc, path, "length-field-location", false));
             }
             case "static-length-blob" -> {
                 long length = unsigned(required(fc, "length", path), path + ".length");
@@ -482,30 +479,74 @@ final class Ctf2Parser {
                 bitOrder(fc, path, order);
                 yield new BoolType((int) length, alignment(fc, path, "alignment"), order);
             }
-            case "fixed-length-bit-array", "fixed-length-bit-map", "dynamic-length-blob",
-                 "optional" ->
+            case "fixed-length-bit-array", "fixed-length-bit-map" -> bitArray(fc, path, type.endsWith("map"));
+            case "dynamic-length-blob", "optional" ->
                 throw error(path + ".type", type + " field classes are not supported yet");
             default -> throw error(path + ".type", "unknown field class type \"" + type + "\"");
         };
     }
 
-    private void utf8(JsonNode fc, String path) throws MetadataException {
+    private FieldType.Encoding encoding(JsonNode fc, String path) throws MetadataException {
         String enc = fc.has("encoding") ? string(fc, "encoding", path, true) : "utf-8";
-        if (!enc.equals("utf-8")) {
-            throw error(path + ".encoding", "strings encoded in " + enc + " are not supported");
+        return switch (enc) {
+            case "utf-8" -> FieldType.Encoding.UTF8;
+            case "utf-16be" -> FieldType.Encoding.UTF16BE;
+            case "utf-16le" -> FieldType.Encoding.UTF16LE;
+            case "utf-32be" -> FieldType.Encoding.UTF32BE;
+            case "utf-32le" -> FieldType.Encoding.UTF32LE;
+            default -> throw error(path + ".encoding", "unknown string encoding \"" + enc
+                + "\" (utf-8, utf-16be, utf-16le, utf-32be or utf-32le)");
+        };
+    }
+
+    /** A byte of the text of a string of a length in bytes, in {@code encoding}. */
+    private static FieldType textByte(FieldType.Encoding encoding) {
+        return encoding == FieldType.Encoding.UTF8 ? TEXT_BYTE
+            : new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, encoding, null);
+    }
+
+    /** A fixed-length bit array, or a bit map with its flags. */
+    private FieldType.BitArrayType bitArray(JsonNode fc, String path, boolean map) throws MetadataException {
+        long length = length(fc, path);
+        if (length > 64) {
+            throw error(path + ".length", "bit arrays of " + length + " bits are not supported (at most 64)");
         }
+        ByteOrder order = byteOrder(fc, path);
+        bitOrder(fc, path, order);
+        int align = alignment(fc, path, "alignment");
+        List<FieldType.BitFlag> flags = new ArrayList<>();
+        if (map) {
+            JsonNode all = required(fc, "flags", path);
+            if (!all.isObject() || all.isEmpty()) {
+                throw error(path + ".flags", "must be a JSON object of one or more flags");
+            }
+            for (Map.Entry<String, JsonNode> e : properties(fc, "flags", path)) {
+                String fpath = key(path + ".flags", e.getKey());
+                for (EnumMapping r : rangeSet(e.getValue(), fpath, e.getKey(), false)) {
+                    if (r.high() < 0) {
+                        throw error(fpath, "bit index " + Long.toUnsignedString(r.high()) + " is too large");
+                    }
+                    flags.add(new FieldType.BitFlag(e.getKey(), r.low(), r.high()));
+                }
+            }
+        }
+        return new FieldType.BitArrayType((int) length, align, order, flags);
     }
 
     private FieldType fixedInteger(JsonNode fc, String path, String type) throws MetadataException {
         boolean signed = type.startsWith("fixed-length-signed");
         long length = length(fc, path);
-        if (length > 64) {
-            throw error(path + ".length", "integers of " + length + " bits are not supported (at most 64)");
-        }
         ByteOrder order = byteOrder(fc, path);
         bitOrder(fc, path, order);
         int align = alignment(fc, path, "alignment");
         Set<Role> roles = roles(fc, path, signed, true);
+        if (length > 64 && !roles.isEmpty()) {
+            throw error(path + ".roles", "an integer of " + length + " bits cannot have a role (at most 64 bits)");
+        }
+        if (length > 64 && fc.has("mappings")) {
+            throw error(path + ".mappings", "mappings of an integer of " + length + " bits are not supported"
+                + " (at most 64)");
+        }
         String clock = null;
         if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP) || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
             if (defaultClock == null) {
@@ -708,7 +749,10 @@ final class Ctf2Parser {
             target = et.container();
         }
         boolean signed;
-        if (target instanceof IntegerType it) {
+        if (target instanceof IntegerType it && it.size() > 64) {
+            throw error(path, "the " + (selector ? "selector" : "length") + " field at " + describe(origin, parts)
+                + " is an integer of " + it.size() + " bits: at most 64 are supported");
+        } else if (target instanceof IntegerType it) {
             signed = it.signed();
         } else if (target instanceof VarIntType vt) {
             signed = vt.signed();
