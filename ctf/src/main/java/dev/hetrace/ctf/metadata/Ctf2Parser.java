@@ -80,6 +80,8 @@ final class Ctf2Parser {
     private final Map<String, ClockClass> clocks = new LinkedHashMap<>();
     private final Map<String, JsonNode> aliases = new HashMap<>();
     private final Map<Long, StreamBuilder> streams = new TreeMap<>();
+    /** Attributes by where they are (see {@link TraceClass#attributes()}). */
+    private final Map<String, String> attributes = new LinkedHashMap<>();
     private ByteOrder byteOrder;
 
     /** The scopes of the class being read, by origin index; the one being built is in {@link #frames}. */
@@ -162,6 +164,7 @@ final class Ctf2Parser {
         if (!type.equals("preamble")) {
             noExtensions(f, "$");
         }
+        attributes(f, "$");
         switch (type) {
             case "preamble" -> preamble(f);
             case "field-class-alias" -> alias(f);
@@ -361,7 +364,7 @@ final class Ctf2Parser {
             classes.put(sb.id, new StreamClass(sb.id, sb.packetContext, sb.eventHeader, sb.eventContext, sb.events));
         }
         return new TraceClass(2, 0, byteOrder == null ? ByteOrder.LITTLE_ENDIAN : byteOrder, uuid, packetHeader, clocks,
-            env, classes);
+            env, classes, List.of(), attributes);
     }
 
     // ---------------------------------------------------------------------------------- scopes
@@ -411,6 +414,7 @@ final class Ctf2Parser {
             throw error(path, "must be a field class (a JSON object) or the name of a field class alias");
         }
         noExtensions(fc, path);
+        attributes(fc, path);
         String type = string(fc, "type", path, true);
         return switch (type) {
             case "fixed-length-unsigned-integer", "fixed-length-signed-integer",
@@ -576,6 +580,7 @@ final class Ctf2Parser {
                     String mpath = path + ".member-classes[" + i + "]";
                     JsonNode m = element(members, i, mpath, "a structure member class");
                     String name = string(m, "name", mpath, true);
+                    attributes(m, mpath);
                     if (!seen.add(name)) {
                         throw error(mpath + ".name", "member \"" + name + "\" is already defined in this structure");
                     }
@@ -615,6 +620,7 @@ final class Ctf2Parser {
             String opath = path + ".options[" + i + "]";
             JsonNode o = element(options, i, opath, "a variant option");
             String name = o.has("name") ? string(o, "name", opath, true) : "";
+            attributes(o, opath);
             if (!name.isEmpty() && !seen.add(name)) {
                 throw error(opath + ".name", "option \"" + name + "\" is already defined in this variant");
             }
@@ -827,6 +833,23 @@ final class Ctf2Parser {
     }
 
     // ------------------------------------------------------------------------------- properties
+
+    /**
+     * Keeps the attributes of the object at {@code path}, if it has any, under the place an
+     * error there would name. The decoder has no use for them: they are shown, not interpreted.
+     */
+    private void attributes(JsonNode o, String path) throws MetadataException {
+        JsonNode a = o.get("attributes");
+        if (a == null) {
+            return;
+        }
+        if (!a.isObject()) {
+            throw error(path + ".attributes", "must be a JSON object (attributes by namespace)");
+        }
+        if (!a.isEmpty()) {
+            attributes.put(new MetadataException.Json(index, what, path).toString(), a.toString());
+        }
+    }
 
     private void noExtensions(JsonNode o, String path) throws MetadataException {
         JsonNode ext = o.get("extensions");

@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
  * One JSON object per event and per line: {@code time_ns} (nanoseconds from the epoch, absent
  * without a clock), {@code trace}, {@code event}, and the scopes {@code packet_context},
  * {@code stream_context}, {@code context}, {@code payload} with every field (special fields
- * included). Integers are JSON numbers, enumerations their label list and value, arrays JSON arrays.
+ * included). Integers are JSON numbers, enumerations their label list and value, bit maps the
+ * flags they set and their value, arrays JSON arrays. A trace's CTF 2 attributes go on a line of
+ * their own ({@link #attributes}), not on its events.
  */
 public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
@@ -93,6 +95,33 @@ public final class JsonText {
         string(ep.cls.name() == null ? "" : ep.cls.name());
         scopes(d, true, true);
         out.put('}').put('\n');
+    }
+
+    /**
+     * The attributes of the trace's CTF 2 metadata, if it has any, as one line before its events:
+     * {@code {"trace":"DIR","attributes":{"WHERE":{...},...}}}, each attributes object under the
+     * place it is in the metadata, as errors name places
+     * ({@code fragment 3 (event record class "e"): $.payload-field-class}). Nothing for a trace
+     * without attributes.
+     */
+    public void attributes(CtfTrace trace) {
+        java.util.Map<String, String> all = trace.metadata().attributes();
+        if (all.isEmpty()) {
+            return;
+        }
+        out.put("{\"trace\":");
+        string(trace.directory().toString());
+        out.put(",\"attributes\":{");
+        boolean first = true;
+        for (java.util.Map.Entry<String, String> e : all.entrySet()) {
+            if (!first) {
+                out.put(',');
+            }
+            first = false;
+            string(e.getKey());
+            out.put(':').put(e.getValue());
+        }
+        out.put('}').put('}').put('\n');
     }
 
     /**

@@ -218,6 +218,59 @@ class Ctf2LeafClassesTest {
             .hasMessageContaining("has no terminating 4-byte NUL before the end of the packet content");
     }
 
+    private static final String WITH_ATTRIBUTES = """
+        \u001e{"type": "preamble", "version": 2, "attributes": {"my.tracer": {"version": [1, 2]}}}
+        \u001e{"type": "trace-class", "attributes": {}}
+        \u001e{"type": "data-stream-class", "attributes": {"my.tracer": "stream"}}
+        \u001e{"type": "event-record-class", "name": "e", "attributes": {"my.tracer": {"is-nice": true}},
+          "payload-field-class": {"type": "structure", "member-classes": [
+            {"name": "flags", "attributes": {"ns": "member"}, "field-class": {"type": "fixed-length-bit-map",
+              "length": 8, "byte-order": "little-endian", "flags": {"A": [[0, 0]]},
+              "attributes": {"ns": {"unit": "états"}}}},
+            {"name": "sel", "field-class": {"type": "fixed-length-unsigned-integer", "length": 8,
+              "byte-order": "little-endian"}},
+            {"name": "v", "field-class": {"type": "variant", "selector-field-location": {"path": ["sel"]},
+              "options": [{"name": "o", "selector-field-ranges": [[0, 255]], "attributes": {"ns": 1},
+                "field-class": {"type": "null-terminated-string"}}]}}]}}
+        """;
+
+    @Test
+    void attributesAreKeptByPlaceAndShownOnceBeforeTheEventsInJson(@TempDir Path dir) throws Exception {
+        TraceClass t = MetadataReader.parse(WITH_ATTRIBUTES.getBytes(StandardCharsets.UTF_8), w -> { });
+        assertThat(t.attributes()).containsExactly(
+            Map.entry("fragment 0 (preamble): $", "{\"my.tracer\":{\"version\":[1,2]}}"),
+            Map.entry("fragment 2 (data stream class): $", "{\"my.tracer\":\"stream\"}"),
+            Map.entry("fragment 3 (event record class \"e\"): $", "{\"my.tracer\":{\"is-nice\":true}}"),
+            Map.entry("fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[0]",
+                "{\"ns\":\"member\"}"),
+            Map.entry("fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[0].field-class",
+                "{\"ns\":{\"unit\":\"états\"}}"),
+            Map.entry("fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[2].field-class"
+                + ".options[0]", "{\"ns\":1}"));
+        trace(dir, WITH_ATTRIBUTES, bytes(0x01, 0, 'h', 'i', 0));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TextSink sink = new TextSink(bytes);
+        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+            new JsonText(sink).attributes(trace);
+            sink.flush();
+        }
+        String line = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(line).startsWith("{\"trace\":\"" + dir + "\",\"attributes\":{\"fragment 0 (preamble): $\":"
+            + "{\"my.tracer\":{\"version\":[1,2]}},").endsWith("\"fragment 3 (event record class \\\"e\\\"):"
+            + " $.payload-field-class.member-classes[2].field-class.options[0]\":{\"ns\":1}}}\n");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line).get("attributes")).hasSize(6);
+        assertThat(json(dir)).as("events carry no attributes").isEqualTo(
+            "{\"payload\":{\"flags\":{\"flags\":[\"A\"],\"value\":1},\"sel\":0,\"v\":{\"o\":\"hi\"}}}\n");
+    }
+
+    @Test
+    void attributesThatAreNoObjectAreOneClearLine() {
+        assertThatThrownBy(() -> MetadataReader.parse(payload("{\"name\": \"x\", \"field-class\": {\"type\":"
+            + " \"null-terminated-string\", \"attributes\": [1]}}").getBytes(StandardCharsets.UTF_8), w -> { }))
+            .hasMessage("fragment 2 (event record class \"e\"): $.payload-field-class.member-classes[0].field-class"
+                + ".attributes: must be a JSON object (attributes by namespace)");
+    }
+
     @Test
     void payloadValuesAreDecodedByFieldValuesToo(@TempDir Path dir) throws Exception {
         trace(dir, METADATA, STREAM);
