@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.decode.FieldValues;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
@@ -269,15 +268,5 @@ class Ctf2LeafClassesTest {
             + " \"null-terminated-string\", \"attributes\": [1]}}").getBytes(StandardCharsets.UTF_8), w -> { }))
             .hasMessage("fragment 2 (event record class \"e\"): $.payload-field-class.member-classes[0].field-class"
                 + ".attributes: must be a JSON object (attributes by namespace)");
-    }
-
-    @Test
-    void payloadValuesAreDecodedByFieldValuesToo(@TempDir Path dir) throws Exception {
-        trace(dir, METADATA, STREAM);
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
-            var d = trace.decoder(0);
-            assertThat(d.next()).isTrue();
-            assertThat(FieldValues.payload(d)).isInstanceOf(Map.class);
-        }
     }
 }
