@@ -244,8 +244,19 @@ public final class Ctf2Writer {
             targetNodes.put(n.register, n);
         }
         ObjectNode fc = NODES.objectNode();
+        if (n.blob) {
+            blob(fc, n);
+            return fc;
+        }
         switch (n.kind) {
             case Node.INT -> integer(fc, n);
+            case Node.BOOL -> {
+                FieldType.BoolType bt = (FieldType.BoolType) n.type;
+                fc.put("type", "fixed-length-boolean");
+                fc.put("length", bt.size());
+                byteOrder(fc, bt.byteOrder());
+                alignment(fc, "alignment", bt.alignment());
+            }
             case Node.BIG_INT -> throw unsupported("an integer of " + n.size + " bits: CTF 2 can say it, but hetrace's CTF 2"
                 + " reader reads integers of at most 64 bits");
             case Node.VARINT -> {
@@ -269,6 +280,7 @@ public final class Ctf2Writer {
             case Node.STRING -> fc.put("type", "null-terminated-string");
             case Node.STRUCT -> structure(fc, n);
             case Node.VARIANT -> variant(fc, n);
+            case Node.OPTIONAL -> optional(fc, n);
             case Node.ARRAY, Node.PACKED_ARRAY -> {
                 if (n.role == Node.ROLE_UUID) {
                     fc.put("type", "static-length-blob");
@@ -381,6 +393,42 @@ public final class Ctf2Writer {
         }
     }
 
+    /** A static- or dynamic-length BLOB, with its media type. */
+    private void blob(ObjectNode fc, Node n) throws Unsupported {
+        if (n.kind == Node.PACKED_ARRAY) {
+            fc.put("type", "static-length-blob");
+            fc.put("length", n.length);
+        } else {
+            fc.put("type", "dynamic-length-blob");
+            fc.set("length-field-location", location(n.sourceRegister, "BLOB length"));
+        }
+        if (n.mediaType != null && !n.mediaType.equals(FieldType.BlobType.OCTET_STREAM)) {
+            fc.put("media-type", n.mediaType);
+        }
+        if (n.role == Node.ROLE_UUID) {
+            fc.putArray("roles").add(Role.METADATA_STREAM_UUID.jsonName());
+        }
+    }
+
+    /** An optional: its selector is a boolean, or an integer with the ranges that enable its content. */
+    private void optional(ObjectNode fc, Node n) throws Unsupported {
+        fc.put("type", "optional");
+        fc.set("selector-field-location", location(n.sourceRegister, "optional selector"));
+        if (n.optionalRanges != null) {
+            List<EnumMapping> ranges = new ArrayList<>();
+            for (int k = 0; k < n.optionalRanges.length; k += 2) {
+                ranges.add(new EnumMapping("", n.optionalRanges[k], n.optionalRanges[k + 1]));
+            }
+            fc.set("selector-field-ranges", rangeSet(ranges, n.tagSigned));
+        }
+        variantDepth++;
+        try {
+            fc.set("field-class", fieldClass(n.element()));
+        } finally {
+            variantDepth--;
+        }
+    }
+
     /** A member's name as shown: CTF 1.8 removes one leading underscore, CTF 2 none. */
     private String shown(String raw) {
         return plan.trace.major() < 2 && raw.startsWith("_") ? raw.substring(1) : raw;
@@ -434,10 +482,7 @@ public final class Ctf2Writer {
         if (target.struct() != null && target.struct() == structs.peekFirst()) {
             path.add(target.names().getLast());
         } else {
-            if (target.throughVariant()) {
-                throw unsupported(what + " field '" + String.join(".", target.names()) + "' in a variant option, used"
-                    + " outside that option");
-            }
+            // A CTF 2 field location goes through variants and optionals to the option decoded.
             loc.put("origin", ORIGINS.get(target.origin()));
             target.names().forEach(path::add);
         }
