@@ -2,6 +2,8 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
+import dev.hetrace.ctf.write.Ctf2Writer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -53,6 +55,11 @@ class Ctf2OptionalsAndBlobsTest {
 
     /** A trace of one packet: magic, packet and content sizes (12 bytes), then the events (each: id 0, payload). */
     private Path trace(String eventClass, int[]... events) throws IOException {
+        return trace(dir, eventClass, events);
+    }
+
+    private static Path trace(Path dir, String eventClass, int[]... events) throws IOException {
+        Files.createDirectories(dir);
         StringBuilder meta = new StringBuilder();
         for (String f : List.of(PREAMBLE, TRACE_CLASS, STREAM_CLASS, eventClass)) {
             meta.append('\u001e').append(f).append('\n');
@@ -129,11 +136,7 @@ class Ctf2OptionalsAndBlobsTest {
 
     @Test
     void blobsPrintAsTheirBytesInHexadecimal() throws IOException {
-        String blobs = event("blob", String.join(",",
-            member("n", U8),
-            member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\": {\"path\": [\"n\"]},"
-                + " \"media-type\": \"image/png\"}"),
-            member("tag", "{\"type\": \"static-length-blob\", \"length\": 2}")));
+        String blobs = BLOBS;
         // Event 1: n = 3, data = de ad be, tag = 01 ff. Event 2: n = 0, an empty BLOB, tag = 00 00.
         Path t = trace(blobs, new int[] {3, 0xde, 0xad, 0xbe, 0x01, 0xff}, new int[] {0, 0, 0});
         assertThat(text(t)).isEqualTo("""
@@ -144,6 +147,12 @@ class Ctf2OptionalsAndBlobsTest {
             "\"payload\":{\"n\":3,\"data\":\"deadbe\",\"tag\":\"01ff\"}}",
             "\"payload\":{\"n\":0,\"data\":\"\",\"tag\":\"0000\"}}");
     }
+
+    private static final String BLOBS = event("blob", String.join(",",
+        member("n", U8),
+        member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\": {\"path\": [\"n\"]},"
+            + " \"media-type\": \"image/png\"}"),
+        member("tag", "{\"type\": \"static-length-blob\", \"length\": 2}")));
 
     private static final String THROUGH_VARIANT = event("tv", String.join(",",
         member("sel", U8),
@@ -202,6 +211,26 @@ class Ctf2OptionalsAndBlobsTest {
     }
 
     @Test
+    void aLengthInAVariantOptionNotDecodedIsAnErrorWhereItIsNeeded() throws IOException {
+        String partial = event("tv", String.join(",",
+            member("sel", U8),
+            member("v", """
+                {"type": "variant", "selector-field-location": {"path": ["sel"]}, "options": [
+                  {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure", "member-classes": [
+                    {"name": "len", "field-class": %s}]}},
+                  {"name": "b", "selector-field-ranges": [[1, 1]], "field-class": %s}]}""".formatted(U8, U8)),
+            member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
+                + " {\"origin\": \"event-record-payload\", \"path\": [\"v\", \"len\"]}}")));
+        // Event 1 (bytes 12 to 15): id, sel = 0, option a: len = 1, data = 0a. Event 2: sel = 1, option b holds
+        // no len, so data has no length (at byte 19, after its id, sel and b).
+        Path t = trace(partial, new int[] {0, 1, 0x0a}, new int[] {1, 7});
+        Cli.Run run = Cli.run("print", t.toString());
+        assertThat(run.out()).isEqualTo("tv: { sel = 0, v = { { len = 1 } }, data = 0a }\n");
+        assertThat(refusal(t)).isEqualTo("stream: packet 0, offset 19: the length field of a field in the event payload"
+            + " is in a variant option or optional that was not decoded");
+    }
+
+    @Test
     void aSelectorLocatedForwardIsRefusedWithItsFragmentAndJsonPath() throws IOException {
         String forward = event("opt", String.join(",",
             member("o", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"later\"]}, \"field-class\": "
@@ -236,5 +265,27 @@ class Ctf2OptionalsAndBlobsTest {
         assertThat(refusal(trace(wrong, new int[] {0}))).isEqualTo("metadata: fragment 3 (event record class \"opt\"):"
             + " $.payload-field-class.member-classes[1].field-class.selector-field-location: the field at s is not a"
             + " boolean or an integer");
+    }
+
+    @Test
+    void theCtf2WriterWritesOptionalsBlobsAndLocationsThroughVariantsSoTheyReadTheSame() throws Exception {
+        List<Path> traces = List.of(
+            trace(dir.resolve("opt"), OPTIONALS, new int[] {0x01, 0x2a, 0x05, 'h', 'i', 0}, new int[] {0x00, 0x02}),
+            trace(dir.resolve("blob"), BLOBS, new int[] {3, 0xde, 0xad, 0xbe, 0x01, 0xff}, new int[] {0, 0, 0}),
+            trace(dir.resolve("tv"), THROUGH_VARIANT, new int[] {0, 2, 'x', 0, 5, 7, 8},
+                new int[] {1, 0x02, 0x01, 0x01, 0xab, 9}),
+            trace(dir.resolve("to"), THROUGH_OPTIONAL, new int[] {1, 2, 'a', 0, 0x01, 0x02}));
+        for (Path t : traces) {
+            String before = text(t);
+            String json = Files.readString(t.resolve("metadata"));
+            Ctf2Writer.rewrite(t.resolve("metadata"));
+            String rewritten = Files.readString(t.resolve("metadata"));
+            assertThat(rewritten).as("metadata written").isNotEqualTo(json);
+            assertThat(text(t)).as("%s rewritten:%n%s", t.getFileName(), rewritten).isEqualTo(before);
+        }
+        assertThat(Files.readString(dir.resolve("blob/metadata"))).contains("\"dynamic-length-blob\"")
+            .contains("\"media-type\" : \"image/png\"");
+        assertThat(Files.readString(dir.resolve("opt/metadata"))).contains("\"optional\"")
+            .contains("\"fixed-length-boolean\"");
     }
 }
