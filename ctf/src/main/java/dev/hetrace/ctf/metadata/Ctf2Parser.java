@@ -605,9 +605,7 @@ final class Ctf2Parser {
         boolean signed = selectorSigned;
         List<EnumMapping> ranges = null;
         JsonNode set = fc.get("selector-field-ranges");
-        if (bool && set != null) {
-            throw error(path + ".selector-field-ranges", "an optional with a boolean selector has no selector ranges");
-        }
+        // With a boolean selector, the specification gives the ranges no meaning: they are ignored.
         if (!bool) {
             if (set == null) {
                 throw error(path, "missing required property \"selector-field-ranges\" (the selector is an integer)");
