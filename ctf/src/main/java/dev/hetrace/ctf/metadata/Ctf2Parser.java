@@ -92,8 +92,9 @@ final class Ctf2Parser {
     private final Deque<Frame> frames = new ArrayDeque<>();
 
     /**
-     * A struct being read: its members so far, and the names that lead to it from its scope's
-     * root (null once the way goes through a variant, which an absolute path cannot).
+     * A struct being read: its members so far, and the member names that lead to it from its
+     * scope's root (arrays, variants and optionals on the way add none: a location goes through
+     * them to the element, option or content being decoded).
      */
     private record Frame(List<Member> done, List<String> names) {}
 
@@ -399,8 +400,7 @@ final class Ctf2Parser {
     /**
      * Reads a field class.
      *
-     * @param names the member names that lead to it from its scope's root, or null when the way
-     *              goes through a variant
+     * @param names the member names that lead to it from its scope's root
      */
     private FieldType fieldClass(JsonNode fc, String path, List<String> names, int depth) throws MetadataException {
         if (depth > MAX_DEPTH) {
@@ -736,8 +736,6 @@ final class Ctf2Parser {
             target = walk(from.done(), rest, path);
             if (up == 0) {
                 result = new FieldPath(rest);
-            } else if (from.names() == null) {
-                throw error(path, "a location going up out of a variant option is not supported");
             } else {
                 List<String> full = new ArrayList<>(PREFIXES.get(scope));
                 full.addAll(from.names());

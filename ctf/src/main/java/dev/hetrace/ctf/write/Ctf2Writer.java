@@ -77,7 +77,7 @@ public final class Ctf2Writer {
     }
 
     /** Where a tag or length field is: its scope, its member names from the scope's root, its struct. */
-    private record Location(int origin, List<String> names, Node struct, boolean throughVariant) {}
+    private record Location(int origin, List<String> names, Node struct) {}
 
     private final TracePlan plan;
     private final StringBuilder out = new StringBuilder();
@@ -88,7 +88,6 @@ public final class Ctf2Writer {
     /** Structs being written, innermost first. */
     private final Deque<Node> structs = new ArrayDeque<>();
     private final List<String> names = new ArrayList<>();
-    private int variantDepth;
     private String where = "";
 
     private Ctf2Writer(TracePlan plan) {
@@ -234,13 +233,12 @@ public final class Ctf2Writer {
         origin = scope;
         structs.clear();
         names.clear();
-        variantDepth = 0;
         fragment.set(property, fieldClass(root));
     }
 
     private ObjectNode fieldClass(Node n) throws Unsupported {
         if (n.register >= 0) {
-            targets.put(n.register, new Location(origin, List.copyOf(names), structs.peekFirst(), variantDepth > 0));
+            targets.put(n.register, new Location(origin, List.copyOf(names), structs.peekFirst()));
             targetNodes.put(n.register, n);
         }
         ObjectNode fc = NODES.objectNode();
@@ -374,22 +372,17 @@ public final class Ctf2Writer {
         fc.set("selector-field-location", location(n.sourceRegister, "variant tag"));
         List<List<EnumMapping>> ranges = vt.optionRanges() != null ? vt.optionRanges() : labelRanges(vt, n);
         ArrayNode options = fc.putArray("options");
-        variantDepth++;
-        try {
-            for (int i = 0; i < vt.options().size(); i++) {
-                if (ranges.get(i).isEmpty()) {
-                    continue;
-                }
-                ObjectNode o = options.addObject();
-                String name = shown(vt.options().get(i).name());
-                if (!name.isEmpty()) {
-                    o.put("name", name);
-                }
-                o.set("selector-field-ranges", rangeSet(ranges.get(i), n.tagSigned));
-                o.set("field-class", fieldClass(n.children[n.entryOf(i)]));
+        for (int i = 0; i < vt.options().size(); i++) {
+            if (ranges.get(i).isEmpty()) {
+                continue;
             }
-        } finally {
-            variantDepth--;
+            ObjectNode o = options.addObject();
+            String name = shown(vt.options().get(i).name());
+            if (!name.isEmpty()) {
+                o.put("name", name);
+            }
+            o.set("selector-field-ranges", rangeSet(ranges.get(i), n.tagSigned));
+            o.set("field-class", fieldClass(n.children[n.entryOf(i)]));
         }
     }
 
@@ -421,12 +414,7 @@ public final class Ctf2Writer {
             }
             fc.set("selector-field-ranges", rangeSet(ranges, n.tagSigned));
         }
-        variantDepth++;
-        try {
-            fc.set("field-class", fieldClass(n.element()));
-        } finally {
-            variantDepth--;
-        }
+        fc.set("field-class", fieldClass(n.element()));
     }
 
     /** A member's name as shown: CTF 1.8 removes one leading underscore, CTF 2 none. */
