@@ -231,6 +231,34 @@ class Ctf2OptionalsAndBlobsTest {
     }
 
     @Test
+    void aLengthThroughAVariantInAnOptionNeedsBothDecodedWithTheWayToIt() throws IOException {
+        String nested = event("n", String.join(",",
+            member("has", BOOL8),
+            member("o", """
+                {"type": "optional", "selector-field-location": {"path": ["has"]}, "field-class": {"type": "structure",
+                  "member-classes": [
+                    {"name": "sel", "field-class": %s},
+                    {"name": "v", "field-class": {"type": "variant", "selector-field-location": {"path": ["sel"]},
+                      "options": [
+                        {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure",
+                          "member-classes": [{"name": "len", "field-class": %s}]}},
+                        {"name": "b", "selector-field-ranges": [[1, 1]], "field-class": %s}]}}]}}""".formatted(U8, U8, U8)),
+            member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
+                + " {\"origin\": \"event-record-payload\", \"path\": [\"o\", \"v\", \"len\"]}}")));
+        // has = 1, sel = 0 (option a), len = 2: data = 11 22.
+        Path ok = trace(dir.resolve("ok"), nested, new int[] {1, 0, 2, 0x11, 0x22});
+        assertThat(text(ok)).isEqualTo("n: { has = true, o = { { sel = 0, v = { { len = 2 } } } }, data = 1122 }\n");
+        // has = 1, sel = 1 (option b, no len), b = 5: data's length (at byte 16) is nowhere.
+        assertThat(refusal(trace(dir.resolve("b"), nested, new int[] {1, 1, 5}))).isEqualTo("stream: packet 0,"
+            + " offset 16: the length field of a field in the event payload is in a variant option or optional that"
+            + " was not decoded");
+        // has = 0: no o at all, its variant neither (data at byte 14).
+        assertThat(refusal(trace(dir.resolve("none"), nested, new int[] {0}))).isEqualTo("stream: packet 0,"
+            + " offset 14: the length field of a field in the event payload is in a variant option or optional that"
+            + " was not decoded");
+    }
+
+    @Test
     void aSelectorLocatedForwardIsRefusedWithItsFragmentAndJsonPath() throws IOException {
         String forward = event("opt", String.join(",",
             member("o", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"later\"]}, \"field-class\": "

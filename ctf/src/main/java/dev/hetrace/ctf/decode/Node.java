@@ -231,9 +231,10 @@ public final class Node {
         long applied = 0;
         for (int i = 0; i < guardRegisters.length; i++) {
             int parent = guardParents[i];
-            if (parent >= 0 && ((applied >>> parent) & 1) == 0 || parent >= 0 && regs[guardRegisters[parent]]
-                    != guardParentValues[i]) {
-                continue;
+            boolean reached = parent < 0
+                || (((applied >>> parent) & 1) != 0 && regs[guardRegisters[parent]] == guardParentValues[i]);
+            if (!reached) {
+                continue; // in an option or content not decoded: its register says nothing
             }
             long v = regs[guardRegisters[i]];
             if (v < 0 || v >= guardAllowed[i].length || !guardAllowed[i][(int) v]) {
