@@ -758,6 +758,7 @@ public final class Event {
             case Node.BOOL -> "a boolean";
             case Node.STRUCT, Node.CHAIN -> "a structure";
             case Node.VARIANT -> "a variant";
+            case Node.OPTIONAL -> "an optional";
             case Node.ARRAY, Node.PACKED_ARRAY -> n.text ? "a text array" : "an array";
             default -> n.text ? "a text sequence" : "a sequence";
         };

@@ -138,6 +138,11 @@ public final class ClockFields {
                     int option = (int) tape[at++];
                     node(n.children[n.entryOf(option)]);
                 }
+                case Node.OPTIONAL -> {
+                    if (tape[at++] != 0) {
+                        node(n.element());
+                    }
+                }
                 case Node.ARRAY, Node.RUN -> {
                     align(n.align);
                     for (long k = 0; k < n.length; k++) {

@@ -20,7 +20,8 @@ import java.util.Map;
  *   <li>strings, and arrays or sequences of bytes with an encoding: {@link String}</li>
  *   <li>structures: a {@link Map} from member name (as written in TSDL) to value, in order</li>
  *   <li>variants: a {@link Choice} naming the selected option</li>
- *   <li>arrays and sequences: a {@link List}</li>
+ *   <li>arrays and sequences, and BLOBs (their bytes, unsigned): a {@link List}</li>
+ *   <li>optionals: the value of their content, or null when it is not there</li>
  * </ul>
  */
 public final class FieldValues {
@@ -111,6 +112,9 @@ public final class FieldValues {
             case Node.VARIANT -> {
                 int option = (int) tape[at++];
                 return new Choice(n.rawOptionName(option), value(n.children[n.entryOf(option)]));
+            }
+            case Node.OPTIONAL -> {
+                return tape[at++] != 0 ? value(n.element()) : null;
             }
             case Node.ARRAY, Node.SEQUENCE, Node.RUN -> {
                 long count = n.kind == Node.SEQUENCE ? tape[at++] : n.length;

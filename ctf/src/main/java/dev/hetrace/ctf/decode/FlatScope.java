@@ -237,7 +237,7 @@ final class FlatScope {
                 return true;
             }
             case Node.VARIANT -> {
-                if (n.entryStart != null) {
+                if (n.entryStart != null || n.register >= 0 || n.guardRegisters != null) {
                     return false; // runs of options: the walk handles them
                 }
                 Step v = new Step(VARIANT, 0, n);

@@ -12,6 +12,7 @@ import dev.hetrace.ctf.metadata.FieldType;
  *   <li>STRING: two slots, byte position and byte length (without the NUL)</li>
  *   <li>STRUCT: no slot, its members follow</li>
  *   <li>VARIANT: one slot, the selected option index, then that option</li>
+ *   <li>OPTIONAL: one slot, 1 when its content is there (then its content) or 0</li>
  *   <li>ARRAY: its elements; SEQUENCE: one slot (the length), then its elements</li>
  *   <li>PACKED_ARRAY, PACKED_SEQUENCE (elements are fixed-size scalars with no padding
  *       between them): two slots, bit position of the first element and the count; elements
@@ -47,6 +48,8 @@ public final class Node {
     public static final int VARINT = 13;
     /** A CTF 2 fixed-length boolean; one tape slot: its bits (false when zero). */
     public static final int BOOL = 14;
+    /** A CTF 2 optional: one tape slot (1 when its content, its only child, is there), then its content if so. */
+    public static final int OPTIONAL = 20;
 
     /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
     public static final int ROLE_NONE = 0;
@@ -112,6 +115,28 @@ public final class Node {
     /** For CHAIN: tape slots of the members before, and after, the hole of one level. */
     public int chainBeforeSlots;
     public int chainAfterSlots;
+    /**
+     * For an optional with an integer selector: the ranges {@code [lo0, hi0, lo1, hi1, ...]}
+     * of selector values that enable its content; null for a boolean selector.
+     */
+    public long[] optionalRanges;
+    /** For a packed array or sequence of bytes: a CTF 2 BLOB, shown as bytes rather than as an array. */
+    public boolean blob;
+    /** For a BLOB: its IANA media type. */
+    public String mediaType;
+    /**
+     * For a node whose length or selector field is located through variants or optionals
+     * (CTF 2): the checks, made before reading that field's register, that the variants and
+     * optionals on the way were decoded with an option leading to it. Check {@code i} reads
+     * the register of variant or optional {@code guardRegisters[i]} (the child index it
+     * decoded; 1 or 0 for an optional) and applies only when check {@code guardParents[i]}
+     * (or none, -1) applied and its value was {@code guardParentValues[i]}; the value must be
+     * one of {@code guardAllowed[i]}.
+     */
+    public int[] guardRegisters;
+    public boolean[][] guardAllowed;
+    public int[] guardParents;
+    public int[] guardParentValues;
     /** Integer display base (2, 8, 10, 16). */
     public int base = 10;
     /** An array or sequence of bytes meant as text (8-bit integers with an encoding): shown as a string. */
@@ -202,6 +227,33 @@ public final class Node {
             }
         }
         return false;
+    }
+
+    /** For an optional: whether selector value {@code v} enables its content. */
+    public boolean optionalEnabled(long v) {
+        return optionalRanges == null ? v != 0 : inRanges(optionalRanges, v, tagSigned);
+    }
+
+    /**
+     * For a node with {@link #guardRegisters}: whether the registers say its length or selector
+     * field was decoded in the current option of every variant and optional on its way.
+     */
+    public boolean guardsHold(long[] regs) {
+        long applied = 0;
+        for (int i = 0; i < guardRegisters.length; i++) {
+            int parent = guardParents[i];
+            boolean reached = parent < 0
+                || (((applied >>> parent) & 1) != 0 && regs[guardRegisters[parent]] == guardParentValues[i]);
+            if (!reached) {
+                continue; // in an option or content not decoded: its register says nothing
+            }
+            long v = regs[guardRegisters[i]];
+            if (v < 0 || v >= guardAllowed[i].length || !guardAllowed[i][(int) v]) {
+                return false;
+            }
+            applied |= 1L << i;
+        }
+        return true;
     }
 
     public boolean isPacked() {

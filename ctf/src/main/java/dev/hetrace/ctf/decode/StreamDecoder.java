@@ -815,6 +815,9 @@ public final class StreamDecoder {
                 long v = stepInt(n.align, n.size, n.bigEndian, false, scope);
                 ensureTape(1);
                 tape[tapeLen++] = v;
+                if (n.register >= 0) {
+                    regs[n.register] = v != 0 ? 1 : 0;
+                }
             }
             case Node.VARINT -> {
                 long start = pos;
@@ -871,6 +874,7 @@ public final class StreamDecoder {
                 }
             }
             case Node.VARIANT -> {
+                checkGuards(n, scope);
                 long tag = regs[n.sourceRegister];
                 int option = selectOption(n, tag);
                 if (option < 0) {
@@ -879,7 +883,22 @@ public final class StreamDecoder {
                 }
                 ensureTape(1);
                 tape[tapeLen++] = option;
+                if (n.register >= 0) {
+                    regs[n.register] = n.entryOf(option);
+                }
                 decodeNode(n.children[n.entryOf(option)], scope);
+            }
+            case Node.OPTIONAL -> {
+                checkGuards(n, scope);
+                boolean enabled = n.optionalEnabled(regs[n.sourceRegister]);
+                ensureTape(1);
+                tape[tapeLen++] = enabled ? 1 : 0;
+                if (n.register >= 0) {
+                    regs[n.register] = enabled ? 1 : 0;
+                }
+                if (enabled) {
+                    decodeNode(n.element(), scope);
+                }
             }
             case Node.ARRAY, Node.RUN -> {
                 align(n.align, scope);
@@ -889,6 +908,7 @@ public final class StreamDecoder {
                 }
             }
             case Node.SEQUENCE -> {
+                checkGuards(n, scope);
                 long count = regs[n.sourceRegister];
                 align(n.align, scope);
                 checkCount(count, n.element(), scope);
@@ -899,6 +919,7 @@ public final class StreamDecoder {
                 }
             }
             case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> {
+                checkGuards(n, scope);
                 long count = n.kind != Node.PACKED_SEQUENCE ? n.length : regs[n.sourceRegister];
                 align(n.align, scope);
                 if (count < 0 || (count > 0 && Long.compareUnsigned(count, (limit - pos) / n.size) > 0)) {
@@ -914,6 +935,14 @@ public final class StreamDecoder {
             }
             case Node.CHAIN -> decodeChain(n, scope);
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** A length or selector located through variants or optionals must be in the options decoded (CTF 2). */
+    private void checkGuards(Node n, String scope) throws StreamDecodingException {
+        if (n.guardRegisters != null && !n.guardsHold(regs)) {
+            throw error(pos, "the " + (n.kind == Node.VARIANT || n.kind == Node.OPTIONAL ? "selector" : "length")
+                + " field of a field in the " + scope + " is in a variant option or optional that was not decoded");
         }
     }
 

@@ -18,6 +18,7 @@ public final class Tape {
                 yield p - at;
             }
             case Node.VARIANT -> 1 + span(n.children[n.entryOf((int) t[at])], t, at + 1);
+            case Node.OPTIONAL -> t[at] != 0 ? 1 + span(n.element(), t, at + 1) : 1;
             case Node.ARRAY, Node.RUN -> {
                 int p = at;
                 for (long k = 0; k < n.length; k++) {

@@ -6,11 +6,13 @@ import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.BlobType;
 import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.FloatType;
 import dev.hetrace.ctf.metadata.FieldType.IntegerType;
+import dev.hetrace.ctf.metadata.FieldType.OptionalType;
 import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
@@ -488,6 +490,7 @@ public final class TracePlan {
                     case EnumType et -> et.container().roles();
                     case VarIntType vt -> vt.roles();
                     case ArrayType at -> at.roles();
+                    case BlobType bt -> bt.roles();
                     default -> Set.of();
                 };
                 for (Role r : roles) {
@@ -582,6 +585,8 @@ public final class TracePlan {
                     yield n;
                 }
                 case VariantType vt -> variant(vt, depth);
+                case OptionalType ot -> optional(ot, parentStruct, depth);
+                case BlobType bt -> blob(bt);
                 case BoolType bt -> bits(Node.BOOL, type, bt.alignment(), bt.size(), bt.byteOrder());
                 case VarIntType vt -> {
                     Node n = new Node(Node.VARINT, type, 8);
@@ -608,16 +613,20 @@ public final class TracePlan {
                     yield n;
                 }
                 case SequenceType sq -> {
-                    Node target = resolve(sq.length(), sq.lengthField(), "sequence length");
-                    IntegerType lt = target.type instanceof EnumType e ? e.container()
-                        : target.type instanceof IntegerType i ? i : null;
-                    if (lt == null || lt.signed()) {
-                        throw new MetadataException("sequence length '" + sq.length() + "' must be an unsigned integer field");
+                    Located length = locate(sq.length(), sq.lengthField(), "sequence length");
+                    for (Node target : length.targets()) {
+                        IntegerType lt = target.type instanceof EnumType e ? e.container()
+                            : target.type instanceof IntegerType i ? i : null;
+                        boolean unsignedVarInt = target.type instanceof VarIntType vi && !vi.signed();
+                        if ((lt == null || lt.signed()) && !unsignedVarInt) {
+                            throw new MetadataException("sequence length '" + sq.length() + "' must be an unsigned integer"
+                                + " field");
+                        }
                     }
                     Node elem = compile(sq.element(), parentStruct, depth + 1);
                     Node n = new Node(packable(elem) ? Node.PACKED_SEQUENCE : Node.SEQUENCE, type, elem.align);
                     n.children = new Node[] {elem};
-                    n.sourceRegister = registerOf(target);
+                    n.sourceRegister = registerOf(length, n);
                     n.size = elem.size;
                     n.text = isText(sq.element(), elem);
                     n.charset = charset(sq.element());
@@ -803,7 +812,8 @@ public final class TracePlan {
             if (vt.tag() == null) {
                 throw new MetadataException("variant has no tag");
             }
-            Node target = resolve(vt.tag(), vt.tagField(), "variant tag");
+            Located tag = locate(vt.tag(), vt.tagField(), "variant tag");
+            Node target = tag.targets().getFirst();
             EnumType tagType = target.type instanceof EnumType et ? et : null;
             boolean tagSigned;
             if (vt.optionRanges() != null) {
@@ -825,7 +835,7 @@ public final class TracePlan {
             n.rawNames = new String[count];
             n.names = new String[count];
             n.tagSigned = tagSigned;
-            n.sourceRegister = registerOf(target);
+            n.sourceRegister = registerOf(tag, n);
             if (count != options.size()) {
                 n.entryStart = new int[count];
                 n.runPrefixes = new String[count];
@@ -858,6 +868,243 @@ public final class TracePlan {
             }
             n.minBits = count == 0 ? 0 : min;
             return n;
+        }
+
+        private Node optional(OptionalType ot, Node parentStruct, int depth) throws MetadataException {
+            Located selector = locate(ot.selector(), null, "optional selector");
+            boolean bool = false;
+            boolean signed = false;
+            for (Node target : selector.targets()) {
+                switch (target.type) {
+                    case FieldType.BoolType bt -> bool = true;
+                    case EnumType et -> signed = et.container().signed();
+                    case IntegerType it -> signed = it.signed();
+                    case VarIntType vi -> signed = vi.signed();
+                    default -> throw new MetadataException("optional selector '" + ot.selector() + "' must be a boolean"
+                        + " or an integer field");
+                }
+            }
+            if (bool != (ot.selectorRanges() == null)) {
+                throw new MetadataException("optional selector '" + ot.selector() + "' must be " + (bool
+                    ? "an integer field: the optional has selector ranges" : "a boolean field: the optional has no"
+                    + " selector ranges"));
+            }
+            Node content = compile(ot.content(), parentStruct, depth + 1);
+            Node n = new Node(Node.OPTIONAL, ot, 1);
+            n.children = new Node[] {content};
+            n.tagSigned = signed;
+            if (!bool) {
+                List<EnumMapping> ranges = ot.selectorRanges();
+                n.optionalRanges = new long[ranges.size() * 2];
+                for (int i = 0; i < ranges.size(); i++) {
+                    n.optionalRanges[2 * i] = ranges.get(i).low();
+                    n.optionalRanges[2 * i + 1] = ranges.get(i).high();
+                }
+            }
+            n.sourceRegister = registerOf(selector, n);
+            n.minBits = 0;
+            return n;
+        }
+
+        /** A BLOB: a packed array or sequence of bytes, shown as bytes. */
+        private Node blob(BlobType bt) throws MetadataException {
+            IntegerType byteType = new IntegerType(8, 8, false, dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, 16,
+                FieldType.Encoding.NONE, null);
+            Node elem = integer(byteType, byteType);
+            Node n = new Node(bt.lengthField() == null ? Node.PACKED_ARRAY : Node.PACKED_SEQUENCE, bt, 8);
+            n.children = new Node[] {elem};
+            n.size = 8;
+            n.blob = true;
+            n.mediaType = bt.mediaType();
+            if (bt.lengthField() == null) {
+                n.length = bt.length();
+                n.minBits = saturatingMultiply(bt.length(), 8);
+            } else {
+                Located length = locate(bt.lengthField(), null, "BLOB length");
+                for (Node target : length.targets()) {
+                    boolean unsigned = switch (target.type) {
+                        case EnumType et -> !et.container().signed();
+                        case IntegerType it -> !it.signed();
+                        case VarIntType vi -> !vi.signed();
+                        default -> false;
+                    };
+                    if (!unsigned) {
+                        throw new MetadataException("BLOB length '" + bt.lengthField() + "' must be an unsigned integer"
+                            + " field");
+                    }
+                }
+                n.sourceRegister = registerOf(length, n);
+            }
+            return n;
+        }
+
+        /**
+         * The fields a length or selector path may name (several when it goes through variant
+         * options: the one in the option decoded is the one), and the variants and optionals
+         * on its way, whose decoded option the consumer checks (see {@link Node#guardRegisters}).
+         */
+        private record Located(List<Node> targets, List<Guard> guards) {}
+
+        private record Guard(Node node, boolean[] allowed, int parent, int parentValue) {}
+
+        private Located locate(FieldPath path, FieldType.Member lexical, String what) throws MetadataException {
+            if (!ctf2) {
+                return new Located(List.of(resolve(path, lexical, what)), List.of());
+            }
+            List<String> parts = path.parts();
+            Node root = null;
+            List<String> rest = parts;
+            for (Scope s : Scope.values()) {
+                String[] prefix = s.prefix.split("\\.");
+                if (parts.size() > prefix.length && parts.subList(0, prefix.length).equals(List.of(prefix))) {
+                    if (s.ordinal() > current.ordinal()) {
+                        throw new MetadataException(what + " '" + path + "' refers to a later scope");
+                    }
+                    root = s == current ? frames.peekLast() == null ? null : frames.peekLast().struct()
+                        : roots[s.ordinal()];
+                    if (root == null) {
+                        throw new MetadataException(what + " '" + path + "': scope " + s.prefix + " is not defined");
+                    }
+                    rest = parts.subList(prefix.length, parts.size());
+                }
+            }
+            if (root == null) {
+                // Relative: from the innermost struct.
+                root = frames.isEmpty() ? null : frames.peekFirst().struct();
+                if (root == null) {
+                    throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
+                }
+            }
+            List<Node> targets = new ArrayList<>();
+            List<Guard> guards = new ArrayList<>();
+            reach(root, rest, 0, -1, -1, targets, guards, path, what);
+            if (targets.isEmpty()) {
+                throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
+            }
+            if (guards.size() > 64) {
+                throw new MetadataException(what + " '" + path + "' goes through more than 64 variants and optionals:"
+                    + " not supported");
+            }
+            return new Located(targets, guards);
+        }
+
+        /**
+         * Collects the fields {@code parts[k..]} names from {@code v}, the field {@code parts[k - 1]}
+         * names (or the root struct): through arrays to their element, through optionals and
+         * every option of variants (adding their checks), into structs by member name, among
+         * the members compiled so far of the structs being compiled.
+         */
+        private void reach(Node v, List<String> parts, int k, int parent, int parentValue, List<Node> targets,
+                           List<Guard> guards, FieldPath path, String what) throws MetadataException {
+            switch (v.kind) {
+                case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.RUN, Node.PACKED_RUN ->
+                    reach(v.element(), parts, k, parent, parentValue, targets, guards, path, what);
+                case Node.VARIANT, Node.OPTIONAL -> {
+                    Guard g = new Guard(v, new boolean[v.kind == Node.OPTIONAL ? 2 : v.children.length], parent,
+                        parentValue);
+                    int index = guards.size();
+                    guards.add(g);
+                    boolean any = false;
+                    for (int o = 0; o < v.children.length; o++) {
+                        int value = v.kind == Node.OPTIONAL ? 1 : o;
+                        int before = targets.size();
+                        int guardsBefore = guards.size();
+                        reach(v.children[o], parts, k, index, value, targets, guards, path, what);
+                        if (targets.size() > before) {
+                            g.allowed()[value] = true;
+                            any = true;
+                        } else {
+                            guards.subList(guardsBefore, guards.size()).clear();
+                        }
+                    }
+                    if (!any) {
+                        guards.remove(index);
+                    }
+                }
+                case Node.STRUCT -> {
+                    if (k == parts.size()) {
+                        return;
+                    }
+                    // By name, as memberIndex, but also among the members not compiled yet (no node so far).
+                    int i = -1;
+                    for (int j = 0; j < v.rawNames.length && i < 0; j++) {
+                        Node c = v.children[j];
+                        if (v.rawNames[j].equals(parts.get(k)) && (c == null || (c.kind != Node.RUN
+                                && c.kind != Node.PACKED_RUN))) {
+                            i = j;
+                        }
+                    }
+                    if (i < 0) {
+                        return;
+                    }
+                    List<Frame> inward = new ArrayList<>(frames);
+                    int f = -1;
+                    for (int j = 0; j < inward.size(); j++) {
+                        if (inward.get(j).struct() == v) {
+                            f = j;
+                        }
+                    }
+                    int done = f < 0 ? v.children.length : inward.get(f).done()[0];
+                    if (i < done) {
+                        reach(v.children[i], parts, k + 1, parent, parentValue, targets, guards, path, what);
+                    } else if (i == done && f > 0 && k + 1 < parts.size()) {
+                        // The member being compiled: on into the innermost struct in it being compiled, through
+                        // the element, option or content being decoded.
+                        reach(inward.get(f - 1).struct(), parts, k + 1, parent, parentValue, targets, guards, path,
+                            what);
+                    }
+                }
+                case Node.CHAIN -> throw new MetadataException(what + " '" + path + "' goes through " + v.length
+                    + " nested structs of one shape, whose fields cannot be tags or lengths: not supported");
+                default -> {
+                    if (k == parts.size()) {
+                        targets.add(v);
+                    }
+                }
+            }
+        }
+
+        /**
+         * One register for every field a location may name (each writes it when decoded), and
+         * the checks of the variants and optionals on the way on {@code consumer}.
+         */
+        private int registerOf(Located located, Node consumer) throws MetadataException {
+            int register = -1;
+            for (Node t : located.targets()) {
+                if (t.register >= 0) {
+                    if (register >= 0 && register != t.register) {
+                        throw new MetadataException("a field location that may name several fields, some of which other"
+                            + " locations name: not supported");
+                    }
+                    register = t.register;
+                }
+            }
+            if (register < 0) {
+                register = registers++;
+            }
+            for (Node t : located.targets()) {
+                t.register = register;
+                t.referenced = true;
+            }
+            List<Guard> guards = located.guards();
+            if (!guards.isEmpty()) {
+                int count = guards.size();
+                consumer.guardRegisters = new int[count];
+                consumer.guardAllowed = new boolean[count][];
+                consumer.guardParents = new int[count];
+                consumer.guardParentValues = new int[count];
+                for (int i = 0; i < count; i++) {
+                    Guard g = guards.get(i);
+                    if (g.node().register < 0) {
+                        g.node().register = registers++;
+                    }
+                    consumer.guardRegisters[i] = g.node().register;
+                    consumer.guardAllowed[i] = g.allowed();
+                    consumer.guardParents[i] = g.parent();
+                    consumer.guardParentValues[i] = g.parentValue();
+                }
+            }
+            return register;
         }
 
         private int registerOf(Node target) {

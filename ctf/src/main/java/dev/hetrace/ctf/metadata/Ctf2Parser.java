@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
+import dev.hetrace.ctf.metadata.FieldType.BlobType;
 import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.FloatType;
 import dev.hetrace.ctf.metadata.FieldType.IntegerType;
 import dev.hetrace.ctf.metadata.FieldType.Member;
+import dev.hetrace.ctf.metadata.FieldType.OptionalType;
 import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
@@ -92,8 +94,9 @@ final class Ctf2Parser {
     private final Deque<Frame> frames = new ArrayDeque<>();
 
     /**
-     * A struct being read: its members so far, and the names that lead to it from its scope's
-     * root (null once the way goes through a variant, which an absolute path cannot).
+     * A struct being read: its members so far, and the member names that lead to it from its
+     * scope's root (arrays, variants and optionals on the way add none: a location goes through
+     * them to the element, option or content being decoded).
      */
     private record Frame(List<Member> done, List<String> names) {}
 
@@ -400,8 +403,7 @@ final class Ctf2Parser {
     /**
      * Reads a field class.
      *
-     * @param names the member names that lead to it from its scope's root, or null when the way
-     *              goes through a variant
+     * @param names the member names that lead to it from its scope's root
      */
     private FieldType fieldClass(JsonNode fc, String path, List<String> names, int depth) throws MetadataException {
         if (depth > MAX_DEPTH) {
@@ -459,9 +461,11 @@ final class Ctf2Parser {
                 if (roles.contains(Role.METADATA_STREAM_UUID) && length != 16) {
                     throw error(path + ".length", "a metadata stream UUID BLOB must be 16 bytes long");
                 }
-                yield new ArrayType(new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16,
-                    FieldType.Encoding.NONE, null), length, roles);
+                yield new BlobType(length, null, mediaType(fc, path), roles);
             }
+            case "dynamic-length-blob" -> new BlobType(0, location(fc, path, "length-field-location", false), mediaType(fc,
+                path), Set.of());
+            case "optional" -> optional(fc, path, names, depth);
             case "structure" -> structure(fc, path, names, depth);
             case "static-length-array" -> {
                 long length = unsigned(required(fc, "length", path), path + ".length");
@@ -473,7 +477,7 @@ final class Ctf2Parser {
                 FieldType element = element(fc, path, names, depth);
                 yield new SequenceType(element, length);
             }
-            case "variant" -> variant(fc, path, depth);
+            case "variant" -> variant(fc, path, names, depth);
             case "fixed-length-boolean" -> {
                 long length = length(fc, path);
                 if (length > 64) {
@@ -484,8 +488,6 @@ final class Ctf2Parser {
                 yield new BoolType((int) length, alignment(fc, path, "alignment"), order);
             }
             case "fixed-length-bit-array", "fixed-length-bit-map" -> bitArray(fc, path, type.endsWith("map"));
-            case "dynamic-length-blob", "optional" ->
-                throw error(path + ".type", type + " field classes are not supported yet");
             default -> throw error(path + ".type", "unknown field class type \"" + type + "\"");
         };
     }
@@ -606,7 +608,7 @@ final class Ctf2Parser {
         return element;
     }
 
-    private VariantType variant(JsonNode fc, String path, int depth) throws MetadataException {
+    private VariantType variant(JsonNode fc, String path, List<String> names, int depth) throws MetadataException {
         FieldPath selectorPath = location(fc, path, "selector-field-location", true);
         boolean signed = selectorSigned;
         JsonNode options = required(fc, "options", path);
@@ -636,10 +638,39 @@ final class Ctf2Parser {
                 }
             }
             ranges.add(set);
-            members.add(new Member(name, fieldClass(required(o, "field-class", opath), opath + ".field-class", null,
+            // A field location goes through a variant to its current option, as through an array.
+            members.add(new Member(name, fieldClass(required(o, "field-class", opath), opath + ".field-class", names,
                 depth + 1)));
         }
         return new VariantType(selectorPath, members, null, ranges);
+    }
+
+    private OptionalType optional(JsonNode fc, String path, List<String> names, int depth) throws MetadataException {
+        FieldPath selectorPath = location(fc, path, "selector-field-location", true, true);
+        boolean bool = selectorBool;
+        boolean signed = selectorSigned;
+        List<EnumMapping> ranges = null;
+        JsonNode set = fc.get("selector-field-ranges");
+        // With a boolean selector, the specification gives the ranges no meaning: they are ignored.
+        if (!bool) {
+            if (set == null) {
+                throw error(path, "missing required property \"selector-field-ranges\" (the selector is an integer)");
+            }
+            ranges = rangeSet(set, path + ".selector-field-ranges", "", signed);
+        }
+        FieldType content = fieldClass(required(fc, "field-class", path), path + ".field-class", names, depth + 1);
+        return new OptionalType(selectorPath, content, ranges);
+    }
+
+    private String mediaType(JsonNode fc, String path) throws MetadataException {
+        String media = string(fc, "media-type", path, false);
+        if (media == null) {
+            return BlobType.OCTET_STREAM;
+        }
+        if (!media.matches("[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?")) {
+            throw error(path + ".media-type", "\"" + media + "\" is not a media type (type/subtype)");
+        }
+        return media;
     }
 
     /** Element {@code i} of {@code array}: an object without extensions. */
@@ -667,6 +698,15 @@ final class Ctf2Parser {
      * ({@code null} elements going up one struct).
      */
     private FieldPath location(JsonNode fc, String owner, String property, boolean selector) throws MetadataException {
+        return location(fc, owner, property, selector, false);
+    }
+
+    /** Whether the selector field last located by {@link #location} is a boolean. */
+    private boolean selectorBool;
+
+    /** As {@link #location(JsonNode, String, String, boolean)}; {@code boolOk}: the field may be a boolean. */
+    private FieldPath location(JsonNode fc, String owner, String property, boolean selector, boolean boolOk)
+            throws MetadataException {
         String path = owner + "." + property;
         JsonNode loc = required(fc, property, owner);
         String origin;
@@ -742,8 +782,6 @@ final class Ctf2Parser {
             target = walk(from.done(), rest, path);
             if (up == 0) {
                 result = new FieldPath(rest);
-            } else if (from.names() == null) {
-                throw error(path, "a location going up out of a variant option is not supported");
             } else {
                 List<String> full = new ArrayList<>(PREFIXES.get(scope));
                 full.addAll(from.names());
@@ -755,6 +793,7 @@ final class Ctf2Parser {
             target = et.container();
         }
         boolean signed;
+        selectorBool = false;
         if (target instanceof IntegerType it && it.size() > 64) {
             throw error(path, "the " + (selector ? "selector" : "length") + " field at " + describe(origin, parts)
                 + " is an integer of " + it.size() + " bits: at most 64 are supported");
@@ -762,8 +801,12 @@ final class Ctf2Parser {
             signed = it.signed();
         } else if (target instanceof VarIntType vt) {
             signed = vt.signed();
+        } else if (boolOk && target instanceof BoolType) {
+            signed = false;
+            selectorBool = true;
         } else {
-            throw error(path, "the field at " + describe(origin, parts) + " is not an integer");
+            throw error(path, "the field at " + describe(origin, parts) + " is not " + (boolOk ? "a boolean or an integer"
+                : "an integer"));
         }
         if (!selector && signed) {
             throw error(path, "the length field at " + describe(origin, parts) + " must be unsigned");
@@ -777,46 +820,95 @@ final class Ctf2Parser {
             .toList());
     }
 
-    /** The field at {@code parts} from the members {@code root} decoded so far, through structs and arrays. */
+    /**
+     * The field at {@code parts} from the members {@code root} decoded so far, through structs,
+     * arrays, optionals and variants (whose every option may hold it: which one does is known
+     * only while decoding). When several fields may be the one, they must be alike: all
+     * booleans, all unsigned or all signed integers.
+     */
     private FieldType walk(List<Member> root, List<String> parts, String path) throws MetadataException {
-        List<Member> members = root;
-        FieldType t = null;
+        List<List<Member>> levels = List.of(root);
+        List<FieldType> found = List.of();
         for (int k = 0; k < parts.size(); k++) {
-            if (members == null) {
+            if (levels.isEmpty()) {
                 throw error(path, "\"" + parts.get(k - 1) + "\" is not a structure");
             }
-            t = null;
-            for (Member m : members) {
-                if (m.name().equals(parts.get(k))) {
-                    t = m.type();
+            found = new ArrayList<>();
+            List<List<Member>> next = new ArrayList<>();
+            for (List<Member> members : levels) {
+                FieldType t = null;
+                for (Member m : members) {
+                    if (m.name().equals(parts.get(k))) {
+                        t = m.type();
+                    }
                 }
-            }
-            if (t == null) {
-                // A struct being read is no member yet: go on among the members it has so far.
-                List<Member> within = within(members, parts.get(k));
-                if (within != null && k < parts.size() - 1) {
-                    members = within;
+                if (t == null) {
+                    // A struct being read is no member yet: go on among the members it has so far.
+                    List<Member> within = within(members, parts.get(k));
+                    if (within != null && k < parts.size() - 1) {
+                        next.add(within);
+                    }
                     continue;
                 }
-                throw error(path, "no field \"" + parts.get(k) + "\" is decoded before this one");
-            }
-            while (t instanceof ArrayType || t instanceof SequenceType) {
-                t = t instanceof ArrayType a ? a.element() : ((SequenceType) t).element();
-            }
-            members = null;
-            if (t instanceof StructType st) {
-                members = st.members();
-                for (Frame f : frames) {
-                    if (f.done() == st.members()) {
-                        members = f.done();
+                for (FieldType leaf : leaves(t, new ArrayList<>())) {
+                    found.add(leaf);
+                    if (leaf instanceof StructType st) {
+                        List<Member> ms = st.members();
+                        for (Frame f : frames) {
+                            if (f.done() == st.members()) {
+                                ms = f.done();
+                            }
+                        }
+                        next.add(ms);
                     }
                 }
             }
-            if (t instanceof VariantType && k < parts.size() - 1) {
-                throw error(path, "a location through a variant is not supported");
+            if (found.isEmpty() && next.isEmpty()) {
+                throw error(path, "no field \"" + parts.get(k) + "\" is decoded before this one");
+            }
+            levels = next;
+        }
+        if (found.isEmpty()) {
+            throw error(path, "no field \"" + parts.getLast() + "\" is decoded before this one");
+        }
+        FieldType first = null;
+        for (FieldType t : found) {
+            FieldType c = t instanceof EnumType et ? et.container() : t;
+            if (c instanceof IntegerType || c instanceof VarIntType || c instanceof BoolType) {
+                if (first == null) {
+                    first = c;
+                } else if (kindOf(first) != kindOf(c)) {
+                    throw error(path, "the fields the location may name are not alike (booleans, unsigned or signed"
+                        + " integers)");
+                }
             }
         }
-        return t;
+        return first != null ? first : found.getFirst();
+    }
+
+    /** 0 for a boolean, 1 for an unsigned integer, 2 for a signed one. */
+    private static int kindOf(FieldType t) {
+        return switch (t) {
+            case IntegerType it -> it.signed() ? 2 : 1;
+            case VarIntType vt -> vt.signed() ? 2 : 1;
+            default -> 0;
+        };
+    }
+
+    /** The field classes a location reaches at {@code t}: through arrays, optionals and every option of variants. */
+    private static List<FieldType> leaves(FieldType t, List<FieldType> out) {
+        switch (t) {
+            case ArrayType a -> leaves(a.element(), out);
+            case SequenceType q -> leaves(q.element(), out);
+            case OptionalType o -> leaves(o.content(), out);
+            case VariantType v -> {
+                for (Member m : v.options()) {
+                    leaves(m.type(), out);
+                }
+            }
+            default -> out.add(t);
+        }
+        return out;
     }
 
     /** The members so far of the struct being read as member {@code name} of the struct whose members are {@code outer}. */

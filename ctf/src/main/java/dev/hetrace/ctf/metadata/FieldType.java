@@ -11,7 +11,8 @@ import java.util.Set;
 public sealed interface FieldType
         permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
                 FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType,
-                FieldType.VarIntType, FieldType.BoolType, FieldType.BitArrayType {
+                FieldType.VarIntType, FieldType.BoolType, FieldType.BitArrayType,
+                FieldType.OptionalType, FieldType.BlobType {
 
     /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
     int alignment();
@@ -240,6 +241,49 @@ public sealed interface FieldType
         @Override
         public int alignment() {
             return element.alignment();
+        }
+    }
+
+    /**
+     * A CTF 2 optional: its content is there when its selector (a boolean, or an integer whose
+     * value lies in {@code selectorRanges}) says so, and takes no bits otherwise.
+     *
+     * @param selector       the selector field, resolved as a sequence length is
+     * @param selectorRanges the integer ranges that enable the content (labels unused), or null
+     *                       for a boolean selector
+     */
+    record OptionalType(FieldPath selector, FieldType content, List<EnumMapping> selectorRanges)
+            implements FieldType {
+        public OptionalType {
+            selectorRanges = selectorRanges == null ? null : List.copyOf(selectorRanges);
+        }
+
+        /** An optional has no alignment of its own: it takes its content's when it is there. */
+        @Override
+        public int alignment() {
+            return 1;
+        }
+    }
+
+    /**
+     * A CTF 2 BLOB: bytes with a media type, of a static length or of the length the unsigned
+     * integer field at {@code lengthField} holds.
+     *
+     * @param length      number of bytes of a static-length BLOB (unused when {@code lengthField} is set)
+     * @param lengthField the length field of a dynamic-length BLOB, or null for a static-length one
+     * @param mediaType   IANA media type of the bytes
+     * @param roles       what the field means to the decoder (the metadata stream UUID)
+     */
+    record BlobType(long length, FieldPath lengthField, String mediaType, Set<Role> roles) implements FieldType {
+        public static final String OCTET_STREAM = "application/octet-stream";
+
+        public BlobType {
+            roles = Set.copyOf(roles);
+        }
+
+        @Override
+        public int alignment() {
+            return 8;
         }
     }
 }

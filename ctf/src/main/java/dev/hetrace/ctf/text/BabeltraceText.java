@@ -301,6 +301,17 @@ public final class BabeltraceText {
                 out.put(' ').put('}');
                 return p;
             }
+            case Node.OPTIONAL -> {
+                // babeltrace2's pretty format: an absent optional is "<none>", a present one as a variant.
+                if (t[at] == 0) {
+                    out.put("<none>");
+                    return at + 1;
+                }
+                out.put('{').put(' ');
+                int p = field(n.element(), t, at + 1, seg);
+                out.put(' ').put('}');
+                return p;
+            }
             case Node.ARRAY -> {
                 out.put('[');
                 int p = at;
@@ -340,6 +351,10 @@ public final class BabeltraceText {
                     escapedString(seg, startByte, len);
                     return at + 2;
                 }
+                if (n.blob) {
+                    blobHex(seg, start >>> 3, count);
+                    return at + 2;
+                }
                 out.put('[');
                 for (long k = 0; k < count; k++) {
                     out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
@@ -359,6 +374,14 @@ public final class BabeltraceText {
                 return at + 2;
             }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** A BLOB as babeltrace2 2.1 prints it: its bytes in lowercase hexadecimal, two digits each, nothing between. */
+    private void blobHex(MemorySegment seg, long startByte, long count) {
+        for (long k = 0; k < count; k++) {
+            int b = seg.get(ValueLayout.JAVA_BYTE, startByte + k) & 0xFF;
+            out.put(HEX[b >>> 4]).put(HEX[b & 0xF]);
         }
     }
 

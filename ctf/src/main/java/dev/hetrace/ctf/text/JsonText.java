@@ -208,6 +208,13 @@ public final class JsonText {
                 out.put('}');
                 return p;
             }
+            case Node.OPTIONAL -> {
+                if (t[at] == 0) {
+                    out.put("null");
+                    return at + 1;
+                }
+                return field(n.element(), t, at + 1, seg);
+            }
             case Node.ARRAY, Node.SEQUENCE -> {
                 long count = n.kind == Node.ARRAY ? n.length : t[at];
                 int p = n.kind == Node.ARRAY ? at : at + 1;
@@ -237,6 +244,12 @@ public final class JsonText {
                     bytes(seg, start >>> 3, len);
                     return at + 2;
                 }
+                if (n.blob) {
+                    out.put('"');
+                    blobHex(seg, start >>> 3, count);
+                    out.put('"');
+                    return at + 2;
+                }
                 out.put('[');
                 for (long k = 0; k < count; k++) {
                     if (k > 0) {
@@ -248,6 +261,14 @@ public final class JsonText {
                 return at + 2;
             }
             default -> throw new IllegalStateException("unknown node kind " + n.kind);
+        }
+    }
+
+    /** A BLOB's bytes as one string of lowercase hexadecimal digits, two a byte. */
+    private void blobHex(MemorySegment seg, long startByte, long count) {
+        for (long k = 0; k < count; k++) {
+            int b = seg.get(ValueLayout.JAVA_BYTE, startByte + k) & 0xFF;
+            out.put(HEX[b >>> 4]).put(HEX[b & 0xF]);
         }
     }
 

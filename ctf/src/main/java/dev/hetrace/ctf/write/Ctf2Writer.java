@@ -77,7 +77,7 @@ public final class Ctf2Writer {
     }
 
     /** Where a tag or length field is: its scope, its member names from the scope's root, its struct. */
-    private record Location(int origin, List<String> names, Node struct, boolean throughVariant) {}
+    private record Location(int origin, List<String> names, Node struct) {}
 
     private final TracePlan plan;
     private final StringBuilder out = new StringBuilder();
@@ -88,7 +88,6 @@ public final class Ctf2Writer {
     /** Structs being written, innermost first. */
     private final Deque<Node> structs = new ArrayDeque<>();
     private final List<String> names = new ArrayList<>();
-    private int variantDepth;
     private String where = "";
 
     private Ctf2Writer(TracePlan plan) {
@@ -234,16 +233,19 @@ public final class Ctf2Writer {
         origin = scope;
         structs.clear();
         names.clear();
-        variantDepth = 0;
         fragment.set(property, fieldClass(root));
     }
 
     private ObjectNode fieldClass(Node n) throws Unsupported {
         if (n.register >= 0) {
-            targets.put(n.register, new Location(origin, List.copyOf(names), structs.peekFirst(), variantDepth > 0));
+            targets.put(n.register, new Location(origin, List.copyOf(names), structs.peekFirst()));
             targetNodes.put(n.register, n);
         }
         ObjectNode fc = NODES.objectNode();
+        if (n.blob) {
+            blob(fc, n);
+            return fc;
+        }
         switch (n.kind) {
             case Node.INT -> {
                 if (n.type instanceof FieldType.BitArrayType ba) {
@@ -253,6 +255,13 @@ public final class Ctf2Writer {
                 }
             }
             case Node.BIG_INT -> integer(fc, n);
+            case Node.BOOL -> {
+                FieldType.BoolType bt = (FieldType.BoolType) n.type;
+                fc.put("type", "fixed-length-boolean");
+                fc.put("length", bt.size());
+                byteOrder(fc, bt.byteOrder());
+                alignment(fc, "alignment", bt.alignment());
+            }
             case Node.VARINT -> {
                 VarIntType vt = (VarIntType) n.type;
                 fc.put("type", vt.signed() ? "variable-length-signed-integer" : "variable-length-unsigned-integer");
@@ -277,6 +286,7 @@ public final class Ctf2Writer {
             }
             case Node.STRUCT -> structure(fc, n);
             case Node.VARIANT -> variant(fc, n);
+            case Node.OPTIONAL -> optional(fc, n);
             case Node.ARRAY, Node.PACKED_ARRAY -> {
                 if (n.role == Node.ROLE_UUID) {
                     fc.put("type", "static-length-blob");
@@ -401,23 +411,49 @@ public final class Ctf2Writer {
         fc.set("selector-field-location", location(n.sourceRegister, "variant tag"));
         List<List<EnumMapping>> ranges = vt.optionRanges() != null ? vt.optionRanges() : labelRanges(vt, n);
         ArrayNode options = fc.putArray("options");
-        variantDepth++;
-        try {
-            for (int i = 0; i < vt.options().size(); i++) {
-                if (ranges.get(i).isEmpty()) {
-                    continue;
-                }
-                ObjectNode o = options.addObject();
-                String name = shown(vt.options().get(i).name());
-                if (!name.isEmpty()) {
-                    o.put("name", name);
-                }
-                o.set("selector-field-ranges", rangeSet(ranges.get(i), n.tagSigned));
-                o.set("field-class", fieldClass(n.children[n.entryOf(i)]));
+        for (int i = 0; i < vt.options().size(); i++) {
+            if (ranges.get(i).isEmpty()) {
+                continue;
             }
-        } finally {
-            variantDepth--;
+            ObjectNode o = options.addObject();
+            String name = shown(vt.options().get(i).name());
+            if (!name.isEmpty()) {
+                o.put("name", name);
+            }
+            o.set("selector-field-ranges", rangeSet(ranges.get(i), n.tagSigned));
+            o.set("field-class", fieldClass(n.children[n.entryOf(i)]));
         }
+    }
+
+    /** A static- or dynamic-length BLOB, with its media type. */
+    private void blob(ObjectNode fc, Node n) throws Unsupported {
+        if (n.kind == Node.PACKED_ARRAY) {
+            fc.put("type", "static-length-blob");
+            fc.put("length", n.length);
+        } else {
+            fc.put("type", "dynamic-length-blob");
+            fc.set("length-field-location", location(n.sourceRegister, "BLOB length"));
+        }
+        if (n.mediaType != null && !n.mediaType.equals(FieldType.BlobType.OCTET_STREAM)) {
+            fc.put("media-type", n.mediaType);
+        }
+        if (n.role == Node.ROLE_UUID) {
+            fc.putArray("roles").add(Role.METADATA_STREAM_UUID.jsonName());
+        }
+    }
+
+    /** An optional: its selector is a boolean, or an integer with the ranges that enable its content. */
+    private void optional(ObjectNode fc, Node n) throws Unsupported {
+        fc.put("type", "optional");
+        fc.set("selector-field-location", location(n.sourceRegister, "optional selector"));
+        if (n.optionalRanges != null) {
+            List<EnumMapping> ranges = new ArrayList<>();
+            for (int k = 0; k < n.optionalRanges.length; k += 2) {
+                ranges.add(new EnumMapping("", n.optionalRanges[k], n.optionalRanges[k + 1]));
+            }
+            fc.set("selector-field-ranges", rangeSet(ranges, n.tagSigned));
+        }
+        fc.set("field-class", fieldClass(n.element()));
     }
 
     /** A member's name as shown: CTF 1.8 removes one leading underscore, CTF 2 none. */
@@ -473,10 +509,7 @@ public final class Ctf2Writer {
         if (target.struct() != null && target.struct() == structs.peekFirst()) {
             path.add(target.names().getLast());
         } else {
-            if (target.throughVariant()) {
-                throw unsupported(what + " field '" + String.join(".", target.names()) + "' in a variant option, used"
-                    + " outside that option");
-            }
+            // A CTF 2 field location goes through variants and optionals to the option decoded.
             loc.put("origin", ORIGINS.get(target.origin()));
             target.names().forEach(path::add);
         }

@@ -418,6 +418,17 @@ public final class StreamWriter implements AutoCloseable {
             case Node.INT -> encodeInt(n, value);
             case Node.BIG_INT -> encodeBigInt(n, value);
             case Node.VARINT -> encodeVarInt(n, value);
+            case Node.BOOL -> encodeBool(n, value);
+            case Node.OPTIONAL -> {
+                if (n.optionalEnabled(regs[n.sourceRegister])) {
+                    if (value == null && scopeMode == SCOPE_USER) {
+                        throw fail("missing value: the selector enables the optional");
+                    }
+                    encode(n.element(), value);
+                } else if (value != null && scopeMode == SCOPE_USER) {
+                    throw fail("a value for an optional its selector does not enable");
+                }
+            }
             case Node.FLOAT -> {
                 out.align(fileBits, n.align);
                 double d = value == null && scopeMode != SCOPE_USER ? 0 : number(value, "a floating point number")
@@ -646,7 +657,9 @@ public final class StreamWriter implements AutoCloseable {
             }
             default -> throw fail("expected a Map, List or Object[] for a struct, found " + value.getClass().getSimpleName());
         };
-        if (v == null && scopeMode == SCOPE_USER && struct.children[i].role == Node.ROLE_NONE) {
+        // An optional whose selector does not enable it has no value.
+        if (v == null && scopeMode == SCOPE_USER && struct.children[i].role == Node.ROLE_NONE
+                && struct.children[i].kind != Node.OPTIONAL) {
             throw fail("missing value");
         }
         return v;
@@ -696,6 +709,22 @@ public final class StreamWriter implements AutoCloseable {
         }
         if (n.clock >= 0 && !n.signed && n.role != Node.ROLE_TIMESTAMP_END) {
             updateClock(stored, n.size);
+        }
+    }
+
+    /** A CTF 2 fixed-length boolean: true as 1, false as 0 (or the integer given). */
+    private void encodeBool(Node n, Object value) {
+        out.align(fileBits, n.align);
+        if (value == null && scopeMode == SCOPE_USER) {
+            throw fail("missing value");
+        }
+        long v = value == null ? 0 : integer(n, value);
+        if (n.size < 64 && (v >>> n.size) != 0) {
+            throw fail("value " + Long.toUnsignedString(v) + " does not fit in a " + n.size + "-bit boolean");
+        }
+        out.write(v, n.size, n.bigEndian);
+        if (n.register >= 0) {
+            regs[n.register] = v != 0 ? 1 : 0;
         }
     }
 

@@ -191,6 +191,8 @@ public final class TsdlWriter {
             case VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
             case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
             case FieldType.BitArrayType ba -> throw new IllegalArgumentException("CTF 1.8 has no bit arrays");
+            case FieldType.OptionalType ot -> throw new IllegalArgumentException("CTF 1.8 has no optionals");
+            case FieldType.BlobType bt -> throw new IllegalStateException("BLOB type " + bt + " outside a declarator");
             case ArrayType at -> throw new IllegalStateException("array type " + at + " outside a declarator");
             case SequenceType sq -> throw new IllegalStateException("sequence type " + sq + " outside a declarator");
         }
@@ -256,6 +258,11 @@ public final class TsdlWriter {
             } else if (t instanceof SequenceType sq) {
                 dims.add(sq.length().toString());
                 t = sq.element();
+            } else if (t instanceof FieldType.BlobType bt) {
+                // CTF 1.8 has no BLOBs: an array or sequence of bytes shown in hexadecimal says the same bytes.
+                dims.add(bt.lengthField() == null ? Long.toString(bt.length()) : bt.lengthField().toString());
+                t = new IntegerType(8, 8, false, dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE,
+                    null);
             } else {
                 break;
             }

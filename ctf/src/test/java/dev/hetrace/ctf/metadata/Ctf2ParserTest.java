@@ -94,6 +94,56 @@ class Ctf2ParserTest {
     }
 
     @Test
+    void optionalsAndBlobsKeepTheirSelectorsLengthsAndMediaTypes() throws Exception {
+        TraceClass t = parse(PREAMBLE, CLOCK, STREAM, """
+            {"type": "event-record-class", "name": "e", "payload-field-class": {"type": "structure", "member-classes": [
+              {"name": "has", "field-class": {"type": "fixed-length-boolean", "length": 8, "byte-order": "little-endian"}},
+              {"name": "o", "field-class": {"type": "optional", "selector-field-location": {"path": ["has"]},
+                "field-class": {"type": "structure", "member-classes": [
+                  {"name": "n", "field-class": {"type": "variable-length-unsigned-integer"}}]}}},
+              {"name": "i", "field-class": {"type": "optional", "selector-field-ranges": [[2, 3]],
+                "selector-field-location": {"path": ["o", "n"], "origin": "event-record-payload"},
+                "field-class": {"type": "null-terminated-string"}}},
+              {"name": "b", "field-class": {"type": "dynamic-length-blob", "media-type": "text/csv",
+                "length-field-location": {"origin": "event-record-payload", "path": ["o", "n"]}}},
+              {"name": "s", "field-class": {"type": "static-length-blob", "length": 4}}]}}""");
+        var members = t.stream(0).event(0).payload().members();
+        FieldType.OptionalType o = (FieldType.OptionalType) members.get(1).type();
+        assertThat(o.selector().parts()).containsExactly("has");
+        assertThat(o.selectorRanges()).as("a boolean selector").isNull();
+        FieldType.OptionalType i = (FieldType.OptionalType) members.get(2).type();
+        assertThat(i.selectorRanges()).extracting(FieldType.EnumMapping::low, FieldType.EnumMapping::high)
+            .containsExactly(org.assertj.core.groups.Tuple.tuple(2L, 3L));
+        assertThat(members.get(3).type()).isEqualTo(new FieldType.BlobType(0,
+            new FieldPath(List.of("event", "fields", "o", "n")), "text/csv", java.util.Set.of()));
+        assertThat(members.get(4).type()).isEqualTo(new FieldType.BlobType(4, null, "application/octet-stream",
+            java.util.Set.of()));
+        Node payload = TracePlan.compile(t).stream(0).event(0).payload;
+        Node opt = payload.children[1];
+        Node n = opt.element().children[0];
+        assertThat(opt.kind).isEqualTo(Node.OPTIONAL);
+        assertThat(payload.children[3].kind).isEqualTo(Node.PACKED_SEQUENCE);
+        assertThat(payload.children[3].blob).isTrue();
+        assertThat(payload.children[3].mediaType).isEqualTo("text/csv");
+        assertThat(payload.children[3].sourceRegister).as("the length is o's n").isEqualTo(n.register);
+        assertThat(payload.children[3].guardRegisters).as("checked: o was there").containsExactly(opt.register);
+        assertThat(payload.children[4].kind).isEqualTo(Node.PACKED_ARRAY);
+        assertThat(payload.children[4].blob).isTrue();
+    }
+
+    @Test
+    void anOptionalSelectedByAnIntegerNeedsItsRanges() {
+        assertThatThrownBy(() -> parse(PREAMBLE, CLOCK, STREAM, """
+            {"type": "event-record-class", "name": "e", "payload-field-class": {"type": "structure", "member-classes": [
+              {"name": "k", "field-class": {"type": "fixed-length-unsigned-integer", "length": 8,
+                "byte-order": "little-endian"}},
+              {"name": "o", "field-class": {"type": "optional", "selector-field-location": {"path": ["k"]},
+                "field-class": {"type": "null-terminated-string"}}}]}}"""))
+            .hasMessage("fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[1].field-class:"
+                + " missing required property \"selector-field-ranges\" (the selector is an integer)");
+    }
+
+    @Test
     void packetizedCtf2MetadataIsRead() throws Exception {
         byte[] text = metadata(PREAMBLE, CLOCK, STREAM);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -51,7 +51,10 @@ final class RandomTraces {
      */
     private final boolean babeltraceSafe;
 
-    /** Whether the traces may hold what CTF 2 has and CTF 1.8 lacks (variable-length integers). */
+    /**
+     * Whether the traces may hold what CTF 2 has and CTF 1.8 lacks (variable-length integers,
+     * optionals with boolean or integer selectors, booleans, static- and dynamic-length BLOBs).
+     */
     private final boolean ctf2;
 
     RandomTraces(Random random, boolean babeltraceSafe) {
@@ -152,8 +155,34 @@ final class RandomTraces {
         int n = 0;
         for (int i = 0; i < count; i++) {
             String name = (random.nextInt(5) == 0 ? "_f" : "f") + n++;
-            int kind = random.nextInt(depth > 0 ? 12 : 8);
+            int kind = ctf2 && random.nextInt(4) == 0 ? 12 + random.nextInt(4) : random.nextInt(depth > 0 ? 12 : 8);
             switch (kind) {
+                case 12 -> {
+                    // An optional and its boolean selector.
+                    String sel = "sel" + n++;
+                    int size = pick(1, 8, 8, 32);
+                    members.add(new Member(sel, new FieldType.BoolType(size, size == 1 ? pick(1, 8) : 8,
+                        order(size % 8 == 0))));
+                    members.add(new Member(name, new FieldType.OptionalType(FieldPath.parse(sel), type(Math.max(0,
+                        depth - 1)), null)));
+                }
+                case 13 -> {
+                    // An optional and its integer selector, enabled by 1 and 4 to 6.
+                    String sel = "sel" + n++;
+                    boolean signed = random.nextBoolean();
+                    members.add(new Member(sel, intType(4 + random.nextInt(12), signed)));
+                    members.add(new Member(name, new FieldType.OptionalType(FieldPath.parse(sel), type(Math.max(0,
+                        depth - 1)), List.of(new EnumMapping("", 1, 1), new EnumMapping("", 4, 6)))));
+                }
+                case 14 -> {
+                    // A dynamic-length BLOB and its length.
+                    String len = "len" + n++;
+                    members.add(new Member(len, intType(3 + random.nextInt(14), false)));
+                    members.add(new Member(name, new FieldType.BlobType(0, FieldPath.parse(len), mediaType(),
+                        java.util.Set.of())));
+                }
+                case 15 -> members.add(new Member(name, new FieldType.BlobType(random.nextInt(6), null, mediaType(),
+                    java.util.Set.of())));
                 case 8 -> {
                     // A variant and its tag enumeration.
                     int options = 1 + random.nextInt(3);
@@ -190,6 +219,10 @@ final class RandomTraces {
             }
         }
         return new StructType(members, pick(1, 1, 8, 32, 64));
+    }
+
+    private String mediaType() {
+        return random.nextBoolean() ? FieldType.BlobType.OCTET_STREAM : "image/png";
     }
 
     private FieldType type(int depth) {
@@ -329,7 +362,7 @@ final class RandomTraces {
             // Any width of value: from one byte of LEB128 to ten.
             case FieldType.VarIntType vt -> vt.signed() ? random.nextLong() >> random.nextInt(64)
                 : random.nextLong() >>> random.nextInt(64);
-            case FieldType.BoolType bt -> throw new IllegalArgumentException("the random traces have no booleans");
+            case FieldType.BoolType bt -> random.nextBoolean();
             case ArrayType at -> {
                 if (isText(at.element()) && ((IntegerType) at.element()).encoding().unitBytes() > 1) {
                     Encoding e = ((IntegerType) at.element()).encoding();
@@ -345,6 +378,9 @@ final class RandomTraces {
                 }
                 yield list;
             }
+            case FieldType.BlobType bt when bt.lengthField() == null -> bytes((int) bt.length());
+            case FieldType.BlobType bt -> throw new IllegalStateException("dynamic BLOBs are made with their length");
+            case FieldType.OptionalType ot -> throw new IllegalStateException("optionals are made with their selector");
             case SequenceType sq -> throw new IllegalStateException("sequences are made with their length");
             case VariantType vt -> throw new IllegalStateException("variants are made with their tag");
         };
@@ -378,6 +414,23 @@ final class RandomTraces {
                         }
                         map.put(m.name(), list);
                     }
+                }
+                case FieldType.OptionalType ot -> {
+                    boolean enabled = random.nextBoolean();
+                    Object selector;
+                    if (ot.selectorRanges() == null) {
+                        selector = enabled;
+                    } else {
+                        selector = enabled ? pickLong(1, 4, 5, 6) : pickLong(0, 2, 3, 7);
+                    }
+                    map.put(ot.selector().toString(), selector);
+                    map.put(m.name(), enabled ? value(ot.content()) : null);
+                }
+                case FieldType.BlobType bt when bt.lengthField() != null -> {
+                    IntegerType lenType = (IntegerType) st.member(bt.lengthField().toString()).type();
+                    int count = random.nextInt((int) Math.min(6, (1L << lenType.size()) - 1) + 1);
+                    map.put(bt.lengthField().toString(), (long) count);
+                    map.put(m.name(), bytes(count));
                 }
                 case VariantType vt -> {
                     EnumType tag = (EnumType) st.member(vt.tag().toString()).type();
@@ -414,6 +467,15 @@ final class RandomTraces {
             return (v << (64 - size)) >> (64 - size);
         }
         return v & ((1L << size) - 1);
+    }
+
+    /** The bytes of a BLOB, as {@link dev.hetrace.ctf.decode.FieldValues} reads them back: unsigned. */
+    private List<Object> bytes(int count) {
+        List<Object> list = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            list.add((long) random.nextInt(256));
+        }
+        return list;
     }
 
     private static boolean isText(FieldType t) {

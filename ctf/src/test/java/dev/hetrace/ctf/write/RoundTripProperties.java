@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -97,6 +98,27 @@ class RoundTripProperties {
     @Property(tries = 150)
     void everyEventWrittenWithCtf2MetadataReadsBackEqual(@ForAll Random random) throws Exception {
         everyWrittenEventReadsBackEqual(random, CtfVersion.V2);
+    }
+
+    /** The CTF 2 traces of the properties above hold what CTF 1.8 cannot say; the CTF 1.8 ones do not. */
+    @Example
+    void randomCtf2TracesHoldOptionalsBooleansAndBlobs() throws Exception {
+        StringBuilder ctf2 = new StringBuilder();
+        StringBuilder ctf18 = new StringBuilder();
+        for (long seed = 0; seed < 30; seed++) {
+            for (CtfVersion version : CtfVersion.values()) {
+                Path dir = Files.createTempDirectory("hetrace-roundtrip");
+                try {
+                    write(new Random(seed), dir, false, version);
+                    (version == CtfVersion.V2 ? ctf2 : ctf18).append(Files.readString(dir.resolve("metadata")));
+                } finally {
+                    delete(dir);
+                }
+            }
+        }
+        assertThat(ctf2.toString()).contains("\"optional\"", "\"selector-field-ranges\"", "\"fixed-length-boolean\"",
+            "\"dynamic-length-blob\"", "\"static-length-blob\"", "\"media-type\"");
+        assertThat(ctf18.toString()).doesNotContain("optional", "blob", "boolean");
     }
 
     private static void everyWrittenEventReadsBackEqual(Random random, CtfVersion version) throws Exception {

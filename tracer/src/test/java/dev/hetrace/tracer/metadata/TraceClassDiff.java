@@ -132,6 +132,8 @@ final class TraceClassDiff {
                 yield d != null ? d : types(where + "[]", sq.element(), sqe.element());
             }
             case VariantType v -> same(where, v, e);
+            case FieldType.OptionalType o -> same(where, o, e);
+            case FieldType.BlobType b -> same(where, b, e);
         };
     }
 
