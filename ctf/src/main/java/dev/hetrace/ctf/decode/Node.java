@@ -67,6 +67,12 @@ public final class Node {
     static final int ROLE_COUNT = 12;
 
     public final int kind;
+    /**
+     * Where CTF 2 metadata defines this field's class, as its errors name a place ({@code
+     * fragment 3 (event record class "e"): $.payload-field-class.member-classes[1].field-class}),
+     * for the decoder's errors to name it too; null for CTF 1.8.
+     */
+    public String place;
     /** The struct member this node was compiled from, to resolve paths by identity. */
     FieldType.Member source;
     public final FieldType type;

@@ -65,6 +65,8 @@ public final class StreamDecoder {
     private final ArrayDeque<Discarded> losses = new ArrayDeque<>();
 
     private boolean uuidWarned;
+    /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
+    private Node scopeRoot;
     private java.util.function.Consumer<String> warnings = w -> { };
     private long clock;
     private long eventClock;
@@ -176,11 +178,44 @@ public final class StreamDecoder {
     }
 
     private StreamDecodingException error(long at, String message) {
-        return new StreamDecodingException(file, Math.max(0, packetNumber), at, message);
+        return error(at, message, null);
+    }
+
+    /**
+     * An error at bit {@code at} of the file; {@code field}, or else the scope being decoded,
+     * names where CTF 2 metadata defines it (its fragment and JSON path).
+     */
+    private StreamDecodingException error(long at, String message, Node field) {
+        String place = field != null && field.place != null ? field.place : scopeRoot != null ? scopeRoot.place : null;
+        return new StreamDecodingException(file, Math.max(0, packetNumber), at,
+            place == null ? message : message + " (metadata " + place + ")");
+    }
+
+    /** The field of the packet header or context that has {@code role}, or null. */
+    private Node roleField(int role) {
+        Node found = stream == null ? null : withRole(stream.packetContext, role);
+        return found != null ? found : withRole(plan.packetHeader, role);
+    }
+
+    private static Node withRole(Node n, int role) {
+        if (n == null) {
+            return null;
+        }
+        if (n.role == role) {
+            return n;
+        }
+        for (Node c : n.children) {
+            Node found = withRole(c, role);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
 
     private void readPacket(long offset, boolean again) throws StreamDecodingException {
         packetNumber++;
+        scopeRoot = null;
         pos = offset;
         packetStart = offset;
         limit = fileBits;
@@ -198,7 +233,8 @@ public final class StreamDecoder {
             checkUuid(roleValues[Node.ROLE_UUID]);
         }
         if (magic != PacketInfo.ABSENT && magic != CTF_MAGIC) {
-            throw error(offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic));
+            throw error(offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic),
+                roleField(Node.ROLE_MAGIC));
         }
         StreamPlan sp;
         if (streamId != PacketInfo.ABSENT) {
@@ -237,28 +273,28 @@ public final class StreamDecoder {
                 packetBits = (contentBits + 7) & ~7L;
                 if (contentBits < 0 || Long.compareUnsigned(packetBits, remaining) > 0) {
                     throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits goes past the end"
-                        + " of the file (" + remaining + " bits left)");
+                        + " of the file (" + remaining + " bits left)", roleField(Node.ROLE_CONTENT_SIZE));
                 }
             }
         } else {
             if (packetBits <= 0 || (packetBits & 7) != 0) {
                 throw error(offset, "packet_size " + Long.toUnsignedString(packetBits)
-                    + " bits is not a positive whole number of bytes");
+                    + " bits is not a positive whole number of bytes", roleField(Node.ROLE_PACKET_SIZE));
             }
             if (Long.compareUnsigned(packetBits, remaining) > 0) {
                 throw error(offset, "packet_size " + Long.toUnsignedString(packetBits) + " bits goes past the end of"
-                    + " the file (" + remaining + " bits left)");
+                    + " the file (" + remaining + " bits left)", roleField(Node.ROLE_PACKET_SIZE));
             }
         }
         if (contentBits == PacketInfo.ABSENT) {
             contentBits = packetBits;
         } else if (Long.compareUnsigned(contentBits, packetBits) > 0) {
             throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits is larger than packet_size "
-                + packetBits + " bits");
+                + packetBits + " bits", roleField(Node.ROLE_CONTENT_SIZE));
         }
         if (contentBits < headerBits) {
             throw error(offset, "content_size " + contentBits + " bits is smaller than the packet header and context ("
-                + headerBits + " bits)");
+                + headerBits + " bits)", roleField(Node.ROLE_CONTENT_SIZE));
         }
         packet = new PacketInfo(file, packetNumber, offset, packetBits, contentBits, headerBits, sp.cls.id(),
             instanceId, tsBegin, tsEnd, seq, discarded);
@@ -455,7 +491,7 @@ public final class StreamDecoder {
 
     /**
      * Decodes a packet-level scope into the packet tape (kept for the whole packet, unlike the
-     * event tape) and notes the values of its top-level members that have a role.
+     * event tape) and notes the values of its fields that have a role.
      */
     private void decodePacketScope(Node scope, String name, int start) throws StreamDecodingException {
         long[] eventTape = tape;
@@ -464,19 +500,36 @@ public final class StreamDecoder {
         tapeLen = start;
         try {
             decodeScope(scope, name);
+            scopeRoot = null;
         } finally {
             packetTape = tape;
             packetTapeLen = tapeLen;
             tape = eventTape;
             tapeLen = eventTapeLen;
         }
-        int at = start;
-        for (Node member : scope.children) {
-            if (member.role != Node.ROLE_NONE) {
-                roleValues[member.role] = packetTape[at];
-            }
-            at += Tape.span(member, packetTape, at);
+        noteRoles(scope, packetTape, start);
+    }
+
+    /**
+     * Notes the values of the fields with a role in the field of node {@code n} whose tape
+     * starts at {@code at}, at any depth of its structures and variants (CTF 2 puts roles where
+     * it likes); returns the field's tape slots.
+     */
+    private int noteRoles(Node n, long[] t, int at) {
+        if (n.role != Node.ROLE_NONE) {
+            roleValues[n.role] = t[at];
         }
+        return switch (n.kind) {
+            case Node.STRUCT -> {
+                int p = at;
+                for (Node c : n.children) {
+                    p += noteRoles(c, t, p);
+                }
+                yield p - at;
+            }
+            case Node.VARIANT -> 1 + noteRoles(n.children[n.entryOf((int) t[at])], t, at + 1);
+            default -> Tape.span(n, t, at);
+        };
     }
 
     /**
@@ -506,6 +559,7 @@ public final class StreamDecoder {
 
     private void decodeEvent() throws StreamDecodingException {
         long start = pos;
+        scopeRoot = null;
         clockBefore = clock;
         eventBitOffset = start;
         tapeLen = 0;
@@ -687,7 +741,7 @@ public final class StreamDecoder {
         int option = selectOption(n, tag);
         if (option < 0) {
             throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
-                + " in the " + scope + " selects no option");
+                + " in the " + scope + " selects no option", n);
         }
         return option;
     }
@@ -727,6 +781,7 @@ public final class StreamDecoder {
     private static final int COMPILE_AFTER = Integer.getInteger("hetrace.decode.compileAfter", 64);
 
     private void decodeHeader(Node root) throws StreamDecodingException {
+        scopeRoot = root;
         FlatCode.Decoder code = root.code;
         FlatScope f = root.flat;
         if (code != null && f != null) {
@@ -742,6 +797,7 @@ public final class StreamDecoder {
      * by walking its nodes. Both fill the tape and the state alike.
      */
     private void decodeScope(Node root, String scope) throws StreamDecodingException {
+        scopeRoot = root;
         FlatScope f = root.flat;
         if (f == null && !root.flatChecked && (++root.uses < COMPILE_AFTER || !FlatCode.mayCompileMore())) {
             // Rare scopes (most event classes of traces that declare thousands) are walked.
@@ -849,7 +905,7 @@ public final class StreamDecoder {
                     long nul = findNulUnit(startByte, limit >>> 3, unit);
                     if (nul < 0) {
                         throw error(pos, "string in the " + scope + " has no terminating " + unit + "-byte NUL before"
-                            + " the end of the packet content");
+                            + " the end of the packet content", n);
                     }
                     ensureTape(2);
                     tape[tapeLen++] = startByte;
@@ -860,7 +916,7 @@ public final class StreamDecoder {
                 long nul = findNul(startByte, limit >>> 3);
                 if (nul < 0) {
                     throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
-                        + " packet content");
+                        + " packet content", n);
                 }
                 ensureTape(2);
                 tape[tapeLen++] = startByte;
@@ -879,7 +935,7 @@ public final class StreamDecoder {
                 int option = selectOption(n, tag);
                 if (option < 0) {
                     throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
-                        + " in the " + scope + " selects no option");
+                        + " in the " + scope + " selects no option", n);
                 }
                 ensureTape(1);
                 tape[tapeLen++] = option;
@@ -926,7 +982,7 @@ public final class StreamDecoder {
                     throw error(pos, (n.kind == Node.PACKED_SEQUENCE ? "sequence" : n.kind == Node.PACKED_RUN
                         ? "run of struct members" : "array") + " of "
                         + Long.toUnsignedString(count) + " elements in the " + scope
-                        + " goes past the end of the packet content");
+                        + " goes past the end of the packet content", n);
                 }
                 ensureTape(2);
                 tape[tapeLen++] = pos;

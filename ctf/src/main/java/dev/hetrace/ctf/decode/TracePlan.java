@@ -283,6 +283,7 @@ public final class TracePlan {
 
         TracePlan compile() throws MetadataException {
             Node header = compileScope(Scope.PACKET_HEADER, trace.packetHeader());
+            place(header, Scope.PACKET_HEADER, 0, 0);
             forEachInt(header, n -> {
                 if (n.clock >= 0) {
                     throw new MetadataException("trace.packet.header may not hold fields mapped to a clock");
@@ -307,6 +308,9 @@ public final class TracePlan {
             sp.packetContext = compileScope(Scope.PACKET_CONTEXT, sc.packetContext());
             sp.eventHeader = compileScope(Scope.EVENT_HEADER, sc.eventHeader());
             sp.eventContext = compileScope(Scope.EVENT_CONTEXT, sc.eventContext());
+            place(sp.packetContext, Scope.PACKET_CONTEXT, sc.id(), 0);
+            place(sp.eventHeader, Scope.EVENT_HEADER, sc.id(), 0);
+            place(sp.eventContext, Scope.EVENT_CONTEXT, sc.id(), 0);
             long maxId = -1;
             for (EventClass ec : sc.events().values()) {
                 sp.events.put(ec.id(), compileEvent(ec, sp));
@@ -332,7 +336,48 @@ public final class TracePlan {
             EventPlan ep = new EventPlan(ec, sp);
             ep.context = compileScope(Scope.EVENT_SPECIFIC_CONTEXT, ec.context());
             ep.payload = compileScope(Scope.EVENT_PAYLOAD, ec.payload());
+            place(ep.context, Scope.EVENT_SPECIFIC_CONTEXT, ec.streamId(), ec.id());
+            place(ep.payload, Scope.EVENT_PAYLOAD, ec.streamId(), ec.id());
             return ep;
+        }
+
+        /** Gives the nodes of a scope the places where CTF 2 metadata defines them (see {@link Node#place}). */
+        private void place(Node root, Scope scope, long streamId, long eventId) {
+            String place = trace.places().get(TraceClass.placeKey(scope.prefix, streamId, eventId));
+            if (root != null && place != null) {
+                place(root, place);
+            }
+        }
+
+        /** {@code n} is at {@code place}; its members, options and elements at their JSON paths below it. */
+        private static void place(Node n, String place) {
+            n.place = place;
+            switch (n.kind) {
+                case Node.STRUCT -> {
+                    MemberList members = n.type instanceof StructType st && st.members() instanceof MemberList ml ? ml : null;
+                    for (int i = 0; i < n.children.length; i++) {
+                        int member = members != null ? members.entryStart(i) : i;
+                        place(n.children[i], place + ".member-classes[" + member + "].field-class");
+                    }
+                }
+                case Node.VARIANT -> {
+                    MemberList options = n.type instanceof VariantType vt && vt.options() instanceof MemberList ml ? ml : null;
+                    for (int i = 0; i < n.children.length; i++) {
+                        int option = options != null ? options.entryStart(i) : i;
+                        place(n.children[i], place + ".options[" + option + "].field-class");
+                    }
+                }
+                case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
+                    for (Node c : n.children) {
+                        place(c, place + ".element-field-class");
+                    }
+                }
+                default -> {
+                    for (Node c : n.children) {
+                        place(c, place);
+                    }
+                }
+            }
         }
 
         private void clearRootsFrom(Scope s) {
@@ -433,10 +478,13 @@ public final class TracePlan {
             return root;
         }
 
-        /** Roles babeltrace2 gives by name: top-level members of the packet scopes, any "id" of the event header. */
+        /**
+         * Roles: in CTF 2, those the metadata gives; in CTF 1.8, those babeltrace2 gives by name
+         * (top-level members of the packet scopes, any "id" of the event header).
+         */
         private void assignRoles(Scope scope, Node root) throws MetadataException {
             if (ctf2) {
-                rolesFromMetadata(scope, root, true);
+                rolesFromMetadata(scope, root);
                 return;
             }
             switch (scope) {
@@ -480,10 +528,10 @@ public final class TracePlan {
         }
 
         /**
-         * CTF 2 roles, as the metadata gives them (it checked which scope allows which). The
-         * packet scopes' roles are read from their top-level members.
+         * CTF 2 roles, as the metadata gives them (it checked which scope allows which), at any
+         * depth of their scope.
          */
-        private static void rolesFromMetadata(Scope scope, Node n, boolean top) throws MetadataException {
+        private static void rolesFromMetadata(Scope scope, Node n) throws MetadataException {
             for (Node c : n.children) {
                 Set<Role> roles = switch (c.type) {
                     case IntegerType it -> it.roles();
@@ -508,11 +556,6 @@ public final class TracePlan {
                         case PACKET_SEQUENCE_NUMBER -> Node.ROLE_PACKET_SEQ_NUM;
                         case EVENT_RECORD_CLASS_ID -> Node.ROLE_EVENT_ID;
                     };
-                    boolean packet = scope == Scope.PACKET_HEADER || scope == Scope.PACKET_CONTEXT;
-                    if (packet && !top && c.role != Node.ROLE_NONE) {
-                        throw new MetadataException("role " + r.jsonName() + " on a field nested in the "
-                            + scope.prefix + " scope is not supported (only on its top-level members)");
-                    }
                     if (c.role == Node.ROLE_UUID && (c.kind != Node.PACKED_ARRAY || c.length != 16)) {
                         throw new MetadataException("the metadata stream UUID must be a BLOB of 16 bytes");
                     }
@@ -520,7 +563,7 @@ public final class TracePlan {
                         throw new MetadataException("an event record class id must be an integer of at most 64 bits");
                     }
                 }
-                rolesFromMetadata(scope, c, false);
+                rolesFromMetadata(scope, c);
             }
         }
 

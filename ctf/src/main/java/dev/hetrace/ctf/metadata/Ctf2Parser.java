@@ -84,6 +84,8 @@ final class Ctf2Parser {
     private final Map<Long, StreamBuilder> streams = new TreeMap<>();
     /** Attributes by where they are (see {@link TraceClass#attributes()}). */
     private final Map<String, String> attributes = new LinkedHashMap<>();
+    /** Where each scope is defined (see {@link TraceClass#places()}). */
+    private final Map<String, String> places = new LinkedHashMap<>();
     private ByteOrder byteOrder;
 
     /** The scopes of the class being read, by origin index; the one being built is in {@link #frames}. */
@@ -250,7 +252,7 @@ final class Ctf2Parser {
                 throw error(key("$.environment", entry.getKey()), "an environment entry is a JSON integer or string");
             }
         }
-        packetHeader = scope(f, "packet-header-field-class", 0);
+        packetHeader = scope(f, "packet-header-field-class", 0, TraceClass.placeKey("trace.packet.header", 0, 0));
         if (packetHeader != null) {
             for (Member m : packetHeader.members()) {
                 if (m.type() instanceof IntegerType it && it.roles().contains(Role.PACKET_MAGIC_NUMBER)) {
@@ -325,9 +327,12 @@ final class Ctf2Parser {
             defaultClock = c.name();
         }
         clearScopes(1);
-        StructType packetContext = scope(f, "packet-context-field-class", 1);
-        StructType eventHeader = scope(f, "event-record-header-field-class", 2);
-        StructType eventContext = scope(f, "event-record-common-context-field-class", 3);
+        StructType packetContext = scope(f, "packet-context-field-class", 1,
+            TraceClass.placeKey("stream.packet.context", id, 0));
+        StructType eventHeader = scope(f, "event-record-header-field-class", 2,
+            TraceClass.placeKey("stream.event.header", id, 0));
+        StructType eventContext = scope(f, "event-record-common-context-field-class", 3,
+            TraceClass.placeKey("stream.event.context", id, 0));
         streams.put(id, new StreamBuilder(id, packetContext, eventHeader, eventContext, defaultClock));
     }
 
@@ -350,8 +355,9 @@ final class Ctf2Parser {
         scopes[2] = sb.eventHeader;
         scopes[3] = sb.eventContext;
         defaultClock = sb.defaultClock;
-        StructType context = scope(f, "specific-context-field-class", 4);
-        StructType payload = scope(f, "payload-field-class", 5);
+        StructType context = scope(f, "specific-context-field-class", 4,
+            TraceClass.placeKey("event.context", streamId, id));
+        StructType payload = scope(f, "payload-field-class", 5, TraceClass.placeKey("event.fields", streamId, id));
         sb.events.put(id, new EventClass(id, name, streamId, context, payload, null, null));
     }
 
@@ -367,7 +373,7 @@ final class Ctf2Parser {
             classes.put(sb.id, new StreamClass(sb.id, sb.packetContext, sb.eventHeader, sb.eventContext, sb.events));
         }
         return new TraceClass(2, 0, byteOrder == null ? ByteOrder.LITTLE_ENDIAN : byteOrder, uuid, packetHeader, clocks,
-            env, classes, List.of(), attributes);
+            env, classes, List.of(), attributes, places);
     }
 
     // ---------------------------------------------------------------------------------- scopes
@@ -379,12 +385,13 @@ final class Ctf2Parser {
     }
 
     /** Reads the root structure of scope {@code origin} (an index in {@link #ORIGINS}), or null. */
-    private StructType scope(JsonNode f, String property, int origin) throws MetadataException {
+    private StructType scope(JsonNode f, String property, int origin, String placeKey) throws MetadataException {
         JsonNode fc = f.get(property);
         if (fc == null) {
             return null;
         }
         String path = "$." + property;
+        places.put(placeKey, new MetadataException.Json(index, what, path).toString());
         if (fc.isTextual()) {
             fc = alias(fc.asText(), path);
         }
