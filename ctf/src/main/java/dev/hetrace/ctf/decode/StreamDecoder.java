@@ -512,8 +512,8 @@ public final class StreamDecoder {
 
     /**
      * Notes the values of the fields with a role in the field of node {@code n} whose tape
-     * starts at {@code at}, at any depth of its structures and variants (CTF 2 puts roles where
-     * it likes); returns the field's tape slots.
+     * starts at {@code at}, at any depth of its structures, variants and optionals (CTF 2 puts
+     * roles where it likes); returns the field's tape slots.
      */
     private int noteRoles(Node n, long[] t, int at) {
         if (n.role != Node.ROLE_NONE) {
@@ -528,6 +528,7 @@ public final class StreamDecoder {
                 yield p - at;
             }
             case Node.VARIANT -> 1 + noteRoles(n.children[n.entryOf((int) t[at])], t, at + 1);
+            case Node.OPTIONAL -> t[at] != 0 ? 1 + noteRoles(n.element(), t, at + 1) : 1;
             default -> Tape.span(n, t, at);
         };
     }

@@ -367,6 +367,7 @@ public final class TracePlan {
                         place(n.children[i], place + ".options[" + option + "].field-class");
                     }
                 }
+                case Node.OPTIONAL -> place(n.element(), place + ".field-class");
                 case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE -> {
                     for (Node c : n.children) {
                         place(c, place + ".element-field-class");
