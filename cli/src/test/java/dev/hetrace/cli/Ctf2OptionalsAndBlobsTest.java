@@ -207,7 +207,7 @@ class Ctf2OptionalsAndBlobsTest {
         // has = 00: no o, so no o.len for data (at byte 14: 12 of packet header, 1 of id, 1 of has).
         Path t = trace(THROUGH_OPTIONAL, new int[] {0});
         assertThat(refusal(t)).isEqualTo("stream: packet 0, offset 14: the length field of a field in the event payload"
-            + " is in a variant option or optional that was not decoded");
+            + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"to\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test
@@ -227,7 +227,7 @@ class Ctf2OptionalsAndBlobsTest {
         Cli.Run run = Cli.run("print", t.toString());
         assertThat(run.out()).isEqualTo("tv: { sel = 0, v = { { len = 1 } }, data = 0a }\n");
         assertThat(refusal(t)).isEqualTo("stream: packet 0, offset 19: the length field of a field in the event payload"
-            + " is in a variant option or optional that was not decoded");
+            + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"tv\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test
@@ -251,11 +251,11 @@ class Ctf2OptionalsAndBlobsTest {
         // has = 1, sel = 1 (option b, no len), b = 5: data's length (at byte 16) is nowhere.
         assertThat(refusal(trace(dir.resolve("b"), nested, new int[] {1, 1, 5}))).isEqualTo("stream: packet 0,"
             + " offset 16: the length field of a field in the event payload is in a variant option or optional that"
-            + " was not decoded");
+            + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
         // has = 0: no o at all, its variant neither (data at byte 14).
         assertThat(refusal(trace(dir.resolve("none"), nested, new int[] {0}))).isEqualTo("stream: packet 0,"
             + " offset 14: the length field of a field in the event payload is in a variant option or optional that"
-            + " was not decoded");
+            + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test

@@ -999,7 +999,7 @@ public final class StreamDecoder {
     private void checkGuards(Node n, String scope) throws StreamDecodingException {
         if (n.guardRegisters != null && !n.guardsHold(regs)) {
             throw error(pos, "the " + (n.kind == Node.VARIANT || n.kind == Node.OPTIONAL ? "selector" : "length")
-                + " field of a field in the " + scope + " is in a variant option or optional that was not decoded");
+                + " field of a field in the " + scope + " is in a variant option or optional that was not decoded", n);
         }
     }
 

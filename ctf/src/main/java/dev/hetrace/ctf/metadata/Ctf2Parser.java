@@ -358,7 +358,13 @@ final class Ctf2Parser {
         StructType context = scope(f, "specific-context-field-class", 4,
             TraceClass.placeKey("event.context", streamId, id));
         StructType payload = scope(f, "payload-field-class", 5, TraceClass.placeKey("event.fields", streamId, id));
-        sb.events.put(id, new EventClass(id, name, streamId, context, payload, null, null));
+        // LTTng gives its log level and EMF URI as attributes of its own (CTF 1.8's loglevel and model.emf.uri)
+        JsonNode lttng = f.path("attributes").path(LttngLogLevel.NAMESPACE);
+        JsonNode level = lttng.path("log-level");
+        Long logLevel = level.isTextual() ? LttngLogLevel.of(level.asText())
+            : level.isIntegralNumber() && level.canConvertToLong() ? level.asLong() : null;
+        String emfUri = lttng.path("emf-uri").isTextual() ? lttng.get("emf-uri").asText() : null;
+        sb.events.put(id, new EventClass(id, name, streamId, context, payload, logLevel, emfUri));
     }
 
     private TraceClass finish() throws MetadataException {

@@ -21,6 +21,7 @@ import dev.hetrace.ctf.metadata.FieldType.FloatType;
 import dev.hetrace.ctf.metadata.FieldType.IntegerType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VarIntType;
+import dev.hetrace.ctf.metadata.LttngLogLevel;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.Role;
@@ -194,6 +195,21 @@ public final class Ctf2Writer {
         f.put("data-stream-class-id", ec.streamId());
         if (ec.name() != null && !ec.name().isEmpty()) {
             f.put("name", ec.name());
+        }
+        if (ec.logLevel() != null || ec.emfUri() != null) {
+            // as LTTng writes CTF 1.8's loglevel and model.emf.uri in CTF 2
+            ObjectNode lttng = f.putObject("attributes").putObject(LttngLogLevel.NAMESPACE);
+            if (ec.logLevel() != null) {
+                String level = LttngLogLevel.name(ec.logLevel());
+                if (level != null) {
+                    lttng.put("log-level", level);
+                } else {
+                    lttng.put("log-level", ec.logLevel());
+                }
+            }
+            if (ec.emfUri() != null) {
+                lttng.put("emf-uri", ec.emfUri());
+            }
         }
         where = "event class " + ec.id() + " (\"" + ec.name() + "\"): event.context";
         scope(f, "specific-context-field-class", 4, ep.context);

@@ -48,6 +48,35 @@ class Ctf2ParserTest {
     }
 
     @Test
+    void lttngsLogLevelAndEmfUriAttributesAreTheEventClassesOnesBothWays() throws Exception {
+        // as LTTng 2.15 writes them
+        TraceClass lttng = parse("{\"type\": \"preamble\", \"version\": 2}", "{\"type\": \"data-stream-class\"}",
+            "{\"type\": \"event-record-class\", \"name\": \"w\", \"attributes\": {\"lttng.org,2009\":"
+                + " {\"log-level\": \"warning\", \"emf-uri\": \"http://x/w\"}}}");
+        EventClass w = lttng.stream(0).events().get(0L);
+        assertThat(w.logLevel()).isEqualTo(4L);
+        assertThat(w.emfUri()).isEqualTo("http://x/w");
+
+        // CTF 1.8's loglevel and model.emf.uri, written as CTF 2 and read back
+        TraceClass tsdl = MetadataReader.parse("""
+            /* CTF 1.8 */
+            trace { major = 1; minor = 8; byte_order = le; };
+            stream { event.header := struct { integer { size = 8; align = 8; } id; }; };
+            event { name = "a"; id = 0; loglevel = 13; model.emf.uri = "http://x/a";
+                    fields := struct { integer { size = 8; align = 8; } v; }; };
+            event { name = "b"; id = 1; loglevel = 42; fields := struct { integer { size = 8; align = 8; } v; }; };
+            event { name = "c"; id = 2; fields := struct { integer { size = 8; align = 8; } v; }; };
+            """.getBytes(StandardCharsets.UTF_8), x -> { });
+        String json = dev.hetrace.ctf.write.Ctf2Writer.write(tsdl);
+        assertThat(json).contains("\"debug:line\"");
+        TraceClass back = MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), x -> { });
+        assertThat(back.stream(0).events().get(0L).logLevel()).isEqualTo(13L);
+        assertThat(back.stream(0).events().get(0L).emfUri()).isEqualTo("http://x/a");
+        assertThat(back.stream(0).events().get(1L).logLevel()).as("a level LTTng has no name for").isEqualTo(42L);
+        assertThat(back.stream(0).events().get(2L).logLevel()).isNull();
+    }
+
+    @Test
     void rolesComeFromTheMetadataNotFromMemberNames() throws Exception {
         TraceClass t = parse(PREAMBLE, CLOCK, STREAM);
         assertThat(t.major()).isEqualTo(2);
