@@ -122,8 +122,12 @@ final class PacketRetiming {
                     }
                     ByteBuffer buf = ByteBuffer.wrap(st.bytes);
                     long at = p.offsetBits() / 8;
-                    while (buf.hasRemaining()) {
-                        at += ch.write(buf, at);
+                    try {
+                        while (buf.hasRemaining()) {
+                            at += ch.write(buf, at);
+                        }
+                    } catch (IOException e) {
+                        throw SynchronizedCopy.writing(outDir.resolve(p.file().getFileName()), e);
                     }
                 }
             }
@@ -250,7 +254,11 @@ final class PacketRetiming {
                 }
                 Path out = outDir.resolve("index").resolve(name);
                 java.nio.file.Files.createDirectories(out.getParent());
-                java.nio.file.Files.write(out, b.array());
+                try {
+                    java.nio.file.Files.write(out, b.array());
+                } catch (IOException e) {
+                    throw SynchronizedCopy.writing(out, e);
+                }
                 written.add(Path.of("index", name));
             }
         }
