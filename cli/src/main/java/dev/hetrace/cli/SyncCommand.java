@@ -290,7 +290,9 @@ final class SyncCommand extends HetraceCommand {
             + "):\n");
         try (UnfinishedOutput out = UnfinishedOutput.begin(outDir, "sync", "copies", main.err, 5_000)) {
             work[0] = out;
-            SynchronizedCopy.Options options = new SynchronizedCopy.Options(null, true, ctfVersion);
+            // each copy's metadata, the last file written, keeps another name until the copy is in place
+            SynchronizedCopy.Options options = new SynchronizedCopy.Options(null, true).in(ctfVersion)
+                .metadataAs(HELD_METADATA);
             for (var e : names.entrySet()) {
                 out.check();
                 TraceSync t = e.getKey();
@@ -298,8 +300,6 @@ final class SyncCommand extends HetraceCommand {
                 CopyReport r = t.map().linear()
                     ? SynchronizedCopy.write(t.path(), t.transform(), target, options)
                     : SynchronizedCopy.write(t.path(), t.map()::apply, target, options);
-                // complete and checked; still not a trace to readers until it is in place
-                Files.move(target.resolve("metadata"), target.resolve(HELD_METADATA));
                 lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%s%n", outDir.resolve(e.getValue()),
                     r.method() == SynchronizedCopy.Method.METADATA ? "clocks rewritten in the metadata"
                         : "timestamps rewritten in the packets", r.maxErrorNanos(),

@@ -60,23 +60,38 @@ public final class SynchronizedCopy {
      *                       synchronized copy's clock is; babeltrace2 then reads the copies of traces
      *                       of different clocks together (else it refuses unless told
      *                       {@code --clock-force-correlate}). Off, the metadata keeps its word.
+     * @param version        the CTF version of the copy's metadata, or null for the trace's own
+     * @param metadataName   the name the copy's metadata file is written under: {@code metadata},
+     *                       or another name for a caller that renames it once the copy is where it
+     *                       belongs (readers take a folder for a trace only by its {@code metadata})
      */
-    public record Options(Method method, boolean absoluteClocks, CtfVersion version) {
+    public record Options(Method method, boolean absoluteClocks, CtfVersion version, String metadataName) {
         /** Choose the route; the metadata changes no more than the times need. */
-        public static final Options DEFAULT = new Options(null, false, null);
+        public static final Options DEFAULT = new Options(null, false);
 
-        /** The copy's metadata in the trace's own CTF version. */
+        /** The copy's metadata in the trace's own CTF version, as {@code metadata}. */
         public Options(Method method, boolean absoluteClocks) {
-            this(method, absoluteClocks, null);
+            this(method, absoluteClocks, null, "metadata");
+        }
+
+        public Options {
+            if (metadataName == null || metadataName.isEmpty() || metadataName.contains("/")) {
+                throw new IllegalArgumentException("metadata file name '" + metadataName + "'");
+            }
         }
 
         public Options with(Method m) {
-            return new Options(m, absoluteClocks, version);
+            return new Options(m, absoluteClocks, version, metadataName);
         }
 
         /** The copy's metadata in CTF {@code v} (null: the trace's own version). */
         public Options in(CtfVersion v) {
-            return new Options(method, absoluteClocks, v);
+            return new Options(method, absoluteClocks, v, metadataName);
+        }
+
+        /** The copy's metadata written as {@code name} instead of {@code metadata}. */
+        public Options metadataAs(String name) {
+            return new Options(method, absoluteClocks, version, name);
         }
     }
 
@@ -170,8 +185,13 @@ public final class SynchronizedCopy {
         if (options.absoluteClocks()) {
             markAbsolute(trace, edits, notes);
         }
-        CtfVersion version = writeMetadata(trace, outDir, edits, options.version());
+        Metadata md = metadata(trace, edits, options.version());
+        if (md.converted()) {
+            checkConversion(trace, outDir, md);
+        }
+        writeMetadata(outDir, md, options.metadataName());
         written.add(Path.of("metadata"));
+        CtfVersion version = md.version();
         for (ClockFit f : fits.values()) {
             ClockClass old = declared(trace, f.clock());
             notes.add("clock " + f.clock() + ": freq " + old.frequency() + " -> " + f.frequency() + ", offset_s "
@@ -210,38 +230,70 @@ public final class SynchronizedCopy {
     }
 
     /**
-     * Writes the copy's metadata, last: the trace's own with {@code edits} applied to its clocks,
-     * in CTF {@code wanted} (null: the trace's own version). Returns the version written.
+     * The copy's metadata.
+     *
+     * @param own     the trace's own, its clocks edited
+     * @param bytes   what is written: {@code own} in the CTF version asked for
+     * @param version the version of {@code bytes}
      */
-    private static CtfVersion writeMetadata(CtfTrace trace, Path outDir, Map<String, Map<String, String>> edits,
-                                            CtfVersion wanted) throws IOException, SynchronizedCopyException {
+    private record Metadata(byte[] own, byte[] bytes, CtfVersion version, boolean converted) {}
+
+    /**
+     * The copy's metadata: the trace's own with {@code edits} applied to its clocks, in CTF
+     * {@code wanted} (null: the trace's own version).
+     */
+    private static Metadata metadata(CtfTrace trace, Map<String, Map<String, String>> edits, CtfVersion wanted)
+            throws IOException, SynchronizedCopyException {
         Path src = trace.directory().resolve("metadata");
-        byte[] metadata = Files.readAllBytes(src);
-        CtfVersion own = version(trace);
-        CtfVersion version = wanted == null ? own : wanted;
-        byte[] edited;
+        byte[] own = Files.readAllBytes(src);
+        CtfVersion was = version(trace);
+        CtfVersion version = wanted == null ? was : wanted;
         try {
             if (!edits.isEmpty()) {
-                metadata = MetadataClocks.rewrite(metadata, edits);
+                own = MetadataClocks.rewrite(own, edits);
             }
-            edited = metadata;
-            if (version != own) {
-                metadata = convert(metadata, version);
-            }
+            return new Metadata(own, version == was ? own : convert(own, version), version, version != was);
         } catch (MetadataException | Ctf2Writer.Unsupported | IllegalArgumentException e) {
             throw new SynchronizedCopyException(src + ": cannot be written as CTF " + version.label() + ": "
                 + e.getMessage(), e);
         }
-        Path out = outDir.resolve("metadata");
+    }
+
+    /**
+     * Writes the copy's metadata, the last of its files, under {@code name}: first aside, then
+     * renamed, so that a reader finds either no metadata file or a whole one.
+     */
+    private static void writeMetadata(Path outDir, Metadata md, String name) throws IOException {
+        Path out = outDir.resolve(name);
+        Path aside = outDir.resolve(".metadata-writing");
         try {
-            Files.write(out, metadata, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.write(aside, md.bytes(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(aside, out, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
+            Files.deleteIfExists(aside);
             throw writing(out, e);
         }
-        if (version != own) {
-            checkConversion(trace, outDir, edited, version);
+    }
+
+    /**
+     * The stream files of the copy, as those of the trace are grouped in streams, mapped from
+     * {@code outDir}: the copy read before it has a metadata file.
+     */
+    static List<List<StreamDecoder.StreamFile>> copyStreams(CtfTrace trace, Path outDir, java.lang.foreign.Arena arena)
+            throws IOException {
+        List<List<StreamDecoder.StreamFile>> streams = new ArrayList<>();
+        for (List<StreamDecoder.StreamFile> files : trace.streams()) {
+            List<StreamDecoder.StreamFile> copy = new ArrayList<>(files.size());
+            for (StreamDecoder.StreamFile f : files) {
+                Path p = outDir.resolve(f.path().getFileName());
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, StandardOpenOption.READ)) {
+                    copy.add(new StreamDecoder.StreamFile(p, ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0,
+                        ch.size(), arena)));
+                }
+            }
+            streams.add(copy);
         }
-        return version;
+        return streams;
     }
 
     /** The metadata (either version) as CTF {@code version}, read back to check it. */
@@ -264,18 +316,17 @@ public final class SynchronizedCopy {
      * that they decode alike, packet by packet and event by event: the same sizes, positions,
      * clock values and event classes.
      */
-    private static void checkConversion(CtfTrace trace, Path outDir, byte[] edited, CtfVersion version)
+    private static void checkConversion(CtfTrace trace, Path outDir, Metadata md)
             throws IOException, SynchronizedCopyException {
-        try (CtfTrace copy = CtfTrace.open(outDir, w -> { })) {
-            // the trace's own metadata, with the copy's clocks: what the copy means
-            TracePlan plan = TracePlan.compile(MetadataReader.parse(edited, w -> { }));
-            if (copy.streamCount() != trace.streamCount()) {
-                throw new SynchronizedCopyException(outDir + ": the copy in CTF " + version.label() + " has "
-                    + copy.streamCount() + " streams, the trace " + trace.streamCount());
-            }
-            for (int s = 0; s < copy.streamCount(); s++) {
-                StreamDecoder a = new StreamDecoder(plan, copy.streams().get(s));
-                StreamDecoder b = copy.decoder(s);
+        CtfVersion version = md.version();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // the trace's own metadata, with the copy's clocks: what the copy means; and what it says in the other version
+            TracePlan plan = TracePlan.compile(MetadataReader.parse(md.own(), w -> { }));
+            TracePlan converted = TracePlan.compile(MetadataReader.parse(md.bytes(), w -> { }));
+            List<List<StreamDecoder.StreamFile>> streams = copyStreams(trace, outDir, arena);
+            for (List<StreamDecoder.StreamFile> files : streams) {
+                StreamDecoder a = new StreamDecoder(plan, files);
+                StreamDecoder b = new StreamDecoder(converted, files);
                 while (true) {
                     boolean pa = a.nextPacket();
                     if (pa != b.nextPacket()) {
@@ -369,17 +420,20 @@ public final class SynchronizedCopy {
         // The metadata goes last, once every stream holds its new times.
         List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
-        CtfVersion version;
+        Metadata md = metadata(trace, edits, options.version());
         try {
             retiming.run();
             written.addAll(retiming.rewriteIndexes(src));
-            version = writeMetadata(trace, outDir, edits, options.version());
-            written.add(Path.of("metadata"));
-            retiming.verify();
+            retiming.verify(md.own());
         } catch (StreamDecodingException e) {
             throw new SynchronizedCopyException(e.getMessage(), e);
         }
-        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), sorted(written), notes, version);
+        if (md.converted()) {
+            checkConversion(trace, outDir, md);
+        }
+        writeMetadata(outDir, md, options.metadataName());
+        written.add(Path.of("metadata"));
+        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), sorted(written), notes, md.version());
     }
 
     // ------------------------------------------------------------------ the metadata route's fit
