@@ -65,6 +65,10 @@ class SyncOutSafetyTest {
             "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
             "sync", "--out", out.toString(), board.toString());
         List<String> command = new ArrayList<>();
+        // a process started in the background of a non-interactive shell (a build run so) ignores
+        // SIGINT, and so would the JVM: GNU env gives the run the default handling back, as a
+        // terminal's Ctrl-C finds it
+        command.addAll(List.of("env", "--default-signal=INT"));
         if (shell != null) {
             command.addAll(List.of("sh", "-c", shell + " && exec \"$@\"", "sh"));
         }
