@@ -368,7 +368,7 @@ public final class SynchronizedCopy {
     private static SynchronizedCopyException differs(Path outDir, CtfVersion version, StreamDecoder d, String what) {
         PacketInfo p = d.packet();
         return new SynchronizedCopyException(outDir + ": CTF " + version.label() + " cannot say what the trace's metadata"
-            + " says: the copy's " + what + " decode otherwise" + (p == null ? "" : " (" + p.file() + ", packet "
+            + " says: the copy's " + what + " would decode otherwise" + (p == null ? "" : " (" + p.file() + ", packet "
             + p.number() + ")"));
     }
 

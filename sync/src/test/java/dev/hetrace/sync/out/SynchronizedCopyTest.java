@@ -473,6 +473,29 @@ class SynchronizedCopyTest {
     }
 
     @Test
+    void aCopyWhoseOtherVersionWouldDecodeOtherwiseIsRefusedAndNothingIsLeft() throws Exception {
+        // CTF 2 says by a role what CTF 1.8 says by the name content_size: renamed, the role is
+        // lost in TSDL, and the packets' content would run to their padding
+        Path ctf2 = asCtf2(sample);
+        String json = Files.readString(ctf2.resolve("metadata"));
+        assertThat(json).contains("\"content_size\"");
+        Files.writeString(ctf2.resolve("metadata"), json.replace("\"content_size\"", "\"filled\""));
+        Path own = tmp.resolve("own");
+        SynchronizedCopy.write(ctf2, transformFor(ctf2), own, Method.METADATA);
+        Path out = tmp.resolve("out");
+
+        assertThatThrownBy(() -> SynchronizedCopy.write(ctf2, transformFor(ctf2), out,
+                new SynchronizedCopy.Options(Method.METADATA, false).in(dev.hetrace.ctf.write.CtfVersion.V1_8)))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("CTF 1.8 cannot say what the trace's metadata says: the copy's packet context would"
+                + " decode otherwise (" + out.resolve("stream_0_0") + ", packet 0)");
+        try (var left = Files.list(out)) {
+            assertThat(left).isEmpty();
+        }
+        assertThat(hetraceText(own)).isNotEmpty(); // the CTF 2 copy reads
+    }
+
+    @Test
     void theMetadataFileComesLastUnderTheNameAskedFor() throws Exception {
         Path out = tmp.resolve("out");
 
