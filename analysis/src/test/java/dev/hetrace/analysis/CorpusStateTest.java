@@ -1,11 +1,10 @@
 package dev.hetrace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import java.nio.file.Files;
+import dev.hetrace.ctf.testing.Required;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -15,9 +14,7 @@ import org.junit.jupiter.api.Test;
 /** Real LTTng traces of the corpus: the presets build their state, and the statistics agree with a direct count. */
 class CorpusStateTest {
     private static Path corpus(String name) {
-        Path p = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed", name);
-        assumeTrue(Files.isDirectory(p), "corpus absent: " + p);
-        return p;
+        return Required.corpus("babeltrace", "succeed", name);
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.hetrace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.testing.Required;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,12 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class LinuxModelTest {
     private static Path corpus(String... path) {
-        Path p = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), path);
-        if (System.getenv("CI") != null && System.getenv("CI").equals("true")) {
-            assertThat(p).as("the corpus under CI").isDirectory();
-        }
-        assumeTrue(Files.isDirectory(p), "corpus absent: " + p);
-        return p;
+        return Required.corpus(path);
     }
 
     private static StateModel model(Path trace) throws Exception {

@@ -11,14 +11,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import picocli.CommandLine.Option;
 
 /**
  * What {@code hetrace profile stats} and {@code report} compute from a campaign, and their
- * options: metrics (given or from a saved experiment), the grouping, the slowdown threshold and
- * the core types; with the defaults, what {@code hetrace report} and {@code hetrace view} show of
+ * options: metrics (given or from a saved experiment), the grouping, the slowdown's measure and
+ * threshold (by default those the campaign was swept with) and the core types; with the defaults, what {@code hetrace report} and {@code hetrace view} show of
  * a campaign file.
  */
 final class CampaignAnalysis {
@@ -35,8 +37,12 @@ final class CampaignAnalysis {
     String by = "";
 
     @Option(names = "--threshold", paramLabel = "SLOWDOWN", description = "Acceptable slowdown for the knee, e.g. 10%%"
-        + " or 0.1 (default: 10%%).")
-    String threshold = ProfileAnalysisCommand.DEFAULT_THRESHOLD;
+        + " or 0.1 (default: the one the campaign was swept with, else 10%%).")
+    String threshold;
+
+    @Option(names = "--slowdown-of", paramLabel = "NAME", description = "What the slowdown compares: runtime, user,"
+        + " system, or a counter such as task-clock (default: what the campaign was swept with, else runtime).")
+    String slowdownOf;
 
     @Option(names = "--core-types", paramLabel = "CPUS=TYPE,...", description = "Core types, e.g. 0-3=LITTLE,4-7=big"
         + " (default: from /sys/devices/system/cpu).")
@@ -46,7 +52,12 @@ final class CampaignAnalysis {
     record Result(CampaignStats stats, List<ThreadMetrics.Table> threads) {}
 
     Result of(Campaign c) throws IOException {
-        double thr = ProfileAnalysisCommand.threshold(threshold);
+        OptionalDouble thr = threshold == null ? OptionalDouble.empty()
+            : OptionalDouble.of(ProfileAnalysisCommand.threshold(threshold));
+        Optional<String> measure = Optional.ofNullable(slowdownOf);
+        if (measure.isPresent() && measure.get().isBlank()) {
+            throw new IllegalArgumentException("--slowdown-of: expected runtime, user, system or a counter's name");
+        }
         List<Metric> metrics = new ArrayList<>();
         Function<Map<String, Double>, ToDoubleFunction<String>> lookup = CampaignStats.BY_NAME;
         if (experiment != null) {
@@ -62,6 +73,16 @@ final class CampaignAnalysis {
                 threads.add(ThreadMetrics.of(c, m, types, lookup));
             }
         }
-        return new Result(CampaignStats.of(c, metrics, by, thr, lookup), threads);
+        try {
+            return new Result(CampaignStats.of(c, metrics, by, measure, thr, lookup), threads);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().startsWith("the slowdown of ")) {
+                throw e;
+            }
+            // which option, or the campaign's own record, asked for a slowdown that cannot be computed
+            throw new IllegalArgumentException((slowdownOf != null ? "--slowdown-of " + slowdownOf + ": "
+                : c.curve() != null ? "the campaign's slowdown (swept with " + c.curve().measure() + "): " : "")
+                + e.getMessage(), e);
+        }
     }
 }

@@ -53,7 +53,8 @@ final class PrintCommand implements Callable<Integer> {
     List<Path> paths;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-        description = "text (babeltrace2's format, the default), json (one object per line), or none.")
+        description = "text (babeltrace2's format, the default), json (one object per event and line; a CTF 2"
+            + " trace's metadata attributes, if any, on one line before its events), or none.")
     Format format;
 
     @Option(names = "--begin", paramLabel = "BEGIN", description = "Skip the events before this time.")
@@ -109,6 +110,14 @@ final class PrintCommand implements Callable<Integer> {
                 }
                 for (Path dir : found) {
                     traces.add(opener.open(dir, p));
+                }
+            }
+            if (format == Format.json) {
+                // CTF 2 attributes, once per trace before its events, rather than on every event
+                JsonText header = new JsonText(sink);
+                for (CtfTrace t : traces) {
+                    header.attributes(t);
+                    sink.lineDone();
                 }
             }
             if (begin == null && end == null && threads > 1 && parallelizable(traces)) {

@@ -67,7 +67,4 @@ abstract class ProfileAnalysisCommand extends ProfileSubcommand {
             throw new ProfileException("--threshold " + text + ": expected a slowdown such as 10% or 0.1");
         }
     }
-
-    /** The default of --threshold: {@code SlowdownCurve.DEFAULT_THRESHOLD} as users write it. */
-    static final String DEFAULT_THRESHOLD = "10%";
 }

@@ -88,7 +88,7 @@ final class ProfileImportCommand extends ProfileAnalysisCommand {
             before = old.runs().size();
             List<Run> runs = new ArrayList<>(old.runs());
             runs.addAll(c.runs());
-            c = new Campaign(old.name(), old.host(), Importer.relabel(runs, Map.of()), old.hardware());
+            c = new Campaign(old.name(), old.host(), Importer.relabel(runs, Map.of()), old.hardware(), old.curve());
         }
         CampaignFile.write(c, output);
         long samples = c.runs().subList(before, c.runs().size()).stream().mapToLong(r -> r.samples().size()).sum();

@@ -18,12 +18,15 @@ import picocli.CommandLine.Parameters;
         "per counter and metric; runtime against each counter with its regression",
         "line (slope, r, R squared) and the counters ranked by correlation; the",
         "slowdown curve with the threshold, the knee and the extra-access budget when",
-        "runs are labelled stress=LEVEL; user vs system time per run; box plots of",
+        "runs are labelled stress=LEVEL (of the measure and at the threshold the",
+        "campaign was swept with, unless --slowdown-of or --threshold says otherwise,",
+        "as 'hetrace profile stats'); user vs system time per run; box plots of",
         "runtime per configuration (or per --by LABEL); with per-thread samples,",
         "each --metric per thread and per core type (--core-types, default this",
         "machine's topology).", "",
         "Examples:",
         "  hetrace profile report sweep.json -o sweep.html",
+        "  hetrace profile report sweep/campaign.json --slowdown-of runtime -o wall.html",
         "  hetrace profile report runs.json --metric ipc=instructions/cycles --by cpu -o runs.html"},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the report was written", "1:the campaign or a formula is malformed", "2:usage error"})
@@ -45,7 +48,10 @@ final class ProfileReportCommand extends ProfileAnalysisCommand {
         }
         CampaignAnalysis.Result r = analysis.of(c);
         ProfileReport.Written w = ProfileReport.write(c, r.stats(), r.threads(), output);
+        // the curve's measure, knee and budget as the report shows them, as 'profile stats' prints them
+        String curve = r.stats().slowdown().map(s -> s.basis() + "\n" + s.kneeText() + "\n" + s.budgetText() + "\n")
+            .orElse("");
         return print(String.format(Locale.ROOT, "%s: %d run%s, %,d bytes%n", w.file(), c.runs().size(),
-            c.runs().size() == 1 ? "" : "s", w.bytes()));
+            c.runs().size() == 1 ? "" : "s", w.bytes()) + curve);
     }
 }

@@ -30,12 +30,17 @@ import picocli.CommandLine.Parameters;
         "runs are labelled stress=LEVEL: the slowdown per level (median over the",
         "isolated median, stress=0, with a 95 %% bootstrap interval), the knee (the",
         "first level past --threshold) and the extra-access budget (the stressor's",
-        "bandwidth at the last acceptable level, when the sweep measured it).", "",
+        "bandwidth at the last acceptable stressed level, when the sweep measured it;",
+        "else why there is none). The slowdown is of what the sweep compared and its",
+        "knee at the sweep's threshold, as the campaign records them (runtime and 10 %%",
+        "for a campaign that does not); --slowdown-of and --threshold change them. The",
+        "output says which.", "",
         "With per-thread samples and metrics: each metric per thread and per core",
         "type (--core-types, default this machine's topology).", "",
         "Examples:",
         "  hetrace profile stats campaign.json",
         "  hetrace profile stats sweep.json --threshold 5%%",
+        "  hetrace profile stats sweep/campaign.json --slowdown-of runtime",
         "  hetrace profile stats mcf.json --metric ipc=instr/cycles --core-types 0-3=LITTLE,4-7=big",
         "  hetrace profile stats runs.json --by cpu --format csv"},
     exitCodeListHeading = "%nExit status:%n",
@@ -123,19 +128,16 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
             .append(TextTable.render(g, "  ", i -> i > 0 && i != 5));
         s.slowdown().ifPresent(c -> {
             List<String[]> l = new ArrayList<>();
-            l.add(new String[] {"stress", "runs", "median s", "slowdown", "95 % interval", "stressor B/s", "acceptable"});
+            String median = ("median " + (c.measure().equals("runtime") ? "" : c.measure() + " ") + c.unit()).strip();
+            l.add(new String[] {"stress", "runs", median, "slowdown", "95 % interval", "stressor B/s", "acceptable"});
             for (SlowdownCurve.Level x : c.levels()) {
                 l.add(new String[] {x.label(), Integer.toString(x.runtime().n()), num(x.runtime().median()),
                     num(x.slowdown()), num(x.slowdownLow()) + ".." + num(x.slowdownHigh()), num(x.bytesPerSecond()),
                     x.acceptable() ? "yes" : "no"});
             }
-            sb.append(String.format(Locale.ROOT, "%nslowdown vs stress (threshold +%s %%)%n", num(100 * c.threshold())))
+            sb.append("\nslowdown vs stress: ").append(c.basis()).append('\n')
                 .append(TextTable.render(l, "  ", i -> i > 0 && i != 4 && i != 6));
-            sb.append(c.knee().map(k -> "knee: stress " + k.label() + " (slowdown " + num(k.slowdown()) + ")")
-                .orElse("no knee: every level is within the threshold"));
-            sb.append(c.budget().map(b -> "; extra-access budget: stress " + b.level()
-                    + (Double.isNaN(b.bytesPerSecond()) ? " (bandwidth not measured)" : " = " + num(b.bytesPerSecond()) + " B/s"))
-                .orElse("; no acceptable level: even the lowest stress is too much")).append('\n');
+            sb.append(c.kneeText()).append('\n').append(c.budgetText()).append('\n');
         });
         for (ThreadMetrics.Table t : threads) {
             for (var part : List.of(Map.entry("thread", t.threads()), Map.entry("core type", t.coreTypes()))) {
@@ -193,9 +195,11 @@ final class ProfileStatsCommand extends ProfileAnalysisCommand {
                 row(sb, "slowdown", x.label(), "bytes_per_second", x.bytesPerSecond());
             }
             row(sb, "slowdown", "threshold", "value", c.threshold());
+            sb.append("slowdown,measure,name,").append(cell(c.measure())).append('\n');
             sb.append("slowdown,knee,level,").append(c.knee().map(SlowdownCurve.Level::label).orElse("")).append('\n');
             sb.append("slowdown,budget,level,").append(c.budget().map(SlowdownCurve.Budget::level).orElse("")).append('\n');
             c.budget().ifPresent(b -> row(sb, "slowdown", "budget", "bytes_per_second", b.bytesPerSecond()));
+            sb.append("slowdown,budget,note,").append(cell(c.budgetText())).append('\n');
         });
         for (ThreadMetrics.Table t : threads) {
             for (ThreadMetrics.Row x : t.threads()) {

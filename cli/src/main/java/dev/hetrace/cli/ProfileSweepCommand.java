@@ -27,7 +27,10 @@ import picocli.CommandLine.Option;
         "Per level: the median runtime, its spread (quartiles, min, max) and the",
         "slowdown, median at the level / median isolated. The knee is the first level",
         "whose slowdown exceeds 1 + --threshold; the extra-access budget is the",
-        "stressor's bandwidth alone at the last level below it.", "",
+        "stressor's bandwidth alone at the last stressed level below it (none when",
+        "even the lowest stressed level is past the threshold). campaign.json records",
+        "--slowdown-of and --threshold: 'hetrace profile stats' and 'report' draw the",
+        "same curve and find the same knee unless told otherwise.", "",
         "SPEC is TARGET[:stride=BYTES][:rw=read|write|rmw] (TARGET: l1, l2, llc, dram",
         "or a size such as 8M; see 'hetrace profile run --help'); levels run from 0",
         "(off) to 8 (continuous accesses), level L accessing L/8 of the time. The",
@@ -57,7 +60,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
     String threshold = "10%";
 
     @Option(names = "--slowdown-of", paramLabel = "NAME",
-        description = "What the slowdown compares: runtime (wall clock, default), user, system, or a counter such as task-clock (CPU time: leaves out the time the workload waited for its CPU, which dominates on a machine busy with other work).")
+        description = "What the slowdown compares: runtime (wall clock, default), user, system, or a counter such as task-clock (CPU time: leaves out the time the workload waited for its CPU, which dominates on a machine busy with other work). Recorded in the campaign with --threshold.")
     String slowdownOf = "runtime";
 
     @Option(names = "--hardware-time", paramLabel = "SECONDS",
@@ -83,12 +86,14 @@ final class ProfileSweepCommand extends ProfileSubcommand {
                     + " event, or an event of --events)");
             }
             CampaignRunner runner = options.runner(true, main().err);
-            Campaign campaign = runner.sweep(options.name(), spec, lv, hardwareSeconds);
+            // recorded in the campaign: 'profile stats' and 'report' draw the same curve by default
+            Campaign campaign = runner.sweep(options.name(), spec, lv, hardwareSeconds,
+                new Campaign.Curve(slowdownOf, limit));
             Path file = options.output.resolve("campaign.json");
             CampaignFile.write(campaign, file);
-            return print(text(campaign, runner, spec, SlowdownCurve.of(campaign, limit, slowdownOf), hardwareSeconds)
+            return print(text(campaign, runner, spec, SlowdownCurve.of(campaign), hardwareSeconds)
                 + "\nwrote " + file + " (the workload's output: " + runner.log() + ")\n");
-        } catch (ProfileException | IOException e) {
+        } catch (ProfileException | IOException | IllegalArgumentException e) {
             return fail(e);
         }
     }
@@ -108,12 +113,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
         sb.append(String.format(Locale.ROOT, "%nstep 2: %s, %d repetitions per level%s%n", runner.label(), runner.repeat(),
             runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()));
         rows = new ArrayList<>();
-        String unit = switch (s.measure()) {
-            case "runtime" -> "median s";
-            case "user", "system" -> s.measure() + " s";
-            case "task-clock" -> "task-clock ms";
-            default -> s.measure();
-        };
+        String unit = s.measure().equals("runtime") ? "median s" : (s.measure() + " " + s.unit()).strip();
         rows.add(new String[] {"level", unit, "q1", "q3", "min", "max", "slowdown", "95% interval"});
         for (SlowdownCurve.Level l : s.levels()) {
             rows.add(new String[] {l.label(), ProfileRunCommand.decimal(l.runtime().median()),
@@ -123,26 +123,9 @@ final class ProfileSweepCommand extends ProfileSubcommand {
                 String.format(Locale.ROOT, "%.3f–%.3f", l.slowdownLow(), l.slowdownHigh())});
         }
         sb.append(TextTable.render(rows, "  ", i -> i > 0));
-        String pct = String.format(Locale.ROOT, "%.0f%%", s.threshold() * 100);
-        if (s.knee().isPresent()) {
-            SlowdownCurve.Level k = s.knee().get();
-            sb.append(String.format(Locale.ROOT, "%nknee (threshold %s): level %s, slowdown %.3f", pct, k.label(),
-                k.slowdown()));
-            var budget = s.budget().filter(b -> SlowdownCurve.number(b.level()) > 0);
-            if (budget.isPresent()) {
-                sb.append(String.format(Locale.ROOT,
-                    "%nextra-access budget: level %s, %s accesses/s (%s MB/s) of the stressor alone%n", budget.get().level(),
-                    sci(budget.get().accessesPerSecond()), mb(budget.get().bytesPerSecond())));
-            } else {
-                sb.append(String.format(Locale.ROOT, "%nextra-access budget: none (even the lowest level measured is past"
-                    + " the threshold)%n"));
-            }
-        } else {
-            SlowdownCurve.Level top = s.levels().getLast();
-            sb.append(String.format(Locale.ROOT, "%nno knee (threshold %s): every level stays within it; extra-access"
-                + " budget at least %s accesses/s (%s MB/s), level %s%n", pct, sci(top.accessesPerSecond()),
-                mb(top.bytesPerSecond()), top.label()));
-        }
+        // the same three lines as 'hetrace profile stats' prints of the campaign
+        sb.append('\n').append(s.basis()).append('\n').append(s.kneeText()).append('\n').append(s.budgetText())
+            .append('\n');
         sb.append(ProfileRunCommand.unsupported(c.runs(), runner.events()));
         return sb.toString();
     }

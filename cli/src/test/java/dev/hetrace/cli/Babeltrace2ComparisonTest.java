@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +45,7 @@ class Babeltrace2ComparisonTest {
                 trace = lossy;
             } else {
                 trace = corpus.resolve(c.trace());
-                Assumptions.assumeTrue(Files.isDirectory(trace), "corpus not found at " + corpus);
+                Required.that(Files.isDirectory(trace), "the corpus has no " + c.trace());
             }
             List<String> args = new ArrayList<>(List.of("print", trace.toString()));
             args.addAll(c.args());

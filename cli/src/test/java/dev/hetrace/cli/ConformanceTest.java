@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -30,17 +30,13 @@ class ConformanceTest {
     record Row(String trace, boolean valid, int babeltraceStatus, int babeltraceLines) {}
 
     static Path corpus() {
-        String prop = System.getProperty("hetrace.corpus");
-        Path p = prop != null ? Path.of(prop) : Path.of("../../shared/corpus");
-        return p.toAbsolutePath().normalize();
+        return Required.corpus();
     }
 
     @TestFactory
     Stream<DynamicTest> everyCorpusTraceIsReadOrRejectedAsTheSuiteSays() throws IOException {
         Path corpus = corpus();
         Path manifest = corpus.resolve("expected/manifest.tsv");
-        Assumptions.assumeTrue(Files.isRegularFile(manifest),
-            "conformance corpus not found at " + corpus + " (set -Dhetrace.corpus=DIR): conformance tests skipped");
         List<Row> rows = new ArrayList<>();
         for (String line : Files.readAllLines(manifest)) {
             String[] f = line.split("\t");

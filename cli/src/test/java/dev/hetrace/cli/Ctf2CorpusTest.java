@@ -2,13 +2,13 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.net.URISyntaxException;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,12 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class Ctf2CorpusTest {
     static Path ctf2(String name) {
-        Path p = ConformanceTest.corpus().resolve("ctf2").resolve(name);
-        if ("true".equals(System.getenv("CI"))) {
-            assertThat(p).as("the corpus under CI").isDirectory();
-        }
-        Assumptions.assumeTrue(Files.isDirectory(p), "corpus absent: " + p);
-        return p;
+        return Required.corpus("ctf2", name);
     }
 
     @ParameterizedTest

@@ -6,11 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.testing.Required;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,12 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class KernelDiagnosisTest {
     private static Path manyThreads() {
-        Path p = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "real", "many-threads");
-        if ("true".equals(System.getenv("CI"))) {
-            assertThat(p).as("the corpus under CI").isDirectory();
-        }
-        Assumptions.assumeTrue(Files.isDirectory(p), "corpus absent: " + p);
-        return p;
+        return Required.corpus("real", "many-threads");
     }
 
     @Test

@@ -2,12 +2,16 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,8 +29,83 @@ class ProfileCommandTest {
         } catch (java.io.IOException e) {
             perf = false;
         }
-        Assumptions.assumeTrue(perf, "perf is not installed (linux-perf), or kernel.perf_event_paranoid forbids it:"
+        Required.that(perf, "perf is not installed (linux-perf), or kernel.perf_event_paranoid forbids it:"
             + " real perf runs skipped");
+    }
+
+    /** The median of {@code measure} over a campaign's runs at stress {@code level}, computed here. */
+    static double median(Campaign c, String level, String measure) {
+        double[] v = c.runs().stream().filter(r -> r.config().get("stress").equals(level))
+            .mapToDouble(r -> r.value(measure)).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** The knee line as the campaign's runs give it, of {@code measure} at {@code threshold}. */
+    static String knee(Campaign c, List<String> levels, String measure, double threshold) {
+        double base = median(c, "0", measure);
+        for (String l : levels) {
+            double slowdown = median(c, l, measure) / base;
+            if (slowdown > 1 + threshold + 1e-12) {
+                return String.format(Locale.ROOT, "knee: level %s, slowdown %.3f (past %.3f)", l, slowdown, 1 + threshold);
+            }
+        }
+        return String.format(Locale.ROOT, "no knee: every level stays within a slowdown of %.3f", 1 + threshold);
+    }
+
+    @Test
+    void statsAndReportDrawTheCurveTheSweepDrewOfTheMeasureItWasSweptWith() throws Exception {
+        assumePerf();
+        Path out = dir.resolve("agree");
+        Cli.Run sweep = Cli.run("profile", "sweep", "--stressor", "2M:stride=64:rw=read", "--levels", "0,4,8",
+            "--repeat", "3", "--hardware-time", "0.2", "--slowdown-of", "task-clock", "--threshold", "5%",
+            "-o", out.toString(), "--workload", "stream:size=2M:accesses=2M");
+        assertThat(sweep.status()).as(sweep.err()).isZero();
+        Path file = out.resolve("campaign.json");
+        Campaign c = CampaignFile.read(file);
+        assertThat(c.curve()).isEqualTo(new Campaign.Curve("task-clock", 0.05));
+        List<String> levels = List.of("0", "4", "8");
+        String basis = "slowdown of task-clock (as swept), threshold 5 % (as swept)";
+        String knee = knee(c, levels, "task-clock", 0.05);
+        assertThat(sweep.out()).contains(basis + "\n" + knee + "\nextra-access budget: ");
+
+        Cli.Run stats = Cli.run("profile", "stats", file.toString());
+        assertThat(stats.status()).as(stats.err()).isZero();
+        assertThat(stats.out()).contains("slowdown vs stress: " + basis + "\n", "\n" + knee + "\n", "median task-clock ms");
+        for (String l : levels) {
+            // each level's median is task-clock's, not the runtime's
+            assertThat(stats.out()).containsPattern("\\n  " + l + "\\s+3\\s+"
+                + java.util.regex.Pattern.quote(ProfileStatsCommand.num(median(c, l, "task-clock"))) + "\\s");
+        }
+        // the budget line is the sweep's, and never the isolated level's
+        String budget = stats.out().lines().filter(x -> x.startsWith("extra-access budget: ")).findFirst().orElseThrow();
+        assertThat(sweep.out()).contains("\n" + budget + "\n");
+        assertThat(budget).doesNotContain("level 0", "stress 0", " 0 MB/s", " 0 B/s");
+
+        JsonNode json = new ObjectMapper().readTree(Cli.run("profile", "stats", file.toString(), "--format", "json").out());
+        assertThat(json.at("/slowdown/measure").asText()).isEqualTo("task-clock");
+        assertThat(json.at("/slowdown/threshold").asDouble()).isEqualTo(0.05);
+        assertThat(json.at("/slowdown/kneeNote").asText()).isEqualTo(knee);
+        assertThat(json.at("/slowdown/budgetNote").asText()).isEqualTo(budget);
+
+        Path html = dir.resolve("agree.html");
+        Cli.Run report = Cli.run("profile", "report", file.toString(), "-o", html.toString());
+        assertThat(report.status()).as(report.err()).isZero();
+        assertThat(report.out()).endsWith("\n" + basis + "\n" + knee + "\n" + budget + "\n");
+        assertThat(Files.readString(html)).contains("\"measure\":\"task-clock\"", "\"kneeNote\":\"" + knee + "\"");
+
+        // the same option overrides what the campaign records, and says so
+        Cli.Run wall = Cli.run("profile", "stats", file.toString(), "--slowdown-of", "runtime", "--threshold", "10%");
+        assertThat(wall.status()).as(wall.err()).isZero();
+        assertThat(wall.out()).contains("slowdown vs stress: slowdown of runtime (asked for; swept with task-clock),"
+            + " threshold 10 % (asked for; swept with 5 %)\n", "\n" + knee(c, levels, "runtime", 0.10) + "\n");
+        Cli.Run wallReport = Cli.run("profile", "report", file.toString(), "--slowdown-of", "runtime", "--threshold", "10%",
+            "-o", dir.resolve("wall.html").toString());
+        assertThat(wallReport.out()).contains("\n" + knee(c, levels, "runtime", 0.10) + "\n");
+        Cli.Run cycles = Cli.run("profile", "report", file.toString(), "--slowdown-of", "no-such-event",
+            "-o", dir.resolve("x.html").toString());
+        assertThat(cycles.status()).isEqualTo(1);
+        assertThat(cycles.err()).startsWith("hetrace: --slowdown-of no-such-event: the slowdown of no-such-event cannot be"
+            + " computed: no run of campaign 'stream' has no-such-event (they have runtime, user, system, ").doesNotContain("\tat ");
     }
 
     @Test
@@ -43,7 +122,8 @@ class ProfileCommandTest {
         assertThat(r.out()).containsPattern("\\n\\s+8\\s+0\\.9\\d+\\s+\\d\\.\\d+e\\+\\d+\\s+\\d+\\.\\d\\n");
         // level 0's slowdown is 1, with its bootstrap interval
         assertThat(r.out()).containsPattern("\\n\\s+0\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+1\\.000\\s+[0-9.]+–[0-9.]+\\n");
-        assertThat(r.out()).containsAnyOf("knee (threshold 10%)", "no knee (threshold 10%)");
+        assertThat(r.out()).contains("slowdown of runtime (as swept), threshold 10 % (as swept)\n")
+            .containsAnyOf("\nknee: level 8, slowdown ", "\nno knee: every level stays within a slowdown of 1.100\n");
         Campaign c = CampaignFile.read(out.resolve("campaign.json"));
         assertThat(c.runs()).hasSize(4);
         assertThat(c.hardware()).hasSize(2);

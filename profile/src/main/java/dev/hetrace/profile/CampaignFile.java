@@ -15,32 +15,32 @@ import java.nio.file.Path;
  */
 public final class CampaignFile {
 
-	private static final ObjectMapper JSON = new ObjectMapper()
-			.enable(SerializationFeature.INDENT_OUTPUT)
-			.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-	private CampaignFile() {
-	}
+    private CampaignFile() {
+    }
 
-	public static void write(Campaign campaign, Path file) throws IOException {
-		Path parent = file.toAbsolutePath().getParent();
-		if (parent != null) {
-			Files.createDirectories(parent);
-		}
-		Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-		JSON.writeValue(tmp.toFile(), campaign);
-		Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-				java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-	}
+    public static void write(Campaign campaign, Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        JSON.writeValue(tmp.toFile(), campaign);
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
 
-	/** Reads a campaign; a malformed file gets a {@link ProfileException} naming it, its line and column. */
-	public static Campaign read(Path file) throws IOException {
-		try {
-			return JSON.readValue(file.toFile(), Campaign.class);
-		} catch (JsonProcessingException e) {
-			var at = e.getLocation();
-			throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-					+ ": not a hetrace campaign: " + e.getOriginalMessage());
-		}
-	}
+    /** Reads a campaign; a malformed file gets a {@link ProfileException} naming it, its line and column. */
+    public static Campaign read(Path file) throws IOException {
+        try {
+            return JSON.readValue(file.toFile(), Campaign.class);
+        } catch (JsonProcessingException e) {
+            var at = e.getLocation();
+            throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                    + ": not a hetrace campaign: " + e.getOriginalMessage());
+        }
+    }
 }

@@ -21,31 +21,31 @@ import java.util.Objects;
  * @param samples       per-thread samples over time (time- or event-based), empty when none
  */
 public record Run(
-		String workload,
-		Map<String, String> config,
-		int repetition,
-		double runtimeSeconds,
-		double userSeconds,
-		double systemSeconds,
-		Map<String, Double> counters,
-		Map<String, String> unsupported,
-		List<Sample> samples) {
+        String workload,
+        Map<String, String> config,
+        int repetition,
+        double runtimeSeconds,
+        double userSeconds,
+        double systemSeconds,
+        Map<String, Double> counters,
+        Map<String, String> unsupported,
+        List<Sample> samples) {
 
-	public Run {
-		Objects.requireNonNull(workload, "workload");
-		config = Map.copyOf(config);
-		counters = Map.copyOf(counters);
-		unsupported = Map.copyOf(unsupported);
-		samples = List.copyOf(samples);
-	}
+    public Run {
+        Objects.requireNonNull(workload, "workload");
+        config = Map.copyOf(config);
+        counters = Map.copyOf(counters);
+        unsupported = Map.copyOf(unsupported);
+        samples = List.copyOf(samples);
+    }
 
-	/** The value of a counter, or of {@code runtime}, {@code user} or {@code system} time; NaN when absent. */
-	public double value(String name) {
-		return switch (name) {
-			case "runtime" -> runtimeSeconds;
-			case "user" -> userSeconds;
-			case "system" -> systemSeconds;
-			default -> counters.getOrDefault(name, Double.NaN);
-		};
-	}
+    /** The value of a counter, or of {@code runtime}, {@code user} or {@code system} time; NaN when absent. */
+    public double value(String name) {
+        return switch (name) {
+            case "runtime" -> runtimeSeconds;
+            case "user" -> userSeconds;
+            case "system" -> systemSeconds;
+            default -> counters.getOrDefault(name, Double.NaN);
+        };
+    }
 }

@@ -17,9 +17,9 @@ import java.util.Map;
  * @param counters     counter name to its count over the interval
  */
 public record Sample(double timeSeconds, long pid, long tid, String thread, int cpu, String trigger,
-		Map<String, Double> counters) {
+        Map<String, Double> counters) {
 
-	public Sample {
-		counters = Map.copyOf(counters);
-	}
+    public Sample {
+        counters = Map.copyOf(counters);
+    }
 }

@@ -1,9 +1,9 @@
 package dev.hetrace.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,22 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The simulated traces are valid CTF for other readers too (babeltrace2, when installed), and
+ * The simulated traces are valid CTF for other readers too (babeltrace2), and
  * the trace buffers lose and count events as the tracer does when the master drains too slowly.
  */
 class SimReadersTest {
     @TempDir
     Path dir;
-
-    private static boolean babeltrace2() {
-        try {
-            Process p = new ProcessBuilder("babeltrace2", "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
 
     /** The times (ns) of a trace's events as hetrace's reader reports them, sorted. */
     private static List<Long> times(Path trace) throws Exception {
@@ -63,7 +53,7 @@ class SimReadersTest {
 
     @Test
     void babeltrace2ReadsEveryCoresTraceAtTheSameTimesAsHetrace() throws Exception {
-        assumeTrue(babeltrace2(), "babeltrace2 is not installed: skipped");
+        Required.tool("babeltrace2", "--version");
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(21).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8))),
             dir.resolve("board"));
         for (Path trace : r.traces()) {
@@ -73,7 +63,7 @@ class SimReadersTest {
 
     @Test
     void babeltrace2ReadsTheExtendedCountersOfWrappingEcoresAsHetraceDoes() throws Exception {
-        assumeTrue(babeltrace2(), "babeltrace2 is not installed: skipped");
+        Required.tool("babeltrace2", "--version");
         // 1 GHz 32-bit counters wrap every 4.3 s: in 5 s, every one wraps
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(23).withSlaves(12).withImages(2, 400_000_000L)
             .withDuration(5_000_000_000L), dir.resolve("board"));

@@ -2,6 +2,7 @@ package dev.hetrace.tracer;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
@@ -17,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** A trace's events as hetrace's reader decodes them (and babeltrace2, where installed), for comparing two traces. */
+/** A trace's events as hetrace's reader decodes them (and babeltrace2), for comparing two traces. */
 public final class TraceEvents {
     private TraceEvents() {}
 
@@ -52,19 +53,17 @@ public final class TraceEvents {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    /** babeltrace2's text for the trace, in UTC; empty when babeltrace2 is not installed. */
+    /** babeltrace2's text for the trace, in UTC; empty when babeltrace2 is not installed on a developer's machine (see {@link Required#ifPresent}). */
     public static Optional<String> babeltrace2(Path trace) throws Exception {
+        if (!Required.hasBabeltrace2()) {
+            return Optional.empty();
+        }
         Path out = Files.createTempFile("bt2", ".txt");
         try {
             ProcessBuilder pb = new ProcessBuilder("babeltrace2", trace.toString())
                 .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
             pb.environment().put("TZ", "UTC");
-            Process p;
-            try {
-                p = pb.start();
-            } catch (IOException notInstalled) {
-                return Optional.empty();
-            }
+            Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("babeltrace2 did not finish on " + trace);

@@ -2,7 +2,6 @@ package dev.hetrace.analysis.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.StateBuilder;
@@ -12,6 +11,7 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.EventPosition;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
 import dev.hetrace.ctf.write.CtfWriter;
@@ -256,9 +256,7 @@ class IndexTest {
             morePackets += spans[1] - spans[0];
         }
         assertThat(morePackets).as("events in later packets of a file").isPositive();
-        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
-            "lttng-tracefile-rotation");
-        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
         long[] spans = checkPositionsAndFields(trace, index);
         assertThat(spans[0]).as("stream files").isGreaterThan(1);
@@ -339,9 +337,7 @@ class IndexTest {
 
     @Test
     void anLttngKernelTracesEventsAndRunsAreThoseOfTheTraceOnItsCpus() throws Exception {
-        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
-            "lttng-tracefile-rotation");
-        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
         StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
         Map<Long, Long> switchesPerCpu = new HashMap<>();
@@ -401,9 +397,7 @@ class IndexTest {
 
     @Test
     void eventsOfAStreamWithoutAClockHaveNoTime() throws Exception {
-        Path trace = Path.of(System.getProperty("hetrace.corpus", "../../shared/corpus"), "babeltrace", "succeed",
-            "no-packet-context");
-        assumeTrue(Files.isDirectory(trace), "corpus absent: " + trace);
+        Path trace = Required.corpus("babeltrace", "succeed", "no-packet-context");
         Path mapping = Files.writeString(dir.resolve("ev.yaml"), "name: ev\nevents:\n  - {event: ev, does: enter, func: =ev}\n");
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> { });
         long events = 0;

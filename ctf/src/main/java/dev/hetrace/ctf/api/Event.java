@@ -275,7 +275,13 @@ public final class Event {
         MemorySegment seg = d.segment();
         if (!r.packedElement()) {
             if (n.kind == Node.STRING) {
-                return utf8(seg, t[at], t[at + 1]);
+                return n.charset.unitBytes() > 1 ? dev.hetrace.ctf.decode.WideText.string(seg, t[at], t[at + 1],
+                    n.charset) : utf8(seg, t[at], t[at + 1]);
+            }
+            if (n.isPacked() && n.text && n.charset.unitBytes() > 1) {
+                long startByte = t[at] >>> 3;
+                long len = dev.hetrace.ctf.decode.WideText.untilNul(seg, startByte, t[at + 1], n.charset);
+                return dev.hetrace.ctf.decode.WideText.string(seg, startByte, len, n.charset);
             }
             if (n.isPacked() && n.text) {
                 long startByte = t[at] >>> 3;
@@ -307,7 +313,7 @@ public final class Event {
     public long getStringHash(Field field) {
         StreamDecoder d = decoder();
         Resolved r = resolved(field, d);
-        if (r.fixedSlot >= 0 && r.leaf.kind == Node.STRING) {
+        if (r.fixedSlot >= 0 && r.leaf.kind == Node.STRING && r.leaf.charset.unitBytes() == 1) {
             long[] t = tape(r.scope, d);
             int at = scopeStart(r.scope, d) + r.fixedSlot;
             return hash(d.segment(), t[at], t[at + 1]);
@@ -324,7 +330,7 @@ public final class Event {
     private long getStringHash(Resolved r) {
         int at = found(r);
         Node n = r.leaf;
-        if (!r.packedElement() && n.kind == Node.STRING) {
+        if (!r.packedElement() && n.kind == Node.STRING && n.charset.unitBytes() == 1) {
             StreamDecoder d = decoder();
             long[] t = tape(r.scope, d);
             return hash(d.segment(), t[at], t[at + 1]);

@@ -126,7 +126,7 @@ public final class ClockFields {
                     long startByte = tape[at];
                     long length = tape[at + 1];
                     at += 2;
-                    pos = (startByte + length + 1) << 3;
+                    pos = (startByte + length + n.charset.unitBytes()) << 3;
                 }
                 case Node.STRUCT -> {
                     align(n.align);

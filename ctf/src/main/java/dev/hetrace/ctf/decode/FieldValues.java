@@ -87,7 +87,8 @@ public final class FieldValues {
                 return v;
             }
             case Node.STRING -> {
-                String s = text(tape[at], tape[at + 1]);
+                String s = n.charset.unitBytes() > 1 ? WideText.string(seg, tape[at], tape[at + 1], n.charset)
+                    : text(tape[at], tape[at + 1]);
                 at += 2;
                 return s;
             }
@@ -117,6 +118,14 @@ public final class FieldValues {
                 for (long k = 0; k < count; k++) {
                     list.add(value(n.element()));
                 }
+                if (n.text && n.charset.unitBytes() > 1) {
+                    byte[] b = new byte[list.size()];
+                    for (int i = 0; i < b.length; i++) {
+                        b[i] = (byte) (long) (Long) list.get(i);
+                    }
+                    MemorySegment bytes = MemorySegment.ofArray(b);
+                    return WideText.string(bytes, 0, WideText.untilNul(bytes, 0, b.length, n.charset), n.charset);
+                }
                 if (n.text) {
                     byte[] b = new byte[list.size()];
                     for (int i = 0; i < b.length; i++) {
@@ -131,6 +140,10 @@ public final class FieldValues {
                 long count = tape[at + 1];
                 at += 2;
                 Node e = n.element();
+                if (n.text && n.charset.unitBytes() > 1) {
+                    return WideText.string(seg, start >>> 3, WideText.untilNul(seg, start >>> 3, count, n.charset),
+                        n.charset);
+                }
                 if (n.text) {
                     byte[] b = new byte[Math.toIntExact(count)];
                     MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, start >>> 3, b, 0, b.length);

@@ -218,6 +218,9 @@ final class FlatScope {
                 return true;
             }
             case Node.STRING -> {
+                if (n.charset.unitBytes() > 1) {
+                    return false; // UTF-16 and UTF-32 strings end with a wider NUL: the walk reads them
+                }
                 steps.add(new Step(STRING, 8, n));
                 slots[0] += 2;
                 return true;

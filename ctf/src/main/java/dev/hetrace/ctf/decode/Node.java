@@ -116,6 +116,17 @@ public final class Node {
     public int base = 10;
     /** An array or sequence of bytes meant as text (8-bit integers with an encoding): shown as a string. */
     public boolean text;
+    /**
+     * Encoding of the text of a STRING node or of a text array or sequence: UTF-8 but where CTF 2
+     * says UTF-16 or UTF-32 (lengths and positions stay in bytes).
+     */
+    public FieldType.Encoding charset = FieldType.Encoding.UTF8;
+    /**
+     * For a CTF 2 bit map (an INT node): its flag names, in metadata order, and for each the
+     * mask of its bits in the value; null for any other node.
+     */
+    public String[] flagNames;
+    public long[] flagMasks;
     /** Index of the clock this integer samples, or -1. */
     public int clock = -1;
     public int role = ROLE_NONE;

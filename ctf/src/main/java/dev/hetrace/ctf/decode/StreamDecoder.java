@@ -841,6 +841,19 @@ public final class StreamDecoder {
             case Node.STRING -> {
                 align(8, scope);
                 long startByte = pos >>> 3;
+                int unit = n.charset.unitBytes();
+                if (unit > 1) {
+                    long nul = findNulUnit(startByte, limit >>> 3, unit);
+                    if (nul < 0) {
+                        throw error(pos, "string in the " + scope + " has no terminating " + unit + "-byte NUL before"
+                            + " the end of the packet content");
+                    }
+                    ensureTape(2);
+                    tape[tapeLen++] = startByte;
+                    tape[tapeLen++] = nul - startByte;
+                    pos = (nul + unit) << 3;
+                    return;
+                }
                 long nul = findNul(startByte, limit >>> 3);
                 if (nul < 0) {
                     throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
@@ -952,6 +965,21 @@ public final class StreamDecoder {
                 return i;
             }
             i++;
+        }
+        return -1;
+    }
+
+    /**
+     * Offset of the first NUL code unit of {@code unit} bytes (UTF-16 or UTF-32) in
+     * {@code [from, to)}, counting units from {@code from}, or -1 when no whole one is there.
+     */
+    private long findNulUnit(long from, long to, int unit) {
+        for (long i = from; to - i >= unit; i += unit) {
+            boolean zero = unit == 2 ? seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, i) == 0
+                : seg.get(ValueLayout.JAVA_INT_UNALIGNED, i) == 0;
+            if (zero) {
+                return i;
+            }
         }
         return -1;
     }

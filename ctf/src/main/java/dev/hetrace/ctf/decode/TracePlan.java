@@ -542,9 +542,11 @@ public final class TracePlan {
                 case FloatType ft -> bits(Node.FLOAT, type, ft.alignment(), ft.size(), ft.byteOrder());
                 case StringType st -> {
                     Node n = new Node(Node.STRING, type, 8);
-                    n.minBits = 8;
+                    n.charset = st.encoding() == FieldType.Encoding.ASCII ? FieldType.Encoding.UTF8 : st.encoding();
+                    n.minBits = 8L * n.charset.unitBytes();
                     yield n;
                 }
+                case FieldType.BitArrayType ba -> bitArray(ba);
                 case StructType st when st.members() instanceof StructChain chain && chain.levels() >= chainMinLevels
                     -> chain(st, chain, parentStruct, depth);
                 case StructType st -> {
@@ -601,6 +603,7 @@ public final class TracePlan {
                     n.length = at.length();
                     n.size = elem.size;
                     n.text = isText(at.element(), elem);
+                    n.charset = charset(at.element());
                     n.minBits = saturatingMultiply(at.length(), elem.minBits);
                     yield n;
                 }
@@ -617,6 +620,7 @@ public final class TracePlan {
                     n.sourceRegister = registerOf(target);
                     n.size = elem.size;
                     n.text = isText(sq.element(), elem);
+                    n.charset = charset(sq.element());
                     yield n;
                 }
             };
@@ -716,6 +720,41 @@ public final class TracePlan {
             long hi = Math.multiplyHigh(a, b);
             long lo = a * b;
             return (hi != 0 || lo < 0) ? Long.MAX_VALUE : lo;
+        }
+
+        /** The encoding of the text of an array or sequence of {@code elementType} (UTF-8 when it is no text). */
+        private static FieldType.Encoding charset(FieldType elementType) {
+            return elementType instanceof IntegerType it && it.encoding().unitBytes() > 1 ? it.encoding()
+                : FieldType.Encoding.UTF8;
+        }
+
+        /**
+         * A CTF 2 bit array: an unsigned integer shown in hexadecimal, as babeltrace2 shows bit
+         * arrays; a bit map also keeps the mask of each flag, to name the flags a value sets.
+         */
+        private static Node bitArray(FieldType.BitArrayType ba) {
+            Node n = bits(Node.INT, ba, ba.alignment(), ba.size(), ba.byteOrder());
+            n.base = 16;
+            if (!ba.flags().isEmpty()) {
+                List<String> names = new ArrayList<>();
+                List<Long> masks = new ArrayList<>();
+                for (FieldType.BitFlag f : ba.flags()) {
+                    int i = names.indexOf(f.name());
+                    if (i < 0) {
+                        names.add(f.name());
+                        masks.add(0L);
+                        i = names.size() - 1;
+                    }
+                    long mask = masks.get(i);
+                    for (long b = f.lowBit(); b <= f.highBit() && b < ba.size(); b++) {
+                        mask |= 1L << b;
+                    }
+                    masks.set(i, mask);
+                }
+                n.flagNames = names.toArray(String[]::new);
+                n.flagMasks = masks.stream().mapToLong(Long::longValue).toArray();
+            }
+            return n;
         }
 
         private static boolean isText(FieldType elementType, Node elem) {

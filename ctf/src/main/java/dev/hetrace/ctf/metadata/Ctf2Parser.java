@@ -80,6 +80,8 @@ final class Ctf2Parser {
     private final Map<String, ClockClass> clocks = new LinkedHashMap<>();
     private final Map<String, JsonNode> aliases = new HashMap<>();
     private final Map<Long, StreamBuilder> streams = new TreeMap<>();
+    /** Attributes by where they are (see {@link TraceClass#attributes()}). */
+    private final Map<String, String> attributes = new LinkedHashMap<>();
     private ByteOrder byteOrder;
 
     /** The scopes of the class being read, by origin index; the one being built is in {@link #frames}. */
@@ -162,6 +164,7 @@ final class Ctf2Parser {
         if (!type.equals("preamble")) {
             noExtensions(f, "$");
         }
+        attributes(f, "$");
         switch (type) {
             case "preamble" -> preamble(f);
             case "field-class-alias" -> alias(f);
@@ -361,7 +364,7 @@ final class Ctf2Parser {
             classes.put(sb.id, new StreamClass(sb.id, sb.packetContext, sb.eventHeader, sb.eventContext, sb.events));
         }
         return new TraceClass(2, 0, byteOrder == null ? ByteOrder.LITTLE_ENDIAN : byteOrder, uuid, packetHeader, clocks,
-            env, classes);
+            env, classes, List.of(), attributes);
     }
 
     // ---------------------------------------------------------------------------------- scopes
@@ -411,6 +414,7 @@ final class Ctf2Parser {
             throw error(path, "must be a field class (a JSON object) or the name of a field class alias");
         }
         noExtensions(fc, path);
+        attributes(fc, path);
         String type = string(fc, "type", path, true);
         return switch (type) {
             case "fixed-length-unsigned-integer", "fixed-length-signed-integer",
@@ -436,18 +440,15 @@ final class Ctf2Parser {
                         + " bits are not supported (32 or 64)");
                 };
             }
-            case "null-terminated-string" -> {
-                utf8(fc, path);
-                yield new StringType(FieldType.Encoding.UTF8);
-            }
+            case "null-terminated-string" -> new StringType(encoding(fc, path));
             // Strings of a length in bytes: the text arrays and sequences of CTF 1.8, shown up to their first NUL.
             case "static-length-string" -> {
-                utf8(fc, path);
-                yield new ArrayType(TEXT_BYTE, unsigned(required(fc, "length", path), path + ".length"));
+                FieldType unit = textByte(encoding(fc, path));
+                yield new ArrayType(unit, unsigned(required(fc, "length", path), path + ".length"));
             }
             case "dynamic-length-string" -> {
-                utf8(fc, path);
-                yield new SequenceType(TEXT_BYTE, location(fc, path, "length-field-location", false));
+                FieldType unit = textByte(encoding(fc, path));
+                yield new SequenceType(unit, location(fc, path, "length-field-location", false));
             }
             case "static-length-blob" -> {
                 long length = unsigned(required(fc, "length", path), path + ".length");
@@ -482,30 +483,74 @@ final class Ctf2Parser {
                 bitOrder(fc, path, order);
                 yield new BoolType((int) length, alignment(fc, path, "alignment"), order);
             }
-            case "fixed-length-bit-array", "fixed-length-bit-map", "dynamic-length-blob",
-                 "optional" ->
+            case "fixed-length-bit-array", "fixed-length-bit-map" -> bitArray(fc, path, type.endsWith("map"));
+            case "dynamic-length-blob", "optional" ->
                 throw error(path + ".type", type + " field classes are not supported yet");
             default -> throw error(path + ".type", "unknown field class type \"" + type + "\"");
         };
     }
 
-    private void utf8(JsonNode fc, String path) throws MetadataException {
+    private FieldType.Encoding encoding(JsonNode fc, String path) throws MetadataException {
         String enc = fc.has("encoding") ? string(fc, "encoding", path, true) : "utf-8";
-        if (!enc.equals("utf-8")) {
-            throw error(path + ".encoding", "strings encoded in " + enc + " are not supported");
+        return switch (enc) {
+            case "utf-8" -> FieldType.Encoding.UTF8;
+            case "utf-16be" -> FieldType.Encoding.UTF16BE;
+            case "utf-16le" -> FieldType.Encoding.UTF16LE;
+            case "utf-32be" -> FieldType.Encoding.UTF32BE;
+            case "utf-32le" -> FieldType.Encoding.UTF32LE;
+            default -> throw error(path + ".encoding", "unknown string encoding \"" + enc
+                + "\" (utf-8, utf-16be, utf-16le, utf-32be or utf-32le)");
+        };
+    }
+
+    /** A byte of the text of a string of a length in bytes, in {@code encoding}. */
+    private static FieldType textByte(FieldType.Encoding encoding) {
+        return encoding == FieldType.Encoding.UTF8 ? TEXT_BYTE
+            : new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, encoding, null);
+    }
+
+    /** A fixed-length bit array, or a bit map with its flags. */
+    private FieldType.BitArrayType bitArray(JsonNode fc, String path, boolean map) throws MetadataException {
+        long length = length(fc, path);
+        if (length > 64) {
+            throw error(path + ".length", "bit arrays of " + length + " bits are not supported (at most 64)");
         }
+        ByteOrder order = byteOrder(fc, path);
+        bitOrder(fc, path, order);
+        int align = alignment(fc, path, "alignment");
+        List<FieldType.BitFlag> flags = new ArrayList<>();
+        if (map) {
+            JsonNode all = required(fc, "flags", path);
+            if (!all.isObject() || all.isEmpty()) {
+                throw error(path + ".flags", "must be a JSON object of one or more flags");
+            }
+            for (Map.Entry<String, JsonNode> e : properties(fc, "flags", path)) {
+                String fpath = key(path + ".flags", e.getKey());
+                for (EnumMapping r : rangeSet(e.getValue(), fpath, e.getKey(), false)) {
+                    if (r.high() < 0) {
+                        throw error(fpath, "bit index " + Long.toUnsignedString(r.high()) + " is too large");
+                    }
+                    flags.add(new FieldType.BitFlag(e.getKey(), r.low(), r.high()));
+                }
+            }
+        }
+        return new FieldType.BitArrayType((int) length, align, order, flags);
     }
 
     private FieldType fixedInteger(JsonNode fc, String path, String type) throws MetadataException {
         boolean signed = type.startsWith("fixed-length-signed");
         long length = length(fc, path);
-        if (length > 64) {
-            throw error(path + ".length", "integers of " + length + " bits are not supported (at most 64)");
-        }
         ByteOrder order = byteOrder(fc, path);
         bitOrder(fc, path, order);
         int align = alignment(fc, path, "alignment");
         Set<Role> roles = roles(fc, path, signed, true);
+        if (length > 64 && !roles.isEmpty()) {
+            throw error(path + ".roles", "an integer of " + length + " bits cannot have a role (at most 64 bits)");
+        }
+        if (length > 64 && fc.has("mappings")) {
+            throw error(path + ".mappings", "mappings of an integer of " + length + " bits are not supported"
+                + " (at most 64)");
+        }
         String clock = null;
         if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP) || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
             if (defaultClock == null) {
@@ -535,6 +580,7 @@ final class Ctf2Parser {
                     String mpath = path + ".member-classes[" + i + "]";
                     JsonNode m = element(members, i, mpath, "a structure member class");
                     String name = string(m, "name", mpath, true);
+                    attributes(m, mpath);
                     if (!seen.add(name)) {
                         throw error(mpath + ".name", "member \"" + name + "\" is already defined in this structure");
                     }
@@ -574,6 +620,7 @@ final class Ctf2Parser {
             String opath = path + ".options[" + i + "]";
             JsonNode o = element(options, i, opath, "a variant option");
             String name = o.has("name") ? string(o, "name", opath, true) : "";
+            attributes(o, opath);
             if (!name.isEmpty() && !seen.add(name)) {
                 throw error(opath + ".name", "option \"" + name + "\" is already defined in this variant");
             }
@@ -708,7 +755,10 @@ final class Ctf2Parser {
             target = et.container();
         }
         boolean signed;
-        if (target instanceof IntegerType it) {
+        if (target instanceof IntegerType it && it.size() > 64) {
+            throw error(path, "the " + (selector ? "selector" : "length") + " field at " + describe(origin, parts)
+                + " is an integer of " + it.size() + " bits: at most 64 are supported");
+        } else if (target instanceof IntegerType it) {
             signed = it.signed();
         } else if (target instanceof VarIntType vt) {
             signed = vt.signed();
@@ -783,6 +833,23 @@ final class Ctf2Parser {
     }
 
     // ------------------------------------------------------------------------------- properties
+
+    /**
+     * Keeps the attributes of the object at {@code path}, if it has any, under the place an
+     * error there would name. The decoder has no use for them: they are shown, not interpreted.
+     */
+    private void attributes(JsonNode o, String path) throws MetadataException {
+        JsonNode a = o.get("attributes");
+        if (a == null) {
+            return;
+        }
+        if (!a.isObject()) {
+            throw error(path + ".attributes", "must be a JSON object (attributes by namespace)");
+        }
+        if (!a.isEmpty()) {
+            attributes.put(new MetadataException.Json(index, what, path).toString(), a.toString());
+        }
+    }
 
     private void noExtensions(JsonNode o, String path) throws MetadataException {
         JsonNode ext = o.get("extensions");

@@ -11,13 +11,29 @@ import java.util.Set;
 public sealed interface FieldType
         permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
                 FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType,
-                FieldType.VarIntType, FieldType.BoolType {
+                FieldType.VarIntType, FieldType.BoolType, FieldType.BitArrayType {
 
     /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
     int alignment();
 
     /** Character encoding of strings and of integers meant to be printed as text. */
-    enum Encoding { NONE, UTF8, ASCII }
+    enum Encoding {
+        NONE, UTF8, ASCII, UTF16BE, UTF16LE, UTF32BE, UTF32LE;
+
+        /** Bytes per code unit: 1 for UTF-8 (and ASCII), 2 for UTF-16, 4 for UTF-32. */
+        public int unitBytes() {
+            return switch (this) {
+                case UTF16BE, UTF16LE -> 2;
+                case UTF32BE, UTF32LE -> 4;
+                default -> 1;
+            };
+        }
+
+        /** Whether code units are big-endian (UTF-16BE, UTF-32BE). */
+        public boolean bigEndian() {
+            return this == UTF16BE || this == UTF32BE;
+        }
+    }
 
     /**
      * A fixed-size integer, 1 to 64 bits, at any alignment.
@@ -63,6 +79,22 @@ public sealed interface FieldType
 
     /** A CTF 2 fixed-length boolean: false when all its bits are zero, 1 to 64 bits. */
     record BoolType(int size, int alignment, ByteOrder byteOrder) implements FieldType {}
+
+    /**
+     * A CTF 2 fixed-length bit array, 1 to 64 bits, read as an unsigned integer (bit i of the
+     * value is element i of the array); a bit map when it has flags.
+     *
+     * @param flags the ranges of bit indexes of each flag of a bit map, in the order the metadata
+     *              gives them (a flag of several ranges has several entries); empty for a bit array
+     */
+    record BitArrayType(int size, int alignment, ByteOrder byteOrder, List<BitFlag> flags) implements FieldType {
+        public BitArrayType {
+            flags = List.copyOf(flags);
+        }
+    }
+
+    /** One range of bit indexes of a bit map flag: bits {@code lowBit} to {@code highBit}, inclusive. */
+    record BitFlag(String name, long lowBit, long highBit) {}
 
     /** An IEEE 754 binary floating-point number; {@code size() = expDig + mantDig}. */
     record FloatType(int expDig, int mantDig, int alignment, ByteOrder byteOrder) implements FieldType {

@@ -15,16 +15,28 @@ import java.util.UUID;
  * classes without events in {@code streamRuns}, sorted by id and disjoint from {@code streams}).
  * This is the schema; decoded values live elsewhere.
  *
- * @param env values are {@link Long} or {@link String}, in declaration order
+ * @param env        values are {@link Long} or {@link String}, in declaration order
+ * @param attributes the attributes CTF 2 metadata gives (custom data of its producer, which the
+ *                   decoder ignores), in metadata order: by where they are, as errors name a
+ *                   place ({@code fragment 3 (event record class "e"): $.payload-field-class}),
+ *                   each the JSON text of its attributes object; empty for CTF 1.8
  */
 public record TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
                          Map<String, ClockClass> clocks, Map<String, Object> env,
-                         SortedMap<Long, StreamClass> streams, List<StreamClassRun> streamRuns) {
+                         SortedMap<Long, StreamClass> streams, List<StreamClassRun> streamRuns,
+                         Map<String, String> attributes) {
     public TraceClass {
         clocks = Collections.unmodifiableMap(new LinkedHashMap<>(clocks));
         env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
         streams = Collections.unmodifiableSortedMap(new TreeMap<>(streams));
         streamRuns = List.copyOf(streamRuns);
+        attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+    }
+
+    public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
+                      Map<String, ClockClass> clocks, Map<String, Object> env, SortedMap<Long, StreamClass> streams,
+                      List<StreamClassRun> streamRuns) {
+        this(major, minor, byteOrder, uuid, packetHeader, clocks, env, streams, streamRuns, Map.of());
     }
 
     public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,

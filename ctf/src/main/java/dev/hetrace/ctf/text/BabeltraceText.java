@@ -10,6 +10,8 @@ import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.Tape;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.decode.WideText;
+import dev.hetrace.ctf.metadata.FieldType;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -276,7 +278,11 @@ public final class BabeltraceText {
                 return at + 1;
             }
             case Node.STRING -> {
-                escapedString(seg, t[at], t[at + 1]);
+                if (n.charset.unitBytes() > 1) {
+                    escapedWide(seg, t[at], t[at + 1], n.charset);
+                } else {
+                    escapedString(seg, t[at], t[at + 1]);
+                }
                 return at + 2;
             }
             case Node.STRUCT -> {
@@ -320,6 +326,11 @@ public final class BabeltraceText {
                 long start = t[at];
                 long count = t[at + 1];
                 Node e = n.element();
+                if (n.text && n.charset.unitBytes() > 1) {
+                    long startByte = start >>> 3;
+                    escapedWide(seg, startByte, WideText.untilNul(seg, startByte, count, n.charset), n.charset);
+                    return at + 2;
+                }
                 if (n.text) {
                     long startByte = start >>> 3;
                     long len = 0;
@@ -503,6 +514,23 @@ public final class BabeltraceText {
         out.put('"');
         for (long i = 0; i < len; i++) {
             escapedByte(seg.get(ValueLayout.JAVA_BYTE, startByte + i));
+        }
+        out.put('"');
+    }
+
+    private final byte[] utf8 = new byte[4];
+
+    /** UTF-16 or UTF-32 text, printed as its UTF-8 form is (bad code units as U+FFFD). */
+    private void escapedWide(MemorySegment seg, long startByte, long len, FieldType.Encoding encoding) {
+        out.put('"');
+        long end = startByte + len;
+        for (long at = startByte; at < end; ) {
+            long r = WideText.next(seg, at, end, encoding);
+            int n = WideText.utf8((int) r, utf8);
+            for (int k = 0; k < n; k++) {
+                escapedByte(utf8[k]);
+            }
+            at += r >>> 32;
         }
         out.put('"');
     }

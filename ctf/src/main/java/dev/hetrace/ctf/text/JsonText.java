@@ -7,6 +7,8 @@ import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.decode.WideText;
+import dev.hetrace.ctf.metadata.FieldType;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +17,9 @@ import java.nio.charset.StandardCharsets;
  * One JSON object per event and per line: {@code time_ns} (nanoseconds from the epoch, absent
  * without a clock), {@code trace}, {@code event}, and the scopes {@code packet_context},
  * {@code stream_context}, {@code context}, {@code payload} with every field (special fields
- * included). Integers are JSON numbers, enumerations their label list and value, arrays JSON arrays.
+ * included). Integers are JSON numbers, enumerations their label list and value, bit maps the
+ * flags they set and their value, arrays JSON arrays. A trace's CTF 2 attributes go on a line of
+ * their own ({@link #attributes}), not on its events.
  */
 public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
@@ -94,6 +98,33 @@ public final class JsonText {
     }
 
     /**
+     * The attributes of the trace's CTF 2 metadata, if it has any, as one line before its events:
+     * {@code {"trace":"DIR","attributes":{"WHERE":{...},...}}}, each attributes object under the
+     * place it is in the metadata, as errors name places
+     * ({@code fragment 3 (event record class "e"): $.payload-field-class}). Nothing for a trace
+     * without attributes.
+     */
+    public void attributes(CtfTrace trace) {
+        java.util.Map<String, String> all = trace.metadata().attributes();
+        if (all.isEmpty()) {
+            return;
+        }
+        out.put("{\"trace\":");
+        string(trace.directory().toString());
+        out.put(",\"attributes\":{");
+        boolean first = true;
+        for (java.util.Map.Entry<String, String> e : all.entrySet()) {
+            if (!first) {
+                out.put(',');
+            }
+            first = false;
+            string(e.getKey());
+            out.put(':').put(e.getValue());
+        }
+        out.put('}').put('}').put('\n');
+    }
+
+    /**
      * The decoder's current event's own scopes, as one JSON object without a newline
      * ({@code {"stream_context":{...},"context":{...},"payload":{...}}}, {@code {}} when it has
      * none): what the analysis index keeps of each event beside its time and name. The packet
@@ -152,7 +183,11 @@ public final class JsonText {
                 return at + 1;
             }
             case Node.STRING -> {
-                bytes(seg, t[at], t[at + 1]);
+                if (n.charset.unitBytes() > 1) {
+                    wide(seg, t[at], t[at + 1], n.charset);
+                } else {
+                    bytes(seg, t[at], t[at + 1]);
+                }
                 return at + 2;
             }
             case Node.STRUCT -> {
@@ -190,6 +225,10 @@ public final class JsonText {
                 long start = t[at];
                 long count = t[at + 1];
                 Node e = n.element();
+                if (n.text && n.charset.unitBytes() > 1) {
+                    wide(seg, start >>> 3, WideText.untilNul(seg, start >>> 3, count, n.charset), n.charset);
+                    return at + 2;
+                }
                 if (n.text) {
                     long len = 0;
                     while (len < count && seg.get(ValueLayout.JAVA_BYTE, (start >>> 3) + len) != 0) {
@@ -276,6 +315,10 @@ public final class JsonText {
     }
 
     private void scalar(Node n, long v) {
+        if (n.flagNames != null) {
+            bitMap(n, v);
+            return;
+        }
         if (n.enumTable == null) {
             number(n, v);
             return;
@@ -363,6 +406,61 @@ public final class JsonText {
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
         string(new String(b, StandardCharsets.UTF_8));
+    }
+
+    /** A bit map: the names of the flags the value sets (a flag is set when any of its bits is), and the value. */
+    private void bitMap(Node n, long v) {
+        out.put("{\"flags\":[");
+        boolean any = false;
+        for (int i = 0; i < n.flagMasks.length; i++) {
+            if ((v & n.flagMasks[i]) != 0) {
+                if (any) {
+                    out.put(',');
+                }
+                any = true;
+                out.put(flagKey(n, i));
+            }
+        }
+        out.put("],\"value\":");
+        number(n, v);
+        out.put('}');
+    }
+
+    private final java.util.Map<Node, byte[][]> flagKeys = new java.util.IdentityHashMap<>();
+
+    /** Flag {@code i} of bit map {@code n} as a JSON string, made once per bit map. */
+    private byte[] flagKey(Node n, int i) {
+        byte[][] k = flagKeys.get(n);
+        if (k == null) {
+            TextSink saved = out;
+            k = new byte[n.flagNames.length][];
+            for (int j = 0; j < k.length; j++) {
+                TextSink key = new TextSink(null);
+                out = key;
+                string(n.flagNames[j]);
+                k[j] = java.util.Arrays.copyOf(key.buffer(), key.length());
+            }
+            out = saved;
+            flagKeys.put(n, k);
+        }
+        return k[i];
+    }
+
+    private final byte[] utf8 = new byte[4];
+
+    /** UTF-16 or UTF-32 text as a JSON string: each code point in UTF-8, escaped as UTF-8 strings are. */
+    private void wide(MemorySegment seg, long startByte, long len, FieldType.Encoding encoding) {
+        out.put('"');
+        long end = startByte + len;
+        for (long at = startByte; at < end; ) {
+            long r = WideText.next(seg, at, end, encoding);
+            int n = WideText.utf8((int) r, utf8);
+            for (int k = 0; k < n; k++) {
+                escaped(utf8[k]);
+            }
+            at += r >>> 32;
+        }
+        out.put('"');
     }
 
     private void escaped(byte b) {

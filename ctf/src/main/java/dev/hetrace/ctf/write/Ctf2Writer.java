@@ -245,9 +245,14 @@ public final class Ctf2Writer {
         }
         ObjectNode fc = NODES.objectNode();
         switch (n.kind) {
-            case Node.INT -> integer(fc, n);
-            case Node.BIG_INT -> throw unsupported("an integer of " + n.size + " bits: CTF 2 can say it, but hetrace's CTF 2"
-                + " reader reads integers of at most 64 bits");
+            case Node.INT -> {
+                if (n.type instanceof FieldType.BitArrayType ba) {
+                    bitArray(fc, ba);
+                } else {
+                    integer(fc, n);
+                }
+            }
+            case Node.BIG_INT -> integer(fc, n);
             case Node.VARINT -> {
                 VarIntType vt = (VarIntType) n.type;
                 fc.put("type", vt.signed() ? "variable-length-signed-integer" : "variable-length-unsigned-integer");
@@ -266,7 +271,10 @@ public final class Ctf2Writer {
                 byteOrder(fc, ft.byteOrder());
                 alignment(fc, "alignment", ft.alignment());
             }
-            case Node.STRING -> fc.put("type", "null-terminated-string");
+            case Node.STRING -> {
+                fc.put("type", "null-terminated-string");
+                encoding(fc, n);
+            }
             case Node.STRUCT -> structure(fc, n);
             case Node.VARIANT -> variant(fc, n);
             case Node.ARRAY, Node.PACKED_ARRAY -> {
@@ -277,6 +285,7 @@ public final class Ctf2Writer {
                 } else if (n.text) {
                     fc.put("type", "static-length-string");
                     fc.put("length", n.length);
+                    encoding(fc, n);
                 } else {
                     fc.put("type", "static-length-array");
                     fc.put("length", n.length);
@@ -287,6 +296,7 @@ public final class Ctf2Writer {
                 if (n.text) {
                     fc.put("type", "dynamic-length-string");
                     fc.set("length-field-location", location(n.sourceRegister, "sequence length"));
+                    encoding(fc, n);
                 } else {
                     fc.put("type", "dynamic-length-array");
                     fc.set("length-field-location", location(n.sourceRegister, "sequence length"));
@@ -297,6 +307,35 @@ public final class Ctf2Writer {
             default -> throw new IllegalStateException("unexpected plan node kind " + n.kind);
         }
         return fc;
+    }
+
+    /** The encoding of a string, said when it is not the default UTF-8. */
+    private static void encoding(ObjectNode fc, Node n) {
+        String name = switch (n.charset) {
+            case UTF16BE -> "utf-16be";
+            case UTF16LE -> "utf-16le";
+            case UTF32BE -> "utf-32be";
+            case UTF32LE -> "utf-32le";
+            default -> null;
+        };
+        if (name != null) {
+            fc.put("encoding", name);
+        }
+    }
+
+    /** A fixed-length bit array, or a bit map with its flags (the ranges of each flag in their order). */
+    private void bitArray(ObjectNode fc, FieldType.BitArrayType ba) {
+        fc.put("type", ba.flags().isEmpty() ? "fixed-length-bit-array" : "fixed-length-bit-map");
+        fc.put("length", ba.size());
+        byteOrder(fc, ba.byteOrder());
+        alignment(fc, "alignment", ba.alignment());
+        if (!ba.flags().isEmpty()) {
+            ObjectNode flags = fc.putObject("flags");
+            for (FieldType.BitFlag f : ba.flags()) {
+                ArrayNode ranges = flags.has(f.name()) ? (ArrayNode) flags.get(f.name()) : flags.putArray(f.name());
+                ranges.addArray().add(f.lowBit()).add(f.highBit());
+            }
+        }
     }
 
     private void integer(ObjectNode fc, Node n) throws Unsupported {

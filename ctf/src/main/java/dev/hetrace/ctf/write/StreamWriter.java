@@ -428,6 +428,15 @@ public final class StreamWriter implements AutoCloseable {
             case Node.STRING -> {
                 out.align(fileBits, 8);
                 String s = value == null && scopeMode != SCOPE_USER ? "" : string(value);
+                if (n.charset.unitBytes() > 1) {
+                    if (s.indexOf('\0') >= 0) {
+                        throw fail("a CTF string cannot hold a NUL character");
+                    }
+                    byte[] b = s.getBytes(charset(n.charset));
+                    out.writeBytes(b, 0, b.length);
+                    out.write(0, 8 * n.charset.unitBytes(), false);
+                    return;
+                }
                 byte[] b = s.getBytes(StandardCharsets.UTF_8);
                 for (byte x : b) {
                     if (x == 0) {
@@ -554,7 +563,7 @@ public final class StreamWriter implements AutoCloseable {
             if (!n.text) {
                 throw fail("a string was given for an array or sequence that is not text");
             }
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            byte[] b = s.getBytes(charset(n.charset));
             boolean sequence = n.kind == Node.SEQUENCE || n.kind == Node.PACKED_SEQUENCE;
             if (sequence ? b.length != count : b.length > count) {
                 throw fail("text of " + b.length + " bytes for " + (sequence ? "a sequence whose length field says "
@@ -593,6 +602,17 @@ public final class StreamWriter implements AutoCloseable {
             encode(n.element(), e);
             depth--;
         }
+    }
+
+    /** The Java charset of a string's encoding (UTF-16 and UTF-32 without a byte order mark). */
+    private static java.nio.charset.Charset charset(dev.hetrace.ctf.metadata.FieldType.Encoding e) {
+        return switch (e) {
+            case UTF16BE -> StandardCharsets.UTF_16BE;
+            case UTF16LE -> StandardCharsets.UTF_16LE;
+            case UTF32BE -> java.nio.charset.Charset.forName("UTF-32BE");
+            case UTF32LE -> java.nio.charset.Charset.forName("UTF-32LE");
+            default -> StandardCharsets.UTF_8;
+        };
     }
 
     private void push(String name) {

@@ -190,6 +190,7 @@ public final class TsdlWriter {
             }
             case VarIntType vt -> throw new IllegalArgumentException("CTF 1.8 has no variable-length integers");
             case FieldType.BoolType bt -> throw new IllegalArgumentException("CTF 1.8 has no booleans");
+            case FieldType.BitArrayType ba -> throw new IllegalArgumentException("CTF 1.8 has no bit arrays");
             case ArrayType at -> throw new IllegalStateException("array type " + at + " outside a declarator");
             case SequenceType sq -> throw new IllegalStateException("sequence type " + sq + " outside a declarator");
         }
@@ -306,6 +307,8 @@ public final class TsdlWriter {
             case NONE -> "none";
             case UTF8 -> "UTF8";
             case ASCII -> "ASCII";
+            case UTF16BE, UTF16LE, UTF32BE, UTF32LE -> throw new IllegalArgumentException("CTF 1.8 has no " + e
+                + " strings");
         };
     }
 

@@ -5,9 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 
-/** The conformance corpus ({@code -Dhetrace.corpus=DIR}, else {@code ../../shared/corpus}); tests skip without it. */
+/** The conformance corpus ({@code -Dhetrace.corpus=DIR}, else {@code ../../shared/corpus}); see {@link Required#corpus}. */
 public final class Corpus {
     private Corpus() {
     }
@@ -16,11 +15,7 @@ public final class Corpus {
     public record Row(String trace, boolean valid, int babeltraceStatus, int babeltraceLines) {}
 
     public static Path root() {
-        String prop = System.getProperty("hetrace.corpus");
-        Path p = (prop != null ? Path.of(prop) : Path.of("../../shared/corpus")).toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(p.resolve("expected/manifest.tsv")),
-            "conformance corpus not found at " + p + " (set -Dhetrace.corpus=DIR)");
-        return p;
+        return Required.corpus();
     }
 
     public static Path trace(String relative) {

@@ -2,7 +2,6 @@ package dev.hetrace.ctf.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.hetrace.ctf.decode.FieldValues.Choice;
 import dev.hetrace.ctf.write.TraceReading.ReadEvent;

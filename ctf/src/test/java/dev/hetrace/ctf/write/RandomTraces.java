@@ -179,8 +179,11 @@ final class RandomTraces {
                 }
                 case 10 -> {
                     boolean text = random.nextInt(3) == 0;
-                    members.add(new Member(name, new ArrayType(text ? textChar() : type(depth - 1),
-                        (text && babeltraceSafe ? 1 : 0) + random.nextInt(5))));
+                    FieldType element = text ? textChar() : type(depth - 1);
+                    // The length of a string is in bytes: whole code units of its encoding here.
+                    int unit = text ? ((IntegerType) element).encoding().unitBytes() : 1;
+                    members.add(new Member(name, new ArrayType(element,
+                        unit * ((text && babeltraceSafe ? 1 : 0) + random.nextInt(5)))));
                 }
                 case 11 -> members.add(new Member(name, struct(depth - 1, 3)));
                 default -> members.add(new Member(name, type(0)));
@@ -190,6 +193,24 @@ final class RandomTraces {
     }
 
     private FieldType type(int depth) {
+        if (ctf2 && random.nextInt(5) == 0) {
+            // What CTF 1.8 cannot say: bit arrays and bit maps, UTF-16 and UTF-32 strings, integers past 64 bits.
+            switch (random.nextInt(4)) {
+                case 0 -> {
+                    return bitArrayType();
+                }
+                case 1 -> {
+                    return new StringType(wideEncoding());
+                }
+                case 2 -> {
+                    int size = 65 + random.nextInt(100);
+                    int align = pick(1, 8, 8, 32);
+                    return new IntegerType(size, align, random.nextBoolean(), order(align >= 8 && size % 8 == 0),
+                        pick(2, 8, 10, 10, 16), Encoding.NONE, null);
+                }
+                default -> { }
+            }
+        }
         if (ctf2 && random.nextInt(6) == 0) {
             boolean signed = random.nextBoolean();
             List<EnumMapping> m = random.nextBoolean() ? List.of()
@@ -232,7 +253,30 @@ final class RandomTraces {
     }
 
     private FieldType textChar() {
-        return new IntegerType(8, 8, false, traceOrder, 10, Encoding.UTF8, null);
+        Encoding e = ctf2 && random.nextInt(3) == 0 ? wideEncoding() : Encoding.UTF8;
+        return new IntegerType(8, 8, false, traceOrder, 10, e, null);
+    }
+
+    private Encoding wideEncoding() {
+        return List.of(Encoding.UTF16BE, Encoding.UTF16LE, Encoding.UTF32BE, Encoding.UTF32LE).get(random.nextInt(4));
+    }
+
+    /** A bit array of 1 to 64 bits, or a bit map with one to three flags of one or two ranges each. */
+    private FieldType.BitArrayType bitArrayType() {
+        int size = 1 + random.nextInt(64);
+        int align = pick(1, 1, 8, 32);
+        List<FieldType.BitFlag> flags = new ArrayList<>();
+        if (random.nextBoolean()) {
+            int count = 1 + random.nextInt(3);
+            for (int f = 0; f < count; f++) {
+                int ranges = 1 + random.nextInt(2);
+                for (int r = 0; r < ranges; r++) {
+                    int lo = random.nextInt(size);
+                    flags.add(new FieldType.BitFlag("F" + f, lo, lo + random.nextInt(size - lo)));
+                }
+            }
+        }
+        return new FieldType.BitArrayType(size, align, order(align >= 8 && size % 8 == 0), flags);
     }
 
     private ByteOrder order(boolean mayDiffer) {
@@ -259,7 +303,16 @@ final class RandomTraces {
     /** A value of {@code type}, in the shapes {@link dev.hetrace.ctf.decode.FieldValues} reads back. */
     Object value(FieldType type) {
         return switch (type) {
+            case IntegerType it when it.size() > 64 -> {
+                java.math.BigInteger v = new java.math.BigInteger(it.size(), random);
+                if (random.nextInt(6) == 0) {
+                    v = java.math.BigInteger.ONE.shiftLeft(it.size()).subtract(java.math.BigInteger.ONE); // extreme
+                }
+                yield it.signed() ? v.subtract(java.math.BigInteger.ONE.shiftLeft(it.size() - 1)) : v;
+            }
             case IntegerType it -> intValue(it);
+            case FieldType.BitArrayType ba -> intValue(new IntegerType(ba.size(), ba.alignment(), false, ba.byteOrder(),
+                16, Encoding.NONE, null));
             case EnumType et -> {
                 if (random.nextInt(4) == 0) {
                     yield intValue(et.container());
@@ -269,6 +322,8 @@ final class RandomTraces {
             }
             case FloatType ft -> ft.size() == 32 ? (double) (float) ((random.nextDouble() - 0.5) * Math.pow(10,
                 random.nextInt(20) - 10)) : (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(40) - 20);
+            case StringType st when st.encoding().unitBytes() > 1 ->
+                wideText(st.encoding(), st.encoding().unitBytes() * random.nextInt(12));
             case StringType st -> text((babeltraceSafe ? 1 : 0) + random.nextInt(12));
             case StructType st -> structValue(st);
             // Any width of value: from one byte of LEB128 to ten.
@@ -276,6 +331,10 @@ final class RandomTraces {
                 : random.nextLong() >>> random.nextInt(64);
             case FieldType.BoolType bt -> throw new IllegalArgumentException("the random traces have no booleans");
             case ArrayType at -> {
+                if (isText(at.element()) && ((IntegerType) at.element()).encoding().unitBytes() > 1) {
+                    Encoding e = ((IntegerType) at.element()).encoding();
+                    yield wideText(e, e.unitBytes() * random.nextInt((int) at.length() / e.unitBytes() + 1));
+                }
                 if (isText(at.element())) {
                     int min = babeltraceSafe ? 1 : 0;
                     yield text(min + random.nextInt((int) at.length() + 1 - min));
@@ -298,6 +357,14 @@ final class RandomTraces {
             switch (m.type()) {
                 case SequenceType sq -> {
                     IntegerType lenType = (IntegerType) st.member(sq.length().toString()).type();
+                    if (isText(sq.element()) && ((IntegerType) sq.element()).encoding().unitBytes() > 1) {
+                        Encoding e = ((IntegerType) sq.element()).encoding();
+                        int maxUnits = (int) Math.min(16, (1L << lenType.size()) - 1) / e.unitBytes();
+                        int bytes = e.unitBytes() * random.nextInt(maxUnits + 1);
+                        map.put(sq.length().toString(), (long) bytes);
+                        map.put(m.name(), wideText(e, bytes));
+                        continue;
+                    }
                     int max = (int) Math.min(4, (1L << lenType.size()) - 1);
                     int min = babeltraceSafe && isText(sq.element()) ? 1 : 0;
                     int count = min + random.nextInt(max + 1 - min);
@@ -357,6 +424,26 @@ final class RandomTraces {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < length; i++) {
             b.append((char) ('a' + random.nextInt(26)));
+        }
+        return b.toString();
+    }
+
+    /**
+     * Text of exactly {@code bytes} bytes in {@code e} (a multiple of its code unit), without
+     * NUL: letters, accented letters and, where room is left, characters outside the BMP (a
+     * surrogate pair in UTF-16).
+     */
+    private String wideText(Encoding e, int bytes) {
+        StringBuilder b = new StringBuilder();
+        int left = bytes;
+        while (left > 0) {
+            if (left >= 4 && random.nextInt(4) == 0) {
+                b.appendCodePoint(0x1F600 + random.nextInt(64));
+                left -= 4;
+            } else {
+                b.append(random.nextBoolean() ? (char) ('a' + random.nextInt(26)) : (char) (0xE0 + random.nextInt(32)));
+                left -= e.unitBytes();
+            }
         }
         return b.toString();
     }

@@ -13,6 +13,7 @@ import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.TraceClass;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.write.TraceReading.ReadEvent;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,7 +31,7 @@ import net.jqwik.api.Property;
 
 /**
  * Whatever the writer writes, the reader reads back the same: the metadata (as a trace class)
- * and every event's id, time and field values; and babeltrace2, where installed, prints the
+ * and every event's id, time and field values; and babeltrace2 prints the
  * same text as hetrace for it.
  */
 class RoundTripProperties {
@@ -117,8 +118,8 @@ class RoundTripProperties {
 
     @Property(tries = 25)
     void babeltrace2PrintsWhatHetracePrints(@ForAll Random random) throws Exception {
-        if (!TraceReading.babeltraceInstalled()) {
-            return; // nothing to compare with on this machine
+        if (!Required.hasBabeltrace2()) {
+            return; // a developer's machine without it (under CI it fails instead)
         }
         Path dir = Files.createTempDirectory("hetrace-bt2");
         try {

@@ -4,6 +4,7 @@ import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.FieldValues;
 import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.ByteArrayOutputStream;
@@ -56,14 +57,9 @@ final class TraceReading {
         return bytes.toString(StandardCharsets.UTF_8);
     }
 
+    /** Whether babeltrace2 is there to compare with (see {@link Required#hasBabeltrace2}). */
     static boolean babeltraceInstalled() {
-        try {
-            Process p = new ProcessBuilder("babeltrace2", "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
+        return Required.hasBabeltrace2();
     }
 
     /** What babeltrace2 did with a trace. */

@@ -38,157 +38,157 @@ import java.util.TreeMap;
  */
 public final class ProbeImport {
 
-	private static final Set<String> KNOWN = Set.of("run", "config", "time_ns", "pid", "tid", "cpu", "probe", "thread",
-			"workload");
+    private static final Set<String> KNOWN = Set.of("run", "config", "time_ns", "pid", "tid", "cpu", "probe", "thread",
+            "workload");
 
-	private ProbeImport() {
-	}
+    private ProbeImport() {
+    }
 
-	public static List<Run> read(Path file) throws IOException {
-		List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-		String[] header = null;
-		Map<String, Integer> col = new HashMap<>();
-		List<Integer> counterCols = new ArrayList<>();
-		Map<String, RunBuilder> runs = new LinkedHashMap<>();
-		for (int i = 0; i < lines.size(); i++) {
-			int no = i + 1;
-			String line = lines.get(i);
-			if (line.isBlank() || line.startsWith("#")) {
-				continue;
-			}
-			String[] f = line.split(",", -1);
-			if (header == null) {
-				header = f;
-				for (int c = 0; c < f.length; c++) {
-					String name = f[c].strip();
-					if (name.isEmpty()) {
-						throw Importer.malformed(file, no, "column " + (c + 1) + " of the header has no name");
-					}
-					if (col.put(name, c) != null) {
-						throw Importer.malformed(file, no, "column '" + name + "' appears twice in the header");
-					}
-					if (!KNOWN.contains(name)) {
-						counterCols.add(c);
-					}
-				}
-				for (String need : List.of("run", "time_ns", "tid", "probe")) {
-					if (!col.containsKey(need)) {
-						throw Importer.malformed(file, no, "the probe CSV header lacks the '" + need
-								+ "' column (needs run, time_ns, tid, probe; see docs/profiling.md)");
-					}
-				}
-				continue;
-			}
-			if (f.length != header.length) {
-				throw Importer.malformed(file, no, "expected " + header.length + " fields as in the header, found "
-						+ f.length);
-			}
-			String runId = f[col.get("run")].strip();
-			RunBuilder r = runs.computeIfAbsent(runId, k -> new RunBuilder());
-			if (r.firstLine == 0) {
-				r.firstLine = no;
-				r.config = col.containsKey("config") ? labels(file, no, f[col.get("config")]) : Map.of();
-				r.workload = col.containsKey("workload") ? f[col.get("workload")].strip() : "";
-			}
-			double t = Importer.number(file, no, f[col.get("time_ns")], "time_ns");
-			long tid = (long) Importer.number(file, no, f[col.get("tid")], "tid");
-			long pid = col.containsKey("pid") ? (long) Importer.number(file, no, f[col.get("pid")], "pid") : tid;
-			int cpu = col.containsKey("cpu") && !f[col.get("cpu")].isBlank()
-					? (int) Importer.number(file, no, f[col.get("cpu")], "cpu") : -1;
-			String thread = col.containsKey("thread") ? f[col.get("thread")].strip() : "";
-			String probe = f[col.get("probe")].strip();
-			r.first = Math.min(r.first, t);
-			r.last = Math.max(r.last, t);
-			Map<String, Double> readings = new LinkedHashMap<>();
-			for (int c : counterCols) {
-				if (!f[c].isBlank()) {
-					readings.put(header[c].strip(), Importer.number(file, no, f[c], header[c].strip()));
-				}
-			}
-			Map<String, Double> previous = r.lastReading.get(tid);
-			if (previous != null) {
-				Map<String, Double> delta = new LinkedHashMap<>();
-				for (var e : readings.entrySet()) {
-					Double p = previous.get(e.getKey());
-					if (p == null) {
-						continue;
-					}
-					if (e.getValue() < p) {
-						throw Importer.malformed(file, no, "counter " + e.getKey() + " of thread " + tid + " went backwards ("
-								+ fmt(p) + " then " + fmt(e.getValue()) + "): readings must be cumulative");
-					}
-					delta.put(e.getKey(), e.getValue() - p);
-				}
-				r.samples.add(new double[] {t}, new Sample(Double.NaN, pid, tid, thread, cpu, probe, delta));
-				for (var e : delta.entrySet()) {
-					r.totals.merge(e.getKey(), e.getValue(), Double::sum);
-				}
-				previous.putAll(readings);
-			} else {
-				r.lastReading.put(tid, new LinkedHashMap<>(readings));
-			}
-		}
-		if (header == null || runs.isEmpty()) {
-			throw Importer.malformed(file, Math.max(1, lines.size()), header == null ? "no probe CSV header"
-					: "no probe rows after the header");
-		}
-		List<Run> out = new ArrayList<>();
-		for (RunBuilder r : runs.values()) {
-			String workload = r.workload.isEmpty() ? String.valueOf(file.getFileName()) : r.workload;
-			out.add(new Run(workload, r.config, 0, (r.last - r.first) / 1e9, Double.NaN, Double.NaN, r.totals,
-					Map.of(), r.samples.relativeTo(r.first)));
-		}
-		return out;
-	}
+    public static List<Run> read(Path file) throws IOException {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        String[] header = null;
+        Map<String, Integer> col = new HashMap<>();
+        List<Integer> counterCols = new ArrayList<>();
+        Map<String, RunBuilder> runs = new LinkedHashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            int no = i + 1;
+            String line = lines.get(i);
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (header == null) {
+                header = f;
+                for (int c = 0; c < f.length; c++) {
+                    String name = f[c].strip();
+                    if (name.isEmpty()) {
+                        throw Importer.malformed(file, no, "column " + (c + 1) + " of the header has no name");
+                    }
+                    if (col.put(name, c) != null) {
+                        throw Importer.malformed(file, no, "column '" + name + "' appears twice in the header");
+                    }
+                    if (!KNOWN.contains(name)) {
+                        counterCols.add(c);
+                    }
+                }
+                for (String need : List.of("run", "time_ns", "tid", "probe")) {
+                    if (!col.containsKey(need)) {
+                        throw Importer.malformed(file, no, "the probe CSV header lacks the '" + need
+                                + "' column (needs run, time_ns, tid, probe; see docs/profiling.md)");
+                    }
+                }
+                continue;
+            }
+            if (f.length != header.length) {
+                throw Importer.malformed(file, no, "expected " + header.length + " fields as in the header, found "
+                        + f.length);
+            }
+            String runId = f[col.get("run")].strip();
+            RunBuilder r = runs.computeIfAbsent(runId, k -> new RunBuilder());
+            if (r.firstLine == 0) {
+                r.firstLine = no;
+                r.config = col.containsKey("config") ? labels(file, no, f[col.get("config")]) : Map.of();
+                r.workload = col.containsKey("workload") ? f[col.get("workload")].strip() : "";
+            }
+            double t = Importer.number(file, no, f[col.get("time_ns")], "time_ns");
+            long tid = (long) Importer.number(file, no, f[col.get("tid")], "tid");
+            long pid = col.containsKey("pid") ? (long) Importer.number(file, no, f[col.get("pid")], "pid") : tid;
+            int cpu = col.containsKey("cpu") && !f[col.get("cpu")].isBlank()
+                    ? (int) Importer.number(file, no, f[col.get("cpu")], "cpu") : -1;
+            String thread = col.containsKey("thread") ? f[col.get("thread")].strip() : "";
+            String probe = f[col.get("probe")].strip();
+            r.first = Math.min(r.first, t);
+            r.last = Math.max(r.last, t);
+            Map<String, Double> readings = new LinkedHashMap<>();
+            for (int c : counterCols) {
+                if (!f[c].isBlank()) {
+                    readings.put(header[c].strip(), Importer.number(file, no, f[c], header[c].strip()));
+                }
+            }
+            Map<String, Double> previous = r.lastReading.get(tid);
+            if (previous != null) {
+                Map<String, Double> delta = new LinkedHashMap<>();
+                for (var e : readings.entrySet()) {
+                    Double p = previous.get(e.getKey());
+                    if (p == null) {
+                        continue;
+                    }
+                    if (e.getValue() < p) {
+                        throw Importer.malformed(file, no, "counter " + e.getKey() + " of thread " + tid + " went backwards ("
+                                + fmt(p) + " then " + fmt(e.getValue()) + "): readings must be cumulative");
+                    }
+                    delta.put(e.getKey(), e.getValue() - p);
+                }
+                r.samples.add(new double[] {t}, new Sample(Double.NaN, pid, tid, thread, cpu, probe, delta));
+                for (var e : delta.entrySet()) {
+                    r.totals.merge(e.getKey(), e.getValue(), Double::sum);
+                }
+                previous.putAll(readings);
+            } else {
+                r.lastReading.put(tid, new LinkedHashMap<>(readings));
+            }
+        }
+        if (header == null || runs.isEmpty()) {
+            throw Importer.malformed(file, Math.max(1, lines.size()), header == null ? "no probe CSV header"
+                    : "no probe rows after the header");
+        }
+        List<Run> out = new ArrayList<>();
+        for (RunBuilder r : runs.values()) {
+            String workload = r.workload.isEmpty() ? String.valueOf(file.getFileName()) : r.workload;
+            out.add(new Run(workload, r.config, 0, (r.last - r.first) / 1e9, Double.NaN, Double.NaN, r.totals,
+                    Map.of(), r.samples.relativeTo(r.first)));
+        }
+        return out;
+    }
 
-	private static Map<String, String> labels(Path file, int no, String text) {
-		Map<String, String> out = new TreeMap<>();
-		for (String kv : text.split(";")) {
-			if (kv.isBlank()) {
-				continue;
-			}
-			int eq = kv.indexOf('=');
-			if (eq <= 0) {
-				throw Importer.malformed(file, no, "config label '" + kv.strip() + "' is not key=value");
-			}
-			out.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
-		}
-		return out;
-	}
+    private static Map<String, String> labels(Path file, int no, String text) {
+        Map<String, String> out = new TreeMap<>();
+        for (String kv : text.split(";")) {
+            if (kv.isBlank()) {
+                continue;
+            }
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw Importer.malformed(file, no, "config label '" + kv.strip() + "' is not key=value");
+            }
+            out.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+        }
+        return out;
+    }
 
-	private static String fmt(double v) {
-		return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
-	}
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
 
-	private static final class RunBuilder {
-		int firstLine;
-		Map<String, String> config;
-		String workload;
-		double first = Double.POSITIVE_INFINITY;
-		double last = Double.NEGATIVE_INFINITY;
-		final Map<Long, Map<String, Double>> lastReading = new HashMap<>();
-		final Map<String, Double> totals = new TreeMap<>();
-		final Timed samples = new Timed();
-	}
+    private static final class RunBuilder {
+        int firstLine;
+        Map<String, String> config;
+        String workload;
+        double first = Double.POSITIVE_INFINITY;
+        double last = Double.NEGATIVE_INFINITY;
+        final Map<Long, Map<String, Double>> lastReading = new HashMap<>();
+        final Map<String, Double> totals = new TreeMap<>();
+        final Timed samples = new Timed();
+    }
 
-	/** Samples with their absolute time, given times from the run's start at the end. */
-	private static final class Timed {
-		final List<double[]> times = new ArrayList<>();
-		final List<Sample> samples = new ArrayList<>();
+    /** Samples with their absolute time, given times from the run's start at the end. */
+    private static final class Timed {
+        final List<double[]> times = new ArrayList<>();
+        final List<Sample> samples = new ArrayList<>();
 
-		void add(double[] t, Sample s) {
-			times.add(t);
-			samples.add(s);
-		}
+        void add(double[] t, Sample s) {
+            times.add(t);
+            samples.add(s);
+        }
 
-		List<Sample> relativeTo(double start) {
-			List<Sample> out = new ArrayList<>();
-			for (int i = 0; i < samples.size(); i++) {
-				Sample s = samples.get(i);
-				out.add(new Sample((times.get(i)[0] - start) / 1e9, s.pid(), s.tid(), s.thread(), s.cpu(), s.trigger(),
-						s.counters()));
-			}
-			return out;
-		}
-	}
+        List<Sample> relativeTo(double start) {
+            List<Sample> out = new ArrayList<>();
+            for (int i = 0; i < samples.size(); i++) {
+                Sample s = samples.get(i);
+                out.add(new Sample((times.get(i)[0] - start) / 1e9, s.pid(), s.tid(), s.thread(), s.cpu(), s.trigger(),
+                        s.counters()));
+            }
+            return out;
+        }
+    }
 }

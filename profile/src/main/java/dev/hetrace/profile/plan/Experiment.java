@@ -38,69 +38,69 @@ import java.util.regex.Pattern;
  */
 public record Experiment(String name, List<String> counters, Map<String, String> metrics) {
 
-	private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-			.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-	private static final Pattern PMC = Pattern.compile("pmc(\\d+)");
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final Pattern PMC = Pattern.compile("pmc(\\d+)");
 
-	public Experiment {
-		Objects.requireNonNull(name, "name");
-		counters = List.copyOf(counters);
-		metrics = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
-	}
+    public Experiment {
+        Objects.requireNonNull(name, "name");
+        counters = List.copyOf(counters);
+        metrics = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
+    }
 
-	/** The metrics, parsed (a malformed formula gets a {@link ProfileException} naming the metric). */
-	public List<Metric> parsedMetrics() {
-		List<Metric> out = new ArrayList<>();
-		metrics.forEach((k, v) -> {
-			try {
-				out.add(new Metric(k, Formula.parse(v)));
-			} catch (ProfileException e) {
-				throw new ProfileException("metric " + k + ": " + e.getMessage(), e);
-			}
-		});
-		return out;
-	}
+    /** The metrics, parsed (a malformed formula gets a {@link ProfileException} naming the metric). */
+    public List<Metric> parsedMetrics() {
+        List<Metric> out = new ArrayList<>();
+        metrics.forEach((k, v) -> {
+            try {
+                out.add(new Metric(k, Formula.parse(v)));
+            } catch (ProfileException e) {
+                throw new ProfileException("metric " + k + ": " + e.getMessage(), e);
+            }
+        });
+        return out;
+    }
 
-	/** A counter lookup that answers {@code pmcN} with the value of register N's event (and the reverse), else the name itself. */
-	public ToDoubleFunction<String> lookup(Map<String, Double> values) {
-		return name -> {
-			Double v = values.get(name);
-			if (v != null) {
-				return v;
-			}
-			Matcher m = PMC.matcher(name);
-			if (m.matches()) {
-				int i = Integer.parseInt(m.group(1));
-				return i < counters.size() ? values.getOrDefault(counters.get(i), Double.NaN) : Double.NaN;
-			}
-			int i = counters.indexOf(name);
-			return i >= 0 ? values.getOrDefault("pmc" + i, Double.NaN) : Double.NaN;
-		};
-	}
+    /** A counter lookup that answers {@code pmcN} with the value of register N's event (and the reverse), else the name itself. */
+    public ToDoubleFunction<String> lookup(Map<String, Double> values) {
+        return name -> {
+            Double v = values.get(name);
+            if (v != null) {
+                return v;
+            }
+            Matcher m = PMC.matcher(name);
+            if (m.matches()) {
+                int i = Integer.parseInt(m.group(1));
+                return i < counters.size() ? values.getOrDefault(counters.get(i), Double.NaN) : Double.NaN;
+            }
+            int i = counters.indexOf(name);
+            return i >= 0 ? values.getOrDefault("pmc" + i, Double.NaN) : Double.NaN;
+        };
+    }
 
-	public void write(Path file) throws IOException {
-		Path parent = file.toAbsolutePath().getParent();
-		if (parent != null) {
-			Files.createDirectories(parent);
-		}
-		JSON.writeValue(file.toFile(), this);
-	}
+    public void write(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        JSON.writeValue(file.toFile(), this);
+    }
 
-	/** Reads an experiment; a malformed file or formula gets a {@link ProfileException} naming the file (and line). */
-	public static Experiment read(Path file) throws IOException {
-		Experiment e;
-		try {
-			e = JSON.readValue(file.toFile(), Experiment.class);
-		} catch (JsonProcessingException x) {
-			var at = x.getLocation();
-			throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-					+ ": not a hetrace experiment: " + x.getOriginalMessage());
-		}
-		try {
-			e.parsedMetrics();
-		} catch (ProfileException x) {
-			throw new ProfileException(file + ": " + x.getMessage());
-		}
-		return e;
-	}
+    /** Reads an experiment; a malformed file or formula gets a {@link ProfileException} naming the file (and line). */
+    public static Experiment read(Path file) throws IOException {
+        Experiment e;
+        try {
+            e = JSON.readValue(file.toFile(), Experiment.class);
+        } catch (JsonProcessingException x) {
+            var at = x.getLocation();
+            throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                    + ": not a hetrace experiment: " + x.getOriginalMessage());
+        }
+        try {
+            e.parsedMetrics();
+        } catch (ProfileException x) {
+            throw new ProfileException(file + ": " + x.getMessage());
+        }
+        return e;
+    }
 }

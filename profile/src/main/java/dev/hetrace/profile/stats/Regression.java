@@ -18,35 +18,35 @@ import org.hipparchus.stat.regression.SimpleRegression;
  */
 public record Regression(String x, String y, int n, double slope, double intercept, double r, double r2) {
 
-	public static Regression of(String xName, double[] x, String yName, double[] y) {
-		if (x.length != y.length) {
-			throw new IllegalArgumentException("x and y have different lengths: " + x.length + ", " + y.length);
-		}
-		SimpleRegression reg = new SimpleRegression();
-		int n = 0;
-		for (int i = 0; i < x.length; i++) {
-			if (!Double.isNaN(x[i]) && !Double.isNaN(y[i])) {
-				reg.addData(x[i], y[i]);
-				n++;
-			}
-		}
-		if (n < 2) {
-			return new Regression(xName, yName, n, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-		}
-		double slope = reg.getSlope();
-		if (Double.isNaN(slope) || Double.isInfinite(slope) || reg.getXSumSquares() == 0) {
-			return new Regression(xName, yName, n, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-		}
-		double r = reg.getR();
-		// y constant: the line is flat and explains nothing; Hipparchus gives NaN, say 0
-		if (Double.isNaN(r)) {
-			r = 0;
-		}
-		return new Regression(xName, yName, n, slope, reg.getIntercept(), r, r * r);
-	}
+    public static Regression of(String xName, double[] x, String yName, double[] y) {
+        if (x.length != y.length) {
+            throw new IllegalArgumentException("x and y have different lengths: " + x.length + ", " + y.length);
+        }
+        SimpleRegression reg = new SimpleRegression();
+        int n = 0;
+        for (int i = 0; i < x.length; i++) {
+            if (!Double.isNaN(x[i]) && !Double.isNaN(y[i])) {
+                reg.addData(x[i], y[i]);
+                n++;
+            }
+        }
+        if (n < 2) {
+            return new Regression(xName, yName, n, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+        }
+        double slope = reg.getSlope();
+        if (Double.isNaN(slope) || Double.isInfinite(slope) || reg.getXSumSquares() == 0) {
+            return new Regression(xName, yName, n, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+        }
+        double r = reg.getR();
+        // y constant: the line is flat and explains nothing; Hipparchus gives NaN, say 0
+        if (Double.isNaN(r)) {
+            r = 0;
+        }
+        return new Regression(xName, yName, n, slope, reg.getIntercept(), r, r * r);
+    }
 
-	/** Whether a line could be fitted. */
-	public boolean defined() {
-		return !Double.isNaN(slope);
-	}
+    /** Whether a line could be fitted. */
+    public boolean defined() {
+        return !Double.isNaN(slope);
+    }
 }

@@ -118,7 +118,8 @@
 
   function slowdown(parent, c) {
     const w = 2 * W, h = 1.3 * H;
-    const s = figure(parent, 'slowdown vs stress level', 'slowdown', 'runtime', w, h);
+    const measure = c.measure || 'runtime', u = c.unit === undefined ? 's' : c.unit;
+    const s = figure(parent, `slowdown of ${measure} vs stress level`, 'slowdown', measure, w, h);
     const lv = c.levels;
     const x = scale(Math.min(...lv.map(l => l.level)), Math.max(...lv.map(l => l.level)), M.l + 10, w - M.r - 10);
     const top = Math.max(1 + c.threshold, ...lv.map(l => ok(l.high) ? l.high : l.slowdown));
@@ -133,7 +134,7 @@
       if (ok(l.low) && ok(l.high)) el('line', {class: 'ci', x1: x(l.level), x2: x(l.level), y1: y(l.low), y2: y(l.high)}, s);
       const p = el('circle', {class: 'level' + (l.acceptable ? '' : ' unacceptable'), cx: x(l.level), cy: y(l.slowdown), r: 4,
         'data-level': l.label}, s);
-      el('title', {}, p, `stress ${l.label}: ×${fmt(l.slowdown)} [${fmt(l.low)}, ${fmt(l.high)}], median ${fmt(l.median)} s, ${l.n} runs`);
+      el('title', {}, p, `stress ${l.label}: ×${fmt(l.slowdown)} [${fmt(l.low)}, ${fmt(l.high)}], median ${measure} ${fmt(l.median)}${u ? ' ' + u : ''}, ${l.n} runs`);
       el('text', {x: x(l.level), y: h - M.b + 13, 'text-anchor': 'middle'}, s, l.label);
     }
     if (c.knee !== null) {
@@ -144,10 +145,14 @@
       el('text', {class: 'knee', x: x(k.level) + (right ? 4 : -4), y: M.t + 10, 'text-anchor': right ? 'start' : 'end'}, s,
         `knee: stress ${k.label} (×${fmt(k.slowdown)})`);
     }
+    // the chart says it short; the sentences under it say why when there is no budget
     const b = c.budget;
-    const note = b === null ? 'every stress level slows the workload beyond the threshold'
-      : `extra-access budget: stress ${b.level}` + (ok(b.bytesPerSecond) ? ` = ${fmt(b.bytesPerSecond / 1e6)} MB/s` : ' (bandwidth not measured)');
+    const note = b === null ? 'no extra-access budget (below)'
+      : `extra-access budget: stress ${b.level}` + (ok(b.bytesPerSecond) && b.bytesPerSecond > 0
+        ? ` = ${fmt(b.bytesPerSecond / 1e6)} MB/s` : ' (bandwidth unknown, below)');
     el('text', {class: 'budget', x: M.l + 6, y: M.t + 24}, s, note);
+    const notes = html('div', {id: 'slowdown-notes'}, s.parentNode);
+    for (const t of [c.basis, c.kneeNote, c.budgetNote]) if (t) html('p', {class: 'muted'}, notes, t);
   }
 
   function split(parent) {
@@ -215,9 +220,10 @@
   const runtime = data.quantities.find(q => q.name === 'runtime');
   if (data.slowdown) {
     const c = data.slowdown;
+    const measure = c.measure || 'runtime', u = c.unit === undefined ? 's' : c.unit;
     slowdown(section('Slowdown under stress',
-      'Median runtime at each stress level over the isolated median, with its 95 % bootstrap interval; the knee is the first level past the threshold.'), c);
-    table(root, ['stress', 'runs', 'median s', 'slowdown', '95 % interval', 'stressor MB/s', 'acceptable'],
+      `Median ${measure} at each stress level over the isolated median, with its 95 % bootstrap interval; the knee is the first level past the threshold.`), c);
+    table(root, ['stress', 'runs', `median ${measure === 'runtime' ? '' : measure + ' '}${u}`.trim(), 'slowdown', '95 % interval', 'stressor MB/s', 'acceptable'],
       c.levels.map(l => [l.label, l.n, fmt(l.median), '×' + fmt(l.slowdown), `${fmt(l.low)}–${fmt(l.high)}`,
         ok(l.bytesPerSecond) ? fmt(l.bytesPerSecond / 1e6) : '–', l.acceptable ? 'yes' : 'no']));
   }

@@ -9,6 +9,7 @@ import dev.hetrace.ctf.decode.FieldValues;
 import dev.hetrace.ctf.decode.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.TextSink;
 import dev.hetrace.ctf.write.CtfWriter;
@@ -29,7 +30,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -301,8 +301,6 @@ class SynchronizedCopyTest {
 
     // ------------------------------------------------------------------ real traces
 
-    private static final Path CORPUS = Path.of("/work/shared/corpus");
-
     /**
      * LTTng traces (packetized metadata, index files, file rotation, a crashed session, events
      * after their packet's end), a big-endian trace, and others, by both routes.
@@ -319,8 +317,7 @@ class SynchronizedCopyTest {
     @ParameterizedTest(name = "{0} through the {1}")
     @MethodSource("corpusTraces")
     void aCorpusTraceCopiedEitherWayReadsAtTheTransformedTimes(String name, Method method) throws Exception {
-        Path original = CORPUS.resolve(name);
-        Assumptions.assumeTrue(Files.isDirectory(original), "the corpus is not installed");
+        Path original = Required.corpus(name);
         ClockTransform transform = transformFor(original);
         Path out = tmp.resolve("out");
 
@@ -625,9 +622,9 @@ class SynchronizedCopyTest {
         assertThat(warnings).isEmpty();
     }
 
-    /** babeltrace2, when installed, prints the copy exactly as hetrace does (times included). */
+    /** babeltrace2 prints the copy exactly as hetrace does (times included). */
     private static void assertBabeltraceAgrees(Path... copies) throws Exception {
-        Assumptions.assumeTrue(babeltraceInstalled(), "babeltrace2 is not installed");
+        Required.tool("babeltrace2", "--version");
         List<String> command = new java.util.ArrayList<>(List.of("babeltrace2"));
         for (Path c : copies) {
             command.add(c.toString());
@@ -672,16 +669,6 @@ class SynchronizedCopyTest {
             traces.forEach(CtfTrace::close);
         }
         return bytes.toString(StandardCharsets.UTF_8);
-    }
-
-    private static boolean babeltraceInstalled() {
-        try {
-            Process p = new ProcessBuilder("babeltrace2", "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
     }
 
     static long firstNanos(Path trace) throws Exception {

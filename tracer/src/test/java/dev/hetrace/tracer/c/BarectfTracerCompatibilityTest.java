@@ -4,6 +4,7 @@ import static dev.hetrace.tracer.Processes.run;
 import static dev.hetrace.tracer.Processes.works;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Drop-in compatibility with barectf 3.1.1: the same application source and the same
  * (hetrace-generated) platform build against barectf's generated tracer and against
  * hetrace's, and both traces decode to the same events (timestamps aside: the clock is real).
- * Skipped unless both {@code barectf} and {@code gcc} are installed. Little-endian only:
+ * Needs {@code barectf} and {@code gcc} (see {@link Required}). Little-endian only:
  * barectf's tracer writes aligned fields in the host's byte order.
  */
 class BarectfTracerCompatibilityTest {
@@ -35,8 +35,8 @@ class BarectfTracerCompatibilityTest {
 
     @Test
     void barectfsTracerAndHetracesWriteTheSameEventsForTheSameCalls() throws Exception {
-        Assumptions.assumeTrue(works(List.of("barectf", "--version"), dir), "barectf not installed: compatibility not tested");
-        Assumptions.assumeTrue(works(List.of("gcc", "--version"), dir), "gcc not installed: compatibility not tested");
+        Required.that(works(List.of("barectf", "--version"), dir), "barectf is not installed: compatibility not tested");
+        Required.that(works(List.of("gcc", "--version"), dir), "gcc is not installed: compatibility not tested");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
         Configuration c = ConfigReader.read(config, List.of(dir));

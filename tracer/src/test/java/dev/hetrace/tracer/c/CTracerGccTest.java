@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.Processes;
 import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
@@ -18,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Generated tracers compile cleanly ({@code gcc -std=c99 -Wall -Wextra -Werror -pedantic}, and
  * for 32-bit targets with {@code -m32}), run on the linux-file platform, and hetrace's reader
  * decodes exactly the events the program emitted, values included, in both trace byte orders.
- * Skipped when gcc is not installed.
+ * Needs gcc and gcc-multilib (see {@link Required}).
  */
 class CTracerGccTest {
     private static final List<String> STRICT = List.of("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic");
@@ -44,12 +44,13 @@ class CTracerGccTest {
     @ParameterizedTest(name = "byte order {0}")
     @ValueSource(strings = {"le", "be", "le portable", "be portable", "le inline-clock", "le m32", "be m32"})
     void theReaderDecodesEveryEmittedEventWithItsValues(String variant) throws Exception {
-        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         String byteOrder = variant.substring(0, 2);
         List<String> extra = new ArrayList<>();
         if (variant.endsWith("m32")) {
             // a 32-bit program, built and run (needs gcc-multilib, which CI installs)
-            Assumptions.assumeTrue(gccLinks(List.of("-m32")), "no 32-bit C library (gcc-multilib): -m32 not run");
+            Required.that(gccLinks(List.of("-m32")), "no 32-bit C library (gcc-multilib): -m32 not built");
+            Required.machineCan(runs(dir.resolve("probe-main")), "run 32-bit programs (a kernel without IA-32 emulation)");
             extra.add("-m32");
         }
         if (variant.endsWith("portable")) {
@@ -85,7 +86,7 @@ class CTracerGccTest {
         compile.addAll(extra.contains("-m32") ? List.of("-m32") : List.of());
         compile.addAll(List.of("-O2", "-o", "prog", "tt.o", "tt-platform-linux-file.c", "main.c"));
         run(compile);
-        if (gccWorks(List.of("-m32"))) {
+        if (Required.ifPresent(gccWorks(List.of("-m32")), "gcc cannot compile for -m32 (gcc-multilib)")) {
             List<String> m32 = new ArrayList<>(List.of("gcc", "-m32"));
             m32.addAll(STRICT);
             m32.addAll(List.of("-O2", "-c", "-o", "tt32.o", "tt.c"));
@@ -155,7 +156,7 @@ class CTracerGccTest {
             }
         }
         assertThat(seen).hasSize(4 * ROUNDS);
-        // babeltrace2, where installed, decodes the same events with the same values
+        // babeltrace2 decodes the same events with the same values
         Optional<String> bt2 = TraceEvents.babeltrace2(trace);
         if (bt2.isPresent()) {
             assertThat(bt2.get().lines().count()).isEqualTo(4L * ROUNDS);
@@ -165,7 +166,7 @@ class CTracerGccTest {
 
     @org.junit.jupiter.api.Test
     void aTracepointInterruptingAnotherIsDiscardedAndCounted() throws Exception {
-        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
         Configuration c = ConfigReader.read(config, List.of(dir));
@@ -199,7 +200,7 @@ class CTracerGccTest {
 
     @org.junit.jupiter.api.Test
     void aWrapping32BitCounterExtendsToAMonotonic64BitClock() throws Exception {
-        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
         writeAll(CTracer.generate(ConfigReader.read(config, List.of(dir))));
@@ -231,7 +232,7 @@ class CTracerGccTest {
 
     @org.junit.jupiter.api.Test
     void theCallbackPlatformHandsOverPacketsAndCountsWhatABusyConsumerLoses() throws Exception {
-        Assumptions.assumeTrue(gccWorks(List.of()), "gcc not found: generated tracers not compiled");
+        Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
         Configuration c = ConfigReader.read(config, List.of(dir));
@@ -244,7 +245,7 @@ class CTracerGccTest {
         compile.addAll(STRICT);
         compile.addAll(List.of("-o", "callback", "tt.c", "tt-platform-callback.c", "callback.c"));
         run(compile);
-        if (gccWorks(List.of("-m32", "-ffreestanding"))) {
+        if (Required.ifPresent(gccWorks(List.of("-m32", "-ffreestanding")), "gcc cannot compile for -m32 (gcc-multilib)")) {
             // the tracer and this platform need no hosted C library
             List<String> freestanding = new ArrayList<>(List.of("gcc", "-m32", "-ffreestanding"));
             freestanding.addAll(STRICT);
@@ -289,7 +290,11 @@ class CTracerGccTest {
         List<String> cmd = new ArrayList<>(List.of("gcc"));
         cmd.addAll(flags);
         cmd.addAll(List.of("-o", dir.resolve("probe-main").toString(), probe.toString()));
-        return Processes.works(cmd, dir) && Processes.works(List.of(dir.resolve("probe-main").toString()), dir);
+        return Processes.works(cmd, dir);
+    }
+
+    private boolean runs(Path program) throws IOException, InterruptedException {
+        return Processes.works(List.of(program.toString()), dir);
     }
 
     private boolean gccWorks(List<String> flags) throws IOException, InterruptedException {

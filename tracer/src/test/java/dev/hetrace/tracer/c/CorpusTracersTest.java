@@ -4,6 +4,7 @@ import static dev.hetrace.tracer.Processes.run;
 import static dev.hetrace.tracer.Processes.works;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.BarectfCorpus;
 import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.config.ConfigReader;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,9 +47,10 @@ class CorpusTracersTest {
     @TestFactory
     Stream<DynamicTest> corpusTracersBuildRunAndMatchBarectfs() throws IOException, InterruptedException {
         Path tracing = BarectfCorpus.root().resolve("tracing");
-        Assumptions.assumeTrue(works(List.of("gcc", "--version"), tmp), "gcc not installed: tracers not built");
+        Required.that(works(List.of("gcc", "--version"), tmp), "gcc is not installed: tracers not built");
         boolean all = Boolean.getBoolean("hetrace.tracer.allCorpusTracers");
-        boolean barectf = works(List.of("barectf", "--version"), tmp);
+        boolean barectf = Required.ifPresent(works(List.of("barectf", "--version"), tmp),
+            "barectf is not installed: streams not compared with barectf's");
         List<DynamicTest> tests = new ArrayList<>();
         try (Stream<Path> groups = Files.list(tracing)) {
             for (Path group : groups.filter(Files::isDirectory).sorted().toList()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.Processes;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,8 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * platform, CLOCK_MONOTONIC) and a slave (the callback platform, a clock 3 times as fast from
  * a far origin) share an mmap'd mailbox file; the master's interrupt is SIGUSR1, whose handler
  * answers while the slave's main loop traces. hetrace's reader finds every pair in the two
- * traces, and once the slave's clock is mapped back, every receive after its send. Skipped when
- * gcc is not installed.
+ * traces, and once the slave's clock is mapped back, every receive after its send. Needs gcc
+ * (see {@link Required}).
  */
 class SyncHandshakeTest {
     private static final List<String> STRICT = List.of("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic");
@@ -102,7 +102,7 @@ class SyncHandshakeTest {
             assertThat(onMasterClock(sends.get(seq + 1))).isGreaterThanOrEqualTo(onMasterClock(recvs.get(seq)));
             assertThat(onMasterClock(sends.get(seq + 2))).isGreaterThan(onMasterClock(recvs.get(seq + 1)));
         }
-        if (Processes.works(List.of("babeltrace2", "--version"), dir)) {
+        if (Required.hasBabeltrace2()) {
             String text = Processes.run(dir, List.of("babeltrace2", dir.resolve("master").toString()));
             assertThat(text).contains("hetrace_sync_send: { cpu = 0 }, { seq = 1, core = 1, peer = 7 }")
                 .contains("hetrace_sync_recv: { cpu = 0 }, { seq = 2, core = 1, peer = 7 }");
@@ -134,7 +134,7 @@ class SyncHandshakeTest {
 
     @Test
     void withoutACommonContextTheHandshakeTakesOnlyItsOwnArgumentsAndBuildsWithoutALibC() throws Exception {
-        Assumptions.assumeTrue(Processes.works(List.of("gcc", "--version"), dir), "gcc not found: nothing built");
+        Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: nothing built");
         Path yaml = dir.resolve("sync.yaml");
         Files.writeString(yaml, resource("sync.yaml").replace("""
                     event-record-common-context-field-type:
@@ -227,7 +227,7 @@ class SyncHandshakeTest {
 
     /** Generates the tracer with its sync handshake and both platforms, and builds both programs. */
     private void build(String byteOrder) throws Exception {
-        Assumptions.assumeTrue(Processes.works(List.of("gcc", "--version"), dir), "gcc not found: programs not built");
+        Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: programs not built");
         Path yaml = dir.resolve("sync.yaml");
         Files.writeString(yaml, resource("sync.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
         Configuration c = ConfigReader.read(yaml, List.of(dir));
@@ -246,7 +246,8 @@ class SyncHandshakeTest {
         Processes.run(dir, List.of("gcc", "-ffreestanding", "-nostdinc", "-isystem",
             Processes.run(dir, List.of("gcc", "-print-file-name=include")).strip(), "-std=c99", "-Wall", "-Wextra",
             "-Werror", "-pedantic", "-c", "-o", "sync-freestanding.o", "sy-sync.c"));
-        if (Processes.works(List.of("gcc", "-m32", "-c", "-o", "sync32.o", "sy-sync.c"), dir)) {
+        if (Required.ifPresent(Processes.works(List.of("gcc", "-m32", "-c", "-o", "sync32.o", "sy-sync.c"), dir),
+                "gcc cannot compile for -m32 (gcc-multilib)")) {
             cc(List.of("-m32", "-O2", "-c", "-o", "sync32.o", "sy-sync.c"));
         }
     }

@@ -105,6 +105,7 @@ final class TraceClassDiff {
             case StringType s -> same(where, s, e);
             case FieldType.VarIntType v -> same(where, v, e);
             case FieldType.BoolType b -> same(where, b, e);
+            case FieldType.BitArrayType b -> same(where, b, e);
             case EnumType en -> {
                 EnumType ee = (EnumType) e;
                 String d = same(where + " (container)", en.container(), ee.container());

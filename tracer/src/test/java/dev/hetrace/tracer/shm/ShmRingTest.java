@@ -6,6 +6,7 @@ import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.Processes;
 import dev.hetrace.tracer.TraceEvents;
 import dev.hetrace.tracer.c.CTracer;
@@ -26,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The shm-ring platform and the collector together: four producer processes (cores, each with
  * its own clock) built with gcc against a generated tracer trace through shm-ring regions
  * while the collector drains them, and hetrace's reader finds every event emitted, or counts
- * it as discarded. Skipped when gcc is not installed.
+ * it as discarded. Needs gcc (see {@link dev.hetrace.ctf.testing.Required}).
  */
 class ShmRingTest {
     private static final int CORES = 4;
@@ -57,7 +57,7 @@ class ShmRingTest {
 
     @BeforeEach
     void buildProducer() throws Exception {
-        Assumptions.assumeTrue(Processes.works(List.of("gcc", "--version"), dir), "gcc not found: producers not built");
+        Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: producers not built");
         Path yaml = dir.resolve("shm.yaml");
         Files.writeString(yaml, resource("shm.yaml"));
         config = ConfigReader.read(yaml, List.of(dir));
@@ -104,7 +104,7 @@ class ShmRingTest {
             }
         }
         assertThat(next).hasSize(CORES).allSatisfy((core, n) -> assertThat(n).as("core %d", core).isEqualTo(events));
-        // babeltrace2, where installed, reads the collected trace the same way
+        // babeltrace2 reads the collected trace the same way
         Optional<String> bt2 = TraceEvents.babeltrace2(run.trace);
         if (bt2.isPresent()) {
             assertThat(bt2.get().lines().count()).isEqualTo((long) CORES * events);

@@ -1,0 +1,139 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The modules show the pipeline and depend only on modules to their left: read (ctf),
+ * instrument (tracer), correlate (sync), the simulator beside them (sim), understand
+ * (analysis), show (view), measure (profile), then the command line (cli) and the benchmarks
+ * (bench). Checked on what each module's main code names (imports and qualified names) and on
+ * what its pom declares; and the reader's internals (its decoder, cursor and merge) are used
+ * outside {@code ctf} only where they are today, so that no new use appears.
+ */
+class ArchitectureTest {
+    /** The modules, each allowed to depend on those before it only. */
+    static final List<String> ORDER = List.of("ctf", "tracer", "sync", "sim", "analysis", "view", "profile", "cli", "bench");
+
+    /** Types of {@code ctf} that are not its reading API, model or writer. */
+    static final Pattern CTF_INTERNAL = Pattern.compile(
+        "dev\\.hetrace\\.ctf\\.(decode\\.[A-Z]\\w*|EventCursor|EventPosition|IndexHeap|ParallelMerge|PacketIndex|MergeOrder)\\b");
+
+    /** The uses of those internals outside {@code ctf} today, by module: the list may shrink, never grow. */
+    static final Map<String, Set<String>> CTF_INTERNAL_USES = Map.of(
+        "tracer", Set.of("decode.PacketInfo", "decode.StreamDecoder", "decode.StreamDecodingException", "decode.TracePlan"),
+        "sync", Set.of("IndexHeap", "decode.ClockFields", "decode.Node", "decode.PacketInfo", "decode.StreamDecoder",
+            "decode.StreamDecodingException", "decode.TracePlan"),
+        "analysis", Set.of("EventCursor", "EventPosition", "IndexHeap", "decode.Discarded", "decode.StreamDecoder",
+            "decode.StreamDecodingException"),
+        "view", Set.of("decode.StreamDecodingException"),
+        "profile", Set.of("decode.StreamDecodingException"),
+        "cli", Set.of("EventCursor", "PacketIndex", "ParallelMerge", "decode.PacketInfo", "decode.StreamDecodingException"),
+        "bench", Set.of("EventCursor", "EventPosition", "decode.StreamDecoder"));
+
+    private static final Pattern NAMED = Pattern.compile("\\bdev\\.hetrace\\.(\\w+)");
+
+    static Path root() {
+        return Path.of("..").toAbsolutePath().normalize();
+    }
+
+    @Test
+    void everyModulesCodeNamesOnlyModulesToItsLeft() throws IOException {
+        List<String> wrong = new ArrayList<>();
+        for (String module : ORDER) {
+            for (Path file : sources(module)) {
+                Matcher m = NAMED.matcher(Files.readString(file));
+                while (m.find()) {
+                    String named = m.group(1);
+                    if (ORDER.contains(named) && ORDER.indexOf(named) > ORDER.indexOf(module)) {
+                        wrong.add(root().relativize(file) + " names dev.hetrace." + named);
+                    }
+                }
+            }
+        }
+        assertThat(wrong).as("dependencies to the right").isEmpty();
+    }
+
+    @Test
+    void everyModulesPomDeclaresOnlyModulesToItsLeft() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        for (String module : ORDER) {
+            Element pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(root().resolve(module).resolve("pom.xml").toFile()).getDocumentElement();
+            NodeList deps = pom.getElementsByTagName("dependency");
+            for (int i = 0; i < deps.getLength(); i++) {
+                Element d = (Element) deps.item(i);
+                String artifact = d.getElementsByTagName("artifactId").item(0).getTextContent().strip();
+                if (artifact.startsWith("hetrace-")) {
+                    String named = artifact.substring("hetrace-".length());
+                    assertThat(ORDER).as("module of %s in %s/pom.xml", artifact, module).contains(named);
+                    if (ORDER.indexOf(named) >= ORDER.indexOf(module)) {
+                        wrong.add(module + "/pom.xml depends on " + artifact);
+                    }
+                }
+            }
+        }
+        assertThat(wrong).as("dependencies to the right").isEmpty();
+    }
+
+    @Test
+    void theReadersInternalsAreUsedOutsideCtfNoMoreThanToday() throws IOException {
+        List<String> wrong = new ArrayList<>();
+        for (String module : ORDER.subList(1, ORDER.size())) {
+            Set<String> used = new TreeSet<>();
+            for (Path file : sources(module)) {
+                Matcher m = CTF_INTERNAL.matcher(Files.readString(file));
+                while (m.find()) {
+                    String type = m.group(1);
+                    used.add(type);
+                    if (!CTF_INTERNAL_USES.getOrDefault(module, Set.of()).contains(type)) {
+                        wrong.add(root().relativize(file) + " uses dev.hetrace.ctf." + type
+                            + ": use the reading API (dev.hetrace.ctf.api), the model or the writer instead");
+                    }
+                }
+            }
+            assertThat(CTF_INTERNAL_USES.getOrDefault(module, Set.of()))
+                .as("%s no longer uses some of the reader's internals: remove them from the list", module)
+                .isSubsetOf(used);
+        }
+        assertThat(wrong).isEmpty();
+    }
+
+    @Test
+    void everyJavaSourceIsIndentedWithSpaces() throws IOException {
+        List<String> tabbed = new ArrayList<>();
+        for (String module : ORDER) {
+            try (Stream<Path> s = Files.walk(root().resolve(module).resolve("src"))) {
+                for (Path file : s.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                    if (Files.readAllLines(file).stream().anyMatch(l -> l.startsWith("\t"))) {
+                        tabbed.add(root().relativize(file).toString());
+                    }
+                }
+            }
+        }
+        assertThat(tabbed).as("Java sources indented with tabs (four spaces, as .editorconfig says)").isEmpty();
+    }
+
+    private static List<Path> sources(String module) throws IOException {
+        Path main = root().resolve(module).resolve("src/main/java");
+        assertThat(main).as("sources of module %s", module).isDirectory();
+        try (Stream<Path> s = Files.walk(main)) {
+            return s.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        }
+    }
+}
