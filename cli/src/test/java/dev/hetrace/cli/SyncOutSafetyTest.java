@@ -3,6 +3,7 @@ package dev.hetrace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +34,9 @@ class SyncOutSafetyTest {
     Path dir;
 
     @BeforeAll
-    static void simulate() {
+    static void simulate() throws Exception {
+        Required.that(new ProcessBuilder("env", "--default-signal=INT", "true").start().waitFor() == 0,
+            "GNU env with --default-signal (coreutils 8.31 or later)");
         board = shared.resolve("board");
         Cli.Run sim = Cli.run("sim", "--cores", "4", "--images", "300", "--inject", "preempt:dsp0,dsp1,dsp2,dsp3",
             "--out", board.toString());
@@ -222,8 +224,8 @@ class SyncOutSafetyTest {
         Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mount.toString())
             .redirectErrorStream(true).start();
         String said = new String(m.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        // mounting needs root (CI's container is): elsewhere the file-size limit above stands for it
-        Assumptions.assumeTrue(m.waitFor() == 0, "cannot mount a tmpfs here: " + said.strip());
+        // mounting needs root (CI's container runs as root): elsewhere the file-size limit above stands for it
+        Required.machineCan(m.waitFor() == 0, "mount a tmpfs (" + said.strip() + ")");
         try {
             Path out = mount.resolve("synced");
             Cli.Run r = Cli.run("sync", "--out", out.toString(), board.toString());
