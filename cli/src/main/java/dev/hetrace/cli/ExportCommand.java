@@ -99,6 +99,7 @@ final class ExportCommand extends HetraceCommand {
         }
         StringBuilder report = new StringBuilder();
         Path dir = target.parquet;
+        UnfinishedOutput unfinished = null;
         try {
             if (Files.exists(dir) && !Files.isDirectory(dir)) {
                 throw new IOException("--parquet " + dir + ": not a directory");
@@ -115,18 +116,13 @@ final class ExportCommand extends HetraceCommand {
                     + " more of the tables' files are" : " is") + " already there: --replace replaces them");
             }
             TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
-            boolean made = !Files.exists(dir);
-            Files.createDirectories(dir);
             // the files are written in a folder of their own inside DIR, then moved into DIR once all are
             // written: an interrupted or failed export leaves DIR as it was, never a table cut short
-            Path work = Files.createTempDirectory(dir, ".hetrace-export-");
-            Thread cleanup = new Thread(() -> removePartial(work, made ? dir : null));
-            Runtime.getRuntime().addShutdownHook(cleanup);
-            boolean done = false;
-            try {
+            try (UnfinishedOutput work = UnfinishedOutput.begin(dir, "export", "tables", main.err, 0)) {
+                unfinished = work;
                 try (Connection c = ix.connect(); Statement s = c.createStatement()) {
                     for (String table : IndexTables.NAMES) {
-                        Path file = work.resolve(table + ".parquet");
+                        Path file = work.path().resolve(table + ".parquet");
                         long rows;
                         try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
                             r.next();
@@ -147,45 +143,20 @@ final class ExportCommand extends HetraceCommand {
                         report.append(dir.resolve(table + ".parquet")).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
                     }
                 }
-                for (String table : IndexTables.NAMES) {
-                    Files.move(work.resolve(table + ".parquet"), dir.resolve(table + ".parquet"),
-                        StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                }
-                done = true;
-            } finally {
-                if (!done) {
-                    removePartial(work, made ? dir : null);
-                }
-                TraceIndex.deleteTree(work);
-                try {
-                    Runtime.getRuntime().removeShutdownHook(cleanup);
-                } catch (IllegalStateException e) {
-                    // shutting down: the hook runs
-                }
+                work.commit(() -> {
+                    for (String table : IndexTables.NAMES) {
+                        Files.move(work.path().resolve(table + ".parquet"), dir.resolve(table + ".parquet"),
+                            StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    }
+                });
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
+            if (unfinished != null && unfinished.aborted()) {
+                return 130; // stopped: the stop said so
+            }
             return fail(IndexOptions.oneLine(e));
         }
         return print(report.toString());
-    }
-
-    /**
-     * An unfinished export's files, then {@code madeDir} if this run made it and it is left empty:
-     * what an interrupted export (Ctrl-C, an error) leaves is the folder as it was.
-     */
-    private static void removePartial(Path work, Path madeDir) {
-        try {
-            TraceIndex.deleteTree(work);
-            if (madeDir != null) {
-                try (var left = Files.list(madeDir)) {
-                    if (left.findAny().isEmpty()) {
-                        Files.deleteIfExists(madeDir);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            // what cannot be removed stays: a hidden .hetrace-export-* folder
-        }
     }
 
     /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */

@@ -2,7 +2,6 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.write.Ctf2Writer;
 import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.sync.ClockTransform;
 import dev.hetrace.sync.MessageMatcher;
@@ -86,17 +85,24 @@ final class SyncCommand extends HetraceCommand {
     ClockOptions clock = new ClockOptions();
 
     @Option(names = "--out", paramLabel = "DIR",
-        description = "Also write a synchronized copy of every connected trace into DIR/NAME (DIR absent or empty):"
+        description = "Also write a synchronized copy of every connected trace into DIR/NAME:"
             + " any CTF reader, babeltrace2 included, shows the copies on the reference clock, e.g."
             + " 'babeltrace2 DIR/*'. A linear map rewrites the clocks in the metadata when that is exact to"
-            + " 1 ns over the trace, else the timestamps in the packets.")
+            + " 1 ns over the trace, else the timestamps in the packets. The copies are written into a hidden"
+            + " DIR/.hetrace-sync-* folder and moved into DIR once all are written: a run that fails or is"
+            + " stopped leaves DIR as it was.")
     Path outDir;
 
+    @Option(names = "--replace", description = "With --out: replace the copies of the same names DIR already holds"
+        + " (without it, a run whose copy would replace a folder or file that is there and not an empty folder is"
+        + " refused; other entries of DIR are left alone).")
+    boolean replace;
+
     @Option(names = "--ctf-version", paramLabel = "VERSION", converter = CtfVersionConverter.class,
-        description = "With --out: the CTF version of the copies' metadata: 1.8 (default: what babeltrace2 2.0"
-            + " and Trace Compass read) or 2 (JSON, as LTTng 2.15 and babeltrace2 2.1 write it). The data"
-            + " streams are the same for both.")
-    CtfVersion ctfVersion = CtfVersion.V1_8;
+        description = "With --out: the CTF version of the copies' metadata: 1.8 (what babeltrace2 2.0 and Trace"
+            + " Compass read) or 2 (JSON, as LTTng 2.15 and babeltrace2 2.1 write it). Default: each trace's own"
+            + " version. The data streams are the same for both.")
+    CtfVersion ctfVersion;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
     Format format = Format.text;
@@ -136,10 +142,25 @@ final class SyncCommand extends HetraceCommand {
         }
         List<String> written = new ArrayList<>();
         if (outDir != null) {
+            UnfinishedOutput[] work = {null};
             try {
-                written = writeCopies(report);
-            } catch (IOException | SynchronizedCopyException e) {
-                return fail(e);
+                written = writeCopies(report, work);
+            } catch (IOException | SynchronizedCopyException | RuntimeException e) {
+                if (work[0] != null && work[0].aborted()) {
+                    return 130; // stopped: the stop said so
+                }
+                String what = e instanceof java.nio.file.FileSystemException f ? f.getMessage()
+                    : e.getMessage() == null ? e.toString() : e.getMessage();
+                if (work[0] != null) {
+                    // the copies' files as they would have been named
+                    what = what.replace(work[0].path().toString(), outDir.toString());
+                }
+                main.err.println("hetrace: --out " + outDir + ": " + what + (work[0] == null ? ""
+                    : Files.exists(outDir) ? " (" + outDir + " is as it was)" : " (nothing was left behind)"));
+                if (debug) {
+                    e.printStackTrace(main.err);
+                }
+                return 1;
             }
         }
         String text = format == Format.json ? json(report) : text(report) + String.join("", written);
@@ -227,20 +248,18 @@ final class SyncCommand extends HetraceCommand {
         return sb.toString();
     }
 
-    /** The synchronized copies, one per connected trace, named after its directory; a line on each for the text output. */
-    private List<String> writeCopies(Report report) throws IOException, SynchronizedCopyException {
-        if (Files.exists(outDir)) {
-            try (var entries = Files.list(outDir)) {
-                if (entries.findAny().isPresent()) {
-                    throw new IOException("--out " + outDir + ": not empty (give a new or an empty directory)");
-                }
-            }
+    /**
+     * The synchronized copies, one per connected trace, named after its directory; a line on each
+     * for the text output. They are written into a hidden folder inside {@code outDir} ({@code work[0]}),
+     * each copy's metadata kept under another name there so that no reader takes an unfinished
+     * copy for a trace, and moved into {@code outDir} once all are written.
+     */
+    private List<String> writeCopies(Report report, UnfinishedOutput[] work) throws IOException, SynchronizedCopyException {
+        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+            throw new IOException("not a directory");
         }
-        Files.createDirectories(outDir);
-        List<String> lines = new ArrayList<>();
-        lines.add("\nsynchronized copies in " + outDir + " (on the clock of " + report.traces().get(report.reference()).path()
-            + "):\n");
-        java.util.Set<String> names = new java.util.HashSet<>();
+        java.util.Map<TraceSync, String> names = new java.util.LinkedHashMap<>();
+        java.util.Set<String> taken = new java.util.HashSet<>();
         for (TraceSync t : report.traces()) {
             if (!t.connected()) {
                 main.err.println("hetrace: " + t.path() + ": no synchronized copy (not connected to the reference)");
@@ -249,26 +268,74 @@ final class SyncCommand extends HetraceCommand {
             String base = t.path().toAbsolutePath().normalize().getFileName() == null ? "trace"
                 : t.path().toAbsolutePath().normalize().getFileName().toString();
             String name = base;
-            for (int k = 2; !names.add(name); k++) {
+            for (int k = 2; !taken.add(name) || UnfinishedOutput.isWorkFolder(name, "sync"); k++) {
                 name = base + "-" + k;
             }
-            Path target = outDir.resolve(name);
-            CopyReport r = t.map().linear()
-                ? SynchronizedCopy.write(t.path(), t.transform(), target, new SynchronizedCopy.Options(null, true))
-                : SynchronizedCopy.write(t.path(), t.map()::apply, target, true);
-            if (ctfVersion == CtfVersion.V2) {
-                try {
-                    Ctf2Writer.rewrite(target.resolve("metadata"));
-                } catch (MetadataException | Ctf2Writer.Unsupported e) {
-                    throw new SynchronizedCopyException(e.getMessage(), e);
-                }
+            names.put(t, name);
+        }
+        List<Path> present = new ArrayList<>();
+        for (String name : names.values()) {
+            Path p = outDir.resolve(name);
+            if (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !emptyFolder(p)) {
+                present.add(p);
             }
-            lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%s%n", target,
-                r.method() == SynchronizedCopy.Method.METADATA ? "clocks rewritten in the metadata"
-                    : "timestamps rewritten in the packets", r.maxErrorNanos(),
-                ctfVersion == CtfVersion.V2 ? ", metadata in CTF 2" : ""));
+        }
+        if (!present.isEmpty() && !replace) {
+            throw new IOException(present.getFirst() + (present.size() > 1 ? " and " + (present.size() - 1)
+                + " more of the copies are" : " is") + " already there: --replace replaces " + (present.size() > 1
+                ? "them" : "it"));
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("\nsynchronized copies in " + outDir + " (on the clock of " + report.traces().get(report.reference()).path()
+            + "):\n");
+        try (UnfinishedOutput out = UnfinishedOutput.begin(outDir, "sync", "copies", main.err, 5_000)) {
+            work[0] = out;
+            // each copy's metadata, the last file written, keeps another name until the copy is in place
+            SynchronizedCopy.Options options = new SynchronizedCopy.Options(null, true).in(ctfVersion)
+                .metadataAs(HELD_METADATA);
+            for (var e : names.entrySet()) {
+                out.check();
+                TraceSync t = e.getKey();
+                Path target = out.path().resolve(e.getValue());
+                CopyReport r = t.map().linear()
+                    ? SynchronizedCopy.write(t.path(), t.transform(), target, options)
+                    : SynchronizedCopy.write(t.path(), t.map()::apply, target, options);
+                lines.add(String.format(Locale.ROOT, "  %s: %s, within %d ns%s%n", outDir.resolve(e.getValue()),
+                    r.method() == SynchronizedCopy.Method.METADATA ? "clocks rewritten in the metadata"
+                        : "timestamps rewritten in the packets", r.maxErrorNanos(),
+                    r.version() == CtfVersion.V2 ? ", metadata in CTF 2" : ""));
+            }
+            out.check();
+            out.commit(() -> {
+                for (String name : names.values()) {
+                    Path copy = out.path().resolve(name);
+                    Files.move(copy.resolve(HELD_METADATA), copy.resolve("metadata"));
+                    Path dst = outDir.resolve(name);
+                    if (Files.exists(dst, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        if (emptyFolder(dst)) {
+                            Files.delete(dst);
+                        } else {
+                            // the one it replaces goes into the work folder, removed with it
+                            Files.move(dst, out.path().resolve(".replaced-" + name));
+                        }
+                    }
+                    Files.move(copy, dst, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+            });
         }
         return lines;
+    }
+
+    /** What a finished copy's metadata is called until the copy is moved into place. */
+    private static final String HELD_METADATA = ".metadata-unfinished";
+
+    private static boolean emptyFolder(Path p) throws IOException {
+        if (!Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try (var entries = Files.list(p)) {
+            return entries.findAny().isEmpty();
+        }
     }
 
     /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */

@@ -1,5 +1,6 @@
 package dev.hetrace.sync.out;
 
+import dev.hetrace.ctf.write.CtfVersion;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,9 +16,10 @@ import java.util.List;
  *                      time (0 when the copy holds the transformed times exactly)
  * @param files         the files written, relative to {@code outDir}, in a stable order
  * @param notes         what a user may want to know (files left out, clocks changed)
+ * @param version       the CTF version of the copy's metadata
  */
 public record CopyReport(Path outDir, SynchronizedCopy.Method method, long maxErrorNanos, List<Path> files,
-                         List<String> notes) {
+                         List<String> notes, CtfVersion version) {
     public CopyReport {
         files = List.copyOf(files);
         notes = List.copyOf(notes);

@@ -1,8 +1,13 @@
 package dev.hetrace.sync.out;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import java.io.ByteArrayOutputStream;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +23,19 @@ import java.util.Set;
  * other attributes),
  * so that a synchronized copy differs from its original only where the times do. Packetized
  * metadata is unpacked, edited and packed again in its own byte order, with its own UUID.
+ *
+ * <p>CTF 2 metadata (a JSON text sequence) gets the same edits in its clock class fragments:
+ * {@code frequency}, {@code offset-from-origin} ({@code seconds} and {@code cycles}, normalised
+ * so that the cycles are below the frequency, as CTF 2 requires) and, for {@code absolute},
+ * {@code "origin": "unix-epoch"} (what CTF 2 says of a clock that is one reference across
+ * traces, as hetrace's CTF 2 writer says it). Only the edited fragments are written again;
+ * every other fragment keeps its bytes.
  */
 final class MetadataClocks {
     private static final int PACKET_MAGIC = 0x75D11D57;
+    /** The record separator before every CTF 2 fragment (RFC 7464). */
+    private static final char RS = 0x1E;
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PACKET_HEADER_BYTES = 37;
     /** LTTng's metadata packets are 4 KiB; any size is valid. */
     private static final int PACKET_BYTES = 4096;
@@ -34,12 +49,117 @@ final class MetadataClocks {
      */
     static byte[] rewrite(byte[] original, Map<String, Map<String, String>> fits) throws MetadataException {
         ByteOrder order = packetOrder(original);
-        if (order == null) {
-            return rewriteText(new String(original, StandardCharsets.UTF_8), fits).getBytes(StandardCharsets.UTF_8);
+        String text = order == null ? new String(original, StandardCharsets.UTF_8) : MetadataReader.text(original);
+        String rewritten = isCtf2(text) ? rewriteJson(text, fits) : rewriteText(text, fits);
+        byte[] edited = rewritten.getBytes(StandardCharsets.UTF_8);
+        return order == null ? edited : packetize(edited, java.util.Arrays.copyOfRange(original, 4, 20), order);
+    }
+
+    /** Whether (depacketized) metadata text is CTF 2: a JSON text sequence, starting with a record separator. */
+    static boolean isCtf2(String text) {
+        return !text.isEmpty() && text.charAt(0) == RS;
+    }
+
+    /**
+     * The CTF 2 metadata {@code text} with the clock classes named in {@code fits} edited (see
+     * the class comment); a clock class is known by its {@code name}, else its {@code id}, as
+     * readers name it.
+     */
+    static String rewriteJson(String text, Map<String, Map<String, String>> fits) throws MetadataException {
+        StringBuilder out = new StringBuilder(text.length() + 256);
+        Set<String> seen = new HashSet<>();
+        int start = text.indexOf(RS);
+        out.append(text, 0, start);
+        int index = 0;
+        while (start >= 0) {
+            int end = text.indexOf(RS, start + 1);
+            String fragment = text.substring(start + 1, end < 0 ? text.length() : end);
+            out.append(RS).append(clockFragment(fragment, index, fits, seen));
+            start = end;
+            index++;
         }
-        String text = MetadataReader.text(original);
-        byte[] edited = rewriteText(text, fits).getBytes(StandardCharsets.UTF_8);
-        return packetize(edited, java.util.Arrays.copyOfRange(original, 4, 20), order);
+        for (String name : fits.keySet()) {
+            if (!seen.contains(name)) {
+                throw new MetadataException("clock '" + name + "' has no clock class fragment in the metadata");
+            }
+        }
+        return out.toString();
+    }
+
+    /** The fragment as it was, or edited when it is a clock class to edit (its trailing white space kept). */
+    private static String clockFragment(String fragment, int index, Map<String, Map<String, String>> fits, Set<String> seen)
+            throws MetadataException {
+        if (!fragment.contains("clock-class")) {
+            return fragment;
+        }
+        JsonNode node;
+        try {
+            node = JSON.readTree(fragment);
+        } catch (JsonProcessingException e) {
+            throw new MetadataException("fragment " + index + ": not JSON: " + e.getOriginalMessage());
+        }
+        if (!(node instanceof ObjectNode f) || !"clock-class".equals(f.path("type").asText())) {
+            return fragment;
+        }
+        String name = f.hasNonNull("name") ? f.get("name").asText() : f.path("id").asText();
+        Map<String, String> wanted = fits.get(name);
+        if (wanted == null) {
+            return fragment;
+        }
+        seen.add(name);
+        String where = "fragment " + index + " (clock class \"" + name + "\")";
+        try {
+            BigInteger frequency = wanted.containsKey("freq") ? new BigInteger(wanted.get("freq"))
+                : f.path("frequency").bigIntegerValue();
+            JsonNode old = f.get("offset-from-origin");
+            BigInteger seconds = wanted.containsKey("offset_s") ? new BigInteger(wanted.get("offset_s"))
+                : old == null ? BigInteger.ZERO : old.path("seconds").bigIntegerValue();
+            BigInteger cycles = wanted.containsKey("offset") ? new BigInteger(wanted.get("offset"))
+                : old == null ? BigInteger.ZERO : old.path("cycles").bigIntegerValue();
+            for (String attribute : wanted.keySet()) {
+                switch (attribute) {
+                    case "freq", "offset_s", "offset" -> { }
+                    case "absolute" -> {
+                        if (Boolean.parseBoolean(wanted.get(attribute))) {
+                            f.put("origin", "unix-epoch");
+                        }
+                    }
+                    default -> throw new MetadataException(where + ": no CTF 2 property for the clock attribute '"
+                        + attribute + "'");
+                }
+            }
+            if (frequency.signum() <= 0) {
+                throw new MetadataException(where + ": frequency " + frequency + " is not positive");
+            }
+            if (wanted.containsKey("freq")) {
+                f.put("frequency", frequency);
+            }
+            if (wanted.containsKey("offset_s") || wanted.containsKey("offset") || wanted.containsKey("freq")) {
+                // CTF 2 wants 0 <= cycles < frequency: whole seconds move to the seconds
+                BigInteger[] qr = cycles.divideAndRemainder(frequency);
+                if (qr[1].signum() < 0) {
+                    qr[0] = qr[0].subtract(BigInteger.ONE);
+                    qr[1] = qr[1].add(frequency);
+                }
+                seconds = seconds.add(qr[0]);
+                if (old != null || seconds.signum() != 0 || qr[1].signum() != 0) {
+                    ObjectNode offset = old instanceof ObjectNode o ? o : f.putObject("offset-from-origin");
+                    offset.put("seconds", seconds);
+                    offset.put("cycles", qr[1]);
+                }
+            }
+        } catch (NumberFormatException e) {
+            throw new MetadataException(where + ": " + e.getMessage());
+        }
+        int trail = fragment.length();
+        while (trail > 0 && Character.isWhitespace(fragment.charAt(trail - 1))) {
+            trail--;
+        }
+        try {
+            return JSON.writeValueAsString(f) + fragment.substring(trail);
+        } catch (JsonProcessingException e) {
+            throw new MetadataException(where + ": " + e.getOriginalMessage());
+        }
     }
 
     private static ByteOrder packetOrder(byte[] bytes) {

@@ -122,8 +122,12 @@ final class PacketRetiming {
                     }
                     ByteBuffer buf = ByteBuffer.wrap(st.bytes);
                     long at = p.offsetBits() / 8;
-                    while (buf.hasRemaining()) {
-                        at += ch.write(buf, at);
+                    try {
+                        while (buf.hasRemaining()) {
+                            at += ch.write(buf, at);
+                        }
+                    } catch (IOException e) {
+                        throw SynchronizedCopy.writing(outDir.resolve(p.file().getFileName()), e);
                     }
                 }
             }
@@ -250,7 +254,11 @@ final class PacketRetiming {
                 }
                 Path out = outDir.resolve("index").resolve(name);
                 java.nio.file.Files.createDirectories(out.getParent());
-                java.nio.file.Files.write(out, b.array());
+                try {
+                    java.nio.file.Files.write(out, b.array());
+                } catch (IOException e) {
+                    throw SynchronizedCopy.writing(out, e);
+                }
                 written.add(Path.of("index", name));
             }
         }
@@ -258,18 +266,19 @@ final class PacketRetiming {
     }
 
     /**
-     * Reads the copy back, stream by stream alongside the original, and checks that every clock
-     * field decodes (partial timestamps included, as readers follow them) to the value meant for it.
+     * Reads the copy back with {@code metadata} (the copy's, in the trace's CTF version), stream
+     * by stream alongside the original, and checks that every clock field decodes (partial
+     * timestamps included, as readers follow them) to the value meant for it. The copy has no
+     * metadata file yet: its stream files are read as the trace's are grouped.
      */
-    void verify() throws IOException, StreamDecodingException, SynchronizedCopyException {
-        try (CtfTrace copy = CtfTrace.open(outDir, w -> { })) {
-            if (copy.streamCount() != trace.streamCount()) {
-                throw new SynchronizedCopyException(outDir + ": the copy has " + copy.streamCount() + " streams, the"
-                    + " original " + trace.streamCount());
-            }
+    void verify(byte[] metadata) throws IOException, StreamDecodingException, SynchronizedCopyException {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            dev.hetrace.ctf.decode.TracePlan plan = dev.hetrace.ctf.decode.TracePlan.compile(
+                dev.hetrace.ctf.metadata.MetadataReader.parse(metadata, w -> { }));
+            List<List<StreamDecoder.StreamFile>> copy = SynchronizedCopy.copyStreams(trace, outDir, arena);
             for (int s = 0; s < trace.streamCount(); s++) {
                 StreamDecoder a = trace.decoder(s);
-                StreamDecoder b = copy.decoder(s);
+                StreamDecoder b = new StreamDecoder(plan, copy.get(s));
                 StreamState st = new StreamState();
                 List<ClockField> fa = new ArrayList<>();
                 List<ClockField> fb = new ArrayList<>();

@@ -6,8 +6,15 @@ import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.MetadataReader;
+import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.write.Ctf2Writer;
+import dev.hetrace.ctf.write.CtfVersion;
+import dev.hetrace.ctf.write.TsdlWriter;
 import dev.hetrace.sync.ClockTransform;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,13 +60,38 @@ public final class SynchronizedCopy {
      *                       synchronized copy's clock is; babeltrace2 then reads the copies of traces
      *                       of different clocks together (else it refuses unless told
      *                       {@code --clock-force-correlate}). Off, the metadata keeps its word.
+     * @param version        the CTF version of the copy's metadata, or null for the trace's own
+     * @param metadataName   the name the copy's metadata file is written under: {@code metadata},
+     *                       or another name for a caller that renames it once the copy is where it
+     *                       belongs (readers take a folder for a trace only by its {@code metadata})
      */
-    public record Options(Method method, boolean absoluteClocks) {
+    public record Options(Method method, boolean absoluteClocks, CtfVersion version, String metadataName) {
         /** Choose the route; the metadata changes no more than the times need. */
         public static final Options DEFAULT = new Options(null, false);
 
+        /** The copy's metadata in the trace's own CTF version, as {@code metadata}. */
+        public Options(Method method, boolean absoluteClocks) {
+            this(method, absoluteClocks, null, "metadata");
+        }
+
+        public Options {
+            if (metadataName == null || metadataName.isEmpty() || metadataName.contains("/")) {
+                throw new IllegalArgumentException("metadata file name '" + metadataName + "'");
+            }
+        }
+
         public Options with(Method m) {
-            return new Options(m, absoluteClocks);
+            return new Options(m, absoluteClocks, version, metadataName);
+        }
+
+        /** The copy's metadata in CTF {@code v} (null: the trace's own version). */
+        public Options in(CtfVersion v) {
+            return new Options(method, absoluteClocks, v, metadataName);
+        }
+
+        /** The copy's metadata written as {@code name} instead of {@code metadata}. */
+        public Options metadataAs(String name) {
+            return new Options(method, absoluteClocks, version, name);
         }
     }
 
@@ -82,7 +114,11 @@ public final class SynchronizedCopy {
         return write(traceDir, transform, outDir, Options.DEFAULT.with(method));
     }
 
-    /** Writes the copy of the trace at {@code traceDir} into {@code outDir} (absent or empty) as {@code options} say. */
+    /**
+     * Writes the copy of the trace at {@code traceDir} into {@code outDir} (absent or empty) as {@code options} say.
+     * Every stream file is written before the metadata: a copy cut short holds no {@code metadata}
+     * file, and no reader takes it for a trace.
+     */
     public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
         prepareOutput(traceDir, outDir);
@@ -99,10 +135,10 @@ public final class SynchronizedCopy {
                         + " metadata declares, so the metadata cannot carry the transform");
                 }
                 if (method == Method.METADATA || (!fits.isEmpty() && error <= METADATA_TOLERANCE_NANOS)) {
-                    return viaMetadata(trace, fits, outDir, error, options.absoluteClocks());
+                    return viaMetadata(trace, fits, outDir, error, options);
                 }
             }
-            return viaPackets(trace, transform::apply, outDir, options.absoluteClocks());
+            return viaPackets(trace, transform::apply, outDir, options);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
             deleteQuietly(outDir);
             throw e;
@@ -122,9 +158,15 @@ public final class SynchronizedCopy {
     /** Like {@link #write(Path, LongUnaryOperator, Path)}, saying {@code absolute = true} if asked (see {@link Options}). */
     public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir, boolean absoluteClocks)
             throws IOException, SynchronizedCopyException {
+        return write(traceDir, map, outDir, new Options(Method.PACKETS, absoluteClocks));
+    }
+
+    /** Like {@link #write(Path, LongUnaryOperator, Path)}, as {@code options} say (the route is the packets). */
+    public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir, Options options)
+            throws IOException, SynchronizedCopyException {
         prepareOutput(traceDir, outDir);
         try (CtfTrace trace = open(traceDir)) {
-            return viaPackets(trace, map, outDir, absoluteClocks);
+            return viaPackets(trace, map, outDir, options);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
             deleteQuietly(outDir);
             throw e;
@@ -134,45 +176,215 @@ public final class SynchronizedCopy {
     // ------------------------------------------------------------------ routes
 
     private static CopyReport viaMetadata(CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error,
-                                          boolean absolute) throws IOException, SynchronizedCopyException {
+                                          Options options) throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
         List<Path> written = copyTree(src, outDir, p -> !p.toString().equals("metadata"));
         Map<String, Map<String, String>> edits = new LinkedHashMap<>();
         fits.forEach((name, f) -> edits.put(name, f.attributes()));
         List<String> notes = new ArrayList<>();
-        if (absolute) {
+        if (options.absoluteClocks()) {
             markAbsolute(trace, edits, notes);
         }
-        writeMetadata(src, outDir, edits);
+        Metadata md = metadata(trace, edits, options.version());
+        if (md.converted()) {
+            checkConversion(trace, outDir, md);
+        }
+        writeMetadata(outDir, md, options.metadataName());
         written.add(Path.of("metadata"));
+        CtfVersion version = md.version();
         for (ClockFit f : fits.values()) {
-            ClockClass old = trace.metadata().clocks().get(f.clock());
+            ClockClass old = declared(trace, f.clock());
             notes.add("clock " + f.clock() + ": freq " + old.frequency() + " -> " + f.frequency() + ", offset_s "
                 + old.offsetSeconds() + " -> " + f.offsetSeconds() + ", offset " + old.offsetCycles() + " -> "
                 + f.offsetCycles() + " (at most " + f.maxErrorNanos().toPlainString() + " ns from the transform)");
         }
-        return new CopyReport(outDir, Method.METADATA, error, sorted(written), notes);
+        return new CopyReport(outDir, Method.METADATA, error, sorted(written), notes, version);
+    }
+
+    /** The clock block of the trace's metadata that readers name {@code name}, or null (the implicit clock). */
+    private static ClockClass declared(CtfTrace trace, String name) {
+        ClockClass byKey = trace.metadata().clocks().get(name);
+        if (byKey != null && byKey.name().equals(name)) {
+            return byKey;
+        }
+        for (ClockClass c : trace.metadata().clocks().values()) {
+            if (c.name().equals(name)) {
+                return c; // a CTF 2 clock class whose id is not its name
+            }
+        }
+        return null;
+    }
+
+    /** The CTF version of the trace's metadata. */
+    private static CtfVersion version(CtfTrace trace) {
+        return trace.metadata().major() >= 2 ? CtfVersion.V2 : CtfVersion.V1_8;
     }
 
     /** Adds {@code absolute = true} to the edits of every clock block of the trace. */
     private static void markAbsolute(CtfTrace trace, Map<String, Map<String, String>> edits, List<String> notes) {
-        for (String name : trace.metadata().clocks().keySet()) {
-            edits.computeIfAbsent(name, k -> new LinkedHashMap<>()).put("absolute", "true");
-            notes.add("clock " + name + ": absolute = true");
+        boolean ctf2 = version(trace) == CtfVersion.V2;
+        for (ClockClass c : trace.metadata().clocks().values()) {
+            edits.computeIfAbsent(c.name(), k -> new LinkedHashMap<>()).put("absolute", "true");
+            notes.add("clock " + c.name() + (ctf2 ? ": origin unix-epoch" : ": absolute = true"));
         }
     }
 
-    private static void writeMetadata(Path src, Path outDir, Map<String, Map<String, String>> edits)
+    /**
+     * The copy's metadata.
+     *
+     * @param own     the trace's own, its clocks edited
+     * @param bytes   what is written: {@code own} in the CTF version asked for
+     * @param version the version of {@code bytes}
+     */
+    private record Metadata(byte[] own, byte[] bytes, CtfVersion version, boolean converted) {}
+
+    /**
+     * The copy's metadata: the trace's own with {@code edits} applied to its clocks, in CTF
+     * {@code wanted} (null: the trace's own version).
+     */
+    private static Metadata metadata(CtfTrace trace, Map<String, Map<String, String>> edits, CtfVersion wanted)
             throws IOException, SynchronizedCopyException {
-        byte[] metadata = Files.readAllBytes(src.resolve("metadata"));
+        Path src = trace.directory().resolve("metadata");
+        byte[] own = Files.readAllBytes(src);
+        CtfVersion was = version(trace);
+        CtfVersion version = wanted == null ? was : wanted;
         try {
-            Files.write(outDir.resolve("metadata"), MetadataClocks.rewrite(metadata, edits));
-        } catch (MetadataException e) {
-            throw new SynchronizedCopyException(src.resolve("metadata") + ": " + e.getMessage(), e);
+            if (!edits.isEmpty()) {
+                own = MetadataClocks.rewrite(own, edits);
+            }
+            return new Metadata(own, version == was ? own : convert(own, version), version, version != was);
+        } catch (MetadataException | Ctf2Writer.Unsupported | IllegalArgumentException e) {
+            throw new SynchronizedCopyException(src + ": cannot be written as CTF " + version.label() + ": "
+                + e.getMessage(), e);
         }
     }
 
-    private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, boolean absolute)
+    /**
+     * Writes the copy's metadata, the last of its files, under {@code name}: first aside, then
+     * renamed, so that a reader finds either no metadata file or a whole one.
+     */
+    private static void writeMetadata(Path outDir, Metadata md, String name) throws IOException {
+        Path out = outDir.resolve(name);
+        Path aside = outDir.resolve(".metadata-writing");
+        try {
+            Files.write(aside, md.bytes(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(aside, out, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            Files.deleteIfExists(aside);
+            throw writing(out, e);
+        }
+    }
+
+    /**
+     * The stream files of the copy, as those of the trace are grouped in streams, mapped from
+     * {@code outDir}: the copy read before it has a metadata file.
+     */
+    static List<List<StreamDecoder.StreamFile>> copyStreams(CtfTrace trace, Path outDir, java.lang.foreign.Arena arena)
+            throws IOException {
+        List<List<StreamDecoder.StreamFile>> streams = new ArrayList<>();
+        for (List<StreamDecoder.StreamFile> files : trace.streams()) {
+            List<StreamDecoder.StreamFile> copy = new ArrayList<>(files.size());
+            for (StreamDecoder.StreamFile f : files) {
+                Path p = outDir.resolve(f.path().getFileName());
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, StandardOpenOption.READ)) {
+                    copy.add(new StreamDecoder.StreamFile(p, ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0,
+                        ch.size(), arena)));
+                }
+            }
+            streams.add(copy);
+        }
+        return streams;
+    }
+
+    /** The metadata (either version) as CTF {@code version}, read back to check it. */
+    private static byte[] convert(byte[] metadata, CtfVersion version)
+            throws MetadataException, Ctf2Writer.Unsupported {
+        if (version == CtfVersion.V2) {
+            return Ctf2Writer.rewrite(metadata).getBytes(StandardCharsets.UTF_8);
+        }
+        dev.hetrace.ctf.metadata.TraceClass t = MetadataReader.parse(metadata, w -> { });
+        t = new dev.hetrace.ctf.metadata.TraceClass(1, 8, t.byteOrder(), t.uuid(), t.packetHeader(), t.clocks(), t.env(),
+            t.streams(), t.streamRuns());
+        byte[] tsdl = TsdlWriter.write(t).getBytes(StandardCharsets.UTF_8);
+        TracePlan.compile(MetadataReader.parse(tsdl, w -> { }));
+        return tsdl;
+    }
+
+    /**
+     * When the copy's metadata is in another CTF version than the trace's, reads the copy's
+     * streams with both (the trace's own, its clocks edited, and the converted one) and checks
+     * that they decode alike, packet by packet and event by event: the same sizes, positions,
+     * clock values and event classes.
+     */
+    private static void checkConversion(CtfTrace trace, Path outDir, Metadata md)
+            throws IOException, SynchronizedCopyException {
+        CtfVersion version = md.version();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // the trace's own metadata, with the copy's clocks: what the copy means; and what it says in the other version
+            TracePlan plan = TracePlan.compile(MetadataReader.parse(md.own(), w -> { }));
+            TracePlan converted = TracePlan.compile(MetadataReader.parse(md.bytes(), w -> { }));
+            List<List<StreamDecoder.StreamFile>> streams = copyStreams(trace, outDir, arena);
+            for (List<StreamDecoder.StreamFile> files : streams) {
+                StreamDecoder a = new StreamDecoder(plan, files);
+                StreamDecoder b = new StreamDecoder(converted, files);
+                while (true) {
+                    boolean pa = a.nextPacket();
+                    if (pa != b.nextPacket()) {
+                        throw differs(outDir, version, b, "packets");
+                    }
+                    if (!pa) {
+                        break;
+                    }
+                    PacketInfo x = a.packet();
+                    PacketInfo y = b.packet();
+                    if (x.offsetBits() != y.offsetBits() || x.contentBits() != y.contentBits()
+                            || x.packetBits() != y.packetBits() || x.timestampBegin() != y.timestampBegin()
+                            || x.timestampEnd() != y.timestampEnd()) {
+                        throw differs(outDir, version, b, "packet context");
+                    }
+                    long end = y.offsetBits() + y.contentBits();
+                    while (true) {
+                        boolean ea = a.position() < end && a.next();
+                        if (ea != (b.position() < end && b.next())) {
+                            throw differs(outDir, version, b, "events");
+                        }
+                        if (!ea) {
+                            break;
+                        }
+                        if (a.position() != b.position() || a.clockValue() != b.clockValue()
+                                || a.event().cls.id() != b.event().cls.id()
+                                || !java.util.Objects.equals(a.event().cls.name(), b.event().cls.name())) {
+                            throw differs(outDir, version, b, "event");
+                        }
+                    }
+                }
+            }
+        } catch (MetadataException | StreamDecodingException e) {
+            throw new SynchronizedCopyException(outDir + ": the copy in CTF " + version.label() + " does not read: "
+                + e.getMessage(), e);
+        }
+    }
+
+    private static SynchronizedCopyException differs(Path outDir, CtfVersion version, StreamDecoder d, String what) {
+        PacketInfo p = d.packet();
+        return new SynchronizedCopyException(outDir + ": CTF " + version.label() + " cannot say what the trace's metadata"
+            + " says: the copy's " + what + " would decode otherwise" + (p == null ? "" : " (" + p.file() + ", packet "
+            + p.number() + ")"));
+    }
+
+    /** An error writing {@code file}, naming it (a full disk's error names no file). */
+    static IOException writing(Path file, IOException e) {
+        if (e instanceof java.nio.file.FileSystemException || e instanceof java.nio.channels.ClosedByInterruptException
+                || e instanceof java.io.InterruptedIOException) {
+            return e;
+        }
+        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(file.toString(), null,
+            e.getMessage());
+        named.initCause(e);
+        return named;
+    }
+
+    private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
         List<String> notes = new ArrayList<>();
@@ -185,7 +397,7 @@ public final class SynchronizedCopy {
         for (ClockClass c : trace.plan().clocks) {
             ClockClass n = c;
             if (span != null && map.applyAsLong(span[0]) < c.baseOffsetNanos()) {
-                if (!trace.metadata().clocks().containsKey(c.name())) {
+                if (declared(trace, c.name()) == null) {
                     throw new SynchronizedCopyException(src + ": the new times are before the origin of the trace's"
                         + " implicit clock, and there is no clock block whose offset could move");
                 }
@@ -201,25 +413,27 @@ public final class SynchronizedCopy {
             }
             newClocks.add(n);
         }
-        if (absolute) {
+        if (options.absoluteClocks()) {
             markAbsolute(trace, edits, notes);
         }
         // LTTng index files hold packet times too: they are written with the packets' new ones.
-        List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index")
-            && (edits.isEmpty() || !p.toString().equals("metadata")));
-        if (!edits.isEmpty()) {
-            writeMetadata(src, outDir, edits);
-            written.add(Path.of("metadata"));
-        }
+        // The metadata goes last, once every stream holds its new times.
+        List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
+        Metadata md = metadata(trace, edits, options.version());
         try {
             retiming.run();
             written.addAll(retiming.rewriteIndexes(src));
-            retiming.verify();
+            retiming.verify(md.own());
         } catch (StreamDecodingException e) {
             throw new SynchronizedCopyException(e.getMessage(), e);
         }
-        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), sorted(written), notes);
+        if (md.converted()) {
+            checkConversion(trace, outDir, md);
+        }
+        writeMetadata(outDir, md, options.metadataName());
+        written.add(Path.of("metadata"));
+        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), sorted(written), notes, md.version());
     }
 
     // ------------------------------------------------------------------ the metadata route's fit
@@ -230,7 +444,7 @@ public final class SynchronizedCopy {
         long[] span = span(trace);
         Map<String, ClockFit> fits = new LinkedHashMap<>();
         for (ClockClass clock : trace.plan().clocks) {
-            if (!trace.metadata().clocks().containsKey(clock.name())) {
+            if (declared(trace, clock.name()) == null) {
                 return Map.of(); // babeltrace2's implicit clock: no block to rewrite
             }
             long first = span == null ? clock.baseOffsetNanos() : span[0];
@@ -328,7 +542,9 @@ public final class SynchronizedCopy {
                 if (!rel.toString().isEmpty() && (!keep.test(rel) || !rel.startsWith("index"))) {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
-                Files.createDirectories(dst.resolve(rel.toString()));
+                if (!rel.toString().isEmpty()) {
+                    Files.createDirectory(dst.resolve(rel.toString())); // in a folder made just before: never its parents again
+                }
                 return FileVisitResult.CONTINUE;
             }
 
@@ -336,7 +552,16 @@ public final class SynchronizedCopy {
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 Path rel = src.relativize(file);
                 if (keep.test(rel)) {
-                    Files.copy(file, dst.resolve(rel.toString()));
+                    Path to = dst.resolve(rel.toString());
+                    try {
+                        Files.copy(file, to);
+                    } catch (java.nio.file.FileSystemException e) {
+                        // name the file written, not the one read (a full disk's error names both)
+                        throw e.getClass() != java.nio.file.FileSystemException.class || e.getOtherFile() == null ? e
+                            : new java.nio.file.FileSystemException(to.toString(), null, e.getReason());
+                    } catch (IOException e) {
+                        throw writing(to, e);
+                    }
                     written.add(rel);
                 }
                 return FileVisitResult.CONTINUE;

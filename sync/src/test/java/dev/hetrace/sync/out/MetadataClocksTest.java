@@ -83,4 +83,100 @@ class MetadataClocksTest {
         assertThat(clock.offsetSeconds()).isEqualTo(1763689200);
         assertThat(clock.offsetCycles()).isEqualTo(123);
     }
+
+    // ------------------------------------------------------------------ CTF 2
+
+    private static final String RS = "\u001e";
+
+    /** CTF 2 metadata of a trace with one clock, as hetrace's CTF 2 writer writes it from TSDL. */
+    private static byte[] ctf2(String clock) throws Exception {
+        String tsdl = "/* CTF 1.8 */\n"
+            + "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+            + "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clk_t;\n"
+            + "trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; }; };\n"
+            + clock + "\n"
+            + "stream { event.header := struct { uint32_t id; clk_t timestamp; }; };\n"
+            + "event { name = e; id = 0; fields := struct { uint32_t n; }; };\n";
+        return dev.hetrace.ctf.write.Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aCtf2ClockClassGetsTheNewFrequencyOffsetAndOriginAndNoOtherFragmentChanges() throws Exception {
+        byte[] original = ctf2("clock { name = monotonic; description = \"the clock\"; freq = 1000000000; offset_s = 12;"
+            + " offset = 42; };");
+        Map<String, String> edits = new java.util.LinkedHashMap<>(FIT.attributes());
+        edits.put("absolute", "true");
+
+        byte[] edited = MetadataClocks.rewrite(original, Map.of("monotonic", edits));
+
+        String[] before = new String(original, StandardCharsets.UTF_8).split(RS, -1);
+        String[] after = new String(edited, StandardCharsets.UTF_8).split(RS, -1);
+        assertThat(after).hasSameSizeAs(before);
+        int clocks = 0;
+        for (int i = 0; i < before.length; i++) {
+            if (before[i].contains("\"clock-class\"")) {
+                clocks++;
+                var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(after[i]);
+                assertThat(node.get("frequency").asLong()).isEqualTo(999963001);
+                assertThat(node.get("offset-from-origin").get("seconds").asLong()).isEqualTo(1763689200);
+                assertThat(node.get("offset-from-origin").get("cycles").asLong()).isEqualTo(123);
+                assertThat(node.get("origin").asText()).isEqualTo("unix-epoch");
+                assertThat(node.get("description").asText()).isEqualTo("the clock");
+                assertThat(after[i]).endsWith("\n");
+            } else {
+                assertThat(after[i]).as("fragment %d", i).isEqualTo(before[i]);
+            }
+        }
+        assertThat(clocks).isOne();
+        ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().values().iterator().next();
+        assertThat(clock).isEqualTo(new ClockClass("monotonic", "the clock", null, 999963001, 0, 1763689200, 123, true));
+    }
+
+    @Test
+    void ctf2OffsetCyclesAreKeptBelowTheFrequencyAsCtf2Requires() throws Exception {
+        byte[] original = ctf2("clock { name = monotonic; freq = 1000; offset_s = 5; offset = 999; };");
+
+        // the packet route moves offset_s only; a slower frequency leaves the old cycles past it
+        byte[] moved = MetadataClocks.rewrite(original, Map.of("monotonic", Map.of("offset_s", "2", "offset", "2500")));
+        byte[] slower = MetadataClocks.rewrite(original, Map.of("monotonic", Map.of("freq", "500")));
+
+        ClockClass m = MetadataReader.parse(moved, w -> { }).clocks().values().iterator().next();
+        assertThat(m.offsetSeconds()).isEqualTo(4);
+        assertThat(m.offsetCycles()).isEqualTo(500);
+        ClockClass s = MetadataReader.parse(slower, w -> { }).clocks().values().iterator().next();
+        assertThat(s.frequency()).isEqualTo(500);
+        assertThat(s.offsetSeconds()).isEqualTo(6);
+        assertThat(s.offsetCycles()).isEqualTo(499);
+    }
+
+    @Test
+    void aCtf2ClockClassIsKnownByItsNameElseItsId() throws Exception {
+        String text = RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":1000}\n"
+            + RS + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7}\n";
+
+        String edited = MetadataClocks.rewriteJson(text, Map.of("monotonic", Map.of("freq", "999"),
+            "cycles", Map.of("absolute", "true")));
+
+        assertThat(edited).isEqualTo(RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":999}\n"
+            + RS + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7,\"origin\":\"unix-epoch\"}\n");
+        assertThatThrownBy(() -> MetadataClocks.rewriteJson(text, Map.of("c0", Map.of("freq", "999"))))
+            .isInstanceOf(MetadataException.class).hasMessageContaining("clock 'c0' has no clock class fragment");
+    }
+
+    @Test
+    void packetizedCtf2MetadataStaysPacketizedAndParsesToTheNewClock() throws Exception {
+        byte[] json = ctf2("clock { name = monotonic; freq = 1000000000; offset = 0; };");
+        byte[] uuid = new byte[16];
+        uuid[5] = 3;
+        byte[] packed = MetadataClocks.packetize(json, uuid, ByteOrder.LITTLE_ENDIAN);
+
+        byte[] edited = MetadataClocks.rewrite(packed, Map.of("monotonic", FIT.attributes()));
+
+        assertThat(java.util.Arrays.copyOf(edited, 4)).containsExactly(0x57, 0x1D, 0xD1, 0x75);
+        assertThat(java.util.Arrays.copyOfRange(edited, 4, 20)).isEqualTo(uuid);
+        ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().values().iterator().next();
+        assertThat(clock.frequency()).isEqualTo(999963001);
+        assertThat(clock.offsetSeconds()).isEqualTo(1763689200);
+        assertThat(clock.offsetCycles()).isEqualTo(123);
+    }
 }

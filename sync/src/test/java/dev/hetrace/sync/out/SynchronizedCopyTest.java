@@ -380,6 +380,134 @@ class SynchronizedCopyTest {
         assertBabeltraceAgrees(a, b);
     }
 
+    // ------------------------------------------------------------------ CTF 2 and the version of the copy
+
+    /** {@code dir}'s files, its metadata rewritten as CTF 2 by hetrace's writer. */
+    private Path asCtf2(Path dir) throws Exception {
+        Path twin = Files.createDirectories(tmp.resolve(dir.getFileName() + "-ctf2"));
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, twin.resolve(f.getFileName()));
+            }
+        }
+        dev.hetrace.ctf.write.Ctf2Writer.rewrite(twin.resolve("metadata"));
+        return twin;
+    }
+
+    /**
+     * The big-endian trace with its payload's {@code sent} a plain integer: CTF 2 maps only
+     * timestamps in headers and packet contexts to a clock.
+     */
+    private Path bigEndianPlainPayload() throws Exception {
+        Path plain = Files.createDirectories(tmp.resolve("big-endian-plain"));
+        Files.copy(bigEndian.resolve("stream_0_0"), plain.resolve("stream_0_0"));
+        String metadata = Files.readString(bigEndian.resolve("metadata"));
+        assertThat(metadata).contains("uint64_clock_t sent;");
+        Files.writeString(plain.resolve("metadata"), metadata.replace("uint64_clock_t sent;", "uint64_t sent;"));
+        return plain;
+    }
+
+    /** The clock a reader gives the copy, but for its UUID (CTF 2 clock classes have none). */
+    private static ClockClass readClockButUuid(Path trace) throws Exception {
+        ClockClass c = readClock(trace);
+        return new ClockClass(c.name(), c.description(), null, c.frequency(), c.precision(), c.offsetSeconds(),
+            c.offsetCycles(), c.absolute());
+    }
+
+    private static boolean isCtf2(Path copy) throws IOException {
+        return Files.readAllBytes(copy.resolve("metadata"))[0] == 0x1E;
+    }
+
+    @ParameterizedTest(name = "through the {0}")
+    @org.junit.jupiter.params.provider.EnumSource(Method.class)
+    void aCtf2TraceIsCopiedInCtf2ReadsAtTheTransformedTimesAndPrintsAsItsCtf18TwinsCopy(Method method) throws Exception {
+        for (Path original : List.of(sample, bigEndianPlainPayload())) {
+            Path ctf2 = asCtf2(original);
+            ClockTransform transform = transformFor(ctf2);
+            Path out = tmp.resolve("out-" + original.getFileName());
+            Path twin = tmp.resolve("twin-" + original.getFileName());
+
+            CopyReport report = SynchronizedCopy.write(ctf2, transform, out, new SynchronizedCopy.Options(method, true));
+            CopyReport twinReport = SynchronizedCopy.write(original, transform, twin, new SynchronizedCopy.Options(method, true));
+
+            assertThat(report.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V2);
+            assertThat(isCtf2(out)).isTrue();
+            assertThat(report.maxErrorNanos()).isEqualTo(twinReport.maxErrorNanos());
+            assertThat(report.files()).isEqualTo(twinReport.files());
+            assertThat(readClockButUuid(out)).isEqualTo(readClockButUuid(twin));
+            assertThat(readClock(out).absolute()).isTrue();
+            assertRetimed(ctf2, out, transform::apply, method == Method.PACKETS ? report.maxErrorNanos()
+                : report.maxErrorNanos() + 2);
+            assertThat(hetraceText(out)).isNotEmpty().isEqualTo(hetraceText(twin));
+        }
+    }
+
+    @ParameterizedTest(name = "through the {0}")
+    @org.junit.jupiter.params.provider.EnumSource(Method.class)
+    void aCopyIsWrittenInTheCtfVersionAskedForAndDecodesAsInTheTracesOwn(Method method) throws Exception {
+        Path plain = bigEndianPlainPayload();
+        Path ctf2 = asCtf2(plain);
+        ClockTransform transform = transformFor(plain);
+        Path as18 = tmp.resolve("as-1.8");
+        Path as2 = tmp.resolve("as-2");
+        Path own = tmp.resolve("own");
+
+        CopyReport r18 = SynchronizedCopy.write(ctf2, transform, as18,
+            new SynchronizedCopy.Options(method, true).in(dev.hetrace.ctf.write.CtfVersion.V1_8));
+        CopyReport r2 = SynchronizedCopy.write(plain, transform, as2,
+            new SynchronizedCopy.Options(method, true).in(dev.hetrace.ctf.write.CtfVersion.V2));
+        SynchronizedCopy.write(plain, transform, own, new SynchronizedCopy.Options(method, true));
+
+        assertThat(r18.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V1_8);
+        assertThat(Files.readString(as18.resolve("metadata"))).startsWith("/* CTF 1.8 */");
+        assertThat(r2.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V2);
+        assertThat(isCtf2(as2)).isTrue();
+        String text = hetraceText(own);
+        assertThat(hetraceText(as18)).isEqualTo(text);
+        assertThat(hetraceText(as2)).isEqualTo(text);
+        assertRetimed(plain, as18, transform::apply, method == Method.PACKETS ? r18.maxErrorNanos() : r18.maxErrorNanos() + 2);
+        assertBabeltraceAgrees(as18);
+    }
+
+    @Test
+    void aCopyWhoseOtherVersionWouldDecodeOtherwiseIsRefusedAndNothingIsLeft() throws Exception {
+        // CTF 2 says by a role what CTF 1.8 says by the name content_size: renamed, the role is
+        // lost in TSDL, and the packets' content would run to their padding
+        Path ctf2 = asCtf2(sample);
+        String json = Files.readString(ctf2.resolve("metadata"));
+        assertThat(json).contains("\"content_size\"");
+        Files.writeString(ctf2.resolve("metadata"), json.replace("\"content_size\"", "\"filled\""));
+        Path own = tmp.resolve("own");
+        SynchronizedCopy.write(ctf2, transformFor(ctf2), own, Method.METADATA);
+        Path out = tmp.resolve("out");
+
+        assertThatThrownBy(() -> SynchronizedCopy.write(ctf2, transformFor(ctf2), out,
+                new SynchronizedCopy.Options(Method.METADATA, false).in(dev.hetrace.ctf.write.CtfVersion.V1_8)))
+            .isInstanceOf(SynchronizedCopyException.class)
+            .hasMessageContaining("CTF 1.8 cannot say what the trace's metadata says: the copy's packet context would"
+                + " decode otherwise (" + out.resolve("stream_0_0") + ", packet 0)");
+        try (var left = Files.list(out)) {
+            assertThat(left).isEmpty();
+        }
+        assertThat(hetraceText(own)).isNotEmpty(); // the CTF 2 copy reads
+    }
+
+    @Test
+    void theMetadataFileComesLastUnderTheNameAskedFor() throws Exception {
+        Path out = tmp.resolve("out");
+
+        SynchronizedCopy.write(sample, transformFor(sample), out,
+            new SynchronizedCopy.Options(Method.PACKETS, true).metadataAs(".held"));
+
+        try (Stream<Path> files = Files.list(out)) {
+            assertThat(files.map(p -> p.getFileName().toString()).sorted()).containsExactly(".held", "stream_0_0",
+                "stream_0_1");
+        }
+        assertThat(CtfTrace.find(out)).isEmpty();
+        Files.move(out.resolve(".held"), out.resolve("metadata"));
+        assertRetimed(sample, out, transformFor(sample)::apply, 0);
+    }
+
     // ------------------------------------------------------------------ errors
 
     @Test
