@@ -66,6 +66,12 @@ public final class StreamDecoder {
 
     private boolean uuidWarned;
     private java.util.function.Consumer<String> warnings = w -> { };
+    /** Whether a warning of kind {@link #EVENT_BEFORE_PREVIOUS} or {@link #PACKET_BEFORE_PREVIOUS_END} is to be told; null: not watched. */
+    private java.util.function.IntPredicate timeOrderFirst;
+    /** The time (clock value) of the previous event of the stream: an event before it goes back in time. */
+    private long previousEventClock;
+    /** Bits of the kinds of time going back already told by this decoder (see {@link #timeOrderFirst}). */
+    private int timeOrderTold;
     private long clock;
     private long eventClock;
     /** The clock before the current event (its header may move it), to decode the event again after a resume. */
@@ -91,6 +97,23 @@ public final class StreamDecoder {
         this.warnings = sink;
     }
 
+    /** An event whose time is before the previous event's in the stream. */
+    public static final int EVENT_BEFORE_PREVIOUS = 0;
+    /** A packet whose timestamp_begin is before the previous packet's timestamp_end in the stream. */
+    public static final int PACKET_BEFORE_PREVIOUS_END = 1;
+
+    /**
+     * Watches the stream's times: an event earlier than the one before it, and a packet that
+     * begins before its predecessor ends, are told to the {@linkplain #warnings warnings} when
+     * {@code first} says that kind ({@link #EVENT_BEFORE_PREVIOUS},
+     * {@link #PACKET_BEFORE_PREVIOUS_END}) was not told yet for the stream (several decoders
+     * may read one stream: the stream's reader keeps what was told). The events are decoded as
+     * they are either way.
+     */
+    public void watchTimeOrder(java.util.function.IntPredicate first) {
+        this.timeOrderFirst = first;
+    }
+
     // ------------------------------------------------------------------ iteration
 
     /**
@@ -102,6 +125,11 @@ public final class StreamDecoder {
         while (true) {
             if (packet != null && pos < limit) {
                 decodeEvent();
+                // one unsigned compare per event: clock values of one stream are of one clock
+                if (Long.compareUnsigned(eventClock, previousEventClock) < 0) {
+                    eventBeforePrevious();
+                }
+                previousEventClock = eventClock;
                 return true;
             }
             if (!nextPacket()) {
@@ -275,6 +303,10 @@ public final class StreamDecoder {
      */
     private void noteLosses(PacketInfo p) {
         boolean timed = p.has(p.timestampBegin()) && p.has(p.timestampEnd()) && stream.defaultClock >= 0;
+        if (havePrevious && previousEnd != PacketInfo.ABSENT && p.has(p.timestampBegin()) && stream.defaultClock >= 0
+                && Long.compareUnsigned(p.timestampBegin(), previousEnd) < 0) {
+            packetBeforePreviousEnd(p);
+        }
         if (p.has(p.eventsDiscarded())) {
             long now = p.eventsDiscarded();
             if (!havePrevious || previousDiscarded == PacketInfo.ABSENT) {
@@ -336,6 +368,7 @@ public final class StreamDecoder {
         limit = 0;
         clock = 0;
         eventClock = 0;
+        previousEventClock = 0;
         losses.clear();
         havePrevious = hasPrevious;
         previousDiscarded = previousEventsDiscarded;
@@ -401,6 +434,7 @@ public final class StreamDecoder {
         pos = eventOffsetBits;
         clock = clockBefore;
         eventClock = clockBefore;
+        previousEventClock = clockBefore;
         havePrevious = hadPrevious;
         previousDiscarded = previousEventsDiscarded;
         this.previousSeqNum = previousSeqNum;
@@ -500,6 +534,49 @@ public final class StreamDecoder {
             warnings.accept(file + ": packet " + packetNumber + ": packet UUID " + actual
                 + " differs from the trace UUID " + expected + " (read anyway)");
         }
+    }
+
+    // ------------------------------------------------------------------ time going back
+
+    private void eventBeforePrevious() {
+        if (firstTimeOrderWarning(EVENT_BEFORE_PREVIOUS)) {
+            warnings.accept(file + ": packet " + packetNumber + " (at byte " + (packet.offsetBits() >>> 3) + "), event at"
+                + " byte " + (eventBitOffset >>> 3) + ": time goes back, from " + date(previousEventClock)
+                + " (the event before) to " + date(eventClock) + " (" + earlier(previousEventClock, eventClock) + ");"
+                + " events are printed as recorded and analysed at the time of the event before (said once per stream)");
+        }
+    }
+
+    private void packetBeforePreviousEnd(PacketInfo p) {
+        if (firstTimeOrderWarning(PACKET_BEFORE_PREVIOUS_END)) {
+            warnings.accept(file + ": packet " + packetNumber + " (at byte " + (p.offsetBits() >>> 3) + ") begins at "
+                + date(p.timestampBegin()) + ", before the previous packet ends at " + date(previousEnd) + " ("
+                + earlier(previousEnd, p.timestampBegin()) + "); read as it is (said once per stream)");
+        }
+    }
+
+    /** Whether a warning of this kind is to be told: the first of the stream (rare: called only when times go back). */
+    private boolean firstTimeOrderWarning(int kind) {
+        if (timeOrderFirst == null || (timeOrderTold & (1 << kind)) != 0 || stream.defaultClock < 0) {
+            return false;
+        }
+        timeOrderTold |= 1 << kind;
+        return timeOrderFirst.test(kind);
+    }
+
+    /** "N ns earlier": how far clock value {@code now} is before {@code before}, on the stream's clock. */
+    private String earlier(long before, long now) {
+        ClockClass c = plan.clocks.get(stream.defaultClock);
+        return String.format(java.util.Locale.ROOT, "%,d ns earlier", c.time(before) - c.time(now));
+    }
+
+    /** The UTC date of a value of the stream's clock, to the nanosecond. */
+    private String date(long cycles) {
+        long nanos = plan.clocks.get(stream.defaultClock).time(cycles);
+        java.time.Instant at = java.time.Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L),
+            Math.floorMod(nanos, 1_000_000_000L));
+        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.nnnnnnnnn", java.util.Locale.ROOT)
+            .withZone(java.time.ZoneOffset.UTC).format(at) + " UTC";
     }
 
     // ------------------------------------------------------------------ events
