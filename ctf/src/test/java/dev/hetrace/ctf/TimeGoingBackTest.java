@@ -26,7 +26,7 @@ class TimeGoingBackTest {
     Path dir;
 
     /**
-     * chan_0 goes back 4,900 ns in its second packet, then twice more; chan_1 is in order. Times
+     * chan_0 goes back 4,900 ns in its second packet, then twice more; chan_1 and chan_2 are in order. Times
      * are ns after 2023-11-14 22:13:20 UTC.
      */
     private Path backwards() throws Exception {
@@ -39,6 +39,9 @@ class TimeGoingBackTest {
                 .done()
             .stream("chan_1", 1)
                 .packet(1_000, 40_000, 0, 0, event(1_050, 10, "x"), event(6_000, 11, "y"), event(11_500, 12, "z"))
+                .done()
+            .stream("chan_2", 2)
+                .packet(1_000, 40_000, 0, 0, event(3_000, 20, "p"), event(15_000, 21, "q"))
                 .done()
             .write();
     }
@@ -83,8 +86,8 @@ class TimeGoingBackTest {
         assertThat(times).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(Map.entry(1L, 1_100L), Map.entry(2L, 1_900L),
             Map.entry(3L, 10_000L), Map.entry(4L, 10_000L), Map.entry(5L, 12_000L), Map.entry(6L, 12_000L),
             Map.entry(7L, 30_100L), Map.entry(8L, 30_100L), Map.entry(10L, 1_050L), Map.entry(11L, 6_000L),
-            Map.entry(12L, 11_500L)));
-        assertThat(order).containsExactly("10", "1", "2", "11", "3", "4", "12", "5", "6", "7", "8");
+            Map.entry(12L, 11_500L), Map.entry(20L, 3_000L), Map.entry(21L, 15_000L)));
+        assertThat(order).containsExactly("10", "1", "2", "20", "11", "3", "4", "12", "5", "6", "21", "7", "8");
     }
 
     @Test
@@ -92,8 +95,9 @@ class TimeGoingBackTest {
         Path trace = backwards();
         List<String> first = recorded(trace, Integer.MAX_VALUE);
         // the merge takes each stream's head as it is: d (5,100) right after c (10,000), its stream's head then
-        assertThat(first).containsExactly("10@1050", "1@1100", "2@1900", "11@6000", "3@10000", "4@5100", "12@11500",
-            "5@12000", "6@11000", "7@30100", "8@30000");
+        assertThat(first).containsExactly("10@1050", "1@1100", "2@1900", "20@3000", "11@6000", "3@10000", "4@5100",
+            "12@11500", "5@12000", "6@11000", "21@15000", "7@30100", "8@30000");
+        // two decoders for three streams: one is parked and resumed again and again
         assertThat(recorded(trace, 2)).isEqualTo(first);
         assertThat(recorded(trace, Integer.MAX_VALUE)).isEqualTo(first);
     }

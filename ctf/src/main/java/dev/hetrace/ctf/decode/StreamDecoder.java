@@ -434,7 +434,8 @@ public final class StreamDecoder {
         pos = eventOffsetBits;
         clock = clockBefore;
         eventClock = clockBefore;
-        previousEventClock = clockBefore;
+        // the event decoded again was compared with the one before it when first decoded
+        previousEventClock = 0;
         havePrevious = hadPrevious;
         previousDiscarded = previousEventsDiscarded;
         this.previousSeqNum = previousSeqNum;
