@@ -3,8 +3,11 @@ package dev.hetrace.cli;
 import static dev.hetrace.ctf.testing.TraceWriter.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Corpus;
 import dev.hetrace.ctf.testing.TraceWriter;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,5 +100,30 @@ class TimeGoingBackTest {
         // 4 calls of 0, 0, 1,000 and 6,000 ns: 0.007 ms in all (0.001 had the times been taken as recorded)
         assertThat(run.out()).containsPattern("\\n  work +0\\.007 +[0-9.]+ +4 +0\\.000 +0\\.006 ")
             .doesNotContainPattern("(^|[\\s(])-\\d");
+    }
+
+    /**
+     * An LTTng kernel trace (lttng-modules 2.0) whose 8 streams have 179 packets beginning up to
+     * 2.6 µs before the previous one ends: one line per stream, not per packet.
+     */
+    @Test
+    void aRealLttngTraceWithOverlappingPacketsGivesOneWarningLinePerStream() throws Exception {
+        Path trace = Corpus.trace("ctf-testsuite/regression/stream/pass/lttng-modules-trace");
+        String first = null;
+        for (String threads : new String[] {"1", "2"}) {
+            Cli.Run run = Cli.run("print", "--threads", threads, trace.toString());
+            assertThat(run.status()).as(run.err()).isZero();
+            List<String> lines = run.err().lines().sorted().toList();
+            assertThat(lines).hasSize(8);
+            IntStream.range(0, 8).forEach(i -> assertThat(lines.get(i))
+                .startsWith("hetrace: warning: " + trace.resolve("channel0_" + i) + ": packet ")
+                .contains(" before the previous packet ends at ", " ns earlier); read as it is (said once per stream)"));
+            if (first == null) {
+                first = run.out();
+                assertThat(first.lines().count()).isGreaterThan(1000);
+            } else {
+                assertThat(run.out()).isEqualTo(first);
+            }
+        }
     }
 }
