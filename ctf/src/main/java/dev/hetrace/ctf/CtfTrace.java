@@ -621,6 +621,17 @@ public final class CtfTrace implements AutoCloseable {
         return firstTold(clocksTold, bit);
     }
 
+    /**
+     * Says {@code warning} on the trace's warnings when it is the first of its kind for stream
+     * {@code stream} ({@link StreamDecoder#watchTimeOrder}), whatever decoder found it. Safe from
+     * any thread.
+     */
+    public void timeGoesBack(int stream, int kind, String warning) {
+        if (firstTold(timeOrderTold, 2 * stream + kind)) {
+            shared.warnings.accept(warning);
+        }
+    }
+
     /** Whether {@code bit} of {@code told} was clear; sets it. Safe from any thread. */
     private static boolean firstTold(java.util.BitSet told, int bit) {
         synchronized (told) {
@@ -638,7 +649,7 @@ public final class CtfTrace implements AutoCloseable {
     public StreamDecoder decoder(int index) {
         StreamDecoder d = new StreamDecoder(shared.plan, files(index));
         d.warnings(shared.warnings);
-        d.watchTimeOrder(kind -> firstTold(timeOrderTold, 2 * index + kind));
+        d.watchTimeOrder((kind, warning) -> timeGoesBack(index, kind, warning));
         return d;
     }
 

@@ -150,4 +150,66 @@ class TimeGoingBackTest {
             + " 2023-11-14 22:13:20.000000850 UTC, before the previous packet ends at 2023-11-14 22:13:20.000000900 UTC"
             + " (50 ns earlier); read as it is (said once per stream)");
     }
+
+    /**
+     * One stream of four packets of about 400 KB, each decoded by a worker of its own when read in
+     * parallel: packet 2's first event is 4,000 ns before packet 1's last (no packet overlaps
+     * there), packet 3 begins 50,000 ns before packet 2 ends and goes back again inside.
+     */
+    private Path segments() throws Exception {
+        String msg = "m".repeat(1000);
+        TraceWriter.Stream stream = new TraceWriter(dir.resolve("segments")).stream("chan_0", 0);
+        long[][] packets = {{1_000, 500_000, 1_000}, {500_000, 1_000_000, 500_000}, {1_000_000, 1_500_000, 1_000_000},
+            {1_450_000, 2_000_000, 1_500_000}};
+        for (int k = 0; k < packets.length; k++) {
+            TraceWriter.Event[] events = new TraceWriter.Event[400];
+            for (int i = 0; i < events.length; i++) {
+                long t = packets[k][2] + i * 1_000L;
+                if (k == 2 && i == 0) {
+                    t = 895_000;
+                } else if (k == 3 && i == 10) {
+                    t = 1_505_000;
+                }
+                events[i] = event(t, k * 1000 + i, msg);
+            }
+            stream.packet(packets[k][0], packets[k][1], k, 0, events);
+        }
+        return stream.done().write();
+    }
+
+    @Test
+    void aStreamDecodedInParallelSegmentsSaysTheSameFirstPlacesAsOneDecoder() throws Exception {
+        Path trace = segments();
+        List<String> alone = Collections.synchronizedList(new ArrayList<>());
+        List<Long> times = new ArrayList<>();
+        try (CtfTrace t = CtfTrace.open(trace, alone::add)) {
+            EventCursor cursor = new EventCursor(List.of(t));
+            while (cursor.next()) {
+                times.add(cursor.timeNanos());
+            }
+        }
+        long packetBytes = TraceWriter.PACKET_HEADER_BYTES + 400 * (4 + 8 + 4 + 1000 + 1);
+        assertThat(alone).containsExactly(
+            trace.resolve("chan_0") + ": packet 2 (at byte " + 2 * packetBytes + "), event at byte "
+                + (2 * packetBytes + TraceWriter.PACKET_HEADER_BYTES) + ": time goes back, from 2023-11-14"
+                + " 22:13:20.000899000 UTC (the event before) to 2023-11-14 22:13:20.000895000 UTC (4,000 ns earlier);"
+                + " events are printed as recorded and analysed at the time of the event before (said once per stream)",
+            trace.resolve("chan_0") + ": packet 3 (at byte " + 3 * packetBytes + ") begins at 2023-11-14"
+                + " 22:13:20.001450000 UTC, before the previous packet ends at 2023-11-14 22:13:20.001500000 UTC"
+                + " (50,000 ns earlier); read as it is (said once per stream)");
+        for (int run = 0; run < 3; run++) {
+            List<String> parallel = Collections.synchronizedList(new ArrayList<>());
+            List<Long> merged = new ArrayList<>();
+            try (CtfTrace t = CtfTrace.open(trace, parallel::add)) {
+                assertThat(t.index(0).size()).isEqualTo(4);
+                try (ParallelMerge merge = new ParallelMerge(List.of(t), () -> null, 2)) {
+                    while (merge.next()) {
+                        merged.add(merge.timeNanos());
+                    }
+                }
+            }
+            assertThat(merged).isEqualTo(times);
+            assertThat(parallel).isEqualTo(alone);
+        }
+    }
 }

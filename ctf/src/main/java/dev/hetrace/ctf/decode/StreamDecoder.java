@@ -66,11 +66,11 @@ public final class StreamDecoder {
 
     private boolean uuidWarned;
     private java.util.function.Consumer<String> warnings = w -> { };
-    /** Whether a warning of kind {@link #EVENT_BEFORE_PREVIOUS} or {@link #PACKET_BEFORE_PREVIOUS_END} is to be told; null: not watched. */
-    private java.util.function.IntPredicate timeOrderFirst;
+    /** Told where the stream's time first goes back, of each kind; null: not watched. */
+    private TimeOrderListener timeOrder;
     /** The time (clock value) of the previous event of the stream: an event before it goes back in time. */
     private long previousEventClock;
-    /** Bits of the kinds of time going back already told by this decoder (see {@link #timeOrderFirst}). */
+    /** Bits of the kinds of time going back already told by this decoder (see {@link #watchTimeOrder}). */
     private int timeOrderTold;
     private long clock;
     private long eventClock;
@@ -102,16 +102,24 @@ public final class StreamDecoder {
     /** A packet whose timestamp_begin is before the previous packet's timestamp_end in the stream. */
     public static final int PACKET_BEFORE_PREVIOUS_END = 1;
 
+    /** Told where time goes back in a stream. */
+    @FunctionalInterface
+    public interface TimeOrderListener {
+        /**
+         * @param kind    {@link #EVENT_BEFORE_PREVIOUS} or {@link #PACKET_BEFORE_PREVIOUS_END}
+         * @param warning one line saying where and by how much (without the word "warning")
+         */
+        void told(int kind, String warning);
+    }
+
     /**
-     * Watches the stream's times: an event earlier than the one before it, and a packet that
-     * begins before its predecessor ends, are told to the {@linkplain #warnings warnings} when
-     * {@code first} says that kind ({@link #EVENT_BEFORE_PREVIOUS},
-     * {@link #PACKET_BEFORE_PREVIOUS_END}) was not told yet for the stream (several decoders
-     * may read one stream: the stream's reader keeps what was told). The events are decoded as
-     * they are either way.
+     * Watches the stream's times: the first event earlier than the one before it, and the first
+     * packet that begins before its predecessor ends, are told to {@code listener} (once per kind
+     * for this decoder; several decoders may read one stream, so the listener decides what the
+     * user is told). The events are decoded as they are either way.
      */
-    public void watchTimeOrder(java.util.function.IntPredicate first) {
-        this.timeOrderFirst = first;
+    public void watchTimeOrder(TimeOrderListener listener) {
+        this.timeOrder = listener;
     }
 
     // ------------------------------------------------------------------ iteration
@@ -541,39 +549,51 @@ public final class StreamDecoder {
 
     private void eventBeforePrevious() {
         if (firstTimeOrderWarning(EVENT_BEFORE_PREVIOUS)) {
-            warnings.accept(file + ": packet " + packetNumber + " (at byte " + (packet.offsetBits() >>> 3) + "), event at"
-                + " byte " + (eventBitOffset >>> 3) + ": time goes back, from " + date(previousEventClock)
-                + " (the event before) to " + date(eventClock) + " (" + earlier(previousEventClock, eventClock) + ");"
-                + " events are printed as recorded and analysed at the time of the event before (said once per stream)");
+            ClockClass c = plan.clocks.get(stream.defaultClock);
+            timeOrder.told(EVENT_BEFORE_PREVIOUS, eventBeforePrevious(file, packetNumber, packet.offsetBits(),
+                eventBitOffset, c.time(previousEventClock), c.time(eventClock)));
         }
+    }
+
+    /**
+     * The warning of an event before the previous one of its stream: in packet {@code packetNumber}
+     * of {@code file}, the event at {@code eventOffsetBits}, at {@code nanos}, after one at
+     * {@code previousNanos}.
+     */
+    public static String eventBeforePrevious(Path file, long packetNumber, long packetOffsetBits, long eventOffsetBits,
+                                             long previousNanos, long nanos) {
+        return file + ": packet " + packetNumber + " (at byte " + (packetOffsetBits >>> 3) + "), event at byte "
+            + (eventOffsetBits >>> 3) + ": time goes back, from " + date(previousNanos) + " (the event before) to "
+            + date(nanos) + " (" + earlier(previousNanos, nanos) + "); events are printed as recorded and analysed at"
+            + " the time of the event before (said once per stream)";
     }
 
     private void packetBeforePreviousEnd(PacketInfo p) {
         if (firstTimeOrderWarning(PACKET_BEFORE_PREVIOUS_END)) {
-            warnings.accept(file + ": packet " + packetNumber + " (at byte " + (p.offsetBits() >>> 3) + ") begins at "
-                + date(p.timestampBegin()) + ", before the previous packet ends at " + date(previousEnd) + " ("
-                + earlier(previousEnd, p.timestampBegin()) + "); read as it is (said once per stream)");
+            ClockClass c = plan.clocks.get(stream.defaultClock);
+            long begin = c.time(p.timestampBegin());
+            long previous = c.time(previousEnd);
+            timeOrder.told(PACKET_BEFORE_PREVIOUS_END, file + ": packet " + packetNumber + " (at byte "
+                + (p.offsetBits() >>> 3) + ") begins at " + date(begin) + ", before the previous packet ends at "
+                + date(previous) + " (" + earlier(previous, begin) + "); read as it is (said once per stream)");
         }
     }
 
-    /** Whether a warning of this kind is to be told: the first of the stream (rare: called only when times go back). */
+    /** Whether a warning of this kind is to be told: the first of this decoder (rare: called only when times go back). */
     private boolean firstTimeOrderWarning(int kind) {
-        if (timeOrderFirst == null || (timeOrderTold & (1 << kind)) != 0 || stream.defaultClock < 0) {
+        if (timeOrder == null || (timeOrderTold & (1 << kind)) != 0 || stream.defaultClock < 0) {
             return false;
         }
         timeOrderTold |= 1 << kind;
-        return timeOrderFirst.test(kind);
+        return true;
     }
 
-    /** "N ns earlier": how far clock value {@code now} is before {@code before}, on the stream's clock. */
-    private String earlier(long before, long now) {
-        ClockClass c = plan.clocks.get(stream.defaultClock);
-        return String.format(java.util.Locale.ROOT, "%,d ns earlier", c.time(before) - c.time(now));
+    private static String earlier(long beforeNanos, long nanos) {
+        return String.format(java.util.Locale.ROOT, "%,d ns earlier", beforeNanos - nanos);
     }
 
-    /** The UTC date of a value of the stream's clock, to the nanosecond. */
-    private String date(long cycles) {
-        long nanos = plan.clocks.get(stream.defaultClock).time(cycles);
+    /** The UTC date of a time, to the nanosecond. */
+    private static String date(long nanos) {
         java.time.Instant at = java.time.Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L),
             Math.floorMod(nanos, 1_000_000_000L));
         return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.nnnnnnnnn", java.util.Locale.ROOT)
