@@ -57,16 +57,18 @@ class TimeGoingBackTest {
             Cli.Run run = Cli.run("print", "--threads", threads, trace.toString());
             assertThat(run.status()).as(run.err()).isZero();
             assertThat(run.err().lines()).containsExactly(warning(trace));
-            assertThat(run.out().lines().map(l -> l.substring(1, l.indexOf(']')) + " " + l.substring(l.lastIndexOf('{'))))
+            // the time, the delta to the line before (negative where time goes back), the payload
+            assertThat(run.out().lines().map(l -> l.substring(1, l.indexOf(')') + 1).replace("] ", " ") + " "
+                    + l.substring(l.lastIndexOf('{'))))
                 .containsExactly(
-                    "22:13:20.000002000 { n = 10, msg = \"x\" }",
-                    "22:13:20.000008000 { n = 11, msg = \"y\" }",
-                    "22:13:20.000010000 { n = 1, msg = \"a\" }",
-                    "22:13:20.000005100 { n = 2, msg = \"b\" }",
-                    "22:13:20.000020000 { n = 3, msg = \"c\" }",
-                    "22:13:20.000019000 { n = 4, msg = \"d\" }",
-                    "22:13:20.000030000 { n = 5, msg = \"e\" }",
-                    "22:13:20.000031000 { n = 6, msg = \"f\" }");
+                    "22:13:20.000002000 (+?.?????????) { n = 10, msg = \"x\" }",
+                    "22:13:20.000008000 (+0.000006000) { n = 11, msg = \"y\" }",
+                    "22:13:20.000010000 (+0.000002000) { n = 1, msg = \"a\" }",
+                    "22:13:20.000005100 (-0.000004900) { n = 2, msg = \"b\" }",
+                    "22:13:20.000020000 (+0.000014900) { n = 3, msg = \"c\" }",
+                    "22:13:20.000019000 (-0.000001000) { n = 4, msg = \"d\" }",
+                    "22:13:20.000030000 (+0.000011000) { n = 5, msg = \"e\" }",
+                    "22:13:20.000031000 (+0.000001000) { n = 6, msg = \"f\" }");
             if (one == null) {
                 one = run.out();
             } else {
