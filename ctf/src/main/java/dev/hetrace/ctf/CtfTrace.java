@@ -47,8 +47,13 @@ public final class CtfTrace implements AutoCloseable {
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
 
-    /** Clocks said to be out of the range of times: bit 2 &times; index for the offset, + 1 for a value; or null. */
-    private java.util.BitSet clocksTold;
+    /** Clocks said to be out of the range of times: bit 2 &times; index for the offset, + 1 for a value. */
+    private final java.util.BitSet clocksTold = new java.util.BitSet();
+    /**
+     * Streams whose times were said to go back, whatever decoders read them: bit 2 &times; stream
+     * + {@link StreamDecoder#EVENT_BEFORE_PREVIOUS} or {@link StreamDecoder#PACKET_BEFORE_PREVIOUS_END}.
+     */
+    private final java.util.BitSet timeOrderTold = new java.util.BitSet();
 
     /** Stream files up to this size are read into memory rather than mapped. */
     private static final long SMALL_FILE = 16 * 1024;
@@ -612,13 +617,28 @@ public final class CtfTrace implements AutoCloseable {
         }
     }
 
-    private synchronized boolean firstTold(int bit) {
-        if (clocksTold == null) {
-            clocksTold = new java.util.BitSet();
+    private boolean firstTold(int bit) {
+        return firstTold(clocksTold, bit);
+    }
+
+    /**
+     * Says {@code warning} on the trace's warnings when it is the first of its kind for stream
+     * {@code stream} ({@link StreamDecoder#watchTimeOrder}), whatever decoder found it. Safe from
+     * any thread.
+     */
+    public void timeGoesBack(int stream, int kind, String warning) {
+        if (firstTold(timeOrderTold, 2 * stream + kind)) {
+            shared.warnings.accept(warning);
         }
-        boolean first = !clocksTold.get(bit);
-        clocksTold.set(bit);
-        return first;
+    }
+
+    /** Whether {@code bit} of {@code told} was clear; sets it. Safe from any thread. */
+    private static boolean firstTold(java.util.BitSet told, int bit) {
+        synchronized (told) {
+            boolean first = !told.get(bit);
+            told.set(bit);
+            return first;
+        }
     }
 
     private void tell(ClockClass clock, String what) {
@@ -629,6 +649,7 @@ public final class CtfTrace implements AutoCloseable {
     public StreamDecoder decoder(int index) {
         StreamDecoder d = new StreamDecoder(shared.plan, files(index));
         d.warnings(shared.warnings);
+        d.watchTimeOrder((kind, warning) -> timeGoesBack(index, kind, warning));
         return d;
     }
 

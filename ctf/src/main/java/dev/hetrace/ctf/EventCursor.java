@@ -69,6 +69,8 @@ public final class EventCursor {
     private final long[] offsetNanos;
     /** The clock value of each stream's head event whose time is saturated, or null while none is. */
     private long[] saturatedCycles;
+    /** With {@link #monotonicTimes()}: the latest time of each stream's events so far; else null. */
+    private long[] latest;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
     private long[] skipBefore;
     private boolean started;
@@ -132,6 +134,20 @@ public final class EventCursor {
     /** Where losses go (by default nowhere). */
     public void onDiscarded(DiscardedListener listener) {
         this.discardedListener = listener;
+    }
+
+    /**
+     * Makes each stream's times never go back: an event whose time is before the previous event
+     * of its stream is given that event's time, before the merge orders it. What an analysis
+     * needs (an interval never ends before it begins, every table agrees), while {@code print}
+     * shows the times as recorded. The stream's decoder says where it happens ({@link
+     * StreamDecoder#watchTimeOrder}). To be called before the first {@link #next()}.
+     */
+    public void monotonicTimes() {
+        if (latest == null) {
+            latest = new long[streamCount];
+            java.util.Arrays.fill(latest, Long.MIN_VALUE);
+        }
     }
 
     /**
@@ -255,7 +271,15 @@ public final class EventCursor {
             release(i);
             return false;
         }
-        time[i] = streamTime(i, d);
+        long t = streamTime(i, d);
+        if (latest != null) {
+            if (t < latest[i]) {
+                t = latest[i];
+            } else {
+                latest[i] = t;
+            }
+        }
+        time[i] = t;
         return true;
     }
 
@@ -451,6 +475,9 @@ public final class EventCursor {
         PacketIndex idx = trace.index(streamOf(i));
         release(i);
         flags[i] = 0; // not parked: a new decoder, positioned below
+        if (latest != null) {
+            latest[i] = Long.MIN_VALUE;
+        }
         StreamDecoder d = live(i);
         loss[i] = null;
         int k = idx.seekable() ? idx.firstEndingAtOrAfter(nanos) : 0;

@@ -6,6 +6,7 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.text.TextSink;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -70,6 +71,18 @@ public final class ParallelMerge implements AutoCloseable {
         final LinkedBlockingQueue<Chunk> ready = new LinkedBlockingQueue<>();
         final AtomicBoolean producing = new AtomicBoolean();
         volatile boolean finished;
+        /**
+         * Of a stream cut in segments: where the segment's time goes back, kept by its producer to be
+         * told in the stream's order once the merge is past the segment (the queue of chunks orders
+         * the producer's writes before the merge's reads); null for a stream read whole.
+         */
+        List<Told> told;
+        /** Where the segment's first event is, kept by its producer (for a cut stream). */
+        Path firstFile;
+        long firstPacketNumber;
+        long firstPacketOffset;
+        long firstEventOffset;
+        boolean firstKnown;
 
         Segment(Source source, StreamDecoder decoder, Formatter formatter) {
             this.source = source;
@@ -129,6 +142,13 @@ public final class ParallelMerge implements AutoCloseable {
                         c.last = true;
                         break;
                     }
+                    if (!firstKnown) {
+                        firstKnown = true;
+                        firstFile = decoder.file();
+                        firstPacketNumber = decoder.packet().number();
+                        firstPacketOffset = decoder.packet().offsetBits();
+                        firstEventOffset = decoder.eventBitOffset();
+                    }
                     if (decoder.streamPlan() != plan) {
                         plan = decoder.streamPlan();
                         cc = plan.defaultClock >= 0 ? decoder.plan().clocks.get(plan.defaultClock) : null;
@@ -173,10 +193,20 @@ public final class ParallelMerge implements AutoCloseable {
         }
     }
 
+    /** A warning of time going back ({@link StreamDecoder#watchTimeOrder}) found in a segment. */
+    private record Told(int kind, String warning) {}
+
     /** One stream in the merge: its segments, consumed in order. */
     private final class Source {
         final int index;
         final CtfTrace trace;
+        /** The stream's index in its trace. */
+        int stream;
+        /** The time of the last event the merge took from the stream's chunks, when {@link #haveLast}. */
+        long lastTime;
+        boolean haveLast;
+        /** The merge moved to the next segment and has not seen its first event yet. */
+        boolean entered;
         final List<Segment> segments = new ArrayList<>();
         /** Chunks the merge is done with, to be filled again. */
         final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -234,6 +264,7 @@ public final class ParallelMerge implements AutoCloseable {
             CtfTrace trace = traces.get(t);
             for (int s = 0; s < trace.streams().size(); s++) {
                 Source src = new Source(sources.size(), trace);
+                src.stream = s;
                 src.traceRank = rank[t];
                 src.streamId = trace.streamId(s);
                 src.path = trace.streams().get(s).getFirst().path().toAbsolutePath().normalize().toString();
@@ -253,7 +284,11 @@ public final class ParallelMerge implements AutoCloseable {
                                 idx.eventsDiscarded(from - 1), idx.sequenceNumber(from - 1), idx.endCycles(from - 1));
                         }
                         d.limitPackets(k - from);
-                        src.segments.add(new Segment(src, d, formatters.get()));
+                        Segment segment = new Segment(src, d, formatters.get());
+                        // said in the stream's order by the merge, whichever worker finds it first
+                        segment.told = new ArrayList<>();
+                        d.watchTimeOrder((kind, warning) -> segment.told.add(new Told(kind, warning)));
+                        src.segments.add(segment);
                     }
                 } else {
                     src.segments.add(new Segment(src, trace.decoder(s), formatters.get()));
@@ -382,7 +417,12 @@ public final class ParallelMerge implements AutoCloseable {
     private boolean advanceChunk(Source s) throws StreamDecodingException {
         while (true) {
             Chunk prev = s.chunk;
+            if (prev != null && prev.count > 0) {
+                s.lastTime = prev.time[prev.count - 1];
+                s.haveLast = prev.timed;
+            }
             if (prev != null && prev.last) {
+                tellTimeOrder(s, s.segments.get(s.segment));
                 if (prev.failure != null) {
                     throw prev.failure;
                 }
@@ -393,6 +433,7 @@ public final class ParallelMerge implements AutoCloseable {
                     return false;
                 }
                 s.segment++;
+                s.entered = true;
             }
             Chunk next;
             try {
@@ -408,8 +449,28 @@ public final class ParallelMerge implements AutoCloseable {
             s.chunk = next;
             s.pos = 0;
             if (next.count > 0) {
+                if (s.entered) {
+                    s.entered = false;
+                    Segment g = s.segments.get(s.segment);
+                    // the segment's decoder started at its first packet, not knowing the event before it
+                    if (s.haveLast && next.timed && next.time[0] < s.lastTime && g.firstKnown) {
+                        s.trace.timeGoesBack(s.stream, StreamDecoder.EVENT_BEFORE_PREVIOUS,
+                            StreamDecoder.eventBeforePrevious(g.firstFile, g.firstPacketNumber, g.firstPacketOffset,
+                                g.firstEventOffset, s.lastTime, next.time[0]));
+                    }
+                }
                 return true;
             }
+        }
+    }
+
+    /** Tells what a finished segment of a cut stream found of its time going back, in the stream's order. */
+    private static void tellTimeOrder(Source s, Segment g) {
+        if (g.told != null) {
+            for (Told t : g.told) {
+                s.trace.timeGoesBack(s.stream, t.kind(), t.warning());
+            }
+            g.told.clear();
         }
     }
 

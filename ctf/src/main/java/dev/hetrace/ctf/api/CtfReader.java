@@ -14,6 +14,12 @@ import java.util.function.Consumer;
 /**
  * Reads the events of one or more CTF traces, merged in time order as babeltrace2 merges them.
  * See the package documentation for an example.
+ *
+ * <p>Times never go back within a stream: an event recorded earlier than the event before it in
+ * its stream (which babeltrace2 refuses) is read with that event's time, so that intervals
+ * between events never have a negative length; the warnings say, once per stream, where it
+ * happened first. A packet that begins before the previous one ends is read as it is, and said
+ * once per stream too.
  */
 public final class CtfReader implements AutoCloseable {
     private final List<CtfTrace> traces;
@@ -24,6 +30,7 @@ public final class CtfReader implements AutoCloseable {
     private CtfReader(List<CtfTrace> traces, List<String> warnings) {
         this.traces = traces;
         this.cursor = new EventCursor(traces);
+        cursor.monotonicTimes();
         this.event = new Event(cursor);
         this.warnings = warnings;
     }

@@ -133,7 +133,9 @@ public final class Event {
     }
 
     /**
-     * Nanoseconds from the epoch, converted from the clock exactly as babeltrace2 does.
+     * Nanoseconds from the epoch, converted from the clock exactly as babeltrace2 does; never
+     * before the previous event of the same stream (an event recorded earlier than the one
+     * before it is given that one's time, and a warning says where: see {@link CtfReader}).
      *
      * @throws IllegalStateException when the event's stream has no clock
      */

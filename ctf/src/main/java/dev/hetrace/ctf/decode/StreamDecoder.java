@@ -68,6 +68,12 @@ public final class StreamDecoder {
     /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
     private Node scopeRoot;
     private java.util.function.Consumer<String> warnings = w -> { };
+    /** Told where the stream's time first goes back, of each kind; null: not watched. */
+    private TimeOrderListener timeOrder;
+    /** The time (clock value) of the previous event of the stream: an event before it goes back in time. */
+    private long previousEventClock;
+    /** Bits of the kinds of time going back already told by this decoder (see {@link #watchTimeOrder}). */
+    private int timeOrderTold;
     private long clock;
     private long eventClock;
     /** The clock before the current event (its header may move it), to decode the event again after a resume. */
@@ -93,6 +99,31 @@ public final class StreamDecoder {
         this.warnings = sink;
     }
 
+    /** An event whose time is before the previous event's in the stream. */
+    public static final int EVENT_BEFORE_PREVIOUS = 0;
+    /** A packet whose timestamp_begin is before the previous packet's timestamp_end in the stream. */
+    public static final int PACKET_BEFORE_PREVIOUS_END = 1;
+
+    /** Told where time goes back in a stream. */
+    @FunctionalInterface
+    public interface TimeOrderListener {
+        /**
+         * @param kind    {@link #EVENT_BEFORE_PREVIOUS} or {@link #PACKET_BEFORE_PREVIOUS_END}
+         * @param warning one line saying where and by how much (without the word "warning")
+         */
+        void told(int kind, String warning);
+    }
+
+    /**
+     * Watches the stream's times: the first event earlier than the one before it, and the first
+     * packet that begins before its predecessor ends, are told to {@code listener} (once per kind
+     * for this decoder; several decoders may read one stream, so the listener decides what the
+     * user is told). The events are decoded as they are either way.
+     */
+    public void watchTimeOrder(TimeOrderListener listener) {
+        this.timeOrder = listener;
+    }
+
     // ------------------------------------------------------------------ iteration
 
     /**
@@ -104,6 +135,11 @@ public final class StreamDecoder {
         while (true) {
             if (packet != null && pos < limit) {
                 decodeEvent();
+                // one unsigned compare per event: clock values of one stream are of one clock
+                if (Long.compareUnsigned(eventClock, previousEventClock) < 0) {
+                    eventBeforePrevious();
+                }
+                previousEventClock = eventClock;
                 return true;
             }
             if (!nextPacket()) {
@@ -311,6 +347,10 @@ public final class StreamDecoder {
      */
     private void noteLosses(PacketInfo p) {
         boolean timed = p.has(p.timestampBegin()) && p.has(p.timestampEnd()) && stream.defaultClock >= 0;
+        if (havePrevious && previousEnd != PacketInfo.ABSENT && p.has(p.timestampBegin()) && stream.defaultClock >= 0
+                && Long.compareUnsigned(p.timestampBegin(), previousEnd) < 0) {
+            packetBeforePreviousEnd(p);
+        }
         if (p.has(p.eventsDiscarded())) {
             long now = p.eventsDiscarded();
             if (!havePrevious || previousDiscarded == PacketInfo.ABSENT) {
@@ -372,6 +412,7 @@ public final class StreamDecoder {
         limit = 0;
         clock = 0;
         eventClock = 0;
+        previousEventClock = 0;
         losses.clear();
         havePrevious = hasPrevious;
         previousDiscarded = previousEventsDiscarded;
@@ -437,6 +478,8 @@ public final class StreamDecoder {
         pos = eventOffsetBits;
         clock = clockBefore;
         eventClock = clockBefore;
+        // the event decoded again was compared with the one before it when first decoded
+        previousEventClock = 0;
         havePrevious = hadPrevious;
         previousDiscarded = previousEventsDiscarded;
         this.previousSeqNum = previousSeqNum;
@@ -554,6 +597,61 @@ public final class StreamDecoder {
             warnings.accept(file + ": packet " + packetNumber + ": packet UUID " + actual
                 + " differs from the trace UUID " + expected + " (read anyway)");
         }
+    }
+
+    // ------------------------------------------------------------------ time going back
+
+    private void eventBeforePrevious() {
+        if (firstTimeOrderWarning(EVENT_BEFORE_PREVIOUS)) {
+            ClockClass c = plan.clocks.get(stream.defaultClock);
+            timeOrder.told(EVENT_BEFORE_PREVIOUS, eventBeforePrevious(file, packetNumber, packet.offsetBits(),
+                eventBitOffset, c.time(previousEventClock), c.time(eventClock)));
+        }
+    }
+
+    /**
+     * The warning of an event before the previous one of its stream: in packet {@code packetNumber}
+     * of {@code file}, the event at {@code eventOffsetBits}, at {@code nanos}, after one at
+     * {@code previousNanos}.
+     */
+    public static String eventBeforePrevious(Path file, long packetNumber, long packetOffsetBits, long eventOffsetBits,
+                                             long previousNanos, long nanos) {
+        return file + ": packet " + packetNumber + " (at byte " + (packetOffsetBits >>> 3) + "), event at byte "
+            + (eventOffsetBits >>> 3) + ": time goes back, from " + date(previousNanos) + " (the event before) to "
+            + date(nanos) + " (" + earlier(previousNanos, nanos) + "); events are printed as recorded and analysed at"
+            + " the time of the event before (said once per stream)";
+    }
+
+    private void packetBeforePreviousEnd(PacketInfo p) {
+        if (firstTimeOrderWarning(PACKET_BEFORE_PREVIOUS_END)) {
+            ClockClass c = plan.clocks.get(stream.defaultClock);
+            long begin = c.time(p.timestampBegin());
+            long previous = c.time(previousEnd);
+            timeOrder.told(PACKET_BEFORE_PREVIOUS_END, file + ": packet " + packetNumber + " (at byte "
+                + (p.offsetBits() >>> 3) + ") begins at " + date(begin) + ", before the previous packet ends at "
+                + date(previous) + " (" + earlier(previous, begin) + "); read as it is (said once per stream)");
+        }
+    }
+
+    /** Whether a warning of this kind is to be told: the first of this decoder (rare: called only when times go back). */
+    private boolean firstTimeOrderWarning(int kind) {
+        if (timeOrder == null || (timeOrderTold & (1 << kind)) != 0 || stream.defaultClock < 0) {
+            return false;
+        }
+        timeOrderTold |= 1 << kind;
+        return true;
+    }
+
+    private static String earlier(long beforeNanos, long nanos) {
+        return String.format(java.util.Locale.ROOT, "%,d ns earlier", beforeNanos - nanos);
+    }
+
+    /** The UTC date of a time, to the nanosecond. */
+    private static String date(long nanos) {
+        java.time.Instant at = java.time.Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L),
+            Math.floorMod(nanos, 1_000_000_000L));
+        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.nnnnnnnnn", java.util.Locale.ROOT)
+            .withZone(java.time.ZoneOffset.UTC).format(at) + " UTC";
     }
 
     // ------------------------------------------------------------------ events

@@ -81,12 +81,16 @@ public final class BabeltraceText {
 
     /**
      * The time since the previous event printed through this instance, "(+S.nnnnnnnnn) ",
-     * which follows the time; events must come in their merged order.
+     * which follows the time; events must come in their merged order. "(-S.nnnnnnnnn) " when the
+     * event is earlier (time that went back in its stream).
      */
     public void delta(long nanos) {
         if (haveLast) {
-            long delta = nanos - lastNanos;
-            out.put('(').put('+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
+            // negative when time went back in a stream (said on the warnings); unsigned, for
+            // the gap from a time before 1970 to one past 2262 exceeds 63 bits
+            boolean back = nanos < lastNanos;
+            long delta = back ? lastNanos - nanos : nanos - lastNanos;
+            out.put('(').put(back ? '-' : '+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
                 .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9).put(')').put(' ');
         } else {
             out.put(UNKNOWN_DELTA);

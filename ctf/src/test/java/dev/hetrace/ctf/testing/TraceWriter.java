@@ -16,7 +16,8 @@ import java.util.UUID;
  * Writes small LTTng-like CTF traces for tests, byte for byte what a test needs: a packet
  * header (magic, uuid, stream_id, stream_instance_id), a packet context (timestamp_begin,
  * timestamp_end, content_size, packet_size, packet_seq_num, events_discarded, cpu_id), and one
- * event class "tick" with {@code uint32 n} and {@code string msg}; little-endian, a 1 GHz clock
+ * event class "tick" (or the classes {@link #eventNames} gives) with {@code uint32 n} and
+ * {@code string msg}; little-endian, a 1 GHz clock
  * at {@code offset_s = 1700000000} (2023-11-14 22:13:20 UTC). Optionally LTTng index files.
  */
 public final class TraceWriter {
@@ -57,11 +58,13 @@ public final class TraceWriter {
         	};
         	event.header := struct { uint32_t id; clk64 timestamp; };
         };
-        event { name = "tick"; id = 0; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
+        """;
+    private static final String EVENT_CLASS = """
+        event { name = "%s"; id = %d; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
         """;
 
-    /** One event: its timestamp (clock cycles = ns after the clock offset) and payload. */
-    public record Event(long timestamp, long n, String msg) {}
+    /** One event: its timestamp (clock cycles = ns after the clock offset), payload and event class id. */
+    public record Event(long timestamp, long n, String msg, int id) {}
 
     /** One packet: its context and events; {@code eventId} other than 0 makes undecodable events. */
     public record Packet(long begin, long end, long seqNum, long discarded, List<Event> events, int eventId) {}
@@ -69,6 +72,7 @@ public final class TraceWriter {
     private final Path dir;
     private String hostname = "box";
     private boolean index;
+    private List<String> eventNames = List.of("tick");
     private final Map<String, Stream> streams = new LinkedHashMap<>();
 
     public TraceWriter(Path dir) {
@@ -76,7 +80,18 @@ public final class TraceWriter {
     }
 
     public static Event event(long timestamp, long n, String msg) {
-        return new Event(timestamp, n, msg);
+        return new Event(timestamp, n, msg, 0);
+    }
+
+    /** An event of the class of id {@code id} (its rank in {@link #eventNames}). */
+    public static Event event(int id, long timestamp, long n, String msg) {
+        return new Event(timestamp, n, msg, id);
+    }
+
+    /** The event classes the metadata declares, ids 0, 1, ... in this order (by default one, "tick"). */
+    public TraceWriter eventNames(String... names) {
+        this.eventNames = List.of(names);
+        return this;
     }
 
     public TraceWriter hostname(String hostname) {
@@ -122,7 +137,11 @@ public final class TraceWriter {
     /** Writes the trace and returns its directory. */
     public Path write() throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("metadata"), METADATA.formatted(TRACE_UUID, hostname, OFFSET_SECONDS));
+        StringBuilder metadata = new StringBuilder(METADATA.formatted(TRACE_UUID, hostname, OFFSET_SECONDS));
+        for (int id = 0; id < eventNames.size(); id++) {
+            metadata.append(EVENT_CLASS.formatted(eventNames.get(id), id));
+        }
+        Files.writeString(dir.resolve("metadata"), metadata);
         for (Map.Entry<String, Stream> e : streams.entrySet()) {
             Stream s = e.getValue();
             List<byte[]> packets = new ArrayList<>();
@@ -153,7 +172,7 @@ public final class TraceWriter {
         for (Event ev : p.events()) {
             byte[] msg = ev.msg().getBytes(StandardCharsets.UTF_8);
             ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + msg.length + 1).order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(p.eventId()).putLong(ev.timestamp()).putInt((int) ev.n()).put(msg).put((byte) 0);
+            b.putInt(p.eventId() != 0 ? p.eventId() : ev.id()).putLong(ev.timestamp()).putInt((int) ev.n()).put(msg).put((byte) 0);
             events.add(b.array());
             eventBytes += b.capacity();
         }
