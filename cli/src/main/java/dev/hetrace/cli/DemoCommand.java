@@ -114,7 +114,7 @@ final class DemoCommand extends HetraceCommand {
             main.out.write(sb.toString().getBytes(StandardCharsets.UTF_8));
             main.out.flush();
         } catch (IOException e) {
-            err.println("hetrace: " + e.getMessage());
+            err.println("hetrace: " + ErrorLine.of(e));
             return 1;
         }
         return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;

@@ -32,7 +32,7 @@ abstract class HetraceCommand implements Callable<Integer> {
         if (e instanceof CommandLine.ParameterException p) {
             throw p; // a usage error found while running (a --reference not among the traces): exit status 2
         }
-        main.err.println("hetrace: " + e.getMessage());
+        main.err.println("hetrace: " + ErrorLine.of(e));
         if (debug) {
             e.printStackTrace(main.err);
         }

@@ -33,7 +33,7 @@ abstract class ProfileSubcommand implements Callable<Integer> {
 
     /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1. */
     int fail(Exception e) {
-        main().err.println("hetrace: " + e.getMessage());
+        main().err.println("hetrace: " + ErrorLine.of(e));
         if (debug) {
             e.printStackTrace(main().err);
         }

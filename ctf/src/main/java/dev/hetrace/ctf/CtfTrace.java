@@ -44,6 +44,8 @@ public final class CtfTrace implements AutoCloseable {
     /** Large stream files, mapped when first needed, or null. */
     private MemorySegment[] mapped;
     private Arena arena;
+    /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
+    private final List<MappedFiles.Mapping> mappings = java.util.Collections.synchronizedList(new ArrayList<>());
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
 
@@ -419,6 +421,7 @@ public final class CtfTrace implements AutoCloseable {
             }
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
                 mapped[file] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                mappings.add(MappedFiles.register(path, size));
             }
         }
         return mapped[file];
@@ -637,5 +640,9 @@ public final class CtfTrace implements AutoCloseable {
         if (arena != null) {
             arena.close();
         }
+        for (MappedFiles.Mapping m : mappings) {
+            MappedFiles.release(m);
+        }
+        mappings.clear();
     }
 }
