@@ -522,12 +522,44 @@ public final class CtfTrace implements AutoCloseable {
             }
         }
         PacketIndex[] built = new PacketIndex[todo.size()];
-        java.util.stream.IntStream.range(0, todo.size()).parallel().forEach(i -> {
-            CtfTrace trace = traces.get(todo.get(i)[0]);
-            int s = todo.get(i)[1];
-            built[i] = budget != null && budget.get() < 0 ? null
-                : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
-        });
+        // threads of their own: packet headers and contexts may nest as deep as the plan allows
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        Throwable[] failure = {null};
+        Runnable work = () -> {
+            for (int i = next.getAndIncrement(); i < todo.size() && failure[0] == null; i = next.getAndIncrement()) {
+                try {
+                    CtfTrace trace = traces.get(todo.get(i)[0]);
+                    int s = todo.get(i)[1];
+                    built[i] = budget != null && budget.get() < 0 ? null
+                        : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
+                } catch (Throwable e) {
+                    synchronized (failure) {
+                        if (failure[0] == null) {
+                            failure[0] = e;
+                        }
+                    }
+                }
+            }
+        };
+        Thread[] workers = new Thread[Math.min(todo.size(), Runtime.getRuntime().availableProcessors())];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
+        }
+        for (Thread w : workers) {
+            try {
+                w.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while indexing", e);
+            }
+        }
+        if (failure[0] instanceof RuntimeException r) {
+            throw r;
+        } else if (failure[0] instanceof Error e) {
+            throw e;
+        } else if (failure[0] != null) {
+            throw new IllegalStateException(failure[0]);
+        }
         for (PacketIndex idx : built) {
             if (idx == null) {
                 return false;

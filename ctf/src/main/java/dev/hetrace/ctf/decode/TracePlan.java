@@ -38,6 +38,20 @@ import java.util.Set;
  * file is still fully checked.
  */
 public final class TracePlan {
+    /** How deep field types may nest: the decoder and the printers walk them recursively. */
+    public static final int MAX_NESTING = 10_000;
+    /**
+     * The stack of a thread that decodes or prints fields nested {@link #MAX_NESTING} deep
+     * (they take about 16 MB; a platform thread's default, 1 MB, holds about 2,000 levels).
+     * Reserved address space: only the depth used is backed by memory.
+     */
+    public static final long STACK_BYTES = 64L << 20;
+
+    /** Platform threads whose stack holds fields nested as deep as a plan allows: for every thread that decodes. */
+    public static Thread.Builder.OfPlatform threads() {
+        return Thread.ofPlatform().stackSize(STACK_BYTES);
+    }
+
     public final TraceClass trace;
     public final List<ClockClass> clocks;
     public final Node packetHeader;
@@ -529,8 +543,8 @@ public final class TracePlan {
         }
 
         private Node compile(FieldType type, Node parentStruct, int depth) throws MetadataException {
-            if (depth > 10_000) {
-                throw new MetadataException("field types are nested more than 10000 levels deep");
+            if (depth > MAX_NESTING) {
+                throw new MetadataException("field types are nested more than " + MAX_NESTING + " levels deep");
             }
             return switch (type) {
                 case IntegerType it -> integer(it, type);
