@@ -215,7 +215,7 @@ final class CollectCommand extends HetraceCommand {
             }
             refused += r.refused();
         }
-        main.out.write(s.toString().getBytes(StandardCharsets.UTF_8));
+        main.out.write(dev.hetrace.ctf.text.TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
         main.out.flush();
         if (refused == 0) {
             return 0;

@@ -25,8 +25,12 @@ import java.util.regex.Pattern;
 final class ErrorLine {
     private ErrorLine() {}
 
-    /** The line for {@code e}, without the "hetrace: " prefix. */
+    /** The line for {@code e}, without the "hetrace: " prefix (its control characters escaped: names from traces). */
     static String of(Throwable e) {
+        return dev.hetrace.ctf.text.TerminalText.guard(line(e));
+    }
+
+    private static String line(Throwable e) {
         if (MappedFiles.isMappingFault(e)) {
             return MappedFiles.describeFault();
         }

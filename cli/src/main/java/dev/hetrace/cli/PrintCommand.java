@@ -100,7 +100,7 @@ final class PrintCommand implements Callable<Integer> {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
-            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + w));
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {

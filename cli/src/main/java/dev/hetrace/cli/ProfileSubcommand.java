@@ -23,7 +23,7 @@ abstract class ProfileSubcommand implements Callable<Integer> {
     /** Writes {@code text} to the command's output; returns exit status 0, or 1 when it cannot be written. */
     int print(String text) {
         try {
-            main().out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main().out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             main().out.flush();
             return 0;
         } catch (java.io.IOException e) {

@@ -577,7 +577,7 @@ public final class TracePlan {
                             var m = ml != null ? ml.entryMember(i) : st.members().get(i);
                             n.rawNames[i] = m.name();
                             n.names[i] = shown(m.name());
-                            n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                            n.nameEquals[i] = (dev.hetrace.ctf.text.TerminalText.controls(n.names[i]) + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
                             if (ml != null && ml.isRun(i) && ml.entrySize(i) > 1) {
                                 n.children[i] = run(ml, i, compile(m.type(), n, depth + 1));
                             } else {
