@@ -3,14 +3,8 @@ package dev.hetrace.cli;
 import dev.hetrace.ctf.MappedFiles;
 import java.io.FileNotFoundException;
 import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileSystemLoopException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
-import java.nio.file.NotLinkException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -24,6 +18,12 @@ import java.util.regex.Pattern;
  */
 final class ErrorLine {
     private ErrorLine() {}
+
+    /** The line for a failure to write a command's output (standard output, or where it was sent). */
+    static String output(java.io.IOException e) {
+        return of(e.getMessage() != null && !(e instanceof FileSystemException)
+            ? new java.io.IOException("cannot write the output: " + lower(e.getMessage()), e) : e);
+    }
 
     /** The line for {@code e}, without the "hetrace: " prefix (its control characters escaped: names from traces). */
     static String of(Throwable e) {
@@ -41,6 +41,9 @@ final class ErrorLine {
         if (t instanceof FileSystemException f && f.getFile() != null && (f.getReason() == null || isBare(f))) {
             return fileOperation(f);
         }
+        if (t instanceof java.io.IOException && !(t instanceof FileSystemException) && WRITE_ERRORS.contains(t.getMessage())) {
+            return "cannot write the output: " + lower(t.getMessage()); // the OS's words alone: no file named
+        }
         if (t instanceof FileNotFoundException && t.getMessage() != null) {
             // java.io's files: "PATH (Reason)"
             Matcher m = Pattern.compile("(.*) \\((.+)\\)").matcher(t.getMessage());
@@ -51,22 +54,23 @@ final class ErrorLine {
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
+    /** The OS's messages for a write that failed, which java.io gives with no file. */
+    private static final java.util.Set<String> WRITE_ERRORS = java.util.Set.of("No space left on device",
+        "Disk quota exceeded", "File too large", "Read-only file system");
+
     /** Whether {@code f}'s message is the JDK's own (the path, and the reason if any), not one hetrace wrote. */
     private static boolean isBare(FileSystemException f) {
         return f.getMessage().startsWith(f.getFile());
     }
 
     private static String fileOperation(FileSystemException f) {
-        String reason = f.getReason() != null ? lower(f.getReason())
-            : f instanceof AccessDeniedException ? "permission denied"
-            : f instanceof NoSuchFileException ? "no such file or directory"
-            : f instanceof FileAlreadyExistsException ? "already exists"
-            : f instanceof DirectoryNotEmptyException ? "directory not empty"
-            : f instanceof NotDirectoryException ? "not a directory"
-            : f instanceof NotLinkException ? "not a symbolic link"
-            : f instanceof FileSystemLoopException ? "symbolic links loop"
-            : "failed";
+        String reason = dev.hetrace.ctf.FileFailure.reason(f);
         String verb = verb(f);
+        if (f instanceof FileAlreadyExistsException && verb.equals("create")
+                && java.nio.file.Files.exists(java.nio.file.Path.of(f.getFile()))
+                && !java.nio.file.Files.isDirectory(java.nio.file.Path.of(f.getFile()))) {
+            reason = "a file is there, not a folder";
+        }
         String what = f.getOtherFile() == null ? f.getFile() : f.getFile() + " to " + f.getOtherFile();
         return "cannot " + verb + " " + what + ": " + reason;
     }

@@ -23,7 +23,11 @@ abstract class HetraceCommand implements Callable<Integer> {
             main.out.flush();
             return 0;
         } catch (java.io.IOException e) {
-            return fail(e);
+            main.err.println("hetrace: " + ErrorLine.output(e));
+            if (debug) {
+                e.printStackTrace(main.err);
+            }
+            return 1;
         }
     }
 

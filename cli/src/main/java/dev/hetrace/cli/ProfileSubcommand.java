@@ -27,7 +27,7 @@ abstract class ProfileSubcommand implements Callable<Integer> {
             main().out.flush();
             return 0;
         } catch (java.io.IOException e) {
-            return fail(e);
+            return fail(new java.io.IOException(ErrorLine.output(e), e));
         }
     }
 
