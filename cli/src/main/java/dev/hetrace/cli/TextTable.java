@@ -21,7 +21,7 @@ final class TextTable {
         rows = rows.stream().map(r -> {
             String[] e = new String[r.length];
             for (int c = 0; c < r.length; c++) {
-                e[c] = TerminalText.escape(r[c]); // names from traces: no control byte reaches the terminal
+                e[c] = TerminalText.controls(r[c]); // names from traces: no control byte reaches the terminal
             }
             return e;
         }).toList();
