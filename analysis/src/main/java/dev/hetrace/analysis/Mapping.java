@@ -289,7 +289,13 @@ public record Mapping(String name, List<String> detect, String core, String task
 
     /** A mapping from a YAML file; errors name the file and line. */
     public static Mapping read(Path file) throws IOException {
-        return parse(Files.readString(file), file.toString());
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw dev.hetrace.ctf.FileFailure.of("read", file, e);
+        }
+        return parse(text, file.toString());
     }
 
     /** A mapping from YAML text; {@code source} names it in errors. */

@@ -35,7 +35,7 @@ final class BoardInput {
      */
     static StateModel model(List<Path> traces, StateBuilder.Clocks clocks, Path mapping, java.util.Map<String, String> symbols,
                             PrintStream err) throws IOException, MetadataException, StreamDecodingException {
-        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + w)).model();
+        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w))).model();
     }
 
     /**

@@ -126,8 +126,26 @@ final class CollectCommand extends HetraceCommand {
         try {
             if (metadataFrom.metadata != null) {
                 Path file = metadataFrom.metadata;
-                String text = Files.readString(file, StandardCharsets.ISO_8859_1);
-                source = uuid -> CollectMetadata.fromFile(text, file, uuid);
+                byte[] bytes;
+                try {
+                    bytes = Files.readAllBytes(file);
+                } catch (IOException e) {
+                    throw dev.hetrace.ctf.FileFailure.of("read", file, e);
+                }
+                // checked as text (one char per byte), copied as the bytes it is
+                String text = new String(bytes, StandardCharsets.ISO_8859_1);
+                source = new ShmCollector.MetadataSource() {
+                    @Override
+                    public String metadata(java.util.UUID uuid) throws IOException {
+                        return CollectMetadata.fromFile(text, file, uuid);
+                    }
+
+                    @Override
+                    public byte[] bytes(java.util.UUID uuid) throws IOException {
+                        CollectMetadata.fromFile(text, file, uuid);
+                        return bytes;
+                    }
+                };
             } else {
                 List<Path> dirs = new ArrayList<>(includeDirs);
                 dirs.add(Path.of("").toAbsolutePath());
@@ -215,7 +233,7 @@ final class CollectCommand extends HetraceCommand {
             }
             refused += r.refused();
         }
-        main.out.write(s.toString().getBytes(StandardCharsets.UTF_8));
+        main.out.write(dev.hetrace.ctf.text.TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
         main.out.flush();
         if (refused == 0) {
             return 0;

@@ -87,7 +87,7 @@ final class DemoCommand extends HetraceCommand {
             Path board = out.resolve("board");
             Simulation.Result sim = Simulation.sobel(config, board);
             Synchronizer.Report report = Synchronizer.run(sim.traces(), MatchRules.HETRACE_SYNC,
-                ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + w), Synchronizer.Progress.NONE);
+                ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)), Synchronizer.Progress.NONE);
             Path synced = out.resolve("synced");
             Files.createDirectories(synced);
             for (TraceSync t : report.traces()) {
@@ -99,7 +99,7 @@ final class DemoCommand extends HetraceCommand {
             // what went wrong, from the traces alone (the truth only names the master's function addresses)
             List<dev.hetrace.sync.PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
             input = new StateBuilder.Input(sim.traces(), maps, report);
-            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + w));
+            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
             model.symbolize(BoardInput.symbols(List.of(out)));
             List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
             timeline = dev.hetrace.view.Timeline.of(model);
@@ -111,10 +111,10 @@ final class DemoCommand extends HetraceCommand {
             return fail(e);
         }
         try {
-            main.out.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(sb.toString()).getBytes(StandardCharsets.UTF_8));
             main.out.flush();
         } catch (IOException e) {
-            err.println("hetrace: " + e.getMessage());
+            err.println("hetrace: " + ErrorLine.of(e));
             return 1;
         }
         return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;

@@ -16,14 +16,18 @@ abstract class HetraceCommand implements Callable<Integer> {
     @CommandLine.ParentCommand
     Main main;
 
-    /** Writes {@code text} to the command's output; returns exit status 0, or 1 when it cannot be written. */
+    /** Writes {@code text} to the command's output (no control character but line feeds and tabs: see TerminalText); returns exit status 0, or 1 when it cannot be written. */
     int print(String text) {
         try {
-            main.out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             main.out.flush();
             return 0;
         } catch (java.io.IOException e) {
-            return fail(e);
+            main.err.println("hetrace: " + ErrorLine.output(e));
+            if (debug) {
+                e.printStackTrace(main.err);
+            }
+            return 1;
         }
     }
 
@@ -32,7 +36,7 @@ abstract class HetraceCommand implements Callable<Integer> {
         if (e instanceof CommandLine.ParameterException p) {
             throw p; // a usage error found while running (a --reference not among the traces): exit status 2
         }
-        main.err.println("hetrace: " + e.getMessage());
+        main.err.println("hetrace: " + ErrorLine.of(e));
         if (debug) {
             e.printStackTrace(main.err);
         }

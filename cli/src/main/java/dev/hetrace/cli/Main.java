@@ -90,7 +90,19 @@ public final class Main implements Runnable {
                 + " --help'.");
             return 2;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (InternalError e) {
+            // a mapped file that shrank faults wherever it is read: named in one line, whatever the command
+            if (!dev.hetrace.ctf.MappedFiles.isMappingFault(e)) {
+                throw e;
+            }
+            err.println("hetrace: " + ErrorLine.of(e));
+            if (java.util.Arrays.asList(args).contains("--debug")) {
+                e.printStackTrace(err);
+            }
+            return 1;
+        }
     }
 
     @Override

@@ -90,9 +90,9 @@ final class PatternCommand extends HetraceCommand {
         try {
             List<Path> traces = BoardInput.traces(inputs);
             StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
-                w -> main.err.println("hetrace: warning: " + w));
+                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
             r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
-                w -> main.err.println("hetrace: warning: " + w));
+                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);
         }

@@ -105,7 +105,7 @@ final class PrintCommand implements Callable<Integer> {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
-            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + w));
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
@@ -169,37 +169,36 @@ final class PrintCommand implements Callable<Integer> {
             if ("Broken pipe".equals(e.getCause().getMessage())) {
                 return 1;
             }
-            err.println("hetrace: " + e.getCause().getMessage());
-            return 1;
+            return failed(e, sink, err);
         } catch (IOException e) {
             if ("Broken pipe".equals(e.getMessage())) {
                 return 1; // the reader went away (e.g. "| head"): nothing more to say
             }
-            flushQuietly(sink);
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            return failed(e, sink, err);
         } catch (MetadataException | StreamDecodingException e) {
-            flushQuietly(sink);
-            err.println("hetrace: " + e.getMessage());
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
-        } catch (RuntimeException e) {
-            flushQuietly(sink);
-            err.println("hetrace: internal error: " + e);
-            if (debug) {
-                e.printStackTrace(err);
-            }
-            return 1;
+            return failed(e, sink, err);
+        } catch (RuntimeException | InternalError e) {
+            return failed(e, sink, err);
         } finally {
             for (CtfTrace t : traces) {
                 t.close();
             }
         }
+    }
+
+    /**
+     * Reports {@code e} in one line after the events printed so far: a known error's message, a
+     * file that shrank while mapped, or else an internal error.
+     */
+    private int failed(Throwable e, TextSink sink, java.io.PrintStream err) {
+        flushQuietly(sink);
+        boolean known = e instanceof IOException || e instanceof UncheckedIOException || e instanceof MetadataException
+            || e instanceof StreamDecodingException || dev.hetrace.ctf.MappedFiles.isMappingFault(e);
+        err.println("hetrace: " + (known ? ErrorLine.of(e) : "internal error: " + e));
+        if (debug) {
+            e.printStackTrace(err);
+        }
+        return 1;
     }
 
     /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */

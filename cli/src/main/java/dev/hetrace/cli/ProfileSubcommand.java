@@ -23,17 +23,17 @@ abstract class ProfileSubcommand implements Callable<Integer> {
     /** Writes {@code text} to the command's output; returns exit status 0, or 1 when it cannot be written. */
     int print(String text) {
         try {
-            main().out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main().out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             main().out.flush();
             return 0;
         } catch (java.io.IOException e) {
-            return fail(e);
+            return fail(new java.io.IOException(ErrorLine.output(e), e));
         }
     }
 
     /** Reports {@code e} in one line (its stack trace too with --debug); returns exit status 1. */
     int fail(Exception e) {
-        main().err.println("hetrace: " + e.getMessage());
+        main().err.println("hetrace: " + ErrorLine.of(e));
         if (debug) {
             e.printStackTrace(main().err);
         }

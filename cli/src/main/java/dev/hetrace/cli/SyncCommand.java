@@ -132,7 +132,7 @@ final class SyncCommand extends HetraceCommand {
             shown[0] = true;
         };
         try {
-            report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + w), progress, false);
+            report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)), progress, false);
         } catch (IOException | MetadataException | StreamDecodingException e) {
             return fail(e);
         } finally {
@@ -165,7 +165,7 @@ final class SyncCommand extends HetraceCommand {
         }
         String text = format == Format.json ? json(report) : text(report) + String.join("", written);
         try {
-            main.out.write(text.getBytes(StandardCharsets.UTF_8));
+            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(StandardCharsets.UTF_8));
             main.out.flush();
         } catch (IOException e) {
             return fail(e);

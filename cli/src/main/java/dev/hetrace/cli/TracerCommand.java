@@ -170,7 +170,7 @@ final class TracerCommand extends GroupCommand {
                 }
                 return 1;
             } catch (IOException e) {
-                err.println("hetrace: " + e.getMessage());
+                err.println("hetrace: " + ErrorLine.of(e));
                 if (debug) {
                     e.printStackTrace(err);
                 }

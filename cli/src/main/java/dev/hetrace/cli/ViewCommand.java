@@ -169,7 +169,7 @@ final class ViewCommand extends HetraceCommand {
             long t0 = System.nanoTime();
             // the synchronized traces are kept for the pattern search
             StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                w -> main.err.println("hetrace: warning: " + w));
+                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
             input = both.input();
             StateModel model = both.model();
             long t1 = System.nanoTime();

@@ -44,6 +44,8 @@ public final class CtfTrace implements AutoCloseable {
     /** Large stream files, mapped when first needed, or null. */
     private MemorySegment[] mapped;
     private Arena arena;
+    /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
+    private final List<MappedFiles.Mapping> mappings = java.util.Collections.synchronizedList(new ArrayList<>());
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
 
@@ -424,6 +426,7 @@ public final class CtfTrace implements AutoCloseable {
             }
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
                 mapped[file] = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                mappings.add(MappedFiles.register(path, size));
             }
         }
         return mapped[file];
@@ -524,12 +527,44 @@ public final class CtfTrace implements AutoCloseable {
             }
         }
         PacketIndex[] built = new PacketIndex[todo.size()];
-        java.util.stream.IntStream.range(0, todo.size()).parallel().forEach(i -> {
-            CtfTrace trace = traces.get(todo.get(i)[0]);
-            int s = todo.get(i)[1];
-            built[i] = budget != null && budget.get() < 0 ? null
-                : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
-        });
+        // threads of their own: packet headers and contexts may nest as deep as the plan allows
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        Throwable[] failure = {null};
+        Runnable work = () -> {
+            for (int i = next.getAndIncrement(); i < todo.size() && failure[0] == null; i = next.getAndIncrement()) {
+                try {
+                    CtfTrace trace = traces.get(todo.get(i)[0]);
+                    int s = todo.get(i)[1];
+                    built[i] = budget != null && budget.get() < 0 ? null
+                        : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
+                } catch (Throwable e) {
+                    synchronized (failure) {
+                        if (failure[0] == null) {
+                            failure[0] = e;
+                        }
+                    }
+                }
+            }
+        };
+        Thread[] workers = new Thread[Math.min(todo.size(), Runtime.getRuntime().availableProcessors())];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
+        }
+        for (Thread w : workers) {
+            try {
+                w.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while indexing", e);
+            }
+        }
+        if (failure[0] instanceof RuntimeException r) {
+            throw r;
+        } else if (failure[0] instanceof Error e) {
+            throw e;
+        } else if (failure[0] != null) {
+            throw new IllegalStateException(failure[0]);
+        }
         for (PacketIndex idx : built) {
             if (idx == null) {
                 return false;
@@ -658,5 +693,9 @@ public final class CtfTrace implements AutoCloseable {
         if (arena != null) {
             arena.close();
         }
+        for (MappedFiles.Mapping m : mappings) {
+            MappedFiles.release(m);
+        }
+        mappings.clear();
     }
 }

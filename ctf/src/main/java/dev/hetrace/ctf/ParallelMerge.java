@@ -300,11 +300,8 @@ public final class ParallelMerge implements AutoCloseable {
         headTime = new long[sources.size()];
         live = new boolean[sources.size()];
         linear = sources.size() <= 16;
-        pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-            Thread th = new Thread(r, "hetrace-decode");
-            th.setDaemon(true);
-            return th;
-        });
+        pool = Executors.newFixedThreadPool(Math.max(1, threads),
+            dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-decode").daemon().factory());
     }
 
     /** Number of streams worth decoding in parallel. */

@@ -439,7 +439,13 @@ public final class TraceIndex {
             sb.append("clocks ").append(clocks).append('\n');
         }
         if (mappingFile != null) {
-            sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(Files.readAllBytes(mappingFile)))).append('\n');
+            byte[] mapping;
+            try {
+                mapping = Files.readAllBytes(mappingFile);
+            } catch (IOException e) {
+                throw dev.hetrace.ctf.FileFailure.of("read", mappingFile, e);
+            }
+            sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(mapping))).append('\n');
         }
         new TreeMap<>(later.get()).forEach((k, v) -> sb.append("symbol ").append(k).append(' ').append(v).append('\n'));
         byte[] h = d.digest(sb.toString().getBytes(StandardCharsets.UTF_8));

@@ -769,6 +769,6 @@ public final class Event {
     private static String utf8(MemorySegment seg, long startByte, long len) {
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
-        return new String(b, StandardCharsets.UTF_8);
+        return dev.hetrace.ctf.decode.Utf8.decode(b);
     }
 }

@@ -3,7 +3,6 @@ package dev.hetrace.ctf.decode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -225,12 +224,12 @@ public final class FieldValues {
         while (len < b.length && b[len] != 0) {
             len++;
         }
-        return new String(b, 0, len, StandardCharsets.UTF_8);
+        return Utf8.decode(b, 0, len);
     }
 
     private String text(long startByte, long len) {
         byte[] b = new byte[Math.toIntExact(len)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
-        return new String(b, StandardCharsets.UTF_8);
+        return Utf8.decode(b);
     }
 }

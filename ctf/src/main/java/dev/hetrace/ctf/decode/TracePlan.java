@@ -40,6 +40,20 @@ import java.util.Set;
  * file is still fully checked.
  */
 public final class TracePlan {
+    /** How deep field types may nest: the decoder and the printers walk them recursively. */
+    public static final int MAX_NESTING = 10_000;
+    /**
+     * The stack of a thread that decodes or prints fields nested {@link #MAX_NESTING} deep
+     * (they take about 16 MB; a platform thread's default, 1 MB, holds about 2,000 levels).
+     * Reserved address space: only the depth used is backed by memory.
+     */
+    public static final long STACK_BYTES = 64L << 20;
+
+    /** Platform threads whose stack holds fields nested as deep as a plan allows: for every thread that decodes. */
+    public static Thread.Builder.OfPlatform threads() {
+        return Thread.ofPlatform().stackSize(STACK_BYTES);
+    }
+
     public final TraceClass trace;
     public final List<ClockClass> clocks;
     public final Node packetHeader;
@@ -576,8 +590,8 @@ public final class TracePlan {
         }
 
         private Node compile(FieldType type, Node parentStruct, int depth) throws MetadataException {
-            if (depth > 10_000) {
-                throw new MetadataException("field types are nested more than 10000 levels deep");
+            if (depth > MAX_NESTING) {
+                throw new MetadataException("field types are nested more than " + MAX_NESTING + " levels deep");
             }
             return switch (type) {
                 case IntegerType it -> integer(it, type);
@@ -612,7 +626,7 @@ public final class TracePlan {
                             var m = ml != null ? ml.entryMember(i) : st.members().get(i);
                             n.rawNames[i] = m.name();
                             n.names[i] = shown(m.name());
-                            n.nameEquals[i] = (n.names[i] + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                            n.nameEquals[i] = (dev.hetrace.ctf.text.TerminalText.controls(n.names[i]) + " = ").getBytes(java.nio.charset.StandardCharsets.UTF_8);
                             if (ml != null && ml.isRun(i) && ml.entrySize(i) > 1) {
                                 n.children[i] = run(ml, i, compile(m.type(), n, depth + 1));
                             } else {

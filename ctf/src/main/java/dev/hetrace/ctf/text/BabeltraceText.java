@@ -111,7 +111,7 @@ public final class BabeltraceText {
         out.put(lastTraceFields);
         byte[] name = ep.nameBytes;
         if (name == null) {
-            name = (ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+            name = TerminalText.controls(ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
             ep.nameBytes = name;
         }
         out.put(name);

@@ -320,7 +320,7 @@ public final class TsdlWriter {
     }
 
     /** A TSDL string literal. */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder b = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -332,7 +332,9 @@ public final class TsdlWriter {
                 case '\r' -> b.append("\\r");
                 default -> {
                     if (c < 0x20) {
-                        b.append(String.format("\\x%02x", (int) c));
+                        // three octal digits: a hex escape would take a hex digit after it as its own
+                        b.append('\\').append((char) ('0' + (c >> 6))).append((char) ('0' + ((c >> 3) & 7)))
+                            .append((char) ('0' + (c & 7)));
                     } else {
                         b.append(c);
                     }

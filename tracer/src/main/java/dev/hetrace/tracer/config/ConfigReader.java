@@ -367,6 +367,23 @@ public final class ConfigReader {
         return new ConfigException(at.mark(), ConfigPaths.format(path), message);
     }
 
+    /**
+     * A C type name as a clock's {@code $c-type} may be: words (identifiers, {@code struct NAME},
+     * {@code unsigned long}...) and pointer stars, with their qualifiers. Nothing else reaches the
+     * generated C: no {@code ;}, braces, parentheses, comments, newlines or directives.
+     */
+    private static final java.util.regex.Pattern C_TYPE = java.util.regex.Pattern.compile(
+        "[ \\t]*[A-Za-z_][A-Za-z0-9_]*(?:[ \\t]+[A-Za-z_][A-Za-z0-9_]*)*(?:[ \\t]*\\*(?:[ \\t]*(?:const|volatile|restrict)\\b)?)*[ \\t]*");
+    private static final java.util.regex.Pattern IDENTIFIER_PREFIX = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final java.util.regex.Pattern FILE_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]*");
+
+    private static void checkPrefix(YamlNode at, String value, List<Object> path, java.util.regex.Pattern valid, String what)
+            throws ConfigException {
+        if (value != null && !valid.matcher(value).matches()) {
+            throw error(at, path, "not " + what + ": `" + dev.hetrace.ctf.text.TerminalText.escape(value) + "`");
+        }
+    }
+
     private static void validateIdentifier(String name, YamlNode at, List<Object> path, String what)
             throws ConfigException {
         if (CTF_KEYWORDS.contains(name)) {
@@ -638,7 +655,15 @@ public final class ConfigReader {
         Map<String, String> cTypes = new LinkedHashMap<>();
         for (ClockType ct : traceType.clockTypes()) {
             MapNode cn = (MapNode) ((MapNode) tt.get("clock-types")).get(ct.name());
-            cTypes.put(ct.name(), cn.get("$c-type") instanceof Scalar s && s.value() instanceof String str ? str : "uint32_t");
+            YamlNode given = cn.get("$c-type");
+            String cType = given instanceof Scalar s && s.value() instanceof String str ? str : "uint32_t";
+            if (given != null && !C_TYPE.matcher(cType).matches()) {
+                // pasted into the generated C: only a type name, never code, a comment or a directive
+                throw error(given, with(TRACE_TYPE, "clock-types", ct.name(), "$c-type"), "not a C type name: `"
+                    + dev.hetrace.ctf.text.TerminalText.escape(cType) + "` (identifiers, `struct`/`union`/`enum` NAME,"
+                    + " `const`, `volatile`, `signed`, `unsigned` and `*` only)");
+            }
+            cTypes.put(ct.name(), cType);
         }
         // code generation options
         String idPrefix = "barectf_";
@@ -653,9 +678,14 @@ public final class ConfigReader {
             } else if (prefix instanceof Scalar s && s.value() instanceof String str) {
                 idPrefix = str + "_";
                 filePrefix = str;
+                checkPrefix(prefix, str, List.of("options", "code-generation", "prefix"), IDENTIFIER, "a C identifier");
             } else if (prefix instanceof MapNode pm) {
                 idPrefix = string(pm.get("identifier"));
                 filePrefix = string(pm.get("file-name"));
+                checkPrefix(pm.get("identifier"), idPrefix, List.of("options", "code-generation", "prefix", "identifier"),
+                    IDENTIFIER_PREFIX, "the start of a C identifier");
+                checkPrefix(pm.get("file-name"), filePrefix, List.of("options", "code-generation", "prefix", "file-name"),
+                    FILE_PREFIX, "a file name in the output folder (letters, digits, `_`, `-`, `.`; no `/`)");
             }
             if (cg.get("header") instanceof MapNode header) {
                 prefixDef = header.get("identifier-prefix-definition") instanceof Scalar s && Boolean.TRUE.equals(s.value());

@@ -45,7 +45,7 @@ public final class YamlLoader {
         } catch (java.nio.file.NoSuchFileException e) {
             throw new ConfigException(null, null, "cannot read " + file + ": no such file");
         } catch (IOException e) {
-            throw new ConfigException(null, null, "cannot read " + file + ": " + e.getMessage());
+            throw new ConfigException(null, null, "cannot read " + file + ": " + dev.hetrace.ctf.FileFailure.reason(e));
         }
         return load(file, new StringReader(text));
     }

@@ -171,7 +171,9 @@ public final class BarectfMetadata {
         return sb.toString();
     }
 
+    /** {@code s} within a TSDL string literal: quotes, backslashes and control characters escaped (newlines as \\n). */
     private static String escape(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+        String q = dev.hetrace.ctf.write.TsdlWriter.quote(s);
+        return q.substring(1, q.length() - 1);
     }
 }

@@ -57,6 +57,11 @@ public final class ShmCollector implements AutoCloseable {
          * @throws IOException if this metadata cannot describe those producers' packets
          */
         String metadata(UUID producersUuid) throws IOException;
+
+        /** The metadata as the bytes to write: by default {@link #metadata}'s text in UTF-8; a file's own bytes as they are. */
+        default byte[] bytes(UUID producersUuid) throws IOException {
+            return metadata(producersUuid).getBytes(StandardCharsets.UTF_8);
+        }
     }
 
     private final MetadataSource metadataSource;
@@ -121,16 +126,16 @@ public final class ShmCollector implements AutoCloseable {
             throw new IOException(e.getMessage(), e);
         }
         if (plan == null) {
-            String metadata = metadataSource.metadata(u);
+            byte[] metadata = metadataSource.bytes(u);
             TracePlan compiled;
             try {
-                compiled = TracePlan.compile(MetadataReader.parse(metadata.getBytes(StandardCharsets.UTF_8), w -> { }));
+                compiled = TracePlan.compile(MetadataReader.parse(metadata, w -> { }));
             } catch (MetadataException e) {
                 throw new IOException("the metadata cannot describe the producers' packets: " + e.getMessage(), e);
             }
             // renamed into place: a reader never sees half a metadata file
             Path tmp = traceDir.resolve(METADATA_TMP);
-            Files.writeString(tmp, metadata, StandardCharsets.UTF_8);
+            Files.write(tmp, metadata);
             Files.move(tmp, traceDir.resolve(METADATA), StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
             plan = compiled;
@@ -183,7 +188,7 @@ public final class ShmCollector implements AutoCloseable {
         List<Thread> drainers = new ArrayList<>();
         for (int t = 0; t < n; t++) {
             List<ShmRing> share = shares.get(t);
-            drainers.add(Thread.ofPlatform().name("hetrace-collect-" + t).start(() -> {
+            drainers.add(dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-collect-" + t).start(() -> {
                 try {
                     drainLoop(share, null, 0);
                 } catch (Throwable e) {

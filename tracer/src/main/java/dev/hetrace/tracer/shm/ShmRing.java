@@ -39,6 +39,7 @@ final class ShmRing implements AutoCloseable {
     private final Path streamFile;
     private Arena arena;
     private MemorySegment segment;
+    private dev.hetrace.ctf.MappedFiles.Mapping mapping;
     /** The whole region as one buffer, or null if it exceeds the 2 GiB a ByteBuffer spans. */
     private ByteBuffer view;
     private boolean bigEndian;
@@ -133,6 +134,7 @@ final class ShmRing implements AutoCloseable {
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
+            mapping = dev.hetrace.ctf.MappedFiles.register(region, regionSize);
             view = regionSize <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
             bigEndian = be;
             slotSize = (int) slot;
@@ -260,10 +262,15 @@ final class ShmRing implements AutoCloseable {
             }
         } finally {
             if (arena != null) {
-                discardedAtClose = stats().eventsDiscarded();
-                arena.close();
-                arena = null;
-                segment = null;
+                try {
+                    discardedAtClose = stats().eventsDiscarded();
+                } finally { // the region may have shrunk (the read faulted): unmapped all the same
+                    arena.close();
+                    arena = null;
+                    segment = null;
+                    dev.hetrace.ctf.MappedFiles.release(mapping);
+                    mapping = null;
+                }
             }
         }
     }

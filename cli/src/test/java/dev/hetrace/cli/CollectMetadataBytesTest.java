@@ -1,0 +1,96 @@
+package dev.hetrace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code hetrace collect --metadata FILE} writes the trace's metadata as the very bytes of FILE:
+ * a non-ASCII environment value (UTF-8) reads back the same, in the metadata and in print.
+ */
+class CollectMetadataBytesTest {
+    @TempDir
+    Path dir;
+
+    private final List<Process> started = new ArrayList<>();
+
+    @AfterEach
+    void killAll() throws InterruptedException {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void theMetadataFileIsCopiedByteForByte() throws Exception {
+        Path shm = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/shm");
+        if (run(dir, "gcc", "--version") != 0) {
+            assertThat(System.getenv("CI")).as("gcc not found (CI=true: required)").isNotEqualTo("true");
+            Assumptions.abort("gcc not found: producer not built");
+        }
+        Files.copy(shm.resolve("shm.yaml"), dir.resolve("shm.yaml"));
+        Files.copy(shm.resolve("producer.c"), dir.resolve("producer.c"));
+        assertThat(Main.run(new ByteArrayOutputStream(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            "tracer", "generate", "--platform", "shm-ring", "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
+        assertThat(run(dir, "gcc", "-std=c99", "-O2", "-o", "producer", "sr.c", "sr-platform-shm-ring.c",
+            "sr-shm-ring-linux.c", "producer.c")).isZero();
+        Path metadata = dir.resolve("metadata");
+        String text = Files.readString(metadata, StandardCharsets.UTF_8);
+        assertThat(text).contains("env {");
+        Path edited = dir.resolve("edited.tsdl");
+        Files.writeString(edited, text.replace("env {", "env {\n\towner = \"Zoë Ångström ☕\";"), StandardCharsets.UTF_8);
+
+        Path region = dir.resolve("core0");
+        Process producer = new ProcessBuilder(dir.resolve("producer").toString(), region.toString(), "0", "1024", "64",
+            "200", "0", "0", "1", "0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(producer);
+        StringBuilder ready = new StringBuilder();
+        for (int b = producer.getInputStream().read(); b != -1 && b != '\n'; b = producer.getInputStream().read()) {
+            ready.append((char) b);
+        }
+        assertThat(ready.toString()).isEqualTo("ready");
+        Path trace = dir.resolve("trace");
+        Process collect = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            "collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o", trace.toString())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(dir.resolve("err.txt").toFile()).start();
+        started.add(collect);
+        OutputStream go = producer.getOutputStream();
+        go.write("go\n".getBytes(StandardCharsets.UTF_8));
+        go.flush();
+        assertThat(producer.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(collect.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(collect.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isZero();
+
+        assertThat(Files.readAllBytes(trace.resolve("metadata"))).isEqualTo(Files.readAllBytes(edited));
+        try (dev.hetrace.ctf.CtfTrace t = dev.hetrace.ctf.CtfTrace.open(trace, w -> { })) {
+            assertThat(t.metadata().env()).containsEntry("owner", "Zoë Ångström ☕");
+        }
+        Cli.Run print = Cli.run("print", trace.toString());
+        assertThat(print.status()).as(print.err()).isZero();
+        assertThat(print.out().lines().count()).isEqualTo(200);
+    }
+
+    private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
+        try {
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+            p.getInputStream().transferTo(System.err);
+            return p.waitFor();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
