@@ -315,7 +315,7 @@ public final class Node {
             return names[e];
         }
         String p = runPrefixes[e];
-        return (p.startsWith("_") ? p.substring(1) : p) + (runFirsts[e] + option - entryStart[e]);
+        return TracePlan.displayName(p) + (runFirsts[e] + option - entryStart[e]);
     }
 
     /** Number of tape slots a scalar occupies (0 for compound nodes). */

@@ -225,6 +225,19 @@ public final class TracePlan {
         }
     }
 
+    /**
+     * A member's name as shown: CTF 1.8 removes one leading underscore (as its specification
+     * asks), CTF 2 shows names as they are.
+     */
+    public static String shownName(TraceClass trace, String raw) {
+        return trace.major() < 2 ? displayName(raw) : raw;
+    }
+
+    /** A CTF 1.8 name as shown: without one leading underscore. */
+    static String displayName(String raw) {
+        return raw.startsWith("_") ? raw.substring(1) : raw;
+    }
+
     /** Where a scope sits in the dynamic scope hierarchy; also the order in which scopes are decoded. */
     enum Scope {
         PACKET_HEADER("trace.packet.header"),
@@ -835,13 +848,8 @@ public final class TracePlan {
                 && elem.register < 0 && elem.clock < 0;
         }
 
-        /** A member's name as shown: CTF 2 names are shown as they are. */
         private String shown(String raw) {
-            return ctf2 ? raw : displayName(raw);
-        }
-
-        static String displayName(String raw) {
-            return raw.startsWith("_") ? raw.substring(1) : raw;
+            return shownName(trace, raw);
         }
 
         private Node integer(IntegerType it, FieldType type) throws MetadataException {

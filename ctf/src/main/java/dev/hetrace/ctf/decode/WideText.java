@@ -97,6 +97,28 @@ public final class WideText {
         return len;
     }
 
+    /** Takes the bytes of UTF-8 text one by one. */
+    @FunctionalInterface
+    public interface ByteSink {
+        void put(byte b);
+    }
+
+    /**
+     * Gives {@code sink} the UTF-8 bytes of the text of {@code len} bytes from {@code start}
+     * (bad code units as U+FFFD), through {@code buf} (4 bytes, the caller's): nothing allocated.
+     */
+    public static void toUtf8(MemorySegment seg, long start, long len, Encoding encoding, byte[] buf, ByteSink sink) {
+        long end = start + len;
+        for (long at = start; at < end; ) {
+            long r = next(seg, at, end, encoding);
+            int n = utf8((int) r, buf);
+            for (int k = 0; k < n; k++) {
+                sink.put(buf[k]);
+            }
+            at += r >>> 32;
+        }
+    }
+
     /** The text of {@code len} bytes from {@code start} as a Java string (not for hot paths). */
     public static String string(MemorySegment seg, long start, long len, Encoding encoding) {
         StringBuilder b = new StringBuilder();

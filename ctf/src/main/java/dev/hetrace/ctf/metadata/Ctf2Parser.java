@@ -54,9 +54,6 @@ final class Ctf2Parser {
         .build();
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
-    /** Origins of field locations, in decoding order, and the scope prefixes of the decode plan. */
-    private static final List<String> ORIGINS = List.of("packet-header", "packet-context", "event-record-header",
-        "event-record-common-context", "event-record-specific-context", "event-record-payload");
     private static final List<List<String>> PREFIXES = List.of(List.of("trace", "packet", "header"),
         List.of("stream", "packet", "context"), List.of("stream", "event", "header"), List.of("stream", "event", "context"),
         List.of("event", "context"), List.of("event", "fields"));
@@ -89,7 +86,7 @@ final class Ctf2Parser {
     private ByteOrder byteOrder;
 
     /** The scopes of the class being read, by origin index; the one being built is in {@link #frames}. */
-    private final StructType[] scopes = new StructType[ORIGINS.size()];
+    private final StructType[] scopes = new StructType[FieldPath.CTF2_ORIGINS.size()];
     private int scope;
     private String defaultClock;
     /** Structs being read, innermost first. */
@@ -390,7 +387,7 @@ final class Ctf2Parser {
         }
     }
 
-    /** Reads the root structure of scope {@code origin} (an index in {@link #ORIGINS}), or null. */
+    /** Reads the root structure of scope {@code origin} (an index in {@link FieldPath#CTF2_ORIGINS}), or null. */
     private StructType scope(JsonNode f, String property, int origin, String placeKey) throws MetadataException {
         JsonNode fc = f.get(property);
         if (fc == null) {
@@ -758,7 +755,7 @@ final class Ctf2Parser {
         FieldType target;
         FieldPath result;
         if (origin != null) {
-            int o = ORIGINS.indexOf(origin);
+            int o = FieldPath.CTF2_ORIGINS.indexOf(origin);
             if (o < 0) {
                 throw error(path + ".origin", "unknown origin \"" + origin + "\"");
             }
@@ -1079,7 +1076,8 @@ final class Ctf2Parser {
                 throw error(rpath, "unknown role " + roles.get(i));
             }
             if (!SCOPE_ROLES.get(scope).contains(r)) {
-                throw error(rpath, "role " + r.jsonName() + " is not allowed in the " + ORIGINS.get(scope) + " scope");
+                throw error(rpath, "role " + r.jsonName() + " is not allowed in the " + FieldPath.CTF2_ORIGINS.get(scope)
+                    + " scope");
             }
             if ((r == Role.METADATA_STREAM_UUID) == integer || signed) {
                 throw error(rpath, "role " + r.jsonName() + " is not allowed on this field class");

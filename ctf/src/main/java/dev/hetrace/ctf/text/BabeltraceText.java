@@ -546,19 +546,12 @@ public final class BabeltraceText {
     }
 
     private final byte[] utf8 = new byte[4];
+    private final WideText.ByteSink escapedByte = this::escapedByte;
 
     /** UTF-16 or UTF-32 text, printed as its UTF-8 form is (bad code units as U+FFFD). */
     private void escapedWide(MemorySegment seg, long startByte, long len, FieldType.Encoding encoding) {
         out.put('"');
-        long end = startByte + len;
-        for (long at = startByte; at < end; ) {
-            long r = WideText.next(seg, at, end, encoding);
-            int n = WideText.utf8((int) r, utf8);
-            for (int k = 0; k < n; k++) {
-                escapedByte(utf8[k]);
-            }
-            at += r >>> 32;
-        }
+        WideText.toUtf8(seg, startByte, len, encoding, utf8, escapedByte);
         out.put('"');
     }
 

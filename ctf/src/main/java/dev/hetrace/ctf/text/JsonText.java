@@ -468,19 +468,12 @@ public final class JsonText {
     }
 
     private final byte[] utf8 = new byte[4];
+    private final WideText.ByteSink escaped = this::escaped;
 
     /** UTF-16 or UTF-32 text as a JSON string: each code point in UTF-8, escaped as UTF-8 strings are. */
     private void wide(MemorySegment seg, long startByte, long len, FieldType.Encoding encoding) {
         out.put('"');
-        long end = startByte + len;
-        for (long at = startByte; at < end; ) {
-            long r = WideText.next(seg, at, end, encoding);
-            int n = WideText.utf8((int) r, utf8);
-            for (int k = 0; k < n; k++) {
-                escaped(utf8[k]);
-            }
-            at += r >>> 32;
-        }
+        WideText.toUtf8(seg, startByte, len, encoding, utf8, escaped);
         out.put('"');
     }
 

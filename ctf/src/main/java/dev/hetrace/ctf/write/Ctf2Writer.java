@@ -14,6 +14,7 @@ import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.EventClass;
+import dev.hetrace.ctf.metadata.FieldPath;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
@@ -63,9 +64,6 @@ public final class Ctf2Writer {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
-    /** Field location origins, in decoding order (the order of the scopes of a decode plan). */
-    private static final List<String> ORIGINS = List.of("packet-header", "packet-context", "event-record-header",
-        "event-record-common-context", "event-record-specific-context", "event-record-payload");
     private static final int PACKET_HEADER = 0;
     private static final int PACKET_CONTEXT = 1;
     private static final int EVENT_HEADER = 2;
@@ -472,9 +470,8 @@ public final class Ctf2Writer {
         fc.set("field-class", fieldClass(n.element()));
     }
 
-    /** A member's name as shown: CTF 1.8 removes one leading underscore, CTF 2 none. */
     private String shown(String raw) {
-        return plan.trace.major() < 2 && raw.startsWith("_") ? raw.substring(1) : raw;
+        return TracePlan.shownName(plan.trace, raw);
     }
 
     private List<List<EnumMapping>> labelRanges(VariantType vt, Node n) throws Unsupported {
@@ -526,7 +523,7 @@ public final class Ctf2Writer {
             path.add(target.names().getLast());
         } else {
             // A CTF 2 field location goes through variants and optionals to the option decoded.
-            loc.put("origin", ORIGINS.get(target.origin()));
+            loc.put("origin", FieldPath.CTF2_ORIGINS.get(target.origin()));
             target.names().forEach(path::add);
         }
         loc.set("path", path);
