@@ -167,17 +167,11 @@ final class ExportCommand extends HetraceCommand {
         }
         try {
             dev.hetrace.analysis.StateModel model = board.model(main.err);
-            Path dir = output.toAbsolutePath().getParent();
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, ".hetrace-export", ".json");
-            try {
-                try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+            try (var file = dev.hetrace.ctf.write.OutputFile.of(output)) {
+                try (var out = new java.io.BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
                     dev.hetrace.view.ChromeTrace.write(model, out);
                 }
-                Files.move(tmp, output, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(tmp);
+                file.commit();
             }
             return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
                 + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())

@@ -2,13 +2,13 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,10 +63,7 @@ class FileErrorsTest {
     @Test
     void aFullDeviceOnStandardOutputIsOneLine() throws Exception {
         Path full = Path.of("/dev/full");
-        if (!Files.exists(full)) {
-            assertThat(System.getenv("CI")).as("/dev/full missing (CI=true: required)").isNotEqualTo("true");
-            Assumptions.abort("no /dev/full");
-        }
+        Required.that(Files.exists(full), "no /dev/full");
         Path board = board();
         for (String command : new String[] {"stats", "print"}) {
             List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
@@ -84,7 +81,7 @@ class FileErrorsTest {
     /** Permissions bind only a user who is not root: checked when the tests run as one. */
     @Test
     void anUnreadableStreamFileSaysPermissionDenied() throws IOException {
-        Assumptions.assumeFalse("root".equals(System.getProperty("user.name")), "root reads every file");
+        Required.machineCan(!"root".equals(System.getProperty("user.name")), "deny a read to its user (root reads every file)");
         Path trace = board().resolve("dsp0");
         Path stream = trace.resolve("stream");
         assertThat(stream.toFile().setReadable(false, false)).isTrue();

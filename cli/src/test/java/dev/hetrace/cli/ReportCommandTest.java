@@ -41,4 +41,50 @@ class ReportCommandTest {
         assertThat(noOutput.status()).isEqualTo(2);
         assertThat(noOutput.err()).startsWith("hetrace: Missing required option: '--output=FILE'");
     }
+
+    /**
+     * An output that is not a regular file is written as it is, never replaced (as root, a
+     * rename over a device or a pipe would replace it with a file): a named pipe gets the report
+     * and stays a pipe; a symbolic link stays a link and the file it points to gets the report; a
+     * folder is refused in one line.
+     */
+    @Test
+    void anOutputThatIsAPipeALinkOrAFolderIsWrittenThroughOrRefusedNeverReplaced() throws Exception {
+        Path board = dir.resolve("board");
+        assertThat(Cli.run("sim", "--cores", "2", "--out", board.toString()).status()).isZero();
+
+        Path fifo = dir.resolve("pipe");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+        // a thread of its own reads the pipe (the common pool may be busy with the report itself)
+        java.util.concurrent.CompletableFuture<byte[]> read = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                read.complete(Files.readAllBytes(fifo));
+            } catch (java.io.IOException e) {
+                read.completeExceptionally(e);
+            }
+        });
+        Cli.Run toPipe = Cli.run("report", board.toString(), "-o", fifo.toString());
+        assertThat(toPipe.status()).as(toPipe.err()).isZero();
+        assertThat(new String(read.get(60, java.util.concurrent.TimeUnit.SECONDS), java.nio.charset.StandardCharsets.UTF_8))
+            .startsWith("<!DOCTYPE html>");
+        assertThat(Files.isRegularFile(fifo)).as("still a pipe").isFalse();
+        assertThat(fifo).exists();
+
+        Path real = dir.resolve("real.html");
+        Files.writeString(real, "old");
+        Path link = Files.createSymbolicLink(dir.resolve("link.html"), real);
+        Cli.Run toLink = Cli.run("report", board.toString(), "-o", link.toString());
+        assertThat(toLink.status()).as(toLink.err()).isZero();
+        assertThat(Files.isSymbolicLink(link)).as("still a link").isTrue();
+        assertThat(Files.readString(real)).startsWith("<!DOCTYPE html>");
+
+        Path folder = Files.createDirectories(dir.resolve("folder"));
+        Cli.Run toFolder = Cli.run("report", board.toString(), "-o", folder.toString());
+        assertThat(toFolder.status()).isEqualTo(1);
+        assertThat(toFolder.err().strip()).isEqualTo("hetrace: cannot write " + folder + ": a folder is there, not a file");
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("nothing left beside").noneMatch(n -> n.endsWith(".tmp"));
+        }
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.hetrace.ctf.write.OutputFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,14 +24,12 @@ public final class CampaignFile {
     }
 
     public static void write(Campaign campaign, Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
+        try (OutputFile out = OutputFile.of(file)) {
+            try (var os = out.newOutputStream()) {
+                JSON.writeValue(os, campaign);
+            }
+            out.commit();
         }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        JSON.writeValue(tmp.toFile(), campaign);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** Reads a campaign; a malformed file gets a {@link ProfileException} naming it, its line and column. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.ctf.write.OutputFile;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -101,12 +101,9 @@ public final class Report {
                 + " at %s per column, not every interval; %,d of %,d messages", intervals, width / 2,
                 duration((double) (t.end() - t.begin()) / width), messages, total);
 
-        Path dir = out.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        try {
+        try (OutputFile file = OutputFile.of(out)) {
             String[] page = page();
-            try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+            try (OutputStream os = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
                 os.write(page[0].getBytes(StandardCharsets.UTF_8));
                 JsonFactory json = scriptSafeJson();
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
@@ -200,9 +197,7 @@ public final class Report {
                 g.flush();
                 os.write(page[1].getBytes(StandardCharsets.UTF_8));
             }
-            Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
+            file.commit();
         }
         return new Written(out, Files.size(out), every, intervals, width, messages, total, note);
     }

@@ -239,13 +239,17 @@ class ReportBrowserTest {
 
     /**
      * The page loaded the file itself and nothing else: the DevTools network log since it was
-     * opened has no request but the file's (and the browser's own chrome:// resources), and Resource Timing lists no fetch, script, style or image.
+     * opened has no request but the file's (and the browser's own chrome:// resources; the browser's own pages
+     * are left out), and Resource Timing lists no fetch, script, style or image.
      */
     private static void noRequests() throws Exception {
         List<String> urls = new ArrayList<>();
         for (var entry : driver.manage().logs().get(org.openqa.selenium.logging.LogType.PERFORMANCE)) {
             JsonNode m = new ObjectMapper().readTree(entry.getMessage()).path("message");
-            if (m.path("method").asText().equals("Network.requestWillBeSent")) {
+            // what the report's page asked for, not the browser's own pages (its new-tab page's chrome://
+            // and chrome-untrusted:// requests, which a new Chromium makes before the report is opened)
+            if (m.path("method").asText().equals("Network.requestWillBeSent")
+                    && !m.path("params").path("documentURL").asText().matches("(chrome|chrome-untrusted|devtools):.*")) {
                 urls.add(m.path("params").path("request").path("url").asText());
             }
         }

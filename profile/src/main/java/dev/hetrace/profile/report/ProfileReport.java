@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.Run;
 import dev.hetrace.profile.metric.Metric;
+import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.profile.stats.BoxPlot;
 import dev.hetrace.profile.stats.CampaignStats;
 import dev.hetrace.profile.stats.Distribution;
@@ -20,7 +21,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -110,14 +110,11 @@ public final class ProfileReport {
     public static Written write(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads,
             Path out) throws IOException {
         String page = page(c, stats, threads);
-        Path dir = out.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        try {
-            Files.writeString(tmp, page, StandardCharsets.UTF_8);
-            Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
+        try (OutputFile file = OutputFile.of(out)) {
+            try (var os = file.newOutputStream()) {
+                os.write(page.getBytes(StandardCharsets.UTF_8));
+            }
+            file.commit();
         }
         int charts = stats.quantities().size() + stats.ranking().size() + (stats.slowdown().isPresent() ? 1 : 0) + 2;
         return new Written(out, Files.size(out), charts);
