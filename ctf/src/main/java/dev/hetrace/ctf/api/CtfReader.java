@@ -22,6 +22,15 @@ import java.util.function.Consumer;
  * once per stream too.
  */
 public final class CtfReader implements AutoCloseable {
+    /**
+     * Platform threads whose stack holds fields nested as deep as the metadata may nest them:
+     * for any thread of an application that decodes or prints events (a default thread's stack
+     * holds about 2,000 levels).
+     */
+    public static Thread.Builder.OfPlatform decodingThreads() {
+        return dev.hetrace.ctf.decode.TracePlan.threads();
+    }
+
     private final List<CtfTrace> traces;
     private final EventCursor cursor;
     private final Event event;

@@ -188,7 +188,7 @@ public final class ShmCollector implements AutoCloseable {
         List<Thread> drainers = new ArrayList<>();
         for (int t = 0; t < n; t++) {
             List<ShmRing> share = shares.get(t);
-            drainers.add(dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-collect-" + t).start(() -> {
+            drainers.add(dev.hetrace.ctf.api.CtfReader.decodingThreads().name("hetrace-collect-" + t).start(() -> {
                 try {
                     drainLoop(share, null, 0);
                 } catch (Throwable e) {
