@@ -20,8 +20,9 @@ import picocli.CommandLine.Option;
  * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
  */
 @Command(name = "aot-training", hidden = true,
-    description = {"Reads a generated sample trace in every output format, views a simulated board, takes",
-        "its statistics and builds its SQL index (used by the launcher to record a JVM AOT cache)."})
+    description = {"Reads a generated sample trace in every output format (and with CTF 2 metadata), views a",
+        "simulated board, takes its statistics and builds its SQL index (used by the launcher to record",
+        "a JVM AOT cache)."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
     long events;
@@ -39,6 +40,15 @@ final class TrainCommand implements Callable<Integer> {
                 status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, threads);
                 status |= PrintCommand.print(List.of(dir), f, nowhere, quiet, false, 1);
             }
+            // the same trace with CTF 2 metadata (its JSON parser), read once
+            Path ctf2 = dir.resolve("ctf2");
+            SampleTrace.write(ctf2, events / 4, 4, 64 * 1024);
+            try {
+                dev.hetrace.ctf.write.Ctf2Writer.rewrite(ctf2.resolve("metadata"));
+            } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.write.Ctf2Writer.Unsupported e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            status |= PrintCommand.print(List.of(ctf2), PrintCommand.Format.text, nowhere, quiet, false, 1);
             // the viewer: a board simulated, its timeline built and kept, then opened from the file
             // and served (Javalin, the view requests), as 'hetrace view' does a second time
             Path board = dir.resolve("board");

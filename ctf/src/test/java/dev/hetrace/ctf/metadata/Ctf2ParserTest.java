@@ -47,6 +47,22 @@ class Ctf2ParserTest {
         return MetadataReader.parse(metadata(fragments), w -> { });
     }
 
+    /** The properties LTTng 2.15 writes beyond the ones hetrace reads (namespace, name, uid) are taken as they are. */
+    @Test
+    void theTraceAndClockClassPropertiesLttngWritesAreRead() throws Exception {
+        TraceClass t = parse("{\"type\": \"preamble\", \"version\": 2, \"uuid\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,"
+                + " 15, 16]}",
+            "{\"type\": \"trace-class\", \"namespace\": \"lttng.org,2009\", \"name\": \"\", \"uid\":"
+                + " \"01020304-0506-0708-090a-0b0c0d0e0f10\", \"environment\": {\"domain\": \"ust\", \"tracer_major\": 2}}",
+            "{\"type\": \"clock-class\", \"id\": \"monotonic\", \"name\": \"monotonic\", \"description\":"
+                + " \"Monotonic Clock\", \"frequency\": 1000000000, \"origin\": \"unix-epoch\", \"offset-from-origin\":"
+                + " {\"seconds\": 1764900000, \"cycles\": 12}, \"uid\": \"0a0b0c0d-0000-0000-0000-000000000001\"}",
+            "{\"type\": \"data-stream-class\", \"id\": 0, \"default-clock-class-id\": \"monotonic\"}");
+        assertThat(t.env()).containsEntry("domain", "ust").containsEntry("tracer_major", 2L);
+        assertThat(t.clocks().get("monotonic").frequency()).isEqualTo(1_000_000_000L);
+        assertThat(t.stream(0)).isNotNull();
+    }
+
     @Test
     void lttngsLogLevelAndEmfUriAttributesAreTheEventClassesOnesBothWays() throws Exception {
         // as LTTng 2.15 writes them
