@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CollectCommandTest {
     /** The producer program and configuration of the tracer module's ShmRingTest (the tests run in cli/). */
-    private static final Path SHM_RESOURCES = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/shm");
+    private static final Path SHM_RESOURCES = ShmProducer.RESOURCES;
     private static final int CORES = 4;
     private static final int SLOT_SIZE = 1024;
 
@@ -347,13 +347,7 @@ class CollectCommandTest {
 
     /** Generates the shm-ring tracer of shm.yaml into the test directory and builds the producer with gcc. */
     private void buildProducer() throws IOException, InterruptedException {
-        Required.that(run(dir, "gcc", "--version") == 0, "gcc is not installed: producers not built");
-        Files.copy(SHM_RESOURCES.resolve("shm.yaml"), dir.resolve("shm.yaml"));
-        Files.copy(SHM_RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
-        assertThat(Main.run(new ByteArrayOutputStream(), System.err, "tracer", "generate", "--platform", "shm-ring",
-            "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
-        assertThat(run(dir, "gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o", "producer",
-            "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c")).isZero();
+        ShmProducer.build(dir);
     }
 
     private Process start(ProcessBuilder pb) throws IOException {
@@ -375,19 +369,6 @@ class CollectCommandTest {
         return n;
     }
 
-    private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
-        try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int status = p.waitFor();
-            if (status != 0) {
-                System.err.println(out);
-            }
-            return status;
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 
     /** One line, read byte by byte so that nothing after it is consumed. */
     private static String readLine(InputStream in) throws IOException {

@@ -36,14 +36,7 @@ class CollectMetadataBytesTest {
 
     @Test
     void theMetadataFileIsCopiedByteForByte() throws Exception {
-        Path shm = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/shm");
-        Required.that(run(dir, "gcc", "--version") == 0, "gcc is not installed: producer not built");
-        Files.copy(shm.resolve("shm.yaml"), dir.resolve("shm.yaml"));
-        Files.copy(shm.resolve("producer.c"), dir.resolve("producer.c"));
-        assertThat(Main.run(new ByteArrayOutputStream(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            "tracer", "generate", "--platform", "shm-ring", "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
-        assertThat(run(dir, "gcc", "-std=c99", "-O2", "-o", "producer", "sr.c", "sr-platform-shm-ring.c",
-            "sr-shm-ring-linux.c", "producer.c")).isZero();
+        ShmProducer.build(dir);
         Path metadata = dir.resolve("metadata");
         String text = Files.readString(metadata, StandardCharsets.UTF_8);
         assertThat(text).contains("env {");
@@ -81,13 +74,4 @@ class CollectMetadataBytesTest {
         assertThat(print.out().lines().count()).isEqualTo(200);
     }
 
-    private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
-        try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-            p.getInputStream().transferTo(System.err);
-            return p.waitFor();
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 }

@@ -79,14 +79,7 @@ class ShrinkingFileTest {
     /** The region is emptied once the collector has attached it: its next look at the ring's header faults. */
     @Test
     void aRegionEmptiedWhileCollectReadsItIsOneLineNamingIt() throws Exception {
-        Path shm = Path.of("../tracer/src/test/resources/dev/hetrace/tracer/shm");
-        Required.that(run(dir, "gcc", "--version") == 0, "gcc is not installed: producer not built");
-        Files.copy(shm.resolve("shm.yaml"), dir.resolve("shm.yaml"));
-        Files.copy(shm.resolve("producer.c"), dir.resolve("producer.c"));
-        assertThat(Main.run(new ByteArrayOutputStream(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            "tracer", "generate", "--platform", "shm-ring", "-o", dir.toString(), dir.resolve("shm.yaml").toString())).isZero();
-        assertThat(run(dir, "gcc", "-std=c99", "-O2", "-o", "producer", "sr.c", "sr-platform-shm-ring.c",
-            "sr-shm-ring-linux.c", "producer.c")).isZero();
+        ShmProducer.build(dir);
         Path region = dir.resolve("core0");
         Process producer = new ProcessBuilder(dir.resolve("producer").toString(), region.toString(), "0", "1024", "64",
             "2000", "100", "0", "1", "0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -116,13 +109,4 @@ class ShrinkingFileTest {
             .isEqualTo(String.format(java.util.Locale.ROOT, "hetrace: %s shrank from %,d to 0 bytes while being read", region, size));
     }
 
-    private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
-        try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-            p.getInputStream().transferTo(System.err);
-            return p.waitFor();
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 }
