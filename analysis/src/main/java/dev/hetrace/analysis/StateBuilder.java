@@ -277,7 +277,7 @@ public final class StateBuilder {
                         + ") to tasks, calls or interrupts: each of its streams is a row of its events. For states"
                         + " and calls, give a mapping with --mapping FILE, e.g. a file holding:\n"
                         + "  events: [{event: my_entry, does: enter, func: =my}, {event: my_exit, does: exit, func: =my}]\n"
-                        + "  (see 'hetrace stats --help' and docs/analysis.md, \"Mappings\")");
+                        + "  (see 'hetrace stats --help', \"Mapping files\")");
                 }
                 if (sync != null) {
                     passes[i].found = new Synchronizer.Found();

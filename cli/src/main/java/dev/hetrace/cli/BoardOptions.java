@@ -20,7 +20,7 @@ final class BoardOptions {
     @Parameters(arity = "1..*", paramLabel = "TRACE", description = BoardInput.TRACES_HELP)
     List<Path> inputs = new ArrayList<>();
 
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
+    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
     Path mapping;
 
     @Mixin

@@ -29,7 +29,7 @@ final class CampaignAnalysis {
     List<String> metricSpecs = new ArrayList<>();
 
     @Option(names = "--experiment", paramLabel = "FILE", description = "Metrics (and pmcN names) from a saved"
-        + " experiment (docs/profiling.md).")
+        + " experiment.")
     Path experiment;
 
     @Option(names = "--by", paramLabel = "LABEL", description = "Group runs (statistics and box plots) by this"

@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 /** {@code hetrace profile import}: counter data from other tools into a campaign file. */
 @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Read counter data from other tools into a campaign (campaign.json).", "",
-        "FORMAT is one of (docs/profiling.md describes each):",
+        "FORMAT is one of:",
         "  pmctrack   pmctrack's output: [Event-to-counter mappings], then",
         "             'nsample pid event pmc0 pmc1 ...' rows, time-based (event tick)",
         "             or event-based; one thread per pid",

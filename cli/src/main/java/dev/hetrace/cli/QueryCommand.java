@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
         "The SQL is DuckDB's; the index is read-only. Times are ns on the reference",
         "clock (the first trace's, or --reference), durations ns. Names are ENUMs: they",
         "sort in the order they were made (task::varchar sorts alphabetically).",
-        "The tables (docs/analysis.md, 'SQL tables'):", "",
+        "The tables:", "",
         "  events      trace, stream, time_ns, name, core, fields (JSON of the",
         "              event's stream_context, context and payload; e.g.",
         "              fields->>'$.payload.next_task')",
@@ -77,7 +77,7 @@ final class QueryCommand extends HetraceCommand {
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
     Format format = Format.text;
 
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets.")
+    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
     Path mapping;
 
     @Mixin

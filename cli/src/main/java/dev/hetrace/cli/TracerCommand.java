@@ -56,13 +56,13 @@ final class TracerCommand extends GroupCommand {
             "  shm-ring    PREFIX-platform-shm-ring.{h,c}: writes whole packets into a ring",
             "              of slots in shared memory, drained by 'hetrace collect'",
             "              (freestanding), and PREFIX-shm-ring-linux.{h,c}, which maps a",
-            "              region file for a producer running on Linux (docs/shm-ring.md).", "",
+            "              region file for a producer running on Linux.", "",
             "--ctf-version 2 writes the 'metadata' file in CTF 2 (JSON, as LTTng 2.15 and",
             "babeltrace2 2.1 write it) instead of CTF 1.8; the C code and the data streams",
             "it writes are the same. The default, 1.8, is what barectf writes and what",
             "babeltrace2 2.0 and Trace Compass read.", "",
             "--sync adds the sync handshake, whose pairs of events relate the clocks of a",
-            "master core and a slave core (docs/sync.md): the data stream type gets the",
+            "master core and a slave core: the data stream type gets the",
             "event record types hetrace_sync_send and hetrace_sync_recv (payload seq,",
             "core, peer), and PREFIX-sync.{h,c} hold the mailbox the two cores share, the",
             "slave's answer for its interrupt handler and the master's exchange. The data",
@@ -106,7 +106,7 @@ final class TracerCommand extends GroupCommand {
         CtfVersion ctfVersion = CtfVersion.V1_8;
 
         @Option(names = "--sync", description = "Add the sync handshake: its two event record types,"
-            + " PREFIX-sync.h and PREFIX-sync.c (docs/sync.md).")
+            + " PREFIX-sync.h and PREFIX-sync.c.")
         boolean sync;
 
         @Option(names = "--sync-stream", paramLabel = "NAME", description = "The data stream type of the sync"

@@ -74,7 +74,7 @@ public final class ProbeImport {
                 for (String need : List.of("run", "time_ns", "tid", "probe")) {
                     if (!col.containsKey(need)) {
                         throw Importer.malformed(file, no, "the probe CSV header lacks the '" + need
-                                + "' column (needs run, time_ns, tid, probe; see docs/profiling.md)");
+                                + "' column (needs run, time_ns, tid, probe)");
                     }
                 }
                 continue;
