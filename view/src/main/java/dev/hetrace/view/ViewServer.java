@@ -11,6 +11,7 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Waits;
+import dev.hetrace.web.WebApps;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.ByteArrayOutputStream;
