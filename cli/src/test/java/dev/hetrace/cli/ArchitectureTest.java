@@ -53,11 +53,9 @@ class ArchitectureTest {
 
     /** The uses of those internals outside {@code ctf} today, by module: the list may shrink, never grow. */
     static final Map<String, Set<String>> CTF_INTERNAL_USES = Map.of(
-        "tracer", Set.of("decode.PacketInfo", "decode.StreamDecoder", "decode.StreamDecodingException", "decode.TracePlan"),
         "sync", Set.of("IndexHeap", "decode.ClockFields", "decode.Node", "decode.PacketInfo", "decode.StreamDecoder",
             "decode.StreamDecodingException", "decode.TracePlan"),
-        "analysis", Set.of("EventCursor", "EventPosition", "IndexHeap", "decode.Discarded", "decode.StreamDecoder",
-            "decode.StreamDecodingException"),
+        "analysis", Set.of("EventCursor", "EventPosition", "IndexHeap", "decode.Discarded", "decode.StreamDecodingException"),
         "view", Set.of("decode.StreamDecodingException"),
         "profile", Set.of("decode.StreamDecodingException"),
         "cli", Set.of("EventCursor", "PacketIndex", "ParallelMerge", "decode.PacketInfo", "decode.StreamDecodingException"),

@@ -19,8 +19,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -592,6 +594,21 @@ public final class CtfTrace implements AutoCloseable {
 
     public TracePlan plan() {
         return shared.plan;
+    }
+
+    /**
+     * The clocks that time this trace's streams: the default clock of each stream class (named
+     * by the class, or, in CTF 1.8, the clock its timestamp fields map to), each once, in the
+     * order of the stream classes; streams timed by no clock add nothing.
+     */
+    public List<ClockClass> streamClocks() {
+        Set<ClockClass> clocks = new LinkedHashSet<>();
+        for (TracePlan.StreamPlan s : shared.plan.distinctStreams()) {
+            if (s.defaultClock >= 0) {
+                clocks.add(shared.plan.clocks.get(s.defaultClock));
+            }
+        }
+        return List.copyOf(clocks);
     }
 
     /**
