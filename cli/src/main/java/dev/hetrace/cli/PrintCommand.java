@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code hetrace print}: every event of one or more CTF traces, merged in time order. */
 @Command(name = "print", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Print the events of CTF 1.8 traces, merged in time order.", "",
+    description = {"Print the events of CTF traces (1.8 and 2), merged in time order.", "",
         "Each PATH is a trace directory (it holds a 'metadata' file) or a directory",
         "holding traces at any depth: all their streams are merged by timestamp. The",
         "default text is the same as babeltrace2's (times in the local time zone; set",
