@@ -76,7 +76,7 @@ class ParkedStreamsTest {
                             assertThat(read(traces, 2, middle)).isEqualTo(read(traces, Integer.MAX_VALUE, middle));
                         }
                     }
-                } catch (dev.hetrace.ctf.decode.StreamDecodingException e) {
+                } catch (dev.hetrace.ctf.api.StreamDecodingException e) {
                     // a damaged trace: both reads must fail the same way
                     org.assertj.core.api.Assertions.assertThatThrownBy(() -> read(traces, 2, null))
                         .hasMessage(e.getMessage());

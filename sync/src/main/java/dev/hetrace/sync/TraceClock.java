@@ -1,7 +1,7 @@
 package dev.hetrace.sync;
 
 import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;

@@ -640,7 +640,7 @@ public final class ViewServer implements AutoCloseable {
         PatternSearch.Result r;
         try {
             r = PatternSearch.run(in, spec, w -> { });
-        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
+        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.api.StreamDecodingException e) {
             throw new IOException(e.getMessage(), e);
         }
         long b = timeline.begin();

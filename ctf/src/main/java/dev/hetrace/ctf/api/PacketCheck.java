@@ -1,8 +1,6 @@
 package dev.hetrace.ctf.api;
 
-import dev.hetrace.ctf.decode.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.TraceClass;

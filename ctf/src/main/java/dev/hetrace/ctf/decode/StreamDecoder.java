@@ -1,11 +1,14 @@
 package dev.hetrace.ctf.decode;
 
+import dev.hetrace.ctf.api.Discarded;
+import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package dev.hetrace.ctf.text;
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
-import dev.hetrace.ctf.decode.Discarded;
+import dev.hetrace.ctf.api.Discarded;
 import dev.hetrace.ctf.decode.EnumTable;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
