@@ -160,7 +160,6 @@ final class TsdlTraceAssembly {
         }
     }
 
-
     void parseStreamBlock(Token at) throws MetadataException {
         Long[] id = {null};
         StructType[] pc = {null};
@@ -212,7 +211,6 @@ final class TsdlTraceAssembly {
             events.add(pe);
         }
     }
-
 
     void parseClockBlock(Token at) throws MetadataException {
         String[] name = {null};
