@@ -1,7 +1,15 @@
 package dev.hetrace.ctf.api;
 
+import static dev.hetrace.ctf.api.EventPaths.ELEMENT;
+import static dev.hetrace.ctf.api.EventPaths.MEMBER;
+import static dev.hetrace.ctf.api.EventPaths.OPTION;
+import static dev.hetrace.ctf.api.EventPaths.PACKED_ELEMENT;
+import static dev.hetrace.ctf.api.EventPaths.rootNode;
+
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.api.EventPaths.Resolved;
+import dev.hetrace.ctf.api.EventPaths.Scope;
 import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
@@ -40,46 +48,6 @@ import java.util.Map;
  * {@link FieldNotFoundException}, a field of another type {@link FieldTypeException}.
  */
 public final class Event {
-    /** Where a path starts; unprefixed names are searched in the first four, in this order. */
-    private enum Scope {
-        PAYLOAD("payload"), CONTEXT("context"), STREAM_CONTEXT("stream_context"), PACKET_CONTEXT("packet_context"),
-        HEADER("header"), PACKET_HEADER("packet_header");
-
-        static final Scope[] SEARCHED = {PAYLOAD, CONTEXT, STREAM_CONTEXT, PACKET_CONTEXT};
-
-        final String prefix;
-
-        Scope(String prefix) {
-            this.prefix = prefix;
-        }
-
-        static Scope named(String name) {
-            for (Scope s : values()) {
-                if (s.prefix.equals(name)) {
-                    return s;
-                }
-            }
-            return null;
-        }
-    }
-
-    private static final int MEMBER = 0;
-    private static final int OPTION = 1;
-    private static final int ELEMENT = 2;
-    /** An element of a packed array: its value is read from the trace, not the tape; always the last step. */
-    private static final int PACKED_ELEMENT = 3;
-
-    /**
-     * A path resolved in one event class: the scope, then the steps from the scope's struct to
-     * the field (member or option index, or element index), or why it does not resolve.
-     */
-    private record Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing,
-                            int fixedSlot) {
-        boolean packedElement() {
-            return kinds.length > 0 && kinds[kinds.length - 1] == PACKED_ELEMENT;
-        }
-    }
-
     private final EventCursor cursor;
     private final Map<EventPlan, Map<String, Resolved>> paths = new IdentityHashMap<>();
     private EventPlan lastPlan;
@@ -491,156 +459,8 @@ public final class Event {
         return r;
     }
 
-    private static Node rootNode(EventPlan ep, Scope s, Node packetHeader) {
-        return switch (s) {
-            case PAYLOAD -> ep.payload;
-            case CONTEXT -> ep.context;
-            case STREAM_CONTEXT -> ep.stream.eventContext;
-            case PACKET_CONTEXT -> ep.stream.packetContext;
-            case HEADER -> ep.stream.eventHeader;
-            case PACKET_HEADER -> packetHeader;
-        };
-    }
-
     private Resolved resolve(EventPlan ep, String path) {
-        List<Object> segments = parse(path);
-        if (segments == null) {
-            return missing(path, "'" + path + "' is not a field path (names separated by '.', with optional [index])");
-        }
-        Node packetHeader = decoder().plan().packetHeader;
-        if (segments.getFirst() instanceof String first && segments.size() > 1) {
-            Scope s = Scope.named(first);
-            if (s != null && rootNode(ep, s, packetHeader) != null) {
-                Resolved r = walk(path, s, rootNode(ep, s, packetHeader), segments.subList(1, segments.size()));
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        for (Scope s : Scope.SEARCHED) {
-            Node root = rootNode(ep, s, packetHeader);
-            if (root != null) {
-                Resolved r = walk(path, s, root, segments);
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        return missing(path, null);
-    }
-
-    private Resolved missing(String path, String why) {
-        return new Resolved(path, null, null, null, null, why != null ? why : "", -1);
-    }
-
-    /** Names and indices of a path ("a.b[2].c" is a, b, 2, c), or null when it is malformed. */
-    private static List<Object> parse(String path) {
-        List<Object> out = new ArrayList<>();
-        for (String part : path.split("\\.", -1)) {
-            int bracket = part.indexOf('[');
-            String name = bracket < 0 ? part : part.substring(0, bracket);
-            if (name.isEmpty()) {
-                return null;
-            }
-            out.add(name);
-            while (bracket >= 0) {
-                int close = part.indexOf(']', bracket);
-                if (close < 0) {
-                    return null;
-                }
-                try {
-                    out.add(Long.parseLong(part.substring(bracket + 1, close)));
-                } catch (NumberFormatException e) {
-                    return null;
-                }
-                if (close + 1 < part.length() && part.charAt(close + 1) != '[') {
-                    return null;
-                }
-                bracket = close + 1 < part.length() ? close + 1 : -1;
-            }
-        }
-        return out;
-    }
-
-    /** Follows the segments from a scope's struct; null when they do not name a field there. */
-    private static Resolved walk(String path, Scope scope, Node root, List<Object> segments) {
-        int[] kinds = new int[segments.size()];
-        long[] args = new long[segments.size()];
-        Node n = root;
-        for (int i = 0; i < segments.size(); i++) {
-            Object seg = segments.get(i);
-            if (seg instanceof String name) {
-                int index = switch (n.kind) {
-                    case Node.STRUCT -> n.memberIndexByName(name);
-                    case Node.VARIANT -> optionIndex(n, name);
-                    default -> -1;
-                };
-                if (index < 0) {
-                    return null;
-                }
-                kinds[i] = n.kind == Node.STRUCT ? MEMBER : OPTION;
-                args[i] = index;
-                n = n.children[index];
-            } else {
-                long k = (Long) seg;
-                if (k < 0) {
-                    return null;
-                }
-                if (n.isPacked()) {
-                    if (i != segments.size() - 1) {
-                        return null; // elements of packed arrays are scalars
-                    }
-                    kinds[i] = PACKED_ELEMENT;
-                } else if (n.kind == Node.ARRAY || n.kind == Node.SEQUENCE) {
-                    kinds[i] = ELEMENT;
-                    if (n.kind == Node.ARRAY && k >= n.length) {
-                        return null;
-                    }
-                } else {
-                    return null;
-                }
-                args[i] = k;
-                n = n.element();
-            }
-        }
-        return new Resolved(path, scope, kinds, args, n, null, fixedSlot(root, kinds, args));
-    }
-
-    /**
-     * The field's slot relative to its scope's start when it does not depend on the data (members
-     * of structs whose earlier members have a fixed size on the tape), else -1: then the common
-     * read is one addition.
-     */
-    private static int fixedSlot(Node root, int[] kinds, long[] args) {
-        long slot = 0;
-        Node n = root;
-        for (int i = 0; i < kinds.length; i++) {
-            if (kinds[i] != MEMBER) {
-                return -1;
-            }
-            int index = (int) args[i];
-            for (int k = 0; k < index; k++) {
-                long span = Tape.fixedSpan(n.children[k]);
-                if (span < 0) {
-                    return -1;
-                }
-                slot += span;
-            }
-            if (slot > Integer.MAX_VALUE) {
-                return -1;
-            }
-            n = n.children[index];
-        }
-        return (int) slot;
-    }
-
-    private static int optionIndex(Node variant, String name) {
-        for (int i = 0; i < variant.names.length; i++) {
-            if (variant.names[i].equals(name) || variant.rawNames[i].equals(name)) {
-                return i;
-            }
-        }
-        return -1;
+        return EventPaths.resolve(ep, path, decoder().plan().packetHeader);
     }
 
     // ------------------------------------------------------------------ reading values
