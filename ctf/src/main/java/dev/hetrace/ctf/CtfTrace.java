@@ -9,20 +9,41 @@ import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
+import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.SoftReference;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -47,17 +68,17 @@ public final class CtfTrace implements AutoCloseable {
     private MemorySegment[] mapped;
     private Arena arena;
     /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
-    private final List<MappedFiles.Mapping> mappings = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<MappedFiles.Mapping> mappings = Collections.synchronizedList(new ArrayList<>());
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
 
     /** Clocks said to be out of the range of times: bit 2 &times; index for the offset, + 1 for a value. */
-    private final java.util.BitSet clocksTold = new java.util.BitSet();
+    private final BitSet clocksTold = new BitSet();
     /**
      * Streams whose times were said to go back, whatever decoders read them: bit 2 &times; stream
      * + {@link StreamDecoder#EVENT_BEFORE_PREVIOUS} or {@link StreamDecoder#PACKET_BEFORE_PREVIOUS_END}.
      */
-    private final java.util.BitSet timeOrderTold = new java.util.BitSet();
+    private final BitSet timeOrderTold = new BitSet();
 
     /** Stream files up to this size are read into memory rather than mapped. */
     private static final long SMALL_FILE = 16 * 1024;
@@ -82,20 +103,20 @@ public final class CtfTrace implements AutoCloseable {
         List<Path> traces = new ArrayList<>();
         // symbolic links followed (a trace or a folder of them linked from elsewhere is a trace
         // like any other), a link back to a folder above skipped rather than walked forever
-        Files.walkFileTree(root, java.util.EnumSet.of(java.nio.file.FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
-            new java.nio.file.SimpleFileVisitor<>() {
+        Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+            new SimpleFileVisitor<>() {
                 @Override
-                public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes a) {
+                public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
                     if (a.isRegularFile() && p.getFileName().toString().equals("metadata")) {
                         traces.add(p.getParent());
                     }
-                    return java.nio.file.FileVisitResult.CONTINUE;
+                    return FileVisitResult.CONTINUE;
                 }
 
                 @Override
-                public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
-                    if (e instanceof java.nio.file.FileSystemLoopException) {
-                        return java.nio.file.FileVisitResult.CONTINUE;
+                public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                    if (e instanceof FileSystemLoopException) {
+                        return FileVisitResult.CONTINUE;
                     }
                     throw e;
                 }
@@ -136,10 +157,10 @@ public final class CtfTrace implements AutoCloseable {
          * at most {@code PARSED_MAX} are kept, the least recently used dropped first.
          */
         private static final int PARSED_MAX = 4096;
-        private static final Map<String, java.lang.ref.SoftReference<ParsedMetadata>> PARSED =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        private static final Map<String, SoftReference<ParsedMetadata>> PARSED =
+            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, java.lang.ref.SoftReference<ParsedMetadata>> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<String, SoftReference<ParsedMetadata>> eldest) {
                     return size() > PARSED_MAX;
                 }
             });
@@ -161,8 +182,8 @@ public final class CtfTrace implements AutoCloseable {
             ParsedMetadata pm = parse(metadataFile);
             Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
             Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
-            String relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
-            Shared s = shared.computeIfAbsent(base, k -> new java.util.IdentityHashMap<>())
+            String relativePath = relative.toString().replace(File.separatorChar, '/');
+            Shared s = shared.computeIfAbsent(base, k -> new IdentityHashMap<>())
                 .computeIfAbsent(pm, k -> new Shared(base, pm.metadata(), pm.plan(), warnings));
             boolean derived = !relativePath.isEmpty() && base.resolve(relativePath).equals(dir);
             CtfTrace trace = new CtfTrace(s, relativePath, derived ? null : dir);
@@ -181,12 +202,12 @@ public final class CtfTrace implements AutoCloseable {
             if (size <= SHARED_METADATA_MAX) {
                 byte[] bytes = Files.readAllBytes(metadataFile);
                 try {
-                    key = bytes.length + ":" + java.util.HexFormat.of().formatHex(
-                        java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-                } catch (java.security.NoSuchAlgorithmException e) {
+                    key = bytes.length + ":" + HexFormat.of().formatHex(
+                        MessageDigest.getInstance("SHA-256").digest(bytes));
+                } catch (NoSuchAlgorithmException e) {
                     throw new IllegalStateException(e);
                 }
-                java.lang.ref.SoftReference<ParsedMetadata> ref = PARSED.get(key);
+                SoftReference<ParsedMetadata> ref = PARSED.get(key);
                 ParsedMetadata known = ref == null ? null : ref.get();
                 if (known != null) {
                     for (String w : known.warnings()) {
@@ -213,7 +234,7 @@ public final class CtfTrace implements AutoCloseable {
             }
             ParsedMetadata pm = new ParsedMetadata(metadata, plan, List.copyOf(said));
             if (key != null) {
-                PARSED.put(key, new java.lang.ref.SoftReference<>(pm));
+                PARSED.put(key, new SoftReference<>(pm));
             }
             return pm;
         }
@@ -227,7 +248,7 @@ public final class CtfTrace implements AutoCloseable {
     private void readStreams(Opener opener) throws IOException, StreamDecodingException {
         Path dir = directory();
         List<String> names = new ArrayList<>();
-        try (java.nio.file.DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+        try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
             for (Path p : list) {
                 String name = p.getFileName().toString();
                 if (!name.equals("metadata") && !name.startsWith(".") && Files.isRegularFile(p)) {
@@ -326,7 +347,7 @@ public final class CtfTrace implements AutoCloseable {
                 }
                 out.add(new StreamFile(path, seg));
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         }
         return out;
@@ -387,8 +408,8 @@ public final class CtfTrace implements AutoCloseable {
      * packets in all: then none is kept, and false is returned.
      */
     public static boolean indexAll(List<CtfTrace> traces, long maxPackets) {
-        java.util.concurrent.atomic.AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
-            : new java.util.concurrent.atomic.AtomicLong(maxPackets);
+        AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
+            : new AtomicLong(maxPackets);
         List<int[]> todo = new ArrayList<>();
         for (int t = 0; t < traces.size(); t++) {
             PacketIndex[] idx = traces.get(t).indexes();
@@ -400,7 +421,7 @@ public final class CtfTrace implements AutoCloseable {
         }
         PacketIndex[] built = new PacketIndex[todo.size()];
         // threads of their own: packet headers and contexts may nest as deep as the plan allows
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
         Throwable[] failure = {null};
         Runnable work = () -> {
             for (int i = next.getAndIncrement(); i < todo.size() && failure[0] == null; i = next.getAndIncrement()) {
@@ -420,7 +441,7 @@ public final class CtfTrace implements AutoCloseable {
         };
         Thread[] workers = new Thread[Math.min(todo.size(), Runtime.getRuntime().availableProcessors())];
         for (int t = 0; t < workers.length; t++) {
-            workers[t] = dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
+            workers[t] = TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
         }
         for (Thread w : workers) {
             try {
@@ -487,10 +508,10 @@ public final class CtfTrace implements AutoCloseable {
      * {@link java.io.UncheckedIOException} tells a file that can no longer be read.
      */
     public List<List<StreamFile>> streams() {
-        return new java.util.AbstractList<>() {
+        return new AbstractList<>() {
             @Override
             public List<StreamFile> get(int index) {
-                java.util.Objects.checkIndex(index, table.streamCount());
+                Objects.checkIndex(index, table.streamCount());
                 return files(index);
             }
 
@@ -555,7 +576,7 @@ public final class CtfTrace implements AutoCloseable {
     }
 
     /** Whether {@code bit} of {@code told} was clear; sets it. Safe from any thread. */
-    private static boolean firstTold(java.util.BitSet told, int bit) {
+    private static boolean firstTold(BitSet told, int bit) {
         synchronized (told) {
             boolean first = !told.get(bit);
             told.set(bit);

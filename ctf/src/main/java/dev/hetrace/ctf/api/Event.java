@@ -15,9 +15,13 @@ import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.Tape;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.Utf8;
+import dev.hetrace.ctf.decode.WideText;
+import dev.hetrace.ctf.metadata.EventClass;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,7 +90,7 @@ public final class Event {
      * for every event of a class (except classes declared in runs of generated names, which may
      * be made again when asked for: keep such a lookup bounded).
      */
-    public dev.hetrace.ctf.metadata.EventClass eventClass() {
+    public EventClass eventClass() {
         return decoder().event().cls;
     }
 
@@ -245,13 +249,13 @@ public final class Event {
         MemorySegment seg = d.segment();
         if (!r.packedElement()) {
             if (n.kind == Node.STRING) {
-                return n.charset.unitBytes() > 1 ? dev.hetrace.ctf.decode.WideText.string(seg, t[at], t[at + 1],
+                return n.charset.unitBytes() > 1 ? WideText.string(seg, t[at], t[at + 1],
                     n.charset) : utf8(seg, t[at], t[at + 1]);
             }
             if (n.isPacked() && n.text && n.charset.unitBytes() > 1) {
                 long startByte = t[at] >>> 3;
-                long len = dev.hetrace.ctf.decode.WideText.untilNul(seg, startByte, t[at + 1], n.charset);
-                return dev.hetrace.ctf.decode.WideText.string(seg, startByte, len, n.charset);
+                long len = WideText.untilNul(seg, startByte, t[at + 1], n.charset);
+                return WideText.string(seg, startByte, len, n.charset);
             }
             if (n.isPacked() && n.text) {
                 long startByte = t[at] >>> 3;
@@ -309,7 +313,7 @@ public final class Event {
         return stringHash(v == null ? "" : v);
     }
 
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0x9E3779B97F4A7C15L;
     private static final long M2 = 0xD6E8FEB86659FD93L;
 
@@ -589,6 +593,6 @@ public final class Event {
     private static String utf8(MemorySegment seg, long startByte, long len) {
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
-        return dev.hetrace.ctf.decode.Utf8.decode(b);
+        return Utf8.decode(b);
     }
 }

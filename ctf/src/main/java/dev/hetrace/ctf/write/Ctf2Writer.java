@@ -388,7 +388,7 @@ public final class Ctf2Writer {
             for (int i = 0; i < n.children.length; i++) {
                 Node c = n.children[i];
                 if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
-                    String prefix = new String(c.runDisplayPrefix, java.nio.charset.StandardCharsets.UTF_8);
+                    String prefix = new String(c.runDisplayPrefix, StandardCharsets.UTF_8);
                     for (long k = 0; k < c.length; k++) {
                         member(members, seen, prefix + (c.runFirst + k), c.element());
                     }
