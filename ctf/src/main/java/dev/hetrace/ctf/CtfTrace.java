@@ -7,14 +7,12 @@ import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.SoftReference;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemLoopException;
@@ -25,8 +23,6 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -34,9 +30,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -147,31 +141,11 @@ public final class CtfTrace implements AutoCloseable {
      * kept once. Small stream files are kept in memory up to a budget shared by all.
      */
     public static final class Opener {
-        /** Metadata files up to this size are compared by content (a digest) to share their parsing. */
-        private static final long SHARED_METADATA_MAX = 1 << 20;
-
-        /**
-         * Parsed metadata by content, shared by every opener of the process: a command that reads
-         * its traces several times (synchronization's passes, then the state model) parses each
-         * metadata once. Values are soft (the collector may drop them under memory pressure), and
-         * at most {@code PARSED_MAX} are kept, the least recently used dropped first.
-         */
-        private static final int PARSED_MAX = 4096;
-        private static final Map<String, SoftReference<ParsedMetadata>> PARSED =
-            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, SoftReference<ParsedMetadata>> eldest) {
-                    return size() > PARSED_MAX;
-                }
-            });
-
         private final Consumer<String> warnings;
         private final Map<FileTable, FileTable> tables = new HashMap<>();
         /** By base directory, then by parsed metadata (identity). */
         private final Map<Path, Map<ParsedMetadata, Shared>> shared = new HashMap<>();
         private long smallBudget = 32L << 20;
-
-        private record ParsedMetadata(TraceClass metadata, TracePlan plan, List<String> warnings) {}
 
         public Opener(Consumer<String> warnings) {
             this.warnings = warnings;
@@ -179,7 +153,7 @@ public final class CtfTrace implements AutoCloseable {
 
         public CtfTrace open(Path dir, Path root) throws IOException, MetadataException, StreamDecodingException {
             Path metadataFile = dir.resolve("metadata");
-            ParsedMetadata pm = parse(metadataFile);
+            ParsedMetadata pm = ParsedMetadata.read(metadataFile, warnings);
             Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
             Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
             String relativePath = relative.toString().replace(File.separatorChar, '/');
@@ -194,49 +168,6 @@ public final class CtfTrace implements AutoCloseable {
                 throw e;
             }
             return trace;
-        }
-
-        private ParsedMetadata parse(Path metadataFile) throws IOException, MetadataException {
-            String key = null;
-            long size = Files.size(metadataFile);
-            if (size <= SHARED_METADATA_MAX) {
-                byte[] bytes = Files.readAllBytes(metadataFile);
-                try {
-                    key = bytes.length + ":" + HexFormat.of().formatHex(
-                        MessageDigest.getInstance("SHA-256").digest(bytes));
-                } catch (NoSuchAlgorithmException e) {
-                    throw new IllegalStateException(e);
-                }
-                SoftReference<ParsedMetadata> ref = PARSED.get(key);
-                ParsedMetadata known = ref == null ? null : ref.get();
-                if (known != null) {
-                    for (String w : known.warnings()) {
-                        warnings.accept(metadataFile + ": " + w);
-                    }
-                    return known;
-                }
-            }
-            List<String> said = new ArrayList<>();
-            TraceClass metadata;
-            try {
-                metadata = MetadataReader.read(metadataFile, w -> {
-                    said.add(w);
-                    warnings.accept(metadataFile + ": " + w);
-                });
-            } catch (MetadataException e) {
-                throw e.in(metadataFile);
-            }
-            TracePlan plan;
-            try {
-                plan = TracePlan.compile(metadata);
-            } catch (MetadataException e) {
-                throw e.in(metadataFile);
-            }
-            ParsedMetadata pm = new ParsedMetadata(metadata, plan, List.copyOf(said));
-            if (key != null) {
-                PARSED.put(key, new SoftReference<>(pm));
-            }
-            return pm;
         }
 
         private FileTable intern(FileTable t) {
