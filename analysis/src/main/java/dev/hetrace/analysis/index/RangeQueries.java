@@ -1,5 +1,6 @@
 package dev.hetrace.analysis.index;
 
+import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.Statistics;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,7 +18,8 @@ import java.util.List;
  * long)}'s semantics exactly: intervals that overlap the range (or instants in it) clipped to it,
  * a call's self time prorated when it is cut, elements named and ordered as the model's table
  * (contexts in order, each element where it was first met in the model's tables), the intervals
- * between starts from the sorted starts. One connection, used by one thread at a time.
+ * between starts from the sorted starts; and the pattern search ({@link #pattern}). One
+ * connection, used by one thread at a time.
  */
 public final class RangeQueries implements AutoCloseable {
     /** The contexts of the intervals' query, by number (the SQL's {@code ctx}). */
@@ -81,12 +83,32 @@ public final class RangeQueries implements AutoCloseable {
     private final Connection connection;
     private final Path folder;
     private final boolean several;
+    private final List<String> traceNames;
 
     /** Queries over {@code index}'s tables, on a connection of their own. */
     public RangeQueries(TraceIndex index) throws SQLException {
         this.folder = index.folder();
         this.connection = index.connect();
         this.several = index.traceNames().size() > 1;
+        this.traceNames = index.traceNames();
+        try (Statement s = connection.createStatement(); ResultSet r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
+            List<String> paths = new ArrayList<>();
+            while (r.next()) {
+                paths.add(r.getString(1));
+            }
+            EventJson.register(connection, paths);
+        } catch (SQLException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The pattern search of {@code spec} over the index's events, as {@link PatternSearch#run} over
+     * the traces: see {@link PatternQueries}.
+     */
+    public PatternSearch.Result pattern(PatternSearch.Spec spec) throws SQLException {
+        return PatternQueries.run(connection, folder, traceNames, spec);
     }
 
     /** The connection the queries use (read-only), for other queries of the same thread. */
