@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.ctf.write.OutputFile;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -109,7 +110,7 @@ public final class Report {
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 List<long[]> windows;
-                try (ViewServer api = new ViewServer(t, null)) {
+                try (ViewServer api = new ViewServer(t, (StateBuilder.Input) null)) {
                     windows = every ? List.of() : windows(t, api.diagnosisReport(), windowIntervals);
                     if (!windows.isEmpty()) {
                         note += String.format(Locale.ROOT, "; every interval in %d window%s around the longest outliers",

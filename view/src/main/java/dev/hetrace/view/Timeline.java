@@ -89,13 +89,6 @@ public final class Timeline {
     MemorySegment msgQueue;
     MemorySegment msgId;
 
-    /** The answers a kept timeline serves without its state model: /api/diagnosis, /api/stats of the whole span. */
-    static final String DIAGNOSIS = "diagnosis";
-    static final String STATS = "stats";
-
-    /** Answers kept with a timeline read from a file, by name ({@link #DIAGNOSIS}, {@link #STATS}), as JSON. */
-    java.util.Map<String, String> kept = java.util.Map.of();
-
     Timeline(StateModel m) {
         model = m;
     }

@@ -4,21 +4,19 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.index.DiagnosisTables;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
-import dev.hetrace.analysis.Waits;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * {@code hetrace view}'s HTTP server: the app (plain ES modules from the classpath, nothing
@@ -45,71 +43,37 @@ public final class ViewServer implements AutoCloseable {
 
     private final Timeline timeline;
     private final JsonFactory json = new JsonFactory();
-    /** The diagnosis of a timeline built here; null for a kept one (its answer is kept with it). */
-    private final CompletableFuture<Diagnosis.Report> diagnosis;
     private final ThreadLocal<ViewQuery> queries;
-    private final StateBuilder.Input input;
-    /** For a kept timeline: how to read the traces again, when a request needs the state model or the events. */
-    private final Supplier<StateBuilder.Built> reread;
-    private StateBuilder.Built reread_;
+    /** The statistics of a range and the pattern search: from the store (the index), or the model in memory. */
+    private final TraceAnswers answers;
     private Javalin app;
 
     /**
-     * A server for {@code timeline}, built here from a state model; without the traces ({@code
-     * input} null), no pattern search.
+     * A server for {@code timeline}, built here from a state model, answering the statistics and
+     * the pattern search from that model and {@code input}'s traces (null: no pattern search):
+     * when nothing is kept of the traces.
      */
     public ViewServer(Timeline timeline, StateBuilder.Input input) {
-        this(timeline, input, null);
-        if (timeline.model() == null) {
-            throw new IllegalArgumentException("a kept timeline needs the way to read its traces again");
-        }
+        this(timeline, TraceAnswers.of(requireModel(timeline), input));
     }
 
     /**
-     * A server for a timeline read from a file ({@link TimelineFile}): the views, events, search,
-     * durations, diagnosis and whole-span statistics come from the file; the statistics of a range
-     * and the pattern search need the state model or the events, read again from the traces by
-     * {@code reread} at the first such request (which waits for it).
+     * A server for {@code timeline}, built here or read from a file ({@link TimelineFile}: then
+     * its diagnosis is the one kept with it), answering the statistics of a range and the pattern
+     * search with {@code answers} (the store's: {@link TraceAnswers#of(dev.hetrace.analysis.index.TraceIndex)}),
+     * which it closes with itself.
      */
-    public static ViewServer kept(Timeline timeline, Supplier<StateBuilder.Built> reread) {
-        return new ViewServer(timeline, null, reread);
-    }
-
-    private ViewServer(Timeline timeline, StateBuilder.Input input, Supplier<StateBuilder.Built> reread) {
+    public ViewServer(Timeline timeline, TraceAnswers answers) {
         this.timeline = timeline;
-        this.input = input;
-        this.reread = reread;
+        this.answers = answers;
         this.queries = ThreadLocal.withInitial(() -> new ViewQuery(timeline));
-        // the diagnosis takes a while on big boards: under way while the first views are drawn (a kept timeline has its answer)
-        this.diagnosis = timeline.model() == null ? null
-            : CompletableFuture.supplyAsync(() -> Diagnosis.of(timeline.model(), Diagnosis.DEFAULT_K));
     }
 
-    /** The state model: the timeline's, else the traces' read again. */
-    private StateModel model() {
-        return timeline.model() != null ? timeline.model() : traces().model();
-    }
-
-    private synchronized StateBuilder.Built traces() {
-        if (reread_ == null) {
-            reread_ = reread.get();
+    private static StateModel requireModel(Timeline timeline) {
+        if (timeline.model() == null) {
+            throw new IllegalArgumentException("a kept timeline is served with the answers of its trace set's index");
         }
-        return reread_;
-    }
-
-    /**
-     * The answers a kept timeline serves without its state model: the diagnosis and the
-     * statistics of the whole span, as JSON, by name (waits for the diagnosis).
-     */
-    public java.util.Map<String, String> answersToKeep() throws IOException {
-        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
-        out.put(Timeline.DIAGNOSIS, render(this::diagnosis));
-        out.put(Timeline.STATS, render(g -> stats(0, timeline.end() - timeline.begin(), g)));
-        return out;
-    }
-
-    private String render(Body body) throws IOException {
-        return new String(bytes(body), java.nio.charset.StandardCharsets.UTF_8);
+        return timeline.model();
     }
 
     /** What {@code body} writes, as JSON bytes. */
@@ -244,6 +208,7 @@ public final class ViewServer implements AutoCloseable {
         if (app != null) {
             app.stop();
         }
+        answers.close();
     }
 
     private interface Body {
@@ -409,12 +374,13 @@ public final class ViewServer implements AutoCloseable {
 
     void stats(long from, long to, JsonGenerator g) throws IOException {
         long b = timeline.begin();
-        String kept = timeline.kept.get(Timeline.STATS);
-        if (timeline.model() == null && kept != null && from <= 0 && to >= timeline.end() - b) {
-            g.writeRawValue(kept);
-            return;
+        long span = timeline.end() - b;
+        boolean whole = from <= 0 && to >= span;
+        if (whole) {
+            from = 0;
+            to = span;
         }
-        Statistics.Table table = Statistics.of(model(), b + from, b + to);
+        Statistics.Table table = answers.statistics(b + from, b + to, whole);
         g.writeStartObject();
         g.writeNumberField("from", from);
         g.writeNumberField("to", to);
@@ -440,48 +406,46 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndObject();
     }
 
-    /** The diagnosis of a timeline built here (computed once, in the background from the start). */
+    /** The diagnosis of a timeline built here from a model (computed once, in the background from the start). */
     Diagnosis.Report diagnosisReport() {
-        return diagnosis.join();
+        Diagnosis.Report r = answers.report();
+        if (r == null) {
+            throw new IllegalStateException("the diagnosis of a stored trace set is its rows");
+        }
+        return r;
     }
 
+    /** {@code /api/diagnosis}: the diagnosis's rows, the store's or the model's, with the rows of the timeline to see each at. */
     void diagnosis(JsonGenerator g) throws IOException {
-        if (diagnosis == null) {
-            g.writeRawValue(timeline.kept.get(Timeline.DIAGNOSIS));
-            return;
-        }
-        Diagnosis.Report r = diagnosis.join();
-        StateModel m = timeline.model();
+        DiagnosisTables.Rows r = answers.diagnosis(MAX_EVENTS);
         long b = timeline.begin();
         g.writeStartObject();
         g.writeArrayFieldStart("findings");
-        for (String s : Diagnosis.summary(r)) {
+        for (String s : r.findings()) {
             g.writeString(s);
         }
         g.writeEndArray();
-        List<Diagnosis.Outlier> sorted = r.outliers().stream()
-            .sorted((x, y) -> Long.compare(y.duration(), x.duration())).limit(MAX_EVENTS).toList();
-        g.writeNumberField("outlierCount", r.outliers().size());
+        g.writeNumberField("outlierCount", r.outlierCount());
         g.writeArrayFieldStart("outliers");
-        for (Diagnosis.Outlier o : sorted) {
+        for (DiagnosisTables.Outlier o : r.longest()) {
             g.writeStartObject();
-            g.writeStringField("core", o.core() >= 0 ? m.cores().get(o.core()).name() : null);
+            g.writeStringField("core", o.core());
             g.writeNumberField("row", outlierRow(o));
-            g.writeStringField("task", o.task() >= 0 ? m.tasks().get(o.task()).name() : null);
-            g.writeStringField("kind", o.kind().label);
-            g.writeStringField("name", o.name() >= 0 ? m.name(o.name()) : null);
+            g.writeStringField("task", o.task());
+            g.writeStringField("kind", o.kind());
+            g.writeStringField("name", o.name());
             g.writeNumberField("start", o.start() - b);
             g.writeNumberField("end", o.end() - b);
             g.writeNumberField("median", o.median());
-            if (Double.isFinite(o.ratio())) {
-                g.writeNumberField("ratio", o.ratio());
-            } else {
+            if (Double.isNaN(o.ratio())) {
                 g.writeNullField("ratio"); // a median of 0: no finite ratio (JSON has no Infinity)
+            } else {
+                g.writeNumberField("ratio", o.ratio());
             }
             g.writeNumberField("preempted", o.preempted());
             g.writeArrayFieldStart("preemptedBy");
-            for (Waits.Share s : o.preemptedBy()) {
-                g.writeString(m.tasks().get(s.task()).name());
+            for (String t : o.preemptedBy()) {
+                g.writeString(t);
             }
             g.writeEndArray();
             g.writeNumberField("blocked", o.blocked());
@@ -489,19 +453,19 @@ public final class ViewServer implements AutoCloseable {
         }
         g.writeEndArray();
         g.writeArrayFieldStart("silent");
-        for (Diagnosis.Silent s : r.silent()) {
+        for (DiagnosisTables.Silent s : r.silent()) {
             g.writeStartObject();
-            g.writeStringField("trace", m.traceNames().get(s.trace()));
-            g.writeNumberField("row", s.core() >= 0 ? timeline.coreRow(s.core()) : -1);
+            g.writeStringField("trace", s.trace());
+            g.writeNumberField("row", s.coreId() >= 0 ? timeline.coreRow(s.coreId()) : -1);
             g.writeNumberField("last", s.last() - b);
             g.writeEndObject();
         }
         g.writeEndArray();
         g.writeArrayFieldStart("stuck");
-        for (Diagnosis.Stuck s : r.stuck()) {
+        for (DiagnosisTables.Stuck s : r.stuck()) {
             g.writeStartObject();
-            g.writeStringField("task", m.tasks().get(s.task()).name());
-            g.writeNumberField("row", s.core() >= 0 ? timeline.coreRow(s.core()) : -1);
+            g.writeStringField("task", s.task());
+            g.writeNumberField("row", s.coreId() >= 0 ? timeline.coreRow(s.coreId()) : -1);
             g.writeNumberField("since", s.since() - b);
             g.writeEndObject();
         }
@@ -510,16 +474,15 @@ public final class ViewServer implements AutoCloseable {
     }
 
     /** The row an outlier is seen best on: its call's depth row, else its core's. */
-    private int outlierRow(Diagnosis.Outlier o) {
-        if (o.kind() == Diagnosis.Kind.CALL && o.row() >= 0) {
-            int depth = timeline.model().calls().depth(o.row());
+    private int outlierRow(DiagnosisTables.Outlier o) {
+        if (o.depth() >= 0) {
             for (Timeline.Row r : timeline.rows()) {
-                if (r.kind() == Timeline.Kind.CALLS && r.task() == o.task() && r.depth() == depth) {
+                if (r.kind() == Timeline.Kind.CALLS && r.task() == o.taskId() && r.depth() == o.depth()) {
                     return r.id();
                 }
             }
         }
-        return o.core() >= 0 ? timeline.coreRow(o.core()) : -1;
+        return o.coreId() >= 0 ? timeline.coreRow(o.coreId()) : -1;
     }
 
     /**
@@ -630,18 +593,9 @@ public final class ViewServer implements AutoCloseable {
         g.writeEndObject();
     }
 
-    /** Runs a pattern search over the traces' events (read again: the state model does not keep them). */
+    /** Runs a pattern search over every event (the store's, or the traces' read again when nothing is kept). */
     private void pattern(PatternSearch.Spec spec, JsonGenerator g) throws IOException {
-        StateBuilder.Input in = reread != null ? traces().input() : input;
-        if (in == null) {
-            throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
-        }
-        PatternSearch.Result r;
-        try {
-            r = PatternSearch.run(in, spec, w -> { });
-        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
-            throw new IOException(e.getMessage(), e);
-        }
+        PatternSearch.Result r = answers.pattern(spec);
         long b = timeline.begin();
         g.writeStartObject();
         g.writeNumberField("count", r.occurrences().size());

@@ -111,6 +111,11 @@ public final class RangeQueries implements AutoCloseable {
         return PatternQueries.run(connection, folder, traceNames, spec);
     }
 
+    /** The diagnosis the index keeps, with its {@code longest} longest outliers ({@link DiagnosisTables}). */
+    public DiagnosisTables.Rows diagnosis(int longest) throws SQLException {
+        return DiagnosisTables.read(connection, longest);
+    }
+
     /** The connection the queries use (read-only), for other queries of the same thread. */
     public Connection connection() {
         return connection;

@@ -323,6 +323,7 @@ public final class TraceIndex {
             try {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
                 MarkTable.write(folder, model);
+                DiagnosisTables.fill(c, model);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
