@@ -103,7 +103,7 @@ final class ViewCommand extends HetraceCommand {
         } catch (IOException e) {
             return fail(e);
         }
-        ViewServer server = kept == null ? build(traces, clocks, symbols, null, null) : fromStore(traces, clocks, symbols, kept);
+        ViewServer server = kept == null ? build(traces, clocks, symbols, null, null, null) : fromStore(traces, clocks, symbols, kept);
         if (server == null) {
             return 1;
         }
@@ -155,23 +155,24 @@ final class ViewCommand extends HetraceCommand {
                 main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
             }
         }
-        return build(traces, clocks, symbols, kept, store);
+        return build(traces, clocks, symbols, kept, store, built);
     }
 
     /**
-     * Builds the timeline and its server: from the model {@code store} was just built from, else
-     * from the traces read now; keeps the timeline in {@code kept} (unless null). Answers the
-     * statistics and the pattern search from {@code store} (null: from the model and the traces).
+     * Builds the timeline and its server: from the model {@code store} was just built from
+     * ({@code built}), else from the traces read now; keeps the timeline in {@code kept} (unless
+     * null). Answers the statistics, the pattern search and the diagnosis from {@code store} (null:
+     * from the model and the traces).
      */
     private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept,
-                             TraceIndex store) {
+                             TraceIndex store, StateBuilder.Built built) {
         Timeline timeline;
         StateBuilder.Input input;
-        long built;
+        long laid;
         long read;
         try {
             long t0 = System.nanoTime();
-            StateBuilder.Built both = store == null ? null : store.takeBuiltFrom();
+            StateBuilder.Built both = built;
             if (both == null) {
                 main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
                     kept == null ? "" : " (kept for the next view)");
@@ -186,12 +187,14 @@ final class ViewCommand extends HetraceCommand {
             long t1 = System.nanoTime();
             timeline = Timeline.of(model);
             read = t1 - t0;
-            built = System.nanoTime() - t1;
+            laid = System.nanoTime() - t1;
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             fail(e);
             return null;
         }
-        describe(timeline, String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, built / 1e9));
+        describe(timeline, built != null
+            ? String.format(Locale.ROOT, "the traces read once, for the index; summaries built in %.2f s", laid / 1e9)
+            : String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
         ViewServer server;
         try {
             server = store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
