@@ -18,9 +18,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import java.util.zip.CRC32C;
 
 /**
  * A {@link Timeline} kept in a file, so that the viewer opens a large board without reading its
@@ -91,7 +91,7 @@ public final class TimelineFile {
 
     /** The CRC-32C of the bytes of {@code ch} from {@link #PREAMBLE} up to {@code end}. */
     private static long checksum(FileChannel ch, long end) throws IOException {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
         for (long pos = PREAMBLE; pos < end; ) {
             buf.clear().limit((int) Math.min(BUFFER, end - pos));
@@ -192,7 +192,7 @@ public final class TimelineFile {
         ByteBuffer pre = all.asSlice(0, PREAMBLE).asByteBuffer().order(ByteOrder.BIG_ENDIAN);
         byte[] magic = new byte[MAGIC.length];
         pre.get(magic);
-        if (!java.util.Arrays.equals(magic, MAGIC)) {
+        if (!Arrays.equals(magic, MAGIC)) {
             throw new IOException(file + ": not a hetrace timeline");
         }
         int version = pre.getInt();
@@ -210,7 +210,7 @@ public final class TimelineFile {
                 + headerLen + " bytes, in a file of " + size + ")");
         }
         long crc = pre.getLong();
-        java.util.zip.CRC32C check = new java.util.zip.CRC32C();
+        CRC32C check = new CRC32C();
         for (long pos = PREAMBLE; pos < size; pos += BUFFER) {
             check.update(all.asSlice(pos, Math.min(BUFFER, size - pos)).asByteBuffer());
         }

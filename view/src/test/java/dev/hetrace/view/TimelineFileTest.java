@@ -19,9 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,8 +102,8 @@ class TimelineFileTest {
         List<String> paths = new ArrayList<>(List.of("api/meta", "api/diagnosis", "api/stats",
             "api/find?q=sobel&after=0&dir=next", "api/find?q=intr&after=" + (built.end() - built.begin()) + "&dir=prev"));
         long span = built.end() - built.begin();
-        String all = java.util.stream.IntStream.range(0, built.rows().size()).mapToObj(Integer::toString)
-            .collect(java.util.stream.Collectors.joining(","));
+        String all = IntStream.range(0, built.rows().size()).mapToObj(Integer::toString)
+            .collect(Collectors.joining(","));
         SplittableRandom rnd = new SplittableRandom(7);
         for (int k = 0; k < 12; k++) {
             long from = k == 0 ? 0 : rnd.nextLong(span);
@@ -159,7 +162,7 @@ class TimelineFileTest {
         byte[] bytes = Files.readAllBytes(good);
 
         Path cut = dir.resolve("cut.timeline");
-        Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Files.write(cut, Arrays.copyOf(bytes, bytes.length / 2));
         assertThatThrownBy(() -> TimelineFile.read(cut)).isInstanceOf(IOException.class).hasMessageContaining("cut.timeline")
             .hasMessageContaining("cut short");
 
