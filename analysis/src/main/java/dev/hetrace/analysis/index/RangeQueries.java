@@ -121,7 +121,11 @@ public final class RangeQueries implements AutoCloseable {
         return connection;
     }
 
-    /** The statistics of the whole span: the index's {@code stats} table, as {@link Statistics#of(dev.hetrace.analysis.StateModel)}. */
+    /**
+     * The statistics of [begin, end]; with {@code wholeSpan} (the range is the model's whole span)
+     * the index's {@code stats} table, which {@link Statistics#of(dev.hetrace.analysis.StateModel)}
+     * filled, else {@link #statistics(long, long)}.
+     */
     public Statistics.Table statistics(long begin, long end, boolean wholeSpan) throws SQLException {
         return wholeSpan ? whole(begin, end) : statistics(begin, end);
     }
