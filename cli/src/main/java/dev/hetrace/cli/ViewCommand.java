@@ -4,15 +4,18 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.view.Timeline;
 import dev.hetrace.view.TimelineFile;
+import dev.hetrace.view.TraceAnswers;
 import dev.hetrace.view.ViewServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,10 +29,11 @@ import picocli.CommandLine.Option;
         "the events of a place, a search, the statistics and the diagnosis ('hetrace",
         "diagnose'). It prints the URL and runs until Ctrl-C. Only this machine can reach it",
         "unless --bind says otherwise.", "",
-        "The timeline is kept in the cache beside the traces' index (--cache): the next view of the",
-        "same traces opens it at once, without reading them, whatever their size. The traces are",
-        "then read again only for the statistics of a range or a pattern search. A trace that",
-        "changes (a file added, resized or touched) is read again.", "",
+        "The traces' index (as 'hetrace query' has it) and the timeline are kept in the cache",
+        "(--cache): the next view of the same traces opens them at once, without reading the",
+        "traces, whatever their size; the statistics of a range and the pattern search are",
+        "queries over the index. A trace that changes (a file added, resized or touched) is",
+        "read again.", "",
         "A campaign.json of 'hetrace profile' gives its report instead, served.", "",
         "Examples:",
         "  hetrace view hetrace-demo                # the demo's board",
@@ -99,15 +103,9 @@ final class ViewCommand extends HetraceCommand {
         } catch (IOException e) {
             return fail(e);
         }
-        ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, clocks, symbols) : null;
-        if (server != null) {
-            TraceIndex.used(kept);
-        }
+        ViewServer server = kept == null ? build(traces, clocks, symbols, null, null, null) : fromStore(traces, clocks, symbols, kept);
         if (server == null) {
-            server = build(traces, clocks, symbols, kept);
-            if (server == null) {
-                return 1;
-            }
+            return 1;
         }
         if (bench > 0) {
             try {
@@ -131,62 +129,84 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /**
-     * The server of the timeline kept in {@code file}, reading the traces again only for what
-     * needs them; null when the file cannot be read (said, and built again).
+     * The server of the trace set's store: its index (built now if there is none, which reads the
+     * traces once) and the timeline kept beside it (laid out now if there is none); every answer
+     * then comes from them, the traces never read again. Null when it cannot be had (said).
      */
-    private ViewServer open(Path file, List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols) {
-        long t0 = System.nanoTime();
-        Timeline timeline;
+    private ViewServer fromStore(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept) {
+        TraceIndex store;
         try {
-            timeline = TimelineFile.read(file);
-        } catch (IOException e) {
-            main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
+            store = TraceIndex.open(index.dir(), traces, clocks, board.mapping, symbols,
+                n -> main.err.println("hetrace view: " + TerminalText.guard(n)), true);
+        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
+            fail(e);
             return null;
         }
-        describe(timeline, String.format(Locale.ROOT, "opened the timeline kept in %s in %.2f s", file,
-            (System.nanoTime() - t0) / 1e9));
-        return ViewServer.kept(timeline, () -> {
-            main.err.println("hetrace view: reading the traces again (for the statistics of a range or a pattern search)...");
+        StateBuilder.Built built = store.takeBuiltFrom();
+        if (built == null && Files.isRegularFile(kept)) {
+            long t0 = System.nanoTime();
             try {
-                return BoardInput.built(traces, clocks, board.mapping, symbols, w -> { });
+                Timeline timeline = TimelineFile.read(kept);
+                TraceIndex.used(kept);
+                describe(timeline, String.format(Locale.ROOT, "opened the timeline kept in %s in %.2f s", kept,
+                    (System.nanoTime() - t0) / 1e9));
+                return new ViewServer(timeline, TraceAnswers.of(store));
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            } catch (MetadataException | StreamDecodingException e) {
-                throw new java.io.UncheckedIOException(new IOException(e.getMessage(), e));
+                main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
             }
-        });
+        }
+        return build(traces, clocks, symbols, kept, store, built);
     }
 
-    /** Reads the traces and builds the timeline and its server; keeps the timeline in {@code kept} (unless null). */
-    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols, Path kept) {
+    /**
+     * Builds the timeline and its server: from the model {@code store} was just built from
+     * ({@code built}), else from the traces read now; keeps the timeline in {@code kept} (unless
+     * null). Answers the statistics, the pattern search and the diagnosis from {@code store} (null:
+     * from the model and the traces).
+     */
+    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept,
+                             TraceIndex store, StateBuilder.Built built) {
         Timeline timeline;
         StateBuilder.Input input;
-        long built;
+        long laid;
         long read;
-        main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
-            kept == null ? "" : " (kept for the next view)");
         try {
             long t0 = System.nanoTime();
-            // the synchronized traces are kept for the pattern search
-            StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
+            StateBuilder.Built both = built;
+            if (both == null) {
+                main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
+                    kept == null ? "" : " (kept for the next view)");
+                both = BoardInput.built(traces, clocks, board.mapping, symbols,
+                    w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+            } else if (both.model().events() == both.model().untimed()) { // as BoardInput.built refuses them
+                throw new IOException(both.model().events() == 0 ? "the traces have no events"
+                    : "the traces' events have no time (their streams have no clock)");
+            }
             input = both.input();
             StateModel model = both.model();
             long t1 = System.nanoTime();
             timeline = Timeline.of(model);
             read = t1 - t0;
-            built = System.nanoTime() - t1;
+            laid = System.nanoTime() - t1;
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             fail(e);
             return null;
         }
-        describe(timeline, String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, built / 1e9));
-        ViewServer server = new ViewServer(timeline, input);
+        describe(timeline, built != null
+            ? String.format(Locale.ROOT, "the traces read once, for the index; summaries built in %.2f s", laid / 1e9)
+            : String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
+        ViewServer server;
+        try {
+            server = store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
+        } catch (IOException e) {
+            fail(e);
+            return null;
+        }
         if (kept != null) {
             long t0 = System.nanoTime();
-            main.err.println("hetrace view: diagnosing, then keeping the timeline in " + kept + "...");
+            main.err.println("hetrace view: keeping the timeline in " + kept + "...");
             try {
-                long size = TimelineFile.write(timeline, server.answersToKeep(), kept);
+                long size = TimelineFile.write(timeline, kept);
                 main.err.printf(Locale.ROOT, "hetrace view: kept the timeline (%,.1f MB, %.2f s): the next view of"
                     + " these traces opens it%n", size / 1e6, (System.nanoTime() - t0) / 1e9);
                 TraceIndex.forgetOlder(kept, "the timeline kept for an earlier state of these traces", n -> main.err.println("hetrace view: " + n));

@@ -56,26 +56,30 @@ class ViewCommandTest {
         Path cache = dir.resolve("cache");
         Run first = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
         assertThat(first.status()).as(first.err()).isZero();
-        assertThat(first.err()).contains("reading 5 trace(s)").contains("read in")
-            .containsPattern("keeping the timeline in .*\\.timeline").contains("kept the timeline (");
+        // the traces read once: for the index, whose model the timeline is laid out from
+        assertThat(first.err()).contains("hetrace view: indexing 5 traces into ").contains("the traces read once, for the index")
+            .doesNotContain("reading 5 trace(s)").containsPattern("keeping the timeline in .*\\.timeline")
+            .contains("kept the timeline (");
         try (var kept = Files.list(cache)) {
-            assertThat(kept.map(p -> p.getFileName().toString())).singleElement().asString().endsWith(".timeline");
+            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", ""))).containsExactlyInAnyOrder("index", "timeline");
         }
 
         Run second = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
         assertThat(second.status()).as(second.err()).isZero();
         assertThat(second.err()).contains("hetrace view: 5 trace(s), 5 cores").contains("opened the timeline kept in")
-            .doesNotContain("read in").contains("2 zoom/pan requests");
+            .doesNotContain("read in").doesNotContain("indexing").contains("2 zoom/pan requests");
 
         // a trace touched: its timeline is built again, and replaces the old one
         Path stream = Files.list(copy.resolve("dsp1")).filter(p -> !p.getFileName().toString().equals("metadata")).findFirst()
             .orElseThrow();
         Files.setLastModifiedTime(stream, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
         Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
-        assertThat(touched.err()).contains("read in").contains("kept the timeline (")
-            .contains("removed the timeline kept for an earlier state of these traces");
+        assertThat(touched.err()).contains("indexing 5 traces").contains("kept the timeline (")
+            .contains("removed the timeline kept for an earlier state of these traces")
+            .contains("removed the index of an earlier state of these traces");
         try (var kept = Files.list(cache)) {
-            assertThat(kept.filter(p -> p.toString().endsWith(".timeline"))).as("the earlier state's file is gone").hasSize(1);
+            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", ""))).as("the earlier state's files are gone")
+                .containsExactlyInAnyOrder("index", "timeline");
         }
 
         // a damaged file: said in one line, then built again
@@ -88,7 +92,7 @@ class ViewCommandTest {
         Run damaged = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
         assertThat(damaged.status()).as(damaged.err()).isZero();
         assertThat(damaged.err()).contains("hetrace view: warning: " + file + ": cut short").contains("building the timeline again")
-            .contains("kept the timeline (").doesNotContain("\tat ");
+            .contains("reading 5 trace(s)").doesNotContain("indexing").contains("kept the timeline (").doesNotContain("\tat ");
     }
 
     @Test

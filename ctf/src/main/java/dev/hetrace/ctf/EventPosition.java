@@ -81,6 +81,21 @@ public final class EventPosition {
     }
 
     /**
+     * Writes the event at that position to {@code json} as the line {@code hetrace print --format
+     * json} writes for it, without its time ({@link JsonText#print}: its packet context too);
+     * false, and nothing written, when no event of the trace starts there.
+     */
+    public boolean line(int streamFile, long packetOffsetBytes, long eventOffsetBits, JsonText json)
+            throws StreamDecodingException {
+        StreamDecoder d = decode(streamFile, packetOffsetBytes, eventOffsetBits);
+        if (d == null) {
+            return false;
+        }
+        json.print(traces.get(streamFile >>> 24), d, false, 0);
+        return true;
+    }
+
+    /**
      * Follows a cursor: after each {@link EventCursor#next()}, {@link #update} gives the position
      * of its current event.
      */

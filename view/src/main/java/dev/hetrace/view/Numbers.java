@@ -3,6 +3,7 @@ package dev.hetrace.view;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.NumberOutput;
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * A JSON array of integers, gathered as text and written as one raw value. Jackson checks the
@@ -23,7 +24,7 @@ final class Numbers {
 
     void add(long v) {
         if (buf.length - len < 22) {
-            buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+            buf = Arrays.copyOf(buf, buf.length * 2);
         }
         if (len > 1) {
             buf[len++] = ',';
@@ -35,7 +36,7 @@ final class Numbers {
     void writeField(JsonGenerator g, String name) throws IOException {
         g.writeFieldName(name);
         if (len == buf.length) {
-            buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+            buf = Arrays.copyOf(buf, buf.length * 2);
         }
         buf[len++] = ']';
         g.writeRawValue(buf, 0, len);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.web.ScriptSafeJson;
 import java.io.BufferedOutputStream;
@@ -45,7 +46,7 @@ public final class Report {
 
     private static final String APP = "/dev/hetrace/view/app/";
     /** The modules in the order they are put in the script: each after those it imports. */
-    private static final List<String> MODULES = List.of("source", "timeline", "charts", "app");
+    private static final List<String> MODULES = List.of("wire", "source", "timeline", "charts", "app");
 
     /** What a report holds: its size, every interval or summaries at {@code width} columns, its messages. */
     public record Written(Path file, long bytes, boolean everyInterval, long intervals, int width, int messages,
@@ -69,15 +70,16 @@ public final class Report {
         int n = t.rows().size();
         long intervals = t.intervals();
         boolean every = intervals <= maxIntervals;
-        // a large board: the widest columns whose answer fits the budget (runs of equal columns make quiet rows cheap)
-        int width = 0;
-        byte[] view = null;
-        if (!every) {
+        // the server's answer for the whole span, at the widest columns that fit the budget (runs of equal
+        // columns make quiet rows cheap): the page resamples its columns, it never aggregates intervals itself
+        int width;
+        byte[] view;
+        ViewQuery q = new ViewQuery(t);
+        {
             int[] all = new int[n];
             for (int r = 0; r < n; r++) {
                 all[r] = r;
             }
-            ViewQuery q = new ViewQuery(t);
             for (width = MAX_WIDTH; ; width /= 2) {
                 ByteArrayOutputStream buf = new ByteArrayOutputStream(1 << 20);
                 try (JsonGenerator g = new JsonFactory().createGenerator(buf, JsonEncoding.UTF8)) {
@@ -108,7 +110,7 @@ public final class Report {
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 List<long[]> windows;
-                try (ViewServer api = new ViewServer(t, null)) {
+                try (ViewServer api = new ViewServer(t, (StateBuilder.Input) null)) {
                     windows = every ? List.of() : windows(t, api.diagnosisReport(), windowIntervals);
                     if (!windows.isEmpty()) {
                         note += String.format(Locale.ROOT, "; every interval in %d window%s around the longest outliers",
@@ -140,11 +142,14 @@ public final class Report {
                 }
                 g.writeEndArray();
                 long b = t.begin();
+                g.writeFieldName("view");
+                g.writeRawValue(new String(view, StandardCharsets.UTF_8));
                 if (every) {
+                    // every interval of the rows whose intervals the answer above does not list (more than width / 2)
                     g.writeArrayFieldStart("rows");
                     for (int r = 0; r < n; r++) {
                         g.writeStartObject();
-                        if (t.members[r].length == 0) {
+                        if (t.members[r].length == 0 && t.size(r) > width / 2) {
                             g.writeArrayFieldStart("rects");
                             for (int i = t.offset[r]; i < t.offset[r + 1]; i++) {
                                 g.writeNumber(t.startOf(i) - b);
@@ -158,8 +163,6 @@ public final class Report {
                     }
                     g.writeEndArray();
                 } else {
-                    g.writeFieldName("view");
-                    g.writeRawValue(new String(view, StandardCharsets.UTF_8));
                     // every interval around the longest outliers: the fault stays readable at any zoom
                     g.writeArrayFieldStart("windows");
                     for (long[] w : windows) {
@@ -182,6 +185,15 @@ public final class Report {
                             g.writeEndArray();
                         }
                         g.writeEndArray();
+                        // the server's answer over the window for its group rows and the rows it gives as columns
+                        List<Integer> dense = new ArrayList<>();
+                        for (int r = 0; r < n; r++) {
+                            if (t.members[r].length > 0 || t.firstStartingFrom(r, w[1]) - t.firstEndingAfter(r, w[0]) > MAX_WIDTH / 2) {
+                                dense.add(r);
+                            }
+                        }
+                        g.writeFieldName("view");
+                        q.write(w[0] - b, w[1] - b, MAX_WIDTH, dense.stream().mapToInt(Integer::intValue).toArray(), g);
                         g.writeEndObject();
                     }
                     g.writeEndArray();
@@ -239,9 +251,9 @@ public final class Report {
     static final int MAX_DURATIONS = 2_000;
 
     /** The functions and tasks of the longest outliers, as the viewer's durations panel names them. */
-    static List<String> durationNames(Timeline t, dev.hetrace.analysis.Diagnosis.Report r) {
+    static List<String> durationNames(Timeline t, Diagnosis.Report r) {
         var m = t.model();
-        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> names = new LinkedHashSet<>();
         r.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).forEach(o -> {
             String n = o.name() >= 0 ? m.name(o.name()) : o.task() >= 0 ? m.tasks().get(o.task()).name() : null;
             if (n != null && names.size() < DURATION_NAMES && t.labels().find(n) >= 0) {
@@ -286,7 +298,9 @@ public final class Report {
         Matcher im = IMPORT.matcher(src);
         StringBuilder sb = new StringBuilder();
         while (im.find()) {
-            im.appendReplacement(sb, Matcher.quoteReplacement("const {" + im.group(1) + "} = __hetrace_" + im.group(2) + ";"));
+            // import {a as b}: destructured as {a: b}
+            String names = im.group(1).replaceAll("(\\w+)\\s+as\\s+(\\w+)", "$1: $2");
+            im.appendReplacement(sb, Matcher.quoteReplacement("const {" + names + "} = __hetrace_" + im.group(2) + ";"));
         }
         im.appendTail(sb);
         Set<String> exports = new LinkedHashSet<>();

@@ -1,6 +1,7 @@
 package dev.hetrace.view;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * A row's activity at every scale: a pyramid of bins, level 0 the finest (a power of two ns,
@@ -112,7 +113,7 @@ public final class RowSummary {
             busy = new float[bins0];
             count = new int[bins0];
             top = new int[bins0 * TOP];
-            java.util.Arrays.fill(top, -1);
+            Arrays.fill(top, -1);
             topTime = new float[bins0 * TOP];
         }
 
@@ -152,11 +153,11 @@ public final class RowSummary {
                 total += n;
                 n = (n + 1) / 2;
             }
-            float[] b = java.util.Arrays.copyOf(busy, total);
-            int[] c = java.util.Arrays.copyOf(count, total);
-            int[] t = java.util.Arrays.copyOf(top, total * TOP);
-            java.util.Arrays.fill(t, bins0 * TOP, t.length, -1);
-            float[] tt = java.util.Arrays.copyOf(topTime, total * TOP);
+            float[] b = Arrays.copyOf(busy, total);
+            int[] c = Arrays.copyOf(count, total);
+            int[] t = Arrays.copyOf(top, total * TOP);
+            Arrays.fill(t, bins0 * TOP, t.length, -1);
+            float[] tt = Arrays.copyOf(topTime, total * TOP);
             for (int l = 1; l < levels; l++) {
                 for (int k = 0; k < bins[l]; k++) {
                     int to = base[l] + k;

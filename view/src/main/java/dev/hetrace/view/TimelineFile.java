@@ -18,14 +18,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import java.util.zip.CRC32C;
 
 /**
  * A {@link Timeline} kept in a file, so that the viewer opens a large board without reading its
- * traces again: the rows, labels and names, the answers that need the state model (diagnosis,
- * statistics of the whole span), then every column (intervals, summaries, point events,
+ * traces again: the rows, labels and names, then every column (intervals, summaries, point events,
  * messages) as it is in memory. Reading maps the file and slices the columns out of it: nothing
  * is copied, and a view request touches only the pages of the rows and times it draws.
  *
@@ -43,18 +42,18 @@ import java.util.Map;
 public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     private static final int PREAMBLE = 48;
     private static final int BUFFER = 1 << 22;
 
     private TimelineFile() {}
 
     /**
-     * Writes {@code t} with the {@code answers} it serves without a state model
-     * ({@link ViewServer#answersToKeep()}) to {@code file}: to a temporary file beside it, then
-     * renamed, so that a reader never sees half of one.
+     * Writes {@code t} to {@code file}: to a temporary file beside it, then renamed, so that a
+     * reader never sees half of one. (What needs the state model, the statistics and the
+     * diagnosis, is in the trace set's index.)
      */
-    public static long write(Timeline t, Map<String, String> answers, Path file) throws IOException {
+    public static long write(Timeline t, Path file) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         Path tmp = dir.resolve(file.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
@@ -66,7 +65,7 @@ public final class TimelineFile {
                 at[k] = pos;
                 pos = (pos + columns.get(k).byteSize() + 7) & ~7L;
             }
-            byte[] header = header(t, answers, columns, at);
+            byte[] header = header(t, columns, at);
             long headerAt = pos;
             ByteBuffer pre = ByteBuffer.allocate(PREAMBLE).order(ByteOrder.BIG_ENDIAN);
             // written through a buffer, not a mapping: a full disk is an IOException, not a fault in memory
@@ -92,7 +91,7 @@ public final class TimelineFile {
 
     /** The CRC-32C of the bytes of {@code ch} from {@link #PREAMBLE} up to {@code end}. */
     private static long checksum(FileChannel ch, long end) throws IOException {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
         for (long pos = PREAMBLE; pos < end; ) {
             buf.clear().limit((int) Math.min(BUFFER, end - pos));
@@ -132,7 +131,7 @@ public final class TimelineFile {
         return out;
     }
 
-    private static byte[] header(Timeline t, Map<String, String> answers, List<MemorySegment> columns, long[] at)
+    private static byte[] header(Timeline t, List<MemorySegment> columns, long[] at)
             throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
         DataOutputStream out = new DataOutputStream(bytes);
@@ -167,11 +166,6 @@ public final class TimelineFile {
                 ints(out, s.levelBins);
             }
         }
-        out.writeInt(answers.size());
-        for (var e : answers.entrySet()) {
-            string(out, e.getKey());
-            string(out, e.getValue());
-        }
         out.writeInt(columns.size());
         for (int k = 0; k < columns.size(); k++) {
             out.writeLong(at[k]);
@@ -198,7 +192,7 @@ public final class TimelineFile {
         ByteBuffer pre = all.asSlice(0, PREAMBLE).asByteBuffer().order(ByteOrder.BIG_ENDIAN);
         byte[] magic = new byte[MAGIC.length];
         pre.get(magic);
-        if (!java.util.Arrays.equals(magic, MAGIC)) {
+        if (!Arrays.equals(magic, MAGIC)) {
             throw new IOException(file + ": not a hetrace timeline");
         }
         int version = pre.getInt();
@@ -216,7 +210,7 @@ public final class TimelineFile {
                 + headerLen + " bytes, in a file of " + size + ")");
         }
         long crc = pre.getLong();
-        java.util.zip.CRC32C check = new java.util.zip.CRC32C();
+        CRC32C check = new CRC32C();
         for (long pos = PREAMBLE; pos < size; pos += BUFFER) {
             check.update(all.asSlice(pos, Math.min(BUFFER, size - pos)).asByteBuffer());
         }
@@ -265,12 +259,6 @@ public final class TimelineFile {
                 pyramids.add(new Pyramid(in.readLong(), in.readInt(), ints(in), ints(in)));
             }
         }
-        Map<String, String> answers = new LinkedHashMap<>();
-        int n = count(in);
-        for (int i = 0; i < n; i++) {
-            answers.put(string(in), string(in));
-        }
-        t.kept = Map.copyOf(answers);
         int columns = count(in);
         if (columns != 20 + 4 * pyramids.size()) {
             throw new IOException(file + ": damaged header (" + columns + " columns)");
@@ -332,8 +320,7 @@ public final class TimelineFile {
             && t.msgMaxReceive.byteSize() == 8 * messages
             && t.msgSendCore.byteSize() == 4 * messages && t.msgReceiveCore.byteSize() == 4 * messages
             && t.msgSendTask.byteSize() == 4 * messages && t.msgReceiveTask.byteSize() == 4 * messages
-            && t.msgQueue.byteSize() == 8 * messages && t.msgId.byteSize() == 8 * messages
-            && t.kept.containsKey(Timeline.DIAGNOSIS) && t.kept.containsKey(Timeline.STATS);
+            && t.msgQueue.byteSize() == 8 * messages && t.msgId.byteSize() == 8 * messages;
         ok &= ascending(t.offset) && ascending(t.markOff);
         for (RowSummary s : t.summaries) {
             if (s != null) {

@@ -66,7 +66,7 @@ public final class ViewQuery {
                 int lo = t.firstEndingAfter(r, f);
                 int hi = t.firstStartingFrom(r, e);
                 if (hi - lo <= width / 2) {
-                    Numbers rects = numbers.start();
+                    Numbers rects = numbers.start(); // Wire.RECT
                     for (int i = lo; i < hi; i++) {
                         if (t.endOf(i) > f || t.startOf(i) >= f) {
                             rects.add(t.startOf(i) - b);
@@ -102,7 +102,7 @@ public final class ViewQuery {
         int hi = t.firstMarkFrom(row, e);
         g.writeNumberField("markCount", hi - lo);
         if (hi - lo > 0 && hi - lo <= Math.max(1, (int) (width * MARKS_PER_PX))) {
-            Numbers marks = numbers.start();
+            Numbers marks = numbers.start(); // Wire.MARK
             for (int i = lo; i < hi; i++) {
                 marks.add(t.markTime(i) - t.begin);
                 marks.add(t.markLabel(i));
@@ -127,13 +127,14 @@ public final class ViewQuery {
     }
 
     /**
-     * The columns as runs of equal ones: x, how many, busy ‰, intervals starting, then TOP
-     * pairs of label and its ‰ (label −1: none); columns with nothing are left out.
+     * The columns as runs of equal ones, each as {@link Wire#COLUMN} then {@link Wire#TOP} pairs of
+     * {@link Wire#COLUMN_LABEL} (docs/view.md, "Wire schema"): x, how many, busy ‰, intervals
+     * starting, then label and its ‰ (label −1: none); columns with nothing are left out.
      */
     private void writeColumns(JsonGenerator g, double full) throws IOException {
         Numbers out = numbers.start();
         int w = cols.width;
-        int k = RowSummary.TOP;
+        int k = Wire.TOP;
         int x = 0;
         while (x < w) {
             int busy = permille(cols.busy[x], full);
@@ -211,7 +212,7 @@ public final class ViewQuery {
     }
 
     /**
-     * The {@code k}th message by send time as an arrow: send time, sending core's row, receive time,
+     * The {@code k}th message by send time as an arrow ({@link Wire#ARROW}): send time, sending core's row, receive time,
      * receiving core's row, the message's number in the state model (times from {@code b}).
      */
     static void arrow(Numbers out, Timeline t, int k, long b) {

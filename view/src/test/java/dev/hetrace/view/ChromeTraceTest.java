@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,7 +92,7 @@ class ChromeTraceTest {
                 1, Integer::sum);
         }
         assertThat(found).isEqualTo(expected);
-        assertThat(events("X", "run")).hasSize((int) java.util.stream.IntStream.range(0, model.runs().size())
+        assertThat(events("X", "run")).hasSize((int) IntStream.range(0, model.runs().size())
             .filter(i -> model.runs().state(i) != StateModel.IDLE).count());
         assertThat(events("X", "irq")).hasSize(model.irqs().size());
     }

@@ -8,6 +8,7 @@ import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
@@ -18,13 +19,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.assertj.core.data.Offset;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.interactions.WheelInput;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -177,7 +186,7 @@ class ViewerBrowserTest {
         int trace = 2; // master, dsp0, dsp1, ...
         List<long[]> points = new ArrayList<>();
         List<Boolean> sync = new ArrayList<>();
-        try (dev.hetrace.ctf.api.CtfReader r = dev.hetrace.ctf.api.CtfReader.open(List.of(sim.traces().get(trace)), w -> { })) {
+        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(trace)), w -> { })) {
             var e = r.event();
             while (r.next()) {
                 String name = e.name();
@@ -210,7 +219,7 @@ class ViewerBrowserTest {
         assertThat(marks(draw, "dsp1", true)).containsExactlyElementsOf(syncInWindow);
         // the master's halves: its sync daemon runs on a CPU with no row of its own, so they are on the master's row
         List<Long> masterSync = new ArrayList<>();
-        try (dev.hetrace.ctf.api.CtfReader r = dev.hetrace.ctf.api.CtfReader.open(List.of(sim.traces().get(0)), w -> { })) {
+        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(0)), w -> { })) {
             var e = r.event();
             while (r.next()) {
                 long t = input.maps().get(0).apply(e.timeNanos()) - model.begin();
@@ -296,7 +305,7 @@ class ViewerBrowserTest {
         double h = (truth.size() - 1) * 0.5;
         int lo = (int) Math.floor(h);
         double expected = truth.get(lo) + (h - lo) * (truth.get(Math.min(lo + 1, truth.size() - 1)) - truth.get(lo));
-        assertThat(median).isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0));
+        assertThat(median).isCloseTo(expected, Offset.offset(1.0));
         int barTotal = driver.findElements(By.cssSelector("#durations-histogram rect.bar")).stream()
             .mapToInt(b -> Integer.parseInt(b.getDomAttribute("data-count"))).sum();
         assertThat(barTotal).isEqualTo(truth.size());
@@ -310,12 +319,12 @@ class ViewerBrowserTest {
         // clicking the top histogram bar zooms on the longest call
         List<WebElement> bars = driver.findElements(By.cssSelector("#durations-histogram rect.bar"));
         WebElement lastBar = bars.getLast();
-        ((org.openqa.selenium.JavascriptExecutor) driver).executeScript(
+        ((JavascriptExecutor) driver).executeScript(
             "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", lastBar);
         JsonNode draw = browser.lastDraw();
         assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * truth.getLast());
         // another metric on the scatter's y axis redraws it
-        new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("scatter-y"))).selectByValue("self");
+        new Select(driver.findElement(By.id("scatter-y"))).selectByValue("self");
         assertThat(driver.findElement(By.cssSelector("#durations-scatter svg")).getText()).contains("self time vs start");
     }
 
@@ -326,8 +335,8 @@ class ViewerBrowserTest {
         double span = before.get("to").asDouble() - before.get("from").asDouble();
         driver.findElement(By.tagName("body")).sendKeys("+");
         JsonNode zoomed = browser.lastDraw();
-        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isCloseTo(span / 2, org.assertj.core.data.Percentage.withPercentage(1));
-        driver.findElement(By.tagName("body")).sendKeys(org.openqa.selenium.Keys.ARROW_RIGHT);
+        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isCloseTo(span / 2, Percentage.withPercentage(1));
+        driver.findElement(By.tagName("body")).sendKeys(Keys.ARROW_RIGHT);
         JsonNode panned = browser.lastDraw();
         assertThat(panned.get("from").asDouble()).isGreaterThan(zoomed.get("from").asDouble());
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
@@ -360,7 +369,7 @@ class ViewerBrowserTest {
         open();
         // search: the first intruder run comes into view, outlined
         WebElement search = driver.findElement(By.id("search"));
-        search.sendKeys("intruder", org.openqa.selenium.Keys.ENTER);
+        search.sendKeys("intruder", Keys.ENTER);
         new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
         JsonNode draw = browser.lastDraw();
         int first = firstRun("intruder");
@@ -381,22 +390,22 @@ class ViewerBrowserTest {
         double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
         double y = Chromium.row(draw, "dsp2").get("y").asDouble() + 9;
         WebElement canvas = driver.findElement(By.id("canvas"));
-        org.openqa.selenium.Rectangle box = canvas.getRect();
+        Rectangle box = canvas.getRect();
         int dx = (int) Math.round(x - box.getWidth() / 2.0);
         int dy = (int) Math.round(y - box.getHeight() / 2.0);
-        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).perform();
+        new Actions(driver).moveToElement(canvas, dx, dy).perform();
         WebElement tip = driver.findElement(By.id("tooltip"));
         new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
         assertThat(tip.getText()).contains("intruder", "duration");
-        new org.openqa.selenium.interactions.Actions(driver).moveToElement(canvas, dx, dy).click().perform();
+        new Actions(driver).moveToElement(canvas, dx, dy).click().perform();
         WebElement events = driver.findElement(By.id("events"));
         new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> events.isDisplayed() && events.getText().contains("intruder"));
         assertThat(events.getText()).contains("dsp2");
         browser.shot("click");
         // the wheel over the timeline zooms in around the pointer
         double span = draw.get("to").asDouble() - draw.get("from").asDouble();
-        new org.openqa.selenium.interactions.Actions(driver).scrollFromOrigin(
-            org.openqa.selenium.interactions.WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
+        new Actions(driver).scrollFromOrigin(
+            WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
         JsonNode zoomed = browser.lastDraw();
         assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isLessThan(span * 0.9);
     }

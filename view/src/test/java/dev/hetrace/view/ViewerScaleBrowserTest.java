@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +47,7 @@ class ViewerScaleBrowserTest {
             browser.driver.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
                 "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
                     + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"));
-            browser.driver.manage().timeouts().scriptTimeout(java.time.Duration.ofSeconds(60));
+            browser.driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(60));
             browser.driver.get(System.getProperty("hetrace.url"));
             // from the navigation's start (the page's time origin) to the first view drawn
             double firstView = ((Number) browser.driver.executeAsyncScript(SETTLED + "poll(() => performance.now());"))
@@ -92,7 +94,7 @@ class ViewerScaleBrowserTest {
                 // where the page's time went: self time per function, most first
                 Map<String, Object> p = browser.driver.executeCdpCommand("Profiler.stop", Map.of());
                 JsonNode nodes = new ObjectMapper().valueToTree(p).get("profile").get("nodes");
-                Map<String, Integer> self = new java.util.HashMap<>();
+                Map<String, Integer> self = new HashMap<>();
                 for (JsonNode nd : nodes) {
                     JsonNode f = nd.get("callFrame");
                     String url = f.get("url").asText();

@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Which requests a local web app answers. Listening on the loopback keeps other machines out,
@@ -124,7 +125,7 @@ final class AllowedHosts {
         try {
             InetAddress local = InetAddress.getLocalHost();
             return Set.of(bare(local.getHostName()), bare(local.getCanonicalHostName())).stream()
-                .filter(n -> !n.isEmpty()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+                .filter(n -> !n.isEmpty()).collect(Collectors.toUnmodifiableSet());
         } catch (UnknownHostException e) {
             return Set.of();
         }

@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
@@ -59,7 +60,7 @@ public final class Chromium implements AutoCloseable {
         args.addAll(List.of(extra));
         o.addArguments(args);
         if (networkLog) {
-            o.setCapability("goog:loggingPrefs", java.util.Map.of("performance", "ALL"));
+            o.setCapability("goog:loggingPrefs", Map.of("performance", "ALL"));
         }
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
             .usingAnyFreePort().build();

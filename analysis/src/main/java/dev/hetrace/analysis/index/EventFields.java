@@ -31,6 +31,13 @@ import org.duckdb.DuckDBWritableVector;
  */
 final class EventFields {
     static final String FUNCTION = "hetrace_fields";
+    /**
+     * {@code hetrace_event(trace_index, stream_file, packet, event_offset)}: the whole event, as
+     * the line {@code hetrace print --format json} writes for it (its packet context too, which
+     * {@code fields} leaves out), for the queries that need every field an event path names (the
+     * pattern search's {@code --where} fields, the CPU of a packet).
+     */
+    static final String EVENT_FUNCTION = "hetrace_event";
 
     /** Traces opened by the function, by path, for the process's life (their files stay mapped). */
     private static final Map<String, Opened> OPENED = new ConcurrentHashMap<>();
@@ -49,13 +56,7 @@ final class EventFields {
      * the rows' {@code trace_index}.
      */
     static void attach(Connection c, String source, List<String> paths) throws SQLException {
-        List<String> traces = List.copyOf(paths);
-        DuckDBFunctions.scalarFunction().withName(FUNCTION)
-            .withParameters(DuckDBColumnType.INTEGER, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
-                DuckDBColumnType.BIGINT)
-            .withReturnType(DuckDBColumnType.VARCHAR)
-            .withVectorizedFunction((in, out) -> apply(traces, in, out))
-            .register(c);
+        register(c, FUNCTION, paths);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT trace::trace_name AS trace, stream, time_ns, "
                 + "name::event_name AS name, core::core_name AS core, "
@@ -63,8 +64,28 @@ final class EventFields {
         }
     }
 
-    /** The fields of a chunk of rows, as UTF-8 handed to DuckDB at once (no Java string per row). */
-    private static void apply(List<String> traces, DuckDBDataChunkReader in, DuckDBWritableVector out) throws Exception {
+    /** Registers {@link #EVENT_FUNCTION} on {@code c}; {@code paths}: the traces', by the rows' {@code trace_index}. */
+    static void registerEvent(Connection c, List<String> paths) throws SQLException {
+        register(c, EVENT_FUNCTION, paths);
+    }
+
+    private static void register(Connection c, String name, List<String> paths) throws SQLException {
+        List<String> traces = List.copyOf(paths);
+        boolean whole = name.equals(EVENT_FUNCTION);
+        DuckDBFunctions.scalarFunction().withName(name)
+            .withParameters(DuckDBColumnType.INTEGER, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
+                DuckDBColumnType.BIGINT)
+            .withReturnType(DuckDBColumnType.VARCHAR)
+            .withVectorizedFunction((in, out) -> apply(traces, whole, in, out))
+            .register(c);
+    }
+
+    /**
+     * The fields (or, {@code whole}, the whole event) of a chunk of rows, as UTF-8 handed to
+     * DuckDB at once (no Java string per row).
+     */
+    private static void apply(List<String> traces, boolean whole, DuckDBDataChunkReader in, DuckDBWritableVector out)
+            throws Exception {
         DuckDBReadableVector trace = in.vector(0);
         DuckDBReadableVector file = in.vector(1);
         DuckDBReadableVector packet = in.vector(2);
@@ -97,7 +118,11 @@ final class EventFields {
                 }
                 TextSink sink = decoding.sink();
                 sink.clear();
-                if (decoding.position().fields(file.getInt(row), packet.getLong(row), offset.getLong(row), decoding.json())) {
+                int f = file.getInt(row);
+                long p = packet.getLong(row);
+                long o = offset.getLong(row);
+                EventPosition at = decoding.position();
+                if (whole ? at.line(f, p, o, decoding.json()) : at.fields(f, p, o, decoding.json())) {
                     json[row] = Arrays.copyOf(sink.buffer(), sink.length());
                 }
             }

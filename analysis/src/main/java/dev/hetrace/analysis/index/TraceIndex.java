@@ -40,7 +40,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 5;
+    public static final int FORMAT_VERSION = 6;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -53,11 +53,24 @@ public final class TraceIndex {
     private final Path folder;
     private final boolean built;
     private final List<String> traceNames;
+    /** What an index built with {@code keepModel} was built from; null otherwise. */
+    private StateBuilder.Built builtFrom;
 
-    private TraceIndex(Path folder, boolean built, List<String> traceNames) {
+    private TraceIndex(Path folder, boolean built, List<String> traceNames, StateBuilder.Built builtFrom) {
         this.folder = folder;
         this.built = built;
         this.traceNames = traceNames;
+        this.builtFrom = builtFrom;
+    }
+
+    /**
+     * The state model (symbolized) and synchronized traces this index was just built from, handed
+     * over once (null when the index was reused, not opened with {@code keepModel}, or already taken).
+     */
+    public synchronized StateBuilder.Built takeBuiltFrom() {
+        StateBuilder.Built b = builtFrom;
+        builtFrom = null;
+        return b;
     }
 
     /** {@code $HETRACE_CACHE}, else {@code $XDG_CACHE_HOME/hetrace}, else {@code ~/.cache/hetrace}. */
@@ -92,13 +105,24 @@ public final class TraceIndex {
     public static TraceIndex open(Path cache, List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile,
                                   Map<String, String> symbols, Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
+        return open(cache, traces, clocks, mappingFile, symbols, notes, false);
+    }
+
+    /**
+     * As {@link #open(Path, List, StateBuilder.Clocks, Path, Map, Consumer)}; with {@code keepModel},
+     * an index built now keeps the state model and traces it was built from ({@link #takeBuiltFrom}),
+     * so that a viewer lays out its timeline without reading the traces a second time.
+     */
+    public static TraceIndex open(Path cache, List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile,
+                                  Map<String, String> symbols, Consumer<String> notes, boolean keepModel)
+            throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         DuckDbLibrary.require(); // before a build that could not be written
         if (complete(folder)) {
             String changed = Checksums.mismatch(folder);
             if (changed == null) {
                 used(folder);
-                return new TraceIndex(folder, false, StateBuilder.traceNames(traces));
+                return new TraceIndex(folder, false, StateBuilder.traceNames(traces), null);
             }
             notes.accept("the index in " + folder + " is not as it was written (" + changed + "): building it again");
             deleteTree(folder);
@@ -110,8 +134,9 @@ public final class TraceIndex {
         Files.createDirectories(cache);
         notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
         Path tmp = cache.resolve(folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        StateBuilder.Built made;
         try {
-            build(tmp, traces, null, clocks, mapping, symbols, notes, 0);
+            made = build(tmp, traces, null, clocks, mapping, symbols, notes, 0);
             Checksums.write(tmp);
             try {
                 Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
@@ -126,7 +151,7 @@ public final class TraceIndex {
             deleteTree(tmp);
         }
         forgetOlder(folder, "the index of an earlier state of these traces", notes);
-        return new TraceIndex(folder, true, StateBuilder.traceNames(traces));
+        return new TraceIndex(folder, true, StateBuilder.traceNames(traces), keepModel ? made : null);
     }
 
     /**
@@ -171,7 +196,7 @@ public final class TraceIndex {
                 return false;
             }
         }
-        return true;
+        return Files.isRegularFile(folder.resolve(MarkTable.FILE));
     }
 
     /**
@@ -237,21 +262,21 @@ public final class TraceIndex {
     public static long build(Path folder, List<Path> traces, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, traces, null, StateBuilder.Clocks.DEFAULT, mapping, symbols, notes, threads);
+        return build(folder, traces, null, StateBuilder.Clocks.DEFAULT, mapping, symbols, notes, threads).model().events();
     }
 
     /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
     public static long build(Path folder, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
                              Consumer<String> notes, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, in.traces(), in, null, mapping, symbols, notes, threads);
+        return build(folder, in.traces(), in, null, mapping, symbols, notes, threads).model().events();
     }
 
     /**
      * Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state
      * pass as {@code clocks} say).
      */
-    private static long build(Path folder, List<Path> traces, StateBuilder.Input given, StateBuilder.Clocks clocks,
+    private static StateBuilder.Built build(Path folder, List<Path> traces, StateBuilder.Input given, StateBuilder.Clocks clocks,
                               Mapping mapping,
                               Map<String, String> symbols, Consumer<String> told, int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
@@ -297,6 +322,8 @@ public final class TraceIndex {
             }
             try {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
+                MarkTable.write(folder, model);
+                DiagnosisTables.fill(c, model);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
@@ -306,7 +333,7 @@ public final class TraceIndex {
                 s.execute("CHECKPOINT");
             }
         }
-        return model.events();
+        return new StateBuilder.Built(in, model);
     }
 
     /** {@link DuckDbLibrary#require} for the methods that fail with SQLException. */
@@ -359,6 +386,7 @@ public final class TraceIndex {
         Connection c = DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES), p);
         try {
             IndexTables.attach(c, folder, paths(c));
+            MarkTable.attach(c, folder);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;

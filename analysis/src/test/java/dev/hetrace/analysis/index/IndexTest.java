@@ -312,7 +312,7 @@ class IndexTest {
         try (Stream<Path> s = Files.list(index.folder())) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
                 "intervals.parquet", "calls.parquet", "messages.parquet", "wakeups.parquet", "sync_messages.parquet",
-                Checksums.FILE);
+                MarkTable.FILE, Checksums.FILE);
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {

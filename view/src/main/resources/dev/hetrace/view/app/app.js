@@ -4,6 +4,7 @@
 import {Timeline, formatTime, esc} from './timeline.js';
 import {get, embedded, reportNote, reportDurations} from './source.js';
 import {histogram, boxPlots, scatter} from './charts.js';
+import {configure} from './wire.js';
 
 const $ = id => document.getElementById(id);
 
@@ -20,11 +21,13 @@ if (embedded) {
 }
 
 const meta = await json('api/meta');
+configure(meta.wire);
 const view = new Timeline($('canvas'), $('tooltip'), meta, {
   view: (from, to) => { $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`; },
   click: showEvents,
   answer: a => {
     if (!embedded) return;
+    window.__hetrace.lastAnswerFinest = a.finest || 0;
     $('report-zoom').hidden = !a.finest;
     if (a.finest) $('report-zoom').textContent = `summaries: finer than ${formatTime(a.finest)} per column is not in this report`;
   },
@@ -45,6 +48,7 @@ window.__hetrace = {
   zoomTo: (from, to) => view.zoomTo(from, to),
   reveal: id => view.reveal(id),
   diagnosisLoaded: false,
+  lastAnswerFinest: 0,
 };
 
 // ---- tabs

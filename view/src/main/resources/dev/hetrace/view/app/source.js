@@ -2,6 +2,8 @@
 // embedded in a report (`hetrace report`: a <script type="application/json" id="hetrace-data">),
 // answered here in the same shape so that the timeline and panels draw them unchanged.
 
+import {W, configure} from './wire.js';
+
 const blob = document.getElementById('hetrace-data');
 const data = blob ? JSON.parse(blob.textContent) : null;
 
@@ -41,25 +43,38 @@ export async function get(url) {
   }
 }
 
-// ---- the embedded timeline: per row its intervals ('rects', sorted by start, with the running
-// maximum of their ends), or its columns over the whole span at report.width ('cols', the
-// server's answer for the fitted view at that width); a group row, the ids of its cores ('members')
+// ---- the embedded timeline. Columns are the server's: a report embeds its /api/view answer for
+// the whole span at report.width (`view`), which the page only resamples to the pixels asked; the
+// aggregation of intervals into columns is the server's alone (ViewQuery, Columns). Per row that
+// answer's intervals ('rects') or columns ('cols'); a small board's report has every interval of
+// every row too (`rows`); a group row, the ids of its cores ('members'). The arrays' layout is
+// the wire schema (wire.js; docs/view.md, "Wire schema").
 
-const TOP = 4;
-const rows = data ? data.rows || data.view.rows : [];
+if (data) configure(data.meta.wire);
+// each row's columns say where they start and how wide each is (ns), to be resampled
+const wholeNs = data ? data.meta.span / data.report.width : 0;
+const rows = data ? data.view.rows.map((v, id) => ({cols: v.cols, colFrom: 0, colNs: wholeNs,
+  rects: (data.rows && data.rows[id].rects) || v.rects})) : [];
 if (data) data.members.forEach((m, id) => { if (m.length) rows[id].members = m; });
 function withMaxEnd(r) {
   if (r.rects) {
-    r.maxEnd = new Float64Array(r.rects.length / 4);
+    const R = W.rect;
+    r.maxEnd = new Float64Array(r.rects.length / R.stride);
     let m = -Infinity;
-    for (let i = 0; i < r.maxEnd.length; i++) r.maxEnd[i] = m = Math.max(m, r.rects[4 * i + 1]);
+    for (let i = 0; i < r.maxEnd.length; i++) r.maxEnd[i] = m = Math.max(m, r.rects[R.stride * i + R.end]);
   }
   return r;
 }
 rows.forEach(withMaxEnd);
 // a large board's report: every interval in a few windows around the longest outliers
 const windows = data && data.windows ? data.windows : [];
-for (const w of windows) w.rows = w.rows.map(r => r && withMaxEnd({rects: r}));
+// and the server's answer for each window at its own width, for its group rows and its dense rows
+for (const w of windows) {
+  const cols = new Map((w.view ? w.view.rows : []).map(v => [v.id, v.cols]));
+  const colNs = w.view ? (w.view.to - w.view.from) / w.view.width : 0;
+  w.rows = w.rows.map((r, id) => (r || cols.get(id))
+    && withMaxEnd({rects: r || null, cols: cols.get(id), colFrom: w.view ? w.view.from : 0, colNs}));
+}
 
 /** Row id's intervals for a view of [from, to]: a window's when one covers it, else the row's own. */
 function source(id, from, to) {
@@ -73,80 +88,86 @@ function firstEndingAfter(r, t) {
   return lo;
 }
 function firstStartingFrom(r, t) {
+  const R = W.rect;
   let lo = 0, hi = r.maxEnd.length;
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (r.rects[4 * mid] >= t) hi = mid; else lo = mid + 1; }
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (r.rects[R.stride * mid + R.start] >= t) hi = mid; else lo = mid + 1; }
   return lo;
 }
 
-/** Per pixel column: busy ns, intervals starting, the TOP labels with their ns (as the server's Columns). */
-class Cols {
+/**
+ * The embedded columns of a row (the server's, runs over the whole span at report.width) resampled
+ * to the pixel columns of a view: each embedded column's busy time, starts and labels spread over
+ * the pixels it covers, in proportion; then sent as the server sends columns (wire.js).
+ */
+class Resampled {
   constructor(width) {
     this.width = width;
     this.busy = new Float64Array(width);
     this.count = new Int32Array(width);
-    this.top = new Int32Array(width * TOP).fill(-1);
-    this.topTime = new Float64Array(width * TOP);
+    this.top = new Int32Array(width * W.top).fill(-1);
+    this.topTime = new Float64Array(width * W.top);
   }
   addTop(x, label, t) {
-    const at = x * TOP;
+    const at = x * W.top;
     let min = -1;
-    for (let j = at; j < at + TOP; j++) {
+    for (let j = at; j < at + W.top; j++) {
       if (this.top[j] === label) { this.topTime[j] += t; return; }
       if (this.top[j] < 0) { this.top[j] = label; this.topTime[j] = t; return; }
       if (min < 0 || this.topTime[j] < this.topTime[min]) min = j;
     }
     if (t > this.topTime[min]) { this.top[min] = label; this.topTime[min] = t; }
   }
-  /** One interval [s, e) (busy unless idle). */
-  add(s, e, label, busy, from, nsPerPx) {
-    const x0 = (s - from) / nsPerPx, x1 = (e - from) / nsPerPx;
-    const first = Math.max(0, Math.floor(x0));
-    const last = Math.min(this.width - 1, Math.max(Math.floor(x0), Math.ceil(x1) - 1));
-    if (first > last) return;
-    if (x0 >= 0) this.count[first]++;
-    if (!busy) return;
-    for (let x = first; x <= last; x++) {
-      const t = (Math.min(x1, x + 1) - Math.max(x0, x)) * nsPerPx;
-      if (t > 0) { this.busy[x] += t; this.addTop(x, label, t); }
-    }
-  }
-  /** The embedded columns of row r (runs over the whole span at report.width) resampled to these. */
-  addColumns(c, from, nsPerPx, scale) {
-    const colNs = data.meta.span / data.report.width;
-    for (let k = 0; k < c.length; k += 12) {
-      for (let i = 0; i < c[k + 1]; i++) {
-        const s = (c[k] + i) * colNs;
+  /**
+   * Embedded columns c, each colNs wide from colFrom, for a view from `from` at nsPerPx; scale: the
+   * cores of a group.
+   */
+  add(c, colFrom, colNs, from, nsPerPx, scale) {
+    const C = W.col;
+    for (let k = 0; k < c.length; k += C.stride) {
+      for (let i = 0; i < c[k + C.n]; i++) {
+        const s = colFrom + (c[k + C.x] + i) * colNs;
         const x0 = (s - from) / nsPerPx, x1 = (s + colNs - from) / nsPerPx;
         const first = Math.max(0, Math.floor(x0));
         const last = Math.min(this.width - 1, Math.ceil(x1) - 1);
         if (first > last) continue;
-        if (x0 >= 0) this.count[first] += c[k + 3];
+        if (x0 >= 0) this.count[first] += c[k + C.starts];
         for (let x = first; x <= last; x++) {
           const f = Math.min(x1, x + 1) - Math.max(x0, x); // pixels of this column
           if (f <= 0) continue;
           const ns = f * nsPerPx * scale;
-          this.busy[x] += ns * c[k + 2] / 1000;
-          for (let j = 0; j < TOP; j++) if (c[k + 4 + 2 * j] >= 0) this.addTop(x, c[k + 4 + 2 * j], ns * c[k + 5 + 2 * j] / 1000);
+          this.busy[x] += ns * c[k + C.busy] / 1000;
+          for (let j = 0; j < W.top; j++) {
+            if (c[k + C.label(j)] >= 0) this.addTop(x, c[k + C.label(j)], ns * c[k + C.share(j)] / 1000);
+          }
         }
       }
     }
   }
-  /** As the server sends them: runs of equal columns [x, n, busy‰, starts, label, ‰ × TOP]. */
+  /** As the server sends them: runs of equal columns (wire.js, W.col). */
   runs(full) {
     const pm = v => Math.min(1000, Math.round(v * 1000 / full));
+    const C = W.col;
     const col = x => {
-      const out = [pm(this.busy[x]), this.count[x]];
-      for (let j = x * TOP; j < x * TOP + TOP; j++) out.push(this.top[j], this.top[j] < 0 ? 0 : pm(this.topTime[j]));
-      return out;
+      const v = new Array(C.stride).fill(0);
+      v[C.busy] = pm(this.busy[x]);
+      v[C.starts] = this.count[x];
+      for (let j = 0; j < W.top; j++) {
+        const t = this.top[x * W.top + j];
+        v[C.label(j)] = t;
+        v[C.share(j)] = t < 0 ? 0 : pm(this.topTime[x * W.top + j]);
+      }
+      return v;
     };
     const out = [];
     let x = 0;
     while (x < this.width) {
       const v = col(x);
-      if (v[0] === 0 && v[1] === 0) { x++; continue; }
+      if (v[C.busy] === 0 && v[C.starts] === 0) { x++; continue; }
       let n = 1;
-      while (x + n < this.width && col(x + n).every((a, i) => a === v[i])) n++;
-      out.push(x, n, ...v);
+      while (x + n < this.width && col(x + n).every((a, i) => i === C.x || i === C.n || a === v[i])) n++;
+      v[C.x] = x;
+      v[C.n] = n;
+      out.push(...v);
       x += n;
     }
     return out;
@@ -156,62 +177,48 @@ class Cols {
 function view(from, to, width, ids) {
   const nsPerPx = (to - from) / width;
   const out = {from, to, width, rows: []};
-  let coarse = false;
+  const R = W.rect;
+  let finest = 0;
+  const resampled = (r, scale) => {
+    const cols = new Resampled(width);
+    cols.add(r.cols, r.colFrom, r.colNs, from, nsPerPx, scale);
+    finest = Math.max(finest, r.colNs);
+    return cols.runs(nsPerPx * scale);
+  };
   for (const id of ids) {
     const r = rows[id];
     if (!r) throw new Error('no row ' + id);
+    const s = source(id, from, to);
+    const inWindow = s !== r;
+    const c = s.cols ? s : r; // a window's columns, else the whole span's
     if (r.members) {
-      // a group: its cores' intervals when the report has them all here, else its own columns
-      const cols = new Cols(width);
-      const exact = r.members.every(m => source(m, from, to).rects);
-      if (r.cols && !exact) {
-        cols.addColumns(r.cols, from, nsPerPx, r.members.length);
-        coarse = true;
-      } else {
-        for (const m of r.members) addRects(cols, source(m, from, to), from, to, nsPerPx);
-      }
-      out.rows.push({id, cols: cols.runs(nsPerPx * r.members.length)});
-    } else if (source(id, from, to).rects) {
-      const r = source(id, from, to);
-      const lo = firstEndingAfter(r, from), hi = firstStartingFrom(r, to);
-      if (hi - lo <= width / 2) {
-        const rects = [];
-        for (let i = lo; i < hi; i++) rects.push(r.rects[4 * i], r.rects[4 * i + 1], r.rects[4 * i + 2], r.rects[4 * i + 3]);
-        out.rows.push({id, rects});
-      } else {
-        const cols = new Cols(width);
-        addRects(cols, r, from, to, nsPerPx);
-        out.rows.push({id, cols: cols.runs(nsPerPx)});
-      }
-    } else if (r.cols) {
-      const cols = new Cols(width);
-      cols.addColumns(r.cols, from, nsPerPx, 1);
-      coarse = true;
-      out.rows.push({id, cols: cols.runs(nsPerPx)});
+      out.rows.push({id, cols: c.cols ? resampled(c, r.members.length) : []});
+      continue;
+    }
+    const lo = s.rects ? firstEndingAfter(s, from) : 0;
+    const hi = s.rects ? firstStartingFrom(s, to) : 0;
+    if (s.rects && (hi - lo <= width / 2 || !c.cols || (inWindow && !s.cols))) {
+      // few enough to tell apart, or all there is (a window's every interval of a row it has no columns of)
+      out.rows.push({id, rects: s.rects.slice(R.stride * lo, R.stride * hi)});
+    } else if (c.cols) {
+      out.rows.push({id, cols: resampled(c, 1)});
     } else {
       out.rows.push({id, rects: []});
     }
   }
   // zoomed deeper than the embedded columns: the app says so
-  const colNs = data.report.width ? data.meta.span / data.report.width : 0;
-  if (coarse && nsPerPx < colNs) out.finest = colNs;
+  if (finest > 0 && nsPerPx < finest) out.finest = finest;
   // messages: those sent before the end whose receive is after the start, one in every few above 2,000
   const a = data.arrows;
+  const A = W.arrow;
   const picked = [];
-  for (let k = 0; k < a.length && a[k] < to; k += 5) if (a[k + 2] >= from) picked.push(k);
+  for (let k = 0; k < a.length && a[k + A.send] < to; k += A.stride) if (a[k + A.receive] >= from) picked.push(k);
   const stride = Math.max(1, Math.ceil(picked.length / 2000));
   out.arrowsTotal = picked.length;
   out.sampled = stride > 1;
   out.arrows = [];
-  for (let i = 0; i < picked.length; i += stride) out.arrows.push(...a.slice(picked[i], picked[i] + 5));
+  for (let i = 0; i < picked.length; i += stride) out.arrows.push(...a.slice(picked[i], picked[i] + A.stride));
   return out;
-}
-
-function addRects(cols, r, from, to, nsPerPx) {
-  if (!r.rects) return;
-  const lo = firstEndingAfter(r, from), hi = firstStartingFrom(r, to);
-  const idle = data.meta.states.indexOf('idle');
-  for (let i = lo; i < hi; i++) cols.add(r.rects[4 * i], r.rects[4 * i + 1], r.rects[4 * i + 2], r.rects[4 * i + 3] !== idle, from, nsPerPx);
 }
 
 function rowName(id) {
@@ -224,20 +231,25 @@ function events(id, from, to) {
   const r = source(id, from, to);
   const meta = data.meta;
   const out = {row: id, name: rowName(id), from, to, intervals: [], messages: []};
+  const R = W.rect;
   if (r && r.rects) {
     const lo = firstEndingAfter(r, from), hi = firstStartingFrom(r, to + 1);
     for (let i = lo; i < hi && out.intervals.length < 200; i++) {
-      const [s, e, label, state] = r.rects.slice(4 * i, 4 * i + 4);
+      const k = R.stride * i;
+      const s = r.rects[k + R.start], e = r.rects[k + R.end], label = r.rects[k + R.label], state = r.rects[k + R.state];
       if (e < from) continue;
       out.intervals.push({start: s, end: e, name: meta.labels[label], color: meta.colors[label],
         what: meta.rows[id].kind === 'task' ? meta.states[state] : meta.rows[id].kind});
     }
   }
   const a = data.arrows;
+  const A = W.arrow;
   const name = k => meta.rows[a[k]].name;
-  for (let k = 0; k < a.length && a[k] <= to && out.messages.length < 200; k += 5) {
-    if ((a[k + 1] === id && a[k] >= from) || (a[k + 3] === id && a[k + 2] >= from && a[k + 2] <= to)) {
-      out.messages.push({send: a[k], receive: a[k + 2], from: name(k + 1), to: name(k + 3), queue: '-', id: a[k + 4]});
+  for (let k = 0; k < a.length && a[k + A.send] <= to && out.messages.length < 200; k += A.stride) {
+    if ((a[k + A.fromRow] === id && a[k + A.send] >= from)
+        || (a[k + A.toRow] === id && a[k + A.receive] >= from && a[k + A.receive] <= to)) {
+      out.messages.push({send: a[k + A.send], receive: a[k + A.receive], from: name(k + A.fromRow), to: name(k + A.toRow),
+        queue: '-', id: a[k + A.message]});
     }
   }
   return out;
@@ -248,14 +260,15 @@ function find(q, after, next) {
   const match = data.meta.labels.map(l => l.toLowerCase().includes(needle));
   let best = null;
   let matches = 0;
+  const R = W.rect;
   rows.forEach((r, id) => {
     if (!r.rects) return;
-    for (let i = 0; i < r.rects.length; i += 4) {
-      if (!match[r.rects[i + 2]]) continue;
+    for (let i = 0; i < r.rects.length; i += R.stride) {
+      if (!match[r.rects[i + R.label]]) continue;
       matches++;
-      const s = r.rects[i];
+      const s = r.rects[i + R.start];
       if (next ? s > after && (!best || s < best.start) : s < after && (!best || s > best.start)) {
-        best = {row: id, start: s, end: r.rects[i + 1], name: data.meta.labels[r.rects[i + 2]]};
+        best = {row: id, start: s, end: r.rects[i + R.end], name: data.meta.labels[r.rects[i + R.label]]};
       }
     }
   });

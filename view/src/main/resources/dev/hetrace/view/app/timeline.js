@@ -3,6 +3,7 @@
 // range selection, hover and click. Times are ns from the first event.
 
 import {get} from './source.js';
+import {W as wire} from './wire.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -228,11 +229,12 @@ export class Timeline {
       if (a.rects) {
         info.mode = 'rects';
         const r = a.rects;
-        for (let k = 0; k < r.length; k += 4) {
-          const x0 = this.xAt(r[k]);
-          const x1 = this.xAt(r[k + 1]);
+        const R = wire.rect;
+        for (let k = 0; k < r.length; k += R.stride) {
+          const x0 = this.xAt(r[k + R.start]);
+          const x1 = this.xAt(r[k + R.end]);
           if (x1 < LABEL_W || x0 > W) continue;
-          const label = r[k + 2];
+          const label = r[k + R.label];
           ctx.fillStyle = this.meta.colors[label];
           const w = Math.max(1, x1 - x0);
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
@@ -247,12 +249,13 @@ export class Timeline {
             ctx.restore();
           }
           info.n++;
-          draw.rects.push({row: id, rowName: row.name, core: row.core, start: r[k], end: r[k + 1],
-            label: this.meta.labels[label], state: r[k + 3], x0, x1});
+          draw.rects.push({row: id, rowName: row.name, core: row.core, start: r[k + R.start], end: r[k + R.end],
+            label: this.meta.labels[label], state: r[k + R.state], x0, x1});
         }
       } else if (a.cols) {
         info.mode = 'columns';
         const c = a.cols;
+        const C = wire.col;
         const scale = (d.to - d.from) / d.width / nsPerPx; // old answers while a new one comes
         if (!this.density && (this.smooth || this.adjust)) {
           info.n = this.drawShaped(c, d, top, scale);
@@ -260,7 +263,7 @@ export class Timeline {
           continue;
         }
         let maxCount = 1;
-        if (this.density) for (let k = 0; k < c.length; k += 12) maxCount = Math.max(maxCount, c[k + 3]);
+        if (this.density) for (let k = 0; k < c.length; k += C.stride) maxCount = Math.max(maxCount, c[k + C.starts]);
         // the bars gathered by color (the rest of the busy time: -1), then one path filled per color:
         // thousands of columns cost a few fills, not a style change and a fill each
         const byColor = new Map();
@@ -269,20 +272,20 @@ export class Timeline {
           if (!b) byColor.set(label, b = []);
           b.push(x, y0, w, hh);
         };
-        for (let k = 0; k < c.length; k += 12) {
-          const x = this.xAt(d.from + c[k] * (d.to - d.from) / d.width);
-          const w = Math.max(1, c[k + 1] * scale);
+        for (let k = 0; k < c.length; k += C.stride) {
+          const x = this.xAt(d.from + c[k + C.x] * (d.to - d.from) / d.width);
+          const w = Math.max(1, c[k + C.n] * scale);
           const h = ROW_H - 3;
           let base = top + ROW_H - 1;
           if (this.density) {
-            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + 3] / maxCount})`;
+            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + C.starts] / maxCount})`;
             ctx.fillRect(x, top + 2, w, ROW_H - 4);
           } else {
-            let rest = c[k + 2];
-            for (let j = 0; j < 4; j++) {
-              const label = c[k + 4 + 2 * j];
+            let rest = c[k + C.busy];
+            for (let j = 0; j < wire.top; j++) {
+              const label = c[k + C.label(j)];
               if (label < 0) break;
-              const p = c[k + 5 + 2 * j];
+              const p = c[k + C.share(j)];
               const hh = h * p / 1000;
               bar(label, x, base - hh, w, hh);
               base -= hh;
@@ -308,10 +311,11 @@ export class Timeline {
         if (!a || !a.marks) continue;
         const top = y.get(id);
         const m = a.marks;
-        for (let k = 0; k < m.length; k += 3) {
-          const sync = m[k + 2] === 1;
+        const M = wire.mark;
+        for (let k = 0; k < m.length; k += M.stride) {
+          const sync = m[k + M.sync] === 1;
           if (sync && !this.syncMarks) continue;
-          const x = this.xAt(m[k]);
+          const x = this.xAt(m[k + M.time]);
           if (x < LABEL_W || x > W) continue;
           ctx.fillStyle = sync ? '#1f5fbf' : '#222';
           ctx.beginPath();
@@ -319,7 +323,8 @@ export class Timeline {
           ctx.lineTo(x + 3, top);
           ctx.lineTo(x, top + 5);
           ctx.fill();
-          draw.marks.push({row: id, core: this.meta.rows[id].core, time: m[k], label: this.meta.labels[m[k + 1]], sync, x});
+          draw.marks.push({row: id, core: this.meta.rows[id].core, time: m[k + M.time], label: this.meta.labels[m[k + M.label]],
+            sync, x});
         }
       }
     }
@@ -327,19 +332,20 @@ export class Timeline {
     if (d && d.arrows) {
       const a = d.arrows;
       // many arrows: lighter, so that the rows stay readable under them
-      const alpha = a.length / 5 > 300 ? 0.18 : a.length / 5 > 60 ? 0.35 : 0.6;
+      const A = wire.arrow;
+      const alpha = a.length / A.stride > 300 ? 0.18 : a.length / A.stride > 60 ? 0.35 : 0.6;
       ctx.strokeStyle = `rgba(30, 30, 30, ${alpha})`;
       ctx.fillStyle = `rgba(30, 30, 30, ${alpha + 0.1})`;
       ctx.lineWidth = 1;
       // every line in one path and every head in another: two strokes, not two per arrow
       const lines = new Path2D();
       const heads = new Path2D();
-      for (let k = 0; k < a.length; k += 5) {
-        const fr = this.shownRow(a[k + 1], shown);
-        const tr = this.shownRow(a[k + 3], shown);
+      for (let k = 0; k < a.length; k += A.stride) {
+        const fr = this.shownRow(a[k + A.fromRow], shown);
+        const tr = this.shownRow(a[k + A.toRow], shown);
         if (fr < 0 || tr < 0 || fr === tr) continue;
-        const x0 = this.xAt(a[k]);
-        const x1 = this.xAt(a[k + 2]);
+        const x0 = this.xAt(a[k + A.send]);
+        const x1 = this.xAt(a[k + A.receive]);
         const y0 = y.get(fr) + ROW_H / 2;
         const y1 = y.get(tr) + ROW_H / 2;
         if (Math.max(y0, y1) < RULER_H || Math.min(y0, y1) > H) continue;
@@ -350,8 +356,8 @@ export class Timeline {
         heads.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
         heads.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
         heads.closePath();
-        draw.arrows.push({fromRow: fr, toRow: tr, fromCore: this.meta.rows[a[k + 1]].core,
-          toCore: this.meta.rows[a[k + 3]].core, send: a[k], receive: a[k + 2]});
+        draw.arrows.push({fromRow: fr, toRow: tr, fromCore: this.meta.rows[a[k + A.fromRow]].core,
+          toCore: this.meta.rows[a[k + A.toRow]].core, send: a[k + A.send], receive: a[k + A.receive]});
       }
       ctx.stroke(lines);
       ctx.fill(heads);
@@ -387,9 +393,10 @@ export class Timeline {
     const n = d.width;
     const raw = new Float32Array(n);
     const run = new Int32Array(n).fill(-1);
-    for (let k = 0; k < c.length; k += 12) {
-      for (let x = c[k]; x < c[k] + c[k + 1]; x++) {
-        raw[x] = c[k + 2] / 1000;
+    const C = wire.col;
+    for (let k = 0; k < c.length; k += C.stride) {
+      for (let x = c[k + C.x]; x < c[k + C.x] + c[k + C.n]; x++) {
+        raw[x] = c[k + C.busy] / 1000;
         run[x] = k;
       }
     }
@@ -427,11 +434,11 @@ export class Timeline {
       const px = this.xAt(d.from + x * (d.to - d.from) / d.width);
       const w = Math.max(1, scale);
       let base = top + ROW_H - 1;
-      const total = Math.max(1, c[k + 2]);
+      const total = Math.max(1, c[k + C.busy]);
       let rest = v[x] * h;
-      for (let j = 0; j < 4 && c[k + 4 + 2 * j] >= 0; j++) {
-        const hh = v[x] * h * c[k + 5 + 2 * j] / total;
-        ctx.fillStyle = this.meta.colors[c[k + 4 + 2 * j]];
+      for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
+        const hh = v[x] * h * c[k + C.share(j)] / total;
+        ctx.fillStyle = this.meta.colors[c[k + C.label(j)]];
         ctx.fillRect(px, base - hh, w, hh);
         base -= hh;
         rest -= hh;
@@ -599,15 +606,16 @@ export class Timeline {
         const d = this.data;
         const col = Math.floor((this.timeAt(x) - d.from) / ((d.to - d.from) / d.width));
         const c = a.cols;
-        for (let k = 0; k < c.length; k += 12) {
-          if (c[k] <= col && col < c[k] + c[k + 1]) {
+        const C = wire.col;
+        for (let k = 0; k < c.length; k += C.stride) {
+          if (c[k + C.x] <= col && col < c[k + C.x] + c[k + C.n]) {
             const parts = [];
-            for (let j = 0; j < 4 && c[k + 4 + 2 * j] >= 0; j++) {
-              parts.push(`<span class="swatch" style="background:${this.meta.colors[c[k + 4 + 2 * j]]}"></span>`
-                + `${esc(this.meta.labels[c[k + 4 + 2 * j]])} ${(c[k + 5 + 2 * j] / 10).toFixed(1)} %`);
+            for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
+              parts.push(`<span class="swatch" style="background:${this.meta.colors[c[k + C.label(j)]]}"></span>`
+                + `${esc(this.meta.labels[c[k + C.label(j)]])} ${(c[k + C.share(j)] / 10).toFixed(1)} %`);
             }
-            html = `<b>${esc(r.name)}</b> around ${formatTime(this.timeAt(x))}<br>busy ${(c[k + 2] / 10).toFixed(1)} %, `
-              + `${c[k + 3]} starting<br>${parts.join('<br>')}`;
+            html = `<b>${esc(r.name)}</b> around ${formatTime(this.timeAt(x))}<br>busy ${(c[k + C.busy] / 10).toFixed(1)} %, `
+              + `${c[k + C.starts]} starting<br>${parts.join('<br>')}`;
           }
         }
       }

@@ -1,0 +1,543 @@
+package dev.hetrace.view;
+
+import dev.hetrace.analysis.IntervalTable;
+import dev.hetrace.analysis.MessageTable;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.sync.MatchRule;
+import dev.hetrace.sync.MatchRules;
+import dev.hetrace.view.Timeline.Kind;
+import dev.hetrace.view.Timeline.Row;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Lays a state model out as a {@link Timeline}: the rows ({@link Layout}), each row's intervals
+ * sorted by start with the running maximum of their ends ({@link Fill}), the summaries of the
+ * dense rows, the messages by send time and the point events by row and time.
+ */
+final class TimelineBuilder {
+    private TimelineBuilder() {}
+
+    /** Builds the rows, their intervals and their summaries from {@code m}. */
+    static Timeline build(StateModel m) {
+        Layout layout = new Layout(m);
+        Timeline t = new Timeline(m);
+        t.begin = m.begin();
+        t.end = m.end();
+        t.events = m.events();
+        t.traceNames = List.copyOf(m.traceNames());
+        t.coreNames = m.cores().stream().map(StateModel.Core::name).toList();
+        t.taskNames = m.tasks().stream().map(StateModel.Task::name).toList();
+        t.rows.addAll(layout.rows);
+        t.derive();
+        new Fill(t, layout).run();
+        summarize(t);
+        sortMessages(t);
+        marks(t, layout);
+        return t;
+    }
+
+    /** Places every interval of the model in its row, sorted; the columns are heap arrays. */
+    private static final class Fill {
+        private final Timeline t;
+        private final Layout layout;
+        private final StateModel model;
+        private final Labels labels;
+        private int[] offset;
+        private long[] start;
+        private long[] end_;
+        private int[] label;
+        private byte[] state;
+        private byte[] flags;
+        private long[] extra;
+        private long[] maxEnd;
+
+        Fill(Timeline t, Layout layout) {
+            this.t = t;
+            this.layout = layout;
+            this.model = t.model;
+            this.labels = t.labels;
+        }
+
+        void run() {
+            fill(layout);
+            t.offset = offset;
+            t.start = MemorySegment.ofArray(start);
+            t.end_ = MemorySegment.ofArray(end_);
+            t.maxEnd = MemorySegment.ofArray(maxEnd);
+            t.label = MemorySegment.ofArray(label);
+            t.state = MemorySegment.ofArray(state);
+            t.flags = MemorySegment.ofArray(flags);
+            t.extra = MemorySegment.ofArray(extra);
+        }
+
+        /** Counts, then places every interval in its row, then sorts each row by start. */
+        private void fill(Layout layout) {
+            StateModel m = model;
+            int n = t.rows.size();
+            int[] count = new int[n + 1];
+            IntervalTable runs = m.runs();
+            IntervalTable states = m.taskStates();
+            IntervalTable calls = m.calls();
+            IntervalTable irqs = m.irqs();
+            for (int i = 0; i < runs.size(); i++) {
+                if (runs.state(i) != StateModel.IDLE) {
+                    count[t.coreRow[runs.owner(i)]]++;
+                    if (layout.taskRow[runs.subject(i)] >= 0) {
+                        count[layout.taskRow[runs.subject(i)]]++;
+                    }
+                }
+            }
+            for (int i = 0; i < states.size(); i++) {
+                if (layout.taskRow[states.owner(i)] >= 0) {
+                    count[layout.taskRow[states.owner(i)]]++;
+                }
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                count[layout.callRow(calls.owner(i), calls.depth(i))]++;
+            }
+            for (int i = 0; i < irqs.size(); i++) {
+                count[layout.irqRow[irqs.owner(i)]]++;
+            }
+            offset = new int[n + 1];
+            for (int r = 0; r < n; r++) {
+                offset[r + 1] = offset[r] + count[r];
+            }
+            int total = offset[n];
+            start = new long[total];
+            end_ = new long[total];
+            label = new int[total];
+            state = new byte[total];
+            flags = new byte[total];
+            extra = new long[total];
+            int[] at = offset.clone();
+            int[] taskLabel = new int[m.tasks().size()];
+            for (int k = 0; k < taskLabel.length; k++) {
+                taskLabel[k] = labels.id(m.tasks().get(k).name());
+            }
+            int[] nameLabel = new int[0];
+            int[] stateLabel = new int[StateModel.STATES];
+            for (int s = 0; s < StateModel.STATES; s++) {
+                stateLabel[s] = labels.id(Labels.state(s));
+            }
+            for (int i = 0; i < runs.size(); i++) {
+                if (runs.state(i) != StateModel.IDLE) {
+                    put(at, t.coreRow[runs.owner(i)], runs.start(i), runs.end(i), taskLabel[runs.subject(i)], runs.state(i),
+                        runs.flags(i), 0);
+                    int tr = layout.taskRow[runs.subject(i)];
+                    if (tr >= 0) {
+                        put(at, tr, runs.start(i), runs.end(i), stateLabel[StateModel.RUNNING], StateModel.RUNNING,
+                            runs.flags(i), runs.owner(i));
+                    }
+                }
+            }
+            for (int i = 0; i < states.size(); i++) {
+                int tr = layout.taskRow[states.owner(i)];
+                if (tr >= 0) {
+                    put(at, tr, states.start(i), states.end(i), stateLabel[states.state(i)], states.state(i),
+                        states.flags(i), states.subject(i));
+                }
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                nameLabel = nameLabel(nameLabel, calls.subject(i));
+                put(at, layout.callRow(calls.owner(i), calls.depth(i)), calls.start(i), calls.end(i), nameLabel[calls.subject(i)],
+                    StateModel.RUNNING, calls.flags(i), calls.self(i));
+            }
+            for (int i = 0; i < irqs.size(); i++) {
+                nameLabel = nameLabel(nameLabel, irqs.subject(i));
+                put(at, layout.irqRow[irqs.owner(i)], irqs.start(i), irqs.end(i), nameLabel[irqs.subject(i)],
+                    StateModel.RUNNING, irqs.flags(i), 0);
+            }
+            maxEnd = new long[total];
+            long[] keys = new long[0];
+            int[] perm = new int[0];
+            int[] tmp = new int[0];
+            for (int r = 0; r < n; r++) {
+                int lo = offset[r];
+                int hi = offset[r + 1];
+                if (!sorted(lo, hi)) {
+                    int len = hi - lo;
+                    if (perm.length < len) {
+                        perm = new int[len];
+                        tmp = new int[len];
+                        keys = new long[len];
+                    }
+                    for (int k = 0; k < len; k++) {
+                        perm[k] = lo + k;
+                    }
+                    mergeSort(perm, tmp, len);
+                    permute(lo, perm, len, keys, tmp);
+                }
+                long mx = Long.MIN_VALUE;
+                for (int i = lo; i < hi; i++) {
+                    mx = Math.max(mx, end_[i]);
+                    maxEnd[i] = mx;
+                }
+            }
+        }
+
+        /** The label of function or interrupt name {@code name}, looked up once (−1: not yet). */
+        private int[] nameLabel(int[] table, int name) {
+            if (name < table.length && table[name] >= 0) {
+                return table;
+            }
+            int[] t = table;
+            if (name >= t.length) {
+                int old = t.length;
+                t = Arrays.copyOf(t, Math.max(name + 1, old * 2));
+                Arrays.fill(t, old, t.length, -1);
+            }
+            t[name] = labels.id(model.name(name));
+            return t;
+        }
+
+        private void put(int[] at, int row, long s, long e, int lab, int st, int fl, long x) {
+            int k = at[row]++;
+            start[k] = s;
+            end_[k] = e;
+            label[k] = lab;
+            state[k] = (byte) st;
+            flags[k] = (byte) fl;
+            extra[k] = x;
+        }
+
+        private boolean sorted(int lo, int hi) {
+            for (int i = lo + 1; i < hi; i++) {
+                if (start[i] < start[i - 1]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Sorts positions by (start, end descending: outer first), stable. */
+        private void mergeSort(int[] a, int[] tmp, int n) {
+            for (int w = 1; w < n; w *= 2) {
+                for (int lo = 0; lo < n - w; lo += 2 * w) {
+                    int mid = lo + w;
+                    int hi = Math.min(lo + 2 * w, n);
+                    int i = lo;
+                    int j = mid;
+                    int k = lo;
+                    while (i < mid && j < hi) {
+                        tmp[k++] = before(a[j], a[i]) ? a[j++] : a[i++];
+                    }
+                    while (i < mid) {
+                        tmp[k++] = a[i++];
+                    }
+                    while (j < hi) {
+                        tmp[k++] = a[j++];
+                    }
+                    System.arraycopy(tmp, lo, a, lo, hi - lo);
+                }
+            }
+        }
+
+        private boolean before(int x, int y) {
+            return start[x] < start[y] || start[x] == start[y] && end_[x] > end_[y];
+        }
+
+        /** Reorders the columns of [lo, lo + len) after {@code perm} (absolute positions). */
+        private void permute(int lo, int[] perm, int len, long[] keys, int[] tmp) {
+            for (int k = 0; k < len; k++) {
+                keys[k] = start[perm[k]];
+            }
+            System.arraycopy(keys, 0, start, lo, len);
+            for (int k = 0; k < len; k++) {
+                keys[k] = end_[perm[k]];
+            }
+            System.arraycopy(keys, 0, end_, lo, len);
+            for (int k = 0; k < len; k++) {
+                tmp[k] = label[perm[k]];
+            }
+            System.arraycopy(tmp, 0, label, lo, len);
+            for (int k = 0; k < len; k++) {
+                keys[k] = extra[perm[k]];
+            }
+            System.arraycopy(keys, 0, extra, lo, len);
+            byte[] b = new byte[len];
+            for (int k = 0; k < len; k++) {
+                b[k] = state[perm[k]];
+            }
+            System.arraycopy(b, 0, state, lo, len);
+            for (int k = 0; k < len; k++) {
+                b[k] = flags[perm[k]];
+            }
+            System.arraycopy(b, 0, flags, lo, len);
+        }
+    }
+
+    /** A summary per row with many intervals; a group's (board, trace) from all its cores' intervals. */
+    static void summarize(Timeline t) {
+        t.summaries = new RowSummary[t.rows.size()];
+        for (int r = 0; r < t.rows.size(); r++) {
+            int[] from = t.members[r].length > 0 ? t.members[r] : new int[] {r};
+            int n = 0;
+            for (int m : from) {
+                n += t.size(m);
+            }
+            if (n > Timeline.SUMMARY_MIN) {
+                RowSummary.Builder b = new RowSummary.Builder(t.begin, t.end, n);
+                for (int m : from) {
+                    for (int i = t.offset[m]; i < t.offset[m + 1]; i++) {
+                        b.add(t.startOf(i), t.endOf(i), t.labelOf(i), t.stateOf(i) != StateModel.IDLE);
+                    }
+                }
+                t.summaries[r] = b.build();
+            }
+        }
+    }
+
+    static void sortMessages(Timeline t) {
+        MessageTable msg = t.model.messages();
+        int n = 0;
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendCore(i) >= 0 && msg.receiveCore(i) >= 0) {
+                n++;
+            }
+        }
+        int[] idx = new int[n];
+        n = 0;
+        boolean inOrder = true;
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.sendCore(i) >= 0 && msg.receiveCore(i) >= 0) {
+                idx[n] = i;
+                inOrder &= n == 0 || msg.sendTime(i) >= msg.sendTime(idx[n - 1]);
+                n++;
+            }
+        }
+        if (!inOrder) {
+            idx = Arrays.stream(idx).boxed().sorted((a, b) -> Long.compare(msg.sendTime(a), msg.sendTime(b)))
+                .mapToInt(Integer::intValue).toArray();
+        }
+        long[] send = new long[n];
+        long[] receive = new long[n];
+        long[] maxReceive = new long[n];
+        int[] sendCore = new int[n];
+        int[] receiveCore = new int[n];
+        int[] sendTask = new int[n];
+        int[] receiveTask = new int[n];
+        long[] queue = new long[n];
+        long[] id = new long[n];
+        for (int k = 0; k < n; k++) {
+            int i = idx[k];
+            send[k] = msg.sendTime(i);
+            receive[k] = msg.receiveTime(i);
+            maxReceive[k] = Math.max(receive[k], k == 0 ? Long.MIN_VALUE : maxReceive[k - 1]);
+            sendCore[k] = msg.sendCore(i);
+            receiveCore[k] = msg.receiveCore(i);
+            sendTask[k] = msg.sendTask(i);
+            receiveTask[k] = msg.receiveTask(i);
+            queue[k] = msg.queue(i);
+            id[k] = msg.id(i);
+        }
+        t.msgRow = MemorySegment.ofArray(idx);
+        t.msgSend = MemorySegment.ofArray(send);
+        t.msgReceive = MemorySegment.ofArray(receive);
+        t.msgMaxReceive = MemorySegment.ofArray(maxReceive);
+        t.msgSendCore = MemorySegment.ofArray(sendCore);
+        t.msgReceiveCore = MemorySegment.ofArray(receiveCore);
+        t.msgSendTask = MemorySegment.ofArray(sendTask);
+        t.msgReceiveTask = MemorySegment.ofArray(receiveTask);
+        t.msgQueue = MemorySegment.ofArray(queue);
+        t.msgId = MemorySegment.ofArray(id);
+    }
+
+    /**
+     * The point events by row and time, labelled by their event names: a core's on its row; a
+     * trace's on no core it has (the sync daemon's CPU of a Linux trace, say) on the trace's row.
+     */
+    static void marks(Timeline t, Layout layout) {
+        StateModel m = t.model;
+        int n = m.marks();
+        int[] row = new int[n];
+        t.markOff = new int[t.rows.size() + 1];
+        for (int i = 0; i < n; i++) {
+            int c = m.markCore(i);
+            row[i] = c >= 0 ? t.coreRow[c] : layout.traceRow[-1 - c];
+            t.markOff[row[i] + 1]++;
+        }
+        for (int r = 0; r < t.rows.size(); r++) {
+            t.markOff[r + 1] += t.markOff[r];
+        }
+        Set<String> sync = new HashSet<>();
+        for (MatchRule r : MatchRules.HETRACE_SYNC) {
+            sync.add(r.sendEvent());
+            sync.add(r.receiveEvent());
+        }
+        // by row, keeping each trace's order (already by time on each of its cores); sorted only if not
+        int[] at = t.markOff.clone();
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[at[row[i]]++] = i;
+        }
+        for (int r = 0; r < t.rows.size(); r++) {
+            int lo = t.markOff[r];
+            int hi = t.markOff[r + 1];
+            boolean sorted = true;
+            for (int k = lo + 1; k < hi && sorted; k++) {
+                sorted = m.markTime(order[k - 1]) <= m.markTime(order[k]);
+            }
+            if (!sorted) {
+                int[] byTime = Arrays.stream(order, lo, hi).boxed()
+                    .sorted((a, b) -> Long.compare(m.markTime(a), m.markTime(b))).mapToInt(Integer::intValue).toArray();
+                System.arraycopy(byTime, 0, order, lo, byTime.length);
+            }
+        }
+        long[] time = new long[n];
+        int[] lab = new int[n];
+        byte[] isSync = new byte[n];
+        Map<String, Integer> labelOf = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            time[k] = m.markTime(i);
+            String name = m.markName(i);
+            lab[k] = labelOf.computeIfAbsent(name, t.labels::id);
+            isSync[k] = (byte) (sync.contains(name) ? 1 : 0);
+        }
+        t.markTime = MemorySegment.ofArray(time);
+        t.markLabel = MemorySegment.ofArray(lab);
+        t.markSync = MemorySegment.ofArray(isSync);
+    }
+
+    /** Where each core and task goes: the board, the traces with several cores, cores, interrupts, tasks, depths. */
+    private static final class Layout {
+        final StateModel m;
+        final List<Row> rows = new ArrayList<>();
+        final int[] coreRow;
+        /** Per trace, the row of its point events on no core: its own row, else its one core's. */
+        final int[] traceRow;
+        final int[] irqRow;
+        final int[] taskRow;
+        /** Per task, the row of each call depth. */
+        final int[][] depthRow;
+
+        Layout(StateModel m) {
+            this.m = m;
+            int cores = m.cores().size();
+            int tasks = m.tasks().size();
+            coreRow = new int[cores];
+            traceRow = new int[m.traceNames().size()];
+            irqRow = new int[cores];
+            Arrays.fill(irqRow, -1);
+            taskRow = new int[tasks];
+            Arrays.fill(taskRow, -1);
+            depthRow = new int[tasks][];
+            int[] maxDepth = new int[tasks];
+            Arrays.fill(maxDepth, -1);
+            IntervalTable calls = m.calls();
+            for (int i = 0; i < calls.size(); i++) {
+                maxDepth[calls.owner(i)] = Math.max(maxDepth[calls.owner(i)], calls.depth(i));
+            }
+            boolean[] hasStates = new boolean[tasks];
+            for (int i = 0; i < m.taskStates().size(); i++) {
+                hasStates[m.taskStates().owner(i)] = true;
+            }
+            boolean[] hasIrqs = new boolean[cores];
+            for (int i = 0; i < m.irqs().size(); i++) {
+                hasIrqs[m.irqs().owner(i)] = true;
+            }
+            int[] home = homes(m);
+            rows.add(new Row(0, Kind.BOARD, "board", -1, 0, -1, -1, 0));
+            for (int t = 0; t < m.traceNames().size(); t++) {
+                List<Integer> cs = new ArrayList<>();
+                for (int c = 0; c < cores; c++) {
+                    if (m.cores().get(c).trace() == t) {
+                        cs.add(c);
+                    }
+                }
+                int parent = 0;
+                int level = 1;
+                if (!(cs.size() == 1 && m.cores().get(cs.getFirst()).name().equals(m.traceNames().get(t)))) {
+                    parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
+                    level = 2;
+                }
+                String prefix = m.traceNames().get(t) + "/";
+                for (int c : cs) {
+                    // under its trace's row, a core is named without the trace: cpu0
+                    String name = m.cores().get(c).name();
+                    if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
+                        name = name.substring(prefix.length());
+                    }
+                    int cr = add(Kind.CORE, name, parent, level, c, -1, 0);
+                    coreRow[c] = cr;
+                    if (hasIrqs[c]) {
+                        irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);
+                    }
+                    for (int k = 0; k < tasks; k++) {
+                        StateModel.Task task = m.tasks().get(k);
+                        // an idle task has a row only for its calls (work done in interrupts while the core idled)
+                        if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
+                            continue;
+                        }
+                        taskRow[k] = add(Kind.TASK, task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""), cr,
+                            level + 1, c, k, 0);
+                        depthRow[k] = new int[maxDepth[k] + 1];
+                        for (int d = 0; d <= maxDepth[k]; d++) {
+                            depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
+                        }
+                    }
+                }
+                // the trace's row, or its one core's when the trace has no row of its own
+                traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
+            }
+        }
+
+        int callRow(int task, int depth) {
+            return depthRow[task][depth];
+        }
+
+        private int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
+            rows.add(new Row(rows.size(), kind, name, parent, level, core, task, depth));
+            return rows.size() - 1;
+        }
+
+        /**
+         * The core each task is shown under: where it ran longest; for a task whose scheduling is
+         * not traced, the core of most of its messages; else its trace's first core.
+         */
+        private static int[] homes(StateModel m) {
+            int tasks = m.tasks().size();
+            Map<Long, Long> time = new HashMap<>();
+            for (int i = 0; i < m.runs().size(); i++) {
+                time.merge(((long) m.runs().subject(i) << 32) | m.runs().owner(i), m.runs().duration(i), Long::sum);
+            }
+            MessageTable msg = m.messages();
+            for (int i = 0; i < msg.size(); i++) {
+                if (msg.sendTask(i) >= 0 && msg.sendCore(i) >= 0) {
+                    time.merge(((long) msg.sendTask(i) << 32) | msg.sendCore(i), 0L, Long::sum);
+                }
+            }
+            int[] home = new int[tasks];
+            long[] best = new long[tasks];
+            Arrays.fill(home, -1);
+            Arrays.fill(best, -1);
+            for (var e : time.entrySet()) {
+                int task = (int) (e.getKey() >>> 32);
+                int core = (int) (long) e.getKey();
+                if (e.getValue() > best[task]) {
+                    best[task] = e.getValue();
+                    home[task] = core;
+                }
+            }
+            for (int k = 0; k < tasks; k++) {
+                if (home[k] < 0) {
+                    int trace = m.tasks().get(k).trace();
+                    for (int c = 0; c < m.cores().size(); c++) {
+                        if (m.cores().get(c).trace() == trace) {
+                            home[k] = c;
+                            break;
+                        }
+                    }
+                }
+            }
+            return home;
+        }
+    }
+}

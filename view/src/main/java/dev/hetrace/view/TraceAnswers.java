@@ -1,0 +1,129 @@
+package dev.hetrace.view;
+
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.PatternSearch;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.Statistics;
+import dev.hetrace.analysis.index.DiagnosisTables;
+import dev.hetrace.analysis.index.RangeQueries;
+import dev.hetrace.analysis.index.TraceIndex;
+import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the viewer answers that its timeline does not hold: the statistics, the pattern search
+ * and the diagnosis. From the trace set's store, its index ({@link #of(TraceIndex)}: SQL over its
+ * tables, the traces never read again), or, when nothing is kept ({@code --no-cache}, a demo),
+ * from the state model and the traces in memory ({@link #of(StateModel, StateBuilder.Input)}).
+ * Both give the same answers ({@code RangeQueriesTest}).
+ */
+public interface TraceAnswers extends AutoCloseable {
+    /** The statistics of [begin, end] (ns on the reference clock); {@code whole}: that is the whole span. */
+    Statistics.Table statistics(long begin, long end, boolean whole) throws IOException;
+
+    /** The pattern search of {@code spec} over every event. */
+    PatternSearch.Result pattern(PatternSearch.Spec spec) throws IOException;
+
+    /** The diagnosis ({@code hetrace diagnose}), with its {@code longest} longest outliers. */
+    DiagnosisTables.Rows diagnosis(int longest) throws IOException;
+
+    /** The diagnosis itself, with the model it refers to: only of the answers of a model (null otherwise). */
+    default Diagnosis.Report report() {
+        return null;
+    }
+
+    @Override
+    void close();
+
+    /** The answers of the index (one connection; a request at a time). */
+    static TraceAnswers of(TraceIndex index) throws IOException {
+        RangeQueries q;
+        try {
+            q = new RangeQueries(index);
+        } catch (SQLException e) {
+            throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+        }
+        return new TraceAnswers() {
+            @Override
+            public synchronized Statistics.Table statistics(long begin, long end, boolean whole) throws IOException {
+                try {
+                    return q.statistics(begin, end, whole);
+                } catch (SQLException e) {
+                    throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+                }
+            }
+
+            @Override
+            public synchronized PatternSearch.Result pattern(PatternSearch.Spec spec) throws IOException {
+                try {
+                    return q.pattern(spec);
+                } catch (SQLException e) {
+                    throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+                }
+            }
+
+            @Override
+            public synchronized DiagnosisTables.Rows diagnosis(int longest) throws IOException {
+                try {
+                    return q.diagnosis(longest);
+                } catch (SQLException e) {
+                    throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+                }
+            }
+
+            @Override
+            public synchronized void close() {
+                try {
+                    q.close();
+                } catch (SQLException e) {
+                    // closing a read-only connection: nothing to lose
+                }
+            }
+        };
+    }
+
+    /**
+     * The answers of a state model and its traces, read again for each pattern search (null: no
+     * pattern search); the diagnosis is under way from here on (it takes a while on big boards:
+     * meanwhile the first views are drawn).
+     */
+    static TraceAnswers of(StateModel model, StateBuilder.Input input) {
+        CompletableFuture<Diagnosis.Report> diagnosis = CompletableFuture.supplyAsync(() -> Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        return new TraceAnswers() {
+            @Override
+            public DiagnosisTables.Rows diagnosis(int longest) {
+                return DiagnosisTables.of(diagnosis.join(), model, longest);
+            }
+
+            @Override
+            public Diagnosis.Report report() {
+                return diagnosis.join();
+            }
+
+            @Override
+            public Statistics.Table statistics(long begin, long end, boolean whole) {
+                return Statistics.of(model, begin, end);
+            }
+
+            @Override
+            public PatternSearch.Result pattern(PatternSearch.Spec spec) throws IOException {
+                if (input == null) {
+                    throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
+                }
+                try {
+                    return PatternSearch.run(input, spec, w -> { });
+                } catch (MetadataException | StreamDecodingException e) {
+                    throw new IOException(e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}
