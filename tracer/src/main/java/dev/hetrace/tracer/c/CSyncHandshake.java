@@ -40,7 +40,7 @@ public final class CSyncHandshake {
         String ccDoc = "";
         if (d.eventRecordCommonContext().isPresent() && !d.eventRecordCommonContext().get().members().isEmpty()) {
             for (Member m : d.eventRecordCommonContext().get().members()) {
-                String t = CTracer.cType(m.type(), false);
+                String t = TracerApi.cType(m.type(), false);
                 ccDecls.append(",\n\t").append(t).append(t.endsWith("*") ? "" : " ").append("cc_").append(m.name());
                 ccNames.append(", cc_").append(m.name());
             }

@@ -182,7 +182,7 @@ public final class LinuxFilePlatform {
             case FieldType.StaticArrayType a -> zeroArray(a.element(), a.length(), name, decls);
             case FieldType.DynamicArrayType a -> zeroArray(a.element(), 1, name, decls);
             case FieldType.StructureType s -> throw new IllegalArgumentException("a structure is not a parameter");
-            default -> "(" + CTracer.cType(ft, false) + ") 0";
+            default -> "(" + TracerApi.cType(ft, false) + ") 0";
         };
     }
 
@@ -191,7 +191,7 @@ public final class LinuxFilePlatform {
         for (long i = 0; i < length; i++) {
             init.append(i == 0 ? "" : ", ").append(zero(element, name + "_" + i, decls));
         }
-        decls.append("\tstatic ").append(CTracer.cType(element, true)).append(' ').append(name).append('[')
+        decls.append("\tstatic ").append(TracerApi.cType(element, true)).append(' ').append(name).append('[')
             .append(Math.max(1, length)).append("] = {").append(length == 0 ? "0" : init).append("};\n");
         return name;
     }

@@ -56,7 +56,7 @@ final class PlatformParts {
         StringBuilder args = new StringBuilder();
         StringBuilder decls = new StringBuilder();
         for (Member m : d.packetContext().members()) {
-            if (!CTracer.PC_FEATURE_MEMBERS.contains(m.name())) {
+            if (!TracerApi.PC_FEATURE_MEMBERS.contains(m.name())) {
                 args.append(", ").append(LinuxFilePlatform.zero(m.type(), "pc_" + m.name(), decls));
             }
         }
