@@ -2,6 +2,7 @@ package dev.hetrace.tracer.config;
 
 import static dev.hetrace.tracer.config.V2Converter.with;
 
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.tracer.config.Configuration.ByteOrder;
 import dev.hetrace.tracer.config.Configuration.ClockType;
 import dev.hetrace.tracer.config.Configuration.CodeGenerationOptions;
@@ -79,7 +80,7 @@ final class ModelReader {
     private static void checkPrefix(YamlNode at, String value, List<Object> path, Pattern valid, String what)
             throws ConfigException {
         if (value != null && !valid.matcher(value).matches()) {
-            throw error(at, path, "not " + what + ": `" + dev.hetrace.ctf.text.TerminalText.escape(value) + "`");
+            throw error(at, path, "not " + what + ": `" + TerminalText.escape(value) + "`");
         }
     }
 
@@ -360,7 +361,7 @@ final class ModelReader {
             if (given != null && !C_TYPE.matcher(cType).matches()) {
                 // pasted into the generated C: only a type name, never code, a comment or a directive
                 throw error(given, with(TRACE_TYPE, "clock-types", ct.name(), "$c-type"), "not a C type name: `"
-                    + dev.hetrace.ctf.text.TerminalText.escape(cType) + "` (identifiers, `struct`/`union`/`enum` NAME,"
+                    + TerminalText.escape(cType) + "` (identifiers, `struct`/`union`/`enum` NAME,"
                     + " `const`, `volatile`, `signed`, `unsigned` and `*` only)");
             }
             cTypes.put(ct.name(), cType);
