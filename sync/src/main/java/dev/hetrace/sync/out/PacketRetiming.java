@@ -1,12 +1,12 @@
 package dev.hetrace.sync.out;
 
 import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.ClockFields;
 import dev.hetrace.ctf.decode.ClockFields.ClockField;
 import dev.hetrace.ctf.decode.Node;
-import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
