@@ -3,7 +3,9 @@ package dev.hetrace.sim;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 
 /**
@@ -60,7 +62,7 @@ final class Board {
             long jumpAt = ClockModel.NEVER;
             double jumpDrift = 0;
             int slave = i;
-            java.util.Optional<Fault> jump = config.faults().stream()
+            Optional<Fault> jump = config.faults().stream()
                 .filter(f -> f instanceof Fault.DriftJump d && d.slave() == slave).findFirst();
             if (jump.isPresent()) {
                 jumpAt = jump.get().atNanos() >= 0 ? jump.get().atNanos() : duration / 2;
@@ -79,7 +81,7 @@ final class Board {
             truth.core(new GroundTruth.CoreTruth(core.name, core.id, epiphany ? "epiphany-ecore" : "c66x-dsp", clock));
             if (jumpAt != ClockModel.NEVER) {
                 truth.fault(new GroundTruth.FaultTruth("drift-jump", List.of(core.name), jumpAt, String.format(
-                    java.util.Locale.ROOT, "the clock's drift changes from %.3f ppm to %.3f ppm", drift, jumpDrift)));
+                    Locale.ROOT, "the clock's drift changes from %.3f ppm to %.3f ppm", drift, jumpDrift)));
             }
         }
         mailboxRequest = new int[config.slaves()];

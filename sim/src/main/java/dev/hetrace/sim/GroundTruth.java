@@ -1,5 +1,6 @@
 package dev.hetrace.sim;
 
+import dev.hetrace.ctf.text.JsonText;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -86,7 +88,7 @@ public final class GroundTruth {
 
     /** The symbol table as {@code StateModel.symbolize} takes it: {@code 0x} and lowercase hex address to name. */
     public Map<String, String> symbolNames() {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         symbols.forEach((name, addr) -> out.put("0x" + Long.toHexString(addr), name));
         return out;
     }
@@ -200,6 +202,6 @@ public final class GroundTruth {
     }
 
     private static String str(String s) {
-        return dev.hetrace.ctf.text.JsonText.quote(s);
+        return JsonText.quote(s);
     }
 }

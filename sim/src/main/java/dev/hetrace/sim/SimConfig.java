@@ -1,6 +1,7 @@
 package dev.hetrace.sim;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What to simulate: the board, the workload, the faults and the tracing parameters. The
@@ -48,14 +49,14 @@ public record SimConfig(int slaves, long seed, List<Fault> faults, int images, l
             if (f.atNanos() < 0) {
                 continue;
             }
-            String named = String.format(java.util.Locale.ROOT, "--inject %s:%s@%.3fs", f.kind(), String.join(",",
+            String named = String.format(Locale.ROOT, "--inject %s:%s@%.3fs", f.kind(), String.join(",",
                 f.slaves().stream().map(i -> "dsp" + i).toList()), f.atNanos() / 1e9);
             if (f.atNanos() >= end) {
-                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "%s: after the end of the run (%.3f s)", named, end / 1e9));
             }
             if (f instanceof Fault.Hang && f.atNanos() > (images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) {
-                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "%s: no image arrives from then on (the last at %.3f s)", named,
                     ((images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) / 1e9));
             }

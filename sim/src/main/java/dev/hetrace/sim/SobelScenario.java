@@ -1,6 +1,7 @@
 package dev.hetrace.sim;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ final class SobelScenario {
     }
 
     private List<Step> masterImage(int k, MessageQueue ctrl, MessageQueue[] work) {
-        List<Step> s = new java.util.ArrayList<>();
+        List<Step> s = new ArrayList<>();
         s.add(new Step.Enter("wait_image"));
         s.add(new Step.Until(imageArrival(k)));
         s.add(new Step.Exit("wait_image"));
@@ -124,7 +125,7 @@ final class SobelScenario {
         boolean hangs = config.faults().stream().anyMatch(f -> f instanceof Fault.Hang h && h.slave() == slave
             && hangImage(h) == k);
         long work = Math.max(TILES, (long) (part * (1 + 0.005 * board.random.nextDouble(-1, 1))));
-        List<Step> s = new java.util.ArrayList<>();
+        List<Step> s = new ArrayList<>();
         s.add(new Step.Get(mine));
         s.add(new Step.Enter(FILTER));
         for (int t = 0; t < TILES; t++) {
@@ -157,7 +158,7 @@ final class SobelScenario {
             MessageQueue next = cores.size() > 1 ? inbox[(i + 1) % cores.size()] : null;
             MessageQueue own = inbox[i];
             cores.get(i).addTask("intruder", 5, steps(k -> {
-                List<Step> s = new java.util.ArrayList<>();
+                List<Step> s = new ArrayList<>();
                 if (k == 0) {
                     s.add(new Step.Until(start));
                 }

@@ -1,5 +1,7 @@
 package dev.hetrace.sim;
 
+import java.util.ArrayDeque;
+
 /** A task of a simulated core: a name, a fixed priority, and a program of {@link Step}s. */
 final class Task {
     /** The program of a task, asked for one step at a time. */
@@ -26,7 +28,7 @@ final class Task {
     record Call(String func, long entered) {}
 
     /** Functions entered and not left, innermost first. */
-    final java.util.ArrayDeque<Call> calls = new java.util.ArrayDeque<>();
+    final ArrayDeque<Call> calls = new ArrayDeque<>();
 
     Task(String name, int priority, Program program) {
         this.name = name;

@@ -1,13 +1,19 @@
 package dev.hetrace.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
 import dev.hetrace.sim.GroundTruth.Interval;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,7 +45,7 @@ class SimSobelTest {
             Set<Long> own = r.truth().queues().stream().filter(q -> q.core().equals(core)).map(q -> (long) q.id())
                 .collect(Collectors.toSet());
             assertThat(own).isNotEmpty();
-            try (dev.hetrace.ctf.api.CtfReader reader = dev.hetrace.ctf.api.CtfReader.open(dsp)) {
+            try (CtfReader reader = CtfReader.open(dsp)) {
                 while (reader.next()) {
                     if (reader.event().name().equals("msgq_get")) {
                         assertThat(own).contains(reader.event().getLong("queue"));
@@ -47,7 +53,7 @@ class SimSobelTest {
                 }
             }
         }
-        assertThat(java.nio.file.Files.readString(r.groundTruthFile()))
+        assertThat(Files.readString(r.groundTruthFile()))
             .contains("{\"id\": 1, \"core\": \"master\", \"name\": \"alloc_reply\"}");
     }
 
@@ -94,11 +100,11 @@ class SimSobelTest {
     void theMastersFunctionsAreTracedByAddressAtTheirTrueTimes() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(7), dir.resolve("board"));
         long addr = r.truth().symbols().get("process_image");
-        List<Long> entries = new java.util.ArrayList<>();
-        List<Long> exits = new java.util.ArrayList<>();
-        try (dev.hetrace.ctf.api.CtfReader reader = dev.hetrace.ctf.api.CtfReader.open(r.master())) {
+        List<Long> entries = new ArrayList<>();
+        List<Long> exits = new ArrayList<>();
+        try (CtfReader reader = CtfReader.open(r.master())) {
             while (reader.next()) {
-                dev.hetrace.ctf.api.Event e = reader.event();
+                Event e = reader.event();
                 if (e.name().startsWith("lttng_ust_cyg_profile:func_") && e.getLong("addr") == addr) {
                     (e.name().endsWith("entry") ? entries : exits).add(e.timeNanos());
                 }
@@ -183,9 +189,9 @@ class SimSobelTest {
             Fault.parse("drift-jump:dsp5@600ms", 8, SimSobelTest::ms)));
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         assertThat(r.truth().faults()).extracting(GroundTruth.FaultTruth::kind, GroundTruth.FaultTruth::atNanos)
-            .contains(org.assertj.core.groups.Tuple.tuple("preempt", 700_000_000L),
-                org.assertj.core.groups.Tuple.tuple("crash", 1_500_000_000L),
-                org.assertj.core.groups.Tuple.tuple("drift-jump", 600_000_000L));
+            .contains(Tuple.tuple("preempt", 700_000_000L),
+                Tuple.tuple("crash", 1_500_000_000L),
+                Tuple.tuple("drift-jump", 600_000_000L));
         assertThat(r.truth().core("dsp5").clock().jumpAtNanos()).isEqualTo(600_000_000L);
         // images arrive at 1, 401, 801, 1201 ms...: dsp1 is preempted from the third image on
         List<Interval> dsp1 = r.truth().calls("dsp1", FILTER_NAME);
@@ -199,27 +205,27 @@ class SimSobelTest {
 
     @Test
     void aFaultTimeOutsideTheRunIsRefused() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
+        assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
                 Fault.parse("crash:dsp3@3000ms", 8, SimSobelTest::ms))))
             .hasMessage("--inject crash:dsp3@3.000s: after the end of the run (2.500 s)");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
+        assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
                 Fault.parse("hang:dsp3@2000ms", 8, SimSobelTest::ms))))
             .hasMessage("--inject hang:dsp3@2.000s: no image arrives from then on (the last at 1.601 s)");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash:dsp3@soon", 8, SimSobelTest::ms))
+        assertThatThrownBy(() -> Fault.parse("crash:dsp3@soon", 8, SimSobelTest::ms))
             .hasMessage("--inject crash:dsp3@soon: 'soon' is not a time (e.g. 500ms, 1.5s)");
     }
 
     @Test
     void badFaultSpecsAreOneClearLine() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("preempt:dsp9", 8))
+        assertThatThrownBy(() -> Fault.parse("preempt:dsp9", 8))
             .hasMessage("--inject preempt:dsp9: the board has no dsp9 (dsp0 to dsp7)");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("melt:dsp1", 8))
+        assertThatThrownBy(() -> Fault.parse("melt:dsp1", 8))
             .hasMessageStartingWith("--inject melt:dsp1: unknown fault 'melt'");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("hang:dsp1,dsp2", 8))
+        assertThatThrownBy(() -> Fault.parse("hang:dsp1,dsp2", 8))
             .hasMessageContaining("hang takes one core");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash", 8))
+        assertThatThrownBy(() -> Fault.parse("crash", 8))
             .hasMessageContaining("expected KIND:CORES");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Fault.parse("crash:arm0", 8))
+        assertThatThrownBy(() -> Fault.parse("crash:arm0", 8))
             .hasMessageContaining("'arm0' is not a slave core");
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -44,7 +45,7 @@ public final class MatchRules {
      * The rules used when none are given: hetrace's sync handshake and TCP, which cost nothing on
      * traces that have neither.
      */
-    public static final List<MatchRule> DEFAULT = java.util.stream.Stream.concat(HETRACE_SYNC.stream(),
+    public static final List<MatchRule> DEFAULT = Stream.concat(HETRACE_SYNC.stream(),
         TCP_RULES.stream()).toList();
 
     /** What {@code --match} accepts, for help texts. */

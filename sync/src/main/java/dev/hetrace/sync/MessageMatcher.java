@@ -1,9 +1,12 @@
 package dev.hetrace.sync;
 
 import dev.hetrace.ctf.api.Event;
+import dev.hetrace.ctf.api.FieldNotFoundException;
 import dev.hetrace.ctf.api.FieldTypeException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -47,7 +50,7 @@ public final class MessageMatcher {
             this.fields = new Event.Field[keys.size()][];
             for (int i = 0; i < keys.size(); i++) {
                 this.keys[i] = keys.get(i).split("\\|");
-                this.fields[i] = java.util.Arrays.stream(this.keys[i]).map(Event::field).toArray(Event.Field[]::new);
+                this.fields[i] = Arrays.stream(this.keys[i]).map(Event::field).toArray(Event.Field[]::new);
             }
         }
     }
@@ -128,7 +131,7 @@ public final class MessageMatcher {
     public static final class Keys {
         private final Map<String, List<Role>> byEvent = new HashMap<>();
         /** byEvent by the identity of the reader's name strings (one per event class): no hashing of names per event. */
-        private final java.util.IdentityHashMap<String, List<Role>> byName = new java.util.IdentityHashMap<>();
+        private final IdentityHashMap<String, List<Role>> byName = new IdentityHashMap<>();
 
         Keys(List<MatchRule> rules) {
             for (int r = 0; r < rules.size(); r++) {
@@ -189,7 +192,7 @@ public final class MessageMatcher {
                     } catch (FieldTypeException notAnInteger) {
                         role.text[k] = true;
                         v = stringHash(e.getString(path));
-                    } catch (dev.hetrace.ctf.api.FieldNotFoundException missing) {
+                    } catch (FieldNotFoundException missing) {
                         role.mayMiss[k] = true;
                         complete = false;
                         break;

@@ -1,5 +1,7 @@
 package dev.hetrace.sync;
 
+import java.util.Locale;
+
 /** How well two traces' clocks are related by their matches. */
 public enum SyncQuality {
     /**
@@ -20,6 +22,6 @@ public enum SyncQuality {
 
     /** The name the CLI and JSON use. */
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

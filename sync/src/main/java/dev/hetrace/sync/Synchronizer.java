@@ -1,6 +1,5 @@
 package dev.hetrace.sync;
 
-import dev.hetrace.ctf.IndexHeap;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.StreamDecodingException;
@@ -12,9 +11,11 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.PriorityQueue;
+import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * Puts several traces on one clock: matches their messages, relates each pair of traces that
@@ -24,10 +25,6 @@ import java.util.function.Consumer;
  * connects to the reference are reported as such, never guessed.
  */
 public final class Synchronizer {
-    /** Accumulated-error weights of pairs without a finite accuracy: used only when nothing better connects. */
-    private static final double APPROXIMATE_WEIGHT = 1e15;
-    private static final double INCOMPLETE_WEIGHT = 1e16;
-
     private Synchronizer() {}
 
     /** Told how far a long synchronization is, about once per million events read. */
@@ -74,7 +71,7 @@ public final class Synchronizer {
             }
             long seen = rules.stream().mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives()).sum();
             return Optional.of(seen == 0 ? "the traces have none of the events the match rules name ("
-                + String.join(", ", rules.stream().flatMap(r -> java.util.stream.Stream.of(r.rule().sendEvent(),
+                + String.join(", ", rules.stream().flatMap(r -> Stream.of(r.rule().sendEvent(),
                     r.rule().receiveEvent())).distinct().toList()) + "): say which events are messages with --match"
                 : "no message matched between it and the other traces (say which events are messages with --match)");
         }
@@ -129,23 +126,23 @@ public final class Synchronizer {
         }
 
         public long send(int i) {
-            return rows[4 * java.util.Objects.checkIndex(i, size)];
+            return rows[4 * Objects.checkIndex(i, size)];
         }
 
         public long receive(int i) {
-            return rows[4 * java.util.Objects.checkIndex(i, size) + 1];
+            return rows[4 * Objects.checkIndex(i, size) + 1];
         }
 
         public int from(int i) {
-            return (int) (rows[4 * java.util.Objects.checkIndex(i, size) + 2] >>> 32);
+            return (int) (rows[4 * Objects.checkIndex(i, size) + 2] >>> 32);
         }
 
         public int to(int i) {
-            return (int) rows[4 * java.util.Objects.checkIndex(i, size) + 2];
+            return (int) rows[4 * Objects.checkIndex(i, size) + 2];
         }
 
         public int rule(int i) {
-            return (int) rows[4 * java.util.Objects.checkIndex(i, size) + 3];
+            return (int) rows[4 * Objects.checkIndex(i, size) + 3];
         }
     }
 
@@ -231,7 +228,7 @@ public final class Synchronizer {
             sampleTrace(traces.get(i), i, sampler);
         }
         return synchronize(traces, options, progress, keepMatches, sample,
-            (matcher, order, first, last, pass) -> merged(traces, order, matcher, first, last,
+            (matcher, order, first, last, pass) -> MessagePass.merged(traces, order, matcher, first, last,
                 pass == 1 ? warnings : w -> { }, (events, matched) -> progress.update(pass, events, matched)));
     }
 
@@ -300,12 +297,12 @@ public final class Synchronizer {
             }
         }
         return synchronize(traces, options, Progress.NONE, true, sample, (matcher, order, first, last, pass) -> {
-            Source[] sources = new Source[n];
+            MessagePass.Source[] sources = new MessagePass.Source[n];
             for (int i = 0; i < n; i++) {
                 Found f = found.get(i);
                 first[i] = Math.min(first[i], f.first);
                 last[i] = Math.max(last[i], f.last);
-                sources[i] = new Source() {
+                sources[i] = new MessagePass.Source() {
                     int at = -1;
 
                     @Override
@@ -335,7 +332,7 @@ public final class Synchronizer {
                 };
             }
             try {
-                merge(sources, order, matcher, () -> 0, (events, matched) -> { });
+                MessagePass.merge(sources, order, matcher, () -> 0, (events, matched) -> { });
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e); // records in memory: nothing waits
             }
@@ -347,19 +344,6 @@ public final class Synchronizer {
     private interface Pass {
         void run(MessageMatcher matcher, PiecewiseMap[] order, long[] first, long[] last, int pass)
             throws IOException, MetadataException, StreamDecodingException;
-    }
-
-    /** One trace's sends and receives, in its order. */
-    private interface Source {
-        boolean next() throws InterruptedException;
-
-        long time();
-
-        int role();
-
-        long h1();
-
-        long h2();
     }
 
     private static Report synchronize(List<Path> traces, Options options, Progress progress, boolean keepMatches,
@@ -377,7 +361,7 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             clocks[i] = TraceClock.of(traces.get(i));
         }
-        TraceSync[] rough = tree(traces, reference, sameClock(results(sample, method, null, null), clocks));
+        TraceSync[] rough = ReferenceTree.tree(traces, reference, sameClock(results(sample, method, null, null), clocks));
         PiecewiseMap[] order = new PiecewiseMap[n];
         for (int i = 0; i < n; i++) {
             order[i] = rough[i].map();
@@ -421,7 +405,7 @@ public final class Synchronizer {
             pairs = piecewise;
         }
         pairs = sameClock(pairs, clocks);
-        TraceSync[] out = tree(traces, reference, pairs);
+        TraceSync[] out = ReferenceTree.tree(traces, reference, pairs);
 
         // messages the transforms make acausal: none if no hull vertex is (the usual case); else count them
         long[] violations = new long[n];
@@ -506,7 +490,7 @@ public final class Synchronizer {
                 }
             }
         }
-        Map<Long, PairSync> byKey = new java.util.TreeMap<>();
+        Map<Long, PairSync> byKey = new TreeMap<>();
         for (PairSync p : pairs) {
             byKey.put(pairKey(p.reference(), p.other()), p);
         }
@@ -546,275 +530,7 @@ public final class Synchronizer {
         return pairs;
     }
 
-    /**
-     * Reads every trace once, all at a time: one thread per trace decodes its events and finds
-     * the sends and receives in them (the costly part), and this thread matches them, always
-     * taking next the one that comes first on the (estimated) reference clock, so that a
-     * message's two halves meet soon. The threads hand over small batches through bounded
-     * queues: memory does not grow with the traces.
-     */
-    private static void merged(List<Path> traces, PiecewiseMap[] order, MessageMatcher matcher, long[] first,
-                               long[] last, Consumer<String> warnings, java.util.function.BiConsumer<Long, Long> progress)
-            throws IOException, MetadataException, StreamDecodingException {
-        int n = traces.size();
-        Extractor[] ex = new Extractor[n];
-        Thread[] threads = new Thread[n];
-        Consumer<String> shared = w -> {
-            synchronized (warnings) {
-                warnings.accept(w);
-            }
-        };
-        try {
-            for (int i = 0; i < n; i++) {
-                ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
-                threads[i] = Thread.ofVirtual().name("hetrace-sync-" + i).start(ex[i]);
-            }
-            merge(ex, order, matcher, () -> {
-                long events = 0;
-                for (Extractor e : ex) {
-                    events += e.events;
-                }
-                return events;
-            }, progress);
-            for (int i = 0; i < n; i++) {
-                threads[i].join();
-                ex[i].rethrow();
-                first[i] = Math.min(first[i], ex[i].first);
-                last[i] = Math.max(last[i], ex[i].last);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading the traces", e);
-        } finally {
-            for (Thread t : threads) {
-                if (t != null && t.isAlive()) {
-                    t.interrupt();
-                }
-            }
-        }
-    }
-
-    /**
-     * Offers every source's records to the matcher, always the one that comes first on the
-     * (estimated) reference clock next, so that a message's two halves meet soon.
-     */
-    private static void merge(Source[] sources, PiecewiseMap[] order, MessageMatcher matcher,
-                              java.util.function.LongSupplier events, java.util.function.BiConsumer<Long, Long> progress)
-            throws InterruptedException {
-        int n = sources.length;
-        long[] keys = new long[n];
-        IndexHeap heap = new IndexHeap(n, keys);
-        for (int i = 0; i < n; i++) {
-            if (sources[i].next()) {
-                keys[i] = order[i].apply(sources[i].time());
-                heap.push(i);
-            }
-        }
-        long records = 0;
-        while (heap.size() > 0) {
-            int i = heap.peek();
-            Source x = sources[i];
-            matcher.offer(i, x.role(), x.h1(), x.h2(), x.time());
-            if ((++records & 0x3ffff) == 0) {
-                progress.accept(events.getAsLong(), matcher.matched());
-            }
-            if (x.next()) {
-                keys[i] = order[i].apply(x.time());
-                heap.topChanged();
-            } else {
-                heap.pop();
-            }
-        }
-    }
-
-    /** One trace's sends and receives, found by a thread of their own and handed over in batches. */
-    private static final class Extractor implements Runnable, Source {
-        private static final int BATCH = 512;
-        private static final long[] END = new long[0];
-
-        private final Path trace;
-        private final MessageMatcher.Keys keys;
-        private final Consumer<String> warnings;
-        private final java.util.concurrent.ArrayBlockingQueue<long[]> queue = new java.util.concurrent.ArrayBlockingQueue<>(2);
-        private volatile Throwable failure;
-        volatile long events;
-        volatile long first = Long.MAX_VALUE;
-        volatile long last = Long.MIN_VALUE;
-        // the consumer's side: the batch being read, four longs a record (time, role, h1, h2)
-        private long[] batch;
-        private int at;
-        private int count;
-
-        Extractor(Path trace, MessageMatcher.Keys keys, Consumer<String> warnings) {
-            this.trace = trace;
-            this.keys = keys;
-            this.warnings = warnings;
-        }
-
-        @Override
-        public void run() {
-            // the reader's warnings mostly name their trace already (metadata, clocks): not twice
-            try (CtfReader reader = CtfReader.open(List.of(trace),
-                    w -> warnings.accept(w.startsWith(trace.toString()) ? w : trace + ": " + w))) {
-                long[] out = new long[4 * BATCH + 1];
-                int k = 0;
-                long[] found = new long[48];
-                long seen = 0;
-                long lo = Long.MAX_VALUE;
-                long hi = Long.MIN_VALUE;
-                while (reader.next()) {
-                    Event e = reader.event();
-                    if ((++seen & 0xffff) == 0) {
-                        events = seen;
-                    }
-                    if (!e.hasTime()) {
-                        continue;
-                    }
-                    long t = e.timeNanos();
-                    lo = Math.min(lo, t);
-                    hi = Math.max(hi, t);
-                    int m = keys.of(e, found);
-                    for (int j = 0; j < m; j++) {
-                        out[4 * k] = t;
-                        out[4 * k + 1] = found[3 * j];
-                        out[4 * k + 2] = found[3 * j + 1];
-                        out[4 * k + 3] = found[3 * j + 2];
-                        if (++k == BATCH) {
-                            out[4 * BATCH] = k;
-                            queue.put(out);
-                            out = new long[4 * BATCH + 1];
-                            k = 0;
-                        }
-                    }
-                }
-                events = seen;
-                first = lo;
-                last = hi;
-                out[4 * BATCH] = k;
-                queue.put(out);
-            } catch (InterruptedException e) {
-                return; // the reading was given up
-            } catch (Throwable t) {
-                failure = t;
-            }
-            try {
-                queue.put(END);
-            } catch (InterruptedException ignored) {
-                // given up
-            }
-        }
-
-        /** Moves to the next record; false at the end of the trace. */
-        @Override
-        public boolean next() throws InterruptedException {
-            at++;
-            while (batch == null || at >= count) {
-                if (batch == END) {
-                    return false;
-                }
-                batch = queue.take();
-                count = batch == END ? 0 : (int) batch[4 * BATCH];
-                at = 0;
-            }
-            return true;
-        }
-
-        @Override
-        public long time() {
-            return batch[4 * at];
-        }
-
-        @Override
-        public int role() {
-            return (int) batch[4 * at + 1];
-        }
-
-        @Override
-        public long h1() {
-            return batch[4 * at + 2];
-        }
-
-        @Override
-        public long h2() {
-            return batch[4 * at + 3];
-        }
-
-        void rethrow() throws IOException, MetadataException, StreamDecodingException {
-            dev.hetrace.ctf.api.CtfReader.rethrow(failure);
-        }
-    }
-
     private static long pairKey(int lo, int hi) {
         return ((long) lo << 32) | hi;
-    }
-
-    /** Dijkstra from the reference on accumulated error; transforms composed along the tree. */
-    private static TraceSync[] tree(List<Path> traces, int reference, List<PairSync> pairs) {
-        int n = traces.size();
-        List<List<PairSync>> adjacent = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            adjacent.add(new ArrayList<>());
-        }
-        for (PairSync p : pairs) {
-            if (usable(p.result().quality())) {
-                adjacent.get(p.reference()).add(p);
-                adjacent.get(p.other()).add(p);
-            }
-        }
-        double[] cost = new double[n];
-        Arrays.fill(cost, Double.POSITIVE_INFINITY);
-        TraceSync[] out = new TraceSync[n];
-        cost[reference] = 0;
-        out[reference] = new TraceSync(traces.get(reference), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ACCURATE,
-            reference, 0, 0, Optional.of(0L), 0);
-        boolean[] done = new boolean[n];
-        PriorityQueue<double[]> queue = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
-        queue.add(new double[] {0, reference});
-        while (!queue.isEmpty()) {
-            int u = (int) queue.poll()[1];
-            if (done[u]) {
-                continue;
-            }
-            done[u] = true;
-            for (PairSync p : adjacent.get(u)) {
-                int v = p.reference() == u ? p.other() : p.reference();
-                SyncResult r = p.result();
-                double w = switch (r.quality()) {
-                    case SAME_CLOCK -> 0;
-                    case ACCURATE -> r.accuracyNanos().orElseThrow();
-                    case APPROXIMATE -> APPROXIMATE_WEIGHT;
-                    default -> INCOMPLETE_WEIGHT;
-                };
-                if (done[v] || cost[u] + w >= cost[v]) {
-                    continue;
-                }
-                cost[v] = cost[u] + w;
-                // v's clock to u's: the pair maps other → reference
-                PiecewiseMap toParent = p.other() == v ? p.map() : p.map().inverse();
-                long out1 = p.other() == v ? r.toReference() : r.toOther();
-                long in1 = p.other() == v ? r.toOther() : r.toReference();
-                // the reference's own quality (accurate) says nothing of the pair's
-                SyncQuality q = u == reference ? r.quality() : worse(out[u].quality(), r.quality());
-                Optional<Long> accuracy = out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
-                out[v] = new TraceSync(traces.get(v), toParent.then(out[u].map()), q, u, out1, in1, accuracy, 0);
-                queue.add(new double[] {cost[v], v});
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            if (out[i] == null) {
-                out[i] = new TraceSync(traces.get(i), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ABSENT, -1, 0, 0,
-                    Optional.empty(), 0);
-            }
-        }
-        return out;
-    }
-
-    private static boolean usable(SyncQuality q) {
-        return q == SyncQuality.SAME_CLOCK || q == SyncQuality.ACCURATE || q == SyncQuality.APPROXIMATE
-            || q == SyncQuality.INCOMPLETE;
-    }
-
-    private static SyncQuality worse(SyncQuality a, SyncQuality b) {
-        return a.ordinal() >= b.ordinal() ? a : b;
     }
 }

@@ -12,6 +12,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
 
 /**
  * Ground truth: a reference clock and another clock (offset up to ±1 h, drift up to ±200 ppm, a
@@ -141,14 +142,14 @@ class ConvexHullSyncTest {
         assertThat(tightest).isLessThanOrEqualTo(1);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void noMessageIsAbsent() {
         SyncResult result = new ConvexHullSync().result(Method.BISECTOR);
         assertThat(result.quality()).isEqualTo(SyncQuality.ABSENT);
         assertThat(result.transform()).isEqualTo(ClockTransform.IDENTITY);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void symmetricExchangesGiveTheExactOffsetAndTheLatencyAsAccuracy() {
         // the other clock is 1 s behind; every message takes 1 µs; ping-pongs at 0, 10 and 20 s
         ConvexHullSync sync = new ConvexHullSync();

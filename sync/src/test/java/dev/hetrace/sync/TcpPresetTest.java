@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.write.CtfWriter;
 import dev.hetrace.ctf.write.StreamWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -210,7 +211,7 @@ class TcpPresetTest {
         // the layout is real CTF: babeltrace2 reads the TCP header through both variants
         if (Required.hasBabeltrace2()) {
             Process bt = new ProcessBuilder("babeltrace2", traces.get(0).toString()).redirectErrorStream(true).start();
-            String text = new String(bt.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String text = new String(bt.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(bt.waitFor()).as(text).isZero();
             assertThat(text).contains("transport_header = { { source_port = 443, dest_port = 51234, seq = 1000, ack_seq = 77,");
         }

@@ -5,6 +5,8 @@ import dev.hetrace.sync.ClockTransform;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The clock block that makes readers compute a linear transform of a clock's times by
@@ -73,8 +75,8 @@ public record ClockFit(String clock, long frequency, long offsetSeconds, long of
     }
 
     /** The attributes of the clock block that change, as TSDL text, in the order they are written. */
-    public java.util.Map<String, String> attributes() {
-        java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
+    public Map<String, String> attributes() {
+        Map<String, String> a = new LinkedHashMap<>();
         a.put("freq", Long.toString(frequency));
         a.put("offset_s", Long.toString(offsetSeconds));
         a.put("offset", Long.toString(offsetCycles));

@@ -12,7 +12,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,7 +54,7 @@ final class MetadataClocks {
         String text = order == null ? new String(original, StandardCharsets.UTF_8) : MetadataReader.text(original);
         String rewritten = isCtf2(text) ? rewriteJson(text, fits) : rewriteText(text, fits);
         byte[] edited = rewritten.getBytes(StandardCharsets.UTF_8);
-        return order == null ? edited : packetize(edited, java.util.Arrays.copyOfRange(original, 4, 20), order);
+        return order == null ? edited : packetize(edited, Arrays.copyOfRange(original, 4, 20), order);
     }
 
     /** Whether (depacketized) metadata text is CTF 2: a JSON text sequence, starting with a record separator. */
@@ -278,7 +280,7 @@ final class MetadataClocks {
         Map<String, String> wanted = name == null ? null : fits.get(name);
         if (wanted != null) {
             seen.add(name);
-            Map<String, String> values = new java.util.LinkedHashMap<>(wanted);
+            Map<String, String> values = new LinkedHashMap<>(wanted);
             for (Attribute a : attributes) {
                 String v = values.remove(a.name());
                 if (v != null) {

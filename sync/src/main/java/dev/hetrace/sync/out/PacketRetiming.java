@@ -1,20 +1,25 @@
 package dev.hetrace.sync.out;
 
 import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.ClockFields;
 import dev.hetrace.ctf.decode.ClockFields.ClockField;
 import dev.hetrace.ctf.decode.Node;
-import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.write.BitWriter;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -52,7 +57,7 @@ final class PacketRetiming {
         this.map = map;
         this.outDir = outDir;
         this.newClocks = newClocks;
-        this.packetTimes = java.nio.file.Files.isDirectory(trace.directory().resolve("index")) ? new HashMap<>() : null;
+        this.packetTimes = Files.isDirectory(trace.directory().resolve("index")) ? new HashMap<>() : null;
     }
 
     long maxErrorNanos() {
@@ -127,7 +132,7 @@ final class PacketRetiming {
                             at += ch.write(buf, at);
                         }
                     } catch (IOException e) {
-                        throw SynchronizedCopy.writing(outDir.resolve(p.file().getFileName()), e);
+                        throw CopyFiles.writing(outDir.resolve(p.file().getFileName()), e);
                     }
                 }
             }
@@ -226,13 +231,13 @@ final class PacketRetiming {
         if (packetTimes == null) {
             return written;
         }
-        try (var files = java.nio.file.Files.list(index)) {
+        try (var files = Files.list(index)) {
             for (Path idx : files.sorted().toList()) {
                 String name = idx.getFileName().toString();
-                if (!name.endsWith(".idx") || !java.nio.file.Files.isRegularFile(idx)) {
+                if (!name.endsWith(".idx") || !Files.isRegularFile(idx)) {
                     continue;
                 }
-                ByteBuffer b = ByteBuffer.wrap(java.nio.file.Files.readAllBytes(idx));
+                ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(idx));
                 if (b.remaining() < IDX_HEADER_BYTES || b.getInt(0) != IDX_MAGIC) {
                     continue;
                 }
@@ -253,11 +258,11 @@ final class PacketRetiming {
                     }
                 }
                 Path out = outDir.resolve("index").resolve(name);
-                java.nio.file.Files.createDirectories(out.getParent());
+                Files.createDirectories(out.getParent());
                 try {
-                    java.nio.file.Files.write(out, b.array());
+                    Files.write(out, b.array());
                 } catch (IOException e) {
-                    throw SynchronizedCopy.writing(out, e);
+                    throw CopyFiles.writing(out, e);
                 }
                 written.add(Path.of("index", name));
             }
@@ -272,10 +277,10 @@ final class PacketRetiming {
      * metadata file yet: its stream files are read as the trace's are grouped.
      */
     void verify(byte[] metadata) throws IOException, StreamDecodingException, SynchronizedCopyException {
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            dev.hetrace.ctf.decode.TracePlan plan = dev.hetrace.ctf.decode.TracePlan.compile(
-                dev.hetrace.ctf.metadata.MetadataReader.parse(metadata, w -> { }));
-            List<List<StreamDecoder.StreamFile>> copy = SynchronizedCopy.copyStreams(trace, outDir, arena);
+        try (Arena arena = Arena.ofConfined()) {
+            TracePlan plan = TracePlan.compile(
+                MetadataReader.parse(metadata, w -> { }));
+            List<List<StreamDecoder.StreamFile>> copy = CopyFiles.copyStreams(trace, outDir, arena);
             for (int s = 0; s < trace.streamCount(); s++) {
                 StreamDecoder a = trace.decoder(s);
                 StreamDecoder b = new StreamDecoder(plan, copy.get(s));
@@ -318,7 +323,7 @@ final class PacketRetiming {
                     throw new SynchronizedCopyException(outDir + ": the copy of stream " + s + " has more packets");
                 }
             }
-        } catch (dev.hetrace.ctf.metadata.MetadataException e) {
+        } catch (MetadataException e) {
             throw new SynchronizedCopyException(outDir + ": " + e.getMessage(), e);
         }
     }

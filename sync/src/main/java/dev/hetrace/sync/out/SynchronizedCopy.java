@@ -2,31 +2,30 @@ package dev.hetrace.sync.out;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.api.PacketInfo;
-import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
-import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.metadata.TraceClass;
 import dev.hetrace.ctf.write.Ctf2Writer;
 import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.ctf.write.TsdlWriter;
 import dev.hetrace.sync.ClockTransform;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.LongUnaryOperator;
-import java.util.stream.Stream;
 
 /**
  * Writes a copy of a trace that every CTF reader, babeltrace2 included, shows on the reference
@@ -121,7 +120,7 @@ public final class SynchronizedCopy {
      */
     public static CopyReport write(Path traceDir, ClockTransform transform, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
-        prepareOutput(traceDir, outDir);
+        CopyFiles.prepareOutput(traceDir, outDir);
         try (CtfTrace trace = open(traceDir)) {
             Method method = options.method();
             if (method != Method.PACKETS) {
@@ -140,7 +139,7 @@ public final class SynchronizedCopy {
             }
             return viaPackets(trace, transform::apply, outDir, options);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
-            deleteQuietly(outDir);
+            CopyFiles.deleteQuietly(outDir);
             throw e;
         }
     }
@@ -164,11 +163,11 @@ public final class SynchronizedCopy {
     /** Like {@link #write(Path, LongUnaryOperator, Path)}, as {@code options} say (the route is the packets). */
     public static CopyReport write(Path traceDir, LongUnaryOperator map, Path outDir, Options options)
             throws IOException, SynchronizedCopyException {
-        prepareOutput(traceDir, outDir);
+        CopyFiles.prepareOutput(traceDir, outDir);
         try (CtfTrace trace = open(traceDir)) {
             return viaPackets(trace, map, outDir, options);
         } catch (IOException | SynchronizedCopyException | RuntimeException e) {
-            deleteQuietly(outDir);
+            CopyFiles.deleteQuietly(outDir);
             throw e;
         }
     }
@@ -178,7 +177,7 @@ public final class SynchronizedCopy {
     private static CopyReport viaMetadata(CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error,
                                           Options options) throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
-        List<Path> written = copyTree(src, outDir, p -> !p.toString().equals("metadata"));
+        List<Path> written = CopyFiles.copyTree(src, outDir, p -> !p.toString().equals("metadata"));
         Map<String, Map<String, String>> edits = new LinkedHashMap<>();
         fits.forEach((name, f) -> edits.put(name, f.attributes()));
         List<String> notes = new ArrayList<>();
@@ -198,7 +197,7 @@ public final class SynchronizedCopy {
                 + old.offsetSeconds() + " -> " + f.offsetSeconds() + ", offset " + old.offsetCycles() + " -> "
                 + f.offsetCycles() + " (at most " + f.maxErrorNanos().toPlainString() + " ns from the transform)");
         }
-        return new CopyReport(outDir, Method.METADATA, error, sorted(written), notes, version);
+        return new CopyReport(outDir, Method.METADATA, error, CopyFiles.sorted(written), notes, version);
     }
 
     /** The clock block of the trace's metadata that readers name {@code name}, or null (the implicit clock). */
@@ -268,32 +267,11 @@ public final class SynchronizedCopy {
         Path aside = outDir.resolve(".metadata-writing");
         try {
             Files.write(aside, md.bytes(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            Files.move(aside, out, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(aside, out, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             Files.deleteIfExists(aside);
-            throw writing(out, e);
+            throw CopyFiles.writing(out, e);
         }
-    }
-
-    /**
-     * The stream files of the copy, as those of the trace are grouped in streams, mapped from
-     * {@code outDir}: the copy read before it has a metadata file.
-     */
-    static List<List<StreamDecoder.StreamFile>> copyStreams(CtfTrace trace, Path outDir, java.lang.foreign.Arena arena)
-            throws IOException {
-        List<List<StreamDecoder.StreamFile>> streams = new ArrayList<>();
-        for (List<StreamDecoder.StreamFile> files : trace.streams()) {
-            List<StreamDecoder.StreamFile> copy = new ArrayList<>(files.size());
-            for (StreamDecoder.StreamFile f : files) {
-                Path p = outDir.resolve(f.path().getFileName());
-                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, StandardOpenOption.READ)) {
-                    copy.add(new StreamDecoder.StreamFile(p, ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0,
-                        ch.size(), arena)));
-                }
-            }
-            streams.add(copy);
-        }
-        return streams;
     }
 
     /** The metadata (either version) as CTF {@code version}, read back to check it. */
@@ -302,8 +280,8 @@ public final class SynchronizedCopy {
         if (version == CtfVersion.V2) {
             return Ctf2Writer.rewrite(metadata).getBytes(StandardCharsets.UTF_8);
         }
-        dev.hetrace.ctf.metadata.TraceClass t = MetadataReader.parse(metadata, w -> { });
-        t = new dev.hetrace.ctf.metadata.TraceClass(1, 8, t.byteOrder(), t.uuid(), t.packetHeader(), t.clocks(), t.env(),
+        TraceClass t = MetadataReader.parse(metadata, w -> { });
+        t = new TraceClass(1, 8, t.byteOrder(), t.uuid(), t.packetHeader(), t.clocks(), t.env(),
             t.streams(), t.streamRuns());
         byte[] tsdl = TsdlWriter.write(t).getBytes(StandardCharsets.UTF_8);
         TracePlan.compile(MetadataReader.parse(tsdl, w -> { }));
@@ -319,11 +297,11 @@ public final class SynchronizedCopy {
     private static void checkConversion(CtfTrace trace, Path outDir, Metadata md)
             throws IOException, SynchronizedCopyException {
         CtfVersion version = md.version();
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined()) {
             // the trace's own metadata, with the copy's clocks: what the copy means; and what it says in the other version
             TracePlan plan = TracePlan.compile(MetadataReader.parse(md.own(), w -> { }));
             TracePlan converted = TracePlan.compile(MetadataReader.parse(md.bytes(), w -> { }));
-            List<List<StreamDecoder.StreamFile>> streams = copyStreams(trace, outDir, arena);
+            List<List<StreamDecoder.StreamFile>> streams = CopyFiles.copyStreams(trace, outDir, arena);
             for (List<StreamDecoder.StreamFile> files : streams) {
                 StreamDecoder a = new StreamDecoder(plan, files);
                 StreamDecoder b = new StreamDecoder(converted, files);
@@ -353,7 +331,7 @@ public final class SynchronizedCopy {
                         }
                         if (a.position() != b.position() || a.clockValue() != b.clockValue()
                                 || a.event().cls.id() != b.event().cls.id()
-                                || !java.util.Objects.equals(a.event().cls.name(), b.event().cls.name())) {
+                                || !Objects.equals(a.event().cls.name(), b.event().cls.name())) {
                             throw differs(outDir, version, b, "event");
                         }
                     }
@@ -370,18 +348,6 @@ public final class SynchronizedCopy {
         return new SynchronizedCopyException(outDir + ": CTF " + version.label() + " cannot say what the trace's metadata"
             + " says: the copy's " + what + " would decode otherwise" + (p == null ? "" : " (" + p.file() + ", packet "
             + p.number() + ")"));
-    }
-
-    /** An error writing {@code file}, naming it (a full disk's error names no file). */
-    static IOException writing(Path file, IOException e) {
-        if (e instanceof java.nio.file.FileSystemException || e instanceof java.nio.channels.ClosedByInterruptException
-                || e instanceof java.io.InterruptedIOException) {
-            return e;
-        }
-        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(file.toString(), null,
-            e.getMessage());
-        named.initCause(e);
-        return named;
     }
 
     private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, Options options)
@@ -418,7 +384,7 @@ public final class SynchronizedCopy {
         }
         // LTTng index files hold packet times too: they are written with the packets' new ones.
         // The metadata goes last, once every stream holds its new times.
-        List<Path> written = copyTree(src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
+        List<Path> written = CopyFiles.copyTree(src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
         Metadata md = metadata(trace, edits, options.version());
         try {
@@ -433,7 +399,7 @@ public final class SynchronizedCopy {
         }
         writeMetadata(outDir, md, options.metadataName());
         written.add(Path.of("metadata"));
-        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), sorted(written), notes, md.version());
+        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), CopyFiles.sorted(written), notes, md.version());
     }
 
     // ------------------------------------------------------------------ the metadata route's fit
@@ -504,93 +470,6 @@ public final class SynchronizedCopy {
             return CtfTrace.open(traceDir, w -> { });
         } catch (MetadataException | StreamDecodingException e) {
             throw new SynchronizedCopyException(traceDir + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static void prepareOutput(Path traceDir, Path outDir) throws IOException, SynchronizedCopyException {
-        Path in = traceDir.toAbsolutePath().normalize();
-        Path out = outDir.toAbsolutePath().normalize();
-        if (out.startsWith(in) || in.startsWith(out)) {
-            throw new SynchronizedCopyException(outDir + ": the output directory may not be in the trace directory "
-                + traceDir + " or hold it");
-        }
-        if (Files.exists(outDir)) {
-            if (!Files.isDirectory(outDir)) {
-                throw new SynchronizedCopyException(outDir + ": exists and is not a directory");
-            }
-            try (Stream<Path> entries = Files.list(outDir)) {
-                if (entries.findAny().isPresent()) {
-                    throw new SynchronizedCopyException(outDir + ": output directory exists and is not empty;"
-                        + " give a new or empty directory");
-                }
-            }
-        }
-        Files.createDirectories(outDir);
-    }
-
-    /**
-     * Copies the trace's files that {@code keep} accepts (by relative path): those of its
-     * directory and of its {@code index/}; other folders (traces of their own) are not this
-     * trace's. Returns their relative paths.
-     */
-    private static List<Path> copyTree(Path src, Path dst, java.util.function.Predicate<Path> keep) throws IOException {
-        List<Path> written = new ArrayList<>();
-        Files.walkFileTree(src, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                Path rel = src.relativize(dir);
-                if (!rel.toString().isEmpty() && (!keep.test(rel) || !rel.startsWith("index"))) {
-                    return FileVisitResult.SKIP_SUBTREE;
-                }
-                if (!rel.toString().isEmpty()) {
-                    Files.createDirectory(dst.resolve(rel.toString())); // in a folder made just before: never its parents again
-                }
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Path rel = src.relativize(file);
-                if (keep.test(rel)) {
-                    Path to = dst.resolve(rel.toString());
-                    try {
-                        Files.copy(file, to);
-                    } catch (java.nio.file.FileSystemException e) {
-                        // name the file written, not the one read (a full disk's error names both)
-                        throw e.getClass() != java.nio.file.FileSystemException.class || e.getOtherFile() == null ? e
-                            : new java.nio.file.FileSystemException(to.toString(), null, e.getReason());
-                    } catch (IOException e) {
-                        throw writing(to, e);
-                    }
-                    written.add(rel);
-                }
-                return FileVisitResult.CONTINUE;
-            }
-        });
-        return written;
-    }
-
-    private static List<Path> sorted(List<Path> paths) {
-        List<Path> out = new ArrayList<>(paths);
-        out.sort(Comparator.comparing(Path::toString));
-        return out;
-    }
-
-    /** Removes what a failed copy wrote (the directory was absent or empty before). */
-    private static void deleteQuietly(Path dir) {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            all.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(dir)).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException ignored) {
-                    // best effort: the original error matters more
-                }
-            });
-        } catch (IOException ignored) {
-            // best effort
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.sync.ClockTransform;
 import java.math.BigDecimal;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class ClockFitTest {
@@ -57,6 +58,6 @@ class ClockFitTest {
 
         long mid = (first + last) / 2;
         long cycles = mid - GHZ.baseOffsetNanos();
-        assertThat(after.nanosFromOrigin(cycles)).isCloseTo(drift.apply(mid), org.assertj.core.data.Offset.offset(2L));
+        assertThat(after.nanosFromOrigin(cycles)).isCloseTo(drift.apply(mid), Offset.offset(2L));
     }
 }

@@ -3,12 +3,16 @@ package dev.hetrace.sync.out;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
+import dev.hetrace.ctf.write.Ctf2Writer;
 import java.math.BigDecimal;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -97,14 +101,14 @@ class MetadataClocksTest {
             + clock + "\n"
             + "stream { event.header := struct { uint32_t id; clk_t timestamp; }; };\n"
             + "event { name = e; id = 0; fields := struct { uint32_t n; }; };\n";
-        return dev.hetrace.ctf.write.Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+        return Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
     void aCtf2ClockClassGetsTheNewFrequencyOffsetAndOriginAndNoOtherFragmentChanges() throws Exception {
         byte[] original = ctf2("clock { name = monotonic; description = \"the clock\"; freq = 1000000000; offset_s = 12;"
             + " offset = 42; };");
-        Map<String, String> edits = new java.util.LinkedHashMap<>(FIT.attributes());
+        Map<String, String> edits = new LinkedHashMap<>(FIT.attributes());
         edits.put("absolute", "true");
 
         byte[] edited = MetadataClocks.rewrite(original, Map.of("monotonic", edits));
@@ -116,7 +120,7 @@ class MetadataClocksTest {
         for (int i = 0; i < before.length; i++) {
             if (before[i].contains("\"clock-class\"")) {
                 clocks++;
-                var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(after[i]);
+                var node = new ObjectMapper().readTree(after[i]);
                 assertThat(node.get("frequency").asLong()).isEqualTo(999963001);
                 assertThat(node.get("offset-from-origin").get("seconds").asLong()).isEqualTo(1763689200);
                 assertThat(node.get("offset-from-origin").get("cycles").asLong()).isEqualTo(123);
@@ -172,8 +176,8 @@ class MetadataClocksTest {
 
         byte[] edited = MetadataClocks.rewrite(packed, Map.of("monotonic", FIT.attributes()));
 
-        assertThat(java.util.Arrays.copyOf(edited, 4)).containsExactly(0x57, 0x1D, 0xD1, 0x75);
-        assertThat(java.util.Arrays.copyOfRange(edited, 4, 20)).isEqualTo(uuid);
+        assertThat(Arrays.copyOf(edited, 4)).containsExactly(0x57, 0x1D, 0xD1, 0x75);
+        assertThat(Arrays.copyOfRange(edited, 4, 20)).isEqualTo(uuid);
         ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().values().iterator().next();
         assertThat(clock.frequency()).isEqualTo(999963001);
         assertThat(clock.offsetSeconds()).isEqualTo(1763689200);

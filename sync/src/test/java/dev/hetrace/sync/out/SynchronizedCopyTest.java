@@ -12,6 +12,8 @@ import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.write.Ctf2Writer;
+import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.ctf.write.CtfWriter;
 import dev.hetrace.ctf.write.SampleTrace;
 import dev.hetrace.ctf.write.StreamWriter;
@@ -20,21 +22,29 @@ import dev.hetrace.sync.out.SynchronizedCopy.Method;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongUnaryOperator;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class SynchronizedCopyTest {
@@ -164,15 +174,15 @@ class SynchronizedCopyTest {
         }
         byte[] text = Files.readAllBytes(bigEndian.resolve("metadata"));
         byte[] uuid = uuidBytes("9d2a0f1e-3c4b-4a59-8e7d-6c5b4a392817");
-        Files.write(packetized.resolve("metadata"), MetadataClocks.packetize(text, uuid, java.nio.ByteOrder.BIG_ENDIAN));
+        Files.write(packetized.resolve("metadata"), MetadataClocks.packetize(text, uuid, ByteOrder.BIG_ENDIAN));
         ClockTransform transform = transformFor(packetized);
         Path out = tmp.resolve("out");
 
         CopyReport report = SynchronizedCopy.write(packetized, transform, out, Method.METADATA);
 
         byte[] written = Files.readAllBytes(out.resolve("metadata"));
-        assertThat(java.util.Arrays.copyOf(written, 4)).containsExactly(0x75, 0xD1, 0x1D, 0x57);
-        assertThat(java.util.Arrays.copyOfRange(written, 4, 20)).isEqualTo(uuid);
+        assertThat(Arrays.copyOf(written, 4)).containsExactly(0x75, 0xD1, 0x1D, 0x57);
+        assertThat(Arrays.copyOfRange(written, 4, 20)).isEqualTo(uuid);
         assertRetimed(packetized, out, transform::apply, report.maxErrorNanos() + 2);
         assertBabeltraceAgrees(out);
     }
@@ -248,7 +258,7 @@ class SynchronizedCopyTest {
             long t = 1000;
             for (int i = 0; i < 800; i++) {
                 t += i % 50 == 0 ? 100_000 : 1 + i % 900;
-                List<Long> xs = java.util.stream.LongStream.range(0, i % 4).boxed().toList();
+                List<Long> xs = LongStream.range(0, i % 4).boxed().toList();
                 s.event(0, t, Map.of("n", (long) xs.size(), "xs", xs, "s", "x".repeat(1 + i % 3), "t24", t & 0xFFFFFF,
                     "tail", (long) (i & 7)));
             }
@@ -390,7 +400,7 @@ class SynchronizedCopyTest {
                 Files.copy(f, twin.resolve(f.getFileName()));
             }
         }
-        dev.hetrace.ctf.write.Ctf2Writer.rewrite(twin.resolve("metadata"));
+        Ctf2Writer.rewrite(twin.resolve("metadata"));
         return twin;
     }
 
@@ -419,7 +429,7 @@ class SynchronizedCopyTest {
     }
 
     @ParameterizedTest(name = "through the {0}")
-    @org.junit.jupiter.params.provider.EnumSource(Method.class)
+    @EnumSource(Method.class)
     void aCtf2TraceIsCopiedInCtf2ReadsAtTheTransformedTimesAndPrintsAsItsCtf18TwinsCopy(Method method) throws Exception {
         for (Path original : List.of(sample, bigEndianPlainPayload())) {
             Path ctf2 = asCtf2(original);
@@ -430,7 +440,7 @@ class SynchronizedCopyTest {
             CopyReport report = SynchronizedCopy.write(ctf2, transform, out, new SynchronizedCopy.Options(method, true));
             CopyReport twinReport = SynchronizedCopy.write(original, transform, twin, new SynchronizedCopy.Options(method, true));
 
-            assertThat(report.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V2);
+            assertThat(report.version()).isEqualTo(CtfVersion.V2);
             assertThat(isCtf2(out)).isTrue();
             assertThat(report.maxErrorNanos()).isEqualTo(twinReport.maxErrorNanos());
             assertThat(report.files()).isEqualTo(twinReport.files());
@@ -443,7 +453,7 @@ class SynchronizedCopyTest {
     }
 
     @ParameterizedTest(name = "through the {0}")
-    @org.junit.jupiter.params.provider.EnumSource(Method.class)
+    @EnumSource(Method.class)
     void aCopyIsWrittenInTheCtfVersionAskedForAndDecodesAsInTheTracesOwn(Method method) throws Exception {
         Path plain = bigEndianPlainPayload();
         Path ctf2 = asCtf2(plain);
@@ -453,14 +463,14 @@ class SynchronizedCopyTest {
         Path own = tmp.resolve("own");
 
         CopyReport r18 = SynchronizedCopy.write(ctf2, transform, as18,
-            new SynchronizedCopy.Options(method, true).in(dev.hetrace.ctf.write.CtfVersion.V1_8));
+            new SynchronizedCopy.Options(method, true).in(CtfVersion.V1_8));
         CopyReport r2 = SynchronizedCopy.write(plain, transform, as2,
-            new SynchronizedCopy.Options(method, true).in(dev.hetrace.ctf.write.CtfVersion.V2));
+            new SynchronizedCopy.Options(method, true).in(CtfVersion.V2));
         SynchronizedCopy.write(plain, transform, own, new SynchronizedCopy.Options(method, true));
 
-        assertThat(r18.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V1_8);
+        assertThat(r18.version()).isEqualTo(CtfVersion.V1_8);
         assertThat(Files.readString(as18.resolve("metadata"))).startsWith("/* CTF 1.8 */");
-        assertThat(r2.version()).isEqualTo(dev.hetrace.ctf.write.CtfVersion.V2);
+        assertThat(r2.version()).isEqualTo(CtfVersion.V2);
         assertThat(isCtf2(as2)).isTrue();
         String text = hetraceText(own);
         assertThat(hetraceText(as18)).isEqualTo(text);
@@ -482,7 +492,7 @@ class SynchronizedCopyTest {
         Path out = tmp.resolve("out");
 
         assertThatThrownBy(() -> SynchronizedCopy.write(ctf2, transformFor(ctf2), out,
-                new SynchronizedCopy.Options(Method.METADATA, false).in(dev.hetrace.ctf.write.CtfVersion.V1_8)))
+                new SynchronizedCopy.Options(Method.METADATA, false).in(CtfVersion.V1_8)))
             .isInstanceOf(SynchronizedCopyException.class)
             .hasMessageContaining("CTF 1.8 cannot say what the trace's metadata says: the copy's packet context would"
                 + " decode otherwise (" + out.resolve("stream_0_0") + ", packet 0)");
@@ -585,7 +595,7 @@ class SynchronizedCopyTest {
                         .isEqualTo(FieldValues.payload(da).toString().replaceAll(CLOCK_PAYLOAD, ""));
                     long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(da.clockValue()));
                     long got = db.defaultClock().nanosFromOrigin(db.clockValue());
-                    assertThat(got).as("event %d of stream %d", events, s).isCloseTo(want, org.assertj.core.data.Offset.offset(tolerance));
+                    assertThat(got).as("event %d of stream %d", events, s).isCloseTo(want, Offset.offset(tolerance));
                     events++;
                 }
                 assertThat(db.next()).isFalse();
@@ -603,7 +613,7 @@ class SynchronizedCopyTest {
                         }
                         long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(ts[0]));
                         long got = db.defaultClock().nanosFromOrigin(ts[1]);
-                        assertThat(got).isCloseTo(want, org.assertj.core.data.Offset.offset(tolerance));
+                        assertThat(got).isCloseTo(want, Offset.offset(tolerance));
                     }
                 }
             }
@@ -613,7 +623,7 @@ class SynchronizedCopyTest {
 
     /** hetrace's packet index takes the copy's LTTng index files (it warns about those that disagree with the packets). */
     private static void assertIndexesUsable(Path copy) throws Exception {
-        List<String> warnings = new java.util.ArrayList<>();
+        List<String> warnings = new ArrayList<>();
         try (CtfTrace t = CtfTrace.open(copy, warnings::add)) {
             for (int s = 0; s < t.streamCount(); s++) {
                 t.index(s);
@@ -625,7 +635,7 @@ class SynchronizedCopyTest {
     /** babeltrace2 prints the copy exactly as hetrace does (times included). */
     private static void assertBabeltraceAgrees(Path... copies) throws Exception {
         Required.tool("babeltrace2", "--version");
-        List<String> command = new java.util.ArrayList<>(List.of("babeltrace2"));
+        List<String> command = new ArrayList<>(List.of("babeltrace2"));
         for (Path c : copies) {
             command.add(c.toString());
         }
@@ -653,7 +663,7 @@ class SynchronizedCopyTest {
     private static String hetraceText(Path... dirs) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
-        List<CtfTrace> traces = new java.util.ArrayList<>();
+        List<CtfTrace> traces = new ArrayList<>();
         try {
             for (Path dir : dirs) {
                 traces.add(CtfTrace.open(dir, w -> { }));
@@ -692,7 +702,7 @@ class SynchronizedCopyTest {
     }
 
     private static byte[] uuidBytes(String uuid) {
-        java.util.UUID u = java.util.UUID.fromString(uuid);
-        return java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+        UUID u = UUID.fromString(uuid);
+        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
     }
 }

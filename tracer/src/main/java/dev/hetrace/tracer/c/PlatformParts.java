@@ -25,6 +25,7 @@ final class PlatformParts {
     record UserClocks(String members, String functions, String init) {}
 
     static UserClocks userClocks(Configuration config, String pp) {
+        CTemplate t = CTemplate.of("platform-parts.c.in");
         StringBuilder members = new StringBuilder();
         StringBuilder functions = new StringBuilder();
         StringBuilder init = new StringBuilder();
@@ -32,15 +33,7 @@ final class PlatformParts {
             String ctype = config.options().clockTypeCTypes().getOrDefault(c.name(), "uint32_t");
             members.append("\t/* Reads clock `").append(c.name()).append("` (").append(c.frequency()).append(" Hz) */\n\t")
                 .append(ctype).append(" (*").append(c.name()).append("_clock)(void *user_data);\n\n");
-            functions.append("""
-                static %1$s %2$s_clock_get_value(void * const data)
-                {
-                	struct %3$sctx * const ctx = (struct %3$sctx *) data;
-
-                	return ctx->funcs.%2$s_clock(ctx->funcs.user_data);
-                }
-
-                """.formatted(ctype, c.name(), pp));
+            functions.append(t.fill("user-clock-function", "ctype", ctype, "clock", c.name(), "platform", pp));
             init.append("\tcbs.").append(c.name()).append("_clock_get_value = ").append(c.name()).append("_clock_get_value;\n");
         }
         return new UserClocks(members.toString(), functions.toString(), init.toString());
@@ -56,7 +49,7 @@ final class PlatformParts {
         StringBuilder args = new StringBuilder();
         StringBuilder decls = new StringBuilder();
         for (Member m : d.packetContext().members()) {
-            if (!CTracer.PC_FEATURE_MEMBERS.contains(m.name())) {
+            if (!TracerApi.PC_FEATURE_MEMBERS.contains(m.name())) {
                 args.append(", ").append(LinuxFilePlatform.zero(m.type(), "pc_" + m.name(), decls));
             }
         }

@@ -4,6 +4,10 @@ import dev.hetrace.tracer.config.FieldType.IntegerType;
 import dev.hetrace.tracer.config.FieldType.Member;
 import dev.hetrace.tracer.config.FieldType.StaticArrayType;
 import dev.hetrace.tracer.config.FieldType.StructureType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +24,7 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
     /** The trace: its type and its environment (barectf's own entries first, then the user's). */
     public record Trace(TraceType type, Map<String, Object> environment) {
         public Trace {
-            environment = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(environment));
+            environment = Collections.unmodifiableMap(new LinkedHashMap<>(environment));
         }
     }
 
@@ -39,7 +43,7 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
 
         /** The packet header barectf derives from the features: magic, uuid, stream_id. */
         public StructureType packetHeader() {
-            List<Member> members = new java.util.ArrayList<>();
+            List<Member> members = new ArrayList<>();
             features.magic().ifPresent(ft -> members.add(new Member("magic", ft)));
             features.uuid().ifPresent(ft -> members.add(new Member("uuid", ft)));
             features.dataStreamTypeId().ifPresent(ft -> members.add(new Member("stream_id", ft)));
@@ -49,7 +53,7 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
         /** The clock types some data stream type uses, sorted by name. */
         public List<ClockType> clockTypes() {
             return dataStreamTypes.stream().flatMap(d -> d.defaultClockType().stream()).distinct()
-                .sorted(java.util.Comparator.comparing(ClockType::name)).toList();
+                .sorted(Comparator.comparing(ClockType::name)).toList();
         }
     }
 
@@ -86,7 +90,7 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
 
         /** The packet context as barectf lays it out: sizes, times, counters, then the extra members. */
         public StructureType packetContext() {
-            List<Member> m = new java.util.ArrayList<>();
+            List<Member> m = new ArrayList<>();
             m.add(new Member("packet_size", packetFeatures.totalSize()));
             m.add(new Member("content_size", packetFeatures.contentSize()));
             packetFeatures.beginningTimestamp().ifPresent(ft -> m.add(new Member("timestamp_begin", ft)));
@@ -99,7 +103,7 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
 
         /** The event record header: type id then timestamp, when present. */
         public StructureType eventRecordHeader() {
-            List<Member> m = new java.util.ArrayList<>();
+            List<Member> m = new ArrayList<>();
             eventRecordFeatures.typeId().ifPresent(ft -> m.add(new Member("id", ft)));
             eventRecordFeatures.timestamp().ifPresent(ft -> m.add(new Member("timestamp", ft)));
             return new StructureType(8, m);

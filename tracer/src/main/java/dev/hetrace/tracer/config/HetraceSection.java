@@ -2,6 +2,7 @@ package dev.hetrace.tracer.config;
 
 import dev.hetrace.tracer.config.YamlNode.MapNode;
 import dev.hetrace.tracer.config.YamlNode.Scalar;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -53,7 +54,7 @@ final class HetraceSection {
     private static void only(MapNode m, List<Object> path, Set<String> known) throws ConfigException {
         for (var e : m.entries().entrySet()) {
             if (!known.contains(e.getKey())) {
-                List<Object> at = new java.util.ArrayList<>(path);
+                List<Object> at = new ArrayList<>(path);
                 at.add(e.getKey());
                 throw error(e.getValue(), at, "unknown property `" + e.getKey() + "` (known: "
                     + String.join(", ", known.stream().sorted().toList()) + ")");

@@ -1,5 +1,6 @@
 package dev.hetrace.tracer.config;
 
+import dev.hetrace.ctf.FileFailure;
 import dev.hetrace.tracer.config.YamlNode.ListNode;
 import dev.hetrace.tracer.config.YamlNode.MapNode;
 import dev.hetrace.tracer.config.YamlNode.Scalar;
@@ -9,6 +10,7 @@ import java.io.StringReader;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,10 +44,10 @@ public final class YamlLoader {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new ConfigException(null, null, "cannot read " + file + ": no such file");
         } catch (IOException e) {
-            throw new ConfigException(null, null, "cannot read " + file + ": " + dev.hetrace.ctf.FileFailure.reason(e));
+            throw new ConfigException(null, null, "cannot read " + file + ": " + FileFailure.reason(e));
         }
         return load(file, new StringReader(text));
     }

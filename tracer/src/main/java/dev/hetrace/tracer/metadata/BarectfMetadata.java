@@ -1,5 +1,6 @@
 package dev.hetrace.tracer.metadata;
 
+import dev.hetrace.ctf.write.TsdlWriter;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.Configuration.ByteOrder;
 import dev.hetrace.tracer.config.Configuration.ClockType;
@@ -173,7 +174,7 @@ public final class BarectfMetadata {
 
     /** {@code s} within a TSDL string literal: quotes, backslashes and control characters escaped (newlines as \\n). */
     private static String escape(String s) {
-        String q = dev.hetrace.ctf.write.TsdlWriter.quote(s);
+        String q = TsdlWriter.quote(s);
         return q.substring(1, q.length() - 1);
     }
 }

@@ -1,5 +1,6 @@
 package dev.hetrace.tracer.shm;
 
+import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.PacketCheck;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
@@ -188,7 +189,7 @@ public final class ShmCollector implements AutoCloseable {
         List<Thread> drainers = new ArrayList<>();
         for (int t = 0; t < n; t++) {
             List<ShmRing> share = shares.get(t);
-            drainers.add(dev.hetrace.ctf.api.CtfReader.decodingThreads().name("hetrace-collect-" + t).start(() -> {
+            drainers.add(CtfReader.decodingThreads().name("hetrace-collect-" + t).start(() -> {
                 try {
                     drainLoop(share, null, 0);
                 } catch (Throwable e) {

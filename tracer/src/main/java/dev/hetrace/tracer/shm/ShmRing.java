@@ -2,6 +2,7 @@ package dev.hetrace.tracer.shm;
 
 import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 
+import dev.hetrace.ctf.MappedFiles;
 import dev.hetrace.ctf.api.PacketCheck;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -39,7 +41,7 @@ final class ShmRing implements AutoCloseable {
     private final Path streamFile;
     private Arena arena;
     private MemorySegment segment;
-    private dev.hetrace.ctf.MappedFiles.Mapping mapping;
+    private MappedFiles.Mapping mapping;
     /** The whole region as one buffer, or null if it exceeds the 2 GiB a ByteBuffer spans. */
     private ByteBuffer view;
     private boolean bigEndian;
@@ -134,7 +136,7 @@ final class ShmRing implements AutoCloseable {
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
-            mapping = dev.hetrace.ctf.MappedFiles.register(region, regionSize);
+            mapping = MappedFiles.register(region, regionSize);
             view = regionSize <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
             bigEndian = be;
             slotSize = (int) slot;
@@ -229,12 +231,12 @@ final class ShmRing implements AutoCloseable {
     }
 
     /** The trace UUID of the producer's packet headers, or null if it writes none (or not attached yet). */
-    java.util.UUID uuid() {
+    UUID uuid() {
         if (uuid == null) {
             return null;
         }
         ByteBuffer b = ByteBuffer.wrap(uuid);
-        java.util.UUID u = new java.util.UUID(b.getLong(), b.getLong());
+        UUID u = new UUID(b.getLong(), b.getLong());
         return u.getMostSignificantBits() == 0 && u.getLeastSignificantBits() == 0 ? null : u;
     }
 
@@ -268,7 +270,7 @@ final class ShmRing implements AutoCloseable {
                     arena.close();
                     arena = null;
                     segment = null;
-                    dev.hetrace.ctf.MappedFiles.release(mapping);
+                    MappedFiles.release(mapping);
                     mapping = null;
                 }
             }

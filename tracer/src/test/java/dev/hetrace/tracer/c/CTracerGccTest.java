@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -164,7 +165,7 @@ class CTracerGccTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aTracepointInterruptingAnotherIsDiscardedAndCounted() throws Exception {
         Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");
@@ -198,7 +199,7 @@ class CTracerGccTest {
         assertThat(discarded).as("events_discarded of the last packet").isEqualTo(nested);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aWrapping32BitCounterExtendsToAMonotonic64BitClock() throws Exception {
         Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");
@@ -230,7 +231,7 @@ class CTracerGccTest {
             .containsExactly(5L, 0xfffffff0L, 0xffffffffL, w + 3, w + 3, w + 0x80000000L, 2 * w + 2, 3 * w + 1);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void theCallbackPlatformHandsOverPacketsAndCountsWhatABusyConsumerLoses() throws Exception {
         Required.that(gccWorks(List.of()), "gcc is not installed: generated tracers not compiled");
         Path config = dir.resolve("all-types.yaml");

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -78,7 +79,7 @@ class CTracerSanitizerTest {
         check(fuzz(smallest, 2, EVENTS, false), smallest);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aPacketContextStringThatLeavesNoRoomForAnEventOpensNoPacket() throws Exception {
         assumeSanitizers();
         Path config = dir.resolve("fuzz.yaml");

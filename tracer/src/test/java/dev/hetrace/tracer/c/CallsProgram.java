@@ -128,9 +128,9 @@ final class CallsProgram {
      */
     private static String value(FieldType ft, String name, int salt, StringBuilder decls) {
         return switch (ft) {
-            case IntegerType i -> "(" + CTracer.cType(ft, false) + ") (k * 37 + " + (salt * 11) + ")";
-            case EnumerationType e -> "(" + CTracer.cType(ft, false) + ") (k + " + salt + ")";
-            case RealType r -> "(" + CTracer.cType(ft, false) + ") (k + " + salt + ")";
+            case IntegerType i -> "(" + TracerApi.cType(ft, false) + ") (k * 37 + " + (salt * 11) + ")";
+            case EnumerationType e -> "(" + TracerApi.cType(ft, false) + ") (k + " + salt + ")";
+            case RealType r -> "(" + TracerApi.cType(ft, false) + ") (k + " + salt + ")";
             // empty, short, and on both sides of the generated tracer's inline limit (32 bytes with the NUL)
             case StringType s -> "(k % 5 == 0 ? \"\" : k % 5 == 1 ? \"s" + salt + "\" : k % 5 == 2 ? \"" + padded("s" + salt, 31)
                 + "\" : k % 5 == 3 ? \"" + padded("s" + salt, 32) + "\" : \"" + padded("s" + salt, 60) + "\")";
@@ -149,7 +149,7 @@ final class CallsProgram {
         for (int i = 0; i < length; i++) {
             items.add(constant(element, name + "_" + i, salt + i, decls));
         }
-        decls.append("\tstatic ").append(CTracer.cType(element, true)).append(' ').append(name).append('[')
+        decls.append("\tstatic ").append(TracerApi.cType(element, true)).append(' ').append(name).append('[')
             .append(Math.max(1, length)).append("] = {").append(items.isEmpty() ? "0" : String.join(", ", items)).append("};\n");
         return name;
     }
@@ -157,9 +157,9 @@ final class CallsProgram {
     /** A constant expression (static initializers cannot use the round variable). */
     private static String constant(FieldType ft, String name, int salt, StringBuilder decls) {
         return switch (ft) {
-            case IntegerType i -> "(" + CTracer.cType(ft, false) + ") " + (salt * 13 + 1);
-            case EnumerationType e -> "(" + CTracer.cType(ft, false) + ") " + salt;
-            case RealType r -> "(" + CTracer.cType(ft, false) + ") " + salt + ".5";
+            case IntegerType i -> "(" + TracerApi.cType(ft, false) + ") " + (salt * 13 + 1);
+            case EnumerationType e -> "(" + TracerApi.cType(ft, false) + ") " + salt;
+            case RealType r -> "(" + TracerApi.cType(ft, false) + ") " + salt + ".5";
             case StringType s -> "\"e" + salt + "\"";
             case StaticArrayType a -> array(a.element(), (int) a.length(), name, salt, decls);
             case DynamicArrayType a -> array(a.element(), 3, name, salt, decls);

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -222,7 +223,7 @@ class SyncHandshakeTest {
     }
 
     private static List<Long> numbers(String line) {
-        return java.util.Arrays.stream(line.strip().split(" ")).map(Long::parseLong).toList();
+        return Arrays.stream(line.strip().split(" ")).map(Long::parseLong).toList();
     }
 
     /** Generates the tracer with its sync handshake and both platforms, and builds both programs. */

@@ -1,7 +1,6 @@
 package dev.hetrace.tracer.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import dev.hetrace.tracer.config.Configuration.EventRecordType;
@@ -20,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -322,7 +322,7 @@ class ConfigReaderTest {
         String oneBit = "{class: uint, size: 1}";
         assertThat(read(events(oneBit, "ev0", "ev")).trace().type().dataStreamTypes().getFirst().eventRecordTypes())
             .extracting(EventRecordType::name, EventRecordType::id)
-            .containsExactly(org.assertj.core.groups.Tuple.tuple("ev", 0), org.assertj.core.groups.Tuple.tuple("ev0", 1));
+            .containsExactly(Tuple.tuple("ev", 0), Tuple.tuple("ev0", 1));
         assertThat(error(events(oneBit, "a", "b", "c")).detail())
             .isEqualTo("field type's size (1 bits) is too small to accommodate 3 event record types");
     }

@@ -1,6 +1,7 @@
 package dev.hetrace.tracer.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.MetadataReader;
@@ -231,7 +232,7 @@ class SyncOptionTest {
     void theCommandLineRequestNamesItsOption() throws Exception {
         Configuration plain = read(config("", "false"));
 
-        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+        ConfigException e = assertThrows(ConfigException.class,
             () -> SyncOption.commandLine(Optional.empty(), "--sync").applyTo(plain));
         assertThat(e.getMessage()).isEqualTo("--sync: the trace type has 2 data stream types and none is the default:"
             + " name the one for the sync events (--sync-stream NAME)");

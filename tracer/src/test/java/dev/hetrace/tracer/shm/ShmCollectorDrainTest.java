@@ -4,6 +4,8 @@ import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hetrace.ctf.api.CtfReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,8 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,7 +86,7 @@ class ShmCollectorDrainTest {
         int slot = 64;
         Path region = region("dsp", 3, slot, 16, 10, 0);
         byte[] random = new byte[slot];
-        new java.util.Random(25).nextBytes(random);
+        new Random(25).nextBytes(random);
         ByteBuffer wrongStream = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x77))
             .order(ByteOrder.LITTLE_ENDIAN).putInt(4, 1);
         ByteBuffer bigger = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x78))
@@ -115,7 +118,7 @@ class ShmCollectorDrainTest {
             expectedStream(3, slot, 7, 9)));
         assertThat(consumed(region)).isEqualTo(10);
         long packets = 0;
-        try (dev.hetrace.ctf.api.CtfReader reader = dev.hetrace.ctf.api.CtfReader.open(trace)) {
+        try (CtfReader reader = CtfReader.open(trace)) {
             while (reader.next()) {
                 packets++;
             }
@@ -126,7 +129,7 @@ class ShmCollectorDrainTest {
     @Test
     void aSlotWhosePacketUuidIsNotTheTracesIsRefused() throws Exception {
         // the packet header carries a UUID: the metadata's, or another
-        java.util.UUID trace = java.util.UUID.fromString("2a3f7a59-8c47-4b8f-9a53-0b0c5c3e5f25");
+        UUID trace = UUID.fromString("2a3f7a59-8c47-4b8f-9a53-0b0c5c3e5f25");
         String metadata = SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN)
             .replace("major = 1; minor = 8;", "major = 1; minor = 8; uuid = \"" + trace + "\";")
             .replace("uint32_t magic; uint32_t stream_id;", "uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;")
@@ -137,7 +140,7 @@ class ShmCollectorDrainTest {
         try (FileChannel ch = FileChannel.open(region, StandardOpenOption.WRITE)) {
             for (int n = 0; n < 3; n++) {
                 ByteBuffer p = ByteBuffer.allocate(slot).order(ByteOrder.LITTLE_ENDIAN);
-                java.util.UUID u = n == 1 ? java.util.UUID.fromString("00000000-0000-4000-8000-000000000001") : trace;
+                UUID u = n == 1 ? UUID.fromString("00000000-0000-4000-8000-000000000001") : trace;
                 // a UUID's bytes in their written order, whatever the trace's byte order
                 p.putInt(0xC1FC1FC1).order(ByteOrder.BIG_ENDIAN).putLong(u.getMostSignificantBits())
                     .putLong(u.getLeastSignificantBits()).order(ByteOrder.LITTLE_ENDIAN)
@@ -166,7 +169,7 @@ class ShmCollectorDrainTest {
     }
 
     private static byte[] concat(byte[]... parts) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             b.writeBytes(p);
         }
