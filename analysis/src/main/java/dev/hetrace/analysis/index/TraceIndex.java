@@ -40,7 +40,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 5;
+    public static final int FORMAT_VERSION = 6;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -171,7 +171,7 @@ public final class TraceIndex {
                 return false;
             }
         }
-        return true;
+        return ModelStore.present(folder);
     }
 
     /**
@@ -297,6 +297,7 @@ public final class TraceIndex {
             }
             try {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
+                ModelStore.write(folder, model, notes);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
@@ -335,6 +336,11 @@ public final class TraceIndex {
     /** Whether this call built the index (false: an index already in the cache was used). */
     public boolean built() {
         return built;
+    }
+
+    /** The traces' state model, read from the index ({@link ModelStore}): equal to the one built from the traces. */
+    public StateModel model() throws IOException {
+        return ModelStore.read(folder);
     }
 
     /** The traces' names as the tables give them, in the order given. */
