@@ -306,7 +306,10 @@ public final class ModelStore {
     public static StateModel read(Path dir) throws IOException {
         DuckDbLibrary.require();
         StoredModel out = new StoredModel();
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        java.util.Properties streamed = new java.util.Properties();
+        // rows handed over as DuckDB reads them, not all gathered first: the reading and the copying overlap
+        streamed.setProperty("jdbc_stream_results", "true");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:", streamed); Statement s = c.createStatement()) {
             try (ResultSet r = s.executeQuery(select(dir, "model_traces", "name, mapping, first_ns, last_ns, longest_gap_ns, os_threads"))) {
                 while (r.next()) {
                     out.trace(r.getString(1), r.getString(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getBoolean(6));
@@ -337,11 +340,16 @@ public final class ModelStore {
                 }
                 out.totals(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5));
             }
-            try (ResultSet r = s.executeQuery(select(dir, "model_intervals",
-                    "kind, start_ns, end_ns, owner, subject, state, depth, flags, self_ns"))) {
+            // owner and subject in one value, state, flags and depth in another, as the model packs them (a negative
+            // owner or state as well: multiplied, not shifted): fewer values to fetch one by one
+            try (ResultSet r = s.executeQuery(select(dir, "model_intervals", "kind, start_ns, end_ns, "
+                    + "owner::BIGINT * 4294967296 + (subject::BIGINT & 4294967295), "
+                    + "state::BIGINT * 1099511627776 + flags::BIGINT * 4294967296 + (depth::BIGINT & 4294967295), self_ns"))) {
                 while (r.next()) {
-                    out.interval(r.getInt(1), r.getLong(2), r.getLong(3), r.getInt(4), r.getInt(5), r.getInt(6), r.getInt(7),
-                        r.getInt(8), r.getLong(9));
+                    long who = r.getLong(4);
+                    long packed = r.getLong(5);
+                    out.interval(r.getInt(1), r.getLong(2), r.getLong(3), (int) (who >>> 32), (int) who, (int) (packed >> 40),
+                        (int) packed, (int) (packed >>> 32) & 0xFF, r.getLong(6));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_messages", "send_ns, send_core, send_task, send_call, "

@@ -94,6 +94,8 @@ public final class TraceIndex {
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         DuckDbLibrary.require(); // before a build that could not be written
+        // DuckDB's native library loads while the index is checked: whoever opens an index then reads it
+        Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
         if (complete(folder)) {
             String changed = Checksums.mismatch(folder);
             if (changed == null) {
