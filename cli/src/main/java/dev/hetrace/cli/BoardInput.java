@@ -50,11 +50,17 @@ final class BoardInput {
         StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, m, warnings, null, 0);
         StateModel model = built.model();
         model.symbolize(symbols);
+        timed(model);
+        return built;
+    }
+
+    /** {@code model}, refused when none of its events has a time. */
+    static StateModel timed(StateModel model) throws IOException {
         if (model.events() == model.untimed()) {
             throw new IOException(model.events() == 0 ? "the traces have no events"
                 : "the traces' events have no time (their streams have no clock)");
         }
-        return built;
+        return model;
     }
 
     /**

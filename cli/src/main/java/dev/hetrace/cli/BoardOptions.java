@@ -36,4 +36,13 @@ final class BoardOptions {
         List<Path> traces = traces();
         return BoardInput.model(traces, clock.clocks(traces), mapping, BoardInput.symbols(inputs), err);
     }
+
+    /**
+     * The traces' state model as their index keeps it ({@code index}: where indexes are kept),
+     * the index built first when there is none: the traces are read only then. The same model as
+     * {@link #model}'s.
+     */
+    StateModel stored(IndexOptions index, PrintStream err) throws IOException, MetadataException, StreamDecodingException {
+        return BoardInput.timed(index.open(inputs, clock, mapping, err).model());
+    }
 }

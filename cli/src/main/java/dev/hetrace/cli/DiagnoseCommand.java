@@ -54,6 +54,9 @@ final class DiagnoseCommand extends HetraceCommand {
     @CommandLine.Mixin
     BoardOptions board = new BoardOptions();
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
     @Option(names = "--k", paramLabel = "K", description = "Outlier threshold: more than K times the median (default: ${DEFAULT-VALUE}).")
     double k = Diagnosis.DEFAULT_K;
 
@@ -78,7 +81,7 @@ final class DiagnoseCommand extends HetraceCommand {
         }
         Diagnosis.Report r;
         try {
-            StateModel model = board.model(main.err);
+            StateModel model = board.stored(index, main.err);
             r = Diagnosis.of(model, k);
         } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
             return fail(e);

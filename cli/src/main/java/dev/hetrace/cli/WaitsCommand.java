@@ -51,6 +51,9 @@ final class WaitsCommand extends HetraceCommand {
     @CommandLine.Mixin
     BoardOptions board = new BoardOptions();
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
     @Option(names = "--path", paramLabel = "FUNCTION",
         description = "The critical path of the longest complete call of FUNCTION.")
     String path;
@@ -82,7 +85,7 @@ final class WaitsCommand extends HetraceCommand {
         }
         String text;
         try {
-            StateModel m = board.model(main.err);
+            StateModel m = board.stored(index, main.err);
             Waits w = Waits.of(m);
             ThreadPaths threads = ThreadPaths.of(m, w, task, path, relative);
             if (threads != null) {

@@ -118,6 +118,8 @@ public final class TraceIndex {
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         DuckDbLibrary.require(); // before a build that could not be written
+        // DuckDB's native library loads while the index is checked: whoever opens an index then reads it
+        Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
         if (complete(folder)) {
             String changed = Checksums.mismatch(folder);
             if (changed == null) {
@@ -196,7 +198,7 @@ public final class TraceIndex {
                 return false;
             }
         }
-        return Files.isRegularFile(folder.resolve(MarkTable.FILE));
+        return Files.isRegularFile(folder.resolve(MarkTable.FILE)) && ModelStore.present(folder);
     }
 
     /**
@@ -324,6 +326,7 @@ public final class TraceIndex {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
                 MarkTable.write(folder, model);
                 DiagnosisTables.fill(c, model);
+                ModelStore.write(folder, model, notes);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
@@ -362,6 +365,11 @@ public final class TraceIndex {
     /** Whether this call built the index (false: an index already in the cache was used). */
     public boolean built() {
         return built;
+    }
+
+    /** The traces' state model, read from the index ({@link ModelStore}): equal to the one built from the traces. */
+    public StateModel model() throws IOException {
+        return ModelStore.read(folder);
     }
 
     /** The traces' names as the tables give them, in the order given. */

@@ -312,7 +312,9 @@ class IndexTest {
         try (Stream<Path> s = Files.list(index.folder())) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
                 "intervals.parquet", "calls.parquet", "messages.parquet", "wakeups.parquet", "sync_messages.parquet",
-                MarkTable.FILE, Checksums.FILE);
+                MarkTable.FILE, "model_traces.parquet", "model_cores.parquet", "model_tasks.parquet", "model_names.parquet",
+                "model_totals.parquet", "model_intervals.parquet", "model_messages.parquet", "model_points.parquet",
+                Checksums.FILE);
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
