@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -47,8 +49,8 @@ final class CacheCommand extends HetraceCommand {
     @Option(names = "--clear", description = "Remove every entry.")
     boolean clear;
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     private static final Pattern AGE = Pattern.compile("([0-9]+)([dhms])");
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT);
@@ -59,7 +61,7 @@ final class CacheCommand extends HetraceCommand {
     @Override
     public Integer call() {
         if (clear && olderThan != null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                 "--clear removes every entry: give it or --older-than, not both");
         }
         Path dir = index.dir();
@@ -146,7 +148,7 @@ final class CacheCommand extends HetraceCommand {
                 try {
                     traces = TraceIndex.tracePaths(p);
                     tracesByPaths.put(TraceIndex.pathsPrefix(name), traces);
-                } catch (java.sql.SQLException | RuntimeException e) {
+                } catch (SQLException | RuntimeException e) {
                     traces = List.of("(unreadable: " + TraceIndex.firstLine(e.getMessage()) + ")");
                 }
             } else if (kind.equals("timeline") && !TraceIndex.pathsPrefix(name).isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.FileFailure;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -130,18 +133,18 @@ final class CollectCommand extends HetraceCommand {
                 try {
                     bytes = Files.readAllBytes(file);
                 } catch (IOException e) {
-                    throw dev.hetrace.ctf.FileFailure.of("read", file, e);
+                    throw FileFailure.of("read", file, e);
                 }
                 // checked as text (one char per byte), copied as the bytes it is
                 String text = new String(bytes, StandardCharsets.ISO_8859_1);
                 source = new ShmCollector.MetadataSource() {
                     @Override
-                    public String metadata(java.util.UUID uuid) throws IOException {
+                    public String metadata(UUID uuid) throws IOException {
                         return CollectMetadata.fromFile(text, file, uuid);
                     }
 
                     @Override
-                    public byte[] bytes(java.util.UUID uuid) throws IOException {
+                    public byte[] bytes(UUID uuid) throws IOException {
                         CollectMetadata.fromFile(text, file, uuid);
                         return bytes;
                     }
@@ -233,7 +236,7 @@ final class CollectCommand extends HetraceCommand {
             }
             refused += r.refused();
         }
-        main.out.write(dev.hetrace.ctf.text.TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
+        main.out.write(TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
         main.out.flush();
         if (refused == 0) {
             return 0;

@@ -1,7 +1,11 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.sim.ClockModel;
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
@@ -9,13 +13,13 @@ import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.sync.ConvexHullSync;
 import dev.hetrace.sync.MatchRules;
+import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
 import dev.hetrace.sync.Synchronizer.TraceSync;
 import dev.hetrace.sync.out.SynchronizedCopy;
 import dev.hetrace.sync.out.SynchronizedCopyException;
-import dev.hetrace.analysis.Diagnosis;
-import dev.hetrace.analysis.StateBuilder;
-import dev.hetrace.analysis.StateModel;
+import dev.hetrace.view.Report;
+import dev.hetrace.view.Timeline;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -76,7 +80,7 @@ final class DemoCommand extends HetraceCommand {
             return 2;
         }
         PrintStream err = main.err;
-        dev.hetrace.view.Timeline timeline;
+        Timeline timeline;
         StateBuilder.Input input;
         long begin = System.nanoTime();
         StringBuilder sb = new StringBuilder();
@@ -87,7 +91,7 @@ final class DemoCommand extends HetraceCommand {
             Path board = out.resolve("board");
             Simulation.Result sim = Simulation.sobel(config, board);
             Synchronizer.Report report = Synchronizer.run(sim.traces(), MatchRules.HETRACE_SYNC,
-                ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)), Synchronizer.Progress.NONE);
+                ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + TerminalText.guard(w)), Synchronizer.Progress.NONE);
             Path synced = out.resolve("synced");
             Files.createDirectories(synced);
             for (TraceSync t : report.traces()) {
@@ -97,13 +101,13 @@ final class DemoCommand extends HetraceCommand {
                 }
             }
             // what went wrong, from the traces alone (the truth only names the master's function addresses)
-            List<dev.hetrace.sync.PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
+            List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
             input = new StateBuilder.Input(sim.traces(), maps, report);
-            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
+            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
             model.symbolize(BoardInput.symbols(List.of(out)));
             List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-            timeline = dev.hetrace.view.Timeline.of(model);
-            dev.hetrace.view.Report.write(timeline, out.resolve("report.html"));
+            timeline = Timeline.of(model);
+            Report.write(timeline, out.resolve("report.html"));
             summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
             Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
@@ -111,7 +115,7 @@ final class DemoCommand extends HetraceCommand {
             return fail(e);
         }
         try {
-            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(sb.toString()).getBytes(StandardCharsets.UTF_8));
+            main.out.write(TerminalText.guard(sb.toString()).getBytes(StandardCharsets.UTF_8));
             main.out.flush();
         } catch (IOException e) {
             err.println("hetrace: " + ErrorLine.of(e));

@@ -1,12 +1,18 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.FileFailure;
 import dev.hetrace.ctf.MappedFiles;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,14 +26,14 @@ final class ErrorLine {
     private ErrorLine() {}
 
     /** The line for a failure to write a command's output (standard output, or where it was sent). */
-    static String output(java.io.IOException e) {
+    static String output(IOException e) {
         return of(e.getMessage() != null && !(e instanceof FileSystemException)
-            ? new java.io.IOException("cannot write the output: " + lower(e.getMessage()), e) : e);
+            ? new IOException("cannot write the output: " + lower(e.getMessage()), e) : e);
     }
 
     /** The line for {@code e}, without the "hetrace: " prefix (its control characters escaped: names from traces). */
     static String of(Throwable e) {
-        return dev.hetrace.ctf.text.TerminalText.guard(line(e));
+        return TerminalText.guard(line(e));
     }
 
     private static String line(Throwable e) {
@@ -41,7 +47,7 @@ final class ErrorLine {
         if (t instanceof FileSystemException f && f.getFile() != null && (f.getReason() == null || isBare(f))) {
             return fileOperation(f);
         }
-        if (t instanceof java.io.IOException && !(t instanceof FileSystemException) && WRITE_ERRORS.contains(t.getMessage())) {
+        if (t instanceof IOException && !(t instanceof FileSystemException) && WRITE_ERRORS.contains(t.getMessage())) {
             return "cannot write the output: " + lower(t.getMessage()); // the OS's words alone: no file named
         }
         if (t instanceof FileNotFoundException && t.getMessage() != null) {
@@ -55,7 +61,7 @@ final class ErrorLine {
     }
 
     /** The OS's messages for a write that failed, which java.io gives with no file. */
-    private static final java.util.Set<String> WRITE_ERRORS = java.util.Set.of("No space left on device",
+    private static final Set<String> WRITE_ERRORS = Set.of("No space left on device",
         "Disk quota exceeded", "File too large", "Read-only file system");
 
     /** Whether {@code f}'s message is the JDK's own (the path, and the reason if any), not one hetrace wrote. */
@@ -64,11 +70,11 @@ final class ErrorLine {
     }
 
     private static String fileOperation(FileSystemException f) {
-        String reason = dev.hetrace.ctf.FileFailure.reason(f);
+        String reason = FileFailure.reason(f);
         String verb = verb(f);
         if (f instanceof FileAlreadyExistsException && verb.equals("create")
-                && java.nio.file.Files.exists(java.nio.file.Path.of(f.getFile()))
-                && !java.nio.file.Files.isDirectory(java.nio.file.Path.of(f.getFile()))) {
+                && Files.exists(Path.of(f.getFile()))
+                && !Files.isDirectory(Path.of(f.getFile()))) {
             reason = "a file is there, not a folder";
         }
         String what = f.getOtherFile() == null ? f.getFile() : f.getFile() + " to " + f.getOtherFile();

@@ -1,5 +1,8 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.text.TerminalText;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -19,10 +22,10 @@ abstract class HetraceCommand implements Callable<Integer> {
     /** Writes {@code text} to the command's output (no control character but line feeds and tabs: see TerminalText); returns exit status 0, or 1 when it cannot be written. */
     int print(String text) {
         try {
-            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main.out.write(TerminalText.guard(text).getBytes(StandardCharsets.UTF_8));
             main.out.flush();
             return 0;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             main.err.println("hetrace: " + ErrorLine.output(e));
             if (debug) {
                 e.printStackTrace(main.err);

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /** Where the commands that read the traces' index (query, export, view) keep it (a picocli mixin), and how they open it. */
@@ -39,7 +40,7 @@ final class IndexOptions {
         if (e instanceof SQLException) {
             return new SQLException(TraceIndex.firstLine(e.getMessage()), e);
         }
-        if (e instanceof picocli.CommandLine.ParameterException p) {
+        if (e instanceof CommandLine.ParameterException p) {
             throw p; // a usage error: picocli says so, with exit status 2
         }
         if (e instanceof RuntimeException && !(e instanceof IllegalArgumentException)) {

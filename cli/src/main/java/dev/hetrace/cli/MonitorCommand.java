@@ -8,6 +8,7 @@ import dev.hetrace.profile.monitor.MonitorServer;
 import dev.hetrace.profile.monitor.MonitorSettings;
 import dev.hetrace.profile.monitor.ThreadStat;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -199,7 +200,7 @@ final class MonitorCommand extends HetraceCommand {
                 try {
                     recording.write(batch);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
                 if (page != null) {
                     page.publish(batch);
@@ -207,7 +208,7 @@ final class MonitorCommand extends HetraceCommand {
             });
         } catch (IOException e) {
             failed = e;
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             failed = e.getCause();
         }
         if (timer != null) {

@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.MappedFiles;
 import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.ParallelMerge;
 import dev.hetrace.ctf.decode.PacketInfo;
@@ -9,8 +10,10 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -18,6 +21,8 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -74,7 +79,7 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
 
-    @picocli.CommandLine.ParentCommand
+    @CommandLine.ParentCommand
     Main main;
 
     @Override
@@ -87,11 +92,11 @@ final class PrintCommand implements Callable<Integer> {
     }
 
     /** {@code hetrace print --format=FORMAT PATHS} without the command line parsing (for tests). */
-    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
+    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug) {
         return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
     }
 
-    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug,
+    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug,
                      int threads) {
         PrintCommand c = new PrintCommand();
         c.paths = paths;
@@ -101,11 +106,11 @@ final class PrintCommand implements Callable<Integer> {
         return c.execute(out, err);
     }
 
-    private int execute(java.io.OutputStream out, PrintStream err) {
+    private int execute(OutputStream out, PrintStream err) {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
-            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
@@ -190,10 +195,10 @@ final class PrintCommand implements Callable<Integer> {
      * Reports {@code e} in one line after the events printed so far: a known error's message, a
      * file that shrank while mapped, or else an internal error.
      */
-    private int failed(Throwable e, TextSink sink, java.io.PrintStream err) {
+    private int failed(Throwable e, TextSink sink, PrintStream err) {
         flushQuietly(sink);
         boolean known = e instanceof IOException || e instanceof UncheckedIOException || e instanceof MetadataException
-            || e instanceof StreamDecodingException || dev.hetrace.ctf.MappedFiles.isMappingFault(e);
+            || e instanceof StreamDecodingException || MappedFiles.isMappingFault(e);
         err.println("hetrace: " + (known ? ErrorLine.of(e) : "internal error: " + e));
         if (debug) {
             e.printStackTrace(err);
@@ -260,7 +265,7 @@ final class PrintCommand implements Callable<Integer> {
      */
     private static void printParallel(List<CtfTrace> traces, Format format, TextSink sink, PrintStream err, int threads)
             throws IOException, StreamDecodingException {
-        java.util.function.Supplier<ParallelMerge.Formatter> formatters = switch (format) {
+        Supplier<ParallelMerge.Formatter> formatters = switch (format) {
             case text -> () -> {
                 BabeltraceText text = new BabeltraceText(null, err);
                 return (trace, d, hasTime, t, out) -> {

@@ -5,18 +5,21 @@ import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.Run;
 import dev.hetrace.profile.perf.CampaignRunner;
-import dev.hetrace.profile.stats.Distribution;
+import dev.hetrace.profile.perf.Cpus;
 import dev.hetrace.profile.perf.Stressor;
 import dev.hetrace.profile.perf.StressorSpec;
+import dev.hetrace.profile.stats.Distribution;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -91,7 +94,7 @@ final class ProfileRunCommand extends ProfileSubcommand {
     }
 
     static String cpus(List<Integer> cpus) {
-        return dev.hetrace.profile.perf.Cpus.format(cpus);
+        return Cpus.format(cpus);
     }
 
     /** Median, quartiles, min and max of the runtime, user and system time and every counter over the runs. */
@@ -133,7 +136,7 @@ final class ProfileRunCommand extends ProfileSubcommand {
 
     /** The events no run could count, named once with their reasons. */
     static String unsupported(List<Run> runs, List<String> order) {
-        Map<String, String> reasons = new java.util.TreeMap<>(java.util.Comparator.comparingInt((String e) -> {
+        Map<String, String> reasons = new TreeMap<>(Comparator.comparingInt((String e) -> {
             int i = order.indexOf(e);
             return i < 0 ? Integer.MAX_VALUE : i;
         }).thenComparing(e -> e));

@@ -1,5 +1,8 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.text.TerminalText;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -23,11 +26,11 @@ abstract class ProfileSubcommand implements Callable<Integer> {
     /** Writes {@code text} to the command's output; returns exit status 0, or 1 when it cannot be written. */
     int print(String text) {
         try {
-            main().out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            main().out.write(TerminalText.guard(text).getBytes(StandardCharsets.UTF_8));
             main().out.flush();
             return 0;
-        } catch (java.io.IOException e) {
-            return fail(new java.io.IOException(ErrorLine.output(e), e));
+        } catch (IOException e) {
+            return fail(new IOException(ErrorLine.output(e), e));
         }
     }
 

@@ -4,6 +4,7 @@ import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.perf.CampaignRunner;
+import dev.hetrace.profile.perf.PerfStat;
 import dev.hetrace.profile.perf.Stressor;
 import dev.hetrace.profile.perf.StressorSpec;
 import dev.hetrace.profile.stats.SlowdownCurve;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,7 +74,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
         try {
             StressorSpec spec = StressorSpec.parse(stressor);
             double limit = ProfileAnalysisCommand.threshold(threshold);
-            List<Integer> lv = new ArrayList<>(new java.util.TreeSet<>(levels));
+            List<Integer> lv = new ArrayList<>(new TreeSet<>(levels));
             lv.forEach(Stressor::duty);
             if (!lv.contains(0)) {
                 lv.addFirst(0);
@@ -81,7 +83,7 @@ final class ProfileSweepCommand extends ProfileSubcommand {
                 throw new ProfileException("--hardware-time " + hardwareSeconds + ": must be positive");
             }
             if (!slowdownOf.equals("runtime") && !slowdownOf.equals("user") && !slowdownOf.equals("system")
-                && !options.events.contains(slowdownOf) && !dev.hetrace.profile.perf.PerfStat.SOFTWARE_EVENTS.contains(slowdownOf)) {
+                && !options.events.contains(slowdownOf) && !PerfStat.SOFTWARE_EVENTS.contains(slowdownOf)) {
                 throw new ProfileException("--slowdown-of " + slowdownOf + ": not measured (runtime, user, system, a software"
                     + " event, or an event of --events)");
             }

@@ -3,6 +3,9 @@ package dev.hetrace.cli;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.CampaignFile;
+import dev.hetrace.profile.report.ProfileReport;
 import dev.hetrace.view.Report;
 import dev.hetrace.view.Timeline;
 import java.io.IOException;
@@ -45,12 +48,12 @@ final class ReportCommand extends HetraceCommand {
         try {
             if (ViewCommand.isCampaign(board.inputs)) {
                 // a 'hetrace profile' campaign: the report 'hetrace profile report' writes, with its defaults
-                dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(board.inputs.getFirst());
+                Campaign c = CampaignFile.read(board.inputs.getFirst());
                 if (c.runs().isEmpty()) {
                     throw new IOException(board.inputs.getFirst() + ": the campaign has no runs to report");
                 }
                 CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-                var w = dev.hetrace.profile.report.ProfileReport.write(c, r.stats(), r.threads(), output);
+                var w = ProfileReport.write(c, r.stats(), r.threads(), output);
                 return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes (the charts of 'hetrace profile report')%n",
                     w.file(), c.runs().size(), w.bytes()));
             }

@@ -14,6 +14,7 @@ import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.SyncOption;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,7 +122,7 @@ final class TracerCommand extends GroupCommand {
 
         @Override
         public Integer call() {
-            java.io.PrintStream err = tracer.main.err;
+            PrintStream err = tracer.main.err;
             for (Path dir : includeDirs) {
                 if (!Files.isDirectory(dir)) {
                     err.println("hetrace: -I " + dir + ": not an existing directory");

@@ -2,17 +2,28 @@ package dev.hetrace.cli;
 
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.analysis.index.TraceIndex;
+import dev.hetrace.ctf.text.TerminalText;
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.CampaignFile;
+import dev.hetrace.profile.report.ProfileReport;
+import dev.hetrace.view.PageServer;
 import dev.hetrace.view.Timeline;
 import dev.hetrace.view.TimelineFile;
 import dev.hetrace.view.ViewServer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,22 +81,22 @@ final class ViewCommand extends HetraceCommand {
         }
         List<Path> traces;
         StateBuilder.Clocks clocks;
-        java.util.Map<String, String> symbols;
+        Map<String, String> symbols;
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
-        java.util.concurrent.CompletableFuture<java.util.Map<String, String>> reading =
-            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Map<String, String>> reading =
+            CompletableFuture.supplyAsync(() -> {
                 try {
                     return BoardInput.symbols(inputs);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
         TraceIndex.Symbols later = () -> {
             try {
                 return reading.join();
-            } catch (java.util.concurrent.CompletionException e) {
-                throw e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
             }
         };
         try {
@@ -134,7 +145,7 @@ final class ViewCommand extends HetraceCommand {
      * The server of the timeline kept in {@code file}, reading the traces again only for what
      * needs them; null when the file cannot be read (said, and built again).
      */
-    private ViewServer open(Path file, List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols) {
+    private ViewServer open(Path file, List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols) {
         long t0 = System.nanoTime();
         Timeline timeline;
         try {
@@ -150,15 +161,15 @@ final class ViewCommand extends HetraceCommand {
             try {
                 return BoardInput.built(traces, clocks, board.mapping, symbols, w -> { });
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             } catch (MetadataException | StreamDecodingException e) {
-                throw new java.io.UncheckedIOException(new IOException(e.getMessage(), e));
+                throw new UncheckedIOException(new IOException(e.getMessage(), e));
             }
         });
     }
 
     /** Reads the traces and builds the timeline and its server; keeps the timeline in {@code kept} (unless null). */
-    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, java.util.Map<String, String> symbols, Path kept) {
+    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept) {
         Timeline timeline;
         StateBuilder.Input input;
         long built;
@@ -169,7 +180,7 @@ final class ViewCommand extends HetraceCommand {
             long t0 = System.nanoTime();
             // the synchronized traces are kept for the pattern search
             StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
+                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
             input = both.input();
             StateModel model = both.model();
             long t1 = System.nanoTime();
@@ -214,10 +225,10 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /** A running server: its port, and how to stop it. */
-    record Served(java.util.function.IntSupplier port, Runnable close) {}
+    record Served(IntSupplier port, Runnable close) {}
 
     /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
-    static int serve(HetraceCommand cmd, String who, java.util.function.Supplier<Served> start, Serving.Options serving) {
+    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) {
         Served served;
         try {
             served = start.get();
@@ -236,24 +247,24 @@ final class ViewCommand extends HetraceCommand {
     private int serveCampaign(Path file) {
         String page;
         try {
-            dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(file);
+            Campaign c = CampaignFile.read(file);
             if (c.runs().isEmpty()) {
                 throw new IOException(file + ": the campaign has no runs to show");
             }
             CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-            page = dev.hetrace.profile.report.ProfileReport.page(c, r.stats(), r.threads());
+            page = ProfileReport.page(c, r.stats(), r.threads());
         } catch (IOException | RuntimeException e) {
             return fail(e);
         }
         return serve(this, "hetrace view", () -> {
-            dev.hetrace.view.PageServer p = dev.hetrace.view.PageServer.start(page, serving.bind, serving.port);
+            PageServer p = PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
         }, serving);
     }
 
     /** Whether the only input is a campaign file ({@code hetrace profile}), not traces. */
     static boolean isCampaign(List<Path> inputs) {
-        return inputs.size() == 1 && java.nio.file.Files.isRegularFile(inputs.getFirst())
+        return inputs.size() == 1 && Files.isRegularFile(inputs.getFirst())
             && inputs.getFirst().getFileName().toString().endsWith(".json");
     }
 }

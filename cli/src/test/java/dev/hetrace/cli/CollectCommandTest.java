@@ -1,28 +1,34 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.Required;
+import dev.hetrace.tracer.shm.ShmRingLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace collect}: killed (SIGKILL) while four gcc-built producer processes trace
@@ -103,7 +109,7 @@ class CollectCommandTest {
             // kill -9 may stop a write at a page boundary (docs/shm-ring.md): a partial last packet, dropped here
             Path stream = dir.resolve("trace").resolve("core" + c);
             long whole = Files.size(stream) / SLOT_SIZE * SLOT_SIZE;
-            try (var ch = java.nio.channels.FileChannel.open(stream, java.nio.file.StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(stream, StandardOpenOption.WRITE)) {
                 ch.truncate(whole);
             }
         }
@@ -153,7 +159,7 @@ class CollectCommandTest {
         Files.createLink(Files.createDirectories(dir.resolve("linked")).resolve("core0"), region);
         Files.createSymbolicLink(dir.resolve("link"), shm);
         Files.createSymbolicLink(Files.createDirectories(dir.resolve("symlinked")).resolve("core0"), region);
-        Map<String, String> outs = new java.util.LinkedHashMap<>();
+        Map<String, String> outs = new LinkedHashMap<>();
         outs.put(shm.toString(), "is or holds");
         outs.put(dir.toString(), "is or holds");
         outs.put(dir.resolve("link").toString(), "is or holds");
@@ -234,17 +240,17 @@ class CollectCommandTest {
         Path region = dir.resolve("core0");
         Process producer = producer(region, 3000, 1000);
         long published;
-        try (var ch = java.nio.channels.FileChannel.open(region, java.nio.file.StandardOpenOption.READ,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            ch.read(b, dev.hetrace.tracer.shm.ShmRingLayout.OFF_PRODUCED);
+        try (var ch = FileChannel.open(region, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            ch.read(b, ShmRingLayout.OFF_PRODUCED);
             published = b.getLong(0);
             assertThat(published).as("packets published before 'go'").isGreaterThan(8);
             byte[] random = new byte[SLOT_SIZE];
-            new java.util.Random(4).nextBytes(random);
-            long header = dev.hetrace.tracer.shm.ShmRingLayout.HEADER_SIZE;
-            ch.write(java.nio.ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
-            ch.write(java.nio.ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
+            new Random(4).nextBytes(random);
+            long header = ShmRingLayout.HEADER_SIZE;
+            ch.write(ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
+            ch.write(ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
         }
         Process collector = start(new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
             System.getProperty("java.class.path"), Main.class.getName(), "collect", "--shm", region.toString(),
@@ -272,7 +278,7 @@ class CollectCommandTest {
     void aFileThatIsNotAnShmRingRegionIsOneErrorLineWithStatus1() throws Exception {
         Path bad = dir.resolve("bad");
         Files.write(bad, new byte[4096]);
-        Files.write(bad, "not a ring".getBytes(StandardCharsets.US_ASCII), java.nio.file.StandardOpenOption.WRITE);
+        Files.write(bad, "not a ring".getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
         Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = Main.run(new ByteArrayOutputStream(), new PrintStream(err, true, StandardCharsets.UTF_8),

@@ -1,7 +1,6 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace collect --metadata FILE} writes the trace's metadata as the very bytes of FILE:
@@ -66,7 +66,7 @@ class CollectMetadataBytesTest {
         assertThat(collect.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isZero();
 
         assertThat(Files.readAllBytes(trace.resolve("metadata"))).isEqualTo(Files.readAllBytes(edited));
-        try (dev.hetrace.ctf.CtfTrace t = dev.hetrace.ctf.CtfTrace.open(trace, w -> { })) {
+        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
             assertThat(t.metadata().env()).containsEntry("owner", "Zoë Ångström ☕");
         }
         Cli.Run print = Cli.run("print", trace.toString());

@@ -1,10 +1,10 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace export --parquet DIR} never leaves a table cut short or overwrites what DIR
@@ -28,7 +29,7 @@ class ExportSafetyTest {
         Map<String, Integer> m = new HashMap<>();
         try (Stream<Path> files = Files.walk(folder)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
-                m.put(folder.relativize(f).toString(), java.util.Arrays.hashCode(Files.readAllBytes(f)));
+                m.put(folder.relativize(f).toString(), Arrays.hashCode(Files.readAllBytes(f)));
             }
         }
         return m;
@@ -97,7 +98,7 @@ class ExportSafetyTest {
                         for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-export-")).toList()) {
                             writing |= Files.exists(w.resolve("events.parquet"));
                         }
-                    } catch (java.nio.file.NoSuchFileException e) {
+                    } catch (NoSuchFileException e) {
                         // removed meanwhile
                     }
                 }

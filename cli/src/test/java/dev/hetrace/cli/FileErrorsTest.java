@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,8 +7,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A file operation that fails is one line saying what was done, to which file, and why ("cannot
@@ -89,7 +89,7 @@ class FileErrorsTest {
             Cli.Run r = Cli.run("print", trace.toString());
             assertThat(r.status()).isEqualTo(1);
             assertThat(r.err().lines().toList()).singleElement().asString()
-                .matches("hetrace: cannot (open|read) " + java.util.regex.Pattern.quote(stream.toString()) + ": permission denied");
+                .matches("hetrace: cannot (open|read) " + Pattern.quote(stream.toString()) + ": permission denied");
         } finally {
             stream.toFile().setReadable(true, false);
         }
