@@ -2,7 +2,6 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.shm.ShmRingLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -63,9 +63,8 @@ class CollectCommandTest {
         buildProducer();
 
         List<Process> producers = new ArrayList<>();
-        List<String> collect = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "-cp", System.getProperty("java.class.path"), Main.class.getName(), "collect", "--config",
-            dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString(), "--shm"));
+        List<String> collect = HetraceProcess.command("collect", "--config", dir.resolve("shm.yaml").toString(), "-o",
+            dir.resolve("trace").toString(), "--shm");
         for (int c = 0; c < CORES; c++) {
             Path region = dir.resolve("core" + c);
             collect.add(region.toString());
@@ -168,7 +167,7 @@ class CollectCommandTest {
         outs.put(dir.resolve("linked").toString(), "writes");
         outs.put(dir.resolve("symlinked").toString(), "writes");
         for (Map.Entry<String, String> o : outs.entrySet()) {
-            Collected c = collect("--shm", region.toString(), "--metadata", metadata.toString(), "-o", o.getKey());
+            Cli.Run c = collect("--shm", region.toString(), "--metadata", metadata.toString(), "-o", o.getKey());
             assertThat(c.status()).as("-o %s: %s", o.getKey(), c.err()).isEqualTo(2);
             assertThat(c.err().lines().toList()).as("-o %s", o.getKey()).singleElement().asString()
                 .matches(o.getValue().equals("writes")
@@ -180,7 +179,7 @@ class CollectCommandTest {
         // a configuration's folder
         Path gen = Files.createDirectories(dir.resolve("gen"));
         Files.copy(dir.resolve("shm.yaml"), gen.resolve("shm.yaml"));
-        Collected y = collect("--shm", dir.resolve("elsewhere/core0").toString(), "--config",
+        Cli.Run y = collect("--shm", dir.resolve("elsewhere/core0").toString(), "--config",
             gen.resolve("shm.yaml").toString(), "-o", gen.toString());
         assertThat(y.status()).isEqualTo(2);
         assertThat(y.err()).matches("hetrace: .*gen: holds .*shm.yaml, which the collector reads: write the trace elsewhere\\R");
@@ -190,7 +189,7 @@ class CollectCommandTest {
     @Test
     void aRegionThatIsNotThereIsOneErrorLineWithStatus1() throws Exception {
         Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
-        Collected c = collect("--shm", dir.resolve("core0").toString(), "--metadata", metadata.toString(), "-o",
+        Cli.Run c = collect("--shm", dir.resolve("core0").toString(), "--metadata", metadata.toString(), "-o",
             dir.resolve("trace").toString());
         assertThat(c.status()).as(c.err()).isEqualTo(1);
         assertThat(c.err()).matches("hetrace: .*core0: no such region file \\(its producer creates it; to wait for"
@@ -201,12 +200,10 @@ class CollectCommandTest {
     void withWaitTheCollectorSaysOnceWhatItWaitsForThenCollectsTheRegionOnceCreated() throws Exception {
         buildProducer();
         Path region = dir.resolve("core0");
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--wait", "--shm",
-            region.toString(), "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString()));
         Path errors = dir.resolve("errors.txt");
-        Process collector = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("summary.txt").toFile())
-            .redirectError(errors.toFile()));
+        Process collector = start(HetraceProcess.builder("collect", "--wait", "--shm", region.toString(), "--config",
+                dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
+            .redirectOutput(dir.resolve("summary.txt").toFile()).redirectError(errors.toFile()));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (Files.size(errors) == 0) {
             assertThat(collector.isAlive()).as("collector waiting").isTrue();
@@ -252,9 +249,8 @@ class CollectCommandTest {
             ch.write(ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
             ch.write(ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
         }
-        Process collector = start(new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--shm", region.toString(),
-            "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
+        Process collector = start(HetraceProcess.builder("collect", "--shm", region.toString(),
+                "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
             .redirectOutput(dir.resolve("summary.txt").toFile()).redirectError(dir.resolve("errors.txt").toFile()));
         go(producer);
         assertThat(producer.waitFor(60, TimeUnit.SECONDS)).as("producer finished").isTrue();
@@ -336,19 +332,11 @@ class CollectCommandTest {
         o.flush();
     }
 
-    /** The exit status of a collector process and what it wrote; status -1 if it did not end in 30 s (killed). */
-    private record Collected(int status, String out, String err) {}
-
-    private Collected collect(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect"));
-        cmd.addAll(List.of(args));
-        Process p = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("collect.out").toFile())
-            .redirectError(dir.resolve("collect.err").toFile()));
-        int status = p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        p.destroyForcibly().waitFor();
-        return new Collected(status, Files.readString(dir.resolve("collect.out")),
-            Files.readString(dir.resolve("collect.err")));
+    /** A collector process run to its end: its exit status and what it wrote; status -1 if it did not end in 30 s (killed). */
+    private static Cli.Run collect(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("collect"));
+        command.addAll(List.of(args));
+        return HetraceProcess.run(Duration.ofSeconds(30), command.toArray(String[]::new));
     }
 
     /** Generates the shm-ring tracer of shm.yaml into the test directory and builds the producer with gcc. */

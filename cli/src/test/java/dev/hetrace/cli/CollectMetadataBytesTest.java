@@ -1,11 +1,7 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,9 +49,8 @@ class CollectMetadataBytesTest {
         }
         assertThat(ready.toString()).isEqualTo("ready");
         Path trace = dir.resolve("trace");
-        Process collect = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o", trace.toString())
+        Process collect = HetraceProcess.builder("collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o",
+                trace.toString())
             .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(dir.resolve("err.txt").toFile()).start();
         started.add(collect);
         OutputStream go = producer.getOutputStream();

@@ -85,9 +85,8 @@ class ExportSafetyTest {
                 Files.writeString(out.resolve("events.parquet"), "an earlier file of the same name");
                 before = contents(out);
             }
-            Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "export", "--cache", cache, "--replace", "--parquet", out.toString(), board.toString())
+            Process p = HetraceProcess.builder("export", "--cache", cache, "--replace", "--parquet", out.toString(),
+                    board.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("export-" + existed + ".log").toFile()).start();
             // stopped once the events' file is being written aside
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

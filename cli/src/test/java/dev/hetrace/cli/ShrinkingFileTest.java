@@ -1,13 +1,9 @@
 package dev.hetrace.cli;
 
-import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,10 +37,7 @@ class ShrinkingFileTest {
     }
 
     private Process hetrace(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process p = HetraceProcess.builder(args).redirectError(dir.resolve("err.txt").toFile()).start();
         started.add(p);
         return p;
     }

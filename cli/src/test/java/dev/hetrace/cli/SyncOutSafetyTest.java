@@ -64,9 +64,7 @@ class SyncOutSafetyTest {
 
     /** {@code hetrace sync --out out board} as a process of its own; {@code shell} runs before it (a ulimit). */
     private Process start(Path out, Path log, String shell) throws IOException {
-        List<String> java = List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "sync", "--out", out.toString(), board.toString());
+        List<String> java = HetraceProcess.command("sync", "--out", out.toString(), board.toString());
         List<String> command = new ArrayList<>();
         // a process started in the background of a non-interactive shell (a build run so) ignores
         // SIGINT, and so would the JVM: GNU env gives the run the default handling back, as a
