@@ -71,18 +71,13 @@ final class DiagnoseCommand extends HetraceCommand {
     boolean check;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         if (!(k > 1)) {
-            main.err.println("hetrace: --k " + k + ": must be more than 1 (1 is the median itself)");
-            return 2;
+            throw CommandFailure.usage("--k " + k + ": must be more than 1 (1 is the median itself)");
         }
         Diagnosis.Report r;
-        try {
-            StateModel model = board.model(main.err);
-            r = Diagnosis.of(model, k);
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
-        }
+        StateModel model = board.model(main.err);
+        r = Diagnosis.of(model, k);
         String text = format == Format.text ? text(r, findings, limit) : json(r);
         int printed = print(text);
         boolean any = !r.outliers().isEmpty() || !r.silent().isEmpty() || !r.stuck().isEmpty();

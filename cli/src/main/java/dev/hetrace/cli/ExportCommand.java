@@ -96,7 +96,7 @@ final class ExportCommand extends HetraceCommand {
     IndexOptions index = new IndexOptions();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         if (target.format != null) {
             return timeline();
         }
@@ -158,32 +158,28 @@ final class ExportCommand extends HetraceCommand {
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
             if (unfinished != null && unfinished.aborted()) {
-                return 130; // stopped: the stop said so
+                throw CommandFailure.silent(130, e); // stopped: the stop said so
             }
-            return fail(IndexOptions.oneLine(e));
+            throw e;
         }
         return print(report.toString());
     }
 
     /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
-    private int timeline() {
+    private int timeline() throws IOException, MetadataException, StreamDecodingException {
         if (output == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--format " + (target.format == Format.perfetto
                 ? "perfetto" : "chrome-json") + " needs -o FILE");
         }
-        try {
-            StateModel model = board.model(main.err);
-            try (var file = OutputFile.of(output)) {
-                try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
-                    ChromeTrace.write(model, out);
-                }
-                file.commit();
+        StateModel model = board.model(main.err);
+        try (var file = OutputFile.of(output)) {
+            try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
+                ChromeTrace.write(model, out);
             }
-            return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
-                + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
-                + " slices, " + model.messages().size() + " messages\n");
-        } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
-            return fail(IndexOptions.oneLine(e));
+            file.commit();
         }
+        return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
+            + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
+            + " slices, " + model.messages().size() + " messages\n");
     }
 }

@@ -1,7 +1,6 @@
 package dev.hetrace.cli;
 
 import com.sun.management.OperatingSystemMXBean;
-import dev.hetrace.ctf.MappedFiles;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
@@ -16,6 +15,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
 
 /** The {@code hetrace} command. */
 @Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -27,8 +29,8 @@ import picocli.CommandLine.Command;
         MonitorCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     /** Where commands write their results (bytes, so that text is passed through unchanged). */
     OutputStream out;
@@ -67,8 +69,7 @@ public final class Main implements Runnable {
      */
     static String outOfMemory(OutOfMemoryError e) {
         long heap = Runtime.getRuntime().maxMemory();
-        long machine = ((OperatingSystemMXBean)
-            ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        long machine = ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         long suggest = Math.max(2 * heap, 1L << 30) >> 30;
         String message = e.getMessage() == null ? "" : e.getMessage();
         long limitBytes = heap;
@@ -97,25 +98,18 @@ public final class Main implements Runnable {
         cl.setUsageHelpWidth(USAGE_WIDTH);
         cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
         cl.setErr(new PrintWriter(err, true));
-        cl.setExitCodeExceptionMapper(e -> 1);
-        cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("hetrace: " + ex.getMessage());
-            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-                + " --help'.");
-            return 2;
-        });
+        ErrorReport report = new ErrorReport(err);
+        cl.setParameterExceptionHandler(report);
+        cl.setExecutionExceptionHandler(report);
         try {
             return cl.execute(args);
-        } catch (InternalError e) {
-            // a mapped file that shrank faults wherever it is read: named in one line, whatever the command
-            if (!MappedFiles.isMappingFault(e)) {
-                throw e;
-            }
-            err.println("hetrace: " + ErrorLine.of(e));
-            if (Arrays.asList(args).contains("--debug")) {
-                e.printStackTrace(err);
-            }
-            return 1;
+        } catch (OutOfMemoryError e) {
+            throw e; // told by main() once the work's data is dropped
+        } catch (Error e) {
+            // errors pass picocli by (a mapped file that shrank faults wherever it is read): told the same way
+            ParseResult parsed = cl.getParseResult();
+            CommandSpec command = ErrorReport.command(parsed);
+            return report.failed(e, command != null ? command : cl.getCommandSpec(), ErrorReport.debug(parsed));
         }
     }
 

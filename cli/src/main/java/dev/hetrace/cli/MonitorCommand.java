@@ -94,27 +94,21 @@ final class MonitorCommand extends HetraceCommand {
     List<String> command = new ArrayList<>();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         if ((pid == null) == command.isEmpty()) {
-            main.err.println("hetrace: monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
-            return 2;
+            throw CommandFailure.usage("monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
         }
         if (serving.invalid() != null) {
-            main.err.println("hetrace: " + serving.invalid());
-            return 2;
+            throw CommandFailure.usage(serving.invalid());
         }
         if (duration < 0) {
-            main.err.println("hetrace: --duration " + duration + ": must not be negative");
-            return 2;
+            throw CommandFailure.usage("--duration " + duration + ": must not be negative");
         }
         MonitorSettings settings;
         try {
             settings = settings();
         } catch (ProfileException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            return 2;
-        } catch (IOException e) {
-            return fail(e);
+            throw CommandFailure.usage(e.getMessage(), e); // a setting of the command line refused
         }
         Path proc = Path.of("/proc");
         Process process = null;
@@ -137,7 +131,7 @@ final class MonitorCommand extends HetraceCommand {
             try {
                 process = new ProcessBuilder(command).inheritIO().start();
             } catch (IOException e) {
-                return fail(new IOException("cannot run '" + workload + "': " + e.getMessage(), e));
+                throw CommandFailure.in("cannot run '" + workload + "'", e);
             }
             target = process.pid();
         }
@@ -147,7 +141,7 @@ final class MonitorCommand extends HetraceCommand {
             recording = new MonitorRecording(dir, settings, workload);
         } catch (IOException e) {
             stop(process);
-            return fail(new IOException("cannot save to " + dir + ": " + e.getMessage(), e));
+            throw CommandFailure.in("cannot save to " + dir, e);
         }
         MonitorServer server = null;
         if (!noServe) {
@@ -155,7 +149,7 @@ final class MonitorCommand extends HetraceCommand {
                 server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(serving.bind, serving.port);
             } catch (RuntimeException e) {
                 stop(process);
-                return fail(Serving.cannotServe(serving.bind, serving.port, e));
+                throw Serving.cannotServe(serving.bind, serving.port, e);
             }
         }
         MonitorServer page = server;
@@ -254,7 +248,7 @@ final class MonitorCommand extends HetraceCommand {
         main.err.println("hetrace monitor: " + why + "; saved in " + dir);
         if (failed != null) {
             closeServer(server, why);
-            return fail(failed);
+            throw failed;
         }
         int status = interrupted[0] ? 0 : print(summary(monitor, settings));
         if (server != null) {

@@ -75,7 +75,7 @@ final class PatternCommand extends HetraceCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         List<String[]> conditions = new ArrayList<>();
         for (String w : where) {
             String[] parts = w.split("=", -1);
@@ -89,15 +89,11 @@ final class PatternCommand extends HetraceCommand {
             throw new CommandLine.ParameterException(spec.commandLine(), "--bins " + bins + ": at least 1");
         }
         PatternSearch.Result r;
-        try {
-            List<Path> traces = BoardInput.traces(inputs);
-            StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
-                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-            r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
-                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
-        }
+        List<Path> traces = BoardInput.traces(inputs);
+        StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
+            w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+        r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
+            w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
         String text = switch (format) {
             case text -> text(r);
             case csv -> csv(r);

@@ -2,7 +2,6 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.MappedFiles;
 import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.ParallelMerge;
 import dev.hetrace.ctf.decode.PacketInfo;
@@ -10,8 +9,8 @@ import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -83,10 +82,9 @@ final class PrintCommand implements Callable<Integer> {
     Main main;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         if (threads < 1) {
-            main.err.println("hetrace: --threads must be at least 1");
-            return 2;
+            throw CommandFailure.usage("--threads must be at least 1");
         }
         return execute(main.out, main.err);
     }
@@ -96,17 +94,21 @@ final class PrintCommand implements Callable<Integer> {
         return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
     }
 
-    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug,
-                     int threads) {
+    /** As {@link #print(List, Format, OutputStream, PrintStream, boolean)}, on {@code threads} threads; errors told as the command tells them. */
+    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug, int threads) {
         PrintCommand c = new PrintCommand();
         c.paths = paths;
         c.format = format;
         c.debug = debug;
         c.threads = threads;
-        return c.execute(out, err);
+        try {
+            return c.execute(out, err);
+        } catch (Exception | InternalError e) {
+            return new ErrorReport(err).failed(e, new CommandLine(new Main()).getSubcommands().get("print").getCommandSpec(), debug);
+        }
     }
 
-    private int execute(OutputStream out, PrintStream err) {
+    private int execute(OutputStream out, PrintStream err) throws IOException, MetadataException, StreamDecodingException {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
@@ -114,8 +116,7 @@ final class PrintCommand implements Callable<Integer> {
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
-                    err.println("hetrace: " + p + ": no CTF trace here (no 'metadata' file at any depth)");
-                    return 1;
+                    throw new IOException(p + ": no CTF trace here (no 'metadata' file at any depth)");
                 }
                 for (Path dir : found) {
                     traces.add(opener.open(dir, p));
@@ -142,10 +143,7 @@ final class PrintCommand implements Callable<Integer> {
                 err.print(text.discardedWarning(items, trace, stream));
             });
             if (begin != null || end != null) {
-                Integer status = trim(cursor, traces, err);
-                if (status != null) {
-                    return status;
-                }
+                trim(cursor, traces);
             }
             switch (format) {
                 case text -> {
@@ -170,40 +168,12 @@ final class PrintCommand implements Callable<Integer> {
             }
             sink.flush();
             return 0;
-        } catch (UncheckedIOException e) {
-            if ("Broken pipe".equals(e.getCause().getMessage())) {
-                return 1;
-            }
-            return failed(e, sink, err);
-        } catch (IOException e) {
-            if ("Broken pipe".equals(e.getMessage())) {
-                return 1; // the reader went away (e.g. "| head"): nothing more to say
-            }
-            return failed(e, sink, err);
-        } catch (MetadataException | StreamDecodingException e) {
-            return failed(e, sink, err);
-        } catch (RuntimeException | InternalError e) {
-            return failed(e, sink, err);
         } finally {
+            flushQuietly(sink); // the events printed before an error come before its line
             for (CtfTrace t : traces) {
                 t.close();
             }
         }
-    }
-
-    /**
-     * Reports {@code e} in one line after the events printed so far: a known error's message, a
-     * file that shrank while mapped, or else an internal error.
-     */
-    private int failed(Throwable e, TextSink sink, PrintStream err) {
-        flushQuietly(sink);
-        boolean known = e instanceof IOException || e instanceof UncheckedIOException || e instanceof MetadataException
-            || e instanceof StreamDecodingException || MappedFiles.isMappingFault(e);
-        err.println("hetrace: " + (known ? ErrorLine.of(e) : "internal error: " + e));
-        if (debug) {
-            e.printStackTrace(err);
-        }
-        return 1;
     }
 
     /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
@@ -312,10 +282,8 @@ final class PrintCommand implements Callable<Integer> {
     /**
      * Applies --begin and --end: checks that every stream has times, resolves the bounds
      * (a time of day takes the date of the first timed packet) and positions the cursor.
-     *
-     * @return an exit status when the bounds cannot be used, else null
      */
-    private Integer trim(EventCursor cursor, List<CtfTrace> traces, PrintStream err) throws StreamDecodingException {
+    private void trim(EventCursor cursor, List<CtfTrace> traces) throws StreamDecodingException {
         ZoneId zone = ZoneId.systemDefault();
         TimeBound from;
         TimeBound to;
@@ -323,16 +291,14 @@ final class PrintCommand implements Callable<Integer> {
             from = begin == null ? null : TimeBound.parse(begin, zone);
             to = end == null ? null : TimeBound.parse(end, zone);
         } catch (IllegalArgumentException e) {
-            err.println("hetrace: " + e.getMessage());
-            return 2;
+            throw CommandFailure.usage(e.getMessage(), e);
         }
         for (CtfTrace trace : traces) {
             for (int s = 0; s < trace.streams().size(); s++) {
                 var plan = trace.plan().streams.get(trace.streamClassId(s));
                 if (plan != null && plan.defaultClock < 0) {
-                    err.println("hetrace: --begin/--end need event times, but stream " + trace.streamPath(s)
+                    throw new IllegalArgumentException("--begin/--end need event times, but stream " + trace.streamPath(s)
                         + " has no clock");
-                    return 1;
                 }
             }
         }
@@ -341,8 +307,7 @@ final class PrintCommand implements Callable<Integer> {
         long b = from == null ? Long.MIN_VALUE : from.resolve(first, zone);
         long e = to == null ? Long.MAX_VALUE : to.resolve(first, zone);
         if (b > e) {
-            err.println("hetrace: --begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
-            return 2;
+            throw CommandFailure.usage("--begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
         }
         if (from != null) {
             cursor.seek(b);
@@ -350,7 +315,6 @@ final class PrintCommand implements Callable<Integer> {
         if (to != null) {
             cursor.stopAfter(e);
         }
-        return null;
     }
 
     private static void flushOrFail(TextSink sink) {

@@ -2,7 +2,6 @@ package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
-import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.Run;
 import dev.hetrace.profile.perf.CampaignRunner;
 import dev.hetrace.profile.perf.Cpus;
@@ -66,31 +65,27 @@ final class ProfileRunCommand extends ProfileSubcommand {
     int level = Stressor.MAX_LEVEL;
 
     @Override
-    public Integer call() {
-        try {
-            StressorSpec spec = stressor == null ? null : StressorSpec.parse(stressor);
-            if (spec != null) {
-                Stressor.duty(level);
-            }
-            CampaignRunner runner = options.runner(spec != null, main().err);
-            Campaign campaign = runner.run(options.name(), spec, level);
-            Path file = options.output.resolve("campaign.json");
-            CampaignFile.write(campaign, file);
-            StringBuilder sb = new StringBuilder();
-            sb.append("workload: ").append(runner.label()).append(" (").append(runner.repeat()).append(" repetitions")
-                .append(runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()).append(")\n");
-            if (spec != null) {
-                sb.append("stressor: ").append(spec).append(" at level ").append(level).append(" of ")
-                    .append(Stressor.MAX_LEVEL).append(" on CPU ").append(cpus(runner.stressCpus()))
-                    .append(runner.kernel().isPresent() ? "" : " (Java fallback)").append('\n');
-            }
-            sb.append('\n').append(table(campaign.runs(), runner.events()));
-            sb.append(unsupported(campaign.runs(), runner.events()));
-            sb.append("\nwrote ").append(file).append(" (the workload's output: ").append(runner.log()).append(")\n");
-            return print(sb.toString());
-        } catch (ProfileException | IOException e) {
-            return fail(e);
+    public Integer call() throws IOException {
+        StressorSpec spec = stressor == null ? null : StressorSpec.parse(stressor);
+        if (spec != null) {
+            Stressor.duty(level);
         }
+        CampaignRunner runner = options.runner(spec != null, main().err);
+        Campaign campaign = runner.run(options.name(), spec, level);
+        Path file = options.output.resolve("campaign.json");
+        CampaignFile.write(campaign, file);
+        StringBuilder sb = new StringBuilder();
+        sb.append("workload: ").append(runner.label()).append(" (").append(runner.repeat()).append(" repetitions")
+            .append(runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()).append(")\n");
+        if (spec != null) {
+            sb.append("stressor: ").append(spec).append(" at level ").append(level).append(" of ")
+                .append(Stressor.MAX_LEVEL).append(" on CPU ").append(cpus(runner.stressCpus()))
+                .append(runner.kernel().isPresent() ? "" : " (Java fallback)").append('\n');
+        }
+        sb.append('\n').append(table(campaign.runs(), runner.events()));
+        sb.append(unsupported(campaign.runs(), runner.events()));
+        sb.append("\nwrote ").append(file).append(" (the workload's output: ").append(runner.log()).append(")\n");
+        return print(sb.toString());
     }
 
     static String cpus(List<Integer> cpus) {

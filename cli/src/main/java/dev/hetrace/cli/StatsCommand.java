@@ -83,30 +83,26 @@ final class StatsCommand extends HetraceCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         long[] relative = range == null ? null : parseRange(spec, range);
         String text;
-        try {
-            StateModel model = board.model(main.err);
-            long begin = model.begin();
-            long end = model.end();
-            if (relative != null) {
-                begin = model.begin() + relative[0];
-                end = Math.min(model.end(), model.begin() + relative[1]);
-                if (begin > model.end()) {
-                    throw new IllegalArgumentException("--range " + range + ": starts after the traces end ("
-                        + seconds(model.end() - model.begin()) + " s after their first event)");
-                }
+        StateModel model = board.model(main.err);
+        long begin = model.begin();
+        long end = model.end();
+        if (relative != null) {
+            begin = model.begin() + relative[0];
+            end = Math.min(model.end(), model.begin() + relative[1]);
+            if (begin > model.end()) {
+                throw new IllegalArgumentException("--range " + range + ": starts after the traces end ("
+                    + seconds(model.end() - model.begin()) + " s after their first event)");
             }
-            Statistics.Table table = Statistics.of(model, begin, end);
-            text = switch (format) {
-                case text -> text(table, model);
-                case csv -> csv(table);
-                case json -> json(table);
-            };
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
         }
+        Statistics.Table table = Statistics.of(model, begin, end);
+        text = switch (format) {
+            case text -> text(table, model);
+            case csv -> csv(table);
+            case json -> json(table);
+        };
         return print(text);
     }
 
@@ -141,7 +137,7 @@ final class StatsCommand extends HetraceCommand {
         try {
             return new SyncCommand.DurationConverter().convert(v);
         } catch (CommandLine.TypeConversionException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + range + ": " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + range + ": " + e.getMessage(), e);
         }
     }
 

@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.math.MathContext;
 import java.math.RoundingMode;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -122,21 +121,16 @@ final class SyncCommand extends HetraceCommand {
     Format format = Format.text;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SynchronizedCopyException {
         PrintStream err = main.err;
         List<Path> traces;
         Synchronizer.Options options;
-        try {
-            clock.rules(); // a bad rule is told before the traces are looked at
-            traces = BoardInput.traces(inputs);
-            if (traces.size() < 2) {
-                err.println("hetrace: " + traces.size() + " trace given: synchronizing needs two at least");
-                return 2;
-            }
-            options = clock.clocks(traces).sync();
-        } catch (IllegalArgumentException | IOException e) {
-            return fail(e);
+        clock.rules(); // a bad rule is told before the traces are looked at
+        traces = BoardInput.traces(inputs);
+        if (traces.size() < 2) {
+            throw CommandFailure.usage(traces.size() + " trace given: synchronizing needs two at least");
         }
+        options = clock.clocks(traces).sync();
         Report report;
         boolean interactive = System.console() != null && System.console().isTerminal() && err == System.err;
         boolean[] shown = {false};
@@ -147,8 +141,6 @@ final class SyncCommand extends HetraceCommand {
         };
         try {
             report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + TerminalText.guard(w)), progress, false);
-        } catch (IOException | MetadataException | StreamDecodingException e) {
-            return fail(e);
         } finally {
             if (shown[0]) {
                 err.print("\r\033[K");
@@ -161,29 +153,24 @@ final class SyncCommand extends HetraceCommand {
                 written = writeCopies(report, work);
             } catch (IOException | SynchronizedCopyException | RuntimeException e) {
                 if (work[0] != null && work[0].aborted()) {
-                    return 130; // stopped: the stop said so
+                    throw CommandFailure.silent(130, e); // stopped: the stop said so
                 }
-                String what = e instanceof FileSystemException f ? f.getMessage()
-                    : e.getMessage() == null ? e.toString() : e.getMessage();
-                if (work[0] != null) {
-                    // the copies' files as they would have been named
-                    what = what.replace(work[0].path().toString(), outDir.toString());
+                if (!ErrorReport.expected(e)) {
+                    throw e; // a bug: told as one
                 }
-                main.err.println("hetrace: --out " + outDir + ": " + what + (work[0] == null ? ""
-                    : Files.exists(outDir) ? " (" + outDir + " is as it was)" : " (nothing was left behind)"));
-                if (debug) {
-                    e.printStackTrace(main.err);
+                // the JDK's words for a file ("PATH: reason"): the path is the copy's
+                String what = e instanceof FileSystemException f ? f.getMessage() : ErrorLine.of(e);
+                if (work[0] == null) {
+                    throw CommandFailure.said("--out " + outDir + ": " + what, e);
                 }
-                return 1;
+                // the copies' files as they would have been named
+                what = what.replace(work[0].path().toString(), outDir.toString());
+                throw CommandFailure.said("--out " + outDir + ": " + what, e)
+                    .then(Files.exists(outDir) ? "(" + outDir + " is as it was)" : "(nothing was left behind)");
             }
         }
         String text = format == Format.json ? json(report) : text(report) + String.join("", written);
-        try {
-            main.out.write(TerminalText.guard(text).getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            return fail(e);
-        }
+        print(text);
         // traces not on the reference clock: an error unless --apart, then said as warnings
         String said = clock.apart ? "hetrace: warning: " : "hetrace: ";
         boolean ok = true;

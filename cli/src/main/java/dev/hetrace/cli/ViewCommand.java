@@ -4,8 +4,8 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.decode.StreamDecodingException;
-import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.TerminalText;
+import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.report.ProfileReport;
@@ -68,11 +68,10 @@ final class ViewCommand extends HetraceCommand {
     int bench;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, InterruptedException, MetadataException, StreamDecodingException {
         long started = System.nanoTime();
         if (serving.invalid() != null) {
-            main.err.println("hetrace: " + serving.invalid());
-            return 2;
+            throw CommandFailure.usage(serving.invalid());
         }
         List<Path> inputs = board.inputs;
         Path mapping = board.mapping;
@@ -99,39 +98,30 @@ final class ViewCommand extends HetraceCommand {
                 throw e.getCause() instanceof UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
             }
         };
-        try {
-            traces = BoardInput.traces(inputs);
-            clocks = board.clock.clocks(traces);
-            if (!noCache) {
-                // the paths' hash first: a new state of the same traces replaces the older one's file
-                kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
-            }
-            symbols = later.get();
-        } catch (IOException e) {
-            return fail(e);
+        traces = BoardInput.traces(inputs);
+        clocks = board.clock.clocks(traces);
+        if (!noCache) {
+            // the paths' hash first: a new state of the same traces replaces the older one's file
+            kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
         }
+        symbols = later.get();
         ViewServer server = kept != null && Files.isRegularFile(kept) ? open(kept, traces, clocks, symbols) : null;
         if (server != null) {
             TraceIndex.used(kept);
         }
         if (server == null) {
             server = build(traces, clocks, symbols, kept);
-            if (server == null) {
-                return 1;
-            }
         }
         if (bench > 0) {
             try {
                 server.start(serving.bind, serving.port);
             } catch (RuntimeException e) {
-                return fail(Serving.cannotServe(serving.bind, serving.port, e));
+                throw Serving.cannotServe(serving.bind, serving.port, e);
             }
             String url = Serving.url(serving.bind, server.port());
             main.err.println("hetrace view: measuring " + url);
             try (ViewServer s = server) {
                 return ViewBench.run(url, s.timeline(), bench, started, main.err);
-            } catch (IOException | InterruptedException e) {
-                return fail(e instanceof IOException io ? io : new IOException(e));
             }
         }
         ViewServer s = server;
@@ -169,32 +159,28 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /** Reads the traces and builds the timeline and its server; keeps the timeline in {@code kept} (unless null). */
-    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept) {
+    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept)
+            throws IOException, MetadataException, StreamDecodingException {
         Timeline timeline;
         StateBuilder.Input input;
         long built;
         long read;
         main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
             kept == null ? "" : " (kept for the next view)");
-        try {
-            long t0 = System.nanoTime();
-            // the synchronized traces are kept for the pattern search
-            StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-            input = both.input();
-            StateModel model = both.model();
-            long t1 = System.nanoTime();
-            timeline = Timeline.of(model);
-            read = t1 - t0;
-            built = System.nanoTime() - t1;
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            fail(e);
-            return null;
-        }
+        long t0 = System.nanoTime();
+        // the synchronized traces are kept for the pattern search
+        StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
+            w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+        input = both.input();
+        StateModel model = both.model();
+        long t1 = System.nanoTime();
+        timeline = Timeline.of(model);
+        read = t1 - t0;
+        built = System.nanoTime() - t1;
         describe(timeline, String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, built / 1e9));
         ViewServer server = new ViewServer(timeline, input);
         if (kept != null) {
-            long t0 = System.nanoTime();
+            t0 = System.nanoTime();
             main.err.println("hetrace view: diagnosing, then keeping the timeline in " + kept + "...");
             try {
                 long size = TimelineFile.write(timeline, server.answersToKeep(), kept);
@@ -217,7 +203,8 @@ final class ViewCommand extends HetraceCommand {
      * Serves {@code timeline} where {@code serving} says until Ctrl-C, printing the URL (and
      * opening it when asked); what {@code hetrace view} and {@code hetrace demo --serve} do.
      */
-    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving) {
+    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving)
+            throws IOException {
         return serve(cmd, who, () -> {
             ViewServer v = new ViewServer(timeline, input).start(serving.bind, serving.port);
             return new Served(v::port, v::close);
@@ -228,12 +215,12 @@ final class ViewCommand extends HetraceCommand {
     record Served(IntSupplier port, Runnable close) {}
 
     /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
-    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) {
+    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) throws IOException {
         Served served;
         try {
             served = start.get();
         } catch (RuntimeException e) {
-            return cmd.fail(Serving.cannotServe(serving.bind, serving.port, e));
+            throw Serving.cannotServe(serving.bind, serving.port, e);
         }
         Serving.announce(cmd.main.err, who, Serving.url(serving.bind, served.port().getAsInt()), serving.open);
         Serving.untilStopped(served.close());
@@ -244,18 +231,14 @@ final class ViewCommand extends HetraceCommand {
      * A campaign file (hetrace profile): its report, the page {@code hetrace profile report}
      * writes, served as it is.
      */
-    private int serveCampaign(Path file) {
+    private int serveCampaign(Path file) throws IOException {
         String page;
-        try {
-            Campaign c = CampaignFile.read(file);
-            if (c.runs().isEmpty()) {
-                throw new IOException(file + ": the campaign has no runs to show");
-            }
-            CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-            page = ProfileReport.page(c, r.stats(), r.threads());
-        } catch (IOException | RuntimeException e) {
-            return fail(e);
+        Campaign c = CampaignFile.read(file);
+        if (c.runs().isEmpty()) {
+            throw new IOException(file + ": the campaign has no runs to show");
         }
+        CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+        page = ProfileReport.page(c, r.stats(), r.threads());
         return serve(this, "hetrace view", () -> {
             PageServer p = PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
