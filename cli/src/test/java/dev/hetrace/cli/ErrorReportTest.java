@@ -103,7 +103,7 @@ class ErrorReportTest {
         List<String> lines = r.err().lines().toList();
         assertThat(lines.getFirst()).startsWith("hetrace: " + trace.resolve("dummystream") + ": packet 0, offset 20: ");
         assertThat(lines.get(1)).startsWith("dev.hetrace.ctf.decode.StreamDecodingException: ");
-        assertThat(lines).anyMatch(l -> l.startsWith("\tat dev.hetrace.cli.PrintCommand."));
+        assertThat(lines).anyMatch(l -> l.startsWith("\tat dev.hetrace.ctf.decode.StreamDecoder."));
     }
 
     @Test
