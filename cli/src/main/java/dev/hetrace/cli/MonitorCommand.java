@@ -123,8 +123,7 @@ final class MonitorCommand extends HetraceCommand {
                 // gone: said below
             }
             if (!Files.isDirectory(proc.resolve(Long.toString(pid))) || ThreadStat.ended(proc, pid)) {
-                main.err.println("hetrace: --pid " + pid + ": no such process");
-                return 1;
+                throw new IllegalArgumentException("--pid " + pid + ": no such process");
             }
         } else {
             workload = String.join(" ", command);
