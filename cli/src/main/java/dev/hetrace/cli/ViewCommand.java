@@ -203,8 +203,7 @@ final class ViewCommand extends HetraceCommand {
      * Serves {@code timeline} where {@code serving} says until Ctrl-C, printing the URL (and
      * opening it when asked); what {@code hetrace view} and {@code hetrace demo --serve} do.
      */
-    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving)
-            throws IOException {
+    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving) {
         return serve(cmd, who, () -> {
             ViewServer v = new ViewServer(timeline, input).start(serving.bind, serving.port);
             return new Served(v::port, v::close);
@@ -215,7 +214,7 @@ final class ViewCommand extends HetraceCommand {
     record Served(IntSupplier port, Runnable close) {}
 
     /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
-    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) throws IOException {
+    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) {
         Served served;
         try {
             served = start.get();
