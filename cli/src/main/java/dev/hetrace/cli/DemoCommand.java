@@ -78,8 +78,6 @@ final class DemoCommand extends HetraceCommand {
             throw CommandFailure.usage(serving.invalid());
         }
         PrintStream err = main.err;
-        Timeline timeline;
-        StateBuilder.Input input;
         long begin = System.nanoTime();
         StringBuilder sb = new StringBuilder();
         prepare();
@@ -99,11 +97,11 @@ final class DemoCommand extends HetraceCommand {
         }
         // what went wrong, from the traces alone (the truth only names the master's function addresses)
         List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
-        input = new StateBuilder.Input(sim.traces(), maps, report);
+        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
         StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
         model.symbolize(BoardInput.symbols(List.of(out)));
         List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-        timeline = Timeline.of(model);
+        Timeline timeline = Timeline.of(model);
         Report.write(timeline, out.resolve("report.html"));
         summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
         Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");

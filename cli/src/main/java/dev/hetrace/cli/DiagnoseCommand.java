@@ -75,13 +75,11 @@ final class DiagnoseCommand extends HetraceCommand {
         if (!(k > 1)) {
             throw CommandFailure.usage("--k " + k + ": must be more than 1 (1 is the median itself)");
         }
-        Diagnosis.Report r;
         StateModel model = board.model(main.err);
-        r = Diagnosis.of(model, k);
-        String text = format == Format.text ? text(r, findings, limit) : json(r);
-        int printed = print(text);
+        Diagnosis.Report r = Diagnosis.of(model, k);
+        print(format == Format.text ? text(r, findings, limit) : json(r));
         boolean any = !r.outliers().isEmpty() || !r.silent().isEmpty() || !r.stuck().isEmpty();
-        return printed != 0 ? printed : check && any ? 3 : 0;
+        return check && any ? 3 : 0;
     }
 
     static String text(Diagnosis.Report r, int findings, int limit) {

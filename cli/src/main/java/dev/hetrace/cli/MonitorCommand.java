@@ -249,7 +249,14 @@ final class MonitorCommand extends HetraceCommand {
             closeServer(server, why);
             throw failed;
         }
-        int status = interrupted[0] ? 0 : print(summary(monitor, settings));
+        if (!interrupted[0]) {
+            try {
+                print(summary(monitor, settings));
+            } catch (IOException e) {
+                closeServer(server, why); // the page says the run is over, whatever became of the summary
+                throw e;
+            }
+        }
         if (server != null) {
             server.end(why);
             if (keepServing && !interrupted[0]) {
@@ -258,7 +265,7 @@ final class MonitorCommand extends HetraceCommand {
             }
         }
         closeServer(server, why);
-        return status;
+        return 0;
     }
 
     private static void closeServer(MonitorServer server, String why) {

@@ -88,11 +88,10 @@ final class PatternCommand extends HetraceCommand {
         if (bins < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--bins " + bins + ": at least 1");
         }
-        PatternSearch.Result r;
         List<Path> traces = BoardInput.traces(inputs);
         StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
             w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-        r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
+        PatternSearch.Result r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
             w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
         String text = switch (format) {
             case text -> text(r);

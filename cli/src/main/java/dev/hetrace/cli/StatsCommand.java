@@ -85,7 +85,6 @@ final class StatsCommand extends HetraceCommand {
     @Override
     public Integer call() throws IOException, MetadataException, StreamDecodingException {
         long[] relative = range == null ? null : parseRange(spec, range);
-        String text;
         StateModel model = board.model(main.err);
         long begin = model.begin();
         long end = model.end();
@@ -98,7 +97,7 @@ final class StatsCommand extends HetraceCommand {
             }
         }
         Statistics.Table table = Statistics.of(model, begin, end);
-        text = switch (format) {
+        String text = switch (format) {
             case text -> text(table, model);
             case csv -> csv(table);
             case json -> json(table);

@@ -124,13 +124,12 @@ final class SyncCommand extends HetraceCommand {
     public Integer call() throws IOException, MetadataException, StreamDecodingException, SynchronizedCopyException {
         PrintStream err = main.err;
         List<Path> traces;
-        Synchronizer.Options options;
         clock.rules(); // a bad rule is told before the traces are looked at
         traces = BoardInput.traces(inputs);
         if (traces.size() < 2) {
             throw CommandFailure.usage(traces.size() + " trace given: synchronizing needs two at least");
         }
-        options = clock.clocks(traces).sync();
+        Synchronizer.Options options = clock.clocks(traces).sync();
         Report report;
         boolean interactive = System.console() != null && System.console().isTerminal() && err == System.err;
         boolean[] shown = {false};

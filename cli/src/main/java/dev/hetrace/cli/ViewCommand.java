@@ -79,7 +79,6 @@ final class ViewCommand extends HetraceCommand {
             return serveCampaign(inputs.getFirst());
         }
         List<Path> traces;
-        StateBuilder.Clocks clocks;
         Map<String, String> symbols;
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
@@ -99,7 +98,7 @@ final class ViewCommand extends HetraceCommand {
             }
         };
         traces = BoardInput.traces(inputs);
-        clocks = board.clock.clocks(traces);
+        StateBuilder.Clocks clocks = board.clock.clocks(traces);
         if (!noCache) {
             // the paths' hash first: a new state of the same traces replaces the older one's file
             kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
@@ -162,20 +161,18 @@ final class ViewCommand extends HetraceCommand {
     private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept)
             throws IOException, MetadataException, StreamDecodingException {
         Timeline timeline;
-        StateBuilder.Input input;
         long built;
-        long read;
         main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
             kept == null ? "" : " (kept for the next view)");
         long t0 = System.nanoTime();
         // the synchronized traces are kept for the pattern search
         StateBuilder.Built both = BoardInput.built(traces, clocks, board.mapping, symbols,
             w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-        input = both.input();
+        StateBuilder.Input input = both.input();
         StateModel model = both.model();
         long t1 = System.nanoTime();
         timeline = Timeline.of(model);
-        read = t1 - t0;
+        long read = t1 - t0;
         built = System.nanoTime() - t1;
         describe(timeline, String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, built / 1e9));
         ViewServer server = new ViewServer(timeline, input);
@@ -231,13 +228,12 @@ final class ViewCommand extends HetraceCommand {
      * writes, served as it is.
      */
     private int serveCampaign(Path file) throws IOException {
-        String page;
         Campaign c = CampaignFile.read(file);
         if (c.runs().isEmpty()) {
             throw new IOException(file + ": the campaign has no runs to show");
         }
         CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-        page = ProfileReport.page(c, r.stats(), r.threads());
+        String page = ProfileReport.page(c, r.stats(), r.threads());
         return serve(this, "hetrace view", () -> {
             PageServer p = PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
