@@ -1,17 +1,27 @@
 package dev.hetrace.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,9 +43,9 @@ final class BoardInput {
      * The traces synchronized as {@code clocks} say and their state model read with
      * {@code mapping} (or the presets), functions named after {@code symbols}.
      */
-    static StateModel model(List<Path> traces, StateBuilder.Clocks clocks, Path mapping, java.util.Map<String, String> symbols,
+    static StateModel model(List<Path> traces, StateBuilder.Clocks clocks, Path mapping, Map<String, String> symbols,
                             PrintStream err) throws IOException, MetadataException, StreamDecodingException {
-        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w))).model();
+        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + TerminalText.guard(w))).model();
     }
 
     /**
@@ -44,7 +54,7 @@ final class BoardInput {
      * presets), functions named after {@code symbols}; refused when no event has a time.
      */
     static StateBuilder.Built built(List<Path> traces, StateBuilder.Clocks clocks, Path mapping,
-                                    java.util.Map<String, String> symbols, java.util.function.Consumer<String> warnings)
+                                    Map<String, String> symbols, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
         StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, m, warnings, null, 0);
@@ -69,7 +79,7 @@ final class BoardInput {
      * by value: dsp2 before dsp10); a 'hetrace demo' folder, the traces of its board.
      */
     static List<Path> traces(List<Path> inputs) throws IOException {
-        java.util.LinkedHashMap<Path, Path> out = new java.util.LinkedHashMap<>();
+        LinkedHashMap<Path, Path> out = new LinkedHashMap<>();
         for (Path p : inputs) {
             if (!Files.exists(p)) {
                 throw new IOException(p + ": no such file or directory");
@@ -82,7 +92,7 @@ final class BoardInput {
                 found = List.of(p);
             } else {
                 Path folder = Files.isRegularFile(p.resolve("board").resolve("ground-truth.json")) ? p.resolve("board") : p;
-                found = new ArrayList<>(dev.hetrace.ctf.CtfTrace.find(folder));
+                found = new ArrayList<>(CtfTrace.find(folder));
                 found.sort(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
                     .thenComparing((x, y) -> pathOrder(folder.relativize(x), folder.relativize(y))));
                 if (found.isEmpty()) {
@@ -132,8 +142,8 @@ final class BoardInput {
     }
 
     /** The function addresses a sim or demo folder's ground truth names (its master traces functions by address). */
-    static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
-        java.util.Map<String, String> out = new java.util.HashMap<>();
+    static Map<String, String> symbols(List<Path> inputs) throws IOException {
+        Map<String, String> out = new HashMap<>();
         for (Path p : inputs) {
             Path truth = (Files.isDirectory(p.resolve("board")) ? p.resolve("board") : p).resolve("ground-truth.json");
             if (Files.isRegularFile(truth)) {
@@ -148,30 +158,30 @@ final class BoardInput {
      * file is read as a stream up to that table, which comes before the intervals: a long run's
      * truth holds gigabytes of intervals that this does not read.
      */
-    static java.util.Map<String, String> symbolNames(Path truth) throws IOException {
-        java.util.Map<String, String> out = new java.util.HashMap<>();
-        try (com.fasterxml.jackson.core.JsonParser p = new com.fasterxml.jackson.core.JsonFactory().createParser(truth.toFile())) {
-            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+    static Map<String, String> symbolNames(Path truth) throws IOException {
+        Map<String, String> out = new HashMap<>();
+        try (JsonParser p = new JsonFactory().createParser(truth.toFile())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException(truth + ": not a ground truth (a JSON object expected)");
             }
-            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
-                com.fasterxml.jackson.core.JsonToken value = p.nextToken();
+                JsonToken value = p.nextToken();
                 if (!field.equals("symbols")) {
                     p.skipChildren();
                     continue;
                 }
-                if (value != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                if (value != JsonToken.START_OBJECT) {
                     throw new IOException(truth + ": \"symbols\" is not an object");
                 }
-                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
                     out.put(p.getText(), name);
                 }
                 break;
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             var at = e.getLocation();
             throw new IOException(truth + (at == null ? "" : ":" + at.getLineNr()) + ": not a ground truth: " + e.getOriginalMessage(), e);
         }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -47,8 +49,8 @@ final class CacheCommand extends HetraceCommand {
     @Option(names = "--clear", description = "Remove every entry.")
     boolean clear;
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     private static final Pattern AGE = Pattern.compile("([0-9]+)([dhms])");
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT);
@@ -57,54 +59,50 @@ final class CacheCommand extends HetraceCommand {
     private record Entry(Path path, String kind, long bytes, Instant used, List<String> traces) {}
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         if (clear && olderThan != null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                 "--clear removes every entry: give it or --older-than, not both");
         }
         Path dir = index.dir();
-        try {
-            Duration age = olderThan == null ? null : age(olderThan);
-            if (!Files.isDirectory(dir)) {
-                return print(dir + ": no cache yet (nothing kept)\n");
-            }
-            List<Entry> entries = entries(dir);
-            StringBuilder out = new StringBuilder();
-            if (clear || age != null) {
-                Instant before = clear ? null : Instant.now().minus(age);
-                long freed = 0;
-                int removed = 0;
-                for (Entry e : entries) {
-                    if (clear || e.used().isBefore(before)) {
-                        TraceIndex.deleteTree(e.path());
-                        freed += e.bytes();
-                        removed++;
-                        out.append("removed ").append(e.path()).append(" (").append(size(e.bytes())).append(")\n");
-                    }
-                }
-                out.append(String.format(Locale.ROOT, "%s: %d of %d entries removed, %s freed%n", dir, removed,
-                    entries.size(), size(freed)));
-                return print(out.toString());
-            }
-            long total = entries.stream().mapToLong(Entry::bytes).sum();
-            out.append(String.format(Locale.ROOT, "%s: %d %s, %s%n", dir, entries.size(),
-                entries.size() == 1 ? "entry" : "entries", size(total)));
-            for (Entry e : entries) {
-                String traces = e.traces().isEmpty() ? switch (e.kind()) {
-                        case "timeline" -> "(traces unknown: viewed, never queried)";
-                        case "old index" -> "(hetrace's earlier format: never read again)";
-                        default -> "(a build cut short, or running now)";
-                    }
-                    : e.traces().size() == 1 ? e.traces().getFirst()
-                    : e.traces().getFirst() + " and " + (e.traces().size() - 1) + " more";
-                out.append(String.format(Locale.ROOT, "  %-9s %10s  %s  %s%n", e.kind(), size(e.bytes()),
-                    WHEN.format(e.used().atZone(ZoneId.systemDefault())), traces));
-                out.append("            ").append(e.path().getFileName()).append('\n');
-            }
-            return print(out.toString());
-        } catch (IOException | RuntimeException e) {
-            return fail(e);
+        Duration age = olderThan == null ? null : age(olderThan);
+        if (!Files.isDirectory(dir)) {
+            return print(dir + ": no cache yet (nothing kept)\n");
         }
+        List<Entry> entries = entries(dir);
+        StringBuilder out = new StringBuilder();
+        if (clear || age != null) {
+            Instant before = clear ? null : Instant.now().minus(age);
+            long freed = 0;
+            int removed = 0;
+            for (Entry e : entries) {
+                if (clear || e.used().isBefore(before)) {
+                    TraceIndex.deleteTree(e.path());
+                    freed += e.bytes();
+                    removed++;
+                    out.append("removed ").append(e.path()).append(" (").append(size(e.bytes())).append(")\n");
+                }
+            }
+            out.append(String.format(Locale.ROOT, "%s: %d of %d entries removed, %s freed%n", dir, removed,
+                entries.size(), size(freed)));
+            return print(out.toString());
+        }
+        long total = entries.stream().mapToLong(Entry::bytes).sum();
+        out.append(String.format(Locale.ROOT, "%s: %d %s, %s%n", dir, entries.size(),
+            entries.size() == 1 ? "entry" : "entries", size(total)));
+        for (Entry e : entries) {
+            String traces = e.traces().isEmpty() ? switch (e.kind()) {
+                    case "timeline" -> "(traces unknown: viewed, never queried)";
+                    case "old index" -> "(hetrace's earlier format: never read again)";
+                    default -> "(a build cut short, or running now)";
+                }
+                : e.traces().size() == 1 ? e.traces().getFirst()
+                : e.traces().getFirst() + " and " + (e.traces().size() - 1) + " more";
+            out.append(String.format(Locale.ROOT, "  %-9s %10s  %s  %s%n", e.kind(), size(e.bytes()),
+                WHEN.format(e.used().atZone(ZoneId.systemDefault())), traces));
+            out.append("            ").append(e.path().getFileName()).append('\n');
+        }
+        return print(out.toString());
     }
 
     /** AGE as typed: a number and a unit. */
@@ -146,7 +144,7 @@ final class CacheCommand extends HetraceCommand {
                 try {
                     traces = TraceIndex.tracePaths(p);
                     tracesByPaths.put(TraceIndex.pathsPrefix(name), traces);
-                } catch (java.sql.SQLException | RuntimeException e) {
+                } catch (SQLException | RuntimeException e) {
                     traces = List.of("(unreadable: " + TraceIndex.firstLine(e.getMessage()) + ")");
                 }
             } else if (kind.equals("timeline") && !TraceIndex.pathsPrefix(name).isEmpty()) {

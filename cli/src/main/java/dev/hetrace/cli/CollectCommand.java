@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.FileFailure;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
@@ -14,9 +16,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -102,70 +104,60 @@ final class CollectCommand extends HetraceCommand {
     String syncStream;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, ConfigException {
         PrintStream err = main.err;
         for (Path dir : includeDirs) {
             if (!Files.isDirectory(dir)) {
-                err.println("hetrace: -I " + dir + ": not an existing directory");
-                return 2;
+                throw CommandFailure.usage("-I " + dir + ": not an existing directory");
             }
         }
         if ((sync || syncStream != null) && metadataFrom.config == null) {
-            err.println("hetrace: --sync and --sync-stream go with --config (the metadata file already has the"
+            throw CommandFailure.usage("--sync and --sync-stream go with --config (the metadata file already has the"
                 + " sync events)");
-            return 2;
         }
         if (threads != null && threads < 1) {
-            err.println("hetrace: --threads " + threads + ": at least 1");
-            return 2;
+            throw CommandFailure.usage("--threads " + threads + ": at least 1");
         }
         int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
         ShmCollector.MetadataSource source;
         List<Path> inputs = new ArrayList<>(includeDirs);
         inputs.add(metadataFrom.metadata != null ? metadataFrom.metadata : metadataFrom.config);
-        try {
-            if (metadataFrom.metadata != null) {
-                Path file = metadataFrom.metadata;
-                byte[] bytes;
-                try {
-                    bytes = Files.readAllBytes(file);
-                } catch (IOException e) {
-                    throw dev.hetrace.ctf.FileFailure.of("read", file, e);
-                }
-                // checked as text (one char per byte), copied as the bytes it is
-                String text = new String(bytes, StandardCharsets.ISO_8859_1);
-                source = new ShmCollector.MetadataSource() {
-                    @Override
-                    public String metadata(java.util.UUID uuid) throws IOException {
-                        return CollectMetadata.fromFile(text, file, uuid);
-                    }
-
-                    @Override
-                    public byte[] bytes(java.util.UUID uuid) throws IOException {
-                        CollectMetadata.fromFile(text, file, uuid);
-                        return bytes;
-                    }
-                };
-            } else {
-                List<Path> dirs = new ArrayList<>(includeDirs);
-                dirs.add(Path.of("").toAbsolutePath());
-                Configuration config = SyncOption.applyCommandLine(ConfigReader.read(metadataFrom.config, dirs), sync,
-                    Optional.ofNullable(syncStream));
-                Path file = metadataFrom.config;
-                source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
+        if (metadataFrom.metadata != null) {
+            Path file = metadataFrom.metadata;
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(file);
+            } catch (IOException e) {
+                throw FileFailure.of("read", file, e);
             }
-        } catch (IOException | ConfigException e) {
-            return fail(e);
+            // checked as text (one char per byte), copied as the bytes it is
+            String text = new String(bytes, StandardCharsets.ISO_8859_1);
+            source = new ShmCollector.MetadataSource() {
+                @Override
+                public String metadata(UUID uuid) throws IOException {
+                    return CollectMetadata.fromFile(text, file, uuid);
+                }
+
+                @Override
+                public byte[] bytes(UUID uuid) throws IOException {
+                    CollectMetadata.fromFile(text, file, uuid);
+                    return bytes;
+                }
+            };
+        } else {
+            List<Path> dirs = new ArrayList<>(includeDirs);
+            dirs.add(Path.of("").toAbsolutePath());
+            Configuration config = SyncOption.applyCommandLine(ConfigReader.read(metadataFrom.config, dirs), sync,
+                Optional.ofNullable(syncStream));
+            Path file = metadataFrom.config;
+            source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
         }
         ShmCollector collector;
         try {
             collector = new ShmCollector(regions, inputs, out, source, waitForRegions
                 ? region -> err.println("hetrace: " + region + ": waiting for its producer to create it") : null);
         } catch (IllegalArgumentException e) {
-            err.println("hetrace: " + e.getMessage());
-            return 2;
-        } catch (IOException e) {
-            return fail(e);
+            throw CommandFailure.usage(e.getMessage(), e); // refused before collecting: the command line is at fault
         }
         // Ctrl-C: the hook asks the collector to stop after its current packets and waits for it to close its files
         CountDownLatch closed = new CountDownLatch(1);
@@ -186,8 +178,6 @@ final class CollectCommand extends HetraceCommand {
                 err.print("\r\033[K");
             }
             return summary(collector.stats());
-        } catch (IOException e) {
-            return fail(e);
         } finally {
             closed.countDown();
             try {
@@ -233,7 +223,7 @@ final class CollectCommand extends HetraceCommand {
             }
             refused += r.refused();
         }
-        main.out.write(dev.hetrace.ctf.text.TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
+        main.out.write(TerminalText.guard(s.toString()).getBytes(StandardCharsets.UTF_8));
         main.out.flush();
         if (refused == 0) {
             return 0;

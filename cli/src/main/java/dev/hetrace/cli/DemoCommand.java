@@ -1,7 +1,11 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.analysis.Diagnosis;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.sim.ClockModel;
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
@@ -9,16 +13,15 @@ import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.sync.ConvexHullSync;
 import dev.hetrace.sync.MatchRules;
+import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
 import dev.hetrace.sync.Synchronizer.TraceSync;
 import dev.hetrace.sync.out.SynchronizedCopy;
 import dev.hetrace.sync.out.SynchronizedCopyException;
-import dev.hetrace.analysis.Diagnosis;
-import dev.hetrace.analysis.StateBuilder;
-import dev.hetrace.analysis.StateModel;
+import dev.hetrace.view.Report;
+import dev.hetrace.view.Timeline;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,53 +73,39 @@ final class DemoCommand extends HetraceCommand {
     Serving.Options serving = new Serving.Options();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SynchronizedCopyException {
         if (serving.invalid() != null) {
-            main.err.println("hetrace: " + serving.invalid());
-            return 2;
+            throw CommandFailure.usage(serving.invalid());
         }
         PrintStream err = main.err;
-        dev.hetrace.view.Timeline timeline;
-        StateBuilder.Input input;
         long begin = System.nanoTime();
         StringBuilder sb = new StringBuilder();
-        try {
-            prepare();
-            SimConfig config = SimConfig.sobel(seed)
-                .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8, new SyncCommand.DurationConverter()::convert)));
-            Path board = out.resolve("board");
-            Simulation.Result sim = Simulation.sobel(config, board);
-            Synchronizer.Report report = Synchronizer.run(sim.traces(), MatchRules.HETRACE_SYNC,
-                ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)), Synchronizer.Progress.NONE);
-            Path synced = out.resolve("synced");
-            Files.createDirectories(synced);
-            for (TraceSync t : report.traces()) {
-                if (t.connected()) {
-                    SynchronizedCopy.write(t.path(), t.transform(), synced.resolve(t.path().getFileName()),
-                        new SynchronizedCopy.Options(null, true));
-                }
+        prepare();
+        SimConfig config = SimConfig.sobel(seed)
+            .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8, new SyncCommand.DurationConverter()::convert)));
+        Path board = out.resolve("board");
+        Simulation.Result sim = Simulation.sobel(config, board);
+        Synchronizer.Report report = Synchronizer.run(sim.traces(), MatchRules.HETRACE_SYNC,
+            ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + TerminalText.guard(w)), Synchronizer.Progress.NONE);
+        Path synced = out.resolve("synced");
+        Files.createDirectories(synced);
+        for (TraceSync t : report.traces()) {
+            if (t.connected()) {
+                SynchronizedCopy.write(t.path(), t.transform(), synced.resolve(t.path().getFileName()),
+                    new SynchronizedCopy.Options(null, true));
             }
-            // what went wrong, from the traces alone (the truth only names the master's function addresses)
-            List<dev.hetrace.sync.PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
-            input = new StateBuilder.Input(sim.traces(), maps, report);
-            StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
-            model.symbolize(BoardInput.symbols(List.of(out)));
-            List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-            timeline = dev.hetrace.view.Timeline.of(model);
-            dev.hetrace.view.Report.write(timeline, out.resolve("report.html"));
-            summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
-            Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
-        } catch (IOException | MetadataException | StreamDecodingException | SynchronizedCopyException
-                 | IllegalArgumentException e) {
-            return fail(e);
         }
-        try {
-            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(sb.toString()).getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            err.println("hetrace: " + ErrorLine.of(e));
-            return 1;
-        }
+        // what went wrong, from the traces alone (the truth only names the master's function addresses)
+        List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
+        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
+        StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
+        model.symbolize(BoardInput.symbols(List.of(out)));
+        List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        Timeline timeline = Timeline.of(model);
+        Report.write(timeline, out.resolve("report.html"));
+        summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
+        Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
+        print(sb.toString());
         return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;
     }
 

@@ -74,22 +74,15 @@ final class DiagnoseCommand extends HetraceCommand {
     boolean check;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         if (!(k > 1)) {
-            main.err.println("hetrace: --k " + k + ": must be more than 1 (1 is the median itself)");
-            return 2;
+            throw CommandFailure.usage("--k " + k + ": must be more than 1 (1 is the median itself)");
         }
-        Diagnosis.Report r;
-        try {
-            StateModel model = board.stored(index, main.err);
-            r = Diagnosis.of(model, k);
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
-        }
-        String text = format == Format.text ? text(r, findings, limit) : json(r);
-        int printed = print(text);
+        StateModel model = board.stored(index, main.err);
+        Diagnosis.Report r = Diagnosis.of(model, k);
+        print(format == Format.text ? text(r, findings, limit) : json(r));
         boolean any = !r.outliers().isEmpty() || !r.silent().isEmpty() || !r.stuck().isEmpty();
-        return printed != 0 ? printed : check && any ? 3 : 0;
+        return check && any ? 3 : 0;
     }
 
     static String text(Diagnosis.Report r, int findings, int limit) {

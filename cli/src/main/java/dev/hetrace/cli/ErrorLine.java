@@ -1,61 +1,105 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.FileFailure;
 import dev.hetrace.ctf.MappedFiles;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.FileNotFoundException;
-import java.io.UncheckedIOException;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The one line every command prints for an error (after "hetrace: "): what failed and on which
- * file. The JDK names only the path of a failed file operation ({@link AccessDeniedException}'s
- * message is the path alone); this says what was done to it and why it failed ("cannot read
- * FILE: permission denied"), and names the file that shrank when reading a mapped one faulted.
+ * file, through the exception's chain of causes. The JDK names only the path of a failed file
+ * operation ({@link AccessDeniedException}'s message is the path alone); this says what was done
+ * to it and why it failed ("cannot read FILE: permission denied"), and names the file that shrank
+ * when reading a mapped one faulted.
  */
 final class ErrorLine {
     private ErrorLine() {}
 
-    /** The line for a failure to write a command's output (standard output, or where it was sent). */
-    static String output(java.io.IOException e) {
-        return of(e.getMessage() != null && !(e instanceof FileSystemException)
-            ? new java.io.IOException("cannot write the output: " + lower(e.getMessage()), e) : e);
+    /** A failure to write a command's output (standard output, or where it was sent), said as such. */
+    static IOException output(IOException e) {
+        return e.getMessage() != null && !(e instanceof FileSystemException)
+            ? new IOException("cannot write the output: " + lower(e.getMessage()), e) : e;
     }
 
-    /** The line for {@code e}, without the "hetrace: " prefix (its control characters escaped: names from traces). */
+    /**
+     * The line for {@code e}, without the "hetrace: " prefix (its control characters escaped:
+     * names from traces): what each layer of its chain of causes says, outermost first, each
+     * adding what it knows ("--out DIR: cannot create DIR/x: no space left on device"); a layer
+     * that repeats what is already said, or only wraps its cause, adds nothing.
+     */
     static String of(Throwable e) {
-        return dev.hetrace.ctf.text.TerminalText.guard(line(e));
+        return TerminalText.guard(line(e));
     }
 
     private static String line(Throwable e) {
         if (MappedFiles.isMappingFault(e)) {
             return MappedFiles.describeFault();
         }
-        Throwable t = e;
-        while (t instanceof UncheckedIOException || (t.getMessage() == null && t.getCause() != null && t.getCause() != t)) {
-            t = t.getCause();
+        StringBuilder said = new StringBuilder();
+        String after = "";
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            String own = own(t);
+            if (own != null && !repeats(said, t, own)) {
+                said.append(said.isEmpty() ? "" : ": ").append(own);
+            }
+            if (t instanceof CommandFailure f) {
+                after = f.after() == null ? after : " " + f.after() + after;
+                if (f.saysItsCauses() && !said.isEmpty()) {
+                    break;
+                }
+            }
+        }
+        if (said.isEmpty()) {
+            said.append(e); // no layer says anything: the exception's name at least
+        }
+        return said + after;
+    }
+
+    /** What {@code t} itself says (the first line of its message, a file operation in words), or null. */
+    private static String own(Throwable t) {
+        String m = t.getMessage();
+        if (m == null || m.isBlank() || t.getCause() != null && m.equals(t.getCause().toString())) {
+            return null; // a wrapper (UncheckedIOException(e), CompletionException...): its cause speaks
         }
         if (t instanceof FileSystemException f && f.getFile() != null && (f.getReason() == null || isBare(f))) {
             return fileOperation(f);
         }
-        if (t instanceof java.io.IOException && !(t instanceof FileSystemException) && WRITE_ERRORS.contains(t.getMessage())) {
-            return "cannot write the output: " + lower(t.getMessage()); // the OS's words alone: no file named
+        if (t instanceof IOException && !(t instanceof FileSystemException) && WRITE_ERRORS.contains(m)) {
+            return "cannot write the output: " + lower(m); // the OS's words alone: no file named
         }
-        if (t instanceof FileNotFoundException && t.getMessage() != null) {
+        if (t instanceof FileNotFoundException) {
             // java.io's files: "PATH (Reason)"
-            Matcher m = Pattern.compile("(.*) \\((.+)\\)").matcher(t.getMessage());
-            if (m.matches()) {
-                return "cannot open " + m.group(1) + ": " + lower(m.group(2));
+            Matcher p = Pattern.compile("(.*) \\((.+)\\)").matcher(m);
+            if (p.matches()) {
+                return "cannot open " + p.group(1) + ": " + lower(p.group(2));
             }
         }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
+        int nl = m.indexOf('\n');
+        return (nl < 0 ? m : m.substring(0, nl)).strip(); // DuckDB's statement and caret below its first line
+    }
+
+    /** Whether what {@code t} says ({@code own}, or its bare message) is already in {@code said}. */
+    private static boolean repeats(StringBuilder said, Throwable t, String own) {
+        String so = said.toString().toLowerCase(Locale.ROOT);
+        return so.contains(own.toLowerCase(Locale.ROOT)) || so.contains(t.getMessage().strip().toLowerCase(Locale.ROOT));
     }
 
     /** The OS's messages for a write that failed, which java.io gives with no file. */
-    private static final java.util.Set<String> WRITE_ERRORS = java.util.Set.of("No space left on device",
+    private static final Set<String> WRITE_ERRORS = Set.of("No space left on device",
         "Disk quota exceeded", "File too large", "Read-only file system");
 
     /** Whether {@code f}'s message is the JDK's own (the path, and the reason if any), not one hetrace wrote. */
@@ -64,11 +108,10 @@ final class ErrorLine {
     }
 
     private static String fileOperation(FileSystemException f) {
-        String reason = dev.hetrace.ctf.FileFailure.reason(f);
+        String reason = FileFailure.reason(f);
         String verb = verb(f);
         if (f instanceof FileAlreadyExistsException && verb.equals("create")
-                && java.nio.file.Files.exists(java.nio.file.Path.of(f.getFile()))
-                && !java.nio.file.Files.isDirectory(java.nio.file.Path.of(f.getFile()))) {
+                && Files.exists(Path.of(f.getFile())) && !Files.isDirectory(Path.of(f.getFile()))) {
             reason = "a file is there, not a folder";
         }
         String what = f.getOtherFile() == null ? f.getFile() : f.getFile() + " to " + f.getOtherFile();

@@ -1,9 +1,13 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.index.IndexTables;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.write.OutputFile;
+import dev.hetrace.view.ChromeTrace;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,6 +19,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,13 +64,13 @@ final class ExportCommand extends HetraceCommand {
         Format format;
     }
 
-    static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
+    static final class FormatConverter implements CommandLine.ITypeConverter<Format> {
         @Override
         public Format convert(String value) {
             return switch (value) {
                 case "chrome-json" -> Format.chrome_json;
                 case "perfetto" -> Format.perfetto;
-                default -> throw new picocli.CommandLine.TypeConversionException(
+                default -> throw new CommandLine.TypeConversionException(
                     "'" + value + "': expected chrome-json or perfetto");
             };
         }
@@ -77,8 +83,8 @@ final class ExportCommand extends HetraceCommand {
         + " (without it, an export into a folder that holds any of them is refused; other files are left alone).")
     boolean replace;
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
@@ -90,12 +96,12 @@ final class ExportCommand extends HetraceCommand {
     IndexOptions index = new IndexOptions();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         if (target.format != null) {
             return timeline();
         }
         if (output != null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-o goes with --format; --parquet names a directory");
+            throw new CommandLine.ParameterException(spec.commandLine(), "-o goes with --format; --parquet names a directory");
         }
         StringBuilder report = new StringBuilder();
         Path dir = target.parquet;
@@ -132,13 +138,13 @@ final class ExportCommand extends HetraceCommand {
                         boolean slow = table.equals("events") && rows >= 1_000_000;
                         long t0 = System.nanoTime();
                         if (slow) {
-                            main.err.printf(java.util.Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
+                            main.err.printf(Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
                                 + " the traces again (about %d s)...%n", rows, Math.max(1, rows / 300_000));
                         }
                         s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
                             + "' (FORMAT parquet)");
                         if (slow) {
-                            main.err.printf(java.util.Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+                            main.err.printf(Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
                         }
                         report.append(dir.resolve(table + ".parquet")).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
                     }
@@ -152,32 +158,28 @@ final class ExportCommand extends HetraceCommand {
             }
         } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
             if (unfinished != null && unfinished.aborted()) {
-                return 130; // stopped: the stop said so
+                throw CommandFailure.silent(130, e); // stopped: the stop said so
             }
-            return fail(IndexOptions.oneLine(e));
+            throw e;
         }
         return print(report.toString());
     }
 
     /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
-    private int timeline() {
+    private int timeline() throws IOException, MetadataException, StreamDecodingException {
         if (output == null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--format " + (target.format == Format.perfetto
+            throw new CommandLine.ParameterException(spec.commandLine(), "--format " + (target.format == Format.perfetto
                 ? "perfetto" : "chrome-json") + " needs -o FILE");
         }
-        try {
-            dev.hetrace.analysis.StateModel model = board.model(main.err);
-            try (var file = dev.hetrace.ctf.write.OutputFile.of(output)) {
-                try (var out = new java.io.BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
-                    dev.hetrace.view.ChromeTrace.write(model, out);
-                }
-                file.commit();
+        StateModel model = board.model(main.err);
+        try (var file = OutputFile.of(output)) {
+            try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
+                ChromeTrace.write(model, out);
             }
-            return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
-                + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
-                + " slices, " + model.messages().size() + " messages\n");
-        } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
-            return fail(IndexOptions.oneLine(e));
+            file.commit();
         }
+        return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
+            + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
+            + " slices, " + model.messages().size() + " messages\n");
     }
 }

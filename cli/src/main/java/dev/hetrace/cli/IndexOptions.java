@@ -6,7 +6,6 @@ import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -32,19 +31,5 @@ final class IndexOptions {
     /** The folder of the indexes: --cache, else the default. */
     Path dir() {
         return cache != null ? cache : TraceIndex.defaultCache(System.getenv());
-    }
-
-    /** An error as one line: DuckDB's first line (it adds the statement and a caret below), or an internal error named. */
-    static Exception oneLine(Exception e) {
-        if (e instanceof SQLException) {
-            return new SQLException(TraceIndex.firstLine(e.getMessage()), e);
-        }
-        if (e instanceof picocli.CommandLine.ParameterException p) {
-            throw p; // a usage error: picocli says so, with exit status 2
-        }
-        if (e instanceof RuntimeException && !(e instanceof IllegalArgumentException)) {
-            return new IllegalStateException("internal error: " + e, e);
-        }
-        return e;
     }
 }

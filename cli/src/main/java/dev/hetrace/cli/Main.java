@@ -1,7 +1,23 @@
 package dev.hetrace.cli;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
 
 /** The {@code hetrace} command. */
 @Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -13,13 +29,13 @@ import picocli.CommandLine.Command;
         MonitorCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     /** Where commands write their results (bytes, so that text is passed through unchanged). */
-    java.io.OutputStream out;
+    OutputStream out;
     /** Where commands write errors and warnings. */
-    java.io.PrintStream err;
+    PrintStream err;
 
     /**
      * Stack of the thread that runs the command: deeply nested field types are walked
@@ -32,10 +48,10 @@ public final class Main implements Runnable {
         int[] status = {1};
         Thread t = new Thread(null, () -> {
             try {
-                status[0] = run(new java.io.FileOutputStream(java.io.FileDescriptor.out), System.err, args);
+                status[0] = run(new FileOutputStream(FileDescriptor.out), System.err, args);
             } catch (OutOfMemoryError e) { // the work's data dropped as it unwound: there is room to say so
                 System.err.println(outOfMemory(e));
-                if (java.util.Arrays.asList(args).contains("--debug")) {
+                if (Arrays.asList(args).contains("--debug")) {
                     e.printStackTrace();
                 }
                 status[0] = 1;
@@ -53,20 +69,19 @@ public final class Main implements Runnable {
      */
     static String outOfMemory(OutOfMemoryError e) {
         long heap = Runtime.getRuntime().maxMemory();
-        long machine = ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        long machine = ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         long suggest = Math.max(2 * heap, 1L << 30) >> 30;
         String message = e.getMessage() == null ? "" : e.getMessage();
         long limitBytes = heap;
         String what = "the Java heap's %.1f GB (this machine has %.1f GB)";
         if (message.contains("direct buffer memory")) {
             // "Cannot reserve N bytes of direct buffer memory (allocated: A, limit: L)"
-            java.util.regex.Matcher limit = java.util.regex.Pattern.compile("limit: (\\d+)").matcher(message);
+            Matcher limit = Pattern.compile("limit: (\\d+)").matcher(message);
             limitBytes = limit.find() ? Long.parseLong(limit.group(1)) : heap;
             what = "the %.1f GB the JVM allows the analyses' tables outside its heap (by default the heap's size;"
                 + " this machine has %.1f GB)";
         }
-        return String.format(java.util.Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
+        return String.format(Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
             + "; give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", limitBytes / 1e9, machine / 1e9, suggest);
     }
 
@@ -74,34 +89,27 @@ public final class Main implements Runnable {
     static final int USAGE_WIDTH = 100;
 
     /** Runs the command line and returns the exit status (0 ok, 1 error, 2 usage error). */
-    public static int run(java.io.OutputStream out, java.io.PrintStream err, String... args) {
+    public static int run(OutputStream out, PrintStream err, String... args) {
         Main main = new Main();
         main.out = out;
         main.err = err;
         CommandLine cl = new CommandLine(main);
         // the descriptions are written to this width (HelpTest): picocli's 80 would break their lines
         cl.setUsageHelpWidth(USAGE_WIDTH);
-        cl.setOut(new java.io.PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true));
-        cl.setErr(new java.io.PrintWriter(err, true));
-        cl.setExitCodeExceptionMapper(e -> 1);
-        cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("hetrace: " + ex.getMessage());
-            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-                + " --help'.");
-            return 2;
-        });
+        cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+        cl.setErr(new PrintWriter(err, true));
+        ErrorReport report = new ErrorReport(err);
+        cl.setParameterExceptionHandler(report);
+        cl.setExecutionExceptionHandler(report);
         try {
             return cl.execute(args);
-        } catch (InternalError e) {
-            // a mapped file that shrank faults wherever it is read: named in one line, whatever the command
-            if (!dev.hetrace.ctf.MappedFiles.isMappingFault(e)) {
-                throw e;
-            }
-            err.println("hetrace: " + ErrorLine.of(e));
-            if (java.util.Arrays.asList(args).contains("--debug")) {
-                e.printStackTrace(err);
-            }
-            return 1;
+        } catch (OutOfMemoryError e) {
+            throw e; // told by main() once the work's data is dropped
+        } catch (Error e) {
+            // errors pass picocli by (a mapped file that shrank faults wherever it is read): told the same way
+            ParseResult parsed = cl.getParseResult();
+            CommandSpec command = ErrorReport.command(parsed);
+            return report.failed(e, command != null ? command : cl.getCommandSpec(), ErrorReport.debug(parsed));
         }
     }
 

@@ -61,7 +61,7 @@ final class MeasureOptions {
                 try {
                     scpus.addAll(Cpus.parse(stressCpus));
                 } catch (ProfileException e) {
-                    throw new ProfileException("--stress-cpus " + e.getMessage());
+                    throw new ProfileException("--stress-cpus " + e.getMessage(), e);
                 }
             } else {
                 allowed.stream().filter(c -> c != wcpu).forEach(scpus::add);

@@ -8,6 +8,7 @@ import dev.hetrace.profile.monitor.MonitorServer;
 import dev.hetrace.profile.monitor.MonitorSettings;
 import dev.hetrace.profile.monitor.ThreadStat;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -93,27 +94,21 @@ final class MonitorCommand extends HetraceCommand {
     List<String> command = new ArrayList<>();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         if ((pid == null) == command.isEmpty()) {
-            main.err.println("hetrace: monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
-            return 2;
+            throw CommandFailure.usage("monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
         }
         if (serving.invalid() != null) {
-            main.err.println("hetrace: " + serving.invalid());
-            return 2;
+            throw CommandFailure.usage(serving.invalid());
         }
         if (duration < 0) {
-            main.err.println("hetrace: --duration " + duration + ": must not be negative");
-            return 2;
+            throw CommandFailure.usage("--duration " + duration + ": must not be negative");
         }
         MonitorSettings settings;
         try {
             settings = settings();
         } catch (ProfileException e) {
-            main.err.println("hetrace: " + e.getMessage());
-            return 2;
-        } catch (IOException e) {
-            return fail(e);
+            throw CommandFailure.usage(e.getMessage(), e); // a setting of the command line refused
         }
         Path proc = Path.of("/proc");
         Process process = null;
@@ -128,15 +123,14 @@ final class MonitorCommand extends HetraceCommand {
                 // gone: said below
             }
             if (!Files.isDirectory(proc.resolve(Long.toString(pid))) || ThreadStat.ended(proc, pid)) {
-                main.err.println("hetrace: --pid " + pid + ": no such process");
-                return 1;
+                throw new IllegalArgumentException("--pid " + pid + ": no such process");
             }
         } else {
             workload = String.join(" ", command);
             try {
                 process = new ProcessBuilder(command).inheritIO().start();
             } catch (IOException e) {
-                return fail(new IOException("cannot run '" + workload + "': " + e.getMessage(), e));
+                throw CommandFailure.in("cannot run '" + workload + "'", e);
             }
             target = process.pid();
         }
@@ -146,7 +140,7 @@ final class MonitorCommand extends HetraceCommand {
             recording = new MonitorRecording(dir, settings, workload);
         } catch (IOException e) {
             stop(process);
-            return fail(new IOException("cannot save to " + dir + ": " + e.getMessage(), e));
+            throw CommandFailure.in("cannot save to " + dir, e);
         }
         MonitorServer server = null;
         if (!noServe) {
@@ -154,7 +148,7 @@ final class MonitorCommand extends HetraceCommand {
                 server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(serving.bind, serving.port);
             } catch (RuntimeException e) {
                 stop(process);
-                return fail(Serving.cannotServe(serving.bind, serving.port, e));
+                throw Serving.cannotServe(serving.bind, serving.port, e);
             }
         }
         MonitorServer page = server;
@@ -199,7 +193,7 @@ final class MonitorCommand extends HetraceCommand {
                 try {
                     recording.write(batch);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
                 if (page != null) {
                     page.publish(batch);
@@ -207,7 +201,7 @@ final class MonitorCommand extends HetraceCommand {
             });
         } catch (IOException e) {
             failed = e;
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             failed = e.getCause();
         }
         if (timer != null) {
@@ -253,9 +247,16 @@ final class MonitorCommand extends HetraceCommand {
         main.err.println("hetrace monitor: " + why + "; saved in " + dir);
         if (failed != null) {
             closeServer(server, why);
-            return fail(failed);
+            throw failed;
         }
-        int status = interrupted[0] ? 0 : print(summary(monitor, settings));
+        if (!interrupted[0]) {
+            try {
+                print(summary(monitor, settings));
+            } catch (IOException e) {
+                closeServer(server, why); // the page says the run is over, whatever became of the summary
+                throw e;
+            }
+        }
         if (server != null) {
             server.end(why);
             if (keepServing && !interrupted[0]) {
@@ -264,7 +265,7 @@ final class MonitorCommand extends HetraceCommand {
             }
         }
         closeServer(server, why);
-        return status;
+        return 0;
     }
 
     private static void closeServer(MonitorServer server, String why) {

@@ -4,9 +4,11 @@ import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine;
@@ -73,7 +75,7 @@ final class PatternCommand extends HetraceCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         List<String[]> conditions = new ArrayList<>();
         for (String w : where) {
             String[] parts = w.split("=", -1);
@@ -86,16 +88,11 @@ final class PatternCommand extends HetraceCommand {
         if (bins < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--bins " + bins + ": at least 1");
         }
-        PatternSearch.Result r;
-        try {
-            List<Path> traces = BoardInput.traces(inputs);
-            StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
-                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
-            r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
-                w -> main.err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
-        }
+        List<Path> traces = BoardInput.traces(inputs);
+        StateBuilder.Input in = StateBuilder.synchronize(traces, clock.clocks(traces),
+            w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+        PatternSearch.Result r = PatternSearch.run(in, new PatternSearch.Spec(first, then, conditions, sameCore),
+            w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
         String text = switch (format) {
             case text -> text(r);
             case csv -> csv(r);
@@ -124,12 +121,12 @@ final class PatternCommand extends HetraceCommand {
         rows.add(new String[] {"", "min ms", "avg ms", "max ms"});
         rows.add(new String[] {"duration", ms(r.minDuration()), ms(r.avgDuration()), ms(r.maxDuration())});
         if (delays.length > 0) {
-            rows.add(new String[] {"delay between", ms(java.util.Arrays.stream(delays).min().orElse(0)),
-                ms(java.util.Arrays.stream(delays).average().orElse(0)), ms(java.util.Arrays.stream(delays).max().orElse(0))});
+            rows.add(new String[] {"delay between", ms(Arrays.stream(delays).min().orElse(0)),
+                ms(Arrays.stream(delays).average().orElse(0)), ms(Arrays.stream(delays).max().orElse(0))});
         }
         sb.append(TextTable.render(rows, "  ", i -> i > 0));
         long[] h = r.histogram(bins);
-        long top = java.util.Arrays.stream(h).max().orElse(1);
+        long top = Arrays.stream(h).max().orElse(1);
         double width = (double) (r.maxDuration() - r.minDuration()) / bins;
         sb.append("\nduration histogram\n");
         List<String[]> hist = new ArrayList<>();
@@ -179,12 +176,12 @@ final class PatternCommand extends HetraceCommand {
                 .append('}');
         }
         if (delays.length > 0) {
-            sb.append(", \"delay_ns\": {\"min\": ").append(java.util.Arrays.stream(delays).min().orElse(0))
-                .append(", \"avg\": ").append(String.format(Locale.ROOT, "%.1f", java.util.Arrays.stream(delays).average().orElse(0)))
-                .append(", \"max\": ").append(java.util.Arrays.stream(delays).max().orElse(0)).append('}');
+            sb.append(", \"delay_ns\": {\"min\": ").append(Arrays.stream(delays).min().orElse(0))
+                .append(", \"avg\": ").append(String.format(Locale.ROOT, "%.1f", Arrays.stream(delays).average().orElse(0)))
+                .append(", \"max\": ").append(Arrays.stream(delays).max().orElse(0)).append('}');
         }
         if (!r.occurrences().isEmpty()) {
-            sb.append(", \"histogram\": ").append(java.util.Arrays.toString(r.histogram(bins)));
+            sb.append(", \"histogram\": ").append(Arrays.toString(r.histogram(bins)));
         }
         sb.append(",\n\"occurrences\": [");
         String sep = "\n  ";

@@ -10,7 +10,9 @@ import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
+import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -18,6 +20,8 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -74,43 +78,45 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Show stack traces of errors.")
     boolean debug;
 
-    @picocli.CommandLine.ParentCommand
+    @CommandLine.ParentCommand
     Main main;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         if (threads < 1) {
-            main.err.println("hetrace: --threads must be at least 1");
-            return 2;
+            throw CommandFailure.usage("--threads must be at least 1");
         }
         return execute(main.out, main.err);
     }
 
     /** {@code hetrace print --format=FORMAT PATHS} without the command line parsing (for tests). */
-    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug) {
+    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug) {
         return print(paths, format, out, err, debug, Runtime.getRuntime().availableProcessors());
     }
 
-    static int print(List<Path> paths, Format format, java.io.OutputStream out, PrintStream err, boolean debug,
-                     int threads) {
+    /** As {@link #print(List, Format, OutputStream, PrintStream, boolean)}, on {@code threads} threads; errors told as the command tells them. */
+    static int print(List<Path> paths, Format format, OutputStream out, PrintStream err, boolean debug, int threads) {
         PrintCommand c = new PrintCommand();
         c.paths = paths;
         c.format = format;
         c.debug = debug;
         c.threads = threads;
-        return c.execute(out, err);
+        try {
+            return c.execute(out, err);
+        } catch (Exception | InternalError e) {
+            return new ErrorReport(err).failed(e, new CommandLine(new Main()).getSubcommands().get("print").getCommandSpec(), debug);
+        }
     }
 
-    private int execute(java.io.OutputStream out, PrintStream err) {
+    private int execute(OutputStream out, PrintStream err) throws IOException, MetadataException, StreamDecodingException {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
-            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)));
+            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
-                    err.println("hetrace: " + p + ": no CTF trace here (no 'metadata' file at any depth)");
-                    return 1;
+                    throw new IOException(p + ": no CTF trace here (no 'metadata' file at any depth)");
                 }
                 for (Path dir : found) {
                     traces.add(opener.open(dir, p));
@@ -137,10 +143,7 @@ final class PrintCommand implements Callable<Integer> {
                 err.print(text.discardedWarning(items, trace, stream));
             });
             if (begin != null || end != null) {
-                Integer status = trim(cursor, traces, err);
-                if (status != null) {
-                    return status;
-                }
+                trim(cursor, traces);
             }
             switch (format) {
                 case text -> {
@@ -165,40 +168,12 @@ final class PrintCommand implements Callable<Integer> {
             }
             sink.flush();
             return 0;
-        } catch (UncheckedIOException e) {
-            if ("Broken pipe".equals(e.getCause().getMessage())) {
-                return 1;
-            }
-            return failed(e, sink, err);
-        } catch (IOException e) {
-            if ("Broken pipe".equals(e.getMessage())) {
-                return 1; // the reader went away (e.g. "| head"): nothing more to say
-            }
-            return failed(e, sink, err);
-        } catch (MetadataException | StreamDecodingException e) {
-            return failed(e, sink, err);
-        } catch (RuntimeException | InternalError e) {
-            return failed(e, sink, err);
         } finally {
+            flushQuietly(sink); // the events printed before an error come before its line
             for (CtfTrace t : traces) {
                 t.close();
             }
         }
-    }
-
-    /**
-     * Reports {@code e} in one line after the events printed so far: a known error's message, a
-     * file that shrank while mapped, or else an internal error.
-     */
-    private int failed(Throwable e, TextSink sink, java.io.PrintStream err) {
-        flushQuietly(sink);
-        boolean known = e instanceof IOException || e instanceof UncheckedIOException || e instanceof MetadataException
-            || e instanceof StreamDecodingException || dev.hetrace.ctf.MappedFiles.isMappingFault(e);
-        err.println("hetrace: " + (known ? ErrorLine.of(e) : "internal error: " + e));
-        if (debug) {
-            e.printStackTrace(err);
-        }
-        return 1;
     }
 
     /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
@@ -260,7 +235,7 @@ final class PrintCommand implements Callable<Integer> {
      */
     private static void printParallel(List<CtfTrace> traces, Format format, TextSink sink, PrintStream err, int threads)
             throws IOException, StreamDecodingException {
-        java.util.function.Supplier<ParallelMerge.Formatter> formatters = switch (format) {
+        Supplier<ParallelMerge.Formatter> formatters = switch (format) {
             case text -> () -> {
                 BabeltraceText text = new BabeltraceText(null, err);
                 return (trace, d, hasTime, t, out) -> {
@@ -307,10 +282,8 @@ final class PrintCommand implements Callable<Integer> {
     /**
      * Applies --begin and --end: checks that every stream has times, resolves the bounds
      * (a time of day takes the date of the first timed packet) and positions the cursor.
-     *
-     * @return an exit status when the bounds cannot be used, else null
      */
-    private Integer trim(EventCursor cursor, List<CtfTrace> traces, PrintStream err) throws StreamDecodingException {
+    private void trim(EventCursor cursor, List<CtfTrace> traces) throws StreamDecodingException {
         ZoneId zone = ZoneId.systemDefault();
         TimeBound from;
         TimeBound to;
@@ -318,16 +291,14 @@ final class PrintCommand implements Callable<Integer> {
             from = begin == null ? null : TimeBound.parse(begin, zone);
             to = end == null ? null : TimeBound.parse(end, zone);
         } catch (IllegalArgumentException e) {
-            err.println("hetrace: " + e.getMessage());
-            return 2;
+            throw CommandFailure.usage(e.getMessage(), e);
         }
         for (CtfTrace trace : traces) {
             for (int s = 0; s < trace.streams().size(); s++) {
                 var plan = trace.plan().streams.get(trace.streamClassId(s));
                 if (plan != null && plan.defaultClock < 0) {
-                    err.println("hetrace: --begin/--end need event times, but stream " + trace.streamPath(s)
+                    throw new IllegalArgumentException("--begin/--end need event times, but stream " + trace.streamPath(s)
                         + " has no clock");
-                    return 1;
                 }
             }
         }
@@ -336,8 +307,7 @@ final class PrintCommand implements Callable<Integer> {
         long b = from == null ? Long.MIN_VALUE : from.resolve(first, zone);
         long e = to == null ? Long.MAX_VALUE : to.resolve(first, zone);
         if (b > e) {
-            err.println("hetrace: --begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
-            return 2;
+            throw CommandFailure.usage("--begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
         }
         if (from != null) {
             cursor.seek(b);
@@ -345,7 +315,6 @@ final class PrintCommand implements Callable<Integer> {
         if (to != null) {
             cursor.stopAfter(e);
         }
-        return null;
     }
 
     private static void flushOrFail(TextSink sink) {

@@ -6,7 +6,6 @@ import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.metric.Metric;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,31 +13,29 @@ import picocli.CommandLine;
 
 /**
  * What {@code hetrace profile import}, {@code plan}, {@code stats} and {@code report} share beyond
- * {@link ProfileSubcommand}: errors caught in one place, and reading
- * campaigns, metrics and thresholds as users write them.
+ * {@link ProfileSubcommand}: reading campaigns, metrics and thresholds as users write them.
  */
 abstract class ProfileAnalysisCommand extends ProfileSubcommand {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public final Integer call() {
-        try {
-            return run();
-        } catch (NoSuchFileException e) {
-            return fail(new IOException(e.getFile() + ": no such file", e));
-        } catch (IOException | ProfileException | IllegalArgumentException e) {
-            return fail(e);
-        }
+    public final Integer call() throws IOException {
+        return run();
     }
 
     abstract int run() throws IOException;
 
     static Campaign campaign(Path file) throws IOException {
-        if (!Files.exists(file)) {
-            throw new NoSuchFileException(file.toString());
-        }
+        mustExist(file);
         return CampaignFile.read(file);
+    }
+
+    /** Fails with "FILE: no such file" when {@code file} is not there. */
+    static void mustExist(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            throw new IOException(file + ": no such file");
+        }
     }
 
     static List<Metric> metrics(List<String> specs) {

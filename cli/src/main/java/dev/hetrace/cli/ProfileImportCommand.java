@@ -6,7 +6,6 @@ import dev.hetrace.profile.Run;
 import dev.hetrace.profile.imports.Importer;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -76,9 +75,7 @@ final class ProfileImportCommand extends ProfileAnalysisCommand {
             added.put(l.substring(0, eq).strip(), l.substring(eq + 1).strip());
         }
         for (Path f : files) {
-            if (!Files.exists(f)) {
-                throw new NoSuchFileException(f.toString());
-            }
+            mustExist(f);
         }
         String n = name != null ? name : output.getFileName().toString().replaceFirst("\\.json$", "");
         Campaign c = importer.campaign(n, files, added);

@@ -1,6 +1,7 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.profile.plan.CounterPlan;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -49,7 +50,7 @@ final class ProfilePlanCommand extends ProfileAnalysisCommand {
     Format format = Format.text;
 
     @Override
-    int run() {
+    int run() throws IOException {
         List<String> names = events.names;
         if (names == null) {
             if (events.count < 1) {

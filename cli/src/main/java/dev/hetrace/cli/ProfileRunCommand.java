@@ -2,21 +2,23 @@ package dev.hetrace.cli;
 
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
-import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.Run;
 import dev.hetrace.profile.perf.CampaignRunner;
-import dev.hetrace.profile.stats.Distribution;
+import dev.hetrace.profile.perf.Cpus;
 import dev.hetrace.profile.perf.Stressor;
 import dev.hetrace.profile.perf.StressorSpec;
+import dev.hetrace.profile.stats.Distribution;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -63,35 +65,31 @@ final class ProfileRunCommand extends ProfileSubcommand {
     int level = Stressor.MAX_LEVEL;
 
     @Override
-    public Integer call() {
-        try {
-            StressorSpec spec = stressor == null ? null : StressorSpec.parse(stressor);
-            if (spec != null) {
-                Stressor.duty(level);
-            }
-            CampaignRunner runner = options.runner(spec != null, main().err);
-            Campaign campaign = runner.run(options.name(), spec, level);
-            Path file = options.output.resolve("campaign.json");
-            CampaignFile.write(campaign, file);
-            StringBuilder sb = new StringBuilder();
-            sb.append("workload: ").append(runner.label()).append(" (").append(runner.repeat()).append(" repetitions")
-                .append(runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()).append(")\n");
-            if (spec != null) {
-                sb.append("stressor: ").append(spec).append(" at level ").append(level).append(" of ")
-                    .append(Stressor.MAX_LEVEL).append(" on CPU ").append(cpus(runner.stressCpus()))
-                    .append(runner.kernel().isPresent() ? "" : " (Java fallback)").append('\n');
-            }
-            sb.append('\n').append(table(campaign.runs(), runner.events()));
-            sb.append(unsupported(campaign.runs(), runner.events()));
-            sb.append("\nwrote ").append(file).append(" (the workload's output: ").append(runner.log()).append(")\n");
-            return print(sb.toString());
-        } catch (ProfileException | IOException e) {
-            return fail(e);
+    public Integer call() throws IOException {
+        StressorSpec spec = stressor == null ? null : StressorSpec.parse(stressor);
+        if (spec != null) {
+            Stressor.duty(level);
         }
+        CampaignRunner runner = options.runner(spec != null, main().err);
+        Campaign campaign = runner.run(options.name(), spec, level);
+        Path file = options.output.resolve("campaign.json");
+        CampaignFile.write(campaign, file);
+        StringBuilder sb = new StringBuilder();
+        sb.append("workload: ").append(runner.label()).append(" (").append(runner.repeat()).append(" repetitions")
+            .append(runner.cpu() < 0 ? "" : " on CPU " + runner.cpu()).append(")\n");
+        if (spec != null) {
+            sb.append("stressor: ").append(spec).append(" at level ").append(level).append(" of ")
+                .append(Stressor.MAX_LEVEL).append(" on CPU ").append(cpus(runner.stressCpus()))
+                .append(runner.kernel().isPresent() ? "" : " (Java fallback)").append('\n');
+        }
+        sb.append('\n').append(table(campaign.runs(), runner.events()));
+        sb.append(unsupported(campaign.runs(), runner.events()));
+        sb.append("\nwrote ").append(file).append(" (the workload's output: ").append(runner.log()).append(")\n");
+        return print(sb.toString());
     }
 
     static String cpus(List<Integer> cpus) {
-        return dev.hetrace.profile.perf.Cpus.format(cpus);
+        return Cpus.format(cpus);
     }
 
     /** Median, quartiles, min and max of the runtime, user and system time and every counter over the runs. */
@@ -133,7 +131,7 @@ final class ProfileRunCommand extends ProfileSubcommand {
 
     /** The events no run could count, named once with their reasons. */
     static String unsupported(List<Run> runs, List<String> order) {
-        Map<String, String> reasons = new java.util.TreeMap<>(java.util.Comparator.comparingInt((String e) -> {
+        Map<String, String> reasons = new TreeMap<>(Comparator.comparingInt((String e) -> {
             int i = order.indexOf(e);
             return i < 0 ? Integer.MAX_VALUE : i;
         }).thenComparing(e -> e));

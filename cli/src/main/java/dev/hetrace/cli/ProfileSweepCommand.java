@@ -4,6 +4,7 @@ import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.perf.CampaignRunner;
+import dev.hetrace.profile.perf.PerfStat;
 import dev.hetrace.profile.perf.Stressor;
 import dev.hetrace.profile.perf.StressorSpec;
 import dev.hetrace.profile.stats.SlowdownCurve;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,34 +70,30 @@ final class ProfileSweepCommand extends ProfileSubcommand {
     double hardwareSeconds = 0.5;
 
     @Override
-    public Integer call() {
-        try {
-            StressorSpec spec = StressorSpec.parse(stressor);
-            double limit = ProfileAnalysisCommand.threshold(threshold);
-            List<Integer> lv = new ArrayList<>(new java.util.TreeSet<>(levels));
-            lv.forEach(Stressor::duty);
-            if (!lv.contains(0)) {
-                lv.addFirst(0);
-            }
-            if (hardwareSeconds <= 0) {
-                throw new ProfileException("--hardware-time " + hardwareSeconds + ": must be positive");
-            }
-            if (!slowdownOf.equals("runtime") && !slowdownOf.equals("user") && !slowdownOf.equals("system")
-                && !options.events.contains(slowdownOf) && !dev.hetrace.profile.perf.PerfStat.SOFTWARE_EVENTS.contains(slowdownOf)) {
-                throw new ProfileException("--slowdown-of " + slowdownOf + ": not measured (runtime, user, system, a software"
-                    + " event, or an event of --events)");
-            }
-            CampaignRunner runner = options.runner(true, main().err);
-            // recorded in the campaign: 'profile stats' and 'report' draw the same curve by default
-            Campaign campaign = runner.sweep(options.name(), spec, lv, hardwareSeconds,
-                new Campaign.Curve(slowdownOf, limit));
-            Path file = options.output.resolve("campaign.json");
-            CampaignFile.write(campaign, file);
-            return print(text(campaign, runner, spec, SlowdownCurve.of(campaign), hardwareSeconds)
-                + "\nwrote " + file + " (the workload's output: " + runner.log() + ")\n");
-        } catch (ProfileException | IOException | IllegalArgumentException e) {
-            return fail(e);
+    public Integer call() throws IOException {
+        StressorSpec spec = StressorSpec.parse(stressor);
+        double limit = ProfileAnalysisCommand.threshold(threshold);
+        List<Integer> lv = new ArrayList<>(new TreeSet<>(levels));
+        lv.forEach(Stressor::duty);
+        if (!lv.contains(0)) {
+            lv.addFirst(0);
         }
+        if (hardwareSeconds <= 0) {
+            throw new ProfileException("--hardware-time " + hardwareSeconds + ": must be positive");
+        }
+        if (!slowdownOf.equals("runtime") && !slowdownOf.equals("user") && !slowdownOf.equals("system")
+            && !options.events.contains(slowdownOf) && !PerfStat.SOFTWARE_EVENTS.contains(slowdownOf)) {
+            throw new ProfileException("--slowdown-of " + slowdownOf + ": not measured (runtime, user, system, a software"
+                + " event, or an event of --events)");
+        }
+        CampaignRunner runner = options.runner(true, main().err);
+        // recorded in the campaign: 'profile stats' and 'report' draw the same curve by default
+        Campaign campaign = runner.sweep(options.name(), spec, lv, hardwareSeconds,
+            new Campaign.Curve(slowdownOf, limit));
+        Path file = options.output.resolve("campaign.json");
+        CampaignFile.write(campaign, file);
+        return print(text(campaign, runner, spec, SlowdownCurve.of(campaign), hardwareSeconds)
+            + "\nwrote " + file + " (the workload's output: " + runner.log() + ")\n");
     }
 
     static String text(Campaign c, CampaignRunner runner, StressorSpec spec, SlowdownCurve s, double hardwareSeconds) {

@@ -87,27 +87,23 @@ final class QueryCommand extends HetraceCommand {
     IndexOptions index = new IndexOptions();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         String sql = args.getLast();
         List<Path> inputs = args.subList(0, args.size() - 1).stream().map(Path::of).toList();
         String text;
-        try {
-            TraceIndex ix = index.open(inputs, clock, mapping, main.err);
-            // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
-            try (Connection c = ix.connect(); PreparedStatement s = c.prepareStatement(sql)) {
-                if (!s.execute()) {
-                    return 0;
-                }
-                try (ResultSet r = s.getResultSet()) {
-                    text = switch (format) {
-                        case text -> text(r);
-                        case csv -> csv(r);
-                        case json -> json(r);
-                    };
-                }
+        TraceIndex ix = index.open(inputs, clock, mapping, main.err);
+        // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
+        try (Connection c = ix.connect(); PreparedStatement s = c.prepareStatement(sql)) {
+            if (!s.execute()) {
+                return 0;
             }
-        } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
-            return fail(IndexOptions.oneLine(e));
+            try (ResultSet r = s.getResultSet()) {
+                text = switch (format) {
+                    case text -> text(r);
+                    case csv -> csv(r);
+                    case json -> json(r);
+                };
+            }
         }
         return print(text);
     }

@@ -3,6 +3,9 @@ package dev.hetrace.cli;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.CampaignFile;
+import dev.hetrace.profile.report.ProfileReport;
 import dev.hetrace.view.Report;
 import dev.hetrace.view.Timeline;
 import java.io.IOException;
@@ -41,25 +44,21 @@ final class ReportCommand extends HetraceCommand {
     BoardOptions board = new BoardOptions();
 
     @Override
-    public Integer call() {
-        try {
-            if (ViewCommand.isCampaign(board.inputs)) {
-                // a 'hetrace profile' campaign: the report 'hetrace profile report' writes, with its defaults
-                dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(board.inputs.getFirst());
-                if (c.runs().isEmpty()) {
-                    throw new IOException(board.inputs.getFirst() + ": the campaign has no runs to report");
-                }
-                CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-                var w = dev.hetrace.profile.report.ProfileReport.write(c, r.stats(), r.threads(), output);
-                return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes (the charts of 'hetrace profile report')%n",
-                    w.file(), c.runs().size(), w.bytes()));
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
+        if (ViewCommand.isCampaign(board.inputs)) {
+            // a 'hetrace profile' campaign: the report 'hetrace profile report' writes, with its defaults
+            Campaign c = CampaignFile.read(board.inputs.getFirst());
+            if (c.runs().isEmpty()) {
+                throw new IOException(board.inputs.getFirst() + ": the campaign has no runs to report");
             }
-            StateModel model = board.model(main.err);
-            Report.Written w = Report.write(Timeline.of(model), output);
-            return print(describe(w));
-        } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
-            return fail(IndexOptions.oneLine(e));
+            CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+            var w = ProfileReport.write(c, r.stats(), r.threads(), output);
+            return print(String.format(Locale.ROOT, "%s: %d runs, %,d bytes (the charts of 'hetrace profile report')%n",
+                w.file(), c.runs().size(), w.bytes()));
         }
+        StateModel model = board.model(main.err);
+        Report.Written w = Report.write(Timeline.of(model), output);
+        return print(describe(w));
     }
 
     static String describe(Report.Written w) {

@@ -34,13 +34,16 @@ final class Serving {
         }
     }
 
-    /** A server that did not start, in one line: the address and the deepest cause. */
-    static IOException cannotServe(String bind, int port, RuntimeException e) {
+    /**
+     * A server that did not start, in one line: the address and the deepest cause (the OS's
+     * words; the server's own layers repeat them with advice for its developers).
+     */
+    static CommandFailure cannotServe(String bind, int port, RuntimeException e) {
         Throwable cause = e;
         while (cause.getCause() != null) {
             cause = cause.getCause();
         }
-        return new IOException("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e);
+        return CommandFailure.said("cannot serve on " + bind + ":" + port + ": " + cause.getMessage(), e);
     }
 
     /** The URL to open for a server on {@code bind}:{@code port} (every interface: the loopback). */

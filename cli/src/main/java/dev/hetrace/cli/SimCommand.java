@@ -11,7 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code hetrace sim}: a virtual heterogeneous board that writes traces and their ground truth. */
 @Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
@@ -84,8 +87,11 @@ final class SimCommand extends HetraceCommand {
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where to write (absent or empty).")
     Path out;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         PrintStream err = main.err;
         SimConfig config;
         try {
@@ -112,25 +118,19 @@ final class SimCommand extends HetraceCommand {
             }
             config = config.withFaults(faults);
         } catch (IllegalArgumentException e) {
-            err.println("hetrace: " + e.getMessage());
-            err.println("Try 'hetrace sim --help'.");
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         long begin = System.nanoTime();
-        try {
-            Simulation.Result r = Simulation.sobel(config, out);
-            err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
-                r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
-            for (GroundTruth.FaultTruth f : r.truth().faults()) {
-                List<String> on = f.cores();
-                // a long list is abridged: its first and last cores and how many (the truth has them all)
-                String where = on.size() <= 8 ? String.join(", ", on) : String.join(", ", on.subList(0, 3)) + ", ... "
-                    + on.getLast() + " (" + on.size() + " cores)";
-                err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), where, f.atNanos() / 1e9, f.description());
-            }
-            return 0;
-        } catch (IOException | RuntimeException e) {
-            return fail(e);
+        Simulation.Result r = Simulation.sobel(config, out);
+        err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
+            r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
+        for (GroundTruth.FaultTruth f : r.truth().faults()) {
+            List<String> on = f.cores();
+            // a long list is abridged: its first and last cores and how many (the truth has them all)
+            String where = on.size() <= 8 ? String.join(", ", on) : String.join(", ", on.subList(0, 3)) + ", ... "
+                + on.getLast() + " (" + on.size() + " cores)";
+            err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), where, f.atNanos() / 1e9, f.description());
         }
+        return 0;
     }
 }

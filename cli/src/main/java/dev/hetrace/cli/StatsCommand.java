@@ -9,8 +9,10 @@ import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,30 +83,25 @@ final class StatsCommand extends HetraceCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         long[] relative = range == null ? null : parseRange(spec, range);
-        String text;
-        try {
-            StateModel model = board.model(main.err);
-            long begin = model.begin();
-            long end = model.end();
-            if (relative != null) {
-                begin = model.begin() + relative[0];
-                end = Math.min(model.end(), model.begin() + relative[1]);
-                if (begin > model.end()) {
-                    throw new IllegalArgumentException("--range " + range + ": starts after the traces end ("
-                        + seconds(model.end() - model.begin()) + " s after their first event)");
-                }
+        StateModel model = board.model(main.err);
+        long begin = model.begin();
+        long end = model.end();
+        if (relative != null) {
+            begin = model.begin() + relative[0];
+            end = Math.min(model.end(), model.begin() + relative[1]);
+            if (begin > model.end()) {
+                throw new IllegalArgumentException("--range " + range + ": starts after the traces end ("
+                    + seconds(model.end() - model.begin()) + " s after their first event)");
             }
-            Statistics.Table table = Statistics.of(model, begin, end);
-            text = switch (format) {
-                case text -> text(table, model);
-                case csv -> csv(table);
-                case json -> json(table);
-            };
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
         }
+        Statistics.Table table = Statistics.of(model, begin, end);
+        String text = switch (format) {
+            case text -> text(table, model);
+            case csv -> csv(table);
+            case json -> json(table);
+        };
         return print(text);
     }
 
@@ -114,7 +111,7 @@ final class StatsCommand extends HetraceCommand {
     }
 
     /** The function addresses a sim or demo folder names: see {@link BoardInput#symbols}. */
-    static java.util.Map<String, String> symbols(List<Path> inputs) throws IOException {
+    static Map<String, String> symbols(List<Path> inputs) throws IOException {
         return BoardInput.symbols(inputs);
     }
 
@@ -139,7 +136,7 @@ final class StatsCommand extends HetraceCommand {
         try {
             return new SyncCommand.DurationConverter().convert(v);
         } catch (CommandLine.TypeConversionException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + range + ": " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range " + range + ": " + e.getMessage(), e);
         }
     }
 
@@ -169,13 +166,13 @@ final class StatsCommand extends HetraceCommand {
             List<String[]> lines = new ArrayList<>();
             boolean points = points(c);
             lines.add(points ? new String[] {"name", "count", "int min", "int max", "int avg"}
-                : c == Context.FUNCTION ? head : java.util.Arrays.copyOf(head, head.length - 1));
+                : c == Context.FUNCTION ? head : Arrays.copyOf(head, head.length - 1));
             for (Row r : rows) {
                 String[] l = {r.name(), ms(r.totalNanos()), String.format(Locale.ROOT, "%.2f", r.percent()),
                     Long.toString(r.count()), ms(r.minNanos()), ms(r.maxNanos()), ms(r.avgNanos()),
                     ms(r.minIntervalNanos()), ms(r.maxIntervalNanos()), ms(r.avgIntervalNanos()), ms(r.selfNanos())};
                 lines.add(points ? new String[] {l[0], l[3], l[7], l[8], l[9]}
-                    : c == Context.FUNCTION ? l : java.util.Arrays.copyOf(l, l.length - 1));
+                    : c == Context.FUNCTION ? l : Arrays.copyOf(l, l.length - 1));
             }
             sb.append('\n').append(c.label).append('\n').append(TextTable.render(lines, "  ", i -> i > 0));
         }

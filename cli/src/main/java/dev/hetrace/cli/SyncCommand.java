@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.sync.ClockTransform;
 import dev.hetrace.sync.MessageMatcher;
@@ -16,12 +17,24 @@ import dev.hetrace.sync.out.SynchronizedCopy;
 import dev.hetrace.sync.out.SynchronizedCopyException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -108,21 +121,15 @@ final class SyncCommand extends HetraceCommand {
     Format format = Format.text;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException, SynchronizedCopyException {
         PrintStream err = main.err;
         List<Path> traces;
-        Synchronizer.Options options;
-        try {
-            clock.rules(); // a bad rule is told before the traces are looked at
-            traces = BoardInput.traces(inputs);
-            if (traces.size() < 2) {
-                err.println("hetrace: " + traces.size() + " trace given: synchronizing needs two at least");
-                return 2;
-            }
-            options = clock.clocks(traces).sync();
-        } catch (IllegalArgumentException | IOException e) {
-            return fail(e);
+        clock.rules(); // a bad rule is told before the traces are looked at
+        traces = BoardInput.traces(inputs);
+        if (traces.size() < 2) {
+            throw CommandFailure.usage(traces.size() + " trace given: synchronizing needs two at least");
         }
+        Synchronizer.Options options = clock.clocks(traces).sync();
         Report report;
         boolean interactive = System.console() != null && System.console().isTerminal() && err == System.err;
         boolean[] shown = {false};
@@ -132,9 +139,7 @@ final class SyncCommand extends HetraceCommand {
             shown[0] = true;
         };
         try {
-            report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + dev.hetrace.ctf.text.TerminalText.guard(w)), progress, false);
-        } catch (IOException | MetadataException | StreamDecodingException e) {
-            return fail(e);
+            report = Synchronizer.run(traces, options, w -> err.println("hetrace: warning: " + TerminalText.guard(w)), progress, false);
         } finally {
             if (shown[0]) {
                 err.print("\r\033[K");
@@ -147,29 +152,24 @@ final class SyncCommand extends HetraceCommand {
                 written = writeCopies(report, work);
             } catch (IOException | SynchronizedCopyException | RuntimeException e) {
                 if (work[0] != null && work[0].aborted()) {
-                    return 130; // stopped: the stop said so
+                    throw CommandFailure.silent(130, e); // stopped: the stop said so
                 }
-                String what = e instanceof java.nio.file.FileSystemException f ? f.getMessage()
-                    : e.getMessage() == null ? e.toString() : e.getMessage();
-                if (work[0] != null) {
-                    // the copies' files as they would have been named
-                    what = what.replace(work[0].path().toString(), outDir.toString());
+                if (!ErrorReport.expected(e)) {
+                    throw e; // a bug: told as one
                 }
-                main.err.println("hetrace: --out " + outDir + ": " + what + (work[0] == null ? ""
-                    : Files.exists(outDir) ? " (" + outDir + " is as it was)" : " (nothing was left behind)"));
-                if (debug) {
-                    e.printStackTrace(main.err);
+                // the JDK's words for a file ("PATH: reason"): the path is the copy's
+                String what = e instanceof FileSystemException f ? f.getMessage() : ErrorLine.of(e);
+                if (work[0] == null) {
+                    throw CommandFailure.said("--out " + outDir + ": " + what, e);
                 }
-                return 1;
+                // the copies' files as they would have been named
+                what = what.replace(work[0].path().toString(), outDir.toString());
+                throw CommandFailure.said("--out " + outDir + ": " + what, e)
+                    .then(Files.exists(outDir) ? "(" + outDir + " is as it was)" : "(nothing was left behind)");
             }
         }
         String text = format == Format.json ? json(report) : text(report) + String.join("", written);
-        try {
-            main.out.write(dev.hetrace.ctf.text.TerminalText.guard(text).getBytes(StandardCharsets.UTF_8));
-            main.out.flush();
-        } catch (IOException e) {
-            return fail(e);
-        }
+        print(text);
         // traces not on the reference clock: an error unless --apart, then said as warnings
         String said = clock.apart ? "hetrace: warning: " : "hetrace: ";
         boolean ok = true;
@@ -179,13 +179,13 @@ final class SyncCommand extends HetraceCommand {
         if (matched == 0 && !connected) {
             err.println(said + "no message matched: " + (seen == 0
                 ? "the traces have none of the events the rules name ("
-                    + String.join(", ", options.rules().stream().flatMap(r -> java.util.stream.Stream.of(r.sendEvent(),
+                    + String.join(", ", options.rules().stream().flatMap(r -> Stream.of(r.sendEvent(),
                         r.receiveEvent())).distinct().toList()) + "); say which events are messages with --match"
                 : "sends and receives were found but no key met its other half; check the rules' key fields"));
             return clock.apart ? 0 : 1;
         }
         for (int i = 0; i < report.traces().size(); i++) {
-            java.util.Optional<String> why = report.notConnected(i);
+            Optional<String> why = report.notConnected(i);
             if (why.isPresent()) {
                 err.println(said + report.traces().get(i).path() + " is not connected to the reference: " + why.get());
                 ok &= clock.apart;
@@ -258,8 +258,8 @@ final class SyncCommand extends HetraceCommand {
         if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
             throw new IOException("not a directory");
         }
-        java.util.Map<TraceSync, String> names = new java.util.LinkedHashMap<>();
-        java.util.Set<String> taken = new java.util.HashSet<>();
+        Map<TraceSync, String> names = new LinkedHashMap<>();
+        Set<String> taken = new HashSet<>();
         for (TraceSync t : report.traces()) {
             if (!t.connected()) {
                 main.err.println("hetrace: " + t.path() + ": no synchronized copy (not connected to the reference)");
@@ -276,7 +276,7 @@ final class SyncCommand extends HetraceCommand {
         List<Path> present = new ArrayList<>();
         for (String name : names.values()) {
             Path p = outDir.resolve(name);
-            if (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !emptyFolder(p)) {
+            if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !emptyFolder(p)) {
                 present.add(p);
             }
         }
@@ -311,7 +311,7 @@ final class SyncCommand extends HetraceCommand {
                     Path copy = out.path().resolve(name);
                     Files.move(copy.resolve(HELD_METADATA), copy.resolve("metadata"));
                     Path dst = outDir.resolve(name);
-                    if (Files.exists(dst, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    if (Files.exists(dst, LinkOption.NOFOLLOW_LINKS)) {
                         if (emptyFolder(dst)) {
                             Files.delete(dst);
                         } else {
@@ -319,7 +319,7 @@ final class SyncCommand extends HetraceCommand {
                             Files.move(dst, out.path().resolve(".replaced-" + name));
                         }
                     }
-                    Files.move(copy, dst, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    Files.move(copy, dst, StandardCopyOption.ATOMIC_MOVE);
                 }
             });
         }
@@ -330,7 +330,7 @@ final class SyncCommand extends HetraceCommand {
     private static final String HELD_METADATA = ".metadata-unfinished";
 
     private static boolean emptyFolder(Path p) throws IOException {
-        if (!Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
             return false;
         }
         try (var entries = Files.list(p)) {
@@ -340,16 +340,16 @@ final class SyncCommand extends HetraceCommand {
 
     /** The slope to 17 significant digits: what a double holds of 1 + (slope − 1). */
     private static String slope(ClockTransform t) {
-        return t.slope().round(new java.math.MathContext(17)).stripTrailingZeros().toPlainString();
+        return t.slope().round(new MathContext(17)).stripTrailingZeros().toPlainString();
     }
 
     /** The slope to 24 significant digits: enough to give back slope − 1 exactly as held. */
     private static String fullSlope(ClockTransform t) {
-        return t.slope().round(new java.math.MathContext(24)).stripTrailingZeros().toPlainString();
+        return t.slope().round(new MathContext(24)).stripTrailingZeros().toPlainString();
     }
 
     private static String offset(ClockTransform t) {
-        return t.offsetNanos().setScale(3, java.math.RoundingMode.HALF_EVEN).toPlainString();
+        return t.offsetNanos().setScale(3, RoundingMode.HALF_EVEN).toPlainString();
     }
 
     private static String json(Report report) {
@@ -391,7 +391,7 @@ final class SyncCommand extends HetraceCommand {
     static final class DurationConverter implements CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h)?")
+            Matcher m = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h)?")
                 .matcher(value.strip());
             if (!m.matches()) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (e.g. 30s, 500ms, 10min)");

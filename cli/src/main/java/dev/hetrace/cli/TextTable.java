@@ -1,5 +1,6 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TerminalText;
 import java.util.List;
 import java.util.function.IntPredicate;
@@ -44,6 +45,6 @@ final class TextTable {
 
     /** {@code s} as a JSON string. */
     static String quote(String s) {
-        return dev.hetrace.ctf.text.JsonText.quote(s);
+        return JsonText.quote(s);
     }
 }

@@ -6,10 +6,13 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Waits;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code hetrace waits} on traces whose threads' scheduling is traced with their wake-ups (a
@@ -65,7 +68,7 @@ final class ThreadPaths {
         long[] ran = new long[m.tasks().size()];
         long[] first = new long[ran.length];
         long[] last = new long[ran.length];
-        java.util.Arrays.fill(first, Long.MAX_VALUE);
+        Arrays.fill(first, Long.MAX_VALUE);
         IntervalTable r = m.runs();
         for (int i = 0; i < r.size(); i++) {
             int t = r.subject(i);
@@ -205,7 +208,7 @@ final class ThreadPaths {
             DiagnoseCommand.sec(m, from), DiagnoseCommand.sec(m, to), DiagnoseCommand.ms(to - from)));
         // where the time went: per thread (threads of one name together: a pool's workers) and what it did
         Map<List<String>, long[]> where = new LinkedHashMap<>();
-        Map<List<String>, java.util.Set<Integer>> threads = new LinkedHashMap<>();
+        Map<List<String>, Set<Integer>> threads = new LinkedHashMap<>();
         for (Waits.Segment s : path) {
             String cause = switch (s.doing()) {
                 case WAITING_FOR_CPU -> s.by() >= 0 ? "while " + m.tasks().get(s.by()).name() + " ran" : "";
@@ -216,14 +219,14 @@ final class ThreadPaths {
             };
             List<String> key = List.of(m.tasks().get(s.task()).name(), s.doing().label, cause);
             where.computeIfAbsent(key, k -> new long[1])[0] += s.duration();
-            threads.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(s.task());
+            threads.computeIfAbsent(key, k -> new HashSet<>()).add(s.task());
         }
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"thread", "doing", "", "ms", "%"});
         where.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0]))
             .limit(limit <= 0 ? Long.MAX_VALUE : limit)
             .forEach(e -> {
-                java.util.Set<Integer> ts = threads.get(e.getKey());
+                Set<Integer> ts = threads.get(e.getKey());
                 rows.add(new String[] {ts.size() == 1 ? name(ts.iterator().next())
                     : e.getKey().get(0) + " (" + ts.size() + " threads)", e.getKey().get(1), e.getKey().get(2),
                     DiagnoseCommand.ms(e.getValue()[0]),

@@ -120,62 +120,42 @@ final class TracerCommand extends GroupCommand {
         TracerCommand tracer;
 
         @Override
-        public Integer call() {
-            java.io.PrintStream err = tracer.main.err;
+        public Integer call() throws IOException, ConfigException {
             for (Path dir : includeDirs) {
                 if (!Files.isDirectory(dir)) {
-                    err.println("hetrace: -I " + dir + ": not an existing directory");
-                    return 2;
+                    throw CommandFailure.usage("-I " + dir + ": not an existing directory");
                 }
             }
             if (metadataOnly && platform != null) {
-                err.println("hetrace: --metadata-only and --platform do not go together");
-                return 2;
+                throw CommandFailure.usage("--metadata-only and --platform do not go together");
             }
             List<Path> dirs = new ArrayList<>(includeDirs);
             dirs.add(Path.of("").toAbsolutePath());
-            try {
-                Configuration c = ConfigReader.read(config, dirs);
-                c = SyncOption.applyCommandLine(c, sync, Optional.ofNullable(syncStream));
-                Map<String, String> files = new LinkedHashMap<>();
-                if (!metadataOnly) {
-                    files.putAll(CTracer.generate(c));
-                    files.putAll(CSyncHandshake.generate(c));
-                }
-                if (platform != null) {
-                    files.putAll(switch (platform) {
-                        case linux_file -> LinuxFilePlatform.generate(c);
-                        case callback -> CallbackPlatform.generate(c);
-                        case shm_ring -> ShmRingPlatform.generate(c);
-                    });
-                }
-                String tsdl = BarectfMetadata.of(c);
-                files.put("metadata", ctfVersion == CtfVersion.V2
-                    ? Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)) : tsdl);
-                Files.createDirectories(output);
-                for (Map.Entry<String, String> f : files.entrySet()) {
-                    Files.writeString(output.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
-                }
-                return 0;
-            } catch (MetadataException | Ctf2Writer.Unsupported e) {
-                err.println("hetrace: the metadata cannot be written as CTF 2: " + e.getMessage());
-                if (debug) {
-                    e.printStackTrace(err);
-                }
-                return 1;
-            } catch (ConfigException e) {
-                err.println("hetrace: " + e.getMessage());
-                if (debug) {
-                    e.printStackTrace(err);
-                }
-                return 1;
-            } catch (IOException e) {
-                err.println("hetrace: " + ErrorLine.of(e));
-                if (debug) {
-                    e.printStackTrace(err);
-                }
-                return 1;
+            Configuration c = ConfigReader.read(config, dirs);
+            c = SyncOption.applyCommandLine(c, sync, Optional.ofNullable(syncStream));
+            Map<String, String> files = new LinkedHashMap<>();
+            if (!metadataOnly) {
+                files.putAll(CTracer.generate(c));
+                files.putAll(CSyncHandshake.generate(c));
             }
+            if (platform != null) {
+                files.putAll(switch (platform) {
+                    case linux_file -> LinuxFilePlatform.generate(c);
+                    case callback -> CallbackPlatform.generate(c);
+                    case shm_ring -> ShmRingPlatform.generate(c);
+                });
+            }
+            String tsdl = BarectfMetadata.of(c);
+            try {
+                files.put("metadata", ctfVersion == CtfVersion.V2 ? Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)) : tsdl);
+            } catch (MetadataException | Ctf2Writer.Unsupported e) {
+                throw CommandFailure.in("the metadata cannot be written as CTF 2", e);
+            }
+            Files.createDirectories(output);
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                Files.writeString(output.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
+            }
+            return 0;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.write.Ctf2Writer;
 import dev.hetrace.ctf.write.SampleTrace;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,8 +46,8 @@ final class TrainCommand implements Callable<Integer> {
             Path ctf2 = dir.resolve("ctf2");
             SampleTrace.write(ctf2, events / 4, 4, 64 * 1024);
             try {
-                dev.hetrace.ctf.write.Ctf2Writer.rewrite(ctf2.resolve("metadata"));
-            } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.write.Ctf2Writer.Unsupported e) {
+                Ctf2Writer.rewrite(ctf2.resolve("metadata"));
+            } catch (MetadataException | Ctf2Writer.Unsupported e) {
                 throw new IOException(e.getMessage(), e);
             }
             status |= PrintCommand.print(List.of(ctf2), PrintCommand.Format.text, nowhere, quiet, false, 1);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -95,7 +96,7 @@ final class UnfinishedOutput implements AutoCloseable {
         try (var entries = Files.list(dir)) {
             for (Path p : entries.toList()) {
                 Matcher m = named.matcher(p.getFileName().toString());
-                if (!m.matches() || !Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (!m.matches() || !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
                 long pid;
@@ -194,9 +195,9 @@ final class UnfinishedOutput implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         // the writer may still be between two files: remove until nothing comes back
-        for (int i = 0; i < 50 && Files.exists(work, java.nio.file.LinkOption.NOFOLLOW_LINKS); i++) {
+        for (int i = 0; i < 50 && Files.exists(work, LinkOption.NOFOLLOW_LINKS); i++) {
             removeWork();
-            if (Files.exists(work, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.exists(work, LinkOption.NOFOLLOW_LINKS)) {
                 try {
                     Thread.sleep(10);
                 } catch (InterruptedException e) {

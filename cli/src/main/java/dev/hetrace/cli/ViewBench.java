@@ -4,10 +4,12 @@ import dev.hetrace.view.Report;
 import dev.hetrace.view.Timeline;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,7 +51,7 @@ final class ViewBench {
         // the panels the app fills at once: the diagnosis and the statistics of the whole span
         long panelBytes = get(http, url + "api/diagnosis") + get(http, url + "api/stats");
         long t3 = System.nanoTime();
-        long jvm = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+        long jvm = ManagementFactory.getRuntimeMXBean().getUptime();
         out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
                 + " view %.1f ms, %,d bytes); diagnosis and statistics %.1f ms (%,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()),
             (t2 - t0) / 1e6, (t1 - t0) / 1e6, metaBytes, (t2 - t1) / 1e6, viewBytes, (t3 - t2) / 1e6, panelBytes);
@@ -123,7 +125,7 @@ final class ViewBench {
     private static long get(HttpClient http, String url) throws IOException, InterruptedException {
         HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() != 200) {
-            throw new IOException(url + ": HTTP " + r.statusCode() + ": " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+            throw new IOException(url + ": HTTP " + r.statusCode() + ": " + new String(r.body(), StandardCharsets.UTF_8));
         }
         return r.body().length;
     }

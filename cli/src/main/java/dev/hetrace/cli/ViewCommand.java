@@ -2,23 +2,32 @@ package dev.hetrace.cli;
 
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.TerminalText;
-import dev.hetrace.analysis.index.TraceIndex;
+import dev.hetrace.profile.Campaign;
+import dev.hetrace.profile.CampaignFile;
+import dev.hetrace.profile.report.ProfileReport;
 import dev.hetrace.view.Timeline;
 import dev.hetrace.view.TimelineFile;
 import dev.hetrace.view.TraceAnswers;
 import dev.hetrace.view.ViewServer;
+import dev.hetrace.web.PageServer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import picocli.CommandLine;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code hetrace view}: the synchronized timeline of the traces in a browser, served from this machine. */
 @Command(name = "view", mixinStandardHelpOptions = true, sortOptions = false,
@@ -61,64 +70,51 @@ final class ViewCommand extends HetraceCommand {
     int bench;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, InterruptedException, MetadataException, StreamDecodingException {
         long started = System.nanoTime();
         if (serving.invalid() != null) {
-            main.err.println("hetrace: " + serving.invalid());
-            return 2;
+            throw CommandFailure.usage(serving.invalid());
         }
         List<Path> inputs = board.inputs;
         Path mapping = board.mapping;
         if (isCampaign(inputs)) {
             return serveCampaign(inputs.getFirst());
         }
-        List<Path> traces;
-        StateBuilder.Clocks clocks;
-        java.util.Map<String, String> symbols;
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
-        java.util.concurrent.CompletableFuture<java.util.Map<String, String>> reading =
-            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Map<String, String>> reading =
+            CompletableFuture.supplyAsync(() -> {
                 try {
                     return BoardInput.symbols(inputs);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
         TraceIndex.Symbols later = () -> {
             try {
                 return reading.join();
-            } catch (java.util.concurrent.CompletionException e) {
-                throw e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
             }
         };
-        try {
-            traces = BoardInput.traces(inputs);
-            clocks = board.clock.clocks(traces);
-            if (!noCache) {
-                // the paths' hash first: a new state of the same traces replaces the older one's file
-                kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
-            }
-            symbols = later.get();
-        } catch (IOException e) {
-            return fail(e);
+        List<Path> traces = BoardInput.traces(inputs);
+        StateBuilder.Clocks clocks = board.clock.clocks(traces);
+        if (!noCache) {
+            // the paths' hash first: a new state of the same traces replaces the older one's file
+            kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
         }
+        Map<String, String> symbols = later.get();
         ViewServer server = kept == null ? build(traces, clocks, symbols, null, null, null) : fromStore(traces, clocks, symbols, kept);
-        if (server == null) {
-            return 1;
-        }
         if (bench > 0) {
             try {
                 server.start(serving.bind, serving.port);
             } catch (RuntimeException e) {
-                return fail(Serving.cannotServe(serving.bind, serving.port, e));
+                throw Serving.cannotServe(serving.bind, serving.port, e);
             }
             String url = Serving.url(serving.bind, server.port());
             main.err.println("hetrace view: measuring " + url);
             try (ViewServer s = server) {
                 return ViewBench.run(url, s.timeline(), bench, started, main.err);
-            } catch (IOException | InterruptedException e) {
-                return fail(e instanceof IOException io ? io : new IOException(e));
             }
         }
         ViewServer s = server;
@@ -131,17 +127,12 @@ final class ViewCommand extends HetraceCommand {
     /**
      * The server of the trace set's store: its index (built now if there is none, which reads the
      * traces once) and the timeline kept beside it (laid out now if there is none); every answer
-     * then comes from them, the traces never read again. Null when it cannot be had (said).
+     * then comes from them, the traces never read again.
      */
-    private ViewServer fromStore(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept) {
-        TraceIndex store;
-        try {
-            store = TraceIndex.open(index.dir(), traces, clocks, board.mapping, symbols,
-                n -> main.err.println("hetrace view: " + TerminalText.guard(n)), true);
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            fail(e);
-            return null;
-        }
+    private ViewServer fromStore(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept)
+            throws IOException, MetadataException, StreamDecodingException {
+        TraceIndex store = TraceIndex.open(index.dir(), traces, clocks, board.mapping, symbols,
+            n -> main.err.println("hetrace view: " + TerminalText.guard(n)), true);
         StateBuilder.Built built = store.takeBuiltFrom();
         if (built == null && Files.isRegularFile(kept)) {
             long t0 = System.nanoTime();
@@ -165,45 +156,31 @@ final class ViewCommand extends HetraceCommand {
      * from the model and the traces).
      */
     private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept,
-                             TraceIndex store, StateBuilder.Built built) {
-        Timeline timeline;
-        StateBuilder.Input input;
-        long laid;
-        long read;
-        try {
-            long t0 = System.nanoTime();
-            StateBuilder.Built both = built;
-            if (both == null) {
-                main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
-                    kept == null ? "" : " (kept for the next view)");
-                both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                    w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-            } else if (both.model().events() == both.model().untimed()) { // as BoardInput.built refuses them
-                throw new IOException(both.model().events() == 0 ? "the traces have no events"
-                    : "the traces' events have no time (their streams have no clock)");
-            }
-            input = both.input();
-            StateModel model = both.model();
-            long t1 = System.nanoTime();
-            timeline = Timeline.of(model);
-            read = t1 - t0;
-            laid = System.nanoTime() - t1;
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            fail(e);
-            return null;
+                             TraceIndex store, StateBuilder.Built built)
+            throws IOException, MetadataException, StreamDecodingException {
+        long t0 = System.nanoTime();
+        StateBuilder.Built both = built;
+        if (both == null) {
+            main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
+                kept == null ? "" : " (kept for the next view)");
+            both = BoardInput.built(traces, clocks, board.mapping, symbols,
+                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+        } else if (both.model().events() == both.model().untimed()) { // as BoardInput.built refuses them
+            throw new IOException(both.model().events() == 0 ? "the traces have no events"
+                : "the traces' events have no time (their streams have no clock)");
         }
+        StateBuilder.Input input = both.input();
+        StateModel model = both.model();
+        long t1 = System.nanoTime();
+        Timeline timeline = Timeline.of(model);
+        long read = t1 - t0;
+        long laid = System.nanoTime() - t1;
         describe(timeline, built != null
             ? String.format(Locale.ROOT, "the traces read once, for the index; summaries built in %.2f s", laid / 1e9)
             : String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
-        ViewServer server;
-        try {
-            server = store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
-        } catch (IOException e) {
-            fail(e);
-            return null;
-        }
+        ViewServer server = store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
         if (kept != null) {
-            long t0 = System.nanoTime();
+            t0 = System.nanoTime();
             main.err.println("hetrace view: keeping the timeline in " + kept + "...");
             try {
                 long size = TimelineFile.write(timeline, kept);
@@ -234,15 +211,15 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /** A running server: its port, and how to stop it. */
-    record Served(java.util.function.IntSupplier port, Runnable close) {}
+    record Served(IntSupplier port, Runnable close) {}
 
     /** Starts a server, prints its URL, serves until Ctrl-C (or this thread's interruption). */
-    static int serve(HetraceCommand cmd, String who, java.util.function.Supplier<Served> start, Serving.Options serving) {
+    static int serve(HetraceCommand cmd, String who, Supplier<Served> start, Serving.Options serving) {
         Served served;
         try {
             served = start.get();
         } catch (RuntimeException e) {
-            return cmd.fail(Serving.cannotServe(serving.bind, serving.port, e));
+            throw Serving.cannotServe(serving.bind, serving.port, e);
         }
         Serving.announce(cmd.main.err, who, Serving.url(serving.bind, served.port().getAsInt()), serving.open);
         Serving.untilStopped(served.close());
@@ -253,27 +230,22 @@ final class ViewCommand extends HetraceCommand {
      * A campaign file (hetrace profile): its report, the page {@code hetrace profile report}
      * writes, served as it is.
      */
-    private int serveCampaign(Path file) {
-        String page;
-        try {
-            dev.hetrace.profile.Campaign c = dev.hetrace.profile.CampaignFile.read(file);
-            if (c.runs().isEmpty()) {
-                throw new IOException(file + ": the campaign has no runs to show");
-            }
-            CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
-            page = dev.hetrace.profile.report.ProfileReport.page(c, r.stats(), r.threads());
-        } catch (IOException | RuntimeException e) {
-            return fail(e);
+    private int serveCampaign(Path file) throws IOException {
+        Campaign c = CampaignFile.read(file);
+        if (c.runs().isEmpty()) {
+            throw new IOException(file + ": the campaign has no runs to show");
         }
+        CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
+        String page = ProfileReport.page(c, r.stats(), r.threads());
         return serve(this, "hetrace view", () -> {
-            dev.hetrace.web.PageServer p = dev.hetrace.web.PageServer.start(page, serving.bind, serving.port);
+            PageServer p = PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
         }, serving);
     }
 
     /** Whether the only input is a campaign file ({@code hetrace profile}), not traces. */
     static boolean isCampaign(List<Path> inputs) {
-        return inputs.size() == 1 && java.nio.file.Files.isRegularFile(inputs.getFirst())
+        return inputs.size() == 1 && Files.isRegularFile(inputs.getFirst())
             && inputs.getFirst().getFileName().toString().endsWith(".json");
     }
 }

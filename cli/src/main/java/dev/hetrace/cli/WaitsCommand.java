@@ -78,35 +78,31 @@ final class WaitsCommand extends HetraceCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException, MetadataException, StreamDecodingException {
         long[] relative = range == null ? null : StatsCommand.parseRange(spec, range);
         if (range != null && task == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--range goes with --task");
         }
         String text;
-        try {
-            StateModel m = board.stored(index, main.err);
-            Waits w = Waits.of(m);
-            ThreadPaths threads = ThreadPaths.of(m, w, task, path, relative);
-            if (threads != null) {
-                return print(switch (format) {
-                    case text -> threads.text(limit);
-                    case csv -> threads.csv();
-                    case json -> threads.json();
-                });
-            }
-            int request = request(m, w);
-            List<Waits.Step> steps = request < 0 ? List.of()
-                : w.criticalPath(m.calls().owner(request), w.coreOf(m.calls().owner(request), m.calls().start(request),
-                    m.calls().end(request)), m.calls().start(request), m.calls().end(request));
-            text = switch (format) {
-                case text -> text(m, w, request, steps);
-                case csv -> csv(m, w);
-                case json -> json(m, w, request, steps);
-            };
-        } catch (IOException | MetadataException | StreamDecodingException | IllegalArgumentException e) {
-            return fail(e);
+        StateModel m = board.stored(index, main.err);
+        Waits w = Waits.of(m);
+        ThreadPaths threads = ThreadPaths.of(m, w, task, path, relative);
+        if (threads != null) {
+            return print(switch (format) {
+                case text -> threads.text(limit);
+                case csv -> threads.csv();
+                case json -> threads.json();
+            });
         }
+        int request = request(m, w);
+        List<Waits.Step> steps = request < 0 ? List.of()
+            : w.criticalPath(m.calls().owner(request), w.coreOf(m.calls().owner(request), m.calls().start(request),
+                m.calls().end(request)), m.calls().start(request), m.calls().end(request));
+        text = switch (format) {
+            case text -> text(m, w, request, steps);
+            case csv -> csv(m, w);
+            case json -> json(m, w, request, steps);
+        };
         return print(text);
     }
 

@@ -1,13 +1,13 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hetrace.ctf.testing.Corpus;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace diagnose}, {@code waits} and {@code pattern} on simulated boards and a real kernel trace; errors in one line. */
 class AnalysisCommandsTest {
@@ -112,7 +112,7 @@ class AnalysisCommandsTest {
 
     @Test
     void theAnalysesRunOnARealLttngKernelTrace() {
-        Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
+        Path trace = Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
         Cli.Run d = Cli.run("diagnose", trace.toString());
         assertThat(d.status()).as(d.err()).isZero();
         assertThat(d.out()).contains("findings");

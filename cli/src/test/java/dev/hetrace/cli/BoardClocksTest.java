@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.write.CtfWriter;
@@ -9,13 +7,18 @@ import dev.hetrace.ctf.write.StreamWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every analysis command reads its inputs and puts them on one clock as {@code hetrace sync}
@@ -63,7 +66,7 @@ class BoardClocksTest {
             assertThat(refused.status()).as(String.join(" ", args)).isEqualTo(1);
             // query says first that it indexes the traces
             String said = refused.err().lines().filter(l -> !l.startsWith("hetrace: indexing ")).collect(
-                java.util.stream.Collectors.joining("\n"));
+                Collectors.joining("\n"));
             assertThat(said).startsWith("hetrace: " + dsp2 + " cannot be put on the clock of " + jumping.resolve("master"))
                 .contains("--piecewise").contains("--apart").hasLineCount(1);
             assertThat(refused.out()).isEmpty();
@@ -131,7 +134,7 @@ class BoardClocksTest {
     private static List<String> percents(String csv) {
         // point events (event and stream rows) have no duration, hence no percentage
         return csv.lines().skip(1).map(l -> l.split(",")).filter(f -> !f[3].isEmpty())
-            .map(f -> f[0] + "," + String.format(java.util.Locale.ROOT, "%.2f", Double.parseDouble(f[3]))).toList();
+            .map(f -> f[0] + "," + String.format(Locale.ROOT, "%.2f", Double.parseDouble(f[3]))).toList();
     }
 
     /** An LTTng-like trace of host %1$s, domain %4$s, on the monotonic clock of UUID %2$s, offset %3$d ns. */
@@ -174,7 +177,7 @@ class BoardClocksTest {
         try (CtfWriter w = CtfWriter.create(trace, metadata)) {
             StreamWriter s = w.stream(0);
             for (long[] e : events) {
-                s.event(e[1], e[0], java.util.Arrays.stream(e, 2, e.length).boxed().toList());
+                s.event(e[1], e[0], Arrays.stream(e, 2, e.length).boxed().toList());
             }
         }
         return trace;
@@ -219,7 +222,7 @@ class BoardClocksTest {
         long clientOffset = serverOffset - 3_000_000_000L;
         List<long[]> server = pair(1_000_000, 2_000_000, 0, 7);
         List<long[]> client = new ArrayList<>();
-        java.util.Random r = new java.util.Random(8);
+        Random r = new Random(8);
         long seq = 1000;
         for (long t = 10_000_000; t < 1_000_000_000; t += 5_000_000) {
             long there = t + 40_000 + r.nextInt(50_000);

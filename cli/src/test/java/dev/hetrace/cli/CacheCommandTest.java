@@ -1,7 +1,6 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.hetrace.analysis.index.TraceIndex;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -11,6 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace cache}: the entries of a real cache listed with their traces, removed by age or all. */
 class CacheCommandTest {
@@ -45,7 +45,7 @@ class CacheCommandTest {
         // the index of dsp0 last used 40 days ago: the only one older than 30 days
         Path dsp0 = cached(cache).stream().filter(p -> p.toString().endsWith(".index")).filter(p -> {
             try {
-                return dev.hetrace.analysis.index.TraceIndex.tracePaths(p).getFirst().endsWith("dsp0");
+                return TraceIndex.tracePaths(p).getFirst().endsWith("dsp0");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -1,28 +1,34 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.testing.Required;
+import dev.hetrace.tracer.shm.ShmRingLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace collect}: killed (SIGKILL) while four gcc-built producer processes trace
@@ -57,9 +63,8 @@ class CollectCommandTest {
         buildProducer();
 
         List<Process> producers = new ArrayList<>();
-        List<String> collect = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "-cp", System.getProperty("java.class.path"), Main.class.getName(), "collect", "--config",
-            dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString(), "--shm"));
+        List<String> collect = HetraceProcess.command("collect", "--config", dir.resolve("shm.yaml").toString(), "-o",
+            dir.resolve("trace").toString(), "--shm");
         for (int c = 0; c < CORES; c++) {
             Path region = dir.resolve("core" + c);
             collect.add(region.toString());
@@ -103,7 +108,7 @@ class CollectCommandTest {
             // kill -9 may stop a write at a page boundary (docs/shm-ring.md): a partial last packet, dropped here
             Path stream = dir.resolve("trace").resolve("core" + c);
             long whole = Files.size(stream) / SLOT_SIZE * SLOT_SIZE;
-            try (var ch = java.nio.channels.FileChannel.open(stream, java.nio.file.StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(stream, StandardOpenOption.WRITE)) {
                 ch.truncate(whole);
             }
         }
@@ -153,7 +158,7 @@ class CollectCommandTest {
         Files.createLink(Files.createDirectories(dir.resolve("linked")).resolve("core0"), region);
         Files.createSymbolicLink(dir.resolve("link"), shm);
         Files.createSymbolicLink(Files.createDirectories(dir.resolve("symlinked")).resolve("core0"), region);
-        Map<String, String> outs = new java.util.LinkedHashMap<>();
+        Map<String, String> outs = new LinkedHashMap<>();
         outs.put(shm.toString(), "is or holds");
         outs.put(dir.toString(), "is or holds");
         outs.put(dir.resolve("link").toString(), "is or holds");
@@ -162,7 +167,7 @@ class CollectCommandTest {
         outs.put(dir.resolve("linked").toString(), "writes");
         outs.put(dir.resolve("symlinked").toString(), "writes");
         for (Map.Entry<String, String> o : outs.entrySet()) {
-            Collected c = collect("--shm", region.toString(), "--metadata", metadata.toString(), "-o", o.getKey());
+            Cli.Run c = collect("--shm", region.toString(), "--metadata", metadata.toString(), "-o", o.getKey());
             assertThat(c.status()).as("-o %s: %s", o.getKey(), c.err()).isEqualTo(2);
             assertThat(c.err().lines().toList()).as("-o %s", o.getKey()).singleElement().asString()
                 .matches(o.getValue().equals("writes")
@@ -174,7 +179,7 @@ class CollectCommandTest {
         // a configuration's folder
         Path gen = Files.createDirectories(dir.resolve("gen"));
         Files.copy(dir.resolve("shm.yaml"), gen.resolve("shm.yaml"));
-        Collected y = collect("--shm", dir.resolve("elsewhere/core0").toString(), "--config",
+        Cli.Run y = collect("--shm", dir.resolve("elsewhere/core0").toString(), "--config",
             gen.resolve("shm.yaml").toString(), "-o", gen.toString());
         assertThat(y.status()).isEqualTo(2);
         assertThat(y.err()).matches("hetrace: .*gen: holds .*shm.yaml, which the collector reads: write the trace elsewhere\\R");
@@ -184,7 +189,7 @@ class CollectCommandTest {
     @Test
     void aRegionThatIsNotThereIsOneErrorLineWithStatus1() throws Exception {
         Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
-        Collected c = collect("--shm", dir.resolve("core0").toString(), "--metadata", metadata.toString(), "-o",
+        Cli.Run c = collect("--shm", dir.resolve("core0").toString(), "--metadata", metadata.toString(), "-o",
             dir.resolve("trace").toString());
         assertThat(c.status()).as(c.err()).isEqualTo(1);
         assertThat(c.err()).matches("hetrace: .*core0: no such region file \\(its producer creates it; to wait for"
@@ -195,12 +200,10 @@ class CollectCommandTest {
     void withWaitTheCollectorSaysOnceWhatItWaitsForThenCollectsTheRegionOnceCreated() throws Exception {
         buildProducer();
         Path region = dir.resolve("core0");
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--wait", "--shm",
-            region.toString(), "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString()));
         Path errors = dir.resolve("errors.txt");
-        Process collector = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("summary.txt").toFile())
-            .redirectError(errors.toFile()));
+        Process collector = start(HetraceProcess.builder("collect", "--wait", "--shm", region.toString(), "--config",
+                dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
+            .redirectOutput(dir.resolve("summary.txt").toFile()).redirectError(errors.toFile()));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (Files.size(errors) == 0) {
             assertThat(collector.isAlive()).as("collector waiting").isTrue();
@@ -234,21 +237,20 @@ class CollectCommandTest {
         Path region = dir.resolve("core0");
         Process producer = producer(region, 3000, 1000);
         long published;
-        try (var ch = java.nio.channels.FileChannel.open(region, java.nio.file.StandardOpenOption.READ,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            ch.read(b, dev.hetrace.tracer.shm.ShmRingLayout.OFF_PRODUCED);
+        try (var ch = FileChannel.open(region, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            ch.read(b, ShmRingLayout.OFF_PRODUCED);
             published = b.getLong(0);
             assertThat(published).as("packets published before 'go'").isGreaterThan(8);
             byte[] random = new byte[SLOT_SIZE];
-            new java.util.Random(4).nextBytes(random);
-            long header = dev.hetrace.tracer.shm.ShmRingLayout.HEADER_SIZE;
-            ch.write(java.nio.ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
-            ch.write(java.nio.ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
+            new Random(4).nextBytes(random);
+            long header = ShmRingLayout.HEADER_SIZE;
+            ch.write(ByteBuffer.allocate(SLOT_SIZE), header + 3L * SLOT_SIZE);
+            ch.write(ByteBuffer.wrap(random), header + 7L * SLOT_SIZE);
         }
-        Process collector = start(new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect", "--shm", region.toString(),
-            "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
+        Process collector = start(HetraceProcess.builder("collect", "--shm", region.toString(),
+                "--config", dir.resolve("shm.yaml").toString(), "-o", dir.resolve("trace").toString())
             .redirectOutput(dir.resolve("summary.txt").toFile()).redirectError(dir.resolve("errors.txt").toFile()));
         go(producer);
         assertThat(producer.waitFor(60, TimeUnit.SECONDS)).as("producer finished").isTrue();
@@ -272,7 +274,7 @@ class CollectCommandTest {
     void aFileThatIsNotAnShmRingRegionIsOneErrorLineWithStatus1() throws Exception {
         Path bad = dir.resolve("bad");
         Files.write(bad, new byte[4096]);
-        Files.write(bad, "not a ring".getBytes(StandardCharsets.US_ASCII), java.nio.file.StandardOpenOption.WRITE);
+        Files.write(bad, "not a ring".getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
         Path metadata = Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = Main.run(new ByteArrayOutputStream(), new PrintStream(err, true, StandardCharsets.UTF_8),
@@ -330,19 +332,11 @@ class CollectCommandTest {
         o.flush();
     }
 
-    /** The exit status of a collector process and what it wrote; status -1 if it did not end in 30 s (killed). */
-    private record Collected(int status, String out, String err) {}
-
-    private Collected collect(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
-            System.getProperty("java.class.path"), Main.class.getName(), "collect"));
-        cmd.addAll(List.of(args));
-        Process p = start(new ProcessBuilder(cmd).redirectOutput(dir.resolve("collect.out").toFile())
-            .redirectError(dir.resolve("collect.err").toFile()));
-        int status = p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        p.destroyForcibly().waitFor();
-        return new Collected(status, Files.readString(dir.resolve("collect.out")),
-            Files.readString(dir.resolve("collect.err")));
+    /** A collector process run to its end: its exit status and what it wrote; status -1 if it did not end in 30 s (killed). */
+    private static Cli.Run collect(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("collect"));
+        command.addAll(List.of(args));
+        return HetraceProcess.run(Duration.ofSeconds(30), command.toArray(String[]::new));
     }
 
     /** Generates the shm-ring tracer of shm.yaml into the test directory and builds the producer with gcc. */

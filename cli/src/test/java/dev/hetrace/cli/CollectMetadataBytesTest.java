@@ -1,12 +1,7 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
+import dev.hetrace.ctf.CtfTrace;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace collect --metadata FILE} writes the trace's metadata as the very bytes of FILE:
@@ -53,9 +49,8 @@ class CollectMetadataBytesTest {
         }
         assertThat(ready.toString()).isEqualTo("ready");
         Path trace = dir.resolve("trace");
-        Process collect = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o", trace.toString())
+        Process collect = HetraceProcess.builder("collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o",
+                trace.toString())
             .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(dir.resolve("err.txt").toFile()).start();
         started.add(collect);
         OutputStream go = producer.getOutputStream();
@@ -66,7 +61,7 @@ class CollectMetadataBytesTest {
         assertThat(collect.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isZero();
 
         assertThat(Files.readAllBytes(trace.resolve("metadata"))).isEqualTo(Files.readAllBytes(edited));
-        try (dev.hetrace.ctf.CtfTrace t = dev.hetrace.ctf.CtfTrace.open(trace, w -> { })) {
+        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
             assertThat(t.metadata().env()).containsEntry("owner", "Zoë Ångström ☕");
         }
         Cli.Run print = Cli.run("print", trace.toString());

@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,11 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs {@code hetrace print} on every trace of the conformance corpus
@@ -82,7 +82,7 @@ class ConformanceTest {
         int lines = 0;
         for (int i = 0; i < data.length; i++) {
             if (data[i] == '\n' && ++lines == n) {
-                return java.util.Arrays.copyOf(data, i + 1);
+                return Arrays.copyOf(data, i + 1);
             }
         }
         return data;

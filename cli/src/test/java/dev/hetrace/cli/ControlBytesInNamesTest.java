@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,9 +8,11 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Names from a trace (tasks, events) holding terminal control bytes (ESC[2J clearing the screen,
@@ -53,7 +53,7 @@ class ControlBytesInNamesTest {
             b.putInt(1).putLong(time).put((byte) round);
             time += 10;
         }
-        Files.write(t.resolve("stream"), java.util.Arrays.copyOf(b.array(), b.position()));
+        Files.write(t.resolve("stream"), Arrays.copyOf(b.array(), b.position()));
         return t;
     }
 

@@ -1,8 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.cli.KernelTraceReference.Figures;
@@ -17,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -31,6 +29,8 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Every analysis command, as a user types it, on every real trace of the corpus and every trace of
@@ -327,7 +327,7 @@ class CorpusAnalysisTest {
         private static List<String> interruptKeys(int cpu, String label, Figures ref) {
             Matcher number = Pattern.compile("\\b(\\d+)\\b").matcher(label);
             Long first = number.find() ? Long.valueOf(number.group(1)) : null;
-            if (label.toLowerCase(java.util.Locale.ROOT).contains("softirq") || SOFTIRQS.stream().anyMatch(label::contains)) {
+            if (label.toLowerCase(Locale.ROOT).contains("softirq") || SOFTIRQS.stream().anyMatch(label::contains)) {
                 long vec = first != null ? first : SOFTIRQS.indexOf(SOFTIRQS.stream().filter(label::contains).findFirst().orElseThrow());
                 return List.of(interrupt(cpu, "softirq", vec));
             }

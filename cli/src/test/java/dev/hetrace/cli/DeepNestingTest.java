@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,17 +49,10 @@ class DeepNestingTest {
         return t;
     }
 
-    private record Run(int status, String out, String err) {}
-
-    private Run hetrace(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve("out.txt").toFile())
-            .redirectError(dir.resolve("err.txt").toFile()).start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("hetrace %s ended", List.of(args)).isTrue();
-        return new Run(p.exitValue(), Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8),
-            Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8));
+    private static Cli.Run hetrace(String... args) throws IOException, InterruptedException {
+        Cli.Run r = HetraceProcess.run(Duration.ofSeconds(120), args);
+        assertThat(r.status()).as("hetrace %s ended", List.of(args)).isNotEqualTo(-1);
+        return r;
     }
 
     @ParameterizedTest(name = "{0} levels")
@@ -70,7 +61,7 @@ class DeepNestingTest {
         Path t = trace(levels);
         for (String format : new String[] {"text", "json"}) {
             {
-                Run r = hetrace("print", "--format=" + format, "--threads", "2", t.toString());
+                Cli.Run r = hetrace("print", "--format=" + format, "--threads", "2", t.toString());
                 assertThat(r.status()).as("print --format=%s: %s", format, r.err()).isZero();
                 assertThat(r.err()).isEmpty();
                 List<String> lines = r.out().lines().toList();
@@ -86,11 +77,11 @@ class DeepNestingTest {
                 }
             }
         }
-        Run q = hetrace("query", "--cache", dir.resolve("cache").toString(), t.toString(),
+        Cli.Run q = hetrace("query", "--cache", dir.resolve("cache").toString(), t.toString(),
             "select count(*) as n from events");
         assertThat(q.status()).as(q.err()).isZero();
         assertThat(q.out()).containsPattern("\\b3\\b");
-        Run d = hetrace("diagnose", t.toString());
+        Cli.Run d = hetrace("diagnose", t.toString());
         assertThat(d.status()).as(d.err()).isZero();
     }
 
@@ -99,7 +90,7 @@ class DeepNestingTest {
     void deeperIsOneLine(int levels) throws Exception {
         Path t = trace(levels);
         for (String format : new String[] {"text", "json"}) {
-            Run r = hetrace("print", "--format=" + format, t.toString());
+            Cli.Run r = hetrace("print", "--format=" + format, t.toString());
             assertThat(r.status()).isEqualTo(1);
             assertThat(r.err().lines().toList()).singleElement().asString()
                 .isEqualTo("hetrace: " + t.resolve("metadata") + ": field types are nested more than 10000 levels deep");

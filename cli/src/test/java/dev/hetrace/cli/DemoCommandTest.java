@@ -1,9 +1,11 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace demo}: the simulated Sobel board, synchronized, every DSP within its bound of the truth. */
 class DemoCommandTest {
@@ -86,12 +89,12 @@ class DemoCommandTest {
         }
         // the summary came first; the server answers with the demo's board and its diagnosis
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("a master and 8 DSPs");
-        try (var client = java.net.http.HttpClient.newHttpClient()) {
-            String meta = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1) + "api/meta")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        try (var client = HttpClient.newHttpClient()) {
+            String meta = client.send(HttpRequest.newBuilder(URI.create(url.group(1) + "api/meta")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
             assertThat(meta).contains("\"dsp7\"");
-            String diagnosis = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1) + "api/diagnosis"))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            String diagnosis = client.send(HttpRequest.newBuilder(URI.create(url.group(1) + "api/diagnosis"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
             assertThat(diagnosis).contains("task intruder preempted them");
         }
         demo.interrupt();

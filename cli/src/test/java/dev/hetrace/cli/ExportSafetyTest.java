@@ -1,10 +1,10 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace export --parquet DIR} never leaves a table cut short or overwrites what DIR
@@ -28,7 +29,7 @@ class ExportSafetyTest {
         Map<String, Integer> m = new HashMap<>();
         try (Stream<Path> files = Files.walk(folder)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
-                m.put(folder.relativize(f).toString(), java.util.Arrays.hashCode(Files.readAllBytes(f)));
+                m.put(folder.relativize(f).toString(), Arrays.hashCode(Files.readAllBytes(f)));
             }
         }
         return m;
@@ -84,9 +85,8 @@ class ExportSafetyTest {
                 Files.writeString(out.resolve("events.parquet"), "an earlier file of the same name");
                 before = contents(out);
             }
-            Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "export", "--cache", cache, "--replace", "--parquet", out.toString(), board.toString())
+            Process p = HetraceProcess.builder("export", "--cache", cache, "--replace", "--parquet", out.toString(),
+                    board.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("export-" + existed + ".log").toFile()).start();
             // stopped once the events' file is being written aside
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -97,7 +97,7 @@ class ExportSafetyTest {
                         for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-export-")).toList()) {
                             writing |= Files.exists(w.resolve("events.parquet"));
                         }
-                    } catch (java.nio.file.NoSuchFileException e) {
+                    } catch (NoSuchFileException e) {
                         // removed meanwhile
                     }
                 }

@@ -1,16 +1,14 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A file operation that fails is one line saying what was done, to which file, and why ("cannot
@@ -66,10 +64,8 @@ class FileErrorsTest {
         Required.that(Files.exists(full), "no /dev/full");
         Path board = board();
         for (String command : new String[] {"stats", "print"}) {
-            List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                command, board.resolve("dsp0").toString()));
-            Process p = new ProcessBuilder(cmd).redirectOutput(full.toFile()).redirectError(dir.resolve("err").toFile()).start();
+            Process p = HetraceProcess.builder(command, board.resolve("dsp0").toString()).redirectOutput(full.toFile())
+                .redirectError(dir.resolve("err").toFile()).start();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             String err = Files.readString(dir.resolve("err"));
             assertThat(p.exitValue()).as(err).isEqualTo(1);
@@ -89,7 +85,7 @@ class FileErrorsTest {
             Cli.Run r = Cli.run("print", trace.toString());
             assertThat(r.status()).isEqualTo(1);
             assertThat(r.err().lines().toList()).singleElement().asString()
-                .matches("hetrace: cannot (open|read) " + java.util.regex.Pattern.quote(stream.toString()) + ": permission denied");
+                .matches("hetrace: cannot (open|read) " + Pattern.quote(stream.toString()) + ": permission denied");
         } finally {
             stream.toFile().setReadable(true, false);
         }

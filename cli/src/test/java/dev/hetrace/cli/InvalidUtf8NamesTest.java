@@ -1,15 +1,16 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Task names that differ only in bytes that are not UTF-8 stay different tasks, each shown
@@ -31,7 +32,7 @@ class InvalidUtf8NamesTest {
             event { id = 0; name = task_switch; fields := struct { string next_task; }; };
             """);
         byte[][] names = {{'w', 'o', 'r', 'k', (byte) 0x80}, {'w', 'o', 'r', 'k', (byte) 0x81}, {'w', 'o', 'r', 'k', (byte) 0xff},
-            "idle".getBytes(java.nio.charset.StandardCharsets.US_ASCII)};
+            "idle".getBytes(StandardCharsets.US_ASCII)};
         ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
         long time = 1000;
         for (int round = 0; round < 3; round++) {
@@ -40,7 +41,7 @@ class InvalidUtf8NamesTest {
                 time += 1000L * (k + 1);
             }
         }
-        Files.write(t.resolve("stream"), java.util.Arrays.copyOf(b.array(), b.position()));
+        Files.write(t.resolve("stream"), Arrays.copyOf(b.array(), b.position()));
         return t;
     }
 

@@ -1,13 +1,23 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace profile import | plan | stats | report} as a user types them: perf stat CSV
@@ -21,7 +31,7 @@ class ProfileAnalysisCommandsTest {
 
     /** A perf stat -x, file of one run of {@code seconds}. */
     Path perf(String name, double seconds, long faults) throws Exception {
-        return Files.writeString(dir.resolve(name), String.format(java.util.Locale.ROOT, """
+        return Files.writeString(dir.resolve(name), String.format(Locale.ROOT, """
                 # started on Sun Nov 22 12:45:01 2026
 
                 %d,ns,duration_time,%d,100.00,2.068,G/sec
@@ -78,7 +88,7 @@ class ProfileAnalysisCommandsTest {
         assertThat(json.status()).as(json.err()).isZero();
         JsonNode j = new ObjectMapper().readTree(json.out());
         assertThat(j.get("slowdown").get("knee").isNull()).isTrue();
-        assertThat(j.get("slowdown").get("levels").get(2).get("slowdown").asDouble()).isEqualTo(1.305 / 1.005, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(j.get("slowdown").get("levels").get(2).get("slowdown").asDouble()).isEqualTo(1.305 / 1.005, Assertions.within(1e-9));
         assertThat(j.get("quantities").get(0).get("median").asDouble()).isEqualTo(1.045);
 
         Cli.Run csv = Cli.run("profile", "stats", campaign.toString(), "--format", "csv");
@@ -96,21 +106,21 @@ class ProfileAnalysisCommandsTest {
         assertThat(viaReport.status()).as(viaReport.err()).isZero();
         assertThat(viaReport.out()).contains("12 runs");
         assertThat(Files.readString(same)).contains("id=\"hetrace-profile-data\"", "\"knee\":\"2\"");
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         int[] status = {-1};
-        Thread view = new Thread(() -> status[0] = Main.run(new java.io.ByteArrayOutputStream(),
-                new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), new String[] {"view", campaign.toString()}));
+        Thread view = new Thread(() -> status[0] = Main.run(new ByteArrayOutputStream(),
+                new PrintStream(err, true, StandardCharsets.UTF_8), new String[] {"view", campaign.toString()}));
         view.start();
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("open (http://127\\.0\\.0\\.1:\\d+/)").matcher("");
+        Matcher url = Pattern.compile("open (http://127\\.0\\.0\\.1:\\d+/)").matcher("");
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!url.reset(err.toString(java.nio.charset.StandardCharsets.UTF_8)).find()) {
-            assertThat(view.isAlive()).as(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isTrue();
+        while (!url.reset(err.toString(StandardCharsets.UTF_8)).find()) {
+            assertThat(view.isAlive()).as(err.toString(StandardCharsets.UTF_8)).isTrue();
             assertThat(System.nanoTime()).isLessThan(deadline);
             Thread.sleep(50);
         }
-        try (var client = java.net.http.HttpClient.newHttpClient()) {
-            String page = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.group(1))).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        try (var client = HttpClient.newHttpClient()) {
+            String page = client.send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
             assertThat(page).contains("id=\"hetrace-profile-data\"", "\"knee\":\"2\"");
         }
         view.interrupt();

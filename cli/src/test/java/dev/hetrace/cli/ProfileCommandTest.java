@@ -1,19 +1,21 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace profile run} and {@code sweep} on this machine, with real perf and the compiled memory kernel. */
 class ProfileCommandTest {
@@ -26,7 +28,7 @@ class ProfileCommandTest {
             Process p = new ProcessBuilder("perf", "stat", "-x,", "-e", "task-clock", "--", "true")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             perf = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             perf = false;
         }
         Required.that(perf, "perf is not installed (linux-perf), or kernel.perf_event_paranoid forbids it:"
@@ -74,7 +76,7 @@ class ProfileCommandTest {
         for (String l : levels) {
             // each level's median is task-clock's, not the runtime's
             assertThat(stats.out()).containsPattern("\\n  " + l + "\\s+3\\s+"
-                + java.util.regex.Pattern.quote(ProfileStatsCommand.num(median(c, l, "task-clock"))) + "\\s");
+                + Pattern.quote(ProfileStatsCommand.num(median(c, l, "task-clock"))) + "\\s");
         }
         // the budget line is the sweep's, and never the isolated level's
         String budget = stats.out().lines().filter(x -> x.startsWith("extra-access budget: ")).findFirst().orElseThrow();
@@ -184,7 +186,7 @@ class ProfileCommandTest {
         Cli.Run r = Cli.run("profile");
         assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).contains("run", "sweep");
-        String help = new picocli.CommandLine(new Main()).getSubcommands().get("profile").getSubcommands().get("run")
+        String help = new CommandLine(new Main()).getSubcommands().get("profile").getSubcommands().get("run")
             .getUsageMessage();
         assertThat(help).contains("TARGET[:stride=BYTES][:rw=read|write|rmw]", "--level", "Examples:", "--stress-cpus");
     }

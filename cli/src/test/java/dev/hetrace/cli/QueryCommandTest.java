@@ -1,9 +1,8 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.analysis.index.IndexTables;
 import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.testing.Corpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,8 +10,11 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace query} and {@code hetrace export}: SQL over a trace's, a board's or a sim folder's tables; errors in one line. */
 class QueryCommandTest {
@@ -81,7 +83,7 @@ class QueryCommandTest {
             String[] f = row.split(",");
             assertThat(json.out()).contains("{\"task\": \"" + f[0] + "\", \"runs\": " + f[1] + ", \"ns\": " + f[2]
                 + ", \"open\": " + f[3] + "}");
-            assertThat(text.out()).containsPattern(java.util.regex.Pattern.quote(f[0]) + "\\s+" + f[1] + "\\s+" + f[2]);
+            assertThat(text.out()).containsPattern(Pattern.quote(f[0]) + "\\s+" + f[1] + "\\s+" + f[2]);
         }
     }
 
@@ -155,7 +157,7 @@ class QueryCommandTest {
 
     @Test
     void helpListsTheTablesAndExamples() {
-        String help = new picocli.CommandLine(new Main()).getSubcommands().get("query").getUsageMessage();
+        String help = new CommandLine(new Main()).getSubcommands().get("query").getUsageMessage();
         for (String table : IndexTables.NAMES) {
             assertThat(help).containsPattern("\\n  " + table + " ");
         }
@@ -164,7 +166,7 @@ class QueryCommandTest {
 
     @Test
     void anLttngKernelTraceCountsItsSwitchesPerCpu() throws Exception {
-        Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
+        Path trace = Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
         long direct = 0;
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {

@@ -1,11 +1,14 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace report}: one HTML file with nothing outside it, said in one line; errors in one line, no file left. */
 class ReportCommandTest {
@@ -56,17 +59,17 @@ class ReportCommandTest {
         Path fifo = dir.resolve("pipe");
         assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
         // a thread of its own reads the pipe (the common pool may be busy with the report itself)
-        java.util.concurrent.CompletableFuture<byte[]> read = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<byte[]> read = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try {
                 read.complete(Files.readAllBytes(fifo));
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 read.completeExceptionally(e);
             }
         });
         Cli.Run toPipe = Cli.run("report", board.toString(), "-o", fifo.toString());
         assertThat(toPipe.status()).as(toPipe.err()).isZero();
-        assertThat(new String(read.get(60, java.util.concurrent.TimeUnit.SECONDS), java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(new String(read.get(60, TimeUnit.SECONDS), StandardCharsets.UTF_8))
             .startsWith("<!DOCTYPE html>");
         assertThat(Files.isRegularFile(fifo)).as("still a pipe").isFalse();
         assertThat(fifo).exists();

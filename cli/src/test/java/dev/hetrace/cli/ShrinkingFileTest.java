@@ -1,24 +1,21 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A file that another program truncates while hetrace reads it through a memory mapping (a
@@ -40,10 +37,7 @@ class ShrinkingFileTest {
     }
 
     private Process hetrace(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process p = HetraceProcess.builder(args).redirectError(dir.resolve("err.txt").toFile()).start();
         started.add(p);
         return p;
     }
@@ -68,12 +62,12 @@ class ShrinkingFileTest {
         try (RandomAccessFile f = new RandomAccessFile(stream.toFile(), "rw")) {
             f.setLength(20_000);
         }
-        out.transferTo(java.io.OutputStream.nullOutputStream());
+        out.transferTo(OutputStream.nullOutputStream());
         assertThat(print.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String err = Files.readString(dir.resolve("err.txt"));
         assertThat(print.exitValue()).as(err).isEqualTo(1);
         assertThat(err.lines().toList()).singleElement().asString()
-            .isEqualTo(String.format(java.util.Locale.ROOT, "hetrace: %s shrank from %,d to 20,000 bytes while being read", stream, size));
+            .isEqualTo(String.format(Locale.ROOT, "hetrace: %s shrank from %,d to 20,000 bytes while being read", stream, size));
     }
 
     /** The region is emptied once the collector has attached it: its next look at the ring's header faults. */
@@ -106,7 +100,7 @@ class ShrinkingFileTest {
         String err = Files.readString(dir.resolve("err.txt"));
         assertThat(collect.exitValue()).as(err).isEqualTo(1);
         assertThat(err.lines().toList()).singleElement().asString()
-            .isEqualTo(String.format(java.util.Locale.ROOT, "hetrace: %s shrank from %,d to 0 bytes while being read", region, size));
+            .isEqualTo(String.format(Locale.ROOT, "hetrace: %s shrank from %,d to 0 bytes while being read", region, size));
     }
 
 }

@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -9,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace sim} writes a board's traces that {@code hetrace sync} puts on one clock; bad options are one line. */
 class SimCommandTest {
@@ -29,7 +29,7 @@ class SimCommandTest {
     @Test
     void aFaultOnManyCoresIsToldAbridgedAndKeptWholeInTheTruth() throws Exception {
         Path board = dir.resolve("many");
-        String cores = String.join(",", java.util.stream.IntStream.rangeClosed(1, 10).mapToObj(i -> "dsp" + i).toList());
+        String cores = String.join(",", IntStream.rangeClosed(1, 10).mapToObj(i -> "dsp" + i).toList());
         Run sim = run("sim", "--cores", "12", "--duration", "0.2s", "--inject", "preempt:" + cores, "--out", board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         assertThat(sim.err()).contains("  preempt on dsp1, dsp2, dsp3, ... dsp10 (10 cores) at 0.001 s: ");

@@ -1,12 +1,12 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.hetrace.ctf.testing.Corpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace stats}: the statistics table of a trace, a board or a sim folder, as text, CSV or JSON; errors in one line. */
 class StatsCommandTest {
@@ -56,7 +56,7 @@ class StatsCommandTest {
 
     @Test
     void anLttngKernelTraceGivesARowPerCpuAndPerThreadWithItsId() {
-        Path trace = dev.hetrace.ctf.testing.Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
+        Path trace = Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation");
         Cli.Run r = Cli.run("stats", trace.toString());
         assertThat(r.status()).as(r.err()).isZero();
         // the folder holds one trace, kernel/

@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.Required;
@@ -14,14 +12,18 @@ import java.math.MathContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * End to end with real tracers: `hetrace tracer generate --sync`, a master and a slave process
@@ -62,9 +64,9 @@ class SyncHandshakeEndToEndTest {
      * the two may fall on the same ns, in either order of lines); all 2 × EXCHANGES pairs are there.
      */
     private static void assertCausal(String text) {
-        java.util.Map<Long, Long> sendTime = new java.util.HashMap<>();
-        java.util.Map<Long, Long> recvTime = new java.util.HashMap<>();
-        java.util.Map<Long, String> sendText = new java.util.HashMap<>();
+        Map<Long, Long> sendTime = new HashMap<>();
+        Map<Long, Long> recvTime = new HashMap<>();
+        Map<Long, String> sendText = new HashMap<>();
         Pattern p = Pattern.compile("^\\[(\\d+):(\\d+):(\\d+)\\.(\\d{9})\\].*(hetrace_sync_send|hetrace_sync_recv): \\{ cpu = \\d+ \\},"
             + " \\{ seq = (\\d+),");
         for (String line : text.lines().toList()) {
@@ -121,7 +123,7 @@ class SyncHandshakeEndToEndTest {
                     Files.copy(f, twin.resolve(f.getFileName()));
                 }
             }
-            Files.copy(gen2.resolve("metadata"), twin.resolve("metadata"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(gen2.resolve("metadata"), twin.resolve("metadata"), StandardCopyOption.REPLACE_EXISTING);
             ByteArrayOutputStream original = new ByteArrayOutputStream();
             ByteArrayOutputStream fromCtf2 = new ByteArrayOutputStream();
             assertThat(hetrace(original, "print", trace.toString())).isZero();

@@ -1,14 +1,14 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.write.Ctf2Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace sync --out} of a simulated board whose traces are CTF 2 (the sim's CTF 1.8
@@ -28,7 +28,7 @@ class SyncOutCtf2Test {
     }
 
     private static String firstLine(Path metadata) throws Exception {
-        return new String(Files.readAllBytes(metadata), java.nio.charset.StandardCharsets.UTF_8).lines().findFirst()
+        return new String(Files.readAllBytes(metadata), StandardCharsets.UTF_8).lines().findFirst()
             .orElse("");
     }
 

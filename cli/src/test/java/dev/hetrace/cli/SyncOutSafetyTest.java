@@ -1,14 +1,14 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace sync --out DIR} never leaves a copy that reads with wrong times: the copies are
@@ -48,7 +49,7 @@ class SyncOutSafetyTest {
         Map<String, Integer> m = new HashMap<>();
         try (Stream<Path> files = Files.walk(folder)) {
             for (Path f : files.toList()) {
-                m.put(folder.relativize(f).toString(), Files.isRegularFile(f) ? java.util.Arrays.hashCode(Files.readAllBytes(f))
+                m.put(folder.relativize(f).toString(), Files.isRegularFile(f) ? Arrays.hashCode(Files.readAllBytes(f))
                     : 0);
             }
         }
@@ -63,9 +64,7 @@ class SyncOutSafetyTest {
 
     /** {@code hetrace sync --out out board} as a process of its own; {@code shell} runs before it (a ulimit). */
     private Process start(Path out, Path log, String shell) throws IOException {
-        List<String> java = List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "sync", "--out", out.toString(), board.toString());
+        List<String> java = HetraceProcess.command("sync", "--out", out.toString(), board.toString());
         List<String> command = new ArrayList<>();
         // a process started in the background of a non-interactive shell (a build run so) ignores
         // SIGINT, and so would the JVM: GNU env gives the run the default handling back, as a
@@ -91,7 +90,7 @@ class SyncOutSafetyTest {
                     for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-sync-")).toList()) {
                         seen |= Files.exists(w.resolve("master/.metadata-unfinished"));
                     }
-                } catch (java.nio.file.NoSuchFileException e) {
+                } catch (NoSuchFileException e) {
                     // removed meanwhile
                 }
             }

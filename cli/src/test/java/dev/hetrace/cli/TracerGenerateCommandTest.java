@@ -1,7 +1,6 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace tracer generate}: the metadata file, one error line, and the exit statuses. */
 class TracerGenerateCommandTest {
@@ -70,7 +70,7 @@ class TracerGenerateCommandTest {
             "-o", out.toString(), config.toString());
         assertThat(r.status()).as(r.err()).isZero();
         TraceClass tc = MetadataReader.read(out.resolve("metadata"), w -> {});
-        assertThat(tc.byteOrder()).isEqualTo(dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN);
+        assertThat(tc.byteOrder()).isEqualTo(ByteOrder.BIG_ENDIAN);
         assertThat(tc.clocks().get("sys").frequency()).isEqualTo(1000);
         assertThat(tc.stream(0).event(0).name()).isEqualTo("tick");
         assertThat(tc.stream(0).event(0).payload().members()).extracting(m -> m.name()).containsExactly("count", "label");
@@ -87,7 +87,7 @@ class TracerGenerateCommandTest {
         assertThat(Files.readAllBytes(dir.resolve("v2/metadata"))[0]).isEqualTo((byte) 0x1E);
         TraceClass tc = MetadataReader.read(dir.resolve("v2/metadata"), w -> {});
         assertThat(tc.major()).isEqualTo(2);
-        assertThat(tc.byteOrder()).isEqualTo(dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN);
+        assertThat(tc.byteOrder()).isEqualTo(ByteOrder.BIG_ENDIAN);
         assertThat(tc.clocks().get("sys").frequency()).isEqualTo(1000);
         assertThat(tc.stream(0).event(0).name()).isEqualTo("tick");
         assertThat(tc.stream(0).event(0).payload().members()).extracting(m -> m.name()).containsExactly("count", "label");

@@ -1,7 +1,5 @@
 package dev.hetrace.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -9,9 +7,13 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
+import java.util.Comparator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace view}: serves a simulated board (measured with --bench, which asks the server over HTTP); errors in one line. */
 class ViewCommandTest {
@@ -72,7 +74,7 @@ class ViewCommandTest {
         // a trace touched: its timeline is built again, and replaces the old one
         Path stream = Files.list(copy.resolve("dsp1")).filter(p -> !p.getFileName().toString().equals("metadata")).findFirst()
             .orElseThrow();
-        Files.setLastModifiedTime(stream, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5000));
+        Files.setLastModifiedTime(stream, FileTime.fromMillis(System.currentTimeMillis() + 5000));
         Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
         assertThat(touched.err()).contains("indexing 5 traces").contains("kept the timeline (")
             .contains("removed the timeline kept for an earlier state of these traces")
@@ -85,10 +87,10 @@ class ViewCommandTest {
         // a damaged file: said in one line, then built again
         Path file;
         try (var kept = Files.list(cache)) {
-            file = kept.filter(p -> p.toString().endsWith(".timeline")).max(java.util.Comparator.comparing(p -> p.toFile().lastModified()))
+            file = kept.filter(p -> p.toString().endsWith(".timeline")).max(Comparator.comparing(p -> p.toFile().lastModified()))
                 .orElseThrow();
         }
-        Files.write(file, java.util.Arrays.copyOf(Files.readAllBytes(file), 100));
+        Files.write(file, Arrays.copyOf(Files.readAllBytes(file), 100));
         Run damaged = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
         assertThat(damaged.status()).as(damaged.err()).isZero();
         assertThat(damaged.err()).contains("hetrace view: warning: " + file + ": cut short").contains("building the timeline again")

@@ -39,7 +39,7 @@ public final class CampaignFile {
         } catch (JsonProcessingException e) {
             var at = e.getLocation();
             throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-                    + ": not a hetrace campaign: " + e.getOriginalMessage());
+                    + ": not a hetrace campaign: " + e.getOriginalMessage(), e);
         }
     }
 }

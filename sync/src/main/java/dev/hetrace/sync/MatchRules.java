@@ -113,7 +113,7 @@ public final class MatchRules {
             try {
                 out.add(new MatchRule(name, (String) send[0], keys(send[1]), (String) receive[0], keys(receive[1])));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(where + ": " + e.getMessage());
+                throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
             }
         }
         return out;

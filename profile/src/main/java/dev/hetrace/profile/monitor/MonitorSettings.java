@@ -101,7 +101,7 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
         try {
             root = JSON.readTree(Files.readString(file));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new ProfileException(file + ": not a monitor configuration: " + e.getOriginalMessage());
+            throw new ProfileException(file + ": not a monitor configuration: " + e.getOriginalMessage(), e);
         }
         if (root == null || !root.isObject()) {
             throw new ProfileException(file + ": not a monitor configuration: expected a JSON object");
@@ -113,14 +113,14 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
             try {
                 metrics.add(Metric.parse(m.asText()));
             } catch (ProfileException e) {
-                throw new ProfileException(file + ": " + e.getMessage());
+                throw new ProfileException(file + ": " + e.getMessage(), e);
             }
         }
         try {
             return new MonitorSettings(root.path("interval_ms").asInt(1000), events.isEmpty() ? DEFAULT_EVENTS : events,
                     metrics.isEmpty() ? DEFAULT_METRICS : metrics);
         } catch (ProfileException e) {
-            throw new ProfileException(file + ": " + e.getMessage());
+            throw new ProfileException(file + ": " + e.getMessage(), e);
         }
     }
 }

@@ -94,12 +94,12 @@ public record Experiment(String name, List<String> counters, Map<String, String>
         } catch (JsonProcessingException x) {
             var at = x.getLocation();
             throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-                    + ": not a hetrace experiment: " + x.getOriginalMessage());
+                    + ": not a hetrace experiment: " + x.getOriginalMessage(), x);
         }
         try {
             e.parsedMetrics();
         } catch (ProfileException x) {
-            throw new ProfileException(file + ": " + x.getMessage());
+            throw new ProfileException(file + ": " + x.getMessage(), x);
         }
         return e;
     }
