@@ -20,7 +20,7 @@ class CorpusStateTest {
     @Test
     void anLttngKernelTracesTaskStatisticsAreThoseOfItsSchedSwitchEventsCountedDirectly() throws Exception {
         Path trace = corpus("lttng-tracefile-rotation");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), StateBuilder.Options.of(w -> { }));
         assertThat(m.mappingNames()).containsExactly("lttng-kernel");
         assertThat(m.cores()).hasSizeGreaterThan(1);
         // the direct computation: per CPU, from switch to switch (from the trace's first event
@@ -83,7 +83,7 @@ class CorpusStateTest {
     @Test
     void aRealLttngUstFunctionTracesCallsAreTheEntriesAndExitsOfEachThreadPairedDirectly() throws Exception {
         Path trace = Path.of("src/test/resources/traces/lttng-ust-cyg-profile/trace");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), StateBuilder.Options.of(w -> { }));
         assertThat(m.mappingNames()).containsExactly("lttng-ust-cyg-profile");
         // the direct computation: per thread, a stack of entries; each exit closes the top
         Map<String, long[]> direct = new HashMap<>();
@@ -137,7 +137,7 @@ class CorpusStateTest {
     void aTraceNoPresetFitsHasItsStreamsAsCoresOfPointEventsAndANoteNamingTheMappingOption() throws Exception {
         Path trace = corpus("debug-info");
         List<String> warnings = new java.util.ArrayList<>();
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), warnings::add);
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), StateBuilder.Options.of(warnings::add));
         assertThat(m.mappingNames()).containsExactly(StateBuilder.EVENTS_ONLY);
         assertThat(warnings).singleElement().asString().contains("no preset maps its events", "--mapping FILE", "does: enter");
         assertThat(m.runs().size() + m.calls().size() + m.irqs().size()).isZero();

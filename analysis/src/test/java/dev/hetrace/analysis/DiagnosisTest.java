@@ -62,7 +62,7 @@ class DiagnosisTest {
         try {
             Simulation.Result r = Simulation.sobel(s.config(), dir.resolve("board"));
             StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-            StateModel m = StateBuilder.build(in, w -> { });
+            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
             m.symbolize(symbols(r.truth()));
             return new Board(r, in, m, Diagnosis.of(m, Diagnosis.DEFAULT_K));
         } finally {

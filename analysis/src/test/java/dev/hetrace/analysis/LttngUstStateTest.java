@@ -184,7 +184,7 @@ class LttngUstStateTest {
                 out.event(0, s[1] + 1_000, List.of(name, tid, 1L, "swapper/" + cpu, 0L));
             }
         }
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }), null, w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }), StateBuilder.Options.of(w -> { }));
         m.symbolize(run.did.functions);
         Waits waits = Waits.of(m);
         // the user-space threads are the kernel's tasks: one task per worker, named as the kernel names it
@@ -361,7 +361,7 @@ class LttngUstStateTest {
         command.addAll(List.of(args));
         Recording r = lttng.record(name, channel, events, env, command);
         Did did = Did.read(r.directory().resolve("did.txt"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }), mapping, w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }), StateBuilder.Options.of(w -> { }).withMapping(mapping));
         m.symbolize(did.functions);
         long offset;
         try (CtfReader reader = CtfReader.open(r.trace())) {

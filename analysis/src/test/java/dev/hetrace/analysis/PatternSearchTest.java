@@ -62,7 +62,7 @@ class PatternSearchTest {
         StateBuilder.Input in = StateBuilder.synchronize(sim.traces(), w -> { });
         PatternSearch.Result r = PatternSearch.run(in, new PatternSearch.Spec("msgq_put", "msgq_get",
             List.<String[]>of(new String[] {"msg_id", "msg_id"}), false), w -> { });
-        StateModel m = StateBuilder.build(in, w -> { });
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
         List<long[]> linked = new ArrayList<>();
         for (int i = 0; i < m.messages().size(); i++) {
             if (m.messages().flags(i) == 0) {

@@ -48,7 +48,7 @@ class SimStateTest {
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         for (int i = 0; i < slaves; i++) {
             String core = "dsp" + i;
-            StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(i)), w -> { }), w -> { });
+            StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(i)), w -> { }), StateBuilder.Options.of(w -> { }));
             assertThat(m.mappingNames()).containsExactly("rtos");
             List<Interval> truth = truthRuns(r.truth(), core, config);
             List<long[]> runs = new ArrayList<>();
@@ -112,7 +112,7 @@ class SimStateTest {
         SimConfig config = config(seed, 8, fault);
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-        StateModel m = StateBuilder.build(in, w -> { });
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
         assertThat(m.mappingNames().getFirst()).isEqualTo("lttng-ust-cyg-profile");
         ClockModel master = r.truth().core("master").clock();
         int filter = m.nameId("sobel_filter");
@@ -184,8 +184,8 @@ class SimStateTest {
     void theModelIsTheSameWhetherTheTracesAreReadOnOneThreadOrSeveral() throws Exception {
         Simulation.Result r = Simulation.sobel(config(11, 6, "preempt:dsp2"), dir.resolve("board"));
         StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-        StateModel one = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 1);
-        StateModel several = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 4);
+        StateModel one = StateBuilder.build(in, StateBuilder.Options.of(w -> { }).withThreads(1));
+        StateModel several = StateBuilder.build(in, StateBuilder.Options.of(w -> { }).withThreads(4));
         assertThat(one.events()).isGreaterThan(1000);
         assertThat(one.marks()).as("the sync handshake's events, kept as point events").isGreaterThan(10);
         assertThat(dump(several)).isEqualTo(dump(one));
@@ -203,8 +203,8 @@ class SimStateTest {
             throws Exception {
         Simulation.Result r = Simulation.sobel(config(seed, 5, fault), dir.resolve("board"));
         StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-        StateModel twice = StateBuilder.build(in, w -> { });
-        StateBuilder.Built once = StateBuilder.synchronizeAndBuild(r.traces(), null, w -> { }, null, 0);
+        StateModel twice = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
+        StateBuilder.Built once = StateBuilder.synchronizeAndBuild(r.traces(), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }));
         for (int t = 0; t < r.traces().size(); t++) {
             var a = once.input().sync().traces().get(t);
             var b = in.sync().traces().get(t);
@@ -263,7 +263,7 @@ class SimStateTest {
     void preemptedTasksAreMarkedPreemptedAndTasksWaitingForAMessageBlockedOnItsQueue() throws Exception {
         SimConfig config = config(6, 8, "preempt:dsp1,dsp2");
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(1)), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(1)), w -> { }), StateBuilder.Options.of(w -> { }));
         int sobel = m.task(0, "sobel");
         int preempted = 0;
         int blockedOnQueue = 0;

@@ -95,9 +95,8 @@ class TraceClocksTest {
         Path user = trace("ust", uuid, 100_000_000, 1_564_079_206L, 46, ust);
         long expected = 1_564_079_206_000_000_000L + 500 + 1_000_000; // 100,000 cycles at 100 MHz: 1 ms
 
-        StateBuilder.Built fused = StateBuilder.synchronizeAndBuild(List.of(kernel, user), StateBuilder.Clocks.DEFAULT, irqs,
-            w -> { }, null, 1);
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(kernel, user), w -> { }), irqs, w -> { });
+        StateBuilder.Built fused = StateBuilder.synchronizeAndBuild(List.of(kernel, user), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
+        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(kernel, user), w -> { }), StateBuilder.Options.of(w -> { }).withMapping(irqs));
         for (StateModel m : List.of(fused.model(), read)) {
             assertThat(irqStarts(m)).containsExactly(expected, expected);
         }
@@ -123,7 +122,7 @@ class TraceClocksTest {
             irq(1_000, 2_000, 1));
         Path b = trace("b", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;", 1_000_000_000, 100, 0,
             irq(1_500, 2_500, 1));
-        StateModel m = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs, w -> { }, null, 1)
+        StateModel m = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1))
             .model();
         assertThat(irqStarts(m)).containsExactly(100_000_001_000L, 100_000_001_500L);
     }
@@ -140,13 +139,12 @@ class TraceClocksTest {
         assertThatThrownBy(() -> StateBuilder.synchronize(List.of(a, b), w -> { }))
             .isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said)
             .hasMessageEndingWith("--apart analyses it on its own clock").hasMessageNotContaining("\n");
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs, w -> { },
-            null, 1)).isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said);
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1))).isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said);
 
         StateBuilder.Clocks apart = new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true);
         List<String> warnings = new ArrayList<>();
-        StateModel fused = StateBuilder.synchronizeAndBuild(List.of(a, b), apart, irqs, warnings::add, null, 1).model();
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(a, b), apart, w -> { }), irqs, w -> { });
+        StateModel fused = StateBuilder.synchronizeAndBuild(List.of(a, b), apart, StateBuilder.Options.of(warnings::add).withMapping(irqs).withThreads(1)).model();
+        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(a, b), apart, w -> { }), StateBuilder.Options.of(w -> { }).withMapping(irqs));
         assertThat(warnings).singleElement().asString().startsWith(b + ": analysed apart, on its own clock");
         for (StateModel m : List.of(fused, read)) {
             // b's first event at a's first event; its durations its own
@@ -176,8 +174,7 @@ class TraceClocksTest {
         Path a = trace("server", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 1_000, 0, onA);
         Path b = trace("client", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 995, 0, onB);
 
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs,
-            w -> { }, null, 1);
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
         Synchronizer.TraceSync client = built.input().sync().traces().get(1);
         assertThat(client.quality()).isEqualTo(SyncQuality.ACCURATE);
         long accuracy = client.accuracyNanos().orElseThrow();
@@ -187,7 +184,7 @@ class TraceClocksTest {
 
         StateBuilder.Clocks handshakeOnly = new StateBuilder.Clocks(new Synchronizer.Options(MatchRules.HETRACE_SYNC,
             ConvexHullSync.Method.BISECTOR, 0, 0), false);
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), handshakeOnly, irqs, w -> { }, null, 1))
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), handshakeOnly, StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1)))
             .isInstanceOf(UnsynchronizedTraceException.class);
     }
 }

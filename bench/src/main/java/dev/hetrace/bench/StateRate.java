@@ -80,7 +80,7 @@ public final class StateRate {
             }
             Cost read = Cost.now().since(a);
             Cost b = Cost.now();
-            StateModel m = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 1);
+            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }).withThreads(1));
             Cost state = Cost.now().since(b);
             Cost c = Cost.now();
             Statistics.Table table = Statistics.of(m);
@@ -90,7 +90,7 @@ public final class StateRate {
             m = null; // not kept while the next pass runs
             Cost f = Cost.now();
             StateModel once = traces.size() == 1 ? null
-                : StateBuilder.synchronizeAndBuild(traces, null, w -> { }, null, 1).model();
+                : StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withThreads(1)).model();
             Cost oneReading = Cost.now().since(f);
             fused.add(oneReading);
             if (once != null && once.events() != built) {

@@ -281,9 +281,9 @@ public final class TraceIndex {
         StateModel model;
         if (given != null) {
             in = given;
-            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, log, threads);
+            model = StateBuilder.build(in, StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
         } else {
-            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, mapping, warnings, log, threads);
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
             in = built.input();
             model = built.model();
         }

@@ -89,7 +89,7 @@ class IndexTest {
         assertThat(notes.getFirst()).startsWith("indexing 4 traces");
 
         StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
-        StateModel m = StateBuilder.build(in, w -> { });
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
         m.symbolize(symbols);
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
@@ -339,7 +339,7 @@ class IndexTest {
     void anLttngKernelTracesEventsAndRunsAreThoseOfTheTraceOnItsCpus() throws Exception {
         Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), StateBuilder.Options.of(w -> { }));
         Map<Long, Long> switchesPerCpu = new HashMap<>();
         long nextTids = 0;
         Map<String, long[]> times = new HashMap<>(); // per name: the sums of the times' remainders and quotients
