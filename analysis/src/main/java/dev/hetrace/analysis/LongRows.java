@@ -187,17 +187,6 @@ public final class LongRows {
         chunks[row >>> SHIFT].setAtIndex(L, (long) (row & MASK) * width + field, value);
     }
 
-    /** Replaces {@code field} of every row by {@code f} of it, a chunk at a time (times put on another clock). */
-    public void map(int field, java.util.function.LongUnaryOperator f) {
-        for (int c = 0; c * ROWS < size; c++) {
-            MemorySegment k = chunks[c];
-            int n = Math.min(ROWS, size - c * ROWS);
-            for (long o = field, end = (long) n * width; o < end; o += width) {
-                k.setAtIndex(L, o, f.applyAsLong(k.getAtIndex(L, o)));
-            }
-        }
-    }
-
     /** Two ints in one long: {@code high} in the upper half, {@code low} in the lower. */
     public static long pair(int high, int low) {
         return ((long) high << 32) | (low & 0xFFFFFFFFL);

@@ -1,6 +1,9 @@
 package dev.hetrace.analysis;
 
 import dev.hetrace.ctf.IndexHeap;
+import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.metadata.MetadataException;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,6 +59,26 @@ final class PassCombiner {
             model.names.add(s);
             return model.names.size() - 1;
         }));
+    }
+
+    /**
+     * The model: the traces' tables one after the other, renumbered, and the messages, marks,
+     * wake-ups and forks put together, on up to {@code workers} threads.
+     */
+    StateModel model(int workers) throws IOException, MetadataException, StreamDecodingException {
+        List<Runnable> copies = new ArrayList<>();
+        model.runs = IntervalTable.concat(tables(p -> p.runs), coreIds, taskIds, copies);
+        model.taskStates = IntervalTable.concat(tables(p -> p.taskStateRows), taskIds, null, copies);
+        model.calls = IntervalTable.concat(tables(p -> p.calls), taskIds, nameIds, copies);
+        model.irqs = IntervalTable.concat(tables(p -> p.irqs), coreIds, nameIds, copies);
+        List<Parallel.Work> work = new ArrayList<>();
+        work.add(this::messages); // the longest first
+        work.add(this::marks);
+        work.add(this::wakeups);
+        work.add(this::forks);
+        copies.forEach(c -> work.add(c::run));
+        Parallel.run(work, workers, () -> { });
+        return model;
     }
 
     interface Numbering {

@@ -24,14 +24,23 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * Builds the {@link StateModel} of one or several traces: one pass over each trace's events, on
- * its own thread when there are several cores (each trace's state is its own; only messages
- * cross traces, and they are linked afterwards in the merged order of their events on the
- * reference clock). Per event: its class's rule found by identity, field reads through handles
- * resolved once per class (read in place), and appends to row-stored tables. Names are read only
- * when new: known ones are recognized by their id (task ids, addresses, interrupt numbers) or by
- * a 64-bit hash of their bytes (task and function names), so that the pass allocates nothing per
- * event beyond the tables' growth.
+ * Builds the {@link StateModel} of one or several traces: one pass over each trace's events
+ * ({@link TracePass}), on its own thread when there are several cores (each trace's state is its
+ * own; only messages cross traces), then the passes put together ({@link PassCombiner}): cores,
+ * tasks and names numbered as one, messages linked in the merged order of their events.
+ *
+ * <p>The clocks: the traces are synchronized first ({@link #synchronize}, the {@link Input}'s
+ * maps), and each pass puts every time on the reference clock as its reader gives it, through
+ * its trace's {@link PiecewiseMap} ({@link TracePass#map}; a loss's time range likewise, as the
+ * reader tells it). That is the one place times change clocks: everything after the passes
+ * (the combiner, the tables, the listeners told of the events, the index) takes the times as
+ * they are, on the reference clock.
+ *
+ * <p>Per event: its class's rule found by identity, field reads through handles resolved once
+ * per class (read in place), and appends to row-stored tables. Names are read only when new:
+ * known ones are recognized by their id (task ids, addresses, interrupt numbers) or by a 64-bit
+ * hash of their bytes (task and function names), so that the pass allocates nothing per event
+ * beyond the tables' growth.
  */
 public final class StateBuilder {
     /** The traces of an input, synchronized when there are several, with the report (null for one trace). */
@@ -57,14 +66,6 @@ public final class StateBuilder {
          * or the preset detected).
          */
         default void opened(int trace, CtfReader reader, Mapping mapping) {
-        }
-
-        /**
-         * When the pass read the traces before they were synchronized
-         * ({@link #synchronizeAndBuild}), the times it gave were on each trace's own clock: this
-         * tells the map of trace {@code trace}'s to the reference clock, once every event is read.
-         */
-        default void retime(int trace, PiecewiseMap map) {
         }
     }
 
@@ -97,11 +98,19 @@ public final class StateBuilder {
      */
     public static Input synchronize(List<Path> traces, Clocks clocks, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
+        return synchronize(traces, clocks, warnings, warnings);
+    }
+
+    /** As {@link #synchronize(List, Clocks, Consumer)}, the readers' warnings told to {@code readerWarnings}. */
+    private static Input synchronize(List<Path> traces, Clocks clocks, Consumer<String> warnings,
+                                     Consumer<String> readerWarnings)
+            throws IOException, MetadataException, StreamDecodingException {
         if (traces.size() == 1) {
             return new Input(traces, List.of(PiecewiseMap.of(ClockTransform.IDENTITY)), null);
         }
         // the matched messages kept: the index's sync_messages table
-        Synchronizer.Report r = Synchronizer.run(traces, clocks.sync(), warnings, Synchronizer.Progress.NONE, true);
+        Synchronizer.Report r = Synchronizer.run(traces, clocks.sync(), readerWarnings, Synchronizer.Progress.NONE,
+            true);
         long[] begins = new long[traces.size()];
         if (clocks.apart() && r.traces().stream().anyMatch(t -> !t.connected())) {
             for (int i = 0; i < begins.length; i++) {
@@ -199,48 +208,15 @@ public final class StateBuilder {
      */
     public static StateModel build(Input input, Options options)
             throws IOException, MetadataException, StreamDecodingException {
-        return pass(input.traces(), input, null, options).model();
-    }
-
-    /** Traces put on one clock, and their state. */
-    public record Built(Input input, StateModel model) {}
-
-    /**
-     * The traces synchronized as {@link #synchronize} does and their state as {@link #build}
-     * makes it, reading each trace once: the state pass also finds the sync messages, on each
-     * trace's own clock, and what it made is put on the reference clock once the traces are
-     * synchronized. Durations within an interval (a call's self time) are measured on the
-     * trace's clock; they differ from the reference clock's by the clocks' drift (parts per
-     * million).
-     *
-     * @throws UnsynchronizedTraceException when a trace cannot be put on the reference clock and
-     *                                      {@code clocks} does not say to analyse it apart
-     */
-    public static Built synchronizeAndBuild(List<Path> traces, Clocks clocks, Options options)
-            throws IOException, MetadataException, StreamDecodingException {
-        if (traces.size() == 1) {
-            Input in = synchronize(traces, clocks, options.warnings());
-            return new Built(in, build(in, options));
-        }
-        return pass(traces, null, clocks, options);
-    }
-
-    /**
-     * The passes over the traces, on {@code input}'s clocks (null: synchronized as {@code clocks}
-     * say from what the passes find).
-     */
-    private static Built pass(List<Path> traces, Input input, Clocks clocks, Options options)
-            throws IOException, MetadataException, StreamDecodingException {
+        List<Path> traces = input.traces();
         Mapping mapping = options.mapping();
         long fromNanos = options.fromNanos();
-        Consumer<String> warnings = options.warnings();
         EventListener listener = options.listener();
-        int threads = options.threads();
         int n = traces.size();
         Object lock = new Object();
         Consumer<String> told = w -> {
             synchronized (lock) {
-                warnings.accept(w);
+                options.warnings().accept(w);
             }
         };
         CtfReader[] readers = new CtfReader[n];
@@ -253,11 +229,8 @@ public final class StateBuilder {
             }
             TracePass[] passes = new TracePass[n];
             List<String> names = traceNames(traces);
-            PiecewiseMap own = PiecewiseMap.of(ClockTransform.IDENTITY);
-            MessageMatcher sync = input == null ? new MessageMatcher(clocks.sync().rules(), (r, f, s, t, v) -> { }) : null;
             for (int i = 0; i < n; i++) {
-                passes[i] = new TracePass(i, traces.get(i), names.get(i), readers[i], input == null ? own : input.maps().get(i),
-                    mapping);
+                passes[i] = new TracePass(i, traces.get(i), names.get(i), readers[i], input.maps().get(i), mapping);
                 passes[i].listener = listener;
                 if (passes[i].eventsOnly) {
                     told.accept(traces.get(i) + ": " + (mapping == null ? "no preset maps its events" : "the mapping "
@@ -267,16 +240,13 @@ public final class StateBuilder {
                         + "  events: [{event: my_entry, does: enter, func: =my}, {event: my_exit, does: exit, func: =my}]\n"
                         + "  (see 'hetrace stats --help', \"Mapping files\")");
                 }
-                if (sync != null) {
-                    passes[i].found = new Synchronizer.Found();
-                    passes[i].keys = sync.keys();
-                }
             }
             if (listener != null) {
                 for (TracePass p : passes) {
                     listener.opened(p.trace, p.reader, p.mapping);
                 }
             }
+            int threads = options.threads();
             int workers = Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
             // the largest traces first, so that the threads end together
             long[] sizes = workers > 1 ? sizes(traces) : new long[n];
@@ -292,47 +262,7 @@ public final class StateBuilder {
                     p.cancelled = true;
                 }
             });
-            PiecewiseMap[] retime = null;
-            if (input == null) {
-                List<Synchronizer.Found> found = new ArrayList<>();
-                for (TracePass p : passes) {
-                    found.add(p.found);
-                }
-                Synchronizer.Report r = Synchronizer.run(traces, found, clocks.sync());
-                long[] begins = new long[n];
-                for (TracePass p : passes) {
-                    begins[p.trace] = p.begin; // on its own clock: the times are mapped afterwards
-                }
-                input = input(traces, r, clocks, begins, warnings);
-                PiecewiseMap[] maps = input.maps().toArray(PiecewiseMap[]::new);
-                List<Parallel.Work> retimes = new ArrayList<>();
-                for (int k : order) {
-                    TracePass p = passes[k];
-                    retimes.add(() -> {
-                        p.retime(maps[p.trace]);
-                        if (listener != null) {
-                            listener.retime(p.trace, maps[p.trace]);
-                        }
-                    });
-                }
-                Parallel.run(retimes, workers, () -> { });
-                retime = maps;
-            }
-            PassCombiner all = new PassCombiner(passes);
-            StateModel m = all.model;
-            List<Runnable> copies = new ArrayList<>();
-            m.runs = IntervalTable.concat(all.tables(p -> p.runs), all.coreIds, all.taskIds, retime, copies);
-            m.taskStates = IntervalTable.concat(all.tables(p -> p.taskStateRows), all.taskIds, null, retime, copies);
-            m.calls = IntervalTable.concat(all.tables(p -> p.calls), all.taskIds, all.nameIds, retime, copies);
-            m.irqs = IntervalTable.concat(all.tables(p -> p.irqs), all.coreIds, all.nameIds, retime, copies);
-            List<Parallel.Work> combine = new ArrayList<>();
-            combine.add(all::messages); // the longest first
-            combine.add(all::marks);
-            combine.add(all::wakeups);
-            combine.add(all::forks);
-            copies.forEach(c -> combine.add(c::run));
-            Parallel.run(combine, workers, () -> { });
-            return new Built(input, m);
+            return new PassCombiner(passes).model(workers);
         } finally {
             for (CtfReader r : readers) {
                 if (r != null) {
@@ -340,6 +270,23 @@ public final class StateBuilder {
                 }
             }
         }
+    }
+
+    /** Traces put on one clock, and their state. */
+    public record Built(Input input, StateModel model) {}
+
+    /**
+     * The traces synchronized as {@link #synchronize} does, then their state as {@link #build}
+     * makes it. The readers' warnings are told once, by the state's pass (the synchronization
+     * reads the traces too).
+     *
+     * @throws UnsynchronizedTraceException when a trace cannot be put on the reference clock and
+     *                                      {@code clocks} does not say to analyse it apart
+     */
+    public static Built synchronizeAndBuild(List<Path> traces, Clocks clocks, Options options)
+            throws IOException, MetadataException, StreamDecodingException {
+        Input in = synchronize(traces, clocks, options.warnings(), w -> { });
+        return new Built(in, build(in, options));
     }
 
     /**

@@ -7,9 +7,8 @@ import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.FieldTypeException;
 import dev.hetrace.ctf.decode.Discarded;
 import dev.hetrace.ctf.decode.StreamDecodingException;
-import dev.hetrace.sync.MessageMatcher;
+import dev.hetrace.sync.ClockTransform;
 import dev.hetrace.sync.PiecewiseMap;
-import dev.hetrace.sync.Synchronizer;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,11 +42,14 @@ final class TracePass {
     final int trace;
     final String traceName;
     final CtfReader reader;
-    /** The map to the reference clock; null when it is the identity (the reference, or times mapped afterwards). */
+    /**
+     * The map of the trace's clock to the reference clock, through which every time the reader
+     * gives is put on the reference clock as it is read; null when it is the identity.
+     */
     final PiecewiseMap.Walker map;
     /** The same map, for the loss windows (null: the identity). */
-    final PiecewiseMap toReference;
-    /** The time ranges of the losses the reader told, begin and end one after the other, on the trace's clock. */
+    final PiecewiseMap.Walker lossMap;
+    /** The time ranges of the losses the reader told, begin and end one after the other, on the reference clock. */
     final LongColumn lossWindows = new LongColumn();
     final Mapping mapping;
     final Map<String, CompiledRule> compiled = new HashMap<>();
@@ -107,10 +109,6 @@ final class TracePass {
     /** The time of the event being applied: the birth time of what it makes. */
     long now = Long.MIN_VALUE;
     StateBuilder.EventListener listener;
-    /** When the pass also finds the sync messages (times then on the trace's own clock, {@link #retime} after). */
-    Synchronizer.Found found;
-    MessageMatcher.Keys keys;
-    final long[] roles = new long[48];
     /** The time of the event before the longest silence. */
     long gapFrom;
     /** Set when another trace's pass failed: this one stops early. */
@@ -127,8 +125,9 @@ final class TracePass {
     TracePass(int trace, Path path, String name, CtfReader reader, PiecewiseMap map, Mapping given) {
         this.trace = trace;
         this.reader = reader;
-        this.map = map.linear() && map.overall().equals(dev.hetrace.sync.ClockTransform.IDENTITY) ? null : map.walker();
-        this.toReference = this.map == null ? null : map;
+        boolean identity = map.linear() && map.overall().equals(ClockTransform.IDENTITY);
+        this.map = identity ? null : map.walker();
+        this.lossMap = identity ? null : map.walker();
         traceName = name;
         Set<String> events = StateBuilder.eventNames(reader.traces());
         Set<String> contexts = StateBuilder.contextFieldNames(reader.traces());
@@ -162,8 +161,8 @@ final class TracePass {
         reader.onDiscarded((Discarded d, CtfTrace t, int stream) -> {
             epoch++;
             if (d.hasTimeRange()) {
-                lossWindows.add(d.beginNanos());
-                lossWindows.add(d.endNanos());
+                lossWindows.add(lossMap == null ? d.beginNanos() : lossMap.apply(d.beginNanos()));
+                lossWindows.add(lossMap == null ? d.endNanos() : lossMap.apply(d.endNanos()));
             }
             if (d.kind() == Discarded.Kind.EVENTS && d.countKnown()) {
                 // signed: a counter that went back (packets closed out of order) counts back
@@ -190,24 +189,22 @@ final class TracePass {
     }
 
     /**
-     * What the pass needs of an event class: its rule (or {@link #CompiledRule.NONE}), whether it is a
-     * sync send or receive, and its name's number as a point event (−1 until it is one).
+     * What the pass needs of an event class: its rule (or {@link CompiledRule#NONE}) and its
+     * name's number as a point event (−1 until it is one).
      */
     static final class PerClass {
         final CompiledRule rule;
-        final boolean sync;
         int markName = -1;
 
-        PerClass(CompiledRule rule, boolean sync) {
+        PerClass(CompiledRule rule) {
             this.rule = rule;
-            this.sync = sync;
         }
     }
 
     /** What the pass needs of the event's class (worked out once per class, {@link #byClass}). */
     private PerClass perClass(Event e) {
         CompiledRule c = compiled.get(e.name());
-        return new PerClass(c == null ? CompiledRule.NONE : c, keys != null && keys.concerns(e));
+        return new PerClass(c == null ? CompiledRule.NONE : c);
     }
 
     /** The reader's current event. */
@@ -216,9 +213,6 @@ final class TracePass {
         if (!e.hasTime()) {
             // an event of a stream without a clock has no place in time: counted, not placed
             untimed++;
-            if (found != null) {
-                found.untimed();
-            }
             if (listener != null) {
                 listener.event(trace, reader, first == Long.MIN_VALUE ? Long.MIN_VALUE : last);
             }
@@ -229,9 +223,6 @@ final class TracePass {
             listener.event(trace, reader, t);
         }
         PerClass k = byClass.of(e);
-        if (found != null) {
-            found.event(t, roles, k.sync ? keys.of(e, roles) : 0);
-        }
         if (first == Long.MIN_VALUE) {
             first = t;
         } else if (t - last > gap) {
@@ -266,33 +257,6 @@ final class TracePass {
         m.setAtIndex(LongRows.L, o, t);
         m.setAtIndex(LongRows.L, o + 1, where);
         m.setAtIndex(LongRows.L, o + 2, k.markName);
-    }
-
-    /**
-     * Puts what the pass made on the trace's own clock onto the reference clock (the tables
-     * are mapped as they are copied, {@link IntervalTable#concat}).
-     */
-    void retime(PiecewiseMap to) {
-        PiecewiseMap.Walker w = to.walker();
-        if (first != Long.MIN_VALUE) {
-            long from = w.apply(gapFrom);
-            gap = gap == 0 ? 0 : w.apply(gapFrom + gap) - from;
-            first = w.apply(first);
-            last = w.apply(last);
-            begin = w.apply(begin);
-            end = w.apply(end);
-        }
-        for (LongColumn born : List.of(coreBorn, taskBorn, nameBorn)) {
-            for (int k = 0; k < born.size(); k++) {
-                if (born.get(k) != Long.MIN_VALUE) {
-                    born.set(k, w.apply(born.get(k)));
-                }
-            }
-        }
-        messageEvents.map(M_TIME, w::apply);
-        marks.map(0, to.walker()::apply);
-        wakeups.map(0, to.walker()::apply);
-        forks.map(0, to.walker()::apply);
     }
 
     private void apply(CompiledRule c, Event e, long t) {
@@ -879,12 +843,11 @@ final class TracePass {
             return;
         }
         long[][] windows = new long[n][];
-        PiecewiseMap.Walker w = toReference == null ? null : toReference.walker();
         for (int k = 0; k < n; k++) {
             windows[k] = new long[] {lossWindows.get(2 * k), lossWindows.get(2 * k + 1)};
         }
         Arrays.sort(windows, (a, b) -> Long.compare(a[0], b[0]));
-        // merged into disjoint windows, then on the clock the rows are on
+        // merged into disjoint windows
         List<long[]> merged = new ArrayList<>();
         for (long[] x : windows) {
             if (!merged.isEmpty() && x[0] <= merged.getLast()[1]) {
@@ -896,8 +859,8 @@ final class TracePass {
         long[] begins = new long[merged.size()];
         long[] ends = new long[merged.size()];
         for (int k = 0; k < merged.size(); k++) {
-            begins[k] = w == null ? merged.get(k)[0] : w.apply(merged.get(k)[0]);
-            ends[k] = w == null ? merged.get(k)[1] : w.apply(merged.get(k)[1]);
+            begins[k] = merged.get(k)[0];
+            ends[k] = merged.get(k)[1];
         }
         for (IntervalTable t : List.of(runs, taskStateRows, calls, irqs)) {
             t.flagOverlapping(begins, ends, StateModel.EVENTS_LOST);

@@ -325,11 +325,6 @@ public final class IndexTables {
             logs[trace].event(reader, t);
         }
 
-        @Override
-        public void retime(int trace, dev.hetrace.sync.PiecewiseMap map) {
-            logs[trace].retime(map);
-        }
-
         /** An event name's id: the metadata's names are known before the pass; another (a class without a name) is added. */
         synchronized int nameId(String name) {
             Integer id = nameIds.get(name);
@@ -384,8 +379,6 @@ public final class IndexTables {
             final LongRows others = new LongRows(2);
             /** The time of the last timed event, from which the next one's is told. */
             long previous;
-            /** The map of the times to the reference clock, applied when the rows are read; null: they are on it. */
-            dev.hetrace.sync.PiecewiseMap retimed;
             /**
              * Per run ({@link #RUN_FIRST_FILE}...): its first event and the stream file, the
              * stream's id, the packet's offset in bytes, the first event's offset in the packet
@@ -410,16 +403,6 @@ public final class IndexTables {
             int runFile = -1;
             long runPacket = -1;
             long runLast;
-
-            /** The times to the reference clock (they were the trace's own). */
-            void retime(dev.hetrace.sync.PiecewiseMap map) {
-                dev.hetrace.sync.PiecewiseMap.Walker w = map.walker();
-                retimed = map;
-                if (first <= last) {
-                    first = w.apply(first);
-                    last = w.apply(last);
-                }
-            }
 
             TraceLog(Event.Field coreField, EventPosition.Tracker where) {
                 this.coreField = coreField;
@@ -527,11 +510,6 @@ public final class IndexTables {
                 ParquetFile.Column.longs("event_offset", false));
         }
 
-        /** The map of trace {@code t}'s times to the reference clock, null when they are on it (or no such trace). */
-        private dev.hetrace.sync.PiecewiseMap.Walker walker(int t) {
-            return t < logs.length && logs[t] != null && logs[t].retimed != null ? logs[t].retimed.walker() : null;
-        }
-
         /** The rows, trace by trace, the cores numbered as {@code coreNames}: a core not in it is NULL. */
         ParquetFile.Rows rows(List<String> coreNames) {
             for (TraceLog l : logs) {
@@ -560,12 +538,11 @@ public final class IndexTables {
                 int trace;
                 int next;
                 int run;
-                /** The current trace's next row told in full, the time its next event's is told from, its map. */
+                /** The current trace's next row told in full, and the time its next event's is told from. */
                 int other;
                 long previous;
                 /** The offset of the event before {@code next} in its packet. */
                 long offset;
-                dev.hetrace.sync.PiecewiseMap.Walker map = walker(0);
 
                 @Override
                 public int fill(ParquetFile.Group out, int capacity) {
@@ -578,7 +555,6 @@ public final class IndexTables {
                             run = 0;
                             other = 0;
                             previous = 0;
-                            map = walker(trace);
                             continue;
                         }
                         int from = row;
@@ -648,8 +624,6 @@ public final class IndexTables {
                         }
                         if (time == Long.MIN_VALUE) {
                             out.setNull(2, r);
-                        } else if (map != null) {
-                            time = map.apply(time);
                         }
                         vTime[r] = time;
                         vName[r] = name;
