@@ -7,7 +7,6 @@ import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.sync.ClockTransform;
-import dev.hetrace.sync.MessageMatcher;
 import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
 import java.io.IOException;

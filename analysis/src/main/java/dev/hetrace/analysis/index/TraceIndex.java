@@ -264,7 +264,7 @@ public final class TraceIndex {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
         List<String> names = StateBuilder.traceNames(traces);
-        IndexTables.EventLog log = IndexTables.eventLog(names, events -> {
+        EventLog log = IndexTables.eventLog(names, events -> {
             long now = System.nanoTime();
             synchronized (lastNote) {
                 if (now - lastNote[0] > 2_000_000_000L) {
