@@ -1,11 +1,14 @@
 package dev.hetrace.analysis;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What went wrong, found and explained: calls (and interrupts) that took more than k times the
@@ -231,8 +234,8 @@ public final class Diagnosis {
             ofOwner.sort((a, b) -> t.start(a) != t.start(b) ? Long.compare(t.start(a), t.start(b))
                 : Integer.compare(t.depth(a), t.depth(b)));
             Map<Integer, Integer> inside = new HashMap<>();
-            java.util.Set<Integer> inner = new java.util.HashSet<>();
-            java.util.ArrayDeque<Integer> open = new java.util.ArrayDeque<>();
+            Set<Integer> inner = new HashSet<>();
+            ArrayDeque<Integer> open = new ArrayDeque<>();
             for (int i : ofOwner) {
                 while (!open.isEmpty() && t.end(open.peek()) < t.end(i)) {
                     open.pop();

@@ -8,10 +8,12 @@ import dev.hetrace.analysis.Diagnosis.Stuck;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** The findings of a {@link Diagnosis} in sentences, as a user reads them: grouped, the most important first. */
 final class DiagnosisText {
@@ -308,7 +310,7 @@ final class DiagnosisText {
             StateModel m = r.model();
             // by the waiting task's name and the function it waited in, across cores
             Map<String, List<Waits.Wait>> byWaiter = new LinkedHashMap<>();
-            java.util.Set<Integer> senders = new java.util.HashSet<>();
+            Set<Integer> senders = new HashSet<>();
             for (Outlier o : members) {
                 senders.add(o.task());
                 for (Waits.Wait w : o.waitedForIt()) {
@@ -329,7 +331,7 @@ final class DiagnosisText {
                 long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
                 List<String> waiters = ws.stream().map(w -> w.core() >= 0 ? m.cores().get(w.core()).name()
                     : m.traceNames().get(m.tasks().get(w.task()).trace())).distinct().toList();
-                java.util.Set<Integer> waiterTasks = new java.util.HashSet<>();
+                Set<Integer> waiterTasks = new HashSet<>();
                 ws.forEach(w -> waiterTasks.add(w.task()));
                 b.append(" ").append(cores(waiters)).append(waiters.size() > 1 ? " waited for " : " waited for ")
                     .append(severalCores ? "them" : "it").append(": ").append(waiters.size() > 1 ? "their" : "its")

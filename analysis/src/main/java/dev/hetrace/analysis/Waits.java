@@ -133,8 +133,8 @@ public final class Waits {
                 sorted = msg.sendTime(rows[k - 1]) <= msg.sendTime(rows[k]);
             }
             if (!sorted) {
-                Integer[] boxed = java.util.Arrays.stream(rows).boxed().toArray(Integer[]::new);
-                java.util.Arrays.sort(boxed, (x, y) -> Long.compare(msg.sendTime(x), msg.sendTime(y)));
+                Integer[] boxed = Arrays.stream(rows).boxed().toArray(Integer[]::new);
+                Arrays.sort(boxed, (x, y) -> Long.compare(msg.sendTime(x), msg.sendTime(y)));
                 for (int k = 0; k < rows.length; k++) {
                     rows[k] = boxed[k];
                 }

@@ -49,7 +49,8 @@ class SimStateTest {
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         for (int i = 0; i < slaves; i++) {
             String core = "dsp" + i;
-            StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(i)), w -> { }), StateBuilder.Options.of(w -> { }));
+            StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(i)), w -> { }),
+                StateBuilder.Options.of(w -> { }));
             assertThat(m.mappingNames()).containsExactly("rtos");
             List<Interval> truth = truthRuns(r.truth(), core, config);
             List<long[]> runs = new ArrayList<>();
@@ -274,7 +275,8 @@ class SimStateTest {
     void preemptedTasksAreMarkedPreemptedAndTasksWaitingForAMessageBlockedOnItsQueue() throws Exception {
         SimConfig config = config(6, 8, "preempt:dsp1,dsp2");
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(1)), w -> { }), StateBuilder.Options.of(w -> { }));
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(1)), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         int sobel = m.task(0, "sobel");
         int preempted = 0;
         int blockedOnQueue = 0;

@@ -90,7 +90,8 @@ public final class StateRate {
             m = null; // not kept while the next pass runs
             Cost f = Cost.now();
             StateModel once = traces.size() == 1 ? null
-                : StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withThreads(1)).model();
+                : StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT,
+                    StateBuilder.Options.of(w -> { }).withThreads(1)).model();
             Cost oneReading = Cost.now().since(f);
             fused.add(oneReading);
             if (once != null && once.events() != built) {

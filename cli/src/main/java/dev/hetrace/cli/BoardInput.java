@@ -47,7 +47,8 @@ final class BoardInput {
                                     java.util.Map<String, String> symbols, java.util.function.Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, StateBuilder.Options.of(warnings).withMapping(m));
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks,
+            StateBuilder.Options.of(warnings).withMapping(m));
         StateModel model = built.model();
         model.symbolize(symbols);
         if (model.events() == model.untimed()) {

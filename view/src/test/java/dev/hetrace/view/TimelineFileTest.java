@@ -48,7 +48,8 @@ class TimelineFileTest {
     static void board() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(4)
             .withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
-        StateBuilder.Built b = StateBuilder.synchronizeAndBuild(r.traces(), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withThreads(1));
+        StateBuilder.Built b = StateBuilder.synchronizeAndBuild(r.traces(), StateBuilder.Clocks.DEFAULT,
+            StateBuilder.Options.of(w -> { }).withThreads(1));
         input = b.input();
         built = Timeline.of(b.model());
         fromModel = new ViewServer(built, input).start("127.0.0.1", 0);
@@ -58,7 +59,8 @@ class TimelineFileTest {
         fromFile = ViewServer.kept(kept, () -> {
             rereads.incrementAndGet();
             try {
-                return StateBuilder.synchronizeAndBuild(r.traces(), StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { }).withThreads(1));
+                return StateBuilder.synchronizeAndBuild(r.traces(), StateBuilder.Clocks.DEFAULT,
+                    StateBuilder.Options.of(w -> { }).withThreads(1));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -134,7 +134,8 @@ public final class IndexTables {
     /** For the benchmark: the state model built with the events' log. */
     public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
         EventLog log = eventLog(StateBuilder.traceNames(input.traces()), n -> { });
-        StateModel m = StateBuilder.build(input, StateBuilder.Options.of(w -> { }).withMapping(mapping).withListener(log));
+        StateModel m = StateBuilder.build(input,
+            StateBuilder.Options.of(w -> { }).withMapping(mapping).withListener(log));
         return new StateWithEvents(m, log);
     }
 

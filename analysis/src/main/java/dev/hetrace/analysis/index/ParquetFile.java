@@ -1,5 +1,6 @@
 package dev.hetrace.analysis.index;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
@@ -230,7 +231,7 @@ final class ParquetFile {
         }
         long t0 = System.nanoTime();
         long last = t0;
-        try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+        try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
             ParquetFile p = new ParquetFile(os, columns);
             p.put(new byte[] {'P', 'A', 'R', '1'});
             Group g = new Group(columns, (int) Math.min(Math.min(pageRows, group), Math.max(1, total)));
