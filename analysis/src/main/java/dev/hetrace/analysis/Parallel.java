@@ -1,7 +1,7 @@
 package dev.hetrace.analysis;
 
 import dev.hetrace.ctf.api.CtfReader;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.hetrace.analysis;
 
 import dev.hetrace.ctf.IndexHeap;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

@@ -4,7 +4,7 @@ import dev.hetrace.ctf.IndexHeap;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.FieldTypeException;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.sync.PiecewiseMap;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.hetrace.analysis;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.api.CtfReader;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.StreamClass;

@@ -1,7 +1,7 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.analysis.StateModel;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -2,7 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.PacketIndex;
 import dev.hetrace.ctf.ParallelMerge;
-import dev.hetrace.ctf.decode.PacketInfo;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code hetrace print}: every event of one or more CTF traces, merged in time order. */
 @Command(name = "print", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Print the events of CTF 1.8 traces, merged in time order.", "",
+    description = {"Print the events of CTF traces (1.8 and 2), merged in time order.", "",
         "Each PATH is a trace directory (it holds a 'metadata' file) or a directory",
         "holding traces at any depth: all their streams are merged by timestamp. The",
         "default text is the same as babeltrace2's (times in the local time zone; set",

@@ -4,7 +4,7 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Statistics.Context;
 import dev.hetrace.analysis.Statistics.Row;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.hetrace.cli;
 
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.write.CtfVersion;
 import dev.hetrace.sync.ClockTransform;

@@ -2,7 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.view.Timeline;
@@ -246,7 +246,7 @@ final class ViewCommand extends HetraceCommand {
             return fail(e);
         }
         return serve(this, "hetrace view", () -> {
-            dev.hetrace.view.PageServer p = dev.hetrace.view.PageServer.start(page, serving.bind, serving.port);
+            dev.hetrace.web.PageServer p = dev.hetrace.web.PageServer.start(page, serving.bind, serving.port);
             return new Served(p::port, p::close);
         }, serving);
     }

@@ -3,7 +3,7 @@ package dev.hetrace.cli;
 import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Waits;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,26 +1,43 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
+import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -45,17 +62,17 @@ public final class CtfTrace implements AutoCloseable {
     private MemorySegment[] mapped;
     private Arena arena;
     /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
-    private final List<MappedFiles.Mapping> mappings = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<MappedFiles.Mapping> mappings = Collections.synchronizedList(new ArrayList<>());
     /** Packet index of each stream, built when first needed. */
     private PacketIndex[] indexes;
 
     /** Clocks said to be out of the range of times: bit 2 &times; index for the offset, + 1 for a value. */
-    private final java.util.BitSet clocksTold = new java.util.BitSet();
+    private final BitSet clocksTold = new BitSet();
     /**
      * Streams whose times were said to go back, whatever decoders read them: bit 2 &times; stream
      * + {@link StreamDecoder#EVENT_BEFORE_PREVIOUS} or {@link StreamDecoder#PACKET_BEFORE_PREVIOUS_END}.
      */
-    private final java.util.BitSet timeOrderTold = new java.util.BitSet();
+    private final BitSet timeOrderTold = new BitSet();
 
     /** Stream files up to this size are read into memory rather than mapped. */
     private static final long SMALL_FILE = 16 * 1024;
@@ -80,20 +97,20 @@ public final class CtfTrace implements AutoCloseable {
         List<Path> traces = new ArrayList<>();
         // symbolic links followed (a trace or a folder of them linked from elsewhere is a trace
         // like any other), a link back to a folder above skipped rather than walked forever
-        Files.walkFileTree(root, java.util.EnumSet.of(java.nio.file.FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
-            new java.nio.file.SimpleFileVisitor<>() {
+        Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+            new SimpleFileVisitor<>() {
                 @Override
-                public java.nio.file.FileVisitResult visitFile(Path p, java.nio.file.attribute.BasicFileAttributes a) {
+                public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
                     if (a.isRegularFile() && p.getFileName().toString().equals("metadata")) {
                         traces.add(p.getParent());
                     }
-                    return java.nio.file.FileVisitResult.CONTINUE;
+                    return FileVisitResult.CONTINUE;
                 }
 
                 @Override
-                public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
-                    if (e instanceof java.nio.file.FileSystemLoopException) {
-                        return java.nio.file.FileVisitResult.CONTINUE;
+                public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                    if (e instanceof FileSystemLoopException) {
+                        return FileVisitResult.CONTINUE;
                     }
                     throw e;
                 }
@@ -124,31 +141,11 @@ public final class CtfTrace implements AutoCloseable {
      * kept once. Small stream files are kept in memory up to a budget shared by all.
      */
     public static final class Opener {
-        /** Metadata files up to this size are compared by content (a digest) to share their parsing. */
-        private static final long SHARED_METADATA_MAX = 1 << 20;
-
-        /**
-         * Parsed metadata by content, shared by every opener of the process: a command that reads
-         * its traces several times (synchronization's passes, then the state model) parses each
-         * metadata once. Values are soft (the collector may drop them under memory pressure), and
-         * at most {@code PARSED_MAX} are kept, the least recently used dropped first.
-         */
-        private static final int PARSED_MAX = 4096;
-        private static final Map<String, java.lang.ref.SoftReference<ParsedMetadata>> PARSED =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, java.lang.ref.SoftReference<ParsedMetadata>> eldest) {
-                    return size() > PARSED_MAX;
-                }
-            });
-
         private final Consumer<String> warnings;
         private final Map<FileTable, FileTable> tables = new HashMap<>();
         /** By base directory, then by parsed metadata (identity). */
         private final Map<Path, Map<ParsedMetadata, Shared>> shared = new HashMap<>();
         private long smallBudget = 32L << 20;
-
-        private record ParsedMetadata(TraceClass metadata, TracePlan plan, List<String> warnings) {}
 
         public Opener(Consumer<String> warnings) {
             this.warnings = warnings;
@@ -156,11 +153,11 @@ public final class CtfTrace implements AutoCloseable {
 
         public CtfTrace open(Path dir, Path root) throws IOException, MetadataException, StreamDecodingException {
             Path metadataFile = dir.resolve("metadata");
-            ParsedMetadata pm = parse(metadataFile);
+            ParsedMetadata pm = ParsedMetadata.read(metadataFile, warnings);
             Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
             Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
-            String relativePath = relative.toString().replace(java.io.File.separatorChar, '/');
-            Shared s = shared.computeIfAbsent(base, k -> new java.util.IdentityHashMap<>())
+            String relativePath = relative.toString().replace(File.separatorChar, '/');
+            Shared s = shared.computeIfAbsent(base, k -> new IdentityHashMap<>())
                 .computeIfAbsent(pm, k -> new Shared(base, pm.metadata(), pm.plan(), warnings));
             boolean derived = !relativePath.isEmpty() && base.resolve(relativePath).equals(dir);
             CtfTrace trace = new CtfTrace(s, relativePath, derived ? null : dir);
@@ -173,106 +170,16 @@ public final class CtfTrace implements AutoCloseable {
             return trace;
         }
 
-        private ParsedMetadata parse(Path metadataFile) throws IOException, MetadataException {
-            String key = null;
-            long size = Files.size(metadataFile);
-            if (size <= SHARED_METADATA_MAX) {
-                byte[] bytes = Files.readAllBytes(metadataFile);
-                try {
-                    key = bytes.length + ":" + java.util.HexFormat.of().formatHex(
-                        java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-                } catch (java.security.NoSuchAlgorithmException e) {
-                    throw new IllegalStateException(e);
-                }
-                java.lang.ref.SoftReference<ParsedMetadata> ref = PARSED.get(key);
-                ParsedMetadata known = ref == null ? null : ref.get();
-                if (known != null) {
-                    for (String w : known.warnings()) {
-                        warnings.accept(metadataFile + ": " + w);
-                    }
-                    return known;
-                }
-            }
-            List<String> said = new ArrayList<>();
-            TraceClass metadata;
-            try {
-                metadata = MetadataReader.read(metadataFile, w -> {
-                    said.add(w);
-                    warnings.accept(metadataFile + ": " + w);
-                });
-            } catch (MetadataException e) {
-                throw e.in(metadataFile);
-            }
-            TracePlan plan;
-            try {
-                plan = TracePlan.compile(metadata);
-            } catch (MetadataException e) {
-                throw e.in(metadataFile);
-            }
-            ParsedMetadata pm = new ParsedMetadata(metadata, plan, List.copyOf(said));
-            if (key != null) {
-                PARSED.put(key, new java.lang.ref.SoftReference<>(pm));
-            }
-            return pm;
-        }
-
         private FileTable intern(FileTable t) {
             FileTable known = tables.putIfAbsent(t, t);
             return known != null ? known : t;
         }
     }
 
-    /**
-     * The stream files of a trace: their names (one string), which files make each stream (in
-     * order), and each stream's id and class id. Immutable; equal tables are shared.
-     */
-    private record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFiles, long[] streamIds,
-                             long[] classIds, long commonClassId) {
-        int streamCount() {
-            return streamStart.length - 1;
-        }
-
-        String name(int file) {
-            return names.substring(file == 0 ? 0 : nameEnd[file - 1], nameEnd[file]);
-        }
-
-        int fileCount(int stream) {
-            return streamStart[stream + 1] - streamStart[stream];
-        }
-
-        /** File index of the {@code k}th file of a stream. */
-        int file(int stream, int k) {
-            int at = streamStart[stream] + k;
-            return streamFiles == null ? at : streamFiles[at];
-        }
-
-        long streamId(int stream) {
-            return streamIds == null ? stream : streamIds[stream];
-        }
-
-        long classId(int stream) {
-            return classIds == null ? commonClassId : classIds[stream];
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof FileTable t && names.equals(t.names) && commonClassId == t.commonClassId
-                && java.util.Arrays.equals(nameEnd, t.nameEnd) && java.util.Arrays.equals(streamStart, t.streamStart)
-                && java.util.Arrays.equals(streamFiles, t.streamFiles) && java.util.Arrays.equals(streamIds, t.streamIds)
-                && java.util.Arrays.equals(classIds, t.classIds);
-        }
-
-        @Override
-        public int hashCode() {
-            return names.hashCode() * 31 + java.util.Arrays.hashCode(nameEnd) * 17 + java.util.Arrays.hashCode(streamStart)
-                + java.util.Arrays.hashCode(streamIds) + Long.hashCode(commonClassId);
-        }
-    }
-
     private void readStreams(Opener opener) throws IOException, StreamDecodingException {
         Path dir = directory();
         List<String> names = new ArrayList<>();
-        try (java.nio.file.DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
+        try (DirectoryStream<Path> list = Files.newDirectoryStream(dir)) {
             for (Path p : list) {
                 String name = p.getFileName().toString();
                 if (!name.equals("metadata") && !name.startsWith(".") && Files.isRegularFile(p)) {
@@ -327,92 +234,9 @@ public final class CtfTrace implements AutoCloseable {
                 hasClass[f] = true;
             }
         }
-        // Groups, in the order of their first file; then each group by time, and the groups by path.
-        List<int[]> groups = new ArrayList<>();
-        Map<String, Integer> byInstance = new HashMap<>();
-        int[] groupOf = new int[n];
-        int[] groupSize = new int[n];
-        int groupCount = 0;
-        for (int f = 0; f < n; f++) {
-            if (!keep[f]) {
-                continue;
-            }
-            int g;
-            if (hasInstance[f]) {
-                Integer known = byInstance.putIfAbsent(classId[f] + "/" + instance[f], groupCount);
-                g = known != null ? known : groupCount++;
-            } else {
-                g = groupCount++;
-            }
-            groupOf[f] = g;
-            groupSize[g]++;
-        }
-        int[] groupStart = new int[groupCount + 1];
-        for (int g = 0; g < groupCount; g++) {
-            groupStart[g + 1] = groupStart[g] + groupSize[g];
-        }
-        int[] filesInGroups = new int[groupStart[groupCount]];
-        int[] fill = java.util.Arrays.copyOf(groupStart, groupCount);
-        for (int f = 0; f < n; f++) {
-            if (keep[f]) {
-                filesInGroups[fill[groupOf[f]]++] = f;
-            }
-        }
-        boolean identity = true;
-        for (int g = 0; g < groupCount; g++) {
-            int from = groupStart[g];
-            int to = groupStart[g + 1];
-            if (to - from > 1) {
-                Integer[] order = new Integer[to - from];
-                for (int k = from; k < to; k++) {
-                    order[k - from] = filesInGroups[k];
-                }
-                java.util.Arrays.sort(order, Comparator.comparing((Integer f) -> firstTime[f], Long::compareUnsigned)
-                    .thenComparing(f -> names.get(f)));
-                for (int k = from; k < to; k++) {
-                    filesInGroups[k] = order[k - from];
-                }
-            }
-        }
-        // Groups by the path of their first file (file names are sorted: by the first file's index).
-        Integer[] groupOrder = new Integer[groupCount];
-        for (int g = 0; g < groupCount; g++) {
-            groupOrder[g] = g;
-        }
-        java.util.Arrays.sort(groupOrder, Comparator.comparingInt(g -> filesInGroups[groupStart[g]]));
-        int[] streamStart = new int[groupCount + 1];
-        int[] streamFiles = new int[filesInGroups.length];
-        long[] streamIds = new long[groupCount];
-        long[] classIds = new long[groupCount];
         long fallbackClass = shared.metadata.streams().isEmpty() ? 0 : shared.metadata.streams().firstKey();
-        int at = 0;
-        for (int s = 0; s < groupCount; s++) {
-            int g = groupOrder[s];
-            streamStart[s] = at;
-            for (int k = groupStart[g]; k < groupStart[g + 1]; k++) {
-                streamFiles[at] = filesInGroups[k];
-                identity &= streamFiles[at] == at;
-                at++;
-            }
-            streamStart[s + 1] = at;
-            int first = streamFiles[streamStart[s]];
-            streamIds[s] = hasInstance[first] ? instance[first] : s;
-            classIds[s] = hasClass[first] ? classId[first] : fallbackClass;
-        }
-        boolean idsAreRanks = true;
-        boolean oneClass = true;
-        for (int s = 0; s < groupCount; s++) {
-            idsAreRanks &= streamIds[s] == s;
-            oneClass &= classIds[s] == classIds[0];
-        }
-        StringBuilder all = new StringBuilder();
-        int[] nameEnd = new int[n];
-        for (int f = 0; f < n; f++) {
-            all.append(names.get(f));
-            nameEnd[f] = all.length();
-        }
-        table = opener.intern(new FileTable(all.toString(), nameEnd, streamStart, identity ? null : streamFiles,
-            idsAreRanks ? null : streamIds, oneClass ? null : classIds, groupCount == 0 ? 0 : classIds[0]));
+        table = opener.intern(FileTable.of(names, keep, firstTime, classId, hasClass, instance, hasInstance,
+            fallbackClass));
         indexes = null;
     }
 
@@ -454,7 +278,7 @@ public final class CtfTrace implements AutoCloseable {
                 }
                 out.add(new StreamFile(path, seg));
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         }
         return out;
@@ -515,8 +339,8 @@ public final class CtfTrace implements AutoCloseable {
      * packets in all: then none is kept, and false is returned.
      */
     public static boolean indexAll(List<CtfTrace> traces, long maxPackets) {
-        java.util.concurrent.atomic.AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
-            : new java.util.concurrent.atomic.AtomicLong(maxPackets);
+        AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
+            : new AtomicLong(maxPackets);
         List<int[]> todo = new ArrayList<>();
         for (int t = 0; t < traces.size(); t++) {
             PacketIndex[] idx = traces.get(t).indexes();
@@ -528,7 +352,7 @@ public final class CtfTrace implements AutoCloseable {
         }
         PacketIndex[] built = new PacketIndex[todo.size()];
         // threads of their own: packet headers and contexts may nest as deep as the plan allows
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
         Throwable[] failure = {null};
         Runnable work = () -> {
             for (int i = next.getAndIncrement(); i < todo.size() && failure[0] == null; i = next.getAndIncrement()) {
@@ -548,7 +372,7 @@ public final class CtfTrace implements AutoCloseable {
         };
         Thread[] workers = new Thread[Math.min(todo.size(), Runtime.getRuntime().availableProcessors())];
         for (int t = 0; t < workers.length; t++) {
-            workers[t] = dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
+            workers[t] = TracePlan.threads().name("hetrace-index-" + t).daemon().start(work);
         }
         for (Thread w : workers) {
             try {
@@ -595,15 +419,30 @@ public final class CtfTrace implements AutoCloseable {
     }
 
     /**
+     * The clocks that time this trace's streams: the default clock of each stream class (named
+     * by the class, or, in CTF 1.8, the clock its timestamp fields map to), each once, in the
+     * order of the stream classes; streams timed by no clock add nothing.
+     */
+    public List<ClockClass> streamClocks() {
+        Set<ClockClass> clocks = new LinkedHashSet<>();
+        for (TracePlan.StreamPlan s : shared.plan.distinctStreams()) {
+            if (s.defaultClock >= 0) {
+                clocks.add(shared.plan.clocks.get(s.defaultClock));
+            }
+        }
+        return List.copyOf(clocks);
+    }
+
+    /**
      * The data streams: each one or more files decoded one after the other. A view: the files
      * of a stream are read (small ones) or mapped (once) when it is asked for; an
      * {@link java.io.UncheckedIOException} tells a file that can no longer be read.
      */
     public List<List<StreamFile>> streams() {
-        return new java.util.AbstractList<>() {
+        return new AbstractList<>() {
             @Override
             public List<StreamFile> get(int index) {
-                java.util.Objects.checkIndex(index, table.streamCount());
+                Objects.checkIndex(index, table.streamCount());
                 return files(index);
             }
 
@@ -668,7 +507,7 @@ public final class CtfTrace implements AutoCloseable {
     }
 
     /** Whether {@code bit} of {@code told} was clear; sets it. Safe from any thread. */
-    private static boolean firstTold(java.util.BitSet told, int bit) {
+    private static boolean firstTold(BitSet told, int bit) {
         synchronized (told) {
             boolean first = !told.get(bit);
             told.set(bit);

@@ -1,9 +1,9 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.decode.Discarded;
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.Discarded;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import java.util.ArrayList;

@@ -1,8 +1,9 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.text.JsonText;
 import java.util.List;
 
 /**
@@ -62,6 +63,21 @@ public final class EventPosition {
         }
         long packet = packetOffsetBytes * 8;
         return d.decodeAt(f, packet, packet + eventOffsetBits) ? d : null;
+    }
+
+    /**
+     * Writes the fields of the event at that position to {@code json} ({@link JsonText#fields}:
+     * its own scopes as one JSON object); false, and nothing written, when no event of the trace
+     * starts there.
+     */
+    public boolean fields(int streamFile, long packetOffsetBytes, long eventOffsetBits, JsonText json)
+            throws StreamDecodingException {
+        StreamDecoder d = decode(streamFile, packetOffsetBytes, eventOffsetBits);
+        if (d == null) {
+            return false;
+        }
+        json.fields(d);
+        return true;
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -95,7 +96,7 @@ public final class MappedFiles {
         } catch (IOException e) {
             return null; // removed: its pages stay readable until unmapped
         }
-        return now < m.size() ? String.format(java.util.Locale.ROOT, "%s shrank from %,d to %,d bytes while being read",
+        return now < m.size() ? String.format(Locale.ROOT, "%s shrank from %,d to %,d bytes while being read",
             m.path(), m.size(), now) : null;
     }
 }

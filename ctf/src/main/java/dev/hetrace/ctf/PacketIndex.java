@@ -1,10 +1,10 @@
 package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.decode.Node;
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;

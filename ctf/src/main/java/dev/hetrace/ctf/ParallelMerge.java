@@ -2,7 +2,7 @@ package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.text.TextSink;

@@ -3,6 +3,7 @@ package dev.hetrace.ctf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.EventClassRun;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.FieldType.Member;
@@ -35,7 +36,7 @@ class CompactMetadataTest {
         """;
 
     private static final FieldType.IntegerType U8 = new FieldType.IntegerType(8, 8, false,
-        dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, 10, FieldType.Encoding.NONE, null);
+        ByteOrder.LITTLE_ENDIAN, 10, FieldType.Encoding.NONE, null);
 
     @Test
     void aMillionCountedMembersAreOneEntry() {

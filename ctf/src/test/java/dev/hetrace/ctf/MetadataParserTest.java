@@ -3,6 +3,7 @@ package dev.hetrace.ctf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
@@ -32,7 +33,7 @@ class MetadataParserTest {
             event { name = e; fields := struct { u16 x; }; };
             """);
         FieldType.IntegerType x = (FieldType.IntegerType) t.stream(0).event(0).payload().members().getFirst().type();
-        assertThat(x.byteOrder()).isEqualTo(dev.hetrace.ctf.metadata.ByteOrder.BIG_ENDIAN);
+        assertThat(x.byteOrder()).isEqualTo(ByteOrder.BIG_ENDIAN);
     }
 
     @Test

@@ -4,16 +4,18 @@ import static dev.hetrace.ctf.testing.TraceWriter.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.testing.Corpus;
 import dev.hetrace.ctf.testing.TraceWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,13 +129,13 @@ class PacketIndexTest {
         List<Damage> damages = List.of(
             new Damage("truncated", "not a whole number of 72-byte entries", f -> {
                 byte[] b = Files.readAllBytes(f);
-                Files.write(f, java.util.Arrays.copyOf(b, b.length - 5));
+                Files.write(f, Arrays.copyOf(b, b.length - 5));
             }),
             new Damage("offset", "entry 3 says the packet starts at byte 7", f -> patch(f, 16 + 72 * 3, 7)),
             new Damage("size", "do not fit the", f -> patch(f, 16 + 72 * 39 + 8, 1L << 40)),
             new Damage("short", "its packets cover", f -> {
                 byte[] b = Files.readAllBytes(f);
-                Files.write(f, java.util.Arrays.copyOf(b, b.length - 72));
+                Files.write(f, Arrays.copyOf(b, b.length - 72));
             }),
             new Damage("time", "disagrees with the first packet", f -> patch(f, 16 + 24, 12345)),
             new Damage("magic", "bad magic", f -> patch(f, 0, 0)));
@@ -209,7 +211,7 @@ class PacketIndexTest {
             third = d.packet();
         }
         byte[] b = Files.readAllBytes(chan);
-        ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt((int) (third.offsetBits() / 8), 0xBADC0FFE);
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putInt((int) (third.offsetBits() / 8), 0xBADC0FFE);
         Files.write(chan, b);
         try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
             PacketIndex idx = trace.index(2);

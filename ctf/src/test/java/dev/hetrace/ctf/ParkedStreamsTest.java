@@ -2,19 +2,24 @@ package dev.hetrace.ctf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.testing.Corpus;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -76,9 +81,9 @@ class ParkedStreamsTest {
                             assertThat(read(traces, 2, middle)).isEqualTo(read(traces, Integer.MAX_VALUE, middle));
                         }
                     }
-                } catch (dev.hetrace.ctf.decode.StreamDecodingException e) {
+                } catch (StreamDecodingException e) {
                     // a damaged trace: both reads must fail the same way
-                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> read(traces, 2, null))
+                    Assertions.assertThatThrownBy(() -> read(traces, 2, null))
                         .hasMessage(e.getMessage());
                 } finally {
                     traces.forEach(CtfTrace::close);
@@ -121,14 +126,14 @@ class ParkedStreamsTest {
         Files.writeString(dir.resolve("metadata"), metadata);
         int streams = 3000;
         for (int k = 0; k < streams; k++) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 * 28 + 3 * 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer b = ByteBuffer.allocate(2 * 28 + 3 * 12).order(ByteOrder.LITTLE_ENDIAN);
             // packet 1: events at k and k + 1000
             b.putInt(0xC1FC1FC1).putLong(k).putLong(k + 1000).putInt(8 * (28 + 24)).putInt(0);
             b.putLong(k).putInt(k).putLong(k + 1000).putInt(k + 1);
             // packet 2: 5 events lost, then the event at k + 2000
             b.putInt(0xC1FC1FC1).putLong(k + 2000).putLong(k + 2000).putInt(8 * (28 + 12)).putInt(5);
             b.putLong(k + 2000).putInt(k + 2);
-            Files.write(dir.resolve(String.format("s%05d", k)), java.util.Arrays.copyOf(b.array(), b.position()));
+            Files.write(dir.resolve(String.format("s%05d", k)), Arrays.copyOf(b.array(), b.position()));
         }
         List<CtfTrace> traces = open(dir);
         try {

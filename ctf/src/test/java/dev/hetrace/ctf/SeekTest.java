@@ -2,7 +2,7 @@ package dev.hetrace.ctf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.ctf.decode.Discarded;
+import dev.hetrace.ctf.api.Discarded;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Corpus;

@@ -4,6 +4,7 @@ import static dev.hetrace.ctf.testing.TraceWriter.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.api.CtfReader;
+import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.TraceWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ class TimeGoingBackTest {
         List<String> order = new ArrayList<>();
         Map<Long, Long> times = new HashMap<>();
         try (CtfReader reader = CtfReader.open(List.of(trace), warnings::add)) {
-            dev.hetrace.ctf.api.Event.Field n = dev.hetrace.ctf.api.Event.field("n");
+            Event.Field n = Event.field("n");
             while (reader.next()) {
                 long value = reader.event().getLong(n);
                 order.add(Long.toString(value));

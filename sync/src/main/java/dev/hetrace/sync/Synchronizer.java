@@ -3,7 +3,7 @@ package dev.hetrace.sync;
 import dev.hetrace.ctf.IndexHeap;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.file.Path;

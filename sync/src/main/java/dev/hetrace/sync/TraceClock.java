@@ -1,8 +1,7 @@
 package dev.hetrace.sync;
 
 import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.decode.StreamDecodingException;
-import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
@@ -36,12 +35,8 @@ public record TraceClock(String uuid, String name, long frequency, boolean absol
         Set<TraceClock> found = new LinkedHashSet<>();
         for (Path t : CtfTrace.find(dir)) {
             try (CtfTrace trace = CtfTrace.open(t, w -> { })) {
-                TracePlan plan = trace.plan();
-                for (TracePlan.StreamPlan s : plan.distinctStreams()) {
-                    if (s.defaultClock >= 0) {
-                        ClockClass c = plan.clocks.get(s.defaultClock);
-                        found.add(new TraceClock(c.uuid(), c.name(), c.frequency(), c.absolute(), c.baseOffsetNanos()));
-                    }
+                for (ClockClass c : trace.streamClocks()) {
+                    found.add(new TraceClock(c.uuid(), c.name(), c.frequency(), c.absolute(), c.baseOffsetNanos()));
                 }
             }
         }

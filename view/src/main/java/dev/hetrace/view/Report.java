@@ -3,10 +3,9 @@ package dev.hetrace.view;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.CharacterEscapes;
 import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.ctf.write.OutputFile;
+import dev.hetrace.web.ScriptSafeJson;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -105,7 +104,7 @@ public final class Report {
             String[] page = page();
             try (OutputStream os = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
                 os.write(page[0].getBytes(StandardCharsets.UTF_8));
-                JsonFactory json = scriptSafeJson();
+                JsonFactory json = ScriptSafeJson.factory();
                 JsonGenerator g = json.createGenerator(os, JsonEncoding.UTF8);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 List<long[]> windows;
@@ -336,34 +335,5 @@ public final class Report {
             return String.format(Locale.ROOT, "%.3g µs", ns / 1e3);
         }
         return String.format(Locale.ROOT, "%.0f ns", ns);
-    }
-
-    /**
-     * A JSON factory whose output can be put inside a script element of a page ('<' written as
-     * \u003c): this report's data, and other self-contained reports' (hetrace profile report).
-     */
-    public static JsonFactory scriptSafeJson() {
-        JsonFactory json = new JsonFactory();
-        json.setCharacterEscapes(new NoClosingTags());
-        return json;
-    }
-
-    /** '<' written as \u003c, so that no string in the data closes its script element. */
-    private static final class NoClosingTags extends CharacterEscapes {
-        private final int[] escapes = standardAsciiEscapesForJSON();
-
-        NoClosingTags() {
-            escapes['<'] = ESCAPE_STANDARD;
-        }
-
-        @Override
-        public int[] getEscapeCodesForAscii() {
-            return escapes;
-        }
-
-        @Override
-        public SerializableString getEscapeSequence(int ch) {
-            return null;
-        }
     }
 }

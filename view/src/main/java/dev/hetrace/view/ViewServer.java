@@ -11,6 +11,7 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.Waits;
+import dev.hetrace.web.WebApps;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.ByteArrayOutputStream;
@@ -639,7 +640,7 @@ public final class ViewServer implements AutoCloseable {
         PatternSearch.Result r;
         try {
             r = PatternSearch.run(in, spec, w -> { });
-        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.decode.StreamDecodingException e) {
+        } catch (dev.hetrace.ctf.metadata.MetadataException | dev.hetrace.ctf.api.StreamDecodingException e) {
             throw new IOException(e.getMessage(), e);
         }
         long b = timeline.begin();

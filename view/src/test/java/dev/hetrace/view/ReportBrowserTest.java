@@ -9,6 +9,7 @@ import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.Simulation;
+import dev.hetrace.web.Chromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,6 @@ package dev.hetrace.analysis.index;
 
 import dev.hetrace.ctf.EventPosition;
 import dev.hetrace.ctf.api.CtfReader;
-import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.text.JsonText;
 import dev.hetrace.ctf.text.TextSink;
 import java.nio.file.Path;
@@ -96,11 +95,9 @@ final class EventFields {
                     }
                     openedTrace = t;
                 }
-                StreamDecoder d = decoding.position().decode(file.getInt(row), packet.getLong(row), offset.getLong(row));
-                if (d != null) {
-                    TextSink sink = decoding.sink();
-                    sink.clear();
-                    decoding.json().fields(d);
+                TextSink sink = decoding.sink();
+                sink.clear();
+                if (decoding.position().fields(file.getInt(row), packet.getLong(row), offset.getLong(row), decoding.json())) {
                     json[row] = Arrays.copyOf(sink.buffer(), sink.length());
                 }
             }

@@ -4,7 +4,7 @@ import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.FileFailure;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

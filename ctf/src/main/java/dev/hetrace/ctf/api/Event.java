@@ -1,15 +1,27 @@
 package dev.hetrace.ctf.api;
 
+import static dev.hetrace.ctf.api.EventPaths.ELEMENT;
+import static dev.hetrace.ctf.api.EventPaths.MEMBER;
+import static dev.hetrace.ctf.api.EventPaths.OPTION;
+import static dev.hetrace.ctf.api.EventPaths.PACKED_ELEMENT;
+import static dev.hetrace.ctf.api.EventPaths.rootNode;
+
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.api.EventPaths.Resolved;
+import dev.hetrace.ctf.api.EventPaths.Scope;
 import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.Tape;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
+import dev.hetrace.ctf.decode.Utf8;
+import dev.hetrace.ctf.decode.WideText;
+import dev.hetrace.ctf.metadata.EventClass;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,46 +52,6 @@ import java.util.Map;
  * {@link FieldNotFoundException}, a field of another type {@link FieldTypeException}.
  */
 public final class Event {
-    /** Where a path starts; unprefixed names are searched in the first four, in this order. */
-    private enum Scope {
-        PAYLOAD("payload"), CONTEXT("context"), STREAM_CONTEXT("stream_context"), PACKET_CONTEXT("packet_context"),
-        HEADER("header"), PACKET_HEADER("packet_header");
-
-        static final Scope[] SEARCHED = {PAYLOAD, CONTEXT, STREAM_CONTEXT, PACKET_CONTEXT};
-
-        final String prefix;
-
-        Scope(String prefix) {
-            this.prefix = prefix;
-        }
-
-        static Scope named(String name) {
-            for (Scope s : values()) {
-                if (s.prefix.equals(name)) {
-                    return s;
-                }
-            }
-            return null;
-        }
-    }
-
-    private static final int MEMBER = 0;
-    private static final int OPTION = 1;
-    private static final int ELEMENT = 2;
-    /** An element of a packed array: its value is read from the trace, not the tape; always the last step. */
-    private static final int PACKED_ELEMENT = 3;
-
-    /**
-     * A path resolved in one event class: the scope, then the steps from the scope's struct to
-     * the field (member or option index, or element index), or why it does not resolve.
-     */
-    private record Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing,
-                            int fixedSlot) {
-        boolean packedElement() {
-            return kinds.length > 0 && kinds[kinds.length - 1] == PACKED_ELEMENT;
-        }
-    }
-
     private final EventCursor cursor;
     private final Map<EventPlan, Map<String, Resolved>> paths = new IdentityHashMap<>();
     private EventPlan lastPlan;
@@ -118,7 +90,7 @@ public final class Event {
      * for every event of a class (except classes declared in runs of generated names, which may
      * be made again when asked for: keep such a lookup bounded).
      */
-    public dev.hetrace.ctf.metadata.EventClass eventClass() {
+    public EventClass eventClass() {
         return decoder().event().cls;
     }
 
@@ -277,13 +249,13 @@ public final class Event {
         MemorySegment seg = d.segment();
         if (!r.packedElement()) {
             if (n.kind == Node.STRING) {
-                return n.charset.unitBytes() > 1 ? dev.hetrace.ctf.decode.WideText.string(seg, t[at], t[at + 1],
+                return n.charset.unitBytes() > 1 ? WideText.string(seg, t[at], t[at + 1],
                     n.charset) : utf8(seg, t[at], t[at + 1]);
             }
             if (n.isPacked() && n.text && n.charset.unitBytes() > 1) {
                 long startByte = t[at] >>> 3;
-                long len = dev.hetrace.ctf.decode.WideText.untilNul(seg, startByte, t[at + 1], n.charset);
-                return dev.hetrace.ctf.decode.WideText.string(seg, startByte, len, n.charset);
+                long len = WideText.untilNul(seg, startByte, t[at + 1], n.charset);
+                return WideText.string(seg, startByte, len, n.charset);
             }
             if (n.isPacked() && n.text) {
                 long startByte = t[at] >>> 3;
@@ -341,7 +313,7 @@ public final class Event {
         return stringHash(v == null ? "" : v);
     }
 
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0x9E3779B97F4A7C15L;
     private static final long M2 = 0xD6E8FEB86659FD93L;
 
@@ -491,156 +463,8 @@ public final class Event {
         return r;
     }
 
-    private static Node rootNode(EventPlan ep, Scope s, Node packetHeader) {
-        return switch (s) {
-            case PAYLOAD -> ep.payload;
-            case CONTEXT -> ep.context;
-            case STREAM_CONTEXT -> ep.stream.eventContext;
-            case PACKET_CONTEXT -> ep.stream.packetContext;
-            case HEADER -> ep.stream.eventHeader;
-            case PACKET_HEADER -> packetHeader;
-        };
-    }
-
     private Resolved resolve(EventPlan ep, String path) {
-        List<Object> segments = parse(path);
-        if (segments == null) {
-            return missing(path, "'" + path + "' is not a field path (names separated by '.', with optional [index])");
-        }
-        Node packetHeader = decoder().plan().packetHeader;
-        if (segments.getFirst() instanceof String first && segments.size() > 1) {
-            Scope s = Scope.named(first);
-            if (s != null && rootNode(ep, s, packetHeader) != null) {
-                Resolved r = walk(path, s, rootNode(ep, s, packetHeader), segments.subList(1, segments.size()));
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        for (Scope s : Scope.SEARCHED) {
-            Node root = rootNode(ep, s, packetHeader);
-            if (root != null) {
-                Resolved r = walk(path, s, root, segments);
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        return missing(path, null);
-    }
-
-    private Resolved missing(String path, String why) {
-        return new Resolved(path, null, null, null, null, why != null ? why : "", -1);
-    }
-
-    /** Names and indices of a path ("a.b[2].c" is a, b, 2, c), or null when it is malformed. */
-    private static List<Object> parse(String path) {
-        List<Object> out = new ArrayList<>();
-        for (String part : path.split("\\.", -1)) {
-            int bracket = part.indexOf('[');
-            String name = bracket < 0 ? part : part.substring(0, bracket);
-            if (name.isEmpty()) {
-                return null;
-            }
-            out.add(name);
-            while (bracket >= 0) {
-                int close = part.indexOf(']', bracket);
-                if (close < 0) {
-                    return null;
-                }
-                try {
-                    out.add(Long.parseLong(part.substring(bracket + 1, close)));
-                } catch (NumberFormatException e) {
-                    return null;
-                }
-                if (close + 1 < part.length() && part.charAt(close + 1) != '[') {
-                    return null;
-                }
-                bracket = close + 1 < part.length() ? close + 1 : -1;
-            }
-        }
-        return out;
-    }
-
-    /** Follows the segments from a scope's struct; null when they do not name a field there. */
-    private static Resolved walk(String path, Scope scope, Node root, List<Object> segments) {
-        int[] kinds = new int[segments.size()];
-        long[] args = new long[segments.size()];
-        Node n = root;
-        for (int i = 0; i < segments.size(); i++) {
-            Object seg = segments.get(i);
-            if (seg instanceof String name) {
-                int index = switch (n.kind) {
-                    case Node.STRUCT -> n.memberIndexByName(name);
-                    case Node.VARIANT -> optionIndex(n, name);
-                    default -> -1;
-                };
-                if (index < 0) {
-                    return null;
-                }
-                kinds[i] = n.kind == Node.STRUCT ? MEMBER : OPTION;
-                args[i] = index;
-                n = n.children[index];
-            } else {
-                long k = (Long) seg;
-                if (k < 0) {
-                    return null;
-                }
-                if (n.isPacked()) {
-                    if (i != segments.size() - 1) {
-                        return null; // elements of packed arrays are scalars
-                    }
-                    kinds[i] = PACKED_ELEMENT;
-                } else if (n.kind == Node.ARRAY || n.kind == Node.SEQUENCE) {
-                    kinds[i] = ELEMENT;
-                    if (n.kind == Node.ARRAY && k >= n.length) {
-                        return null;
-                    }
-                } else {
-                    return null;
-                }
-                args[i] = k;
-                n = n.element();
-            }
-        }
-        return new Resolved(path, scope, kinds, args, n, null, fixedSlot(root, kinds, args));
-    }
-
-    /**
-     * The field's slot relative to its scope's start when it does not depend on the data (members
-     * of structs whose earlier members have a fixed size on the tape), else -1: then the common
-     * read is one addition.
-     */
-    private static int fixedSlot(Node root, int[] kinds, long[] args) {
-        long slot = 0;
-        Node n = root;
-        for (int i = 0; i < kinds.length; i++) {
-            if (kinds[i] != MEMBER) {
-                return -1;
-            }
-            int index = (int) args[i];
-            for (int k = 0; k < index; k++) {
-                long span = Tape.fixedSpan(n.children[k]);
-                if (span < 0) {
-                    return -1;
-                }
-                slot += span;
-            }
-            if (slot > Integer.MAX_VALUE) {
-                return -1;
-            }
-            n = n.children[index];
-        }
-        return (int) slot;
-    }
-
-    private static int optionIndex(Node variant, String name) {
-        for (int i = 0; i < variant.names.length; i++) {
-            if (variant.names[i].equals(name) || variant.rawNames[i].equals(name)) {
-                return i;
-            }
-        }
-        return -1;
+        return EventPaths.resolve(ep, path, decoder().plan().packetHeader);
     }
 
     // ------------------------------------------------------------------ reading values
@@ -769,6 +593,6 @@ public final class Event {
     private static String utf8(MemorySegment seg, long startByte, long len) {
         byte[] b = new byte[(int) Math.min(len, Integer.MAX_VALUE - 8)];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, startByte, b, 0, b.length);
-        return dev.hetrace.ctf.decode.Utf8.decode(b);
+        return Utf8.decode(b);
     }
 }

@@ -2,6 +2,7 @@ package dev.hetrace.ctf.decode;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
 import java.nio.ByteOrder;
 
 /**
@@ -104,14 +105,14 @@ public final class BitReader {
     }
 
     /** An integer of more than 64 bits as a BigInteger (two's complement when signed). */
-    public static java.math.BigInteger readBig(MemorySegment seg, long bitPos, int size, boolean bigEndian, boolean signed) {
-        java.math.BigInteger v = java.math.BigInteger.ZERO;
+    public static BigInteger readBig(MemorySegment seg, long bitPos, int size, boolean bigEndian, boolean signed) {
+        BigInteger v = BigInteger.ZERO;
         if (bigEndian) {
             int done = 0;
             while (done < size) {
                 int n = Math.min(64, size - done);
                 long part = read(seg, bitPos + done, n, true);
-                v = v.shiftLeft(n).or(new java.math.BigInteger(Long.toUnsignedString(part)));
+                v = v.shiftLeft(n).or(new BigInteger(Long.toUnsignedString(part)));
                 done += n;
             }
         } else {
@@ -119,12 +120,12 @@ public final class BitReader {
             while (done < size) {
                 int n = Math.min(64, size - done);
                 long part = read(seg, bitPos + done, n, false);
-                v = v.or(new java.math.BigInteger(Long.toUnsignedString(part)).shiftLeft(done));
+                v = v.or(new BigInteger(Long.toUnsignedString(part)).shiftLeft(done));
                 done += n;
             }
         }
         if (signed && v.testBit(size - 1)) {
-            v = v.subtract(java.math.BigInteger.ONE.shiftLeft(size));
+            v = v.subtract(BigInteger.ONE.shiftLeft(size));
         }
         return v;
     }

@@ -1,5 +1,6 @@
 package dev.hetrace.ctf.decode;
 
+import dev.hetrace.ctf.api.PacketInfo;
 import java.util.function.Consumer;
 
 /**

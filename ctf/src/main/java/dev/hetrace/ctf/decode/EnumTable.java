@@ -5,6 +5,7 @@ import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.MappingList;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -51,7 +52,7 @@ public final class EnumTable {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> compare(lo[a], lo[b], signed));
+        Arrays.sort(order, (a, b) -> compare(lo[a], lo[b], signed));
         int[] result = new int[order.length];
         for (int i = 0; i < order.length; i++) {
             result[i] = order[i];

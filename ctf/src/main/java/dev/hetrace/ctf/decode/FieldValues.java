@@ -3,10 +3,13 @@ package dev.hetrace.ctf.decode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
+import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Decoded fields as plain Java values, for code that wants a value tree rather than a cursor
@@ -165,7 +168,7 @@ public final class FieldValues {
             }
             case Node.CHAIN -> {
                 int span = Tape.span(n, tape, at);
-                long[] slots = java.util.Arrays.copyOfRange(tape, at, at + span);
+                long[] slots = Arrays.copyOfRange(tape, at, at + span);
                 at += span;
                 return new ChainLevel(n, seg, slots, n.length);
             }
@@ -179,7 +182,7 @@ public final class FieldValues {
      * costs what is read of it. It reads a copy of the chain's tape slots (and the trace's data
      * for strings and large integers, which must stay open).
      */
-    private static final class ChainLevel extends java.util.AbstractMap<String, Object> {
+    private static final class ChainLevel extends AbstractMap<String, Object> {
         private final Node chain;
         private final MemorySegment seg;
         private final long[] slots;
@@ -194,7 +197,7 @@ public final class FieldValues {
         }
 
         @Override
-        public java.util.Set<Entry<String, Object>> entrySet() {
+        public Set<Entry<String, Object>> entrySet() {
             if (members == null) {
                 Node s = chain.element();
                 int h = chain.chainHole;

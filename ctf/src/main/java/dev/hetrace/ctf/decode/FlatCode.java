@@ -6,6 +6,7 @@ import static java.lang.constant.ConstantDescs.CD_int;
 import static java.lang.constant.ConstantDescs.CD_long;
 import static java.lang.constant.ConstantDescs.CD_void;
 
+import dev.hetrace.ctf.api.StreamDecodingException;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
@@ -14,8 +15,11 @@ import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A flat plan turned into straight-line bytecode: one hidden class per scope whose
@@ -47,7 +51,7 @@ final class FlatCode {
     }
 
     /** Compiled scopes of this process, limited so that class space stays small. */
-    private static final java.util.concurrent.atomic.AtomicInteger COMPILED = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger COMPILED = new AtomicInteger();
     private static final int MAX_COMPILED = 4096;
     /** Tests set this: a scope that cannot be compiled is then a failure, not a quiet fallback to walking. */
     private static final boolean STRICT = Boolean.getBoolean("hetrace.decode.compileStrict");
@@ -62,8 +66,8 @@ final class FlatCode {
      * the JIT compiles it once and a call site that runs them stays monomorphic. Bounded: small
      * classes only, and a limited number of them, since the cache keeps them.
      */
-    private static final java.util.concurrent.ConcurrentHashMap<java.nio.ByteBuffer, Decoder> SHARED =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<ByteBuffer, Decoder> SHARED =
+        new ConcurrentHashMap<>();
     private static final int MAX_SHARED = 1024;
     private static final int MAX_SHARED_BYTES = 8192;
 
@@ -83,7 +87,7 @@ final class FlatCode {
                 });
                 cb.withMethodBody("run", RUN, 0, c -> body(c, f, scope));
             });
-            java.nio.ByteBuffer key = java.nio.ByteBuffer.wrap(bytes);
+            ByteBuffer key = ByteBuffer.wrap(bytes);
             Decoder shared = SHARED.get(key);
             if (shared != null) {
                 return shared;

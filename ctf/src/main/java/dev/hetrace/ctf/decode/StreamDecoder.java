@@ -1,22 +1,36 @@
 package dev.hetrace.ctf.decode;
 
+import dev.hetrace.ctf.api.Discarded;
+import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * Decodes the packets and events of one data stream (one or more files, in order) through a
  * reusable cursor: {@link #next()} decodes the next event into a tape of longs and keeps the
  * state (clock value, registers, packet fields) that the CTF semantics need. Nothing is
  * allocated per event once the tape has grown to the largest event.
+ *
+ * <p>This file is larger than most (about 1,200 lines) on purpose: it is the per-event hot
+ * path. The tree walker ({@code decodeNode}) and the steps that compiled scopes
+ * ({@link FlatCode}) call read and write the cursor (position, limit, segment, tape,
+ * registers, clock) as plain fields of this one object, and {@link FlatCode} binds those
+ * steps as method handles through this class's private lookup; moving them to another
+ * object would put a field indirection or a call the JIT may not inline in every field
+ * decoded. What runs per packet or less lives elsewhere: {@link PacketLosses} (losses
+ * between packets), {@link TimeOrderText} (warnings of time going back), {@link TracePlan}
+ * and {@link PlanCompiler} (the plan).
  */
 public final class StreamDecoder {
     private static final long CTF_MAGIC = 0xC1FC1FC1L;
@@ -57,17 +71,12 @@ public final class StreamDecoder {
     private long eventBitOffset;
 
     // What the previous packet of this stream said, to find lost events and packets.
-    private boolean havePrevious;
-    private long previousDiscarded = PacketInfo.ABSENT;
-    private long previousSeqNum = PacketInfo.ABSENT;
-    private long previousEnd = PacketInfo.ABSENT;
-    /** Losses found at packet boundaries and not yet taken (rare: allocating them is fine). */
-    private final ArrayDeque<Discarded> losses = new ArrayDeque<>();
+    private final PacketLosses losses = new PacketLosses();
 
     private boolean uuidWarned;
     /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
     private Node scopeRoot;
-    private java.util.function.Consumer<String> warnings = w -> { };
+    private Consumer<String> warnings = w -> { };
     /** Told where the stream's time first goes back, of each kind; null: not watched. */
     private TimeOrderListener timeOrder;
     /** The time (clock value) of the previous event of the stream: an event before it goes back in time. */
@@ -95,7 +104,7 @@ public final class StreamDecoder {
     }
 
     /** Where to report problems that do not stop decoding (UUID mismatch, discarded events). */
-    public void warnings(java.util.function.Consumer<String> sink) {
+    public void warnings(Consumer<String> sink) {
         this.warnings = sink;
     }
 
@@ -341,49 +350,13 @@ public final class StreamDecoder {
         }
     }
 
-    /**
-     * Compares the packet's events_discarded and packet_seq_num with the previous packet's, as
-     * babeltrace2 does, and queues what was lost (see {@link Discarded}).
-     */
+    /** Tells if the packet begins before the previous one ends, and queues the losses found since it. */
     private void noteLosses(PacketInfo p) {
-        boolean timed = p.has(p.timestampBegin()) && p.has(p.timestampEnd()) && stream.defaultClock >= 0;
-        if (havePrevious && previousEnd != PacketInfo.ABSENT && p.has(p.timestampBegin()) && stream.defaultClock >= 0
-                && Long.compareUnsigned(p.timestampBegin(), previousEnd) < 0) {
+        if (losses.havePrevious() && losses.previousEnd() != PacketInfo.ABSENT && p.has(p.timestampBegin())
+                && stream.defaultClock >= 0 && Long.compareUnsigned(p.timestampBegin(), losses.previousEnd()) < 0) {
             packetBeforePreviousEnd(p);
         }
-        if (p.has(p.eventsDiscarded())) {
-            long now = p.eventsDiscarded();
-            if (!havePrevious || previousDiscarded == PacketInfo.ABSENT) {
-                if (now != 0) {
-                    // Lost before or within the stream's first packet: how many is unknown.
-                    losses.add(new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT,
-                        timed ? nanos(p.timestampBegin()) : PacketInfo.ABSENT,
-                        timed ? nanos(p.timestampEnd()) : PacketInfo.ABSENT));
-                }
-            } else if (now != previousDiscarded) {
-                boolean range = timed && previousEnd != PacketInfo.ABSENT;
-                losses.add(new Discarded(Discarded.Kind.EVENTS, now - previousDiscarded,
-                    range ? nanos(previousEnd) : PacketInfo.ABSENT,
-                    range ? nanos(p.timestampEnd()) : PacketInfo.ABSENT));
-            }
-        }
-        // A number that repeats (seen in LTTng traces) is no loss to babeltrace2 2.0.4; one
-        // that goes back is, of a huge count.
-        if (p.has(p.sequenceNumber()) && havePrevious && previousSeqNum != PacketInfo.ABSENT
-                && p.sequenceNumber() != previousSeqNum + 1 && p.sequenceNumber() != previousSeqNum) {
-            boolean range = timed && previousEnd != PacketInfo.ABSENT;
-            losses.add(new Discarded(Discarded.Kind.PACKETS, p.sequenceNumber() - previousSeqNum - 1,
-                range ? nanos(previousEnd) : PacketInfo.ABSENT,
-                range ? nanos(p.timestampBegin()) : PacketInfo.ABSENT));
-        }
-        havePrevious = true;
-        previousDiscarded = p.eventsDiscarded();
-        previousSeqNum = p.sequenceNumber();
-        previousEnd = p.timestampEnd();
-    }
-
-    private long nanos(long cycles) {
-        return plan.clocks.get(stream.defaultClock).time(cycles);
+        losses.note(p, defaultClock());
     }
 
     /** The oldest loss found at a packet boundary and not taken yet, or null. */
@@ -414,10 +387,7 @@ public final class StreamDecoder {
         eventClock = 0;
         previousEventClock = 0;
         losses.clear();
-        havePrevious = hasPrevious;
-        previousDiscarded = previousEventsDiscarded;
-        this.previousSeqNum = previousSeqNum;
-        previousEnd = previousEndCycles;
+        losses.restore(hasPrevious, previousEventsDiscarded, previousSeqNum, previousEndCycles);
     }
 
     // ------------------------------------------------------------------ parking
@@ -449,10 +419,7 @@ public final class StreamDecoder {
      * {@code [3]} timestamp_end.
      */
     public void lossState(long[] out) {
-        out[0] = havePrevious ? 1 : 0;
-        out[1] = previousDiscarded;
-        out[2] = previousSeqNum;
-        out[3] = previousEnd;
+        losses.state(out);
     }
 
     public boolean uuidWarned() {
@@ -480,10 +447,7 @@ public final class StreamDecoder {
         eventClock = clockBefore;
         // the event decoded again was compared with the one before it when first decoded
         previousEventClock = 0;
-        havePrevious = hadPrevious;
-        previousDiscarded = previousEventsDiscarded;
-        this.previousSeqNum = previousSeqNum;
-        previousEnd = previousEndCycles;
+        losses.restore(hadPrevious, previousEventsDiscarded, previousSeqNum, previousEndCycles);
     }
 
     /**
@@ -616,20 +580,17 @@ public final class StreamDecoder {
      */
     public static String eventBeforePrevious(Path file, long packetNumber, long packetOffsetBits, long eventOffsetBits,
                                              long previousNanos, long nanos) {
-        return file + ": packet " + packetNumber + " (at byte " + (packetOffsetBits >>> 3) + "), event at byte "
-            + (eventOffsetBits >>> 3) + ": time goes back, from " + date(previousNanos) + " (the event before) to "
-            + date(nanos) + " (" + earlier(previousNanos, nanos) + "); events are printed as recorded and analysed at"
-            + " the time of the event before (said once per stream)";
+        return TimeOrderText.eventBeforePrevious(file, packetNumber, packetOffsetBits, eventOffsetBits, previousNanos,
+            nanos);
     }
 
     private void packetBeforePreviousEnd(PacketInfo p) {
         if (firstTimeOrderWarning(PACKET_BEFORE_PREVIOUS_END)) {
             ClockClass c = plan.clocks.get(stream.defaultClock);
             long begin = c.time(p.timestampBegin());
-            long previous = c.time(previousEnd);
-            timeOrder.told(PACKET_BEFORE_PREVIOUS_END, file + ": packet " + packetNumber + " (at byte "
-                + (p.offsetBits() >>> 3) + ") begins at " + date(begin) + ", before the previous packet ends at "
-                + date(previous) + " (" + earlier(previous, begin) + "); read as it is (said once per stream)");
+            long previous = c.time(losses.previousEnd());
+            timeOrder.told(PACKET_BEFORE_PREVIOUS_END, TimeOrderText.packetBeforePreviousEnd(file, packetNumber,
+                p.offsetBits(), previous, begin));
         }
     }
 
@@ -640,18 +601,6 @@ public final class StreamDecoder {
         }
         timeOrderTold |= 1 << kind;
         return true;
-    }
-
-    private static String earlier(long beforeNanos, long nanos) {
-        return String.format(java.util.Locale.ROOT, "%,d ns earlier", beforeNanos - nanos);
-    }
-
-    /** The UTC date of a time, to the nanosecond. */
-    private static String date(long nanos) {
-        java.time.Instant at = java.time.Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L),
-            Math.floorMod(nanos, 1_000_000_000L));
-        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.nnnnnnnnn", java.util.Locale.ROOT)
-            .withZone(java.time.ZoneOffset.UTC).format(at) + " UTC";
     }
 
     // ------------------------------------------------------------------ events
@@ -925,11 +874,11 @@ public final class StreamDecoder {
         decodeNode(root, scope);
     }
 
-    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /**
      * A block that does not fit in what is left of the packet: its fields one by one, so that
@@ -1131,7 +1080,7 @@ public final class StreamDecoder {
         }
     }
 
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Offset of the first NUL byte in {@code [from, to)}, or -1; reads 8 bytes at a time. */
     private long findNul(long from, long to) {

@@ -3,6 +3,7 @@ package dev.hetrace.ctf.decode;
 import dev.hetrace.ctf.metadata.FieldType.Encoding;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * CTF 2 text in UTF-16 or UTF-32, read in place one code point at a time, so that printers can
@@ -15,13 +16,13 @@ public final class WideText {
     public static final int REPLACEMENT = 0xFFFD;
 
     private static final ValueLayout.OfShort U16_LE = ValueLayout.JAVA_SHORT_UNALIGNED
-        .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+        .withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort U16_BE = ValueLayout.JAVA_SHORT_UNALIGNED
-        .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+        .withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt U32_LE = ValueLayout.JAVA_INT_UNALIGNED
-        .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+        .withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32_BE = ValueLayout.JAVA_INT_UNALIGNED
-        .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+        .withOrder(ByteOrder.BIG_ENDIAN);
 
     private WideText() {}
 

@@ -1,5 +1,7 @@
 package dev.hetrace.ctf.metadata;
 
+import java.math.BigInteger;
+
 /**
  * A clock described in the metadata. Converts cycles to nanoseconds from the POSIX epoch the
  * way babeltrace2 does, so that printed times agree to the nanosecond.
@@ -71,14 +73,14 @@ public record ClockClass(String name, String description, String uuid, long freq
             .compareTo(b.timeTimesFrequency(valueB).multiply(unsigned(a.frequency)));
     }
 
-    private java.math.BigInteger timeTimesFrequency(long cycles) {
-        return java.math.BigInteger.valueOf(originNanos()).multiply(unsigned(frequency))
-            .add(unsigned(cycles).multiply(java.math.BigInteger.valueOf(NS_PER_S)));
+    private BigInteger timeTimesFrequency(long cycles) {
+        return BigInteger.valueOf(originNanos()).multiply(unsigned(frequency))
+            .add(unsigned(cycles).multiply(BigInteger.valueOf(NS_PER_S)));
     }
 
-    private static java.math.BigInteger unsigned(long v) {
-        java.math.BigInteger b = java.math.BigInteger.valueOf(v);
-        return v >= 0 ? b : b.add(java.math.BigInteger.ONE.shiftLeft(64));
+    private static BigInteger unsigned(long v) {
+        BigInteger b = BigInteger.valueOf(v);
+        return v >= 0 ? b : b.add(BigInteger.ONE.shiftLeft(64));
     }
 
     /** Cycles to nanoseconds, as an unsigned value ({@code -1} when it overflows). */

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.RandomAccess;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The labels of an enumeration, stored as entries: one mapping, or a run of single-value
@@ -24,7 +25,7 @@ public final class MappingList extends AbstractList<EnumMapping> implements Rand
     private int size;
     private Map<String, Integer> labelIndex;
     private Map<String, TreeMap<Long, Integer>> runIndex;
-    private Map<String, java.util.TreeSet<Long>> countedSingles;
+    private Map<String, TreeSet<Long>> countedSingles;
 
     @Override
     public int size() {
@@ -152,7 +153,7 @@ public final class MappingList extends AbstractList<EnumMapping> implements Rand
                 labelIndex.putIfAbsent(single[e].label(), e);
                 CountedName c = CountedName.of(single[e].label());
                 if (c != null) {
-                    countedSingles.computeIfAbsent(c.prefix(), k -> new java.util.TreeSet<>()).add(c.number());
+                    countedSingles.computeIfAbsent(c.prefix(), k -> new TreeSet<>()).add(c.number());
                 }
             } else {
                 runIndex.computeIfAbsent(prefix[e], k -> new TreeMap<>()).put(firstNumber[e], e);
@@ -173,7 +174,7 @@ public final class MappingList extends AbstractList<EnumMapping> implements Rand
     /** Whether some run has a label {@code prefix + n} with n in [from, to]. */
     public boolean hasCountedLabel(String labelPrefix, long from, long to) {
         buildIndex();
-        java.util.TreeSet<Long> singles = countedSingles.get(labelPrefix);
+        TreeSet<Long> singles = countedSingles.get(labelPrefix);
         if (singles != null) {
             Long n = singles.ceiling(from);
             if (n != null && n <= to) {

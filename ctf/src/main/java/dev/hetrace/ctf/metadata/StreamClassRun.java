@@ -1,6 +1,7 @@
 package dev.hetrace.ctf.metadata;
 
 import dev.hetrace.ctf.metadata.FieldType.StructType;
+import java.util.TreeMap;
 
 /**
  * Consecutive stream classes with ids {@code firstId ... firstId + count - 1}, the same scopes
@@ -18,6 +19,6 @@ public record StreamClassRun(long firstId, long count, StructType packetContext,
 
     /** The stream class with this id (a new object). */
     public StreamClass get(long id) {
-        return new StreamClass(id, packetContext, eventHeader, eventContext, new java.util.TreeMap<>());
+        return new StreamClass(id, packetContext, eventHeader, eventContext, new TreeMap<>());
     }
 }

@@ -3,6 +3,7 @@ package dev.hetrace.ctf.metadata;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Reader;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ final class TsdlLexer {
     }
 
     TsdlLexer(String src) {
-        this(new java.io.StringReader(src));
+        this(new StringReader(src));
     }
 
     private MetadataException error(int l, int col, String message) {

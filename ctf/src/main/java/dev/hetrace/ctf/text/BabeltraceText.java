@@ -3,7 +3,7 @@ package dev.hetrace.ctf.text;
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.BitReader;
-import dev.hetrace.ctf.decode.Discarded;
+import dev.hetrace.ctf.api.Discarded;
 import dev.hetrace.ctf.decode.EnumTable;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
@@ -12,15 +12,20 @@ import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.decode.WideText;
 import dev.hetrace.ctf.metadata.FieldType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.zone.ZoneOffsetTransition;
 import java.time.zone.ZoneRules;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Formats events exactly as {@code babeltrace2}'s default text output ({@code sink.text.pretty}
@@ -215,7 +220,7 @@ public final class BabeltraceText {
      * standard error, without the colors it uses on a terminal), ending with a newline.
      */
     public String discardedWarning(Discarded items, CtfTrace trace, int stream) {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink line = new TextSink(bytes);
         line.put(items.countKnown() ? "WARNING: Tracer discarded " : "WARNING: Tracer may have discarded ");
         if (items.countKnown()) {
@@ -233,15 +238,15 @@ public final class BabeltraceText {
             line.put("(unknown time range)");
         }
         line.put(" in trace \"").put(trace.name()).put("\" ");
-        java.util.UUID uuid = trace.metadata().uuid();
+        UUID uuid = trace.metadata().uuid();
         line.put(uuid == null ? "(no UUID) " : "(UUID: " + uuid + ") ");
         line.put("within stream \"").put(trace.streamPath(stream)).put("\" (stream class ID: ")
             .putUnsigned(trace.streamClassId(stream)).put(", stream ID: ").putUnsigned(trace.streamId(stream))
             .put(").\n");
         try {
             line.flush();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e); // a byte array cannot fail
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array cannot fail
         }
         return bytes.toString(StandardCharsets.UTF_8);
     }
@@ -264,14 +269,14 @@ public final class BabeltraceText {
                 return at + 1;
             }
             case Node.BIG_INT -> {
-                java.math.BigInteger v = BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed);
+                BigInteger v = BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed);
                 switch (n.base) {
-                    case 16 -> out.put("0x").put(v.signum() < 0 ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size))
+                    case 16 -> out.put("0x").put(v.signum() < 0 ? v.add(BigInteger.ONE.shiftLeft(n.size))
                         .toString(16).toUpperCase() : v.toString(16).toUpperCase());
-                    case 8 -> out.put('0').put(v.signum() < 0 ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size))
+                    case 8 -> out.put('0').put(v.signum() < 0 ? v.add(BigInteger.ONE.shiftLeft(n.size))
                         .toString(8) : v.toString(8));
                     case 2 -> out.put("0b").put(String.format("%" + n.size + "s", (v.signum() < 0
-                        ? v.add(java.math.BigInteger.ONE.shiftLeft(n.size)) : v).toString(2)).replace(' ', '0'));
+                        ? v.add(BigInteger.ONE.shiftLeft(n.size)) : v).toString(2)).replace(' ', '0'));
                     default -> out.put(v.toString());
                 }
                 return at + 1;

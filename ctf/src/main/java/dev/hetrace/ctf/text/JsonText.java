@@ -12,6 +12,9 @@ import dev.hetrace.ctf.metadata.FieldType;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * One JSON object per event and per line: {@code time_ns} (nanoseconds from the epoch, absent
@@ -25,7 +28,7 @@ public final class JsonText {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private TextSink out;
 
-    private final java.util.Map<Node, byte[][]> keys = new java.util.IdentityHashMap<>();
+    private final Map<Node, byte[][]> keys = new IdentityHashMap<>();
     private Node lastKeysNode;
     private byte[][] lastKeys;
 
@@ -86,7 +89,7 @@ public final class JsonText {
             TextSink name = new TextSink(null);
             out = name;
             string(trace.directory().toString());
-            lastTraceName = java.util.Arrays.copyOf(name.buffer(), name.length());
+            lastTraceName = Arrays.copyOf(name.buffer(), name.length());
             out = saved;
         }
         out.put(lastTraceName);
@@ -105,7 +108,7 @@ public final class JsonText {
      * without attributes.
      */
     public void attributes(CtfTrace trace) {
-        java.util.Map<String, String> all = trace.metadata().attributes();
+        Map<String, String> all = trace.metadata().attributes();
         if (all.isEmpty()) {
             return;
         }
@@ -113,7 +116,7 @@ public final class JsonText {
         string(trace.directory().toString());
         out.put(",\"attributes\":{");
         boolean first = true;
-        for (java.util.Map.Entry<String, String> e : all.entrySet()) {
+        for (Map.Entry<String, String> e : all.entrySet()) {
             if (!first) {
                 out.put(',');
             }
@@ -397,7 +400,7 @@ public final class JsonText {
                 out = key;
                 string(struct.names[i]);
                 key.put(':');
-                k[i] = java.util.Arrays.copyOf(key.buffer(), key.length());
+                k[i] = Arrays.copyOf(key.buffer(), key.length());
             }
             out = saved;
             keys.put(struct, k);
@@ -447,7 +450,7 @@ public final class JsonText {
         out.put('}');
     }
 
-    private final java.util.Map<Node, byte[][]> flagKeys = new java.util.IdentityHashMap<>();
+    private final Map<Node, byte[][]> flagKeys = new IdentityHashMap<>();
 
     /** Flag {@code i} of bit map {@code n} as a JSON string, made once per bit map. */
     private byte[] flagKey(Node n, int i) {
@@ -459,7 +462,7 @@ public final class JsonText {
                 TextSink key = new TextSink(null);
                 out = key;
                 string(n.flagNames[j]);
-                k[j] = java.util.Arrays.copyOf(key.buffer(), key.length());
+                k[j] = Arrays.copyOf(key.buffer(), key.length());
             }
             out = saved;
             flagKeys.put(n, k);

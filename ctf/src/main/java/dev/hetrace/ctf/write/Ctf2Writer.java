@@ -1,17 +1,25 @@
 package dev.hetrace.ctf.write;
 
+import static dev.hetrace.ctf.write.Ctf2Json.NODES;
+import static dev.hetrace.ctf.write.Ctf2Json.alignment;
+import static dev.hetrace.ctf.write.Ctf2Json.base;
+import static dev.hetrace.ctf.write.Ctf2Json.byteOrder;
+import static dev.hetrace.ctf.write.Ctf2Json.fragment;
+import static dev.hetrace.ctf.write.Ctf2Json.mappings;
+import static dev.hetrace.ctf.write.Ctf2Json.rangeSet;
+import static dev.hetrace.ctf.write.Ctf2Json.unsigned;
+import static dev.hetrace.ctf.write.Ctf2Json.uuid;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.EventPlanRun;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
-import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.EventClass;
 import dev.hetrace.ctf.metadata.FieldPath;
@@ -29,22 +37,18 @@ import dev.hetrace.ctf.metadata.Role;
 import dev.hetrace.ctf.metadata.TraceClass;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * Writes a {@link TraceClass} as CTF 2 metadata (CTF2-SPEC-2.0): a JSON text sequence of
@@ -61,8 +65,6 @@ public final class Ctf2Writer {
     /** The record separator that starts every fragment (RFC 7464). */
     private static final char RS = 0x1E;
     private static final ObjectMapper JSON = JsonMapper.builder().build();
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
     private static final int PACKET_HEADER = 0;
     private static final int PACKET_CONTEXT = 1;
@@ -386,7 +388,7 @@ public final class Ctf2Writer {
             for (int i = 0; i < n.children.length; i++) {
                 Node c = n.children[i];
                 if (c.kind == Node.RUN || c.kind == Node.PACKED_RUN) {
-                    String prefix = new String(c.runDisplayPrefix, java.nio.charset.StandardCharsets.UTF_8);
+                    String prefix = new String(c.runDisplayPrefix, StandardCharsets.UTF_8);
                     for (long k = 0; k < c.length; k++) {
                         member(members, seen, prefix + (c.runFirst + k), c.element());
                     }
@@ -566,68 +568,6 @@ public final class Ctf2Writer {
         }
         ArrayNode a = fc.putArray("roles");
         roles.forEach(r -> a.add(r.jsonName()));
-    }
-
-    // ---------------------------------------------------------------------------- properties
-
-    private static void mappings(ObjectNode fc, List<EnumMapping> mappings, boolean signed) {
-        if (mappings.isEmpty()) {
-            return;
-        }
-        Map<String, List<EnumMapping>> byLabel = new LinkedHashMap<>();
-        for (EnumMapping m : mappings) {
-            byLabel.computeIfAbsent(m.label(), k -> new ArrayList<>()).add(m);
-        }
-        ObjectNode o = fc.putObject("mappings");
-        byLabel.forEach((label, ranges) -> o.set(label, rangeSet(ranges, signed)));
-    }
-
-    private static ArrayNode rangeSet(List<EnumMapping> ranges, boolean signed) {
-        ArrayNode set = NODES.arrayNode();
-        for (EnumMapping r : ranges) {
-            ArrayNode pair = set.addArray();
-            if (signed) {
-                pair.add(r.low()).add(r.high());
-            } else {
-                pair.add(unsigned(r.low())).add(unsigned(r.high()));
-            }
-        }
-        return set;
-    }
-
-    private static void byteOrder(ObjectNode fc, ByteOrder order) {
-        fc.put("byte-order", order == ByteOrder.BIG_ENDIAN ? "big-endian" : "little-endian");
-    }
-
-    private static void alignment(ObjectNode fc, String property, int bits) {
-        if (bits > 1) {
-            fc.put(property, bits);
-        }
-    }
-
-    private static void base(ObjectNode fc, int base) {
-        if (base != 10) {
-            fc.put("preferred-display-base", base);
-        }
-    }
-
-    private static BigInteger unsigned(long v) {
-        return v >= 0 ? BigInteger.valueOf(v) : BigInteger.valueOf(v).add(TWO_64);
-    }
-
-    private static ArrayNode uuid(UUID u) {
-        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        ArrayNode a = NODES.arrayNode();
-        for (byte x : b.array()) {
-            a.add(x & 0xFF);
-        }
-        return a;
-    }
-
-    private static ObjectNode fragment(String type) {
-        ObjectNode f = NODES.objectNode();
-        f.put("type", type);
-        return f;
     }
 
     private void emit(ObjectNode fragment) {

@@ -1,6 +1,8 @@
 package dev.hetrace.ctf.write;
 
+import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,10 +109,10 @@ public final class SampleTrace {
             long bytes = 0;
             for (StreamWriter w : writers) {
                 w.close();
-                bytes += java.nio.file.Files.size(w.file());
+                bytes += Files.size(w.file());
             }
             return bytes;
-        } catch (dev.hetrace.ctf.metadata.MetadataException e) {
+        } catch (MetadataException e) {
             throw new IllegalStateException("the sample metadata does not parse", e);
         }
     }

@@ -21,6 +21,7 @@ import dev.hetrace.ctf.metadata.TraceClass;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes a {@link TraceClass} as CTF 1.8 TSDL text. Every type is written inline with all its
@@ -261,7 +262,7 @@ public final class TsdlWriter {
             } else if (t instanceof FieldType.BlobType bt) {
                 // CTF 1.8 has no BLOBs: an array or sequence of bytes shown in hexadecimal says the same bytes.
                 dims.add(bt.lengthField() == null ? Long.toString(bt.length()) : bt.lengthField().toString());
-                t = new IntegerType(8, 8, false, dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE,
+                t = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE,
                     null);
             } else {
                 break;
@@ -287,7 +288,7 @@ public final class TsdlWriter {
         out.append(" }");
     }
 
-    private static final java.util.Set<String> KEYWORDS = java.util.Set.of("align", "callsite", "clock", "enum",
+    private static final Set<String> KEYWORDS = Set.of("align", "callsite", "clock", "enum",
         "env", "event", "floating_point", "integer", "stream", "string", "struct", "trace", "typealias", "typedef",
         "variant", "const", "char", "double", "float", "int", "long", "short", "signed", "unsigned", "void", "_Bool",
         "_Complex", "_Imaginary");

@@ -4,7 +4,6 @@ import static dev.hetrace.ctf.testing.TraceWriter.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.hetrace.ctf.decode.Discarded;
 import dev.hetrace.ctf.testing.Corpus;
 import dev.hetrace.ctf.testing.TraceWriter;
 import java.lang.management.ManagementFactory;
@@ -16,7 +15,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -50,7 +53,7 @@ class CtfReaderTest {
     @Test
     void aStringsHashReadInPlaceIsTheHashOfItsTextEqualForEqualStringsAndDistinctForDistinctOnes() throws Exception {
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
-            java.util.Map<String, Long> seen = new java.util.HashMap<>();
+            Map<String, Long> seen = new HashMap<>();
             Event.Field status = Event.field("status");
             while (reader.next()) {
                 Event e = reader.event();
@@ -60,10 +63,10 @@ class CtfReaderTest {
                 assertThat(seen.computeIfAbsent(text, k -> hash)).isEqualTo(hash);
             }
             assertThat(seen).isNotEmpty();
-            assertThat(new java.util.HashSet<>(seen.values())).hasSize(seen.size());
+            assertThat(new HashSet<>(seen.values())).hasSize(seen.size());
         }
         // every length around a word, and strings that differ in one byte or only in length
-        java.util.Set<Long> hashes = new java.util.HashSet<>();
+        Set<Long> hashes = new HashSet<>();
         StringBuilder sb = new StringBuilder();
         for (int len = 0; len < 40; len++) {
             assertThat(hashes.add(Event.stringHash(sb.toString()))).isTrue();

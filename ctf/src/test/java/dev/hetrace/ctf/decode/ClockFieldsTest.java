@@ -3,6 +3,7 @@ package dev.hetrace.ctf.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.CtfTrace;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.ClockFields.ClockField;
 import dev.hetrace.ctf.write.CtfWriter;
 import dev.hetrace.ctf.write.SampleTrace;

@@ -8,11 +8,15 @@ import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;
 import dev.hetrace.ctf.metadata.FieldType.IntegerType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
+import dev.hetrace.ctf.write.Ctf2Writer;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /** CTF 2 metadata into the trace model and its decode plan. */
@@ -83,7 +87,7 @@ class Ctf2ParserTest {
             event { name = "b"; id = 1; loglevel = 42; fields := struct { integer { size = 8; align = 8; } v; }; };
             event { name = "c"; id = 2; fields := struct { integer { size = 8; align = 8; } v; }; };
             """.getBytes(StandardCharsets.UTF_8), x -> { });
-        String json = dev.hetrace.ctf.write.Ctf2Writer.write(tsdl);
+        String json = Ctf2Writer.write(tsdl);
         assertThat(json).contains("\"debug:line\"");
         TraceClass back = MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), x -> { });
         assertThat(back.stream(0).events().get(0L).logLevel()).isEqualTo(13L);
@@ -158,11 +162,11 @@ class Ctf2ParserTest {
         assertThat(o.selectorRanges()).as("a boolean selector").isNull();
         FieldType.OptionalType i = (FieldType.OptionalType) members.get(2).type();
         assertThat(i.selectorRanges()).extracting(FieldType.EnumMapping::low, FieldType.EnumMapping::high)
-            .containsExactly(org.assertj.core.groups.Tuple.tuple(2L, 3L));
+            .containsExactly(Tuple.tuple(2L, 3L));
         assertThat(members.get(3).type()).isEqualTo(new FieldType.BlobType(0,
-            new FieldPath(List.of("event", "fields", "o", "n")), "text/csv", java.util.Set.of()));
+            new FieldPath(List.of("event", "fields", "o", "n")), "text/csv", Set.of()));
         assertThat(members.get(4).type()).isEqualTo(new FieldType.BlobType(4, null, "application/octet-stream",
-            java.util.Set.of()));
+            Set.of()));
         Node payload = TracePlan.compile(t).stream(0).event(0).payload;
         Node opt = payload.children[1];
         Node n = opt.element().children[0];
@@ -193,8 +197,8 @@ class Ctf2ParserTest {
         byte[] text = metadata(PREAMBLE, CLOCK, STREAM);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int half = text.length / 2;
-        for (byte[] content : List.of(java.util.Arrays.copyOf(text, half),
-                java.util.Arrays.copyOfRange(text, half, text.length))) {
+        for (byte[] content : List.of(Arrays.copyOf(text, half),
+                Arrays.copyOfRange(text, half, text.length))) {
             int packetBytes = 37 + content.length + 3; // 3 bytes of padding
             ByteBuffer h = ByteBuffer.allocate(37).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             h.putInt(0x75D11D57).put(new byte[16]).putInt(0).putInt((37 + content.length) * 8).putInt(packetBytes * 8)

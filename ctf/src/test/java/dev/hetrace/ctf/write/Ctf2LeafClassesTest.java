@@ -3,8 +3,10 @@ package dev.hetrace.ctf.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
+import dev.hetrace.ctf.metadata.ByteOrder;
 import dev.hetrace.ctf.metadata.FieldType;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.TraceClass;
@@ -157,7 +159,7 @@ class Ctf2LeafClassesTest {
         TraceClass t = MetadataReader.parse(METADATA.getBytes(StandardCharsets.UTF_8), w -> { });
         var payload = t.stream(0).event(0).payload();
         assertThat(payload.member("m").type()).isEqualTo(new FieldType.BitArrayType(8, 8,
-            dev.hetrace.ctf.metadata.ByteOrder.LITTLE_ENDIAN, List.of(new FieldType.BitFlag("A", 0, 0),
+            ByteOrder.LITTLE_ENDIAN, List.of(new FieldType.BitFlag("A", 0, 0),
                 new FieldType.BitFlag("B", 1, 1), new FieldType.BitFlag("B", 3, 3), new FieldType.BitFlag("C", 4, 7))));
         assertThat(payload.member("w16").type()).isEqualTo(new FieldType.StringType(FieldType.Encoding.UTF16LE));
     }
@@ -257,7 +259,7 @@ class Ctf2LeafClassesTest {
         assertThat(line).startsWith("{\"trace\":\"" + dir + "\",\"attributes\":{\"fragment 0 (preamble): $\":"
             + "{\"my.tracer\":{\"version\":[1,2]}},").endsWith("\"fragment 3 (event record class \\\"e\\\"):"
             + " $.payload-field-class.member-classes[2].field-class.options[0]\":{\"ns\":1}}}\n");
-        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line).get("attributes")).hasSize(6);
+        assertThat(new ObjectMapper().readTree(line).get("attributes")).hasSize(6);
         assertThat(json(dir)).as("events carry no attributes").isEqualTo(
             "{\"payload\":{\"flags\":{\"flags\":[\"A\"],\"value\":1},\"sel\":0,\"v\":{\"o\":\"hi\"}}}\n");
     }

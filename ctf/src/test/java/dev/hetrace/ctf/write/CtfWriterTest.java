@@ -3,6 +3,7 @@ package dev.hetrace.ctf.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.decode.FieldValues.Choice;
 import dev.hetrace.ctf.write.TraceReading.ReadEvent;
 import java.nio.file.Path;
@@ -149,7 +150,7 @@ class CtfWriterTest {
             s.discard(7);
             s.event(3, 20, Map.of("n", 2, "msg", "b"));
         }
-        try (var trace = dev.hetrace.ctf.CtfTrace.open(dir, x -> { })) {
+        try (var trace = CtfTrace.open(dir, x -> { })) {
             var d = trace.decoder(0);
             List<Long> discarded = new ArrayList<>();
             while (d.nextPacket()) {

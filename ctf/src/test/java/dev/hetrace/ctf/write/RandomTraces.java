@@ -19,11 +19,14 @@ import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.TraceClass;
+import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -114,7 +117,7 @@ final class RandomTraces {
             ctx.add(new Member("packet_seq_num", uint(64, 8, traceOrder)));
         }
         ctx.add(new Member("cpu_id", uint(pick(8, 32), 8, traceOrder)));
-        java.util.Collections.shuffle(ctx, random);
+        Collections.shuffle(ctx, random);
 
         int eventCount = 1 + random.nextInt(4);
         StructType header;
@@ -179,10 +182,10 @@ final class RandomTraces {
                     String len = "len" + n++;
                     members.add(new Member(len, intType(3 + random.nextInt(14), false)));
                     members.add(new Member(name, new FieldType.BlobType(0, FieldPath.parse(len), mediaType(),
-                        java.util.Set.of())));
+                        Set.of())));
                 }
                 case 15 -> members.add(new Member(name, new FieldType.BlobType(random.nextInt(6), null, mediaType(),
-                    java.util.Set.of())));
+                    Set.of())));
                 case 8 -> {
                     // A variant and its tag enumeration.
                     int options = 1 + random.nextInt(3);
@@ -248,7 +251,7 @@ final class RandomTraces {
             boolean signed = random.nextBoolean();
             List<EnumMapping> m = random.nextBoolean() ? List.of()
                 : List.of(new EnumMapping("SMALL", 0, 127), new EnumMapping("l1", 128, 16383));
-            return new FieldType.VarIntType(signed, pick(2, 8, 10, 10, 16), m, java.util.Set.of());
+            return new FieldType.VarIntType(signed, pick(2, 8, 10, 10, 16), m, Set.of());
         }
         int kind = random.nextInt(depth > 0 ? 6 : 5);
         return switch (kind) {
@@ -337,11 +340,11 @@ final class RandomTraces {
     Object value(FieldType type) {
         return switch (type) {
             case IntegerType it when it.size() > 64 -> {
-                java.math.BigInteger v = new java.math.BigInteger(it.size(), random);
+                BigInteger v = new BigInteger(it.size(), random);
                 if (random.nextInt(6) == 0) {
-                    v = java.math.BigInteger.ONE.shiftLeft(it.size()).subtract(java.math.BigInteger.ONE); // extreme
+                    v = BigInteger.ONE.shiftLeft(it.size()).subtract(BigInteger.ONE); // extreme
                 }
-                yield it.signed() ? v.subtract(java.math.BigInteger.ONE.shiftLeft(it.size() - 1)) : v;
+                yield it.signed() ? v.subtract(BigInteger.ONE.shiftLeft(it.size() - 1)) : v;
             }
             case IntegerType it -> intValue(it);
             case FieldType.BitArrayType ba -> intValue(new IntegerType(ba.size(), ba.alignment(), false, ba.byteOrder(),

@@ -3,6 +3,7 @@ package dev.hetrace.profile.monitor;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.hetrace.profile.metric.Metric;
+import dev.hetrace.web.WebApps;
 import io.javalin.Javalin;
 import io.javalin.http.sse.SseClient;
 import java.io.IOException;
@@ -71,7 +72,7 @@ public final class MonitorServer implements AutoCloseable {
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
     public MonitorServer start(String host, int port) {
-        app = dev.hetrace.view.WebApps.create(host, "/dev/hetrace/profile/monitor/app");
+        app = WebApps.create(host, "/dev/hetrace/profile/monitor/app");
         app.get("/api/config", ctx -> {
             ctx.header("Cache-Control", "no-store");
             ctx.contentType("application/json").result(config);

@@ -5,17 +5,17 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.Run;
 import dev.hetrace.profile.metric.Metric;
-import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.profile.stats.BoxPlot;
 import dev.hetrace.profile.stats.CampaignStats;
 import dev.hetrace.profile.stats.Distribution;
 import dev.hetrace.profile.stats.Regression;
 import dev.hetrace.profile.stats.SlowdownCurve;
 import dev.hetrace.profile.stats.ThreadMetrics;
-import dev.hetrace.view.Report;
+import dev.hetrace.web.ScriptSafeJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -137,7 +137,7 @@ public final class ProfileReport {
         if (at < 0) {
             throw new IllegalStateException("report.html: no " + DATA_AT);
         }
-        String json = new ObjectMapper(Report.scriptSafeJson()).writeValueAsString(data);
+        String json = new ObjectMapper(ScriptSafeJson.factory()).writeValueAsString(data);
         return html.substring(0, at) + json + html.substring(at + DATA_AT.length());
     }
 

@@ -2,7 +2,7 @@ package dev.hetrace.profile.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.view.Chromium;
+import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

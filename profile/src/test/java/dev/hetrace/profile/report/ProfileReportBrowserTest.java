@@ -11,7 +11,7 @@ import dev.hetrace.profile.stats.CoreTypes;
 import dev.hetrace.profile.stats.Distribution;
 import dev.hetrace.profile.stats.SlowdownCurve;
 import dev.hetrace.profile.stats.ThreadMetrics;
-import dev.hetrace.view.Chromium;
+import dev.hetrace.web.Chromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.hetrace.sync.out;
 
 import dev.hetrace.ctf.CtfTrace;
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;

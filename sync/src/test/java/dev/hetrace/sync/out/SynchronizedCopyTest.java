@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
 import dev.hetrace.ctf.decode.FieldValues;
-import dev.hetrace.ctf.decode.PacketInfo;
+import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Required;

@@ -1,6 +1,6 @@
 package dev.hetrace.tracer.shm;
 
-import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.api.PacketCheck;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.metadata.MetadataReader;
 import java.io.IOException;
@@ -71,7 +71,7 @@ public final class ShmCollector implements AutoCloseable {
     private final List<Path> inputs;
     private final List<Path> written;
     /** The metadata, compiled, once written: each slot is checked against it. */
-    private TracePlan plan;
+    private PacketCheck.Packets packets;
     private UUID producersUuid;
 
     /**
@@ -125,11 +125,11 @@ public final class ShmCollector implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage(), e);
         }
-        if (plan == null) {
+        if (packets == null) {
             byte[] metadata = metadataSource.bytes(u);
-            TracePlan compiled;
+            PacketCheck.Packets compiled;
             try {
-                compiled = TracePlan.compile(MetadataReader.parse(metadata, w -> { }));
+                compiled = PacketCheck.Packets.of(MetadataReader.parse(metadata, w -> { }));
             } catch (MetadataException e) {
                 throw new IOException("the metadata cannot describe the producers' packets: " + e.getMessage(), e);
             }
@@ -138,13 +138,13 @@ public final class ShmCollector implements AutoCloseable {
             Files.write(tmp, metadata);
             Files.move(tmp, traceDir.resolve(METADATA), StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
-            plan = compiled;
+            packets = compiled;
             producersUuid = u;
         } else if (!Objects.equals(u, producersUuid)) {
             throw new ShmRingException(ring.region, "its tracer writes trace UUID " + u + ", another region's "
                 + producersUuid + ": they are not one trace");
         }
-        ring.openStream(plan);
+        ring.openStream(packets);
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.hetrace.tracer.shm;
 
 import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 
-import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.api.PacketCheck;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -149,10 +149,10 @@ final class ShmRing implements AutoCloseable {
 
     /**
      * Creates (truncates) the stream file; after {@link #attach()}, once the metadata is there.
-     * Each slot is checked against {@code plan} before it is written.
+     * Each slot is checked to hold one of {@code packets} before it is written.
      */
-    void openStream(TracePlan plan) throws IOException {
-        check = new PacketCheck(plan, region, segment);
+    void openStream(PacketCheck.Packets packets) throws IOException {
+        check = new PacketCheck(packets, region, segment);
         out = FileChannel.open(streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING);
     }

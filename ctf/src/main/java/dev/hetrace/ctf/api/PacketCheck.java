@@ -1,31 +1,46 @@
-package dev.hetrace.tracer.shm;
+package dev.hetrace.ctf.api;
 
-import dev.hetrace.ctf.decode.PacketInfo;
 import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.decode.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
+import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.TraceClass;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Tells whether a slot of one region holds a packet of the trace, before the collector writes
- * it: a slot a faulty core filled with anything else (zeros, stray writes) would make the whole
+ * Tells whether a slot of a memory region holds a packet of the trace, before a collector
+ * writes it to a stream file: a slot a faulty core filled with anything else (zeros, stray writes) would make the whole
  * stream file unreadable from there on. The slot's packet header and context are decoded as
  * every reader decodes them: the magic, a stream class the metadata declares (the same for
  * every packet of the region), the trace UUID if the header holds one, and packet and content
  * sizes that agree with each other and fill the slot exactly. The events are not decoded.
  * Nothing is allocated per packet but the decoder's packet record.
  */
-final class PacketCheck {
+public final class PacketCheck {
+    /** The packets a trace class describes, compiled once for all the regions that carry them. */
+    public static final class Packets {
+        private final TracePlan plan;
+
+        private Packets(TracePlan plan) {
+            this.plan = plan;
+        }
+
+        /** Fails when the trace class cannot describe packets (as a reader of its trace would). */
+        public static Packets of(TraceClass trace) throws MetadataException {
+            return new Packets(TracePlan.compile(trace));
+        }
+    }
+
     private final TracePlan plan;
     private final List<StreamDecoder.StreamFile> region;
     private StreamDecoder decoder;
     /** Set by the decoder's warning: the only one a packet header gives is a UUID that differs. */
     private boolean uuidDiffers;
 
-    PacketCheck(TracePlan plan, Path regionFile, MemorySegment mapping) {
-        this.plan = plan;
+    /** Checks slots of the region {@code mapping}, named {@code regionFile} in what it tells. */
+    public PacketCheck(Packets packets, Path regionFile, MemorySegment mapping) {
+        this.plan = packets.plan;
         this.region = List.of(new StreamDecoder.StreamFile(regionFile, mapping));
         this.decoder = newDecoder();
     }
@@ -40,7 +55,7 @@ final class PacketCheck {
      * Null if the slot of {@code slotSize} bytes at {@code offset} in the region holds one
      * packet of the trace; otherwise why not.
      */
-    String problem(long offset, int slotSize) {
+    public String problem(long offset, int slotSize) {
         decoder.seek(0, offset * 8, 0, false, PacketInfo.ABSENT, PacketInfo.ABSENT, PacketInfo.ABSENT);
         String problem;
         try {

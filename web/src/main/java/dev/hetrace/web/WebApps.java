@@ -1,4 +1,4 @@
-package dev.hetrace.view;
+package dev.hetrace.web;
 
 import io.javalin.Javalin;
 import io.javalin.http.ForbiddenResponse;

@@ -1,4 +1,4 @@
-package dev.hetrace.view;
+package dev.hetrace.web;
 
 import static org.assertj.core.api.Assertions.fail;
 
@@ -72,18 +72,18 @@ public final class Chromium implements AutoCloseable {
     }
 
     /** Waits until the app has drawn what it was last asked. */
-    void settle() {
+    public void settle() {
         new WebDriverWait(driver, Duration.ofSeconds(30))
             .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
     }
 
     /** The rows, rectangles and arrows of the app's last frame, once it settled. */
-    JsonNode lastDraw() throws Exception {
+    public JsonNode lastDraw() throws Exception {
         settle();
         return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
     }
 
-    static JsonNode row(JsonNode draw, String name) {
+    public static JsonNode row(JsonNode draw, String name) {
         for (JsonNode r : draw.get("rows")) {
             if (r.get("name").asText().equals(name)) {
                 return r;

@@ -1,4 +1,5 @@
-package dev.hetrace.ctf.decode;
+package dev.hetrace.ctf.api;
+
 
 /**
  * Items a tracer lost in one stream, as the packet contexts tell it: the {@code events_discarded}

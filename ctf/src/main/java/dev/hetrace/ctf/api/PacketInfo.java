@@ -1,4 +1,4 @@
-package dev.hetrace.ctf.decode;
+package dev.hetrace.ctf.api;
 
 import java.nio.file.Path;
 
