@@ -1,6 +1,7 @@
 package dev.hetrace.analysis;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * Intervals: start and end (ns on the reference clock), the owner (a core or a task), the
@@ -60,14 +61,13 @@ public final class IntervalTable {
     /**
      * The rows of {@code parts} one after the other, each part's owners and subjects renumbered
      * through its {@code owners} and {@code subjects} (null: kept; a negative subject is kept),
-     * its times through its map of {@code maps} when not null (a self time scaled as its
-     * interval). Each part is copied by one of the {@code copies} added (several may run at once
-     * on different threads), except a lone part already numbered and timed as the model (one
-     * trace, no map): that one is returned as it is, shared, not copied.
+     * its times as they are (the passes made them on the reference clock). Each part is copied
+     * by one of the {@code copies} added (several may run at once on different threads), except
+     * a lone part already numbered as the model (one trace): that one is returned as it is,
+     * shared, not copied.
      */
-    static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects,
-                                dev.hetrace.sync.PiecewiseMap[] maps, java.util.List<Runnable> copies) {
-        if (parts.length == 1 && maps == null && identity(owners == null ? null : owners[0])
+    static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects, List<Runnable> copies) {
+        if (parts.length == 1 && identity(owners == null ? null : owners[0])
                 && identity(subjects == null ? null : subjects[0])) {
             return parts[0];
         }
@@ -82,9 +82,8 @@ public final class IntervalTable {
             int from = at;
             int[] o = owners == null ? null : owners[k];
             int[] s = subjects == null ? null : subjects[k];
-            dev.hetrace.sync.PiecewiseMap map = maps == null ? null : maps[k];
             if (part.size() > 0) {
-                copies.add(() -> out.copy(from, part, o, s, map == null ? null : map.walker()));
+                copies.add(() -> out.copy(from, part, o, s));
             }
             at += part.size();
         }
@@ -107,17 +106,13 @@ public final class IntervalTable {
      * storage as it goes. Rows are copied a run at a time, each run within one chunk of either
      * table, so that the loop over a run reads and writes two segments it holds.
      */
-    private void copy(int at, IntervalTable from, int[] owners, int[] subjects, dev.hetrace.sync.PiecewiseMap.Walker map) {
+    private void copy(int at, IntervalTable from, int[] owners, int[] subjects) {
         int n = from.size();
         for (int i = 0; i < n; ) {
             int run = Math.min(n - i, Math.min(from.rows.rowsInChunkFrom(i), rows.rowsInChunkFrom(at)));
             MemorySegment s = from.rows.chunk(i);
             MemorySegment c = rows.chunkToWrite(at);
-            if (map == null) {
-                copyRun(s, from.rows.offset(i), c, rows.offset(at), run, owners, subjects);
-            } else {
-                copyRun(s, from.rows.offset(i), c, rows.offset(at), run, owners, subjects, map);
-            }
+            copyRun(s, from.rows.offset(i), c, rows.offset(at), run, owners, subjects);
             i += run;
             at += run;
             from.rows.releaseBefore(i);
@@ -141,23 +136,6 @@ public final class IntervalTable {
                 subject = subjects[subject];
             }
             c.setAtIndex(LongRows.L, w, LongRows.pair(owner, subject));
-        }
-    }
-
-    /** As {@link #copyRun(MemorySegment, int, MemorySegment, int, int, int[], int[])}, the times mapped (a self time scaled as its interval). */
-    private static void copyRun(MemorySegment s, int so, MemorySegment c, int o, int run, int[] owners, int[] subjects,
-                                dev.hetrace.sync.PiecewiseMap.Walker map) {
-        copyRun(s, so, c, o, run, owners, subjects);
-        for (int j = 0, r = o; j < run; j++, r += W) {
-            long start = c.getAtIndex(LongRows.L, r + START);
-            long end = c.getAtIndex(LongRows.L, r + END);
-            long self = c.getAtIndex(LongRows.L, r + SELF);
-            long d = end - start;
-            start = map.apply(start);
-            end = map.apply(end);
-            c.setAtIndex(LongRows.L, r + START, start);
-            c.setAtIndex(LongRows.L, r + END, end);
-            c.setAtIndex(LongRows.L, r + SELF, d <= 0 || self == d ? end - start : Math.round((double) self * (end - start) / d));
         }
     }
 

@@ -46,13 +46,6 @@ public final class LongColumn {
         return chunks[i >>> SHIFT][i & MASK];
     }
 
-    public void set(int i, long v) {
-        if (i >= size || i < 0) {
-            throw new IndexOutOfBoundsException(i + " of " + size);
-        }
-        chunks[i >>> SHIFT][i & MASK] = v;
-    }
-
     public int size() {
         return size;
     }

@@ -3,6 +3,9 @@ package dev.hetrace.analysis;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
 
 /**
  * Rows of a fixed number of longs, stored by rows in chunks of 2048 rows once past the first
@@ -28,13 +31,13 @@ public final class LongRows {
     private static final int MASK = ROWS - 1;
 
     /** Full chunks given back, by width (1 to 16 longs a row), each queue bounded. */
-    private static final java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] FREE = freeLists();
+    private static final ArrayBlockingQueue<MemorySegment>[] FREE = freeLists();
 
     @SuppressWarnings("unchecked")
-    private static java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] freeLists() {
-        java.util.concurrent.ArrayBlockingQueue<MemorySegment>[] q = new java.util.concurrent.ArrayBlockingQueue[17];
+    private static ArrayBlockingQueue<MemorySegment>[] freeLists() {
+        ArrayBlockingQueue<MemorySegment>[] q = new ArrayBlockingQueue[17];
         for (int w = 1; w < q.length; w++) {
-            q[w] = new java.util.concurrent.ArrayBlockingQueue<>(128);
+            q[w] = new ArrayBlockingQueue<>(128);
         }
         return q;
     }
@@ -129,7 +132,7 @@ public final class LongRows {
         }
         int n = size >>> SHIFT;
         if (n == chunks.length) {
-            chunks = java.util.Arrays.copyOf(chunks, n * 2);
+            chunks = Arrays.copyOf(chunks, n * 2);
         }
         last = full();
         chunks[n] = last;
@@ -140,7 +143,7 @@ public final class LongRows {
     }
 
     public long get(int row, int field) {
-        java.util.Objects.checkIndex(row, size);
+        Objects.checkIndex(row, size);
         return chunks[row >>> SHIFT].getAtIndex(L, (long) (row & MASK) * width + field);
     }
 
@@ -150,7 +153,7 @@ public final class LongRows {
      * chunk. Returns how many (0 when {@code from} is the size).
      */
     public int read(int from, int max, long[] into) {
-        java.util.Objects.checkIndex(from, size + 1);
+        Objects.checkIndex(from, size + 1);
         int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, rowsInChunkFrom(from)));
         if (n > 0) {
             MemorySegment.copy(chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
@@ -183,19 +186,8 @@ public final class LongRows {
     }
 
     public void set(int row, int field, long value) {
-        java.util.Objects.checkIndex(row, size);
+        Objects.checkIndex(row, size);
         chunks[row >>> SHIFT].setAtIndex(L, (long) (row & MASK) * width + field, value);
-    }
-
-    /** Replaces {@code field} of every row by {@code f} of it, a chunk at a time (times put on another clock). */
-    public void map(int field, java.util.function.LongUnaryOperator f) {
-        for (int c = 0; c * ROWS < size; c++) {
-            MemorySegment k = chunks[c];
-            int n = Math.min(ROWS, size - c * ROWS);
-            for (long o = field, end = (long) n * width; o < end; o += width) {
-                k.setAtIndex(L, o, f.applyAsLong(k.getAtIndex(L, o)));
-            }
-        }
     }
 
     /** Two ints in one long: {@code high} in the upper half, {@code low} in the lower. */

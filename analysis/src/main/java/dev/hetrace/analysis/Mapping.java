@@ -1,16 +1,25 @@
 package dev.hetrace.analysis;
 
+import dev.hetrace.ctf.FileFailure;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -142,7 +151,7 @@ public record Mapping(String name, List<String> detect, String core, String task
         "lttng-ust-cyg-profile-fast");
 
     /** The presets parsed so far: resources of this jar, the same every time (a mapping is immutable). */
-    private static final Map<String, Mapping> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Mapping> PARSED = new ConcurrentHashMap<>();
 
     /**
      * A preset by name, parsed once per process: {@link #detect} tries every preset for every
@@ -187,7 +196,7 @@ public record Mapping(String name, List<String> detect, String core, String task
                 applied.add(m);
             }
         }
-        Set<String> mapped = new java.util.HashSet<>();
+        Set<String> mapped = new HashSet<>();
         applied.forEach(m -> m.restrictedTo(eventNames).rules().forEach(r -> mapped.add(r.event())));
         Mapping generic = generic(eventNames);
         generic = new Mapping(generic.name(), List.of(), null, null, null, null, null,
@@ -230,7 +239,7 @@ public record Mapping(String name, List<String> detect, String core, String task
                 }
             }
         }
-        rules.sort(java.util.Comparator.comparing(Rule::event));
+        rules.sort(Comparator.comparing(Rule::event));
         return new Mapping("generic-entry-exit", List.of(), null, null, null, null, null, rules);
     }
 
@@ -272,7 +281,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             if (star >= 0) {
                 String prefix = r.event().substring(0, star);
                 String suffix = r.event().substring(star + 1);
-                for (String e : new java.util.TreeSet<>(eventNames)) {
+                for (String e : new TreeSet<>(eventNames)) {
                     if (e.startsWith(prefix) && e.endsWith(suffix) && e.length() > prefix.length() + suffix.length()) {
                         String matched = e.substring(prefix.length(), e.length() - suffix.length());
                         Map<String, String> fields = new LinkedHashMap<>();
@@ -293,7 +302,7 @@ public record Mapping(String name, List<String> detect, String core, String task
         try {
             text = Files.readString(file);
         } catch (IOException e) {
-            throw dev.hetrace.ctf.FileFailure.of("read", file, e);
+            throw FileFailure.of("read", file, e);
         }
         return parse(text, file.toString());
     }
@@ -302,7 +311,7 @@ public record Mapping(String name, List<String> detect, String core, String task
     public static Mapping parse(String yaml, String source) {
         Node root;
         try {
-            root = new Yaml(new LoaderOptions()).compose(new java.io.StringReader(yaml));
+            root = new Yaml(new LoaderOptions()).compose(new StringReader(yaml));
         } catch (MarkedYAMLException e) {
             throw new MappingException(source + ":" + (e.getProblemMark().getLine() + 1) + ": " + e.getProblem());
         }
@@ -337,8 +346,8 @@ public record Mapping(String name, List<String> detect, String core, String task
             idleName = t.containsKey("name") ? scalar(t.get("name"), source, "idle.name") : null;
             if (idleName != null) {
                 try {
-                    java.util.regex.Pattern.compile(idleName);
-                } catch (java.util.regex.PatternSyntaxException e) {
+                    Pattern.compile(idleName);
+                } catch (PatternSyntaxException e) {
                     throw error(source, t.get("name"), "idle.name: not a regular expression: " + e.getDescription());
                 }
             }
@@ -353,7 +362,7 @@ public record Mapping(String name, List<String> detect, String core, String task
         States states = States.ZERO_PREEMPTED;
         if (keys.get("states") != null) {
             String w = scalar(keys.get("states"), source, "states");
-            states = java.util.Arrays.stream(States.values()).filter(x -> x.word.equals(w)).findFirst()
+            states = Arrays.stream(States.values()).filter(x -> x.word.equals(w)).findFirst()
                 .orElseThrow(() -> error(source, keys.get("states"), "states: expected linux or zero-preempted, got '" + w + "'"));
         }
         List<Rule> rules = new ArrayList<>();
@@ -387,7 +396,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             Action a = Action.of(does);
             if (a == null) {
                 throw error(source, n, "does: '" + does + "' is not one of " + String.join(", ",
-                    java.util.Arrays.stream(Action.values()).map(x -> x.word).toList()));
+                    Arrays.stream(Action.values()).map(x -> x.word).toList()));
             }
             for (String role : a.required) {
                 if (!fields.containsKey(role)) {
@@ -397,7 +406,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             for (String role : fields.keySet()) {
                 if (!a.required.contains(role) && !a.optional.contains(role)) {
                     throw error(source, n, event + ": '" + role + "' is not a field role of '" + does + "' (roles: "
-                        + String.join(", ", new java.util.TreeSet<>(union(a.required, a.optional))) + ")");
+                        + String.join(", ", new TreeSet<>(union(a.required, a.optional))) + ")");
                 }
             }
             if (!seen.add(event)) {
@@ -421,7 +430,7 @@ public record Mapping(String name, List<String> detect, String core, String task
             String k = scalar(t.getKeyNode(), source, "key");
             if (!allowed.contains(k)) {
                 throw error(source, t.getKeyNode(), "unknown key '" + k + "' (expected one of "
-                    + String.join(", ", new java.util.TreeSet<>(allowed)) + ")");
+                    + String.join(", ", new TreeSet<>(allowed)) + ")");
             }
             out.put(k, t.getValueNode());
         }

@@ -1,6 +1,7 @@
 package dev.hetrace.analysis;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * Messages: the send (time, core, task) linked to the receive (time, core, task) by queue and
@@ -29,7 +30,7 @@ public final class MessageTable {
     }
 
     void received(int row, long time, int core, int task, int call) {
-        java.util.Objects.checkIndex(row, rows.size());
+        Objects.checkIndex(row, rows.size());
         MemorySegment c = rows.chunk(row);
         int o = rows.offset(row);
         c.setAtIndex(LongRows.L, o + RECEIVE_TIME, time);

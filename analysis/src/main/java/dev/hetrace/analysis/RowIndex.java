@@ -1,5 +1,8 @@
 package dev.hetrace.analysis;
 
+import java.util.function.IntToLongFunction;
+import java.util.function.IntUnaryOperator;
+
 /**
  * The rows of an {@link IntervalTable} grouped by owner and sorted by start, so that the
  * intervals of one core or task near a time are found by binary search rather than by a scan of
@@ -95,7 +98,7 @@ final class RowIndex {
     }
 
     /** The position in {@code items}, sorted by {@code key}, of the first whose key is after {@code time} (the length if none). */
-    static int firstAfter(int[] items, java.util.function.IntToLongFunction key, long time) {
+    static int firstAfter(int[] items, IntToLongFunction key, long time) {
         int lo = 0;
         int hi = items.length;
         while (lo < hi) {
@@ -113,7 +116,7 @@ final class RowIndex {
      * Items {@code 0..count-1} grouped by owner ({@code ownerOf}: −1 for none), each group in
      * the items' order.
      */
-    static int[][] group(int owners, int count, java.util.function.IntUnaryOperator ownerOf) {
+    static int[][] group(int owners, int count, IntUnaryOperator ownerOf) {
         int[] counts = new int[owners];
         for (int i = 0; i < count; i++) {
             int o = ownerOf.applyAsInt(i);

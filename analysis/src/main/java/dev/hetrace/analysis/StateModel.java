@@ -1,9 +1,9 @@
 package dev.hetrace.analysis;
 
 import java.lang.foreign.MemorySegment;
-
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the traces say happened, as tables: per core, which task ran (or idled) when; per task,
@@ -280,7 +280,7 @@ public final class StateModel {
      * Names functions traced by address ({@code 0x401180}) after a symbol table, address (as
      * {@code 0x} and lowercase hex) to name; addresses it lacks keep their number.
      */
-    public void symbolize(java.util.Map<String, String> symbols) {
+    public void symbolize(Map<String, String> symbols) {
         for (int i = 0; i < names.size(); i++) {
             String s = symbols.get(names.get(i));
             if (s != null) {

@@ -2,6 +2,7 @@ package dev.hetrace.analysis;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +93,7 @@ public final class Statistics {
         Map<String, Acc> byName = new LinkedHashMap<>();
         Map<String, Acc> byCore = new LinkedHashMap<>();
         Acc[] names = new Acc[m.eventNames.size()];
-        Map<Integer, Acc> cores = new java.util.HashMap<>();
+        Map<Integer, Acc> cores = new HashMap<>();
         // each trace's marks are in time order, trace after trace: an element's times are sorted
         // unless it spans traces, which the accumulator notices; then they are gathered in a second pass
         for (boolean collect : new boolean[] {false, true}) {

@@ -6,9 +6,13 @@ import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.Required;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** Real LTTng traces of the corpus: the presets build their state, and the statistics agree with a direct count. */
@@ -20,7 +24,8 @@ class CorpusStateTest {
     @Test
     void anLttngKernelTracesTaskStatisticsAreThoseOfItsSchedSwitchEventsCountedDirectly() throws Exception {
         Path trace = corpus("lttng-tracefile-rotation");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         assertThat(m.mappingNames()).containsExactly("lttng-kernel");
         assertThat(m.cores()).hasSizeGreaterThan(1);
         // the direct computation: per CPU, from switch to switch (from the trace's first event
@@ -83,19 +88,20 @@ class CorpusStateTest {
     @Test
     void aRealLttngUstFunctionTracesCallsAreTheEntriesAndExitsOfEachThreadPairedDirectly() throws Exception {
         Path trace = Path.of("src/test/resources/traces/lttng-ust-cyg-profile/trace");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         assertThat(m.mappingNames()).containsExactly("lttng-ust-cyg-profile");
         // the direct computation: per thread, a stack of entries; each exit closes the top
         Map<String, long[]> direct = new HashMap<>();
-        Map<Long, java.util.ArrayDeque<long[]>> stacks = new HashMap<>();
-        java.util.Set<Long> threads = new java.util.TreeSet<>();
+        Map<Long, ArrayDeque<long[]>> stacks = new HashMap<>();
+        Set<Long> threads = new TreeSet<>();
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {
                 Event e = r.event();
                 long tid = e.getLong("vtid");
                 threads.add(tid);
                 long addr = e.getLong("addr");
-                var stack = stacks.computeIfAbsent(tid, k -> new java.util.ArrayDeque<>());
+                var stack = stacks.computeIfAbsent(tid, k -> new ArrayDeque<>());
                 if (e.name().equals("lttng_ust_cyg_profile:func_entry")) {
                     stack.push(new long[] {addr, e.timeNanos()});
                 } else {
@@ -136,8 +142,9 @@ class CorpusStateTest {
     @Test
     void aTraceNoPresetFitsHasItsStreamsAsCoresOfPointEventsAndANoteNamingTheMappingOption() throws Exception {
         Path trace = corpus("debug-info");
-        List<String> warnings = new java.util.ArrayList<>();
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), warnings::add);
+        List<String> warnings = new ArrayList<>();
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(warnings::add));
         assertThat(m.mappingNames()).containsExactly(StateBuilder.EVENTS_ONLY);
         assertThat(warnings).singleElement().asString().contains("no preset maps its events", "--mapping FILE", "does: enter");
         assertThat(m.runs().size() + m.calls().size() + m.irqs().size()).isZero();

@@ -13,9 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -62,7 +65,7 @@ class DiagnosisTest {
         try {
             Simulation.Result r = Simulation.sobel(s.config(), dir.resolve("board"));
             StateBuilder.Input in = StateBuilder.synchronize(r.traces(), w -> { });
-            StateModel m = StateBuilder.build(in, w -> { });
+            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
             m.symbolize(symbols(r.truth()));
             return new Board(r, in, m, Diagnosis.of(m, Diagnosis.DEFAULT_K));
         } finally {
@@ -70,7 +73,7 @@ class DiagnosisTest {
         }
     }
 
-    private static java.util.Map<String, String> symbols(GroundTruth truth) {
+    private static Map<String, String> symbols(GroundTruth truth) {
         return truth.symbolNames();
     }
 
@@ -89,7 +92,7 @@ class DiagnosisTest {
             .as((n, seed, pick, atMs) -> {
                 // at most a third of the cores, so that the median stays the normal duration
                 int count = 1 + pick % Math.max(1, n / 3);
-                List<Integer> cores = new java.util.Random(pick).ints(0, n).distinct().limit(count).boxed().sorted().toList();
+                List<Integer> cores = new Random(pick).ints(0, n).distinct().limit(count).boxed().sorted().toList();
                 return new Scenario(n, seed, new Fault.Preempt(cores, atMs * MS));
             });
     }
@@ -189,7 +192,7 @@ class DiagnosisTest {
             // its last event came before the crash, and no earlier than the last thing the truth saw it do
             assertThat(silent.last()).as("%s", s).isLessThanOrEqualTo(at + bound);
             long lastDone = b.sim().truth().intervals().stream().filter(v -> v.core().equals(core))
-                .flatMapToLong(v -> java.util.stream.LongStream.of(v.startNanos(), v.endNanos()))
+                .flatMapToLong(v -> LongStream.of(v.startNanos(), v.endNanos()))
                 .filter(t -> t < truth.atNanos()).max().orElseThrow();
             assertThat(silent.last()).as("%s", s).isGreaterThanOrEqualTo(b.masterTime(lastDone) - bound);
         }

@@ -3,8 +3,6 @@ package dev.hetrace.analysis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.hetrace.sync.ClockTransform;
-import dev.hetrace.sync.PiecewiseMap;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Example;
@@ -16,7 +14,7 @@ import net.jqwik.api.constraints.Size;
 /**
  * {@link IntervalTable}: its packed fields read back as written, and {@link IntervalTable#concat}
  * (copied a run of rows at a time, each run within one chunk of either table) gives every part's
- * rows, renumbered and retimed, as copying them one by one does.
+ * rows, renumbered, their times as they were, as copying them one by one does.
  */
 class IntervalTableTest {
 
@@ -53,14 +51,13 @@ class IntervalTableTest {
     }
 
     @Property(tries = 40)
-    void concatenatedPartsAreTheirRowsRenumberedAndRetimed(
+    void concatenatedPartsAreTheirRowsRenumbered(
             @ForAll @Size(min = 1, max = 4) List<@IntRange(min = 0, max = 5000) Integer> sizes,
-            @ForAll boolean renumber, @ForAll boolean retime) {
+            @ForAll boolean renumber) {
         int parts = sizes.size();
         IntervalTable[] tables = new IntervalTable[parts];
         int[][] owners = renumber ? new int[parts][] : null;
         int[][] subjects = renumber ? new int[parts][] : null;
-        PiecewiseMap[] maps = retime ? new PiecewiseMap[parts] : null;
         List<long[]> expected = new ArrayList<>();
         for (int p = 0; p < parts; p++) {
             IntervalTable t = new IntervalTable();
@@ -75,11 +72,6 @@ class IntervalTableTest {
                     subjects[p][k] = 1000 * p + 3 * k;
                 }
             }
-            PiecewiseMap.Walker w = null;
-            if (retime) {
-                maps[p] = PiecewiseMap.of(new ClockTransform(1_000, 5_000 + p, 2e-3 * (p + 1)));
-                w = maps[p].walker();
-            }
             for (int i = 0; i < sizes.get(p); i++) {
                 long start = 10L * i + p;
                 long end = start + (i % 9);
@@ -90,21 +82,12 @@ class IntervalTableTest {
                 int depth = i % 4;
                 int flags = i % 8;
                 t.add(start, end, owner, subject, state, depth, flags, self);
-                long d = end - start;
-                long s = start;
-                long e = end;
-                long f = self;
-                if (w != null) {
-                    s = w.apply(start);
-                    e = w.apply(end);
-                    f = d <= 0 || self == d ? e - s : Math.round((double) self * (e - s) / d);
-                }
-                expected.add(new long[] {s, e, renumber ? owners[p][owner] : owner,
-                    renumber && subject >= 0 ? subjects[p][subject] : subject, state, depth, flags, f});
+                expected.add(new long[] {start, end, renumber ? owners[p][owner] : owner,
+                    renumber && subject >= 0 ? subjects[p][subject] : subject, state, depth, flags, self});
             }
         }
         List<Runnable> copies = new ArrayList<>();
-        IntervalTable all = IntervalTable.concat(tables, owners, subjects, maps, copies);
+        IntervalTable all = IntervalTable.concat(tables, owners, subjects, copies);
         copies.forEach(Runnable::run);
         assertThat(all.size()).isEqualTo(expected.size());
         for (int i = 0; i < expected.size(); i++) {

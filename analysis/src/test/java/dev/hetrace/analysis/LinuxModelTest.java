@@ -26,7 +26,8 @@ class LinuxModelTest {
     }
 
     private static StateModel model(Path trace) throws Exception {
-        return StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        return StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(w -> { }));
     }
 
     @Test
@@ -286,7 +287,8 @@ class LinuxModelTest {
               - {event: irq_softirq_entry, does: irq-entry, irq: vec, label: softirq}
               - {event: irq_softirq_exit, does: irq-exit, irq: vec, label: softirq}
             """);
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), Mapping.read(f), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(w -> { }).withMapping(Mapping.read(f)));
         assertThat(m.mappingNames()).containsExactly("wide");
         // every interrupt entry and exit pair on its CPU: none cut short, none left open but at the ends
         long entries = 0;

@@ -8,6 +8,8 @@ import dev.hetrace.analysis.LttngSessionDaemon.Recording;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Required;
+import dev.hetrace.ctf.write.CtfWriter;
+import dev.hetrace.ctf.write.StreamWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -170,12 +172,12 @@ class LttngUstStateTest {
             event { name = "sched_switch"; id = 0; stream_id = 0; fields := struct { string _prev_comm; int32_t _prev_tid;
                 int64_t _prev_state; string _next_comm; int32_t _next_tid; }; };
             """.formatted(host, clock.uuid(), clock.offsetSeconds(), clock.offsetCycles());
-        try (dev.hetrace.ctf.write.CtfWriter w = dev.hetrace.ctf.write.CtfWriter.create(kernel, tsdl)) {
+        try (CtfWriter w = CtfWriter.create(kernel, tsdl)) {
             for (int cpu = 0; cpu < workers.size(); cpu++) {
                 long tid = workers.get(cpu);
                 String name = run.did.threads.get(tid);
                 long[] s = span.get(tid);
-                dev.hetrace.ctf.write.StreamWriter out = w.stream(0, cpu, "channel0_" + cpu).packetContext("cpu_id", (long) cpu);
+                StreamWriter out = w.stream(0, cpu, "channel0_" + cpu).packetContext("cpu_id", (long) cpu);
                 out.event(0, s[0] - 1_000, List.of("swapper/" + cpu, 0L, 0L, name, tid));
                 if (tid == first) {
                     out.event(0, preemptFrom, List.of(name, tid, 0x100L, "intruder", 99_999L));
@@ -184,7 +186,8 @@ class LttngUstStateTest {
                 out.event(0, s[1] + 1_000, List.of(name, tid, 1L, "swapper/" + cpu, 0L));
             }
         }
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }), null, w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         m.symbolize(run.did.functions);
         Waits waits = Waits.of(m);
         // the user-space threads are the kernel's tasks: one task per worker, named as the kernel names it
@@ -361,7 +364,8 @@ class LttngUstStateTest {
         command.addAll(List.of(args));
         Recording r = lttng.record(name, channel, events, env, command);
         Did did = Did.read(r.directory().resolve("did.txt"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }), mapping, w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }),
+            StateBuilder.Options.of(w -> { }).withMapping(mapping));
         m.symbolize(did.functions);
         long offset;
         try (CtfReader reader = CtfReader.open(r.trace())) {

@@ -95,8 +95,8 @@ class MappingTest {
               - {event: irq_entry, does: irq-entry, irq: irq, label: line}
               - {event: irq_exit, does: irq-exit, irq: irq}
             """);
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> { }), Mapping.read(f),
-            w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> { }),
+            StateBuilder.Options.of(w -> { }).withMapping(Mapping.read(f)));
         assertThat(m.mappingNames()).containsExactly("irqs-only");
         assertThat(m.runs().size()).isZero();
         assertThat(m.calls().size()).isZero();

@@ -60,7 +60,7 @@ class ModelEqualityTest {
         List<Path> traces = new ArrayList<>();
         traces.add(r.master());
         traces.addAll(r.slaves());
-        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, null, w -> { }, null, 0).model();
+        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { })).model();
 
         ModelEquality.assertEqual(m, copy(m, -1, -1));
         int call = m.calls().size() / 2;

@@ -2,11 +2,13 @@ package dev.hetrace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,9 +41,9 @@ class PatternSearchTest {
         List<Long> expected = truth.stream().map(t -> t.endTraceNanos() - t.startTraceNanos()).sorted().toList();
         for (int i = 0; i < expected.size(); i++) {
             // the trace's times are cycles of a 1.2 GHz clock: within a nanosecond of the truth's
-            assertThat(durations.get(i)).isCloseTo(expected.get(i), org.assertj.core.api.Assertions.within(1L));
+            assertThat(durations.get(i)).isCloseTo(expected.get(i), within(1L));
         }
-        assertThat(r.histogram(10)).matches(h -> java.util.Arrays.stream(h).sum() == truth.size());
+        assertThat(r.histogram(10)).matches(h -> Arrays.stream(h).sum() == truth.size());
     }
 
     @Test
@@ -62,7 +64,7 @@ class PatternSearchTest {
         StateBuilder.Input in = StateBuilder.synchronize(sim.traces(), w -> { });
         PatternSearch.Result r = PatternSearch.run(in, new PatternSearch.Spec("msgq_put", "msgq_get",
             List.<String[]>of(new String[] {"msg_id", "msg_id"}), false), w -> { });
-        StateModel m = StateBuilder.build(in, w -> { });
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
         List<long[]> linked = new ArrayList<>();
         for (int i = 0; i < m.messages().size(); i++) {
             if (m.messages().flags(i) == 0) {

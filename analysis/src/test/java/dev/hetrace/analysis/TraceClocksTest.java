@@ -12,7 +12,10 @@ import dev.hetrace.sync.Synchronizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,7 +64,7 @@ class TraceClocksTest {
         try (CtfWriter w = CtfWriter.create(p, METADATA.formatted(clock, freq, offsetS, offsetCycles))) {
             StreamWriter s = w.stream(0);
             for (long[] e : events) {
-                s.event(e[1], e[0], java.util.Arrays.stream(e, 2, e.length).boxed().toList());
+                s.event(e[1], e[0], Arrays.stream(e, 2, e.length).boxed().toList());
             }
         }
         return p;
@@ -77,7 +80,7 @@ class TraceClocksTest {
     /** The start of the first interrupt of each trace, on the reference clock. */
     private static long[] irqStarts(StateModel m) {
         long[] out = new long[m.traceNames().size()];
-        java.util.Arrays.fill(out, Long.MAX_VALUE);
+        Arrays.fill(out, Long.MAX_VALUE);
         for (int i = 0; i < m.irqs().size(); i++) {
             int trace = m.cores().get(m.irqs().owner(i)).trace();
             out[trace] = Math.min(out[trace], m.irqs().start(i));
@@ -95,13 +98,14 @@ class TraceClocksTest {
         Path user = trace("ust", uuid, 100_000_000, 1_564_079_206L, 46, ust);
         long expected = 1_564_079_206_000_000_000L + 500 + 1_000_000; // 100,000 cycles at 100 MHz: 1 ms
 
-        StateBuilder.Built fused = StateBuilder.synchronizeAndBuild(List.of(kernel, user), StateBuilder.Clocks.DEFAULT, irqs,
-            w -> { }, null, 1);
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(kernel, user), w -> { }), irqs, w -> { });
-        for (StateModel m : List.of(fused.model(), read)) {
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(kernel, user), StateBuilder.Clocks.DEFAULT,
+            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
+        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(kernel, user), w -> { }),
+            StateBuilder.Options.of(w -> { }).withMapping(irqs));
+        for (StateModel m : List.of(built.model(), read)) {
             assertThat(irqStarts(m)).containsExactly(expected, expected);
         }
-        Synchronizer.TraceSync u = fused.input().sync().traces().get(1);
+        Synchronizer.TraceSync u = built.input().sync().traces().get(1);
         assertThat(u.quality()).isEqualTo(SyncQuality.SAME_CLOCK);
         assertThat(u.accuracyNanos()).contains(0L);
         assertThat(u.transform().apply(1_000)).isEqualTo(1_040);
@@ -123,7 +127,8 @@ class TraceClocksTest {
             irq(1_000, 2_000, 1));
         Path b = trace("b", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;", 1_000_000_000, 100, 0,
             irq(1_500, 2_500, 1));
-        StateModel m = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs, w -> { }, null, 1)
+        StateModel m = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
+            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1))
             .model();
         assertThat(irqStarts(m)).containsExactly(100_000_001_000L, 100_000_001_500L);
     }
@@ -140,15 +145,18 @@ class TraceClocksTest {
         assertThatThrownBy(() -> StateBuilder.synchronize(List.of(a, b), w -> { }))
             .isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said)
             .hasMessageEndingWith("--apart analyses it on its own clock").hasMessageNotContaining("\n");
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs, w -> { },
-            null, 1)).isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said);
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
+            StateBuilder.Options.of(w -> { }).withMapping(irqs)
+                .withThreads(1))).isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said);
 
         StateBuilder.Clocks apart = new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true);
         List<String> warnings = new ArrayList<>();
-        StateModel fused = StateBuilder.synchronizeAndBuild(List.of(a, b), apart, irqs, warnings::add, null, 1).model();
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(a, b), apart, w -> { }), irqs, w -> { });
+        StateModel built = StateBuilder.synchronizeAndBuild(List.of(a, b), apart,
+            StateBuilder.Options.of(warnings::add).withMapping(irqs).withThreads(1)).model();
+        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(a, b), apart, w -> { }),
+            StateBuilder.Options.of(w -> { }).withMapping(irqs));
         assertThat(warnings).singleElement().asString().startsWith(b + ": analysed apart, on its own clock");
-        for (StateModel m : List.of(fused, read)) {
+        for (StateModel m : List.of(built, read)) {
             // b's first event at a's first event; its durations its own
             assertThat(irqStarts(m)).containsExactly(100_000_001_000L, 100_000_001_000L);
             assertThat(m.end()).isEqualTo(100_000_001_000L + 4_000);
@@ -162,7 +170,7 @@ class TraceClocksTest {
         List<long[]> onA = new ArrayList<>(irq(1_000_000, 2_000_000, 1));
         List<long[]> onB = new ArrayList<>();
         long seq = 1;
-        java.util.Random r = new java.util.Random(3);
+        Random r = new Random(3);
         for (long t = 10_000_000; t < 2_000_000_000L; t += 10_000_000) {
             long there = t + 30_000 + r.nextInt(40_000);
             onA.add(new long[] {t, 2, seq, 1, 0x18});
@@ -176,18 +184,19 @@ class TraceClocksTest {
         Path a = trace("server", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 1_000, 0, onA);
         Path b = trace("client", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 995, 0, onB);
 
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT, irqs,
-            w -> { }, null, 1);
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
+            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
         Synchronizer.TraceSync client = built.input().sync().traces().get(1);
         assertThat(client.quality()).isEqualTo(SyncQuality.ACCURATE);
         long accuracy = client.accuracyNanos().orElseThrow();
         assertThat(accuracy).isLessThan(40_000);
         assertThat(irqStarts(built.model())[1]).isCloseTo(1_000_000_000_000L + 500_000_000,
-            org.assertj.core.data.Offset.offset(accuracy));
+            Offset.offset(accuracy));
 
         StateBuilder.Clocks handshakeOnly = new StateBuilder.Clocks(new Synchronizer.Options(MatchRules.HETRACE_SYNC,
             ConvexHullSync.Method.BISECTOR, 0, 0), false);
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), handshakeOnly, irqs, w -> { }, null, 1))
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), handshakeOnly,
+            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1)))
             .isInstanceOf(UnsynchronizedTraceException.class);
     }
 }

@@ -7,6 +7,8 @@ import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
+import dev.hetrace.sync.Synchronizer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,7 +34,7 @@ class WaitsTest {
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         sim = Simulation.sobel(c, dir.resolve("board"));
         input = StateBuilder.synchronize(sim.traces(), w -> { });
-        model = StateBuilder.build(input, w -> { });
+        model = StateBuilder.build(input, StateBuilder.Options.of(w -> { }));
         model.symbolize(sim.truth().symbolNames());
     }
 
@@ -118,7 +120,7 @@ class WaitsTest {
     void withoutFunctionHooksThePreemptedTasksActivationsAreTheOutliers() throws Exception {
         // an RTOS traced by its scheduler and queue hooks only: no func_entry/func_exit
         Path yaml = dir.resolve("switches-only.yaml");
-        java.nio.file.Files.writeString(yaml, """
+        Files.writeString(yaml, """
             name: rtos-switches
             events:
               - {event: task_switch, does: switch, next: next_task, prev: prev_task, prev-prio: prev_prio, next-prio: next_prio}
@@ -129,7 +131,8 @@ class WaitsTest {
         List<Path> slaves = sim.slaves();
         // the slaves exchange no message: each apart, on its own clock
         StateModel m = StateBuilder.build(StateBuilder.synchronize(slaves,
-            new StateBuilder.Clocks(dev.hetrace.sync.Synchronizer.Options.DEFAULT, true), w -> { }), mapping, w -> { });
+            new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true), w -> { }),
+                StateBuilder.Options.of(w -> { }).withMapping(mapping));
         assertThat(m.calls().size()).isZero();
         Diagnosis.Report d = Diagnosis.of(m, Diagnosis.DEFAULT_K);
         assertThat(d.outliers()).isNotEmpty().allSatisfy(o -> {
@@ -147,7 +150,8 @@ class WaitsTest {
     @Test
     void aHealthyBoardHasNoFinding() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(4).withSlaves(6), dir.resolve("healthy"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         Diagnosis.Report d = Diagnosis.of(m, Diagnosis.DEFAULT_K);
         assertThat(d.outliers()).isEmpty();
         assertThat(d.silent()).isEmpty();

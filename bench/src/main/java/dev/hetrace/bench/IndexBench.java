@@ -95,7 +95,7 @@ public final class IndexBench {
                     case 0 -> time(() -> decode(in, names, false));
                     case 1 -> time(() -> decode(in, names, true));
                     case 2 -> time(() -> {
-                        StateModel m = StateBuilder.build(in, w -> { });
+                        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
                         Statistics.of(m);
                         return m.events();
                     });

@@ -16,8 +16,8 @@ import java.util.List;
  * The state model's speed on one thread, against reading the same traces on the same thread in
  * the same run: per round, (1) every trace read with its own {@link CtfReader} (the sequential
  * cursor the state pass uses), each event's time taken; (2) {@link StateBuilder#build}; (3)
- * {@link Statistics#of}; (4) {@link StateBuilder#synchronizeAndBuild}, the synchronization and the
- * state from one reading of the traces. Every step on one thread. Prints each round and the medians of the rounds after the warm-up
+ * {@link Statistics#of}; (4) {@link StateBuilder#synchronizeAndBuild}, the synchronization and then
+ * the state. Every step on one thread. Prints each round and the medians of the rounds after the warm-up
  * half, in wall time and in the thread's CPU time (less sensitive to other work on the
  * machine), with the bytes allocated per event.
  *
@@ -80,7 +80,7 @@ public final class StateRate {
             }
             Cost read = Cost.now().since(a);
             Cost b = Cost.now();
-            StateModel m = StateBuilder.build(in, null, Long.MIN_VALUE, w -> { }, null, 1);
+            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }).withThreads(1));
             Cost state = Cost.now().since(b);
             Cost c = Cost.now();
             Statistics.Table table = Statistics.of(m);
@@ -90,7 +90,8 @@ public final class StateRate {
             m = null; // not kept while the next pass runs
             Cost f = Cost.now();
             StateModel once = traces.size() == 1 ? null
-                : StateBuilder.synchronizeAndBuild(traces, null, w -> { }, null, 1).model();
+                : StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT,
+                    StateBuilder.Options.of(w -> { }).withThreads(1)).model();
             Cost oneReading = Cost.now().since(f);
             fused.add(oneReading);
             if (once != null && once.events() != built) {
@@ -129,7 +130,7 @@ public final class StateRate {
         if (traces.size() > 1) {
             long fusedWall = median(fused.subList(from, rounds), Cost::wall);
             long fusedCpu = median(fused.subList(from, rounds), Cost::cpu);
-            System.out.printf("synchronize + state, one reading (StateBuilder.synchronizeAndBuild, one thread)%n"
+            System.out.printf("synchronize + state (StateBuilder.synchronizeAndBuild, one thread)%n"
                     + "                  %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n", fusedWall / 1e6,
                 rate(events, fusedWall), rate(events, fusedCpu));
             System.out.printf("synchronize, then state (two readings): synchronize %.1f ms + state %.1f ms%n",

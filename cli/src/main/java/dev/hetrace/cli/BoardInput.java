@@ -57,7 +57,8 @@ final class BoardInput {
                                     Map<String, String> symbols, Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, m, warnings, null, 0);
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks,
+            StateBuilder.Options.of(warnings).withMapping(m));
         StateModel model = built.model();
         model.symbolize(symbols);
         timed(model);

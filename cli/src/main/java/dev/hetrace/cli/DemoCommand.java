@@ -98,7 +98,8 @@ final class DemoCommand extends HetraceCommand {
         // what went wrong, from the traces alone (the truth only names the master's function addresses)
         List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
         StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
-        StateModel model = StateBuilder.build(input, w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
+        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(
+            w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
         model.symbolize(BoardInput.symbols(List.of(out)));
         List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         Timeline timeline = Timeline.of(model);

@@ -41,7 +41,7 @@ class ChromeTraceTest {
     static void export() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(4)
             .withFaults(List.of(new Fault.Preempt(List.of(2), -1))), dir.resolve("board"));
-        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), w -> { });
+        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), StateBuilder.Options.of(w -> { }));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ChromeTrace.write(model, out);
         json = new ObjectMapper().readTree(out.toByteArray());

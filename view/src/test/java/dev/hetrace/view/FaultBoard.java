@@ -17,7 +17,7 @@ record FaultBoard(Simulation.Result sim, StateBuilder.Input input, StateModel mo
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         Simulation.Result sim = Simulation.sobel(c, dir);
         StateBuilder.Input input = StateBuilder.synchronize(sim.traces(), w -> { });
-        StateModel model = StateBuilder.build(input, w -> { });
+        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(w -> { }));
         model.symbolize(sim.truth().symbolNames());
         return new FaultBoard(sim, input, model);
     }

@@ -34,7 +34,7 @@ class TimelineTest {
     static void board() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(5).withSlaves(4)
             .withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
-        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), w -> { });
+        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), StateBuilder.Options.of(w -> { }));
         timeline = Timeline.of(model);
     }
 

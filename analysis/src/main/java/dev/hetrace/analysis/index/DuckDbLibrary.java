@@ -1,5 +1,6 @@
 package dev.hetrace.analysis.index;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ final class DuckDbLibrary {
             return "";
         }
         String mapped = System.mapLibraryName("duckdb_java");
-        for (String dir : libraryPath.split(java.io.File.pathSeparator)) {
+        for (String dir : libraryPath.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isRegularFile(Path.of(dir, mapped))) {
                 return "";
             }

@@ -1,5 +1,6 @@
 package dev.hetrace.analysis.index;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
@@ -139,12 +140,7 @@ final class ParquetFile {
     private static final int RLE = 3;
     private static final int DELTA_BINARY_PACKED = 5;
     private static final int RLE_DICTIONARY = 8;
-    /** DELTA_BINARY_PACKED's block: 128 values in 4 miniblocks of 32, each with its own bit width. */
-    private static final int BLOCK = 128;
-    private static final int MINI = 32;
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final java.lang.invoke.VarHandle LONG_LE =
-        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final List<Column> columns;
@@ -154,10 +150,8 @@ final class ParquetFile {
     /** A page's header, made again for each page; a row group's dictionary page with its header. */
     private final Thrift header = new Thrift();
     private final Bytes dictionary = new Bytes();
-    private final long[] block = new long[BLOCK];
-    /** The smallest and largest value {@link #delta} met last. */
-    private long min;
-    private long max;
+    /** The values' encodings into {@link #page}. */
+    private final PageEncoder encoder = new PageEncoder(page);
     private final List<byte[]> groups = new ArrayList<>(); // each row group's metadata, encoded
     private long offset;
     private long rows;
@@ -237,7 +231,7 @@ final class ParquetFile {
         }
         long t0 = System.nanoTime();
         long last = t0;
-        try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+        try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
             ParquetFile p = new ParquetFile(os, columns);
             p.put(new byte[] {'P', 'A', 'R', '1'});
             Group g = new Group(columns, (int) Math.min(Math.min(pageRows, group), Math.max(1, total)));
@@ -302,7 +296,7 @@ final class ParquetFile {
             int[] values = g.ints[c];
             page.clear();
             if (col.optional()) {
-                definitionLevels(nulls, n, present);
+                encoder.definitionLevels(nulls, n, present);
             }
             if (nulls != null) { // the values of the present rows only, from here on
                 if (g.longs[c] != null) {
@@ -314,18 +308,18 @@ final class ParquetFile {
             switch (col.kind()) {
                 case LONG, INT -> {
                     long[] v = g.longs[c];
-                    delta(v, present, col.kind() == Kind.INT);
+                    encoder.delta(v, present, col.kind() == Kind.INT);
                     if (present > 0) {
-                        chunkMin[c] = Math.min(chunkMin[c], min);
-                        chunkMax[c] = Math.max(chunkMax[c], max);
+                        chunkMin[c] = Math.min(chunkMin[c], encoder.min);
+                        chunkMax[c] = Math.max(chunkMax[c], encoder.max);
                     }
                 }
-                case BOOL -> bitPacked(values, present, 1, false);
+                case BOOL -> encoder.bitPacked(values, present, 1, false);
                 case NAME -> {
                     int size = whole[c] ? utf8[c].length : renumber(c, values, present);
                     int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, size) - 1));
                     page.put(width);
-                    bitPacked(values, present, width, true);
+                    encoder.bitPacked(values, present, width, true);
                 }
             }
             pageTo(chunk[c], 0, 5, n, encoding(col.kind()), RLE, RLE); // a data page: values, encoding, levels' encodings
@@ -442,18 +436,18 @@ final class ParquetFile {
         int size;
         if (whole[c]) { // every name, in order: the values are their indexes already
             for (byte[] name : names) {
-                plainString(name);
+                encoder.plainString(name);
             }
             size = names.length;
         } else {
             size = dictSize[c];
             int[] order = dictOrder[c];
             for (int k = 0; k < size; k++) {
-                plainString(names[order[k]]);
+                encoder.plainString(names[order[k]]);
             }
         }
         if (size == 0) { // no value: an empty string stands in, so that the dictionary is not empty
-            plainString(new byte[0]);
+            encoder.plainString(new byte[0]);
             size = 1;
         }
         dictionary.clear();
@@ -479,211 +473,6 @@ final class ParquetFile {
         h.stop();
         to.put(h.bytes.b, h.bytes.n);
         to.put(page.b, page.n);
-    }
-
-    /** A string as PLAIN encodes it: its length (4 bytes), then its bytes. */
-    private void plainString(byte[] utf8) {
-        int at = page.reserve(4 + utf8.length);
-        MemorySegment.ofArray(page.b).set(LE_INT, at, utf8.length);
-        System.arraycopy(utf8, 0, page.b, at + 4, utf8.length);
-    }
-
-    /** The definition levels (1: present, 0: NULL), length-prefixed, as one RLE run when all are present or all NULL. */
-    private void definitionLevels(boolean[] nulls, int n, int present) {
-        int lengthAt = page.reserve(4);
-        int start = page.n;
-        if (present == n || present == 0) {
-            page.varint((long) n << 1);
-            page.put(present == 0 ? 0 : 1);
-        } else {
-            int groupsOf8 = (n + 7) >>> 3;
-            page.varint(((long) groupsOf8 << 1) | 1);
-            int at = page.reserve(groupsOf8);
-            byte[] b = page.b;
-            Arrays.fill(b, at, at + groupsOf8, (byte) 0);
-            for (int r = 0; r < n; r++) {
-                if (!nulls[r]) {
-                    b[at + (r >>> 3)] |= (byte) (1 << (r & 7));
-                }
-            }
-        }
-        MemorySegment.ofArray(page.b).set(LE_INT, lengthAt, page.n - start);
-    }
-
-    /**
-     * The first {@code n} values DELTA_BINARY_PACKED: each block of 128 stores the differences
-     * between successive values less their minimum, in miniblocks of 32 as wide as their largest
-     * needs; times, positions and constants take a few bits a value. {@code int32}: the
-     * differences wrap as 32-bit integers, as readers of INT32 columns compute them. Each step
-     * is a loop of its own over the block (differences, their minimum, less the minimum), which
-     * the JIT vectorizes; only the packing goes value by value.
-     */
-    private void delta(long[] v, int n, boolean int32) {
-        page.varint(BLOCK);
-        page.varint(BLOCK / MINI);
-        page.varint(n);
-        page.varint(n == 0 ? 0 : zigzag(v[0]));
-        if (n == 0) {
-            min = Long.MAX_VALUE;
-            max = Long.MIN_VALUE;
-            return;
-        }
-        long lo = v[0];
-        long hi = v[0];
-        for (int k = 1; k < n; k++) {
-            lo = Math.min(lo, v[k]);
-            hi = Math.max(hi, v[k]);
-        }
-        min = lo;
-        max = hi;
-        int blocks = (n - 1 + BLOCK - 1) / BLOCK;
-        if (lo == hi) { // a constant (a trace's number, a stream): every block's differences 0 wide
-            int at = page.reserve(blocks * (1 + BLOCK / MINI)); // per block: min delta 0, then the widths 0
-            Arrays.fill(page.b, at, page.n, (byte) 0);
-            return;
-        }
-        long[] d = block;
-        for (int from = 1; from < n; from += BLOCK) {
-            int count = Math.min(BLOCK, n - from);
-            if (int32) {
-                for (int k = 0; k < count; k++) {
-                    d[k] = (int) (v[from + k] - v[from + k - 1]);
-                }
-            } else {
-                for (int k = 0; k < count; k++) {
-                    d[k] = v[from + k] - v[from + k - 1];
-                }
-            }
-            long minDelta = d[0];
-            for (int k = 1; k < count; k++) {
-                minDelta = Math.min(minDelta, d[k]);
-            }
-            if (int32) {
-                for (int k = 0; k < count; k++) {
-                    d[k] = (d[k] - minDelta) & 0xFFFFFFFFL;
-                }
-            } else {
-                for (int k = 0; k < count; k++) {
-                    d[k] -= minDelta;
-                }
-            }
-            page.varint(zigzag(minDelta));
-            int widthsAt = page.reserve(BLOCK / MINI);
-            for (int m = 0; m < BLOCK / MINI; m++) {
-                int from1 = m * MINI;
-                int end = Math.min(count, from1 + MINI);
-                long or = 0;
-                for (int k = from1; k < end; k++) {
-                    or |= d[k];
-                }
-                int width = 64 - Long.numberOfLeadingZeros(or);
-                page.b[widthsAt + m] = (byte) width;
-                if (from1 < end) {
-                    pack(d, from1, end, width);
-                }
-            }
-        }
-    }
-
-    /**
-     * Values {@code from} up to {@code to} of {@code v} ({@code width} bits each, none wider),
-     * least significant first, padded to 32 values.
-     */
-    private void pack(long[] v, int from, int to, int width) {
-        if (width == 0) {
-            return;
-        }
-        int at = page.reserve(MINI * width / 8);
-        int end = page.n;
-        page.slack(8);
-        byte[] b = page.b;
-        long acc = 0;
-        int bits = 0;
-        if (width <= 56) {
-            for (int k = from; k < to; k++) {
-                // branch-free (a branch on a full word mispredicts for most widths): the
-                // accumulator stored whole, the position moved by the bytes it filled
-                acc |= v[k] << bits;
-                bits += width;
-                LONG_LE.set(b, at, acc);
-                at += bits >>> 3;
-                acc >>>= bits & ~7;
-                bits &= 7;
-            }
-        } else {
-            for (int k = from; k < to; k++) { // in two parts, so that no bit leaves the accumulator
-                long x = v[k];
-                acc |= (x & 0xFFFFFFFFL) << bits;
-                bits += 32;
-                LONG_LE.set(b, at, acc);
-                at += bits >>> 3;
-                acc >>>= bits & ~7;
-                bits &= 7;
-                acc |= (x >>> 32) << bits;
-                bits += width - 32;
-                LONG_LE.set(b, at, acc);
-                at += bits >>> 3;
-                acc >>>= bits & ~7;
-                bits &= 7;
-            }
-        }
-        flush(b, at, end, acc, bits);
-    }
-
-    /** The {@code bits} bits left in {@code acc} at {@code at}, then zeros up to {@code end}. */
-    private static void flush(byte[] b, int at, int end, long acc, int bits) {
-        if (at < end) {
-            LONG_LE.set(b, at, acc); // within the slack; what passes the end is written over later
-            at += (bits + 7) >>> 3;
-            if (at < end) {
-                Arrays.fill(b, at, end, (byte) 0);
-            }
-        }
-    }
-
-    private static long zigzag(long v) {
-        return (v << 1) ^ (v >> 63);
-    }
-
-    /**
-     * The {@code present} values of {@code values} bit-packed {@code width} bits each, least significant
-     * first; as an RLE/bit-packed hybrid run (dictionary indexes) when {@code hybrid}, else bare
-     * (PLAIN booleans). A hybrid of one value repeated is one RLE run.
-     */
-    private void bitPacked(int[] values, int present, int width, boolean hybrid) {
-        if (hybrid && present > 0) {
-            int first = values[0];
-            int same = 1;
-            while (same < present && values[same] == first) {
-                same++;
-            }
-            if (same == present) { // one RLE run: its length, then the value in whole bytes
-                page.varint((long) present << 1);
-                for (int k = 0; k < width; k += 8) {
-                    page.put(first >>> k);
-                }
-                return;
-            }
-        }
-        int groupsOf8 = (present + 7) >>> 3;
-        if (hybrid) {
-            page.varint(((long) groupsOf8 << 1) | 1);
-        }
-        int at = page.reserve(hybrid ? groupsOf8 * width : (present + 7) >>> 3);
-        int end = page.n;
-        page.slack(8);
-        byte[] b = page.b;
-        long acc = 0;
-        int bits = 0;
-        for (int r = 0; r < present; r++) {
-            acc |= (long) values[r] << bits; // width ≤ 32: as in pack, branch-free
-            bits += width;
-            LONG_LE.set(b, at, acc);
-            at += bits >>> 3;
-            acc >>>= bits & ~7;
-            bits &= 7;
-        }
-        flush(b, at, end, acc, bits);
     }
 
     /** How a kind's values are encoded in data pages. */
@@ -763,142 +552,5 @@ final class ParquetFile {
     private void put(byte[] b, int n) throws IOException {
         out.write(b, 0, n);
         offset += n;
-    }
-
-    /** A growable byte buffer. */
-    private static final class Bytes {
-        byte[] b = new byte[1 << 12];
-        int n;
-
-        void clear() {
-            n = 0;
-        }
-
-        /** Makes sure that {@code k} bytes past the end can be written (and are then ignored). */
-        void slack(int k) {
-            if (n + k > b.length) {
-                b = Arrays.copyOf(b, Math.max(n + k, 2 * b.length));
-            }
-        }
-
-        /** Makes room for {@code k} more bytes (not cleared: the caller writes them all); returns where they start. */
-        int reserve(int k) {
-            if (n + k > b.length) {
-                b = Arrays.copyOf(b, Math.max(n + k, 2 * b.length));
-            }
-            int at = n;
-            n += k;
-            return at;
-        }
-
-        void put(int v) {
-            int at = reserve(1); // before b is read: it may grow
-            b[at] = (byte) v;
-        }
-
-        void put(byte[] s, int k) {
-            int at = reserve(k);
-            System.arraycopy(s, 0, b, at, k);
-        }
-
-        void varint(long v) {
-            while ((v & ~0x7FL) != 0) {
-                put((int) ((v & 0x7F) | 0x80));
-                v >>>= 7;
-            }
-            put((int) v);
-        }
-    }
-
-    /** Thrift's compact protocol, as much of it as Parquet's metadata needs. */
-    private static final class Thrift {
-        final Bytes bytes = new Bytes();
-        /** The last field id of each open struct. */
-        private final int[] last = new int[16];
-        private int depth;
-
-        void clear() {
-            bytes.clear();
-            depth = 0;
-            last[0] = 0;
-        }
-
-        private void field(int id, int type) {
-            int delta = id - last[depth];
-            if (delta > 0 && delta <= 15) {
-                bytes.put((delta << 4) | type);
-            } else {
-                bytes.put(type);
-                bytes.varint(zigzag(id));
-            }
-            last[depth] = id;
-        }
-
-        void fieldI32(int id, int v) {
-            field(id, 5);
-            bytes.varint(zigzag(v));
-        }
-
-        void fieldI64(int id, long v) {
-            field(id, 6);
-            bytes.varint(zigzag(v));
-        }
-
-        void fieldBinary(int id, byte[] v) {
-            field(id, 8);
-            binary(v);
-        }
-
-        /** Opens a struct field; {@link #stop()} closes it. */
-        void fieldStruct(int id) {
-            field(id, 12);
-            last[++depth] = 0;
-        }
-
-        /** Opens a struct that is an element of a list; {@link #stop()} closes it. */
-        void fieldStructInList() {
-            last[++depth] = 0;
-        }
-
-        void fieldList(int id, int elementType, int size) {
-            field(id, 9);
-            listHeader(elementType, size);
-        }
-
-        /** A field whose value (a list of {@code type}'s elements, header included) is already encoded in {@code value}. */
-        void fieldRaw(int id, int type, Thrift value) {
-            field(id, type);
-            bytes.put(value.bytes.b, value.bytes.n);
-        }
-
-        void listHeader(int elementType, int size) {
-            if (size < 15) {
-                bytes.put((size << 4) | elementType);
-            } else {
-                bytes.put(0xF0 | elementType);
-                bytes.varint(size);
-            }
-        }
-
-        void i32(int v) {
-            bytes.varint(zigzag(v));
-        }
-
-        void binary(byte[] v) {
-            bytes.varint(v.length);
-            bytes.put(v, v.length);
-        }
-
-        /** Ends the current struct. */
-        void stop() {
-            bytes.put(0);
-            if (depth > 0) {
-                depth--;
-            }
-        }
-
-        private static long zigzag(long v) {
-            return (v << 1) ^ (v >> 63);
-        }
     }
 }

@@ -3,26 +3,34 @@ package dev.hetrace.analysis.index;
 import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.ctf.FileFailure;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.duckdb.DuckDBConnection;
 
@@ -48,7 +56,7 @@ public final class TraceIndex {
     private static final String SUFFIX = ".index";
 
     /** The single-file indexes of hetrace's earlier format, {@code KEY.duckdb}: never read again. */
-    public static final java.util.regex.Pattern OLD_FORMAT = java.util.regex.Pattern.compile("[0-9a-f]{32}\\.duckdb(\\.wal)?");
+    public static final Pattern OLD_FORMAT = Pattern.compile("[0-9a-f]{32}\\.duckdb(\\.wal)?");
 
     private final Path folder;
     private final boolean built;
@@ -142,7 +150,7 @@ public final class TraceIndex {
             Checksums.write(tmp);
             try {
                 Files.move(tmp, folder, StandardCopyOption.ATOMIC_MOVE);
-            } catch (java.nio.file.FileSystemException e) { // the folder exists: renaming over it fails
+            } catch (FileSystemException e) { // the folder exists: renaming over it fails
                 if (!complete(folder)) { // else: another process built it meanwhile
                     throw e;
                 }
@@ -162,7 +170,7 @@ public final class TraceIndex {
      */
     public static void used(Path kept) {
         try {
-            Files.setLastModifiedTime(kept, java.nio.file.attribute.FileTime.from(java.time.Instant.now()));
+            Files.setLastModifiedTime(kept, FileTime.from(Instant.now()));
         } catch (IOException e) {
             // a read-only cache: pruning by age then sees the build's time
         }
@@ -244,10 +252,10 @@ public final class TraceIndex {
 
     /** Deletes a folder and what it holds (links not followed), or a file; nothing when it does not exist. */
     public static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
             try (Stream<Path> s = Files.list(p)) {
                 for (Path c : s.toList()) {
                     deleteTree(c);
@@ -291,12 +299,12 @@ public final class TraceIndex {
         Consumer<String> warnings = w -> notes.accept("warning: " + w);
         long[] lastNote = {System.nanoTime()};
         List<String> names = StateBuilder.traceNames(traces);
-        IndexTables.EventLog log = IndexTables.eventLog(names, events -> {
+        EventLog log = IndexTables.eventLog(names, events -> {
             long now = System.nanoTime();
             synchronized (lastNote) {
                 if (now - lastNote[0] > 2_000_000_000L) {
                     lastNote[0] = now;
-                    notes.accept(String.format(java.util.Locale.ROOT, "indexing: %,d events read", events));
+                    notes.accept(String.format(Locale.ROOT, "indexing: %,d events read", events));
                 }
             }
         });
@@ -308,9 +316,11 @@ public final class TraceIndex {
         StateModel model;
         if (given != null) {
             in = given;
-            model = StateBuilder.build(in, mapping, Long.MIN_VALUE, warnings, log, threads);
+            model = StateBuilder.build(in,
+                StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
         } else {
-            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks, mapping, warnings, log, threads);
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks,
+                StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
             in = built.input();
             model = built.model();
         }
@@ -468,7 +478,7 @@ public final class TraceIndex {
             for (Path f : files) {
                 BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
                 sb.append(root.relativize(f)).append(' ').append(a.size()).append(' ')
-                    .append(a.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS)).append('\n');
+                    .append(a.lastModifiedTime().to(TimeUnit.NANOSECONDS)).append('\n');
             }
         }
         if (traces.size() > 1) {
@@ -479,7 +489,7 @@ public final class TraceIndex {
             try {
                 mapping = Files.readAllBytes(mappingFile);
             } catch (IOException e) {
-                throw dev.hetrace.ctf.FileFailure.of("read", mappingFile, e);
+                throw FileFailure.of("read", mappingFile, e);
             }
             sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(mapping))).append('\n');
         }

@@ -2,6 +2,7 @@ package dev.hetrace.analysis.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.duckdb.DuckDBDriver;
@@ -26,7 +27,7 @@ class DuckDbLibraryTest {
             + " (hetrace's build puts it beside the jar: keep the libduckdb_java files with hetrace.jar when moving it)");
 
         Files.writeString(libs.resolve(System.mapLibraryName("duckdb_java")), "");
-        assertThat(DuckDbLibrary.problem(name, jarDir, "/nonexistent" + java.io.File.pathSeparator + libs)).isEmpty();
+        assertThat(DuckDbLibrary.problem(name, jarDir, "/nonexistent" + File.pathSeparator + libs)).isEmpty();
 
         Files.writeString(jarDir.resolve(name), "");
         assertThat(DuckDbLibrary.problem(name, jarDir, "")).isEmpty();

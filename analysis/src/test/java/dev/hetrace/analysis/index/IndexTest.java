@@ -7,8 +7,8 @@ import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
-import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.EventPosition;
+import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.testing.Required;
@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -89,7 +91,7 @@ class IndexTest {
         assertThat(notes.getFirst()).startsWith("indexing 4 traces");
 
         StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
-        StateModel m = StateBuilder.build(in, w -> { });
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
         m.symbolize(symbols);
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
@@ -284,7 +286,7 @@ class IndexTest {
             };
             event { name = tick; id = 0; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
             """)) {
-            java.util.Random random = new java.util.Random(5);
+            Random random = new Random(5);
             for (int cpu = 0; cpu < 2; cpu++) {
                 var s = w.stream(0, cpu, "stream_" + cpu).packetSize(1 << 20);
                 s.packetContext("cpu_id", (long) cpu);
@@ -317,7 +319,7 @@ class IndexTest {
                 Checksums.FILE);
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
-        try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
             assertThat(strings(c, "select column_name from (describe select * from read_parquet('"
                 + index.folder().resolve("events.parquet") + "'))")).containsExactly("trace", "stream", "time_ns", "name",
                 "core", "trace_index", "stream_file", "packet", "event_offset");
@@ -341,7 +343,8 @@ class IndexTest {
     void anLttngKernelTracesEventsAndRunsAreThoseOfTheTraceOnItsCpus() throws Exception {
         Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
         TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }), w -> { });
+        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
+            StateBuilder.Options.of(w -> { }));
         Map<Long, Long> switchesPerCpu = new HashMap<>();
         long nextTids = 0;
         Map<String, long[]> times = new HashMap<>(); // per name: the sums of the times' remainders and quotients

@@ -30,7 +30,7 @@ class ModelStoreTest {
 
     /** The model built from the traces, as the commands build it, functions named after {@code symbols}. */
     private static StateModel fromTraces(List<Path> traces, Map<String, String> symbols) throws Exception {
-        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, null, w -> { }, null, 0).model();
+        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { })).model();
         m.symbolize(symbols);
         return m;
     }
