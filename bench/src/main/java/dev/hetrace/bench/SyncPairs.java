@@ -6,7 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 
 /**
- * The convex-hull synchronization of N matched pairs (issue 4, point 4): two clocks 40 min and
+ * The convex-hull synchronization of N matched pairs: two clocks 40 min and
  * 37 ppm apart exchange N messages, half each way, with latencies of 1 µs plus an exponential
  * tail, fed in a jittered order as a matcher would. Prints the time of the synchronization,
  * the time of generating the same pairs without it (the comparison), and the heap in use after

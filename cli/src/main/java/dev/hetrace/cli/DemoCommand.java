@@ -145,7 +145,7 @@ final class DemoCommand extends HetraceCommand {
                                 List<String> findings, double seconds) {
         GroundTruth truth = sim.truth();
         ClockModel master = truth.core("master").clock();
-        sb.append(String.format(Locale.ROOT, "hetrace demo: the Sobel use case on a simulated board (seed %d)%n%n",
+        sb.append(String.format(Locale.ROOT, "hetrace demo: a Sobel edge-detection pipeline on a simulated board (seed %d)%n%n",
             config.seed()));
         sb.append(String.format(Locale.ROOT, "board: a master and %d DSPs, %.1f s, %,d events in %d traces%n",
             config.slaves(), config.effectiveDurationNanos() / 1e9, sim.events(), sim.traces().size()));

@@ -256,7 +256,7 @@
   if (!split(splitSection)) html('p', {class: 'muted'}, splitSection, 'No run gives user and system time.');
   if (data.groups.length && runtime && several) boxes(section('Runtime per ' + (data.groupedBy || 'configuration'),
     'Box: quartiles; line: median; whiskers: the most extreme runs within 1.5 × IQR; circles: outliers.'));
-  // PMCTrack's per-thread view and the seeds' big vs LITTLE comparison: each metric per thread and per core type
+  // PMCTrack's per-thread view and a big vs LITTLE comparison: each metric per thread and per core type
   for (const t of data.threadMetrics || []) {
     const g = section(`${t.metric} per thread and per core type`,
       'The metric over each group\'s summed counters (bars), and the median of its samples with their quartiles (table).');

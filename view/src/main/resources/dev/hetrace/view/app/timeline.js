@@ -383,7 +383,7 @@ export class Timeline {
   }
 
   /**
-   * Aggregated columns reshaped as the seeds' prototype offers: Gaussian smoothing over the
+   * Aggregated columns reshaped as an aggregation prototype for many cores offers: Gaussian smoothing over the
    * neighbouring columns (0.05, 0.25, 0.4, 0.25, 0.05, renormalized at the edges) and adjustment
    * (rescaled between the row's minimum and maximum in view, so that close values differ).
    * Each column keeps its labels' proportions.
