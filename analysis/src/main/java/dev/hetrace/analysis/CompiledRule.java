@@ -37,6 +37,7 @@ final class CompiledRule {
     final String constantIrqName;
     /** The kind of interrupt (the label's number: a softirq's numbers are not a hard irq's), −1 for an exit of any kind. */
     int irqClass = -1;
+
     final Event.Field queue;
     final Event.Field id;
     // the mapping's fields, read for every event of the rule
@@ -76,6 +77,8 @@ final class CompiledRule {
     }
 
     /** The rule of event classes no rule maps. */
-    static final CompiledRule NONE = new CompiledRule(new Mapping.Rule("", Mapping.Action.ENTER, Map.of()), -1,
-        new Mapping("none", List.of(), null, null, null, null, null, List.of()));
+    static final CompiledRule NONE = new CompiledRule(
+            new Mapping.Rule("", Mapping.Action.ENTER, Map.of()),
+            -1,
+            new Mapping("none", List.of(), null, null, null, null, null, List.of()));
 }

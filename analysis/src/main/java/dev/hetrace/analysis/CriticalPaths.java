@@ -38,7 +38,9 @@ final class CriticalPaths {
         // each jump goes strictly back in time, so the walk ends; the bound only caps a pathological board
         for (int guard = 0; guard < 1_000_000; guard++) {
             Wait w = lastWait(t, from, at);
-            if (w == null || m.messages().sendTime(w.message()) < 0 || m.messages().sendTask(w.message()) < 0) {
+            if (w == null
+                    || m.messages().sendTime(w.message()) < 0
+                    || m.messages().sendTask(w.message()) < 0) {
                 out.add(step(t, c, from, at, via, -1));
                 break;
             }
@@ -110,8 +112,16 @@ final class CriticalPaths {
                 if (state == StateModel.PREEMPTED || state == StateModel.RUNNABLE) {
                     int core = ws.nextCore(t, st.end(row), -1);
                     List<Share> by = core < 0 ? List.of() : ws.preemptedBy(t, core, s, at);
-                    out.add(new Segment(Doing.WAITING_FOR_CPU, t, core, s, at, ws.activity(t, s, at),
-                        by.isEmpty() ? -1 : by.get(0).task(), -1, -1));
+                    out.add(new Segment(
+                            Doing.WAITING_FOR_CPU,
+                            t,
+                            core,
+                            s,
+                            at,
+                            ws.activity(t, s, at),
+                            by.isEmpty() ? -1 : by.get(0).task(),
+                            -1,
+                            -1));
                     at = s;
                     continue;
                 }
@@ -125,7 +135,11 @@ final class CriticalPaths {
                 int wake = at == st.end(row) ? wakeupAt(t, at) : -1;
                 int waker = wake < 0 ? -1 : m.wakerTask(wake);
                 int irq = wake < 0 ? -1 : m.wakerIrq(wake);
-                if (wake >= 0 && irq < 0 && waker >= 0 && waker != t && !m.tasks().get(waker).idle()) {
+                if (wake >= 0
+                        && irq < 0
+                        && waker >= 0
+                        && waker != t
+                        && !m.tasks().get(waker).idle()) {
                     // the waker's work up to the wake-up is what this task waited for
                     frames.push(new long[] {t, lo, s});
                     frames.push(new long[] {waker, s, at});

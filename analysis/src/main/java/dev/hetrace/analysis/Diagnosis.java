@@ -20,7 +20,9 @@ import java.util.Set;
 public final class Diagnosis {
     /** What an outlier is: a call of a function, an interrupt, or a task's activation (from a wake-up to its next wait). */
     public enum Kind {
-        CALL("call"), INTERRUPT("irq"), ACTIVATION("activation");
+        CALL("call"),
+        INTERRUPT("irq"),
+        ACTIVATION("activation");
 
         public final String label;
 
@@ -47,11 +49,30 @@ public final class Diagnosis {
      * @param interruptedBy the interrupts on its core while its task ran, by name, longest first
      * @param wokenBy      what ended the stretches it was blocked in (a task or an interrupt), longest first
      */
-    public record Outlier(int row, Kind kind, int name, int task, int core, long start, long end, long median,
-                          int peers, long preempted, List<Waits.Share> preemptedBy, long blocked,
-                          List<Waits.Wait> waits, long irqNanos, boolean eventsLost, List<Waits.Wait> waitedForIt,
-                          int nested, long measured, boolean ownPeers, long running, long runnable,
-                          List<Part> interruptedBy, List<Part> wokenBy) {
+    public record Outlier(
+            int row,
+            Kind kind,
+            int name,
+            int task,
+            int core,
+            long start,
+            long end,
+            long median,
+            int peers,
+            long preempted,
+            List<Waits.Share> preemptedBy,
+            long blocked,
+            List<Waits.Wait> waits,
+            long irqNanos,
+            boolean eventsLost,
+            List<Waits.Wait> waitedForIt,
+            int nested,
+            long measured,
+            boolean ownPeers,
+            long running,
+            long runnable,
+            List<Part> interruptedBy,
+            List<Part> wokenBy) {
         public long duration() {
             return end - start;
         }
@@ -74,12 +95,19 @@ public final class Diagnosis {
      * answered ({@code noReply}, rows of {@link StateModel#messages()}), and for each, the core it
      * went to ({@code to}, −1 when unknown).
      */
-    public record Stuck(int task, int core, long since, int call, boolean blocked, long queue, List<Integer> noReply,
-                        List<Integer> to) {}
+    public record Stuck(
+            int task,
+            int core,
+            long since,
+            int call,
+            boolean blocked,
+            long queue,
+            List<Integer> noReply,
+            List<Integer> to) {}
 
     /** The findings, with the model and waits they refer to. */
-    public record Report(double k, List<Outlier> outliers, List<Silent> silent, List<Stuck> stuck, StateModel model,
-                         Waits waits) {}
+    public record Report(
+            double k, List<Outlier> outliers, List<Silent> silent, List<Stuck> stuck, StateModel model, Waits waits) {}
 
     private Diagnosis() {}
 
@@ -146,7 +174,9 @@ public final class Diagnosis {
 
     /** Whether interval {@code i} of {@code t} belongs to an OS thread's trace: a task of it, or a core of it for interrupts. */
     private static boolean ofOsThreads(StateModel m, Kind kind, IntervalTable t, int i) {
-        int trace = kind == Kind.INTERRUPT ? m.cores().get(t.owner(i)).trace() : m.tasks().get(t.owner(i)).trace();
+        int trace = kind == Kind.INTERRUPT
+                ? m.cores().get(t.owner(i)).trace()
+                : m.tasks().get(t.owner(i)).trace();
         return m.osThreads(trace);
     }
 
@@ -166,7 +196,8 @@ public final class Diagnosis {
             boolean os = ofOsThreads(m, kind, t, i);
             int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
             measured[i] = os && task >= 0 && w.scheduled(task)
-                ? t.duration(i) - w.timeIn(task, StateModel.BLOCKED, t.start(i), t.end(i)) : t.duration(i);
+                    ? t.duration(i) - w.timeIn(task, StateModel.BLOCKED, t.start(i), t.end(i))
+                    : t.duration(i);
             // peers: the same name, and for an OS thread's call the same thread
             key[i] = os && task >= 0 ? ((long) task << 32) | t.subject(i) : (1L << 62) | t.subject(i);
         }
@@ -231,8 +262,9 @@ public final class Diagnosis {
         }
         for (List<Integer> ofOwner : found.values()) {
             // an outlier inside an outlier of the same owner (a slow tile in a slow filter) is part of its story
-            ofOwner.sort((a, b) -> t.start(a) != t.start(b) ? Long.compare(t.start(a), t.start(b))
-                : Integer.compare(t.depth(a), t.depth(b)));
+            ofOwner.sort((a, b) -> t.start(a) != t.start(b)
+                    ? Long.compare(t.start(a), t.start(b))
+                    : Integer.compare(t.depth(a), t.depth(b)));
             Map<Integer, Integer> inside = new HashMap<>();
             Set<Integer> inner = new HashSet<>();
             ArrayDeque<Integer> open = new ArrayDeque<>();
@@ -255,31 +287,84 @@ public final class Diagnosis {
                 int g = group[i];
                 int task = kind == Kind.INTERRUPT ? -1 : t.owner(i);
                 int core = kind == Kind.INTERRUPT ? t.owner(i) : w.coreOf(task, t.start(i), t.end(i));
-                out.add(explain(m, w, kind, i, t.subject(i), task, core, t.start(i), t.end(i), medianOf[g], peersOf[g],
-                    (t.flags(i) & StateModel.EVENTS_LOST) != 0, inside.getOrDefault(i, 0), measured[i], (key[i] >>> 62) == 0));
+                out.add(explain(
+                        m,
+                        w,
+                        kind,
+                        i,
+                        t.subject(i),
+                        task,
+                        core,
+                        t.start(i),
+                        t.end(i),
+                        medianOf[g],
+                        peersOf[g],
+                        (t.flags(i) & StateModel.EVENTS_LOST) != 0,
+                        inside.getOrDefault(i, 0),
+                        measured[i],
+                        (key[i] >>> 62) == 0));
             }
         }
     }
 
     /** An outlier, with what took its time on its core and who waited for it. */
-    private static Outlier explain(StateModel m, Waits w, Kind kind, int row, int name, int task, int core, long s, long e,
-                                   long median, int peers, boolean lost, int nested, long measured, boolean ownPeers) {
+    private static Outlier explain(
+            StateModel m,
+            Waits w,
+            Kind kind,
+            int row,
+            int name,
+            int task,
+            int core,
+            long s,
+            long e,
+            long median,
+            int peers,
+            boolean lost,
+            int nested,
+            long measured,
+            boolean ownPeers) {
         boolean scheduled = task >= 0 && w.scheduled(task);
         List<Waits.Share> by = task >= 0 ? w.preemptedBy(task, core, s, e) : List.of();
         long runnable = scheduled ? w.timeIn(task, StateModel.RUNNABLE, s, e) : 0;
         long preempted = task >= 0 ? w.timeIn(task, StateModel.PREEMPTED, s, e) + runnable : 0;
         List<Waits.Wait> waits = task >= 0 ? w.of(task, s, e) : List.of();
-        long blocked = task < 0 ? 0 : scheduled
-            ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
-            : union(waits, s, e);
+        long blocked = task < 0
+                ? 0
+                : scheduled
+                        ? w.timeIn(task, StateModel.BLOCKED, s, e) + w.timeIn(task, StateModel.WAITING, s, e)
+                        : union(waits, s, e);
         long running = scheduled ? w.runningTime(task, s, e) : -1;
-        List<Part> irqsBy = kind == Kind.INTERRUPT ? List.of() : scheduled ? w.interruptsOf(task, s, e)
-            : core >= 0 ? w.interruptsOn(core, s, e) : List.of();
+        List<Part> irqsBy = kind == Kind.INTERRUPT
+                ? List.of()
+                : scheduled ? w.interruptsOf(task, s, e) : core >= 0 ? w.interruptsOn(core, s, e) : List.of();
         long irqNanos = irqsBy.stream().mapToLong(Part::nanos).sum();
         List<Part> wokenBy = scheduled ? w.wakersOf(task, s, e) : List.of();
         List<Waits.Wait> waitedForIt = task >= 0 ? waitedFor(m, w, row, task, s, e) : List.of();
-        return new Outlier(row, kind, name, task, core, s, e, median, peers, preempted, by, blocked, waits, irqNanos, lost,
-            waitedForIt, nested, measured, ownPeers, running, runnable, irqsBy, wokenBy);
+        return new Outlier(
+                row,
+                kind,
+                name,
+                task,
+                core,
+                s,
+                e,
+                median,
+                peers,
+                preempted,
+                by,
+                blocked,
+                waits,
+                irqNanos,
+                lost,
+                waitedForIt,
+                nested,
+                measured,
+                ownPeers,
+                running,
+                runnable,
+                irqsBy,
+                wokenBy);
     }
 
     /**
@@ -293,7 +378,9 @@ public final class Diagnosis {
         Map<String, List<long[]>> byName = new LinkedHashMap<>();
         for (int t = 0; t < m.tasks().size(); t++) {
             // an OS thread's activations are its own, told by its calls
-            if (!w.scheduled(t) || m.tasks().get(t).idle() || m.osThreads(m.tasks().get(t).trace())) {
+            if (!w.scheduled(t)
+                    || m.tasks().get(t).idle()
+                    || m.osThreads(m.tasks().get(t).trace())) {
                 continue;
             }
             long since = Long.MIN_VALUE;
@@ -304,7 +391,7 @@ public final class Diagnosis {
                 // a wait ends the activation begun at the end of the previous one (the first began before the trace)
                 if (since != Long.MIN_VALUE && st.start(row) > since) {
                     byName.computeIfAbsent(m.tasks().get(t).name(), x -> new ArrayList<>())
-                        .add(new long[] {t, since, st.start(row), st.flags(row) & StateModel.EVENTS_LOST});
+                            .add(new long[] {t, since, st.start(row), st.flags(row) & StateModel.EVENTS_LOST});
                 }
                 since = (st.flags(row) & StateModel.END_UNKNOWN) != 0 ? Long.MIN_VALUE : st.end(row);
             }
@@ -325,8 +412,22 @@ public final class Diagnosis {
                 int task = (int) a[0];
                 long d = a[2] - a[1];
                 if (d > k * median && d - median >= 1_000 && !holdsOutlier(callsByTask.get(task), a[1], a[2])) {
-                    out.add(explain(m, w, Kind.ACTIVATION, -1, -1, task, w.coreOf(task, a[1], a[2]), a[1], a[2], median,
-                        acts.size(), a[3] != 0, 0, d, false));
+                    out.add(explain(
+                            m,
+                            w,
+                            Kind.ACTIVATION,
+                            -1,
+                            -1,
+                            task,
+                            w.coreOf(task, a[1], a[2]),
+                            a[1],
+                            a[2],
+                            median,
+                            acts.size(),
+                            a[3] != 0,
+                            0,
+                            d,
+                            false));
                 }
             }
         }
@@ -345,8 +446,11 @@ public final class Diagnosis {
 
     /** The time covered by the waits, clipped to {@code [from, to]} (waits for several messages overlap). */
     private static long union(List<Waits.Wait> waits, long from, long to) {
-        long[][] v = waits.stream().map(x -> new long[] {Math.max(from, x.start()), Math.min(to, x.end())})
-            .filter(x -> x[1] > x[0]).sorted((a, b) -> Long.compare(a[0], b[0])).toArray(long[][]::new);
+        long[][] v = waits.stream()
+                .map(x -> new long[] {Math.max(from, x.start()), Math.min(to, x.end())})
+                .filter(x -> x[1] > x[0])
+                .sorted((a, b) -> Long.compare(a[0], b[0]))
+                .toArray(long[][]::new);
         long sum = 0;
         long reach = Long.MIN_VALUE;
         for (long[] x : v) {
@@ -392,7 +496,8 @@ public final class Diagnosis {
                 List<Integer> open = new ArrayList<>();
                 IntervalTable c = m.calls();
                 for (int i = 0; i < c.size(); i++) {
-                    if ((c.flags(i) & StateModel.END_UNKNOWN) != 0 && m.tasks().get(c.owner(i)).trace() == trace) {
+                    if ((c.flags(i) & StateModel.END_UNKNOWN) != 0
+                            && m.tasks().get(c.owner(i)).trace() == trace) {
                         open.add(i);
                     }
                 }
@@ -422,7 +527,8 @@ public final class Diagnosis {
         Arrays.fill(open, -1);
         Arrays.fill(outer, -1);
         for (int i = 0; i < c.size(); i++) {
-            if ((c.flags(i) & StateModel.END_UNKNOWN) != 0 && c.end(i) == m.traceEnd(m.tasks().get(c.owner(i)).trace())) {
+            if ((c.flags(i) & StateModel.END_UNKNOWN) != 0
+                    && c.end(i) == m.traceEnd(m.tasks().get(c.owner(i)).trace())) {
                 int t = c.owner(i);
                 if (open[t] < 0 || c.depth(i) > c.depth(open[t])) {
                     open[t] = i;

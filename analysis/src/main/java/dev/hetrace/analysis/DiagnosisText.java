@@ -28,10 +28,14 @@ final class DiagnosisText {
         }
         for (Silent s : r.silent()) {
             StringBuilder b = new StringBuilder();
-            b.append(coreName(m, s.core(), s.trace())).append(" went silent at ").append(at(m, s.last()))
-                .append(": no event in the last ").append(seconds(m.end() - s.last()))
-                .append(" of the traces, where its events had never been more than ").append(duration(s.longestGap()))
-                .append(" apart");
+            b.append(coreName(m, s.core(), s.trace()))
+                    .append(" went silent at ")
+                    .append(at(m, s.last()))
+                    .append(": no event in the last ")
+                    .append(seconds(m.end() - s.last()))
+                    .append(" of the traces, where its events had never been more than ")
+                    .append(duration(s.longestGap()))
+                    .append(" apart");
             if (!s.openCalls().isEmpty()) {
                 b.append("; it was in ").append(callPath(m, s.openCalls()));
             }
@@ -40,33 +44,48 @@ final class DiagnosisText {
         }
         for (Stuck s : r.stuck()) {
             StringBuilder b = new StringBuilder();
-            String core = s.core() >= 0 ? m.cores().get(s.core()).name() : m.traceNames().get(m.tasks().get(s.task()).trace());
-            b.append(core).append(": task ").append(m.tasks().get(s.task()).name())
-                .append(s.blocked() ? " has been blocked" : " has been waiting").append(" since ").append(at(m, s.since()));
+            String core = s.core() >= 0
+                    ? m.cores().get(s.core()).name()
+                    : m.traceNames().get(m.tasks().get(s.task()).trace());
+            b.append(core)
+                    .append(": task ")
+                    .append(m.tasks().get(s.task()).name())
+                    .append(s.blocked() ? " has been blocked" : " has been waiting")
+                    .append(" since ")
+                    .append(at(m, s.since()));
             if (s.call() >= 0) {
                 b.append(" in ").append(m.name(m.calls().subject(s.call())));
             }
             if (s.queue() >= 0) {
                 b.append(" on queue ").append(s.queue());
             }
-            b.append(", until the traces end (").append(seconds(m.end() - s.since())).append(")");
+            b.append(", until the traces end (")
+                    .append(seconds(m.end() - s.since()))
+                    .append(")");
             if (s.noReply().isEmpty()) {
-                b.append(s.queue() >= 0 ? "; no message came on that queue" + senders(m, s.queue())
-                    : "; no message came to wake it");
+                b.append(
+                        s.queue() >= 0
+                                ? "; no message came on that queue" + senders(m, s.queue())
+                                : "; no message came to wake it");
             } else {
                 Map<String, List<Integer>> byCore = new LinkedHashMap<>();
                 for (int k = 0; k < s.noReply().size(); k++) {
                     int c = s.to().get(k);
-                    byCore.computeIfAbsent(c >= 0 ? m.cores().get(c).name() : "a core the traces do not show", x -> new ArrayList<>())
-                        .add(s.noReply().get(k));
+                    byCore.computeIfAbsent(
+                                    c >= 0 ? m.cores().get(c).name() : "a core the traces do not show",
+                                    x -> new ArrayList<>())
+                            .add(s.noReply().get(k));
                 }
                 List<String> parts = new ArrayList<>();
                 byCore.forEach((c, rows) -> {
                     int first = rows.get(0);
-                    parts.add(c + ", which never answered its message " + m.messages().id(first)
-                        + (m.messages().queue(first) >= 0 ? " (queue " + m.messages().queue(first) + ")" : "")
-                        + " sent at " + at(m, m.messages().sendTime(first))
-                        + (rows.size() > 1 ? " (and " + (rows.size() - 1) + " more)" : ""));
+                    parts.add(c + ", which never answered its message "
+                            + m.messages().id(first)
+                            + (m.messages().queue(first) >= 0
+                                    ? " (queue " + m.messages().queue(first) + ")"
+                                    : "")
+                            + " sent at " + at(m, m.messages().sendTime(first))
+                            + (rows.size() > 1 ? " (and " + (rows.size() - 1) + " more)" : ""));
                 });
                 b.append(": it waits for ").append(String.join("; ", parts));
             }
@@ -74,7 +93,8 @@ final class DiagnosisText {
             out.add(b.toString());
         }
         if (out.isEmpty()) {
-            out.add("Nothing stands out: no call took more than " + fmt(r.k()) + "× the median of its peers, no core went silent, no task is stuck.");
+            out.add("Nothing stands out: no call took more than " + fmt(r.k())
+                    + "× the median of its peers, no core went silent, no task is stuck.");
         }
         return out;
     }
@@ -119,8 +139,11 @@ final class DiagnosisText {
         /** " took X", " took about X", or " took from X to Y". */
         private String took() {
             long[] v = measured();
-            return v.length == 1 ? " took " + duration(v[0]) : alike() ? " took about " + duration(Diagnosis.median(v))
-                : " took from " + duration(v[0]) + " to " + duration(v[v.length - 1]);
+            return v.length == 1
+                    ? " took " + duration(v[0])
+                    : alike()
+                            ? " took about " + duration(Diagnosis.median(v))
+                            : " took from " + duration(v[0]) + " to " + duration(v[v.length - 1]);
         }
 
         /** How many times the median: "3.1×", or "2.5× to 20.1×". */
@@ -130,13 +153,19 @@ final class DiagnosisText {
                 return "";
             }
             long[] v = measured();
-            return ", " + (alike() ? fmt((double) Diagnosis.median(v) / med) : fmt((double) v[0] / med) + "× to " + fmt((double) v[v.length - 1] / med)) + "×";
+            return ", "
+                    + (alike()
+                            ? fmt((double) Diagnosis.median(v) / med)
+                            : fmt((double) v[0] / med) + "× to " + fmt((double) v[v.length - 1] / med))
+                    + "×";
         }
 
         /** A part of the outliers' time summed over them: per call ("about X of each call") when alike, else in all. */
         private String amount(long total) {
             int n = members.size();
-            return n == 1 ? duration(total) : alike() ? "about " + duration(total / n) + " of each call" : duration(total) + " in all";
+            return n == 1
+                    ? duration(total)
+                    : alike() ? "about " + duration(total / n) + " of each call" : duration(total) + " in all";
         }
 
         private String count(String one, String many) {
@@ -162,15 +191,33 @@ final class DiagnosisText {
             String what = switch (kind) {
                 case CALL -> m.name(name);
                 case INTERRUPT -> "interrupt " + m.name(name);
-                case ACTIVATION -> "task " + m.tasks().get(members.get(0).task()).name() + "'s activations";
+                case ACTIVATION ->
+                    "task " + m.tasks().get(members.get(0).task()).name() + "'s activations";
             };
-            b.append(cores(cores)).append(": ").append(what).append(took())
-                .append(" instead of about ").append(duration(med))
-                .append(" (the median of its ").append(members.get(0).peers()).append(" complete ")
-                .append(kind == Kind.CALL ? "calls" : kind == Kind.INTERRUPT ? "occurrences" : "activations (from a wake-up to the next wait)")
-                .append("; ").append(kind == Kind.CALL ? count("call", "calls") : kind == Kind.INTERRUPT
-                    ? count("occurrence", "occurrences") : count("activation", "activations"))
-                .append(ratio()).append(")");
+            b.append(cores(cores))
+                    .append(": ")
+                    .append(what)
+                    .append(took())
+                    .append(" instead of about ")
+                    .append(duration(med))
+                    .append(" (the median of its ")
+                    .append(members.get(0).peers())
+                    .append(" complete ")
+                    .append(
+                            kind == Kind.CALL
+                                    ? "calls"
+                                    : kind == Kind.INTERRUPT
+                                            ? "occurrences"
+                                            : "activations (from a wake-up to the next wait)")
+                    .append("; ")
+                    .append(
+                            kind == Kind.CALL
+                                    ? count("call", "calls")
+                                    : kind == Kind.INTERRUPT
+                                            ? count("occurrence", "occurrences")
+                                            : count("activation", "activations"))
+                    .append(ratio())
+                    .append(")");
             long preempted = members.stream().mapToLong(Outlier::preempted).sum();
             long blocked = members.stream().mapToLong(Outlier::blocked).sum();
             long irqs = members.stream().mapToLong(Outlier::irqNanos).sum();
@@ -182,10 +229,14 @@ final class DiagnosisText {
                         by.merge(m.tasks().get(s.task()).name(), s.nanos(), Long::sum);
                     }
                 }
-                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
-                    .limit(3).map(e -> "task " + e.getKey()).toList();
-                why.add((names.isEmpty() ? "other tasks" : and(names)) + " preempted " + (cores.size() > 1 ? "them" : "it")
-                    + " for " + amount(preempted) + " (" + Math.round(100.0 * preempted / total) + "%)");
+                List<String> names = by.entrySet().stream()
+                        .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                        .limit(3)
+                        .map(e -> "task " + e.getKey())
+                        .toList();
+                why.add((names.isEmpty() ? "other tasks" : and(names)) + " preempted "
+                        + (cores.size() > 1 ? "them" : "it") + " for " + amount(preempted) + " ("
+                        + Math.round(100.0 * preempted / total) + "%)");
             }
             if (blocked > 0) {
                 Map<String, Long> waitedFor = new LinkedHashMap<>();
@@ -193,16 +244,27 @@ final class DiagnosisText {
                     for (Waits.Wait w : o.waits()) {
                         int sc = m.messages().sendCore(w.message());
                         int act = r.waits().sentIn(w.message());
-                        String who = sc < 0 ? "a message sent before the traces began"
-                            : m.cores().get(sc).name() + (act >= 0 ? " (" + m.name(m.calls().subject(act)) + ")" : "");
+                        String who = sc < 0
+                                ? "a message sent before the traces began"
+                                : m.cores().get(sc).name()
+                                        + (act >= 0 ? " (" + m.name(m.calls().subject(act)) + ")" : "");
                         waitedFor.merge(who, w.duration(), Long::sum);
                     }
                 }
-                long longest = waitedFor.values().stream().mapToLong(Long::longValue).max().orElse(0);
-                List<String> whom = waitedFor.entrySet().stream().filter(e -> e.getValue() * 2 >= longest)
-                    .sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).map(Map.Entry::getKey).toList();
-                why.add((members.get(0).task() >= 0 && r.waits().scheduled(members.get(0).task()) ? "it was blocked" : "it waited")
-                    + " for " + amount(blocked) + (whom.isEmpty() ? "" : ", for " + cores(whom)));
+                long longest = waitedFor.values().stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElse(0);
+                List<String> whom = waitedFor.entrySet().stream()
+                        .filter(e -> e.getValue() * 2 >= longest)
+                        .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                        .map(Map.Entry::getKey)
+                        .toList();
+                why.add((members.get(0).task() >= 0
+                                        && r.waits().scheduled(members.get(0).task())
+                                ? "it was blocked"
+                                : "it waited")
+                        + " for " + amount(blocked) + (whom.isEmpty() ? "" : ", for " + cores(whom)));
             }
             if (irqs > total / 10) {
                 why.add((kind == Kind.INTERRUPT ? "interrupts nested in it took " : "interrupts took ") + amount(irqs));
@@ -212,17 +274,22 @@ final class DiagnosisText {
             }
             if (why.isEmpty()) {
                 int task = members.get(0).task();
-                why.add(kind == Kind.INTERRUPT ? "nothing interrupted it: its handler ran longer"
-                    : task >= 0 && !r.waits().scheduled(task)
-                    ? "the traces do not show why: its task's scheduling is not traced (its preemptions are not seen)"
-                    : "it was neither preempted nor blocked: it ran longer");
+                why.add(
+                        kind == Kind.INTERRUPT
+                                ? "nothing interrupted it: its handler ran longer"
+                                : task >= 0 && !r.waits().scheduled(task)
+                                        ? "the traces do not show why: its task's scheduling is not traced (its preemptions are not seen)"
+                                        : "it was neither preempted nor blocked: it ran longer");
             }
             b.append(": ").append(String.join("; ", why)).append('.');
             consequences(r, b, cores.size() > 1);
             int nested = members.stream().mapToInt(Outlier::nested).sum();
             if (nested > 0) {
-                b.append(" The ").append(nested).append(" slow calls inside ").append(members.size() > 1 ? "them" : "it")
-                    .append(" are part of the same delay.");
+                b.append(" The ")
+                        .append(nested)
+                        .append(" slow calls inside ")
+                        .append(members.size() > 1 ? "them" : "it")
+                        .append(" are part of the same delay.");
             }
             return b.toString();
         }
@@ -236,26 +303,43 @@ final class DiagnosisText {
         private String threadSentence(Report r) {
             StateModel m = r.model();
             Outlier first = members.get(0);
-            List<String> cores = members.stream().filter(o -> o.core() >= 0).map(o -> m.cores().get(o.core()).name())
-                .distinct().sorted(NATURAL).toList();
+            List<String> cores = members.stream()
+                    .filter(o -> o.core() >= 0)
+                    .map(o -> m.cores().get(o.core()).name())
+                    .distinct()
+                    .sorted(NATURAL)
+                    .toList();
             long blocked = members.stream().mapToLong(Outlier::blocked).sum();
             boolean notBlocked = members.stream().anyMatch(o -> o.measured() != o.duration());
             String what = kind == Kind.INTERRUPT ? "interrupt " + m.name(name) : m.name(name);
             StringBuilder b = new StringBuilder();
-            b.append(first.task() >= 0 ? r.waits().taskName(first.task()) : what).append(cores.isEmpty() ? "" : " on " + cores(cores))
-                .append(": ").append(what).append(took());
+            b.append(first.task() >= 0 ? r.waits().taskName(first.task()) : what)
+                    .append(cores.isEmpty() ? "" : " on " + cores(cores))
+                    .append(": ")
+                    .append(what)
+                    .append(took());
             if (notBlocked && blocked > 0) {
-                b.append(" without the time it was blocked (").append(amount(blocked)).append(")");
+                b.append(" without the time it was blocked (")
+                        .append(amount(blocked))
+                        .append(")");
             }
-            b.append(" instead of about ").append(duration(first.median())).append(" (the median of its ")
-                .append(first.peers()).append(kind == Kind.INTERRUPT ? " occurrences" : " calls")
-                .append(notBlocked ? ", each without the time it was blocked" : "").append("; ")
-                .append(kind == Kind.INTERRUPT ? count("occurrence", "occurrences") : count("call", "calls")).append(ratio()).append(")");
+            b.append(" instead of about ")
+                    .append(duration(first.median()))
+                    .append(" (the median of its ")
+                    .append(first.peers())
+                    .append(kind == Kind.INTERRUPT ? " occurrences" : " calls")
+                    .append(notBlocked ? ", each without the time it was blocked" : "")
+                    .append("; ")
+                    .append(kind == Kind.INTERRUPT ? count("occurrence", "occurrences") : count("call", "calls"))
+                    .append(ratio())
+                    .append(")");
             List<String> why = new ArrayList<>();
             long preempted = members.stream().mapToLong(Outlier::preempted).sum();
             long runnable = members.stream().mapToLong(Outlier::runnable).sum();
             long irqs = members.stream().mapToLong(Outlier::irqNanos).sum();
-            long running = first.running() < 0 ? -1 : members.stream().mapToLong(Outlier::running).sum();
+            long running = first.running() < 0
+                    ? -1
+                    : members.stream().mapToLong(Outlier::running).sum();
             long measured = members.stream().mapToLong(Outlier::measured).sum();
             if (preempted > 0) {
                 Map<String, Long> by = new LinkedHashMap<>();
@@ -264,32 +348,44 @@ final class DiagnosisText {
                         by.merge("task " + r.waits().taskName(x.task()), x.nanos(), Long::sum);
                     }
                 }
-                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
-                    .limit(3).map(Map.Entry::getKey).toList();
+                List<String> names = by.entrySet().stream()
+                        .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                        .limit(3)
+                        .map(Map.Entry::getKey)
+                        .toList();
                 why.add("it waited " + amount(preempted) + " for a CPU"
-                    + (runnable == preempted ? " after it was woken" : runnable > 0 ? " (" + duration(runnable) + " after it was woken)" : "")
-                    + (names.isEmpty() ? "" : " while " + and(names) + " ran"));
+                        + (runnable == preempted
+                                ? " after it was woken"
+                                : runnable > 0 ? " (" + duration(runnable) + " after it was woken)" : "")
+                        + (names.isEmpty() ? "" : " while " + and(names) + " ran"));
             }
             if (irqs > 0 && irqs * 10 >= measured) {
                 Map<String, Long> by = new LinkedHashMap<>();
                 members.forEach(o -> o.interruptedBy().forEach(x -> by.merge(x.name(), x.nanos(), Long::sum)));
-                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
-                    .limit(2).map(Map.Entry::getKey).toList();
+                List<String> names = by.entrySet().stream()
+                        .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                        .limit(2)
+                        .map(Map.Entry::getKey)
+                        .toList();
                 why.add("interrupts took " + amount(irqs) + " (" + and(names) + ")");
             }
             if (running >= 0 && running - irqs > 0 && running - irqs >= preempted && running - irqs >= irqs) {
-                why.add("it was running for " + amount(running - irqs) + (preempted == 0 && irqs == 0
-                    ? ", never preempted nor interrupted" : ""));
+                why.add("it was running for " + amount(running - irqs)
+                        + (preempted == 0 && irqs == 0 ? ", never preempted nor interrupted" : ""));
             }
             if (running < 0 && kind != Kind.INTERRUPT) {
-                why.add("the traces do not show why: its thread's scheduling is not traced (a kernel trace of the same run"
-                    + " would show preemptions and interrupts)");
+                why.add(
+                        "the traces do not show why: its thread's scheduling is not traced (a kernel trace of the same run"
+                                + " would show preemptions and interrupts)");
             }
             if (notBlocked && blocked > 0) {
                 Map<String, Long> by = new LinkedHashMap<>();
                 members.forEach(o -> o.wokenBy().forEach(x -> by.merge(x.name(), x.nanos(), Long::sum)));
-                List<String> names = by.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
-                    .limit(2).map(Map.Entry::getKey).toList();
+                List<String> names = by.entrySet().stream()
+                        .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                        .limit(2)
+                        .map(Map.Entry::getKey)
+                        .toList();
                 if (!names.isEmpty()) {
                     why.add("it was woken by " + and(names));
                 }
@@ -315,29 +411,46 @@ final class DiagnosisText {
                 senders.add(o.task());
                 for (Waits.Wait w : o.waitedForIt()) {
                     int act = r.waits().receivedIn(w.message());
-                    String key = m.tasks().get(w.task()).name() + "\u0000" + (act >= 0 ? m.name(m.calls().subject(act)) : "");
+                    String key = m.tasks().get(w.task()).name() + "\u0000"
+                            + (act >= 0 ? m.name(m.calls().subject(act)) : "");
                     byWaiter.computeIfAbsent(key, x -> new ArrayList<>()).add(w);
                 }
             }
             // the two that waited longest, the others counted
             List<Map.Entry<String, List<Waits.Wait>>> sorted = new ArrayList<>(byWaiter.entrySet());
-            sorted.sort((x, y) -> Long.compare(y.getValue().stream().mapToLong(Waits.Wait::duration).sum(),
-                x.getValue().stream().mapToLong(Waits.Wait::duration).sum()));
+            sorted.sort((x, y) -> Long.compare(
+                    y.getValue().stream().mapToLong(Waits.Wait::duration).sum(),
+                    x.getValue().stream().mapToLong(Waits.Wait::duration).sum()));
             sorted.stream().limit(2).forEach(entry -> {
                 String key = entry.getKey();
                 List<Waits.Wait> ws = entry.getValue();
                 String task = key.substring(0, key.indexOf('\u0000'));
                 String in = key.substring(key.indexOf('\u0000') + 1);
                 long[] d = ws.stream().mapToLong(Waits.Wait::duration).toArray();
-                List<String> waiters = ws.stream().map(w -> w.core() >= 0 ? m.cores().get(w.core()).name()
-                    : m.traceNames().get(m.tasks().get(w.task()).trace())).distinct().toList();
+                List<String> waiters = ws.stream()
+                        .map(w -> w.core() >= 0
+                                ? m.cores().get(w.core()).name()
+                                : m.traceNames().get(m.tasks().get(w.task()).trace()))
+                        .distinct()
+                        .toList();
                 Set<Integer> waiterTasks = new HashSet<>();
                 ws.forEach(w -> waiterTasks.add(w.task()));
-                b.append(" ").append(cores(waiters)).append(waiters.size() > 1 ? " waited for " : " waited for ")
-                    .append(severalCores ? "them" : "it").append(": ").append(waiters.size() > 1 ? "their" : "its")
-                    .append(" task ").append(task).append(" got ").append(severalCores ? "their" : "its")
-                    .append(" message").append(d.length > 1 ? "s" : "").append(in.isEmpty() ? "" : " in " + in)
-                    .append(" about ").append(duration(Diagnosis.median(d))).append(" after it began waiting");
+                b.append(" ")
+                        .append(cores(waiters))
+                        .append(waiters.size() > 1 ? " waited for " : " waited for ")
+                        .append(severalCores ? "them" : "it")
+                        .append(": ")
+                        .append(waiters.size() > 1 ? "their" : "its")
+                        .append(" task ")
+                        .append(task)
+                        .append(" got ")
+                        .append(severalCores ? "their" : "its")
+                        .append(" message")
+                        .append(d.length > 1 ? "s" : "")
+                        .append(in.isEmpty() ? "" : " in " + in)
+                        .append(" about ")
+                        .append(duration(Diagnosis.median(d)))
+                        .append(" after it began waiting");
                 // the same waiters' waits, in the same function, for other senders' messages
                 List<Long> others = new ArrayList<>();
                 for (int waiter : waiterTasks) {
@@ -351,14 +464,19 @@ final class DiagnosisText {
                     }
                 }
                 if (!others.isEmpty()) {
-                    b.append(", against about ").append(duration(Diagnosis.median(others.stream().mapToLong(Long::longValue).toArray())))
-                        .append(" for the others'");
+                    b.append(", against about ")
+                            .append(duration(Diagnosis.median(
+                                    others.stream().mapToLong(Long::longValue).toArray())))
+                            .append(" for the others'");
                 }
                 b.append('.');
             });
             if (sorted.size() > 2) {
-                b.append(" ").append(sorted.size() - 2).append(" other tasks waited for ").append(severalCores ? "them" : "it")
-                    .append(" less.");
+                b.append(" ")
+                        .append(sorted.size() - 2)
+                        .append(" other tasks waited for ")
+                        .append(severalCores ? "them" : "it")
+                        .append(" less.");
             }
         }
     }
@@ -394,14 +512,16 @@ final class DiagnosisText {
                 long run = o.running() - o.irqNanos();
                 cause = o.preempted() >= Math.max(run, o.irqNanos()) ? "cpu" : o.irqNanos() >= run ? "irq" : "ran";
             } else if (!o.preemptedBy().isEmpty() && o.preempted() >= o.blocked()) {
-                cause = "preempted:" + m.tasks().get(o.preemptedBy().get(0).task()).name();
+                cause = "preempted:"
+                        + m.tasks().get(o.preemptedBy().get(0).task()).name();
             } else if (o.blocked() > 0) {
                 cause = "blocked";
             } else {
                 cause = "ran";
             }
-            String key = o.kind() + "/" + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause
-                + (o.ownPeers() ? "/" + o.task() : "");
+            String key = o.kind() + "/"
+                    + (o.kind() == Kind.ACTIVATION ? m.tasks().get(o.task()).name() : o.name()) + "/" + cause
+                    + (o.ownPeers() ? "/" + o.task() : "");
             byCause.computeIfAbsent(key, x -> new ArrayList<>()).add(o);
         }
         List<Group> out = new ArrayList<>();

@@ -37,7 +37,8 @@ public final class IntervalTable {
 
     private static long stateFlagsDepth(int state, int flags, int depth) {
         if ((flags & ~0xFF) != 0 || state != (state << 8) >> 8) {
-            throw new IllegalArgumentException("an interval's flags take 8 bits, its state 24: " + flags + ", " + state);
+            throw new IllegalArgumentException(
+                    "an interval's flags take 8 bits, its state 24: " + flags + ", " + state);
         }
         return ((long) state << 40) | ((long) flags << 32) | (depth & 0xFFFFFFFFL);
     }
@@ -67,7 +68,8 @@ public final class IntervalTable {
      * shared, not copied.
      */
     static IntervalTable concat(IntervalTable[] parts, int[][] owners, int[][] subjects, List<Runnable> copies) {
-        if (parts.length == 1 && identity(owners == null ? null : owners[0])
+        if (parts.length == 1
+                && identity(owners == null ? null : owners[0])
                 && identity(subjects == null ? null : subjects[0])) {
             return parts[0];
         }
@@ -120,7 +122,8 @@ public final class IntervalTable {
     }
 
     /** Copies {@code run} rows from {@code s} at long {@code so} to {@code c} at {@code o}, renumbered. */
-    private static void copyRun(MemorySegment s, int so, MemorySegment c, int o, int run, int[] owners, int[] subjects) {
+    private static void copyRun(
+            MemorySegment s, int so, MemorySegment c, int o, int run, int[] owners, int[] subjects) {
         MemorySegment.copy(s, LongRows.L, (long) so * Long.BYTES, c, LongRows.L, (long) o * Long.BYTES, (long) run * W);
         if (owners == null && subjects == null) {
             return;
@@ -258,5 +261,4 @@ public final class IntervalTable {
             }
         }
     }
-
 }

@@ -46,8 +46,10 @@ public record LinuxTaskStates(long preempted, long dead, String kernel) {
             var env = t.metadata().env();
             for (String key : List.of("kernel_release", "release")) {
                 if (env.get(key) instanceof String release) {
-                    boolean rawLttng = "lttng-modules".equals(env.get("tracer_name")) && env.get("tracer_major") instanceof Long major
-                        && env.get("tracer_minor") instanceof Long minor && major * 1000 + minor < 2011;
+                    boolean rawLttng = "lttng-modules".equals(env.get("tracer_name"))
+                            && env.get("tracer_major") instanceof Long major
+                            && env.get("tracer_minor") instanceof Long minor
+                            && major * 1000 + minor < 2011;
                     LinuxTaskStates s = forRelease(release, rawLttng);
                     if (s != null) {
                         return s;
@@ -75,8 +77,9 @@ public record LinuxTaskStates(long preempted, long dead, String kernel) {
         int v = Integer.parseInt(m.group(1)) * 1000 + Integer.parseInt(m.group(2));
         if (v >= 4014) {
             // the raw state's TASK_STATE_MAX (0x1000) says preempted too: lttng-modules before 2.11 wrote it
-            return rawState ? new LinuxTaskStates(0x1000, 16 | 32 | 128, release)
-                : new LinuxTaskStates(0x100 | 0x1000, 16 | 32, release);
+            return rawState
+                    ? new LinuxTaskStates(0x1000, 16 | 32 | 128, release)
+                    : new LinuxTaskStates(0x100 | 0x1000, 16 | 32, release);
         }
         long max = v >= 4008 ? 4096 : v >= 4002 ? 2048 : v >= 3009 ? 1024 : 512;
         return new LinuxTaskStates(max, 16 | 32 | 64, release);
@@ -87,7 +90,9 @@ public record LinuxTaskStates(long preempted, long dead, String kernel) {
         if (prevState == 0) {
             return StateModel.PREEMPTED;
         }
-        if (kernel == null ? Long.bitCount(prevState) == 1 && (prevState & preempted) != 0 : (prevState & preempted) != 0) {
+        if (kernel == null
+                ? Long.bitCount(prevState) == 1 && (prevState & preempted) != 0
+                : (prevState & preempted) != 0) {
             return StateModel.PREEMPTED;
         }
         return (prevState & dead) != 0 ? StateModel.DEAD : StateModel.BLOCKED;

@@ -26,6 +26,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 public final class LongRows {
     /** How the rows' longs are read and written: {@code chunk.getAtIndex(L, index)}. */
     public static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
+
     private static final int SHIFT = 11;
     private static final int ROWS = 1 << SHIFT;
     private static final int MASK = ROWS - 1;
@@ -156,7 +157,8 @@ public final class LongRows {
         Objects.checkIndex(from, size + 1);
         int n = Math.min(Math.min(max, into.length / width), Math.min(size - from, rowsInChunkFrom(from)));
         if (n > 0) {
-            MemorySegment.copy(chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
+            MemorySegment.copy(
+                    chunks[from >>> SHIFT], L, (long) (from & MASK) * width * Long.BYTES, into, 0, n * width);
         }
         return n;
     }

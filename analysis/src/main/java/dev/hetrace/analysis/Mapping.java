@@ -46,16 +46,31 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * @param states    how a switch's {@code prev-state} is read ({@link States})
  * @param rules     what each mapped event does
  */
-public record Mapping(String name, List<String> detect, String core, String taskId, String taskName, String idleName,
-                      Long idleId, States states, List<Rule> rules) {
+public record Mapping(
+        String name,
+        List<String> detect,
+        String core,
+        String taskId,
+        String taskName,
+        String idleName,
+        Long idleId,
+        States states,
+        List<Rule> rules) {
     public Mapping {
         detect = List.copyOf(detect);
         rules = List.copyOf(rules);
         states = states == null ? States.ZERO_PREEMPTED : states;
     }
 
-    public Mapping(String name, List<String> detect, String core, String taskId, String taskName, String idleName,
-                   Long idleId, List<Rule> rules) {
+    public Mapping(
+            String name,
+            List<String> detect,
+            String core,
+            String taskId,
+            String taskName,
+            String idleName,
+            Long idleId,
+            List<Rule> rules) {
         this(name, detect, core, taskId, taskName, idleName, idleId, States.ZERO_PREEMPTED, rules);
     }
 
@@ -147,8 +162,8 @@ public record Mapping(String name, List<String> detect, String core, String task
     }
 
     /** The names of the presets, in the order they are tried. */
-    public static final List<String> PRESETS = List.of("rtos", "lttng-kernel", "perf-kernel", "lttng-ust-cyg-profile",
-        "lttng-ust-cyg-profile-fast");
+    public static final List<String> PRESETS =
+            List.of("rtos", "lttng-kernel", "perf-kernel", "lttng-ust-cyg-profile", "lttng-ust-cyg-profile-fast");
 
     /** The presets parsed so far: resources of this jar, the same every time (a mapping is immutable). */
     private static final Map<String, Mapping> PARSED = new ConcurrentHashMap<>();
@@ -165,7 +180,8 @@ public record Mapping(String name, List<String> detect, String core, String task
         String resource = "presets/" + name + ".yaml";
         try (InputStream in = Mapping.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalArgumentException("no preset '" + name + "' (presets: " + String.join(", ", PRESETS) + ")");
+                throw new IllegalArgumentException(
+                        "no preset '" + name + "' (presets: " + String.join(", ", PRESETS) + ")");
             }
             return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), "preset " + name);
         } catch (IOException e) {
@@ -199,12 +215,23 @@ public record Mapping(String name, List<String> detect, String core, String task
         Set<String> mapped = new HashSet<>();
         applied.forEach(m -> m.restrictedTo(eventNames).rules().forEach(r -> mapped.add(r.event())));
         Mapping generic = generic(eventNames);
-        generic = new Mapping(generic.name(), List.of(), null, null, null, null, null,
-            generic.rules().stream().filter(r -> !mapped.contains(r.event())).toList());
+        generic = new Mapping(
+                generic.name(),
+                List.of(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                generic.rules().stream()
+                        .filter(r -> !mapped.contains(r.event()))
+                        .toList());
         if (!generic.rules().isEmpty()) {
             applied.add(generic);
         }
-        return applied.isEmpty() ? null : combine(applied).restrictedTo(eventNames).withThreadContext(contextFields);
+        return applied.isEmpty()
+                ? null
+                : combine(applied).restrictedTo(eventNames).withThreadContext(contextFields);
     }
 
     /**
@@ -265,8 +292,16 @@ public record Mapping(String name, List<String> detect, String core, String task
             idleName = idleName != null ? idleName : m.idleName();
             idleId = idleId != null ? idleId : m.idleId();
         }
-        return new Mapping(String.join("+", names), List.of(), core, taskId, taskName, idleName, idleId, states,
-            new ArrayList<>(rules.values()));
+        return new Mapping(
+                String.join("+", names),
+                List.of(),
+                core,
+                taskId,
+                taskName,
+                idleName,
+                idleId,
+                states,
+                new ArrayList<>(rules.values()));
     }
 
     /**
@@ -293,7 +328,8 @@ public record Mapping(String name, List<String> detect, String core, String task
                 out.putIfAbsent(r.event(), r);
             }
         }
-        return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, states, new ArrayList<>(out.values()));
+        return new Mapping(
+                name, detect, core, taskId, taskName, idleName, idleId, states, new ArrayList<>(out.values()));
     }
 
     /** A mapping from a YAML file; errors name the file and line. */
@@ -318,7 +354,8 @@ public record Mapping(String name, List<String> detect, String core, String task
         if (!(root instanceof MappingNode top)) {
             throw new MappingException(source + ":1: expected a mapping with name, events...");
         }
-        Map<String, Node> keys = entries(top, source, Set.of("name", "detect", "core", "task", "idle", "states", "events"));
+        Map<String, Node> keys =
+                entries(top, source, Set.of("name", "detect", "core", "task", "idle", "states", "events"));
         String name = keys.containsKey("name") ? scalar(keys.get("name"), source, "name") : source;
         List<String> detect = new ArrayList<>();
         if (keys.get("detect") != null) {
@@ -333,16 +370,20 @@ public record Mapping(String name, List<String> detect, String core, String task
         String taskId = null;
         String taskName = null;
         if (keys.get("task") != null) {
-            Map<String, Node> t = entries(asMapping(keys.get("task"), source, "task: expected {id: FIELD, name: FIELD}"),
-                source, Set.of("id", "name"));
+            Map<String, Node> t = entries(
+                    asMapping(keys.get("task"), source, "task: expected {id: FIELD, name: FIELD}"),
+                    source,
+                    Set.of("id", "name"));
             taskId = t.containsKey("id") ? scalar(t.get("id"), source, "task.id") : null;
             taskName = t.containsKey("name") ? scalar(t.get("name"), source, "task.name") : null;
         }
         String idleName = null;
         Long idleId = null;
         if (keys.get("idle") != null) {
-            Map<String, Node> t = entries(asMapping(keys.get("idle"), source, "idle: expected {name: REGEX} or {id: N}"),
-                source, Set.of("id", "name"));
+            Map<String, Node> t = entries(
+                    asMapping(keys.get("idle"), source, "idle: expected {name: REGEX} or {id: N}"),
+                    source,
+                    Set.of("id", "name"));
             idleName = t.containsKey("name") ? scalar(t.get("name"), source, "idle.name") : null;
             if (idleName != null) {
                 try {
@@ -362,12 +403,18 @@ public record Mapping(String name, List<String> detect, String core, String task
         States states = States.ZERO_PREEMPTED;
         if (keys.get("states") != null) {
             String w = scalar(keys.get("states"), source, "states");
-            states = Arrays.stream(States.values()).filter(x -> x.word.equals(w)).findFirst()
-                .orElseThrow(() -> error(source, keys.get("states"), "states: expected linux or zero-preempted, got '" + w + "'"));
+            states = Arrays.stream(States.values())
+                    .filter(x -> x.word.equals(w))
+                    .findFirst()
+                    .orElseThrow(() -> error(
+                            source, keys.get("states"), "states: expected linux or zero-preempted, got '" + w + "'"));
         }
         List<Rule> rules = new ArrayList<>();
         if (!(keys.get("events") instanceof SequenceNode events)) {
-            throw error(source, keys.getOrDefault("events", top), "expected `events`, a list of {event: NAME, does: ACTION, ...}");
+            throw error(
+                    source,
+                    keys.getOrDefault("events", top),
+                    "expected `events`, a list of {event: NAME, does: ACTION, ...}");
         }
         Set<String> seen = new LinkedHashSet<>();
         for (Node n : events.getValue()) {
@@ -378,7 +425,8 @@ public record Mapping(String name, List<String> detect, String core, String task
                 String k = scalar(t.getKeyNode(), source, "key");
                 if (k.equals("names")) {
                     if (!(t.getValueNode() instanceof SequenceNode list)) {
-                        throw error(source, t.getValueNode(), "names: expected a list of names, the first for number 0");
+                        throw error(
+                                source, t.getValueNode(), "names: expected a list of names, the first for number 0");
                     }
                     for (Node x : list.getValue()) {
                         numbered.add(scalar(x, source, "names"));
@@ -395,8 +443,15 @@ public record Mapping(String name, List<String> detect, String core, String task
             }
             Action a = Action.of(does);
             if (a == null) {
-                throw error(source, n, "does: '" + does + "' is not one of " + String.join(", ",
-                    Arrays.stream(Action.values()).map(x -> x.word).toList()));
+                throw error(
+                        source,
+                        n,
+                        "does: '" + does + "' is not one of "
+                                + String.join(
+                                        ", ",
+                                        Arrays.stream(Action.values())
+                                                .map(x -> x.word)
+                                                .toList()));
             }
             for (String role : a.required) {
                 if (!fields.containsKey(role)) {
@@ -405,8 +460,11 @@ public record Mapping(String name, List<String> detect, String core, String task
             }
             for (String role : fields.keySet()) {
                 if (!a.required.contains(role) && !a.optional.contains(role)) {
-                    throw error(source, n, event + ": '" + role + "' is not a field role of '" + does + "' (roles: "
-                        + String.join(", ", new TreeSet<>(union(a.required, a.optional))) + ")");
+                    throw error(
+                            source,
+                            n,
+                            event + ": '" + role + "' is not a field role of '" + does + "' (roles: "
+                                    + String.join(", ", new TreeSet<>(union(a.required, a.optional))) + ")");
                 }
             }
             if (!seen.add(event)) {
@@ -429,8 +487,10 @@ public record Mapping(String name, List<String> detect, String core, String task
         for (NodeTuple t : m.getValue()) {
             String k = scalar(t.getKeyNode(), source, "key");
             if (!allowed.contains(k)) {
-                throw error(source, t.getKeyNode(), "unknown key '" + k + "' (expected one of "
-                    + String.join(", ", new TreeSet<>(allowed)) + ")");
+                throw error(
+                        source,
+                        t.getKeyNode(),
+                        "unknown key '" + k + "' (expected one of " + String.join(", ", new TreeSet<>(allowed)) + ")");
             }
             out.put(k, t.getValueNode());
         }

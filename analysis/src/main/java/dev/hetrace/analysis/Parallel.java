@@ -38,16 +38,19 @@ public final class Parallel {
         Throwable[] failures = new Throwable[work.size()];
         Thread[] threads = new Thread[Math.min(workers, work.size())];
         for (int t = 0; t < threads.length; t++) {
-            threads[t] = CtfReader.decodingThreads().name("hetrace-work-" + t).daemon().start(() -> {
-                for (int k = next.getAndIncrement(); k < work.size(); k = next.getAndIncrement()) {
-                    try {
-                        work.get(k).run();
-                    } catch (Throwable e) {
-                        failures[k] = e;
-                        cancel.run();
-                    }
-                }
-            });
+            threads[t] = CtfReader.decodingThreads()
+                    .name("hetrace-work-" + t)
+                    .daemon()
+                    .start(() -> {
+                        for (int k = next.getAndIncrement(); k < work.size(); k = next.getAndIncrement()) {
+                            try {
+                                work.get(k).run();
+                            } catch (Throwable e) {
+                                failures[k] = e;
+                                cancel.run();
+                            }
+                        }
+                    });
         }
         try {
             for (Thread t : threads) {

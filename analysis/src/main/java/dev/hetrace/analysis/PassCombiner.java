@@ -55,10 +55,12 @@ final class PassCombiner {
         });
         threadsOnTheirKernel();
         Map<String, Integer> names = new HashMap<>();
-        nameIds = number(p -> p.nameBorn, (p, k) -> names.computeIfAbsent(p.names.get(k), s -> {
-            model.names.add(s);
-            return model.names.size() - 1;
-        }));
+        nameIds = number(
+                p -> p.nameBorn,
+                (p, k) -> names.computeIfAbsent(p.names.get(k), s -> {
+                    model.names.add(s);
+                    return model.names.size() - 1;
+                }));
     }
 
     /**
@@ -77,7 +79,7 @@ final class PassCombiner {
         work.add(this::wakeups);
         work.add(this::forks);
         copies.forEach(c -> work.add(c::run));
-        Parallel.run(work, workers, () -> { });
+        Parallel.run(work, workers, () -> {});
         return model;
     }
 
@@ -87,8 +89,9 @@ final class PassCombiner {
 
     /** Whether a pass reads user-space threads: its events' task from a context thread id, no switches. */
     private static boolean userThreads(TracePass p) {
-        return p.mapping.taskId() != null && p.mapping.states() != Mapping.States.LINUX
-            && p.mapping.rules().stream().noneMatch(r -> r.does() == Mapping.Action.SWITCH);
+        return p.mapping.taskId() != null
+                && p.mapping.states() != Mapping.States.LINUX
+                && p.mapping.rules().stream().noneMatch(r -> r.does() == Mapping.Action.SWITCH);
     }
 
     /**
@@ -113,7 +116,8 @@ final class PassCombiner {
                 Map<Long, List<Integer>> byId = new HashMap<>();
                 for (int t = 0; t < k.tasks.size(); t++) {
                     if (k.tasks.get(t).id() > 0 && !k.tasks.get(t).idle()) {
-                        byId.computeIfAbsent(k.tasks.get(t).id(), x -> new ArrayList<>()).add(t);
+                        byId.computeIfAbsent(k.tasks.get(t).id(), x -> new ArrayList<>())
+                                .add(t);
                     }
                 }
                 for (int t = 0; t < u.tasks.size(); t++) {
@@ -285,8 +289,12 @@ final class PassCombiner {
                 long where = m.getAtIndex(LongRows.L, o + 2);
                 int waker = LongRows.low(who);
                 int irq = LongRows.low(where);
-                model.addWakeup(m.getAtIndex(LongRows.L, o), task[LongRows.high(who)], waker < 0 ? -1 : task[waker],
-                    coreIds[p.trace][LongRows.high(where)], irq < 0 ? -1 : nameIds[p.trace][irq]);
+                model.addWakeup(
+                        m.getAtIndex(LongRows.L, o),
+                        task[LongRows.high(who)],
+                        waker < 0 ? -1 : task[waker],
+                        coreIds[p.trace][LongRows.high(where)],
+                        irq < 0 ? -1 : nameIds[p.trace][irq]);
             }
         }
     }
@@ -310,8 +318,10 @@ final class PassCombiner {
                 MemorySegment m = r.chunk(k);
                 int o = r.offset(k);
                 int local = p.coreByCpu.get(m.getAtIndex(LongRows.L, o + 1));
-                model.addMark(m.getAtIndex(LongRows.L, o),
-                    local == LongIntMap.ABSENT ? -1 - p.trace : coreIds[p.trace][local], name[(int) m.getAtIndex(LongRows.L, o + 2)]);
+                model.addMark(
+                        m.getAtIndex(LongRows.L, o),
+                        local == LongIntMap.ABSENT ? -1 - p.trace : coreIds[p.trace][local],
+                        name[(int) m.getAtIndex(LongRows.L, o + 2)]);
             }
         }
     }

@@ -44,8 +44,14 @@ public final class PatternSearch {
     }
 
     /** The occurrences in the order of their Bs, and the As and Bs that found no partner. */
-    public record Result(Spec spec, List<Occurrence> occurrences, long ignoredFirst, long ignoredThen, long events,
-                         long begin, List<String> traceNames) {
+    public record Result(
+            Spec spec,
+            List<Occurrence> occurrences,
+            long ignoredFirst,
+            long ignoredThen,
+            long events,
+            long begin,
+            List<String> traceNames) {
         public long minDuration() {
             return occurrences.stream().mapToLong(Occurrence::duration).min().orElse(-1);
         }
@@ -55,7 +61,10 @@ public final class PatternSearch {
         }
 
         public double avgDuration() {
-            return occurrences.stream().mapToLong(Occurrence::duration).average().orElse(Double.NaN);
+            return occurrences.stream()
+                    .mapToLong(Occurrence::duration)
+                    .average()
+                    .orElse(Double.NaN);
         }
 
         /** The delays from the end of each occurrence to the start of the next (occurrences by start). */
@@ -127,6 +136,7 @@ public final class PatternSearch {
         final Map<String, Integer> roles = new HashMap<>();
         /** In front of that: the role of each event class met, by the class's identity. */
         final ClassCache<Integer> roleOf = new ClassCache<>(e -> roles.computeIfAbsent(e.name(), this::role));
+
         final Event.Field[] firstFields;
         final Event.Field[] thenFields;
         final Event.Field cpu = Event.field("packet_context.cpu_id");
@@ -136,6 +146,7 @@ public final class PatternSearch {
          * that nothing is allocated per event.
          */
         final LongIntMap pending = new LongIntMap();
+
         long[] pendingTime = new long[64];
         int[] pendingTrace = new int[64];
         long[] pendingCore = new long[64];
@@ -184,8 +195,13 @@ public final class PatternSearch {
                         ignoredThen++;
                     } else {
                         freeSlot(a);
-                        found.add(new Occurrence(pendingTime[a], t, pendingTrace[a], coreName(pendingTrace[a], pendingCore[a]), i,
-                            coreName(i, core(e))));
+                        found.add(new Occurrence(
+                                pendingTime[a],
+                                t,
+                                pendingTrace[a],
+                                coreName(pendingTrace[a], pendingCore[a]),
+                                i,
+                                coreName(i, core(e))));
                     }
                 }
                 if ((role & FIRST) != 0) {
@@ -209,8 +225,14 @@ public final class PatternSearch {
                 }
             }
             ignoredFirst += pending.size();
-            return new Result(spec, List.copyOf(found), ignoredFirst, ignoredThen, events,
-                begin == Long.MAX_VALUE ? 0 : begin, names);
+            return new Result(
+                    spec,
+                    List.copyOf(found),
+                    ignoredFirst,
+                    ignoredThen,
+                    events,
+                    begin == Long.MAX_VALUE ? 0 : begin,
+                    names);
         }
 
         /** The next event of trace {@code i} that has a time: untimed events have no place in a pattern. */
@@ -229,7 +251,8 @@ public final class PatternSearch {
         }
 
         private int role(String name) {
-            return (first.matcher(name).matches() ? FIRST : 0) | (then.matcher(name).matches() ? THEN : 0);
+            return (first.matcher(name).matches() ? FIRST : 0)
+                    | (then.matcher(name).matches() ? THEN : 0);
         }
 
         /** A free slot for a pending A. */
@@ -258,8 +281,8 @@ public final class PatternSearch {
         }
 
         private String coreName(long trace, long cpu) {
-            return coreNames.computeIfAbsent(trace << 32 | (cpu & 0xffffffffL),
-                k -> names.get((int) trace) + (cpu >= 0 ? "/cpu" + cpu : ""));
+            return coreNames.computeIfAbsent(
+                    trace << 32 | (cpu & 0xffffffffL), k -> names.get((int) trace) + (cpu >= 0 ? "/cpu" + cpu : ""));
         }
 
         /**
@@ -271,8 +294,9 @@ public final class PatternSearch {
             long h = 0x9E3779B97F4A7C15L;
             for (int k = 0; k < fields.length; k++) {
                 if (!e.has(fields[k])) {
-                    throw new IllegalArgumentException("--where " + String.join("=", spec.where().get(k))
-                        + ": event " + e.name() + " has no field " + fields[k].path());
+                    throw new IllegalArgumentException(
+                            "--where " + String.join("=", spec.where().get(k)) + ": event " + e.name()
+                                    + " has no field " + fields[k].path());
                 }
                 long v;
                 try {

@@ -61,8 +61,10 @@ final class RowIndex {
                 int j = mid;
                 for (int k = lo; k < hi; k++) {
                     // stable: the left one first at equal keys
-                    if (i < mid && (j >= hi || starts[a[i]] < starts[a[j]]
-                            || starts[a[i]] == starts[a[j]] && depths[a[i]] <= depths[a[j]])) {
+                    if (i < mid
+                            && (j >= hi
+                                    || starts[a[i]] < starts[a[j]]
+                                    || starts[a[i]] == starts[a[j]] && depths[a[i]] <= depths[a[j]])) {
                         b[k] = a[i++];
                     } else {
                         b[k] = a[j++];
@@ -80,7 +82,8 @@ final class RowIndex {
     }
 
     private boolean start(int a, int b) {
-        return table.start(a) < table.start(b) || (table.start(a) == table.start(b) && table.depth(a) <= table.depth(b));
+        return table.start(a) < table.start(b)
+                || (table.start(a) == table.start(b) && table.depth(a) <= table.depth(b));
     }
 
     IntervalTable table() {

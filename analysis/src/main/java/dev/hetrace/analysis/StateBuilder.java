@@ -64,8 +64,7 @@ public final class StateBuilder {
          * reader, opened, and the mapping it is read with (the given one restricted to its events,
          * or the preset detected).
          */
-        default void opened(int trace, CtfReader reader, Mapping mapping) {
-        }
+        default void opened(int trace, CtfReader reader, Mapping mapping) {}
     }
 
     private StateBuilder() {}
@@ -101,15 +100,15 @@ public final class StateBuilder {
     }
 
     /** As {@link #synchronize(List, Clocks, Consumer)}, the readers' warnings told to {@code readerWarnings}. */
-    private static Input synchronize(List<Path> traces, Clocks clocks, Consumer<String> warnings,
-                                     Consumer<String> readerWarnings)
+    private static Input synchronize(
+            List<Path> traces, Clocks clocks, Consumer<String> warnings, Consumer<String> readerWarnings)
             throws IOException, MetadataException, StreamDecodingException {
         if (traces.size() == 1) {
             return new Input(traces, List.of(PiecewiseMap.of(ClockTransform.IDENTITY)), null);
         }
         // the matched messages kept: the index's sync_messages table
-        Synchronizer.Report r = Synchronizer.run(traces, clocks.sync(), readerWarnings, Synchronizer.Progress.NONE,
-            true);
+        Synchronizer.Report r =
+                Synchronizer.run(traces, clocks.sync(), readerWarnings, Synchronizer.Progress.NONE, true);
         long[] begins = new long[traces.size()];
         if (clocks.apart() && r.traces().stream().anyMatch(t -> !t.connected())) {
             for (int i = 0; i < begins.length; i++) {
@@ -121,7 +120,7 @@ public final class StateBuilder {
 
     /** The time of the trace's first event that has one, on its own clock (Long.MAX_VALUE when none has). */
     private static long begin(Path trace) throws IOException, MetadataException, StreamDecodingException {
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> {})) {
             while (reader.next()) {
                 if (reader.event().hasTime()) {
                     return reader.event().timeNanos();
@@ -136,8 +135,9 @@ public final class StateBuilder {
      * {@code clocks} says so, on its own clock shifted to begin with the reference ({@code begins}:
      * each trace's first time on its own clock, read when some trace is apart).
      */
-    private static Input input(List<Path> traces, Synchronizer.Report r, Clocks clocks, long[] begins,
-                               Consumer<String> warnings) throws UnsynchronizedTraceException {
+    private static Input input(
+            List<Path> traces, Synchronizer.Report r, Clocks clocks, long[] begins, Consumer<String> warnings)
+            throws UnsynchronizedTraceException {
         List<PiecewiseMap> maps = new ArrayList<>();
         Path reference = r.traces().get(r.reference()).path();
         for (int i = 0; i < r.traces().size(); i++) {
@@ -149,14 +149,16 @@ public final class StateBuilder {
             }
             if (!clocks.apart()) {
                 throw new UnsynchronizedTraceException(t.path() + " cannot be put on the clock of " + reference + ": "
-                    + why.get() + "; --apart analyses it on its own clock");
+                        + why.get() + "; --apart analyses it on its own clock");
             }
-            warnings.accept(t.path() + ": analysed apart, on its own clock (its first event at the first of " + reference
-                + "): " + why.get());
+            warnings.accept(t.path() + ": analysed apart, on its own clock (its first event at the first of "
+                    + reference + "): " + why.get());
             long own = begins[i];
             long ref = begins[r.reference()];
-            maps.add(PiecewiseMap.of(own == Long.MAX_VALUE || ref == Long.MAX_VALUE ? ClockTransform.IDENTITY
-                : new ClockTransform(own, ref, 0)));
+            maps.add(PiecewiseMap.of(
+                    own == Long.MAX_VALUE || ref == Long.MAX_VALUE
+                            ? ClockTransform.IDENTITY
+                            : new ClockTransform(own, ref, 0)));
         }
         return new Input(traces, maps, r);
     }
@@ -176,8 +178,8 @@ public final class StateBuilder {
      *                  of one trace's events on one thread, of different traces' on different
      *                  threads at once. The model is the same whatever the number of threads.
      */
-    public record Options(Mapping mapping, long fromNanos, Consumer<String> warnings, EventListener listener,
-                          int threads) {
+    public record Options(
+            Mapping mapping, long fromNanos, Consumer<String> warnings, EventListener listener, int threads) {
         /** The whole traces with the detected presets, on one thread per core, warnings told to {@code warnings}. */
         public static Options of(Consumer<String> warnings) {
             return new Options(null, Long.MIN_VALUE, warnings, null, 0);
@@ -229,15 +231,19 @@ public final class StateBuilder {
             TracePass[] passes = new TracePass[n];
             List<String> names = traceNames(traces);
             for (int i = 0; i < n; i++) {
-                passes[i] = new TracePass(i, traces.get(i), names.get(i), readers[i], input.maps().get(i), mapping);
+                passes[i] = new TracePass(
+                        i, traces.get(i), names.get(i), readers[i], input.maps().get(i), mapping);
                 passes[i].listener = listener;
                 if (passes[i].eventsOnly) {
-                    told.accept(traces.get(i) + ": " + (mapping == null ? "no preset maps its events" : "the mapping "
-                        + mapping.name() + " maps none of its events") + " (" + TracePass.abridged(eventNames(readers[i].traces()))
-                        + ") to tasks, calls or interrupts: each of its streams is a row of its events. For states"
-                        + " and calls, give a mapping with --mapping FILE, e.g. a file holding:\n"
-                        + "  events: [{event: my_entry, does: enter, func: =my}, {event: my_exit, does: exit, func: =my}]\n"
-                        + "  (see 'hetrace stats --help', \"Mapping files\")");
+                    told.accept(traces.get(i) + ": "
+                            + (mapping == null
+                                    ? "no preset maps its events"
+                                    : "the mapping " + mapping.name() + " maps none of its events")
+                            + " (" + TracePass.abridged(eventNames(readers[i].traces()))
+                            + ") to tasks, calls or interrupts: each of its streams is a row of its events. For states"
+                            + " and calls, give a mapping with --mapping FILE, e.g. a file holding:\n"
+                            + "  events: [{event: my_entry, does: enter, func: =my}, {event: my_exit, does: exit, func: =my}]\n"
+                            + "  (see 'hetrace stats --help', \"Mapping files\")");
                 }
             }
             if (listener != null) {
@@ -246,7 +252,8 @@ public final class StateBuilder {
                 }
             }
             int threads = options.threads();
-            int workers = Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
+            int workers =
+                    Math.min(n, threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
             // the largest traces first, so that the threads end together
             long[] sizes = workers > 1 ? sizes(traces) : new long[n];
             Integer[] order = new Integer[n];
@@ -284,7 +291,7 @@ public final class StateBuilder {
      */
     public static Built synchronizeAndBuild(List<Path> traces, Clocks clocks, Options options)
             throws IOException, MetadataException, StreamDecodingException {
-        Input in = synchronize(traces, clocks, options.warnings(), w -> { });
+        Input in = synchronize(traces, clocks, options.warnings(), w -> {});
         return new Built(in, build(in, options));
     }
 
@@ -307,7 +314,9 @@ public final class StateBuilder {
             Map<String, List<Integer>> byName = new HashMap<>();
             for (int i = 0; i < n; i++) {
                 int c = paths[i].getNameCount();
-                names[i] = c == 0 ? paths[i].toString() : paths[i].subpath(Math.max(0, c - depth[i]), c).toString();
+                names[i] = c == 0
+                        ? paths[i].toString()
+                        : paths[i].subpath(Math.max(0, c - depth[i]), c).toString();
                 byName.computeIfAbsent(names[i], k -> new ArrayList<>()).add(i);
             }
             for (List<Integer> same : byName.values()) {

@@ -22,6 +22,7 @@ public final class StateModel {
 
     /** States of {@link #runs()} (RUNNING, IDLE) and {@link #taskStates()} (the others). */
     public static final int RUNNING = 0;
+
     public static final int IDLE = 1;
     public static final int PREEMPTED = 2;
     public static final int BLOCKED = 3;
@@ -32,7 +33,9 @@ public final class StateModel {
     /** Exited, not yet reaped (Linux: a zombie until its parent waits for it). */
     public static final int DEAD = 6;
 
-    private static final String[] STATE_NAMES = {"running", "idle", "preempted", "blocked", "waiting", "runnable", "dead"};
+    private static final String[] STATE_NAMES = {
+        "running", "idle", "preempted", "blocked", "waiting", "runnable", "dead"
+    };
 
     /** How many states there are: every state is below this. */
     public static final int STATES = STATE_NAMES.length;
@@ -55,6 +58,7 @@ public final class StateModel {
     final MessageTable messages = new MessageTable();
     /** Point events: time, core and event name (of {@link #eventNames}) side by side. */
     final LongRows marks = new LongRows(2);
+
     final List<String> eventNames = new ArrayList<>();
     /** Wake-ups: time; woken and waker task (high, low halves); core and interrupt (name id, −1: none) of the waker. */
     final LongRows wakeups = new LongRows(3);
@@ -62,6 +66,7 @@ public final class StateModel {
     final LongRows forks = new LongRows(2);
     /** Per trace: its first and last timed events, and the longest time between two of its consecutive events. */
     long[] traceFirst = new long[0];
+
     long[] traceLast = new long[0];
     long[] traceLongestGap = new long[0];
     boolean[] osThreads = new boolean[0];

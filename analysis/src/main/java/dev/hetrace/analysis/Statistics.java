@@ -19,7 +19,11 @@ public final class Statistics {
 
     /** The contexts, in the table's order. */
     public enum Context {
-        CORE("core"), IDLE("idle"), TASK("task"), IRQ("irq"), FUNCTION("function"),
+        CORE("core"),
+        IDLE("idle"),
+        TASK("task"),
+        IRQ("irq"),
+        FUNCTION("function"),
         /** Point events (those no interval is made of), per event name: how many, how far apart. */
         EVENT("event"),
         /** Point events per core (a stream of its own in an events-only trace) or trace: how many, how far apart. */
@@ -37,9 +41,19 @@ public final class Statistics {
      * when it occurred fewer than twice. {@code selfNanos} is the time spent in the function
      * itself (its callees excluded; prorated for calls the range cuts), the run time elsewhere.
      */
-    public record Row(Context context, String name, long totalNanos, double percent, long count, long minNanos,
-                      long maxNanos, double avgNanos, long minIntervalNanos, long maxIntervalNanos,
-                      double avgIntervalNanos, long selfNanos) {}
+    public record Row(
+            Context context,
+            String name,
+            long totalNanos,
+            double percent,
+            long count,
+            long minNanos,
+            long maxNanos,
+            double avgNanos,
+            long minIntervalNanos,
+            long maxIntervalNanos,
+            double avgIntervalNanos,
+            long selfNanos) {}
 
     /** The table for {@code [begin, end]} (ns on the reference clock). */
     public record Table(long begin, long end, List<Row> rows) {
@@ -48,7 +62,10 @@ public final class Statistics {
         }
 
         public Row row(Context c, String name) {
-            return rows.stream().filter(r -> r.context() == c && r.name().equals(name)).findFirst().orElse(null);
+            return rows.stream()
+                    .filter(r -> r.context() == c && r.name().equals(name))
+                    .findFirst()
+                    .orElse(null);
         }
     }
 
@@ -110,8 +127,13 @@ public final class Statistics {
                     names[n] = a;
                 }
                 int c = m.markCore(i);
-                Acc b = cores.computeIfAbsent(c, k -> byCore.computeIfAbsent(k >= 0 ? m.cores().get(k).name()
-                    : m.traceNames().get(-1 - k), x -> new Acc()));
+                Acc b = cores.computeIfAbsent(
+                        c,
+                        k -> byCore.computeIfAbsent(
+                                k >= 0
+                                        ? m.cores().get(k).name()
+                                        : m.traceNames().get(-1 - k),
+                                x -> new Acc()));
                 for (Acc x : new Acc[] {a, b}) {
                     if (!collect) {
                         x.add(t, t, 0, begin, end);
@@ -131,8 +153,19 @@ public final class Statistics {
             List<Row> rows = new ArrayList<>();
             groups.rows(g.getKey(), end - begin, rows);
             for (Row r : rows) {
-                out.add(new Row(r.context(), r.name(), 0, 0, r.count(), -1, -1, Double.NaN, r.minIntervalNanos(),
-                    r.maxIntervalNanos(), r.avgIntervalNanos(), 0));
+                out.add(new Row(
+                        r.context(),
+                        r.name(),
+                        0,
+                        0,
+                        r.count(),
+                        -1,
+                        -1,
+                        Double.NaN,
+                        r.minIntervalNanos(),
+                        r.maxIntervalNanos(),
+                        r.avgIntervalNanos(),
+                        0));
             }
         }
     }
@@ -140,7 +173,9 @@ public final class Statistics {
     /** A task as the table names it: its name, its id when it has one, its trace when there are several. */
     public static String taskName(StateModel m, int task, boolean withTrace) {
         StateModel.Task t = m.tasks().get(task);
-        return (withTrace ? m.traceNames().get(t.trace()) + "/" : "") + t.name() + (t.id() >= 0 ? "[" + t.id() + "]" : "");
+        return (withTrace ? m.traceNames().get(t.trace()) + "/" : "")
+                + t.name()
+                + (t.id() >= 0 ? "[" + t.id() + "]" : "");
     }
 
     /**
@@ -164,6 +199,7 @@ public final class Statistics {
         final int[] traceOfTask;
         /** Per core and interrupt; per trace and function. */
         final ByPair irqAcc;
+
         final ByPair funcAcc;
 
         Scan(StateModel m, long begin, long end, boolean several) {
@@ -342,8 +378,19 @@ public final class Statistics {
                     last = starts[n - 1];
                 }
                 double gavg = n > 1 ? (double) (last - first) / (n - 1) : Double.NaN;
-                out.add(new Row(c, en.getKey(), a.total, span > 0 ? 100.0 * a.total / span : 0, n, a.min, a.max,
-                    (double) a.total / n, n > 1 ? gmin : -1, gmax, gavg, c == Context.FUNCTION ? a.self : a.total));
+                out.add(new Row(
+                        c,
+                        en.getKey(),
+                        a.total,
+                        span > 0 ? 100.0 * a.total / span : 0,
+                        n,
+                        a.min,
+                        a.max,
+                        (double) a.total / n,
+                        n > 1 ? gmin : -1,
+                        gmax,
+                        gavg,
+                        c == Context.FUNCTION ? a.self : a.total));
             }
         }
     }
@@ -358,6 +405,7 @@ public final class Statistics {
         final LongColumn starts = new LongColumn();
         /** Whether the starts came in order (the usual case): then the gaps are known as they come. */
         boolean sorted = true;
+
         long firstStart;
         long lastStart;
         long gapMin = Long.MAX_VALUE;

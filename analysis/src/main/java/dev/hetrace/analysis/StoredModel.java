@@ -13,6 +13,7 @@ import java.util.List;
 public final class StoredModel {
     /** The interval tables, as {@link #interval} numbers them. */
     public static final int RUNS = 0;
+
     public static final int TASK_STATES = 1;
     public static final int CALLS = 2;
     public static final int IRQS = 3;
@@ -51,7 +52,8 @@ public final class StoredModel {
     }
 
     /** Trace {@code i}: its name, the mapping it was read with, its first and last timed events, its longest silence. */
-    public void trace(String name, String mapping, long firstEvent, long lastEvent, long longestGap, boolean osThreads) {
+    public void trace(
+            String name, String mapping, long firstEvent, long lastEvent, long longestGap, boolean osThreads) {
         m.traceNames.add(name);
         m.mappingNames.add(mapping);
         first.add(firstEvent);
@@ -79,7 +81,8 @@ public final class StoredModel {
     }
 
     /** The next row of interval table {@code table} ({@link #RUNS}...). */
-    public void interval(int table, long start, long end, int owner, int subject, int state, int depth, int flags, long self) {
+    public void interval(
+            int table, long start, long end, int owner, int subject, int state, int depth, int flags, long self) {
         tables[table].add(start, end, owner, subject, state, depth, flags, self);
     }
 
@@ -87,8 +90,18 @@ public final class StoredModel {
      * The next message: a side never seen is −1 with its flag ({@link StateModel#START_UNKNOWN}:
      * no send, {@link StateModel#END_UNKNOWN}: no receive), as the state pass makes them.
      */
-    public void message(long sendTime, int sendCore, int sendTask, int sendCall, long receiveTime, int receiveCore,
-                        int receiveTask, int receiveCall, long queue, long id, int flags) {
+    public void message(
+            long sendTime,
+            int sendCore,
+            int sendTask,
+            int sendCall,
+            long receiveTime,
+            int receiveCore,
+            int receiveTask,
+            int receiveCall,
+            long queue,
+            long id,
+            int flags) {
         if ((flags & StateModel.START_UNKNOWN) != 0) {
             m.messages.receiveOnly(receiveTime, receiveCore, receiveTask, receiveCall, queue, id);
             return;

@@ -15,6 +15,7 @@ final class TaskState {
     int depth;
     /** Time covered by completed calls at the bottom of the stack since the trace began (for calls begun before it). */
     long baseChild;
+
     long outSince = -1;
     int outState;
     long outEpoch;

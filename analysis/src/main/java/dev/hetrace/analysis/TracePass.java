@@ -34,6 +34,7 @@ final class TracePass {
      * call and kind (0 send, 1 receive); queue; id.
      */
     static final int M_TIME = 0;
+
     static final int M_WHO = 1;
     static final int M_CALL_KIND = 2;
     static final int M_QUEUE = 3;
@@ -51,19 +52,23 @@ final class TracePass {
     final PiecewiseMap.Walker lossMap;
     /** The time ranges of the losses the reader told, begin and end one after the other, on the reference clock. */
     final LongColumn lossWindows = new LongColumn();
+
     final Mapping mapping;
     final Map<String, CompiledRule> compiled = new HashMap<>();
     /** What the pass needs of each event class met, by the class's identity. */
     final ClassCache<PerClass> byClass = new ClassCache<>(this::perClass);
+
     final Pattern idleName;
     final LongIntMap coreByCpu = new LongIntMap();
     /** The trace's core when an event names no CPU (−1 until one is made). */
     int traceCore = -1;
+
     final LongIntMap taskById = new LongIntMap();
     final Map<String, Integer> taskByName = new HashMap<>();
     final LongIntMap nameByNumber = new LongIntMap();
     /** Per kind of interrupt (a label's number), its names' ids by interrupt number. */
     final List<LongIntMap> irqNames = new ArrayList<>();
+
     final Map<String, Integer> irqClasses = new HashMap<>();
     final LongIntMap taskByHash = new LongIntMap();
     final LongIntMap nameByHash = new LongIntMap();
@@ -93,10 +98,12 @@ final class TracePass {
     final boolean idlePerCore;
     /** Point events: time, CPU (−1: none), name (of {@link #markNames}). */
     final LongRows marks = new LongRows(3);
+
     final List<String> markNames = new ArrayList<>();
     final Map<String, Integer> markNameIds = new HashMap<>();
     /** The mapping's core field, for point events (which no rule reads). */
     Event.Field markCpu;
+
     long first = Long.MIN_VALUE;
     long last;
     long gap;
@@ -108,6 +115,7 @@ final class TracePass {
     long end = Long.MIN_VALUE;
     /** The time of the event being applied: the birth time of what it makes. */
     long now = Long.MIN_VALUE;
+
     StateBuilder.EventListener listener;
     /** The time of the event before the longest silence. */
     long gapFrom;
@@ -119,6 +127,7 @@ final class TracePass {
     final String host;
     /** In an events-only pass, the key ({@link #coreByCpu}) of the last event's stream, and its stream. */
     long streamKey = -1;
+
     CtfTrace streamTrace;
     int streamIndex = -1;
 
@@ -131,15 +140,19 @@ final class TracePass {
         traceName = name;
         Set<String> events = StateBuilder.eventNames(reader.traces());
         Set<String> contexts = StateBuilder.contextFieldNames(reader.traces());
-        Mapping m = given != null ? given.restrictedTo(events).withThreadContext(contexts) : Mapping.detect(events, contexts);
+        Mapping m = given != null
+                ? given.restrictedTo(events).withThreadContext(contexts)
+                : Mapping.detect(events, contexts);
         eventsOnly = m == null || m.rules().isEmpty();
         if (eventsOnly) {
             m = new Mapping(StateBuilder.EVENTS_ONLY, List.of(), null, null, null, null, null, List.of());
         }
         mapping = m;
         linux = m.states() == Mapping.States.LINUX ? LinuxTaskStates.of(reader.traces()) : null;
-        host = reader.traces().isEmpty() || !(reader.traces().getFirst().metadata().env().get("hostname") instanceof String h)
-            ? null : h;
+        host = reader.traces().isEmpty()
+                        || !(reader.traces().getFirst().metadata().env().get("hostname") instanceof String h)
+                ? null
+                : h;
         idlePerCore = m.core() != null && m.idleId() != null;
         markCpu = m.core() == null ? null : Event.field(m.core());
         idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
@@ -173,7 +186,9 @@ final class TracePass {
 
     static String abridged(Set<String> events) {
         List<String> l = new ArrayList<>(events);
-        return l.size() <= 8 ? String.join(", ", l) : String.join(", ", l.subList(0, 8)) + ", ... " + l.size() + " in all";
+        return l.size() <= 8
+                ? String.join(", ", l)
+                : String.join(", ", l.subList(0, 8)) + ", ... " + l.size() + " in all";
     }
 
     void run() throws StreamDecodingException {
@@ -395,8 +410,15 @@ final class TracePass {
 
     /** Ends the state a task was in since it left its core (or was woken) at {@code t}. */
     private void closeOut(int task, TaskState s, long t) {
-        int row = taskStateRows.add(s.outSince, t, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
-            s.outState, 0, (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
+        int row = taskStateRows.add(
+                s.outSince,
+                t,
+                task,
+                s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
+                s.outState,
+                0,
+                (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0),
+                0);
         if (s.outState == StateModel.BLOCKED) {
             s.lastBlockedRow = row;
         }
@@ -481,7 +503,7 @@ final class TracePass {
 
     private int newTask(String name, long id) {
         boolean idle = (mapping.idleId() != null && mapping.idleId() == id)
-            || (idleName != null && idleName.matcher(name).matches());
+                || (idleName != null && idleName.matcher(name).matches());
         tasks.add(new StateModel.Task(name, trace, id, idle));
         taskBorn.add(now);
         taskStates.add(new TaskState());
@@ -676,8 +698,15 @@ final class TracePass {
             if (func < 0) {
                 func = nameId("(unknown)");
             }
-            calls.add(first, t, task, func, 0, 0, StateModel.START_UNKNOWN
-                | (s.depth > 0 || epoch != 0 ? StateModel.EVENTS_LOST : 0), total - s.baseChild);
+            calls.add(
+                    first,
+                    t,
+                    task,
+                    func,
+                    0,
+                    0,
+                    StateModel.START_UNKNOWN | (s.depth > 0 || epoch != 0 ? StateModel.EVENTS_LOST : 0),
+                    total - s.baseChild);
             s.baseChild = total;
             return;
         }
@@ -694,8 +723,15 @@ final class TracePass {
         int o = 4 * d;
         long start = f[o + TaskState.START];
         long total = t - start;
-        calls.add(start, t, task, (int) f[o + TaskState.FUNC], 0, d,
-            flags | (epoch != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0), total - f[o + TaskState.CHILD]);
+        calls.add(
+                start,
+                t,
+                task,
+                (int) f[o + TaskState.FUNC],
+                0,
+                d,
+                flags | (epoch != f[o + TaskState.EPOCH] ? StateModel.EVENTS_LOST : 0),
+                total - f[o + TaskState.CHILD]);
         if (d > 0) {
             f[o - 4 + TaskState.CHILD] += total;
         } else {
@@ -713,12 +749,17 @@ final class TracePass {
         int id = known.get(number);
         if (id == LongIntMap.ABSENT) {
             String label = c.label;
-            String name = c.constantIrqName != null ? c.constantIrqName
-                : c.name != null && e.has(c.name) ? e.getString(c.name)
-                : c.numberedNames != null && number >= 0 && number < c.numberedNames.length ? c.numberedNames[(int) number]
-                : null;
-            id = nameId(name == null ? (label != null ? label : "irq") + " " + number
-                : label != null ? label + ":" + name : name);
+            String name = c.constantIrqName != null
+                    ? c.constantIrqName
+                    : c.name != null && e.has(c.name)
+                            ? e.getString(c.name)
+                            : c.numberedNames != null && number >= 0 && number < c.numberedNames.length
+                                    ? c.numberedNames[(int) number]
+                                    : null;
+            id = nameId(
+                    name == null
+                            ? (label != null ? label : "irq") + " " + number
+                            : label != null ? label + ":" + name : name);
             known.put(number, id);
         }
         return id;
@@ -757,8 +798,15 @@ final class TracePass {
         }
         if (at < 0) {
             // began before the trace (or its entry was lost)
-            irqs.add(first, t, core, c.irqClass >= 0 ? irqName(c, e, number) : nameId("irq " + number), 0, 0,
-                StateModel.START_UNKNOWN, 0);
+            irqs.add(
+                    first,
+                    t,
+                    core,
+                    c.irqClass >= 0 ? irqName(c, e, number) : nameId("irq " + number),
+                    0,
+                    0,
+                    StateModel.START_UNKNOWN,
+                    0);
             return;
         }
         while (cs.irqDepth - 1 > at) {
@@ -769,8 +817,15 @@ final class TracePass {
 
     private void closeIrq(int core, CoreState cs, long t, int flags) {
         int d = --cs.irqDepth;
-        irqs.add(cs.irqStarts[d], t, core, cs.irqs[d], 0, d,
-            flags | (epoch != cs.irqEpochs[d] ? StateModel.EVENTS_LOST : 0), 0);
+        irqs.add(
+                cs.irqStarts[d],
+                t,
+                core,
+                cs.irqs[d],
+                0,
+                d,
+                flags | (epoch != cs.irqEpochs[d] ? StateModel.EVENTS_LOST : 0),
+                0);
     }
 
     /** The queue field's value, or −1 without one: read once per message event. */
@@ -811,8 +866,15 @@ final class TracePass {
         for (int core = 0; core < coreStates.size(); core++) {
             CoreState cs = coreStates.get(core);
             if (cs.task >= 0 && last > cs.since) {
-                runs.add(cs.since, last, core, cs.task, runState(cs.task), 0,
-                    StateModel.END_UNKNOWN | (epoch != cs.epoch ? StateModel.EVENTS_LOST : 0), 0);
+                runs.add(
+                        cs.since,
+                        last,
+                        core,
+                        cs.task,
+                        runState(cs.task),
+                        0,
+                        StateModel.END_UNKNOWN | (epoch != cs.epoch ? StateModel.EVENTS_LOST : 0),
+                        0);
             }
             while (cs.irqDepth > 0) {
                 closeIrq(core, cs, last, StateModel.END_UNKNOWN);
@@ -824,8 +886,15 @@ final class TracePass {
                 pop(task, s, last, StateModel.END_UNKNOWN);
             }
             if (s.outSince >= 0 && last >= s.outSince) {
-                taskStateRows.add(s.outSince, last, task, s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
-                    s.outState, 0, StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0), 0);
+                taskStateRows.add(
+                        s.outSince,
+                        last,
+                        task,
+                        s.outState == StateModel.BLOCKED ? s.waitQueue : -1,
+                        s.outState,
+                        0,
+                        StateModel.END_UNKNOWN | (epoch != s.outEpoch ? StateModel.EVENTS_LOST : 0),
+                        0);
             }
         }
         markLosses();

@@ -49,6 +49,7 @@ public final class Waits {
     final int[][] wakeupsByTask;
     /** Each task's creation (an index of {@link StateModel#forkTime}), −1 when the traces do not show it. */
     final int[] forkOf;
+
     private final long[][] activity;
     final List<Wait> waits = new ArrayList<>();
     final int[][] waitsByTask;
@@ -86,7 +87,9 @@ public final class Waits {
                 continue;
             }
             long r = msg.receiveTime(i);
-            Wait w = scheduled[task] ? blockedUntil(task, msg.receiveCore(i), r, i) : silentUntil(task, msg.receiveCore(i), r, i);
+            Wait w = scheduled[task]
+                    ? blockedUntil(task, msg.receiveCore(i), r, i)
+                    : silentUntil(task, msg.receiveCore(i), r, i);
             if (w != null) {
                 waitOfMessage[i] = waits.size();
                 waits.add(w);
@@ -159,7 +162,9 @@ public final class Waits {
     public List<Wait> of(int task, long from, long to) {
         int[] byTask = waitsByTask[task];
         List<Wait> out = new ArrayList<>();
-        for (int k = endingAfter(byTask, from); k < byTask.length && waits.get(byTask[k]).end() <= to; k++) {
+        for (int k = endingAfter(byTask, from);
+                k < byTask.length && waits.get(byTask[k]).end() <= to;
+                k++) {
             out.add(waits.get(byTask[k]));
         }
         return out;
@@ -256,7 +261,8 @@ public final class Waits {
 
     private void sortByEnd(int[] w) {
         Integer[] boxed = Arrays.stream(w).boxed().toArray(Integer[]::new);
-        Arrays.sort(boxed, (x, y) -> Long.compare(waits.get(x).end(), waits.get(y).end()));
+        Arrays.sort(
+                boxed, (x, y) -> Long.compare(waits.get(x).end(), waits.get(y).end()));
         for (int k = 0; k < w.length; k++) {
             w[k] = boxed[k];
         }
@@ -299,7 +305,8 @@ public final class Waits {
      * {@code irq}: the interrupt that woke it (a name id, −1: none); {@code message}: the
      * message in transit (−1: none).
      */
-    public record Segment(Doing doing, int task, int core, long start, long end, int call, int by, int irq, int message) {
+    public record Segment(
+            Doing doing, int task, int core, long start, long end, int call, int by, int irq, int message) {
         public long duration() {
             return end - start;
         }
@@ -339,7 +346,9 @@ public final class Waits {
     public int receivedIn(int message) {
         MessageTable msg = m.messages();
         int task = msg.receiveTask(message);
-        return task < 0 || msg.receiveCall(message) < 0 ? -1 : callAt(task, msg.receiveCall(message), msg.receiveTime(message));
+        return task < 0 || msg.receiveCall(message) < 0
+                ? -1
+                : callAt(task, msg.receiveCall(message), msg.receiveTime(message));
     }
 
     /** The deepest call of function {@code func} by {@code task} that spans {@code time}, or −1. */
@@ -349,7 +358,9 @@ public final class Waits {
         int best = -1;
         for (int k = calls.after(task, time) - 1; k >= 0; k--) {
             int row = rows[k];
-            if (c.subject(row) == func && c.start(row) <= time && c.end(row) >= time
+            if (c.subject(row) == func
+                    && c.start(row) <= time
+                    && c.end(row) >= time
                     && (best < 0 || c.depth(row) > c.depth(best))) {
                 best = row;
             }
@@ -382,7 +393,9 @@ public final class Waits {
                 if (c.start(row) < start && c.end(row) > end && (open < 0 || c.depth(row) > c.depth(open))) {
                     open = row;
                 }
-                if (c.start(row) == start && c.end(row) > end && (enteredThen < 0 || c.depth(row) < c.depth(enteredThen))) {
+                if (c.start(row) == start
+                        && c.end(row) > end
+                        && (enteredThen < 0 || c.depth(row) < c.depth(enteredThen))) {
                     enteredThen = row;
                 }
                 if (c.end(row) == end && (endedThen < 0 || c.depth(row) < c.depth(endedThen))) {
@@ -392,8 +405,10 @@ public final class Waits {
                     && (best < 0 || c.depth(row) > c.depth(best))) {
                 best = row;
             }
-            if (c.end(row) <= end && (lastEnded < 0 || c.end(row) > c.end(lastEnded)
-                    || (c.end(row) == c.end(lastEnded) && c.depth(row) < c.depth(lastEnded)))) {
+            if (c.end(row) <= end
+                    && (lastEnded < 0
+                            || c.end(row) > c.end(lastEnded)
+                            || (c.end(row) == c.end(lastEnded) && c.depth(row) < c.depth(lastEnded)))) {
                 lastEnded = row;
             }
             if (c.depth(row) == 0 && c.end(row) < start) {
@@ -402,8 +417,9 @@ public final class Waits {
         }
         if (start == end) {
             // a call entered at that very time comes after it only when nothing else was going on
-            best = endedThen >= 0 && (open < 0 || c.depth(endedThen) > c.depth(open)) ? endedThen
-                : open >= 0 ? open : enteredThen;
+            best = endedThen >= 0 && (open < 0 || c.depth(endedThen) > c.depth(open))
+                    ? endedThen
+                    : open >= 0 ? open : enteredThen;
         }
         return best >= 0 ? best : lastEnded;
     }
@@ -525,8 +541,9 @@ public final class Waits {
                     break;
                 }
             }
-            String who = m.wakerIrq(i) >= 0 ? "interrupt " + m.name(m.wakerIrq(i))
-                : m.wakerTask(i) >= 0 ? "task " + taskName(m.wakerTask(i)) : "an unknown waker";
+            String who = m.wakerIrq(i) >= 0
+                    ? "interrupt " + m.name(m.wakerIrq(i))
+                    : m.wakerTask(i) >= 0 ? "task " + taskName(m.wakerTask(i)) : "an unknown waker";
             long[] a = by.computeIfAbsent(who, x -> new long[2]);
             a[0] += blocked;
             a[1]++;
@@ -581,8 +598,11 @@ public final class Waits {
         // its runs within the range (an instant: the run it is in), summed per core
         Map<Integer, long[]> ran = new LinkedHashMap<>();
         IntervalTable r = m.runs();
-        taskRuns.overlapping(task, from, Math.max(to, from + 1), (row, s, e) ->
-            ran.computeIfAbsent(r.owner(row), k -> new long[1])[0] += e - s);
+        taskRuns.overlapping(
+                task,
+                from,
+                Math.max(to, from + 1),
+                (row, s, e) -> ran.computeIfAbsent(r.owner(row), k -> new long[1])[0] += e - s);
         int best = -1;
         long most = 0;
         for (var e : ran.entrySet()) {

@@ -24,8 +24,8 @@ class CorpusStateTest {
     @Test
     void anLttngKernelTracesTaskStatisticsAreThoseOfItsSchedSwitchEventsCountedDirectly() throws Exception {
         Path trace = corpus("lttng-tracefile-rotation");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
         assertThat(m.mappingNames()).containsExactly("lttng-kernel");
         assertThat(m.cores()).hasSizeGreaterThan(1);
         // the direct computation: per CPU, from switch to switch (from the trace's first event
@@ -64,7 +64,8 @@ class CorpusStateTest {
         Statistics.Table table = Statistics.of(m);
         Map<Long, long[]> fromStats = new HashMap<>();
         for (Statistics.Row row : table.rows(Statistics.Context.TASK)) {
-            long tid = Long.parseLong(row.name().substring(row.name().lastIndexOf('[') + 1, row.name().length() - 1));
+            long tid = Long.parseLong(row.name()
+                    .substring(row.name().lastIndexOf('[') + 1, row.name().length() - 1));
             long[] d = fromStats.computeIfAbsent(tid, k -> new long[2]);
             d[0] += row.count();
             d[1] += row.totalNanos();
@@ -88,8 +89,8 @@ class CorpusStateTest {
     @Test
     void aRealLttngUstFunctionTracesCallsAreTheEntriesAndExitsOfEachThreadPairedDirectly() throws Exception {
         Path trace = Path.of("src/test/resources/traces/lttng-ust-cyg-profile/trace");
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
         assertThat(m.mappingNames()).containsExactly("lttng-ust-cyg-profile");
         // the direct computation: per thread, a stack of entries; each exit closes the top
         Map<String, long[]> direct = new HashMap<>();
@@ -118,7 +119,8 @@ class CorpusStateTest {
         IntervalTable c = m.calls();
         for (int i = 0; i < c.size(); i++) {
             assertThat(c.flags(i)).as("a whole trace: every call is seen whole").isZero();
-            long[] acc = built.computeIfAbsent(m.tasks().get(c.owner(i)).id() + "/" + m.name(c.subject(i)), k -> new long[2]);
+            long[] acc = built.computeIfAbsent(
+                    m.tasks().get(c.owner(i)).id() + "/" + m.name(c.subject(i)), k -> new long[2]);
             acc[0]++;
             acc[1] += c.duration(i);
         }
@@ -143,25 +145,33 @@ class CorpusStateTest {
     void aTraceNoPresetFitsHasItsStreamsAsCoresOfPointEventsAndANoteNamingTheMappingOption() throws Exception {
         Path trace = corpus("debug-info");
         List<String> warnings = new ArrayList<>();
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(warnings::add));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(warnings::add));
         assertThat(m.mappingNames()).containsExactly(StateBuilder.EVENTS_ONLY);
-        assertThat(warnings).singleElement().asString().contains("no preset maps its events", "--mapping FILE", "does: enter");
+        assertThat(warnings)
+                .singleElement()
+                .asString()
+                .contains("no preset maps its events", "--mapping FILE", "does: enter");
         assertThat(m.runs().size() + m.calls().size() + m.irqs().size()).isZero();
         // every event is a point event on the core of its stream, counted per stream and per name
         Map<String, Long> perStream = new HashMap<>();
         Map<String, Long> perName = new HashMap<>();
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {
-                String stream = Path.of(r.cursor().trace().streamPath(r.cursor().stream())).getFileName().toString();
+                String stream = Path.of(r.cursor().trace().streamPath(r.cursor().stream()))
+                        .getFileName()
+                        .toString();
                 perStream.merge(stream, 1L, Long::sum);
                 perName.merge(r.event().name(), 1L, Long::sum);
             }
         }
-        assertThat(m.marks()).isEqualTo(perStream.values().stream().mapToLong(Long::longValue).sum());
+        assertThat(m.marks())
+                .isEqualTo(
+                        perStream.values().stream().mapToLong(Long::longValue).sum());
         Statistics.Table t = Statistics.of(m);
         Map<String, Long> streams = new HashMap<>();
-        t.rows(Statistics.Context.STREAM).forEach(row -> streams.put(row.name().substring(row.name().lastIndexOf('/') + 1), row.count()));
+        t.rows(Statistics.Context.STREAM)
+                .forEach(row -> streams.put(row.name().substring(row.name().lastIndexOf('/') + 1), row.count()));
         assertThat(streams).isEqualTo(perStream);
         Map<String, Long> names = new HashMap<>();
         t.rows(Statistics.Context.EVENT).forEach(row -> names.put(row.name(), row.count()));

@@ -27,13 +27,16 @@ class IntervalTableTest {
         int[][] expected = {
             {7, -1, StateModel.BLOCKED, 3, StateModel.START_UNKNOWN | StateModel.EVENTS_LOST},
             {-3, 11, -2, -1, 0xFF},
-            {Integer.MAX_VALUE, Integer.MIN_VALUE, (1 << 23) - 1, Integer.MIN_VALUE, 0}};
+            {Integer.MAX_VALUE, Integer.MIN_VALUE, (1 << 23) - 1, Integer.MIN_VALUE, 0}
+        };
         IntervalTable.Block b = new IntervalTable.Block();
         assertThat(t.read(0, 10, b)).isEqualTo(3);
         for (int i = 0; i < 3; i++) {
             int[] e = expected[i];
-            assertThat(new int[] {t.owner(i), t.subject(i), t.state(i), t.depth(i), t.flags(i)}).containsExactly(e);
-            assertThat(new int[] {b.owner(i), b.subject(i), b.state(i), b.depth(i), b.flags(i)}).containsExactly(e);
+            assertThat(new int[] {t.owner(i), t.subject(i), t.state(i), t.depth(i), t.flags(i)})
+                    .containsExactly(e);
+            assertThat(new int[] {b.owner(i), b.subject(i), b.state(i), b.depth(i), b.flags(i)})
+                    .containsExactly(e);
             assertThat(b.start(i)).isEqualTo(t.start(i));
             assertThat(b.end(i)).isEqualTo(t.end(i));
             assertThat(b.self(i)).isEqualTo(t.self(i));
@@ -82,8 +85,16 @@ class IntervalTableTest {
                 int depth = i % 4;
                 int flags = i % 8;
                 t.add(start, end, owner, subject, state, depth, flags, self);
-                expected.add(new long[] {start, end, renumber ? owners[p][owner] : owner,
-                    renumber && subject >= 0 ? subjects[p][subject] : subject, state, depth, flags, self});
+                expected.add(new long[] {
+                    start,
+                    end,
+                    renumber ? owners[p][owner] : owner,
+                    renumber && subject >= 0 ? subjects[p][subject] : subject,
+                    state,
+                    depth,
+                    flags,
+                    self
+                });
             }
         }
         List<Runnable> copies = new ArrayList<>();
@@ -92,8 +103,18 @@ class IntervalTableTest {
         assertThat(all.size()).isEqualTo(expected.size());
         for (int i = 0; i < expected.size(); i++) {
             long[] e = expected.get(i);
-            assertThat(new long[] {all.start(i), all.end(i), all.owner(i), all.subject(i), all.state(i), all.depth(i),
-                all.flags(i), all.self(i)}).as("row %d", i).containsExactly(e);
+            assertThat(new long[] {
+                        all.start(i),
+                        all.end(i),
+                        all.owner(i),
+                        all.subject(i),
+                        all.state(i),
+                        all.depth(i),
+                        all.flags(i),
+                        all.self(i)
+                    })
+                    .as("row %d", i)
+                    .containsExactly(e);
         }
     }
 }

@@ -26,8 +26,7 @@ class LinuxModelTest {
     }
 
     private static StateModel model(Path trace) throws Exception {
-        return StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        return StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
     }
 
     @Test
@@ -35,7 +34,8 @@ class LinuxModelTest {
         assertThat(LinuxTaskStates.forRelease("4.4.3-1-ARCH").of(2048)).isEqualTo(StateModel.PREEMPTED);
         assertThat(LinuxTaskStates.forRelease("4.4.3-1-ARCH").of(64)).isEqualTo(StateModel.DEAD);
         assertThat(LinuxTaskStates.forRelease("4.4.3-1-ARCH").of(1026)).isEqualTo(StateModel.BLOCKED);
-        assertThat(LinuxTaskStates.forRelease("3.14.23-WR7.0.0.0_standard").of(1024)).isEqualTo(StateModel.PREEMPTED);
+        assertThat(LinuxTaskStates.forRelease("3.14.23-WR7.0.0.0_standard").of(1024))
+                .isEqualTo(StateModel.PREEMPTED);
         assertThat(LinuxTaskStates.forRelease("3.14.23").of(130)).isEqualTo(StateModel.BLOCKED);
         assertThat(LinuxTaskStates.forRelease("4.9.0").of(4096)).isEqualTo(StateModel.PREEMPTED);
         assertThat(LinuxTaskStates.forRelease("4.9.0").of(2048)).isEqualTo(StateModel.BLOCKED); // TASK_NEW
@@ -117,7 +117,9 @@ class LinuxModelTest {
             }
         }
         assertThat(states).isEqualTo(expected);
-        assertThat(blockedToTheEnd).as("blocked rows of threads after their death").isZero();
+        assertThat(blockedToTheEnd)
+                .as("blocked rows of threads after their death")
+                .isZero();
         // the 8,000 threads that exited: their exit call ends at their death, and none made a clone call
         IntervalTable calls = m.calls();
         int exits = 0;
@@ -125,7 +127,9 @@ class LinuxModelTest {
             StateModel.Task task = m.tasks().get(calls.owner(i));
             String f = m.name(calls.subject(i));
             if (forked.contains(task.id()) && f.equals("clone")) {
-                assertThat(calls.flags(i) & StateModel.START_UNKNOWN).as("a clone call of new thread %d", task.id()).isZero();
+                assertThat(calls.flags(i) & StateModel.START_UNKNOWN)
+                        .as("a clone call of new thread %d", task.id())
+                        .isZero();
             }
             if (f.equals("exit") && death.containsKey(task.id())) {
                 assertThat(calls.end(i)).isEqualTo(death.get(task.id()));
@@ -135,8 +139,13 @@ class LinuxModelTest {
         }
         assertThat(exits).isEqualTo(8000);
         // a thread renamed after it was created (prctl) has the name it last had
-        long renamed = lastComm.entrySet().stream().filter(x -> x.getValue().equals("fluffy")).findFirst().orElseThrow().getKey();
-        assertThat(m.tasks().stream().filter(t -> t.id() == renamed).map(StateModel.Task::name)).contains("fluffy");
+        long renamed = lastComm.entrySet().stream()
+                .filter(x -> x.getValue().equals("fluffy"))
+                .findFirst()
+                .orElseThrow()
+                .getKey();
+        assertThat(m.tasks().stream().filter(t -> t.id() == renamed).map(StateModel.Task::name))
+                .contains("fluffy");
     }
 
     @Test
@@ -218,27 +227,38 @@ class LinuxModelTest {
                     // the path goes to the thread another one waited for where that one blocked, and
                     // back where the first was woken (or made)
                     assertThat(wakes.contains(s.start() * 31 + s.task()) || blocks.contains(s.start() * 31 + p.task()))
-                        .as("%s then %s", p, s).isTrue();
+                            .as("%s then %s", p, s)
+                            .isTrue();
                     hops++;
                 }
             }
             if (s.doing() == Waits.Doing.RUNNING) {
                 boolean inRun = false;
                 for (int i = 0; i < runs.size() && !inRun; i++) {
-                    inRun = runs.subject(i) == s.task() && runs.owner(i) == s.core() && runs.start(i) <= s.start()
-                        && runs.end(i) >= s.end();
+                    inRun = runs.subject(i) == s.task()
+                            && runs.owner(i) == s.core()
+                            && runs.start(i) <= s.start()
+                            && runs.end(i) >= s.end();
                 }
-                assertThat(inRun).as("%s is in a run of its task on its core", s).isTrue();
+                assertThat(inRun)
+                        .as("%s is in a run of its task on its core", s)
+                        .isTrue();
             } else if (s.doing() == Waits.Doing.WAITING_FOR_CPU) {
                 boolean inState = false;
                 for (int i = 0; i < st.size() && !inState; i++) {
-                    inState = st.owner(i) == s.task() && st.start(i) <= s.start() && st.end(i) >= s.end()
-                        && (st.state(i) == StateModel.PREEMPTED || st.state(i) == StateModel.RUNNABLE);
+                    inState = st.owner(i) == s.task()
+                            && st.start(i) <= s.start()
+                            && st.end(i) >= s.end()
+                            && (st.state(i) == StateModel.PREEMPTED || st.state(i) == StateModel.RUNNABLE);
                 }
-                assertThat(inState).as("%s is in a runnable stretch of its task", s).isTrue();
+                assertThat(inState)
+                        .as("%s is in a runnable stretch of its task", s)
+                        .isTrue();
             }
         }
-        assertThat(hops).as("the main thread waited for the threads it made and that woke it").isPositive();
+        assertThat(hops)
+                .as("the main thread waited for the threads it made and that woke it")
+                .isPositive();
     }
 
     @Test
@@ -253,7 +273,8 @@ class LinuxModelTest {
         try (CtfReader r = CtfReader.open(corpus("real", "flipping-endianness"))) {
             while (r.next()) {
                 Event e = r.event();
-                if (e.name().equals("sched_switch") && e.getLong("prev_tid") != 0
+                if (e.name().equals("sched_switch")
+                        && e.getLong("prev_tid") != 0
                         && (e.getLong("prev_state") == 0 || e.getLong("prev_state") == 1024)) {
                     direct++;
                 }
@@ -287,8 +308,9 @@ class LinuxModelTest {
               - {event: irq_softirq_entry, does: irq-entry, irq: vec, label: softirq}
               - {event: irq_softirq_exit, does: irq-exit, irq: vec, label: softirq}
             """);
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }).withMapping(Mapping.read(f)));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(trace), w -> {}),
+                StateBuilder.Options.of(w -> {}).withMapping(Mapping.read(f)));
         assertThat(m.mappingNames()).containsExactly("wide");
         // every interrupt entry and exit pair on its CPU: none cut short, none left open but at the ends
         long entries = 0;

@@ -15,9 +15,10 @@ import net.jqwik.api.constraints.Size;
 class LongIntMapTest {
 
     @Property(tries = 300)
-    void behavesAsAHashMap(@ForAll @Size(max = 400) List<@IntRange(min = 0, max = 2) Integer> kinds,
-                           @ForAll @Size(min = 400, max = 400) List<@LongRange(min = -40, max = 60) Long> keys,
-                           @ForAll @Size(min = 400, max = 400) List<Integer> values) {
+    void behavesAsAHashMap(
+            @ForAll @Size(max = 400) List<@IntRange(min = 0, max = 2) Integer> kinds,
+            @ForAll @Size(min = 400, max = 400) List<@LongRange(min = -40, max = 60) Long> keys,
+            @ForAll @Size(min = 400, max = 400) List<Integer> values) {
         LongIntMap map = new LongIntMap();
         Map<Long, Integer> expected = new HashMap<>();
         for (int k = 0; k < kinds.size(); k++) {
@@ -28,8 +29,9 @@ class LongIntMapTest {
                     map.put(key, value);
                     expected.put(key, value);
                 }
-                case 1 -> assertThat(map.remove(key)).isEqualTo(expected.containsKey(key) ? expected.remove(key)
-                    : LongIntMap.ABSENT);
+                case 1 ->
+                    assertThat(map.remove(key))
+                            .isEqualTo(expected.containsKey(key) ? expected.remove(key) : LongIntMap.ABSENT);
                 default -> assertThat(map.get(key)).isEqualTo(expected.getOrDefault(key, LongIntMap.ABSENT));
             }
             assertThat(map.size()).isEqualTo(expected.size());

@@ -28,6 +28,7 @@ import java.util.stream.Stream;
 final class LttngSessionDaemon implements AutoCloseable {
     /** The user the daemon and the programs run as when the tests run as root ({@code nobody}). */
     private static final int UNPRIVILEGED = 65534;
+
     private static final long TIMEOUT_SECONDS = 120;
 
     /** A channel's ring buffer on each CPU: {@code subbuffers} sub-buffers of {@code subbufferBytes} (a power of 2, at least a page). */
@@ -68,7 +69,8 @@ final class LttngSessionDaemon implements AutoCloseable {
                 missing.add(tool);
             }
         }
-        if (!Files.isRegularFile(Path.of("/usr/include/lttng/tracepoint.h")) && glob("/usr/include", "lttng/tracepoint.h") == null) {
+        if (!Files.isRegularFile(Path.of("/usr/include/lttng/tracepoint.h"))
+                && glob("/usr/include", "lttng/tracepoint.h") == null) {
             missing.add("lttng/tracepoint.h");
         }
         for (String lib : List.of("liblttng-ust-cyg-profile.so", "liblttng-ust-cyg-profile-fast.so")) {
@@ -81,7 +83,7 @@ final class LttngSessionDaemon implements AutoCloseable {
         }
         if (!missing.isEmpty()) {
             String why = "the recorded LTTng-UST tests need " + String.join(", ", missing)
-                + ": apt-get install lttng-tools liblttng-ust-dev gcc (.ci/run does)";
+                    + ": apt-get install lttng-tools liblttng-ust-dev gcc (.ci/run does)";
             Required.missing(why);
         }
     }
@@ -103,7 +105,10 @@ final class LttngSessionDaemon implements AutoCloseable {
     /** {@code DIR/ * /relative}: the first subdirectory of {@code dir} holding {@code relative} (multiarch directories). */
     private static Path glob(String dir, String relative) {
         try (Stream<Path> s = Files.list(Path.of(dir))) {
-            return s.map(p -> p.resolve(relative)).filter(Files::isRegularFile).findFirst().orElse(null);
+            return s.map(p -> p.resolve(relative))
+                    .filter(Files::isRegularFile)
+                    .findFirst()
+                    .orElse(null);
         } catch (IOException e) {
             return null;
         }
@@ -148,7 +153,8 @@ final class LttngSessionDaemon implements AutoCloseable {
         if (!Files.isRegularFile(pidFile)) {
             fail("lttng-sessiond --daemonize left no %s; its output:%n%s", pidFile, Files.readString(log));
         }
-        return new LttngSessionDaemon(root, home, asRoot, Long.parseLong(Files.readString(pidFile).strip()));
+        return new LttngSessionDaemon(
+                root, home, asRoot, Long.parseLong(Files.readString(pidFile).strip()));
     }
 
     private static Path ownDirectory(Path dir, boolean asRoot) throws IOException {
@@ -174,12 +180,25 @@ final class LttngSessionDaemon implements AutoCloseable {
         Path log = dir.resolve("lttng.log");
         lttng(log, "create", name, "--output=" + out);
         try {
-            lttng(log, "enable-channel", "--userspace", "--discard", "--subbuf-size=" + channel.subbufferBytes(),
-                "--num-subbuf=" + channel.subbuffers(), "channel0");
+            lttng(
+                    log,
+                    "enable-channel",
+                    "--userspace",
+                    "--discard",
+                    "--subbuf-size=" + channel.subbufferBytes(),
+                    "--num-subbuf=" + channel.subbuffers(),
+                    "channel0");
             for (String e : events) {
                 lttng(log, "enable-event", "--userspace", "--channel=channel0", e);
             }
-            lttng(log, "add-context", "--userspace", "--channel=channel0", "--type=vtid", "--type=vpid", "--type=procname");
+            lttng(
+                    log,
+                    "add-context",
+                    "--userspace",
+                    "--channel=channel0",
+                    "--type=vtid",
+                    "--type=vpid",
+                    "--type=procname");
             lttng(log, "start", name);
             Map<String, String> all = new HashMap<>(env);
             // wait for the daemon however long it takes to answer: no event before main is lost
@@ -203,7 +222,8 @@ final class LttngSessionDaemon implements AutoCloseable {
     }
 
     /** Runs a command as the tracing user with the daemon's home, its output appended to {@code log}; fails unless it succeeds. */
-    private static void run(Path home, Path dir, Path log, boolean asRoot, Map<String, String> env, List<String> command)
+    private static void run(
+            Path home, Path dir, Path log, boolean asRoot, Map<String, String> env, List<String> command)
             throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         if (asRoot) {
@@ -214,18 +234,24 @@ final class LttngSessionDaemon implements AutoCloseable {
         cmd.add("env");
         env.forEach((k, v) -> cmd.add(k + "=" + v));
         cmd.addAll(command);
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().put("LTTNG_HOME", home.toString());
         pb.environment().put("HOME", home.toString());
         Process p = pb.start();
         // a file, not a pipe: the daemonized session daemon keeps its parent's output open
         if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            fail("%s did not finish in %d s; output:%n%s", command, TIMEOUT_SECONDS, Files.readString(log, StandardCharsets.UTF_8));
+            fail(
+                    "%s did not finish in %d s; output:%n%s",
+                    command, TIMEOUT_SECONDS, Files.readString(log, StandardCharsets.UTF_8));
         }
         if (p.exitValue() != 0) {
-            fail("%s exited with %d; output:%n%s", command, p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+            fail(
+                    "%s exited with %d; output:%n%s",
+                    command, p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
         }
     }
 

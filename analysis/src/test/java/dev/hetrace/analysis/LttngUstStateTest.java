@@ -46,6 +46,7 @@ class LttngUstStateTest {
 
     @TempDir
     static Path dir;
+
     private static LttngSessionDaemon lttng;
     private static Path program;
 
@@ -60,10 +61,35 @@ class LttngUstStateTest {
         }
         Path bin = Files.createDirectories(dir.resolve("bin"));
         // the probes built apart: -finstrument-functions would trace the provider's own functions
-        gcc(src, List.of("-O2", "-g", "-Wall", "-Wextra", "-c", "-I.", "app_tp.c", "-o", bin.resolve("app_tp.o").toString()));
+        gcc(
+                src,
+                List.of(
+                        "-O2",
+                        "-g",
+                        "-Wall",
+                        "-Wextra",
+                        "-c",
+                        "-I.",
+                        "app_tp.c",
+                        "-o",
+                        bin.resolve("app_tp.o").toString()));
         program = bin.resolve(PROGRAM);
-        gcc(src, List.of("-O2", "-g", "-Wall", "-Wextra", "-finstrument-functions", "-I.", "ust_workers.c",
-            bin.resolve("app_tp.o").toString(), "-o", program.toString(), "-pthread", "-llttng-ust", "-ldl"));
+        gcc(
+                src,
+                List.of(
+                        "-O2",
+                        "-g",
+                        "-Wall",
+                        "-Wextra",
+                        "-finstrument-functions",
+                        "-I.",
+                        "ust_workers.c",
+                        bin.resolve("app_tp.o").toString(),
+                        "-o",
+                        program.toString(),
+                        "-pthread",
+                        "-llttng-ust",
+                        "-ldl"));
         lttng = LttngSessionDaemon.start(dir.resolve("lttng"));
     }
 
@@ -77,23 +103,33 @@ class LttngUstStateTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {CYG_PROFILE, "liblttng-ust-cyg-profile-fast.so"})
     void eachThreadIsATaskWhoseCallsAreTheFunctionsItCalled(String helper) throws Exception {
-        String provider = helper.replace("liblttng-ust-", "lttng_ust_").replace(".so", "").replace('-', '_');
+        String provider =
+                helper.replace("liblttng-ust-", "lttng_ust_").replace(".so", "").replace('-', '_');
         Run run = run(helper.replace(".so", ""), Channel.AMPLE, helper, List.of(provider + ":*"), null);
         assertThat(run.model.discarded()).as("events discarded by the tracer").isZero();
-        assertThat(run.model.events()).as("events: an entry and an exit per call").isEqualTo(2L * run.did.calls.size());
+        assertThat(run.model.events())
+                .as("events: an entry and an exit per call")
+                .isEqualTo(2L * run.did.calls.size());
         assertCallsAre(run, c -> true, f -> f);
         // the statistics' function rows are the sums over the threads
         Statistics.Table table = Statistics.of(run.model);
         Map<String, Long> perFunction = new TreeMap<>();
         run.did.calls.forEach(c -> perFunction.merge(c.function, 1L, Long::sum));
-        perFunction.forEach((f, n) -> assertThat(table.row(Statistics.Context.FUNCTION, f).count()).as(f).isEqualTo(n));
+        perFunction.forEach(
+                (f, n) -> assertThat(table.row(Statistics.Context.FUNCTION, f).count())
+                        .as(f)
+                        .isEqualTo(n));
     }
 
     @Test
     void messagesThroughTheQueuesLinkTheThreadsThatSentAndReceivedThem() throws Exception {
         Mapping mapping = Mapping.read(dir.resolve("src/ust-workers.yaml"));
-        Run run = run("messages", Channel.AMPLE, CYG_PROFILE, List.of("lttng_ust_cyg_profile:*", "app:msg_send", "app:msg_recv"),
-            mapping);
+        Run run = run(
+                "messages",
+                Channel.AMPLE,
+                CYG_PROFILE,
+                List.of("lttng_ust_cyg_profile:*", "app:msg_send", "app:msg_recv"),
+                mapping);
         assertThat(run.did.messages).as("messages the program passed").hasSize(80);
         assertThat(run.model.events()).isEqualTo(2L * run.did.calls.size() + 2L * run.did.messages.size());
         assertCallsAre(run, c -> true, f -> f);
@@ -104,8 +140,9 @@ class LttngUstStateTest {
         MessageTable m = run.model.messages();
         Map<List<Long>, Integer> byQueueAndId = new HashMap<>();
         for (int i = 0; i < m.size(); i++) {
-            assertThat(byQueueAndId.put(List.of(m.queue(i), m.id(i)), i)).as("message %d on queue %d twice", m.id(i), m.queue(i))
-                .isNull();
+            assertThat(byQueueAndId.put(List.of(m.queue(i), m.id(i)), i))
+                    .as("message %d on queue %d twice", m.id(i), m.queue(i))
+                    .isNull();
         }
         assertThat(m.size()).as("messages in the model").isEqualTo(run.did.messages.size());
         for (Message sent : run.did.messages) {
@@ -115,9 +152,12 @@ class LttngUstStateTest {
             assertThat(m.sendTask(i)).as("%s: sender", sent).isEqualTo(taskById.get(sent.sender));
             assertThat(m.receiveTask(i)).as("%s: receiver", sent).isEqualTo(taskById.get(sent.receiver));
             assertThat(m.receiveTime(i)).as("%s: received after sent", sent).isGreaterThan(m.sendTime(i));
-            assertThat(m.sendCall(i) < 0 ? "no call" : run.model.name(m.sendCall(i))).as("%s: sent in", sent).isEqualTo("produce");
-            assertThat(m.receiveCall(i) < 0 ? "no call" : run.model.name(m.receiveCall(i))).as("%s: received in", sent)
-                .isEqualTo("consume");
+            assertThat(m.sendCall(i) < 0 ? "no call" : run.model.name(m.sendCall(i)))
+                    .as("%s: sent in", sent)
+                    .isEqualTo("produce");
+            assertThat(m.receiveCall(i) < 0 ? "no call" : run.model.name(m.receiveCall(i)))
+                    .as("%s: received in", sent)
+                    .isEqualTo("consume");
         }
     }
 
@@ -148,9 +188,12 @@ class LttngUstStateTest {
         // each worker's calls, on the trace's clock (cycles = ns from the clock's origin)
         Map<Long, long[]> span = new TreeMap<>();
         for (Call c : run.did.calls) {
-            span.merge(c.tid, new long[] {c.t0, c.t1}, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            span.merge(c.tid, new long[] {c.t0, c.t1}, (a, b) ->
+                    new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
         }
-        List<Long> workers = span.keySet().stream().filter(t -> run.did.threads.get(t).startsWith("worker-")).toList();
+        List<Long> workers = span.keySet().stream()
+                .filter(t -> run.did.threads.get(t).startsWith("worker-"))
+                .toList();
         assertThat(workers).hasSizeGreaterThanOrEqualTo(2);
         long first = workers.getFirst();
         long[] w1 = span.get(first);
@@ -186,8 +229,8 @@ class LttngUstStateTest {
                 out.event(0, s[1] + 1_000, List.of(name, tid, 1L, "swapper/" + cpu, 0L));
             }
         }
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(run.trace, kernel), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(run.trace, kernel), w -> {}), StateBuilder.Options.of(w -> {}));
         m.symbolize(run.did.functions);
         Waits waits = Waits.of(m);
         // the user-space threads are the kernel's tasks: one task per worker, named as the kernel names it
@@ -211,13 +254,19 @@ class LttngUstStateTest {
                     long ran = waits.runningTime(task, calls.start(i), calls.end(i));
                     long preempted = waits.timeIn(task, StateModel.PREEMPTED, calls.start(i), calls.end(i));
                     assertThat(ran + preempted).as("call %d of %d", i, tid).isEqualTo(calls.duration(i));
-                    assertThat(m.cores().get(waits.coreOf(task, calls.start(i), calls.end(i))).name())
-                        .as("call %d of thread %d (%s) from %d to %d", i, tid, m.name(calls.subject(i)), calls.start(i), calls.end(i))
-                        .endsWith("/cpu" + cpu);
+                    assertThat(m.cores()
+                                    .get(waits.coreOf(task, calls.start(i), calls.end(i)))
+                                    .name())
+                            .as(
+                                    "call %d of thread %d (%s) from %d to %d",
+                                    i, tid, m.name(calls.subject(i)), calls.start(i), calls.end(i))
+                            .endsWith("/cpu" + cpu);
                 }
             }
             final long t0 = tid;
-            assertThat(own).as("calls of %d", tid).isEqualTo(run.did.calls.stream().filter(c -> c.tid == t0).count());
+            assertThat(own)
+                    .as("calls of %d", tid)
+                    .isEqualTo(run.did.calls.stream().filter(c -> c.tid == t0).count());
         }
         // worker-1's calls across the preemption were preempted by the intruder, as the diagnosis sees it
         int w1task = -1;
@@ -226,9 +275,10 @@ class LttngUstStateTest {
         }
         long base = clock.baseOffsetNanos();
         assertThat(waits.timeIn(w1task, StateModel.PREEMPTED, base + preemptFrom, base + preemptTo))
-            .isEqualTo(preemptTo - preemptFrom);
-        assertThat(waits.preemptedBy(w1task, -1, base + preemptFrom, base + preemptTo)).extracting(x -> m.tasks().get(x.task()).name())
-            .containsExactly("intruder");
+                .isEqualTo(preemptTo - preemptFrom);
+        assertThat(waits.preemptedBy(w1task, -1, base + preemptFrom, base + preemptTo))
+                .extracting(x -> m.tasks().get(x.task()).name())
+                .containsExactly("intruder");
     }
 
     @Test
@@ -243,32 +293,41 @@ class LttngUstStateTest {
         List<long[]> windows = new ArrayList<>();
         long reported = 0;
         Process p = new ProcessBuilder(babeltrace2.toString(), "--clock-seconds", run.trace.toString())
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         String warnings = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        Matcher w = Pattern.compile("Tracer discarded (\\d+) events between \\[(\\d+)\\.(\\d{9})\\] and \\[(\\d+)\\.(\\d{9})\\]")
-            .matcher(warnings);
+        Matcher w = Pattern.compile(
+                        "Tracer discarded (\\d+) events between \\[(\\d+)\\.(\\d{9})\\] and \\[(\\d+)\\.(\\d{9})\\]")
+                .matcher(warnings);
         while (w.find()) {
             // babeltrace2 prints a counter that went back as a huge unsigned count: the sum wraps to the right total
             reported += Long.parseUnsignedLong(w.group(1));
             windows.add(new long[] {nanos(w.group(2), w.group(3)), nanos(w.group(4), w.group(5))});
         }
-        assertThat(reported).as("events babeltrace2 says were discarded:%n%s", warnings).isPositive();
+        assertThat(reported)
+                .as("events babeltrace2 says were discarded:%n%s", warnings)
+                .isPositive();
         assertThat(run.model.discarded()).as("discarded events").isEqualTo(reported);
-        assertThat(run.model.events() + run.model.discarded()).as("events recorded and lost: two per call made")
-            .isEqualTo(2L * run.did.calls.size());
+        assertThat(run.model.events() + run.model.discarded())
+                .as("events recorded and lost: two per call made")
+                .isEqualTo(2L * run.did.calls.size());
         // a call no loss window touches lost nothing; one open over a whole window is marked
         IntervalTable calls = run.model.calls();
         for (int i = 0; i < calls.size(); i++) {
             long start = calls.start(i);
             long end = calls.end(i);
             if (windows.stream().noneMatch(x -> start <= x[1] && end >= x[0])) {
-                assertThat(calls.flags(i) & StateModel.EVENTS_LOST).as("call of %s from %d to %d, outside every loss",
-                    run.model.name(calls.subject(i)), start, end).isZero();
+                assertThat(calls.flags(i) & StateModel.EVENTS_LOST)
+                        .as(
+                                "call of %s from %d to %d, outside every loss",
+                                run.model.name(calls.subject(i)), start, end)
+                        .isZero();
             }
             if (windows.stream().anyMatch(x -> start < x[0] && end > x[1])) {
-                assertThat(calls.flags(i) & StateModel.EVENTS_LOST).as("call of %s from %d to %d, open over a loss",
-                    run.model.name(calls.subject(i)), start, end).isEqualTo(StateModel.EVENTS_LOST);
+                assertThat(calls.flags(i) & StateModel.EVENTS_LOST)
+                        .as("call of %s from %d to %d, open over a loss", run.model.name(calls.subject(i)), start, end)
+                        .isEqualTo(StateModel.EVENTS_LOST);
             }
         }
         // every event of a worker but run's own is made while its run is open: a worker whose
@@ -281,25 +340,33 @@ class LttngUstStateTest {
         }
         Map<Long, Long> made = new HashMap<>();
         run.did.calls.forEach(c -> made.merge(c.tid, 2L, Long::sum));
-        assertThat(made).as("threads that lost events (made, recorded: %s)", recorded)
-            .anySatisfy((tid, n) -> assertThat(recorded.getOrDefault(tid, 0L)).isLessThan(n));
+        assertThat(made)
+                .as("threads that lost events (made, recorded: %s)", recorded)
+                .anySatisfy(
+                        (tid, n) -> assertThat(recorded.getOrDefault(tid, 0L)).isLessThan(n));
         for (Call did : run.did.calls) {
             if (!did.function.equals("run")) {
                 continue;
             }
             List<Integer> rows = new ArrayList<>();
             for (int i = 0; i < calls.size(); i++) {
-                if (run.model.tasks().get(calls.owner(i)).id() == did.tid && run.model.name(calls.subject(i)).equals("run")) {
+                if (run.model.tasks().get(calls.owner(i)).id() == did.tid
+                        && run.model.name(calls.subject(i)).equals("run")) {
                     rows.add(i);
                 }
             }
             assertThat(rows).as("calls of run by thread %d", did.tid).hasSize(1);
             int i = rows.getFirst();
             boolean lost = recorded.getOrDefault(did.tid, 0L) < made.get(did.tid);
-            assertThat(calls.flags(i) & ~StateModel.EVENTS_LOST).as("%s: seen whole", did).isZero();
+            assertThat(calls.flags(i) & ~StateModel.EVENTS_LOST)
+                    .as("%s: seen whole", did)
+                    .isZero();
             if (lost) {
-                assertThat(calls.flags(i)).as("%s, during which %d of the thread's %d events were lost: flags", did,
-                    made.get(did.tid) - recorded.getOrDefault(did.tid, 0L), made.get(did.tid)).isEqualTo(StateModel.EVENTS_LOST);
+                assertThat(calls.flags(i))
+                        .as(
+                                "%s, during which %d of the thread's %d events were lost: flags",
+                                did, made.get(did.tid) - recorded.getOrDefault(did.tid, 0L), made.get(did.tid))
+                        .isEqualTo(StateModel.EVENTS_LOST);
             }
             assertThat(calls.depth(i)).as("%s: depth", did).isZero();
             assertThat(calls.start(i) - run.offset).as("%s: entry", did).isBetween(did.t0, did.t1);
@@ -319,7 +386,8 @@ class LttngUstStateTest {
         for (Call c : run.did.calls) {
             if (traced.test(c)) {
                 threads.put(c.tid, run.did.threads.get(c.tid));
-                expected.computeIfAbsent(c.tid + " " + nameInModel.apply(c.function), k -> new ArrayList<>()).add(c);
+                expected.computeIfAbsent(c.tid + " " + nameInModel.apply(c.function), k -> new ArrayList<>())
+                        .add(c);
             }
         }
         Map<Long, String> tasks = new TreeMap<>();
@@ -330,7 +398,9 @@ class LttngUstStateTest {
         Map<String, List<Integer>> built = new TreeMap<>();
         IntervalTable calls = m.calls();
         for (int i = 0; i < calls.size(); i++) {
-            built.computeIfAbsent(m.tasks().get(calls.owner(i)).id() + " " + m.name(calls.subject(i)), k -> new ArrayList<>()).add(i);
+            built.computeIfAbsent(
+                            m.tasks().get(calls.owner(i)).id() + " " + m.name(calls.subject(i)), k -> new ArrayList<>())
+                    .add(i);
         }
         assertThat(built.keySet()).as("thread and function of the calls").isEqualTo(expected.keySet());
         expected.forEach((key, did) -> {
@@ -354,7 +424,8 @@ class LttngUstStateTest {
     /** A recording of the program, what it did, the model of its trace (functions named) and its clock's offset. */
     private record Run(Path trace, Did did, StateModel model, long offset) {}
 
-    private static Run run(String name, Channel channel, String helper, List<String> events, Mapping mapping, String... args)
+    private static Run run(
+            String name, Channel channel, String helper, List<String> events, Mapping mapping, String... args)
             throws Exception {
         Map<String, String> env = new HashMap<>();
         if (helper != null) {
@@ -364,8 +435,9 @@ class LttngUstStateTest {
         command.addAll(List.of(args));
         Recording r = lttng.record(name, channel, events, env, command);
         Did did = Did.read(r.directory().resolve("did.txt"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.trace()), w -> { }),
-            StateBuilder.Options.of(w -> { }).withMapping(mapping));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(r.trace()), w -> {}),
+                StateBuilder.Options.of(w -> {}).withMapping(mapping));
         m.symbolize(did.functions);
         long offset;
         try (CtfReader reader = CtfReader.open(r.trace())) {
@@ -385,7 +457,8 @@ class LttngUstStateTest {
     private record Message(long queue, long id, long sender, long receiver) {}
 
     /** What the program says it did: its functions (address to name), threads (vtid to name), calls and messages. */
-    private record Did(Map<String, String> functions, Map<Long, String> threads, List<Call> calls, List<Message> messages) {
+    private record Did(
+            Map<String, String> functions, Map<Long, String> threads, List<Call> calls, List<Message> messages) {
         static Did read(Path file) throws IOException {
             Did d = new Did(new HashMap<>(), new HashMap<>(), new ArrayList<>(), new ArrayList<>());
             for (String line : Files.readAllLines(file)) {
@@ -393,10 +466,19 @@ class LttngUstStateTest {
                 switch (f[0]) {
                     case "func" -> d.functions.put(f[2], f[1]);
                     case "thread" -> d.threads.put(Long.parseLong(f[1]), f[2]);
-                    case "call" -> d.calls.add(new Call(Long.parseLong(f[1]), f[2], Integer.parseInt(f[3]),
-                        Long.parseLong(f[4]), Long.parseLong(f[5])));
-                    case "msg" -> d.messages.add(new Message(Long.parseLong(f[1]), Long.parseLong(f[2]),
-                        Long.parseLong(f[3]), Long.parseLong(f[4])));
+                    case "call" ->
+                        d.calls.add(new Call(
+                                Long.parseLong(f[1]),
+                                f[2],
+                                Integer.parseInt(f[3]),
+                                Long.parseLong(f[4]),
+                                Long.parseLong(f[5])));
+                    case "msg" ->
+                        d.messages.add(new Message(
+                                Long.parseLong(f[1]),
+                                Long.parseLong(f[2]),
+                                Long.parseLong(f[3]),
+                                Long.parseLong(f[4])));
                     default -> fail("%s: unknown line %s", file, line);
                 }
             }
@@ -407,8 +489,13 @@ class LttngUstStateTest {
     private static void gcc(Path in, List<String> args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("gcc"));
         cmd.addAll(args);
-        Process p = new ProcessBuilder(cmd).directory(in.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(cmd)
+                .directory(in.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0).as("%s:%n%s", cmd, out).isTrue();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0)
+                .as("%s:%n%s", cmd, out)
+                .isTrue();
     }
 }

@@ -22,8 +22,13 @@ class ModelEqualityTest {
     private static StateModel copy(StateModel m, int changedCall, int changedMark) {
         StoredModel out = new StoredModel();
         for (int t = 0; t < m.traceNames().size(); t++) {
-            out.trace(m.traceNames().get(t), m.mappingNames().get(t), m.traceBegin(t), m.traceEnd(t), m.traceLongestGap(t),
-                m.osThreads(t));
+            out.trace(
+                    m.traceNames().get(t),
+                    m.mappingNames().get(t),
+                    m.traceBegin(t),
+                    m.traceEnd(t),
+                    m.traceLongestGap(t),
+                    m.osThreads(t));
         }
         m.cores().forEach(c -> out.core(c.name(), c.trace()));
         m.tasks().forEach(t -> out.task(t.name(), t.trace(), t.id(), t.idle()));
@@ -33,13 +38,24 @@ class ModelEqualityTest {
             IntervalTable t = StoredModel.intervals(m, k);
             for (int i = 0; i < t.size(); i++) {
                 long self = t.self(i) + (k == StoredModel.CALLS && i == changedCall ? 1 : 0);
-                out.interval(k, t.start(i), t.end(i), t.owner(i), t.subject(i), t.state(i), t.depth(i), t.flags(i), self);
+                out.interval(
+                        k, t.start(i), t.end(i), t.owner(i), t.subject(i), t.state(i), t.depth(i), t.flags(i), self);
             }
         }
         MessageTable ms = m.messages();
         for (int i = 0; i < ms.size(); i++) {
-            out.message(ms.sendTime(i), ms.sendCore(i), ms.sendTask(i), ms.sendCall(i), ms.receiveTime(i), ms.receiveCore(i),
-                ms.receiveTask(i), ms.receiveCall(i), ms.queue(i), ms.id(i), ms.flags(i));
+            out.message(
+                    ms.sendTime(i),
+                    ms.sendCore(i),
+                    ms.sendTask(i),
+                    ms.sendCall(i),
+                    ms.receiveTime(i),
+                    ms.receiveCore(i),
+                    ms.receiveTask(i),
+                    ms.receiveCall(i),
+                    ms.queue(i),
+                    ms.id(i),
+                    ms.flags(i));
         }
         for (int i = 0; i < m.marks(); i++) {
             out.mark(m.markTime(i) + (i == changedMark ? 1 : 0), m.markCore(i), StoredModel.markNameId(m, i));
@@ -60,14 +76,16 @@ class ModelEqualityTest {
         List<Path> traces = new ArrayList<>();
         traces.add(r.master());
         traces.addAll(r.slaves());
-        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { })).model();
+        StateModel m = StateBuilder.synchronizeAndBuild(
+                        traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> {}))
+                .model();
 
         ModelEquality.assertEqual(m, copy(m, -1, -1));
         int call = m.calls().size() / 2;
         assertThatThrownBy(() -> ModelEquality.assertEqual(m, copy(m, call, -1)))
-            .hasMessageContaining("calls: row " + call + ", self");
+                .hasMessageContaining("calls: row " + call + ", self");
         int mark = m.marks() - 1;
         assertThatThrownBy(() -> ModelEquality.assertEqual(m, copy(m, -1, mark)))
-            .hasMessageContaining("marks: row " + mark + ", field 0");
+                .hasMessageContaining("marks: row " + mark + ", field 0");
     }
 }

@@ -3,12 +3,12 @@ package dev.hetrace.analysis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.hetrace.ctf.write.CtfWriter;
+import dev.hetrace.ctf.write.StreamWriter;
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth.Interval;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
-import dev.hetrace.ctf.write.CtfWriter;
-import dev.hetrace.ctf.write.StreamWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,8 +24,9 @@ class RobustnessTest {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(2), dir.resolve("board"));
         Interval second = r.truth().calls("dsp0", "sobel_filter").get(1);
         long from = second.startTraceNanos() + 30_000_000;
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> { }),
-            StateBuilder.Options.of(w -> { }).withFrom(from));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> {}),
+                StateBuilder.Options.of(w -> {}).withFrom(from));
         assertThat(m.begin()).isGreaterThanOrEqualTo(from);
         int filter = m.nameId("sobel_filter");
         IntervalTable c = m.calls();
@@ -63,8 +64,8 @@ class RobustnessTest {
     void aCoreThatCrashesMidCallLeavesItsCallsOpenAndMarkedAtItsLastEvent() throws Exception {
         SimConfig config = SimConfig.sobel(4).withFaults(List.of(Fault.parse("crash:dsp3", 8)));
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(r.slaves().get(3)), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(r.slaves().get(3)), w -> {}), StateBuilder.Options.of(w -> {}));
         int filter = m.nameId("sobel_filter");
         IntervalTable c = m.calls();
         int open = 0;
@@ -83,8 +84,8 @@ class RobustnessTest {
         SimConfig config = SimConfig.sobel(5).withBuffers(512, 2, 150_000_000);
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         Path dsp = r.slaves().get(0);
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(dsp), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(dsp), w -> {}), StateBuilder.Options.of(w -> {}));
         assertThat(r.truth().discarded(r.truth().core("dsp0").id())).isPositive();
         assertThat(m.discarded()).isPositive();
         int lost = 0;
@@ -130,8 +131,8 @@ class RobustnessTest {
             cpu1.event(2, 30, List.of(0L));
             cpu1.event(2, 40, List.of(0L));
         }
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
         assertThat(m.discarded()).isEqualTo(3);
         int f = m.nameId("f");
         assertThat(m.calls().size()).isEqualTo(1);

@@ -98,10 +98,13 @@ class TraceClocksTest {
         Path user = trace("ust", uuid, 100_000_000, 1_564_079_206L, 46, ust);
         long expected = 1_564_079_206_000_000_000L + 500 + 1_000_000; // 100,000 cycles at 100 MHz: 1 ms
 
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(kernel, user), StateBuilder.Clocks.DEFAULT,
-            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(kernel, user), w -> { }),
-            StateBuilder.Options.of(w -> { }).withMapping(irqs));
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(
+                List.of(kernel, user),
+                StateBuilder.Clocks.DEFAULT,
+                StateBuilder.Options.of(w -> {}).withMapping(irqs).withThreads(1));
+        StateModel read = StateBuilder.build(
+                StateBuilder.synchronize(List.of(kernel, user), w -> {}),
+                StateBuilder.Options.of(w -> {}).withMapping(irqs));
         for (StateModel m : List.of(built.model(), read)) {
             assertThat(irqStarts(m)).containsExactly(expected, expected);
         }
@@ -117,44 +120,66 @@ class TraceClocksTest {
         String uuid = "uuid = \"88cba016-36e2-48c2-aff8-3e4b9aefb05c\";";
         Path kernel = trace("kernel", uuid, 100_000_000, 1_564_079_206L, 50, irq(100_000, 300_000, 7));
         Path copy = trace("copy", uuid, 100_000_010, 1_564_079_206L, 50, irq(100_000, 300_000, 7));
-        assertThatThrownBy(() -> StateBuilder.synchronize(List.of(kernel, copy), w -> { }))
-            .isInstanceOf(UnsynchronizedTraceException.class);
+        assertThatThrownBy(() -> StateBuilder.synchronize(List.of(kernel, copy), w -> {}))
+                .isInstanceOf(UnsynchronizedTraceException.class);
     }
 
     @Test
     void absoluteClocksAreOneTimeBaseWhateverTheirUuids() throws Exception {
-        Path a = trace("a", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;", 1_000_000_000, 100, 0,
-            irq(1_000, 2_000, 1));
-        Path b = trace("b", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;", 1_000_000_000, 100, 0,
-            irq(1_500, 2_500, 1));
-        StateModel m = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
-            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1))
-            .model();
+        Path a = trace(
+                "a",
+                "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;",
+                1_000_000_000,
+                100,
+                0,
+                irq(1_000, 2_000, 1));
+        Path b = trace(
+                "b",
+                "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\"; absolute = true;",
+                1_000_000_000,
+                100,
+                0,
+                irq(1_500, 2_500, 1));
+        StateModel m = StateBuilder.synchronizeAndBuild(
+                        List.of(a, b),
+                        StateBuilder.Clocks.DEFAULT,
+                        StateBuilder.Options.of(w -> {}).withMapping(irqs).withThreads(1))
+                .model();
         assertThat(irqStarts(m)).containsExactly(100_000_001_000L, 100_000_001_500L);
     }
 
     @Test
     void aTraceNoMessageConnectsIsRefusedUnlessTheTracesAreTakenApart() throws Exception {
-        Path a = trace("a", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 100, 0, irq(1_000, 2_000, 1));
+        Path a = trace(
+                "a", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 100, 0, irq(1_000, 2_000, 1));
         List<long[]> events = irq(7_000, 9_000, 2);
         events.addAll(irq(10_000, 11_000, 2));
         Path b = trace("b", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 5, 0, events);
 
         String said = b + " cannot be put on the clock of " + a + ": the traces have none of the events the match rules"
-            + " name (hetrace_sync_send, hetrace_sync_recv, inet_sock_local_out, inet_sock_local_in";
-        assertThatThrownBy(() -> StateBuilder.synchronize(List.of(a, b), w -> { }))
-            .isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said)
-            .hasMessageEndingWith("--apart analyses it on its own clock").hasMessageNotContaining("\n");
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
-            StateBuilder.Options.of(w -> { }).withMapping(irqs)
-                .withThreads(1))).isInstanceOf(UnsynchronizedTraceException.class).hasMessageStartingWith(said);
+                + " name (hetrace_sync_send, hetrace_sync_recv, inet_sock_local_out, inet_sock_local_in";
+        assertThatThrownBy(() -> StateBuilder.synchronize(List.of(a, b), w -> {}))
+                .isInstanceOf(UnsynchronizedTraceException.class)
+                .hasMessageStartingWith(said)
+                .hasMessageEndingWith("--apart analyses it on its own clock")
+                .hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(
+                        List.of(a, b),
+                        StateBuilder.Clocks.DEFAULT,
+                        StateBuilder.Options.of(w -> {}).withMapping(irqs).withThreads(1)))
+                .isInstanceOf(UnsynchronizedTraceException.class)
+                .hasMessageStartingWith(said);
 
         StateBuilder.Clocks apart = new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true);
         List<String> warnings = new ArrayList<>();
-        StateModel built = StateBuilder.synchronizeAndBuild(List.of(a, b), apart,
-            StateBuilder.Options.of(warnings::add).withMapping(irqs).withThreads(1)).model();
-        StateModel read = StateBuilder.build(StateBuilder.synchronize(List.of(a, b), apart, w -> { }),
-            StateBuilder.Options.of(w -> { }).withMapping(irqs));
+        StateModel built = StateBuilder.synchronizeAndBuild(
+                        List.of(a, b),
+                        apart,
+                        StateBuilder.Options.of(warnings::add).withMapping(irqs).withThreads(1))
+                .model();
+        StateModel read = StateBuilder.build(
+                StateBuilder.synchronize(List.of(a, b), apart, w -> {}),
+                StateBuilder.Options.of(w -> {}).withMapping(irqs));
         assertThat(warnings).singleElement().asString().startsWith(b + ": analysed apart, on its own clock");
         for (StateModel m : List.of(built, read)) {
             // b's first event at a's first event; its durations its own
@@ -184,19 +209,22 @@ class TraceClocksTest {
         Path a = trace("server", "uuid = \"11111111-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 1_000, 0, onA);
         Path b = trace("client", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 995, 0, onB);
 
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(List.of(a, b), StateBuilder.Clocks.DEFAULT,
-            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1));
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(
+                List.of(a, b),
+                StateBuilder.Clocks.DEFAULT,
+                StateBuilder.Options.of(w -> {}).withMapping(irqs).withThreads(1));
         Synchronizer.TraceSync client = built.input().sync().traces().get(1);
         assertThat(client.quality()).isEqualTo(SyncQuality.ACCURATE);
         long accuracy = client.accuracyNanos().orElseThrow();
         assertThat(accuracy).isLessThan(40_000);
-        assertThat(irqStarts(built.model())[1]).isCloseTo(1_000_000_000_000L + 500_000_000,
-            Offset.offset(accuracy));
+        assertThat(irqStarts(built.model())[1]).isCloseTo(1_000_000_000_000L + 500_000_000, Offset.offset(accuracy));
 
-        StateBuilder.Clocks handshakeOnly = new StateBuilder.Clocks(new Synchronizer.Options(MatchRules.HETRACE_SYNC,
-            ConvexHullSync.Method.BISECTOR, 0, 0), false);
-        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(List.of(a, b), handshakeOnly,
-            StateBuilder.Options.of(w -> { }).withMapping(irqs).withThreads(1)))
-            .isInstanceOf(UnsynchronizedTraceException.class);
+        StateBuilder.Clocks handshakeOnly = new StateBuilder.Clocks(
+                new Synchronizer.Options(MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, 0), false);
+        assertThatThrownBy(() -> StateBuilder.synchronizeAndBuild(
+                        List.of(a, b),
+                        handshakeOnly,
+                        StateBuilder.Options.of(w -> {}).withMapping(irqs).withThreads(1)))
+                .isInstanceOf(UnsynchronizedTraceException.class);
     }
 }

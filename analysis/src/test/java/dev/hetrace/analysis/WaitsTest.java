@@ -33,8 +33,8 @@ class WaitsTest {
     static void board() throws Exception {
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         sim = Simulation.sobel(c, dir.resolve("board"));
-        input = StateBuilder.synchronize(sim.traces(), w -> { });
-        model = StateBuilder.build(input, StateBuilder.Options.of(w -> { }));
+        input = StateBuilder.synchronize(sim.traces(), w -> {});
+        model = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
         model.symbolize(sim.truth().symbolNames());
     }
 
@@ -43,7 +43,12 @@ class WaitsTest {
     }
 
     private static long bound() {
-        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
+        return input.sync().traces().stream()
+                        .skip(1)
+                        .mapToLong(t -> t.accuracyNanos().orElseThrow())
+                        .max()
+                        .orElseThrow()
+                + 2;
     }
 
     @Test
@@ -51,9 +56,11 @@ class WaitsTest {
         List<String> words = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         assertThat(words).hasSize(1);
         assertThat(words.getFirst())
-            .matches("dsp1 and dsp2: sobel_filter took about 29\\d ms instead of about 9\\d\\.\\d ms .*")
-            .contains("task intruder preempted them for about 20", "master/cpu0 waited for them",
-                "got their messages in join_results about 29");
+                .matches("dsp1 and dsp2: sobel_filter took about 29\\d ms instead of about 9\\d\\.\\d ms .*")
+                .contains(
+                        "task intruder preempted them for about 20",
+                        "master/cpu0 waited for them",
+                        "got their messages in join_results about 29");
     }
 
     @Test
@@ -61,19 +68,27 @@ class WaitsTest {
         Waits w = Waits.of(model);
         int join = model.nameId("join_results");
         int filter = model.nameId("sobel_filter");
-        List<Waits.Wait> replies = w.all().stream().filter(x -> model.tasks().get(x.task()).trace() == 0
-            && w.receivedIn(x.message()) >= 0 && model.calls().subject(w.receivedIn(x.message())) == join).toList();
+        List<Waits.Wait> replies = w.all().stream()
+                .filter(x -> model.tasks().get(x.task()).trace() == 0
+                        && w.receivedIn(x.message()) >= 0
+                        && model.calls().subject(w.receivedIn(x.message())) == join)
+                .toList();
         assertThat(replies).hasSize(8 * 5);
         for (Waits.Wait x : replies) {
-            String core = model.cores().get(model.messages().sendCore(x.message())).name();
+            String core =
+                    model.cores().get(model.messages().sendCore(x.message())).name();
             int call = w.sentIn(x.message());
             assertThat(model.calls().subject(call)).isEqualTo(filter);
             // the sender's call is the truth's, and the master waited from join_results' entry to the reply
             GroundTruth.Interval t = sim.truth().calls(core, "sobel_filter").stream()
-                .min(Comparator.comparingLong(c -> Math.abs(master(c.endNanos()) - model.calls().end(call)))).orElseThrow();
+                    .min(Comparator.comparingLong(
+                            c -> Math.abs(master(c.endNanos()) - model.calls().end(call))))
+                    .orElseThrow();
             assertThat(model.calls().end(call)).isCloseTo(master(t.endNanos()), within(bound()));
             GroundTruth.Interval j = sim.truth().calls("master", "join_results").stream()
-                .filter(c -> master(c.startNanos()) <= x.end() && x.end() <= master(c.endNanos())).findFirst().orElseThrow();
+                    .filter(c -> master(c.startNanos()) <= x.end() && x.end() <= master(c.endNanos()))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(x.start()).isEqualTo(master(j.startNanos()));
         }
     }
@@ -91,10 +106,14 @@ class WaitsTest {
         }
         assertThat(images).hasSize(5);
         for (int image : images) {
-            List<Waits.Step> path = w.criticalPath(c.owner(image), w.coreOf(c.owner(image), c.start(image), c.end(image)),
-                c.start(image), c.end(image));
-            List<String> on = path.stream().map(s -> model.cores().get(s.core()).name() + "/" + model.name(c.subject(s.call())))
-                .toList();
+            List<Waits.Step> path = w.criticalPath(
+                    c.owner(image),
+                    w.coreOf(c.owner(image), c.start(image), c.end(image)),
+                    c.start(image),
+                    c.end(image));
+            List<String> on = path.stream()
+                    .map(s -> model.cores().get(s.core()).name() + "/" + model.name(c.subject(s.call())))
+                    .toList();
             // the master asks dsp0 for memory, splits, the last DSP to reply filters, the master joins
             assertThat(on).hasSize(5);
             assertThat(on.get(0)).isEqualTo("master/cpu0/alloc_buffers");
@@ -106,7 +125,8 @@ class WaitsTest {
             assertThat(path.getFirst().start()).isEqualTo(c.start(image));
             assertThat(path.getLast().end()).isEqualTo(c.end(image));
             for (int k = 1; k < path.size(); k++) {
-                assertThat(path.get(k).start()).isGreaterThanOrEqualTo(path.get(k - 1).end() - bound());
+                assertThat(path.get(k).start())
+                        .isGreaterThanOrEqualTo(path.get(k - 1).end() - bound());
             }
             // the DSP's stretch: mostly preempted by the intruder
             Waits.Step dsp = path.get(3);
@@ -130,9 +150,9 @@ class WaitsTest {
         Mapping mapping = Mapping.read(yaml);
         List<Path> slaves = sim.slaves();
         // the slaves exchange no message: each apart, on its own clock
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(slaves,
-            new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true), w -> { }),
-                StateBuilder.Options.of(w -> { }).withMapping(mapping));
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(slaves, new StateBuilder.Clocks(Synchronizer.Options.DEFAULT, true), w -> {}),
+                StateBuilder.Options.of(w -> {}).withMapping(mapping));
         assertThat(m.calls().size()).isZero();
         Diagnosis.Report d = Diagnosis.of(m, Diagnosis.DEFAULT_K);
         assertThat(d.outliers()).isNotEmpty().allSatisfy(o -> {
@@ -143,15 +163,16 @@ class WaitsTest {
         });
         // each image's work on dsp1 and dsp2 (5 images)
         assertThat(d.outliers()).hasSize(10);
-        assertThat(Diagnosis.summary(d).getFirst()).startsWith("dsp1 and dsp2: task sobel's activations took about 29")
-            .contains("task intruder preempted them");
+        assertThat(Diagnosis.summary(d).getFirst())
+                .startsWith("dsp1 and dsp2: task sobel's activations took about 29")
+                .contains("task intruder preempted them");
     }
 
     @Test
     void aHealthyBoardHasNoFinding() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(4).withSlaves(6), dir.resolve("healthy"));
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> {}), StateBuilder.Options.of(w -> {}));
         Diagnosis.Report d = Diagnosis.of(m, Diagnosis.DEFAULT_K);
         assertThat(d.outliers()).isEmpty();
         assertThat(d.silent()).isEmpty();

@@ -12,8 +12,7 @@ import java.nio.file.Path;
  * <pre>java -jar bench/target/hetrace-bench.jar OUT_DIR [EVENTS] [STREAMS]</pre>
  */
 public final class BenchTrace {
-    private BenchTrace() {
-    }
+    private BenchTrace() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
@@ -29,7 +28,8 @@ public final class BenchTrace {
         }
         long start = System.nanoTime();
         long bytes = SampleTrace.write(out, events, streams, 256 * 1024);
-        System.err.printf("%s: %,d events, %,d bytes of streams, in %.1f s%n", out, events, bytes,
-            (System.nanoTime() - start) / 1e9);
+        System.err.printf(
+                "%s: %,d events, %,d bytes of streams, in %.1f s%n",
+                out, events, bytes, (System.nanoTime() - start) / 1e9);
     }
 }

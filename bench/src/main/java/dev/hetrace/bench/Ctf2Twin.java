@@ -12,8 +12,7 @@ import java.util.stream.Stream;
  * the same bytes.
  */
 public final class Ctf2Twin {
-    private Ctf2Twin() {
-    }
+    private Ctf2Twin() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {

@@ -20,8 +20,9 @@ import java.util.Locale;
 public final class DuckDbFloor {
     private DuckDbFloor() {}
 
-    private static final String ROWS = "SELECT (i %% 9)::INTEGER a, i::BIGINT b, (i * 1000)::BIGINT c, (i %% 40)::INTEGER d,"
-        + " (i %% 9)::INTEGER e, 0::INTEGER f, (i // 1000 * 4096)::BIGINT g, (i %% 1000)::INTEGER h FROM range(%d) x(i)";
+    private static final String ROWS =
+            "SELECT (i %% 9)::INTEGER a, i::BIGINT b, (i * 1000)::BIGINT c, (i %% 40)::INTEGER d,"
+                    + " (i %% 9)::INTEGER e, 0::INTEGER f, (i // 1000 * 4096)::BIGINT g, (i %% 1000)::INTEGER h FROM range(%d) x(i)";
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000;
@@ -29,12 +30,17 @@ public final class DuckDbFloor {
         String select = String.format(Locale.ROOT, ROWS, rows);
         Path dir = Files.createTempDirectory("hetrace-duckdb-floor");
         Path file = dir.resolve("floor.duckdb");
-        System.out.printf(Locale.ROOT, "%,d rows of 8 integer columns, one DuckDB thread, ns per row (%d rounds):%n", rows, rounds);
+        System.out.printf(
+                Locale.ROOT,
+                "%,d rows of 8 integer columns, one DuckDB thread, ns per row (%d rounds):%n",
+                rows,
+                rounds);
         for (int r = 0; r < rounds; r++) {
             double made;
             double memory;
             double stored;
-            try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                    Statement s = c.createStatement()) {
                 s.execute("SET threads = 1");
                 long t0 = System.nanoTime();
                 try (ResultSet q = s.executeQuery("SELECT sum(a + b + c + d + e + f + g + h) FROM (" + select + ")")) {
@@ -47,15 +53,21 @@ public final class DuckDbFloor {
             }
             Files.deleteIfExists(file);
             Files.deleteIfExists(Path.of(file + ".wal"));
-            try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file);
+                    Statement s = c.createStatement()) {
                 s.execute("SET threads = 1");
                 long t0 = System.nanoTime();
                 s.execute("CREATE TABLE t AS " + select);
                 s.execute("CHECKPOINT");
                 stored = (System.nanoTime() - t0) / (double) rows;
             }
-            System.out.printf(Locale.ROOT, "round %d: made and summed %.0f, into a table in memory %.0f, into a file %.0f%n",
-                r, made, memory, stored);
+            System.out.printf(
+                    Locale.ROOT,
+                    "round %d: made and summed %.0f, into a table in memory %.0f, into a file %.0f%n",
+                    r,
+                    made,
+                    memory,
+                    stored);
         }
         Files.deleteIfExists(file);
         Files.deleteIfExists(Path.of(file + ".wal"));

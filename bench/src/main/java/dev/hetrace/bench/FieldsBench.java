@@ -32,11 +32,13 @@ public final class FieldsBench {
     private FieldsBench() {}
 
     private static final int WARM_UP = 2;
-    private static final String[] LABELS = {"the first event of the packet, by its position",
+    private static final String[] LABELS = {
+        "the first event of the packet, by its position",
         "the last event of the packet, by its position",
         "the last event of the packet, decoded from the packet's start (the earlier way)",
         "every event in order (reader + fields as JSON), per event",
-        "every event by its position, in the index's order, per event"};
+        "every event by its position, in the index's order, per event"
+    };
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** An event's position, as the index keeps it. */
@@ -49,7 +51,7 @@ public final class FieldsBench {
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
         Path trace = Path.of(args[1]);
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> {})) {
             List<CtfTrace> traces = reader.traces();
             List<At> all = positions(traces);
             // the packet with the most events: its first and last
@@ -57,8 +59,10 @@ public final class FieldsBench {
             for (At a : all) {
                 counts.computeIfAbsent(List.of((long) a.streamFile(), a.packet()), k -> new int[1])[0]++;
             }
-            List<Long> largest = counts.entrySet().stream().max((x, y) -> Integer.compare(x.getValue()[0], y.getValue()[0]))
-                .orElseThrow().getKey();
+            List<Long> largest = counts.entrySet().stream()
+                    .max((x, y) -> Integer.compare(x.getValue()[0], y.getValue()[0]))
+                    .orElseThrow()
+                    .getKey();
             At first = null;
             At last = null;
             for (At a : all) {
@@ -69,7 +73,8 @@ public final class FieldsBench {
             }
             int inPacket = counts.get(largest)[0];
             EventPosition position = new EventPosition(traces);
-            StreamDecoder walker = traces.get(largest.get(0).intValue() >>> 24).decoder((largest.get(0).intValue() >>> 8) & 0xFFFF);
+            StreamDecoder walker = traces.get(largest.get(0).intValue() >>> 24)
+                    .decoder((largest.get(0).intValue() >>> 8) & 0xFFFF);
             int repeat = 200_000;
             int walks = Math.max(10, 20_000_000 / inPacket / 50);
             long[][] ns = new long[LABELS.length][rounds];
@@ -82,9 +87,17 @@ public final class FieldsBench {
                 ns[3][r] = perEvent(all.size(), () -> inOrder(trace));
                 ns[4][r] = perEvent(all.size(), () -> byPosition(position, all));
             }
-            System.out.printf(Locale.ROOT, "%s: %,d events; the largest packet holds %,d events (%,d bytes from its first"
-                + " event to its last); %d rounds, medians of rounds %d to %d%n%n", trace, all.size(), inPacket,
-                (last.offset() - first.offset()) / 8, rounds, WARM_UP + 1, rounds);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s: %,d events; the largest packet holds %,d events (%,d bytes from its first"
+                            + " event to its last); %d rounds, medians of rounds %d to %d%n%n",
+                    trace,
+                    all.size(),
+                    inPacket,
+                    (last.offset() - first.offset()) / 8,
+                    rounds,
+                    WARM_UP + 1,
+                    rounds);
             System.out.printf("| fields as JSON of | ns of CPU per event |%n|---|---:|%n");
             for (int k = 0; k < LABELS.length; k++) {
                 long[] t = Arrays.copyOfRange(ns[k], Math.min(WARM_UP, rounds - 1), rounds);
@@ -145,7 +158,7 @@ public final class FieldsBench {
     }
 
     private static void inOrder(Path trace) throws Exception {
-        try (CtfReader r = CtfReader.open(List.of(trace), w -> { })) {
+        try (CtfReader r = CtfReader.open(List.of(trace), w -> {})) {
             while (r.next()) {
                 json(r.cursor().decoder());
             }

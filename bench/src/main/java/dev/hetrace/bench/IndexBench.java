@@ -39,12 +39,16 @@ public final class IndexBench {
     private static final int WARM_UP = 2;
 
     /** The steps, by number. */
-    static final String[] LABELS = {"decode only (reader: time, name)", "decode + fields as JSON (no DuckDB)",
-        "state model + statistics (decode included)", "state + statistics + events' narrow rows (one pass, no DuckDB)",
+    static final String[] LABELS = {
+        "decode only (reader: time, name)",
+        "decode + fields as JSON (no DuckDB)",
+        "state model + statistics (decode included)",
+        "state + statistics + events' narrow rows (one pass, no DuckDB)",
         "events' Parquet file alone (rows kept by the pass)",
         "intervals', calls' and messages' Parquet files alone",
         "state + statistics + whole index (TraceIndex.build, synchronized input)",
-        "fields of the first 10,000 events through the events view (per 10,000)"};
+        "fields of the first 10,000 events through the events view (per 10,000)"
+    };
 
     public static void main(String[] args) throws Exception {
         int a = 0;
@@ -59,7 +63,7 @@ public final class IndexBench {
             traces.add(Path.of(args[i]));
         }
         Path work = Files.createTempDirectory("hetrace-index-bench");
-        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
+        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> {});
         List<String> names = new ArrayList<>();
         for (Path p : traces) {
             names.add(p.toAbsolutePath().normalize().getFileName().toString());
@@ -79,7 +83,7 @@ public final class IndexBench {
                     made[0] = IndexTables.stateWithEvents(in, null);
                 }
                 if (k == 7 && !Files.exists(whole)) {
-                    TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1);
+                    TraceIndex.build(whole, in, null, Map.of(), w -> {}, 1);
                 }
                 // what a step writes is deleted untimed: the kernel's work of dropping the files is not the build's
                 try (var written = Files.newDirectoryStream(work, "*.parquet")) {
@@ -94,35 +98,40 @@ public final class IndexBench {
                 times[k][r] = switch (k) {
                     case 0 -> time(() -> decode(in, names, false));
                     case 1 -> time(() -> decode(in, names, true));
-                    case 2 -> time(() -> {
-                        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
-                        Statistics.of(m);
-                        return m.events();
-                    });
-                    case 3 -> time(() -> {
-                        made[0] = null;
-                        made[0] = IndexTables.stateWithEvents(in, null);
-                        Statistics.of(made[0].model());
-                        return made[0].model().events();
-                    });
+                    case 2 ->
+                        time(() -> {
+                            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> {}));
+                            Statistics.of(m);
+                            return m.events();
+                        });
+                    case 3 ->
+                        time(() -> {
+                            made[0] = null;
+                            made[0] = IndexTables.stateWithEvents(in, null);
+                            Statistics.of(made[0].model());
+                            return made[0].model().events();
+                        });
                     case 4 -> time(() -> IndexTables.writeEvents(work.resolve("events.parquet"), made[0]));
-                    case 5 -> time(() -> {
-                        IndexTables.writeModelTables(work, made[0].model());
-                        return made[0].model().runs().size();
-                    });
-                    case 6 -> time(() -> TraceIndex.build(whole, in, null, Map.of(), w -> { }, 1));
-                    default -> time(() -> {
-                        try (java.sql.Connection c = TraceIndex.connect(whole)) {
-                            try (Statement s = c.createStatement()) {
-                                s.execute("SET threads = 1");
+                    case 5 ->
+                        time(() -> {
+                            IndexTables.writeModelTables(work, made[0].model());
+                            return made[0].model().runs().size();
+                        });
+                    case 6 -> time(() -> TraceIndex.build(whole, in, null, Map.of(), w -> {}, 1));
+                    default ->
+                        time(() -> {
+                            try (java.sql.Connection c = TraceIndex.connect(whole)) {
+                                try (Statement s = c.createStatement()) {
+                                    s.execute("SET threads = 1");
+                                }
+                                try (Statement s = c.createStatement();
+                                        var rs = s.executeQuery(
+                                                "SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
+                                    rs.next();
+                                    return rs.getLong(1);
+                                }
                             }
-                            try (Statement s = c.createStatement();
-                                 var rs = s.executeQuery("SELECT sum(length(fields::varchar)) FROM (SELECT fields FROM events LIMIT 10000)")) {
-                                rs.next();
-                                return rs.getLong(1);
-                            }
-                        }
-                    });
+                        });
                 };
                 if (counted < 0 && (k == 4 || k == 5)) {
                     counted = made[0].model().events();
@@ -137,8 +146,14 @@ public final class IndexBench {
         }
         // known from a step that made the model; else (decoding or reading steps only) counted by a read
         events = counted >= 0 ? counted : eachEvent(in, names, (cursor, map) -> 0);
-        System.out.printf(Locale.ROOT, "%d traces, %,d events; %d rounds, medians of rounds %d to %d%n", traces.size(), events,
-            rounds, WARM_UP < rounds ? WARM_UP + 1 : 1, rounds);
+        System.out.printf(
+                Locale.ROOT,
+                "%d traces, %,d events; %d rounds, medians of rounds %d to %d%n",
+                traces.size(),
+                events,
+                rounds,
+                WARM_UP < rounds ? WARM_UP + 1 : 1,
+                rounds);
         System.out.printf("%n| step | median CPU s | events/s of CPU |%n|---|---:|---:|%n");
         for (int k = 0; k < LABELS.length; k++) {
             if (only >= 0 && k != only) {
@@ -148,9 +163,16 @@ public final class IndexBench {
             long[] t = Arrays.copyOfRange(times[k], WARM_UP < rounds ? WARM_UP : 0, rounds);
             Arrays.sort(t);
             double s = t[t.length / 2] / 1e9;
-            System.out.printf(Locale.ROOT, "| %s | %.3f | %s |%n", LABELS[k], s,
-                k == LABELS.length - 1 ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
-                    : s == 0 ? "(under the clock's 10 ms)" : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %.3f | %s |%n",
+                    LABELS[k],
+                    s,
+                    k == LABELS.length - 1
+                            ? String.format(Locale.ROOT, "%.1f µs per event", s / 10_000 * 1e6)
+                            : s == 0
+                                    ? "(under the clock's 10 ms)"
+                                    : String.format(Locale.ROOT, "%.2f M", events / s / 1e6));
         }
         TraceIndex.deleteTree(work);
     }
@@ -162,8 +184,8 @@ public final class IndexBench {
 
     private static long sink;
 
-    private static final com.sun.management.OperatingSystemMXBean OS =
-        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     /**
      * The CPU time the process spent on the step (every thread: the JVM's compiler and
@@ -179,7 +201,6 @@ public final class IndexBench {
         sink += s.run();
         return OS.getProcessCpuTime() - t0;
     }
-
 
     /** Every event read, its time mapped, and optionally its fields written as JSON into a buffer. */
     private static long decode(StateBuilder.Input in, List<String> names, boolean json) throws Exception {
@@ -207,7 +228,7 @@ public final class IndexBench {
         long sum = 0;
         for (int i = 0; i < names.size(); i++) {
             PiecewiseMap map = in.maps().get(i);
-            try (CtfReader r = CtfReader.open(List.of(in.traces().get(i)), w -> { })) {
+            try (CtfReader r = CtfReader.open(List.of(in.traces().get(i)), w -> {})) {
                 EventCursor cursor = r.cursor();
                 while (r.next()) {
                     sum += f.accept(cursor, map);

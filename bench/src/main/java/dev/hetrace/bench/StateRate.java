@@ -24,8 +24,7 @@ import java.util.List;
  * <pre>java -cp bench/target/hetrace-bench.jar dev.hetrace.bench.StateRate [--rounds N] TRACE...</pre>
  */
 public final class StateRate {
-    private StateRate() {
-    }
+    private StateRate() {}
 
     private static final ThreadMXBean MX = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -56,7 +55,7 @@ public final class StateRate {
             System.exit(2);
         }
         Cost s0 = Cost.now();
-        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
+        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> {});
         Cost sync = Cost.now().since(s0);
         System.out.printf("synchronize: %.1f ms (thread CPU %.1f ms)%n", sync.wall / 1e6, sync.cpu / 1e6);
         List<Cost> reads = new ArrayList<>();
@@ -70,7 +69,7 @@ public final class StateRate {
             long n = 0;
             long sum = 0;
             for (Path p : traces) {
-                try (CtfReader r = CtfReader.open(List.of(p), w -> { })) {
+                try (CtfReader r = CtfReader.open(List.of(p), w -> {})) {
                     Event e = r.event();
                     while (r.next()) {
                         n++;
@@ -80,22 +79,31 @@ public final class StateRate {
             }
             Cost read = Cost.now().since(a);
             Cost b = Cost.now();
-            StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }).withThreads(1));
+            StateModel m =
+                    StateBuilder.build(in, StateBuilder.Options.of(w -> {}).withThreads(1));
             Cost state = Cost.now().since(b);
             Cost c = Cost.now();
             Statistics.Table table = Statistics.of(m);
             Cost stat = Cost.now().since(c);
             long built = m.events();
-            intervals = m.runs().size() + m.calls().size() + m.irqs().size() + m.taskStates().size();
+            intervals = m.runs().size()
+                    + m.calls().size()
+                    + m.irqs().size()
+                    + m.taskStates().size();
             m = null; // not kept while the next pass runs
             Cost f = Cost.now();
-            StateModel once = traces.size() == 1 ? null
-                : StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT,
-                    StateBuilder.Options.of(w -> { }).withThreads(1)).model();
+            StateModel once = traces.size() == 1
+                    ? null
+                    : StateBuilder.synchronizeAndBuild(
+                                    traces,
+                                    StateBuilder.Clocks.DEFAULT,
+                                    StateBuilder.Options.of(w -> {}).withThreads(1))
+                            .model();
             Cost oneReading = Cost.now().since(f);
             fused.add(oneReading);
             if (once != null && once.events() != built) {
-                throw new IllegalStateException("the synchronizing pass read " + once.events() + " events, not " + built);
+                throw new IllegalStateException(
+                        "the synchronizing pass read " + once.events() + " events, not " + built);
             }
             events = built;
             if (n != events) {
@@ -104,11 +112,20 @@ public final class StateRate {
             reads.add(read);
             states.add(state);
             stats.add(stat);
-            System.out.printf("round %d: read %.2f M ev/s (cpu %.2f), state %.2f M ev/s (cpu %.2f), %.1f B/ev,"
-                    + " stats %.1f ms (%d rows), sync + state %.2f M ev/s (cpu %.2f)%s%n", round, rate(n, read.wall),
-                rate(n, read.cpu), rate(events, state.wall), rate(events, state.cpu), (double) state.bytes / events,
-                stat.wall / 1e6, table.rows().size(), rate(events, oneReading.wall), rate(events, oneReading.cpu),
-                (sum & 1) == 2 ? "" : "");
+            System.out.printf(
+                    "round %d: read %.2f M ev/s (cpu %.2f), state %.2f M ev/s (cpu %.2f), %.1f B/ev,"
+                            + " stats %.1f ms (%d rows), sync + state %.2f M ev/s (cpu %.2f)%s%n",
+                    round,
+                    rate(n, read.wall),
+                    rate(n, read.cpu),
+                    rate(events, state.wall),
+                    rate(events, state.cpu),
+                    (double) state.bytes / events,
+                    stat.wall / 1e6,
+                    table.rows().size(),
+                    rate(events, oneReading.wall),
+                    rate(events, oneReading.cpu),
+                    (sum & 1) == 2 ? "" : "");
         }
         int from = rounds / 2;
         long readWall = median(reads.subList(from, rounds), Cost::wall);
@@ -117,24 +134,31 @@ public final class StateRate {
         long stateCpu = median(states.subList(from, rounds), Cost::cpu);
         long statWall = median(stats.subList(from, rounds), Cost::wall);
         long bytes = median(states.subList(from, rounds), Cost::bytes);
-        System.out.printf("%n%d events, %d intervals, %d traces; medians of rounds %d-%d:%n", events, intervals,
-            traces.size(), from, rounds - 1);
-        System.out.printf("read alone        %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n", readWall / 1e6,
-            rate(events, readWall), rate(events, readCpu));
-        System.out.printf("state model       %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)  %.1f bytes/event%n",
-            stateWall / 1e6, rate(events, stateWall), rate(events, stateCpu), (double) bytes / events);
+        System.out.printf(
+                "%n%d events, %d intervals, %d traces; medians of rounds %d-%d:%n",
+                events, intervals, traces.size(), from, rounds - 1);
+        System.out.printf(
+                "read alone        %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n",
+                readWall / 1e6, rate(events, readWall), rate(events, readCpu));
+        System.out.printf(
+                "state model       %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)  %.1f bytes/event%n",
+                stateWall / 1e6, rate(events, stateWall), rate(events, stateCpu), (double) bytes / events);
         System.out.printf("statistics        %8.1f ms%n", statWall / 1e6);
-        System.out.printf("state+statistics  %8.1f ms  %6.2f M ev/s%n", (stateWall + statWall) / 1e6,
-            rate(events, stateWall + statWall));
-        System.out.printf("state / read time %8.2f (CPU %.2f)%n", (double) stateWall / readWall, (double) stateCpu / readCpu);
+        System.out.printf(
+                "state+statistics  %8.1f ms  %6.2f M ev/s%n",
+                (stateWall + statWall) / 1e6, rate(events, stateWall + statWall));
+        System.out.printf(
+                "state / read time %8.2f (CPU %.2f)%n", (double) stateWall / readWall, (double) stateCpu / readCpu);
         if (traces.size() > 1) {
             long fusedWall = median(fused.subList(from, rounds), Cost::wall);
             long fusedCpu = median(fused.subList(from, rounds), Cost::cpu);
-            System.out.printf("synchronize + state (StateBuilder.synchronizeAndBuild, one thread)%n"
-                    + "                  %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n", fusedWall / 1e6,
-                rate(events, fusedWall), rate(events, fusedCpu));
-            System.out.printf("synchronize, then state (two readings): synchronize %.1f ms + state %.1f ms%n",
-                sync.wall / 1e6, stateWall / 1e6);
+            System.out.printf(
+                    "synchronize + state (StateBuilder.synchronizeAndBuild, one thread)%n"
+                            + "                  %8.1f ms  %6.2f M ev/s  (thread CPU %6.2f M ev/s)%n",
+                    fusedWall / 1e6, rate(events, fusedWall), rate(events, fusedCpu));
+            System.out.printf(
+                    "synchronize, then state (two readings): synchronize %.1f ms + state %.1f ms%n",
+                    sync.wall / 1e6, stateWall / 1e6);
         }
     }
 

@@ -27,12 +27,20 @@ public final class SyncPairs {
             generate(pairs, sync);
             SyncResult r = sync.result(ConvexHullSync.Method.BISECTOR);
             long t2 = System.nanoTime();
-            System.out.printf("round %d: %,d pairs: generate only %.3f s, generate + synchronize %.3f s"
-                    + " (synchronize %.3f s, %.1f ns/pair); %s, slope %s, accuracy %s ns; heap in use %,d KiB%s%n",
-                round + 1, pairs, (t1 - t0) / 1e9, (t2 - t1) / 1e9, ((t2 - t1) - (t1 - t0)) / 1e9,
-                ((t2 - t1) - (t1 - t0)) / (double) pairs, r.quality().label(),
-                r.transform().slope().round(new java.math.MathContext(12)), r.accuracyNanos().orElse(-1L),
-                heapKiB(), sink == 42 ? "" : "");
+            System.out.printf(
+                    "round %d: %,d pairs: generate only %.3f s, generate + synchronize %.3f s"
+                            + " (synchronize %.3f s, %.1f ns/pair); %s, slope %s, accuracy %s ns; heap in use %,d KiB%s%n",
+                    round + 1,
+                    pairs,
+                    (t1 - t0) / 1e9,
+                    (t2 - t1) / 1e9,
+                    ((t2 - t1) - (t1 - t0)) / 1e9,
+                    ((t2 - t1) - (t1 - t0)) / (double) pairs,
+                    r.quality().label(),
+                    r.transform().slope().round(new java.math.MathContext(12)),
+                    r.accuracyNanos().orElse(-1L),
+                    heapKiB(),
+                    sink == 42 ? "" : "");
         }
     }
 
@@ -71,7 +79,8 @@ public final class SyncPairs {
             }
         }
         if (sync != null) {
-            System.out.printf("  max heap in use while synchronizing (sampled every million pairs): %,d KiB%n", maxHeap);
+            System.out.printf(
+                    "  max heap in use while synchronizing (sampled every million pairs): %,d KiB%n", maxHeap);
         }
         return acc;
     }

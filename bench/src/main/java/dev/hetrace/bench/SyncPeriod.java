@@ -43,8 +43,12 @@ public final class SyncPeriod {
             }
             java.util.Arrays.sort(bound);
             java.util.Arrays.sort(error);
-            System.out.printf("| %s | %d | %.1f | %.1f |%n", period >= 1e9 ? (long) (period / 1e9) + " s" : (long) (period / 1e6) + " ms",
-                (long) (span / period), bound[seeds / 2], error[seeds / 2]);
+            System.out.printf(
+                    "| %s | %d | %.1f | %.1f |%n",
+                    period >= 1e9 ? (long) (period / 1e9) + " s" : (long) (period / 1e6) + " ms",
+                    (long) (span / period),
+                    bound[seeds / 2],
+                    error[seeds / 2]);
         }
     }
 }

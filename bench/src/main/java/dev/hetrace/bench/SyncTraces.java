@@ -49,7 +49,7 @@ public final class SyncTraces {
         }
         long start = System.nanoTime();
         try (CtfWriter master = CtfWriter.create(out.resolve("master"), METADATA.formatted(1_763_700_000L));
-             CtfWriter dsp = CtfWriter.create(out.resolve("dsp"), METADATA.formatted(0))) {
+                CtfWriter dsp = CtfWriter.create(out.resolve("dsp"), METADATA.formatted(0))) {
             StreamWriter m = master.stream(0).packetSize(256 * 1024);
             StreamWriter d = dsp.stream(0).packetSize(256 * 1024);
             SplittableRandom r = new SplittableRandom(2026);

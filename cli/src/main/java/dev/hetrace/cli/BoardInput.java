@@ -36,16 +36,18 @@ final class BoardInput {
 
     /** What the inputs may be, for help texts. */
     static final String TRACES_HELP = "Trace directories, or folders of them (each directory holding a 'metadata'"
-        + " file, at any depth, is a trace): a 'hetrace sim' or 'hetrace demo' folder, 'sync --out' copies,"
-        + " an LTTng session's kernel/ and ust/ traces.";
+            + " file, at any depth, is a trace): a 'hetrace sim' or 'hetrace demo' folder, 'sync --out' copies,"
+            + " an LTTng session's kernel/ and ust/ traces.";
 
     /**
      * The traces synchronized as {@code clocks} say and their state model read with
      * {@code mapping} (or the presets), functions named after {@code symbols}.
      */
-    static StateModel model(List<Path> traces, StateBuilder.Clocks clocks, Path mapping, Map<String, String> symbols,
-                            PrintStream err) throws IOException, MetadataException, StreamDecodingException {
-        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + TerminalText.guard(w))).model();
+    static StateModel model(
+            List<Path> traces, StateBuilder.Clocks clocks, Path mapping, Map<String, String> symbols, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        return built(traces, clocks, mapping, symbols, w -> err.println("hetrace: warning: " + TerminalText.guard(w)))
+                .model();
     }
 
     /**
@@ -53,12 +55,16 @@ final class BoardInput {
      * each trace (the state pass also finds the sync messages), read with {@code mapping} (or the
      * presets), functions named after {@code symbols}; refused when no event has a time.
      */
-    static StateBuilder.Built built(List<Path> traces, StateBuilder.Clocks clocks, Path mapping,
-                                    Map<String, String> symbols, Consumer<String> warnings)
+    static StateBuilder.Built built(
+            List<Path> traces,
+            StateBuilder.Clocks clocks,
+            Path mapping,
+            Map<String, String> symbols,
+            Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         Mapping m = mapping == null ? null : Mapping.read(mapping);
-        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks,
-            StateBuilder.Options.of(warnings).withMapping(m));
+        StateBuilder.Built built = StateBuilder.synchronizeAndBuild(
+                traces, clocks, StateBuilder.Options.of(warnings).withMapping(m));
         StateModel model = built.model();
         model.symbolize(symbols);
         timed(model);
@@ -68,8 +74,10 @@ final class BoardInput {
     /** {@code model}, refused when none of its events has a time. */
     static StateModel timed(StateModel model) throws IOException {
         if (model.events() == model.untimed()) {
-            throw new IOException(model.events() == 0 ? "the traces have no events"
-                : "the traces' events have no time (their streams have no clock)");
+            throw new IOException(
+                    model.events() == 0
+                            ? "the traces have no events"
+                            : "the traces' events have no time (their streams have no clock)");
         }
         return model;
     }
@@ -86,16 +94,19 @@ final class BoardInput {
                 throw new IOException(p + ": no such file or directory");
             }
             if (!Files.isDirectory(p)) {
-                throw new IOException(p + ": not a trace directory (a directory holding a 'metadata' file) nor a folder of them");
+                throw new IOException(
+                        p + ": not a trace directory (a directory holding a 'metadata' file) nor a folder of them");
             }
             List<Path> found;
             if (Files.isRegularFile(p.resolve("metadata"))) {
                 found = List.of(p);
             } else {
-                Path folder = Files.isRegularFile(p.resolve("board").resolve("ground-truth.json")) ? p.resolve("board") : p;
+                Path folder =
+                        Files.isRegularFile(p.resolve("board").resolve("ground-truth.json")) ? p.resolve("board") : p;
                 found = new ArrayList<>(CtfTrace.find(folder));
-                found.sort(Comparator.comparing((Path d) -> !d.getFileName().toString().equals("master"))
-                    .thenComparing((x, y) -> pathOrder(folder.relativize(x), folder.relativize(y))));
+                found.sort(Comparator.comparing(
+                                (Path d) -> !d.getFileName().toString().equals("master"))
+                        .thenComparing((x, y) -> pathOrder(folder.relativize(x), folder.relativize(y))));
                 if (found.isEmpty()) {
                     throw new IOException(p + ": no trace in it (no directory holding a 'metadata' file)");
                 }
@@ -184,7 +195,10 @@ final class BoardInput {
             }
         } catch (JsonProcessingException e) {
             var at = e.getLocation();
-            throw new IOException(truth + (at == null ? "" : ":" + at.getLineNr()) + ": not a ground truth: " + e.getOriginalMessage(), e);
+            throw new IOException(
+                    truth + (at == null ? "" : ":" + at.getLineNr()) + ": not a ground truth: "
+                            + e.getOriginalMessage(),
+                    e);
         }
         return out;
     }

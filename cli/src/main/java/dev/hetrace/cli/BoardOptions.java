@@ -20,7 +20,10 @@ final class BoardOptions {
     @Parameters(arity = "1..*", paramLabel = "TRACE", description = BoardInput.TRACES_HELP)
     List<Path> inputs = new ArrayList<>();
 
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
+    @Option(
+            names = "--mapping",
+            paramLabel = "FILE",
+            description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
     Path mapping;
 
     @Mixin
@@ -42,7 +45,8 @@ final class BoardOptions {
      * the index built first when there is none: the traces are read only then. The same model as
      * {@link #model}'s.
      */
-    StateModel stored(IndexOptions index, PrintStream err) throws IOException, MetadataException, StreamDecodingException {
+    StateModel stored(IndexOptions index, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
         return BoardInput.timed(index.open(inputs, clock, mapping, err).model());
     }
 }

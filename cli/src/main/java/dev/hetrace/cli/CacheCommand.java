@@ -25,25 +25,37 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code hetrace cache}: what hetrace keeps in its cache (indexes, kept timelines), and removing it. */
-@Command(name = "cache", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"List what hetrace keeps in its cache, or remove it.", "",
-        "'hetrace query' and 'export' keep an index of each set of traces (a folder,",
-        "PATHS-KEY.index), 'hetrace view' its timeline (PATHS-KEY.timeline): PATHS",
-        "hashes the traces' paths, KEY their files' sizes and times too. A new state",
-        "of the same traces replaces the old one's, but the entries of traces no",
-        "longer read stay. Without options, lists the entries: kind, size, when last",
-        "used, the traces (an index knows them; a timeline shares its PATHS with the",
-        "index of the same traces, if there is one).", "",
-        "Examples:",
-        "  hetrace cache                     # what is there, and how big",
-        "  hetrace cache --older-than 30d    # remove what was not used for 30 days",
-        "  hetrace cache --clear             # remove every entry"})
+@Command(
+        name = "cache",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "List what hetrace keeps in its cache, or remove it.",
+            "",
+            "'hetrace query' and 'export' keep an index of each set of traces (a folder,",
+            "PATHS-KEY.index), 'hetrace view' its timeline (PATHS-KEY.timeline): PATHS",
+            "hashes the traces' paths, KEY their files' sizes and times too. A new state",
+            "of the same traces replaces the old one's, but the entries of traces no",
+            "longer read stay. Without options, lists the entries: kind, size, when last",
+            "used, the traces (an index knows them; a timeline shares its PATHS with the",
+            "index of the same traces, if there is one).",
+            "",
+            "Examples:",
+            "  hetrace cache                     # what is there, and how big",
+            "  hetrace cache --older-than 30d    # remove what was not used for 30 days",
+            "  hetrace cache --clear             # remove every entry"
+        })
 final class CacheCommand extends HetraceCommand {
     @Mixin
     IndexOptions index = new IndexOptions();
 
-    @Option(names = "--older-than", paramLabel = "AGE",
-        description = {"Remove the entries not used for AGE: a number and a unit,", "d (days), h, m or s; e.g. 30d, 12h."})
+    @Option(
+            names = "--older-than",
+            paramLabel = "AGE",
+            description = {
+                "Remove the entries not used for AGE: a number and a unit,",
+                "d (days), h, m or s; e.g. 30d, 12h."
+            })
     String olderThan;
 
     @Option(names = "--clear", description = "Remove every entry.")
@@ -61,8 +73,8 @@ final class CacheCommand extends HetraceCommand {
     @Override
     public Integer call() throws IOException {
         if (clear && olderThan != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--clear removes every entry: give it or --older-than, not both");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--clear removes every entry: give it or --older-than, not both");
         }
         Path dir = index.dir();
         Duration age = olderThan == null ? null : age(olderThan);
@@ -80,26 +92,47 @@ final class CacheCommand extends HetraceCommand {
                     TraceIndex.deleteTree(e.path());
                     freed += e.bytes();
                     removed++;
-                    out.append("removed ").append(e.path()).append(" (").append(size(e.bytes())).append(")\n");
+                    out.append("removed ")
+                            .append(e.path())
+                            .append(" (")
+                            .append(size(e.bytes()))
+                            .append(")\n");
                 }
             }
-            out.append(String.format(Locale.ROOT, "%s: %d of %d entries removed, %s freed%n", dir, removed,
-                entries.size(), size(freed)));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%s: %d of %d entries removed, %s freed%n",
+                    dir,
+                    removed,
+                    entries.size(),
+                    size(freed)));
             return print(out.toString());
         }
         long total = entries.stream().mapToLong(Entry::bytes).sum();
-        out.append(String.format(Locale.ROOT, "%s: %d %s, %s%n", dir, entries.size(),
-            entries.size() == 1 ? "entry" : "entries", size(total)));
+        out.append(String.format(
+                Locale.ROOT,
+                "%s: %d %s, %s%n",
+                dir,
+                entries.size(),
+                entries.size() == 1 ? "entry" : "entries",
+                size(total)));
         for (Entry e : entries) {
-            String traces = e.traces().isEmpty() ? switch (e.kind()) {
-                    case "timeline" -> "(traces unknown: viewed, never queried)";
-                    case "old index" -> "(hetrace's earlier format: never read again)";
-                    default -> "(a build cut short, or running now)";
-                }
-                : e.traces().size() == 1 ? e.traces().getFirst()
-                : e.traces().getFirst() + " and " + (e.traces().size() - 1) + " more";
-            out.append(String.format(Locale.ROOT, "  %-9s %10s  %s  %s%n", e.kind(), size(e.bytes()),
-                WHEN.format(e.used().atZone(ZoneId.systemDefault())), traces));
+            String traces = e.traces().isEmpty()
+                    ? switch (e.kind()) {
+                        case "timeline" -> "(traces unknown: viewed, never queried)";
+                        case "old index" -> "(hetrace's earlier format: never read again)";
+                        default -> "(a build cut short, or running now)";
+                    }
+                    : e.traces().size() == 1
+                            ? e.traces().getFirst()
+                            : e.traces().getFirst() + " and " + (e.traces().size() - 1) + " more";
+            out.append(String.format(
+                    Locale.ROOT,
+                    "  %-9s %10s  %s  %s%n",
+                    e.kind(),
+                    size(e.bytes()),
+                    WHEN.format(e.used().atZone(ZoneId.systemDefault())),
+                    traces));
             out.append("            ").append(e.path().getFileName()).append('\n');
         }
         return print(out.toString());
@@ -109,7 +142,8 @@ final class CacheCommand extends HetraceCommand {
     static Duration age(String text) {
         Matcher m = AGE.matcher(text.strip());
         if (!m.matches()) {
-            throw new IllegalArgumentException("--older-than " + text + ": expected a number and a unit (d, h, m, s), e.g. 30d");
+            throw new IllegalArgumentException(
+                    "--older-than " + text + ": expected a number and a unit (d, h, m, s), e.g. 30d");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {
@@ -131,11 +165,13 @@ final class CacheCommand extends HetraceCommand {
         List<Entry> out = new ArrayList<>();
         for (Path p : paths) {
             String name = p.getFileName().toString();
-            String kind = name.contains(".tmp-") ? "leftover" // a build cut short (or running now)
-                : isIndex(p) ? "index"
-                : name.endsWith(".timeline") ? "timeline"
-                : TraceIndex.OLD_FORMAT.matcher(name).matches() ? "old index"
-                : null;
+            String kind = name.contains(".tmp-")
+                    ? "leftover" // a build cut short (or running now)
+                    : isIndex(p)
+                            ? "index"
+                            : name.endsWith(".timeline")
+                                    ? "timeline"
+                                    : TraceIndex.OLD_FORMAT.matcher(name).matches() ? "old index" : null;
             if (kind == null) {
                 continue;
             }
@@ -150,8 +186,12 @@ final class CacheCommand extends HetraceCommand {
             } else if (kind.equals("timeline") && !TraceIndex.pathsPrefix(name).isEmpty()) {
                 traces = tracesByPaths.getOrDefault(TraceIndex.pathsPrefix(name), List.of());
             }
-            out.add(new Entry(p, kind, bytes(p), Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toInstant(),
-                traces));
+            out.add(new Entry(
+                    p,
+                    kind,
+                    bytes(p),
+                    Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toInstant(),
+                    traces));
         }
         out.sort(Comparator.comparing(Entry::used).reversed());
         return out;
@@ -176,8 +216,10 @@ final class CacheCommand extends HetraceCommand {
     }
 
     private static String size(long bytes) {
-        return bytes >= 1e9 ? String.format(Locale.ROOT, "%.2f GB", bytes / 1e9)
-            : bytes >= 1e6 ? String.format(Locale.ROOT, "%.1f MB", bytes / 1e6)
-            : String.format(Locale.ROOT, "%.1f kB", bytes / 1e3);
+        return bytes >= 1e9
+                ? String.format(Locale.ROOT, "%.2f GB", bytes / 1e9)
+                : bytes >= 1e6
+                        ? String.format(Locale.ROOT, "%.1f MB", bytes / 1e6)
+                        : String.format(Locale.ROOT, "%.1f kB", bytes / 1e3);
     }
 }

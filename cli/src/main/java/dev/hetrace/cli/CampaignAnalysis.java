@@ -24,36 +24,53 @@ import picocli.CommandLine.Option;
  * a campaign file.
  */
 final class CampaignAnalysis {
-    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric over the counters, e.g."
-        + " ipc=instructions/cycles (repeatable).")
+    @Option(
+            names = "--metric",
+            paramLabel = "NAME=FORMULA",
+            description = "A metric over the counters, e.g." + " ipc=instructions/cycles (repeatable).")
     List<String> metricSpecs = new ArrayList<>();
 
-    @Option(names = "--experiment", paramLabel = "FILE", description = "Metrics (and pmcN names) from a saved"
-        + " experiment.")
+    @Option(
+            names = "--experiment",
+            paramLabel = "FILE",
+            description = "Metrics (and pmcN names) from a saved" + " experiment.")
     Path experiment;
 
-    @Option(names = "--by", paramLabel = "LABEL", description = "Group runs (statistics and box plots) by this"
-        + " configuration label (default: the whole configuration).")
+    @Option(
+            names = "--by",
+            paramLabel = "LABEL",
+            description = "Group runs (statistics and box plots) by this"
+                    + " configuration label (default: the whole configuration).")
     String by = "";
 
-    @Option(names = "--threshold", paramLabel = "SLOWDOWN", description = "Acceptable slowdown for the knee, e.g. 10%%"
-        + " or 0.1 (default: the one the campaign was swept with, else 10%%).")
+    @Option(
+            names = "--threshold",
+            paramLabel = "SLOWDOWN",
+            description = "Acceptable slowdown for the knee, e.g. 10%%"
+                    + " or 0.1 (default: the one the campaign was swept with, else 10%%).")
     String threshold;
 
-    @Option(names = "--slowdown-of", paramLabel = "NAME", description = "What the slowdown compares: runtime, user,"
-        + " system, or a counter such as task-clock (default: what the campaign was swept with, else runtime).")
+    @Option(
+            names = "--slowdown-of",
+            paramLabel = "NAME",
+            description =
+                    "What the slowdown compares: runtime, user,"
+                            + " system, or a counter such as task-clock (default: what the campaign was swept with, else runtime).")
     String slowdownOf;
 
-    @Option(names = "--core-types", paramLabel = "CPUS=TYPE,...", description = "Core types, e.g. 0-3=LITTLE,4-7=big"
-        + " (default: from /sys/devices/system/cpu).")
+    @Option(
+            names = "--core-types",
+            paramLabel = "CPUS=TYPE,...",
+            description = "Core types, e.g. 0-3=LITTLE,4-7=big" + " (default: from /sys/devices/system/cpu).")
     String coreTypes;
 
     /** The statistics of a campaign, and each metric per thread and per core type when the runs have samples. */
     record Result(CampaignStats stats, List<ThreadMetrics.Table> threads) {}
 
     Result of(Campaign c) throws IOException {
-        OptionalDouble thr = threshold == null ? OptionalDouble.empty()
-            : OptionalDouble.of(ProfileAnalysisCommand.threshold(threshold));
+        OptionalDouble thr = threshold == null
+                ? OptionalDouble.empty()
+                : OptionalDouble.of(ProfileAnalysisCommand.threshold(threshold));
         Optional<String> measure = Optional.ofNullable(slowdownOf);
         if (measure.isPresent() && measure.get().isBlank()) {
             throw new IllegalArgumentException("--slowdown-of: expected runtime, user, system or a counter's name");
@@ -80,9 +97,15 @@ final class CampaignAnalysis {
                 throw e;
             }
             // which option, or the campaign's own record, asked for a slowdown that cannot be computed
-            throw new IllegalArgumentException((slowdownOf != null ? "--slowdown-of " + slowdownOf + ": "
-                : c.curve() != null ? "the campaign's slowdown (swept with " + c.curve().measure() + "): " : "")
-                + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    (slowdownOf != null
+                                    ? "--slowdown-of " + slowdownOf + ": "
+                                    : c.curve() != null
+                                            ? "the campaign's slowdown (swept with "
+                                                    + c.curve().measure() + "): "
+                                            : "")
+                            + e.getMessage(),
+                    e);
         }
     }
 }

@@ -24,83 +24,120 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code hetrace collect}: drains shm-ring regions into a CTF trace while their producers run. */
-@Command(name = "collect", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Drain the shm-ring regions of running cores into a CTF trace.", "",
-        "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
-        "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
-        "collector maps the regions, waits for their producers to initialize them, and",
-        "appends each packet they publish to a stream file of TRACEDIR named after the",
-        "region file, with one write per whole packet: the trace on disk reads cleanly",
-        "up to its last packet at every moment, even if the collector is killed. Up to",
-        "one thread per core (at most 4, or --threads) drains the regions.", "",
-        "A region file that does not exist is an error, unless --wait is given: then the",
-        "collector says once which regions it waits for and waits until their producers",
-        "create them.", "",
-        "Each slot is checked before it is written: its packet header and context must",
-        "read as a packet of the trace (the CTF magic, a stream the metadata declares,",
-        "the trace UUID if the header holds one, packet and content sizes that agree",
-        "and fill the slot). A slot that does not is refused: given back to the",
-        "producer, not written, counted; the trace holds only whole, valid packets.", "",
-        "TRACEDIR must not be, or hold, a region, the metadata or configuration file or",
-        "an -I directory, and no file written in it may be one of them (paths compared",
-        "as the file system resolves them: links, '..', hard links, bind mounts): such",
-        "a command is refused before anything is written.", "",
-        "It stops when every producer has said it is done, or on Ctrl-C (the packets",
-        "being written are finished first), then prints packets, bytes, events",
-        "discarded and slots refused per core. While it runs, a progress line is shown",
-        "every second when the terminal is interactive.", "",
-        "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
-        "configuration (--config; an 'auto' UUID is taken from the producers; add",
-        "--sync or --sync-stream as given to 'hetrace tracer generate').", "",
-        "Remove stale region files before starting the producers and the collector.", "",
-        "Examples:",
-        "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
-        "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:every producer finished (or Ctrl-C) and its packets were written",
-        "1:a region is missing (without --wait) or invalid, the metadata or configuration is invalid, or a file could not be read or written",
-        "2:usage error, or TRACEDIR is or holds an input",
-        "3:the trace was written, but slots that held no valid packet were refused (the last line says how many)"})
+@Command(
+        name = "collect",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Drain the shm-ring regions of running cores into a CTF trace.",
+            "",
+            "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
+            "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
+            "collector maps the regions, waits for their producers to initialize them, and",
+            "appends each packet they publish to a stream file of TRACEDIR named after the",
+            "region file, with one write per whole packet: the trace on disk reads cleanly",
+            "up to its last packet at every moment, even if the collector is killed. Up to",
+            "one thread per core (at most 4, or --threads) drains the regions.",
+            "",
+            "A region file that does not exist is an error, unless --wait is given: then the",
+            "collector says once which regions it waits for and waits until their producers",
+            "create them.",
+            "",
+            "Each slot is checked before it is written: its packet header and context must",
+            "read as a packet of the trace (the CTF magic, a stream the metadata declares,",
+            "the trace UUID if the header holds one, packet and content sizes that agree",
+            "and fill the slot). A slot that does not is refused: given back to the",
+            "producer, not written, counted; the trace holds only whole, valid packets.",
+            "",
+            "TRACEDIR must not be, or hold, a region, the metadata or configuration file or",
+            "an -I directory, and no file written in it may be one of them (paths compared",
+            "as the file system resolves them: links, '..', hard links, bind mounts): such",
+            "a command is refused before anything is written.",
+            "",
+            "It stops when every producer has said it is done, or on Ctrl-C (the packets",
+            "being written are finished first), then prints packets, bytes, events",
+            "discarded and slots refused per core. While it runs, a progress line is shown",
+            "every second when the terminal is interactive.",
+            "",
+            "The metadata comes from the tracer's 'metadata' file (--metadata) or from its",
+            "configuration (--config; an 'auto' UUID is taken from the producers; add",
+            "--sync or --sync-stream as given to 'hetrace tracer generate').",
+            "",
+            "Remove stale region files before starting the producers and the collector.",
+            "",
+            "Examples:",
+            "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
+            "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:every producer finished (or Ctrl-C) and its packets were written",
+            "1:a region is missing (without --wait) or invalid, the metadata or configuration is invalid, or a file could not be read or written",
+            "2:usage error, or TRACEDIR is or holds an input",
+            "3:the trace was written, but slots that held no valid packet were refused (the last line says how many)"
+        })
 final class CollectCommand extends HetraceCommand {
-    @Option(names = "--shm", arity = "1..*", required = true, paramLabel = "FILE",
-        description = "shm-ring region files, one per core (their names name the stream files).")
+    @Option(
+            names = "--shm",
+            arity = "1..*",
+            required = true,
+            paramLabel = "FILE",
+            description = "shm-ring region files, one per core (their names name the stream files).")
     List<Path> regions = new ArrayList<>();
 
-    @Option(names = {"-o", "--out"}, required = true, paramLabel = "TRACEDIR",
-        description = "The trace directory to write (created if missing; its stream files are replaced). It must"
-            + " not be or hold an input.")
+    @Option(
+            names = {"-o", "--out"},
+            required = true,
+            paramLabel = "TRACEDIR",
+            description = "The trace directory to write (created if missing; its stream files are replaced). It must"
+                    + " not be or hold an input.")
     Path out;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     MetadataFrom metadataFrom;
 
     static final class MetadataFrom {
-        @Option(names = "--metadata", required = true, paramLabel = "FILE",
-            description = "The CTF metadata file the generator wrote for the producers' tracer.")
+        @Option(
+                names = "--metadata",
+                required = true,
+                paramLabel = "FILE",
+                description = "The CTF metadata file the generator wrote for the producers' tracer.")
         Path metadata;
 
-        @Option(names = "--config", required = true, paramLabel = "CONFIG.yaml",
-            description = "The barectf configuration the producers' tracer was generated from.")
+        @Option(
+                names = "--config",
+                required = true,
+                paramLabel = "CONFIG.yaml",
+                description = "The barectf configuration the producers' tracer was generated from.")
         Path config;
     }
 
-    @Option(names = "--wait",
-        description = "Wait for region files that do not exist yet (their producers create them), saying once which.")
+    @Option(
+            names = "--wait",
+            description =
+                    "Wait for region files that do not exist yet (their producers create them), saying once which.")
     boolean waitForRegions;
 
-    @Option(names = "--threads", paramLabel = "N",
-        description = "Drain with N threads at most, each region by one of them (default: one per core, at most 4).")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description =
+                    "Drain with N threads at most, each region by one of them (default: one per core, at most 4).")
     Integer threads;
 
-    @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
-        description = "With --config: add DIR to the directories searched for included files.")
+    @Option(
+            names = {"-I", "--include-dir"},
+            paramLabel = "DIR",
+            description = "With --config: add DIR to the directories searched for included files.")
     List<Path> includeDirs = new ArrayList<>();
 
     @Option(names = "--sync", description = "With --config: the tracer was generated with --sync.")
     boolean sync;
 
-    @Option(names = "--sync-stream", paramLabel = "NAME",
-        description = "With --config: the tracer was generated with --sync-stream NAME.")
+    @Option(
+            names = "--sync-stream",
+            paramLabel = "NAME",
+            description = "With --config: the tracer was generated with --sync-stream NAME.")
     String syncStream;
 
     @Override
@@ -112,8 +149,8 @@ final class CollectCommand extends HetraceCommand {
             }
         }
         if ((sync || syncStream != null) && metadataFrom.config == null) {
-            throw CommandFailure.usage("--sync and --sync-stream go with --config (the metadata file already has the"
-                + " sync events)");
+            throw CommandFailure.usage(
+                    "--sync and --sync-stream go with --config (the metadata file already has the" + " sync events)");
         }
         if (threads != null && threads < 1) {
             throw CommandFailure.usage("--threads " + threads + ": at least 1");
@@ -147,33 +184,43 @@ final class CollectCommand extends HetraceCommand {
         } else {
             List<Path> dirs = new ArrayList<>(includeDirs);
             dirs.add(Path.of("").toAbsolutePath());
-            Configuration config = SyncOption.applyCommandLine(ConfigReader.read(metadataFrom.config, dirs), sync,
-                Optional.ofNullable(syncStream));
+            Configuration config = SyncOption.applyCommandLine(
+                    ConfigReader.read(metadataFrom.config, dirs), sync, Optional.ofNullable(syncStream));
             Path file = metadataFrom.config;
             source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
         }
         ShmCollector collector;
         try {
-            collector = new ShmCollector(regions, inputs, out, source, waitForRegions
-                ? region -> err.println("hetrace: " + region + ": waiting for its producer to create it") : null);
+            collector = new ShmCollector(
+                    regions,
+                    inputs,
+                    out,
+                    source,
+                    waitForRegions
+                            ? region -> err.println("hetrace: " + region + ": waiting for its producer to create it")
+                            : null);
         } catch (IllegalArgumentException e) {
             throw CommandFailure.usage(e.getMessage(), e); // refused before collecting: the command line is at fault
         }
         // Ctrl-C: the hook asks the collector to stop after its current packets and waits for it to close its files
         CountDownLatch closed = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            collector.stop();
-            try {
-                closed.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "hetrace-collect-stop");
+        Thread hook = new Thread(
+                () -> {
+                    collector.stop();
+                    try {
+                        closed.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "hetrace-collect-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
         try (collector) {
-            collector.run(progress ? stats -> err.print("\r" + progressLine(stats)) : null, TimeUnit.SECONDS.toNanos(1),
-                drainThreads);
+            collector.run(
+                    progress ? stats -> err.print("\r" + progressLine(stats)) : null,
+                    TimeUnit.SECONDS.toNanos(1),
+                    drainThreads);
             if (progress) {
                 err.print("\r\033[K");
             }
@@ -201,8 +248,8 @@ final class CollectCommand extends HetraceCommand {
             discarded += s.eventsDiscarded();
             attached += s.attached() ? 1 : 0;
         }
-        return "%d/%d cores: %d packets, %d bytes, %d events discarded, %d slots refused".formatted(attached,
-            stats.size(), packets, bytes, discarded, refused);
+        return "%d/%d cores: %d packets, %d bytes, %d events discarded, %d slots refused"
+                .formatted(attached, stats.size(), packets, bytes, discarded, refused);
     }
 
     /** Prints the summary; returns the exit status: 3 if slots were refused. */
@@ -214,9 +261,15 @@ final class CollectCommand extends HetraceCommand {
             if (!r.attached()) {
                 s.append("%s: no producer seen%n".formatted(r.region()));
             } else {
-                s.append("%s: core %d: %d packets, %d bytes, %d events discarded, %d slots refused%s%n".formatted(
-                    r.region(), r.coreId(), r.packets(), r.bytes(), r.eventsDiscarded(), r.refused(),
-                    r.done() ? "" : " (producer not done)"));
+                s.append("%s: core %d: %d packets, %d bytes, %d events discarded, %d slots refused%s%n"
+                        .formatted(
+                                r.region(),
+                                r.coreId(),
+                                r.packets(),
+                                r.bytes(),
+                                r.eventsDiscarded(),
+                                r.refused(),
+                                r.done() ? "" : " (producer not done)"));
             }
             if (first == null && r.firstRefusal() != null) {
                 first = r.region() + ": " + r.firstRefusal();
@@ -229,8 +282,8 @@ final class CollectCommand extends HetraceCommand {
             return 0;
         }
         main.err.println("hetrace: %d slot%s refused: they held no valid packet of this trace and were not written"
-            .formatted(refused, refused == 1 ? "" : "s") + " (first: " + first + ")");
+                        .formatted(refused, refused == 1 ? "" : "s")
+                + " (first: " + first + ")");
         return 3;
     }
-
 }

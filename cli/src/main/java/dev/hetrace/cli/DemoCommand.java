@@ -38,35 +38,48 @@ import picocli.CommandLine.Option;
  * {@code hetrace demo}: the Sobel image-filter board end to end on a simulated board — simulate,
  * synchronize, write copies on one clock — with a terminal summary checked against the truth.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run the Sobel image-filter pipeline on a simulated board, end to end.", "",
-        "A master and 8 DSPs, each with its own clock (origins, frequencies, drifts),",
-        "filter images: the master splits each image, every DSP processes its part (about",
-        "96 ms) and answers. DSPs 1 and 2 are preempted by a task that makes them exchange",
-        "messages (their part takes about 300 ms, and the master waits for them). The demo",
-        "writes the traces (as 'hetrace sim' does), synchronizes them with the sync",
-        "handshake's pairs (as 'hetrace sync' does), writes copies on the master's clock,",
-        "and prints the board, each core's sync quality, its accuracy bound and its true",
-        "error (the simulator knows the truth), and where everything is.", "",
-        "Examples:",
-        "  hetrace demo",
-        "  hetrace demo --serve          # then the viewer on the board, until Ctrl-C",
-        "  hetrace demo --out /tmp/demo && babeltrace2 /tmp/demo/synced/*"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the demo ran", "1:it could not write its output or read its traces", "2:usage error"})
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run the Sobel image-filter pipeline on a simulated board, end to end.",
+            "",
+            "A master and 8 DSPs, each with its own clock (origins, frequencies, drifts),",
+            "filter images: the master splits each image, every DSP processes its part (about",
+            "96 ms) and answers. DSPs 1 and 2 are preempted by a task that makes them exchange",
+            "messages (their part takes about 300 ms, and the master waits for them). The demo",
+            "writes the traces (as 'hetrace sim' does), synchronizes them with the sync",
+            "handshake's pairs (as 'hetrace sync' does), writes copies on the master's clock,",
+            "and prints the board, each core's sync quality, its accuracy bound and its true",
+            "error (the simulator knows the truth), and where everything is.",
+            "",
+            "Examples:",
+            "  hetrace demo",
+            "  hetrace demo --serve          # then the viewer on the board, until Ctrl-C",
+            "  hetrace demo --out /tmp/demo && babeltrace2 /tmp/demo/synced/*"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the demo ran", "1:it could not write its output or read its traces", "2:usage error"})
 final class DemoCommand extends HetraceCommand {
     /** What the demo leaves in a directory it may replace on the next run. */
     private static final String MARK = "hetrace-demo.txt";
 
-    @Option(names = "--out", paramLabel = "DIR",
-        description = "Where to write (default: ./hetrace-demo; a previous demo's output there is replaced).")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "Where to write (default: ./hetrace-demo; a previous demo's output there is replaced).")
     Path out = Path.of("hetrace-demo");
 
     @Option(names = "--seed", paramLabel = "S", description = "The simulation's seed (default 1).")
     long seed = 1;
 
-    @Option(names = "--serve", description = {"Then serve the viewer on the demo's board (as 'hetrace view'",
-        "does) until Ctrl-C, and print its URL; --port, --bind and --open say where and whether to open it."})
+    @Option(
+            names = "--serve",
+            description = {
+                "Then serve the viewer on the demo's board (as 'hetrace view'",
+                "does) until Ctrl-C, and print its URL; --port, --bind and --open say where and whether to open it."
+            })
     boolean serve;
 
     @CommandLine.Mixin
@@ -82,24 +95,33 @@ final class DemoCommand extends HetraceCommand {
         StringBuilder sb = new StringBuilder();
         prepare();
         SimConfig config = SimConfig.sobel(seed)
-            .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8, new SyncCommand.DurationConverter()::convert)));
+                .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8, new SyncCommand.DurationConverter()::convert)));
         Path board = out.resolve("board");
         Simulation.Result sim = Simulation.sobel(config, board);
-        Synchronizer.Report report = Synchronizer.run(sim.traces(), MatchRules.HETRACE_SYNC,
-            ConvexHullSync.Method.BISECTOR, 0, 0, w -> err.println("hetrace: warning: " + TerminalText.guard(w)), Synchronizer.Progress.NONE);
+        Synchronizer.Report report = Synchronizer.run(
+                sim.traces(),
+                MatchRules.HETRACE_SYNC,
+                ConvexHullSync.Method.BISECTOR,
+                0,
+                0,
+                w -> err.println("hetrace: warning: " + TerminalText.guard(w)),
+                Synchronizer.Progress.NONE);
         Path synced = out.resolve("synced");
         Files.createDirectories(synced);
         for (TraceSync t : report.traces()) {
             if (t.connected()) {
-                SynchronizedCopy.write(t.path(), t.transform(), synced.resolve(t.path().getFileName()),
-                    new SynchronizedCopy.Options(null, true));
+                SynchronizedCopy.write(
+                        t.path(),
+                        t.transform(),
+                        synced.resolve(t.path().getFileName()),
+                        new SynchronizedCopy.Options(null, true));
             }
         }
         // what went wrong, from the traces alone (the truth only names the master's function addresses)
         List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
         StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
-        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(
-            w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
+        StateModel model = StateBuilder.build(
+                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
         model.symbolize(BoardInput.symbols(List.of(out)));
         List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         Timeline timeline = Timeline.of(model);
@@ -141,32 +163,56 @@ final class DemoCommand extends HetraceCommand {
         Files.createDirectories(out);
     }
 
-    private static void summary(StringBuilder sb, SimConfig config, Simulation.Result sim, Synchronizer.Report report,
-                                List<String> findings, double seconds) {
+    private static void summary(
+            StringBuilder sb,
+            SimConfig config,
+            Simulation.Result sim,
+            Synchronizer.Report report,
+            List<String> findings,
+            double seconds) {
         GroundTruth truth = sim.truth();
         ClockModel master = truth.core("master").clock();
-        sb.append(String.format(Locale.ROOT, "hetrace demo: a Sobel edge-detection pipeline on a simulated board (seed %d)%n%n",
-            config.seed()));
-        sb.append(String.format(Locale.ROOT, "board: a master and %d DSPs, %.1f s, %,d events in %d traces%n",
-            config.slaves(), config.effectiveDurationNanos() / 1e9, sim.events(), sim.traces().size()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "hetrace demo: a Sobel edge-detection pipeline on a simulated board (seed %d)%n%n",
+                config.seed()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "board: a master and %d DSPs, %.1f s, %,d events in %d traces%n",
+                config.slaves(),
+                config.effectiveDurationNanos() / 1e9,
+                sim.events(),
+                sim.traces().size()));
         for (GroundTruth.FaultTruth f : truth.faults()) {
-            sb.append(String.format(Locale.ROOT, "injected: %s on %s at %.3f s (%s)%n", f.kind(), String.join(", ", f.cores()),
-                f.atNanos() / 1e9, f.description()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "injected: %s on %s at %.3f s (%s)%n",
+                    f.kind(),
+                    String.join(", ", f.cores()),
+                    f.atNanos() / 1e9,
+                    f.description()));
         }
-        sb.append(String.format(Locale.ROOT, "%nclocks, synchronized on the master's from the sync handshake's pairs:%n"));
+        sb.append(String.format(
+                Locale.ROOT, "%nclocks, synchronized on the master's from the sync handshake's pairs:%n"));
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"core", "frequency", "drift", "quality", "accuracy bound", "true error"});
         for (int i = 0; i < report.traces().size(); i++) {
             TraceSync t = report.traces().get(i);
             String name = t.path().getFileName().toString();
             ClockModel clock = truth.core(name).clock();
-            String quality = i == report.reference() ? "reference" : t.connected() ? t.quality().label() : "not connected";
-            String bound = i == report.reference() ? "-" : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded");
+            String quality = i == report.reference()
+                    ? "reference"
+                    : t.connected() ? t.quality().label() : "not connected";
+            String bound = i == report.reference()
+                    ? "-"
+                    : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded");
             String error = "-";
             if (i != report.reference() && t.connected()) {
                 double worst = 0;
                 long end = config.effectiveDurationNanos() - config.syncPeriodNanos();
-                for (long at = config.syncPeriodNanos(); at <= end; at += Math.max(1, (end - config.syncPeriodNanos()) / 50)) {
+                for (long at = config.syncPeriodNanos();
+                        at <= end;
+                        at += Math.max(1, (end - config.syncPeriodNanos()) / 50)) {
                     long reported = clock.traceNanos(at);
                     double trueOnMaster = master.localNanos(clock.trueNanosOfTrace(reported));
                     double mapped = t.map().apply(reported) - master.offsetSeconds() * 1_000_000_000L;
@@ -174,8 +220,14 @@ final class DemoCommand extends HetraceCommand {
                 }
                 error = micros(Math.round(worst));
             }
-            rows.add(new String[] {name, String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
-                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()), quality, bound, error});
+            rows.add(new String[] {
+                name,
+                String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
+                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()),
+                quality,
+                bound,
+                error
+            });
         }
         sb.append(TextTable.render(rows, "  ", c -> c >= 4));
         Path board = sim.master().getParent();
@@ -185,10 +237,13 @@ final class DemoCommand extends HetraceCommand {
             sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
         }
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", seconds));
-        sb.append("  ").append(board).append("/          one CTF trace per core, on its own clock, and ground-truth.json\n");
+        sb.append("  ")
+                .append(board)
+                .append("/          one CTF trace per core, on its own clock, and ground-truth.json\n");
         sb.append("  ").append(synced).append("/         the same traces on the master's clock\n");
-        sb.append("  ").append(board.resolveSibling("report.html"))
-            .append("     the timeline, statistics and diagnosis in one file: open it in a browser\n");
+        sb.append("  ")
+                .append(board.resolveSibling("report.html"))
+                .append("     the timeline, statistics and diagnosis in one file: open it in a browser\n");
         sb.append(String.format(Locale.ROOT, "%nnext:%n"));
         Path folder = board.getParent();
         List<String[]> next = new ArrayList<>();
@@ -198,8 +253,10 @@ final class DemoCommand extends HetraceCommand {
         next.add(new String[] {"./hetrace diagnose " + folder, "outliers and their causes, in detail"});
         next.add(new String[] {"./hetrace waits --path process_image " + folder, "who waited for whom"});
         next.add(new String[] {"./hetrace stats " + folder, "run-time statistics per core, task, function"});
-        next.add(new String[] {"./hetrace view --open " + folder, "the timeline in your browser (prints its URL);"
-            + " 'hetrace demo --serve' does it at the end of the demo"});
+        next.add(new String[] {
+            "./hetrace view --open " + folder,
+            "the timeline in your browser (prints its URL);" + " 'hetrace demo --serve' does it at the end of the demo"
+        });
         next.add(new String[] {"./hetrace export --format perfetto -o board.json " + folder, "for ui.perfetto.dev"});
         sb.append(TextTable.render(next, "  ", c -> false));
     }

@@ -31,7 +31,8 @@ final class ErrorLine {
     /** A failure to write a command's output (standard output, or where it was sent), said as such. */
     static IOException output(IOException e) {
         return e.getMessage() != null && !(e instanceof FileSystemException)
-            ? new IOException("cannot write the output: " + lower(e.getMessage()), e) : e;
+                ? new IOException("cannot write the output: " + lower(e.getMessage()), e)
+                : e;
     }
 
     /**
@@ -72,7 +73,9 @@ final class ErrorLine {
     /** What {@code t} itself says (the first line of its message, a file operation in words), or null. */
     private static String own(Throwable t) {
         String m = t.getMessage();
-        if (m == null || m.isBlank() || t.getCause() != null && m.equals(t.getCause().toString())) {
+        if (m == null
+                || m.isBlank()
+                || t.getCause() != null && m.equals(t.getCause().toString())) {
             return null; // a wrapper (UncheckedIOException(e), CompletionException...): its cause speaks
         }
         if (t instanceof FileSystemException f && f.getFile() != null && (f.getReason() == null || isBare(f))) {
@@ -95,12 +98,13 @@ final class ErrorLine {
     /** Whether what {@code t} says ({@code own}, or its bare message) is already in {@code said}. */
     private static boolean repeats(StringBuilder said, Throwable t, String own) {
         String so = said.toString().toLowerCase(Locale.ROOT);
-        return so.contains(own.toLowerCase(Locale.ROOT)) || so.contains(t.getMessage().strip().toLowerCase(Locale.ROOT));
+        return so.contains(own.toLowerCase(Locale.ROOT))
+                || so.contains(t.getMessage().strip().toLowerCase(Locale.ROOT));
     }
 
     /** The OS's messages for a write that failed, which java.io gives with no file. */
-    private static final Set<String> WRITE_ERRORS = Set.of("No space left on device",
-        "Disk quota exceeded", "File too large", "Read-only file system");
+    private static final Set<String> WRITE_ERRORS =
+            Set.of("No space left on device", "Disk quota exceeded", "File too large", "Read-only file system");
 
     /** Whether {@code f}'s message is the JDK's own (the path, and the reason if any), not one hetrace wrote. */
     private static boolean isBare(FileSystemException f) {
@@ -110,8 +114,10 @@ final class ErrorLine {
     private static String fileOperation(FileSystemException f) {
         String reason = FileFailure.reason(f);
         String verb = verb(f);
-        if (f instanceof FileAlreadyExistsException && verb.equals("create")
-                && Files.exists(Path.of(f.getFile())) && !Files.isDirectory(Path.of(f.getFile()))) {
+        if (f instanceof FileAlreadyExistsException
+                && verb.equals("create")
+                && Files.exists(Path.of(f.getFile()))
+                && !Files.isDirectory(Path.of(f.getFile()))) {
             reason = "a file is there, not a folder";
         }
         String what = f.getOtherFile() == null ? f.getFile() : f.getFile() + " to " + f.getOtherFile();
@@ -120,18 +126,38 @@ final class ErrorLine {
 
     /** What was done, from the java.nio.file.Files method (or channel) that failed. */
     private static final Map<String, String> VERBS = Map.ofEntries(
-        Map.entry("readAllBytes", "read"), Map.entry("readString", "read"), Map.entry("readAllLines", "read"),
-        Map.entry("newInputStream", "read"), Map.entry("newBufferedReader", "read"), Map.entry("lines", "read"),
-        Map.entry("size", "read"), Map.entry("readAttributes", "read"), Map.entry("getLastModifiedTime", "read"),
-        Map.entry("isSameFile", "read"), Map.entry("toRealPath", "find"),
-        Map.entry("write", "write"), Map.entry("writeString", "write"), Map.entry("newOutputStream", "write"),
-        Map.entry("newBufferedWriter", "write"), Map.entry("createFile", "create"), Map.entry("createTempFile", "create a file in"),
-        Map.entry("setLastModifiedTime", "write"), Map.entry("copy", "copy"),
-        Map.entry("createDirectory", "create"), Map.entry("createDirectories", "create"),
-        Map.entry("createTempDirectory", "create a folder in"), Map.entry("newDirectoryStream", "list"),
-        Map.entry("list", "list"), Map.entry("walk", "list"), Map.entry("walkFileTree", "list"), Map.entry("find", "list"),
-        Map.entry("delete", "delete"), Map.entry("deleteIfExists", "delete"), Map.entry("move", "move"),
-        Map.entry("createSymbolicLink", "create"), Map.entry("createLink", "create"));
+            Map.entry("readAllBytes", "read"),
+            Map.entry("readString", "read"),
+            Map.entry("readAllLines", "read"),
+            Map.entry("newInputStream", "read"),
+            Map.entry("newBufferedReader", "read"),
+            Map.entry("lines", "read"),
+            Map.entry("size", "read"),
+            Map.entry("readAttributes", "read"),
+            Map.entry("getLastModifiedTime", "read"),
+            Map.entry("isSameFile", "read"),
+            Map.entry("toRealPath", "find"),
+            Map.entry("write", "write"),
+            Map.entry("writeString", "write"),
+            Map.entry("newOutputStream", "write"),
+            Map.entry("newBufferedWriter", "write"),
+            Map.entry("createFile", "create"),
+            Map.entry("createTempFile", "create a file in"),
+            Map.entry("setLastModifiedTime", "write"),
+            Map.entry("copy", "copy"),
+            Map.entry("createDirectory", "create"),
+            Map.entry("createDirectories", "create"),
+            Map.entry("createTempDirectory", "create a folder in"),
+            Map.entry("newDirectoryStream", "list"),
+            Map.entry("list", "list"),
+            Map.entry("walk", "list"),
+            Map.entry("walkFileTree", "list"),
+            Map.entry("find", "list"),
+            Map.entry("delete", "delete"),
+            Map.entry("deleteIfExists", "delete"),
+            Map.entry("move", "move"),
+            Map.entry("createSymbolicLink", "create"),
+            Map.entry("createLink", "create"));
 
     private static String verb(FileSystemException f) {
         String open = null;
@@ -143,7 +169,8 @@ final class ErrorLine {
                     return v;
                 }
                 open = "open";
-            } else if (s.getClassName().startsWith("java.nio.channels.") && s.getMethodName().equals("open")) {
+            } else if (s.getClassName().startsWith("java.nio.channels.")
+                    && s.getMethodName().equals("open")) {
                 open = "open";
             }
         }

@@ -53,8 +53,11 @@ final class ErrorReport implements IExecutionExceptionHandler, IParameterExcepti
             return status; // the reader of the output went away (e.g. "| head"): nothing more to say
         }
         if (!(e instanceof CommandFailure f && f.silent())) {
-            err.println(expected(e) ? "hetrace: " + ErrorLine.of(e)
-                : command.qualifiedName() + ": internal error: " + firstLine(e) + (debug ? "" : " (--debug shows where)"));
+            err.println(
+                    expected(e)
+                            ? "hetrace: " + ErrorLine.of(e)
+                            : command.qualifiedName() + ": internal error: " + firstLine(e)
+                                    + (debug ? "" : " (--debug shows where)"));
         }
         if (debug) {
             e.printStackTrace(err);
@@ -72,12 +75,16 @@ final class ErrorReport implements IExecutionExceptionHandler, IParameterExcepti
             return true;
         }
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t && (t.getMessage() == null || t.getMessage().equals(t.getCause().toString()))) {
+        while (t.getCause() != null
+                && t.getCause() != t
+                && (t.getMessage() == null || t.getMessage().equals(t.getCause().toString()))) {
             t = t.getCause();
         }
-        return t instanceof Exception && !(t instanceof RuntimeException) || t instanceof UncheckedIOException
-            || t instanceof IllegalArgumentException || t instanceof CommandFailure
-            || t instanceof ProfileException;
+        return t instanceof Exception && !(t instanceof RuntimeException)
+                || t instanceof UncheckedIOException
+                || t instanceof IllegalArgumentException
+                || t instanceof CommandFailure
+                || t instanceof ProfileException;
     }
 
     /** The exception's class and the first line of its message, control characters escaped. */

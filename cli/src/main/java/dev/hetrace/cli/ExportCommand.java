@@ -27,40 +27,61 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code hetrace export}: the traces' tables in a format other tools read. */
-@Command(name = "export", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Write the traces' tables for other tools.", "",
-        "The tables are those of 'hetrace query' (events, intervals, calls,",
-        "messages, wakeups, sync_pairs, sync_messages, stats, traces, cores, tasks;",
-        "their columns: 'hetrace query --help'), from the same cached index; or the synchronized",
-        "timeline for the viewers",
-        "people already have. One format per run:",
-        "  --parquet DIR              one Parquet file per table, DIR/<table>.parquet,",
-        "                             moved into DIR once all are written (an interrupted",
-        "                             export leaves DIR as it was); files of the same names",
-        "                             already there are replaced only with --replace",
-        "  --format chrome-json -o F  Chrome's trace event JSON: a process per trace,",
-        "                             tracks per core (tasks run), interrupts, task calls",
-        "                             and states; messages as flow arrows; chrome://tracing",
-        "  --format perfetto -o F     the same JSON, which Perfetto UI (ui.perfetto.dev)",
-        "                             opens as it is", "",
-        "Examples:",
-        "  hetrace export --parquet out/ hetrace-demo",
-        "  hetrace export --format perfetto -o board.json hetrace-demo",
-        "  hetrace export --parquet out/ board/master board/dsp*"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the files were written", "1:a trace could not be read or put on the reference clock, or a file not written", "2:usage error"})
+@Command(
+        name = "export",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Write the traces' tables for other tools.",
+            "",
+            "The tables are those of 'hetrace query' (events, intervals, calls,",
+            "messages, wakeups, sync_pairs, sync_messages, stats, traces, cores, tasks;",
+            "their columns: 'hetrace query --help'), from the same cached index; or the synchronized",
+            "timeline for the viewers",
+            "people already have. One format per run:",
+            "  --parquet DIR              one Parquet file per table, DIR/<table>.parquet,",
+            "                             moved into DIR once all are written (an interrupted",
+            "                             export leaves DIR as it was); files of the same names",
+            "                             already there are replaced only with --replace",
+            "  --format chrome-json -o F  Chrome's trace event JSON: a process per trace,",
+            "                             tracks per core (tasks run), interrupts, task calls",
+            "                             and states; messages as flow arrows; chrome://tracing",
+            "  --format perfetto -o F     the same JSON, which Perfetto UI (ui.perfetto.dev)",
+            "                             opens as it is",
+            "",
+            "Examples:",
+            "  hetrace export --parquet out/ hetrace-demo",
+            "  hetrace export --format perfetto -o board.json hetrace-demo",
+            "  hetrace export --parquet out/ board/master board/dsp*"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:the files were written",
+            "1:a trace could not be read or put on the reference clock, or a file not written",
+            "2:usage error"
+        })
 final class ExportCommand extends HetraceCommand {
     /** The timeline formats. */
-    enum Format { chrome_json, perfetto }
+    enum Format {
+        chrome_json,
+        perfetto
+    }
 
     /** The formats: exactly one, each naming where it writes. */
     static final class Target {
-        @Option(names = "--parquet", paramLabel = "DIR", required = true,
-            description = "Write each table as DIR/<table>.parquet (DIR is created).")
+        @Option(
+                names = "--parquet",
+                paramLabel = "DIR",
+                required = true,
+                description = "Write each table as DIR/<table>.parquet (DIR is created).")
         Path parquet;
 
-        @Option(names = "--format", paramLabel = "FORMAT", required = true, converter = FormatConverter.class,
-            description = "chrome-json or perfetto: the timeline as trace event JSON, to -o FILE.")
+        @Option(
+                names = "--format",
+                paramLabel = "FORMAT",
+                required = true,
+                converter = FormatConverter.class,
+                description = "chrome-json or perfetto: the timeline as trace event JSON, to -o FILE.")
         Format format;
     }
 
@@ -70,17 +91,23 @@ final class ExportCommand extends HetraceCommand {
             return switch (value) {
                 case "chrome-json" -> Format.chrome_json;
                 case "perfetto" -> Format.perfetto;
-                default -> throw new CommandLine.TypeConversionException(
-                    "'" + value + "': expected chrome-json or perfetto");
+                default ->
+                    throw new CommandLine.TypeConversionException("'" + value + "': expected chrome-json or perfetto");
             };
         }
     }
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Where --format writes its JSON.")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Where --format writes its JSON.")
     Path output;
 
-    @Option(names = "--replace", description = "With --parquet: replace the tables' files DIR already holds"
-        + " (without it, an export into a folder that holds any of them is refused; other files are left alone).")
+    @Option(
+            names = "--replace",
+            description =
+                    "With --parquet: replace the tables' files DIR already holds"
+                            + " (without it, an export into a folder that holds any of them is refused; other files are left alone).")
     boolean replace;
 
     @CommandLine.Spec
@@ -101,7 +128,8 @@ final class ExportCommand extends HetraceCommand {
             return timeline();
         }
         if (output != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "-o goes with --format; --parquet names a directory");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "-o goes with --format; --parquet names a directory");
         }
         StringBuilder report = new StringBuilder();
         Path dir = target.parquet;
@@ -118,15 +146,19 @@ final class ExportCommand extends HetraceCommand {
                 }
             }
             if (!present.isEmpty() && !replace) {
-                throw new IOException("--parquet " + dir + ": " + present.getFirst() + (present.size() > 1 ? " and " + (present.size() - 1)
-                    + " more of the tables' files are" : " is") + " already there: --replace replaces them");
+                throw new IOException("--parquet " + dir + ": " + present.getFirst()
+                        + (present.size() > 1
+                                ? " and " + (present.size() - 1) + " more of the tables' files are"
+                                : " is")
+                        + " already there: --replace replaces them");
             }
             TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
             // the files are written in a folder of their own inside DIR, then moved into DIR once all are
             // written: an interrupted or failed export leaves DIR as it was, never a table cut short
             try (UnfinishedOutput work = UnfinishedOutput.begin(dir, "export", "tables", main.err, 0)) {
                 unfinished = work;
-                try (Connection c = ix.connect(); Statement s = c.createStatement()) {
+                try (Connection c = ix.connect();
+                        Statement s = c.createStatement()) {
                     for (String table : IndexTables.NAMES) {
                         Path file = work.path().resolve(table + ".parquet");
                         long rows;
@@ -134,25 +166,39 @@ final class ExportCommand extends HetraceCommand {
                             r.next();
                             rows = r.getLong(1);
                         }
-                        // every event's fields are decoded from the traces again: about 3 µs each, a minute for twenty millions
+                        // every event's fields are decoded from the traces again: about 3 µs each, a minute for twenty
+                        // millions
                         boolean slow = table.equals("events") && rows >= 1_000_000;
                         long t0 = System.nanoTime();
                         if (slow) {
-                            main.err.printf(Locale.ROOT, "hetrace: exporting %,d events with their fields, decoded from"
-                                + " the traces again (about %d s)...%n", rows, Math.max(1, rows / 300_000));
+                            main.err.printf(
+                                    Locale.ROOT,
+                                    "hetrace: exporting %,d events with their fields, decoded from"
+                                            + " the traces again (about %d s)...%n",
+                                    rows,
+                                    Math.max(1, rows / 300_000));
                         }
-                        s.execute("COPY (SELECT * FROM " + table + ") TO '" + file.toAbsolutePath().toString().replace("'", "''")
-                            + "' (FORMAT parquet)");
+                        s.execute("COPY (SELECT * FROM " + table + ") TO '"
+                                + file.toAbsolutePath().toString().replace("'", "''") + "' (FORMAT parquet)");
                         if (slow) {
-                            main.err.printf(Locale.ROOT, "hetrace: events exported in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+                            main.err.printf(
+                                    Locale.ROOT,
+                                    "hetrace: events exported in %.1f s%n",
+                                    (System.nanoTime() - t0) / 1e9);
                         }
-                        report.append(dir.resolve(table + ".parquet")).append(": ").append(rows).append(rows == 1 ? " row\n" : " rows\n");
+                        report.append(dir.resolve(table + ".parquet"))
+                                .append(": ")
+                                .append(rows)
+                                .append(rows == 1 ? " row\n" : " rows\n");
                     }
                 }
                 work.commit(() -> {
                     for (String table : IndexTables.NAMES) {
-                        Files.move(work.path().resolve(table + ".parquet"), dir.resolve(table + ".parquet"),
-                            StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                        Files.move(
+                                work.path().resolve(table + ".parquet"),
+                                dir.resolve(table + ".parquet"),
+                                StandardCopyOption.REPLACE_EXISTING,
+                                StandardCopyOption.ATOMIC_MOVE);
                     }
                 });
             }
@@ -168,8 +214,9 @@ final class ExportCommand extends HetraceCommand {
     /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
     private int timeline() throws IOException, MetadataException, StreamDecodingException {
         if (output == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--format " + (target.format == Format.perfetto
-                ? "perfetto" : "chrome-json") + " needs -o FILE");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--format " + (target.format == Format.perfetto ? "perfetto" : "chrome-json") + " needs -o FILE");
         }
         StateModel model = board.model(main.err);
         try (var file = OutputFile.of(output)) {
@@ -178,8 +225,12 @@ final class ExportCommand extends HetraceCommand {
             }
             file.commit();
         }
-        return print(output + ": " + Files.size(output) + " bytes, " + model.traceNames().size() + " trace(s), "
-            + (model.calls().size() + model.runs().size() + model.taskStates().size() + model.irqs().size())
-            + " slices, " + model.messages().size() + " messages\n");
+        return print(output + ": " + Files.size(output) + " bytes, "
+                + model.traceNames().size() + " trace(s), "
+                + (model.calls().size()
+                        + model.runs().size()
+                        + model.taskStates().size()
+                        + model.irqs().size())
+                + " slices, " + model.messages().size() + " messages\n");
     }
 }

@@ -11,9 +11,13 @@ import picocli.CommandLine.Option;
 
 /** Where the commands that read the traces' index (query, export, view) keep it (a picocli mixin), and how they open it. */
 final class IndexOptions {
-    @Option(names = "--cache", paramLabel = "DIR",
-        description = {"Where indexes are kept (default: $HETRACE_CACHE, else",
-            "$XDG_CACHE_HOME/hetrace, else ~/.cache/hetrace)."})
+    @Option(
+            names = "--cache",
+            paramLabel = "DIR",
+            description = {
+                "Where indexes are kept (default: $HETRACE_CACHE, else",
+                "$XDG_CACHE_HOME/hetrace, else ~/.cache/hetrace)."
+            })
     Path cache;
 
     /**
@@ -24,8 +28,13 @@ final class IndexOptions {
     TraceIndex open(List<Path> inputs, ClockOptions clock, Path mapping, PrintStream err)
             throws IOException, MetadataException, StreamDecodingException {
         List<Path> traces = BoardInput.traces(inputs);
-        return TraceIndex.open(dir(), traces, clock.clocks(traces), mapping, BoardInput.symbols(inputs),
-            note -> err.println("hetrace: " + note));
+        return TraceIndex.open(
+                dir(),
+                traces,
+                clock.clocks(traces),
+                mapping,
+                BoardInput.symbols(inputs),
+                note -> err.println("hetrace: " + note));
     }
 
     /** The folder of the indexes: --cache, else the default. */

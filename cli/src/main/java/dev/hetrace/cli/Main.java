@@ -20,14 +20,35 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /** The {@code hetrace} command. */
-@Command(name = "hetrace", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    description = {"Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
-        "of every core of a board on one clock."},
-    subcommands = {DemoCommand.class, PrintCommand.class, TracerCommand.class, CollectCommand.class, SyncCommand.class, SimCommand.class,
-        StatsCommand.class, DiagnoseCommand.class, WaitsCommand.class, PatternCommand.class, QueryCommand.class,
-        ExportCommand.class, CacheCommand.class, ViewCommand.class, ReportCommand.class, TrainCommand.class, ProfileCommand.class,
-        MonitorCommand.class,
-        CommandLine.HelpCommand.class})
+@Command(
+        name = "hetrace",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = {
+            "Tracing for heterogeneous embedded systems: read, correlate and understand CTF traces",
+            "of every core of a board on one clock."
+        },
+        subcommands = {
+            DemoCommand.class,
+            PrintCommand.class,
+            TracerCommand.class,
+            CollectCommand.class,
+            SyncCommand.class,
+            SimCommand.class,
+            StatsCommand.class,
+            DiagnoseCommand.class,
+            WaitsCommand.class,
+            PatternCommand.class,
+            QueryCommand.class,
+            ExportCommand.class,
+            CacheCommand.class,
+            ViewCommand.class,
+            ReportCommand.class,
+            TrainCommand.class,
+            ProfileCommand.class,
+            MonitorCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Runnable {
     @Spec
     CommandSpec spec;
@@ -46,17 +67,21 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) throws InterruptedException {
         int[] status = {1};
-        Thread t = new Thread(null, () -> {
-            try {
-                status[0] = run(new FileOutputStream(FileDescriptor.out), System.err, args);
-            } catch (OutOfMemoryError e) { // the work's data dropped as it unwound: there is room to say so
-                System.err.println(outOfMemory(e));
-                if (Arrays.asList(args).contains("--debug")) {
-                    e.printStackTrace();
-                }
-                status[0] = 1;
-            }
-        }, "hetrace", STACK_BYTES);
+        Thread t = new Thread(
+                null,
+                () -> {
+                    try {
+                        status[0] = run(new FileOutputStream(FileDescriptor.out), System.err, args);
+                    } catch (OutOfMemoryError e) { // the work's data dropped as it unwound: there is room to say so
+                        System.err.println(outOfMemory(e));
+                        if (Arrays.asList(args).contains("--debug")) {
+                            e.printStackTrace();
+                        }
+                        status[0] = 1;
+                    }
+                },
+                "hetrace",
+                STACK_BYTES);
         t.start();
         t.join();
         System.exit(status[0]);
@@ -79,10 +104,15 @@ public final class Main implements Runnable {
             Matcher limit = Pattern.compile("limit: (\\d+)").matcher(message);
             limitBytes = limit.find() ? Long.parseLong(limit.group(1)) : heap;
             what = "the %.1f GB the JVM allows the analyses' tables outside its heap (by default the heap's size;"
-                + " this machine has %.1f GB)";
+                    + " this machine has %.1f GB)";
         }
-        return String.format(Locale.ROOT, "hetrace: out of memory: these traces need more than " + what
-            + "; give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...", limitBytes / 1e9, machine / 1e9, suggest);
+        return String.format(
+                Locale.ROOT,
+                "hetrace: out of memory: these traces need more than " + what
+                        + "; give it more, e.g. HETRACE_JAVA_OPTS=-Xmx%dg ./hetrace ...",
+                limitBytes / 1e9,
+                machine / 1e9,
+                suggest);
     }
 
     /** The width of --help: that of the longest line of a command's description. */

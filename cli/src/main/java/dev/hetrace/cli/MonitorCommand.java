@@ -26,59 +26,85 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code hetrace monitor}: live per-thread metrics of a process in a browser, PMCTrackApp's view, saved as they come. */
-@Command(name = "monitor", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Watch a process's threads live: per-thread metrics as graphs in a browser.", "",
-        "Every interval, hetrace samples each thread of the process. From /proc: its",
-        "time on a CPU (task-clock, ms), context switches, CPU migrations, page faults,",
-        "user and system time. Through perf: any other event named in --events (hardware events",
-        "when the machine's PMU has them; an unsupported event is named once).",
-        "Metrics are formulas over these counters and 'interval' (the sample's length in",
-        "ms), as in PMCTrackApp:",
-        "  cpu=task-clock * 100 / interval     percent of one CPU (a default)",
-        "  ipc=instructions / cycles           needs --events instructions,cycles", "",
-        "The page has a graph per metric with a line per thread, the threads (green:",
-        "ran in the last interval; grey: did not), pause/resume, a metric switch, more",
-        "graphs, PNG and CSV export. The output folder gets, as the samples come: samples.csv,",
-        "metrics.csv, monitor.json (the settings, for --config) and, at the end,",
-        "campaign.json (one run with the per-thread samples, for the other analyses).",
-        "Monitoring stops when the process exits (a summary per thread is printed), after",
-        "--duration, or on Ctrl-C (the files are completed first).", "",
-        "Examples:",
-        "  hetrace monitor -- ./my-benchmark --size 4096",
-        "  hetrace monitor --pid 1234 --interval 250",
-        "  hetrace monitor --metric cpu='task-clock*100/interval' \\",
-        "                  --metric cs='context-switches' -- make -j2",
-        "  hetrace monitor --events cycles,instructions \\",
-        "                  --metric ipc='instructions/cycles' -- ./app",
-        "  hetrace monitor --no-serve --duration 5 -o run1 -- ./app   # record only",
-        "  hetrace monitor --config run1/monitor.json --pid 1234      # same settings"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the process ended, or monitoring was stopped", "1:the process could not be started or"
-        + " watched, or the server could not start", "2:usage error"})
+@Command(
+        name = "monitor",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Watch a process's threads live: per-thread metrics as graphs in a browser.",
+            "",
+            "Every interval, hetrace samples each thread of the process. From /proc: its",
+            "time on a CPU (task-clock, ms), context switches, CPU migrations, page faults,",
+            "user and system time. Through perf: any other event named in --events (hardware events",
+            "when the machine's PMU has them; an unsupported event is named once).",
+            "Metrics are formulas over these counters and 'interval' (the sample's length in",
+            "ms), as in PMCTrackApp:",
+            "  cpu=task-clock * 100 / interval     percent of one CPU (a default)",
+            "  ipc=instructions / cycles           needs --events instructions,cycles",
+            "",
+            "The page has a graph per metric with a line per thread, the threads (green:",
+            "ran in the last interval; grey: did not), pause/resume, a metric switch, more",
+            "graphs, PNG and CSV export. The output folder gets, as the samples come: samples.csv,",
+            "metrics.csv, monitor.json (the settings, for --config) and, at the end,",
+            "campaign.json (one run with the per-thread samples, for the other analyses).",
+            "Monitoring stops when the process exits (a summary per thread is printed), after",
+            "--duration, or on Ctrl-C (the files are completed first).",
+            "",
+            "Examples:",
+            "  hetrace monitor -- ./my-benchmark --size 4096",
+            "  hetrace monitor --pid 1234 --interval 250",
+            "  hetrace monitor --metric cpu='task-clock*100/interval' \\",
+            "                  --metric cs='context-switches' -- make -j2",
+            "  hetrace monitor --events cycles,instructions \\",
+            "                  --metric ipc='instructions/cycles' -- ./app",
+            "  hetrace monitor --no-serve --duration 5 -o run1 -- ./app   # record only",
+            "  hetrace monitor --config run1/monitor.json --pid 1234      # same settings"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:the process ended, or monitoring was stopped",
+            "1:the process could not be started or" + " watched, or the server could not start",
+            "2:usage error"
+        })
 final class MonitorCommand extends HetraceCommand {
     @Option(names = "--pid", paramLabel = "PID", description = "Watch this running process (instead of a command).")
     Long pid;
 
-    @Option(names = "--metric", paramLabel = "NAME=FORMULA", description = "A metric (repeatable); the first one is graphed first."
-        + " Default: cpu (percent of one CPU), switches, faults and migrations (per second).")
+    @Option(
+            names = "--metric",
+            paramLabel = "NAME=FORMULA",
+            description = "A metric (repeatable); the first one is graphed first."
+                    + " Default: cpu (percent of one CPU), switches, faults and migrations (per second).")
     List<String> metrics = new ArrayList<>();
 
-    @Option(names = "--events", split = ",", paramLabel = "E", description = "Events to count: /proc gives task-clock, context-switches, cpu-migrations, page-faults,"
-        + " minor-faults, major-faults; perf counts the others (e.g. cycles,instructions).")
+    @Option(
+            names = "--events",
+            split = ",",
+            paramLabel = "E",
+            description = "Events to count: /proc gives task-clock, context-switches, cpu-migrations, page-faults,"
+                    + " minor-faults, major-faults; perf counts the others (e.g. cycles,instructions).")
     List<String> events = new ArrayList<>();
 
     @Option(names = "--interval", paramLabel = "MS", description = "Sampling interval in ms (default: 500).")
     Integer interval;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Settings saved by an earlier monitor (its monitor.json);"
-        + " --metric, --events and --interval override them.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Settings saved by an earlier monitor (its monitor.json);"
+                    + " --metric, --events and --interval override them.")
     Path config;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "DIR", description = "Where to save (default: a new"
-        + " hetrace-monitor-DATE-TIME folder here).")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "DIR",
+            description = "Where to save (default: a new" + " hetrace-monitor-DATE-TIME folder here).")
     Path output;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop after this long (default: when the process ends).")
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            description = "Stop after this long (default: when the process ends).")
     double duration;
 
     @CommandLine.Mixin
@@ -96,7 +122,8 @@ final class MonitorCommand extends HetraceCommand {
     @Override
     public Integer call() throws IOException {
         if ((pid == null) == command.isEmpty()) {
-            throw CommandFailure.usage("monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
+            throw CommandFailure.usage(
+                    "monitor: give either --pid PID or a command after '--' (e.g. hetrace monitor -- ./app)");
         }
         if (serving.invalid() != null) {
             throw CommandFailure.usage(serving.invalid());
@@ -145,7 +172,9 @@ final class MonitorCommand extends HetraceCommand {
         MonitorServer server = null;
         if (!noServe) {
             try {
-                server = new MonitorServer(workload, target, settings, dir.toAbsolutePath().toString()).start(serving.bind, serving.port);
+                server = new MonitorServer(
+                                workload, target, settings, dir.toAbsolutePath().toString())
+                        .start(serving.bind, serving.port);
             } catch (RuntimeException e) {
                 stop(process);
                 throw Serving.cannotServe(serving.bind, serving.port, e);
@@ -158,8 +187,12 @@ final class MonitorCommand extends HetraceCommand {
                 page.notice(n);
             }
         });
-        main.err.printf(Locale.ROOT, "hetrace monitor: %s, every %d ms; saving to %s%n",
-            pid != null ? workload : workload + " (pid " + target + ")", settings.intervalMs(), dir);
+        main.err.printf(
+                Locale.ROOT,
+                "hetrace monitor: %s, every %d ms; saving to %s%n",
+                pid != null ? workload : workload + " (pid " + target + ")",
+                settings.intervalMs(),
+                dir);
         if (server != null) {
             Serving.announce(main.err, "hetrace monitor", Serving.url(serving.bind, server.port()), serving.open);
         }
@@ -220,7 +253,8 @@ final class MonitorCommand extends HetraceCommand {
         }
         try {
             Map<String, String> unsupported = new LinkedHashMap<>();
-            monitor.unsupported().forEach(e -> unsupported.put(e, "not supported by this machine's PMU (perf: <not supported>)"));
+            monitor.unsupported()
+                    .forEach(e -> unsupported.put(e, "not supported by this machine's PMU (perf: <not supported>)"));
             recording.close(monitor.elapsed(), unsupported);
         } catch (IOException e) {
             failed = failed != null ? failed : e;
@@ -290,9 +324,10 @@ final class MonitorCommand extends HetraceCommand {
         if (base == null) {
             evs.addAll(0, MonitorSettings.DEFAULT_EVENTS);
         }
-        return new MonitorSettings(interval != null ? interval : base != null ? base.intervalMs() : 500,
-            events.isEmpty() && base != null ? base.events() : evs,
-            !ms.isEmpty() ? ms : base != null ? base.metrics() : MonitorSettings.DEFAULT_METRICS);
+        return new MonitorSettings(
+                interval != null ? interval : base != null ? base.intervalMs() : 500,
+                events.isEmpty() && base != null ? base.events() : evs,
+                !ms.isEmpty() ? ms : base != null ? base.metrics() : MonitorSettings.DEFAULT_METRICS);
     }
 
     private static Path freshFolder() {
@@ -325,8 +360,8 @@ final class MonitorCommand extends HetraceCommand {
         double elapsed = monitor.elapsed();
         List<String> perf = settings.perfEvents();
         List<String[]> rows = new ArrayList<>();
-        List<String> head = new ArrayList<>(List.of("thread", "tid", "cpu time (s)", "cpu %", "switches", "migrations",
-            "faults"));
+        List<String> head =
+                new ArrayList<>(List.of("thread", "tid", "cpu time (s)", "cpu %", "switches", "migrations", "faults"));
         head.addAll(perf);
         rows.add(head.toArray(String[]::new));
         Map<Long, String> names = monitor.names();
@@ -358,12 +393,19 @@ final class MonitorCommand extends HetraceCommand {
             total.add(count(sum[k]));
         }
         rows.add(total.toArray(String[]::new));
-        return String.format(Locale.ROOT, "%d thread(s) over %.1f s:%n", monitor.totals().size(), elapsed)
-            + TextTable.render(rows, "  ", i -> i > 0);
+        return String.format(
+                        Locale.ROOT,
+                        "%d thread(s) over %.1f s:%n",
+                        monitor.totals().size(),
+                        elapsed)
+                + TextTable.render(rows, "  ", i -> i > 0);
     }
 
     private static String count(double v) {
-        return Double.isNaN(v) ? "-" : v == Math.rint(v) ? String.format(Locale.ROOT, "%,d", (long) v)
-            : String.format(Locale.ROOT, "%.1f", v);
+        return Double.isNaN(v)
+                ? "-"
+                : v == Math.rint(v)
+                        ? String.format(Locale.ROOT, "%,d", (long) v)
+                        : String.format(Locale.ROOT, "%.1f", v);
     }
 }

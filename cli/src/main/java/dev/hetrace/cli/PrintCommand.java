@@ -9,8 +9,8 @@ import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.JsonText;
-import dev.hetrace.ctf.text.TextSink;
 import dev.hetrace.ctf.text.TerminalText;
+import dev.hetrace.ctf.text.TextSink;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -27,42 +27,62 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code hetrace print}: every event of one or more CTF traces, merged in time order. */
-@Command(name = "print", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Print the events of CTF traces (1.8 and 2), merged in time order.", "",
-        "Each PATH is a trace directory (it holds a 'metadata' file) or a directory",
-        "holding traces at any depth: all their streams are merged by timestamp. The",
-        "default text is the same as babeltrace2's (times in the local time zone; set",
-        "TZ=UTC for UTC).", "",
-        "Events and packets the tracer reports as lost (events_discarded,",
-        "packet_seq_num) are told on the standard error in babeltrace2's words, where",
-        "they occur among the events.", "",
-        "An event earlier than the one before it in its stream, which babeltrace2",
-        "refuses, is printed as recorded, and a packet that begins before the previous",
-        "one ends is read as it is: one warning line per stream says where (file,",
-        "packet, byte offset, both times), and the exit status stays 0.", "",
-        "--begin and --end keep the events from BEGIN to END inclusive, as babeltrace2",
-        "does. A time is 'YYYY-MM-DD HH:MM[:SS[.NANO]]', 'YYYY-MM-DD' or",
-        "'HH:MM[:SS[.NANO]]' in the local time zone (without a date: on the date of the",
-        "traces' first timed packet), '[-]SEC[.NANO]' seconds from the epoch, or",
-        "'[-]NANOSns' nanoseconds from the epoch. A packet index (LTTng's index files,",
-        "else the packet headers) takes each stream straight to BEGIN.", "",
-        "Examples:",
-        "  hetrace print ~/lttng-traces/session-20260101",
-        "  hetrace print --begin=12:31:04.882 --end=12:31:05 trace/",
-        "  TZ=UTC hetrace print --format=json trace/ > events.jsonl",
-        "  hetrace print --format=none big-trace/      # decode everything, print nothing"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:every event was read", "1:a trace is invalid or unreadable (the events before the damage"
-        + " are printed)", "2:usage error"})
+@Command(
+        name = "print",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Print the events of CTF traces (1.8 and 2), merged in time order.",
+            "",
+            "Each PATH is a trace directory (it holds a 'metadata' file) or a directory",
+            "holding traces at any depth: all their streams are merged by timestamp. The",
+            "default text is the same as babeltrace2's (times in the local time zone; set",
+            "TZ=UTC for UTC).",
+            "",
+            "Events and packets the tracer reports as lost (events_discarded,",
+            "packet_seq_num) are told on the standard error in babeltrace2's words, where",
+            "they occur among the events.",
+            "",
+            "An event earlier than the one before it in its stream, which babeltrace2",
+            "refuses, is printed as recorded, and a packet that begins before the previous",
+            "one ends is read as it is: one warning line per stream says where (file,",
+            "packet, byte offset, both times), and the exit status stays 0.",
+            "",
+            "--begin and --end keep the events from BEGIN to END inclusive, as babeltrace2",
+            "does. A time is 'YYYY-MM-DD HH:MM[:SS[.NANO]]', 'YYYY-MM-DD' or",
+            "'HH:MM[:SS[.NANO]]' in the local time zone (without a date: on the date of the",
+            "traces' first timed packet), '[-]SEC[.NANO]' seconds from the epoch, or",
+            "'[-]NANOSns' nanoseconds from the epoch. A packet index (LTTng's index files,",
+            "else the packet headers) takes each stream straight to BEGIN.",
+            "",
+            "Examples:",
+            "  hetrace print ~/lttng-traces/session-20260101",
+            "  hetrace print --begin=12:31:04.882 --end=12:31:05 trace/",
+            "  TZ=UTC hetrace print --format=json trace/ > events.jsonl",
+            "  hetrace print --format=none big-trace/      # decode everything, print nothing"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:every event was read",
+            "1:a trace is invalid or unreadable (the events before the damage" + " are printed)",
+            "2:usage error"
+        })
 final class PrintCommand implements Callable<Integer> {
-    enum Format { text, json, none }
+    enum Format {
+        text,
+        json,
+        none
+    }
 
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace directory, or a directory of traces.")
     List<Path> paths;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-        description = "text (babeltrace2's format, the default), json (one object per event and line; a CTF 2"
-            + " trace's metadata attributes, if any, on one line before its events), or none.")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
+            description = "text (babeltrace2's format, the default), json (one object per event and line; a CTF 2"
+                    + " trace's metadata attributes, if any, on one line before its events), or none.")
     Format format;
 
     @Option(names = "--begin", paramLabel = "BEGIN", description = "Skip the events before this time.")
@@ -71,8 +91,11 @@ final class PrintCommand implements Callable<Integer> {
     @Option(names = "--end", paramLabel = "END", description = "Stop after the events at this time.")
     String end;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads decoding streams in parallel (default: the"
-        + " number of processors; 1 reads on one thread).")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description = "Threads decoding streams in parallel (default: the"
+                    + " number of processors; 1 reads on one thread).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--debug", description = "Show stack traces of errors.")
@@ -104,15 +127,24 @@ final class PrintCommand implements Callable<Integer> {
         try {
             return c.execute(out, err);
         } catch (Exception | InternalError e) {
-            return new ErrorReport(err).failed(e, new CommandLine(new Main()).getSubcommands().get("print").getCommandSpec(), debug);
+            return new ErrorReport(err)
+                    .failed(
+                            e,
+                            new CommandLine(new Main())
+                                    .getSubcommands()
+                                    .get("print")
+                                    .getCommandSpec(),
+                            debug);
         }
     }
 
-    private int execute(OutputStream out, PrintStream err) throws IOException, MetadataException, StreamDecodingException {
+    private int execute(OutputStream out, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
         TextSink sink = new TextSink(out);
         List<CtfTrace> traces = new ArrayList<>();
         try {
-            CtfTrace.Opener opener = new CtfTrace.Opener(w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
+            CtfTrace.Opener opener =
+                    new CtfTrace.Opener(w -> err.println("hetrace: warning: " + TerminalText.guard(w)));
             for (Path p : paths) {
                 List<Path> found = CtfTrace.find(p);
                 if (found.isEmpty()) {
@@ -219,7 +251,9 @@ final class PrintCommand implements Callable<Integer> {
                         return false;
                     }
                     long seq = idx.sequenceNumber(k);
-                    if (k > 0 && seq != PacketInfo.ABSENT && idx.sequenceNumber(k - 1) != PacketInfo.ABSENT
+                    if (k > 0
+                            && seq != PacketInfo.ABSENT
+                            && idx.sequenceNumber(k - 1) != PacketInfo.ABSENT
                             && seq != idx.sequenceNumber(k - 1) + 1) {
                         return false;
                     }
@@ -236,25 +270,27 @@ final class PrintCommand implements Callable<Integer> {
     private static void printParallel(List<CtfTrace> traces, Format format, TextSink sink, PrintStream err, int threads)
             throws IOException, StreamDecodingException {
         Supplier<ParallelMerge.Formatter> formatters = switch (format) {
-            case text -> () -> {
-                BabeltraceText text = new BabeltraceText(null, err);
-                return (trace, d, hasTime, t, out) -> {
-                    text.to(out);
-                    if (hasTime) {
-                        text.time(t);
-                    }
-                    int split = out.length();
-                    text.body(trace, d);
-                    return split;
+            case text ->
+                () -> {
+                    BabeltraceText text = new BabeltraceText(null, err);
+                    return (trace, d, hasTime, t, out) -> {
+                        text.to(out);
+                        if (hasTime) {
+                            text.time(t);
+                        }
+                        int split = out.length();
+                        text.body(trace, d);
+                        return split;
+                    };
                 };
-            };
-            case json -> () -> {
-                JsonText json = new JsonText(null);
-                return (trace, d, hasTime, t, out) -> {
-                    json.to(out).print(trace, d, hasTime, t);
-                    return out.length();
+            case json ->
+                () -> {
+                    JsonText json = new JsonText(null);
+                    return (trace, d, hasTime, t, out) -> {
+                        json.to(out).print(trace, d, hasTime, t);
+                        return out.length();
+                    };
                 };
-            };
             case none -> () -> null;
         };
         try (ParallelMerge merge = new ParallelMerge(traces, formatters, threads)) {
@@ -297,8 +333,8 @@ final class PrintCommand implements Callable<Integer> {
             for (int s = 0; s < trace.streams().size(); s++) {
                 var plan = trace.plan().streams.get(trace.streamClassId(s));
                 if (plan != null && plan.defaultClock < 0) {
-                    throw new IllegalArgumentException("--begin/--end need event times, but stream " + trace.streamPath(s)
-                        + " has no clock");
+                    throw new IllegalArgumentException(
+                            "--begin/--end need event times, but stream " + trace.streamPath(s) + " has no clock");
                 }
             }
         }
@@ -307,7 +343,8 @@ final class PrintCommand implements Callable<Integer> {
         long b = from == null ? Long.MIN_VALUE : from.resolve(first, zone);
         long e = to == null ? Long.MAX_VALUE : to.resolve(first, zone);
         if (b > e) {
-            throw CommandFailure.usage("--begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
+            throw CommandFailure.usage(
+                    "--begin (" + begin + ", " + b + " ns) is after --end (" + end + ", " + e + " ns)");
         }
         if (from != null) {
             cursor.seek(b);

@@ -54,8 +54,9 @@ abstract class ProfileAnalysisCommand extends ProfileSubcommand {
     static double threshold(String text) {
         String t = text.strip();
         try {
-            double v = t.endsWith("%") ? Double.parseDouble(t.substring(0, t.length() - 1).strip()) / 100
-                : Double.parseDouble(t);
+            double v = t.endsWith("%")
+                    ? Double.parseDouble(t.substring(0, t.length() - 1).strip()) / 100
+                    : Double.parseDouble(t);
             if (!(v >= 0) || Double.isInfinite(v)) {
                 throw new NumberFormatException();
             }

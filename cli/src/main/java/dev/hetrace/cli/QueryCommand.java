@@ -19,65 +19,86 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, wake-ups, sync pairs and messages, statistics). */
-@Command(name = "query", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run SQL over the traces' tables and print the result.", "",
-        "The last argument is the SQL; the ones before it are the traces (trace",
-        "directories, or folders of them), put on one clock first when there are",
-        "several (see 'hetrace stats --help'). The tables are built once per set of",
-        "traces and clock options into an index in the cache (a DuckDB file and",
-        "Parquet files; saying so on stderr) and reused while the traces are",
-        "unchanged; the index of an earlier state of the same traces is then removed.",
-        "The SQL is DuckDB's; the index is read-only. Times are ns on the reference",
-        "clock (the first trace's, or --reference), durations ns. Names are ENUMs: they",
-        "sort in the order they were made (task::varchar sorts alphabetically).",
-        "The tables:", "",
-        "  events      trace, stream, time_ns, name, core, fields (JSON of the",
-        "              event's stream_context, context and payload; e.g.",
-        "              fields->>'$.payload.next_task')",
-        "  intervals   kind (run, task_state, irq), start_ns, end_ns, duration_ns,",
-        "              trace, core, task, irq, state (running, idle, preempted,",
-        "              blocked, waiting, runnable, dead), queue, depth,",
-        "              start_unknown, end_unknown, events_lost",
-        "  calls       start_ns, end_ns, duration_ns, self_ns, trace, task,",
-        "              function, depth, start_unknown, end_unknown, events_lost",
-        "  messages    queue, id, send_ns, send_core, send_task, receive_ns,",
-        "              receive_core, receive_task, latency_ns, start_unknown,",
-        "              end_unknown",
-        "  wakeups     time_ns, task (made runnable), waker (the task running where",
-        "              it happened), core, irq (the interrupt that woke it, if any)",
-        "  sync_pairs  reference, other, quality, to_other, to_reference,",
-        "              accuracy_ns, slope, drift_ppm, pivot_ns, pivot_ref_ns",
-        "  sync_messages  rule, sender, receiver, send_ns, receive_ns (own clocks),",
-        "              send_ref_ns, receive_ref_ns, latency_ns (reference clock)",
-        "  stats       context, name, total_ns, percent, count, min_ns, max_ns,",
-        "              avg_ns, interval_min_ns, interval_max_ns, interval_avg_ns,",
-        "              self_ns",
-        "  traces      trace, path, mapping, events, first_ns, last_ns, reference,",
-        "              sync_quality, sync_via, accuracy_ns",
-        "  cores       core, trace",
-        "  tasks       task, trace, name, tid, idle", "",
-        "Examples:",
-        "  hetrace query hetrace-demo \\",
-        "    \"select name, count(*) from events group by all order by 2 desc\"",
-        "  hetrace query board/dsp1 \\",
-        "    \"select function, count(*), sum(self_ns) from calls group by all\"",
-        "  hetrace query hetrace-demo \\",
-        "    \"select * from messages order by latency_ns desc limit 5\"",
-        "  hetrace query --format csv board/master board/dsp* \\",
-        "    \"select * from stats where context = 'task'\""},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the result was printed", "1:a trace could not be read or put on the reference clock, or the SQL failed", "2:usage error"})
+@Command(
+        name = "query",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run SQL over the traces' tables and print the result.",
+            "",
+            "The last argument is the SQL; the ones before it are the traces (trace",
+            "directories, or folders of them), put on one clock first when there are",
+            "several (see 'hetrace stats --help'). The tables are built once per set of",
+            "traces and clock options into an index in the cache (a DuckDB file and",
+            "Parquet files; saying so on stderr) and reused while the traces are",
+            "unchanged; the index of an earlier state of the same traces is then removed.",
+            "The SQL is DuckDB's; the index is read-only. Times are ns on the reference",
+            "clock (the first trace's, or --reference), durations ns. Names are ENUMs: they",
+            "sort in the order they were made (task::varchar sorts alphabetically).",
+            "The tables:",
+            "",
+            "  events      trace, stream, time_ns, name, core, fields (JSON of the",
+            "              event's stream_context, context and payload; e.g.",
+            "              fields->>'$.payload.next_task')",
+            "  intervals   kind (run, task_state, irq), start_ns, end_ns, duration_ns,",
+            "              trace, core, task, irq, state (running, idle, preempted,",
+            "              blocked, waiting, runnable, dead), queue, depth,",
+            "              start_unknown, end_unknown, events_lost",
+            "  calls       start_ns, end_ns, duration_ns, self_ns, trace, task,",
+            "              function, depth, start_unknown, end_unknown, events_lost",
+            "  messages    queue, id, send_ns, send_core, send_task, receive_ns,",
+            "              receive_core, receive_task, latency_ns, start_unknown,",
+            "              end_unknown",
+            "  wakeups     time_ns, task (made runnable), waker (the task running where",
+            "              it happened), core, irq (the interrupt that woke it, if any)",
+            "  sync_pairs  reference, other, quality, to_other, to_reference,",
+            "              accuracy_ns, slope, drift_ppm, pivot_ns, pivot_ref_ns",
+            "  sync_messages  rule, sender, receiver, send_ns, receive_ns (own clocks),",
+            "              send_ref_ns, receive_ref_ns, latency_ns (reference clock)",
+            "  stats       context, name, total_ns, percent, count, min_ns, max_ns,",
+            "              avg_ns, interval_min_ns, interval_max_ns, interval_avg_ns,",
+            "              self_ns",
+            "  traces      trace, path, mapping, events, first_ns, last_ns, reference,",
+            "              sync_quality, sync_via, accuracy_ns",
+            "  cores       core, trace",
+            "  tasks       task, trace, name, tid, idle",
+            "",
+            "Examples:",
+            "  hetrace query hetrace-demo \\",
+            "    \"select name, count(*) from events group by all order by 2 desc\"",
+            "  hetrace query board/dsp1 \\",
+            "    \"select function, count(*), sum(self_ns) from calls group by all\"",
+            "  hetrace query hetrace-demo \\",
+            "    \"select * from messages order by latency_ns desc limit 5\"",
+            "  hetrace query --format csv board/master board/dsp* \\",
+            "    \"select * from stats where context = 'task'\""
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:the result was printed",
+            "1:a trace could not be read or put on the reference clock, or the SQL failed",
+            "2:usage error"
+        })
 final class QueryCommand extends HetraceCommand {
-    enum Format { text, csv, json }
+    enum Format {
+        text,
+        csv,
+        json
+    }
 
-    @Parameters(arity = "2..*", paramLabel = "TRACE... SQL",
-        description = "Trace directories or folders of them (see 'hetrace stats --help'), then the SQL.")
+    @Parameters(
+            arity = "2..*",
+            paramLabel = "TRACE... SQL",
+            description = "Trace directories or folders of them (see 'hetrace stats --help'), then the SQL.")
     List<String> args = new ArrayList<>();
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "text (default), csv or json.")
     Format format = Format.text;
 
-    @Option(names = "--mapping", paramLabel = "FILE", description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
+    @Option(
+            names = "--mapping",
+            paramLabel = "FILE",
+            description = "A YAML mapping instead of the presets (its format: 'hetrace stats --help').")
     Path mapping;
 
     @Mixin
@@ -89,11 +110,13 @@ final class QueryCommand extends HetraceCommand {
     @Override
     public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         String sql = args.getLast();
-        List<Path> inputs = args.subList(0, args.size() - 1).stream().map(Path::of).toList();
+        List<Path> inputs =
+                args.subList(0, args.size() - 1).stream().map(Path::of).toList();
         String text;
         TraceIndex ix = index.open(inputs, clock, mapping, main.err);
         // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
-        try (Connection c = ix.connect(); PreparedStatement s = c.prepareStatement(sql)) {
+        try (Connection c = ix.connect();
+                PreparedStatement s = c.prepareStatement(sql)) {
             if (!s.execute()) {
                 return 0;
             }
@@ -111,8 +134,15 @@ final class QueryCommand extends HetraceCommand {
     /** Whether a column of this DuckDB type holds numbers (its JDBC type says so only for some). */
     private static boolean numeric(ResultSetMetaData md, int column) throws SQLException {
         return switch (md.getColumnType(column)) {
-            case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT, Types.FLOAT, Types.REAL, Types.DOUBLE,
-                 Types.DECIMAL, Types.NUMERIC -> true;
+            case Types.TINYINT,
+                    Types.SMALLINT,
+                    Types.INTEGER,
+                    Types.BIGINT,
+                    Types.FLOAT,
+                    Types.REAL,
+                    Types.DOUBLE,
+                    Types.DECIMAL,
+                    Types.NUMERIC -> true;
             default -> {
                 String name = md.getColumnTypeName(column);
                 yield name.matches("U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)") || name.startsWith("DECIMAL");
@@ -195,8 +225,11 @@ final class QueryCommand extends HetraceCommand {
                 } else if (raw[i] || types[i] == Types.BOOLEAN) {
                     sb.append(v);
                 } else if (number[i]) {
-                    boolean finite = !(v.equals("nan") || v.equals("inf") || v.equals("-inf") || v.equalsIgnoreCase("NaN")
-                        || v.contains("Infinity"));
+                    boolean finite = !(v.equals("nan")
+                            || v.equals("inf")
+                            || v.equals("-inf")
+                            || v.equalsIgnoreCase("NaN")
+                            || v.contains("Infinity"));
                     sb.append(finite ? v : "null");
                 } else {
                     sb.append(TextTable.quote(v));

@@ -11,18 +11,20 @@ import picocli.CommandLine.Option;
  * serving until Ctrl-C.
  */
 final class Serving {
-    private Serving() {
-    }
+    private Serving() {}
 
     /** The options of a command that serves a page (a picocli mixin): where, and whether to open it. */
     static final class Options {
         @Option(names = "--port", paramLabel = "P", description = "The port to serve on (default: a free one).")
         int port = 0;
 
-        @Option(names = "--bind", paramLabel = "ADDR",
-            description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface)."
-                + " Requests must name the server (localhost, an IP address, ADDR, or beyond the loopback this machine's"
-                + " name, with the port); others, and other sites' pages, get a 403.")
+        @Option(
+                names = "--bind",
+                paramLabel = "ADDR",
+                description =
+                        "The address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every interface)."
+                                + " Requests must name the server (localhost, an IP address, ADDR, or beyond the loopback this machine's"
+                                + " name, with the port); others, and other sites' pages, get a 403.")
         String bind = "127.0.0.1";
 
         @Option(names = "--open", description = "Open the page in the desktop's browser (xdg-open).")

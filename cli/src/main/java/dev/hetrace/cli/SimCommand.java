@@ -17,41 +17,56 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code hetrace sim}: a virtual heterogeneous board that writes traces and their ground truth. */
-@Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Simulate a heterogeneous board and write one CTF trace per core plus the truth.", "",
-        "The board: a Linux master (traced like LTTng-UST: function entry/exit, MessageQ",
-        "events, the sync daemon's handshakes) and N bare-metal slaves under an RTOS",
-        "(traced by a barectf-style tracer: task switches, MessageQ put/get, functions,",
-        "interrupts, sync handshakes). Up to 8 slaves are C66x-like DSPs (1.2 GHz, 64-bit",
-        "counter); more are Epiphany-like eCores (1 GHz, a 32-bit counter that wraps,",
-        "extended by the tracer). Each core has its own clock origin and drift.", "",
-        "Scenario sobel: the master waits for an image, asks dsp0 for memory,",
-        "splits the image into one part per slave (about 96 ms each on 8 DSPs; the same",
-        "work split N ways), and joins the replies; then the next image.", "",
-        "Faults (--inject, repeatable, combinable; @TIME, e.g. @1.2s, says when):",
-        "  preempt:dsp1,dsp2  a high-priority task preempts those cores and makes them",
-        "                     exchange messages: ~96 ms of processing becomes ~300 ms",
-        "                     (default: from the first image)",
-        "  hang:dspN          the core's worker waits forever for a message (default:",
-        "                     on the second image; with @TIME, the first image from then)",
-        "  crash:dspN         the core stops tracing and answering (default: 30 ms into",
-        "                     the second image)",
-        "  drift-jump:dspN    the core's clock changes its drift (default: mid-run)", "",
-        "DIR gets master/, dsp0/, dsp1/, ... and ground-truth.json: every core's true",
-        "clock, the faults with their cores and times, and the true intervals of the",
-        "tasks and functions (in true ns, and in ns as each trace reports them).",
-        "The same options and seed write the same bytes.", "",
-        "Examples:",
-        "  hetrace sim --out board/",
-        "  hetrace sim --inject preempt:dsp1,dsp2 --seed 7 --out board/",
-        "  hetrace sim --inject crash:dsp3@1.2s --inject drift-jump:dsp4 --out board/",
-        "  hetrace sync board/master board/dsp*",
-        "  hetrace sim --cores 1024 --out big/"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:the traces and the ground truth are written", "1:the output could not be written",
-        "2:usage error (a bad option or --inject)"})
+@Command(
+        name = "sim",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Simulate a heterogeneous board and write one CTF trace per core plus the truth.",
+            "",
+            "The board: a Linux master (traced like LTTng-UST: function entry/exit, MessageQ",
+            "events, the sync daemon's handshakes) and N bare-metal slaves under an RTOS",
+            "(traced by a barectf-style tracer: task switches, MessageQ put/get, functions,",
+            "interrupts, sync handshakes). Up to 8 slaves are C66x-like DSPs (1.2 GHz, 64-bit",
+            "counter); more are Epiphany-like eCores (1 GHz, a 32-bit counter that wraps,",
+            "extended by the tracer). Each core has its own clock origin and drift.",
+            "",
+            "Scenario sobel: the master waits for an image, asks dsp0 for memory,",
+            "splits the image into one part per slave (about 96 ms each on 8 DSPs; the same",
+            "work split N ways), and joins the replies; then the next image.",
+            "",
+            "Faults (--inject, repeatable, combinable; @TIME, e.g. @1.2s, says when):",
+            "  preempt:dsp1,dsp2  a high-priority task preempts those cores and makes them",
+            "                     exchange messages: ~96 ms of processing becomes ~300 ms",
+            "                     (default: from the first image)",
+            "  hang:dspN          the core's worker waits forever for a message (default:",
+            "                     on the second image; with @TIME, the first image from then)",
+            "  crash:dspN         the core stops tracing and answering (default: 30 ms into",
+            "                     the second image)",
+            "  drift-jump:dspN    the core's clock changes its drift (default: mid-run)",
+            "",
+            "DIR gets master/, dsp0/, dsp1/, ... and ground-truth.json: every core's true",
+            "clock, the faults with their cores and times, and the true intervals of the",
+            "tasks and functions (in true ns, and in ns as each trace reports them).",
+            "The same options and seed write the same bytes.",
+            "",
+            "Examples:",
+            "  hetrace sim --out board/",
+            "  hetrace sim --inject preempt:dsp1,dsp2 --seed 7 --out board/",
+            "  hetrace sim --inject crash:dsp3@1.2s --inject drift-jump:dsp4 --out board/",
+            "  hetrace sync board/master board/dsp*",
+            "  hetrace sim --cores 1024 --out big/"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:the traces and the ground truth are written",
+            "1:the output could not be written",
+            "2:usage error (a bad option or --inject)"
+        })
 final class SimCommand extends HetraceCommand {
-    enum Scenario { sobel }
+    enum Scenario {
+        sobel
+    }
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "The workload: sobel (default).")
     Scenario scenario = Scenario.sobel;
@@ -68,20 +83,31 @@ final class SimCommand extends HetraceCommand {
     @Option(names = "--images", paramLabel = "N", description = "Images the master processes (default 5).")
     Integer images;
 
-    @Option(names = "--image-period", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
-        description = "An image arrives every DURATION (default 400ms).")
+    @Option(
+            names = "--image-period",
+            paramLabel = "DURATION",
+            converter = SyncCommand.DurationConverter.class,
+            description = "An image arrives every DURATION (default 400ms).")
     Long imagePeriod;
 
-    @Option(names = "--sync-period", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
-        description = "The sync daemon's handshake with each slave every DURATION (default 100ms).")
+    @Option(
+            names = "--sync-period",
+            paramLabel = "DURATION",
+            converter = SyncCommand.DurationConverter.class,
+            description = "The sync daemon's handshake with each slave every DURATION (default 100ms).")
     Long syncPeriod;
 
-    @Option(names = "--duration", paramLabel = "DURATION", converter = SyncCommand.DurationConverter.class,
-        description = "Simulated time (default: the images' time plus 500ms).")
+    @Option(
+            names = "--duration",
+            paramLabel = "DURATION",
+            converter = SyncCommand.DurationConverter.class,
+            description = "Simulated time (default: the images' time plus 500ms).")
     Long duration;
 
-    @Option(names = "--jitter", paramLabel = "CYCLES",
-        description = "The slaves' clock reads take up to CYCLES more than the count (default 0).")
+    @Option(
+            names = "--jitter",
+            paramLabel = "CYCLES",
+            description = "The slaves' clock reads take up to CYCLES more than the count (default 0).")
     int jitter;
 
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where to write (absent or empty).")
@@ -97,8 +123,9 @@ final class SimCommand extends HetraceCommand {
         try {
             config = SimConfig.sobel(seed).withSlaves(cores);
             if (images != null || imagePeriod != null) {
-                config = config.withImages(images != null ? images : config.images(),
-                    imagePeriod != null ? imagePeriod : config.imagePeriodNanos());
+                config = config.withImages(
+                        images != null ? images : config.images(),
+                        imagePeriod != null ? imagePeriod : config.imagePeriodNanos());
             }
             if (syncPeriod != null) {
                 config = config.withSyncPeriod(syncPeriod);
@@ -122,13 +149,20 @@ final class SimCommand extends HetraceCommand {
         }
         long begin = System.nanoTime();
         Simulation.Result r = Simulation.sobel(config, out);
-        err.printf(Locale.ROOT, "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n", r.traces().size(),
-            r.events(), config.effectiveDurationNanos() / 1e9, (System.nanoTime() - begin) / 1e9, out);
+        err.printf(
+                Locale.ROOT,
+                "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n",
+                r.traces().size(),
+                r.events(),
+                config.effectiveDurationNanos() / 1e9,
+                (System.nanoTime() - begin) / 1e9,
+                out);
         for (GroundTruth.FaultTruth f : r.truth().faults()) {
             List<String> on = f.cores();
             // a long list is abridged: its first and last cores and how many (the truth has them all)
-            String where = on.size() <= 8 ? String.join(", ", on) : String.join(", ", on.subList(0, 3)) + ", ... "
-                + on.getLast() + " (" + on.size() + " cores)";
+            String where = on.size() <= 8
+                    ? String.join(", ", on)
+                    : String.join(", ", on.subList(0, 3)) + ", ... " + on.getLast() + " (" + on.size() + " cores)";
             err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), where, f.atNanos() / 1e9, f.description());
         }
         return 0;

@@ -19,13 +19,15 @@ final class TextTable {
             columns = Math.max(columns, r.length);
         }
         int[] w = new int[columns];
-        rows = rows.stream().map(r -> {
-            String[] e = new String[r.length];
-            for (int c = 0; c < r.length; c++) {
-                e[c] = TerminalText.controls(r[c]); // names from traces: no control byte reaches the terminal
-            }
-            return e;
-        }).toList();
+        rows = rows.stream()
+                .map(r -> {
+                    String[] e = new String[r.length];
+                    for (int c = 0; c < r.length; c++) {
+                        e[c] = TerminalText.controls(r[c]); // names from traces: no control byte reaches the terminal
+                    }
+                    return e;
+                })
+                .toList();
         for (String[] r : rows) {
             for (int c = 0; c < r.length; c++) {
                 w[c] = Math.max(w[c], r[c].length());

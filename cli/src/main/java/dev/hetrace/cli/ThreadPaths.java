@@ -93,7 +93,9 @@ final class ThreadPaths {
         for (int t = 0; t < m.tasks().size(); t++) {
             StateModel.Task k = m.tasks().get(t);
             String shown = Statistics.taskName(m, t, false);
-            if (shown.equals(name) || Statistics.taskName(m, t, true).equals(name) || k.name().equals(name)
+            if (shown.equals(name)
+                    || Statistics.taskName(m, t, true).equals(name)
+                    || k.name().equals(name)
                     || k.id() >= 0 && Long.toString(k.id()).equals(name)) {
                 found.add(t);
             }
@@ -102,9 +104,12 @@ final class ThreadPaths {
             throw new IllegalArgumentException("--task " + name + ": no such task in the traces");
         }
         if (found.size() > 1) {
-            List<String> names = found.stream().limit(5).map(t -> Statistics.taskName(m, t, m.traceNames().size() > 1)).toList();
+            List<String> names = found.stream()
+                    .limit(5)
+                    .map(t -> Statistics.taskName(m, t, m.traceNames().size() > 1))
+                    .toList();
             throw new IllegalArgumentException("--task " + name + ": " + found.size() + " tasks have that name ("
-                + String.join(", ", names) + (found.size() > 5 ? ", ..." : "") + "): give one as name[tid]");
+                    + String.join(", ", names) + (found.size() > 5 ? ", ..." : "") + "): give one as name[tid]");
         }
         return found.getFirst();
     }
@@ -151,8 +156,9 @@ final class ThreadPaths {
             }
         }
         Map<String[], long[]> sorted = new LinkedHashMap<>();
-        out.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[1], x.getValue()[1]))
-            .forEach(e -> sorted.put(e.getKey().toArray(String[]::new), e.getValue()));
+        out.entrySet().stream()
+                .sorted((x, y) -> Long.compare(y.getValue()[1], x.getValue()[1]))
+                .forEach(e -> sorted.put(e.getKey().toArray(String[]::new), e.getValue()));
         return sorted;
     }
 
@@ -161,10 +167,16 @@ final class ThreadPaths {
         String call = s.call() >= 0 ? m.name(m.calls().subject(s.call())) : null;
         return switch (s.doing()) {
             case RUNNING -> m.cores().get(s.core()).name() + (call != null ? " in " + call : "");
-            case WAITING_FOR_CPU -> (s.core() >= 0 ? m.cores().get(s.core()).name() : "")
-                + (s.by() >= 0 ? " while " + name(s.by()) + " ran" : "");
-            case BLOCKED -> (call != null ? "in " + call + ", " : "") + (s.irq() >= 0 ? "woken by interrupt " + m.name(s.irq())
-                : s.by() >= 0 ? "woken by " + name(s.by()) : "until the range ends or woken by what the traces do not show");
+            case WAITING_FOR_CPU ->
+                (s.core() >= 0 ? m.cores().get(s.core()).name() : "")
+                        + (s.by() >= 0 ? " while " + name(s.by()) + " ran" : "");
+            case BLOCKED ->
+                (call != null ? "in " + call + ", " : "")
+                        + (s.irq() >= 0
+                                ? "woken by interrupt " + m.name(s.irq())
+                                : s.by() >= 0
+                                        ? "woken by " + name(s.by())
+                                        : "until the range ends or woken by what the traces do not show");
             case MESSAGE -> "message " + m.messages().id(s.message()) + " from " + name(s.by());
             case UNKNOWN -> "not in the traces then";
         };
@@ -176,10 +188,26 @@ final class ThreadPaths {
         for (Waits.Segment s : path) {
             if (!out.isEmpty()) {
                 Waits.Segment p = out.getLast();
-                if (p.end() == s.start() && p.task() == s.task() && p.doing() == s.doing() && p.core() == s.core()
-                        && p.call() == s.call() && p.by() == s.by() && p.irq() == s.irq() && p.message() == s.message()) {
-                    out.set(out.size() - 1, new Waits.Segment(p.doing(), p.task(), p.core(), p.start(), s.end(), p.call(),
-                        p.by(), p.irq(), p.message()));
+                if (p.end() == s.start()
+                        && p.task() == s.task()
+                        && p.doing() == s.doing()
+                        && p.core() == s.core()
+                        && p.call() == s.call()
+                        && p.by() == s.by()
+                        && p.irq() == s.irq()
+                        && p.message() == s.message()) {
+                    out.set(
+                            out.size() - 1,
+                            new Waits.Segment(
+                                    p.doing(),
+                                    p.task(),
+                                    p.core(),
+                                    p.start(),
+                                    s.end(),
+                                    p.call(),
+                                    p.by(),
+                                    p.irq(),
+                                    p.message()));
                     continue;
                 }
             }
@@ -190,30 +218,54 @@ final class ThreadPaths {
 
     String text(int limit) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%,d wake-ups, %d trace(s), %.3f s%n", m.wakeups(), m.traceNames().size(),
-            (m.end() - m.begin()) / 1e9));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%,d wake-ups, %d trace(s), %.3f s%n",
+                m.wakeups(),
+                m.traceNames().size(),
+                (m.end() - m.begin()) / 1e9));
         Map<String[], long[]> wakers = wakers();
         if (!wakers.isEmpty()) {
             int shown = limit <= 0 ? wakers.size() : Math.min(limit, wakers.size());
-            sb.append(String.format(Locale.ROOT, "%nwho woke whom%s:%n", shown < wakers.size()
-                ? " (the " + shown + " of " + wakers.size() + " that ended the most blocked time)" : ""));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nwho woke whom%s:%n",
+                    shown < wakers.size()
+                            ? " (the " + shown + " of " + wakers.size() + " that ended the most blocked time)"
+                            : ""));
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"woken", "by", "count", "blocked ms", "avg ms", "max ms"});
-            wakers.entrySet().stream().limit(shown).forEach(e -> rows.add(new String[] {e.getKey()[0], e.getKey()[1],
-                Long.toString(e.getValue()[0]), DiagnoseCommand.ms(e.getValue()[1]),
-                DiagnoseCommand.ms(e.getValue()[1] / e.getValue()[0]), DiagnoseCommand.ms(e.getValue()[2])}));
+            wakers.entrySet().stream()
+                    .limit(shown)
+                    .forEach(e -> rows.add(new String[] {
+                        e.getKey()[0],
+                        e.getKey()[1],
+                        Long.toString(e.getValue()[0]),
+                        DiagnoseCommand.ms(e.getValue()[1]),
+                        DiagnoseCommand.ms(e.getValue()[1] / e.getValue()[0]),
+                        DiagnoseCommand.ms(e.getValue()[2])
+                    }));
             sb.append(TextTable.render(rows, "  ", i -> i >= 2));
         }
-        sb.append(String.format(Locale.ROOT, "%ncritical path of %s%s from %s s to %s s (%s ms):%n", name(task), what,
-            DiagnoseCommand.sec(m, from), DiagnoseCommand.sec(m, to), DiagnoseCommand.ms(to - from)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%ncritical path of %s%s from %s s to %s s (%s ms):%n",
+                name(task),
+                what,
+                DiagnoseCommand.sec(m, from),
+                DiagnoseCommand.sec(m, to),
+                DiagnoseCommand.ms(to - from)));
         // where the time went: per thread (threads of one name together: a pool's workers) and what it did
         Map<List<String>, long[]> where = new LinkedHashMap<>();
         Map<List<String>, Set<Integer>> threads = new LinkedHashMap<>();
         for (Waits.Segment s : path) {
             String cause = switch (s.doing()) {
-                case WAITING_FOR_CPU -> s.by() >= 0 ? "while " + m.tasks().get(s.by()).name() + " ran" : "";
-                case BLOCKED -> s.irq() >= 0 ? "woken by interrupt " + m.name(s.irq())
-                    : s.by() >= 0 ? "woken by " + m.tasks().get(s.by()).name() : "";
+                case WAITING_FOR_CPU ->
+                    s.by() >= 0 ? "while " + m.tasks().get(s.by()).name() + " ran" : "";
+                case BLOCKED ->
+                    s.irq() >= 0
+                            ? "woken by interrupt " + m.name(s.irq())
+                            : s.by() >= 0 ? "woken by " + m.tasks().get(s.by()).name() : "";
                 case MESSAGE -> "from " + m.tasks().get(s.by()).name();
                 default -> "";
             };
@@ -223,20 +275,31 @@ final class ThreadPaths {
         }
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"thread", "doing", "", "ms", "%"});
-        where.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0]))
-            .limit(limit <= 0 ? Long.MAX_VALUE : limit)
-            .forEach(e -> {
-                Set<Integer> ts = threads.get(e.getKey());
-                rows.add(new String[] {ts.size() == 1 ? name(ts.iterator().next())
-                    : e.getKey().get(0) + " (" + ts.size() + " threads)", e.getKey().get(1), e.getKey().get(2),
-                    DiagnoseCommand.ms(e.getValue()[0]),
-                    String.format(Locale.ROOT, "%.1f", to > from ? 100.0 * e.getValue()[0] / (to - from) : 0)});
-            });
+        where.entrySet().stream()
+                .sorted((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0]))
+                .limit(limit <= 0 ? Long.MAX_VALUE : limit)
+                .forEach(e -> {
+                    Set<Integer> ts = threads.get(e.getKey());
+                    rows.add(new String[] {
+                        ts.size() == 1
+                                ? name(ts.iterator().next())
+                                : e.getKey().get(0) + " (" + ts.size() + " threads)",
+                        e.getKey().get(1),
+                        e.getKey().get(2),
+                        DiagnoseCommand.ms(e.getValue()[0]),
+                        String.format(Locale.ROOT, "%.1f", to > from ? 100.0 * e.getValue()[0] / (to - from) : 0)
+                    });
+                });
         sb.append(TextTable.render(rows, "  ", i -> i >= 3));
         List<Waits.Segment> seq = merged();
         List<Waits.Segment> shown = seq;
         if (limit > 0 && seq.size() > limit) {
-            long cut = seq.stream().mapToLong(Waits.Segment::duration).sorted().skip(seq.size() - limit).findFirst().orElse(0);
+            long cut = seq.stream()
+                    .mapToLong(Waits.Segment::duration)
+                    .sorted()
+                    .skip(seq.size() - limit)
+                    .findFirst()
+                    .orElse(0);
             shown = new ArrayList<>();
             for (Waits.Segment s : seq) {
                 if (s.duration() >= cut && shown.size() < limit) {
@@ -244,14 +307,24 @@ final class ThreadPaths {
                 }
             }
         }
-        sb.append(String.format(Locale.ROOT, "%n%s:%n", shown.size() < seq.size()
-            ? "its " + shown.size() + " longest stretches of " + seq.size() + ", in time order (--limit 0 shows them all)"
-            : "its stretches, in time order"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%n%s:%n",
+                shown.size() < seq.size()
+                        ? "its " + shown.size() + " longest stretches of " + seq.size()
+                                + ", in time order (--limit 0 shows them all)"
+                        : "its stretches, in time order"));
         List<String[]> steps = new ArrayList<>();
         steps.add(new String[] {"from s", "to s", "ms", "task", "doing", ""});
         for (Waits.Segment s : shown) {
-            steps.add(new String[] {DiagnoseCommand.sec(m, s.start()), DiagnoseCommand.sec(m, s.end()),
-                DiagnoseCommand.ms(s.duration()), name(s.task()), s.doing().label, detail(s)});
+            steps.add(new String[] {
+                DiagnoseCommand.sec(m, s.start()),
+                DiagnoseCommand.sec(m, s.end()),
+                DiagnoseCommand.ms(s.duration()),
+                name(s.task()),
+                s.doing().label,
+                detail(s)
+            });
         }
         sb.append(TextTable.render(steps, "  ", i -> i <= 2));
         return sb.toString();
@@ -260,11 +333,24 @@ final class ThreadPaths {
     String csv() {
         StringBuilder sb = new StringBuilder("start_ns,end_ns,task,doing,core,call,by,irq,message_id\n");
         for (Waits.Segment s : path) {
-            sb.append(s.start()).append(',').append(s.end()).append(',').append(csvText(name(s.task()))).append(',')
-                .append(s.doing().label).append(',').append(s.core() >= 0 ? csvText(m.cores().get(s.core()).name()) : "")
-                .append(',').append(s.call() >= 0 ? csvText(m.name(m.calls().subject(s.call()))) : "").append(',')
-                .append(s.by() >= 0 ? csvText(name(s.by())) : "").append(',').append(s.irq() >= 0 ? csvText(m.name(s.irq())) : "")
-                .append(',').append(s.message() >= 0 ? Long.toString(m.messages().id(s.message())) : "").append('\n');
+            sb.append(s.start())
+                    .append(',')
+                    .append(s.end())
+                    .append(',')
+                    .append(csvText(name(s.task())))
+                    .append(',')
+                    .append(s.doing().label)
+                    .append(',')
+                    .append(s.core() >= 0 ? csvText(m.cores().get(s.core()).name()) : "")
+                    .append(',')
+                    .append(s.call() >= 0 ? csvText(m.name(m.calls().subject(s.call()))) : "")
+                    .append(',')
+                    .append(s.by() >= 0 ? csvText(name(s.by())) : "")
+                    .append(',')
+                    .append(s.irq() >= 0 ? csvText(m.name(s.irq())) : "")
+                    .append(',')
+                    .append(s.message() >= 0 ? Long.toString(m.messages().id(s.message())) : "")
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -277,18 +363,41 @@ final class ThreadPaths {
         StringBuilder sb = new StringBuilder("{\"wakers\": [");
         String sep = "\n  ";
         for (var e : wakers().entrySet()) {
-            sb.append(sep).append("{\"woken\": ").append(TextTable.quote(e.getKey()[0])).append(", \"by\": ")
-                .append(TextTable.quote(e.getKey()[1])).append(", \"count\": ").append(e.getValue()[0])
-                .append(", \"blocked_ns\": ").append(e.getValue()[1]).append(", \"max_ns\": ").append(e.getValue()[2]).append('}');
+            sb.append(sep)
+                    .append("{\"woken\": ")
+                    .append(TextTable.quote(e.getKey()[0]))
+                    .append(", \"by\": ")
+                    .append(TextTable.quote(e.getKey()[1]))
+                    .append(", \"count\": ")
+                    .append(e.getValue()[0])
+                    .append(", \"blocked_ns\": ")
+                    .append(e.getValue()[1])
+                    .append(", \"max_ns\": ")
+                    .append(e.getValue()[2])
+                    .append('}');
             sep = ",\n  ";
         }
-        sb.append("\n],\n\"critical_path\": {\"task\": ").append(TextTable.quote(name(task))).append(", \"start_ns\": ")
-            .append(from).append(", \"end_ns\": ").append(to).append(", \"steps\": [");
+        sb.append("\n],\n\"critical_path\": {\"task\": ")
+                .append(TextTable.quote(name(task)))
+                .append(", \"start_ns\": ")
+                .append(from)
+                .append(", \"end_ns\": ")
+                .append(to)
+                .append(", \"steps\": [");
         sep = "\n  ";
         for (Waits.Segment s : merged()) {
-            sb.append(sep).append("{\"task\": ").append(TextTable.quote(name(s.task()))).append(", \"doing\": \"")
-                .append(s.doing().label).append("\", \"start_ns\": ").append(s.start()).append(", \"end_ns\": ").append(s.end())
-                .append(", \"detail\": ").append(TextTable.quote(detail(s))).append('}');
+            sb.append(sep)
+                    .append("{\"task\": ")
+                    .append(TextTable.quote(name(s.task())))
+                    .append(", \"doing\": \"")
+                    .append(s.doing().label)
+                    .append("\", \"start_ns\": ")
+                    .append(s.start())
+                    .append(", \"end_ns\": ")
+                    .append(s.end())
+                    .append(", \"detail\": ")
+                    .append(TextTable.quote(detail(s)))
+                    .append('}');
             sep = ",\n  ";
         }
         return sb.append("\n]}}\n").toString();

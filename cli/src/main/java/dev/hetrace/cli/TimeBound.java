@@ -38,13 +38,15 @@ sealed interface TimeBound {
         @Override
         public long resolve(long firstTimeNanos, ZoneId zone) {
             // babeltrace2 truncates the first time to whole seconds toward zero, like C division.
-            LocalDate date = Instant.ofEpochSecond(firstTimeNanos / NS_PER_S).atZone(zone).toLocalDate();
+            LocalDate date = Instant.ofEpochSecond(firstTimeNanos / NS_PER_S)
+                    .atZone(zone)
+                    .toLocalDate();
             return localNanos(date, hour, minute, second, nano, zone);
         }
     }
 
     Pattern DATE_TIME = Pattern.compile(
-        "([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?");
+            "([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?");
     Pattern DATE = Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2})");
     Pattern TIME = Pattern.compile("([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?");
     Pattern SECONDS = Pattern.compile("(-?)([0-9]+)(?:\\.([0-9]{1,9}))?");
@@ -59,8 +61,13 @@ sealed interface TimeBound {
         Matcher m = DATE_TIME.matcher(text);
         if (m.matches()) {
             LocalDate date = date(m.group(1), m.group(2), m.group(3));
-            return new Absolute(localNanos(date, Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)),
-                m.group(6) == null ? 0 : Integer.parseInt(m.group(6)), fraction(m.group(7)), zone));
+            return new Absolute(localNanos(
+                    date,
+                    Integer.parseInt(m.group(4)),
+                    Integer.parseInt(m.group(5)),
+                    m.group(6) == null ? 0 : Integer.parseInt(m.group(6)),
+                    fraction(m.group(7)),
+                    zone));
         }
         m = DATE.matcher(text);
         if (m.matches()) {
@@ -68,8 +75,11 @@ sealed interface TimeBound {
         }
         m = TIME.matcher(text);
         if (m.matches()) {
-            return new TimeOfDay(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-                m.group(3) == null ? 0 : Integer.parseInt(m.group(3)), fraction(m.group(4)));
+            return new TimeOfDay(
+                    Integer.parseInt(m.group(1)),
+                    Integer.parseInt(m.group(2)),
+                    m.group(3) == null ? 0 : Integer.parseInt(m.group(3)),
+                    fraction(m.group(4)));
         }
         try {
             m = SECONDS.matcher(text);
@@ -85,7 +95,7 @@ sealed interface TimeBound {
             throw new IllegalArgumentException("time '" + text + "' is out of range");
         }
         throw new IllegalArgumentException("invalid time '" + text + "': expected 'YYYY-MM-DD HH:MM[:SS[.NANO]]',"
-            + " 'YYYY-MM-DD', 'HH:MM[:SS[.NANO]]' (local time), '[-]SEC[.NANO]' or '[-]NANOSns' (from the epoch)");
+                + " 'YYYY-MM-DD', 'HH:MM[:SS[.NANO]]' (local time), '[-]SEC[.NANO]' or '[-]NANOSns' (from the epoch)");
     }
 
     /** Nine digits at most, as a fraction of a second: "5" is 500,000,000 ns. */
@@ -102,12 +112,14 @@ sealed interface TimeBound {
 
     /** Out-of-range fields carry over (month 13 is next January), as C's mktime does. */
     private static LocalDate date(String year, String month, String day) {
-        return LocalDate.of(Integer.parseInt(year), 1, 1).plusMonths(Integer.parseInt(month) - 1L)
-            .plusDays(Integer.parseInt(day) - 1L);
+        return LocalDate.of(Integer.parseInt(year), 1, 1)
+                .plusMonths(Integer.parseInt(month) - 1L)
+                .plusDays(Integer.parseInt(day) - 1L);
     }
 
     private static long localNanos(LocalDate date, int hour, int minute, int second, int nano, ZoneId zone) {
-        LocalDateTime t = date.atStartOfDay().plusHours(hour).plusMinutes(minute).plusSeconds(second);
+        LocalDateTime t =
+                date.atStartOfDay().plusHours(hour).plusMinutes(minute).plusSeconds(second);
         long seconds = t.atZone(zone).toEpochSecond();
         return Math.addExact(Math.multiplyExact(seconds, NS_PER_S), nano);
     }

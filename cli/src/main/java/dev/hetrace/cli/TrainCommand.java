@@ -21,12 +21,19 @@ import picocli.CommandLine.Option;
  * each build with {@code -XX:AOTCacheOutput}, and later runs start with the classes already
  * loaded and linked and the profiles already collected, so the JIT compiles the decoder early.
  */
-@Command(name = "aot-training", hidden = true,
-    description = {"Reads a generated sample trace in every output format (and with CTF 2 metadata), views a",
-        "simulated board, takes its statistics and builds its SQL index (used by the launcher to record",
-        "a JVM AOT cache)."})
+@Command(
+        name = "aot-training",
+        hidden = true,
+        description = {
+            "Reads a generated sample trace in every output format (and with CTF 2 metadata), views a",
+            "simulated board, takes its statistics and builds its SQL index (used by the launcher to record",
+            "a JVM AOT cache)."
+        })
 final class TrainCommand implements Callable<Integer> {
-    @Option(names = "--events", defaultValue = "400000", description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--events",
+            defaultValue = "400000",
+            description = "Events of the sample trace (default ${DEFAULT-VALUE}).")
     long events;
 
     @Override
@@ -54,20 +61,44 @@ final class TrainCommand implements Callable<Integer> {
             // the viewer: a board simulated, its timeline built and kept, then opened from the file
             // and served (Javalin, the view requests), as 'hetrace view' does a second time
             Path board = dir.resolve("board");
-            status |= Main.run(nowhere, quiet, "sim", "--cores", "16", "--inject", "preempt:dsp1", "--out", board.toString());
+            status |= Main.run(
+                    nowhere, quiet, "sim", "--cores", "16", "--inject", "preempt:dsp1", "--out", board.toString());
             for (int k = 0; k < 2; k++) {
-                status |= Main.run(nowhere, quiet, "view", "--cache", dir.resolve("cache").toString(), "--bench", "100",
-                    board.toString());
+                status |= Main.run(
+                        nowhere,
+                        quiet,
+                        "view",
+                        "--cache",
+                        dir.resolve("cache").toString(),
+                        "--bench",
+                        "100",
+                        board.toString());
             }
             // the analyses: the state model and its statistics, then the SQL index (its Parquet
             // writers and encoders), whose profiles spare a one-shot build on a large board
             // deoptimizations and recompilations (about a seventh of its CPU on one core)
             Path busy = dir.resolve("busy");
-            status |= Main.run(nowhere, quiet, "sim", "--cores", "8", "--images", "60", "--inject",
-                "preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7", "--out", busy.toString());
+            status |= Main.run(
+                    nowhere,
+                    quiet,
+                    "sim",
+                    "--cores",
+                    "8",
+                    "--images",
+                    "60",
+                    "--inject",
+                    "preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7",
+                    "--out",
+                    busy.toString());
             status |= Main.run(nowhere, quiet, "stats", busy.toString());
-            status |= Main.run(nowhere, quiet, "query", "--cache", dir.resolve("index").toString(), busy.toString(),
-                "select count(*) from events");
+            status |= Main.run(
+                    nowhere,
+                    quiet,
+                    "query",
+                    "--cache",
+                    dir.resolve("index").toString(),
+                    busy.toString(),
+                    "select count(*) from events");
             return status;
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {

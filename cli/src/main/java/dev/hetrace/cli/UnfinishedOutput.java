@@ -74,7 +74,8 @@ final class UnfinishedOutput implements AutoCloseable {
         boolean made = !Files.exists(dir);
         Files.createDirectories(dir);
         removeStale(dir, kind, err);
-        Path work = Files.createTempDirectory(dir, prefix(kind) + ProcessHandle.current().pid() + "-");
+        Path work = Files.createTempDirectory(
+                dir, prefix(kind) + ProcessHandle.current().pid() + "-");
         UnfinishedOutput out = new UnfinishedOutput(dir, work, made, what, err, stopWaitMillis);
         Runtime.getRuntime().addShutdownHook(out.hook);
         return out;
@@ -206,8 +207,8 @@ final class UnfinishedOutput implements AutoCloseable {
             }
         }
         removeWork();
-        err.println("hetrace: interrupted: removed the unfinished " + what + (madeDir ? " and " + dir + ", which this run"
-            + " had made" : "; " + dir + " is as it was"));
+        err.println("hetrace: interrupted: removed the unfinished " + what
+                + (madeDir ? " and " + dir + ", which this run" + " had made" : "; " + dir + " is as it was"));
         err.flush();
     }
 }

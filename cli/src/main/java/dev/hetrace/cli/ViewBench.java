@@ -33,7 +33,8 @@ final class ViewBench {
      * Measures the server at {@code url}, serving {@code t}; {@code started}: the command's start
      * (System.nanoTime), to tell how long after it the first view was there.
      */
-    static int run(String url, Timeline t, int n, long started, PrintStream out) throws IOException, InterruptedException {
+    static int run(String url, Timeline t, int n, long started, PrintStream out)
+            throws IOException, InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         long span = t.end() - t.begin();
         // the rows of a first screen: the board, then traces and cores (their children closed)
@@ -52,11 +53,23 @@ final class ViewBench {
         long panelBytes = get(http, url + "api/diagnosis") + get(http, url + "api/stats");
         long t3 = System.nanoTime();
         long jvm = ManagementFactory.getRuntimeMXBean().getUptime();
-        out.printf(Locale.ROOT, "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
-                + " view %.1f ms, %,d bytes); diagnosis and statistics %.1f ms (%,d bytes)%n", Math.min(ROWS_ON_SCREEN, top.size()),
-            (t2 - t0) / 1e6, (t1 - t0) / 1e6, metaBytes, (t2 - t1) / 1e6, viewBytes, (t3 - t2) / 1e6, panelBytes);
-        out.printf(Locale.ROOT, "first view and panels answered %.2f s after the command started (%.2f s after the JVM did)%n",
-            (t3 - started) / 1e9, jvm / 1e3);
+        out.printf(
+                Locale.ROOT,
+                "first view: meta and the whole span for %d rows in %.1f ms (meta %.1f ms, %,d bytes;"
+                        + " view %.1f ms, %,d bytes); diagnosis and statistics %.1f ms (%,d bytes)%n",
+                Math.min(ROWS_ON_SCREEN, top.size()),
+                (t2 - t0) / 1e6,
+                (t1 - t0) / 1e6,
+                metaBytes,
+                (t2 - t1) / 1e6,
+                viewBytes,
+                (t3 - t2) / 1e6,
+                panelBytes);
+        out.printf(
+                Locale.ROOT,
+                "first view and panels answered %.2f s after the command started (%.2f s after the JVM did)%n",
+                (t3 - started) / 1e9,
+                jvm / 1e3);
         SplittableRandom random = new SplittableRandom(1);
         double from = 0;
         double to = span;
@@ -92,8 +105,10 @@ final class ViewBench {
             }
             int scroll = random.nextInt(Math.max(1, top.size() - ROWS_ON_SCREEN + 1));
             long s = System.nanoTime();
-            bytes[i] = get(http, url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH
-                + "&rows=" + rows(top, scroll));
+            bytes[i] = get(
+                    http,
+                    url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH + "&rows="
+                            + rows(top, scroll));
             lat[i] = System.nanoTime() - s;
             total += bytes[i];
             spans[i] = to - from;
@@ -104,13 +119,27 @@ final class ViewBench {
         StringBuilder worst = new StringBuilder();
         for (int k = 0; k < Math.min(5, n); k++) {
             int i = slow[k];
-            worst.append(String.format(Locale.ROOT, "%s#%d %.1f ms (%s, %,d bytes)", k == 0 ? "" : "; ", i + 1, lat[i] / 1e6,
-                Report.duration(spans[i]), bytes[i]));
+            worst.append(String.format(
+                    Locale.ROOT,
+                    "%s#%d %.1f ms (%s, %,d bytes)",
+                    k == 0 ? "" : "; ",
+                    i + 1,
+                    lat[i] / 1e6,
+                    Report.duration(spans[i]),
+                    bytes[i]));
         }
         Arrays.sort(lat);
-        out.printf(Locale.ROOT, "%d zoom/pan requests at %d px, %d rows each: median %.1f ms, p95 %.1f ms, max %.1f ms;"
-                + " %,d bytes per answer on average%n", n, WIDTH, Math.min(ROWS_ON_SCREEN, top.size()), lat[n / 2] / 1e6,
-            lat[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6, lat[n - 1] / 1e6, total / n);
+        out.printf(
+                Locale.ROOT,
+                "%d zoom/pan requests at %d px, %d rows each: median %.1f ms, p95 %.1f ms, max %.1f ms;"
+                        + " %,d bytes per answer on average%n",
+                n,
+                WIDTH,
+                Math.min(ROWS_ON_SCREEN, top.size()),
+                lat[n / 2] / 1e6,
+                lat[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6,
+                lat[n - 1] / 1e6,
+                total / n);
         out.println("slowest: " + worst);
         return 0;
     }
@@ -123,9 +152,11 @@ final class ViewBench {
     }
 
     private static long get(HttpClient http, String url) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r =
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() != 200) {
-            throw new IOException(url + ": HTTP " + r.statusCode() + ": " + new String(r.body(), StandardCharsets.UTF_8));
+            throw new IOException(
+                    url + ": HTTP " + r.statusCode() + ": " + new String(r.body(), StandardCharsets.UTF_8));
         }
         return r.body().length;
     }

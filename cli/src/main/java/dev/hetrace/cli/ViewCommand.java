@@ -25,32 +25,45 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** {@code hetrace view}: the synchronized timeline of the traces in a browser, served from this machine. */
-@Command(name = "view", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"See the whole board: a timeline of every core in a web browser.", "",
-        "hetrace reads the traces (several are put on one clock first: see 'hetrace stats",
-        "--help'), builds the state model and its summaries, and serves a local web app: rows",
-        "per core, its tasks and their calls, interrupts, messages as arrows, zoom and pan,",
-        "the events of a place, a search, the statistics and the diagnosis ('hetrace",
-        "diagnose'). It prints the URL and runs until Ctrl-C. Only this machine can reach it",
-        "unless --bind says otherwise.", "",
-        "The traces' index (as 'hetrace query' has it) and the timeline are kept in the cache",
-        "(--cache): the next view of the same traces opens them at once, without reading the",
-        "traces, whatever their size; the statistics of a range and the pattern search are",
-        "queries over the index. A trace that changes (a file added, resized or touched) is",
-        "read again.", "",
-        "A campaign.json of 'hetrace profile' gives its report instead, served.", "",
-        "Examples:",
-        "  hetrace view hetrace-demo                # the demo's board",
-        "  hetrace view --port 8080 board/master board/dsp*",
-        "  hetrace view --open board/               # and open a browser (xdg-open)",
-        "  hetrace view sweep/campaign.json          # a 'hetrace profile' campaign's charts"},
-    exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:stopped", "1:a trace could not be read or put on the reference clock, or the server could not start", "2:usage error"})
+@Command(
+        name = "view",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "See the whole board: a timeline of every core in a web browser.",
+            "",
+            "hetrace reads the traces (several are put on one clock first: see 'hetrace stats",
+            "--help'), builds the state model and its summaries, and serves a local web app: rows",
+            "per core, its tasks and their calls, interrupts, messages as arrows, zoom and pan,",
+            "the events of a place, a search, the statistics and the diagnosis ('hetrace",
+            "diagnose'). It prints the URL and runs until Ctrl-C. Only this machine can reach it",
+            "unless --bind says otherwise.",
+            "",
+            "The traces' index (as 'hetrace query' has it) and the timeline are kept in the cache",
+            "(--cache): the next view of the same traces opens them at once, without reading the",
+            "traces, whatever their size; the statistics of a range and the pattern search are",
+            "queries over the index. A trace that changes (a file added, resized or touched) is",
+            "read again.",
+            "",
+            "A campaign.json of 'hetrace profile' gives its report instead, served.",
+            "",
+            "Examples:",
+            "  hetrace view hetrace-demo                # the demo's board",
+            "  hetrace view --port 8080 board/master board/dsp*",
+            "  hetrace view --open board/               # and open a browser (xdg-open)",
+            "  hetrace view sweep/campaign.json          # a 'hetrace profile' campaign's charts"
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:stopped",
+            "1:a trace could not be read or put on the reference clock, or the server could not start",
+            "2:usage error"
+        })
 final class ViewCommand extends HetraceCommand {
     @CommandLine.Mixin
     BoardOptions board = new BoardOptions();
@@ -61,12 +74,21 @@ final class ViewCommand extends HetraceCommand {
     @CommandLine.Mixin
     IndexOptions index = new IndexOptions();
 
-    @Option(names = "--no-cache", description = {"Neither open a kept timeline nor keep one: read the traces and build",
-        "it, as the first view of a trace set does."})
+    @Option(
+            names = "--no-cache",
+            description = {
+                "Neither open a kept timeline nor keep one: read the traces and build",
+                "it, as the first view of a trace set does."
+            })
     boolean noCache;
 
-    @Option(names = "--bench", paramLabel = "N", description = {"Measure instead of serving: N zoom and pan requests",
-        "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."})
+    @Option(
+            names = "--bench",
+            paramLabel = "N",
+            description = {
+                "Measure instead of serving: N zoom and pan requests",
+                "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."
+            })
     int bench;
 
     @Override
@@ -82,14 +104,13 @@ final class ViewCommand extends HetraceCommand {
         }
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
-        CompletableFuture<Map<String, String>> reading =
-            CompletableFuture.supplyAsync(() -> {
-                try {
-                    return BoardInput.symbols(inputs);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+        CompletableFuture<Map<String, String>> reading = CompletableFuture.supplyAsync(() -> {
+            try {
+                return BoardInput.symbols(inputs);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
         TraceIndex.Symbols later = () -> {
             try {
                 return reading.join();
@@ -104,7 +125,9 @@ final class ViewCommand extends HetraceCommand {
             kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
         }
         Map<String, String> symbols = later.get();
-        ViewServer server = kept == null ? build(traces, clocks, symbols, null, null, null) : fromStore(traces, clocks, symbols, kept);
+        ViewServer server = kept == null
+                ? build(traces, clocks, symbols, null, null, null)
+                : fromStore(traces, clocks, symbols, kept);
         if (bench > 0) {
             try {
                 server.start(serving.bind, serving.port);
@@ -118,10 +141,14 @@ final class ViewCommand extends HetraceCommand {
             }
         }
         ViewServer s = server;
-        return serve(this, "hetrace view", () -> {
-            s.start(serving.bind, serving.port);
-            return new Served(s::port, s::close);
-        }, serving);
+        return serve(
+                this,
+                "hetrace view",
+                () -> {
+                    s.start(serving.bind, serving.port);
+                    return new Served(s::port, s::close);
+                },
+                serving);
     }
 
     /**
@@ -131,16 +158,27 @@ final class ViewCommand extends HetraceCommand {
      */
     private ViewServer fromStore(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept)
             throws IOException, MetadataException, StreamDecodingException {
-        TraceIndex store = TraceIndex.open(index.dir(), traces, clocks, board.mapping, symbols,
-            n -> main.err.println("hetrace view: " + TerminalText.guard(n)), true);
+        TraceIndex store = TraceIndex.open(
+                index.dir(),
+                traces,
+                clocks,
+                board.mapping,
+                symbols,
+                n -> main.err.println("hetrace view: " + TerminalText.guard(n)),
+                true);
         StateBuilder.Built built = store.takeBuiltFrom();
         if (built == null && Files.isRegularFile(kept)) {
             long t0 = System.nanoTime();
             try {
                 Timeline timeline = TimelineFile.read(kept);
                 TraceIndex.used(kept);
-                describe(timeline, String.format(Locale.ROOT, "opened the timeline kept in %s in %.2f s", kept,
-                    (System.nanoTime() - t0) / 1e9));
+                describe(
+                        timeline,
+                        String.format(
+                                Locale.ROOT,
+                                "opened the timeline kept in %s in %.2f s",
+                                kept,
+                                (System.nanoTime() - t0) / 1e9));
                 return new ViewServer(timeline, TraceAnswers.of(store));
             } catch (IOException e) {
                 main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
@@ -155,19 +193,33 @@ final class ViewCommand extends HetraceCommand {
      * null). Answers the statistics, the pattern search and the diagnosis from {@code store} (null:
      * from the model and the traces).
      */
-    private ViewServer build(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept,
-                             TraceIndex store, StateBuilder.Built built)
+    private ViewServer build(
+            List<Path> traces,
+            StateBuilder.Clocks clocks,
+            Map<String, String> symbols,
+            Path kept,
+            TraceIndex store,
+            StateBuilder.Built built)
             throws IOException, MetadataException, StreamDecodingException {
         long t0 = System.nanoTime();
         StateBuilder.Built both = built;
         if (both == null) {
-            main.err.printf(Locale.ROOT, "hetrace view: reading %d trace(s) and building the timeline%s...%n", traces.size(),
-                kept == null ? "" : " (kept for the next view)");
-            both = BoardInput.built(traces, clocks, board.mapping, symbols,
-                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+            main.err.printf(
+                    Locale.ROOT,
+                    "hetrace view: reading %d trace(s) and building the timeline%s...%n",
+                    traces.size(),
+                    kept == null ? "" : " (kept for the next view)");
+            both = BoardInput.built(
+                    traces,
+                    clocks,
+                    board.mapping,
+                    symbols,
+                    w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
         } else if (both.model().events() == both.model().untimed()) { // as BoardInput.built refuses them
-            throw new IOException(both.model().events() == 0 ? "the traces have no events"
-                : "the traces' events have no time (their streams have no clock)");
+            throw new IOException(
+                    both.model().events() == 0
+                            ? "the traces have no events"
+                            : "the traces' events have no time (their streams have no clock)");
         }
         StateBuilder.Input input = both.input();
         StateModel model = both.model();
@@ -175,18 +227,32 @@ final class ViewCommand extends HetraceCommand {
         Timeline timeline = Timeline.of(model);
         long read = t1 - t0;
         long laid = System.nanoTime() - t1;
-        describe(timeline, built != null
-            ? String.format(Locale.ROOT, "the traces read once, for the index; summaries built in %.2f s", laid / 1e9)
-            : String.format(Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
-        ViewServer server = store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
+        describe(
+                timeline,
+                built != null
+                        ? String.format(
+                                Locale.ROOT,
+                                "the traces read once, for the index; summaries built in %.2f s",
+                                laid / 1e9)
+                        : String.format(
+                                Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
+        ViewServer server =
+                store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
         if (kept != null) {
             t0 = System.nanoTime();
             main.err.println("hetrace view: keeping the timeline in " + kept + "...");
             try {
                 long size = TimelineFile.write(timeline, kept);
-                main.err.printf(Locale.ROOT, "hetrace view: kept the timeline (%,.1f MB, %.2f s): the next view of"
-                    + " these traces opens it%n", size / 1e6, (System.nanoTime() - t0) / 1e9);
-                TraceIndex.forgetOlder(kept, "the timeline kept for an earlier state of these traces", n -> main.err.println("hetrace view: " + n));
+                main.err.printf(
+                        Locale.ROOT,
+                        "hetrace view: kept the timeline (%,.1f MB, %.2f s): the next view of"
+                                + " these traces opens it%n",
+                        size / 1e6,
+                        (System.nanoTime() - t0) / 1e9);
+                TraceIndex.forgetOlder(
+                        kept,
+                        "the timeline kept for an earlier state of these traces",
+                        n -> main.err.println("hetrace view: " + n));
             } catch (IOException | RuntimeException e) {
                 main.err.println("hetrace view: warning: cannot keep the timeline in " + kept + ": " + e.getMessage());
             }
@@ -195,19 +261,30 @@ final class ViewCommand extends HetraceCommand {
     }
 
     private void describe(Timeline t, String how) {
-        main.err.printf(Locale.ROOT, "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; %s%n", t.traceNames().size(),
-            t.cores(), t.events(), (t.end() - t.begin()) / 1e9, how);
+        main.err.printf(
+                Locale.ROOT,
+                "hetrace view: %d trace(s), %d cores, %,d events, %.3f s; %s%n",
+                t.traceNames().size(),
+                t.cores(),
+                t.events(),
+                (t.end() - t.begin()) / 1e9,
+                how);
     }
 
     /**
      * Serves {@code timeline} where {@code serving} says until Ctrl-C, printing the URL (and
      * opening it when asked); what {@code hetrace view} and {@code hetrace demo --serve} do.
      */
-    static int serve(HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving) {
-        return serve(cmd, who, () -> {
-            ViewServer v = new ViewServer(timeline, input).start(serving.bind, serving.port);
-            return new Served(v::port, v::close);
-        }, serving);
+    static int serve(
+            HetraceCommand cmd, String who, Timeline timeline, StateBuilder.Input input, Serving.Options serving) {
+        return serve(
+                cmd,
+                who,
+                () -> {
+                    ViewServer v = new ViewServer(timeline, input).start(serving.bind, serving.port);
+                    return new Served(v::port, v::close);
+                },
+                serving);
     }
 
     /** A running server: its port, and how to stop it. */
@@ -221,7 +298,8 @@ final class ViewCommand extends HetraceCommand {
         } catch (RuntimeException e) {
             throw Serving.cannotServe(serving.bind, serving.port, e);
         }
-        Serving.announce(cmd.main.err, who, Serving.url(serving.bind, served.port().getAsInt()), serving.open);
+        Serving.announce(
+                cmd.main.err, who, Serving.url(serving.bind, served.port().getAsInt()), serving.open);
         Serving.untilStopped(served.close());
         return 0;
     }
@@ -237,15 +315,20 @@ final class ViewCommand extends HetraceCommand {
         }
         CampaignAnalysis.Result r = new CampaignAnalysis().of(c);
         String page = ProfileReport.page(c, r.stats(), r.threads());
-        return serve(this, "hetrace view", () -> {
-            PageServer p = PageServer.start(page, serving.bind, serving.port);
-            return new Served(p::port, p::close);
-        }, serving);
+        return serve(
+                this,
+                "hetrace view",
+                () -> {
+                    PageServer p = PageServer.start(page, serving.bind, serving.port);
+                    return new Served(p::port, p::close);
+                },
+                serving);
     }
 
     /** Whether the only input is a campaign file ({@code hetrace profile}), not traces. */
     static boolean isCampaign(List<Path> inputs) {
-        return inputs.size() == 1 && Files.isRegularFile(inputs.getFirst())
-            && inputs.getFirst().getFileName().toString().endsWith(".json");
+        return inputs.size() == 1
+                && Files.isRegularFile(inputs.getFirst())
+                && inputs.getFirst().getFileName().toString().endsWith(".json");
     }
 }

@@ -30,7 +30,8 @@ import org.w3c.dom.NodeList;
  */
 class ArchitectureTest {
     /** The modules, each allowed to depend on those before it only. */
-    static final List<String> ORDER = List.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile", "cli", "bench");
+    static final List<String> ORDER =
+            List.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile", "cli", "bench");
 
     /**
      * The modules each module may use, all to its left: a stage uses the stages it builds on and
@@ -38,16 +39,16 @@ class ArchitectureTest {
      * nor the viewer).
      */
     static final Map<String, Set<String>> MAY_USE = Map.of(
-        "ctf", Set.of(),
-        "tracer", Set.of("ctf"),
-        "sync", Set.of("ctf"),
-        "sim", Set.of("ctf", "tracer", "sync"),
-        "analysis", Set.of("ctf", "sync"),
-        "web", Set.of(),
-        "view", Set.of("ctf", "sync", "analysis", "web"),
-        "profile", Set.of("ctf", "web"),
-        "cli", Set.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile"),
-        "bench", Set.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile", "cli"));
+            "ctf", Set.of(),
+            "tracer", Set.of("ctf"),
+            "sync", Set.of("ctf"),
+            "sim", Set.of("ctf", "tracer", "sync"),
+            "analysis", Set.of("ctf", "sync"),
+            "web", Set.of(),
+            "view", Set.of("ctf", "sync", "analysis", "web"),
+            "profile", Set.of("ctf", "web"),
+            "cli", Set.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile"),
+            "bench", Set.of("ctf", "tracer", "sync", "sim", "analysis", "web", "view", "profile", "cli"));
 
     /**
      * Types of {@code ctf} that are its decoder, not its reading API ({@code api}, {@code CtfTrace},
@@ -56,7 +57,7 @@ class ArchitectureTest {
      * and the packet index.
      */
     static final Pattern CTF_INTERNAL = Pattern.compile(
-        "dev\\.hetrace\\.ctf\\.(decode\\.(?:[A-Z]\\w*|\\*)|ParallelMerge|PacketIndex|MergeOrder)(?!\\w)");
+            "dev\\.hetrace\\.ctf\\.(decode\\.(?:[A-Z]\\w*|\\*)|ParallelMerge|PacketIndex|MergeOrder)(?!\\w)");
 
     /**
      * The only places outside {@code ctf} that may use its decoder, by source folder, and what
@@ -65,10 +66,10 @@ class ArchitectureTest {
      * measure the decoder itself.
      */
     static final Map<String, Set<String>> CTF_INTERNAL_USES = Map.of(
-        "sync/src/main/java/dev/hetrace/sync/out", Set.of("decode.ClockFields", "decode.Node", "decode.StreamDecoder",
-            "decode.TracePlan"),
-        "cli/src/main/java/dev/hetrace/cli", Set.of("PacketIndex", "ParallelMerge"),
-        "bench/src/main/java/dev/hetrace/bench", Set.of("decode.StreamDecoder"));
+            "sync/src/main/java/dev/hetrace/sync/out",
+                    Set.of("decode.ClockFields", "decode.Node", "decode.StreamDecoder", "decode.TracePlan"),
+            "cli/src/main/java/dev/hetrace/cli", Set.of("PacketIndex", "ParallelMerge"),
+            "bench/src/main/java/dev/hetrace/bench", Set.of("decode.StreamDecoder"));
 
     private static final Pattern NAMED = Pattern.compile("\\bdev\\.hetrace\\.(\\w+)");
 
@@ -80,8 +81,9 @@ class ArchitectureTest {
     void theAllowedUsesPointLeft() {
         assertThat(MAY_USE.keySet()).containsExactlyInAnyOrderElementsOf(ORDER);
         for (String module : ORDER) {
-            assertThat(MAY_USE.get(module)).as("what %s may use", module)
-                .allSatisfy(used -> assertThat(ORDER.indexOf(used)).isLessThan(ORDER.indexOf(module)));
+            assertThat(MAY_USE.get(module))
+                    .as("what %s may use", module)
+                    .allSatisfy(used -> assertThat(ORDER.indexOf(used)).isLessThan(ORDER.indexOf(module)));
         }
     }
 
@@ -93,38 +95,54 @@ class ArchitectureTest {
                 Matcher m = NAMED.matcher(Files.readString(file));
                 while (m.find()) {
                     String named = m.group(1);
-                    if (ORDER.contains(named) && !named.equals(module) && !MAY_USE.get(module).contains(named)) {
+                    if (ORDER.contains(named)
+                            && !named.equals(module)
+                            && !MAY_USE.get(module).contains(named)) {
                         wrong.add(root().relativize(file) + " names dev.hetrace." + named);
                     }
                 }
             }
         }
-        assertThat(wrong).as("dependencies to the right or not allowed (MAY_USE)").isEmpty();
+        assertThat(wrong)
+                .as("dependencies to the right or not allowed (MAY_USE)")
+                .isEmpty();
     }
 
     @Test
     void everyModulesPomDeclaresOnlyModulesToItsLeft() throws Exception {
         List<String> wrong = new ArrayList<>();
         for (String module : ORDER) {
-            Element pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(root().resolve(module).resolve("pom.xml").toFile()).getDocumentElement();
+            Element pom = DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(root().resolve(module).resolve("pom.xml").toFile())
+                    .getDocumentElement();
             NodeList deps = pom.getElementsByTagName("dependency");
             for (int i = 0; i < deps.getLength(); i++) {
                 Element d = (Element) deps.item(i);
-                String artifact = d.getElementsByTagName("artifactId").item(0).getTextContent().strip();
+                String artifact = d.getElementsByTagName("artifactId")
+                        .item(0)
+                        .getTextContent()
+                        .strip();
                 if (artifact.startsWith("hetrace-")) {
                     String named = artifact.substring("hetrace-".length());
-                    assertThat(ORDER).as("module of %s in %s/pom.xml", artifact, module).contains(named);
+                    assertThat(ORDER)
+                            .as("module of %s in %s/pom.xml", artifact, module)
+                            .contains(named);
                     NodeList scope = d.getElementsByTagName("scope");
-                    boolean test = scope.getLength() > 0 && scope.item(0).getTextContent().strip().equals("test");
+                    boolean test = scope.getLength() > 0
+                            && scope.item(0).getTextContent().strip().equals("test");
                     // tests may build their inputs with any module to the left (a simulated board, say)
-                    if (test ? ORDER.indexOf(named) >= ORDER.indexOf(module) : !MAY_USE.get(module).contains(named)) {
+                    if (test
+                            ? ORDER.indexOf(named) >= ORDER.indexOf(module)
+                            : !MAY_USE.get(module).contains(named)) {
                         wrong.add(module + "/pom.xml depends on " + artifact);
                     }
                 }
             }
         }
-        assertThat(wrong).as("dependencies to the right or not allowed (MAY_USE)").isEmpty();
+        assertThat(wrong)
+                .as("dependencies to the right or not allowed (MAY_USE)")
+                .isEmpty();
     }
 
     @Test
@@ -139,16 +157,17 @@ class ArchitectureTest {
                     String type = m.group(1);
                     used.computeIfAbsent(folder, k -> new TreeSet<>()).add(type);
                     if (!CTF_INTERNAL_USES.getOrDefault(folder, Set.of()).contains(type)) {
-                        wrong.add(root().relativize(file) + " uses dev.hetrace.ctf." + type
-                            + ": use the reading API (dev.hetrace.ctf.api, CtfTrace, EventCursor), the model or the writer instead");
+                        wrong.add(
+                                root().relativize(file) + " uses dev.hetrace.ctf." + type
+                                        + ": use the reading API (dev.hetrace.ctf.api, CtfTrace, EventCursor), the model or the writer instead");
                     }
                 }
             }
         }
         assertThat(wrong).isEmpty();
         CTF_INTERNAL_USES.forEach((folder, types) -> assertThat(used.getOrDefault(folder, Set.of()))
-            .as("%s no longer uses some of the decoder's types: remove them from the list", folder)
-            .containsAll(types));
+                .as("%s no longer uses some of the decoder's types: remove them from the list", folder)
+                .containsAll(types));
     }
 
     @Test
@@ -156,14 +175,17 @@ class ArchitectureTest {
         List<String> tabbed = new ArrayList<>();
         for (String module : ORDER) {
             try (Stream<Path> s = Files.walk(root().resolve(module).resolve("src"))) {
-                for (Path file : s.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                for (Path file :
+                        s.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
                     if (Files.readAllLines(file).stream().anyMatch(l -> l.startsWith("\t"))) {
                         tabbed.add(root().relativize(file).toString());
                     }
                 }
             }
         }
-        assertThat(tabbed).as("Java sources indented with tabs (four spaces, as .editorconfig says)").isEmpty();
+        assertThat(tabbed)
+                .as("Java sources indented with tabs (four spaces, as .editorconfig says)")
+                .isEmpty();
     }
 
     private static List<Path> sources(String module) throws IOException {

@@ -39,34 +39,41 @@ class Babeltrace2ComparisonTest {
     Stream<DynamicTest> printsWhatBabeltrace2Prints() throws IOException {
         Path lossy = LossyTrace.write(tmp.resolve("lossy"));
         Path corpus = ConformanceTest.corpus();
-        return cases().stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
-            Path trace;
-            if (c.trace().equals("@lossy")) {
-                trace = lossy;
-            } else {
-                trace = corpus.resolve(c.trace());
-                Required.that(Files.isDirectory(trace), "the corpus has no " + c.trace());
-            }
-            List<String> args = new ArrayList<>(List.of("print", trace.toString()));
-            args.addAll(c.args());
-            Run run = run(false, args);
-            assertThat(run.status()).as("exit status; stderr: %s", run.err()).isZero();
-            assertThat(run.out()).as("standard output").isEqualTo(resource(c.name() + ".out"));
-            String expectedErr = resource(c.name() + ".err").replace("{lossy}", lossy.toString())
-                .replace("{corpus}", corpus.toString());
-            assertThat(withoutHetraceWarnings(run.err())).as("warnings").isEqualTo(expectedErr);
-            String tty = optionalResource(c.name() + ".tty");
-            if (tty != null) {
-                assertThat(run(true, args).out()).as("events and warnings on one terminal")
-                    .isEqualTo(tty.replace("{lossy}", lossy.toString()));
-            }
-        }));
+        return cases().stream()
+                .map(c -> DynamicTest.dynamicTest(c.name(), () -> {
+                    Path trace;
+                    if (c.trace().equals("@lossy")) {
+                        trace = lossy;
+                    } else {
+                        trace = corpus.resolve(c.trace());
+                        Required.that(Files.isDirectory(trace), "the corpus has no " + c.trace());
+                    }
+                    List<String> args = new ArrayList<>(List.of("print", trace.toString()));
+                    args.addAll(c.args());
+                    Run run = run(false, args);
+                    assertThat(run.status())
+                            .as("exit status; stderr: %s", run.err())
+                            .isZero();
+                    assertThat(run.out()).as("standard output").isEqualTo(resource(c.name() + ".out"));
+                    String expectedErr = resource(c.name() + ".err")
+                            .replace("{lossy}", lossy.toString())
+                            .replace("{corpus}", corpus.toString());
+                    assertThat(withoutHetraceWarnings(run.err())).as("warnings").isEqualTo(expectedErr);
+                    String tty = optionalResource(c.name() + ".tty");
+                    if (tty != null) {
+                        assertThat(run(true, args).out())
+                                .as("events and warnings on one terminal")
+                                .isEqualTo(tty.replace("{lossy}", lossy.toString()));
+                    }
+                }));
     }
 
     /** Lines hetrace adds about the trace itself (packet UUIDs and the like); babeltrace2 says nothing. */
     private static String withoutHetraceWarnings(String err) {
         StringBuilder sb = new StringBuilder();
-        err.lines().filter(l -> !l.startsWith("hetrace: warning: ")).forEach(l -> sb.append(l).append('\n'));
+        err.lines()
+                .filter(l -> !l.startsWith("hetrace: warning: "))
+                .forEach(l -> sb.append(l).append('\n'));
         return sb.toString();
     }
 

@@ -28,15 +28,19 @@ class BeginEndOptionsTest {
         assertThat(TimeBound.parse("1700000000.000000360", UTC).resolve(0, UTC)).isEqualTo(T0 + 360);
         assertThat(TimeBound.parse("-1.5", UTC).resolve(0, UTC)).isEqualTo(-1_500_000_000L);
         // hetrace's own form, as its JSON output writes times
-        assertThat(TimeBound.parse("1700000000000000360ns", UTC).resolve(0, UTC)).isEqualTo(T0 + 360);
+        assertThat(TimeBound.parse("1700000000000000360ns", UTC).resolve(0, UTC))
+                .isEqualTo(T0 + 360);
     }
 
     @Test
     void datesAndTimesAreInTheLocalTimeZone() {
-        assertThat(TimeBound.parse("2023-11-14 22:13:20.000000390", UTC).resolve(0, UTC)).isEqualTo(T0 + 390);
-        assertThat(TimeBound.parse("2023-11-14 23:13:20.000000390", PARIS).resolve(0, PARIS)).isEqualTo(T0 + 390);
+        assertThat(TimeBound.parse("2023-11-14 22:13:20.000000390", UTC).resolve(0, UTC))
+                .isEqualTo(T0 + 390);
+        assertThat(TimeBound.parse("2023-11-14 23:13:20.000000390", PARIS).resolve(0, PARIS))
+                .isEqualTo(T0 + 390);
         assertThat(TimeBound.parse("2023-11-14 22:13", UTC).resolve(0, UTC)).isEqualTo(T0 - 20 * 1_000_000_000L);
-        assertThat(TimeBound.parse("2023-11-15", UTC).resolve(0, UTC)).isEqualTo(T0 + (86_400L - 80_000) * 1_000_000_000L);
+        assertThat(TimeBound.parse("2023-11-15", UTC).resolve(0, UTC))
+                .isEqualTo(T0 + (86_400L - 80_000) * 1_000_000_000L);
     }
 
     @Test
@@ -47,14 +51,17 @@ class BeginEndOptionsTest {
         // The same instant is the 14th in UTC but the 15th in Tokyo: the date follows the zone.
         ZoneId tokyo = ZoneId.of("Asia/Tokyo");
         assertThat(TimeBound.parse("07:13:20", tokyo).resolve(T0, tokyo)).isEqualTo(T0);
-        assertThat(TimeBound.parse("08:00", UTC).resolve(T0, UTC)).isEqualTo(T0 - (14 * 3600 + 13 * 60 + 20) * 1_000_000_000L);
+        assertThat(TimeBound.parse("08:00", UTC).resolve(T0, UTC))
+                .isEqualTo(T0 - (14 * 3600 + 13 * 60 + 20) * 1_000_000_000L);
     }
 
     @Test
     void otherFormsAreRefusedWithTheAcceptedOnes() {
         for (String bad : List.of("1:2:3", "22:13:20.1234567891", "+5", " 12", "12:00 tomorrow", "")) {
-            assertThatThrownBy(() -> TimeBound.parse(bad, UTC)).as(bad)
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HH:MM[:SS[.NANO]]");
+            assertThatThrownBy(() -> TimeBound.parse(bad, UTC))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("HH:MM[:SS[.NANO]]");
         }
         assertThatThrownBy(() -> TimeBound.parse("99999999999999999999", UTC)).hasMessageContaining("out of range");
     }
@@ -65,7 +72,8 @@ class BeginEndOptionsTest {
         var run = Babeltrace2ComparisonTest.run(false, List.of("print", trace.toString(), "--begin=noon"));
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).startsWith("hetrace: invalid time 'noon'").hasLineCount(1);
-        run = Babeltrace2ComparisonTest.run(false, List.of("print", trace.toString(), "--begin=22:13:21", "--end=22:13:20"));
+        run = Babeltrace2ComparisonTest.run(
+                false, List.of("print", trace.toString(), "--begin=22:13:21", "--end=22:13:20"));
         assertThat(run.status()).isEqualTo(2);
         assertThat(run.err()).startsWith("hetrace: --begin (22:13:21, 1700000001000000000 ns) is after --end");
     }
@@ -82,7 +90,8 @@ class BeginEndOptionsTest {
         Files.write(trace.resolve("stream"), new byte[] {0, 42});
         var run = Babeltrace2ComparisonTest.run(false, List.of("print", trace.toString(), "--end=12"));
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).isEqualTo("hetrace: --begin/--end need event times, but stream " + trace.resolve("stream")
-            .toAbsolutePath() + " has no clock\n");
+        assertThat(run.err())
+                .isEqualTo("hetrace: --begin/--end need event times, but stream "
+                        + trace.resolve("stream").toAbsolutePath() + " has no clock\n");
     }
 }

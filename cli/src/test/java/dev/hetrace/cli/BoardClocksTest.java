@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.write.CtfWriter;
@@ -18,7 +20,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every analysis command reads its inputs and puts them on one clock as {@code hetrace sync}
@@ -35,8 +36,20 @@ class BoardClocksTest {
     @BeforeAll
     static void board() {
         jumping = dir.resolve("jumping");
-        Cli.Run sim = Cli.run("sim", "--cores", "3", "--inject", "drift-jump:dsp2", "--sync-period", "20ms", "--duration", "3s",
-            "--seed", "5", "--out", jumping.toString());
+        Cli.Run sim = Cli.run(
+                "sim",
+                "--cores",
+                "3",
+                "--inject",
+                "drift-jump:dsp2",
+                "--sync-period",
+                "20ms",
+                "--duration",
+                "3s",
+                "--seed",
+                "5",
+                "--out",
+                jumping.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
     }
 
@@ -58,17 +71,23 @@ class BoardClocksTest {
     @Test
     void aBoardWhoseDriftJumpsIsRefusedInOneLineWithoutPiecewiseAndAnalysedWithIt() throws Exception {
         Path dsp2 = jumping.resolve("dsp2");
-        for (String[] command : List.of(new String[] {"stats"}, new String[] {"diagnose"},
-                new String[] {"query", "select count(*) from traces"})) {
+        for (String[] command : List.of(
+                new String[] {"stats"}, new String[] {"diagnose"}, new String[] {"query", "select count(*) from traces"
+                })) {
             List<String> args = new ArrayList<>(List.of(command));
             args.add(1, jumping.toString());
             Cli.Run refused = run(args.toArray(String[]::new));
             assertThat(refused.status()).as(String.join(" ", args)).isEqualTo(1);
             // query says first that it indexes the traces
-            String said = refused.err().lines().filter(l -> !l.startsWith("hetrace: indexing ")).collect(
-                Collectors.joining("\n"));
-            assertThat(said).startsWith("hetrace: " + dsp2 + " cannot be put on the clock of " + jumping.resolve("master"))
-                .contains("--piecewise").contains("--apart").hasLineCount(1);
+            String said = refused.err()
+                    .lines()
+                    .filter(l -> !l.startsWith("hetrace: indexing "))
+                    .collect(Collectors.joining("\n"));
+            assertThat(said)
+                    .startsWith("hetrace: " + dsp2 + " cannot be put on the clock of " + jumping.resolve("master"))
+                    .contains("--piecewise")
+                    .contains("--apart")
+                    .hasLineCount(1);
             assertThat(refused.out()).isEmpty();
         }
 
@@ -83,24 +102,33 @@ class BoardClocksTest {
         assertThat(diagnose.status()).as(diagnose.err()).isZero();
         assertThat(new ObjectMapper().readTree(diagnose.out()).get("silent")).isEmpty();
 
-        Cli.Run query = run("query", "--piecewise", "500ms", "--format", "csv", jumping.toString(),
-            "select trace, sync_quality from traces order by rowid");
+        Cli.Run query = run(
+                "query",
+                "--piecewise",
+                "500ms",
+                "--format",
+                "csv",
+                jumping.toString(),
+                "select trace, sync_quality from traces order by rowid");
         assertThat(query.status()).as(query.err()).isZero();
-        assertThat(query.out()).isEqualTo("trace,sync_quality\nmaster,accurate\ndsp0,accurate\ndsp1,accurate\ndsp2,accurate\n");
+        assertThat(query.out())
+                .isEqualTo("trace,sync_quality\nmaster,accurate\ndsp0,accurate\ndsp1,accurate\ndsp2,accurate\n");
     }
 
     @Test
     void apartATraceOffTheReferenceClockIsAnalysedOnItsOwnBeginningWithTheReference() {
         Cli.Run stats = run("stats", "--apart", jumping.toString());
         assertThat(stats.status()).as(stats.err()).isZero();
-        assertThat(stats.err()).startsWith("hetrace: warning: " + jumping.resolve("dsp2") + ": analysed apart, on its own clock")
-            .hasLineCount(1);
+        assertThat(stats.err())
+                .startsWith("hetrace: warning: " + jumping.resolve("dsp2") + ": analysed apart, on its own clock")
+                .hasLineCount(1);
         assertThat(rangeMs(stats.out())).isBetween(2900.0, 3010.0);
         assertThat(stats.out()).containsPattern("\\n  dsp2\\s+[\\d.]+\\s+4\\d\\.\\d\\d\\s");
 
         Cli.Run sync = run("sync", "--apart", jumping.toString());
         assertThat(sync.status()).as(sync.err()).isZero();
-        assertThat(sync.err()).startsWith("hetrace: warning: " + jumping.resolve("dsp2") + " is not connected to the reference");
+        assertThat(sync.err())
+                .startsWith("hetrace: warning: " + jumping.resolve("dsp2") + " is not connected to the reference");
         assertThat(run("sync", jumping.toString()).status()).isEqualTo(1);
     }
 
@@ -110,7 +138,8 @@ class BoardClocksTest {
         Cli.Run sim = Cli.run("sim", "--cores", "2", "--duration", "1s", "--seed", "3", "--out", board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         Path copies = dir.resolve("copies");
-        Cli.Run sync = run("sync", "--out", copies.resolve("on-master").resolve("synced").toString(), board.toString());
+        Cli.Run sync = run(
+                "sync", "--out", copies.resolve("on-master").resolve("synced").toString(), board.toString());
         assertThat(sync.status()).as(sync.err()).isZero();
 
         Cli.Run original = run("stats", "--format", "csv", board.toString());
@@ -126,15 +155,20 @@ class BoardClocksTest {
         // their clocks are absolute: one time base, without messages
         Cli.Run again = run("sync", copies.toString());
         assertThat(again.status()).as(again.err()).isZero();
-        assertThat(again.out()).containsPattern("dsp0\\s+1\\s+0\\.000\\s+same-clock")
-            .containsPattern("dsp1\\s+1\\s+0\\.000\\s+same-clock");
+        assertThat(again.out())
+                .containsPattern("dsp0\\s+1\\s+0\\.000\\s+same-clock")
+                .containsPattern("dsp1\\s+1\\s+0\\.000\\s+same-clock");
     }
 
     /** Each statistics row's context and percentage (csv), which the clocks' rounding leaves alone. */
     private static List<String> percents(String csv) {
         // point events (event and stream rows) have no duration, hence no percentage
-        return csv.lines().skip(1).map(l -> l.split(",")).filter(f -> !f[3].isEmpty())
-            .map(f -> f[0] + "," + String.format(Locale.ROOT, "%.2f", Double.parseDouble(f[3]))).toList();
+        return csv.lines()
+                .skip(1)
+                .map(l -> l.split(","))
+                .filter(f -> !f[3].isEmpty())
+                .map(f -> f[0] + "," + String.format(Locale.ROOT, "%.2f", Double.parseDouble(f[3])))
+                .toList();
     }
 
     /** An LTTng-like trace of host %1$s, domain %4$s, on the monotonic clock of UUID %2$s, offset %3$d ns. */
@@ -195,16 +229,26 @@ class BoardClocksTest {
         // each tracer sampled the clock's offset itself: 40 ns apart; the same clock value is the same instant
         Path session = dir.resolve("session");
         String uuid = "88cba016-36e2-48c2-aff8-3e4b9aefb05c";
-        write(session.resolve("kernel"), KERNEL.formatted("host", uuid, 1_564_079_206_484_157_378L, "kernel"),
-            pair(5_000_000, 6_000_000, 0, 42));
-        write(session.resolve("ust/uid/1000/64-bit"), UST.formatted("host", uuid, 1_564_079_206_484_157_338L, "ust"),
-            pair(5_000_000, 9_000_000, 0, 1));
+        write(
+                session.resolve("kernel"),
+                KERNEL.formatted("host", uuid, 1_564_079_206_484_157_378L, "kernel"),
+                pair(5_000_000, 6_000_000, 0, 42));
+        write(
+                session.resolve("ust/uid/1000/64-bit"),
+                UST.formatted("host", uuid, 1_564_079_206_484_157_338L, "ust"),
+                pair(5_000_000, 9_000_000, 0, 1));
         Path mapping = Files.writeString(dir.resolve("session.yaml"), MAPPING);
 
-        Cli.Run q = run("query", "--mapping", mapping.toString(), "--format", "csv", session.toString(),
-            "select (select min(start_ns) from intervals where kind = 'irq') as irq,"
-                + " (select min(start_ns) from calls) as work, (select string_agg(trace::varchar || ':' || sync_quality, ' '"
-                + " order by rowid) from traces) as traces");
+        Cli.Run q = run(
+                "query",
+                "--mapping",
+                mapping.toString(),
+                "--format",
+                "csv",
+                session.toString(),
+                "select (select min(start_ns) from intervals where kind = 'irq') as irq,"
+                        + " (select min(start_ns) from calls) as work, (select string_agg(trace::varchar || ':' || sync_quality, ' '"
+                        + " order by rowid) from traces) as traces");
         assertThat(q.status()).as(q.err()).isZero();
         long at = 1_564_079_206_484_157_378L + 5_000_000;
         assertThat(q.out()).isEqualTo("irq,work,traces\n" + at + "," + at + ",kernel:accurate 64-bit:same-clock\n");
@@ -234,12 +278,18 @@ class BoardClocksTest {
             seq += 100;
         }
         client.addAll(pair(Math.round(400_000_000 * (1 + drift)), Math.round(400_100_000 * (1 + drift)), 0, 9));
-        write(dir.resolve("server/kernel"), KERNEL.formatted("server", "11111111-36e2-48c2-aff8-3e4b9aefb05c", serverOffset, "kernel"),
-            server);
-        write(dir.resolve("client/kernel"), KERNEL.formatted("client", "22222222-36e2-48c2-aff8-3e4b9aefb05c", clientOffset, "kernel"),
-            client);
+        write(
+                dir.resolve("server/kernel"),
+                KERNEL.formatted("server", "11111111-36e2-48c2-aff8-3e4b9aefb05c", serverOffset, "kernel"),
+                server);
+        write(
+                dir.resolve("client/kernel"),
+                KERNEL.formatted("client", "22222222-36e2-48c2-aff8-3e4b9aefb05c", clientOffset, "kernel"),
+                client);
         Path mapping = Files.writeString(dir.resolve("kernel.yaml"), MAPPING);
-        String[] hosts = {dir.resolve("server").toString(), dir.resolve("client").toString()};
+        String[] hosts = {
+            dir.resolve("server").toString(), dir.resolve("client").toString()
+        };
 
         Cli.Run stats = run("stats", "--mapping", mapping.toString(), "--format", "json", hosts[0], hosts[1]);
         assertThat(stats.status()).as(stats.err()).isZero();
@@ -252,34 +302,43 @@ class BoardClocksTest {
 
         Cli.Run sync = run("sync", hosts[0], hosts[1]);
         assertThat(sync.status()).as(sync.err()).isZero();
-        assertThat(sync.out()).contains("rule tcp-sock: 396 messages matched").containsPattern("client/kernel\\s+0\\.9999\\d+\\s+\\S+\\s+accurate");
+        assertThat(sync.out())
+                .contains("rule tcp-sock: 396 messages matched")
+                .containsPattern("client/kernel\\s+0\\.9999\\d+\\s+\\S+\\s+accurate");
 
-        Cli.Run handshakeOnly = run("stats", "--mapping", mapping.toString(), "--match", "hetrace-sync", hosts[0], hosts[1]);
+        Cli.Run handshakeOnly =
+                run("stats", "--mapping", mapping.toString(), "--match", "hetrace-sync", hosts[0], hosts[1]);
         assertThat(handshakeOnly.status()).isEqualTo(1);
-        assertThat(handshakeOnly.err()).startsWith("hetrace: " + dir.resolve("client/kernel") + " cannot be put on the clock of")
-            .hasLineCount(1);
+        assertThat(handshakeOnly.err())
+                .startsWith("hetrace: " + dir.resolve("client/kernel") + " cannot be put on the clock of")
+                .hasLineCount(1);
     }
 
-    private static final List<String> COMMANDS = List.of("sync", "stats", "diagnose", "waits", "pattern", "query", "export",
-        "view", "report");
+    private static final List<String> COMMANDS =
+            List.of("sync", "stats", "diagnose", "waits", "pattern", "query", "export", "view", "report");
 
     @Test
     void everyAnalysisCommandTakesTheClockOptionsAndFoldersOfTraces() {
         for (String name : COMMANDS) {
-            CommandLine.Model.CommandSpec spec = new CommandLine(new Main()).getSubcommands().get(name).getCommandSpec();
+            CommandLine.Model.CommandSpec spec =
+                    new CommandLine(new Main()).getSubcommands().get(name).getCommandSpec();
             for (String option : List.of("--match", "--piecewise", "--reference", "--method", "--apart")) {
                 assertThat(spec.findOption(option)).as(name + " " + option).isNotNull();
             }
-            assertThat(spec.positionalParameters().getFirst().description()[0]).as(name).contains("folders of");
+            assertThat(spec.positionalParameters().getFirst().description()[0])
+                    .as(name)
+                    .contains("folders of");
         }
         for (String name : COMMANDS) {
             List<String> args = new ArrayList<>(List.of(name, "--reference", "elsewhere"));
-            args.addAll(switch (name) {
-                case "pattern" -> List.of("--first", "a", "--then", "b");
-                case "export" -> List.of("--parquet", dir.resolve("parquet").toString());
-                case "report" -> List.of("-o", dir.resolve("r.html").toString());
-                default -> List.of();
-            });
+            args.addAll(
+                    switch (name) {
+                        case "pattern" -> List.of("--first", "a", "--then", "b");
+                        case "export" ->
+                            List.of("--parquet", dir.resolve("parquet").toString());
+                        case "report" -> List.of("-o", dir.resolve("r.html").toString());
+                        default -> List.of();
+                    });
             args.add(jumping.toString());
             if (name.equals("query")) {
                 args.add("select 1");

@@ -20,7 +20,9 @@ class BoardInputTest {
     @Test
     void theSymbolsOfASimulatedBoardAreItsTruthsAndTheIntervalsAfterThemAreNotNeeded() throws Exception {
         Simulation.Result sim = Simulation.sobel(SimConfig.sobel(3), dir.resolve("board"));
-        assertThat(BoardInput.symbols(List.of(dir))).isEqualTo(sim.truth().symbolNames()).containsValue("process_image");
+        assertThat(BoardInput.symbols(List.of(dir)))
+                .isEqualTo(sim.truth().symbolNames())
+                .containsValue("process_image");
         // the table is read as a stream: what follows it may even be cut off
         Path truth = dir.resolve("board/ground-truth.json");
         String text = Files.readString(truth);
@@ -33,7 +35,8 @@ class BoardInputTest {
     void aTruthThatIsNotJsonIsOneLineNamingIt() throws IOException {
         Path bad = dir.resolve("ground-truth.json");
         Files.writeString(bad, "{\n \"cores\": [1, 2,\n ]\n}");
-        assertThatThrownBy(() -> BoardInput.symbolNames(bad)).isInstanceOf(IOException.class)
-            .hasMessageStartingWith(bad + ":3: not a ground truth");
+        assertThatThrownBy(() -> BoardInput.symbolNames(bad))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith(bad + ":3: not a ground truth");
     }
 }

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hetrace.ctf.CtfTrace;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace collect --metadata FILE} writes the trace's metadata as the very bytes of FILE:
@@ -37,36 +38,53 @@ class CollectMetadataBytesTest {
         String text = Files.readString(metadata, StandardCharsets.UTF_8);
         assertThat(text).contains("env {");
         Path edited = dir.resolve("edited.tsdl");
-        Files.writeString(edited, text.replace("env {", "env {\n\towner = \"Zoë Ångström ☕\";"), StandardCharsets.UTF_8);
+        Files.writeString(
+                edited, text.replace("env {", "env {\n\towner = \"Zoë Ångström ☕\";"), StandardCharsets.UTF_8);
 
         Path region = dir.resolve("core0");
-        Process producer = new ProcessBuilder(dir.resolve("producer").toString(), region.toString(), "0", "1024", "64",
-            "200", "0", "0", "1", "0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process producer = new ProcessBuilder(
+                        dir.resolve("producer").toString(),
+                        region.toString(),
+                        "0",
+                        "1024",
+                        "64",
+                        "200",
+                        "0",
+                        "0",
+                        "1",
+                        "0")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         started.add(producer);
         StringBuilder ready = new StringBuilder();
-        for (int b = producer.getInputStream().read(); b != -1 && b != '\n'; b = producer.getInputStream().read()) {
+        for (int b = producer.getInputStream().read();
+                b != -1 && b != '\n';
+                b = producer.getInputStream().read()) {
             ready.append((char) b);
         }
         assertThat(ready.toString()).isEqualTo("ready");
         Path trace = dir.resolve("trace");
-        Process collect = HetraceProcess.builder("collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o",
-                trace.toString())
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process collect = HetraceProcess.builder(
+                        "collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o", trace.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
         started.add(collect);
         OutputStream go = producer.getOutputStream();
         go.write("go\n".getBytes(StandardCharsets.UTF_8));
         go.flush();
         assertThat(producer.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(collect.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(collect.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isZero();
+        assertThat(collect.exitValue())
+                .as(Files.readString(dir.resolve("err.txt")))
+                .isZero();
 
         assertThat(Files.readAllBytes(trace.resolve("metadata"))).isEqualTo(Files.readAllBytes(edited));
-        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
+        try (CtfTrace t = CtfTrace.open(trace, w -> {})) {
             assertThat(t.metadata().env()).containsEntry("owner", "Zoë Ångström ☕");
         }
         Cli.Run print = Cli.run("print", trace.toString());
         assertThat(print.status()).as(print.err()).isZero();
         assertThat(print.out().lines().count()).isEqualTo(200);
     }
-
 }

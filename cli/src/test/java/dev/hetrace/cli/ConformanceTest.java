@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,7 +17,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs {@code hetrace print} on every trace of the conformance corpus
@@ -46,8 +47,10 @@ class ConformanceTest {
             rows.add(new Row(f[0], f[1].equals("pass"), Integer.parseInt(f[2]), Integer.parseInt(f[3])));
         }
         assertThat(rows).hasSize(236);
-        return rows.stream().map(row -> DynamicTest.dynamicTest(row.trace(), () ->
-            Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () -> check(corpus, row))));
+        return rows.stream()
+                .map(row -> DynamicTest.dynamicTest(
+                        row.trace(),
+                        () -> Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () -> check(corpus, row))));
     }
 
     private static void check(Path corpus, Row row) throws IOException {
@@ -59,7 +62,9 @@ class ConformanceTest {
         }
         String err = errBytes.toString(StandardCharsets.UTF_8);
         if (row.valid()) {
-            assertThat(status).as("exit status on a valid trace; stderr: %s", err).isZero();
+            assertThat(status)
+                    .as("exit status on a valid trace; stderr: %s", err)
+                    .isZero();
             if (row.babeltraceStatus() == 0 && !DOCUMENTED_EXCEPTIONS.contains(row.trace())) {
                 byte[] expected = Files.readAllBytes(corpus.resolve("expected/" + row.trace() + ".out"));
                 byte[] actual = out.toByteArray();
@@ -67,12 +72,15 @@ class ConformanceTest {
                     actual = firstLines(actual, 100_000);
                 }
                 assertThat(new String(actual, StandardCharsets.ISO_8859_1))
-                    .as("output identical to babeltrace2's")
-                    .isEqualTo(new String(expected, StandardCharsets.ISO_8859_1));
+                        .as("output identical to babeltrace2's")
+                        .isEqualTo(new String(expected, StandardCharsets.ISO_8859_1));
             }
         } else {
-            assertThat(status).as("exit status on an invalid trace; stderr: %s", err).isEqualTo(1);
-            List<String> lines = err.lines().filter(l -> !l.startsWith("hetrace: warning:")).toList();
+            assertThat(status)
+                    .as("exit status on an invalid trace; stderr: %s", err)
+                    .isEqualTo(1);
+            List<String> lines =
+                    err.lines().filter(l -> !l.startsWith("hetrace: warning:")).toList();
             assertThat(lines).as("one clear error line").hasSize(1);
             assertThat(lines.getFirst()).startsWith("hetrace: ").doesNotContain("Exception");
         }

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Names from a trace (tasks, events) holding terminal control bytes (ESC[2J clearing the screen,
@@ -47,7 +48,10 @@ class ControlBytesInNamesTest {
         long time = 1000;
         for (int round = 0; round < 4; round++) {
             for (String task : tasks) {
-                b.putInt(0).putLong(time).put(task.getBytes(StandardCharsets.UTF_8)).put((byte) 0);
+                b.putInt(0)
+                        .putLong(time)
+                        .put(task.getBytes(StandardCharsets.UTF_8))
+                        .put((byte) 0);
                 time += 1000 + 100L * task.length() * (round + 1);
             }
             b.putInt(1).putLong(time).put((byte) round);
@@ -58,8 +62,8 @@ class ControlBytesInNamesTest {
     }
 
     private Path mapping() throws IOException {
-        return Files.writeString(dir.resolve("mapping.yaml"),
-            "events:\n  - {event: task_switch, does: switch, next: next_task}\n");
+        return Files.writeString(
+                dir.resolve("mapping.yaml"), "events:\n  - {event: task_switch, does: switch, next: next_task}\n");
     }
 
     /** Output and errors, as bytes decoded, of one in-process run. */
@@ -79,7 +83,9 @@ class ControlBytesInNamesTest {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             boolean control = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F || (c >= 0x80 && c <= 0x9F);
-            assertThat(control).as("%s: control character U+%04X at %d in:%n%s", what, (int) c, i, s).isFalse();
+            assertThat(control)
+                    .as("%s: control character U+%04X at %d in:%n%s", what, (int) c, i, s)
+                    .isFalse();
         }
     }
 
@@ -98,20 +104,32 @@ class ControlBytesInNamesTest {
         run("diagnose", "--mapping", m, t.toString());
         run("waits", "--mapping", m, t.toString());
 
-        String tasks = run("query", "--cache", cache, "--mapping", m, t.toString(), "select name from tasks order by name");
+        String tasks =
+                run("query", "--cache", cache, "--mapping", m, t.toString(), "select name from tasks order by name");
         assertThat(tasks).contains("clear\\e[2J", "title\\e]0;pwned\\a", "cr\\rfake", "csi\\x9b31m");
-        String events = run("query", "--cache", cache, "--mapping", m, t.toString(),
-            "select distinct name from events order by name");
+        String events = run(
+                "query",
+                "--cache",
+                cache,
+                "--mapping",
+                m,
+                t.toString(),
+                "select distinct name from events order by name");
         assertThat(events).contains("mark\\e[2J\\r");
         run("query", "--cache", cache, "--format", "csv", "--mapping", m, t.toString(), "select * from events");
         run("query", "--cache", cache, "--format", "json", "--mapping", m, t.toString(), "select * from tasks");
 
         // print writes strings as babeltrace2 does: C0 controls and DEL escaped, other bytes as they are
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertThat(Main.run(out, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), "print",
-            t.toString())).isZero();
+        assertThat(Main.run(
+                        out,
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                        "print",
+                        t.toString()))
+                .isZero();
         String printed = out.toString(StandardCharsets.UTF_8);
         assertThat(printed).contains("\"clear\\e[2J\"").contains("\"cr\\rfake\"");
-        assertThat(printed.chars().filter(c -> (c < 0x20 && c != '\n') || c == 0x7F)).isEmpty();
+        assertThat(printed.chars().filter(c -> (c < 0x20 && c != '\n') || c == 0x7F))
+                .isEmpty();
     }
 }

@@ -1,5 +1,8 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.cli.KernelTraceReference.Figures;
@@ -29,8 +32,6 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Every analysis command, as a user types it, on every real trace of the corpus and every trace of
@@ -73,17 +74,29 @@ class CorpusAnalysisTest {
             commands.put("stats", () -> Cli.run("stats", t));
             commands.put("diagnose", () -> Cli.run("diagnose", t));
             commands.put("waits", () -> Cli.run("waits", t));
-            commands.put("query over every table, events' fields too", () -> Cli.run("query", "--cache", cache(), t, "select"
-                + " (select count(*) from events) as events, (select count(*) from intervals) as intervals,"
-                + " (select count(*) from calls) as calls, (select count(*) from messages) as messages,"
-                + " (select count(*) from sync_pairs) as sync_pairs, (select count(*) from sync_messages) as sync_messages,"
-                + " (select count(*) from stats) as stats, (select count(*) from traces) as traces,"
-                + " (select count(*) from cores) as cores, (select count(*) from tasks) as tasks,"
-                + " (select string_agg(fields::varchar, ' ') from (select fields from events order by time_ns limit 20)) as fields"));
+            commands.put(
+                    "query over every table, events' fields too",
+                    () -> Cli.run(
+                            "query",
+                            "--cache",
+                            cache(),
+                            t,
+                            "select"
+                                    + " (select count(*) from events) as events, (select count(*) from intervals) as intervals,"
+                                    + " (select count(*) from calls) as calls, (select count(*) from messages) as messages,"
+                                    + " (select count(*) from sync_pairs) as sync_pairs, (select count(*) from sync_messages) as sync_messages,"
+                                    + " (select count(*) from stats) as stats, (select count(*) from traces) as traces,"
+                                    + " (select count(*) from cores) as cores, (select count(*) from tasks) as tasks,"
+                                    + " (select string_agg(fields::varchar, ' ') from (select fields from events order by time_ns limit 20)) as fields"));
             commands.put("report", () -> Cli.run("report", "-o", report, t));
             commands.put("view's data over HTTP", () -> Cli.run("view", "--cache", cache(), "--bench", "3", t));
-            all.add(DynamicContainer.dynamicContainer(name(trace), commands.entrySet().stream().map(c -> DynamicTest.dynamicTest(c.getKey(),
-                () -> analysed(trace, c.getKey(), c.getValue().get())))));
+            all.add(DynamicContainer.dynamicContainer(
+                    name(trace),
+                    commands.entrySet().stream()
+                            .map(c -> DynamicTest.dynamicTest(
+                                    c.getKey(),
+                                    () -> analysed(
+                                            trace, c.getKey(), c.getValue().get())))));
         }
         return all.stream();
     }
@@ -94,12 +107,20 @@ class CorpusAnalysisTest {
      */
     private static void analysed(Path trace, String command, Cli.Run r) throws Exception {
         String what = name(trace) + ": " + command;
-        assertThat(r.err()).as(what + ": stderr").doesNotContain("internal error").doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(r.err())
+                .as(what + ": stderr")
+                .doesNotContain("internal error")
+                .doesNotContain("\tat ")
+                .doesNotContain("Exception");
         if (r.status() == 1 && !timed(trace)) {
-            assertThat(r.err().strip().lines().toList().getLast()).as(what + ": a refusal in one line").startsWith("hetrace: ")
-                .doesNotStartWith("hetrace: warning: ");
+            assertThat(r.err().strip().lines().toList().getLast())
+                    .as(what + ": a refusal in one line")
+                    .startsWith("hetrace: ")
+                    .doesNotStartWith("hetrace: warning: ");
         } else {
-            assertThat(r.status()).as(what + ": exit status; stderr: " + r.err()).isZero();
+            assertThat(r.status())
+                    .as(what + ": exit status; stderr: " + r.err())
+                    .isZero();
         }
     }
 
@@ -125,38 +146,79 @@ class CorpusAnalysisTest {
         // several traces to hetrace, put on the first one's clock, and babeltrace2 does not do that
         List<Path> kernelTraces = new ArrayList<>();
         for (Path folder : traces()) {
-            KernelTraceReference.metadata(folder).stream().filter(KernelTraceReference.Metadata::kernel)
-                .map(KernelTraceReference.Metadata::dir).forEach(kernelTraces::add);
+            KernelTraceReference.metadata(folder).stream()
+                    .filter(KernelTraceReference.Metadata::kernel)
+                    .map(KernelTraceReference.Metadata::dir)
+                    .forEach(kernelTraces::add);
         }
         for (Path trace : kernelTraces) {
             List<KernelTraceReference.Metadata> kernels = KernelTraceReference.metadata(trace);
             Set<String> syscallNames = new TreeSet<>();
-            kernels.forEach(m -> m.events().stream().map(KernelTraceReference::syscallEntry).filter(s -> s != null)
-                .forEach(syscallNames::add));
+            kernels.forEach(m -> m.events().stream()
+                    .map(KernelTraceReference::syscallEntry)
+                    .filter(s -> s != null)
+                    .forEach(syscallNames::add));
             Lazy<Figures> ref = new Lazy<>(() -> KernelTraceReference.of(trace));
             Lazy<HetraceFigures> het = new Lazy<>(() -> HetraceFigures.of(trace, syscallNames));
-            all.add(DynamicContainer.dynamicContainer(name(trace), Stream.of(
-                DynamicTest.dynamicTest("first and last event", () -> same(name(trace) + ": first and last event",
-                    Map.of("first_ns", ref.get().firstNs(), "last_ns", ref.get().lastNs()),
-                    Map.of("first_ns", het.get().firstNs, "last_ns", het.get().lastNs))),
-                DynamicTest.dynamicTest("per CPU busy time", () -> same(name(trace) + ": busy ns per CPU", ref.get().busyNs(),
-                    het.get().busyNs)),
-                DynamicTest.dynamicTest("per CPU idle time", () -> same(name(trace) + ": idle ns per CPU", ref.get().idleNs(),
-                    het.get().idleNs)),
-                DynamicTest.dynamicTest("per thread run time", () -> same(name(trace) + ": run ns per tid", ref.get().runNs(),
-                    het.get().runNs)),
-                DynamicTest.dynamicTest("per thread preemptions", () -> same(name(trace) + ": preempted switch-outs per tid",
-                    count(ref.get().switchOuts(), SwitchOuts::preempted), het.get().preempted)),
-                DynamicTest.dynamicTest("per thread blocked switch-outs", () -> same(name(trace) + ": blocked switch-outs per tid",
-                    count(ref.get().switchOuts(), SwitchOuts::blocked), het.get().blocked)),
-                DynamicTest.dynamicTest("interrupts and softirqs per CPU", () -> {
-                    Compared c = het.get().interrupts(ref.get());
-                    same(name(trace) + ": interrupt entries per CPU", c.reference(), c.hetrace());
-                }),
-                DynamicTest.dynamicTest("system calls", () -> same(name(trace) + ": entries per system call", ref.get().syscalls(),
-                    het.get().syscalls)),
-                DynamicTest.dynamicTest("system calls per thread", () -> same(name(trace) + ": entries per tid and system call",
-                    perThread(ref.get().syscallsPerThread()), het.get().syscallsPerThread)))));
+            all.add(DynamicContainer.dynamicContainer(
+                    name(trace),
+                    Stream.of(
+                            DynamicTest.dynamicTest(
+                                    "first and last event",
+                                    () -> same(
+                                            name(trace) + ": first and last event",
+                                            Map.of(
+                                                    "first_ns",
+                                                    ref.get().firstNs(),
+                                                    "last_ns",
+                                                    ref.get().lastNs()),
+                                            Map.of("first_ns", het.get().firstNs, "last_ns", het.get().lastNs))),
+                            DynamicTest.dynamicTest(
+                                    "per CPU busy time",
+                                    () -> same(
+                                            name(trace) + ": busy ns per CPU",
+                                            ref.get().busyNs(),
+                                            het.get().busyNs)),
+                            DynamicTest.dynamicTest(
+                                    "per CPU idle time",
+                                    () -> same(
+                                            name(trace) + ": idle ns per CPU",
+                                            ref.get().idleNs(),
+                                            het.get().idleNs)),
+                            DynamicTest.dynamicTest(
+                                    "per thread run time",
+                                    () -> same(
+                                            name(trace) + ": run ns per tid",
+                                            ref.get().runNs(),
+                                            het.get().runNs)),
+                            DynamicTest.dynamicTest(
+                                    "per thread preemptions",
+                                    () -> same(
+                                            name(trace) + ": preempted switch-outs per tid",
+                                            count(ref.get().switchOuts(), SwitchOuts::preempted),
+                                            het.get().preempted)),
+                            DynamicTest.dynamicTest(
+                                    "per thread blocked switch-outs",
+                                    () -> same(
+                                            name(trace) + ": blocked switch-outs per tid",
+                                            count(ref.get().switchOuts(), SwitchOuts::blocked),
+                                            het.get().blocked)),
+                            DynamicTest.dynamicTest("interrupts and softirqs per CPU", () -> {
+                                Compared c = het.get().interrupts(ref.get());
+                                same(name(trace) + ": interrupt entries per CPU", c.reference(), c.hetrace());
+                            }),
+                            DynamicTest.dynamicTest(
+                                    "system calls",
+                                    () -> same(
+                                            name(trace) + ": entries per system call",
+                                            ref.get().syscalls(),
+                                            het.get().syscalls)),
+                            DynamicTest.dynamicTest(
+                                    "system calls per thread",
+                                    () -> same(
+                                            name(trace) + ": entries per tid and system call",
+                                            perThread(ref.get().syscallsPerThread()),
+                                            het.get().syscallsPerThread)))));
         }
         assertThat(all).as("kernel traces in the corpus").isNotEmpty();
         return all.stream();
@@ -166,14 +228,17 @@ class CorpusAnalysisTest {
     private static void requireBabeltrace2() throws InterruptedException {
         boolean works;
         try {
-            Process p = new ProcessBuilder("babeltrace2", "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("babeltrace2", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             works = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             works = false;
         }
         if (!works) {
-            String why = "the kernel figures are checked against babeltrace2's text: apt-get install babeltrace2 (.ci/run does)";
+            String why =
+                    "the kernel figures are checked against babeltrace2's text: apt-get install babeltrace2 (.ci/run does)";
             Required.missing(why);
         }
     }
@@ -187,13 +252,14 @@ class CorpusAnalysisTest {
             long r = reference.getOrDefault(k, 0L);
             long h = hetrace.getOrDefault(k, 0L);
             if (r != h) {
-                differences.add("  " + k + ": babeltrace2 " + r + ", hetrace " + h + " (" + (h - r > 0 ? "+" : "") + (h - r) + ")");
+                differences.add("  " + k + ": babeltrace2 " + r + ", hetrace " + h + " (" + (h - r > 0 ? "+" : "")
+                        + (h - r) + ")");
             }
         }
         if (!differences.isEmpty()) {
             fail(what + ": " + differences.size() + " of " + keys.size() + " differ\n"
-                + String.join("\n", differences.subList(0, Math.min(40, differences.size())))
-                + (differences.size() > 40 ? "\n  ..." : ""));
+                    + String.join("\n", differences.subList(0, Math.min(40, differences.size())))
+                    + (differences.size() > 40 ? "\n  ..." : ""));
         }
     }
 
@@ -228,8 +294,8 @@ class CorpusAnalysisTest {
     private record Compared(Map<String, Long> reference, Map<String, Long> hetrace) {}
 
     /** The softirq vectors' names (the kernel's softirq_to_name), by vector; BLOCK_IOPOLL was renamed IRQ_POLL. */
-    private static final List<String> SOFTIRQS = List.of("HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
-        "HRTIMER", "RCU");
+    private static final List<String> SOFTIRQS =
+            List.of("HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU");
 
     /** The figures hetrace gives through {@code hetrace query} over its SQL tables. */
     private static final class HetraceFigures {
@@ -311,13 +377,21 @@ class CorpusAnalysisTest {
                 List<String> keys = interruptKeys(cpu, label, ref);
                 long n = row.entries();
                 if (keys.isEmpty()) {
-                    hetrace.merge(String.format("cpu%-3d '%s' (no such interrupt in babeltrace2's text)", cpu, label), n, Long::sum);
+                    hetrace.merge(
+                            String.format("cpu%-3d '%s' (no such interrupt in babeltrace2's text)", cpu, label),
+                            n,
+                            Long::sum);
                 } else if (keys.size() == 1) {
                     hetrace.merge(keys.getFirst(), n, Long::sum);
                 } else {
                     String key = String.format("cpu%-3d '%s' = %s", cpu, label, keys);
                     hetrace.merge(key, n, Long::sum);
-                    reference.merge(key, keys.stream().mapToLong(k -> reference.getOrDefault(k, 0L)).sum(), Long::sum);
+                    reference.merge(
+                            key,
+                            keys.stream()
+                                    .mapToLong(k -> reference.getOrDefault(k, 0L))
+                                    .sum(),
+                            Long::sum);
                     keys.forEach(reference::remove);
                 }
             }
@@ -327,13 +401,22 @@ class CorpusAnalysisTest {
         private static List<String> interruptKeys(int cpu, String label, Figures ref) {
             Matcher number = Pattern.compile("\\b(\\d+)\\b").matcher(label);
             Long first = number.find() ? Long.valueOf(number.group(1)) : null;
-            if (label.toLowerCase(Locale.ROOT).contains("softirq") || SOFTIRQS.stream().anyMatch(label::contains)) {
-                long vec = first != null ? first : SOFTIRQS.indexOf(SOFTIRQS.stream().filter(label::contains).findFirst().orElseThrow());
+            if (label.toLowerCase(Locale.ROOT).contains("softirq")
+                    || SOFTIRQS.stream().anyMatch(label::contains)) {
+                long vec = first != null
+                        ? first
+                        : SOFTIRQS.indexOf(SOFTIRQS.stream()
+                                .filter(label::contains)
+                                .findFirst()
+                                .orElseThrow());
                 return List.of(interrupt(cpu, "softirq", vec));
             }
             Set<Long> named = new LinkedHashSet<>();
             ref.irqNames().forEach((irq, name) -> {
-                if (name != null && !name.isEmpty() && label.contains(name) && (label.equals(name) || Long.valueOf(irq).equals(first))) {
+                if (name != null
+                        && !name.isEmpty()
+                        && label.contains(name)
+                        && (label.equals(name) || Long.valueOf(irq).equals(first))) {
                     named.add(irq);
                 }
             });
@@ -357,7 +440,8 @@ class CorpusAnalysisTest {
     private static List<Map<String, Object>> query(Path trace, String sql) throws IOException {
         Cli.Run r = Cli.run("query", "--cache", cache(), "--format", "json", trace.toString(), sql);
         if (r.status() != 0) {
-            fail("hetrace query " + name(trace) + " failed (" + r.status() + "): " + r.err().strip());
+            fail("hetrace query " + name(trace) + " failed (" + r.status() + "): "
+                    + r.err().strip());
         }
         return new ObjectMapper().readValue(r.out(), new TypeReference<>() {});
     }

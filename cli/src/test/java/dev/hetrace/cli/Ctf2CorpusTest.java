@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.net.URISyntaxException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,8 +30,9 @@ class Ctf2CorpusTest {
         Path trace = ctf2(name);
         Cli.Run run = Cli.run("print", trace.toString());
         assertThat(run.status()).as("stderr: %s", run.err()).isZero();
-        String expected = Files.readString(ConformanceTest.corpus().resolve("expected/babeltrace/succeed/" + name
-            + ".out"), StandardCharsets.UTF_8);
+        String expected = Files.readString(
+                ConformanceTest.corpus().resolve("expected/babeltrace/succeed/" + name + ".out"),
+                StandardCharsets.UTF_8);
         assertThat(run.out()).isEqualTo(expected);
     }
 
@@ -48,16 +49,20 @@ class Ctf2CorpusTest {
         //   vu10 ff x9 01 = 2^63 - 1 + 2^63 = 18446744073709551615 (the 10th byte holds bit 63 only);
         //   vi1a 00 = 0; vi1b 7f = -1; vi1c 17 = 23; vi2 e4 7e = 0x64 + 0x7e*2^7 - 2^14 = -156;
         //   vi10c 80 x9 7f = bit 63 and the sign bits above it set = -2^63.
-        assertThat(run.out()).isEqualTo("test: { vu1a = 0, vu1b = 77, vu2 = 177, vu3 = 43123, vu4 = 21829382,"
-            + " vu5 = 5121829382, vu6 = 95121829382, vu7 = 13895121829382, vu8 = 913895121855555,"
-            + " vu9 = 333333333333333333, vu10 = 18446744073709551615, vi1a = 0, vi1b = -1, vi1c = 23, vi2 = -156,"
-            + " vi3 = 8556, vi4 = -100101001, vi5 = 8288491823, vi6 = -171717171717, vi7 = 123456787654321,"
-            + " vi8 = -1121231234123450, vi9 = 99999999999999999, vi10a = 9223372036853775807,"
-            + " vi10b = 9223372036854775807, vi10c = -9223372036854775808 }\n");
+        assertThat(run.out())
+                .isEqualTo("test: { vu1a = 0, vu1b = 77, vu2 = 177, vu3 = 43123, vu4 = 21829382,"
+                        + " vu5 = 5121829382, vu6 = 95121829382, vu7 = 13895121829382, vu8 = 913895121855555,"
+                        + " vu9 = 333333333333333333, vu10 = 18446744073709551615, vi1a = 0, vi1b = -1, vi1c = 23, vi2 = -156,"
+                        + " vi3 = 8556, vi4 = -100101001, vi5 = 8288491823, vi6 = -171717171717, vi7 = 123456787654321,"
+                        + " vi8 = -1121231234123450, vi9 = 99999999999999999, vi10a = 9223372036853775807,"
+                        + " vi10b = 9223372036854775807, vi10c = -9223372036854775808 }\n");
     }
 
     private static Path resource(String name) throws URISyntaxException {
-        return Path.of(Ctf2CorpusTest.class.getResource("/ctf2/" + name + "/metadata").toURI()).getParent();
+        return Path.of(Ctf2CorpusTest.class
+                        .getResource("/ctf2/" + name + "/metadata")
+                        .toURI())
+                .getParent();
     }
 
     @Test

@@ -29,17 +29,20 @@ class Ctf2LeafClassesPrintTest {
         Files.writeString(dir.resolve("metadata"), METADATA);
         // mode: 0b1011 in the high 4 bits (big-endian) = READ, WRITE, SYNC; offset: 65 bits of
         // ones, -1 in two's complement; path (from the next byte): "/é" in UTF-16BE.
-        Files.write(dir.resolve("stream"), new byte[] {(byte) 0xB0, -1, -1, -1, -1, -1, -1, -1, -1, 1,
-            0, 0x2F, 0, (byte) 0xE9, 0, 0});
+        Files.write(
+                dir.resolve("stream"),
+                new byte[] {(byte) 0xB0, -1, -1, -1, -1, -1, -1, -1, -1, 1, 0, 0x2F, 0, (byte) 0xE9, 0, 0});
         Cli.Run text = Cli.run("print", dir.toString());
         assertThat(text.status()).as("stderr: %s", text.err()).isZero();
         assertThat(text.out()).isEqualTo("io: { mode = 0xB, offset = -1, path = \"/é\" }\n");
         Cli.Run json = Cli.run("print", "--format=json", dir.toString());
         assertThat(json.status()).as("stderr: %s", json.err()).isZero();
-        assertThat(json.out().lines().toList()).containsExactly(
-            "{\"trace\":\"" + dir + "\",\"attributes\":{\"fragment 2 (event record class \\\"io\\\"): $\":"
-                + "{\"my.tracer\":{\"since\":\"2.17\"}}}}",
-            "{\"trace\":\"" + dir + "\",\"stream_class\":0,\"event\":\"io\",\"payload\":{\"mode\":{\"flags\":"
-                + "[\"READ\",\"WRITE\",\"SYNC\"],\"value\":11},\"offset\":-1,\"path\":\"/é\"}}");
+        assertThat(json.out().lines().toList())
+                .containsExactly(
+                        "{\"trace\":\"" + dir + "\",\"attributes\":{\"fragment 2 (event record class \\\"io\\\"): $\":"
+                                + "{\"my.tracer\":{\"since\":\"2.17\"}}}}",
+                        "{\"trace\":\"" + dir
+                                + "\",\"stream_class\":0,\"event\":\"io\",\"payload\":{\"mode\":{\"flags\":"
+                                + "[\"READ\",\"WRITE\",\"SYNC\"],\"value\":11},\"offset\":-1,\"path\":\"/é\"}}");
     }
 }

@@ -2,7 +2,6 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-
 import dev.hetrace.ctf.write.Ctf2Writer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -46,7 +45,7 @@ class Ctf2OptionalsAndBlobsTest {
     /** An event record class "NAME" (id 0) whose payload has these member classes. */
     private static String event(String name, String members) {
         return "{\"type\": \"event-record-class\", \"id\": 0, \"name\": \"" + name + "\", \"payload-field-class\":"
-            + " {\"type\": \"structure\", \"member-classes\": [" + members + "]}}";
+                + " {\"type\": \"structure\", \"member-classes\": [" + members + "]}}";
     }
 
     private static String member(String name, String fieldClass) {
@@ -72,8 +71,11 @@ class Ctf2OptionalsAndBlobsTest {
             }
         }
         int bits = (12 + payloads.size()) * 8;
-        ByteBuffer header = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(0xC1FC1FC1).putInt(bits)
-            .putInt(bits);
+        ByteBuffer header = ByteBuffer.allocate(12)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(0xC1FC1FC1)
+                .putInt(bits)
+                .putInt(bits);
         Files.writeString(dir.resolve("metadata"), meta, StandardCharsets.UTF_8);
         Files.write(dir.resolve("stream"), concat(header.array(), payloads.toByteArray()));
         return dir;
@@ -108,30 +110,42 @@ class Ctf2OptionalsAndBlobsTest {
         return lines.getFirst().substring(("hetrace: " + trace + "/").length());
     }
 
-    private static final String OPTIONALS = event("opt", String.join(",",
-        member("has", BOOL8),
-        member("o1", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"has\"]}, \"field-class\": "
-            + U8 + "}"),
-        member("sel", "{\"type\": \"fixed-length-signed-integer\", \"length\": 8, \"byte-order\": \"little-endian\"}"),
-        member("o2", "{\"type\": \"optional\", \"selector-field-location\": {\"origin\": \"event-record-payload\","
-            + " \"path\": [\"sel\"]}, \"selector-field-ranges\": [[-3, -3], [4, 6]],"
-            + " \"field-class\": {\"type\": \"null-terminated-string\"}}")));
+    private static final String OPTIONALS = event(
+            "opt",
+            String.join(
+                    ",",
+                    member("has", BOOL8),
+                    member(
+                            "o1",
+                            "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"has\"]}, \"field-class\": "
+                                    + U8 + "}"),
+                    member(
+                            "sel",
+                            "{\"type\": \"fixed-length-signed-integer\", \"length\": 8, \"byte-order\": \"little-endian\"}"),
+                    member(
+                            "o2",
+                            "{\"type\": \"optional\", \"selector-field-location\": {\"origin\": \"event-record-payload\","
+                                    + " \"path\": [\"sel\"]}, \"selector-field-ranges\": [[-3, -3], [4, 6]],"
+                                    + " \"field-class\": {\"type\": \"null-terminated-string\"}}")));
 
     @Test
     void anOptionalIsThereWhenItsBooleanOrIntegerSelectorSaysSo() throws IOException {
         // Event 1: has = 01 (true): o1 = 2a; sel = 05, in [4, 6]: o2 = "hi". Event 2: has = 00, no o1;
         // sel = 02, in no range: no o2 (not an error). Event 3: sel = fd (-3 in 8-bit two's complement).
-        Path t = trace(OPTIONALS, new int[] {0x01, 0x2a, 0x05, 'h', 'i', 0}, new int[] {0x00, 0x02},
-            new int[] {0x00, 0xfd, 'x', 0});
+        Path t = trace(OPTIONALS, new int[] {0x01, 0x2a, 0x05, 'h', 'i', 0}, new int[] {0x00, 0x02}, new int[] {
+            0x00, 0xfd, 'x', 0
+        });
         assertThat(text(t)).isEqualTo("""
             opt: { has = true, o1 = { 42 }, sel = 5, o2 = { "hi" } }
             opt: { has = false, o1 = <none>, sel = 2, o2 = <none> }
             opt: { has = false, o1 = <none>, sel = -3, o2 = { "x" } }
             """);
-        assertThat(json(t)).extracting(l -> l.substring(l.indexOf("\"payload\""))).containsExactly(
-            "\"payload\":{\"has\":true,\"o1\":42,\"sel\":5,\"o2\":\"hi\"}}",
-            "\"payload\":{\"has\":false,\"o1\":null,\"sel\":2,\"o2\":null}}",
-            "\"payload\":{\"has\":false,\"o1\":null,\"sel\":-3,\"o2\":\"x\"}}");
+        assertThat(json(t))
+                .extracting(l -> l.substring(l.indexOf("\"payload\"")))
+                .containsExactly(
+                        "\"payload\":{\"has\":true,\"o1\":42,\"sel\":5,\"o2\":\"hi\"}}",
+                        "\"payload\":{\"has\":false,\"o1\":null,\"sel\":2,\"o2\":null}}",
+                        "\"payload\":{\"has\":false,\"o1\":null,\"sel\":-3,\"o2\":\"x\"}}");
     }
 
     @Test
@@ -143,20 +157,30 @@ class Ctf2OptionalsAndBlobsTest {
             blob: { n = 3, data = deadbe, tag = 01ff }
             blob: { n = 0, data = , tag = 0000 }
             """);
-        assertThat(json(t)).extracting(l -> l.substring(l.indexOf("\"payload\""))).containsExactly(
-            "\"payload\":{\"n\":3,\"data\":\"deadbe\",\"tag\":\"01ff\"}}",
-            "\"payload\":{\"n\":0,\"data\":\"\",\"tag\":\"0000\"}}");
+        assertThat(json(t))
+                .extracting(l -> l.substring(l.indexOf("\"payload\"")))
+                .containsExactly(
+                        "\"payload\":{\"n\":3,\"data\":\"deadbe\",\"tag\":\"01ff\"}}",
+                        "\"payload\":{\"n\":0,\"data\":\"\",\"tag\":\"0000\"}}");
     }
 
-    private static final String BLOBS = event("blob", String.join(",",
-        member("n", U8),
-        member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\": {\"path\": [\"n\"]},"
-            + " \"media-type\": \"image/png\"}"),
-        member("tag", "{\"type\": \"static-length-blob\", \"length\": 2}")));
+    private static final String BLOBS = event(
+            "blob",
+            String.join(
+                    ",",
+                    member("n", U8),
+                    member(
+                            "data",
+                            "{\"type\": \"dynamic-length-blob\", \"length-field-location\": {\"path\": [\"n\"]},"
+                                    + " \"media-type\": \"image/png\"}"),
+                    member("tag", "{\"type\": \"static-length-blob\", \"length\": 2}")));
 
-    private static final String THROUGH_VARIANT = event("tv", String.join(",",
-        member("sel", U8),
-        member("v", """
+    private static final String THROUGH_VARIANT = event(
+            "tv",
+            String.join(
+                    ",",
+                    member("sel", U8),
+                    member("v", """
             {"type": "variant", "selector-field-location": {"path": ["sel"]}, "options": [
               {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure", "member-classes": [
                 {"name": "len", "field-class": %s},
@@ -169,8 +193,10 @@ class Ctf2OptionalsAndBlobsTest {
                 {"name": "len", "field-class": {"type": "variable-length-unsigned-integer"}},
                 {"name": "bytes", "field-class": {"type": "dynamic-length-blob", "length-field-location":
                   {"origin": "event-record-payload", "path": ["v", "len"]}}}]}}]}""".formatted(U8, U8)),
-        member("data", "{\"type\": \"dynamic-length-array\", \"element-field-class\": " + U8 + ","
-            + " \"length-field-location\": {\"origin\": \"event-record-payload\", \"path\": [\"v\", \"len\"]}}")));
+                    member(
+                            "data",
+                            "{\"type\": \"dynamic-length-array\", \"element-field-class\": " + U8 + ","
+                                    + " \"length-field-location\": {\"origin\": \"event-record-payload\", \"path\": [\"v\", \"len\"]}}")));
 
     @Test
     void aLengthLocatedThroughAVariantIsTheOneInTheOptionDecoded() throws IOException {
@@ -185,56 +211,76 @@ class Ctf2OptionalsAndBlobsTest {
             """);
     }
 
-    private static final String THROUGH_OPTIONAL = event("to", String.join(",",
-        member("has", BOOL8),
-        member("o", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"has\"]}, \"field-class\":"
-            + " {\"type\": \"structure\", \"member-classes\": [" + member("len", U8) + ","
-            + member("name", "{\"type\": \"null-terminated-string\"}") + "]}}"),
-        member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
-            + " {\"origin\": \"event-record-payload\", \"path\": [\"o\", \"len\"]}}")));
+    private static final String THROUGH_OPTIONAL = event(
+            "to",
+            String.join(
+                    ",",
+                    member("has", BOOL8),
+                    member(
+                            "o",
+                            "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"has\"]}, \"field-class\":"
+                                    + " {\"type\": \"structure\", \"member-classes\": [" + member("len", U8) + ","
+                                    + member("name", "{\"type\": \"null-terminated-string\"}") + "]}}"),
+                    member(
+                            "data",
+                            "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
+                                    + " {\"origin\": \"event-record-payload\", \"path\": [\"o\", \"len\"]}}")));
 
     @Test
     void aLengthLocatedThroughAnOptionalIsInItsContent() throws IOException {
         // has = 01: o = { len = 02, name = "a" }, then data of o.len = 2 bytes: 01 02.
         Path t = trace(THROUGH_OPTIONAL, new int[] {1, 2, 'a', 0, 0x01, 0x02});
         assertThat(text(t)).isEqualTo("to: { has = true, o = { { len = 2, name = \"a\" } }, data = 0102 }\n");
-        assertThat(json(t)).extracting(l -> l.substring(l.indexOf("\"payload\""))).containsExactly(
-            "\"payload\":{\"has\":true,\"o\":{\"len\":2,\"name\":\"a\"},\"data\":\"0102\"}}");
+        assertThat(json(t))
+                .extracting(l -> l.substring(l.indexOf("\"payload\"")))
+                .containsExactly("\"payload\":{\"has\":true,\"o\":{\"len\":2,\"name\":\"a\"},\"data\":\"0102\"}}");
     }
 
     @Test
     void aLengthInAnOptionalThatIsNotThereIsAnErrorWhereItIsNeeded() throws IOException {
         // has = 00: no o, so no o.len for data (at byte 14: 12 of packet header, 1 of id, 1 of has).
         Path t = trace(THROUGH_OPTIONAL, new int[] {0});
-        assertThat(refusal(t)).isEqualTo("stream: packet 0, offset 14: the length field of a field in the event payload"
-            + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"to\"): $.payload-field-class.member-classes[2].field-class)");
+        assertThat(refusal(t))
+                .isEqualTo(
+                        "stream: packet 0, offset 14: the length field of a field in the event payload"
+                                + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"to\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test
     void aLengthInAVariantOptionNotDecodedIsAnErrorWhereItIsNeeded() throws IOException {
-        String partial = event("tv", String.join(",",
-            member("sel", U8),
-            member("v", """
+        String partial = event(
+                "tv",
+                String.join(
+                        ",",
+                        member("sel", U8),
+                        member("v", """
                 {"type": "variant", "selector-field-location": {"path": ["sel"]}, "options": [
                   {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure", "member-classes": [
                     {"name": "len", "field-class": %s}]}},
                   {"name": "b", "selector-field-ranges": [[1, 1]], "field-class": %s}]}""".formatted(U8, U8)),
-            member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
-                + " {\"origin\": \"event-record-payload\", \"path\": [\"v\", \"len\"]}}")));
+                        member(
+                                "data",
+                                "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
+                                        + " {\"origin\": \"event-record-payload\", \"path\": [\"v\", \"len\"]}}")));
         // Event 1 (bytes 12 to 15): id, sel = 0, option a: len = 1, data = 0a. Event 2: sel = 1, option b holds
         // no len, so data has no length (at byte 19, after its id, sel and b).
         Path t = trace(partial, new int[] {0, 1, 0x0a}, new int[] {1, 7});
         Cli.Run run = Cli.run("print", t.toString());
         assertThat(run.out()).isEqualTo("tv: { sel = 0, v = { { len = 1 } }, data = 0a }\n");
-        assertThat(refusal(t)).isEqualTo("stream: packet 0, offset 19: the length field of a field in the event payload"
-            + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"tv\"): $.payload-field-class.member-classes[2].field-class)");
+        assertThat(refusal(t))
+                .isEqualTo(
+                        "stream: packet 0, offset 19: the length field of a field in the event payload"
+                                + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"tv\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test
     void aLengthThroughAVariantInAnOptionNeedsBothDecodedWithTheWayToIt() throws IOException {
-        String nested = event("n", String.join(",",
-            member("has", BOOL8),
-            member("o", """
+        String nested = event(
+                "n",
+                String.join(
+                        ",",
+                        member("has", BOOL8),
+                        member("o", """
                 {"type": "optional", "selector-field-location": {"path": ["has"]}, "field-class": {"type": "structure",
                   "member-classes": [
                     {"name": "sel", "field-class": %s},
@@ -243,77 +289,99 @@ class Ctf2OptionalsAndBlobsTest {
                         {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure",
                           "member-classes": [{"name": "len", "field-class": %s}]}},
                         {"name": "b", "selector-field-ranges": [[1, 1]], "field-class": %s}]}}]}}""".formatted(U8, U8, U8)),
-            member("data", "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
-                + " {\"origin\": \"event-record-payload\", \"path\": [\"o\", \"v\", \"len\"]}}")));
+                        member(
+                                "data",
+                                "{\"type\": \"dynamic-length-blob\", \"length-field-location\":"
+                                        + " {\"origin\": \"event-record-payload\", \"path\": [\"o\", \"v\", \"len\"]}}")));
         // has = 1, sel = 0 (option a), len = 2: data = 11 22.
         Path ok = trace(dir.resolve("ok"), nested, new int[] {1, 0, 2, 0x11, 0x22});
         assertThat(text(ok)).isEqualTo("n: { has = true, o = { { sel = 0, v = { { len = 2 } } } }, data = 1122 }\n");
         // has = 1, sel = 1 (option b, no len), b = 5: data's length (at byte 16) is nowhere.
-        assertThat(refusal(trace(dir.resolve("b"), nested, new int[] {1, 1, 5}))).isEqualTo("stream: packet 0,"
-            + " offset 16: the length field of a field in the event payload is in a variant option or optional that"
-            + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
+        assertThat(refusal(trace(dir.resolve("b"), nested, new int[] {1, 1, 5})))
+                .isEqualTo(
+                        "stream: packet 0,"
+                                + " offset 16: the length field of a field in the event payload is in a variant option or optional that"
+                                + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
         // has = 0: no o at all, its variant neither (data at byte 14).
-        assertThat(refusal(trace(dir.resolve("none"), nested, new int[] {0}))).isEqualTo("stream: packet 0,"
-            + " offset 14: the length field of a field in the event payload is in a variant option or optional that"
-            + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
+        assertThat(refusal(trace(dir.resolve("none"), nested, new int[] {0})))
+                .isEqualTo(
+                        "stream: packet 0,"
+                                + " offset 14: the length field of a field in the event payload is in a variant option or optional that"
+                                + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
     @Test
     void aSelectorLocatedForwardIsRefusedWithItsFragmentAndJsonPath() throws IOException {
-        String forward = event("opt", String.join(",",
-            member("o", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"later\"]}, \"field-class\": "
-                + U8 + "}"),
-            member("later", BOOL8)));
-        assertThat(refusal(trace(forward, new int[] {1, 1}))).isEqualTo("metadata: fragment 3 (event record class"
-            + " \"opt\"): $.payload-field-class.member-classes[0].field-class.selector-field-location: no field"
-            + " \"later\" is decoded before this one");
+        String forward = event(
+                "opt",
+                String.join(
+                        ",",
+                        member(
+                                "o",
+                                "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"later\"]}, \"field-class\": "
+                                        + U8 + "}"),
+                        member("later", BOOL8)));
+        assertThat(refusal(trace(forward, new int[] {1, 1})))
+                .isEqualTo("metadata: fragment 3 (event record class"
+                        + " \"opt\"): $.payload-field-class.member-classes[0].field-class.selector-field-location: no field"
+                        + " \"later\" is decoded before this one");
     }
 
     @Test
     void aLengthLocatedForwardInsideTheVariantOptionBeingDecodedIsRefused() throws IOException {
-        String forward = event("tv", String.join(",",
-            member("sel", U8),
-            member("v", """
+        String forward = event("tv", String.join(",", member("sel", U8), member("v", """
                 {"type": "variant", "selector-field-location": {"path": ["sel"]}, "options": [
                   {"name": "a", "selector-field-ranges": [[0, 0]], "field-class": {"type": "structure", "member-classes": [
                     {"name": "bytes", "field-class": {"type": "dynamic-length-blob", "length-field-location":
                       {"origin": "event-record-payload", "path": ["v", "len"]}}},
                     {"name": "len", "field-class": %s}]}}]}""".formatted(U8))));
-        assertThat(refusal(trace(forward, new int[] {0, 0, 0}))).isEqualTo("metadata: fragment 3 (event record class"
-            + " \"tv\"): $.payload-field-class.member-classes[1].field-class.options[0].field-class.member-classes[0]"
-            + ".field-class.length-field-location: no field \"len\" is decoded before this one");
+        assertThat(refusal(trace(forward, new int[] {0, 0, 0})))
+                .isEqualTo("metadata: fragment 3 (event record class"
+                        + " \"tv\"): $.payload-field-class.member-classes[1].field-class.options[0].field-class.member-classes[0]"
+                        + ".field-class.length-field-location: no field \"len\" is decoded before this one");
     }
 
     @Test
     void anOptionalSelectorMustBeABooleanOrAnInteger() throws IOException {
-        String wrong = event("opt", String.join(",",
-            member("s", "{\"type\": \"null-terminated-string\"}"),
-            member("o", "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"s\"]}, \"field-class\": "
-                + U8 + "}")));
-        assertThat(refusal(trace(wrong, new int[] {0}))).isEqualTo("metadata: fragment 3 (event record class \"opt\"):"
-            + " $.payload-field-class.member-classes[1].field-class.selector-field-location: the field at s is not a"
-            + " boolean or an integer");
+        String wrong = event(
+                "opt",
+                String.join(
+                        ",",
+                        member("s", "{\"type\": \"null-terminated-string\"}"),
+                        member(
+                                "o",
+                                "{\"type\": \"optional\", \"selector-field-location\": {\"path\": [\"s\"]}, \"field-class\": "
+                                        + U8 + "}")));
+        assertThat(refusal(trace(wrong, new int[] {0})))
+                .isEqualTo("metadata: fragment 3 (event record class \"opt\"):"
+                        + " $.payload-field-class.member-classes[1].field-class.selector-field-location: the field at s is not a"
+                        + " boolean or an integer");
     }
 
     @Test
     void theCtf2WriterWritesOptionalsBlobsAndLocationsThroughVariantsSoTheyReadTheSame() throws Exception {
         List<Path> traces = List.of(
-            trace(dir.resolve("opt"), OPTIONALS, new int[] {0x01, 0x2a, 0x05, 'h', 'i', 0}, new int[] {0x00, 0x02}),
-            trace(dir.resolve("blob"), BLOBS, new int[] {3, 0xde, 0xad, 0xbe, 0x01, 0xff}, new int[] {0, 0, 0}),
-            trace(dir.resolve("tv"), THROUGH_VARIANT, new int[] {0, 2, 'x', 0, 5, 7, 8},
-                new int[] {1, 0x02, 0x01, 0x01, 0xab, 9}),
-            trace(dir.resolve("to"), THROUGH_OPTIONAL, new int[] {1, 2, 'a', 0, 0x01, 0x02}));
+                trace(dir.resolve("opt"), OPTIONALS, new int[] {0x01, 0x2a, 0x05, 'h', 'i', 0}, new int[] {0x00, 0x02}),
+                trace(dir.resolve("blob"), BLOBS, new int[] {3, 0xde, 0xad, 0xbe, 0x01, 0xff}, new int[] {0, 0, 0}),
+                trace(dir.resolve("tv"), THROUGH_VARIANT, new int[] {0, 2, 'x', 0, 5, 7, 8}, new int[] {
+                    1, 0x02, 0x01, 0x01, 0xab, 9
+                }),
+                trace(dir.resolve("to"), THROUGH_OPTIONAL, new int[] {1, 2, 'a', 0, 0x01, 0x02}));
         for (Path t : traces) {
             String before = text(t);
             String json = Files.readString(t.resolve("metadata"));
             Ctf2Writer.rewrite(t.resolve("metadata"));
             String rewritten = Files.readString(t.resolve("metadata"));
             assertThat(rewritten).as("metadata written").isNotEqualTo(json);
-            assertThat(text(t)).as("%s rewritten:%n%s", t.getFileName(), rewritten).isEqualTo(before);
+            assertThat(text(t))
+                    .as("%s rewritten:%n%s", t.getFileName(), rewritten)
+                    .isEqualTo(before);
         }
-        assertThat(Files.readString(dir.resolve("blob/metadata"))).contains("\"dynamic-length-blob\"")
-            .contains("\"media-type\" : \"image/png\"");
-        assertThat(Files.readString(dir.resolve("opt/metadata"))).contains("\"optional\"")
-            .contains("\"fixed-length-boolean\"");
+        assertThat(Files.readString(dir.resolve("blob/metadata")))
+                .contains("\"dynamic-length-blob\"")
+                .contains("\"media-type\" : \"image/png\"");
+        assertThat(Files.readString(dir.resolve("opt/metadata")))
+                .contains("\"optional\"")
+                .contains("\"fixed-length-boolean\"");
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.write.Ctf2Writer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,8 +26,9 @@ import org.junit.jupiter.api.TestFactory;
 class Ctf2RoundTripTest {
     /** Traces whose metadata CTF 2 cannot say, and the words of the writer's refusal. */
     private static final Map<String, String> NOT_EXPRESSIBLE = Map.of(
-        // Members "str" and "_str", both shown as "str" in CTF 1.8; CTF 2 names members as shown.
-        "ctf-testsuite/regression/metadata/pass/name-escaping-clashes", "two members of one structure shown as \"str\"");
+            // Members "str" and "_str", both shown as "str" in CTF 1.8; CTF 2 names members as shown.
+            "ctf-testsuite/regression/metadata/pass/name-escaping-clashes",
+            "two members of one structure shown as \"str\"");
 
     @TestFactory
     Stream<DynamicTest> everyValidCorpusTracePrintsTheSameWithCtf2Metadata() throws IOException {
@@ -42,8 +42,11 @@ class Ctf2RoundTripTest {
             }
         }
         assertThat(valid).hasSizeGreaterThan(100);
-        return valid.stream().map(trace -> DynamicTest.dynamicTest(trace, () ->
-            Assertions.assertTimeoutPreemptively(Duration.ofSeconds(120), () -> check(corpus.resolve(trace), trace))));
+        return valid.stream()
+                .map(trace -> DynamicTest.dynamicTest(
+                        trace,
+                        () -> Assertions.assertTimeoutPreemptively(
+                                Duration.ofSeconds(120), () -> check(corpus.resolve(trace), trace))));
     }
 
     private static void check(Path original, String name) throws Exception {
@@ -51,14 +54,17 @@ class Ctf2RoundTripTest {
         try {
             String reason = NOT_EXPRESSIBLE.get(name);
             if (reason != null) {
-                assertThatThrownBy(() -> rewriteAsCtf2(original, copy)).isInstanceOf(Ctf2Writer.Unsupported.class)
-                    .hasMessageContaining(reason);
+                assertThatThrownBy(() -> rewriteAsCtf2(original, copy))
+                        .isInstanceOf(Ctf2Writer.Unsupported.class)
+                        .hasMessageContaining(reason);
                 return;
             }
             rewriteAsCtf2(original, copy);
             Cli.Run before = Cli.run("print", original.toString());
             Cli.Run after = Cli.run("print", copy.toString());
-            assertThat(after.status()).as("exit status; stderr: %s", after.err()).isEqualTo(before.status());
+            assertThat(after.status())
+                    .as("exit status; stderr: %s", after.err())
+                    .isEqualTo(before.status());
             assertThat(after.out()).as("text printed from the CTF 2 copy").isEqualTo(before.out());
         } finally {
             delete(copy);

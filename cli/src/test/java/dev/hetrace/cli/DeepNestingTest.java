@@ -36,10 +36,17 @@ class DeepNestingTest {
             typealias struct { uint8_t v; } := t0;
             """);
         for (int i = 1; i < levels; i++) {
-            m.append("typealias struct { t").append(i - 1).append(" a; } := t").append(i).append(";\n");
+            m.append("typealias struct { t")
+                    .append(i - 1)
+                    .append(" a; } := t")
+                    .append(i)
+                    .append(";\n");
         }
-        m.append("event { name = deep; fields := struct { t").append(levels - 1).append(" x; uint8_t v")
-            .append("[1]".repeat(levels - 1)).append("; }; };\n");
+        m.append("event { name = deep; fields := struct { t")
+                .append(levels - 1)
+                .append(" x; uint8_t v")
+                .append("[1]".repeat(levels - 1))
+                .append("; }; };\n");
         Files.writeString(t.resolve("metadata"), m);
         ByteBuffer b = ByteBuffer.allocate(30).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 3; i++) {
@@ -62,23 +69,31 @@ class DeepNestingTest {
         for (String format : new String[] {"text", "json"}) {
             {
                 Cli.Run r = hetrace("print", "--format=" + format, "--threads", "2", t.toString());
-                assertThat(r.status()).as("print --format=%s: %s", format, r.err()).isZero();
+                assertThat(r.status())
+                        .as("print --format=%s: %s", format, r.err())
+                        .isZero();
                 assertThat(r.err()).isEmpty();
                 List<String> lines = r.out().lines().toList();
                 assertThat(lines).hasSize(3);
                 String last = lines.get(2);
                 if (format.equals("text")) {
-                    assertThat(last).contains("deep: { x = { a = { a = ").contains("{ v = 42 }")
-                        .contains("[0] = 52 ]").endsWith(" }");
+                    assertThat(last)
+                            .contains("deep: { x = { a = { a = ")
+                            .contains("{ v = 42 }")
+                            .contains("[0] = 52 ]")
+                            .endsWith(" }");
                     assertThat(count(last, "a = ")).isEqualTo(levels - 1);
                 } else {
-                    assertThat(last).startsWith("{\"time_ns\":3000,").contains("{\"v\":42}").contains("[[52]]");
+                    assertThat(last)
+                            .startsWith("{\"time_ns\":3000,")
+                            .contains("{\"v\":42}")
+                            .contains("[[52]]");
                     assertThat(count(last, "\"a\":")).isEqualTo(levels - 1);
                 }
             }
         }
-        Cli.Run q = hetrace("query", "--cache", dir.resolve("cache").toString(), t.toString(),
-            "select count(*) as n from events");
+        Cli.Run q = hetrace(
+                "query", "--cache", dir.resolve("cache").toString(), t.toString(), "select count(*) as n from events");
         assertThat(q.status()).as(q.err()).isZero();
         assertThat(q.out()).containsPattern("\\b3\\b");
         Cli.Run d = hetrace("diagnose", t.toString());
@@ -92,8 +107,11 @@ class DeepNestingTest {
         for (String format : new String[] {"text", "json"}) {
             Cli.Run r = hetrace("print", "--format=" + format, t.toString());
             assertThat(r.status()).isEqualTo(1);
-            assertThat(r.err().lines().toList()).singleElement().asString()
-                .isEqualTo("hetrace: " + t.resolve("metadata") + ": field types are nested more than 10000 levels deep");
+            assertThat(r.err().lines().toList())
+                    .singleElement()
+                    .asString()
+                    .isEqualTo("hetrace: " + t.resolve("metadata")
+                            + ": field types are nested more than 10000 levels deep");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -13,7 +15,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace demo}: the simulated Sobel board, synchronized, every DSP within its bound of the truth. */
 class DemoCommandTest {
@@ -37,20 +38,27 @@ class DemoCommandTest {
         Path out = dir.resolve("demo");
         Run run = demo("--out", out.toString());
         assertThat(run.status()).as(run.err()).isZero();
-        assertThat(run.out()).contains("a master and 8 DSPs").contains("injected: preempt on dsp1, dsp2")
-            .contains(out.resolve("synced") + "/").contains("babeltrace2 " + out.resolve("synced") + "/*");
+        assertThat(run.out())
+                .contains("a master and 8 DSPs")
+                .contains("injected: preempt on dsp1, dsp2")
+                .contains(out.resolve("synced") + "/")
+                .contains("babeltrace2 " + out.resolve("synced") + "/*");
         // the diagnosis, in words: the preempted DSPs, by whom, and the master waiting for them
         String said = run.out().replaceAll("\\s+", " ");
-        assertThat(said).containsPattern("dsp1 and dsp2: sobel_filter took about 29\\d ms instead of about 9\\d(\\.\\d)? ms")
-            .contains("task intruder preempted them").contains("master/cpu0 waited for them")
-            .contains("./hetrace diagnose " + out);
-        Matcher m = Pattern.compile("(dsp\\d)\\s+\\S+ GHz\\s+\\S+ ppm\\s+(\\S+)\\s+([\\d.]+) µs\\s+([\\d.]+) µs").matcher(run.out());
+        assertThat(said)
+                .containsPattern("dsp1 and dsp2: sobel_filter took about 29\\d ms instead of about 9\\d(\\.\\d)? ms")
+                .contains("task intruder preempted them")
+                .contains("master/cpu0 waited for them")
+                .contains("./hetrace diagnose " + out);
+        Matcher m = Pattern.compile("(dsp\\d)\\s+\\S+ GHz\\s+\\S+ ppm\\s+(\\S+)\\s+([\\d.]+) µs\\s+([\\d.]+) µs")
+                .matcher(run.out());
         int dsps = 0;
         while (m.find()) {
             dsps++;
             assertThat(m.group(2)).as(m.group(1)).isEqualTo("accurate");
-            assertThat(Double.parseDouble(m.group(4))).as("%s: true error within the bound", m.group(1))
-                .isLessThanOrEqualTo(Double.parseDouble(m.group(3)) + 0.01);
+            assertThat(Double.parseDouble(m.group(4)))
+                    .as("%s: true error within the bound", m.group(1))
+                    .isLessThanOrEqualTo(Double.parseDouble(m.group(3)) + 0.01);
         }
         assertThat(dsps).as(run.out()).isEqualTo(8);
         try (var synced = Files.list(out.resolve("synced"))) {
@@ -58,8 +66,11 @@ class DemoCommandTest {
         }
         assertThat(out.resolve("board").resolve("ground-truth.json")).exists();
         // the report: one file, said where
-        assertThat(run.out()).contains(out.resolve("report.html") + "     the timeline, statistics and diagnosis in one file");
-        assertThat(Files.readString(out.resolve("report.html"))).contains("task intruder preempted").doesNotContain("https://");
+        assertThat(run.out())
+                .contains(out.resolve("report.html") + "     the timeline, statistics and diagnosis in one file");
+        assertThat(Files.readString(out.resolve("report.html")))
+                .contains("task intruder preempted")
+                .doesNotContain("https://");
 
         // a second demo replaces the first; a directory that is not a demo's is left alone
         assertThat(demo("--out", out.toString()).status()).isZero();
@@ -67,8 +78,9 @@ class DemoCommandTest {
         Files.writeString(other.resolve("notes.txt"), "keep");
         Run refused = demo("--out", other.toString());
         assertThat(refused.status()).isEqualTo(1);
-        assertThat(refused.err()).isEqualTo("hetrace: " + other + " exists and was not written by 'hetrace demo': give"
-            + " another --out\n");
+        assertThat(refused.err())
+                .isEqualTo("hetrace: " + other + " exists and was not written by 'hetrace demo': give"
+                        + " another --out\n");
         assertThat(other.resolve("notes.txt")).hasContent("keep");
     }
 
@@ -77,24 +89,35 @@ class DemoCommandTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int[] status = {-1};
-        Thread demo = new Thread(() -> status[0] = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8),
-            new String[] {"demo", "--serve", "--out", dir.resolve("served").toString()}));
+        Thread demo = new Thread(() ->
+                status[0] = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), new String[] {
+                    "demo", "--serve", "--out", dir.resolve("served").toString()
+                }));
         demo.start();
-        Matcher url = Pattern.compile("hetrace demo: open (http://127\\.0\\.0\\.1:\\d+/)").matcher("");
+        Matcher url = Pattern.compile("hetrace demo: open (http://127\\.0\\.0\\.1:\\d+/)")
+                .matcher("");
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (!url.reset(err.toString(StandardCharsets.UTF_8)).find()) {
             assertThat(demo.isAlive()).as(err.toString(StandardCharsets.UTF_8)).isTrue();
-            assertThat(System.nanoTime()).as("the viewer's URL within 2 minutes").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the viewer's URL within 2 minutes")
+                    .isLessThan(deadline);
             Thread.sleep(100);
         }
         // the summary came first; the server answers with the demo's board and its diagnosis
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("a master and 8 DSPs");
         try (var client = HttpClient.newHttpClient()) {
-            String meta = client.send(HttpRequest.newBuilder(URI.create(url.group(1) + "api/meta")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+            String meta = client.send(
+                            HttpRequest.newBuilder(URI.create(url.group(1) + "api/meta"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertThat(meta).contains("\"dsp7\"");
-            String diagnosis = client.send(HttpRequest.newBuilder(URI.create(url.group(1) + "api/diagnosis"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
+            String diagnosis = client.send(
+                            HttpRequest.newBuilder(URI.create(url.group(1) + "api/diagnosis"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertThat(diagnosis).contains("task intruder preempted them");
         }
         demo.interrupt();

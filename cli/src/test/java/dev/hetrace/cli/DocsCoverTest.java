@@ -55,8 +55,9 @@ class DocsCoverTest {
     void everyCommandHasASectionOnItsTaskPageThatNamesEachOfItsOptions() throws IOException {
         List<CommandSpec> commands = new ArrayList<>();
         walk(new CommandLine(new Main()), commands);
-        assertThat(commands).extracting(CommandSpec::qualifiedName)
-            .contains("hetrace print", "hetrace tracer generate", "hetrace profile sweep", "hetrace monitor");
+        assertThat(commands)
+                .extracting(CommandSpec::qualifiedName)
+                .contains("hetrace print", "hetrace tracer generate", "hetrace profile sweep", "hetrace monitor");
         List<String> missing = new ArrayList<>();
         for (CommandSpec c : commands) {
             String top = c.qualifiedName().split(" ")[1];
@@ -67,7 +68,8 @@ class DocsCoverTest {
             }
             List<String> lines = Files.readAllLines(ROOT.resolve(page));
             String section = section(lines, "`" + c.qualifiedName() + "`");
-            boolean parentOnly = !c.subcommands().isEmpty() && documentedOptions(c).isEmpty();
+            boolean parentOnly =
+                    !c.subcommands().isEmpty() && documentedOptions(c).isEmpty();
             if (section == null) {
                 if (!parentOnly) {
                     missing.add(page + ": no heading names `" + c.qualifiedName() + "`");
@@ -75,12 +77,16 @@ class DocsCoverTest {
                 continue;
             }
             for (OptionSpec o : documentedOptions(c)) {
-                if (!Pattern.compile(Pattern.quote(o.longestName()) + "(?![\\w-])").matcher(section).find()) {
+                if (!Pattern.compile(Pattern.quote(o.longestName()) + "(?![\\w-])")
+                        .matcher(section)
+                        .find()) {
                     missing.add(page + ": the section of `" + c.qualifiedName() + "` does not name " + o.longestName());
                 }
             }
         }
-        assertThat(missing).as("commands and options missing from their task pages").isEmpty();
+        assertThat(missing)
+                .as("commands and options missing from their task pages")
+                .isEmpty();
     }
 
     @Test
@@ -150,7 +156,9 @@ class DocsCoverTest {
 
     /** The options a page must name: all but the standard help and version options. */
     private static List<OptionSpec> documentedOptions(CommandSpec c) {
-        return c.options().stream().filter(o -> !o.usageHelp() && !o.versionHelp() && !o.hidden()).toList();
+        return c.options().stream()
+                .filter(o -> !o.usageHelp() && !o.versionHelp() && !o.hidden())
+                .toList();
     }
 
     private static void walk(CommandLine cl, List<CommandSpec> out) {

@@ -48,8 +48,10 @@ class ErrorReportTest {
         Path trace = Corpus.trace(TRUNCATED);
         Cli.Run r = Cli.run("print", trace.toString());
         oneLineNoTrace(r, 1);
-        assertThat(r.err()).startsWith("hetrace: " + trace.resolve("dummystream") + ": packet 0, offset 20: ")
-            .contains("in the event payload").contains("goes past the end of the packet content");
+        assertThat(r.err())
+                .startsWith("hetrace: " + trace.resolve("dummystream") + ": packet 0, offset 20: ")
+                .contains("in the event payload")
+                .contains("goes past the end of the packet content");
     }
 
     @Test
@@ -63,25 +65,35 @@ class ErrorReportTest {
     @Test
     void aMetadataFileThatCannotBeReadIsSaidWithWhatWasDoneAndKeepsItsCauseForDebug() {
         Path missing = dir.resolve("metadata");
-        String[] args = {"collect", "--shm", dir.resolve("core0").toString(), "--metadata", missing.toString(), "-o",
-            dir.resolve("trace").toString()};
+        String[] args = {
+            "collect",
+            "--shm",
+            dir.resolve("core0").toString(),
+            "--metadata",
+            missing.toString(),
+            "-o",
+            dir.resolve("trace").toString()
+        };
         Cli.Run r = Cli.run(args);
         oneLineNoTrace(r, 1);
-        assertThat(r.err()).isEqualTo("hetrace: cannot read " + missing + ": no such file or directory" + System.lineSeparator());
+        assertThat(r.err())
+                .isEqualTo("hetrace: cannot read " + missing + ": no such file or directory" + System.lineSeparator());
 
         Cli.Run debug = Cli.run(withDebug(args));
         assertThat(debug.status()).isEqualTo(1);
         List<String> lines = debug.err().lines().toList();
         assertThat(lines.getFirst()).isEqualTo("hetrace: cannot read " + missing + ": no such file or directory");
-        assertThat(debug.err()).contains("\tat dev.hetrace.cli.CollectCommand.call")
-            .contains("Caused by: java.nio.file.NoSuchFileException: " + missing);
+        assertThat(debug.err())
+                .contains("\tat dev.hetrace.cli.CollectCommand.call")
+                .contains("Caused by: java.nio.file.NoSuchFileException: " + missing);
     }
 
     @Test
     void aBadOptionIsAUsageErrorWithStatus2AndWhereHelpIs() {
         Cli.Run r = Cli.run("stats", "--bogus", dir.toString());
         assertThat(r.status()).isEqualTo(2);
-        assertThat(r.err().lines().toList()).containsExactly("hetrace: Unknown option: '--bogus'", "Try 'hetrace stats --help'.");
+        assertThat(r.err().lines().toList())
+                .containsExactly("hetrace: Unknown option: '--bogus'", "Try 'hetrace stats --help'.");
     }
 
     @Test
@@ -89,10 +101,11 @@ class ErrorReportTest {
         Cli.Run r = Cli.run("print", "--threads", "0", dir.toString());
         oneLineNoTrace(r, 2);
         assertThat(r.err()).isEqualTo("hetrace: --threads must be at least 1" + System.lineSeparator());
-        Cli.Run sim = Cli.run("sim", "--jitter", "-1", "--out", dir.resolve("board").toString());
+        Cli.Run sim =
+                Cli.run("sim", "--jitter", "-1", "--out", dir.resolve("board").toString());
         assertThat(sim.status()).isEqualTo(2);
-        assertThat(sim.err().lines().toList()).containsExactly("hetrace: --jitter -1: a number of cycles, 0 or more",
-            "Try 'hetrace sim --help'.");
+        assertThat(sim.err().lines().toList())
+                .containsExactly("hetrace: --jitter -1: a number of cycles, 0 or more", "Try 'hetrace sim --help'.");
     }
 
     @Test
@@ -120,25 +133,29 @@ class ErrorReportTest {
 
         Cli.Run usage = HetraceProcess.run(Duration.ofSeconds(60), "stats", "--bogus", trace.toString());
         assertThat(usage.status()).isEqualTo(2);
-        assertThat(usage.err().lines().toList()).containsExactly("hetrace: Unknown option: '--bogus'",
-            "Try 'hetrace stats --help'.");
+        assertThat(usage.err().lines().toList())
+                .containsExactly("hetrace: Unknown option: '--bogus'", "Try 'hetrace stats --help'.");
     }
 
     @Test
     void aBugIsAnInternalErrorNamingTheCommandWithItsTraceOnlyUnderDebug() {
-        CommandLine.Model.CommandSpec print = new CommandLine(new Main()).getSubcommands().get("print").getCommandSpec();
+        CommandLine.Model.CommandSpec print =
+                new CommandLine(new Main()).getSubcommands().get("print").getCommandSpec();
         Exception bug = new NullPointerException("Cannot read the array length because \"<local4>\" is null");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = new ErrorReport(new PrintStream(err, true, StandardCharsets.UTF_8)).failed(bug, print, false);
         assertThat(status).isEqualTo(1);
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("hetrace print: internal error: java.lang.NullPointerException:"
-            + " Cannot read the array length because \"<local4>\" is null (--debug shows where)" + System.lineSeparator());
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("hetrace print: internal error: java.lang.NullPointerException:"
+                        + " Cannot read the array length because \"<local4>\" is null (--debug shows where)"
+                        + System.lineSeparator());
 
         err.reset();
         new ErrorReport(new PrintStream(err, true, StandardCharsets.UTF_8)).failed(bug, print, true);
         List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
-        assertThat(lines.getFirst()).isEqualTo("hetrace print: internal error: java.lang.NullPointerException:"
-            + " Cannot read the array length because \"<local4>\" is null");
+        assertThat(lines.getFirst())
+                .isEqualTo("hetrace print: internal error: java.lang.NullPointerException:"
+                        + " Cannot read the array length because \"<local4>\" is null");
         assertThat(lines).anyMatch(l -> l.startsWith("\tat dev.hetrace.cli.ErrorReportTest."));
     }
 
@@ -146,22 +163,26 @@ class ErrorReportTest {
     void eachLayerOfTheChainAddsWhatItKnowsAndRepeatsNothing() {
         // the JDK's exception names only the file; the layer that wrote it says what it did; the command, for what
         IOException denied = new AccessDeniedException(dir.resolve("out/x").toString());
-        Exception chain = CommandFailure.in("--out " + dir.resolve("out"),
-            new UncheckedIOException(new IOException("cannot keep the copy of core0", denied)));
-        assertThat(ErrorLine.of(chain)).isEqualTo("--out " + dir.resolve("out") + ": cannot keep the copy of core0: cannot"
-            + " access " + dir.resolve("out/x") + ": permission denied");
+        Exception chain = CommandFailure.in(
+                "--out " + dir.resolve("out"),
+                new UncheckedIOException(new IOException("cannot keep the copy of core0", denied)));
+        assertThat(ErrorLine.of(chain))
+                .isEqualTo("--out " + dir.resolve("out") + ": cannot keep the copy of core0: cannot" + " access "
+                        + dir.resolve("out/x") + ": permission denied");
         assertThat(ErrorReport.expected(chain)).isTrue();
 
         // a layer that already says its cause's words is not followed by them again
-        Exception said = new IOException("cannot read " + dir + "/m: no such file or directory",
-            new NoSuchFileException(dir + "/m"));
+        Exception said = new IOException(
+                "cannot read " + dir + "/m: no such file or directory", new NoSuchFileException(dir + "/m"));
         assertThat(ErrorLine.of(said)).isEqualTo("cannot read " + dir + "/m: no such file or directory");
 
         // a wrapper without words of its own hides neither its cause's words nor its kind
-        Exception wrapped = new IllegalStateException(new IllegalArgumentException("--task idle: no such task in the traces"));
+        Exception wrapped =
+                new IllegalStateException(new IllegalArgumentException("--task idle: no such task in the traces"));
         assertThat(ErrorLine.of(wrapped)).isEqualTo("--task idle: no such task in the traces");
         assertThat(ErrorReport.expected(wrapped)).isTrue();
-        assertThat(ErrorReport.expected(new IllegalStateException("a parked stream did not resume where it was"))).isFalse();
+        assertThat(ErrorReport.expected(new IllegalStateException("a parked stream did not resume where it was")))
+                .isFalse();
     }
 
     private static String[] withDebug(String[] args) {

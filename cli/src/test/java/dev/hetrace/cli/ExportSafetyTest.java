@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -12,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace export --parquet DIR} never leaves a table cut short or overwrites what DIR
@@ -44,7 +45,9 @@ class ExportSafetyTest {
     @Test
     void tablesAlreadyThereAreReplacedOnlyWhenAsked() throws IOException {
         Path board = dir.resolve("board");
-        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString()).status()).isZero();
+        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString())
+                        .status())
+                .isZero();
         Path out = dir.resolve("out");
         String cache = dir.resolve("cache").toString();
         Cli.Run first = Cli.run("export", "--cache", cache, "--parquet", out.toString(), board.toString());
@@ -54,28 +57,43 @@ class ExportSafetyTest {
 
         Cli.Run again = Cli.run("export", "--cache", cache, "--parquet", out.toString(), board.toString());
         assertThat(again.status()).isEqualTo(1);
-        assertThat(again.err().lines().toList()).singleElement().asString()
-            .isEqualTo("hetrace: --parquet " + out + ": " + out.resolve("events.parquet") + " and 10 more of the tables' files"
-                + " are already there: --replace replaces them");
+        assertThat(again.err().lines().toList())
+                .singleElement()
+                .asString()
+                .isEqualTo("hetrace: --parquet " + out + ": " + out.resolve("events.parquet")
+                        + " and 10 more of the tables' files" + " are already there: --replace replaces them");
         assertThat(contents(out)).isEqualTo(before);
 
         Files.delete(out.resolve("calls.parquet"));
-        Cli.Run replaced = Cli.run("export", "--cache", cache, "--replace", "--parquet", out.toString(), board.toString());
+        Cli.Run replaced =
+                Cli.run("export", "--cache", cache, "--replace", "--parquet", out.toString(), board.toString());
         assertThat(replaced.status()).as(replaced.err()).isZero();
         assertThat(out.resolve("calls.parquet")).isRegularFile();
         assertThat(Files.readString(out.resolve("notes.txt"))).isEqualTo("mine");
-        assertThat(entries(out)).noneMatch(n -> n.startsWith(".hetrace-export-")).hasSize(12);
+        assertThat(entries(out))
+                .noneMatch(n -> n.startsWith(".hetrace-export-"))
+                .hasSize(12);
     }
 
     @Test
     void anExportStoppedMidwayLeavesTheFolderAsItWas() throws Exception {
         // a board of a million events: exporting their fields takes seconds, time enough to stop it
         Path board = dir.resolve("board");
-        Cli.Run sim = Cli.run("sim", "--cores", "8", "--images", "120", "--inject",
-            "preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7", "--out", board.toString());
+        Cli.Run sim = Cli.run(
+                "sim",
+                "--cores",
+                "8",
+                "--images",
+                "120",
+                "--inject",
+                "preempt:dsp0,dsp1,dsp2,dsp3,dsp4,dsp5,dsp6,dsp7",
+                "--out",
+                board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         String cache = dir.resolve("cache").toString();
-        assertThat(Cli.run("query", "--cache", cache, board.toString(), "select 1").status()).isZero(); // the index, built first
+        assertThat(Cli.run("query", "--cache", cache, board.toString(), "select 1")
+                        .status())
+                .isZero(); // the index, built first
 
         for (boolean existed : new boolean[] {false, true}) {
             Path out = dir.resolve("out-" + existed);
@@ -85,16 +103,19 @@ class ExportSafetyTest {
                 Files.writeString(out.resolve("events.parquet"), "an earlier file of the same name");
                 before = contents(out);
             }
-            Process p = HetraceProcess.builder("export", "--cache", cache, "--replace", "--parquet", out.toString(),
-                    board.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("export-" + existed + ".log").toFile()).start();
+            Process p = HetraceProcess.builder(
+                            "export", "--cache", cache, "--replace", "--parquet", out.toString(), board.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("export-" + existed + ".log").toFile())
+                    .start();
             // stopped once the events' file is being written aside
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             boolean writing = false;
             while (!writing && p.isAlive() && System.nanoTime() < deadline) {
                 if (Files.isDirectory(out)) {
                     try (Stream<Path> s = Files.list(out)) {
-                        for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-export-")).toList()) {
+                        for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-export-"))
+                                .toList()) {
                             writing |= Files.exists(w.resolve("events.parquet"));
                         }
                     } catch (NoSuchFileException e) {
@@ -103,8 +124,11 @@ class ExportSafetyTest {
                 }
                 Thread.sleep(2);
             }
-            assertThat(writing).as("the export was seen writing its events: %s",
-                Files.readString(dir.resolve("export-" + existed + ".log"))).isTrue();
+            assertThat(writing)
+                    .as(
+                            "the export was seen writing its events: %s",
+                            Files.readString(dir.resolve("export-" + existed + ".log")))
+                    .isTrue();
             p.destroy(); // SIGTERM: the JVM's shutdown hooks run, as on Ctrl-C
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             if (existed) {

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A file operation that fails is one line saying what was done, to which file, and why ("cannot
@@ -36,25 +37,60 @@ class FileErrorsTest {
     @Test
     void writingThroughARegularFileSaysWhatCouldNotBeCreated() throws IOException {
         Path file = Files.writeString(dir.resolve("file"), "x");
-        oneLine(Cli.run("sim", "--cores", "1", "--images", "1", "--out", file.resolve("x").toString()),
-            "hetrace: cannot create " + file.resolve("x") + ": not a directory");
-        oneLine(Cli.run("report", "-o", file.resolve("r.html").toString(), board().toString()),
-            "hetrace: cannot create " + file + ": a file is there, not a folder");
+        oneLine(
+                Cli.run(
+                        "sim",
+                        "--cores",
+                        "1",
+                        "--images",
+                        "1",
+                        "--out",
+                        file.resolve("x").toString()),
+                "hetrace: cannot create " + file.resolve("x") + ": not a directory");
+        oneLine(
+                Cli.run("report", "-o", file.resolve("r.html").toString(), board().toString()),
+                "hetrace: cannot create " + file + ": a file is there, not a folder");
     }
 
     @Test
     void readingAFolderOrAnUnreadableFileSaysWhatCouldNotBeRead() throws IOException {
         Path board = board();
-        oneLine(Cli.run("stats", "--mapping", dir.toString(), board.resolve("dsp0").toString()),
-            "hetrace: cannot read " + dir + ": is a directory");
-        oneLine(Cli.run("query", "--cache", dir.resolve("cache").toString(), "--mapping", dir.toString(),
-            board.resolve("dsp0").toString(), "select 1"), "hetrace: cannot read " + dir + ": is a directory");
-        oneLine(Cli.run("collect", "--shm", dir.resolve("core0").toString(), "--metadata", dir.toString(), "-o",
-            dir.resolve("trace").toString()), "hetrace: cannot read " + dir + ": is a directory");
+        oneLine(
+                Cli.run(
+                        "stats",
+                        "--mapping",
+                        dir.toString(),
+                        board.resolve("dsp0").toString()),
+                "hetrace: cannot read " + dir + ": is a directory");
+        oneLine(
+                Cli.run(
+                        "query",
+                        "--cache",
+                        dir.resolve("cache").toString(),
+                        "--mapping",
+                        dir.toString(),
+                        board.resolve("dsp0").toString(),
+                        "select 1"),
+                "hetrace: cannot read " + dir + ": is a directory");
+        oneLine(
+                Cli.run(
+                        "collect",
+                        "--shm",
+                        dir.resolve("core0").toString(),
+                        "--metadata",
+                        dir.toString(),
+                        "-o",
+                        dir.resolve("trace").toString()),
+                "hetrace: cannot read " + dir + ": is a directory");
         Path mem = Path.of("/proc/self/mem");
         if (Files.exists(mem)) {
-            oneLine(Cli.run("stats", "--mapping", mem.toString(), board.resolve("dsp0").toString()),
-                "hetrace: cannot read " + mem + ": input/output error");
+            oneLine(
+                    Cli.run(
+                            "stats",
+                            "--mapping",
+                            mem.toString(),
+                            board.resolve("dsp0").toString()),
+                    "hetrace: cannot read " + mem + ": input/output error");
         }
     }
 
@@ -64,28 +100,35 @@ class FileErrorsTest {
         Required.that(Files.exists(full), "no /dev/full");
         Path board = board();
         for (String command : new String[] {"stats", "print"}) {
-            Process p = HetraceProcess.builder(command, board.resolve("dsp0").toString()).redirectOutput(full.toFile())
-                .redirectError(dir.resolve("err").toFile()).start();
+            Process p = HetraceProcess.builder(command, board.resolve("dsp0").toString())
+                    .redirectOutput(full.toFile())
+                    .redirectError(dir.resolve("err").toFile())
+                    .start();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             String err = Files.readString(dir.resolve("err"));
             assertThat(p.exitValue()).as(err).isEqualTo(1);
-            assertThat(err.lines().toList()).as(command).singleElement()
-                .isEqualTo("hetrace: cannot write the output: no space left on device");
+            assertThat(err.lines().toList())
+                    .as(command)
+                    .singleElement()
+                    .isEqualTo("hetrace: cannot write the output: no space left on device");
         }
     }
 
     /** Permissions bind only a user who is not root: checked when the tests run as one. */
     @Test
     void anUnreadableStreamFileSaysPermissionDenied() throws IOException {
-        Required.machineCan(!"root".equals(System.getProperty("user.name")), "deny a read to its user (root reads every file)");
+        Required.machineCan(
+                !"root".equals(System.getProperty("user.name")), "deny a read to its user (root reads every file)");
         Path trace = board().resolve("dsp0");
         Path stream = trace.resolve("stream");
         assertThat(stream.toFile().setReadable(false, false)).isTrue();
         try {
             Cli.Run r = Cli.run("print", trace.toString());
             assertThat(r.status()).isEqualTo(1);
-            assertThat(r.err().lines().toList()).singleElement().asString()
-                .matches("hetrace: cannot (open|read) " + Pattern.quote(stream.toString()) + ": permission denied");
+            assertThat(r.err().lines().toList())
+                    .singleElement()
+                    .asString()
+                    .matches("hetrace: cannot (open|read) " + Pattern.quote(stream.toString()) + ": permission denied");
         } finally {
             stream.toFile().setReadable(true, false);
         }

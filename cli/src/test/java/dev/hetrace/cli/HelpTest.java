@@ -19,7 +19,9 @@ class HelpTest {
         collect(new CommandLine(new Main()), "hetrace", commands);
         assertThat(commands).contains("hetrace profile sweep", "hetrace monitor", "hetrace tracer generate");
         for (String c : commands) {
-            String[] args = (c.substring("hetrace".length()).strip() + " --help").strip().split(" ");
+            String[] args = (c.substring("hetrace".length()).strip() + " --help")
+                    .strip()
+                    .split(" ");
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             PrintStream saved = System.err;
@@ -40,8 +42,9 @@ class HelpTest {
         tree(new CommandLine(new Main()), all);
         for (CommandLine cl : all) {
             for (String line : cl.getCommandSpec().usageMessage().description()) {
-                assertThat(line.length()).as("%s: '%s'", cl.getCommandSpec().qualifiedName(), line)
-                    .isLessThanOrEqualTo(Main.USAGE_WIDTH);
+                assertThat(line.length())
+                        .as("%s: '%s'", cl.getCommandSpec().qualifiedName(), line)
+                        .isLessThanOrEqualTo(Main.USAGE_WIDTH);
             }
         }
         assertThat(all).hasSizeGreaterThan(20);

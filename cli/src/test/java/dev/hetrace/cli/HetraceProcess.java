@@ -19,8 +19,12 @@ final class HetraceProcess {
 
     /** The command line that runs {@code hetrace ARGS}. */
     static List<String> command(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
         cmd.addAll(List.of(args));
         return cmd;
     }
@@ -38,11 +42,18 @@ final class HetraceProcess {
         Path out = Files.createTempFile("hetrace", ".out");
         Path err = Files.createTempFile("hetrace", ".err");
         try {
-            Process p = builder(args).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p = builder(args)
+                    .redirectInput(
+                            ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
             int status = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? p.exitValue() : -1;
             p.destroyForcibly().waitFor();
-            return new Cli.Run(status, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            return new Cli.Run(
+                    status,
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Task names that differ only in bytes that are not UTF-8 stay different tasks, each shown
@@ -31,8 +32,12 @@ class InvalidUtf8NamesTest {
             stream { event.header := struct { uint32_t id; clk_t timestamp; }; };
             event { id = 0; name = task_switch; fields := struct { string next_task; }; };
             """);
-        byte[][] names = {{'w', 'o', 'r', 'k', (byte) 0x80}, {'w', 'o', 'r', 'k', (byte) 0x81}, {'w', 'o', 'r', 'k', (byte) 0xff},
-            "idle".getBytes(StandardCharsets.US_ASCII)};
+        byte[][] names = {
+            {'w', 'o', 'r', 'k', (byte) 0x80},
+            {'w', 'o', 'r', 'k', (byte) 0x81},
+            {'w', 'o', 'r', 'k', (byte) 0xff},
+            "idle".getBytes(StandardCharsets.US_ASCII)
+        };
         ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
         long time = 1000;
         for (int round = 0; round < 3; round++) {
@@ -48,17 +53,29 @@ class InvalidUtf8NamesTest {
     @Test
     void namesDifferingInInvalidBytesAreDifferentTasks() throws Exception {
         Path t = trace();
-        Path mapping = Files.writeString(dir.resolve("mapping.yaml"),
-            "events:\n  - {event: task_switch, does: switch, next: next_task}\n");
-        Cli.Run q = Cli.run("query", "--cache", dir.resolve("cache").toString(), "--mapping", mapping.toString(),
-            "--format", "csv", t.toString(), "select name from tasks order by name");
+        Path mapping = Files.writeString(
+                dir.resolve("mapping.yaml"), "events:\n  - {event: task_switch, does: switch, next: next_task}\n");
+        Cli.Run q = Cli.run(
+                "query",
+                "--cache",
+                dir.resolve("cache").toString(),
+                "--mapping",
+                mapping.toString(),
+                "--format",
+                "csv",
+                t.toString(),
+                "select name from tasks order by name");
         assertThat(q.status()).as(q.err()).isZero();
         assertThat(q.out().lines().toList()).containsExactly("name", "idle", "work\\x80", "work\\x81", "work\\xff");
 
         Cli.Run stats = Cli.run("stats", "--mapping", mapping.toString(), t.toString());
         assertThat(stats.status()).as(stats.err()).isZero();
         List<String> rows = stats.out().lines().filter(l -> l.contains("work")).toList();
-        assertThat(rows).hasSize(3).anyMatch(l -> l.contains("work\\x80")).anyMatch(l -> l.contains("work\\x81"))
-            .anyMatch(l -> l.contains("work\\xff")).noneMatch(l -> l.contains("\uFFFD"));
+        assertThat(rows)
+                .hasSize(3)
+                .anyMatch(l -> l.contains("work\\x80"))
+                .anyMatch(l -> l.contains("work\\x81"))
+                .anyMatch(l -> l.contains("work\\xff"))
+                .noneMatch(l -> l.contains("\uFFFD"));
     }
 }

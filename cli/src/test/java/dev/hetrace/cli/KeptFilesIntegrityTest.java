@@ -25,15 +25,20 @@ class KeptFilesIntegrityTest {
 
     private Path indexFolder() throws IOException {
         try (Stream<Path> s = Files.list(dir.resolve("cache"))) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".index")).findFirst().orElseThrow();
+            return s.filter(p -> p.getFileName().toString().endsWith(".index"))
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
     @Test
     void anAlteredIndexIsBuiltAgain() throws IOException {
         Path board = dir.resolve("board");
-        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString()).status()).isZero();
-        String sql = "select sum(time_ns) as t, (select count(*) from intervals) as i, (select count(*) from tasks) as k from events";
+        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", board.toString())
+                        .status())
+                .isZero();
+        String sql =
+                "select sum(time_ns) as t, (select count(*) from intervals) as i, (select count(*) from tasks) as k from events";
         Cli.Run first = query(board, sql);
         assertThat(first.status()).as(first.err()).isZero();
         Cli.Run kept = query(board, sql);
@@ -52,8 +57,13 @@ class KeptFilesIntegrityTest {
         Cli.Run altered = query(board, sql);
         assertThat(altered.status()).as(altered.err()).isZero();
         assertThat(altered.out()).isEqualTo(first.out());
-        assertThat(altered.err().lines().filter(l -> l.contains("not as it was written")).toList()).singleElement()
-            .asString().contains("(events.parquet changed): building it again");
+        assertThat(altered.err()
+                        .lines()
+                        .filter(l -> l.contains("not as it was written"))
+                        .toList())
+                .singleElement()
+                .asString()
+                .contains("(events.parquet changed): building it again");
 
         // cut short, then removed
         for (String name : new String[] {"intervals.parquet", "tables.duckdb"}) {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.Required;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -24,7 +23,8 @@ class KernelDiagnosisTest {
     }
 
     @Test
-    void aDesktopKernelTracesDiagnosisFitsOnOneScreenAndSaysNothingOfExitedThreadsNorOfBlockingCalls() throws Exception {
+    void aDesktopKernelTracesDiagnosisFitsOnOneScreenAndSaysNothingOfExitedThreadsNorOfBlockingCalls()
+            throws Exception {
         Path trace = manyThreads();
         // the threads that exited, and the names of the system calls each thread blocked in, read apart
         Set<Long> exited = new HashSet<>();
@@ -39,7 +39,9 @@ class KernelDiagnosisTest {
         assertThat(exited).hasSizeGreaterThan(8000);
         Cli.Run text = Cli.run("diagnose", trace.toString());
         assertThat(text.status()).as(text.err()).isZero();
-        assertThat(text.out().lines().count()).as("lines of the diagnosis:%n%s", text.out()).isLessThanOrEqualTo(50);
+        assertThat(text.out().lines().count())
+                .as("lines of the diagnosis:%n%s", text.out())
+                .isLessThanOrEqualTo(50);
 
         Cli.Run json = Cli.run("diagnose", "--format", "json", trace.toString());
         assertThat(json.status()).as(json.err()).isZero();
@@ -48,20 +50,28 @@ class KernelDiagnosisTest {
         assertThat(j.get("stuck")).isEmpty();
         assertThat(j.get("silent")).isEmpty();
         for (JsonNode o : j.get("outliers")) {
-            assertThat(o.get("name").asText()).as("an outlier of a thread's exit: %s", o).isNotEqualTo("exit");
+            assertThat(o.get("name").asText())
+                    .as("an outlier of a thread's exit: %s", o)
+                    .isNotEqualTo("exit");
         }
         for (JsonNode f : j.get("findings")) {
             String s = f.asText();
             // of a thread that exited, its calls while it lived only: not its exit, nor its being gone
-            assertThat(s).doesNotContain("blocked since").doesNotContain("waiting since").doesNotContain(": exit took")
-                .doesNotContain(" in exit").doesNotContain("neither preempted nor blocked");
+            assertThat(s)
+                    .doesNotContain("blocked since")
+                    .doesNotContain("waiting since")
+                    .doesNotContain(": exit took")
+                    .doesNotContain(" in exit")
+                    .doesNotContain("neither preempted nor blocked");
         }
         // an outlier's measure leaves out the time it was blocked: a poll or wait4 that blocked is none
         for (JsonNode o : j.get("outliers")) {
             long blocked = o.get("blocked_ns").asLong();
             long duration = o.get("duration_ns").asLong();
             if (o.get("kind").asText().equals("call")) {
-                assertThat(duration - blocked).as("%s", o).isGreaterThan(2 * o.get("median_ns").asLong());
+                assertThat(duration - blocked)
+                        .as("%s", o)
+                        .isGreaterThan(2 * o.get("median_ns").asLong());
             }
         }
     }

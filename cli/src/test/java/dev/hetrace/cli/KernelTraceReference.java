@@ -49,13 +49,19 @@ final class KernelTraceReference {
     }
 
     /** Why a thread left its CPU, from {@code prev_state}. */
-    enum SwitchOut { PREEMPTED, BLOCKED, DEAD }
+    enum SwitchOut {
+        PREEMPTED,
+        BLOCKED,
+        DEAD
+    }
 
     /** A thread's switch-outs by kind. */
     record SwitchOuts(int preempted, int blocked, int dead) {
         SwitchOuts plus(SwitchOut kind) {
-            return new SwitchOuts(preempted + (kind == SwitchOut.PREEMPTED ? 1 : 0), blocked + (kind == SwitchOut.BLOCKED ? 1 : 0),
-                dead + (kind == SwitchOut.DEAD ? 1 : 0));
+            return new SwitchOuts(
+                    preempted + (kind == SwitchOut.PREEMPTED ? 1 : 0),
+                    blocked + (kind == SwitchOut.BLOCKED ? 1 : 0),
+                    dead + (kind == SwitchOut.DEAD ? 1 : 0));
         }
     }
 
@@ -89,7 +95,9 @@ final class KernelTraceReference {
             // lttng-modules keeps its own copy of the tracepoint: 2.10 still wrote p->state and TASK_STATE_MAX on 4.14+
             // kernels (the corpus's lttng-tracefile-rotation: 4096 when preempted, 128 after sched_process_exit)
             boolean lttng = "lttng-modules".equals(env.get("tracer_name"));
-            boolean lttngRaw = lttng && (Integer.parseInt(env.get("tracer_major")) * 100 + Integer.parseInt(env.get("tracer_minor"))) < 211;
+            boolean lttngRaw = lttng
+                    && (Integer.parseInt(env.get("tracer_major")) * 100 + Integer.parseInt(env.get("tracer_minor")))
+                            < 211;
             return lttngRaw ? raw(kernel) : REPORT;
         }
 
@@ -111,8 +119,10 @@ final class KernelTraceReference {
             if (!m.lookingAt()) {
                 throw new IllegalArgumentException("no kernel version in '" + release + "'");
             }
-            return new KernelVersion(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-                m.group(3) == null ? 0 : Integer.parseInt(m.group(3)));
+            return new KernelVersion(
+                    Integer.parseInt(m.group(1)),
+                    Integer.parseInt(m.group(2)),
+                    m.group(3) == null ? 0 : Integer.parseInt(m.group(3)));
         }
 
         boolean atLeast(int ma, int mi, int pa) {
@@ -126,9 +136,18 @@ final class KernelTraceReference {
      * switch-outs; per CPU, the entries of each interrupt (by number) and softirq (by vector); the entries of
      * each system call, in all and per thread (-1: on a CPU whose running thread the trace never shows).
      */
-    record Figures(long firstNs, long lastNs, Map<Integer, Long> busyNs, Map<Integer, Long> idleNs, Map<Integer, Long> runNs,
-        Map<Integer, SwitchOuts> switchOuts, Map<Integer, Map<Long, Long>> irqs, Map<Long, String> irqNames,
-        Map<Integer, Map<Long, Long>> softirqs, Map<String, Long> syscalls, Map<Integer, Map<String, Long>> syscallsPerThread) {}
+    record Figures(
+            long firstNs,
+            long lastNs,
+            Map<Integer, Long> busyNs,
+            Map<Integer, Long> idleNs,
+            Map<Integer, Long> runNs,
+            Map<Integer, SwitchOuts> switchOuts,
+            Map<Integer, Map<Long, Long>> irqs,
+            Map<Long, String> irqNames,
+            Map<Integer, Map<Long, Long>> softirqs,
+            Map<String, Long> syscalls,
+            Map<Integer, Map<String, Long>> syscallsPerThread) {}
 
     /** A trace's metadata as babeltrace2 prints it: the environment and the event names. */
     record Metadata(Path dir, Map<String, String> env, Set<String> events) {
@@ -139,28 +158,38 @@ final class KernelTraceReference {
 
     /** The figures of the kernel trace(s) under {@code trace}, from {@code babeltrace2 --clock-seconds}. */
     static Figures of(Path trace) throws IOException, InterruptedException {
-        List<Metadata> kernels = metadata(trace).stream().filter(Metadata::kernel).toList();
+        List<Metadata> kernels =
+                metadata(trace).stream().filter(Metadata::kernel).toList();
         if (kernels.stream().map(m -> PrevStateEncoding.of(m.env())).distinct().count() != 1) {
-            throw new IllegalArgumentException(trace + ": expected kernel traces of one kernel and tracer, found " + kernels.size());
+            throw new IllegalArgumentException(
+                    trace + ": expected kernel traces of one kernel and tracer, found " + kernels.size());
         }
         // every event bounds the span; only those the figures use are read whole
         long[] span = {Long.MAX_VALUE, Long.MIN_VALUE};
         List<Line> used = new ArrayList<>();
-        babeltrace2(trace, line -> {
-            long ns = time(line);
-            span[0] = Math.min(span[0], ns);
-            span[1] = Math.max(span[1], ns);
-            if (used(name(line))) {
-                used.add(parse(line));
-            }
-        }, "--clock-seconds", "--no-delta");
-        return of(used, span[0], span[1], PrevStateEncoding.of(kernels.getFirst().env()));
+        babeltrace2(
+                trace,
+                line -> {
+                    long ns = time(line);
+                    span[0] = Math.min(span[0], ns);
+                    span[1] = Math.max(span[1], ns);
+                    if (used(name(line))) {
+                        used.add(parse(line));
+                    }
+                },
+                "--clock-seconds",
+                "--no-delta");
+        return of(
+                used, span[0], span[1], PrevStateEncoding.of(kernels.getFirst().env()));
     }
 
     /** The figures of these events (in babeltrace2's order: by time, a CPU's events in their stream's order). */
     static Figures of(List<Line> events, PrevStateEncoding encoding) {
-        return of(events.stream().filter(e -> used(e.name())).toList(), events.stream().mapToLong(Line::ns).min().orElse(0),
-            events.stream().mapToLong(Line::ns).max().orElse(0), encoding);
+        return of(
+                events.stream().filter(e -> used(e.name())).toList(),
+                events.stream().mapToLong(Line::ns).min().orElse(0),
+                events.stream().mapToLong(Line::ns).max().orElse(0),
+                encoding);
     }
 
     private static boolean used(String event) {
@@ -220,7 +249,9 @@ final class KernelTraceReference {
                 softirqs.computeIfAbsent(e.cpu(), c -> new TreeMap<>()).merge(e.number("vec"), 1L, Long::sum);
             } else {
                 syscalls.merge(syscallEntry(n), 1L, Long::sum);
-                perThread.computeIfAbsent(running.getOrDefault(e.cpu(), -1), t -> new TreeMap<>()).merge(syscallEntry(n), 1L, Long::sum);
+                perThread
+                        .computeIfAbsent(running.getOrDefault(e.cpu(), -1), t -> new TreeMap<>())
+                        .merge(syscallEntry(n), 1L, Long::sum);
             }
         }
         return new Figures(first, last, busy, idle, run, outs, irqs, irqNames, softirqs, syscalls, perThread);
@@ -264,8 +295,10 @@ final class KernelTraceReference {
     static List<Metadata> metadata(Path trace) throws IOException, InterruptedException {
         List<Path> dirs;
         try (Stream<Path> files = Files.walk(trace)) {
-            dirs = files.filter(p -> p.getFileName().toString().equals("metadata") && Files.isRegularFile(p)).map(Path::getParent)
-                .sorted().toList();
+            dirs = files.filter(p -> p.getFileName().toString().equals("metadata") && Files.isRegularFile(p))
+                    .map(Path::getParent)
+                    .sorted()
+                    .toList();
         }
         List<Metadata> all = new ArrayList<>();
         for (Path dir : dirs) {
@@ -282,7 +315,10 @@ final class KernelTraceReference {
                 Matcher m = Pattern.compile("(\\w+) = \"?(.*?)\"?;").matcher(l);
                 if (block.startsWith("env") && m.matches()) {
                     env.put(m.group(1), m.group(2));
-                } else if (block.startsWith("event") && m.matches() && m.group(1).equals("name") && !line.startsWith("\t\t")) {
+                } else if (block.startsWith("event")
+                        && m.matches()
+                        && m.group(1).equals("name")
+                        && !line.startsWith("\t\t")) {
                     events.add(m.group(2));
                 }
             }
@@ -292,7 +328,8 @@ final class KernelTraceReference {
     }
 
     /** Gives each line babeltrace2 prints for {@code trace} with these options; its error in the exception when it fails. */
-    static void babeltrace2(Path trace, Consumer<String> lines, String... options) throws IOException, InterruptedException {
+    static void babeltrace2(Path trace, Consumer<String> lines, String... options)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("babeltrace2"));
         command.addAll(List.of(options));
         command.add(trace.toString());
@@ -312,14 +349,19 @@ final class KernelTraceReference {
 
     /** The time of a line of {@code babeltrace2 --clock-seconds}: {@code [SECONDS.NANOS]}, exactly, in ns. */
     static long time(String line) {
-        return new BigDecimal(line.substring(1, line.indexOf(']'))).movePointRight(9).longValueExact();
+        return new BigDecimal(line.substring(1, line.indexOf(']')))
+                .movePointRight(9)
+                .longValueExact();
     }
 
     /** The event name of a line: the last word before the first {@code ": {"} (or the final colon). */
     static String name(String line) {
         int close = line.indexOf(']');
         int fields = line.indexOf(": {", close);
-        String header = (fields < 0 ? line.substring(close + 2).strip().replaceFirst(":$", "") : line.substring(close + 2, fields)).strip();
+        String header = (fields < 0
+                        ? line.substring(close + 2).strip().replaceFirst(":$", "")
+                        : line.substring(close + 2, fields))
+                .strip();
         return header.substring(header.lastIndexOf(' ') + 1);
     }
 

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /** The reference computation of {@link KernelTraceReference}, on babeltrace2 lines whose figures are worked out by hand. */
 class KernelTraceReferenceTest {
     private static Figures figures(PrevStateEncoding encoding, String... lines) {
-        return KernelTraceReference.of(List.of(lines).stream().map(KernelTraceReference::parse).toList(), encoding);
+        return KernelTraceReference.of(
+                List.of(lines).stream().map(KernelTraceReference::parse).toList(), encoding);
     }
 
     /**
@@ -24,20 +25,21 @@ class KernelTraceReferenceTest {
      */
     @Test
     void eachCpusTimeGoesToTheThreadItsSwitchesSayRanFromTheTracesFirstEventToItsLast() {
-        Figures f = figures(PrevStateEncoding.raw(KernelTraceReference.KernelVersion.parse("4.4.3-1-ARCH")),
-            "[10.000000000] wilbrod irq_handler_entry: { cpu_id = 1 }, { irq = 26, name = \"ahci, port 1\" }",
-            "[10.000000100] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"swapper/0\", prev_tid = 0, prev_prio = 20,"
-                + " prev_state = 0, next_comm = \"a\", next_tid = 7, next_prio = 20 }",
-            "[10.000000150] wilbrod syscall_entry_read: { cpu_id = 0 }, { fd = 3, buf = 140272155494592, count = 8 }",
-            "[10.000000200] wilbrod sched_switch: { cpu_id = 1 }, { prev_comm = \"b\", prev_tid = 8, prev_prio = 20,"
-                + " prev_state = 2048, next_comm = \"swapper/1\", next_tid = 0, next_prio = 20 }",
-            "[10.000000250] wilbrod irq_softirq_entry: { cpu_id = 1 }, { vec = 1 }",
-            "[10.000000300] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"a\", prev_tid = 7, prev_prio = 20,"
-                + " prev_state = 1, next_comm = \"b\", next_tid = 8, next_prio = 20 }",
-            "[10.000000350] wilbrod compat_syscall_entry_read: { cpu_id = 0 }, { fd = 3, buf = 1, count = 8 }",
-            "[10.000000400] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"b\", prev_tid = 8, prev_prio = 20,"
-                + " prev_state = 64, next_comm = \"swapper/0\", next_tid = 0, next_prio = 20 }",
-            "[10.000001000] wilbrod softirq_entry: { cpu_id = 1 }, { vec = 1 }");
+        Figures f = figures(
+                PrevStateEncoding.raw(KernelTraceReference.KernelVersion.parse("4.4.3-1-ARCH")),
+                "[10.000000000] wilbrod irq_handler_entry: { cpu_id = 1 }, { irq = 26, name = \"ahci, port 1\" }",
+                "[10.000000100] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"swapper/0\", prev_tid = 0, prev_prio = 20,"
+                        + " prev_state = 0, next_comm = \"a\", next_tid = 7, next_prio = 20 }",
+                "[10.000000150] wilbrod syscall_entry_read: { cpu_id = 0 }, { fd = 3, buf = 140272155494592, count = 8 }",
+                "[10.000000200] wilbrod sched_switch: { cpu_id = 1 }, { prev_comm = \"b\", prev_tid = 8, prev_prio = 20,"
+                        + " prev_state = 2048, next_comm = \"swapper/1\", next_tid = 0, next_prio = 20 }",
+                "[10.000000250] wilbrod irq_softirq_entry: { cpu_id = 1 }, { vec = 1 }",
+                "[10.000000300] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"a\", prev_tid = 7, prev_prio = 20,"
+                        + " prev_state = 1, next_comm = \"b\", next_tid = 8, next_prio = 20 }",
+                "[10.000000350] wilbrod compat_syscall_entry_read: { cpu_id = 0 }, { fd = 3, buf = 1, count = 8 }",
+                "[10.000000400] wilbrod sched_switch: { cpu_id = 0 }, { prev_comm = \"b\", prev_tid = 8, prev_prio = 20,"
+                        + " prev_state = 64, next_comm = \"swapper/0\", next_tid = 0, next_prio = 20 }",
+                "[10.000001000] wilbrod softirq_entry: { cpu_id = 1 }, { vec = 1 }");
         assertThat(f.firstNs()).isEqualTo(10_000_000_000L);
         assertThat(f.lastNs()).isEqualTo(10_000_001_000L);
         assertThat(f.busyNs()).isEqualTo(Map.of(0, 300L, 1, 200L));
@@ -53,14 +55,15 @@ class KernelTraceReferenceTest {
 
     @Test
     void perfsConvertedEventsGiveTheSameFigures() {
-        Figures f = figures(PrevStateEncoding.raw(KernelTraceReference.KernelVersion.parse("3.10.92-stih418_family+")),
-            "[00.000000100] sched:sched_switch: { perf_ip = 0x0, perf_tid = 0, perf_pid = 0, perf_id = 21, perf_cpu = 3,"
-                + " perf_period = 1, common_type = 59, common_flags = 1, common_preempt_count = 3, common_pid = 0,"
-                + " prev_comm = \"swapper/3\", prev_pid = 0, prev_prio = 120, prev_state = 0, next_comm = \"perf\","
-                + " next_pid = 1834, next_prio = 120 }",
-            "[00.000000300] syscalls:sys_enter_write: { perf_cpu = 3, fd = 1 }",
-            "[00.000000400] sched:sched_switch: { perf_cpu = 3, prev_comm = \"perf\", prev_pid = 1834, prev_prio = 120,"
-                + " prev_state = 1024, next_comm = \"swapper/3\", next_pid = 0, next_prio = 120 }");
+        Figures f = figures(
+                PrevStateEncoding.raw(KernelTraceReference.KernelVersion.parse("3.10.92-stih418_family+")),
+                "[00.000000100] sched:sched_switch: { perf_ip = 0x0, perf_tid = 0, perf_pid = 0, perf_id = 21, perf_cpu = 3,"
+                        + " perf_period = 1, common_type = 59, common_flags = 1, common_preempt_count = 3, common_pid = 0,"
+                        + " prev_comm = \"swapper/3\", prev_pid = 0, prev_prio = 120, prev_state = 0, next_comm = \"perf\","
+                        + " next_pid = 1834, next_prio = 120 }",
+                "[00.000000300] syscalls:sys_enter_write: { perf_cpu = 3, fd = 1 }",
+                "[00.000000400] sched:sched_switch: { perf_cpu = 3, prev_comm = \"perf\", prev_pid = 1834, prev_prio = 120,"
+                        + " prev_state = 1024, next_comm = \"swapper/3\", next_pid = 0, next_prio = 120 }");
         assertThat(f.busyNs()).isEqualTo(Map.of(3, 300L));
         assertThat(f.idleNs()).isEqualTo(Map.of(3, 0L));
         assertThat(f.switchOuts()).isEqualTo(Map.of(1834, new SwitchOuts(1, 0, 0)));
@@ -69,13 +72,17 @@ class KernelTraceReferenceTest {
 
     @Test
     void linesAreReadWithTheirStringsEnumerationsArraysAndStructures() {
-        Line l = KernelTraceReference.parse("[1565032541.344453871] host sched_switch: { cpu_id = 2 }, { vtids = [ [0] = 1, [1] = 2 ],"
-            + " s = { a = 1, b = \"x, }\" }, comm = \"a \\\"b\\\" c\", prev_state = ( \"TASK_WAKEKILL\" : container = 256 ),"
-            + " next_tid = -1 }");
+        Line l = KernelTraceReference.parse(
+                "[1565032541.344453871] host sched_switch: { cpu_id = 2 }, { vtids = [ [0] = 1, [1] = 2 ],"
+                        + " s = { a = 1, b = \"x, }\" }, comm = \"a \\\"b\\\" c\", prev_state = ( \"TASK_WAKEKILL\" : container = 256 ),"
+                        + " next_tid = -1 }");
         assertThat(l.ns()).isEqualTo(1_565_032_541_344_453_871L);
         assertThat(l.name()).isEqualTo("sched_switch");
-        assertThat(l.fields()).isEqualTo(Map.of("cpu_id", "2", "comm", "a \\\"b\\\" c", "prev_state", "256", "next_tid", "-1"));
-        assertThat(KernelTraceReference.parse("[1.000000001] lttng_ust_statedump:end:").name()).isEqualTo("lttng_ust_statedump:end");
+        assertThat(l.fields())
+                .isEqualTo(Map.of("cpu_id", "2", "comm", "a \\\"b\\\" c", "prev_state", "256", "next_tid", "-1"));
+        assertThat(KernelTraceReference.parse("[1.000000001] lttng_ust_statedump:end:")
+                        .name())
+                .isEqualTo("lttng_ust_statedump:end");
     }
 
     /** The states of include/linux/sched.h over the versions, as sched_switch reports them. */
@@ -88,10 +95,11 @@ class KernelTraceReferenceTest {
         PrevStateEncoding v415lttng210 = encoding("4.15.0-65-generic", "lttng-modules", 2, 10);
         PrevStateEncoding v415lttng211 = encoding("4.15.0-43-generic", "lttng-modules", 2, 11);
         assertThat(List.of(v38, v314, v44, v48, v415lttng210).stream().map(PrevStateEncoding::preemptedBit))
-            .containsExactly(512L, 1024L, 2048L, 4096L, 4096L);
+                .containsExactly(512L, 1024L, 2048L, 4096L, 4096L);
         assertThat(v415lttng211).isEqualTo(PrevStateEncoding.REPORT);
-        assertThat(KernelTraceReference.PrevStateEncoding.of(Map.of("release", "5.4.0", "tracer_name", "perf", "domain", "kernel")))
-            .isEqualTo(PrevStateEncoding.REPORT);
+        assertThat(KernelTraceReference.PrevStateEncoding.of(
+                        Map.of("release", "5.4.0", "tracer_name", "perf", "domain", "kernel")))
+                .isEqualTo(PrevStateEncoding.REPORT);
 
         // runnable: 0 (what kernels before 3.2 report for a preemption too), or the max bit
         assertThat(v38.of(0)).isEqualTo(SwitchOut.PREEMPTED);
@@ -104,7 +112,8 @@ class KernelTraceReferenceTest {
         assertThat(v415lttng210.of(64)).as("TASK_PARKED from 4.14").isEqualTo(SwitchOut.BLOCKED);
         assertThat(PrevStateEncoding.REPORT.of(32)).isEqualTo(SwitchOut.DEAD);
         assertThat(PrevStateEncoding.REPORT.of(128)).as("TASK_REPORT_IDLE").isEqualTo(SwitchOut.BLOCKED);
-        // waits: TASK_KILLABLE (WAKEKILL | UNINTERRUPTIBLE), TASK_IDLE (NOLOAD | UNINTERRUPTIBLE), TASK_PARKED before 4.14
+        // waits: TASK_KILLABLE (WAKEKILL | UNINTERRUPTIBLE), TASK_IDLE (NOLOAD | UNINTERRUPTIBLE), TASK_PARKED before
+        // 4.14
         assertThat(v44.of(130)).isEqualTo(SwitchOut.BLOCKED);
         assertThat(v415lttng210.of(258)).isEqualTo(SwitchOut.BLOCKED);
         assertThat(v415lttng210.of(1026)).isEqualTo(SwitchOut.BLOCKED);
@@ -116,7 +125,14 @@ class KernelTraceReferenceTest {
     }
 
     private static PrevStateEncoding encoding(String release, String tracer, int major, int minor) {
-        return PrevStateEncoding.of(Map.of("kernel_release", release, "tracer_name", tracer, "tracer_major", Integer.toString(major),
-            "tracer_minor", Integer.toString(minor)));
+        return PrevStateEncoding.of(Map.of(
+                "kernel_release",
+                release,
+                "tracer_name",
+                tracer,
+                "tracer_major",
+                Integer.toString(major),
+                "tracer_minor",
+                Integer.toString(minor)));
     }
 }

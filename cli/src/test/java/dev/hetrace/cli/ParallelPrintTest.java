@@ -66,8 +66,8 @@ class ParallelPrintTest {
     private static Run print(Path trace, PrintCommand.Format format, int threads) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = PrintCommand.print(List.of(trace), format, out, new PrintStream(err, true, StandardCharsets.UTF_8),
-            false, threads);
+        int status = PrintCommand.print(
+                List.of(trace), format, out, new PrintStream(err, true, StandardCharsets.UTF_8), false, threads);
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -103,7 +103,9 @@ class ParallelPrintTest {
                 stream.event(i % 3 == 0 ? 1 : 0, t, i % 3 == 0 ? new Object[] {(long) i} : new Object[] {i, "e" + i});
             }
         }
-        assertThat(Files.size(dir.resolve("stream_0_0"))).as("several 2 MiB segments").isGreaterThan(5L << 20);
+        assertThat(Files.size(dir.resolve("stream_0_0")))
+                .as("several 2 MiB segments")
+                .isGreaterThan(5L << 20);
         Run one = print(dir, PrintCommand.Format.text, 1);
         Run two = print(dir, PrintCommand.Format.text, 2);
         assertThat(one.status()).isZero();

@@ -49,11 +49,14 @@ class PrintFuzzTest {
         for (PrintCommand.Format format : PrintCommand.Format.values()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-            int rc = PrintCommand.print(List.of(dir), format, out, new PrintStream(errBytes, true, StandardCharsets.UTF_8),
-                false);
+            int rc = PrintCommand.print(
+                    List.of(dir), format, out, new PrintStream(errBytes, true, StandardCharsets.UTF_8), false);
             String err = errBytes.toString(StandardCharsets.UTF_8);
             assertThat(rc).as("exit status; stderr: %s", err).isIn(0, 1);
-            assertThat(err).doesNotContain("internal error").doesNotContain("\tat ").doesNotContain("Exception");
+            assertThat(err)
+                    .doesNotContain("internal error")
+                    .doesNotContain("\tat ")
+                    .doesNotContain("Exception");
             if (rc == 1) {
                 String[] lines = err.strip().split("\n");
                 assertThat(lines[lines.length - 1]).startsWith("hetrace: ").doesNotStartWith("hetrace: warning");

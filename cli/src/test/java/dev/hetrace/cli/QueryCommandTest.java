@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hetrace.analysis.index.IndexTables;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.testing.Corpus;
@@ -14,7 +16,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace query} and {@code hetrace export}: SQL over a trace's, a board's or a sim folder's tables; errors in one line. */
 class QueryCommandTest {
@@ -55,21 +56,31 @@ class QueryCommandTest {
         Cli.Run first = query("--format", "csv", board.toString(), "select count(*) as n from events");
         assertThat(first.status()).as(first.err()).isZero();
         assertThat(first.err()).startsWith("hetrace: indexing 3 traces");
-        assertThat(first.out()).isEqualTo("n\n" + events(board.resolve("master"), board.resolve("dsp0"), board.resolve("dsp1")) + "\n");
+        assertThat(first.out())
+                .isEqualTo(
+                        "n\n" + events(board.resolve("master"), board.resolve("dsp0"), board.resolve("dsp1")) + "\n");
 
-        Cli.Run again = query("--format", "csv", board.toString(), "select trace, count(*) as n from events group by trace order by trace");
+        Cli.Run again = query(
+                "--format",
+                "csv",
+                board.toString(),
+                "select trace, count(*) as n from events group by trace order by trace");
         assertThat(again.status()).as(again.err()).isZero();
         assertThat(again.err()).isEmpty();
         // names sort in the traces' order (master first), not alphabetically: they are ENUMs
-        assertThat(again.out().lines().toList()).containsExactly("trace,n", "master," + events(board.resolve("master")),
-            "dsp0," + events(board.resolve("dsp0")), "dsp1," + events(board.resolve("dsp1")));
+        assertThat(again.out().lines().toList())
+                .containsExactly(
+                        "trace,n",
+                        "master," + events(board.resolve("master")),
+                        "dsp0," + events(board.resolve("dsp0")),
+                        "dsp1," + events(board.resolve("dsp1")));
     }
 
     @Test
     void textCsvAndJsonGiveTheSameRows() {
         Path dsp0 = board().resolve("dsp0");
         String sql = "select task, count(*) as runs, sum(duration_ns) as ns, bool_or(end_unknown) as open "
-            + "from intervals where kind = 'run' group by task order by task";
+                + "from intervals where kind = 'run' group by task order by task";
         Cli.Run csv = query("--format", "csv", dsp0.toString(), sql);
         Cli.Run json = query("--format", "json", dsp0.toString(), sql);
         Cli.Run text = query(dsp0.toString(), sql);
@@ -81,8 +92,9 @@ class QueryCommandTest {
         assertThat(text.out()).contains("(" + rows.size() + " rows)");
         for (String row : rows) {
             String[] f = row.split(",");
-            assertThat(json.out()).contains("{\"task\": \"" + f[0] + "\", \"runs\": " + f[1] + ", \"ns\": " + f[2]
-                + ", \"open\": " + f[3] + "}");
+            assertThat(json.out())
+                    .contains("{\"task\": \"" + f[0] + "\", \"runs\": " + f[1] + ", \"ns\": " + f[2] + ", \"open\": "
+                            + f[3] + "}");
             assertThat(text.out()).containsPattern(Pattern.quote(f[0]) + "\\s+" + f[1] + "\\s+" + f[2]);
         }
     }
@@ -90,8 +102,11 @@ class QueryCommandTest {
     @Test
     void anEventsFieldsAreJsonInJsonOutput() {
         Path dsp0 = board().resolve("dsp0");
-        Cli.Run json = query("--format", "json", dsp0.toString(),
-            "select name, fields from events where name = 'task_switch' order by time_ns limit 1");
+        Cli.Run json = query(
+                "--format",
+                "json",
+                dsp0.toString(),
+                "select name, fields from events where name = 'task_switch' order by time_ns limit 1");
         assertThat(json.status()).as(json.err()).isZero();
         assertThat(json.out()).containsPattern("\"fields\": \\{.*\"payload\":\\{.*\"next_task\":\"");
     }
@@ -102,17 +117,28 @@ class QueryCommandTest {
         Cli.Run bad = query(dsp0.toString(), "selec count(*) from events");
         assertThat(bad.status()).isEqualTo(1);
         assertThat(bad.out()).isEmpty();
-        assertThat(bad.err().lines().filter(l -> !l.startsWith("hetrace: indexing")).toList())
-            .singleElement().asString().startsWith("hetrace: Parser Error").contains("selec");
+        assertThat(bad.err()
+                        .lines()
+                        .filter(l -> !l.startsWith("hetrace: indexing"))
+                        .toList())
+                .singleElement()
+                .asString()
+                .startsWith("hetrace: Parser Error")
+                .contains("selec");
         Cli.Run table = query(dsp0.toString(), "select * from nothing");
         assertThat(table.status()).isEqualTo(1);
-        assertThat(table.err().lines().toList()).singleElement().asString().startsWith("hetrace: Catalog Error")
-            .contains("nothing");
+        assertThat(table.err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("hetrace: Catalog Error")
+                .contains("nothing");
         // the index is read-only
         Cli.Run drop = query(dsp0.toString(), "drop table events");
         assertThat(drop.status()).isEqualTo(1);
         assertThat(drop.err().lines().toList()).hasSize(1);
-        assertThat(query("--format", "csv", dsp0.toString(), "select count(*) > 0 from events").out()).endsWith("true\n");
+        assertThat(query("--format", "csv", dsp0.toString(), "select count(*) > 0 from events")
+                        .out())
+                .endsWith("true\n");
     }
 
     @Test
@@ -134,8 +160,9 @@ class QueryCommandTest {
               - {event: func_entry, does: enter, func: func}
               - {event: func_exit, does: exit, func: func}
             """);
-        String sql = "select (select mapping from traces) as m, (select count(*) from intervals where kind = 'run') as runs, "
-            + "(select count(*) from calls) > 0 as calls";
+        String sql =
+                "select (select mapping from traces) as m, (select count(*) from intervals where kind = 'run') as runs, "
+                        + "(select count(*) from calls) > 0 as calls";
         Cli.Run calls = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
         assertThat(calls.status()).as(calls.err()).isZero();
         assertThat(calls.err()).startsWith("hetrace: indexing 1 trace ");
@@ -143,7 +170,8 @@ class QueryCommandTest {
         Cli.Run presets = query("--format", "csv", dsp0.toString(), sql);
         assertThat(presets.out()).startsWith("m,runs,calls\nrtos,").doesNotContain("rtos,0,");
 
-        Files.writeString(mapping, Files.readString(mapping) + "  - {event: task_switch, does: switch, next: next_task}\n");
+        Files.writeString(
+                mapping, Files.readString(mapping) + "  - {event: task_switch, does: switch, next: next_task}\n");
         Cli.Run changed = query("--format", "csv", "--mapping", mapping.toString(), dsp0.toString(), sql);
         assertThat(changed.err()).startsWith("hetrace: indexing 1 trace ");
         assertThat(changed.out()).startsWith("m,runs,calls\ncalls-only,").doesNotContain("calls-only,0,");
@@ -152,7 +180,9 @@ class QueryCommandTest {
         Files.writeString(bad, "events:\n  - {event: task_switch, does: jump}\n");
         Cli.Run wrong = query("--mapping", bad.toString(), dsp0.toString(), "select 1");
         assertThat(wrong.status()).isEqualTo(1);
-        assertThat(wrong.err().strip()).startsWith("hetrace: " + bad + ":2: does: 'jump'").doesNotContain("\n");
+        assertThat(wrong.err().strip())
+                .startsWith("hetrace: " + bad + ":2: does: 'jump'")
+                .doesNotContain("\n");
     }
 
     @Test
@@ -175,8 +205,11 @@ class QueryCommandTest {
                 }
             }
         }
-        Cli.Run r = query("--format", "csv", trace.toString(),
-            "select count(*) from events where name = 'sched_switch' and core = 'kernel/cpu1'");
+        Cli.Run r = query(
+                "--format",
+                "csv",
+                trace.toString(),
+                "select count(*) from events where name = 'sched_switch' and core = 'kernel/cpu1'");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("count_star()\n" + direct + "\n");
     }
@@ -185,9 +218,11 @@ class QueryCommandTest {
     void parquetExportIsReadBackByDuckDbWithTheIndexsCounts() throws Exception {
         Path board = board();
         Path out = dir.resolve("parquet");
-        Cli.Run r = Cli.run("export", "--cache", dir.resolve("cache").toString(), "--parquet", out.toString(), board.toString());
+        Cli.Run r = Cli.run(
+                "export", "--cache", dir.resolve("cache").toString(), "--parquet", out.toString(), board.toString());
         assertThat(r.status()).as(r.err()).isZero();
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement s = c.createStatement()) {
             for (String table : IndexTables.NAMES) {
                 Path file = out.resolve(table + ".parquet");
                 assertThat(file).isRegularFile();
@@ -206,8 +241,13 @@ class QueryCommandTest {
             }
         }
         Files.writeString(dir.resolve("file"), "x");
-        Cli.Run notDir = Cli.run("export", "--cache", dir.resolve("cache").toString(), "--parquet", dir.resolve("file").toString(),
-            board.toString());
+        Cli.Run notDir = Cli.run(
+                "export",
+                "--cache",
+                dir.resolve("cache").toString(),
+                "--parquet",
+                dir.resolve("file").toString(),
+                board.toString());
         assertThat(notDir.status()).isEqualTo(1);
         assertThat(notDir.err().lines().toList()).singleElement().asString().contains("not a directory");
         assertThat(Cli.run("export", board.toString()).status()).isEqualTo(2);

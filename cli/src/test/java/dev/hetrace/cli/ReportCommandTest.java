@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace report}: one HTML file with nothing outside it, said in one line; errors in one line, no file left. */
 class ReportCommandTest {
@@ -23,11 +24,16 @@ class ReportCommandTest {
         Path html = dir.resolve("out").resolve("report.html");
         Cli.Run r = Cli.run("report", board.toString(), "-o", html.toString());
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith(html + ": ").containsPattern("[\\d,]+ bytes \\([\\d.]+ MB\\), every interval \\([\\d,]+\\)"
-            + " and every message \\([\\d,]+\\)\n$");
+        assertThat(r.out())
+                .startsWith(html + ": ")
+                .containsPattern("[\\d,]+ bytes \\([\\d.]+ MB\\), every interval \\([\\d,]+\\)"
+                        + " and every message \\([\\d,]+\\)\n$");
         String text = Files.readString(html);
-        assertThat(text).startsWith("<!DOCTYPE html>").contains("<script type=\"application/json\" id=\"hetrace-data\">")
-            .contains("task intruder preempted").doesNotContain("http://", "https://", " src=", " href=");
+        assertThat(text)
+                .startsWith("<!DOCTYPE html>")
+                .contains("<script type=\"application/json\" id=\"hetrace-data\">")
+                .contains("task intruder preempted")
+                .doesNotContain("http://", "https://", " src=", " href=");
         try (var files = Files.list(html.getParent())) {
             assertThat(files.map(p -> p.getFileName().toString())).containsExactly("report.html");
         }
@@ -38,7 +44,8 @@ class ReportCommandTest {
         Path html = dir.resolve("report.html");
         Cli.Run missing = Cli.run("report", dir.resolve("nothing").toString(), "-o", html.toString());
         assertThat(missing.status()).isEqualTo(1);
-        assertThat(missing.err().strip()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
+        assertThat(missing.err().strip())
+                .isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
         assertThat(html).doesNotExist();
         Cli.Run noOutput = Cli.run("report", dir.toString());
         assertThat(noOutput.status()).isEqualTo(2);
@@ -54,10 +61,15 @@ class ReportCommandTest {
     @Test
     void anOutputThatIsAPipeALinkOrAFolderIsWrittenThroughOrRefusedNeverReplaced() throws Exception {
         Path board = dir.resolve("board");
-        assertThat(Cli.run("sim", "--cores", "2", "--out", board.toString()).status()).isZero();
+        assertThat(Cli.run("sim", "--cores", "2", "--out", board.toString()).status())
+                .isZero();
 
         Path fifo = dir.resolve("pipe");
-        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString())
+                        .inheritIO()
+                        .start()
+                        .waitFor())
+                .isZero();
         // a thread of its own reads the pipe (the common pool may be busy with the report itself)
         CompletableFuture<byte[]> read = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
@@ -70,7 +82,7 @@ class ReportCommandTest {
         Cli.Run toPipe = Cli.run("report", board.toString(), "-o", fifo.toString());
         assertThat(toPipe.status()).as(toPipe.err()).isZero();
         assertThat(new String(read.get(60, TimeUnit.SECONDS), StandardCharsets.UTF_8))
-            .startsWith("<!DOCTYPE html>");
+                .startsWith("<!DOCTYPE html>");
         assertThat(Files.isRegularFile(fifo)).as("still a pipe").isFalse();
         assertThat(fifo).exists();
 
@@ -85,9 +97,12 @@ class ReportCommandTest {
         Path folder = Files.createDirectories(dir.resolve("folder"));
         Cli.Run toFolder = Cli.run("report", board.toString(), "-o", folder.toString());
         assertThat(toFolder.status()).isEqualTo(1);
-        assertThat(toFolder.err().strip()).isEqualTo("hetrace: cannot write " + folder + ": a folder is there, not a file");
+        assertThat(toFolder.err().strip())
+                .isEqualTo("hetrace: cannot write " + folder + ": a folder is there, not a file");
         try (var files = Files.list(dir)) {
-            assertThat(files.map(p -> p.getFileName().toString())).as("nothing left beside").noneMatch(n -> n.endsWith(".tmp"));
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .as("nothing left beside")
+                    .noneMatch(n -> n.endsWith(".tmp"));
         }
     }
 }

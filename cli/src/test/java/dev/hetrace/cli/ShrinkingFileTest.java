@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A file that another program truncates while hetrace reads it through a memory mapping (a
@@ -37,7 +38,9 @@ class ShrinkingFileTest {
     }
 
     private Process hetrace(String... args) throws IOException {
-        Process p = HetraceProcess.builder(args).redirectError(dir.resolve("err.txt").toFile()).start();
+        Process p = HetraceProcess.builder(args)
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
         started.add(p);
         return p;
     }
@@ -56,7 +59,11 @@ class ShrinkingFileTest {
         long size = Files.size(stream);
         assertThat(size).isGreaterThan(2_000_000L);
 
-        Process print = hetrace("print", "--threads", Integer.toString(threads), board.resolve("dsp0").toString());
+        Process print = hetrace(
+                "print",
+                "--threads",
+                Integer.toString(threads),
+                board.resolve("dsp0").toString());
         InputStream out = print.getInputStream();
         assertThat(out.readNBytes(100)).hasSize(100);
         try (RandomAccessFile f = new RandomAccessFile(stream.toFile(), "rw")) {
@@ -66,8 +73,11 @@ class ShrinkingFileTest {
         assertThat(print.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String err = Files.readString(dir.resolve("err.txt"));
         assertThat(print.exitValue()).as(err).isEqualTo(1);
-        assertThat(err.lines().toList()).singleElement().asString()
-            .isEqualTo(String.format(Locale.ROOT, "hetrace: %s shrank from %,d to 20,000 bytes while being read", stream, size));
+        assertThat(err.lines().toList())
+                .singleElement()
+                .asString()
+                .isEqualTo(String.format(
+                        Locale.ROOT, "hetrace: %s shrank from %,d to 20,000 bytes while being read", stream, size));
     }
 
     /** The region is emptied once the collector has attached it: its next look at the ring's header faults. */
@@ -75,19 +85,38 @@ class ShrinkingFileTest {
     void aRegionEmptiedWhileCollectReadsItIsOneLineNamingIt() throws Exception {
         ShmProducer.build(dir);
         Path region = dir.resolve("core0");
-        Process producer = new ProcessBuilder(dir.resolve("producer").toString(), region.toString(), "0", "1024", "64",
-            "2000", "100", "0", "1", "0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process producer = new ProcessBuilder(
+                        dir.resolve("producer").toString(),
+                        region.toString(),
+                        "0",
+                        "1024",
+                        "64",
+                        "2000",
+                        "100",
+                        "0",
+                        "1",
+                        "0")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         started.add(producer);
         StringBuilder ready = new StringBuilder();
-        for (int b = producer.getInputStream().read(); b != -1 && b != '\n'; b = producer.getInputStream().read()) {
+        for (int b = producer.getInputStream().read();
+                b != -1 && b != '\n';
+                b = producer.getInputStream().read()) {
             ready.append((char) b);
         }
         assertThat(ready.toString()).isEqualTo("ready");
         long size = Files.size(region);
 
         Path trace = dir.resolve("trace");
-        Process collect = hetrace("collect", "--shm", region.toString(), "--config", dir.resolve("shm.yaml").toString(),
-            "-o", trace.toString());
+        Process collect = hetrace(
+                "collect",
+                "--shm",
+                region.toString(),
+                "--config",
+                dir.resolve("shm.yaml").toString(),
+                "-o",
+                trace.toString());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!Files.exists(trace.resolve("core0")) && System.nanoTime() < deadline) {
             Thread.sleep(20); // the stream file is created once the region is attached (mapped)
@@ -99,8 +128,10 @@ class ShrinkingFileTest {
         assertThat(collect.waitFor(30, TimeUnit.SECONDS)).as("collector ended").isTrue();
         String err = Files.readString(dir.resolve("err.txt"));
         assertThat(collect.exitValue()).as(err).isEqualTo(1);
-        assertThat(err.lines().toList()).singleElement().asString()
-            .isEqualTo(String.format(Locale.ROOT, "hetrace: %s shrank from %,d to 0 bytes while being read", region, size));
+        assertThat(err.lines().toList())
+                .singleElement()
+                .asString()
+                .isEqualTo(String.format(
+                        Locale.ROOT, "hetrace: %s shrank from %,d to 0 bytes while being read", region, size));
     }
-
 }

@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +12,6 @@ import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace sim} writes a board's traces that {@code hetrace sync} puts on one clock; bad options are one line. */
 class SimCommandTest {
@@ -29,8 +30,18 @@ class SimCommandTest {
     @Test
     void aFaultOnManyCoresIsToldAbridgedAndKeptWholeInTheTruth() throws Exception {
         Path board = dir.resolve("many");
-        String cores = String.join(",", IntStream.rangeClosed(1, 10).mapToObj(i -> "dsp" + i).toList());
-        Run sim = run("sim", "--cores", "12", "--duration", "0.2s", "--inject", "preempt:" + cores, "--out", board.toString());
+        String cores = String.join(
+                ",", IntStream.rangeClosed(1, 10).mapToObj(i -> "dsp" + i).toList());
+        Run sim = run(
+                "sim",
+                "--cores",
+                "12",
+                "--duration",
+                "0.2s",
+                "--inject",
+                "preempt:" + cores,
+                "--out",
+                board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
         assertThat(sim.err()).contains("  preempt on dsp1, dsp2, dsp3, ... dsp10 (10 cores) at 0.001 s: ");
         assertThat(Files.readString(board.resolve("ground-truth.json"))).contains("\"dsp7\"", "\"dsp10\"");
@@ -43,10 +54,11 @@ class SimCommandTest {
         assertThat(sim.status()).as(sim.err()).isZero();
         assertThat(sim.err()).contains("5 traces").contains("  preempt on dsp1, dsp2 at 0.001 s: ");
         assertThat(board.resolve("ground-truth.json")).exists();
-        assertThat(Files.readString(board.resolve("ground-truth.json"))).contains("\"kind\": \"preempt\"",
-            "\"cores\": [\"dsp1\", \"dsp2\"]");
+        assertThat(Files.readString(board.resolve("ground-truth.json")))
+                .contains("\"kind\": \"preempt\"", "\"cores\": [\"dsp1\", \"dsp2\"]");
 
-        List<String> args = new ArrayList<>(List.of("sync", board.resolve("master").toString()));
+        List<String> args =
+                new ArrayList<>(List.of("sync", board.resolve("master").toString()));
         for (int i = 0; i < 4; i++) {
             args.add(board.resolve("dsp" + i).toString());
         }
@@ -58,11 +70,25 @@ class SimCommandTest {
     @Test
     void aDriftJumpFailsAsOneLineAndSyncsPiecewise() {
         Path board = dir.resolve("board");
-        Run sim = run("sim", "--cores", "3", "--inject", "drift-jump:dsp2", "--sync-period", "20ms", "--duration", "3s",
-            "--out", board.toString());
+        Run sim = run(
+                "sim",
+                "--cores",
+                "3",
+                "--inject",
+                "drift-jump:dsp2",
+                "--sync-period",
+                "20ms",
+                "--duration",
+                "3s",
+                "--out",
+                board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
-        String[] traces = {board.resolve("master").toString(), board.resolve("dsp0").toString(),
-            board.resolve("dsp1").toString(), board.resolve("dsp2").toString()};
+        String[] traces = {
+            board.resolve("master").toString(),
+            board.resolve("dsp0").toString(),
+            board.resolve("dsp1").toString(),
+            board.resolve("dsp2").toString()
+        };
         List<String> line = new ArrayList<>(List.of("sync"));
         line.addAll(List.of(traces));
         Run one = run(line.toArray(String[]::new));
@@ -83,10 +109,18 @@ class SimCommandTest {
         assertThat(run.err()).startsWith("hetrace: --inject hang:dsp8: the board has no dsp8 (dsp0 to dsp7)\n");
         assertThat(dir.resolve("x")).doesNotExist();
 
-        Run late = run("sim", "--inject", "crash:dsp1@9s", "--out", dir.resolve("x").toString());
+        Run late = run(
+                "sim", "--inject", "crash:dsp1@9s", "--out", dir.resolve("x").toString());
         assertThat(late.status()).isEqualTo(2);
         assertThat(late.err()).startsWith("hetrace: --inject crash:dsp1@9.000s: after the end of the run (2.500 s)\n");
-        Run longer = run("sim", "--inject", "crash:dsp1@9s", "--duration", "10s", "--out", dir.resolve("y").toString());
+        Run longer = run(
+                "sim",
+                "--inject",
+                "crash:dsp1@9s",
+                "--duration",
+                "10s",
+                "--out",
+                dir.resolve("y").toString());
         assertThat(longer.status()).as(longer.err()).isZero();
         assertThat(longer.err()).contains("  crash on dsp1 at 9.000 s: ");
     }
@@ -96,8 +130,9 @@ class SimCommandTest {
         Files.writeString(dir.resolve("keep.txt"), "mine");
         Run run = run("sim", "--out", dir.toString());
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).isEqualTo("hetrace: " + dir + ": not empty (the simulator writes into an absent or empty"
-            + " directory)\n");
+        assertThat(run.err())
+                .isEqualTo("hetrace: " + dir + ": not empty (the simulator writes into an absent or empty"
+                        + " directory)\n");
     }
 
     @Test

@@ -49,14 +49,16 @@ class SyncCommandTest {
     Path dir;
 
     /** A core's clock: local ns = origin + true ns × (1 + drift); the trace counts cycles at freq. */
-    record Core(String name, int id, long freq, long offsetS, double origin, double drift, double changeAt, double drift2) {
+    record Core(
+            String name, int id, long freq, long offsetS, double origin, double drift, double changeAt, double drift2) {
         Core(String name, int id, long freq, long offsetS, double origin, double drift) {
             this(name, id, freq, offsetS, origin, drift, Double.MAX_VALUE, drift);
         }
 
         double local(double trueNanos) {
-            return trueNanos < changeAt ? origin + trueNanos * (1 + drift)
-                : origin + changeAt * (1 + drift) + (trueNanos - changeAt) * (1 + drift2);
+            return trueNanos < changeAt
+                    ? origin + trueNanos * (1 + drift)
+                    : origin + changeAt * (1 + drift) + (trueNanos - changeAt) * (1 + drift2);
         }
 
         long cycles(double trueNanos) {
@@ -81,8 +83,8 @@ class SyncCommandTest {
     private static final Core DSP1 = new Core("dsp1", 2, 1_000_000_000L, 0, 12_000_000.0, -120e-6);
 
     /** Events per core, in time order: {true time, class id, seq, core, peer}. */
-    private final Map<Core, List<long[]>> events = Map.of(MASTER, new ArrayList<>(), DSP0, new ArrayList<>(),
-        DSP1, new ArrayList<>());
+    private final Map<Core, List<long[]>> events =
+            Map.of(MASTER, new ArrayList<>(), DSP0, new ArrayList<>(), DSP1, new ArrayList<>());
 
     /** The seeds' handshake every 250 ms with each DSP in turn for 60 s; a jump of DSP 1's clock if asked. */
     private void handshakes(Random r) {
@@ -134,9 +136,11 @@ class SyncCommandTest {
         Run run = sync("--format", "json", master.toString(), dsp0.toString(), dsp1.toString());
         assertThat(run.status()).as(run.err()).isZero();
         for (Core dsp : List.of(DSP0, DSP1)) {
-            Matcher m = Pattern.compile("\\{\"path\":\"[^\"]*" + dsp.name() + "\",\"slope\":\"([^\"]+)\",\"offset_ns\":\"([^\"]+)\","
-                + "\"quality\":\"accurate\",\"via\":\"[^\"]*master\",\"matches_out\":(\\d+),\"matches_in\":(\\d+),"
-                + "\"accuracy_ns\":(\\d+),\"causality_violations\":0}").matcher(run.out());
+            Matcher m = Pattern.compile("\\{\"path\":\"[^\"]*" + dsp.name()
+                            + "\",\"slope\":\"([^\"]+)\",\"offset_ns\":\"([^\"]+)\","
+                            + "\"quality\":\"accurate\",\"via\":\"[^\"]*master\",\"matches_out\":(\\d+),\"matches_in\":(\\d+),"
+                            + "\"accuracy_ns\":(\\d+),\"causality_violations\":0}")
+                    .matcher(run.out());
             assertThat(m.find()).as(run.out()).isTrue();
             BigDecimal slope = new BigDecimal(m.group(1));
             BigDecimal offset = new BigDecimal(m.group(2));
@@ -147,17 +151,22 @@ class SyncCommandTest {
             assertThat(accuracy).isBetween(1L, 25_000L);
             for (double t = 0; t < 60e9; t += 5e9) {
                 double reported = dsp.reported(t);
-                double mapped = slope.multiply(new BigDecimal(reported)).add(offset).doubleValue();
+                double mapped =
+                        slope.multiply(new BigDecimal(reported)).add(offset).doubleValue();
                 double truth = MASTER.reported(dsp.truth(reported));
-                assertThat(Math.abs(mapped - truth)).as("%s at %f s", dsp.name(), t / 1e9).isLessThanOrEqualTo(accuracy + 2.0);
+                assertThat(Math.abs(mapped - truth))
+                        .as("%s at %f s", dsp.name(), t / 1e9)
+                        .isLessThanOrEqualTo(accuracy + 2.0);
             }
         }
         assertThat(run.out()).startsWith("{\"reference\":\"" + master + "\",\"traces\":[");
 
         Run text = sync(master.toString(), dsp0.toString(), dsp1.toString());
         assertThat(text.status()).isZero();
-        assertThat(text.out()).contains("reference: " + master).contains("rule hetrace-sync: 480 messages matched, 0 sends and 0 receives unmatched")
-            .containsPattern("dsp0\\s+0\\.99996\\d+\\s+\\S+\\s+accurate\\s+\\S*master\\s+120\\s+120\\s+\\d+\\s+0");
+        assertThat(text.out())
+                .contains("reference: " + master)
+                .contains("rule hetrace-sync: 480 messages matched, 0 sends and 0 receives unmatched")
+                .containsPattern("dsp0\\s+0\\.99996\\d+\\s+\\S+\\s+accurate\\s+\\S*master\\s+120\\s+120\\s+\\d+\\s+0");
     }
 
     @Test
@@ -169,11 +178,15 @@ class SyncCommandTest {
 
         Run run = sync(master.toString(), dsp0.toString(), dsp1.toString());
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).contains(dsp1 + " is not connected to the reference: its messages with " + master
-            + " fit no single clock line")
-            .contains(dsp1 + " and " + master + ": no clock line keeps these messages causal together")
-            .contains(" sent at ").contains(" received at ");
-        assertThat(run.out()).containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate").containsPattern("dsp1\\s+-\\s+-\\s+not connected");
+        assertThat(run.err())
+                .contains(dsp1 + " is not connected to the reference: its messages with " + master
+                        + " fit no single clock line")
+                .contains(dsp1 + " and " + master + ": no clock line keeps these messages causal together")
+                .contains(" sent at ")
+                .contains(" received at ");
+        assertThat(run.out())
+                .containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate")
+                .containsPattern("dsp1\\s+-\\s+-\\s+not connected");
     }
 
     @Test
@@ -187,8 +200,10 @@ class SyncCommandTest {
         Run run = sync("--reference", dsp0.toString(), master.toString(), dsp0.toString(), dsp1.toString());
         assertThat(run.status()).isEqualTo(1);
         assertThat(run.err()).contains(dsp1 + " is not connected to the reference");
-        assertThat(run.out()).contains("reference: " + dsp0).containsPattern("master\\s+1\\.0000\\d+\\s+\\S+\\s+accurate")
-            .containsPattern("dsp1\\s+-\\s+-\\s+not connected");
+        assertThat(run.out())
+                .contains("reference: " + dsp0)
+                .containsPattern("master\\s+1\\.0000\\d+\\s+\\S+\\s+accurate")
+                .containsPattern("dsp1\\s+-\\s+-\\s+not connected");
         // the master's unanswered handshakes with DSP 1 are counted
         assertThat(run.out()).contains("rule hetrace-sync: 240 messages matched, 120 sends and 120 receives unmatched");
     }
@@ -214,7 +229,8 @@ class SyncCommandTest {
         Run run = sync("--piecewise", "10s", "--format", "json", master.toString(), dsp1.toString());
         assertThat(run.status()).as(run.err()).isZero();
         Matcher m = Pattern.compile("\\{\"path\":\"[^\"]*dsp1\",.*\"quality\":\"accurate\",.*\"accuracy_ns\":(\\d+),"
-            + "\"causality_violations\":0,\"pieces\":\\[(.*)\\]\\]}").matcher(run.out());
+                        + "\"causality_violations\":0,\"pieces\":\\[(.*)\\]\\]}")
+                .matcher(run.out());
         assertThat(m.find()).as(run.out()).isTrue();
         long accuracy = Long.parseLong(m.group(1));
         assertThat(accuracy).isBetween(1L, 25_000L);
@@ -226,8 +242,9 @@ class SyncCommandTest {
             double t = Double.parseDouble(kv[0]);
             double trueT = warming.truth(t);
             if (Math.abs(trueT - 30e9) > 10e9) {
-                assertThat(Math.abs(Long.parseLong(kv[1]) - MASTER.reported(trueT))).as("knot %s", k)
-                    .isLessThanOrEqualTo(accuracy + 2.0);
+                assertThat(Math.abs(Long.parseLong(kv[1]) - MASTER.reported(trueT)))
+                        .as("knot %s", k)
+                        .isLessThanOrEqualTo(accuracy + 2.0);
             }
         }
         Run text = sync("--piecewise", "10s", master.toString(), dsp1.toString());
@@ -242,8 +259,10 @@ class SyncCommandTest {
         write(DSP1, Double.MAX_VALUE, 0);
         Run run = sync(dir.toString());
         assertThat(run.status()).as(run.err()).isZero();
-        assertThat(run.out()).contains("reference: " + dir.resolve("master"))
-            .containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate").containsPattern("dsp1\\s+\\S+\\s+\\S+\\s+accurate");
+        assertThat(run.out())
+                .contains("reference: " + dir.resolve("master"))
+                .containsPattern("dsp0\\s+\\S+\\s+\\S+\\s+accurate")
+                .containsPattern("dsp1\\s+\\S+\\s+\\S+\\s+accurate");
         Run one = sync(dir.resolve("master").toString());
         assertThat(one.status()).isEqualTo(2);
         assertThat(one.err()).isEqualTo("hetrace: 1 trace given: synchronizing needs two at least\n");
@@ -256,16 +275,18 @@ class SyncCommandTest {
         Path dsp0 = write(DSP0, Double.MAX_VALUE, 0);
         Run run = sync("--match", "messages:msgq_put,msgq_get,msg_id", master.toString(), dsp0.toString());
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).isEqualTo("hetrace: no message matched: the traces have none of the events the rules name"
-            + " (msgq_put, msgq_get); say which events are messages with --match\n");
+        assertThat(run.err())
+                .isEqualTo("hetrace: no message matched: the traces have none of the events the rules name"
+                        + " (msgq_put, msgq_get); say which events are messages with --match\n");
     }
 
     @Test
     void badRulesGetOneClearLine() {
         Run run = sync("--match", "messages:a,b", dir.toString(), dir.toString());
         assertThat(run.status()).isEqualTo(1);
-        assertThat(run.err()).isEqualTo("hetrace: --match messages:a,b: expected messages:SEND,RECEIVE,KEY[+KEY...],"
-            + " e.g. messages:msgq_put,msgq_get,queue+msg_id\n");
+        assertThat(run.err())
+                .isEqualTo("hetrace: --match messages:a,b: expected messages:SEND,RECEIVE,KEY[+KEY...],"
+                        + " e.g. messages:msgq_put,msgq_get,queue+msg_id\n");
         run = sync("--match", "nope", dir.toString(), dir.toString());
         assertThat(run.err()).startsWith("hetrace: --match nope: not a preset (hetrace-sync, tcp,");
     }

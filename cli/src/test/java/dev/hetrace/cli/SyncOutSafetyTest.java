@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
@@ -17,7 +19,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code hetrace sync --out DIR} never leaves a copy that reads with wrong times: the copies are
@@ -29,6 +30,7 @@ class SyncOutSafetyTest {
     /** A board whose DSP copies take a while to write (their timestamps rewritten in the packets). */
     @TempDir
     static Path shared;
+
     static Path board;
 
     @TempDir
@@ -36,11 +38,23 @@ class SyncOutSafetyTest {
 
     @BeforeAll
     static void simulate() throws Exception {
-        Required.that(new ProcessBuilder("env", "--default-signal=INT", "true").start().waitFor() == 0,
-            "GNU env with --default-signal (coreutils 8.31 or later)");
+        Required.that(
+                new ProcessBuilder("env", "--default-signal=INT", "true")
+                                .start()
+                                .waitFor()
+                        == 0,
+                "GNU env with --default-signal (coreutils 8.31 or later)");
         board = shared.resolve("board");
-        Cli.Run sim = Cli.run("sim", "--cores", "4", "--images", "300", "--inject", "preempt:dsp0,dsp1,dsp2,dsp3",
-            "--out", board.toString());
+        Cli.Run sim = Cli.run(
+                "sim",
+                "--cores",
+                "4",
+                "--images",
+                "300",
+                "--inject",
+                "preempt:dsp0,dsp1,dsp2,dsp3",
+                "--out",
+                board.toString());
         assertThat(sim.status()).as(sim.err()).isZero();
     }
 
@@ -49,8 +63,9 @@ class SyncOutSafetyTest {
         Map<String, Integer> m = new HashMap<>();
         try (Stream<Path> files = Files.walk(folder)) {
             for (Path f : files.toList()) {
-                m.put(folder.relativize(f).toString(), Files.isRegularFile(f) ? Arrays.hashCode(Files.readAllBytes(f))
-                    : 0);
+                m.put(
+                        folder.relativize(f).toString(),
+                        Files.isRegularFile(f) ? Arrays.hashCode(Files.readAllBytes(f)) : 0);
             }
         }
         return m;
@@ -74,7 +89,10 @@ class SyncOutSafetyTest {
             command.addAll(List.of("sh", "-c", shell + " && exec \"$@\"", "sh"));
         }
         command.addAll(java);
-        return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(log.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(log.toFile())
+                .start();
     }
 
     /**
@@ -87,7 +105,8 @@ class SyncOutSafetyTest {
         while (!seen && p.isAlive() && System.nanoTime() < deadline) {
             if (Files.isDirectory(out)) {
                 try (Stream<Path> s = Files.list(out)) {
-                    for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-sync-")).toList()) {
+                    for (Path w : s.filter(f -> f.getFileName().toString().startsWith(".hetrace-sync-"))
+                            .toList()) {
                         seen |= Files.exists(w.resolve("master/.metadata-unfinished"));
                     }
                 } catch (NoSuchFileException e) {
@@ -96,11 +115,16 @@ class SyncOutSafetyTest {
             }
             Thread.sleep(2);
         }
-        assertThat(seen).as("the run was seen between two copies: %s", Files.readString(log)).isTrue();
+        assertThat(seen)
+                .as("the run was seen between two copies: %s", Files.readString(log))
+                .isTrue();
     }
 
     private static void signal(Process p, String signal) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 
     /** The traces any reader finds under {@code folder}: none, or only whole copies. */
@@ -126,10 +150,17 @@ class SyncOutSafetyTest {
                 signal(p, signal);
                 assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
-                assertThat(p.exitValue()).as("exit status after SIG%s", signal).isEqualTo(signal.equals("INT") ? 130 : 143);
-                assertThat(Files.readString(log).lines().toList()).as("SIG%s", signal).containsExactly(existed
-                    ? "hetrace: interrupted: removed the unfinished copies; " + out + " is as it was"
-                    : "hetrace: interrupted: removed the unfinished copies and " + out + ", which this run had made");
+                assertThat(p.exitValue())
+                        .as("exit status after SIG%s", signal)
+                        .isEqualTo(signal.equals("INT") ? 130 : 143);
+                assertThat(Files.readString(log).lines().toList())
+                        .as("SIG%s", signal)
+                        .containsExactly(
+                                existed
+                                        ? "hetrace: interrupted: removed the unfinished copies; " + out
+                                                + " is as it was"
+                                        : "hetrace: interrupted: removed the unfinished copies and " + out
+                                                + ", which this run had made");
                 if (existed) {
                     assertThat(contents(out)).isEqualTo(before);
                 } else {
@@ -139,9 +170,11 @@ class SyncOutSafetyTest {
 
                 Cli.Run again = Cli.run("sync", "--out", out.toString(), board.toString());
                 assertThat(again.status()).as(again.err()).isZero();
-                assertThat(entries(out)).containsExactlyInAnyOrderElementsOf(existed
-                    ? List.of("dsp0", "dsp1", "dsp2", "dsp3", "master", "notes.txt")
-                    : List.of("dsp0", "dsp1", "dsp2", "dsp3", "master"));
+                assertThat(entries(out))
+                        .containsExactlyInAnyOrderElementsOf(
+                                existed
+                                        ? List.of("dsp0", "dsp1", "dsp2", "dsp3", "master", "notes.txt")
+                                        : List.of("dsp0", "dsp1", "dsp2", "dsp3", "master"));
                 assertThat(tracesIn(out)).hasSize(5);
             }
         }
@@ -159,7 +192,8 @@ class SyncOutSafetyTest {
         List<String> left = entries(out);
         assertThat(left).singleElement().asString().startsWith(".hetrace-sync-" + p.pid() + "-");
         // the finished master copy is there, its metadata under another name: no reader takes it for a trace
-        assertThat(out.resolve(left.getFirst()).resolve("master/.metadata-unfinished")).isRegularFile();
+        assertThat(out.resolve(left.getFirst()).resolve("master/.metadata-unfinished"))
+                .isRegularFile();
         assertThat(tracesIn(out)).isEmpty();
         Cli.Run print = Cli.run("print", out.toString());
         assertThat(print.status()).isEqualTo(1);
@@ -167,8 +201,9 @@ class SyncOutSafetyTest {
 
         Cli.Run again = Cli.run("sync", "--out", out.toString(), board.toString());
         assertThat(again.status()).as(again.err()).isZero();
-        assertThat(again.err().lines().toList()).containsExactly("hetrace: removed " + out.resolve(left.getFirst())
-            + ", left unfinished by a run that was killed");
+        assertThat(again.err().lines().toList())
+                .containsExactly("hetrace: removed " + out.resolve(left.getFirst())
+                        + ", left unfinished by a run that was killed");
         assertThat(entries(out)).containsExactly("dsp0", "dsp1", "dsp2", "dsp3", "master");
         Cli.Run printed = Cli.run("print", out.toString());
         assertThat(printed.status()).as(printed.err()).isZero();
@@ -186,7 +221,8 @@ class SyncOutSafetyTest {
                 String trace = board.relativize(f).getName(0).toString();
                 if (trace.equals("master")) {
                     master = Math.max(master, Files.size(f));
-                } else if (trace.startsWith("dsp") && !f.getFileName().toString().equals("metadata")) {
+                } else if (trace.startsWith("dsp")
+                        && !f.getFileName().toString().equals("metadata")) {
                     dsp = Math.min(dsp, Files.size(f));
                 }
             }
@@ -206,9 +242,11 @@ class SyncOutSafetyTest {
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
 
             assertThat(p.exitValue()).isEqualTo(1);
-            assertThat(Files.readString(log).lines().toList()).singleElement().asString()
-                .matches("hetrace: --out \\Q" + out + "\\E: \\Q" + out + "\\E/dsp[0-3]/stream: File too large \\("
-                    + (existed ? "\\Q" + out + "\\E is as it was" : "nothing was left behind") + "\\)");
+            assertThat(Files.readString(log).lines().toList())
+                    .singleElement()
+                    .asString()
+                    .matches("hetrace: --out \\Q" + out + "\\E: \\Q" + out + "\\E/dsp[0-3]/stream: File too large \\("
+                            + (existed ? "\\Q" + out + "\\E is as it was" : "nothing was left behind") + "\\)");
             if (existed) {
                 assertThat(contents(out)).isEqualTo(before);
             } else {
@@ -221,7 +259,8 @@ class SyncOutSafetyTest {
     void aFullFileSystemLeavesNothingBehind() throws Exception {
         Path mount = Files.createDirectories(dir.resolve("small"));
         Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mount.toString())
-            .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String said = new String(m.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         // mounting needs root (CI's container runs as root): elsewhere the file-size limit above stands for it
         Required.machineCan(m.waitFor() == 0, "mount a tmpfs (" + said.strip() + ")");
@@ -230,20 +269,24 @@ class SyncOutSafetyTest {
             Cli.Run r = Cli.run("sync", "--out", out.toString(), board.toString());
 
             assertThat(r.status()).isEqualTo(1);
-            assertThat(r.err().lines().toList()).singleElement().asString()
-                .matches("hetrace: --out \\Q" + out + "\\E: \\Q" + out + "\\E/\\w+/[\\w.-]+: No space left on device"
-                    + " \\(nothing was left behind\\)");
+            assertThat(r.err().lines().toList())
+                    .singleElement()
+                    .asString()
+                    .matches("hetrace: --out \\Q" + out + "\\E: \\Q" + out
+                            + "\\E/\\w+/[\\w.-]+: No space left on device" + " \\(nothing was left behind\\)");
             assertThat(entries(mount)).isEmpty();
         } finally {
-            assertThat(new ProcessBuilder("umount", mount.toString()).start().waitFor()).isZero();
+            assertThat(new ProcessBuilder("umount", mount.toString()).start().waitFor())
+                    .isZero();
         }
     }
 
     @Test
     void copiesAlreadyThereAreReplacedOnlyWhenAskedAndEmptyFoldersDoNotCount() throws Exception {
         Path small = dir.resolve("small-board");
-        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", small.toString()).status())
-            .isZero();
+        assertThat(Cli.run("sim", "--cores", "2", "--seed", "4", "--images", "2", "--out", small.toString())
+                        .status())
+                .isZero();
         Path out = dir.resolve("out");
         Files.createDirectories(out.resolve("master"));
         Files.createDirectories(out.resolve("dsp0"));
@@ -254,8 +297,9 @@ class SyncOutSafetyTest {
 
         Cli.Run again = Cli.run("sync", "--out", out.toString(), small.toString());
         assertThat(again.status()).isEqualTo(1);
-        assertThat(again.err().lines().toList()).containsExactly("hetrace: --out " + out + ": " + out.resolve("master")
-            + " and 2 more of the copies are already there: --replace replaces them");
+        assertThat(again.err().lines().toList())
+                .containsExactly("hetrace: --out " + out + ": " + out.resolve("master")
+                        + " and 2 more of the copies are already there: --replace replaces them");
         assertThat(contents(out)).isEqualTo(before);
 
         Cli.Run replaced = Cli.run("sync", "--replace", "--out", out.toString(), small.toString());

@@ -30,23 +30,31 @@ class TimeGoingBackTest {
      * Times are ns after 2023-11-14 22:13:20 UTC.
      */
     private Path trace() throws Exception {
-        return new TraceWriter(dir.resolve("back")).eventNames("work_entry", "work_exit")
-            .stream("chan_0", 0)
-                .packet(1_000, 50_000, 0, 0, event(ENTRY, 10_000, 1, "a"), event(EXIT, 5_100, 2, "b"),
-                    event(ENTRY, 20_000, 3, "c"), event(EXIT, 19_000, 4, "d"), event(ENTRY, 30_000, 5, "e"),
-                    event(EXIT, 31_000, 6, "f"))
-                .done()
-            .stream("chan_1", 1)
-                .packet(1_000, 50_000, 0, 0, event(ENTRY, 2_000, 10, "x"), event(EXIT, 8_000, 11, "y"))
-                .done()
-            .write();
+        return new TraceWriter(dir.resolve("back"))
+                .eventNames("work_entry", "work_exit").stream("chan_0", 0)
+                        .packet(
+                                1_000,
+                                50_000,
+                                0,
+                                0,
+                                event(ENTRY, 10_000, 1, "a"),
+                                event(EXIT, 5_100, 2, "b"),
+                                event(ENTRY, 20_000, 3, "c"),
+                                event(EXIT, 19_000, 4, "d"),
+                                event(ENTRY, 30_000, 5, "e"),
+                                event(EXIT, 31_000, 6, "f"))
+                        .done()
+                        .stream("chan_1", 1)
+                        .packet(1_000, 50_000, 0, 0, event(ENTRY, 2_000, 10, "x"), event(EXIT, 8_000, 11, "y"))
+                        .done()
+                        .write();
     }
 
     private static String warning(Path trace) {
         return "hetrace: warning: " + trace.resolve("chan_0") + ": packet 0 (at byte 0), event at byte 102: time goes"
-            + " back, from 2023-11-14 22:13:20.000010000 UTC (the event before) to 2023-11-14 22:13:20.000005100 UTC"
-            + " (4,900 ns earlier); events are printed as recorded and analysed at the time of the event before (said"
-            + " once per stream)";
+                + " back, from 2023-11-14 22:13:20.000010000 UTC (the event before) to 2023-11-14 22:13:20.000005100 UTC"
+                + " (4,900 ns earlier); events are printed as recorded and analysed at the time of the event before (said"
+                + " once per stream)";
     }
 
     @Test
@@ -58,17 +66,19 @@ class TimeGoingBackTest {
             assertThat(run.status()).as(run.err()).isZero();
             assertThat(run.err().lines()).containsExactly(warning(trace));
             // the time, the delta to the line before (negative where time goes back), the payload
-            assertThat(run.out().lines().map(l -> l.substring(1, l.indexOf(')') + 1).replace("] ", " ") + " "
-                    + l.substring(l.lastIndexOf('{'))))
-                .containsExactly(
-                    "22:13:20.000002000 (+?.?????????) { n = 10, msg = \"x\" }",
-                    "22:13:20.000008000 (+0.000006000) { n = 11, msg = \"y\" }",
-                    "22:13:20.000010000 (+0.000002000) { n = 1, msg = \"a\" }",
-                    "22:13:20.000005100 (-0.000004900) { n = 2, msg = \"b\" }",
-                    "22:13:20.000020000 (+0.000014900) { n = 3, msg = \"c\" }",
-                    "22:13:20.000019000 (-0.000001000) { n = 4, msg = \"d\" }",
-                    "22:13:20.000030000 (+0.000011000) { n = 5, msg = \"e\" }",
-                    "22:13:20.000031000 (+0.000001000) { n = 6, msg = \"f\" }");
+            assertThat(run.out()
+                            .lines()
+                            .map(l -> l.substring(1, l.indexOf(')') + 1).replace("] ", " ") + " "
+                                    + l.substring(l.lastIndexOf('{'))))
+                    .containsExactly(
+                            "22:13:20.000002000 (+?.?????????) { n = 10, msg = \"x\" }",
+                            "22:13:20.000008000 (+0.000006000) { n = 11, msg = \"y\" }",
+                            "22:13:20.000010000 (+0.000002000) { n = 1, msg = \"a\" }",
+                            "22:13:20.000005100 (-0.000004900) { n = 2, msg = \"b\" }",
+                            "22:13:20.000020000 (+0.000014900) { n = 3, msg = \"c\" }",
+                            "22:13:20.000019000 (-0.000001000) { n = 4, msg = \"d\" }",
+                            "22:13:20.000030000 (+0.000011000) { n = 5, msg = \"e\" }",
+                            "22:13:20.000031000 (+0.000001000) { n = 6, msg = \"f\" }");
             if (one == null) {
                 one = run.out();
             } else {
@@ -80,15 +90,27 @@ class TimeGoingBackTest {
     @Test
     void noCallHasANegativeDurationAndTheWarningSaysWhatTheAnalysisDid() throws Exception {
         Path trace = trace();
-        Cli.Run run = Cli.run("query", "--cache", dir.resolve("cache").toString(), "--format", "csv", trace.toString(),
-            "select min(duration_ns) as shortest, count(*) filter (where duration_ns < 0 or self_ns < 0) as negative,"
-                + " count(*) as calls from calls");
+        Cli.Run run = Cli.run(
+                "query",
+                "--cache",
+                dir.resolve("cache").toString(),
+                "--format",
+                "csv",
+                trace.toString(),
+                "select min(duration_ns) as shortest, count(*) filter (where duration_ns < 0 or self_ns < 0) as negative,"
+                        + " count(*) as calls from calls");
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.err().lines()).contains("hetrace: " + warning(trace).substring("hetrace: ".length()));
         assertThat(run.out()).isEqualTo("shortest,negative,calls\n0,0,4\n");
 
-        Cli.Run intervals = Cli.run("query", "--cache", dir.resolve("cache").toString(), "--format", "csv",
-            trace.toString(), "select count(*) as negative from intervals where end_ns < start_ns");
+        Cli.Run intervals = Cli.run(
+                "query",
+                "--cache",
+                dir.resolve("cache").toString(),
+                "--format",
+                "csv",
+                trace.toString(),
+                "select count(*) as negative from intervals where end_ns < start_ns");
         assertThat(intervals.status()).as(intervals.err()).isZero();
         assertThat(intervals.out()).isEqualTo("negative\n0\n");
     }
@@ -100,8 +122,9 @@ class TimeGoingBackTest {
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.err().lines()).containsExactly(warning(trace));
         // 4 calls of 0, 0, 1,000 and 6,000 ns: 0.007 ms in all (0.001 had the times been taken as recorded)
-        assertThat(run.out()).containsPattern("\\n  work +0\\.007 +[0-9.]+ +4 +0\\.000 +0\\.006 ")
-            .doesNotContainPattern("(^|[\\s(])-\\d");
+        assertThat(run.out())
+                .containsPattern("\\n  work +0\\.007 +[0-9.]+ +4 +0\\.000 +0\\.006 ")
+                .doesNotContainPattern("(^|[\\s(])-\\d");
     }
 
     /**
@@ -117,9 +140,12 @@ class TimeGoingBackTest {
             assertThat(run.status()).as(run.err()).isZero();
             List<String> lines = run.err().lines().sorted().toList();
             assertThat(lines).hasSize(8);
-            IntStream.range(0, 8).forEach(i -> assertThat(lines.get(i))
-                .startsWith("hetrace: warning: " + trace.resolve("channel0_" + i) + ": packet ")
-                .contains(" before the previous packet ends at ", " ns earlier); read as it is (said once per stream)"));
+            IntStream.range(0, 8)
+                    .forEach(i -> assertThat(lines.get(i))
+                            .startsWith("hetrace: warning: " + trace.resolve("channel0_" + i) + ": packet ")
+                            .contains(
+                                    " before the previous packet ends at ",
+                                    " ns earlier); read as it is (said once per stream)"));
             if (first == null) {
                 first = run.out();
                 assertThat(first.lines().count()).isGreaterThan(1000);

@@ -13,7 +13,8 @@ class TrainCommandTest {
     void readsTheSampleTraceInEveryFormatAndSucceeds() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), "aot-training", "--events", "20000");
+        int status =
+                Main.run(out, new PrintStream(err, true, StandardCharsets.UTF_8), "aot-training", "--events", "20000");
         assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(out.size()).isZero();
     }

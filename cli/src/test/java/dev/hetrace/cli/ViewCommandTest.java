@@ -1,5 +1,7 @@
 package dev.hetrace.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -13,7 +15,6 @@ import java.util.Comparator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code hetrace view}: serves a simulated board (measured with --bench, which asks the server over HTTP); errors in one line. */
 class ViewCommandTest {
@@ -42,9 +43,13 @@ class ViewCommandTest {
     void theServerAnswersTheViewRequestsOfABoardOnTheLoopback() {
         Run r = run("view", "--no-cache", "--bench", "12", board.toString());
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.err()).contains("hetrace view: 5 trace(s), 5 cores").containsPattern("measuring http://127\\.0\\.0\\.1:\\d+/")
-            .contains("first view: meta and the whole span for 7 rows").contains("diagnosis and statistics")
-            .contains("12 zoom/pan requests at 2000 px").doesNotContain("kept");
+        assertThat(r.err())
+                .contains("hetrace view: 5 trace(s), 5 cores")
+                .containsPattern("measuring http://127\\.0\\.0\\.1:\\d+/")
+                .contains("first view: meta and the whole span for 7 rows")
+                .contains("diagnosis and statistics")
+                .contains("12 zoom/pan requests at 2000 px")
+                .doesNotContain("kept");
     }
 
     @Test
@@ -59,60 +64,87 @@ class ViewCommandTest {
         Run first = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
         assertThat(first.status()).as(first.err()).isZero();
         // the traces read once: for the index, whose model the timeline is laid out from
-        assertThat(first.err()).contains("hetrace view: indexing 5 traces into ").contains("the traces read once, for the index")
-            .doesNotContain("reading 5 trace(s)").containsPattern("keeping the timeline in .*\\.timeline")
-            .contains("kept the timeline (");
+        assertThat(first.err())
+                .contains("hetrace view: indexing 5 traces into ")
+                .contains("the traces read once, for the index")
+                .doesNotContain("reading 5 trace(s)")
+                .containsPattern("keeping the timeline in .*\\.timeline")
+                .contains("kept the timeline (");
         try (var kept = Files.list(cache)) {
-            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", ""))).containsExactlyInAnyOrder("index", "timeline");
+            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", "")))
+                    .containsExactlyInAnyOrder("index", "timeline");
         }
 
         Run second = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
         assertThat(second.status()).as(second.err()).isZero();
-        assertThat(second.err()).contains("hetrace view: 5 trace(s), 5 cores").contains("opened the timeline kept in")
-            .doesNotContain("read in").doesNotContain("indexing").contains("2 zoom/pan requests");
+        assertThat(second.err())
+                .contains("hetrace view: 5 trace(s), 5 cores")
+                .contains("opened the timeline kept in")
+                .doesNotContain("read in")
+                .doesNotContain("indexing")
+                .contains("2 zoom/pan requests");
 
         // a trace touched: its timeline is built again, and replaces the old one
-        Path stream = Files.list(copy.resolve("dsp1")).filter(p -> !p.getFileName().toString().equals("metadata")).findFirst()
-            .orElseThrow();
+        Path stream = Files.list(copy.resolve("dsp1"))
+                .filter(p -> !p.getFileName().toString().equals("metadata"))
+                .findFirst()
+                .orElseThrow();
         Files.setLastModifiedTime(stream, FileTime.fromMillis(System.currentTimeMillis() + 5000));
         Run touched = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
-        assertThat(touched.err()).contains("indexing 5 traces").contains("kept the timeline (")
-            .contains("removed the timeline kept for an earlier state of these traces")
-            .contains("removed the index of an earlier state of these traces");
+        assertThat(touched.err())
+                .contains("indexing 5 traces")
+                .contains("kept the timeline (")
+                .contains("removed the timeline kept for an earlier state of these traces")
+                .contains("removed the index of an earlier state of these traces");
         try (var kept = Files.list(cache)) {
-            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", ""))).as("the earlier state's files are gone")
-                .containsExactlyInAnyOrder("index", "timeline");
+            assertThat(kept.map(p -> p.getFileName().toString().replaceAll(".*\\.", "")))
+                    .as("the earlier state's files are gone")
+                    .containsExactlyInAnyOrder("index", "timeline");
         }
 
         // a damaged file: said in one line, then built again
         Path file;
         try (var kept = Files.list(cache)) {
-            file = kept.filter(p -> p.toString().endsWith(".timeline")).max(Comparator.comparing(p -> p.toFile().lastModified()))
-                .orElseThrow();
+            file = kept.filter(p -> p.toString().endsWith(".timeline"))
+                    .max(Comparator.comparing(p -> p.toFile().lastModified()))
+                    .orElseThrow();
         }
         Files.write(file, Arrays.copyOf(Files.readAllBytes(file), 100));
         Run damaged = run("view", "--cache", cache.toString(), "--bench", "1", copy.toString());
         assertThat(damaged.status()).as(damaged.err()).isZero();
-        assertThat(damaged.err()).contains("hetrace view: warning: " + file + ": cut short").contains("building the timeline again")
-            .contains("reading 5 trace(s)").doesNotContain("indexing").contains("kept the timeline (").doesNotContain("\tat ");
+        assertThat(damaged.err())
+                .contains("hetrace view: warning: " + file + ": cut short")
+                .contains("building the timeline again")
+                .contains("reading 5 trace(s)")
+                .doesNotContain("indexing")
+                .contains("kept the timeline (")
+                .doesNotContain("\tat ");
     }
 
     @Test
     void aMissingTraceABadPortAndAPortInUseAreOneLineErrors() throws Exception {
         Run missing = run("view", dir.resolve("nothing").toString());
         assertThat(missing.status()).isEqualTo(1);
-        assertThat(missing.err().strip()).isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
+        assertThat(missing.err().strip())
+                .isEqualTo("hetrace: " + dir.resolve("nothing") + ": no such file or directory");
 
         Run port = run("view", "--no-cache", "--port", "70000", board.toString());
         assertThat(port.status()).isEqualTo(2);
         assertThat(port.err().strip()).isEqualTo("hetrace: --port 70000: must be within 0..65535");
 
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            Run busy = run("view", "--no-cache", "--port", Integer.toString(taken.getLocalPort()), "--bench", "1",
-                board.toString());
+            Run busy = run(
+                    "view",
+                    "--no-cache",
+                    "--port",
+                    Integer.toString(taken.getLocalPort()),
+                    "--bench",
+                    "1",
+                    board.toString());
             assertThat(busy.status()).isEqualTo(1);
-            assertThat(busy.err()).contains("hetrace: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ")
-                .doesNotContain("\tat ");
+            assertThat(busy.err())
+                    .contains("hetrace: cannot serve on 127.0.0.1:" + taken.getLocalPort() + ": ")
+                    .doesNotContain("\tat ");
         }
     }
 }

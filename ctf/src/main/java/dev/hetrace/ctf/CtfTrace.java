@@ -1,9 +1,9 @@
 package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
-import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.metadata.MetadataException;
@@ -55,11 +55,13 @@ public final class CtfTrace implements AutoCloseable {
     private final String relativePath;
     /** The directory, when it is not {@code shared.base.resolve(relativePath)}. */
     private final Path dir;
+
     private FileTable table;
     /** Contents of small stream files (by file index) kept in memory, or null. */
     private byte[][] small;
     /** Large stream files, mapped when first needed, or null. */
     private MemorySegment[] mapped;
+
     private Arena arena;
     /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
     private final List<MappedFiles.Mapping> mappings = Collections.synchronizedList(new ArrayList<>());
@@ -97,24 +99,24 @@ public final class CtfTrace implements AutoCloseable {
         List<Path> traces = new ArrayList<>();
         // symbolic links followed (a trace or a folder of them linked from elsewhere is a trace
         // like any other), a link back to a folder above skipped rather than walked forever
-        Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
-            new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
-                    if (a.isRegularFile() && p.getFileName().toString().equals("metadata")) {
-                        traces.add(p.getParent());
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
-                    if (e instanceof FileSystemLoopException) {
+        Files.walkFileTree(
+                root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
+                        if (a.isRegularFile() && p.getFileName().toString().equals("metadata")) {
+                            traces.add(p.getParent());
+                        }
                         return FileVisitResult.CONTINUE;
                     }
-                    throw e;
-                }
-            });
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                        if (e instanceof FileSystemLoopException) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        throw e;
+                    }
+                });
         traces.sort(Comparator.comparing(Path::toString));
         return traces;
     }
@@ -145,6 +147,7 @@ public final class CtfTrace implements AutoCloseable {
         private final Map<FileTable, FileTable> tables = new HashMap<>();
         /** By base directory, then by parsed metadata (identity). */
         private final Map<Path, Map<ParsedMetadata, Shared>> shared = new HashMap<>();
+
         private long smallBudget = 32L << 20;
 
         public Opener(Consumer<String> warnings) {
@@ -155,11 +158,14 @@ public final class CtfTrace implements AutoCloseable {
             Path metadataFile = dir.resolve("metadata");
             ParsedMetadata pm = ParsedMetadata.read(metadataFile, warnings);
             Path base = Files.isRegularFile(root) ? root.toAbsolutePath().getParent() : root; // a metadata file given
-            Path relative = base.toAbsolutePath().normalize().relativize(dir.toAbsolutePath().normalize());
+            Path relative = base.toAbsolutePath()
+                    .normalize()
+                    .relativize(dir.toAbsolutePath().normalize());
             String relativePath = relative.toString().replace(File.separatorChar, '/');
             Shared s = shared.computeIfAbsent(base, k -> new IdentityHashMap<>())
-                .computeIfAbsent(pm, k -> new Shared(base, pm.metadata(), pm.plan(), warnings));
-            boolean derived = !relativePath.isEmpty() && base.resolve(relativePath).equals(dir);
+                    .computeIfAbsent(pm, k -> new Shared(base, pm.metadata(), pm.plan(), warnings));
+            boolean derived =
+                    !relativePath.isEmpty() && base.resolve(relativePath).equals(dir);
             CtfTrace trace = new CtfTrace(s, relativePath, derived ? null : dir);
             try {
                 trace.readStreams(this);
@@ -234,9 +240,11 @@ public final class CtfTrace implements AutoCloseable {
                 hasClass[f] = true;
             }
         }
-        long fallbackClass = shared.metadata.streams().isEmpty() ? 0 : shared.metadata.streams().firstKey();
-        table = opener.intern(FileTable.of(names, keep, firstTime, classId, hasClass, instance, hasInstance,
-            fallbackClass));
+        long fallbackClass = shared.metadata.streams().isEmpty()
+                ? 0
+                : shared.metadata.streams().firstKey();
+        table = opener.intern(
+                FileTable.of(names, keep, firstTime, classId, hasClass, instance, hasInstance, fallbackClass));
         indexes = null;
     }
 
@@ -273,8 +281,9 @@ public final class CtfTrace implements AutoCloseable {
                     seg = mapped[f];
                 } else {
                     long size = Files.size(path);
-                    seg = size <= SMALL_FILE ? MemorySegment.ofArray(Files.readAllBytes(path))
-                        : map(f, path, size, t.nameEnd().length);
+                    seg = size <= SMALL_FILE
+                            ? MemorySegment.ofArray(Files.readAllBytes(path))
+                            : map(f, path, size, t.nameEnd().length);
                 }
                 out.add(new StreamFile(path, seg));
             } catch (IOException e) {
@@ -304,7 +313,11 @@ public final class CtfTrace implements AutoCloseable {
 
     /** The stream's name in babeltrace2's messages: the absolute path of its first file. */
     public String streamPath(int index) {
-        return directory().resolve(table.name(table.file(index, 0))).toAbsolutePath().normalize().toString();
+        return directory()
+                .resolve(table.name(table.file(index, 0)))
+                .toAbsolutePath()
+                .normalize()
+                .toString();
     }
 
     /** The packet index of stream {@code index}, built on first use (see {@link #indexAll}). */
@@ -339,8 +352,7 @@ public final class CtfTrace implements AutoCloseable {
      * packets in all: then none is kept, and false is returned.
      */
     public static boolean indexAll(List<CtfTrace> traces, long maxPackets) {
-        AtomicLong budget = maxPackets == Long.MAX_VALUE ? null
-            : new AtomicLong(maxPackets);
+        AtomicLong budget = maxPackets == Long.MAX_VALUE ? null : new AtomicLong(maxPackets);
         List<int[]> todo = new ArrayList<>();
         for (int t = 0; t < traces.size(); t++) {
             PacketIndex[] idx = traces.get(t).indexes();
@@ -359,8 +371,9 @@ public final class CtfTrace implements AutoCloseable {
                 try {
                     CtfTrace trace = traces.get(todo.get(i)[0]);
                     int s = todo.get(i)[1];
-                    built[i] = budget != null && budget.get() < 0 ? null
-                        : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
+                    built[i] = budget != null && budget.get() < 0
+                            ? null
+                            : PacketIndex.of(trace.shared.plan, trace.files(s), trace.shared.warnings, budget);
                 } catch (Throwable e) {
                     synchronized (failure) {
                         if (failure[0] == null) {
@@ -471,9 +484,11 @@ public final class CtfTrace implements AutoCloseable {
     public void clockOffsetOutOfRange(int clock) {
         ClockClass c = shared.plan.clocks.get(clock);
         if (firstTold(2 * clock)) {
-            tell(c, "its offset (" + c.offsetSeconds() + " s + " + Long.toUnsignedString(c.offsetCycles())
-                + " cycles) does not fit in 64-bit nanoseconds from the epoch; its events are timed from the clock's own"
-                + " origin instead (1970-01-01 in dates): their order and intervals are right, their dates are not");
+            tell(
+                    c,
+                    "its offset (" + c.offsetSeconds() + " s + " + Long.toUnsignedString(c.offsetCycles())
+                            + " cycles) does not fit in 64-bit nanoseconds from the epoch; its events are timed from the clock's own"
+                            + " origin instead (1970-01-01 in dates): their order and intervals are right, their dates are not");
         }
     }
 
@@ -485,9 +500,11 @@ public final class CtfTrace implements AutoCloseable {
     public void clockValueOutOfRange(int clock, long value) {
         ClockClass c = shared.plan.clocks.get(clock);
         if (firstTold(2 * clock + 1)) {
-            tell(c, "value " + Long.toUnsignedString(value) + " (at " + c.frequency() + " Hz) is past 64-bit"
-                + " nanoseconds from the epoch; events at such values are timed 2262-04-11 23:47:16.854775807 UTC,"
-                + " the last time hetrace holds");
+            tell(
+                    c,
+                    "value " + Long.toUnsignedString(value) + " (at " + c.frequency() + " Hz) is past 64-bit"
+                            + " nanoseconds from the epoch; events at such values are timed 2262-04-11 23:47:16.854775807 UTC,"
+                            + " the last time hetrace holds");
         }
     }
 

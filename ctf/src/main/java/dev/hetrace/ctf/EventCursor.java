@@ -2,11 +2,10 @@ package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.api.Discarded;
 import dev.hetrace.ctf.api.PacketInfo;
-import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -41,6 +40,7 @@ public final class EventCursor {
     private static final byte HAS_EVENT = 2;
     /** The stream's decoder is parked: its state is in the p* arrays. */
     private static final byte PARKED = 4;
+
     private static final byte P_HAVE_PREVIOUS = 8;
     private static final byte P_UUID_WARNED = 16;
     /** A time of the stream's clock was found past 64-bit nanoseconds and told. */
@@ -50,6 +50,7 @@ public final class EventCursor {
     private final int streamCount;
     /** Index of the first stream of each trace (and the stream count at the end). */
     private final int[] traceFirst;
+
     private final int[] traceOfStream;
     private final int[] traceRank;
     /** The live decoder of each stream, or null (not started, parked, or done). */
@@ -66,6 +67,7 @@ public final class EventCursor {
     private final Discarded[] loss;
     /** The clock of each stream and its offset from the epoch in ns, kept for {@link #streamTime}. */
     private final ClockClass[] offsetClock;
+
     private final long[] offsetNanos;
     /** The clock value of each stream's head event whose time is saturated, or null while none is. */
     private long[] saturatedCycles;
@@ -73,10 +75,11 @@ public final class EventCursor {
     private long[] latest;
     /** After a seek: the seek time, until the stream reaches it; else {@link Long#MIN_VALUE}; null before a seek. */
     private long[] skipBefore;
+
     private boolean started;
     private int current = -1;
     private long stopAfter = Long.MAX_VALUE;
-    private DiscardedListener discardedListener = (items, trace, stream) -> { };
+    private DiscardedListener discardedListener = (items, trace, stream) -> {};
 
     // Streams with a live decoder, and where to resume those that were parked.
     private final int maxLive;
@@ -85,6 +88,7 @@ public final class EventCursor {
     private int evictFrom;
     /** Where each stream is in {@link #live} (null for few streams: searched). */
     private final int[] livePos;
+
     private int[] pFile;
     private long[] pPacket;
     private long[] pNumber;
@@ -306,8 +310,17 @@ public final class EventCursor {
         d = trace.decoder(streamOf(i));
         if ((flags[i] & PARKED) != 0) {
             byte f = flags[i];
-            d.resume(pFile[i], pPacket[i], pNumber[i], pEvent[i], pClock[i], (f & P_HAVE_PREVIOUS) != 0,
-                pDiscarded[i], pSeqNum[i], pEnd[i], (f & P_UUID_WARNED) != 0);
+            d.resume(
+                    pFile[i],
+                    pPacket[i],
+                    pNumber[i],
+                    pEvent[i],
+                    pClock[i],
+                    (f & P_HAVE_PREVIOUS) != 0,
+                    pDiscarded[i],
+                    pSeqNum[i],
+                    pEnd[i],
+                    (f & P_UUID_WARNED) != 0);
             if (!d.next() || d.pollDiscarded() != null) {
                 throw new IllegalStateException("a parked stream did not resume where it was");
             }
@@ -390,8 +403,8 @@ public final class EventCursor {
         pDiscarded[j] = lossState[1];
         pSeqNum[j] = lossState[2];
         pEnd[j] = lossState[3];
-        flags[j] = (byte) (flags[j] | PARKED | (lossState[0] != 0 ? P_HAVE_PREVIOUS : 0)
-            | (d.uuidWarned() ? P_UUID_WARNED : 0));
+        flags[j] = (byte)
+                (flags[j] | PARKED | (lossState[0] != 0 ? P_HAVE_PREVIOUS : 0) | (d.uuidWarned() ? P_UUID_WARNED : 0));
         decoders[j] = null;
         removeLive(j);
     }
@@ -488,8 +501,14 @@ public final class EventCursor {
         if (k == 0) {
             d.seek(0, 0, 0, false, PacketInfo.ABSENT, PacketInfo.ABSENT, PacketInfo.ABSENT);
         } else {
-            d.seek(idx.file(k), idx.offsetBytes(k) * 8, idx.numberInFile(k), true, idx.eventsDiscarded(k - 1),
-                idx.sequenceNumber(k - 1), idx.endCycles(k - 1));
+            d.seek(
+                    idx.file(k),
+                    idx.offsetBytes(k) * 8,
+                    idx.numberInFile(k),
+                    true,
+                    idx.eventsDiscarded(k - 1),
+                    idx.sequenceNumber(k - 1),
+                    idx.endCycles(k - 1));
         }
     }
 
@@ -504,7 +523,8 @@ public final class EventCursor {
         for (int i = 0; i < streamCount; i++) {
             CtfTrace trace = traces.get(traceOfStream[i]);
             // Quiet decoders: what they might warn about is told when the events are read.
-            List<dev.hetrace.ctf.decode.StreamDecoder.StreamFile> files = trace.streams().get(streamOf(i));
+            List<dev.hetrace.ctf.decode.StreamDecoder.StreamFile> files =
+                    trace.streams().get(streamOf(i));
             StreamDecoder probe = new StreamDecoder(trace.plan(), files);
             if (!probe.nextPacket() || probe.defaultClock() == null) {
                 continue;

@@ -1,8 +1,8 @@
 package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.api.PacketInfo;
-import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.text.JsonText;
 import java.util.List;
 
@@ -34,7 +34,8 @@ public final class EventPosition {
     /** The stream file number of file {@code file} of stream {@code stream} of trace {@code trace}. */
     public static int streamFile(int trace, int stream, int file) {
         if (trace >= 128 || stream >= 1 << 16 || file >= 256) {
-            throw new IllegalArgumentException("position out of range: trace " + trace + ", stream " + stream + ", file " + file);
+            throw new IllegalArgumentException(
+                    "position out of range: trace " + trace + ", stream " + stream + ", file " + file);
         }
         return trace << 24 | stream << 8 | file;
     }
@@ -45,7 +46,8 @@ public final class EventPosition {
      * the trace starts there. The decoder is reused by the next call for the same stream, and
      * reads the packet's header and context again only for another packet.
      */
-    public StreamDecoder decode(int streamFile, long packetOffsetBytes, long eventOffsetBits) throws StreamDecodingException {
+    public StreamDecoder decode(int streamFile, long packetOffsetBytes, long eventOffsetBits)
+            throws StreamDecodingException {
         int t = streamFile >>> 24;
         int s = (streamFile >>> 8) & 0xFFFF;
         int f = streamFile & 0xFF;
@@ -105,6 +107,7 @@ public final class EventPosition {
         private int lastIndex;
         /** The decoder and packet of the last event: while they stay, only the event's offset moves. */
         private StreamDecoder lastDecoder;
+
         private PacketInfo lastPacket;
         private long packetBits;
         private int streamFile;

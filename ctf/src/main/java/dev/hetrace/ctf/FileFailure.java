@@ -27,14 +27,21 @@ public final class FileFailure {
             if (f.getReason() != null) {
                 return lower(f.getReason());
             }
-            return f instanceof AccessDeniedException ? "permission denied"
-                : f instanceof NoSuchFileException ? "no such file or directory"
-                : f instanceof FileAlreadyExistsException ? "already exists"
-                : f instanceof DirectoryNotEmptyException ? "directory not empty"
-                : f instanceof NotDirectoryException ? "not a directory"
-                : f instanceof NotLinkException ? "not a symbolic link"
-                : f instanceof FileSystemLoopException ? "symbolic links loop"
-                : "failed";
+            return f instanceof AccessDeniedException
+                    ? "permission denied"
+                    : f instanceof NoSuchFileException
+                            ? "no such file or directory"
+                            : f instanceof FileAlreadyExistsException
+                                    ? "already exists"
+                                    : f instanceof DirectoryNotEmptyException
+                                            ? "directory not empty"
+                                            : f instanceof NotDirectoryException
+                                                    ? "not a directory"
+                                                    : f instanceof NotLinkException
+                                                            ? "not a symbolic link"
+                                                            : f instanceof FileSystemLoopException
+                                                                    ? "symbolic links loop"
+                                                                    : "failed";
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : lower(e.getMessage());
     }

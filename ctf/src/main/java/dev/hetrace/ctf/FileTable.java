@@ -10,8 +10,14 @@ import java.util.Map;
  * The stream files of a trace: their names (one string), which files make each stream (in
  * order), and each stream's id and class id. Immutable; equal tables are shared.
  */
-record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFiles, long[] streamIds,
-                 long[] classIds, long commonClassId) {
+record FileTable(
+        String names,
+        int[] nameEnd,
+        int[] streamStart,
+        int[] streamFiles,
+        long[] streamIds,
+        long[] classIds,
+        long commonClassId) {
     int streamCount() {
         return streamStart.length - 1;
     }
@@ -40,16 +46,23 @@ record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFil
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof FileTable t && names.equals(t.names) && commonClassId == t.commonClassId
-            && Arrays.equals(nameEnd, t.nameEnd) && Arrays.equals(streamStart, t.streamStart)
-            && Arrays.equals(streamFiles, t.streamFiles) && Arrays.equals(streamIds, t.streamIds)
-            && Arrays.equals(classIds, t.classIds);
+        return o instanceof FileTable t
+                && names.equals(t.names)
+                && commonClassId == t.commonClassId
+                && Arrays.equals(nameEnd, t.nameEnd)
+                && Arrays.equals(streamStart, t.streamStart)
+                && Arrays.equals(streamFiles, t.streamFiles)
+                && Arrays.equals(streamIds, t.streamIds)
+                && Arrays.equals(classIds, t.classIds);
     }
 
     @Override
     public int hashCode() {
-        return names.hashCode() * 31 + Arrays.hashCode(nameEnd) * 17 + Arrays.hashCode(streamStart)
-            + Arrays.hashCode(streamIds) + Long.hashCode(commonClassId);
+        return names.hashCode() * 31
+                + Arrays.hashCode(nameEnd) * 17
+                + Arrays.hashCode(streamStart)
+                + Arrays.hashCode(streamIds)
+                + Long.hashCode(commonClassId);
     }
 
     /**
@@ -60,8 +73,15 @@ record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFil
      * @param keep          whether a file is a stream file (empty ones are not)
      * @param fallbackClass the class id of streams whose first packet says none
      */
-    static FileTable of(List<String> names, boolean[] keep, long[] firstTime, long[] classId, boolean[] hasClass,
-                        long[] instance, boolean[] hasInstance, long fallbackClass) {
+    static FileTable of(
+            List<String> names,
+            boolean[] keep,
+            long[] firstTime,
+            long[] classId,
+            boolean[] hasClass,
+            long[] instance,
+            boolean[] hasInstance,
+            long fallbackClass) {
         int n = names.size();
         // Groups, in the order of their first file; then each group by time, and the groups by path.
         Map<String, Integer> byInstance = new HashMap<>();
@@ -102,8 +122,10 @@ record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFil
                 for (int k = from; k < to; k++) {
                     order[k - from] = filesInGroups[k];
                 }
-                Arrays.sort(order, Comparator.comparing((Integer f) -> firstTime[f], Long::compareUnsigned)
-                    .thenComparing(f -> names.get(f)));
+                Arrays.sort(
+                        order,
+                        Comparator.comparing((Integer f) -> firstTime[f], Long::compareUnsigned)
+                                .thenComparing(f -> names.get(f)));
                 for (int k = from; k < to; k++) {
                     filesInGroups[k] = order[k - from];
                 }
@@ -145,7 +167,13 @@ record FileTable(String names, int[] nameEnd, int[] streamStart, int[] streamFil
             all.append(names.get(f));
             nameEnd[f] = all.length();
         }
-        return new FileTable(all.toString(), nameEnd, streamStart, identity ? null : streamFiles,
-            idsAreRanks ? null : streamIds, oneClass ? null : classIds, groupCount == 0 ? 0 : classIds[0]);
+        return new FileTable(
+                all.toString(),
+                nameEnd,
+                streamStart,
+                identity ? null : streamFiles,
+                idsAreRanks ? null : streamIds,
+                oneClass ? null : classIds,
+                groupCount == 0 ? 0 : classIds[0]);
     }
 }

@@ -26,6 +26,7 @@ public final class MappedFiles {
     private static final Set<Mapping> LIVE = ConcurrentHashMap.newKeySet();
     /** Mappings found shorter than their file when released (the error is usually reported after that). */
     private static final Deque<String> SHRUNK = new ArrayDeque<>();
+
     private static final int SHRUNK_KEPT = 8;
 
     /** Records that {@code size} bytes of {@code path} are mapped; give the result to {@link #release}. */
@@ -56,7 +57,9 @@ public final class MappedFiles {
      */
     public static boolean isMappingFault(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof InternalError && c.getMessage() != null && c.getMessage().contains("unsafe memory access")) {
+            if (c instanceof InternalError
+                    && c.getMessage() != null
+                    && c.getMessage().contains("unsafe memory access")) {
                 return true;
             }
             if (c.getCause() == c) {
@@ -96,7 +99,9 @@ public final class MappedFiles {
         } catch (IOException e) {
             return null; // removed: its pages stay readable until unmapped
         }
-        return now < m.size() ? String.format(Locale.ROOT, "%s shrank from %,d to %,d bytes while being read",
-            m.path(), m.size(), now) : null;
+        return now < m.size()
+                ? String.format(
+                        Locale.ROOT, "%s shrank from %,d to %,d bytes while being read", m.path(), m.size(), now)
+                : null;
     }
 }

@@ -6,11 +6,25 @@ package dev.hetrace.ctf;
  * stream's path. One place for it, so that every merge gives the same order.
  */
 final class MergeOrder {
-    private MergeOrder() {
-    }
+    private MergeOrder() {}
 
-    static boolean less(long timeA, int rankA, long classA, long streamA, long eventA, String nameA, String pathA, int idxA,
-                        long timeB, int rankB, long classB, long streamB, long eventB, String nameB, String pathB, int idxB) {
+    static boolean less(
+            long timeA,
+            int rankA,
+            long classA,
+            long streamA,
+            long eventA,
+            String nameA,
+            String pathA,
+            int idxA,
+            long timeB,
+            int rankB,
+            long classB,
+            long streamB,
+            long eventB,
+            String nameB,
+            String pathB,
+            int idxB) {
         if (timeA != timeB) {
             return timeA < timeB;
         }

@@ -1,10 +1,10 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
-import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.TracePlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
@@ -28,12 +28,16 @@ import java.util.function.Consumer;
  */
 public final class PacketIndex {
     /** Where the index came from. */
-    public enum Source { LTTNG_INDEX, PACKETS }
+    public enum Source {
+        LTTNG_INDEX,
+        PACKETS
+    }
 
     private static final int IDX_MAGIC = 0xC1F1DCC1;
     private static final int IDX_HEADER_BYTES = 16;
     /** Entry size of index format 1.0: offset, packet and content size, two timestamps, discarded, stream id. */
     private static final int IDX_V1_0_ENTRY_BYTES = 56;
+
     private static final int IDX_V1_1_ENTRY_BYTES = 72;
 
     private final Source source;
@@ -51,6 +55,7 @@ public final class PacketIndex {
     private long[] seqNum = new long[16];
     /** Time no event of the packet is later than: its end, or the next packet's beginning when the end is unknown. */
     private long[] latestNanos;
+
     private boolean latestSorted = true;
     private boolean timed = true;
     private boolean clockFromPacket;
@@ -84,8 +89,11 @@ public final class PacketIndex {
      * Like {@link #of(TracePlan, List, Consumer)}, taking one from {@code budget} (shared by
      * the streams indexed together) per packet: null when it runs out.
      */
-    static PacketIndex of(TracePlan plan, List<StreamFile> files, Consumer<String> warnings,
-                          java.util.concurrent.atomic.AtomicLong budget) {
+    static PacketIndex of(
+            TracePlan plan,
+            List<StreamFile> files,
+            Consumer<String> warnings,
+            java.util.concurrent.atomic.AtomicLong budget) {
         try {
             return build(plan, files, warnings, budget);
         } catch (OverBudget e) {
@@ -93,8 +101,11 @@ public final class PacketIndex {
         }
     }
 
-    private static PacketIndex build(TracePlan plan, List<StreamFile> files, Consumer<String> warnings,
-                                     java.util.concurrent.atomic.AtomicLong budget) {
+    private static PacketIndex build(
+            TracePlan plan,
+            List<StreamFile> files,
+            Consumer<String> warnings,
+            java.util.concurrent.atomic.AtomicLong budget) {
         Path dir = files.getFirst().path().toAbsolutePath().getParent();
         boolean anyIndex = false;
         for (StreamFile f : files) {
@@ -126,7 +137,8 @@ public final class PacketIndex {
         return walk(plan, files, null);
     }
 
-    private static PacketIndex walk(TracePlan plan, List<StreamFile> files, java.util.concurrent.atomic.AtomicLong budget) {
+    private static PacketIndex walk(
+            TracePlan plan, List<StreamFile> files, java.util.concurrent.atomic.AtomicLong budget) {
         PacketIndex idx = new PacketIndex(Source.PACKETS);
         idx.budget = budget;
         StreamDecoder d = new StreamDecoder(plan, files);
@@ -145,8 +157,17 @@ public final class PacketIndex {
                 if (idx.count == 0) {
                     idx.clockFromPacket = beginSetsClock(d.streamPlan());
                 }
-                idx.add(lastFile, inFile++, p.offsetBits() >>> 3, p.packetBits(), p.contentBits(), p.timestampBegin(),
-                    p.timestampEnd(), p.eventsDiscarded(), p.sequenceNumber(), d.defaultClock());
+                idx.add(
+                        lastFile,
+                        inFile++,
+                        p.offsetBits() >>> 3,
+                        p.packetBits(),
+                        p.contentBits(),
+                        p.timestampBegin(),
+                        p.timestampEnd(),
+                        p.eventsDiscarded(),
+                        p.sequenceNumber(),
+                        d.defaultClock());
             }
         } catch (StreamDecodingException e) {
             // The packets before the damage are indexed; reading from there reports the damage.
@@ -241,12 +262,15 @@ public final class PacketIndex {
             long seq = minor >= 1 ? b.getLong(at + 64) : PacketInfo.ABSENT;
             if (offset != expectedOffset) {
                 return "entry " + i + " says the packet starts at byte " + offset + ", but the previous one ends at "
-                    + expectedOffset;
+                        + expectedOffset;
             }
-            if (size <= 0 || (size & 7) != 0 || Long.compareUnsigned(content, size) > 0
+            if (size <= 0
+                    || (size & 7) != 0
+                    || Long.compareUnsigned(content, size) > 0
                     || Long.compareUnsigned(size >>> 3, fileBytes - offset) > 0) {
                 return "entry " + i + " has packet size " + Long.toUnsignedString(size) + " and content size "
-                    + Long.toUnsignedString(content) + " bits, which do not fit the " + fileBytes + "-byte stream file";
+                        + Long.toUnsignedString(content) + " bits, which do not fit the " + fileBytes
+                        + "-byte stream file";
             }
             if (i == 0) {
                 String mismatch = compare(first, size, content, tsBegin, tsEnd, disc, seq);
@@ -254,11 +278,17 @@ public final class PacketIndex {
                     return "its first entry disagrees with the first packet of " + first.file() + " (" + mismatch + ")";
                 }
             }
-            add(fileIndex, i, offset, size, content,
-                first.has(first.timestampBegin()) ? tsBegin : PacketInfo.ABSENT,
-                first.has(first.timestampEnd()) ? tsEnd : PacketInfo.ABSENT,
-                first.has(first.eventsDiscarded()) ? disc : PacketInfo.ABSENT,
-                first.has(first.sequenceNumber()) ? seq : PacketInfo.ABSENT, clock);
+            add(
+                    fileIndex,
+                    i,
+                    offset,
+                    size,
+                    content,
+                    first.has(first.timestampBegin()) ? tsBegin : PacketInfo.ABSENT,
+                    first.has(first.timestampEnd()) ? tsEnd : PacketInfo.ABSENT,
+                    first.has(first.eventsDiscarded()) ? disc : PacketInfo.ABSENT,
+                    first.has(first.sequenceNumber()) ? seq : PacketInfo.ABSENT,
+                    clock);
             expectedOffset = offset + (size >>> 3);
         }
         if (expectedOffset != fileBytes) {
@@ -268,7 +298,8 @@ public final class PacketIndex {
     }
 
     /** What differs between a decoded packet and an index entry, for the fields the packet has; null if nothing. */
-    private static String compare(PacketInfo p, long size, long content, long tsBegin, long tsEnd, long disc, long seq) {
+    private static String compare(
+            PacketInfo p, long size, long content, long tsBegin, long tsEnd, long disc, long seq) {
         if (p.packetBits() != size) {
             return "packet size " + p.packetBits() + " bits, index " + size;
         }
@@ -276,10 +307,12 @@ public final class PacketIndex {
             return "content size " + p.contentBits() + " bits, index " + content;
         }
         if (p.has(p.timestampBegin()) && p.timestampBegin() != tsBegin) {
-            return "timestamp_begin " + Long.toUnsignedString(p.timestampBegin()) + ", index " + Long.toUnsignedString(tsBegin);
+            return "timestamp_begin " + Long.toUnsignedString(p.timestampBegin()) + ", index "
+                    + Long.toUnsignedString(tsBegin);
         }
         if (p.has(p.timestampEnd()) && p.timestampEnd() != tsEnd) {
-            return "timestamp_end " + Long.toUnsignedString(p.timestampEnd()) + ", index " + Long.toUnsignedString(tsEnd);
+            return "timestamp_end " + Long.toUnsignedString(p.timestampEnd()) + ", index "
+                    + Long.toUnsignedString(tsEnd);
         }
         if (p.has(p.eventsDiscarded()) && p.eventsDiscarded() != disc) {
             return "events_discarded " + p.eventsDiscarded() + ", index " + disc;
@@ -290,8 +323,17 @@ public final class PacketIndex {
         return null;
     }
 
-    private void add(int fileIndex, int inFile, long offset, long size, long content, long tsBegin, long tsEnd,
-                     long disc, long seq, ClockClass clock) {
+    private void add(
+            int fileIndex,
+            int inFile,
+            long offset,
+            long size,
+            long content,
+            long tsBegin,
+            long tsEnd,
+            long disc,
+            long seq,
+            ClockClass clock) {
         if (budget != null && budget.decrementAndGet() < 0) {
             throw new OverBudget();
         }

@@ -1,10 +1,10 @@
 package dev.hetrace.ctf;
 
-import dev.hetrace.ctf.decode.StreamDecoder;
-import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
 import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
+import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.text.TextSink;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,6 +46,7 @@ public final class ParallelMerge implements AutoCloseable {
         final EventPlan[] events = new EventPlan[CHUNK_EVENTS];
         /** The clock of the events whose times are saturated, and their values (null while there is none). */
         ClockClass clock;
+
         long[] saturatedCycles;
         int count;
         boolean last;
@@ -79,6 +80,7 @@ public final class ParallelMerge implements AutoCloseable {
         List<Told> told;
         /** Where the segment's first event is, kept by its producer (for a cut stream). */
         Path firstFile;
+
         long firstPacketNumber;
         long firstPacketOffset;
         long firstEventOffset;
@@ -204,12 +206,16 @@ public final class ParallelMerge implements AutoCloseable {
         int stream;
         /** The time of the last event the merge took from the stream's chunks, when {@link #haveLast}. */
         long lastTime;
+
         boolean haveLast;
         /** The merge moved to the next segment and has not seen its first event yet. */
         boolean entered;
+
         final List<Segment> segments = new ArrayList<>();
         /** Chunks the merge is done with, to be filled again. */
-        final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        final java.util.concurrent.ConcurrentLinkedQueue<Chunk> free =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+
         int traceRank;
         long streamId;
         String path;
@@ -235,12 +241,14 @@ public final class ParallelMerge implements AutoCloseable {
     private final ExecutorService pool;
     /** Segments of a stream decoded ahead of the merge at once. */
     private final int window;
+
     private final List<Source> sources = new ArrayList<>();
     private final IndexHeap heap;
     /** Time of each source's current event (the heap's key, kept in one array for the comparisons). */
     private final long[] headTime;
     /** With few streams, a scan replaces the heap; {@code live} marks the streams not yet exhausted. */
     private final boolean linear;
+
     private final boolean[] live;
     private boolean started;
     private volatile boolean closed;
@@ -267,7 +275,13 @@ public final class ParallelMerge implements AutoCloseable {
                 src.stream = s;
                 src.traceRank = rank[t];
                 src.streamId = trace.streamId(s);
-                src.path = trace.streams().get(s).getFirst().path().toAbsolutePath().normalize().toString();
+                src.path = trace.streams()
+                        .get(s)
+                        .getFirst()
+                        .path()
+                        .toAbsolutePath()
+                        .normalize()
+                        .toString();
                 PacketIndex idx = split ? trace.index(s) : null;
                 if (idx != null && idx.seekable() && idx.damage() == null && idx.size() > 1) {
                     int k = 0;
@@ -280,8 +294,14 @@ public final class ParallelMerge implements AutoCloseable {
                         }
                         StreamDecoder d = trace.decoder(s);
                         if (from > 0) {
-                            d.seek(idx.file(from), idx.offsetBytes(from) * 8, idx.numberInFile(from), true,
-                                idx.eventsDiscarded(from - 1), idx.sequenceNumber(from - 1), idx.endCycles(from - 1));
+                            d.seek(
+                                    idx.file(from),
+                                    idx.offsetBytes(from) * 8,
+                                    idx.numberInFile(from),
+                                    true,
+                                    idx.eventsDiscarded(from - 1),
+                                    idx.sequenceNumber(from - 1),
+                                    idx.endCycles(from - 1));
                         }
                         d.limitPackets(k - from);
                         Segment segment = new Segment(src, d, formatters.get());
@@ -300,8 +320,12 @@ public final class ParallelMerge implements AutoCloseable {
         headTime = new long[sources.size()];
         live = new boolean[sources.size()];
         linear = sources.size() <= 16;
-        pool = Executors.newFixedThreadPool(Math.max(1, threads),
-            dev.hetrace.ctf.decode.TracePlan.threads().name("hetrace-decode").daemon().factory());
+        pool = Executors.newFixedThreadPool(
+                Math.max(1, threads),
+                dev.hetrace.ctf.decode.TracePlan.threads()
+                        .name("hetrace-decode")
+                        .daemon()
+                        .factory());
     }
 
     /** Number of streams worth decoding in parallel. */
@@ -451,9 +475,16 @@ public final class ParallelMerge implements AutoCloseable {
                     Segment g = s.segments.get(s.segment);
                     // the segment's decoder started at its first packet, not knowing the event before it
                     if (s.haveLast && next.timed && next.time[0] < s.lastTime && g.firstKnown) {
-                        s.trace.timeGoesBack(s.stream, StreamDecoder.EVENT_BEFORE_PREVIOUS,
-                            StreamDecoder.eventBeforePrevious(g.firstFile, g.firstPacketNumber, g.firstPacketOffset,
-                                g.firstEventOffset, s.lastTime, next.time[0]));
+                        s.trace.timeGoesBack(
+                                s.stream,
+                                StreamDecoder.EVENT_BEFORE_PREVIOUS,
+                                StreamDecoder.eventBeforePrevious(
+                                        g.firstFile,
+                                        g.firstPacketNumber,
+                                        g.firstPacketOffset,
+                                        g.firstEventOffset,
+                                        s.lastTime,
+                                        next.time[0]));
                     }
                 }
                 return true;
@@ -506,19 +537,32 @@ public final class ParallelMerge implements AutoCloseable {
         Source sa = sources.get(a);
         Source sb = sources.get(b);
         if (ta == Long.MAX_VALUE) {
-            int c = ClockClass.compareTimes(sa.chunk.clock, sa.chunk.saturatedCycles[sa.pos],
-                sb.chunk.clock, sb.chunk.saturatedCycles[sb.pos]);
+            int c = ClockClass.compareTimes(
+                    sa.chunk.clock, sa.chunk.saturatedCycles[sa.pos], sb.chunk.clock, sb.chunk.saturatedCycles[sb.pos]);
             if (c != 0) {
                 return c < 0;
             }
         }
         EventPlan ea = sa.chunk.events[sa.pos];
         EventPlan eb = sb.chunk.events[sb.pos];
-        return MergeOrder.less(sa.chunk.time[sa.pos], sa.traceRank, ea.stream.cls.id(), sa.streamId, ea.cls.id(),
-            ea.cls.name(), sa.path, a,
-            sb.chunk.time[sb.pos], sb.traceRank, eb.stream.cls.id(), sb.streamId, eb.cls.id(), eb.cls.name(), sb.path, b);
+        return MergeOrder.less(
+                sa.chunk.time[sa.pos],
+                sa.traceRank,
+                ea.stream.cls.id(),
+                sa.streamId,
+                ea.cls.id(),
+                ea.cls.name(),
+                sa.path,
+                a,
+                sb.chunk.time[sb.pos],
+                sb.traceRank,
+                eb.stream.cls.id(),
+                sb.streamId,
+                eb.cls.id(),
+                eb.cls.name(),
+                sb.path,
+                b);
     }
-
 
     private void push(Source s) {
         headTime[s.index] = s.chunk.time[s.pos];

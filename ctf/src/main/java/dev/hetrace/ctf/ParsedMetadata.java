@@ -33,13 +33,14 @@ record ParsedMetadata(TraceClass metadata, TracePlan plan, List<String> warnings
      * at most {@code PARSED_MAX} are kept, the least recently used dropped first.
      */
     private static final int PARSED_MAX = 4096;
+
     private static final Map<String, SoftReference<ParsedMetadata>> PARSED =
-        Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, SoftReference<ParsedMetadata>> eldest) {
-                return size() > PARSED_MAX;
-            }
-        });
+            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, SoftReference<ParsedMetadata>> eldest) {
+                    return size() > PARSED_MAX;
+                }
+            });
 
     /**
      * The parsed metadata and decode plan of {@code metadataFile}, telling its parsing's
@@ -51,8 +52,9 @@ record ParsedMetadata(TraceClass metadata, TracePlan plan, List<String> warnings
         if (size <= SHARED_METADATA_MAX) {
             byte[] bytes = Files.readAllBytes(metadataFile);
             try {
-                key = bytes.length + ":" + HexFormat.of().formatHex(
-                    MessageDigest.getInstance("SHA-256").digest(bytes));
+                key = bytes.length + ":"
+                        + HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException(e);
             }

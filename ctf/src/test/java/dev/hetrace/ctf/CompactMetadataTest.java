@@ -35,8 +35,8 @@ class CompactMetadataTest {
         trace { major = 1; minor = 8; byte_order = le; };
         """;
 
-    private static final FieldType.IntegerType U8 = new FieldType.IntegerType(8, 8, false,
-        ByteOrder.LITTLE_ENDIAN, 10, FieldType.Encoding.NONE, null);
+    private static final FieldType.IntegerType U8 =
+            new FieldType.IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, FieldType.Encoding.NONE, null);
 
     @Test
     void aMillionCountedMembersAreOneEntry() {
@@ -78,13 +78,20 @@ class CompactMetadataTest {
         StringBuilder sb = new StringBuilder(HEAD);
         sb.append("stream { event.header := struct { uint64_t id; }; };\n");
         for (int i = 0; i < 100_000; i++) {
-            sb.append("typedef integer { size = 8; align = 8; signed = false; } t").append(i).append(";\n");
+            sb.append("typedef integer { size = 8; align = 8; signed = false; } t")
+                    .append(i)
+                    .append(";\n");
         }
         for (int i = 0; i < 100_000; i++) {
-            sb.append("event { name = e").append(i).append("; id = ").append(i).append("; fields := struct { t")
-                .append(i).append(" x; }; };\n");
+            sb.append("event { name = e")
+                    .append(i)
+                    .append("; id = ")
+                    .append(i)
+                    .append("; fields := struct { t")
+                    .append(i)
+                    .append(" x; }; };\n");
         }
-        TraceClass t = MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> { });
+        TraceClass t = MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> {});
         assertThat(t.stream(0).eventRuns()).hasSize(1);
         EventClassRun run = t.stream(0).eventRuns().getFirst();
         assertThat(run.count()).isEqualTo(100_000);
@@ -101,8 +108,9 @@ class CompactMetadataTest {
             sb.append("event { name = e").append(i).append("; id = ").append(i).append("; };\n");
         }
         sb.append("event { name = again; id = 42; };\n");
-        assertThatThrownBy(() -> MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> { }))
-            .isInstanceOf(MetadataException.class).hasMessageContaining("duplicate event id 42");
+        assertThatThrownBy(() -> MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> {}))
+                .isInstanceOf(MetadataException.class)
+                .hasMessageContaining("duplicate event id 42");
     }
 
     @Test
@@ -124,9 +132,10 @@ class CompactMetadataTest {
         writeEvent(stream, 0, 999_999, 7);
         writeEvent(stream, 13, 17, 8);
         Files.write(dir.resolve("stream"), stream);
-        assertThat(print(dir)).isEqualTo(
-            "ev: { select = ( \"t999999\" : container = 999999 ), v = { 7 }, f0 = 1, f1 = 2, f2 = 3, f3 = 4 }\n"
-            + "ev: { select = ( \"t17\" : container = 17 ), v = { 8 }, f0 = 1, f1 = 2, f2 = 3, f3 = 4 }\n");
+        assertThat(print(dir))
+                .isEqualTo(
+                        "ev: { select = ( \"t999999\" : container = 999999 ), v = { 7 }, f0 = 1, f1 = 2, f2 = 3, f3 = 4 }\n"
+                                + "ev: { select = ( \"t17\" : container = 17 ), v = { 8 }, f0 = 1, f1 = 2, f2 = 3, f3 = 4 }\n");
     }
 
     private static void writeEvent(byte[] b, int at, long tag, int option) {
@@ -155,16 +164,19 @@ class CompactMetadataTest {
         }
         Files.write(dir.resolve("stream"), stream);
         String out = print(dir);
-        assertThat(out).startsWith("ev: { f0 = 0, f1 = 1, f2 = 2,").endsWith(", f999999 = 63 }\n")
-            .contains(", f500000 = 32, f500001 = 33,");
+        assertThat(out)
+                .startsWith("ev: { f0 = 0, f1 = 1, f2 = 2,")
+                .endsWith(", f999999 = 63 }\n")
+                .contains(", f500000 = 32, f500001 = 33,");
     }
 
     private static String print(Path dir) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             EventCursor cursor = new EventCursor(List.of(trace));
-            BabeltraceText text = new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
+            BabeltraceText text =
+                    new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
             while (cursor.next()) {
                 text.print(cursor);
                 sink.lineDone();

@@ -1,11 +1,10 @@
 package dev.hetrace.ctf;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import static dev.hetrace.ctf.EventsByPosition.event;
 import static dev.hetrace.ctf.EventsByPosition.findEveryEventAgain;
 import static dev.hetrace.ctf.EventsByPosition.open;
 import static dev.hetrace.ctf.EventsByPosition.read;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.EventsByPosition.Read;
 import dev.hetrace.ctf.decode.StreamDecoder;
@@ -46,21 +45,35 @@ class EventPositionTest {
         for (Read e : events) {
             files.add(e.streamFile());
         }
-        assertThat(files.stream().map(f -> f & 0xFF).distinct().count()).as("files of a stream").isGreaterThan(1);
-        assertThat(files.stream().map(f -> f >> 8).distinct().count()).as("streams").isGreaterThan(1);
+        assertThat(files.stream().map(f -> f & 0xFF).distinct().count())
+                .as("files of a stream")
+                .isGreaterThan(1);
+        assertThat(files.stream().map(f -> f >> 8).distinct().count())
+                .as("streams")
+                .isGreaterThan(1);
         EventPosition position = new EventPosition(open(root));
         Read first = events.getFirst();
-        assertThat(position.decode(first.streamFile(), first.packet(), 1L << 40)).as("past the packet").isNull();
-        assertThat(position.decode(first.streamFile(), first.packet(), 0)).as("in the packet's header").isNull();
-        assertThat(position.decode(first.streamFile(), 1L << 40, first.offset())).as("past the file").isNull();
-        assertThat(position.decode(first.streamFile() + 200, first.packet(), first.offset())).as("no such file").isNull();
+        assertThat(position.decode(first.streamFile(), first.packet(), 1L << 40))
+                .as("past the packet")
+                .isNull();
+        assertThat(position.decode(first.streamFile(), first.packet(), 0))
+                .as("in the packet's header")
+                .isNull();
+        assertThat(position.decode(first.streamFile(), 1L << 40, first.offset()))
+                .as("past the file")
+                .isNull();
+        assertThat(position.decode(first.streamFile() + 200, first.packet(), first.offset()))
+                .as("no such file")
+                .isNull();
     }
 
     @Test
     void everyEventOfTheRealKernelAndPerfTracesIsFoundAgainByItsPosition() throws Exception {
         // LTTng kernel traces of 8 CPUs (packets of thousands of events), of both byte orders, and perf's CTF
         for (String trace : List.of("real/many-threads", "real/flipping-endianness", "real/perf-taskset2")) {
-            assertThat(findEveryEventAgain(Corpus.trace(trace), trace.hashCode())).as(trace).isNotEmpty();
+            assertThat(findEveryEventAgain(Corpus.trace(trace), trace.hashCode()))
+                    .as(trace)
+                    .isNotEmpty();
         }
     }
 
@@ -72,7 +85,9 @@ class EventPositionTest {
         int traces = 0;
         for (Corpus.Row row : Corpus.manifest()) {
             if (row.valid()) {
-                events += findEveryEventAgain(Corpus.trace(row.trace()), row.trace().hashCode()).size();
+                events += findEveryEventAgain(
+                                Corpus.trace(row.trace()), row.trace().hashCode())
+                        .size();
                 traces++;
             }
         }
@@ -92,12 +107,19 @@ class EventPositionTest {
         // the packet with the most events, and its last event
         Map<List<Long>, List<Read>> byPacket = new HashMap<>();
         for (Read e : events) {
-            byPacket.computeIfAbsent(List.of((long) e.streamFile(), e.packet()), k -> new ArrayList<>()).add(e);
+            byPacket.computeIfAbsent(List.of((long) e.streamFile(), e.packet()), k -> new ArrayList<>())
+                    .add(e);
         }
-        List<Read> packet = byPacket.values().stream().max((a, b) -> Integer.compare(a.size(), b.size())).orElseThrow();
+        List<Read> packet = byPacket.values().stream()
+                .max((a, b) -> Integer.compare(a.size(), b.size()))
+                .orElseThrow();
         assertThat(packet).hasSizeGreaterThan(1000);
-        Read first = packet.stream().min((a, b) -> Long.compare(a.offset(), b.offset())).orElseThrow();
-        Read last = packet.stream().max((a, b) -> Long.compare(a.offset(), b.offset())).orElseThrow();
+        Read first = packet.stream()
+                .min((a, b) -> Long.compare(a.offset(), b.offset()))
+                .orElseThrow();
+        Read last = packet.stream()
+                .max((a, b) -> Long.compare(a.offset(), b.offset()))
+                .orElseThrow();
 
         Path copy = dir.resolve("many-threads");
         try (Stream<Path> files = Files.walk(original)) {
@@ -107,7 +129,10 @@ class EventPositionTest {
         }
         List<CtfTrace> traces = open(copy);
         CtfTrace trace = traces.get(first.streamFile() >>> 24);
-        Path file = trace.streams().get((first.streamFile() >>> 8) & 0xFFFF).get(first.streamFile() & 0xFF).path();
+        Path file = trace.streams()
+                .get((first.streamFile() >>> 8) & 0xFFFF)
+                .get(first.streamFile() & 0xFF)
+                .path();
         traces.forEach(CtfTrace::close);
         overwrite(file, first.packet() + (first.offset() >>> 3), last.offset() - first.offset() >>> 3);
 

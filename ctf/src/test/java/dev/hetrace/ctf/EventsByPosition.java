@@ -26,7 +26,7 @@ public final class EventsByPosition {
     public static List<CtfTrace> open(Path root) throws Exception {
         List<CtfTrace> traces = new ArrayList<>();
         for (Path d : CtfTrace.find(root)) {
-            traces.add(CtfTrace.open(d, root, w -> { }));
+            traces.add(CtfTrace.open(d, root, w -> {}));
         }
         return traces;
     }

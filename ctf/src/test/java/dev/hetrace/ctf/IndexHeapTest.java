@@ -12,14 +12,17 @@ import net.jqwik.api.constraints.IntRange;
 /** The heap behind every merge, against a sorted set of (key, id): the same least id after every step. */
 class IndexHeapTest {
     @Property(tries = 200)
-    void theTopIsAlwaysTheLeastKeyThenTheLeastId(@ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int ids,
-                                                 @ForAll @IntRange(min = 1, max = 1000) int keyRange) {
+    void theTopIsAlwaysTheLeastKeyThenTheLeastId(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 40) int ids,
+            @ForAll @IntRange(min = 1, max = 1000) int keyRange) {
         Random r = new Random(seed);
         long[] keys = new long[ids];
         IndexHeap byKeys = new IndexHeap(ids, keys);
         // the same order given as an Order, so that both ways of comparing are checked alike
         IndexHeap byOrder = new IndexHeap(ids, (a, b) -> keys[a] < keys[b] || (keys[a] == keys[b] && a < b));
-        Comparator<Integer> order = Comparator.<Integer>comparingLong(i -> keys[i]).thenComparingInt(i -> i);
+        Comparator<Integer> order =
+                Comparator.<Integer>comparingLong(i -> keys[i]).thenComparingInt(i -> i);
         TreeSet<Integer> truth = new TreeSet<>(order);
         boolean[] in = new boolean[ids];
         for (int step = 0; step < 500; step++) {

@@ -39,20 +39,23 @@ class ManyTracesTest {
         try {
             for (Path dir : CtfTrace.find(root)) {
                 shared.add(opener.open(dir, root));
-                alone.add(CtfTrace.open(dir, root, w -> { }));
+                alone.add(CtfTrace.open(dir, root, w -> {}));
             }
             assertThat(shared).hasSize(count);
             assertThat(shared.get(0).plan()).isSameAs(shared.get(count - 2).plan());
             assertThat(shared.get(0).metadata()).isSameAs(shared.get(count - 2).metadata());
-            CtfTrace last = shared.stream().filter(t -> t.directory().endsWith(Integer.toString(count - 1)))
-                .findFirst().orElseThrow();
+            CtfTrace last = shared.stream()
+                    .filter(t -> t.directory().endsWith(Integer.toString(count - 1)))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(last.plan()).isNotSameAs(shared.get(0).plan());
             // Each trace tells the warnings of its metadata, parsed or not.
             assertThat(warnings).hasSize(count).allMatch(w -> w.contains("unknown event attribute 'strange'"));
             assertThat(shared.get(7).directory()).isEqualTo(alone.get(7).directory());
             assertThat(shared.get(7).name()).isEqualTo(alone.get(7).name()).isEqualTo("1003");
-            assertThat(ParkedStreamsTest.read(shared, 8, null)).isEqualTo(ParkedStreamsTest.read(alone, Integer.MAX_VALUE,
-                null)).contains("myevent: { f = 0xFF }");
+            assertThat(ParkedStreamsTest.read(shared, 8, null))
+                    .isEqualTo(ParkedStreamsTest.read(alone, Integer.MAX_VALUE, null))
+                    .contains("myevent: { f = 0xFF }");
         } finally {
             shared.forEach(CtfTrace::close);
             alone.forEach(CtfTrace::close);

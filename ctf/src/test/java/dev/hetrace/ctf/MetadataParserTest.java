@@ -21,7 +21,7 @@ class MetadataParserTest {
         """;
 
     private static TraceClass parse(String text) throws MetadataException {
-        return MetadataReader.parse(text.getBytes(StandardCharsets.UTF_8), w -> { });
+        return MetadataReader.parse(text.getBytes(StandardCharsets.UTF_8), w -> {});
     }
 
     @Test
@@ -32,25 +32,26 @@ class MetadataParserTest {
             trace { major = 1; minor = 8; byte_order = be; };
             event { name = e; fields := struct { u16 x; }; };
             """);
-        FieldType.IntegerType x = (FieldType.IntegerType) t.stream(0).event(0).payload().members().getFirst().type();
+        FieldType.IntegerType x = (FieldType.IntegerType)
+                t.stream(0).event(0).payload().members().getFirst().type();
         assertThat(x.byteOrder()).isEqualTo(ByteOrder.BIG_ENDIAN);
     }
 
     @Test
     void errorsNameTheLineAndColumnAndWhatWasExpected() {
         assertThatThrownBy(() -> parse(HEAD + "event { name = e; fields := struct { uint8_t a; uint8_t a; }; };\n"))
-            .isInstanceOf(MetadataException.class)
-            .hasMessage("line 4, column 57: duplicate field name 'a'");
+                .isInstanceOf(MetadataException.class)
+                .hasMessage("line 4, column 57: duplicate field name 'a'");
         assertThatThrownBy(() -> parse(HEAD + "event { name = e; fields := struct { uint9_t a; }; };\n"))
-            .hasMessage("line 4, column 38: unknown type 'uint9_t'");
+                .hasMessage("line 4, column 38: unknown type 'uint9_t'");
         assertThatThrownBy(() -> parse(HEAD + "event { name = e\n"))
-            .hasMessageContaining("line 5, column 1: expected ';' after the value of 'name'");
+                .hasMessageContaining("line 5, column 1: expected ';' after the value of 'name'");
     }
 
     @Test
     void enumerationValuesMustFitTheirContainer() {
         assertThatThrownBy(() -> parse(HEAD + "enum e : uint8_t { A = 256 };\n"))
-            .hasMessageContaining("does not fit its unsigned 8-bit container");
+                .hasMessageContaining("does not fit its unsigned 8-bit container");
     }
 
     @Test
@@ -62,7 +63,8 @@ class MetadataParserTest {
     @Test
     void unknownAttributesAreWarningsNotErrors() throws Exception {
         List<String> warnings = new ArrayList<>();
-        MetadataReader.parse((HEAD + "clock { name = c; wobble = 3; };\n").getBytes(StandardCharsets.UTF_8), warnings::add);
+        MetadataReader.parse(
+                (HEAD + "clock { name = c; wobble = 3; };\n").getBytes(StandardCharsets.UTF_8), warnings::add);
         assertThat(warnings).singleElement().asString().contains("unknown clock attribute 'wobble'");
     }
 

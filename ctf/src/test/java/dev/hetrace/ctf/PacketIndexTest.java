@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.ctf.api.PacketInfo;
-import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.testing.Corpus;
 import dev.hetrace.ctf.testing.TraceWriter;
 import java.io.IOException;
@@ -32,9 +32,9 @@ class PacketIndexTest {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < idx.size(); i++) {
             lines.add(idx.file(i) + "#" + idx.numberInFile(i) + " @" + idx.offsetBytes(i) + " size " + idx.packetBits(i)
-                + " content " + idx.contentBits(i) + " time " + idx.beginCycles(i) + ".." + idx.endCycles(i) + " = "
-                + idx.beginNanos(i) + ".." + idx.endNanos(i) + " ns, discarded " + idx.eventsDiscarded(i) + ", seq "
-                + idx.sequenceNumber(i));
+                    + " content " + idx.contentBits(i) + " time " + idx.beginCycles(i) + ".." + idx.endCycles(i) + " = "
+                    + idx.beginNanos(i) + ".." + idx.endNanos(i) + " ns, discarded " + idx.eventsDiscarded(i) + ", seq "
+                    + idx.sequenceNumber(i));
         }
         return lines;
     }
@@ -48,8 +48,13 @@ class PacketIndexTest {
             TraceWriter.Stream stream = w.stream("chan_" + s, s);
             for (int p = 0; p < 40; p++) {
                 long begin = 1000L * p + s;
-                stream.packet(begin, begin + 900, p + (p > 20 ? 2 : 0), p / 10,
-                    event(begin + 10, p, "x".repeat(p % 7)), event(begin + 500, p, "y"));
+                stream.packet(
+                        begin,
+                        begin + 900,
+                        p + (p > 20 ? 2 : 0),
+                        p / 10,
+                        event(begin + 10, p, "x".repeat(p % 7)),
+                        event(begin + 500, p, "y"));
             }
         }
         return w.write();
@@ -60,7 +65,8 @@ class PacketIndexTest {
         // 3 streams of 40 packets, from index files or from the packets: 120 packets fit, 119 do not.
         for (boolean withIndex : new boolean[] {true, false}) {
             Path dir = threeStreams(withIndex);
-            try (CtfTrace over = CtfTrace.open(dir, warnings::add); CtfTrace fits = CtfTrace.open(dir, warnings::add)) {
+            try (CtfTrace over = CtfTrace.open(dir, warnings::add);
+                    CtfTrace fits = CtfTrace.open(dir, warnings::add)) {
                 assertThat(CtfTrace.indexAll(List.of(over), 119)).isFalse();
                 assertThat(CtfTrace.indexAll(List.of(fits), 120)).isTrue();
                 assertThat(fits.index(2).size()).isEqualTo(40);
@@ -73,16 +79,22 @@ class PacketIndexTest {
 
     @Test
     void lttngIndexFilesAndThePacketHeadersSayTheSame() throws Exception {
-        List<Path> traces = List.of(threeStreams(true), Corpus.trace("babeltrace/succeed/trace-with-index"),
-            Corpus.trace("babeltrace/packet-seq-num/7-lost-between-2-with-index"));
+        List<Path> traces = List.of(
+                threeStreams(true),
+                Corpus.trace("babeltrace/succeed/trace-with-index"),
+                Corpus.trace("babeltrace/packet-seq-num/7-lost-between-2-with-index"));
         for (Path dir : traces) {
             try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
                 for (int s = 0; s < trace.streams().size(); s++) {
                     PacketIndex fromFiles = trace.index(s);
-                    PacketIndex walked = PacketIndex.walk(trace.plan(), trace.streams().get(s));
+                    PacketIndex walked =
+                            PacketIndex.walk(trace.plan(), trace.streams().get(s));
                     assertThat(fromFiles.source()).as(dir + " stream " + s).isEqualTo(PacketIndex.Source.LTTNG_INDEX);
                     assertThat(walked.source()).isEqualTo(PacketIndex.Source.PACKETS);
-                    assertThat(entries(fromFiles)).as(dir + " stream " + s).isEqualTo(entries(walked)).isNotEmpty();
+                    assertThat(entries(fromFiles))
+                            .as(dir + " stream " + s)
+                            .isEqualTo(entries(walked))
+                            .isNotEmpty();
                 }
             }
         }
@@ -106,7 +118,8 @@ class PacketIndexTest {
                 assertThat(idx.sequenceNumber(p)).isEqualTo(p + (p > 20 ? 2 : 0));
                 assertThat(idx.eventsDiscarded(p)).isEqualTo(p / 10);
             }
-            assertThat(offset).isEqualTo(Files.size(trace.streams().get(1).getFirst().path()));
+            assertThat(offset)
+                    .isEqualTo(Files.size(trace.streams().get(1).getFirst().path()));
             long t = idx.beginNanos(17) + 950; // after packet 17 ends, before 18 begins
             assertThat(idx.firstEndingAtOrAfter(t)).isEqualTo(18);
             assertThat(idx.firstEndingAtOrAfter(idx.endNanos(17))).isEqualTo(17);
@@ -127,18 +140,18 @@ class PacketIndexTest {
         // entry i starts at byte 16 + 72 i: offset, packet size, content size, begin, end, ...
         record Damage(String name, String says, PatchAction action) {}
         List<Damage> damages = List.of(
-            new Damage("truncated", "not a whole number of 72-byte entries", f -> {
-                byte[] b = Files.readAllBytes(f);
-                Files.write(f, Arrays.copyOf(b, b.length - 5));
-            }),
-            new Damage("offset", "entry 3 says the packet starts at byte 7", f -> patch(f, 16 + 72 * 3, 7)),
-            new Damage("size", "do not fit the", f -> patch(f, 16 + 72 * 39 + 8, 1L << 40)),
-            new Damage("short", "its packets cover", f -> {
-                byte[] b = Files.readAllBytes(f);
-                Files.write(f, Arrays.copyOf(b, b.length - 72));
-            }),
-            new Damage("time", "disagrees with the first packet", f -> patch(f, 16 + 24, 12345)),
-            new Damage("magic", "bad magic", f -> patch(f, 0, 0)));
+                new Damage("truncated", "not a whole number of 72-byte entries", f -> {
+                    byte[] b = Files.readAllBytes(f);
+                    Files.write(f, Arrays.copyOf(b, b.length - 5));
+                }),
+                new Damage("offset", "entry 3 says the packet starts at byte 7", f -> patch(f, 16 + 72 * 3, 7)),
+                new Damage("size", "do not fit the", f -> patch(f, 16 + 72 * 39 + 8, 1L << 40)),
+                new Damage("short", "its packets cover", f -> {
+                    byte[] b = Files.readAllBytes(f);
+                    Files.write(f, Arrays.copyOf(b, b.length - 72));
+                }),
+                new Damage("time", "disagrees with the first packet", f -> patch(f, 16 + 24, 12345)),
+                new Damage("magic", "bad magic", f -> patch(f, 0, 0)));
         PacketIndex reference;
         try (CtfTrace trace = CtfTrace.open(threeStreams(false), warnings::add)) {
             reference = trace.index(0);
@@ -153,9 +166,13 @@ class PacketIndexTest {
                 PacketIndex idx = trace.index(0);
                 assertThat(idx.source()).as(d.name()).isEqualTo(PacketIndex.Source.PACKETS);
                 assertThat(entries(idx)).isEqualTo(entries(reference));
-                assertThat(warnings).as(d.name()).singleElement().asString()
-                    .startsWith(idxFile.toString()).contains(d.says())
-                    .endsWith("; indexing the stream from its packets instead");
+                assertThat(warnings)
+                        .as(d.name())
+                        .singleElement()
+                        .asString()
+                        .startsWith(idxFile.toString())
+                        .contains(d.says())
+                        .endsWith("; indexing the stream from its packets instead");
                 assertThat(trace.index(1).source()).isEqualTo(PacketIndex.Source.LTTNG_INDEX);
             }
         }
@@ -181,20 +198,22 @@ class PacketIndexTest {
     @Test
     void readsPacketHeadersAndContextsOnlyNeverEvents() throws Exception {
         Path dir = new TraceWriter(tmp.resolve("bad-events"))
-            .stream("chan_0", 0)
-                .packet(100, 200, 0, 0, event(150, 1, "fine"))
-                .damagedPacket(300, 400, 1, event(350, 2, "undeclared event id"))
-                .packet(500, 600, 2, 0, event(550, 3, "fine"))
-                .done()
-            .write();
+                .stream("chan_0", 0)
+                        .packet(100, 200, 0, 0, event(150, 1, "fine"))
+                        .damagedPacket(300, 400, 1, event(350, 2, "undeclared event id"))
+                        .packet(500, 600, 2, 0, event(550, 3, "fine"))
+                        .done()
+                        .write();
         try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
             PacketIndex idx = trace.index(0);
             assertThat(idx.size()).isEqualTo(3);
             assertThat(idx.damage()).isNull();
             StreamDecoder events = trace.decoder(0);
             assertThat(events.next()).isTrue();
-            assertThatThrownBy(events::next).isInstanceOf(StreamDecodingException.class)
-                .hasMessageContaining("packet 1").hasMessageContaining("event id 7 is not declared");
+            assertThatThrownBy(events::next)
+                    .isInstanceOf(StreamDecodingException.class)
+                    .hasMessageContaining("packet 1")
+                    .hasMessageContaining("event id 7 is not declared");
         }
     }
 
@@ -216,20 +235,24 @@ class PacketIndexTest {
         try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
             PacketIndex idx = trace.index(2);
             assertThat(idx.size()).isEqualTo(2);
-            assertThat(idx.damage()).hasMessageContaining("packet 2").hasMessageContaining("bad packet magic 0xBADC0FFE");
+            assertThat(idx.damage())
+                    .hasMessageContaining("packet 2")
+                    .hasMessageContaining("bad packet magic 0xBADC0FFE");
         }
     }
 
     @Test
     void indexesEveryStreamOfSeveralTracesAtOnce() throws Exception {
-        List<CtfTrace> traces = List.of(CtfTrace.open(threeStreams(false), warnings::add),
-            CtfTrace.open(Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation/kernel"), warnings::add));
+        List<CtfTrace> traces = List.of(
+                CtfTrace.open(threeStreams(false), warnings::add),
+                CtfTrace.open(Corpus.trace("babeltrace/succeed/lttng-tracefile-rotation/kernel"), warnings::add));
         try {
             CtfTrace.indexAll(traces);
             for (CtfTrace trace : traces) {
                 for (int s = 0; s < trace.streams().size(); s++) {
                     assertThat(entries(trace.index(s)))
-                        .isEqualTo(entries(PacketIndex.walk(trace.plan(), trace.streams().get(s))));
+                            .isEqualTo(entries(PacketIndex.walk(
+                                    trace.plan(), trace.streams().get(s))));
                 }
             }
             // rotated files of one stream: packets are numbered within their file

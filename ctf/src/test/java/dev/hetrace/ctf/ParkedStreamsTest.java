@@ -36,7 +36,8 @@ class ParkedStreamsTest {
     static String read(List<CtfTrace> traces, int maxLive, Long seekTo) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
-        BabeltraceText text = new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
+        BabeltraceText text =
+                new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
         EventCursor cursor = new EventCursor(traces, maxLive);
         cursor.onDiscarded((items, trace, stream) -> sink.put(text.discardedWarning(items, trace, stream)));
         if (seekTo != null) {
@@ -53,7 +54,7 @@ class ParkedStreamsTest {
     private static List<CtfTrace> open(Path root) throws Exception {
         List<CtfTrace> traces = new ArrayList<>();
         for (Path dir : CtfTrace.find(root)) {
-            traces.add(CtfTrace.open(dir, root, w -> { }));
+            traces.add(CtfTrace.open(dir, root, w -> {}));
         }
         return traces;
     }
@@ -83,8 +84,7 @@ class ParkedStreamsTest {
                     }
                 } catch (StreamDecodingException e) {
                     // a damaged trace: both reads must fail the same way
-                    Assertions.assertThatThrownBy(() -> read(traces, 2, null))
-                        .hasMessage(e.getMessage());
+                    Assertions.assertThatThrownBy(() -> read(traces, 2, null)).hasMessage(e.getMessage());
                 } finally {
                     traces.forEach(CtfTrace::close);
                 }
@@ -128,10 +128,18 @@ class ParkedStreamsTest {
         for (int k = 0; k < streams; k++) {
             ByteBuffer b = ByteBuffer.allocate(2 * 28 + 3 * 12).order(ByteOrder.LITTLE_ENDIAN);
             // packet 1: events at k and k + 1000
-            b.putInt(0xC1FC1FC1).putLong(k).putLong(k + 1000).putInt(8 * (28 + 24)).putInt(0);
+            b.putInt(0xC1FC1FC1)
+                    .putLong(k)
+                    .putLong(k + 1000)
+                    .putInt(8 * (28 + 24))
+                    .putInt(0);
             b.putLong(k).putInt(k).putLong(k + 1000).putInt(k + 1);
             // packet 2: 5 events lost, then the event at k + 2000
-            b.putInt(0xC1FC1FC1).putLong(k + 2000).putLong(k + 2000).putInt(8 * (28 + 12)).putInt(5);
+            b.putInt(0xC1FC1FC1)
+                    .putLong(k + 2000)
+                    .putLong(k + 2000)
+                    .putInt(8 * (28 + 12))
+                    .putInt(5);
             b.putLong(k + 2000).putInt(k + 2);
             Files.write(dir.resolve(String.format("s%05d", k)), Arrays.copyOf(b.array(), b.position()));
         }

@@ -34,15 +34,24 @@ class SeekTest {
     static List<Item> read(List<CtfTrace> traces, Long seekTo) throws Exception {
         EventCursor cursor = new EventCursor(traces);
         List<Item> items = new ArrayList<>();
-        cursor.onDiscarded((loss, trace, stream) -> items.add(new Item("loss " + trace.name() + " " + stream + " "
-            + loss, loss.beginNanos(), loss.hasTimeRange(), loss, clock(trace, stream))));
+        cursor.onDiscarded((loss, trace, stream) -> items.add(new Item(
+                "loss " + trace.name() + " " + stream + " " + loss,
+                loss.beginNanos(),
+                loss.hasTimeRange(),
+                loss,
+                clock(trace, stream))));
         if (seekTo != null) {
             cursor.seek(seekTo);
         }
         while (cursor.next()) {
             StreamDecoder d = cursor.decoder();
-            items.add(new Item("event " + traces.indexOf(cursor.trace()) + "/" + cursor.stream() + " file "
-                + d.fileIndex() + " bit " + d.eventBitOffset(), cursor.timeNanos(), cursor.hasTime(), null, null));
+            items.add(new Item(
+                    "event " + traces.indexOf(cursor.trace()) + "/" + cursor.stream() + " file " + d.fileIndex()
+                            + " bit " + d.eventBitOffset(),
+                    cursor.timeNanos(),
+                    cursor.hasTime(),
+                    null,
+                    null));
         }
         return items;
     }
@@ -64,7 +73,8 @@ class SeekTest {
                 out.add(i);
             } else if (i.loss().endNanos() >= t) {
                 Discarded cut = i.loss().startingAt(i.clock().snap(t));
-                out.add(new Item(i.what().replace(i.loss().toString(), cut.toString()), cut.beginNanos(), true, cut, i.clock()));
+                out.add(new Item(
+                        i.what().replace(i.loss().toString(), cut.toString()), cut.beginNanos(), true, cut, i.clock()));
             }
         }
         return out;
@@ -103,19 +113,19 @@ class SeekTest {
     @TestFactory
     Stream<DynamicTest> onEveryCorpusTraceASeekGivesWhatAFullReadGivesFromThatTime() throws Exception {
         return Corpus.manifest().stream()
-            .filter(r -> r.valid() && r.babeltraceStatus() == 0 && r.babeltraceLines() < 20_000)
-            .map(r -> DynamicTest.dynamicTest(r.trace(), () -> {
-                List<CtfTrace> traces = new ArrayList<>();
-                try {
-                    Path root = Corpus.trace(r.trace());
-                    for (Path dir : CtfTrace.find(root)) {
-                        traces.add(CtfTrace.open(dir, root, w -> { }));
+                .filter(r -> r.valid() && r.babeltraceStatus() == 0 && r.babeltraceLines() < 20_000)
+                .map(r -> DynamicTest.dynamicTest(r.trace(), () -> {
+                    List<CtfTrace> traces = new ArrayList<>();
+                    try {
+                        Path root = Corpus.trace(r.trace());
+                        for (Path dir : CtfTrace.find(root)) {
+                            traces.add(CtfTrace.open(dir, root, w -> {}));
+                        }
+                        checkSeeks(traces);
+                    } finally {
+                        traces.forEach(CtfTrace::close);
                     }
-                    checkSeeks(traces);
-                } finally {
-                    traces.forEach(CtfTrace::close);
-                }
-            }));
+                }));
     }
 
     /** Four streams of 300 packets, some empty, with lost events and packets here and there. */
@@ -135,7 +145,7 @@ class SeekTest {
                 long begin = t;
                 List<TraceWriter.Event> events = new ArrayList<>();
                 for (int e = random.nextInt(8); e > 0; e--) {
-                    t += random.nextInt(40);  // equal times across streams and within a packet happen
+                    t += random.nextInt(40); // equal times across streams and within a packet happen
                     events.add(TraceWriter.event(t, n++, "e" + n));
                 }
                 t += random.nextInt(20);
@@ -152,7 +162,7 @@ class SeekTest {
     void onManyPacketsWithLossesASeekGivesWhatAFullReadGivesFromThatTime() throws Exception {
         for (boolean withIndex : new boolean[] {true, false}) {
             Path dir = manyPackets("trace-" + withIndex, withIndex, 42);
-            try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+            try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
                 List<CtfTrace> traces = List.of(trace);
                 List<Item> full = read(traces, null);
                 assertThat(full).filteredOn(i -> i.loss() != null).hasSizeGreaterThan(20);
@@ -161,15 +171,15 @@ class SeekTest {
                     long t = full.get(random.nextInt(full.size())).time() + random.nextInt(3) - 1;
                     assertThat(read(traces, t)).as("seek to %d", t).containsExactlyElementsOf(from(full, t));
                 }
-                assertThat(trace.index(0).source()).isEqualTo(
-                    withIndex ? PacketIndex.Source.LTTNG_INDEX : PacketIndex.Source.PACKETS);
+                assertThat(trace.index(0).source())
+                        .isEqualTo(withIndex ? PacketIndex.Source.LTTNG_INDEX : PacketIndex.Source.PACKETS);
             }
         }
     }
 
     @Test
     void aCursorCanSeekAgainWhileReading() throws Exception {
-        try (CtfTrace trace = CtfTrace.open(manyPackets("again", false, 3), w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(manyPackets("again", false, 3), w -> {})) {
             List<CtfTrace> traces = List.of(trace);
             List<Item> full = read(traces, null);
             long late = full.get(full.size() * 3 / 4).time();
@@ -184,8 +194,11 @@ class SeekTest {
             while (cursor.next()) {
                 times.add(cursor.timeNanos());
             }
-            assertThat(times).containsExactlyElementsOf(
-                from(full, early).stream().filter(i -> i.loss() == null).map(Item::time).toList());
+            assertThat(times)
+                    .containsExactlyElementsOf(from(full, early).stream()
+                            .filter(i -> i.loss() == null)
+                            .map(Item::time)
+                            .toList());
         }
     }
 }

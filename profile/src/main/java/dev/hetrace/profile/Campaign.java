@@ -18,8 +18,12 @@ import java.util.Objects;
  *                 threshold of its knee), so that every later analysis draws the same one;
  *                 null when the campaign does not say (imported, or written by an older hetrace)
  */
-public record Campaign(String name, Map<String, String> host, List<Run> runs,
-        List<Map<String, String>> hardware, @JsonInclude(JsonInclude.Include.NON_NULL) Curve curve) {
+public record Campaign(
+        String name,
+        Map<String, String> host,
+        List<Run> runs,
+        List<Map<String, String>> hardware,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Curve curve) {
 
     /**
      * What a slowdown curve compares and where its knee is.

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.hetrace.ctf.write.OutputFile;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -20,8 +19,7 @@ public final class CampaignFile {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private CampaignFile() {
-    }
+    private CampaignFile() {}
 
     public static void write(Campaign campaign, Path file) throws IOException {
         try (OutputFile out = OutputFile.of(file)) {
@@ -38,8 +36,10 @@ public final class CampaignFile {
             return JSON.readValue(file.toFile(), Campaign.class);
         } catch (JsonProcessingException e) {
             var at = e.getLocation();
-            throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-                    + ": not a hetrace campaign: " + e.getOriginalMessage(), e);
+            throw new ProfileException(
+                    file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                            + ": not a hetrace campaign: " + e.getOriginalMessage(),
+                    e);
         }
     }
 }

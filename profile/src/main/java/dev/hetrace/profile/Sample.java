@@ -16,8 +16,8 @@ import java.util.Map;
  *                     counter whose overflow did (event-based sampling)
  * @param counters     counter name to its count over the interval
  */
-public record Sample(double timeSeconds, long pid, long tid, String thread, int cpu, String trigger,
-        Map<String, Double> counters) {
+public record Sample(
+        double timeSeconds, long pid, long tid, String thread, int cpu, String trigger, Map<String, Double> counters) {
 
     public Sample {
         counters = Map.copyOf(counters);

@@ -14,8 +14,15 @@ class CampaignFileTest {
 
     @Test
     void aCampaignReadsBackEqualNaNsIncluded(@TempDir Path dir) throws Exception {
-        Run run = new Run("./matmul 512", Map.of("stress", "3"), 1, 1.25, 1.2, Double.NaN,
-                Map.of("task-clock", 1234.5, "page-faults", 77.0), Map.of("cycles", "not supported"),
+        Run run = new Run(
+                "./matmul 512",
+                Map.of("stress", "3"),
+                1,
+                1.25,
+                1.2,
+                Double.NaN,
+                Map.of("task-clock", 1234.5, "page-faults", 77.0),
+                Map.of("cycles", "not supported"),
                 List.of(new Sample(0.5, 10, 11, "worker", 1, "tick", Map.of("instructions", 1e9))));
         Campaign campaign = new Campaign("matmul", Map.of("cpu", "test"), List.of(run), List.of(Map.of("level", "3")));
         Path file = dir.resolve("c/campaign.json");
@@ -29,7 +36,8 @@ class CampaignFileTest {
 
     @Test
     void theCurveASweepRecordsReadsBackAndAnOlderFileWithoutOneStillReads(@TempDir Path dir) throws Exception {
-        Run run = new Run("w", Map.of("stress", "0"), 0, 1.0, 0.9, 0.1, Map.of("task-clock", 950.0), Map.of(), List.of());
+        Run run =
+                new Run("w", Map.of("stress", "0"), 0, 1.0, 0.9, 0.1, Map.of("task-clock", 950.0), Map.of(), List.of());
         Campaign swept = new Campaign("s", Map.of(), List.of(run), List.of(), new Campaign.Curve("task-clock", 0.15));
         Path file = dir.resolve("swept.json");
         CampaignFile.write(swept, file);
@@ -42,16 +50,20 @@ class CampaignFileTest {
         assertThat(CampaignFile.read(old).curve()).isNull();
         assertThat(CampaignFile.read(old).runs()).isEqualTo(swept.runs());
 
-        Path bad = Files.writeString(dir.resolve("bad-curve.json"), Files.readString(file).replace("0.15", "-1"));
-        assertThatThrownBy(() -> CampaignFile.read(bad)).isInstanceOf(ProfileException.class)
-                .hasMessageContaining("bad-curve.json:").hasMessageContaining("threshold must be ≥ 0, not -1.0");
+        Path bad = Files.writeString(
+                dir.resolve("bad-curve.json"), Files.readString(file).replace("0.15", "-1"));
+        assertThatThrownBy(() -> CampaignFile.read(bad))
+                .isInstanceOf(ProfileException.class)
+                .hasMessageContaining("bad-curve.json:")
+                .hasMessageContaining("threshold must be ≥ 0, not -1.0");
     }
 
     @Test
     void aMalformedFileIsNamedWithItsLine(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "{\n  \"name\": \"x\",\n  \"runs\": [ 12 \n");
-        assertThatThrownBy(() -> CampaignFile.read(file)).isInstanceOf(ProfileException.class)
+        assertThatThrownBy(() -> CampaignFile.read(file))
+                .isInstanceOf(ProfileException.class)
                 .hasMessageContaining("bad.json:3");
     }
 }

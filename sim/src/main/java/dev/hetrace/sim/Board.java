@@ -17,12 +17,14 @@ import java.util.SplittableRandom;
 final class Board {
     /** The master's clock counts from this epoch second at true time 0 (plus its origin). */
     static final long EPOCH_SECONDS = 1_763_700_000L;
+
     static final int MASTER_ID = 0;
 
     final SimConfig config;
     final EventLoop loop = new EventLoop();
     /** What happens during the run: latencies, work times, clock-read jitter. */
     final SplittableRandom random;
+
     final GroundTruth truth;
     final Core master;
     final TraceLog masterLog = new TraceLog();
@@ -45,12 +47,19 @@ final class Board {
         SplittableRandom faults = seed.split();
         this.random = seed.split();
         this.truth = new GroundTruth(config.seed(), "sobel", config.effectiveDurationNanos(), symbols);
-        ClockModel masterClock = new ClockModel(1_000_000_000L, EPOCH_SECONDS, clocks.nextLong(1_000_000_000L),
-            clocks.nextDouble(-2, 2), ClockModel.NEVER, 0, false, 0);
+        ClockModel masterClock = new ClockModel(
+                1_000_000_000L,
+                EPOCH_SECONDS,
+                clocks.nextLong(1_000_000_000L),
+                clocks.nextDouble(-2, 2),
+                ClockModel.NEVER,
+                0,
+                false,
+                0);
         ClockReader masterReader = new ClockReader(masterClock, random);
         MasterTracer appTracer = new MasterTracer(masterReader, masterLog, 0, 1207, "sobel", symbols);
-        daemonTracer = new MasterTracer(new ClockReader(masterClock, random), masterLog, 1, 1188, "hetrace-syncd",
-            symbols);
+        daemonTracer =
+                new MasterTracer(new ClockReader(masterClock, random), masterLog, 1, 1188, "hetrace-syncd", symbols);
         master = new Core(this, MASTER_ID, "master", masterClock, appTracer, false);
         truth.core(new GroundTruth.CoreTruth("master", MASTER_ID, "linux", masterClock));
         long duration = config.effectiveDurationNanos();
@@ -63,25 +72,30 @@ final class Board {
             double jumpDrift = 0;
             int slave = i;
             Optional<Fault> jump = config.faults().stream()
-                .filter(f -> f instanceof Fault.DriftJump d && d.slave() == slave).findFirst();
+                    .filter(f -> f instanceof Fault.DriftJump d && d.slave() == slave)
+                    .findFirst();
             if (jump.isPresent()) {
                 jumpAt = jump.get().atNanos() >= 0 ? jump.get().atNanos() : duration / 2;
                 jumpDrift = drift + (faults.nextBoolean() ? 1 : -1) * faults.nextDouble(60, 120);
             }
-            ClockModel clock = new ClockModel(freq, 0, origin, drift, jumpAt, jumpDrift, epiphany,
-                config.jitterCycles());
+            ClockModel clock =
+                    new ClockModel(freq, 0, origin, drift, jumpAt, jumpDrift, epiphany, config.jitterCycles());
             SlaveTraceClass cls = slaveClasses.computeIfAbsent(freq, SlaveTraceClass::of);
             TraceLog log = new TraceLog();
-            SlaveTracer tracer = new SlaveTracer(cls, new ClockReader(clock, random), log, config.packetBytes(),
-                config.ringPackets());
+            SlaveTracer tracer = new SlaveTracer(
+                    cls, new ClockReader(clock, random), log, config.packetBytes(), config.ringPackets());
             Core core = new Core(this, i + 1, "dsp" + i, clock, tracer, true);
             slaves.add(core);
             slaveLogs.add(log);
             slaveTracers.add(tracer);
             truth.core(new GroundTruth.CoreTruth(core.name, core.id, epiphany ? "epiphany-ecore" : "c66x-dsp", clock));
             if (jumpAt != ClockModel.NEVER) {
-                truth.fault(new GroundTruth.FaultTruth("drift-jump", List.of(core.name), jumpAt, String.format(
-                    Locale.ROOT, "the clock's drift changes from %.3f ppm to %.3f ppm", drift, jumpDrift)));
+                truth.fault(new GroundTruth.FaultTruth(
+                        "drift-jump",
+                        List.of(core.name),
+                        jumpAt,
+                        String.format(
+                                Locale.ROOT, "the clock's drift changes from %.3f ppm to %.3f ppm", drift, jumpDrift)));
             }
         }
         mailboxRequest = new int[config.slaves()];
@@ -144,20 +158,22 @@ final class Board {
         boolean[] done = {false};
         // H1: the interrupt reaches the slave after the interrupt controller's latency
         long irqAt = now + 1_500 + exponential(500);
-        loop.at(irqAt, () -> slave.interrupt(Core.IRQ_SYNC, "sync", 800, t0 -> {
-            slave.tracer.syncRecv(t0 + 200, seq, slave.id, MASTER_ID);
-            slave.tracer.syncSend(t0 + 400, seq + 1, slave.id, MASTER_ID);
-            // H2: the ACK in the shared mailbox, which the master polls
-            long seen = t0 + 500 + 300 + random.nextLong(700);
-            loop.at(seen, () -> {
-                if (done[0]) {
-                    return;
-                }
-                done[0] = true;
-                daemonTracer.syncRecv(seen, seq + 1, MASTER_ID, slave.id);
-                loop.after(SYNC_GAP, () -> exchange(i + 1));
-            });
-        }));
+        loop.at(
+                irqAt,
+                () -> slave.interrupt(Core.IRQ_SYNC, "sync", 800, t0 -> {
+                    slave.tracer.syncRecv(t0 + 200, seq, slave.id, MASTER_ID);
+                    slave.tracer.syncSend(t0 + 400, seq + 1, slave.id, MASTER_ID);
+                    // H2: the ACK in the shared mailbox, which the master polls
+                    long seen = t0 + 500 + 300 + random.nextLong(700);
+                    loop.at(seen, () -> {
+                        if (done[0]) {
+                            return;
+                        }
+                        done[0] = true;
+                        daemonTracer.syncRecv(seen, seq + 1, MASTER_ID, slave.id);
+                        loop.after(SYNC_GAP, () -> exchange(i + 1));
+                    });
+                }));
         loop.at(now + SYNC_TIMEOUT, () -> {
             if (!done[0]) {
                 done[0] = true;
@@ -186,7 +202,10 @@ final class Board {
         master.finish(end);
         for (int i = 0; i < slaves.size(); i++) {
             slaves.get(i).finish(end);
-            truth.discarded(slaves.get(i).id, slaveTracers.get(i).discarded(), slaveTracers.get(i).lostAtEnd());
+            truth.discarded(
+                    slaves.get(i).id,
+                    slaveTracers.get(i).discarded(),
+                    slaveTracers.get(i).lostAtEnd());
         }
     }
 }

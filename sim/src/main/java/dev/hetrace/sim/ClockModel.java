@@ -14,8 +14,15 @@ package dev.hetrace.sim;
  * @param wraps32       whether the hardware counter has 32 bits (the trace then holds the extended count)
  * @param jitterCycles  a read takes up to this many cycles more than the count (uniform)
  */
-public record ClockModel(long frequencyHz, long offsetSeconds, long originCycles, double driftPpm, long jumpAtNanos,
-                         double jumpDriftPpm, boolean wraps32, int jitterCycles) {
+public record ClockModel(
+        long frequencyHz,
+        long offsetSeconds,
+        long originCycles,
+        double driftPpm,
+        long jumpAtNanos,
+        double jumpDriftPpm,
+        boolean wraps32,
+        int jitterCycles) {
     public static final long NEVER = Long.MAX_VALUE;
 
     public ClockModel {
@@ -37,7 +44,9 @@ public record ClockModel(long frequencyHz, long offsetSeconds, long originCycles
         if (t <= jumpAtNanos) {
             return originCycles + t * rate * (1 + driftPpm * 1e-6);
         }
-        return originCycles + jumpAtNanos * rate * (1 + driftPpm * 1e-6) + (t - jumpAtNanos) * rate * (1 + jumpDriftPpm * 1e-6);
+        return originCycles
+                + jumpAtNanos * rate * (1 + driftPpm * 1e-6)
+                + (t - jumpAtNanos) * rate * (1 + jumpDriftPpm * 1e-6);
     }
 
     /** The true time at which the count reaches {@code c} (the inverse of {@link #cycles}). */

@@ -14,6 +14,7 @@ import java.util.function.LongConsumer;
 final class Core {
     /** Interrupt lines of the simulated slaves. */
     static final int IRQ_SYNC = 5;
+
     static final int IRQ_IPC = 6;
 
     final int id;
@@ -22,6 +23,7 @@ final class Core {
     final CoreTracer tracer;
     /** Whether message arrivals are interrupts (a bare-metal core) or just wake the reader (Linux). */
     final boolean bareMetal;
+
     private final Board board;
     private final EventLoop loop;
     private final List<Task> tasks = new ArrayList<>();
@@ -82,7 +84,10 @@ final class Core {
                 break;
             }
         }
-        if (best != null && running != null && running != best && running.state == Task.State.READY
+        if (best != null
+                && running != null
+                && running != best
+                && running.state == Task.State.READY
                 && running.priority == best.priority) {
             best = running;
         }
@@ -96,8 +101,12 @@ final class Core {
             suspend(running);
             board.truth.run(this, running.name, runningFrom, now);
         }
-        tracer.taskSwitch(now, running == null ? "idle" : running.name, running == null ? 0 : running.priority,
-            best == null ? "idle" : best.name, best == null ? 0 : best.priority);
+        tracer.taskSwitch(
+                now,
+                running == null ? "idle" : running.name,
+                running == null ? 0 : running.priority,
+                best == null ? "idle" : best.name,
+                best == null ? 0 : best.priority);
         running = best;
         runningFrom = now;
         if (best != null) {
@@ -152,8 +161,8 @@ final class Core {
                 case Step.Exit e -> {
                     Task.Call call = t.calls.pop();
                     if (!call.func().equals(e.func())) {
-                        throw new IllegalStateException(name + "/" + t.name + " leaves " + e.func() + " inside "
-                            + call.func());
+                        throw new IllegalStateException(
+                                name + "/" + t.name + " leaves " + e.func() + " inside " + call.func());
                     }
                     tracer.funcExit(now, e.func(), caller(t));
                     board.truth.function(this, t.name, e.func(), call.entered(), now);

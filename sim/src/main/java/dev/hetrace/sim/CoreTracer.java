@@ -13,8 +13,7 @@ interface CoreTracer {
     void msgqGet(long t, int queue, int size, int msgId);
 
     /** The task is about to block on {@code queue}: nothing is there (an RTOS traces it; an LTTng-UST application does not). */
-    default void msgqWait(long t, int queue) {
-    }
+    default void msgqWait(long t, int queue) {}
 
     /** @param caller the function that calls {@code func}, or null for the task's entry point */
     void funcEntry(long t, String func, String caller);

@@ -106,8 +106,8 @@ public sealed interface Fault {
             try {
                 at = durations.applyAsLong(time);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("--inject " + spec + ": '" + time + "' is not a time (e.g. 500ms,"
-                    + " 1.5s)");
+                throw new IllegalArgumentException(
+                        "--inject " + spec + ": '" + time + "' is not a time (e.g. 500ms," + " 1.5s)");
             }
             coresPart = coresPart.substring(0, atSign);
         }
@@ -125,8 +125,8 @@ public sealed interface Fault {
             case "preempt" -> new Preempt(cores, time);
             case "hang", "crash", "drift-jump" -> {
                 if (cores.size() != 1) {
-                    throw new IllegalArgumentException("--inject " + spec + ": " + kind + " takes one core (repeat --inject"
-                        + " for more)");
+                    throw new IllegalArgumentException(
+                            "--inject " + spec + ": " + kind + " takes one core (repeat --inject" + " for more)");
                 }
                 yield switch (kind) {
                     case "hang" -> new Hang(cores.getFirst(), time);
@@ -134,20 +134,21 @@ public sealed interface Fault {
                     default -> new DriftJump(cores.getFirst(), time);
                 };
             }
-            default -> throw new IllegalArgumentException("--inject " + spec + ": unknown fault '" + kind + "', expected "
-                + SYNTAX);
+            default ->
+                throw new IllegalArgumentException(
+                        "--inject " + spec + ": unknown fault '" + kind + "', expected " + SYNTAX);
         };
     }
 
     private static int slave(String spec, String name, int slaves) {
         if (!name.matches("dsp\\d{1,9}")) {
-            throw new IllegalArgumentException("--inject " + spec + ": '" + name + "' is not a slave core (dsp0 to dsp"
-                + (slaves - 1) + ")");
+            throw new IllegalArgumentException(
+                    "--inject " + spec + ": '" + name + "' is not a slave core (dsp0 to dsp" + (slaves - 1) + ")");
         }
         int i = Integer.parseInt(name.substring(3));
         if (i >= slaves) {
-            throw new IllegalArgumentException("--inject " + spec + ": the board has no " + name + " (dsp0 to dsp"
-                + (slaves - 1) + ")");
+            throw new IllegalArgumentException(
+                    "--inject " + spec + ": the board has no " + name + " (dsp0 to dsp" + (slaves - 1) + ")");
         }
         return i;
     }

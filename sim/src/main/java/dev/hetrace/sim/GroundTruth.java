@@ -34,8 +34,15 @@ public final class GroundTruth {
      * function call from entry to exit, preemptions included ({@code kind} "function").
      * Times are true ns and the ns the core's trace reports.
      */
-    public record Interval(String core, String task, String kind, String name, long startNanos, long endNanos,
-                           long startTraceNanos, long endTraceNanos) {
+    public record Interval(
+            String core,
+            String task,
+            String kind,
+            String name,
+            long startNanos,
+            long endNanos,
+            long startTraceNanos,
+            long endTraceNanos) {
         public long durationNanos() {
             return endNanos - startNanos;
         }
@@ -63,8 +70,10 @@ public final class GroundTruth {
     }
 
     public CoreTruth core(String name) {
-        return cores.stream().filter(c -> c.name().equals(name)).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no core " + name));
+        return cores.stream()
+                .filter(c -> c.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no core " + name));
     }
 
     public List<FaultTruth> faults() {
@@ -77,8 +86,11 @@ public final class GroundTruth {
 
     /** The function calls named {@code func} on core {@code core}, in order. */
     public List<Interval> calls(String core, String func) {
-        return intervals.stream().filter(i -> i.kind().equals("function") && i.core().equals(core)
-            && i.name().equals(func)).toList();
+        return intervals.stream()
+                .filter(i -> i.kind().equals("function")
+                        && i.core().equals(core)
+                        && i.name().equals(func))
+                .toList();
     }
 
     /** Function addresses of the master's trace (its func_entry/func_exit carry addresses). */
@@ -98,12 +110,18 @@ public final class GroundTruth {
      * {@code events_discarded} count them.
      */
     public long discarded(int coreId) {
-        return discarded.stream().filter(d -> d[0] == coreId).mapToLong(d -> d[1]).sum();
+        return discarded.stream()
+                .filter(d -> d[0] == coreId)
+                .mapToLong(d -> d[1])
+                .sum();
     }
 
     /** Events dropped after the core's last packet, which no packet counts. */
     public long lostAtEnd(int coreId) {
-        return discarded.stream().filter(d -> d[0] == coreId).mapToLong(d -> d[2]).sum();
+        return discarded.stream()
+                .filter(d -> d[0] == coreId)
+                .mapToLong(d -> d[2])
+                .sum();
     }
 
     public long durationNanos() {
@@ -141,44 +159,50 @@ public final class GroundTruth {
     }
 
     private static Interval interval(Core core, String task, String kind, String name, long start, long end) {
-        return new Interval(core.name, task, kind, name, start, end, core.clock.traceNanos(start),
-            core.clock.traceNanos(end));
+        return new Interval(
+                core.name, task, kind, name, start, end, core.clock.traceNanos(start), core.clock.traceNanos(end));
     }
 
     /** Writes the truth as JSON (numbers exact: drift as a decimal ppm, times in integer ns). */
     void write(Path file) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             w.write("{\n  \"scenario\": " + str(scenario) + ",\n  \"seed\": " + seed + ",\n  \"duration_ns\": "
-                + durationNanos + ",\n");
-            w.write("  \"time\": \"true ns from the start of the run; *_trace_ns: what a reader reports for that instant"
-                + " on the core's trace\",\n");
-            w.write("  \"clock\": \"cycles(t) = origin_cycles + t * frequency_hz / 1e9 * (1 + drift_ppm / 1e6),"
-                + " then from drift_jump.at_ns at drift_jump.drift_ppm; a 32-bit counter is extended by the tracer\",\n");
+                    + durationNanos + ",\n");
+            w.write(
+                    "  \"time\": \"true ns from the start of the run; *_trace_ns: what a reader reports for that instant"
+                            + " on the core's trace\",\n");
+            w.write(
+                    "  \"clock\": \"cycles(t) = origin_cycles + t * frequency_hz / 1e9 * (1 + drift_ppm / 1e6),"
+                            + " then from drift_jump.at_ns at drift_jump.drift_ppm; a 32-bit counter is extended by the tracer\",\n");
             w.write("  \"cores\": [\n");
             for (int i = 0; i < cores.size(); i++) {
                 CoreTruth c = cores.get(i);
                 ClockModel k = c.clock();
                 w.write("    {\"name\": " + str(c.name()) + ", \"id\": " + c.id() + ", \"kind\": " + str(c.kind())
-                    + ", \"frequency_hz\": " + k.frequencyHz() + ", \"offset_s\": " + k.offsetSeconds()
-                    + ", \"origin_cycles\": " + k.originCycles() + ", \"drift_ppm\": " + num(k.driftPpm())
-                    + ", \"wraps32\": " + k.wraps32() + ", \"jitter_cycles\": " + k.jitterCycles()
-                    + ", \"drift_jump\": " + (k.jumps() ? "{\"at_ns\": " + k.jumpAtNanos() + ", \"drift_ppm\": "
-                    + num(k.jumpDriftPpm()) + "}" : "null")
-                    + ", \"events_discarded\": " + discarded(c.id()) + ", \"events_lost_after_last_packet\": "
-                    + lostAtEnd(c.id()) + "}" + (i + 1 < cores.size() ? "," : "") + "\n");
+                        + ", \"frequency_hz\": " + k.frequencyHz() + ", \"offset_s\": " + k.offsetSeconds()
+                        + ", \"origin_cycles\": " + k.originCycles() + ", \"drift_ppm\": " + num(k.driftPpm())
+                        + ", \"wraps32\": " + k.wraps32() + ", \"jitter_cycles\": " + k.jitterCycles()
+                        + ", \"drift_jump\": "
+                        + (k.jumps()
+                                ? "{\"at_ns\": " + k.jumpAtNanos() + ", \"drift_ppm\": " + num(k.jumpDriftPpm()) + "}"
+                                : "null")
+                        + ", \"events_discarded\": " + discarded(c.id()) + ", \"events_lost_after_last_packet\": "
+                        + lostAtEnd(c.id()) + "}" + (i + 1 < cores.size() ? "," : "") + "\n");
             }
             w.write("  ],\n  \"faults\": [\n");
             for (int i = 0; i < faults.size(); i++) {
                 FaultTruth f = faults.get(i);
-                w.write("    {\"kind\": " + str(f.kind()) + ", \"cores\": [" + String.join(", ", f.cores().stream()
-                    .map(GroundTruth::str).toList()) + "], \"at_ns\": " + f.atNanos() + ", \"description\": "
-                    + str(f.description()) + "}" + (i + 1 < faults.size() ? "," : "") + "\n");
+                w.write("    {\"kind\": " + str(f.kind()) + ", \"cores\": ["
+                        + String.join(
+                                ", ", f.cores().stream().map(GroundTruth::str).toList()) + "], \"at_ns\": "
+                        + f.atNanos() + ", \"description\": "
+                        + str(f.description()) + "}" + (i + 1 < faults.size() ? "," : "") + "\n");
             }
             w.write("  ],\n  \"queues\": [\n");
             for (int i = 0; i < queues.size(); i++) {
                 QueueTruth q = queues.get(i);
                 w.write("    {\"id\": " + q.id() + ", \"core\": " + str(q.core()) + ", \"name\": " + str(q.name()) + "}"
-                    + (i + 1 < queues.size() ? "," : "") + "\n");
+                        + (i + 1 < queues.size() ? "," : "") + "\n");
             }
             w.write("  ],\n  \"symbols\": {");
             int n = 0;
@@ -188,10 +212,11 @@ public final class GroundTruth {
             w.write("},\n  \"intervals\": [\n");
             for (int i = 0; i < intervals.size(); i++) {
                 Interval v = intervals.get(i);
-                w.write("    {\"core\": " + str(v.core()) + ", \"task\": " + str(v.task()) + ", \"kind\": " + str(v.kind())
-                    + ", \"name\": " + str(v.name()) + ", \"start_ns\": " + v.startNanos() + ", \"end_ns\": "
-                    + v.endNanos() + ", \"start_trace_ns\": " + v.startTraceNanos() + ", \"end_trace_ns\": "
-                    + v.endTraceNanos() + "}" + (i + 1 < intervals.size() ? "," : "") + "\n");
+                w.write("    {\"core\": " + str(v.core()) + ", \"task\": " + str(v.task()) + ", \"kind\": "
+                        + str(v.kind())
+                        + ", \"name\": " + str(v.name()) + ", \"start_ns\": " + v.startNanos() + ", \"end_ns\": "
+                        + v.endNanos() + ", \"start_trace_ns\": " + v.startTraceNanos() + ", \"end_trace_ns\": "
+                        + v.endTraceNanos() + "}" + (i + 1 < intervals.size() ? "," : "") + "\n");
             }
             w.write("  ]\n}\n");
         }

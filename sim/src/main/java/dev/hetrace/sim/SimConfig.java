@@ -22,15 +22,26 @@ import java.util.Locale;
  * @param drainPeriodNanos the master drains the slaves' buffers this often (each time, every full packet)
  * @param jitterCycles     the slaves' clock reads take up to this many cycles more than the count
  */
-public record SimConfig(int slaves, long seed, List<Fault> faults, int images, long imagePeriodNanos,
-                        long processingNanos, long syncPeriodNanos, long durationNanos, int packetBytes,
-                        int ringPackets, long drainPeriodNanos, int jitterCycles) {
+public record SimConfig(
+        int slaves,
+        long seed,
+        List<Fault> faults,
+        int images,
+        long imagePeriodNanos,
+        long processingNanos,
+        long syncPeriodNanos,
+        long durationNanos,
+        int packetBytes,
+        int ringPackets,
+        long drainPeriodNanos,
+        int jitterCycles) {
     public static final int MAX_SLAVES = 1024;
 
     public SimConfig {
         faults = List.copyOf(faults);
         if (slaves < 1 || slaves > MAX_SLAVES) {
-            throw new IllegalArgumentException("--cores " + slaves + ": a board has 1 to " + MAX_SLAVES + " slave cores");
+            throw new IllegalArgumentException(
+                    "--cores " + slaves + ": a board has 1 to " + MAX_SLAVES + " slave cores");
         }
         if (images < 1) {
             throw new IllegalArgumentException("--images " + images + ": at least one image");
@@ -49,16 +60,22 @@ public record SimConfig(int slaves, long seed, List<Fault> faults, int images, l
             if (f.atNanos() < 0) {
                 continue;
             }
-            String named = String.format(Locale.ROOT, "--inject %s:%s@%.3fs", f.kind(), String.join(",",
-                f.slaves().stream().map(i -> "dsp" + i).toList()), f.atNanos() / 1e9);
+            String named = String.format(
+                    Locale.ROOT,
+                    "--inject %s:%s@%.3fs",
+                    f.kind(),
+                    String.join(",", f.slaves().stream().map(i -> "dsp" + i).toList()),
+                    f.atNanos() / 1e9);
             if (f.atNanos() >= end) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "%s: after the end of the run (%.3f s)", named, end / 1e9));
+                throw new IllegalArgumentException(
+                        String.format(Locale.ROOT, "%s: after the end of the run (%.3f s)", named, end / 1e9));
             }
             if (f instanceof Fault.Hang && f.atNanos() > (images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "%s: no image arrives from then on (the last at %.3f s)", named,
-                    ((images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) / 1e9));
+                throw new IllegalArgumentException(String.format(
+                        Locale.ROOT,
+                        "%s: no image arrives from then on (the last at %.3f s)",
+                        named,
+                        ((images - 1) * imagePeriodNanos + IMAGE_DELAY_NANOS) / 1e9));
             }
         }
     }
@@ -73,42 +90,120 @@ public record SimConfig(int slaves, long seed, List<Fault> faults, int images, l
 
     /** The Sobel image-filter pipeline: 8 DSPs, 5 images 400 ms apart, 96 ms per part, a handshake every 100 ms. */
     public static SimConfig sobel(long seed) {
-        return new SimConfig(8, seed, List.of(), 5, 400_000_000L, 96_000_000L, 100_000_000L, 0, 4096, 4, 10_000_000L, 0);
+        return new SimConfig(
+                8, seed, List.of(), 5, 400_000_000L, 96_000_000L, 100_000_000L, 0, 4096, 4, 10_000_000L, 0);
     }
 
     public SimConfig withSlaves(int n) {
-        return new SimConfig(n, seed, faults, images, imagePeriodNanos, processingNanos, syncPeriodNanos, durationNanos,
-            packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                n,
+                seed,
+                faults,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withFaults(List<Fault> f) {
-        return new SimConfig(slaves, seed, f, images, imagePeriodNanos, processingNanos, syncPeriodNanos, durationNanos,
-            packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                f,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withImages(int n, long periodNanos) {
-        return new SimConfig(slaves, seed, faults, n, periodNanos, processingNanos, syncPeriodNanos, durationNanos,
-            packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                faults,
+                n,
+                periodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withSyncPeriod(long nanos) {
-        return new SimConfig(slaves, seed, faults, images, imagePeriodNanos, processingNanos, nanos, durationNanos,
-            packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                faults,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                nanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withDuration(long nanos) {
-        return new SimConfig(slaves, seed, faults, images, imagePeriodNanos, processingNanos, syncPeriodNanos, nanos,
-            packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                faults,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                nanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withBuffers(int packetBytes, int ringPackets, long drainPeriodNanos) {
-        return new SimConfig(slaves, seed, faults, images, imagePeriodNanos, processingNanos, syncPeriodNanos,
-            durationNanos, packetBytes, ringPackets, drainPeriodNanos, jitterCycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                faults,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                jitterCycles);
     }
 
     public SimConfig withJitter(int cycles) {
-        return new SimConfig(slaves, seed, faults, images, imagePeriodNanos, processingNanos, syncPeriodNanos,
-            durationNanos, packetBytes, ringPackets, drainPeriodNanos, cycles);
+        return new SimConfig(
+                slaves,
+                seed,
+                faults,
+                images,
+                imagePeriodNanos,
+                processingNanos,
+                syncPeriodNanos,
+                durationNanos,
+                packetBytes,
+                ringPackets,
+                drainPeriodNanos,
+                cycles);
     }
 
     /** The simulated time: as given, else the images' time plus half a second for the last to finish. */

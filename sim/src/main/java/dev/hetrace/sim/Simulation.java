@@ -55,8 +55,8 @@ public final class Simulation {
         long events = board.masterLog.events();
         Path master = out.resolve("master");
         UUID uuid = new UUID(0x48455452_41434500L ^ config.seed(), config.slaves());
-        String masterTsdl = MasterTracer.METADATA.formatted(uuid, board.master.clock.frequencyHz(),
-            board.master.clock.offsetSeconds());
+        String masterTsdl = MasterTracer.METADATA.formatted(
+                uuid, board.master.clock.frequencyHz(), board.master.clock.offsetSeconds());
         write(master, masterTsdl, board.masterLog, 2, 4096, true);
         List<Path> slaves = new ArrayList<>();
         for (int i = 0; i < board.slaves.size(); i++) {
@@ -78,7 +78,8 @@ public final class Simulation {
             long streamClass = trace.metadata().streams().firstKey();
             List<StreamWriter> writers = new ArrayList<>();
             for (int s = 0; s < streams; s++) {
-                StreamWriter w = trace.stream(streamClass, s, lttng ? "channel0_" + s : "stream").packetSize(packetBytes);
+                StreamWriter w = trace.stream(streamClass, s, lttng ? "channel0_" + s : "stream")
+                        .packetSize(packetBytes);
                 if (lttng) {
                     w.packetContext("cpu_id", (long) s);
                 }

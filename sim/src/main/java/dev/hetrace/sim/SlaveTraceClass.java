@@ -30,7 +30,8 @@ final class SlaveTraceClass {
 
     private SlaveTraceClass(Configuration config) {
         this.config = config;
-        for (EventRecordType e : config.trace().type().dataStreamTypes().getFirst().eventRecordTypes()) {
+        for (EventRecordType e :
+                config.trace().type().dataStreamTypes().getFirst().eventRecordTypes()) {
             eventIds.put(e.name(), (long) e.id());
         }
     }
@@ -82,8 +83,8 @@ final class SlaveTraceClass {
     String metadata(String hostname) {
         Map<String, Object> env = new LinkedHashMap<>(config.trace().environment());
         env.put("hostname", hostname);
-        Configuration c = new Configuration(new Configuration.Trace(config.trace().type(), env), config.options(),
-            config.sync());
+        Configuration c =
+                new Configuration(new Configuration.Trace(config.trace().type(), env), config.options(), config.sync());
         return BarectfMetadata.of(c);
     }
 }

@@ -32,8 +32,18 @@ final class SlaveTracer implements CoreTracer {
         this.log = log;
         this.capacity = packetBytes - PACKET_OVERHEAD;
         this.ringPackets = ringPackets;
-        String[] names = {"task_switch", "msgq_put", "msgq_get", "func_entry", "func_exit", "irq_entry", "irq_exit",
-            "hetrace_sync_send", "hetrace_sync_recv", "msgq_wait"};
+        String[] names = {
+            "task_switch",
+            "msgq_put",
+            "msgq_get",
+            "func_entry",
+            "func_exit",
+            "irq_entry",
+            "irq_exit",
+            "hetrace_sync_send",
+            "hetrace_sync_recv",
+            "msgq_wait"
+        };
         for (int i = 0; i < names.length; i++) {
             ids[i] = cls.id(names[i]);
         }

@@ -66,9 +66,17 @@ final class SobelScenario {
         MessageQueue ctrl = board.queue(board.slaves.getFirst(), "alloc");
         board.master.addTask("sobel", 10, steps(k -> k >= config.images() ? null : masterImage(k, ctrl, work)));
         // DSP 0 serves allocations, above its worker
-        board.slaves.getFirst().addTask("alloc_server", 3, steps(k -> List.of(new Step.Get(ctrl),
-            new Step.Enter("mem_alloc"), new Step.Compute(150_000), new Step.Exit("mem_alloc"),
-            new Step.Put(allocReply, 64, k))));
+        board.slaves
+                .getFirst()
+                .addTask(
+                        "alloc_server",
+                        3,
+                        steps(k -> List.of(
+                                new Step.Get(ctrl),
+                                new Step.Enter("mem_alloc"),
+                                new Step.Compute(150_000),
+                                new Step.Exit("mem_alloc"),
+                                new Step.Put(allocReply, 64, k))));
         long part = config.processingNanos() * 8 / n;
         for (int i = 0; i < n; i++) {
             Core core = board.slaves.get(i);
@@ -81,13 +89,15 @@ final class SobelScenario {
                 case Fault.Preempt p -> preempt(p);
                 case Fault.Crash c -> {
                     Core core = board.slaves.get(c.slave());
-                    long at = c.atNanos() >= 0 ? c.atNanos() : imageArrival(Math.min(1, config.images() - 1)) + 30_000_000;
+                    long at = c.atNanos() >= 0
+                            ? c.atNanos()
+                            : imageArrival(Math.min(1, config.images() - 1)) + 30_000_000;
                     board.loop.at(at, core::crash);
-                    board.truth.fault(new GroundTruth.FaultTruth("crash", List.of(core.name), at,
-                        "the core stops: no more events, no more answers"));
+                    board.truth.fault(new GroundTruth.FaultTruth(
+                            "crash", List.of(core.name), at, "the core stops: no more events, no more answers"));
                 }
-                case Fault.Hang h -> { } // in the worker's program
-                case Fault.DriftJump d -> { } // in the clock (Board)
+                case Fault.Hang h -> {} // in the worker's program
+                case Fault.DriftJump d -> {} // in the clock (Board)
             }
         }
         board.master.start();
@@ -122,8 +132,8 @@ final class SobelScenario {
     }
 
     private List<Step> worker(Core core, int slave, int k, MessageQueue mine, long part) {
-        boolean hangs = config.faults().stream().anyMatch(f -> f instanceof Fault.Hang h && h.slave() == slave
-            && hangImage(h) == k);
+        boolean hangs = config.faults().stream()
+                .anyMatch(f -> f instanceof Fault.Hang h && h.slave() == slave && hangImage(h) == k);
         long work = Math.max(TILES, (long) (part * (1 + 0.005 * board.random.nextDouble(-1, 1))));
         List<Step> s = new ArrayList<>();
         s.add(new Step.Get(mine));
@@ -135,8 +145,11 @@ final class SobelScenario {
             if (hangs && t == 1) {
                 // waits for a message (say, a neighbour's border rows) that nobody sends
                 MessageQueue never = board.queue(core, "border");
-                s.add(new Step.Note(() -> board.truth.fault(new GroundTruth.FaultTruth("hang", List.of(core.name),
-                    board.loop.now(), "the worker waits forever for a message on queue " + never.id))));
+                s.add(new Step.Note(() -> board.truth.fault(new GroundTruth.FaultTruth(
+                        "hang",
+                        List.of(core.name),
+                        board.loop.now(),
+                        "the worker waits forever for a message on queue " + never.id))));
                 s.add(new Step.Get(never));
                 return s;
             }
@@ -175,8 +188,12 @@ final class SobelScenario {
                 return s;
             }));
         }
-        board.truth.fault(new GroundTruth.FaultTruth("preempt", cores.stream().map(c -> c.name).toList(), start,
-            "a priority-5 task computes 2.1 ms of every ~3.1 ms" + (cores.size() > 1 ? " and messages the next core" : "")));
+        board.truth.fault(new GroundTruth.FaultTruth(
+                "preempt",
+                cores.stream().map(c -> c.name).toList(),
+                start,
+                "a priority-5 task computes 2.1 ms of every ~3.1 ms"
+                        + (cores.size() > 1 ? " and messages the next core" : "")));
     }
 
     /** A program made of iterations: iteration {@code k}'s steps, or null when the task ends. */

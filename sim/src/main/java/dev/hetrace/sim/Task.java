@@ -11,7 +11,11 @@ final class Task {
         Step next(Task task);
     }
 
-    enum State { READY, BLOCKED, DONE }
+    enum State {
+        READY,
+        BLOCKED,
+        DONE
+    }
 
     final String name;
     final int priority;
@@ -23,6 +27,7 @@ final class Task {
     long runningSince = -1;
     /** The queue of a Get that found it empty, to take from when the task runs again. */
     MessageQueue pendingGet;
+
     MessageQueue.Message received;
     /** A function entered and not yet left. */
     record Call(String func, long entered) {}

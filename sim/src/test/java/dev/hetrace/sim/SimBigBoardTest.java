@@ -28,7 +28,8 @@ class SimBigBoardTest {
         }
         assertThat(events).isEqualTo(r.events());
         // the same image split 1,024 ways: 96 ms × 8 / 1024 per part
-        assertThat(r.truth().calls("dsp1000", SobelScenario.FILTER)).hasSize(4)
-            .allSatisfy(i -> assertThat(i.durationNanos()).isBetween(700_000L, 800_000L));
+        assertThat(r.truth().calls("dsp1000", SobelScenario.FILTER))
+                .hasSize(4)
+                .allSatisfy(i -> assertThat(i.durationNanos()).isBetween(700_000L, 800_000L));
     }
 }

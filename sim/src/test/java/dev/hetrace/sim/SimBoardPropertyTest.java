@@ -25,8 +25,10 @@ import net.jqwik.api.constraints.LongRange;
  */
 class SimBoardPropertyTest {
     @Property(tries = 12)
-    void everyRunReadsBackAndEveryLiveSlaveIsRecoveredWithinItsBound(@ForAll @LongRange(min = 0, max = 1_000_000) long seed,
-            @ForAll @IntRange(min = 1, max = 12) int slaves, @ForAll @IntRange(min = 0, max = 15) int faultMask)
+    void everyRunReadsBackAndEveryLiveSlaveIsRecoveredWithinItsBound(
+            @ForAll @LongRange(min = 0, max = 1_000_000) long seed,
+            @ForAll @IntRange(min = 1, max = 12) int slaves,
+            @ForAll @IntRange(min = 0, max = 15) int faultMask)
             throws Exception {
         List<Fault> faults = new ArrayList<>();
         if ((faultMask & 1) != 0 && slaves >= 3) {
@@ -39,7 +41,10 @@ class SimBoardPropertyTest {
         if (crash) {
             faults.add(Fault.parse("crash:dsp" + (slaves / 2), slaves));
         }
-        SimConfig config = SimConfig.sobel(seed).withSlaves(slaves).withImages(3, 300_000_000L).withFaults(faults);
+        SimConfig config = SimConfig.sobel(seed)
+                .withSlaves(slaves)
+                .withImages(3, 300_000_000L)
+                .withFaults(faults);
         Path dir = Files.createTempDirectory("hetrace-sim-property");
         try {
             Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
@@ -53,8 +58,14 @@ class SimBoardPropertyTest {
             }
             assertThat(events).isEqualTo(r.events());
 
-            Synchronizer.Report report = Synchronizer.run(r.traces(), MatchRules.HETRACE_SYNC,
-                ConvexHullSync.Method.BISECTOR, 0, 0, w -> { }, Synchronizer.Progress.NONE);
+            Synchronizer.Report report = Synchronizer.run(
+                    r.traces(),
+                    MatchRules.HETRACE_SYNC,
+                    ConvexHullSync.Method.BISECTOR,
+                    0,
+                    0,
+                    w -> {},
+                    Synchronizer.Progress.NONE);
             ClockModel master = r.truth().core("master").clock();
             for (int i = 1; i < report.traces().size(); i++) {
                 String core = "dsp" + (i - 1);
@@ -65,13 +76,15 @@ class SimBoardPropertyTest {
                 assertThat(s.quality()).as("%s (seed %d)", core, seed).isEqualTo(SyncQuality.ACCURATE);
                 long bound = s.accuracyNanos().orElseThrow();
                 ClockModel clock = r.truth().core(core).clock();
-                for (long t = config.syncPeriodNanos(); t < config.effectiveDurationNanos() - config.syncPeriodNanos();
+                for (long t = config.syncPeriodNanos();
+                        t < config.effectiveDurationNanos() - config.syncPeriodNanos();
                         t += 50_000_000L) {
                     long reported = clock.traceNanos(t);
                     double truth = master.localNanos(clock.trueNanosOfTrace(reported));
                     double mapped = s.map().apply(reported) - master.offsetSeconds() * 1_000_000_000L;
-                    assertThat(Math.abs(mapped - truth)).as("%s at %d ns (seed %d)", core, t, seed)
-                        .isLessThanOrEqualTo(bound + 2.0);
+                    assertThat(Math.abs(mapped - truth))
+                            .as("%s at %d ns (seed %d)", core, t, seed)
+                            .isLessThanOrEqualTo(bound + 2.0);
                 }
             }
         } finally {

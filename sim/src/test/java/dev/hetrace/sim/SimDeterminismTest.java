@@ -28,14 +28,26 @@ class SimDeterminismTest {
 
     @Test
     void theSameSeedWritesTheSameBytesAndAnotherSeedOthers() throws Exception {
-        SimConfig config = SimConfig.sobel(42).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8),
-            Fault.parse("drift-jump:dsp4", 8)));
-        Map<String, byte[]> a = files(Simulation.sobel(config, dir.resolve("a")).groundTruthFile().getParent());
-        Map<String, byte[]> b = files(Simulation.sobel(config, dir.resolve("b")).groundTruthFile().getParent());
-        Map<String, byte[]> c = files(Simulation.sobel(SimConfig.sobel(43).withFaults(config.faults()), dir.resolve("c"))
-            .groundTruthFile().getParent());
-        assertThat(a.keySet()).isEqualTo(b.keySet()).isEqualTo(c.keySet()).contains("ground-truth.json",
-            "master/metadata", "master/channel0_0", "master/channel0_1", "dsp0/metadata", "dsp0/stream");
+        SimConfig config = SimConfig.sobel(42)
+                .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8), Fault.parse("drift-jump:dsp4", 8)));
+        Map<String, byte[]> a = files(
+                Simulation.sobel(config, dir.resolve("a")).groundTruthFile().getParent());
+        Map<String, byte[]> b = files(
+                Simulation.sobel(config, dir.resolve("b")).groundTruthFile().getParent());
+        Map<String, byte[]> c =
+                files(Simulation.sobel(SimConfig.sobel(43).withFaults(config.faults()), dir.resolve("c"))
+                        .groundTruthFile()
+                        .getParent());
+        assertThat(a.keySet())
+                .isEqualTo(b.keySet())
+                .isEqualTo(c.keySet())
+                .contains(
+                        "ground-truth.json",
+                        "master/metadata",
+                        "master/channel0_0",
+                        "master/channel0_1",
+                        "dsp0/metadata",
+                        "dsp0/stream");
         for (String f : a.keySet()) {
             assertThat(a.get(f)).as(f).isEqualTo(b.get(f));
         }
@@ -46,9 +58,14 @@ class SimDeterminismTest {
 
     @Test
     void aFaultLeavesTheBoardsClocksAsTheyWere() throws Exception {
-        GroundTruth plain = Simulation.sobel(SimConfig.sobel(44), dir.resolve("plain")).truth();
-        GroundTruth faulty = Simulation.sobel(SimConfig.sobel(44).withFaults(List.of(Fault.parse("drift-jump:dsp2", 8),
-            Fault.parse("preempt:dsp1,dsp2", 8))), dir.resolve("faulty")).truth();
+        GroundTruth plain =
+                Simulation.sobel(SimConfig.sobel(44), dir.resolve("plain")).truth();
+        GroundTruth faulty = Simulation.sobel(
+                        SimConfig.sobel(44)
+                                .withFaults(List.of(
+                                        Fault.parse("drift-jump:dsp2", 8), Fault.parse("preempt:dsp1,dsp2", 8))),
+                        dir.resolve("faulty"))
+                .truth();
         for (GroundTruth.CoreTruth c : plain.cores()) {
             ClockModel k = faulty.core(c.name()).clock();
             assertThat(k.originCycles()).isEqualTo(c.clock().originCycles());

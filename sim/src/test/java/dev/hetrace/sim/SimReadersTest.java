@@ -53,8 +53,8 @@ class SimReadersTest {
     @Test
     void babeltrace2ReadsEveryCoresTraceAtTheSameTimesAsHetrace() throws Exception {
         Required.tool("babeltrace2", "--version");
-        Simulation.Result r = Simulation.sobel(SimConfig.sobel(21).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8))),
-            dir.resolve("board"));
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(21).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8))), dir.resolve("board"));
         for (Path trace : r.traces()) {
             assertThat(babeltrace2Times(trace)).as(trace.toString()).isEqualTo(times(trace));
         }
@@ -64,8 +64,9 @@ class SimReadersTest {
     void babeltrace2ReadsTheExtendedCountersOfWrappingEcoresAsHetraceDoes() throws Exception {
         Required.tool("babeltrace2", "--version");
         // 1 GHz 32-bit counters wrap every 4.3 s: in 5 s, every one wraps
-        Simulation.Result r = Simulation.sobel(SimConfig.sobel(23).withSlaves(12).withImages(2, 400_000_000L)
-            .withDuration(5_000_000_000L), dir.resolve("board"));
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(23).withSlaves(12).withImages(2, 400_000_000L).withDuration(5_000_000_000L),
+                dir.resolve("board"));
         for (Path trace : r.slaves().subList(0, 3)) {
             List<Long> times = times(trace);
             assertThat(times.getLast() - times.getFirst()).isGreaterThan(4_500_000_000L);
@@ -77,8 +78,9 @@ class SimReadersTest {
     @Test
     void fullTraceBuffersDropEventsAndThePacketsCountThem() throws Exception {
         // one 512-byte packet slot per core, drained once a second, and a busy intruder: events are lost
-        SimConfig config = SimConfig.sobel(22).withBuffers(512, 1, 1_000_000_000L)
-            .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8)));
+        SimConfig config = SimConfig.sobel(22)
+                .withBuffers(512, 1, 1_000_000_000L)
+                .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8)));
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         long truth = r.truth().discarded(2);
         assertThat(truth).isPositive();

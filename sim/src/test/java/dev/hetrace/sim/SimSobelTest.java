@@ -33,17 +33,37 @@ class SimSobelTest {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(1), dir.resolve("board"));
         assertThat(r.slaves()).hasSize(8);
         assertThat(r.groundTruthFile()).exists();
-        Set<String> masterNames = SimTraces.read(r.master()).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
-        assertThat(masterNames).containsExactlyInAnyOrder("lttng_ust_cyg_profile:func_entry",
-            "lttng_ust_cyg_profile:func_exit", "msgq_put", "msgq_get", "hetrace_sync_send", "hetrace_sync_recv");
+        Set<String> masterNames =
+                SimTraces.read(r.master()).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
+        assertThat(masterNames)
+                .containsExactlyInAnyOrder(
+                        "lttng_ust_cyg_profile:func_entry",
+                        "lttng_ust_cyg_profile:func_exit",
+                        "msgq_put",
+                        "msgq_get",
+                        "hetrace_sync_send",
+                        "hetrace_sync_recv");
         for (Path dsp : r.slaves()) {
-            Set<String> names = SimTraces.read(dsp).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
-            assertThat(names).as(dsp.toString()).contains("task_switch", "msgq_put", "msgq_get", "func_entry",
-                "func_exit", "irq_entry", "irq_exit", "hetrace_sync_send", "hetrace_sync_recv");
+            Set<String> names =
+                    SimTraces.read(dsp).stream().map(SimTraces.Read::name).collect(Collectors.toSet());
+            assertThat(names)
+                    .as(dsp.toString())
+                    .contains(
+                            "task_switch",
+                            "msgq_put",
+                            "msgq_get",
+                            "func_entry",
+                            "func_exit",
+                            "irq_entry",
+                            "irq_exit",
+                            "hetrace_sync_send",
+                            "hetrace_sync_recv");
             // a core takes messages only from its own queues, which the truth names
             String core = dsp.getFileName().toString();
-            Set<Long> own = r.truth().queues().stream().filter(q -> q.core().equals(core)).map(q -> (long) q.id())
-                .collect(Collectors.toSet());
+            Set<Long> own = r.truth().queues().stream()
+                    .filter(q -> q.core().equals(core))
+                    .map(q -> (long) q.id())
+                    .collect(Collectors.toSet());
             assertThat(own).isNotEmpty();
             try (CtfReader reader = CtfReader.open(dsp)) {
                 while (reader.next()) {
@@ -54,7 +74,7 @@ class SimSobelTest {
             }
         }
         assertThat(Files.readString(r.groundTruthFile()))
-            .contains("{\"id\": 1, \"core\": \"master\", \"name\": \"alloc_reply\"}");
+                .contains("{\"id\": 1, \"core\": \"master\", \"name\": \"alloc_reply\"}");
     }
 
     @Test
@@ -83,8 +103,10 @@ class SimSobelTest {
         for (int i = 0; i < 8; i++) {
             String core = "dsp" + i;
             List<Interval> truth = r.truth().intervals().stream()
-                .filter(v -> v.core().equals(core) && v.kind().equals("run") && v.endNanos() < config.effectiveDurationNanos())
-                .toList();
+                    .filter(v -> v.core().equals(core)
+                            && v.kind().equals("run")
+                            && v.endNanos() < config.effectiveDurationNanos())
+                    .toList();
             List<Object[]> traced = SimTraces.runs(SimTraces.read(r.slaves().get(i)));
             assertThat(traced).as(core).hasSize(truth.size());
             for (int k = 0; k < truth.size(); k++) {
@@ -135,8 +157,11 @@ class SimSobelTest {
             List<long[]> traced = SimTraces.calls(SimTraces.read(r.slaves().get(i)), SobelScenario.FILTER);
             assertThat(traced).hasSize(config.images());
         }
-        assertThat(SimTraces.read(r.slaves().get(1)).stream().filter(e -> e.name().equals("msgq_get")).count())
-            .as("the intruders exchange messages").isGreaterThan(100);
+        assertThat(SimTraces.read(r.slaves().get(1)).stream()
+                        .filter(e -> e.name().equals("msgq_get"))
+                        .count())
+                .as("the intruders exchange messages")
+                .isGreaterThan(100);
         for (Interval join : r.truth().calls("master", "join_results")) {
             assertThat(join.durationNanos() / 1e6).isGreaterThan(280);
         }
@@ -158,8 +183,9 @@ class SimSobelTest {
         assertThat(hang.atNanos()).isBetween(config.imagePeriodNanos(), 2 * config.imagePeriodNanos());
         // the core still answers the sync daemon: its interrupts work
         List<SimTraces.Read> dsp5 = SimTraces.read(r.slaves().get(5));
-        assertThat(dsp5.getLast().timeNanos()).isGreaterThan(
-            r.truth().core("dsp5").clock().traceNanos(config.effectiveDurationNanos() - 200_000_000L));
+        assertThat(dsp5.getLast().timeNanos())
+                .isGreaterThan(
+                        r.truth().core("dsp5").clock().traceNanos(config.effectiveDurationNanos() - 200_000_000L));
     }
 
     @Test
@@ -184,14 +210,19 @@ class SimSobelTest {
 
     @Test
     void faultsStrikeAtTheTimesGiven() throws Exception {
-        SimConfig config = SimConfig.sobel(8).withFaults(List.of(Fault.parse("preempt:dsp1,dsp2@700ms", 8, SimSobelTest::ms),
-            Fault.parse("crash:dsp3@1500ms", 8, SimSobelTest::ms), Fault.parse("hang:dsp4@900ms", 8, SimSobelTest::ms),
-            Fault.parse("drift-jump:dsp5@600ms", 8, SimSobelTest::ms)));
+        SimConfig config = SimConfig.sobel(8)
+                .withFaults(List.of(
+                        Fault.parse("preempt:dsp1,dsp2@700ms", 8, SimSobelTest::ms),
+                        Fault.parse("crash:dsp3@1500ms", 8, SimSobelTest::ms),
+                        Fault.parse("hang:dsp4@900ms", 8, SimSobelTest::ms),
+                        Fault.parse("drift-jump:dsp5@600ms", 8, SimSobelTest::ms)));
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
-        assertThat(r.truth().faults()).extracting(GroundTruth.FaultTruth::kind, GroundTruth.FaultTruth::atNanos)
-            .contains(Tuple.tuple("preempt", 700_000_000L),
-                Tuple.tuple("crash", 1_500_000_000L),
-                Tuple.tuple("drift-jump", 600_000_000L));
+        assertThat(r.truth().faults())
+                .extracting(GroundTruth.FaultTruth::kind, GroundTruth.FaultTruth::atNanos)
+                .contains(
+                        Tuple.tuple("preempt", 700_000_000L),
+                        Tuple.tuple("crash", 1_500_000_000L),
+                        Tuple.tuple("drift-jump", 600_000_000L));
         assertThat(r.truth().core("dsp5").clock().jumpAtNanos()).isEqualTo(600_000_000L);
         // images arrive at 1, 401, 801, 1201 ms...: dsp1 is preempted from the third image on
         List<Interval> dsp1 = r.truth().calls("dsp1", FILTER_NAME);
@@ -199,33 +230,32 @@ class SimSobelTest {
         assertThat(dsp1.get(2).durationNanos() / 1e6).isCloseTo(300, within(18.0));
         // the hang strikes the first image from 900 ms: the fourth, arriving at 1201 ms
         assertThat(r.truth().calls("dsp4", FILTER_NAME)).hasSize(3);
-        assertThat(r.truth().faults()).filteredOn(f -> f.kind().equals("hang")).singleElement()
-            .satisfies(f -> assertThat(f.atNanos()).isBetween(1_201_000_000L, 1_400_000_000L));
+        assertThat(r.truth().faults())
+                .filteredOn(f -> f.kind().equals("hang"))
+                .singleElement()
+                .satisfies(f -> assertThat(f.atNanos()).isBetween(1_201_000_000L, 1_400_000_000L));
     }
 
     @Test
     void aFaultTimeOutsideTheRunIsRefused() {
-        assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
-                Fault.parse("crash:dsp3@3000ms", 8, SimSobelTest::ms))))
-            .hasMessage("--inject crash:dsp3@3.000s: after the end of the run (2.500 s)");
-        assertThatThrownBy(() -> SimConfig.sobel(1).withFaults(List.of(
-                Fault.parse("hang:dsp3@2000ms", 8, SimSobelTest::ms))))
-            .hasMessage("--inject hang:dsp3@2.000s: no image arrives from then on (the last at 1.601 s)");
+        assertThatThrownBy(() ->
+                        SimConfig.sobel(1).withFaults(List.of(Fault.parse("crash:dsp3@3000ms", 8, SimSobelTest::ms))))
+                .hasMessage("--inject crash:dsp3@3.000s: after the end of the run (2.500 s)");
+        assertThatThrownBy(() ->
+                        SimConfig.sobel(1).withFaults(List.of(Fault.parse("hang:dsp3@2000ms", 8, SimSobelTest::ms))))
+                .hasMessage("--inject hang:dsp3@2.000s: no image arrives from then on (the last at 1.601 s)");
         assertThatThrownBy(() -> Fault.parse("crash:dsp3@soon", 8, SimSobelTest::ms))
-            .hasMessage("--inject crash:dsp3@soon: 'soon' is not a time (e.g. 500ms, 1.5s)");
+                .hasMessage("--inject crash:dsp3@soon: 'soon' is not a time (e.g. 500ms, 1.5s)");
     }
 
     @Test
     void badFaultSpecsAreOneClearLine() {
         assertThatThrownBy(() -> Fault.parse("preempt:dsp9", 8))
-            .hasMessage("--inject preempt:dsp9: the board has no dsp9 (dsp0 to dsp7)");
+                .hasMessage("--inject preempt:dsp9: the board has no dsp9 (dsp0 to dsp7)");
         assertThatThrownBy(() -> Fault.parse("melt:dsp1", 8))
-            .hasMessageStartingWith("--inject melt:dsp1: unknown fault 'melt'");
-        assertThatThrownBy(() -> Fault.parse("hang:dsp1,dsp2", 8))
-            .hasMessageContaining("hang takes one core");
-        assertThatThrownBy(() -> Fault.parse("crash", 8))
-            .hasMessageContaining("expected KIND:CORES");
-        assertThatThrownBy(() -> Fault.parse("crash:arm0", 8))
-            .hasMessageContaining("'arm0' is not a slave core");
+                .hasMessageStartingWith("--inject melt:dsp1: unknown fault 'melt'");
+        assertThatThrownBy(() -> Fault.parse("hang:dsp1,dsp2", 8)).hasMessageContaining("hang takes one core");
+        assertThatThrownBy(() -> Fault.parse("crash", 8)).hasMessageContaining("expected KIND:CORES");
+        assertThatThrownBy(() -> Fault.parse("crash:arm0", 8)).hasMessageContaining("'arm0' is not a slave core");
     }
 }

@@ -23,8 +23,14 @@ class SimSyncTest {
 
     private static Synchronizer.Report sync(Simulation.Result r, long piecewiseNanos) throws Exception {
         List<String> warnings = new ArrayList<>();
-        return Synchronizer.run(r.traces(), MatchRules.HETRACE_SYNC, ConvexHullSync.Method.BISECTOR, 0, piecewiseNanos,
-            warnings::add, Synchronizer.Progress.NONE);
+        return Synchronizer.run(
+                r.traces(),
+                MatchRules.HETRACE_SYNC,
+                ConvexHullSync.Method.BISECTOR,
+                0,
+                piecewiseNanos,
+                warnings::add,
+                Synchronizer.Progress.NONE);
     }
 
     /** The largest distance, over the run, between the synchronized time of a slave's instants and their true master time. */
@@ -63,7 +69,8 @@ class SimSyncTest {
     @Test
     void anEpiphanyBoardWithWrappingCountersIsRecoveredToo() throws Exception {
         // 16 eCores at 1 GHz with 32-bit counters: 6 s is more than one wrap of every counter
-        SimConfig config = SimConfig.sobel(12).withSlaves(16).withImages(3, 400_000_000L).withDuration(6_000_000_000L);
+        SimConfig config =
+                SimConfig.sobel(12).withSlaves(16).withImages(3, 400_000_000L).withDuration(6_000_000_000L);
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         Synchronizer.Report report = sync(r, 0);
         for (int i = 1; i < report.traces().size(); i++) {
@@ -72,16 +79,18 @@ class SimSyncTest {
             assertThat(r.truth().core(core).clock().wraps32()).isTrue();
             assertThat(s.quality()).as(core).isEqualTo(SyncQuality.ACCURATE);
             long bound = s.accuracyNanos().orElseThrow();
-            double error = worstError(r, s, core, config.syncPeriodNanos(), config.effectiveDurationNanos()
-                - config.syncPeriodNanos());
+            double error = worstError(
+                    r, s, core, config.syncPeriodNanos(), config.effectiveDurationNanos() - config.syncPeriodNanos());
             assertThat(error).as("%s: error vs bound %d ns", core, bound).isLessThanOrEqualTo(bound + 2.0);
         }
     }
 
     @Test
     void aDriftJumpDefeatsOneLineAndIsFollowedPiecewise() throws Exception {
-        SimConfig config = SimConfig.sobel(13).withSyncPeriod(20_000_000L).withDuration(4_000_000_000L)
-            .withFaults(List.of(Fault.parse("drift-jump:dsp3", 8)));
+        SimConfig config = SimConfig.sobel(13)
+                .withSyncPeriod(20_000_000L)
+                .withDuration(4_000_000_000L)
+                .withFaults(List.of(Fault.parse("drift-jump:dsp3", 8)));
         Simulation.Result r = Simulation.sobel(config, dir.resolve("board"));
         long end = config.effectiveDurationNanos();
 
@@ -89,8 +98,10 @@ class SimSyncTest {
         TraceSync line = oneLine.traces().get(4);
         TraceSync steady = oneLine.traces().get(3);
         // no single line keeps every handshake of the pair causal: the pair fails and dsp3 is left unconnected
-        assertThat(oneLine.pairs()).filteredOn(p -> p.other() == 4 || p.reference() == 4).singleElement()
-            .satisfies(p -> assertThat(p.result().quality()).isEqualTo(SyncQuality.FAIL));
+        assertThat(oneLine.pairs())
+                .filteredOn(p -> p.other() == 4 || p.reference() == 4)
+                .singleElement()
+                .satisfies(p -> assertThat(p.result().quality()).isEqualTo(SyncQuality.FAIL));
         assertThat(line.connected()).isFalse();
         assertThat(steady.quality()).isEqualTo(SyncQuality.ACCURATE);
 
@@ -100,8 +111,13 @@ class SimSyncTest {
         assertThat(bound).isLessThan(50_000L);
         double error = worstError(r, pieces, "dsp3", config.syncPeriodNanos(), end - config.syncPeriodNanos());
         assertThat(error).as("error vs bound %d ns", bound).isLessThanOrEqualTo(bound + 2.0);
-        System.out.printf("drift jump on dsp3: one line %s (bound %s ns, dsp2's %s ns); piecewise bound %d ns, worst"
-            + " true error %.0f ns%n", line.quality(), line.accuracyNanos().map(String::valueOf).orElse("-"),
-            steady.accuracyNanos().orElseThrow(), bound, error);
+        System.out.printf(
+                "drift jump on dsp3: one line %s (bound %s ns, dsp2's %s ns); piecewise bound %d ns, worst"
+                        + " true error %.0f ns%n",
+                line.quality(),
+                line.accuracyNanos().map(String::valueOf).orElse("-"),
+                steady.accuracyNanos().orElseThrow(),
+                bound,
+                error);
     }
 }

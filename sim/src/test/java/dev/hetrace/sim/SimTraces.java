@@ -3,8 +3,8 @@ package dev.hetrace.sim;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Reading simulated traces back in tests: events by name, and function calls from entry/exit pairs. */

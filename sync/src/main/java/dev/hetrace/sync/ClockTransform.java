@@ -21,7 +21,8 @@ public record ClockTransform(long pivot, long pivotRef, double slopeMinusOne) {
 
     public ClockTransform {
         if (!Double.isFinite(slopeMinusOne) || slopeMinusOne <= -1) {
-            throw new IllegalArgumentException("a clock transform's slope must be positive and finite, not 1 + " + slopeMinusOne);
+            throw new IllegalArgumentException(
+                    "a clock transform's slope must be positive and finite, not 1 + " + slopeMinusOne);
         }
     }
 
@@ -38,8 +39,9 @@ public record ClockTransform(long pivot, long pivotRef, double slopeMinusOne) {
 
     /** The offset (ns): {@code t_ref} at {@code t = 0}, exactly as held, to 30 significant digits. */
     public BigDecimal offsetNanos() {
-        return BigDecimal.valueOf(pivotRef).subtract(slope().multiply(BigDecimal.valueOf(pivot)))
-            .round(new MathContext(30));
+        return BigDecimal.valueOf(pivotRef)
+                .subtract(slope().multiply(BigDecimal.valueOf(pivot)))
+                .round(new MathContext(30));
     }
 
     /** This transform followed by {@code outer}: {@code outer(this(t))}. */

@@ -36,6 +36,7 @@ public final class ConvexHullSync {
     private final HullChain below = new HullChain(true);
     /** Points of messages sent to the reference: the line must pass on or below them. */
     private final HullChain above = new HullChain(false);
+
     private long minTime = Long.MAX_VALUE;
     private long maxTime = Long.MIN_VALUE;
 
@@ -135,8 +136,15 @@ public final class ConvexHullSync {
         long nb = below.points();
         long na = above.points();
         if (nb == 0 && na == 0) {
-            return new SyncResult(SyncQuality.ABSENT, ClockTransform.IDENTITY, Optional.empty(), Optional.empty(), 0, 0,
-                Optional.empty(), List.of());
+            return new SyncResult(
+                    SyncQuality.ABSENT,
+                    ClockTransform.IDENTITY,
+                    Optional.empty(),
+                    Optional.empty(),
+                    0,
+                    0,
+                    Optional.empty(),
+                    List.of());
         }
         Geometry g = new Geometry(below, above);
         long start = Math.min(spanStart, minTime);
@@ -144,8 +152,15 @@ public final class ConvexHullSync {
         if (nb == 0 || na == 0) {
             // one direction: the offset is bounded from one side only; slope 1 and the bound
             double b = nb > 0 ? g.f(0) : g.g(0);
-            return new SyncResult(SyncQuality.INCOMPLETE, g.transform(0, b), Optional.empty(), Optional.empty(), nb, na,
-                Optional.empty(), List.of());
+            return new SyncResult(
+                    SyncQuality.INCOMPLETE,
+                    g.transform(0, b),
+                    Optional.empty(),
+                    Optional.empty(),
+                    nb,
+                    na,
+                    Optional.empty(),
+                    List.of());
         }
         Bounds bounds = g.bounds();
         if (bounds != null && bounds.max <= -1) {
@@ -154,18 +169,34 @@ public final class ConvexHullSync {
             bounds = new Bounds(Double.NEGATIVE_INFINITY, bounds.max); // only the clock's forward run bounds it below
         }
         if (bounds == null) {
-            return new SyncResult(SyncQuality.FAIL, g.transform(0, (g.f(0) + g.g(0)) / 2), Optional.empty(), Optional.empty(),
-                nb, na, Optional.empty(), g.conflict());
+            return new SyncResult(
+                    SyncQuality.FAIL,
+                    g.transform(0, (g.f(0) + g.g(0)) / 2),
+                    Optional.empty(),
+                    Optional.empty(),
+                    nb,
+                    na,
+                    Optional.empty(),
+                    g.conflict());
         }
-        Optional<ClockTransform> lmin = Double.isInfinite(bounds.min) ? Optional.empty()
-            : Optional.of(g.transform(bounds.min, g.f(bounds.min)));
-        Optional<ClockTransform> lmax = Double.isInfinite(bounds.max) ? Optional.empty()
-            : Optional.of(g.transform(bounds.max, g.f(bounds.max)));
+        Optional<ClockTransform> lmin = Double.isInfinite(bounds.min)
+                ? Optional.empty()
+                : Optional.of(g.transform(bounds.min, g.f(bounds.min)));
+        Optional<ClockTransform> lmax = Double.isInfinite(bounds.max)
+                ? Optional.empty()
+                : Optional.of(g.transform(bounds.max, g.f(bounds.max)));
         if (lmin.isEmpty() || lmax.isEmpty()) {
             // both directions, but the slope is free on one side: the nominal slope, clamped
             double s = Math.max(bounds.min, Math.min(0, bounds.max));
-            return new SyncResult(SyncQuality.APPROXIMATE, g.transform(s, (g.f(s) + g.g(s)) / 2), lmin, lmax, nb, na,
-                Optional.empty(), List.of());
+            return new SyncResult(
+                    SyncQuality.APPROXIMATE,
+                    g.transform(s, (g.f(s) + g.g(s)) / 2),
+                    lmin,
+                    lmax,
+                    nb,
+                    na,
+                    Optional.empty(),
+                    List.of());
         }
         double s1 = bounds.min;
         double b1 = g.f(s1);
@@ -198,8 +229,15 @@ public final class ConvexHullSync {
                 accuracy = Math.max(accuracy, Math.abs(y - c));
             }
         }
-        return new SyncResult(SyncQuality.ACCURATE, g.transform(s, b), lmin, lmax, nb, na,
-            Optional.of((long) Math.ceil(accuracy - 1e-3)), List.of());
+        return new SyncResult(
+                SyncQuality.ACCURATE,
+                g.transform(s, b),
+                lmin,
+                lmax,
+                nb,
+                na,
+                Optional.of((long) Math.ceil(accuracy - 1e-3)),
+                List.of());
     }
 
     /** The slopes (sheared: slope − 1) of the lines that keep every message causal. */
@@ -225,6 +263,7 @@ public final class ConvexHullSync {
         final double[] ay;
         /** Slopes of the upper chain's edges (decreasing) and of the lower chain's (increasing). */
         final double[] be;
+
         final double[] ae;
 
         Geometry(HullChain below, HullChain above) {

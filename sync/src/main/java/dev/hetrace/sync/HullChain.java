@@ -20,6 +20,7 @@ final class HullChain {
     private int size;
     /** The batch: grows to BATCH, so that the many small chains of a piecewise synchronization stay small. */
     private long[] bx = new long[16];
+
     private long[] by = new long[16];
     private int pending;
     private long points;

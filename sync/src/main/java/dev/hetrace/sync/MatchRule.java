@@ -14,14 +14,15 @@ import java.util.List;
  * @param receiveEvent the receive event's name
  * @param receiveKeys the receive event's key fields, in the order of {@code sendKeys}
  */
-public record MatchRule(String name, String sendEvent, List<String> sendKeys, String receiveEvent,
-                        List<String> receiveKeys) {
+public record MatchRule(
+        String name, String sendEvent, List<String> sendKeys, String receiveEvent, List<String> receiveKeys) {
     public MatchRule {
         sendKeys = List.copyOf(sendKeys);
         receiveKeys = List.copyOf(receiveKeys);
         if (sendKeys.isEmpty() || sendKeys.size() != receiveKeys.size()) {
-            throw new IllegalArgumentException("match rule " + name + ": the send and receive events need as many key fields,"
-                + " at least one (" + sendKeys.size() + " and " + receiveKeys.size() + ")");
+            throw new IllegalArgumentException(
+                    "match rule " + name + ": the send and receive events need as many key fields," + " at least one ("
+                            + sendKeys.size() + " and " + receiveKeys.size() + ")");
         }
     }
 }

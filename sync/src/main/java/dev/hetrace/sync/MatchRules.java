@@ -18,10 +18,15 @@ public final class MatchRules {
     private MatchRules() {}
 
     /** The sync-pair events of hetrace's generated tracers: a send (seq, core, peer) meets the receive (seq, peer, core). */
-    public static final List<MatchRule> HETRACE_SYNC = List.of(new MatchRule("hetrace-sync",
-        "hetrace_sync_send", List.of("seq", "core", "peer"), "hetrace_sync_recv", List.of("seq", "peer", "core")));
+    public static final List<MatchRule> HETRACE_SYNC = List.of(new MatchRule(
+            "hetrace-sync",
+            "hetrace_sync_send",
+            List.of("seq", "core", "peer"),
+            "hetrace_sync_recv",
+            List.of("seq", "peer", "core")));
 
-    private static final String TCP = "network_header.ipv4.transport_header.tcp.|network_header.ipv6.transport_header.tcp.";
+    private static final String TCP =
+            "network_header.ipv4.transport_header.tcp.|network_header.ipv6.transport_header.tcp.";
 
     /**
      * TCP segments in LTTng kernel traces: the net_data addons' {@code inet_sock_local_out/in}
@@ -29,14 +34,19 @@ public final class MatchRules {
      * header, keyed by (seq, ack_seq, flags) as Trace Compass does.
      */
     public static final List<MatchRule> TCP_RULES = List.of(
-        new MatchRule("tcp-sock", "inet_sock_local_out", List.of("seq", "ack_seq", "flags"),
-            "inet_sock_local_in", List.of("seq", "ack_seq", "flags")),
-        new MatchRule("tcp-netif", "net_dev_queue", tcpKeys(), "netif_receive_skb", tcpKeys()));
+            new MatchRule(
+                    "tcp-sock",
+                    "inet_sock_local_out",
+                    List.of("seq", "ack_seq", "flags"),
+                    "inet_sock_local_in",
+                    List.of("seq", "ack_seq", "flags")),
+            new MatchRule("tcp-netif", "net_dev_queue", tcpKeys(), "netif_receive_skb", tcpKeys()));
 
     private static List<String> tcpKeys() {
         List<String> keys = new ArrayList<>();
         for (String f : List.of("seq", "ack_seq", "flags")) {
-            keys.add(String.join("|", Arrays.stream(TCP.split("\\|")).map(p -> p + f).toList()));
+            keys.add(String.join(
+                    "|", Arrays.stream(TCP.split("\\|")).map(p -> p + f).toList()));
         }
         return keys;
     }
@@ -45,8 +55,8 @@ public final class MatchRules {
      * The rules used when none are given: hetrace's sync handshake and TCP, which cost nothing on
      * traces that have neither.
      */
-    public static final List<MatchRule> DEFAULT = Stream.concat(HETRACE_SYNC.stream(),
-        TCP_RULES.stream()).toList();
+    public static final List<MatchRule> DEFAULT =
+            Stream.concat(HETRACE_SYNC.stream(), TCP_RULES.stream()).toList();
 
     /** What {@code --match} accepts, for help texts. */
     public static final String SPEC_HELP = "hetrace-sync, tcp, messages:SEND,RECEIVE,KEY[+KEY...], or a YAML file";
@@ -69,7 +79,7 @@ public final class MatchRules {
             String[] parts = spec.substring("messages:".length()).split(",", -1);
             if (parts.length != 3 || Arrays.stream(parts).anyMatch(String::isBlank)) {
                 throw new IllegalArgumentException("--match " + spec + ": expected messages:SEND,RECEIVE,KEY[+KEY...],"
-                    + " e.g. messages:msgq_put,msgq_get,queue+msg_id");
+                        + " e.g. messages:msgq_put,msgq_get,queue+msg_id");
             }
             List<String> keys = List.of(parts[2].split("\\+"));
             return List.of(new MatchRule("messages", parts[0], keys, parts[1], keys));
@@ -96,7 +106,7 @@ public final class MatchRules {
             root = new Yaml(new SafeConstructor(new LoaderOptions())).load(Files.readString(file));
         } catch (MarkedYAMLException e) {
             throw new IllegalArgumentException(file + ":" + (e.getProblemMark().getLine() + 1) + ":"
-                + (e.getProblemMark().getColumn() + 1) + ": " + e.getProblem());
+                    + (e.getProblemMark().getColumn() + 1) + ": " + e.getProblem());
         }
         if (!(root instanceof Map<?, ?> map) || !(map.get("rules") instanceof List<?> rules) || rules.isEmpty()) {
             throw new IllegalArgumentException(file + ": expected a mapping with a non-empty list `rules`");
@@ -120,8 +130,11 @@ public final class MatchRules {
     }
 
     private static Object[] side(Object o, String where) {
-        if (!(o instanceof Map<?, ?> m) || !(m.get("event") instanceof String event) || event.isBlank()
-                || !(m.get("keys") instanceof List<?> keys) || keys.isEmpty()
+        if (!(o instanceof Map<?, ?> m)
+                || !(m.get("event") instanceof String event)
+                || event.isBlank()
+                || !(m.get("keys") instanceof List<?> keys)
+                || keys.isEmpty()
                 || !keys.stream().allMatch(k -> k instanceof String s && !s.isBlank())) {
             throw new IllegalArgumentException(where + ": expected {event: NAME, keys: [FIELD, ...]}");
         }

@@ -27,8 +27,8 @@ public final class MessageMatcher {
     }
 
     /** What one rule found. */
-    public record RuleStats(MatchRule rule, long matched, long unmatchedSends, long unmatchedReceives, long repeats,
-                            long sameTrace) {}
+    public record RuleStats(
+            MatchRule rule, long matched, long unmatchedSends, long unmatchedReceives, long repeats, long sameTrace) {}
 
     /** A role an event plays in a rule; key fields as alternatives, each known to be a string or not. */
     private static final class Role {
@@ -37,6 +37,7 @@ public final class MessageMatcher {
         final String[][] keys;
         /** The key fields as handles, resolved once per event class. */
         final Event.Field[][] fields;
+
         final boolean[] text;
         /** Whether a key field was found missing once: from then on its presence is asked first. */
         final boolean[] mayMiss;
@@ -136,8 +137,10 @@ public final class MessageMatcher {
         Keys(List<MatchRule> rules) {
             for (int r = 0; r < rules.size(); r++) {
                 MatchRule rule = rules.get(r);
-                byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>()).add(new Role(r, true, rule.sendKeys()));
-                byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>()).add(new Role(r, false, rule.receiveKeys()));
+                byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>())
+                        .add(new Role(r, true, rule.sendKeys()));
+                byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>())
+                        .add(new Role(r, false, rule.receiveKeys()));
             }
         }
 

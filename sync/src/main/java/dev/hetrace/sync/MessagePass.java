@@ -41,8 +41,14 @@ final class MessagePass {
      * message's two halves meet soon. The threads hand over small batches through bounded
      * queues: memory does not grow with the traces.
      */
-    static void merged(List<Path> traces, PiecewiseMap[] order, MessageMatcher matcher, long[] first,
-                               long[] last, Consumer<String> warnings, BiConsumer<Long, Long> progress)
+    static void merged(
+            List<Path> traces,
+            PiecewiseMap[] order,
+            MessageMatcher matcher,
+            long[] first,
+            long[] last,
+            Consumer<String> warnings,
+            BiConsumer<Long, Long> progress)
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         Extractor[] ex = new Extractor[n];
@@ -57,13 +63,18 @@ final class MessagePass {
                 ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
                 threads[i] = Thread.ofVirtual().name("hetrace-sync-" + i).start(ex[i]);
             }
-            merge(ex, order, matcher, () -> {
-                long events = 0;
-                for (Extractor e : ex) {
-                    events += e.events;
-                }
-                return events;
-            }, progress);
+            merge(
+                    ex,
+                    order,
+                    matcher,
+                    () -> {
+                        long events = 0;
+                        for (Extractor e : ex) {
+                            events += e.events;
+                        }
+                        return events;
+                    },
+                    progress);
             for (int i = 0; i < n; i++) {
                 threads[i].join();
                 ex[i].rethrow();
@@ -86,8 +97,12 @@ final class MessagePass {
      * Offers every source's records to the matcher, always the one that comes first on the
      * (estimated) reference clock next, so that a message's two halves meet soon.
      */
-    static void merge(Source[] sources, PiecewiseMap[] order, MessageMatcher matcher,
-                              LongSupplier events, BiConsumer<Long, Long> progress)
+    static void merge(
+            Source[] sources,
+            PiecewiseMap[] order,
+            MessageMatcher matcher,
+            LongSupplier events,
+            BiConsumer<Long, Long> progress)
             throws InterruptedException {
         int n = sources.length;
         long[] keys = new long[n];
@@ -142,8 +157,8 @@ final class MessagePass {
         @Override
         public void run() {
             // the reader's warnings mostly name their trace already (metadata, clocks): not twice
-            try (CtfReader reader = CtfReader.open(List.of(trace),
-                    w -> warnings.accept(w.startsWith(trace.toString()) ? w : trace + ": " + w))) {
+            try (CtfReader reader = CtfReader.open(
+                    List.of(trace), w -> warnings.accept(w.startsWith(trace.toString()) ? w : trace + ": " + w))) {
                 long[] out = new long[4 * BATCH + 1];
                 int k = 0;
                 long[] found = new long[48];

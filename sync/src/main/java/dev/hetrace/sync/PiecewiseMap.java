@@ -44,9 +44,11 @@ public final class PiecewiseMap {
             long dv = values[j + 1] - values[j];
             if (dk <= 0 || dv <= 0) {
                 throw new IllegalArgumentException("a piecewise map must increase: (" + knots[j] + " → " + values[j]
-                    + ") then (" + knots[j + 1] + " → " + values[j + 1] + ")");
+                        + ") then (" + knots[j + 1] + " → " + values[j + 1] + ")");
             }
-            pieces[j] = exact != null && exact[j] != null ? exact[j] : new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
+            pieces[j] = exact != null && exact[j] != null
+                    ? exact[j]
+                    : new ClockTransform(knots[j], values[j], (double) (dv - dk) / dk);
         }
     }
 
@@ -82,8 +84,7 @@ public final class PiecewiseMap {
     public final class Walker {
         private int piece;
 
-        private Walker() {
-        }
+        private Walker() {}
 
         public long apply(long t) {
             if (linear != null) {
@@ -111,8 +112,10 @@ public final class PiecewiseMap {
             return linear;
         }
         int n = knots.length - 1;
-        return new ClockTransform(knots[0], values[0], (double) ((values[n] - values[0]) - (knots[n] - knots[0]))
-            / (knots[n] - knots[0]));
+        return new ClockTransform(
+                knots[0],
+                values[0],
+                (double) ((values[n] - values[0]) - (knots[n] - knots[0])) / (knots[n] - knots[0]));
     }
 
     /** The knots (empty for a linear map). */

@@ -23,6 +23,7 @@ public final class PiecewiseSync {
     private final long window;
     /** Messages are kept per fine window, a 32nd of a window: pieces are made of whole fine windows. */
     private final long fine;
+
     private final TreeMap<Long, ConvexHullSync> windows = new TreeMap<>();
     private long toOther;
     private long toReference;
@@ -66,8 +67,13 @@ public final class PiecewiseSync {
      * @param accuracyNanos the largest accuracy bound of the pieces, over their spans
      * @param problem   why it failed, if it did
      */
-    public record Result(SyncQuality quality, PiecewiseMap map, long toOther, long toReference,
-                         Optional<Long> accuracyNanos, Optional<String> problem) {}
+    public record Result(
+            SyncQuality quality,
+            PiecewiseMap map,
+            long toOther,
+            long toReference,
+            Optional<Long> accuracyNanos,
+            Optional<String> problem) {}
 
     public Result result(ConvexHullSync.Method method, long spanStart, long spanEnd) {
         // groups of consecutive fine windows, as long as the window at most; a group also ends
@@ -110,9 +116,14 @@ public final class PiecewiseSync {
             groups.add(current);
         }
         if (groups.isEmpty()) {
-            return new Result(SyncQuality.FAIL, PiecewiseMap.of(ClockTransform.IDENTITY), toOther, toReference,
-                Optional.empty(), Optional.of("no stretch of the messages keeps a causal line: the clock jumps or changes"
-                    + " its rate faster than the messages' latencies can follow"));
+            return new Result(
+                    SyncQuality.FAIL,
+                    PiecewiseMap.of(ClockTransform.IDENTITY),
+                    toOther,
+                    toReference,
+                    Optional.empty(),
+                    Optional.of("no stretch of the messages keeps a causal line: the clock jumps or changes"
+                            + " its rate faster than the messages' latencies can follow"));
         }
         // a group that does not bound its slope joins a neighbour when their messages allow it
         for (int i = 0; i < groups.size() && groups.size() > 1; i++) {
@@ -158,15 +169,20 @@ public final class PiecewiseSync {
         ConvexHullSync whole = new ConvexHullSync();
         windows.values().forEach(whole::absorb);
         SyncResult r = whole.result(method, spanStart, spanEnd);
-        return new Result(r.quality(), PiecewiseMap.of(r.transform()), toOther, toReference, r.accuracyNanos(),
-            r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
+        return new Result(
+                r.quality(),
+                PiecewiseMap.of(r.transform()),
+                toOther,
+                toReference,
+                r.accuracyNanos(),
+                r.quality() == SyncQuality.FAIL ? Optional.of("the messages conflict") : Optional.empty());
     }
 
     /** The joined pieces, or where they cannot be joined: the group that would start with the clock running backwards. */
     private record Joined(Result result, int backwardsAt) {}
 
-    private Joined join(List<ConvexHullSync> groups, boolean bounded, ConvexHullSync.Method method, long spanStart,
-                        long spanEnd) {
+    private Joined join(
+            List<ConvexHullSync> groups, boolean bounded, ConvexHullSync.Method method, long spanStart, long spanEnd) {
         // each group keeps its own transform from its first to its last message; between groups
         // (where no message lies, or only those of a bridged window) the two transforms meet
         // where they cross when that is in between, else a segment joins them: continuous, and
@@ -210,9 +226,17 @@ public final class PiecewiseSync {
                     }
                 }
                 if (!crossed && (from <= t0 || t.apply(from) <= previous.apply(t0))) {
-                    return new Joined(new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()),
-                        toOther, toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + t0
-                            + " and " + from + " ns: the clock would run backwards there (a clock jump)")), i);
+                    return new Joined(
+                            new Result(
+                                    SyncQuality.FAIL,
+                                    PiecewiseMap.of(
+                                            groups.getFirst().result(method).transform()),
+                                    toOther,
+                                    toReference,
+                                    Optional.empty(),
+                                    Optional.of("the pieces cannot be joined between " + t0 + " and " + from
+                                            + " ns: the clock would run backwards there (a clock jump)")),
+                            i);
                 }
             }
             kl.add(from);
@@ -230,13 +254,29 @@ public final class PiecewiseSync {
         for (int j = 1; j < knots.length; j++) {
             if (knots[j] <= knots[j - 1] || values[j] <= values[j - 1]) {
                 // within a piece (a line that does not increase) or at a crossing that rounding undid
-                return new Joined(new Result(SyncQuality.FAIL, PiecewiseMap.of(groups.getFirst().result(method).transform()),
-                    toOther, toReference, Optional.empty(), Optional.of("the pieces cannot be joined between " + knots[j - 1]
-                        + " and " + knots[j] + " ns: the clock would run backwards there (a clock jump)")), -1);
+                return new Joined(
+                        new Result(
+                                SyncQuality.FAIL,
+                                PiecewiseMap.of(groups.getFirst().result(method).transform()),
+                                toOther,
+                                toReference,
+                                Optional.empty(),
+                                Optional.of("the pieces cannot be joined between " + knots[j - 1] + " and " + knots[j]
+                                        + " ns: the clock would run backwards there (a clock jump)")),
+                        -1);
             }
         }
-        return new Joined(new Result(bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE,
-            new PiecewiseMap(knots, values, exact.subList(0, knots.length - 1).toArray(ClockTransform[]::new)),
-            toOther, toReference, bounded ? Optional.of(accuracy) : Optional.empty(), Optional.empty()), -1);
+        return new Joined(
+                new Result(
+                        bounded ? SyncQuality.ACCURATE : SyncQuality.APPROXIMATE,
+                        new PiecewiseMap(
+                                knots,
+                                values,
+                                exact.subList(0, knots.length - 1).toArray(ClockTransform[]::new)),
+                        toOther,
+                        toReference,
+                        bounded ? Optional.of(accuracy) : Optional.empty(),
+                        Optional.empty()),
+                -1);
     }
 }

@@ -17,6 +17,7 @@ import java.util.PriorityQueue;
 final class ReferenceTree {
     /** Accumulated-error weights of pairs without a finite accuracy: used only when nothing better connects. */
     private static final double APPROXIMATE_WEIGHT = 1e15;
+
     private static final double INCOMPLETE_WEIGHT = 1e16;
 
     private ReferenceTree() {}
@@ -38,8 +39,15 @@ final class ReferenceTree {
         Arrays.fill(cost, Double.POSITIVE_INFINITY);
         TraceSync[] out = new TraceSync[n];
         cost[reference] = 0;
-        out[reference] = new TraceSync(traces.get(reference), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ACCURATE,
-            reference, 0, 0, Optional.of(0L), 0);
+        out[reference] = new TraceSync(
+                traces.get(reference),
+                PiecewiseMap.of(ClockTransform.IDENTITY),
+                SyncQuality.ACCURATE,
+                reference,
+                0,
+                0,
+                Optional.of(0L),
+                0);
         boolean[] done = new boolean[n];
         PriorityQueue<double[]> queue = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
         queue.add(new double[] {0, reference});
@@ -68,23 +76,33 @@ final class ReferenceTree {
                 long in1 = p.other() == v ? r.toOther() : r.toReference();
                 // the reference's own quality (accurate) says nothing of the pair's
                 SyncQuality q = u == reference ? r.quality() : worse(out[u].quality(), r.quality());
-                Optional<Long> accuracy = out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
+                Optional<Long> accuracy =
+                        out[u].accuracyNanos().flatMap(a -> r.accuracyNanos().map(b -> a + b));
                 out[v] = new TraceSync(traces.get(v), toParent.then(out[u].map()), q, u, out1, in1, accuracy, 0);
                 queue.add(new double[] {cost[v], v});
             }
         }
         for (int i = 0; i < n; i++) {
             if (out[i] == null) {
-                out[i] = new TraceSync(traces.get(i), PiecewiseMap.of(ClockTransform.IDENTITY), SyncQuality.ABSENT, -1, 0, 0,
-                    Optional.empty(), 0);
+                out[i] = new TraceSync(
+                        traces.get(i),
+                        PiecewiseMap.of(ClockTransform.IDENTITY),
+                        SyncQuality.ABSENT,
+                        -1,
+                        0,
+                        0,
+                        Optional.empty(),
+                        0);
             }
         }
         return out;
     }
 
     private static boolean usable(SyncQuality q) {
-        return q == SyncQuality.SAME_CLOCK || q == SyncQuality.ACCURATE || q == SyncQuality.APPROXIMATE
-            || q == SyncQuality.INCOMPLETE;
+        return q == SyncQuality.SAME_CLOCK
+                || q == SyncQuality.ACCURATE
+                || q == SyncQuality.APPROXIMATE
+                || q == SyncQuality.INCOMPLETE;
     }
 
     private static SyncQuality worse(SyncQuality a, SyncQuality b) {

@@ -17,9 +17,15 @@ import java.util.Optional;
  *                     empty when that is unbounded
  * @param conflict     for {@link SyncQuality#FAIL}: messages that no line keeps causal together
  */
-public record SyncResult(SyncQuality quality, ClockTransform transform, Optional<ClockTransform> minSlope,
-                         Optional<ClockTransform> maxSlope, long toOther, long toReference,
-                         Optional<Long> accuracyNanos, List<Message> conflict) {
+public record SyncResult(
+        SyncQuality quality,
+        ClockTransform transform,
+        Optional<ClockTransform> minSlope,
+        Optional<ClockTransform> maxSlope,
+        long toOther,
+        long toReference,
+        Optional<Long> accuracyNanos,
+        List<Message> conflict) {
     public SyncResult {
         conflict = List.copyOf(conflict);
     }

@@ -37,7 +37,7 @@ public final class Synchronizer {
          */
         void update(int pass, long events, long matched);
 
-        Progress NONE = (pass, events, matched) -> { };
+        Progress NONE = (pass, events, matched) -> {};
     }
 
     /**
@@ -49,8 +49,12 @@ public final class Synchronizer {
      * @param rules     what each rule matched
      * @param matches   every message matched, in the order they were matched (empty unless asked for)
      */
-    public record Report(int reference, List<TraceSync> traces, List<PairSync> pairs,
-                         List<MessageMatcher.RuleStats> rules, Matches matches) {
+    public record Report(
+            int reference,
+            List<TraceSync> traces,
+            List<PairSync> pairs,
+            List<MessageMatcher.RuleStats> rules,
+            Matches matches) {
         /**
          * Why trace {@code i} is not on the reference clock, in words that name the traces and
          * what may help; empty when it is on it.
@@ -61,19 +65,32 @@ public final class Synchronizer {
             }
             for (PairSync p : pairs) {
                 if (p.result().quality() == SyncQuality.FAIL && (p.reference() == i || p.other() == i)) {
-                    return Optional.of("its messages with " + traces.get(p.reference() == i ? p.other() : p.reference()).path()
-                        + " fit no single clock line (a drift that changes: --piecewise DURATION follows it;"
-                        + " or a clock jump, or a wrong match rule)");
+                    return Optional.of("its messages with "
+                            + traces.get(p.reference() == i ? p.other() : p.reference())
+                                    .path()
+                            + " fit no single clock line (a drift that changes: --piecewise DURATION follows it;"
+                            + " or a clock jump, or a wrong match rule)");
                 }
             }
             if (pairs.stream().anyMatch(p -> p.reference() == i || p.other() == i)) {
                 return Optional.of("its messages connect it only to traces that are not on the reference clock either");
             }
-            long seen = rules.stream().mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives()).sum();
-            return Optional.of(seen == 0 ? "the traces have none of the events the match rules name ("
-                + String.join(", ", rules.stream().flatMap(r -> Stream.of(r.rule().sendEvent(),
-                    r.rule().receiveEvent())).distinct().toList()) + "): say which events are messages with --match"
-                : "no message matched between it and the other traces (say which events are messages with --match)");
+            long seen = rules.stream()
+                    .mapToLong(r -> r.matched() + r.unmatchedSends() + r.unmatchedReceives())
+                    .sum();
+            return Optional.of(
+                    seen == 0
+                            ? "the traces have none of the events the match rules name ("
+                                    + String.join(
+                                            ", ",
+                                            rules.stream()
+                                                    .flatMap(r -> Stream.of(
+                                                            r.rule().sendEvent(),
+                                                            r.rule().receiveEvent()))
+                                                    .distinct()
+                                                    .toList())
+                                    + "): say which events are messages with --match"
+                            : "no message matched between it and the other traces (say which events are messages with --match)");
         }
     }
 
@@ -105,6 +122,7 @@ public final class Synchronizer {
     public static final class Matches {
         /** Per message, four longs: send time, receive time, sender and receiver (high, low halves), rule. */
         private long[] rows = new long[4 * 64];
+
         private int size;
 
         void add(int rule, int from, long send, int to, long receive) {
@@ -159,8 +177,15 @@ public final class Synchronizer {
      * @param accuracyNanos the accumulated accuracy bound along its path (empty when unbounded)
      * @param violations  messages to or from it that the transforms make arrive before they left
      */
-    public record TraceSync(Path path, PiecewiseMap map, SyncQuality quality, int via, long matchesOut,
-                            long matchesIn, Optional<Long> accuracyNanos, long violations) {
+    public record TraceSync(
+            Path path,
+            PiecewiseMap map,
+            SyncQuality quality,
+            int via,
+            long matchesOut,
+            long matchesIn,
+            Optional<Long> accuracyNanos,
+            long violations) {
         /** The map as one line: itself when linear, else the line through its first and last knots. */
         public ClockTransform transform() {
             return map.overall();
@@ -183,8 +208,12 @@ public final class Synchronizer {
      *
      * @param warnings receives the readers' warnings, prefixed with the trace
      */
-    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                             Consumer<String> warnings)
+    public static Report run(
+            List<Path> traces,
+            List<MatchRule> rules,
+            ConvexHullSync.Method method,
+            int reference,
+            Consumer<String> warnings)
             throws IOException, MetadataException, StreamDecodingException {
         return run(traces, rules, method, reference, 0, warnings, Progress.NONE, false);
     }
@@ -194,8 +223,14 @@ public final class Synchronizer {
      * {@code piecewiseNanos} when positive ({@link PiecewiseSync}); the report's
      * {@link Report#matches} is empty.
      */
-    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                             long piecewiseNanos, Consumer<String> warnings, Progress progress)
+    public static Report run(
+            List<Path> traces,
+            List<MatchRule> rules,
+            ConvexHullSync.Method method,
+            int reference,
+            long piecewiseNanos,
+            Consumer<String> warnings,
+            Progress progress)
             throws IOException, MetadataException, StreamDecodingException {
         return run(traces, rules, method, reference, piecewiseNanos, warnings, progress, false);
     }
@@ -204,8 +239,15 @@ public final class Synchronizer {
      * As {@link #run(List, List, ConvexHullSync.Method, int, long, Consumer, Progress)}; with
      * {@code keepMatches}, the report keeps every matched message (32 bytes each).
      */
-    public static Report run(List<Path> traces, List<MatchRule> rules, ConvexHullSync.Method method, int reference,
-                             long piecewiseNanos, Consumer<String> warnings, Progress progress, boolean keepMatches)
+    public static Report run(
+            List<Path> traces,
+            List<MatchRule> rules,
+            ConvexHullSync.Method method,
+            int reference,
+            long piecewiseNanos,
+            Consumer<String> warnings,
+            Progress progress,
+            boolean keepMatches)
             throws IOException, MetadataException, StreamDecodingException {
         return run(traces, new Options(rules, method, reference, piecewiseNanos), warnings, progress, keepMatches);
     }
@@ -214,8 +256,8 @@ public final class Synchronizer {
      * Synchronizes {@code traces} as {@code options} say; with {@code keepMatches}, the report
      * keeps every matched message (32 bytes each).
      */
-    public static Report run(List<Path> traces, Options options, Consumer<String> warnings, Progress progress,
-                             boolean keepMatches)
+    public static Report run(
+            List<Path> traces, Options options, Consumer<String> warnings, Progress progress, boolean keepMatches)
             throws IOException, MetadataException, StreamDecodingException {
         List<MatchRule> rules = options.rules();
         int n = traces.size();
@@ -227,9 +269,20 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             sampleTrace(traces.get(i), i, sampler);
         }
-        return synchronize(traces, options, progress, keepMatches, sample,
-            (matcher, order, first, last, pass) -> MessagePass.merged(traces, order, matcher, first, last,
-                pass == 1 ? warnings : w -> { }, (events, matched) -> progress.update(pass, events, matched)));
+        return synchronize(
+                traces,
+                options,
+                progress,
+                keepMatches,
+                sample,
+                (matcher, order, first, last, pass) -> MessagePass.merged(
+                        traces,
+                        order,
+                        matcher,
+                        first,
+                        last,
+                        pass == 1 ? warnings : w -> {},
+                        (events, matched) -> progress.update(pass, events, matched)));
     }
 
     /**
@@ -267,7 +320,6 @@ public final class Synchronizer {
         public void untimed() {
             events++;
         }
-
     }
 
     /**
@@ -276,8 +328,9 @@ public final class Synchronizer {
      * as {@link #run} without reading the traces, every matched message kept ({@link Report#matches}:
      * the pass that found them builds an index, whose {@code sync_messages} table holds them).
      */
-    public static Report run(List<Path> traces, List<Found> found, List<MatchRule> rules, ConvexHullSync.Method method,
-                             int reference) throws IOException, MetadataException, StreamDecodingException {
+    public static Report run(
+            List<Path> traces, List<Found> found, List<MatchRule> rules, ConvexHullSync.Method method, int reference)
+            throws IOException, MetadataException, StreamDecodingException {
         return run(traces, found, new Options(rules, method, reference, 0));
     }
 
@@ -332,7 +385,7 @@ public final class Synchronizer {
                 };
             }
             try {
-                MessagePass.merge(sources, order, matcher, () -> 0, (events, matched) -> { });
+                MessagePass.merge(sources, order, matcher, () -> 0, (events, matched) -> {});
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e); // records in memory: nothing waits
             }
@@ -343,11 +396,16 @@ public final class Synchronizer {
     @FunctionalInterface
     private interface Pass {
         void run(MessageMatcher matcher, PiecewiseMap[] order, long[] first, long[] last, int pass)
-            throws IOException, MetadataException, StreamDecodingException;
+                throws IOException, MetadataException, StreamDecodingException;
     }
 
-    private static Report synchronize(List<Path> traces, Options options, Progress progress, boolean keepMatches,
-                                      Map<Long, ConvexHullSync> sample, Pass pass)
+    private static Report synchronize(
+            List<Path> traces,
+            Options options,
+            Progress progress,
+            boolean keepMatches,
+            Map<Long, ConvexHullSync> sample,
+            Pass pass)
             throws IOException, MetadataException, StreamDecodingException {
         List<MatchRule> rules = options.rules();
         ConvexHullSync.Method method = options.method();
@@ -361,7 +419,8 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             clocks[i] = TraceClock.of(traces.get(i));
         }
-        TraceSync[] rough = ReferenceTree.tree(traces, reference, sameClock(results(sample, method, null, null), clocks));
+        TraceSync[] rough =
+                ReferenceTree.tree(traces, reference, sameClock(results(sample, method, null, null), clocks));
         PiecewiseMap[] order = new PiecewiseMap[n];
         for (int i = 0; i < n; i++) {
             order[i] = rough[i].map();
@@ -375,32 +434,49 @@ public final class Synchronizer {
         Map<Long, PiecewiseSync> pieces = new HashMap<>();
         Matches matches = new Matches();
         MessageMatcher.Sink hulled = hullSink(hulls);
-        MessageMatcher.Sink hullSink = !keepMatches ? hulled : (rule, from, send, to, receive) -> {
-            matches.add(rule, from, send, to, receive);
-            hulled.message(rule, from, send, to, receive);
-        };
-        MessageMatcher matcher = new MessageMatcher(rules, piecewiseNanos <= 0 ? hullSink : (rule, from, send, to, receive) -> {
-            hullSink.message(rule, from, send, to, receive);
-            int lo = Math.min(from, to);
-            int hi = Math.max(from, to);
-            PiecewiseSync p = pieces.computeIfAbsent(pairKey(lo, hi), k -> new PiecewiseSync(piecewiseNanos));
-            if (from == lo) {
-                p.messageToOther(send, receive);
-            } else {
-                p.messageToReference(send, receive);
-            }
-        });
+        MessageMatcher.Sink hullSink = !keepMatches
+                ? hulled
+                : (rule, from, send, to, receive) -> {
+                    matches.add(rule, from, send, to, receive);
+                    hulled.message(rule, from, send, to, receive);
+                };
+        MessageMatcher matcher = new MessageMatcher(
+                rules,
+                piecewiseNanos <= 0
+                        ? hullSink
+                        : (rule, from, send, to, receive) -> {
+                            hullSink.message(rule, from, send, to, receive);
+                            int lo = Math.min(from, to);
+                            int hi = Math.max(from, to);
+                            PiecewiseSync p =
+                                    pieces.computeIfAbsent(pairKey(lo, hi), k -> new PiecewiseSync(piecewiseNanos));
+                            if (from == lo) {
+                                p.messageToOther(send, receive);
+                            } else {
+                                p.messageToReference(send, receive);
+                            }
+                        });
         pass.run(matcher, order, first, last, 1);
         List<PairSync> pairs = results(hulls, method, first, last);
         if (piecewiseNanos > 0) {
             List<PairSync> piecewise = new ArrayList<>();
             for (PairSync p : pairs) {
-                PiecewiseSync.Result r = pieces.get(pairKey(p.reference(), p.other()))
-                    .result(method, first[p.other()], last[p.other()]);
+                PiecewiseSync.Result r =
+                        pieces.get(pairKey(p.reference(), p.other())).result(method, first[p.other()], last[p.other()]);
                 SyncResult whole = p.result();
-                piecewise.add(new PairSync(p.reference(), p.other(), new SyncResult(r.quality(), r.map().overall(),
-                    Optional.empty(), Optional.empty(), whole.toOther(), whole.toReference(), r.accuracyNanos(),
-                    whole.conflict()), r.map()));
+                piecewise.add(new PairSync(
+                        p.reference(),
+                        p.other(),
+                        new SyncResult(
+                                r.quality(),
+                                r.map().overall(),
+                                Optional.empty(),
+                                Optional.empty(),
+                                whole.toOther(),
+                                whole.toReference(),
+                                r.accuracyNanos(),
+                                whole.conflict()),
+                        r.map()));
             }
             pairs = piecewise;
         }
@@ -413,14 +489,18 @@ public final class Synchronizer {
         for (Map.Entry<Long, ConvexHullSync> en : hulls.entrySet()) {
             int lo = (int) (en.getKey() >>> 32);
             int hi = (int) (long) en.getKey();
-            if (out[lo].connected() && out[hi].connected() && (!out[lo].map().linear() || !out[hi].map().linear()
-                    || en.getValue().mayBeAcausal(out[lo].transform(), out[hi].transform()))) {
+            if (out[lo].connected()
+                    && out[hi].connected()
+                    && (!out[lo].map().linear()
+                            || !out[hi].map().linear()
+                            || en.getValue().mayBeAcausal(out[lo].transform(), out[hi].transform()))) {
                 count = true;
             }
         }
         if (count) {
             MessageMatcher check = new MessageMatcher(rules, (rule, from, send, to, receive) -> {
-                if (out[from].connected() && out[to].connected()
+                if (out[from].connected()
+                        && out[to].connected()
                         && out[from].map().apply(send) > out[to].map().apply(receive)) {
                     violations[from]++;
                     violations[to]++;
@@ -435,19 +515,27 @@ public final class Synchronizer {
         List<TraceSync> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             TraceSync t = out[i];
-            result.add(new TraceSync(t.path(), t.map(), t.quality(), t.via(), t.matchesOut(), t.matchesIn(),
-                t.accuracyNanos(), violations[i]));
+            result.add(new TraceSync(
+                    t.path(),
+                    t.map(),
+                    t.quality(),
+                    t.via(),
+                    t.matchesOut(),
+                    t.matchesIn(),
+                    t.accuracyNanos(),
+                    violations[i]));
         }
         return new Report(reference, result, pairs, matcher.stats(), matches);
     }
 
     /** Rule events read from the beginning of each trace to estimate the transforms, and events scanned at most. */
     private static final int SAMPLE_MESSAGES = 4096;
+
     private static final long SAMPLE_EVENTS = 4_000_000;
 
     private static void sampleTrace(Path trace, int index, MessageMatcher sampler)
             throws IOException, MetadataException, StreamDecodingException {
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> {})) {
             long seen = 0;
             long scanned = 0;
             while (seen < SAMPLE_MESSAGES && scanned++ < SAMPLE_EVENTS && reader.next()) {
@@ -509,22 +597,33 @@ public final class Synchronizer {
                 continue;
             }
             ClockTransform t = clocks[hi].to(clocks[lo]);
-            out.add(new PairSync(lo, hi, new SyncResult(SyncQuality.SAME_CLOCK, t, Optional.of(t), Optional.of(t),
-                messages == null ? 0 : messages.result().toOther(), messages == null ? 0 : messages.result().toReference(),
-                Optional.of(0L), List.of()), PiecewiseMap.of(t)));
+            out.add(new PairSync(
+                    lo,
+                    hi,
+                    new SyncResult(
+                            SyncQuality.SAME_CLOCK,
+                            t,
+                            Optional.of(t),
+                            Optional.of(t),
+                            messages == null ? 0 : messages.result().toOther(),
+                            messages == null ? 0 : messages.result().toReference(),
+                            Optional.of(0L),
+                            List.of()),
+                    PiecewiseMap.of(t)));
         }
         return out;
     }
 
     /** Each pair's result, the accuracy over the other trace's span when known. */
-    private static List<PairSync> results(Map<Long, ConvexHullSync> hulls, ConvexHullSync.Method method, long[] first,
-                                          long[] last) {
+    private static List<PairSync> results(
+            Map<Long, ConvexHullSync> hulls, ConvexHullSync.Method method, long[] first, long[] last) {
         List<PairSync> pairs = new ArrayList<>();
         hulls.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en -> {
             int lo = (int) (en.getKey() >>> 32);
             int hi = (int) (long) en.getKey();
-            SyncResult r = first == null || first[hi] > last[hi] ? en.getValue().result(method)
-                : en.getValue().result(method, first[hi], last[hi]);
+            SyncResult r = first == null || first[hi] > last[hi]
+                    ? en.getValue().result(method)
+                    : en.getValue().result(method, first[hi], last[hi]);
             pairs.add(new PairSync(lo, hi, r, PiecewiseMap.of(r.transform())));
         });
         return pairs;

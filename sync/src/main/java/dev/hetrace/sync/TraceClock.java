@@ -34,7 +34,7 @@ public record TraceClock(String uuid, String name, long frequency, boolean absol
     public static TraceClock of(Path dir) throws IOException, MetadataException, StreamDecodingException {
         Set<TraceClock> found = new LinkedHashSet<>();
         for (Path t : CtfTrace.find(dir)) {
-            try (CtfTrace trace = CtfTrace.open(t, w -> { })) {
+            try (CtfTrace trace = CtfTrace.open(t, w -> {})) {
                 for (ClockClass c : trace.streamClocks()) {
                     found.add(new TraceClock(c.uuid(), c.name(), c.frequency(), c.absolute(), c.baseOffsetNanos()));
                 }
@@ -57,8 +57,11 @@ public record TraceClock(String uuid, String name, long frequency, boolean absol
         if (absolute && reference.absolute) {
             return ClockTransform.IDENTITY;
         }
-        if (uuid == null || !uuid.equalsIgnoreCase(reference.uuid) || !name.equals(reference.name)
-                || frequency != reference.frequency || absolute != reference.absolute) {
+        if (uuid == null
+                || !uuid.equalsIgnoreCase(reference.uuid)
+                || !name.equals(reference.name)
+                || frequency != reference.frequency
+                || absolute != reference.absolute) {
             return null;
         }
         return new ClockTransform(0, Math.subtractExact(reference.originNanos, originNanos), 0);

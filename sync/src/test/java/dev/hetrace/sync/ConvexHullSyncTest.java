@@ -89,7 +89,8 @@ class ConvexHullSyncTest {
         List<Sent> messages = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             Sent m = raw.get(i);
-            messages.add(m.toOther() ? new Sent(true, m.send(), extended[i]) : new Sent(false, extended[i], m.receive()));
+            messages.add(
+                    m.toOther() ? new Sent(true, m.send(), extended[i]) : new Sent(false, extended[i], m.receive()));
         }
         check(messages, counter, Method.BISECTOR);
     }
@@ -113,11 +114,15 @@ class ConvexHullSyncTest {
         assertThat(result.accuracyNanos()).isEmpty();
         // at least three messages no line keeps causal together, some before the jump, some after
         assertThat(result.conflict()).hasSizeGreaterThanOrEqualTo(3);
-        assertThat(result.conflict()).allSatisfy(c -> assertThat(messages).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())));
+        assertThat(result.conflict())
+                .allSatisfy(c -> assertThat(messages).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())));
         List<Sent> beforeJump = messages.subList(0, 2 * perDirection);
         List<Sent> afterJump = messages.subList(2 * perDirection, messages.size());
-        assertThat(result.conflict()).anySatisfy(c -> assertThat(beforeJump).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())))
-            .anySatisfy(c -> assertThat(afterJump).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())));
+        assertThat(result.conflict())
+                .anySatisfy(
+                        c -> assertThat(beforeJump).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())))
+                .anySatisfy(
+                        c -> assertThat(afterJump).contains(new Sent(c.toOther(), c.sendNanos(), c.receiveNanos())));
     }
 
     @Property(tries = 50)
@@ -126,7 +131,8 @@ class ConvexHullSyncTest {
         Clock other = new Clock(-3e12, 1 + 50e-6, false);
         ConvexHullSync sync = new ConvexHullSync();
         List<Sent> messages = exchange(new Random(seed), other, 0, 1_000_000_000_000L, n, 10_000).stream()
-            .filter(m -> m.toOther() == toOther).toList();
+                .filter(m -> m.toOther() == toOther)
+                .toList();
         messages.forEach(m -> add(sync, m));
         SyncResult result = sync.result(Method.BISECTOR);
         assertThat(result.quality()).isEqualTo(SyncQuality.INCOMPLETE);
@@ -135,7 +141,9 @@ class ConvexHullSyncTest {
         // the offset is the tightest bound: causal, and one message at zero latency
         long tightest = Long.MAX_VALUE;
         for (Sent m : messages) {
-            long slack = m.toOther() ? result.transform().apply(m.receive()) - m.send() : m.receive() - result.transform().apply(m.send());
+            long slack = m.toOther()
+                    ? result.transform().apply(m.receive()) - m.send()
+                    : m.receive() - result.transform().apply(m.send());
             assertThat(slack).isNotNegative();
             tightest = Math.min(tightest, slack);
         }
@@ -191,10 +199,13 @@ class ConvexHullSyncTest {
             boolean toOther = i % 2 == 0;
             double sent = t0 + r.nextDouble() * span;
             // mostly short latencies, sometimes long ones (a busy core): at least L
-            double latency = L + (r.nextInt(10) == 0 ? r.nextDouble() * 100 * latencySpread : r.nextDouble() * latencySpread);
+            double latency =
+                    L + (r.nextInt(10) == 0 ? r.nextDouble() * 100 * latencySpread : r.nextDouble() * latencySpread);
             double received = sent + latency;
-            out.add(toOther ? new Sent(true, (long) Math.floor(sent), other.at(received))
-                : new Sent(false, other.at(sent), (long) Math.floor(received)));
+            out.add(
+                    toOther
+                            ? new Sent(true, (long) Math.floor(sent), other.at(received))
+                            : new Sent(false, other.at(sent), (long) Math.floor(received)));
         }
         return out;
     }
@@ -233,7 +244,9 @@ class ConvexHullSyncTest {
             long x = m.toOther() ? m.receive() : m.send();
             if (result.accuracyNanos().isPresent()) {
                 double error = Math.abs(chosen.apply(x) - other.truth(x));
-                assertThat(error).as("error at %d", x).isLessThanOrEqualTo(result.accuracyNanos().get() + 2.0);
+                assertThat(error)
+                        .as("error at %d", x)
+                        .isLessThanOrEqualTo(result.accuracyNanos().get() + 2.0);
             }
             if (m.toOther()) {
                 assertThat(chosen.apply(m.receive())).as("received after sent").isGreaterThanOrEqualTo(m.send());

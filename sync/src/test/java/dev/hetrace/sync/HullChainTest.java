@@ -34,8 +34,11 @@ class HullChainTest {
                 assertThat(chain.x(i)).isGreaterThan(chain.x(i - 1));
             }
             if (i > 1) {
-                int turn = HullChain.compareProducts(chain.x(i - 1) - chain.x(i - 2), chain.y(i) - chain.y(i - 2),
-                    chain.y(i - 1) - chain.y(i - 2), chain.x(i) - chain.x(i - 2));
+                int turn = HullChain.compareProducts(
+                        chain.x(i - 1) - chain.x(i - 2),
+                        chain.y(i) - chain.y(i - 2),
+                        chain.y(i - 1) - chain.y(i - 2),
+                        chain.x(i) - chain.x(i - 2));
                 assertThat(turn).isEqualTo(upper ? -1 : 1);
             }
         }
@@ -50,9 +53,11 @@ class HullChainTest {
                 assertThat(upper ? y[k] <= chain.y(0) : y[k] >= chain.y(0)).isTrue();
                 continue;
             }
-            int side = HullChain.compareProducts(chain.x(j + 1) - chain.x(j), y[k] - chain.y(j),
-                chain.y(j + 1) - chain.y(j), x[k] - chain.x(j));
-            assertThat(upper ? side <= 0 : side >= 0).as("point %d,%d", x[k], y[k]).isTrue();
+            int side = HullChain.compareProducts(
+                    chain.x(j + 1) - chain.x(j), y[k] - chain.y(j), chain.y(j + 1) - chain.y(j), x[k] - chain.x(j));
+            assertThat(upper ? side <= 0 : side >= 0)
+                    .as("point %d,%d", x[k], y[k])
+                    .isTrue();
         }
     }
 }

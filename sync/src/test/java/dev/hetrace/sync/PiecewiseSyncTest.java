@@ -67,15 +67,20 @@ class PiecewiseSyncTest {
             whole.messageToReference(send, refReceive);
             messages[n++] = new long[] {refSend, receive, send, refReceive};
         }
-        PiecewiseSync.Result result = piecewise.result(ConvexHullSync.Method.BISECTOR, (long) c.at(0), (long) c.at(span));
+        PiecewiseSync.Result result =
+                piecewise.result(ConvexHullSync.Method.BISECTOR, (long) c.at(0), (long) c.at(span));
         assertThat(result.problem()).isEmpty();
         // accurate; approximate when a change fell inside one 32nd of a window that no line fits (bridged)
         assertThat(result.quality()).isIn(SyncQuality.ACCURATE, SyncQuality.APPROXIMATE);
         PiecewiseMap map = result.map();
         for (int i = 0; i < n; i++) {
             long[] m = messages[i];
-            assertThat(map.apply(m[1])).as("message to the other, received at %d", m[1]).isGreaterThanOrEqualTo(m[0]);
-            assertThat(map.apply(m[2])).as("message to the reference, sent at %d", m[2]).isLessThanOrEqualTo(m[3]);
+            assertThat(map.apply(m[1]))
+                    .as("message to the other, received at %d", m[1])
+                    .isGreaterThanOrEqualTo(m[0]);
+            assertThat(map.apply(m[2]))
+                    .as("message to the reference, sent at %d", m[2])
+                    .isLessThanOrEqualTo(m[3]);
         }
         // within the bound of the truth at every matched instant of a piece where the clock is
         // linear (a piece is a window long at most: a window away from the drift changes)
@@ -89,7 +94,9 @@ class PiecewiseSyncTest {
                 continue;
             }
             for (long local : new long[] {messages[i][1], messages[i][2]}) {
-                assertThat(Math.abs(map.apply(local) - c.truth(local))).as("at %d", local).isLessThanOrEqualTo(accuracy + 2.0);
+                assertThat(Math.abs(map.apply(local) - c.truth(local)))
+                        .as("at %d", local)
+                        .isLessThanOrEqualTo(accuracy + 2.0);
             }
         }
         // drift changes of 60 ppm or more over minutes move the clocks by milliseconds: no single line fits
@@ -128,7 +135,9 @@ class PiecewiseSyncTest {
         assertThat(result.problem()).isEmpty();
         assertThat(result.quality()).isEqualTo(SyncQuality.APPROXIMATE);
         for (long t = 0; t <= 7_000_000_000L; t += 500_000_000L) {
-            assertThat(Math.abs(result.map().apply(origin + t) - t)).as("at %d", t).isLessThan(40_000L);
+            assertThat(Math.abs(result.map().apply(origin + t) - t))
+                    .as("at %d", t)
+                    .isLessThan(40_000L);
         }
     }
 }

@@ -57,8 +57,8 @@ class SynchronizerTest {
             b.add(new long[] {t + 2_050_000, 1, msg++});
         }
         List<Path> traces = List.of(trace("a", a), trace("b", b), trace("c", c));
-        Synchronizer.Report report = Synchronizer.run(traces, MatchRules.parse("messages:put,get,msg"),
-            ConvexHullSync.Method.BISECTOR, 0, w -> { });
+        Synchronizer.Report report = Synchronizer.run(
+                traces, MatchRules.parse("messages:put,get,msg"), ConvexHullSync.Method.BISECTOR, 0, w -> {});
 
         assertThat(report.traces().get(1).quality()).isEqualTo(SyncQuality.INCOMPLETE);
         assertThat(report.traces().get(2).quality()).isEqualTo(SyncQuality.INCOMPLETE);
@@ -95,8 +95,8 @@ class SynchronizerTest {
             a.add(new long[] {t + 10_009_000, 1, msg++});
         }
         List<Path> traces = List.of(trace("a", a), trace("b", b), trace("c", c));
-        Synchronizer.Report report = Synchronizer.run(traces, MatchRules.parse("messages:put,get,msg"),
-            ConvexHullSync.Method.BISECTOR, 0, w -> { });
+        Synchronizer.Report report = Synchronizer.run(
+                traces, MatchRules.parse("messages:put,get,msg"), ConvexHullSync.Method.BISECTOR, 0, w -> {});
         Synchronizer.TraceSync tc = report.traces().get(2);
         assertThat(tc.via()).isEqualTo(1);
         assertThat(tc.quality()).isEqualTo(SyncQuality.ACCURATE);

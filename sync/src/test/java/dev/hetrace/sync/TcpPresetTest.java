@@ -210,14 +210,17 @@ class TcpPresetTest {
 
         // the layout is real CTF: babeltrace2 reads the TCP header through both variants
         if (Required.hasBabeltrace2()) {
-            Process bt = new ProcessBuilder("babeltrace2", traces.get(0).toString()).redirectErrorStream(true).start();
+            Process bt = new ProcessBuilder("babeltrace2", traces.get(0).toString())
+                    .redirectErrorStream(true)
+                    .start();
             String text = new String(bt.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(bt.waitFor()).as(text).isZero();
-            assertThat(text).contains("transport_header = { { source_port = 443, dest_port = 51234, seq = 1000, ack_seq = 77,");
+            assertThat(text)
+                    .contains("transport_header = { { source_port = 443, dest_port = 51234, seq = 1000, ack_seq = 77,");
         }
 
-        Synchronizer.Report report = Synchronizer.run(traces, MatchRules.parse("tcp"), ConvexHullSync.Method.BISECTOR, 0,
-            w -> { });
+        Synchronizer.Report report =
+                Synchronizer.run(traces, MatchRules.parse("tcp"), ConvexHullSync.Method.BISECTOR, 0, w -> {});
         MessageMatcher.RuleStats netif = report.rules().get(1);
         assertThat(netif.matched()).isEqualTo(2L * segments);
         assertThat(netif.repeats()).isEqualTo(1);

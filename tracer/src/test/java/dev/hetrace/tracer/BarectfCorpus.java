@@ -22,9 +22,10 @@ public final class BarectfCorpus {
     public static List<Path> configurations(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             return s.filter(Files::isRegularFile)
-                .filter(f -> f.getFileName().toString().endsWith(".yaml"))
-                .filter(f -> !f.getFileName().toString().endsWith(".inc.yaml"))
-                .sorted().toList();
+                    .filter(f -> f.getFileName().toString().endsWith(".yaml"))
+                    .filter(f -> !f.getFileName().toString().endsWith(".inc.yaml"))
+                    .sorted()
+                    .toList();
         }
     }
 }

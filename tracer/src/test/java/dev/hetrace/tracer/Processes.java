@@ -15,7 +15,10 @@ public final class Processes {
     /** Whether the command runs and succeeds (e.g. {@code gcc --version}: is gcc installed?). */
     public static boolean works(List<String> cmd, Path dir) throws InterruptedException {
         try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(cmd)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
@@ -25,7 +28,10 @@ public final class Processes {
 
     /** Runs the command in {@code dir}, asserts it succeeds, and returns its output. */
     public static String run(Path dir, List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
         assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();

@@ -33,8 +33,10 @@ public final class TraceEvents {
             sink.lineDone();
         }
         sink.flush();
-        return out.toString(StandardCharsets.UTF_8).lines()
-            .map(l -> l.replaceAll("\"trace\":\"[^\"]*\"", "\"trace\":\"T\"")).toList();
+        return out.toString(StandardCharsets.UTF_8)
+                .lines()
+                .map(l -> l.replaceAll("\"trace\":\"[^\"]*\"", "\"trace\":\"T\""))
+                .toList();
     }
 
     /** The trace as {@code hetrace print} shows it (babeltrace2's text format), in UTC. */
@@ -43,7 +45,8 @@ public final class TraceEvents {
         EventCursor cursor = new EventCursor(List.of(t));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         TextSink sink = new TextSink(out);
-        BabeltraceText text = new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
+        BabeltraceText text =
+                new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
         while (cursor.next()) {
             text.print(cursor);
             sink.lineDone();
@@ -60,7 +63,8 @@ public final class TraceEvents {
         Path out = Files.createTempFile("bt2", ".txt");
         try {
             ProcessBuilder pb = new ProcessBuilder("babeltrace2", trace.toString())
-                .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+                    .redirectOutput(out.toFile())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD);
             pb.environment().put("TZ", "UTC");
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {

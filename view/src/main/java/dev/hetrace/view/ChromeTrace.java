@@ -20,6 +20,7 @@ import java.math.BigDecimal;
 public final class ChromeTrace {
     /** Thread ids: cores' tracks from 1, interrupts' from IRQ_BASE, tasks' from TASK_BASE (two per task). */
     static final int IRQ_BASE = 100_000;
+
     static final int TASK_BASE = 200_000;
 
     private ChromeTrace() {}
@@ -75,27 +76,52 @@ public final class ChromeTrace {
                     slice(pid, core + 1, "run", name, runs.start(i), runs.end(i), runs.flags(i));
                 }
                 // the task's own state track shows where it ran
-                slice(pid, callTrack(task) + 1, "state", "running on " + m.cores().get(core).name(), runs.start(i),
-                    runs.end(i), runs.flags(i));
+                slice(
+                        pid,
+                        callTrack(task) + 1,
+                        "state",
+                        "running on " + m.cores().get(core).name(),
+                        runs.start(i),
+                        runs.end(i),
+                        runs.flags(i));
             }
             IntervalTable states = m.taskStates();
             for (int i = 0; i < states.size(); i++) {
                 int task = states.owner(i);
-                String name = StateModel.stateName(states.state(i)) + (states.subject(i) >= 0 ? " (queue " + states.subject(i) + ")" : "");
-                slice(pid(m.tasks().get(task).trace()), callTrack(task) + 1, "state", name, states.start(i), states.end(i),
-                    states.flags(i));
+                String name = StateModel.stateName(states.state(i))
+                        + (states.subject(i) >= 0 ? " (queue " + states.subject(i) + ")" : "");
+                slice(
+                        pid(m.tasks().get(task).trace()),
+                        callTrack(task) + 1,
+                        "state",
+                        name,
+                        states.start(i),
+                        states.end(i),
+                        states.flags(i));
             }
             IntervalTable calls = m.calls();
             for (int i = 0; i < calls.size(); i++) {
                 int task = calls.owner(i);
-                slice(pid(m.tasks().get(task).trace()), callTrack(task), "call", m.name(calls.subject(i)), calls.start(i),
-                    calls.end(i), calls.flags(i));
+                slice(
+                        pid(m.tasks().get(task).trace()),
+                        callTrack(task),
+                        "call",
+                        m.name(calls.subject(i)),
+                        calls.start(i),
+                        calls.end(i),
+                        calls.flags(i));
             }
             IntervalTable irqs = m.irqs();
             for (int i = 0; i < irqs.size(); i++) {
                 int core = irqs.owner(i);
-                slice(pid(m.cores().get(core).trace()), IRQ_BASE + core, "irq", m.name(irqs.subject(i)), irqs.start(i),
-                    irqs.end(i), irqs.flags(i));
+                slice(
+                        pid(m.cores().get(core).trace()),
+                        IRQ_BASE + core,
+                        "irq",
+                        m.name(irqs.subject(i)),
+                        irqs.start(i),
+                        irqs.end(i),
+                        irqs.flags(i));
             }
             messages();
             g.writeEndArray();
@@ -113,16 +139,31 @@ public final class ChromeTrace {
                 meta("thread_name", pid, c + 1, "name", m.cores().get(c).name());
                 meta("thread_sort_index", pid, c + 1, "sort_index", c);
                 meta("thread_name", pid, IRQ_BASE + c, "name", m.cores().get(c).name() + " interrupts");
-                meta("thread_sort_index", pid, IRQ_BASE + c, "sort_index", m.cores().size() + c);
+                meta(
+                        "thread_sort_index",
+                        pid,
+                        IRQ_BASE + c,
+                        "sort_index",
+                        m.cores().size() + c);
             }
             for (int t = 0; t < m.tasks().size(); t++) {
                 StateModel.Task task = m.tasks().get(t);
                 String name = task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : "");
                 int pid = pid(task.trace());
                 meta("thread_name", pid, callTrack(t), "name", name + " calls");
-                meta("thread_sort_index", pid, callTrack(t), "sort_index", 2 * m.cores().size() + 2 * t);
+                meta(
+                        "thread_sort_index",
+                        pid,
+                        callTrack(t),
+                        "sort_index",
+                        2 * m.cores().size() + 2 * t);
                 meta("thread_name", pid, callTrack(t) + 1, "name", name + " state");
-                meta("thread_sort_index", pid, callTrack(t) + 1, "sort_index", 2 * m.cores().size() + 2 * t + 1);
+                meta(
+                        "thread_sort_index",
+                        pid,
+                        callTrack(t) + 1,
+                        "sort_index",
+                        2 * m.cores().size() + 2 * t + 1);
             }
         }
 
@@ -142,7 +183,8 @@ public final class ChromeTrace {
             g.writeEndObject();
         }
 
-        private void slice(int pid, int tid, String cat, String name, long start, long end, int flags) throws IOException {
+        private void slice(int pid, int tid, String cat, String name, long start, long end, int flags)
+                throws IOException {
             g.writeStartObject();
             g.writeStringField("ph", "X");
             g.writeStringField("cat", cat);

@@ -33,8 +33,16 @@ final class Columns {
      * Spreads what happened in [s, e) (busy time, starts, top labels at {@code labels[at..]}) over
      * the columns it covers, each getting its share of the overlap; the starts go to the first.
      */
-    void spread(long s, long e, long from, double nsPerPx, double busyTime, int starts, MemorySegment labels, MemorySegment times,
-                long at) {
+    void spread(
+            long s,
+            long e,
+            long from,
+            double nsPerPx,
+            double busyTime,
+            int starts,
+            MemorySegment labels,
+            MemorySegment times,
+            long at) {
         double x0 = (s - from) / nsPerPx;
         double x1 = (e - from) / nsPerPx;
         int first = (int) Math.max(0, Math.floor(x0));

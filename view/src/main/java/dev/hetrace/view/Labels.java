@@ -17,10 +17,13 @@ public final class Labels {
     static final String[] PALETTE = {
         "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
         "#3b6e8f", "#d37295", "#8cd17d", "#b6992d", "#499894", "#86bcb6", "#e15759", "#79706e",
-        "#a0cbe8", "#ffbe7d", "#f1ce63", "#d4a6c8", "#6a51a3", "#2ca25f", "#de6f3e", "#5f9ed1"};
+        "#a0cbe8", "#ffbe7d", "#f1ce63", "#d4a6c8", "#6a51a3", "#2ca25f", "#de6f3e", "#5f9ed1"
+    };
 
     /** Task states keep the colors people expect (running green, preempted orange, blocked red, runnable yellow, dead dark grey). */
-    private static final String[] STATE_COLORS = {"#3aa655", "#d9d9d9", "#f39c12", "#d62728", "#9e9e9e", "#f7d154", "#5b5b5b"};
+    private static final String[] STATE_COLORS = {
+        "#3aa655", "#d9d9d9", "#f39c12", "#d62728", "#9e9e9e", "#f7d154", "#5b5b5b"
+    };
 
     private final List<String> names = new ArrayList<>();
     private final List<String> colors = new ArrayList<>();

@@ -57,9 +57,11 @@ final class Panels {
                 long extra = t.extraOf(i);
                 String what = switch (r.kind()) {
                     case CORE -> "task";
-                    case TASK -> state == StateModel.RUNNING && extra >= 0 && extra < t.cores()
-                        ? "running on " + t.coreName((int) extra)
-                        : StateModel.stateName(state) + (state == StateModel.BLOCKED && extra >= 0 ? " on queue " + extra : "");
+                    case TASK ->
+                        state == StateModel.RUNNING && extra >= 0 && extra < t.cores()
+                                ? "running on " + t.coreName((int) extra)
+                                : StateModel.stateName(state)
+                                        + (state == StateModel.BLOCKED && extra >= 0 ? " on queue " + extra : "");
                     case CALLS -> "call, depth " + r.depth();
                     case IRQ -> "interrupt";
                     default -> "";
@@ -82,7 +84,8 @@ final class Panels {
             int n = 0;
             for (int k = lo; k < t.messages() && t.msgSend(k) <= b + to && n < ViewServer.MAX_EVENTS; k++) {
                 boolean out = t.msgSendCore(k) == r.core() && t.msgSend(k) >= b + from;
-                boolean in = t.msgReceiveCore(k) == r.core() && t.msgReceive(k) >= b + from && t.msgReceive(k) <= b + to;
+                boolean in =
+                        t.msgReceiveCore(k) == r.core() && t.msgReceive(k) >= b + from && t.msgReceive(k) <= b + to;
                 if (!out && !in) {
                     continue;
                 }
@@ -272,8 +275,11 @@ final class Panels {
                     g.writeStartObject();
                     g.writeNumberField("row", r.id());
                     g.writeStringField("core", t.coreName(r.core()));
-                    g.writeStringField("kind", r.kind() == Timeline.Kind.CALLS ? "call"
-                        : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
+                    g.writeStringField(
+                            "kind",
+                            r.kind() == Timeline.Kind.CALLS
+                                    ? "call"
+                                    : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
                     g.writeNumberField("start", t.startOf(i) - b);
                     g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
                     if (r.kind() == Timeline.Kind.CALLS) {
@@ -291,7 +297,8 @@ final class Panels {
 
     /** The rows whose intervals are a task's runs, an interrupt's handlers or a function's calls. */
     private static boolean durationRow(Timeline.Row r) {
-        return r.core() >= 0 && (r.kind() == Timeline.Kind.CORE || r.kind() == Timeline.Kind.IRQ || r.kind() == Timeline.Kind.CALLS);
+        return r.core() >= 0
+                && (r.kind() == Timeline.Kind.CORE || r.kind() == Timeline.Kind.IRQ || r.kind() == Timeline.Kind.CALLS);
     }
 
     /** The first interval after (or last before) {@code after} whose label contains {@code q}, and how many there are. */
@@ -356,7 +363,9 @@ final class Panels {
         g.writeEndArray();
         g.writeArrayFieldStart("occurrences");
         List<PatternSearch.Occurrence> byStart = r.occurrences().stream()
-            .sorted((x, y) -> Long.compare(x.start(), y.start())).limit(ViewServer.MAX_EVENTS * 5).toList();
+                .sorted((x, y) -> Long.compare(x.start(), y.start()))
+                .limit(ViewServer.MAX_EVENTS * 5)
+                .toList();
         for (PatternSearch.Occurrence o : byStart) {
             g.writeStartObject();
             g.writeNumberField("start", o.start() - b);

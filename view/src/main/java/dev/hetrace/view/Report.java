@@ -41,6 +41,7 @@ public final class Report {
     public static final int MAX_MESSAGES = 100_000;
     /** What the columns of a large board may take at most (unless even MIN_WIDTH columns take more); messages and statistics add a few MB. */
     static final long BUDGET_BYTES = 16_000_000;
+
     static final int MIN_WIDTH = 256;
     static final int MAX_WIDTH = 8192;
 
@@ -49,8 +50,15 @@ public final class Report {
     private static final List<String> MODULES = List.of("wire", "source", "timeline", "charts", "app");
 
     /** What a report holds: its size, every interval or summaries at {@code width} columns, its messages. */
-    public record Written(Path file, long bytes, boolean everyInterval, long intervals, int width, int messages,
-                          int messagesTotal, String note) {}
+    public record Written(
+            Path file,
+            long bytes,
+            boolean everyInterval,
+            long intervals,
+            int width,
+            int messages,
+            int messagesTotal,
+            String note) {}
 
     private Report() {}
 
@@ -65,7 +73,7 @@ public final class Report {
      * (tests: a large board's report from a small one).
      */
     static Written write(Timeline timeline, Path out, long maxIntervals, long windowIntervals, long budgetBytes)
-        throws IOException {
+            throws IOException {
         Timeline t = timeline;
         int n = t.rows().size();
         long intervals = t.intervals();
@@ -95,12 +103,22 @@ public final class Report {
         int stride = Math.max(1, (total + MAX_MESSAGES - 1) / MAX_MESSAGES);
         int messages = (total + stride - 1) / stride;
         String note = every
-            ? String.format(Locale.ROOT, "report: every interval (%,d) and %s", intervals,
-                messages == total ? String.format(Locale.ROOT, "every message (%,d)", total)
-                    : String.format(Locale.ROOT, "%,d of %,d messages", messages, total))
-            : String.format(Locale.ROOT, "report of a large board (%,d intervals): rows with more than %d are summaries"
-                + " at %s per column, not every interval; %,d of %,d messages", intervals, width / 2,
-                duration((double) (t.end() - t.begin()) / width), messages, total);
+                ? String.format(
+                        Locale.ROOT,
+                        "report: every interval (%,d) and %s",
+                        intervals,
+                        messages == total
+                                ? String.format(Locale.ROOT, "every message (%,d)", total)
+                                : String.format(Locale.ROOT, "%,d of %,d messages", messages, total))
+                : String.format(
+                        Locale.ROOT,
+                        "report of a large board (%,d intervals): rows with more than %d are summaries"
+                                + " at %s per column, not every interval; %,d of %,d messages",
+                        intervals,
+                        width / 2,
+                        duration((double) (t.end() - t.begin()) / width),
+                        messages,
+                        total);
 
         try (OutputFile file = OutputFile.of(out)) {
             String[] page = page();
@@ -113,8 +131,11 @@ public final class Report {
                 try (ViewServer api = new ViewServer(t, (StateBuilder.Input) null)) {
                     windows = every ? List.of() : windows(t, api.diagnosisReport(), windowIntervals);
                     if (!windows.isEmpty()) {
-                        note += String.format(Locale.ROOT, "; every interval in %d window%s around the longest outliers",
-                            windows.size(), windows.size() == 1 ? "" : "s");
+                        note += String.format(
+                                Locale.ROOT,
+                                "; every interval in %d window%s around the longest outliers",
+                                windows.size(),
+                                windows.size() == 1 ? "" : "s");
                     }
                     g.writeStartObject();
                     g.writeFieldName("meta");
@@ -188,12 +209,18 @@ public final class Report {
                         // the server's answer over the window for its group rows and the rows it gives as columns
                         List<Integer> dense = new ArrayList<>();
                         for (int r = 0; r < n; r++) {
-                            if (t.members[r].length > 0 || t.firstStartingFrom(r, w[1]) - t.firstEndingAfter(r, w[0]) > MAX_WIDTH / 2) {
+                            if (t.members[r].length > 0
+                                    || t.firstStartingFrom(r, w[1]) - t.firstEndingAfter(r, w[0]) > MAX_WIDTH / 2) {
                                 dense.add(r);
                             }
                         }
                         g.writeFieldName("view");
-                        q.write(w[0] - b, w[1] - b, MAX_WIDTH, dense.stream().mapToInt(Integer::intValue).toArray(), g);
+                        q.write(
+                                w[0] - b,
+                                w[1] - b,
+                                MAX_WIDTH,
+                                dense.stream().mapToInt(Integer::intValue).toArray(),
+                                g);
                         g.writeEndObject();
                     }
                     g.writeEndArray();
@@ -221,7 +248,9 @@ public final class Report {
     static List<long[]> windows(Timeline t, Diagnosis.Report d, long budget) {
         List<long[]> out = new ArrayList<>();
         long intervals = 0;
-        for (var o : d.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).toList()) {
+        for (var o : d.outliers().stream()
+                .sorted((x, y) -> Long.compare(y.duration(), x.duration()))
+                .toList()) {
             if (out.size() == MAX_WINDOWS) {
                 break;
             }
@@ -248,18 +277,23 @@ public final class Report {
 
     /** The most names, and intervals per name, whose durations a report holds. */
     static final int DURATION_NAMES = 3;
+
     static final int MAX_DURATIONS = 2_000;
 
     /** The functions and tasks of the longest outliers, as the viewer's durations panel names them. */
     static List<String> durationNames(Timeline t, Diagnosis.Report r) {
         var m = t.model();
         LinkedHashSet<String> names = new LinkedHashSet<>();
-        r.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).forEach(o -> {
-            String n = o.name() >= 0 ? m.name(o.name()) : o.task() >= 0 ? m.tasks().get(o.task()).name() : null;
-            if (n != null && names.size() < DURATION_NAMES && t.labels().find(n) >= 0) {
-                names.add(n);
-            }
-        });
+        r.outliers().stream()
+                .sorted((x, y) -> Long.compare(y.duration(), x.duration()))
+                .forEach(o -> {
+                    String n = o.name() >= 0
+                            ? m.name(o.name())
+                            : o.task() >= 0 ? m.tasks().get(o.task()).name() : null;
+                    if (n != null && names.size() < DURATION_NAMES && t.labels().find(n) >= 0) {
+                        names.add(n);
+                    }
+                });
         return List.copyOf(names);
     }
 
@@ -283,11 +317,14 @@ public final class Report {
         }
         return new String[] {
             html.substring(0, at) + "<script type=\"application/json\" id=\"hetrace-data\">",
-            "</script>\n<script type=\"module\">\n" + js + "</script>" + html.substring(at + script.length())};
+            "</script>\n<script type=\"module\">\n" + js + "</script>" + html.substring(at + script.length())
+        };
     }
 
-    private static final Pattern IMPORT = Pattern.compile("^import \\{([^}]*)\\} from '\\./(\\w+)\\.js';$", Pattern.MULTILINE);
-    private static final Pattern EXPORT = Pattern.compile("^export (async function|function|class|const|let) (\\w+)", Pattern.MULTILINE);
+    private static final Pattern IMPORT =
+            Pattern.compile("^import \\{([^}]*)\\} from '\\./(\\w+)\\.js';$", Pattern.MULTILINE);
+    private static final Pattern EXPORT =
+            Pattern.compile("^export (async function|function|class|const|let) (\\w+)", Pattern.MULTILINE);
 
     /**
      * One ES module as part of the single script: its imports read from the modules before it,
@@ -300,7 +337,8 @@ public final class Report {
         while (im.find()) {
             // import {a as b}: destructured as {a: b}
             String names = im.group(1).replaceAll("(\\w+)\\s+as\\s+(\\w+)", "$1: $2");
-            im.appendReplacement(sb, Matcher.quoteReplacement("const {" + names + "} = __hetrace_" + im.group(2) + ";"));
+            im.appendReplacement(
+                    sb, Matcher.quoteReplacement("const {" + names + "} = __hetrace_" + im.group(2) + ";"));
         }
         im.appendTail(sb);
         Set<String> exports = new LinkedHashSet<>();
@@ -311,14 +349,17 @@ public final class Report {
             ex.appendReplacement(body, Matcher.quoteReplacement(ex.group(1) + " " + ex.group(2)));
         }
         ex.appendTail(body);
-        if (body.indexOf("import ") == 0 || Pattern.compile("^(import|export) ", Pattern.MULTILINE).matcher(body).find()) {
+        if (body.indexOf("import ") == 0
+                || Pattern.compile("^(import|export) ", Pattern.MULTILINE)
+                        .matcher(body)
+                        .find()) {
             throw new IllegalStateException(name + ".js: an import or export this report cannot inline");
         }
         if (entry) {
             return "// ---- " + name + ".js\n" + body + "\n";
         }
-        return "// ---- " + name + ".js\nconst __hetrace_" + name + " = (() => {\n" + body
-            + "\nreturn {" + String.join(", ", new ArrayList<>(exports)) + "};\n})();\n";
+        return "// ---- " + name + ".js\nconst __hetrace_" + name + " = (() => {\n" + body + "\nreturn {"
+                + String.join(", ", new ArrayList<>(exports)) + "};\n})();\n";
     }
 
     private static String resource(String name) throws IOException {

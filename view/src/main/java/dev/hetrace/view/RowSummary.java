@@ -27,8 +27,15 @@ public final class RowSummary {
     final MemorySegment top;
     final MemorySegment topTime;
 
-    RowSummary(long origin, int shift0, int[] levelBase, int[] levelBins, MemorySegment busy, MemorySegment count,
-               MemorySegment top, MemorySegment topTime) {
+    RowSummary(
+            long origin,
+            int shift0,
+            int[] levelBase,
+            int[] levelBins,
+            MemorySegment busy,
+            MemorySegment count,
+            MemorySegment top,
+            MemorySegment topTime) {
         this.origin = origin;
         this.shift0 = shift0;
         this.levelBase = levelBase;
@@ -173,8 +180,15 @@ public final class RowSummary {
                     }
                 }
             }
-            return new RowSummary(origin, shift0, base, bins, MemorySegment.ofArray(b), MemorySegment.ofArray(c),
-                MemorySegment.ofArray(t), MemorySegment.ofArray(tt));
+            return new RowSummary(
+                    origin,
+                    shift0,
+                    base,
+                    bins,
+                    MemorySegment.ofArray(b),
+                    MemorySegment.ofArray(c),
+                    MemorySegment.ofArray(t),
+                    MemorySegment.ofArray(tt));
         }
     }
 

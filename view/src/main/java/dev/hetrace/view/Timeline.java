@@ -16,7 +16,14 @@ import java.util.List;
  */
 public final class Timeline {
     /** What a row shows. BOARD and TRACE rows are groups: they show the aggregate of their cores. */
-    public enum Kind { BOARD, TRACE, CORE, IRQ, TASK, CALLS }
+    public enum Kind {
+        BOARD,
+        TRACE,
+        CORE,
+        IRQ,
+        TASK,
+        CALLS
+    }
 
     /**
      * A row: its place in the hierarchy (parent row, −1 for the board; level 0 for the board),
@@ -30,11 +37,13 @@ public final class Timeline {
 
     /** Columns are read in the machine's byte order, whatever their alignment (a kept file's are 8-aligned). */
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
     /** The state model it was built from; null for a timeline read from a kept file ({@link TimelineFile}). */
     final StateModel model;
+
     long begin;
     long end;
     long events;
@@ -72,12 +81,14 @@ public final class Timeline {
     MemorySegment markLabel;
     MemorySegment markSync;
 
-    // messages with both sides known, sorted by send time: the model's message number, both ends (core, task, time), queue, id
+    // messages with both sides known, sorted by send time: the model's message number, both ends (core, task, time),
+    // queue, id
     MemorySegment msgRow;
     MemorySegment msgSend;
     MemorySegment msgReceive;
     /** The latest receive time of the messages up to each: those before the first at or past t are all received before t. */
     MemorySegment msgMaxReceive;
+
     MemorySegment msgSendCore;
     MemorySegment msgReceiveCore;
     MemorySegment msgSendTask;
@@ -258,7 +269,8 @@ public final class Timeline {
             }
         }
         for (Row r : rows) {
-            members[r.id()] = by.get(r.id()).stream().mapToInt(Integer::intValue).toArray();
+            members[r.id()] =
+                    by.get(r.id()).stream().mapToInt(Integer::intValue).toArray();
         }
     }
 

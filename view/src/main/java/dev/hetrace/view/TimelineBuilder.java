@@ -128,31 +128,66 @@ final class TimelineBuilder {
             }
             for (int i = 0; i < runs.size(); i++) {
                 if (runs.state(i) != StateModel.IDLE) {
-                    put(at, t.coreRow[runs.owner(i)], runs.start(i), runs.end(i), taskLabel[runs.subject(i)], runs.state(i),
-                        runs.flags(i), 0);
+                    put(
+                            at,
+                            t.coreRow[runs.owner(i)],
+                            runs.start(i),
+                            runs.end(i),
+                            taskLabel[runs.subject(i)],
+                            runs.state(i),
+                            runs.flags(i),
+                            0);
                     int tr = layout.taskRow[runs.subject(i)];
                     if (tr >= 0) {
-                        put(at, tr, runs.start(i), runs.end(i), stateLabel[StateModel.RUNNING], StateModel.RUNNING,
-                            runs.flags(i), runs.owner(i));
+                        put(
+                                at,
+                                tr,
+                                runs.start(i),
+                                runs.end(i),
+                                stateLabel[StateModel.RUNNING],
+                                StateModel.RUNNING,
+                                runs.flags(i),
+                                runs.owner(i));
                     }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
                 int tr = layout.taskRow[states.owner(i)];
                 if (tr >= 0) {
-                    put(at, tr, states.start(i), states.end(i), stateLabel[states.state(i)], states.state(i),
-                        states.flags(i), states.subject(i));
+                    put(
+                            at,
+                            tr,
+                            states.start(i),
+                            states.end(i),
+                            stateLabel[states.state(i)],
+                            states.state(i),
+                            states.flags(i),
+                            states.subject(i));
                 }
             }
             for (int i = 0; i < calls.size(); i++) {
                 nameLabel = nameLabel(nameLabel, calls.subject(i));
-                put(at, layout.callRow(calls.owner(i), calls.depth(i)), calls.start(i), calls.end(i), nameLabel[calls.subject(i)],
-                    StateModel.RUNNING, calls.flags(i), calls.self(i));
+                put(
+                        at,
+                        layout.callRow(calls.owner(i), calls.depth(i)),
+                        calls.start(i),
+                        calls.end(i),
+                        nameLabel[calls.subject(i)],
+                        StateModel.RUNNING,
+                        calls.flags(i),
+                        calls.self(i));
             }
             for (int i = 0; i < irqs.size(); i++) {
                 nameLabel = nameLabel(nameLabel, irqs.subject(i));
-                put(at, layout.irqRow[irqs.owner(i)], irqs.start(i), irqs.end(i), nameLabel[irqs.subject(i)],
-                    StateModel.RUNNING, irqs.flags(i), 0);
+                put(
+                        at,
+                        layout.irqRow[irqs.owner(i)],
+                        irqs.start(i),
+                        irqs.end(i),
+                        nameLabel[irqs.subject(i)],
+                        StateModel.RUNNING,
+                        irqs.flags(i),
+                        0);
             }
             maxEnd = new long[total];
             long[] keys = new long[0];
@@ -313,8 +348,11 @@ final class TimelineBuilder {
             }
         }
         if (!inOrder) {
-            idx = Arrays.stream(idx).boxed().sorted((a, b) -> Long.compare(msg.sendTime(a), msg.sendTime(b)))
-                .mapToInt(Integer::intValue).toArray();
+            idx = Arrays.stream(idx)
+                    .boxed()
+                    .sorted((a, b) -> Long.compare(msg.sendTime(a), msg.sendTime(b)))
+                    .mapToInt(Integer::intValue)
+                    .toArray();
         }
         long[] send = new long[n];
         long[] receive = new long[n];
@@ -385,8 +423,11 @@ final class TimelineBuilder {
                 sorted = m.markTime(order[k - 1]) <= m.markTime(order[k]);
             }
             if (!sorted) {
-                int[] byTime = Arrays.stream(order, lo, hi).boxed()
-                    .sorted((a, b) -> Long.compare(m.markTime(a), m.markTime(b))).mapToInt(Integer::intValue).toArray();
+                int[] byTime = Arrays.stream(order, lo, hi)
+                        .boxed()
+                        .sorted((a, b) -> Long.compare(m.markTime(a), m.markTime(b)))
+                        .mapToInt(Integer::intValue)
+                        .toArray();
                 System.arraycopy(byTime, 0, order, lo, byTime.length);
             }
         }
@@ -413,6 +454,7 @@ final class TimelineBuilder {
         final int[] coreRow;
         /** Per trace, the row of its point events on no core: its own row, else its one core's. */
         final int[] traceRow;
+
         final int[] irqRow;
         final int[] taskRow;
         /** Per task, the row of each call depth. */
@@ -454,7 +496,11 @@ final class TimelineBuilder {
                 }
                 int parent = 0;
                 int level = 1;
-                if (!(cs.size() == 1 && m.cores().get(cs.getFirst()).name().equals(m.traceNames().get(t)))) {
+                if (!(cs.size() == 1
+                        && m.cores()
+                                .get(cs.getFirst())
+                                .name()
+                                .equals(m.traceNames().get(t)))) {
                     parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                     level = 2;
                 }
@@ -476,8 +522,14 @@ final class TimelineBuilder {
                         if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
                             continue;
                         }
-                        taskRow[k] = add(Kind.TASK, task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""), cr,
-                            level + 1, c, k, 0);
+                        taskRow[k] = add(
+                                Kind.TASK,
+                                task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""),
+                                cr,
+                                level + 1,
+                                c,
+                                k,
+                                0);
                         depthRow[k] = new int[maxDepth[k] + 1];
                         for (int d = 0; d <= maxDepth[k]; d++) {
                             depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
@@ -506,7 +558,10 @@ final class TimelineBuilder {
             int tasks = m.tasks().size();
             Map<Long, Long> time = new HashMap<>();
             for (int i = 0; i < m.runs().size(); i++) {
-                time.merge(((long) m.runs().subject(i) << 32) | m.runs().owner(i), m.runs().duration(i), Long::sum);
+                time.merge(
+                        ((long) m.runs().subject(i) << 32) | m.runs().owner(i),
+                        m.runs().duration(i),
+                        Long::sum);
             }
             MessageTable msg = m.messages();
             for (int i = 0; i < msg.size(); i++) {

@@ -43,6 +43,7 @@ public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
     static final int VERSION = 4;
+
     private static final int PREAMBLE = 48;
     private static final int BUFFER = 1 << 22;
 
@@ -56,7 +57,8 @@ public final class TimelineFile {
     public static long write(Timeline t, Path file) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = dir.resolve(file.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        Path tmp = dir.resolve(
+                file.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
             List<MemorySegment> columns = columns(t);
             long[] at = new long[columns.size()];
@@ -69,8 +71,8 @@ public final class TimelineFile {
             long headerAt = pos;
             ByteBuffer pre = ByteBuffer.allocate(PREAMBLE).order(ByteOrder.BIG_ENDIAN);
             // written through a buffer, not a mapping: a full disk is an IOException, not a fault in memory
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(
+                    tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
                 MemorySegment window = MemorySegment.ofBuffer(buf);
                 for (int k = 0; k < columns.size(); k++) {
@@ -78,8 +80,12 @@ public final class TimelineFile {
                 }
                 write(ch, buf, window, MemorySegment.ofArray(header), headerAt);
                 // the checksum of the bytes as they are in the file (the gaps between columns included), read back
-                pre.put(MAGIC).putInt(VERSION).putInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0)
-                    .putLong(headerAt).putLong(header.length).putLong(checksum(ch, headerAt + header.length));
+                pre.put(MAGIC)
+                        .putInt(VERSION)
+                        .putInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0)
+                        .putLong(headerAt)
+                        .putLong(header.length)
+                        .putLong(checksum(ch, headerAt + header.length));
                 write(ch, buf, window, MemorySegment.ofArray(pre.array()), 0);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -120,9 +126,27 @@ public final class TimelineFile {
 
     /** The columns in the order the header lists them: the intervals, point events, messages, then each summary's. */
     private static List<MemorySegment> columns(Timeline t) {
-        List<MemorySegment> out = new ArrayList<>(List.of(t.start, t.end_, t.maxEnd, t.label, t.state, t.flags, t.extra,
-            t.markTime, t.markLabel, t.markSync, t.msgRow, t.msgSend, t.msgReceive, t.msgMaxReceive, t.msgSendCore, t.msgReceiveCore,
-            t.msgSendTask, t.msgReceiveTask, t.msgQueue, t.msgId));
+        List<MemorySegment> out = new ArrayList<>(List.of(
+                t.start,
+                t.end_,
+                t.maxEnd,
+                t.label,
+                t.state,
+                t.flags,
+                t.extra,
+                t.markTime,
+                t.markLabel,
+                t.markSync,
+                t.msgRow,
+                t.msgSend,
+                t.msgReceive,
+                t.msgMaxReceive,
+                t.msgSendCore,
+                t.msgReceiveCore,
+                t.msgSendTask,
+                t.msgReceiveTask,
+                t.msgQueue,
+                t.msgId));
         for (RowSummary s : t.summaries) {
             if (s != null) {
                 out.addAll(List.of(s.busy, s.count, s.top, s.topTime));
@@ -131,8 +155,7 @@ public final class TimelineFile {
         return out;
     }
 
-    private static byte[] header(Timeline t, List<MemorySegment> columns, long[] at)
-            throws IOException {
+    private static byte[] header(Timeline t, List<MemorySegment> columns, long[] at) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeLong(t.begin);
@@ -207,7 +230,7 @@ public final class TimelineFile {
         long headerLen = pre.getLong();
         if (headerAt < PREAMBLE || headerLen < 0 || headerLen > Integer.MAX_VALUE || headerAt + headerLen != size) {
             throw new IOException(file + ": cut short or damaged (its header is said to be at " + headerAt + ", "
-                + headerLen + " bytes, in a file of " + size + ")");
+                    + headerLen + " bytes, in a file of " + size + ")");
         }
         long crc = pre.getLong();
         CRC32C check = new CRC32C();
@@ -244,8 +267,8 @@ public final class TimelineFile {
             if (kind >= kinds.length) {
                 throw new IOException(file + ": damaged header (row " + r + " of kind " + kind + ")");
             }
-            t.rows.add(new Timeline.Row(r, kinds[kind], string(in), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
-                in.readInt()));
+            t.rows.add(new Timeline.Row(
+                    r, kinds[kind], string(in), in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt()));
         }
         t.offset = ints(in);
         t.markOff = ints(in);
@@ -268,7 +291,8 @@ public final class TimelineFile {
             long at = in.readLong();
             long len = in.readLong();
             if (at < PREAMBLE || len < 0 || at + len > all.byteSize()) {
-                throw new IOException(file + ": cut short or damaged (column " + k + " at " + at + ", " + len + " bytes)");
+                throw new IOException(
+                        file + ": cut short or damaged (column " + k + " at " + at + ", " + len + " bytes)");
             }
             c[k] = all.asSlice(at, len);
         }
@@ -297,7 +321,8 @@ public final class TimelineFile {
         for (int r = 0; r < rows; r++) {
             if (pyramidOf[r] >= 0) {
                 Pyramid p = pyramids.get(pyramidOf[r]);
-                t.summaries[r] = new RowSummary(p.origin(), p.shift0(), p.base(), p.bins(), c[k], c[k + 1], c[k + 2], c[k + 3]);
+                t.summaries[r] =
+                        new RowSummary(p.origin(), p.shift0(), p.base(), p.bins(), c[k], c[k + 1], c[k + 2], c[k + 3]);
                 k += 4;
             }
         }
@@ -312,21 +337,37 @@ public final class TimelineFile {
         long n = t.offset.length == rows + 1 ? t.offset[rows] : -1;
         long marks = t.markOff.length == rows + 1 ? t.markOff[rows] : -1;
         long messages = t.msgSend.byteSize() / Long.BYTES;
-        boolean ok = n >= 0 && marks >= 0
-            && t.start.byteSize() == 8 * n && t.end_.byteSize() == 8 * n && t.maxEnd.byteSize() == 8 * n
-            && t.label.byteSize() == 4 * n && t.state.byteSize() == n && t.flags.byteSize() == n && t.extra.byteSize() == 8 * n
-            && t.markTime.byteSize() == 8 * marks && t.markLabel.byteSize() == 4 * marks && t.markSync.byteSize() == marks
-            && t.msgRow.byteSize() == 4 * messages && t.msgReceive.byteSize() == 8 * messages
-            && t.msgMaxReceive.byteSize() == 8 * messages
-            && t.msgSendCore.byteSize() == 4 * messages && t.msgReceiveCore.byteSize() == 4 * messages
-            && t.msgSendTask.byteSize() == 4 * messages && t.msgReceiveTask.byteSize() == 4 * messages
-            && t.msgQueue.byteSize() == 8 * messages && t.msgId.byteSize() == 8 * messages;
+        boolean ok = n >= 0
+                && marks >= 0
+                && t.start.byteSize() == 8 * n
+                && t.end_.byteSize() == 8 * n
+                && t.maxEnd.byteSize() == 8 * n
+                && t.label.byteSize() == 4 * n
+                && t.state.byteSize() == n
+                && t.flags.byteSize() == n
+                && t.extra.byteSize() == 8 * n
+                && t.markTime.byteSize() == 8 * marks
+                && t.markLabel.byteSize() == 4 * marks
+                && t.markSync.byteSize() == marks
+                && t.msgRow.byteSize() == 4 * messages
+                && t.msgReceive.byteSize() == 8 * messages
+                && t.msgMaxReceive.byteSize() == 8 * messages
+                && t.msgSendCore.byteSize() == 4 * messages
+                && t.msgReceiveCore.byteSize() == 4 * messages
+                && t.msgSendTask.byteSize() == 4 * messages
+                && t.msgReceiveTask.byteSize() == 4 * messages
+                && t.msgQueue.byteSize() == 8 * messages
+                && t.msgId.byteSize() == 8 * messages;
         ok &= ascending(t.offset) && ascending(t.markOff);
         for (RowSummary s : t.summaries) {
             if (s != null) {
-                long bins = s.levelBase.length == 0 ? 0 : s.levelBase[s.levelBase.length - 1] + s.levelBins[s.levelBins.length - 1];
-                ok &= s.busy.byteSize() == 4 * bins && s.count.byteSize() == 4 * bins
-                    && s.top.byteSize() == 4L * RowSummary.TOP * bins && s.topTime.byteSize() == 4L * RowSummary.TOP * bins;
+                long bins = s.levelBase.length == 0
+                        ? 0
+                        : s.levelBase[s.levelBase.length - 1] + s.levelBins[s.levelBins.length - 1];
+                ok &= s.busy.byteSize() == 4 * bins
+                        && s.count.byteSize() == 4 * bins
+                        && s.top.byteSize() == 4L * RowSummary.TOP * bins
+                        && s.topTime.byteSize() == 4L * RowSummary.TOP * bins;
             }
         }
         if (!ok) {

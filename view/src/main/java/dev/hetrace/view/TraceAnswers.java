@@ -92,7 +92,8 @@ public interface TraceAnswers extends AutoCloseable {
      * meanwhile the first views are drawn).
      */
     static TraceAnswers of(StateModel model, StateBuilder.Input input) {
-        CompletableFuture<Diagnosis.Report> diagnosis = CompletableFuture.supplyAsync(() -> Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        CompletableFuture<Diagnosis.Report> diagnosis =
+                CompletableFuture.supplyAsync(() -> Diagnosis.of(model, Diagnosis.DEFAULT_K));
         return new TraceAnswers() {
             @Override
             public DiagnosisTables.Rows diagnosis(int longest) {
@@ -112,18 +113,18 @@ public interface TraceAnswers extends AutoCloseable {
             @Override
             public PatternSearch.Result pattern(PatternSearch.Spec spec) throws IOException {
                 if (input == null) {
-                    throw new IllegalArgumentException("pattern search needs the traces, which this server was not given");
+                    throw new IllegalArgumentException(
+                            "pattern search needs the traces, which this server was not given");
                 }
                 try {
-                    return PatternSearch.run(input, spec, w -> { });
+                    return PatternSearch.run(input, spec, w -> {});
                 } catch (MetadataException | StreamDecodingException e) {
                     throw new IOException(e.getMessage(), e);
                 }
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 }

@@ -15,6 +15,7 @@ import java.io.IOException;
 public final class ViewQuery {
     /** Most message arrows in one answer; more are sampled evenly. */
     static final int MAX_ARROWS = 2000;
+
     static final int MAX_WIDTH = 8192;
     /** Most point events drawn on one core row, per pixel of width; past that the row tells only how many. */
     static final double MARKS_PER_PX = 0.25;
@@ -81,7 +82,6 @@ public final class ViewQuery {
                     aggregate(r, f, e, nsPerPx);
                     writeColumns(g, nsPerPx);
                 }
-
             }
             if (t.markOff[r + 1] > t.markOff[r]) {
                 marks(g, r, f, e, width);
@@ -166,7 +166,7 @@ public final class ViewQuery {
         int k = RowSummary.TOP;
         for (int j = 0; j < k; j++) {
             if (cols.top[a * k + j] != cols.top[b * k + j]
-                || permille(cols.topTime[a * k + j], full) != permille(cols.topTime[b * k + j], full)) {
+                    || permille(cols.topTime[a * k + j], full) != permille(cols.topTime[b * k + j], full)) {
                 return false;
             }
         }

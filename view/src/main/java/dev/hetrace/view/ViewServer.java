@@ -49,6 +49,7 @@ public final class ViewServer implements AutoCloseable {
     private final ThreadLocal<ViewQuery> queries;
     /** The statistics of a range and the pattern search: from the store (the index), or the model in memory. */
     private final TraceAnswers answers;
+
     private final Panels panels;
     private Javalin app;
 
@@ -99,20 +100,23 @@ public final class ViewServer implements AutoCloseable {
      * view about 0.1 s.
      */
     private void warmUp() {
-        Thread t = new Thread(() -> {
-            ViewQuery q = new ViewQuery(timeline);
-            long span = Math.max(1, timeline.end() - timeline.begin());
-            int[] rows = IntStream.range(0, Math.min(4, timeline.rows().size())).toArray();
-            try (JsonGenerator g = json.createGenerator(OutputStream.nullOutputStream())) {
-                for (int k = 0; k < 200; k++) {
-                    long w = Math.max(1000, span >> (k % 24));
-                    long from = (span - w) / 2;
-                    q.write(from, from + w, 64, rows, g);
-                }
-            } catch (IOException | RuntimeException e) {
-                // only a warm-up: the requests will tell
-            }
-        }, "hetrace-view-warm-up");
+        Thread t = new Thread(
+                () -> {
+                    ViewQuery q = new ViewQuery(timeline);
+                    long span = Math.max(1, timeline.end() - timeline.begin());
+                    int[] rows = IntStream.range(0, Math.min(4, timeline.rows().size()))
+                            .toArray();
+                    try (JsonGenerator g = json.createGenerator(OutputStream.nullOutputStream())) {
+                        for (int k = 0; k < 200; k++) {
+                            long w = Math.max(1000, span >> (k % 24));
+                            long from = (span - w) / 2;
+                            q.write(from, from + w, 64, rows, g);
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        // only a warm-up: the requests will tell
+                    }
+                },
+                "hetrace-view-warm-up");
         t.setDaemon(true);
         t.start();
     }
@@ -127,8 +131,11 @@ public final class ViewServer implements AutoCloseable {
             long to = longParam(ctx, "to");
             int width = (int) longParam(ctx, "width");
             String rs = ctx.queryParam("rows");
-            int[] rows = rs == null || rs.isBlank() ? new int[0]
-                : Arrays.stream(rs.split(",")).mapToInt(ViewServer::parseInt).toArray();
+            int[] rows = rs == null || rs.isBlank()
+                    ? new int[0]
+                    : Arrays.stream(rs.split(","))
+                            .mapToInt(ViewServer::parseInt)
+                            .toArray();
             ViewQuery q = queries.get();
             send(ctx, g -> q.write(from, to, width, rows, g));
         });
@@ -159,7 +166,8 @@ public final class ViewServer implements AutoCloseable {
             String first = ctx.queryParam("first");
             String then = ctx.queryParam("then");
             if (first == null || first.isBlank() || then == null || then.isBlank()) {
-                throw new IllegalArgumentException("first and then: the event names (or patterns with *) of A and B are needed");
+                throw new IllegalArgumentException(
+                        "first and then: the event names (or patterns with *) of A and B are needed");
             }
             List<String[]> where = new ArrayList<>();
             String w = ctx.queryParam("where");
@@ -176,7 +184,8 @@ public final class ViewServer implements AutoCloseable {
         app.get("/api/durations", ctx -> {
             String name = ctx.queryParam("name");
             if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("name: the function, task or interrupt whose durations to show is needed");
+                throw new IllegalArgumentException(
+                        "name: the function, task or interrupt whose durations to show is needed");
             }
             send(ctx, g -> panels.durations(name.trim(), ViewServer.MAX_DURATIONS, g));
         });

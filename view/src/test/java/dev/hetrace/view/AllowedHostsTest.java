@@ -55,13 +55,16 @@ class AllowedHostsTest {
             InputStream in = s.getInputStream();
             String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             int end = response.indexOf("\r\n\r\n");
-            return new String[] {response.substring(0, response.indexOf("\r\n")), end < 0 ? "" : response.substring(end + 4)};
+            return new String[] {
+                response.substring(0, response.indexOf("\r\n")), end < 0 ? "" : response.substring(end + 4)
+            };
         }
     }
 
     @Test
     void theServersOwnNamesAreAnswered() throws IOException {
-        for (String host : new String[] {"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
+        for (String host :
+                new String[] {"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
             String[] r = get("/api/meta", "Host: " + host);
             assertThat(r[0]).as(host).contains(" 200 ");
             assertThat(r[1]).as(host).contains("\"traces\"");
@@ -72,12 +75,22 @@ class AllowedHostsTest {
 
     @Test
     void aReboundNameGetsNoData() throws IOException {
-        for (String host : new String[] {"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port,
-            "localhost.evil.example:" + port, "127.0.0.1:" + (port + 1), "localhost", ""}) {
+        for (String host : new String[] {
+            "evil.example:" + port,
+            "evil.example",
+            "127.0.0.1.evil.example:" + port,
+            "localhost.evil.example:" + port,
+            "127.0.0.1:" + (port + 1),
+            "localhost",
+            ""
+        }) {
             for (String path : new String[] {"/api/meta", "/api/diagnosis", "/"}) {
                 String[] r = get(path, "Host: " + host);
                 assertThat(r[0]).as(host + " " + path).contains(" 403 ");
-                assertThat(r[1]).as(host + " " + path).doesNotContain("\"traces\"").doesNotContain("<script");
+                assertThat(r[1])
+                        .as(host + " " + path)
+                        .doesNotContain("\"traces\"")
+                        .doesNotContain("<script");
             }
         }
     }
@@ -91,8 +104,13 @@ class AllowedHostsTest {
 
     @Test
     void anotherSitesPageGetsNoData() throws IOException {
-        for (String origin : new String[] {"http://evil.example", "http://evil.example:" + port, "https://127.0.0.1:" + port,
-            "http://127.0.0.1:" + (port + 1), "http://localhost"}) {
+        for (String origin : new String[] {
+            "http://evil.example",
+            "http://evil.example:" + port,
+            "https://127.0.0.1:" + port,
+            "http://127.0.0.1:" + (port + 1),
+            "http://localhost"
+        }) {
             String[] r = get("/api/meta", "Host: 127.0.0.1:" + port, "Origin: " + origin);
             assertThat(r[0]).as(origin).contains(" 403 ");
             assertThat(r[1]).as(origin).doesNotContain("\"traces\"");

@@ -39,9 +39,10 @@ class ChromeTraceTest {
 
     @BeforeAll
     static void export() throws Exception {
-        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(4)
-            .withFaults(List.of(new Fault.Preempt(List.of(2), -1))), dir.resolve("board"));
-        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), StateBuilder.Options.of(w -> { }));
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(3).withSlaves(4).withFaults(List.of(new Fault.Preempt(List.of(2), -1))),
+                dir.resolve("board"));
+        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> {}), StateBuilder.Options.of(w -> {}));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ChromeTrace.write(model, out);
         json = new ObjectMapper().readTree(out.toByteArray());
@@ -50,14 +51,18 @@ class ChromeTraceTest {
     @Test
     void theExportIsValidAgainstTheTraceEventFormatSchema() throws Exception {
         try (InputStream schema = ChromeTraceTest.class.getResourceAsStream("trace-event-format.schema.json")) {
-            JsonSchema s = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(schema);
+            JsonSchema s = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                    .getSchema(schema);
             Set<ValidationMessage> errors = s.validate(json);
             assertThat(errors).isEmpty();
         }
         // and the schema does reject what is not the format
         try (InputStream schema = ChromeTraceTest.class.getResourceAsStream("trace-event-format.schema.json")) {
-            JsonSchema s = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(schema);
-            JsonNode bad = new ObjectMapper().readTree("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 0}]}");
+            JsonSchema s = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                    .getSchema(schema);
+            JsonNode bad = new ObjectMapper()
+                    .readTree(
+                            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 0}]}");
             assertThat(s.validate(bad)).isNotEmpty();
         }
     }
@@ -65,7 +70,8 @@ class ChromeTraceTest {
     private static List<JsonNode> events(String ph, String cat) {
         List<JsonNode> out = new ArrayList<>();
         for (JsonNode e : json.get("traceEvents")) {
-            if (e.get("ph").asText().equals(ph) && (cat == null || e.get("cat").asText().equals(cat))) {
+            if (e.get("ph").asText().equals(ph)
+                    && (cat == null || e.get("cat").asText().equals(cat))) {
                 out.add(e);
             }
         }
@@ -83,17 +89,25 @@ class ChromeTraceTest {
         assertThat(slices).hasSize(c.size());
         Map<String, Integer> expected = new HashMap<>();
         for (int i = 0; i < c.size(); i++) {
-            expected.merge(ChromeTrace.callTrack(c.owner(i)) + "/" + model.name(c.subject(i)) + "/"
-                + (c.start(i) - model.begin()) + "/" + c.duration(i), 1, Integer::sum);
+            expected.merge(
+                    ChromeTrace.callTrack(c.owner(i)) + "/" + model.name(c.subject(i)) + "/"
+                            + (c.start(i) - model.begin()) + "/" + c.duration(i),
+                    1,
+                    Integer::sum);
         }
         Map<String, Integer> found = new HashMap<>();
         for (JsonNode e : slices) {
-            found.merge(e.get("tid").asInt() + "/" + e.get("name").asText() + "/" + nanos(e.get("ts")) + "/" + nanos(e.get("dur")),
-                1, Integer::sum);
+            found.merge(
+                    e.get("tid").asInt() + "/" + e.get("name").asText() + "/" + nanos(e.get("ts")) + "/"
+                            + nanos(e.get("dur")),
+                    1,
+                    Integer::sum);
         }
         assertThat(found).isEqualTo(expected);
-        assertThat(events("X", "run")).hasSize((int) IntStream.range(0, model.runs().size())
-            .filter(i -> model.runs().state(i) != StateModel.IDLE).count());
+        assertThat(events("X", "run")).hasSize((int)
+                IntStream.range(0, model.runs().size())
+                        .filter(i -> model.runs().state(i) != StateModel.IDLE)
+                        .count());
         assertThat(events("X", "irq")).hasSize(model.irqs().size());
     }
 
@@ -102,7 +116,7 @@ class ChromeTraceTest {
         Map<String, List<long[]>> tracks = new HashMap<>();
         for (JsonNode e : events("X", null)) {
             tracks.computeIfAbsent(e.get("pid").asInt() + "/" + e.get("tid").asInt(), k -> new ArrayList<>())
-                .add(new long[] {nanos(e.get("ts")), nanos(e.get("ts")) + nanos(e.get("dur"))});
+                    .add(new long[] {nanos(e.get("ts")), nanos(e.get("ts")) + nanos(e.get("dur"))});
         }
         for (var t : tracks.entrySet()) {
             List<long[]> s = t.getValue();
@@ -112,8 +126,15 @@ class ChromeTraceTest {
                 while (!open.isEmpty() && open.peek()[1] <= x[0]) {
                     open.pop();
                 }
-                assertThat(open.isEmpty() || x[1] <= open.peek()[1]).as("track %s: [%d, %d] overlaps [%d, %d]", t.getKey(),
-                    x[0], x[1], open.isEmpty() ? 0 : open.peek()[0], open.isEmpty() ? 0 : open.peek()[1]).isTrue();
+                assertThat(open.isEmpty() || x[1] <= open.peek()[1])
+                        .as(
+                                "track %s: [%d, %d] overlaps [%d, %d]",
+                                t.getKey(),
+                                x[0],
+                                x[1],
+                                open.isEmpty() ? 0 : open.peek()[0],
+                                open.isEmpty() ? 0 : open.peek()[1])
+                        .isTrue();
                 open.push(x);
             }
         }
@@ -121,7 +142,8 @@ class ChromeTraceTest {
         List<JsonNode> ends = events("f", "message");
         assertThat(starts).hasSameSizeAs(ends).isNotEmpty();
         for (JsonNode f : starts.subList(0, Math.min(200, starts.size()))) {
-            List<long[]> track = tracks.get(f.get("pid").asInt() + "/" + f.get("tid").asInt());
+            List<long[]> track =
+                    tracks.get(f.get("pid").asInt() + "/" + f.get("tid").asInt());
             long t = nanos(f.get("ts"));
             assertThat(track).as("message %s", f.get("id")).anyMatch(x -> x[0] <= t && t <= x[1]);
         }
@@ -129,11 +151,14 @@ class ChromeTraceTest {
 
     @Test
     void processesAreTheTracesAndTracksAreNamed() {
-        List<String> processes = events("M", null).stream().filter(e -> e.get("name").asText().equals("process_name"))
-            .map(e -> e.get("args").get("name").asText()).toList();
+        List<String> processes = events("M", null).stream()
+                .filter(e -> e.get("name").asText().equals("process_name"))
+                .map(e -> e.get("args").get("name").asText())
+                .toList();
         assertThat(processes).containsExactly("master", "dsp0", "dsp1", "dsp2", "dsp3");
-        assertThat(events("M", null)).anyMatch(e -> e.get("name").asText().equals("thread_name")
-            && e.get("args").get("name").asText().equals("intruder state"));
+        assertThat(events("M", null))
+                .anyMatch(e -> e.get("name").asText().equals("thread_name")
+                        && e.get("args").get("name").asText().equals("intruder state"));
         assertThat(json.get("displayTimeUnit").asText()).isEqualTo("ns");
     }
 }

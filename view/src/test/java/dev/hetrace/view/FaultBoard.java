@@ -16,8 +16,8 @@ record FaultBoard(Simulation.Result sim, StateBuilder.Input input, StateModel mo
     static FaultBoard make(Path dir) throws Exception {
         SimConfig c = SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1)));
         Simulation.Result sim = Simulation.sobel(c, dir);
-        StateBuilder.Input input = StateBuilder.synchronize(sim.traces(), w -> { });
-        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(w -> { }));
+        StateBuilder.Input input = StateBuilder.synchronize(sim.traces(), w -> {});
+        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
         model.symbolize(sim.truth().symbolNames());
         return new FaultBoard(sim, input, model);
     }
@@ -29,6 +29,11 @@ record FaultBoard(Simulation.Result sim, StateBuilder.Input input, StateModel mo
 
     /** How far a DSP's time may be from the truth once synchronized: the worst accuracy bound, plus rounding. */
     long bound() {
-        return input.sync().traces().stream().skip(1).mapToLong(t -> t.accuracyNanos().orElseThrow()).max().orElseThrow() + 2;
+        return input.sync().traces().stream()
+                        .skip(1)
+                        .mapToLong(t -> t.accuracyNanos().orElseThrow())
+                        .max()
+                        .orElseThrow()
+                + 2;
     }
 }

@@ -67,9 +67,15 @@ class ReportBrowserTest {
 
         // no network: no host resolves, no proxy, no background or component traffic; the DevTools
         // network log keeps every request the page makes, whatever made it
-        browser = Chromium.start(dir.resolve("chromium-profile"), true,
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost", "--proxy-server=http://0.0.0.0:1",
-            "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability", "--no-pings");
+        browser = Chromium.start(
+                dir.resolve("chromium-profile"),
+                true,
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost",
+                "--proxy-server=http://0.0.0.0:1",
+                "--disable-default-apps",
+                "--disable-extensions",
+                "--disable-domain-reliability",
+                "--no-pings");
         driver = browser.driver;
     }
 
@@ -84,8 +90,11 @@ class ReportBrowserTest {
     void theFileRefersToNothingOutsideItself() throws Exception {
         String html = Files.readString(report.file());
         assertThat(html).doesNotContain("http://", "https://");
-        assertThat(Pattern.compile("\\s(src|href)\\s*=", Pattern.CASE_INSENSITIVE).matcher(html).find())
-            .as("no src or href attribute: the scripts and the style are inline").isFalse();
+        assertThat(Pattern.compile("\\s(src|href)\\s*=", Pattern.CASE_INSENSITIVE)
+                        .matcher(html)
+                        .find())
+                .as("no src or href attribute: the scripts and the style are inline")
+                .isFalse();
         assertThat(report.everyInterval()).isTrue();
         assertThat(report.intervals()).isEqualTo(timeline.intervals());
         assertThat(summaries.everyInterval()).isFalse();
@@ -95,13 +104,17 @@ class ReportBrowserTest {
     @Test
     void theReportOpensWithoutNetworkAndShowsTheSameDiagnosis() throws Exception {
         open(report);
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
-        List<String> shown = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        List<String> shown = driver.findElements(By.cssSelector("#diagnosis .finding")).stream()
+                .map(WebElement::getText)
+                .toList();
         List<String> expected = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         assertThat(expected).isNotEmpty();
         assertThat(shown).containsExactlyElementsOf(expected);
         assertThat(String.join("\n", shown)).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
-        assertThat(driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"))).isNotEmpty();
+        assertThat(driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']")))
+                .isNotEmpty();
         assertThat(driver.findElement(By.id("report-note")).getText()).contains("every interval");
         browser.shot("report-diagnosis");
         noRequests();
@@ -124,14 +137,17 @@ class ReportBrowserTest {
         }
         List<String> cores = model.cores().stream().map(StateModel.Core::name).toList();
         assertThat(rows).containsAll(cores);
-        assertThat(drawn).containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList()).contains("master/cpu0");
+        assertThat(drawn)
+                .containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList())
+                .contains("master/cpu0");
         assertThat(Chromium.row(draw, "board").get("mode").asText()).isEqualTo("columns");
         assertThat(Chromium.row(draw, "board").get("n").asInt()).isPositive();
         assertThat(draw.get("arrows").size()).isPositive();
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
         String stats = driver.findElement(By.id("stats-table")).getText();
         assertThat(stats).contains("intruder", "sobel_filter");
-        assertThat(driver.findElements(By.cssSelector("#stats-table tbody tr")).size()).isGreaterThan(10);
+        assertThat(driver.findElements(By.cssSelector("#stats-table tbody tr")).size())
+                .isGreaterThan(10);
         browser.shot("report-stats");
         noRequests();
     }
@@ -140,8 +156,11 @@ class ReportBrowserTest {
     void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
         open(report);
         GroundTruth.Interval first = sim.truth().intervals().stream()
-            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
-            .findFirst().orElseThrow();
+                .filter(i -> i.kind().equals("run")
+                        && i.core().equals("dsp1")
+                        && i.name().equals("intruder"))
+                .findFirst()
+                .orElseThrow();
         long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
@@ -149,7 +168,8 @@ class ReportBrowserTest {
         browser.shot("report-fault");
         assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         // clicking the diagnosis' dsp2 outlier zooms there
-        WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']")).getFirst();
+        WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"))
+                .getFirst();
         long start = Long.parseLong(o.getDomAttribute("data-start"));
         long end = Long.parseLong(o.getDomAttribute("data-end"));
         o.click();
@@ -171,7 +191,11 @@ class ReportBrowserTest {
                 drawn.add(r.get("core").asText());
             }
         }
-        assertThat(drawn).containsAll(model.cores().stream().map(StateModel.Core::name).filter(n -> n.startsWith("dsp")).toList());
+        assertThat(drawn)
+                .containsAll(model.cores().stream()
+                        .map(StateModel.Core::name)
+                        .filter(n -> n.startsWith("dsp"))
+                        .toList());
         // deeper than the embedded columns: the finest summary, labelled
         long span = model.end() - model.begin();
         browser.js("window.__hetrace.zoomTo(" + span / 2 + ", " + (span / 2 + span / 100_000 + 10) + ")");
@@ -180,9 +204,12 @@ class ReportBrowserTest {
         assertThat(zoom.isDisplayed()).isTrue();
         assertThat(zoom.getText()).contains("not in this report");
         browser.shot("report-large-deep");
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
-        assertThat(driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText).toList())
-            .containsExactlyElementsOf(Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K)));
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        assertThat(driver.findElements(By.cssSelector("#diagnosis .finding")).stream()
+                        .map(WebElement::getText)
+                        .toList())
+                .containsExactlyElementsOf(Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K)));
         noRequests();
     }
 
@@ -191,8 +218,11 @@ class ReportBrowserTest {
         open(windowed);
         assertThat(windowed.note()).contains("summaries", "around the longest outliers");
         GroundTruth.Interval first = sim.truth().intervals().stream()
-            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
-            .findFirst().orElseThrow();
+                .filter(i -> i.kind().equals("run")
+                        && i.core().equals("dsp1")
+                        && i.name().equals("intruder"))
+                .findFirst()
+                .orElseThrow();
         long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
@@ -223,14 +253,20 @@ class ReportBrowserTest {
             assertThat(Chromium.row(draw, core).get("mode").asText()).isEqualTo("rects");
             List<long[]> drawn = new ArrayList<>();
             for (JsonNode r : draw.get("rects")) {
-                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
+                if (r.get("rowName").asText().equals(core)
+                        && r.get("label").asText().equals("intruder")) {
                     drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
                 }
             }
             List<long[]> truth = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
-                .map(i -> new long[] {board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()})
-                .filter(t -> t[1] > from && t[0] < to).toList();
+                    .filter(i -> i.kind().equals("run")
+                            && i.core().equals(core)
+                            && i.name().equals("intruder"))
+                    .map(i -> new long[] {
+                        board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()
+                    })
+                    .filter(t -> t[1] > from && t[0] < to)
+                    .toList();
             assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
             assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
             for (int k = 0; k < truth.size(); k++) {
@@ -263,15 +299,23 @@ class ReportBrowserTest {
             // what the report's page asked for, not the browser's own pages (its new-tab page's chrome://
             // and chrome-untrusted:// requests, which a new Chromium makes before the report is opened)
             if (m.path("method").asText().equals("Network.requestWillBeSent")
-                    && !m.path("params").path("documentURL").asText().matches("(chrome|chrome-untrusted|devtools):.*")) {
+                    && !m.path("params")
+                            .path("documentURL")
+                            .asText()
+                            .matches("(chrome|chrome-untrusted|devtools):.*")) {
                 urls.add(m.path("params").path("request").path("url").asText());
             }
         }
         // chrome:// is the browser's own resources (the search field's clear icon), data: is inline bytes
         // (the browser's own pages use a 1-pixel GIF): neither is the network
-        assertThat(urls.stream().filter(u -> !u.startsWith("chrome://") && !u.startsWith("data:")).distinct().toList())
-            .as("requests in the DevTools network log: %s", urls).containsExactly(driver.getCurrentUrl());
-        Object resources = browser.js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
+        assertThat(urls.stream()
+                        .filter(u -> !u.startsWith("chrome://") && !u.startsWith("data:"))
+                        .distinct()
+                        .toList())
+                .as("requests in the DevTools network log: %s", urls)
+                .containsExactly(driver.getCurrentUrl());
+        Object resources =
+                browser.js("return JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))");
         assertThat(resources).isEqualTo("[]");
         Object nav = browser.js("return performance.getEntriesByType('navigation').map(e => e.name).join(',')");
         assertThat((String) nav).startsWith("file:").doesNotContain(",");

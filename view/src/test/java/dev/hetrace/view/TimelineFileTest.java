@@ -51,10 +51,12 @@ class TimelineFileTest {
 
     @BeforeAll
     static void board() throws Exception {
-        Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(4)
-            .withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(3).withSlaves(4).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))),
+                dir.resolve("board"));
         board = dir.resolve("board");
-        index = TraceIndex.open(dir.resolve("cache"), r.traces(), StateBuilder.Clocks.DEFAULT, null, Map.of(), n -> { }, true);
+        index = TraceIndex.open(
+                dir.resolve("cache"), r.traces(), StateBuilder.Clocks.DEFAULT, null, Map.of(), n -> {}, true);
         StateBuilder.Built b = index.takeBuiltFrom();
         input = b.input();
         built = Timeline.of(b.model());
@@ -75,8 +77,10 @@ class TimelineFileTest {
     }
 
     private static String get(ViewServer s, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/" + path)).build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/" + path))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
         return r.body();
     }
@@ -99,11 +103,16 @@ class TimelineFileTest {
 
     @Test
     void everyAnswerIsTheSameFromTheFileAsFromTheModel() throws Exception {
-        List<String> paths = new ArrayList<>(List.of("api/meta", "api/diagnosis", "api/stats",
-            "api/find?q=sobel&after=0&dir=next", "api/find?q=intr&after=" + (built.end() - built.begin()) + "&dir=prev"));
+        List<String> paths = new ArrayList<>(List.of(
+                "api/meta",
+                "api/diagnosis",
+                "api/stats",
+                "api/find?q=sobel&after=0&dir=next",
+                "api/find?q=intr&after=" + (built.end() - built.begin()) + "&dir=prev"));
         long span = built.end() - built.begin();
-        String all = IntStream.range(0, built.rows().size()).mapToObj(Integer::toString)
-            .collect(Collectors.joining(","));
+        String all = IntStream.range(0, built.rows().size())
+                .mapToObj(Integer::toString)
+                .collect(Collectors.joining(","));
         SplittableRandom rnd = new SplittableRandom(7);
         for (int k = 0; k < 12; k++) {
             long from = k == 0 ? 0 : rnd.nextLong(span);
@@ -127,8 +136,10 @@ class TimelineFileTest {
     void theStatisticsOfARangeComeFromTheIndexWithoutTheTracesAndThePatternSearchToo() throws Exception {
         long span = built.end() - built.begin();
         SplittableRandom rnd = new SplittableRandom(11);
-        List<String> ranges = new ArrayList<>(List.of("api/stats?from=" + span / 4 + "&to=" + span / 2,
-            "api/stats?from=-5&to=" + (span + 5), "api/stats?from=" + span / 3 + "&to=" + span / 3));
+        List<String> ranges = new ArrayList<>(List.of(
+                "api/stats?from=" + span / 4 + "&to=" + span / 2,
+                "api/stats?from=-5&to=" + (span + 5),
+                "api/stats?from=" + span / 3 + "&to=" + span / 3));
         for (int k = 0; k < 8; k++) {
             long from = rnd.nextLong(span);
             ranges.add("api/stats?from=" + from + "&to=" + (from + rnd.nextLong(span - from + 1)));
@@ -147,13 +158,14 @@ class TimelineFileTest {
         } finally {
             Files.move(away, board);
         }
-        for (String pattern : List.of("api/pattern?first=sobel_entry&then=sobel_exit",
+        for (String pattern : List.of(
+                "api/pattern?first=sobel_entry&then=sobel_exit",
                 "api/pattern?first=msgq_put&then=msgq_get&where=msg_id%3Dmsg_id",
                 "api/pattern?first=func_entry&then=func_exit&where=func%3Dfunc&sameCore=true")) {
             assertThat(get(fromFile, pattern)).as(pattern).isEqualTo(get(fromModel, pattern));
         }
         assertThat(get(fromFile, "api/pattern?first=msgq_put&then=msgq_get&where=msg_id%3Dmsg_id"))
-            .doesNotStartWith("{\"count\":0,");
+                .doesNotStartWith("{\"count\":0,");
     }
 
     @Test
@@ -163,21 +175,25 @@ class TimelineFileTest {
 
         Path cut = dir.resolve("cut.timeline");
         Files.write(cut, Arrays.copyOf(bytes, bytes.length / 2));
-        assertThatThrownBy(() -> TimelineFile.read(cut)).isInstanceOf(IOException.class).hasMessageContaining("cut.timeline")
-            .hasMessageContaining("cut short");
+        assertThatThrownBy(() -> TimelineFile.read(cut))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("cut.timeline")
+                .hasMessageContaining("cut short");
 
         Path foreign = dir.resolve("foreign.timeline");
         Files.writeString(foreign, "{\"not\": \"a timeline\"} and some more bytes to pass the preamble");
-        assertThatThrownBy(() -> TimelineFile.read(foreign)).isInstanceOf(IOException.class)
-            .hasMessageContaining("foreign.timeline: not a hetrace timeline");
+        assertThatThrownBy(() -> TimelineFile.read(foreign))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("foreign.timeline: not a hetrace timeline");
 
         Path old = dir.resolve("old.timeline");
         Files.write(old, bytes);
         try (FileChannel ch = FileChannel.open(old, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.allocate(4).putInt(0, TimelineFile.VERSION + 1), TimelineFile.MAGIC.length);
         }
-        assertThatThrownBy(() -> TimelineFile.read(old)).isInstanceOf(IOException.class)
-            .hasMessageContaining("a timeline of format " + (TimelineFile.VERSION + 1));
+        assertThatThrownBy(() -> TimelineFile.read(old))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("a timeline of format " + (TimelineFile.VERSION + 1));
 
         // every byte of the header flipped in turn: refused or read, never another exception
         Path flipped = dir.resolve("flipped.timeline");
@@ -201,8 +217,9 @@ class TimelineFileTest {
             byte[] b = bytes.clone();
             b[(int) at] ^= 0x01;
             Files.write(altered, b);
-            assertThatThrownBy(() -> TimelineFile.read(altered)).isInstanceOf(IOException.class)
-                .hasMessage(altered + ": not as it was written (its bytes do not give its checksum)");
+            assertThatThrownBy(() -> TimelineFile.read(altered))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage(altered + ": not as it was written (its bytes do not give its checksum)");
         }
     }
 }

@@ -32,9 +32,10 @@ class TimelineTest {
 
     @BeforeAll
     static void board() throws Exception {
-        Simulation.Result r = Simulation.sobel(SimConfig.sobel(5).withSlaves(4)
-            .withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
-        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> { }), StateBuilder.Options.of(w -> { }));
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(5).withSlaves(4).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))),
+                dir.resolve("board"));
+        model = StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> {}), StateBuilder.Options.of(w -> {}));
         timeline = Timeline.of(model);
     }
 
@@ -44,18 +45,25 @@ class TimelineTest {
         for (int c = 0; c < model.cores().size(); c++) {
             int row = timeline.coreRow(c);
             assertThat(timeline.rows().get(row).core()).isEqualTo(c);
-            assertThat(model.cores().get(c).name()).endsWith(timeline.rows().get(row).name());
+            assertThat(model.cores().get(c).name())
+                    .endsWith(timeline.rows().get(row).name());
             List<long[]> expected = new ArrayList<>();
             for (int i = 0; i < runs.size(); i++) {
                 if (runs.owner(i) == c && runs.state(i) != StateModel.IDLE) {
-                    expected.add(new long[] {runs.start(i), runs.end(i), timeline.labels().find(model.tasks().get(runs.subject(i)).name())});
+                    expected.add(new long[] {
+                        runs.start(i),
+                        runs.end(i),
+                        timeline.labels()
+                                .find(model.tasks().get(runs.subject(i)).name())
+                    });
                 }
             }
             expected.sort((a, b) -> Long.compare(a[0], b[0]));
             assertThat(timeline.size(row)).isEqualTo(expected.size());
             for (int k = 0; k < expected.size(); k++) {
                 int i = timeline.offset[row] + k;
-                assertThat(new long[] {timeline.startOf(i), timeline.endOf(i), timeline.labelOf(i)}).containsExactly(expected.get(k));
+                assertThat(new long[] {timeline.startOf(i), timeline.endOf(i), timeline.labelOf(i)})
+                        .containsExactly(expected.get(k));
             }
         }
     }
@@ -65,7 +73,8 @@ class TimelineTest {
         Timeline again = Timeline.of(model);
         int sobel = timeline.labels().find("sobel");
         assertThat(sobel).isNotNegative();
-        assertThat(again.labels().color(again.labels().find("sobel"))).isEqualTo(timeline.labels().color(sobel));
+        assertThat(again.labels().color(again.labels().find("sobel")))
+                .isEqualTo(timeline.labels().color(sobel));
         // the color is the name's, not the order names were met in
         Labels fresh = new Labels();
         fresh.id("something else first");
@@ -166,14 +175,17 @@ class TimelineTest {
             assertThat(sum).isCloseTo(total, within(slack + total * 1e-5));
             // a bin is no wider than a column (or the finest): columns are off by what bins straddle
             if (nsPerPx >= 4 * summary.binNanos()) {
-                assertThat(diff / total).as("relative error per column at %.0f ns/px", nsPerPx).isLessThan(0.15);
+                assertThat(diff / total)
+                        .as("relative error per column at %.0f ns/px", nsPerPx)
+                        .isLessThan(0.15);
             }
         }
     }
 
     private static int firstRun(int core, String task) {
         for (int i = 0; i < model.runs().size(); i++) {
-            if (model.runs().owner(i) == core && model.tasks().get(model.runs().subject(i)).name().equals(task)) {
+            if (model.runs().owner(i) == core
+                    && model.tasks().get(model.runs().subject(i)).name().equals(task)) {
                 return i;
             }
         }

@@ -107,7 +107,9 @@ class ViewerBrowserTest {
         for (int i = 0; i < model.runs().size(); i++) {
             busy.add(model.cores().get(model.runs().owner(i)).name());
         }
-        assertThat(drawnCores).containsAll(busy).containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList());
+        assertThat(drawnCores)
+                .containsAll(busy)
+                .containsAll(cores.stream().filter(n -> n.startsWith("dsp")).toList());
         // each DSP's states: the sobel task drawn (or aggregated) on its row
         assertThat(draw.get("rects").size() + draw.get("columns").asInt()).isPositive();
         // every core that sent or received a message is at one end of an arrow drawn
@@ -142,8 +144,11 @@ class ViewerBrowserTest {
     void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
         open();
         GroundTruth.Interval first = sim.truth().intervals().stream()
-            .filter(i -> i.kind().equals("run") && i.core().equals("dsp1") && i.name().equals("intruder"))
-            .findFirst().orElseThrow();
+                .filter(i -> i.kind().equals("run")
+                        && i.core().equals("dsp1")
+                        && i.name().equals("intruder"))
+                .findFirst()
+                .orElseThrow();
         // a 12 ms window from 1 ms before the intruder first ran: a few of its runs on each faulty core
         long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
         long to = from + 12_000_000;
@@ -153,22 +158,36 @@ class ViewerBrowserTest {
         assertThat(draw.get("from").asLong()).isEqualTo(from);
         for (String core : List.of("dsp1", "dsp2")) {
             JsonNode row = Chromium.row(draw, core);
-            assertThat(row.get("mode").asText()).as(core + " is drawn interval by interval at this zoom").isEqualTo("rects");
+            assertThat(row.get("mode").asText())
+                    .as(core + " is drawn interval by interval at this zoom")
+                    .isEqualTo("rects");
             List<long[]> drawn = new ArrayList<>();
             for (JsonNode r : draw.get("rects")) {
-                if (r.get("rowName").asText().equals(core) && r.get("label").asText().equals("intruder")) {
+                if (r.get("rowName").asText().equals(core)
+                        && r.get("label").asText().equals("intruder")) {
                     drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
                 }
             }
             List<long[]> truth = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run") && i.core().equals(core) && i.name().equals("intruder"))
-                .map(i -> new long[] {board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()})
-                .filter(t -> t[1] > from && t[0] < to).toList();
-            assertThat(truth).as(core + ": the truth's intruder runs in the window").hasSizeGreaterThanOrEqualTo(2);
+                    .filter(i -> i.kind().equals("run")
+                            && i.core().equals(core)
+                            && i.name().equals("intruder"))
+                    .map(i -> new long[] {
+                        board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()
+                    })
+                    .filter(t -> t[1] > from && t[0] < to)
+                    .toList();
+            assertThat(truth)
+                    .as(core + ": the truth's intruder runs in the window")
+                    .hasSizeGreaterThanOrEqualTo(2);
             assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
             for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0]).as(core + " run " + k + " start").isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
-                assertThat(drawn.get(k)[1]).as(core + " run " + k + " end").isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
+                assertThat(drawn.get(k)[0])
+                        .as(core + " run " + k + " start")
+                        .isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
+                assertThat(drawn.get(k)[1])
+                        .as(core + " run " + k + " end")
+                        .isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
             }
         }
         // and nowhere else
@@ -186,7 +205,7 @@ class ViewerBrowserTest {
         int trace = 2; // master, dsp0, dsp1, ...
         List<long[]> points = new ArrayList<>();
         List<Boolean> sync = new ArrayList<>();
-        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(trace)), w -> { })) {
+        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(trace)), w -> {})) {
             var e = r.event();
             while (r.next()) {
                 String name = e.name();
@@ -209,7 +228,9 @@ class ViewerBrowserTest {
             }
         }
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
-        assertThat(marks(browser.lastDraw(), "dsp1", true)).as("sync marks are off by default").isEmpty();
+        assertThat(marks(browser.lastDraw(), "dsp1", true))
+                .as("sync marks are off by default")
+                .isEmpty();
         assertThat(marks(browser.lastDraw(), "dsp1", false)).containsExactlyElementsOf(inWindow);
         driver.findElement(By.id("sync-marks")).click();
         browser.settle();
@@ -219,7 +240,7 @@ class ViewerBrowserTest {
         assertThat(marks(draw, "dsp1", true)).containsExactlyElementsOf(syncInWindow);
         // the master's halves: its sync daemon runs on a CPU with no row of its own, so they are on the master's row
         List<Long> masterSync = new ArrayList<>();
-        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(0)), w -> { })) {
+        try (CtfReader r = CtfReader.open(List.of(sim.traces().get(0)), w -> {})) {
             var e = r.event();
             while (r.next()) {
                 long t = input.maps().get(0).apply(e.timeNanos()) - model.begin();
@@ -230,7 +251,8 @@ class ViewerBrowserTest {
         }
         int masterRow = -1;
         for (JsonNode row : draw.get("rows")) {
-            masterRow = row.get("name").asText().equals("master") ? row.get("id").asInt() : masterRow;
+            masterRow =
+                    row.get("name").asText().equals("master") ? row.get("id").asInt() : masterRow;
         }
         List<Long> onMaster = new ArrayList<>(marks(draw, "master/cpu0", true));
         for (JsonNode m : draw.get("marks")) {
@@ -240,7 +262,9 @@ class ViewerBrowserTest {
         }
         assertThat(masterSync).as("the master's side of the handshake").hasSizeGreaterThanOrEqualTo(2);
         assertThat(onMaster).containsExactlyInAnyOrderElementsOf(masterSync);
-        assertThat(onMaster.size() - marks(draw, "master/cpu0", true).size()).as("marks on the master's own row").isPositive();
+        assertThat(onMaster.size() - marks(draw, "master/cpu0", true).size())
+                .as("marks on the master's own row")
+                .isPositive();
         for (JsonNode m : draw.get("marks")) {
             if (m.get("sync").asBoolean()) {
                 assertThat(m.get("label").asText()).startsWith("hetrace_sync_");
@@ -264,9 +288,11 @@ class ViewerBrowserTest {
     @Test
     void theDiagnosisPanelListsThePreemptionAndClickingItZoomsThere() throws Exception {
         open();
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
-        String findings = driver.findElements(By.cssSelector("#diagnosis .finding")).stream().map(WebElement::getText)
-            .collect(Collectors.joining("\n"));
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        String findings = driver.findElements(By.cssSelector("#diagnosis .finding")).stream()
+                .map(WebElement::getText)
+                .collect(Collectors.joining("\n"));
         assertThat(findings).contains("dsp1 and dsp2", "sobel_filter", "task intruder preempted them");
         List<WebElement> outliers = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"));
         assertThat(outliers).isNotEmpty();
@@ -289,8 +315,10 @@ class ViewerBrowserTest {
     void theDurationsPanelShowsTheOutliersFunctionAsHistogramBoxPlotsAndScatter() throws Exception {
         open();
         // the panel opens on the longest outlier's function once the diagnosis is in
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> "sobel_filter".equals(browser.js("return window.__hetrace.durationsLoaded")));
-        driver.findElement(By.cssSelector("aside nav button[data-tab='durations']")).click();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> "sobel_filter".equals(browser.js("return window.__hetrace.durationsLoaded")));
+        driver.findElement(By.cssSelector("aside nav button[data-tab='durations']"))
+                .click();
         List<Long> truth = new ArrayList<>();
         IntervalTable calls = model.calls();
         for (int i = 0; i < calls.size(); i++) {
@@ -307,7 +335,8 @@ class ViewerBrowserTest {
         double expected = truth.get(lo) + (h - lo) * (truth.get(Math.min(lo + 1, truth.size() - 1)) - truth.get(lo));
         assertThat(median).isCloseTo(expected, Offset.offset(1.0));
         int barTotal = driver.findElements(By.cssSelector("#durations-histogram rect.bar")).stream()
-            .mapToInt(b -> Integer.parseInt(b.getDomAttribute("data-count"))).sum();
+                .mapToInt(b -> Integer.parseInt(b.getDomAttribute("data-count")))
+                .sum();
         assertThat(barTotal).isEqualTo(truth.size());
         // one box per iteration; the preempted iteration's longest call is about 3x the median
         List<WebElement> boxes = driver.findElements(By.cssSelector("#durations-boxes g.box"));
@@ -319,13 +348,14 @@ class ViewerBrowserTest {
         // clicking the top histogram bar zooms on the longest call
         List<WebElement> bars = driver.findElements(By.cssSelector("#durations-histogram rect.bar"));
         WebElement lastBar = bars.getLast();
-        ((JavascriptExecutor) driver).executeScript(
-            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", lastBar);
+        ((JavascriptExecutor) driver)
+                .executeScript("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", lastBar);
         JsonNode draw = browser.lastDraw();
         assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(4.0 * truth.getLast());
         // another metric on the scatter's y axis redraws it
         new Select(driver.findElement(By.id("scatter-y"))).selectByValue("self");
-        assertThat(driver.findElement(By.cssSelector("#durations-scatter svg")).getText()).contains("self time vs start");
+        assertThat(driver.findElement(By.cssSelector("#durations-scatter svg")).getText())
+                .contains("self time vs start");
     }
 
     @Test
@@ -335,10 +365,12 @@ class ViewerBrowserTest {
         double span = before.get("to").asDouble() - before.get("from").asDouble();
         driver.findElement(By.tagName("body")).sendKeys("+");
         JsonNode zoomed = browser.lastDraw();
-        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isCloseTo(span / 2, Percentage.withPercentage(1));
+        assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble())
+                .isCloseTo(span / 2, Percentage.withPercentage(1));
         driver.findElement(By.tagName("body")).sendKeys(Keys.ARROW_RIGHT);
         JsonNode panned = browser.lastDraw();
-        assertThat(panned.get("from").asDouble()).isGreaterThan(zoomed.get("from").asDouble());
+        assertThat(panned.get("from").asDouble())
+                .isGreaterThan(zoomed.get("from").asDouble());
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
         List<WebElement> rows = driver.findElements(By.cssSelector("#stats-table tbody tr"));
         assertThat(rows).isNotEmpty();
@@ -349,18 +381,26 @@ class ViewerBrowserTest {
     @Test
     void thePatternPanelFindsWhatThePatternSearchFinds() throws Exception {
         open();
-        driver.findElement(By.cssSelector("aside nav button[data-tab='pattern']")).click();
+        driver.findElement(By.cssSelector("aside nav button[data-tab='pattern']"))
+                .click();
         driver.findElement(By.name("first")).sendKeys("msgq_put");
         driver.findElement(By.name("then")).sendKeys("msgq_get");
         driver.findElement(By.name("where")).sendKeys("msg_id=msg_id");
         driver.findElement(By.cssSelector("#pattern-form button")).click();
         WebElement summary = new WebDriverWait(driver, Duration.ofSeconds(60))
-            .until(d -> d.findElements(By.id("pattern-summary")).stream().findFirst().orElse(null));
-        PatternSearch.Result r = PatternSearch.run(input,
-            new PatternSearch.Spec("msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false), w -> { });
+                .until(d -> d.findElements(By.id("pattern-summary")).stream()
+                        .findFirst()
+                        .orElse(null));
+        PatternSearch.Result r = PatternSearch.run(
+                input,
+                new PatternSearch.Spec(
+                        "msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false),
+                w -> {});
         assertThat(r.occurrences()).isNotEmpty();
-        assertThat(Integer.parseInt(summary.getDomAttribute("data-count"))).isEqualTo(r.occurrences().size());
-        assertThat(driver.findElements(By.cssSelector("#pattern-result .event"))).isNotEmpty();
+        assertThat(Integer.parseInt(summary.getDomAttribute("data-count")))
+                .isEqualTo(r.occurrences().size());
+        assertThat(driver.findElements(By.cssSelector("#pattern-result .event")))
+                .isNotEmpty();
         browser.shot("pattern");
     }
 
@@ -370,23 +410,28 @@ class ViewerBrowserTest {
         // search: the first intruder run comes into view, outlined
         WebElement search = driver.findElement(By.id("search"));
         search.sendKeys("intruder", Keys.ENTER);
-        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+                .until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
         JsonNode draw = browser.lastDraw();
         int first = firstRun("intruder");
         long start = model.runs().start(first) - model.begin();
         assertThat(draw.get("from").asDouble()).isLessThanOrEqualTo(start);
-        assertThat(draw.get("to").asDouble()).isGreaterThanOrEqualTo(model.runs().end(first) - model.begin());
+        assertThat(draw.get("to").asDouble())
+                .isGreaterThanOrEqualTo(model.runs().end(first) - model.begin());
         assertThat(draw.get("to").asDouble() - draw.get("from").asDouble()).isLessThan(model.end() - model.begin());
         // hover and click on the middle of an intruder rectangle drawn on dsp2
         JsonNode rect = null;
         for (JsonNode r : draw.get("rects")) {
-            if (r.get("rowName").asText().equals("dsp2") && r.get("label").asText().equals("intruder")
-                && r.get("x1").asDouble() - r.get("x0").asDouble() > 6) {
+            if (r.get("rowName").asText().equals("dsp2")
+                    && r.get("label").asText().equals("intruder")
+                    && r.get("x1").asDouble() - r.get("x0").asDouble() > 6) {
                 rect = r;
                 break;
             }
         }
-        assertThat(rect).as("an intruder rectangle on dsp2 wide enough to point at").isNotNull();
+        assertThat(rect)
+                .as("an intruder rectangle on dsp2 wide enough to point at")
+                .isNotNull();
         double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
         double y = Chromium.row(draw, "dsp2").get("y").asDouble() + 9;
         WebElement canvas = driver.findElement(By.id("canvas"));
@@ -399,13 +444,15 @@ class ViewerBrowserTest {
         assertThat(tip.getText()).contains("intruder", "duration");
         new Actions(driver).moveToElement(canvas, dx, dy).click().perform();
         WebElement events = driver.findElement(By.id("events"));
-        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> events.isDisplayed() && events.getText().contains("intruder"));
+        new WebDriverWait(driver, Duration.ofSeconds(10))
+                .until(d -> events.isDisplayed() && events.getText().contains("intruder"));
         assertThat(events.getText()).contains("dsp2");
         browser.shot("click");
         // the wheel over the timeline zooms in around the pointer
         double span = draw.get("to").asDouble() - draw.get("from").asDouble();
-        new Actions(driver).scrollFromOrigin(
-            WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400).perform();
+        new Actions(driver)
+                .scrollFromOrigin(WheelInput.ScrollOrigin.fromElement(canvas, dx, dy), 0, -400)
+                .perform();
         JsonNode zoomed = browser.lastDraw();
         assertThat(zoomed.get("to").asDouble() - zoomed.get("from").asDouble()).isLessThan(span * 0.9);
     }
@@ -414,7 +461,7 @@ class ViewerBrowserTest {
         int best = -1;
         for (int i = 0; i < model.runs().size(); i++) {
             if (model.tasks().get(model.runs().subject(i)).name().equals(task)
-                && (best < 0 || model.runs().start(i) < model.runs().start(best))) {
+                    && (best < 0 || model.runs().start(i) < model.runs().start(best))) {
                 best = i;
             }
         }
@@ -436,6 +483,10 @@ class ViewerBrowserTest {
                 return model.cores().get(model.runs().owner(i)).name();
             }
         }
-        return model.cores().stream().filter(c -> c.trace() == trace).findFirst().orElseThrow().name();
+        return model.cores().stream()
+                .filter(c -> c.trace() == trace)
+                .findFirst()
+                .orElseThrow()
+                .name();
     }
 }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ViewerScaleBrowserTest {
     /** Calls back with what {@code f} gives once the app has drawn what it was last asked, looking every 2 ms. */
     static final String SETTLED = "const done = arguments[arguments.length - 1];"
-        + " const poll = f => window.__hetrace && window.__hetrace.settled() ? done(f()) : setTimeout(() => poll(f), 2);";
+            + " const poll = f => window.__hetrace && window.__hetrace.settled() ? done(f()) : setTimeout(() => poll(f), 2);";
 
     @TempDir
     Path dir;
@@ -44,21 +44,25 @@ class ViewerScaleBrowserTest {
         Chromium.require();
         try (Chromium browser = Chromium.start(dir.resolve("profile"), false)) {
             // every long task of the page, from its first script on
-            browser.driver.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
-                "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
-                    + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"));
+            browser.driver.executeCdpCommand(
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    Map.of(
+                            "source",
+                            "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
+                                    + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"));
             browser.driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(60));
             browser.driver.get(System.getProperty("hetrace.url"));
             // from the navigation's start (the page's time origin) to the first view drawn
             double firstView = ((Number) browser.driver.executeAsyncScript(SETTLED + "poll(() => performance.now());"))
-                .doubleValue();
+                    .doubleValue();
             JsonNode first = browser.lastDraw();
             browser.shot("scale-first-view");
             boolean verbose = System.getProperty("hetrace.verbose") != null;
             if (verbose) {
-                System.out.println("loading: " + browser.js("return performance.getEntriesByType('resource').map(e =>"
-                    + " e.name.replace(/^.*\\//, '').slice(0, 40) + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd)"
-                    + " + ' (' + e.transferSize + ' B)').join('; ')"));
+                System.out.println("loading: "
+                        + browser.js("return performance.getEntriesByType('resource').map(e =>"
+                                + " e.name.replace(/^.*\\//, '').slice(0, 40) + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd)"
+                                + " + ' (' + e.transferSize + ' B)').join('; ')"));
                 browser.driver.executeCdpCommand("Profiler.enable", Map.of());
                 browser.driver.executeCdpCommand("Profiler.start", Map.of());
             }
@@ -85,46 +89,70 @@ class ViewerScaleBrowserTest {
                     to = span;
                 }
                 spans[i] = to - from;
-                took[i] = ((Number) browser.driver.executeAsyncScript(SETTLED + String.format(Locale.ROOT,
-                    "const t0 = performance.now(); window.__hetrace.zoomTo(%.0f, %.0f); poll(() => performance.now() - t0);",
-                    from, to))).doubleValue();
+                took[i] = ((Number) browser.driver.executeAsyncScript(SETTLED
+                                + String.format(
+                                        Locale.ROOT,
+                                        "const t0 = performance.now(); window.__hetrace.zoomTo(%.0f, %.0f); poll(() => performance.now() - t0);",
+                                        from,
+                                        to)))
+                        .doubleValue();
             }
             browser.shot("scale-after-zooms");
             if (verbose) {
                 // where the page's time went: self time per function, most first
                 Map<String, Object> p = browser.driver.executeCdpCommand("Profiler.stop", Map.of());
-                JsonNode nodes = new ObjectMapper().valueToTree(p).get("profile").get("nodes");
+                JsonNode nodes =
+                        new ObjectMapper().valueToTree(p).get("profile").get("nodes");
                 Map<String, Integer> self = new HashMap<>();
                 for (JsonNode nd : nodes) {
                     JsonNode f = nd.get("callFrame");
                     String url = f.get("url").asText();
-                    self.merge(f.get("functionName").asText() + " " + url.substring(url.lastIndexOf('/') + 1) + ":"
-                        + f.get("lineNumber").asInt(), nd.path("hitCount").asInt(), Integer::sum);
+                    self.merge(
+                            f.get("functionName").asText() + " " + url.substring(url.lastIndexOf('/') + 1) + ":"
+                                    + f.get("lineNumber").asInt(),
+                            nd.path("hitCount").asInt(),
+                            Integer::sum);
                 }
-                self.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(15)
-                    .forEach(e -> System.out.println("profile: " + e.getValue() + " " + e.getKey()));
+                self.entrySet().stream()
+                        .sorted((a, b) -> b.getValue() - a.getValue())
+                        .limit(15)
+                        .forEach(e -> System.out.println("profile: " + e.getValue() + " " + e.getKey()));
             }
             @SuppressWarnings("unchecked")
             List<List<Number>> longTasks = (List<List<Number>>) browser.js("return window.__long");
-            double[] lt = longTasks.stream().mapToDouble(e -> e.get(1).doubleValue()).sorted().toArray();
+            double[] lt = longTasks.stream()
+                    .mapToDouble(e -> e.get(1).doubleValue())
+                    .sorted()
+                    .toArray();
             if (verbose) {
                 System.out.println("long tasks (start ms, duration ms): " + longTasks);
                 for (int i = 0; i < n; i++) {
-                    System.out.printf(Locale.ROOT, "zoom %d: %s drawn in %.0f ms%n", i + 1, Report.duration(spans[i]), took[i]);
+                    System.out.printf(
+                            Locale.ROOT, "zoom %d: %s drawn in %.0f ms%n", i + 1, Report.duration(spans[i]), took[i]);
                 }
             }
             double[] sorted = took.clone();
             Arrays.sort(sorted);
-            System.out.printf(Locale.ROOT, "viewer in Chromium: %d rows, %,d events; first view drawn %.0f ms after the page"
-                    + " was asked for (%d rows drawn); %d zooms and pans drawn again in median %.0f ms, max %.0f ms;"
-                    + " %d long tasks (over 50 ms) on the page's main thread, longest %.0f ms%n", rows, events,
-                firstView, first.get("rows").size(), n, sorted[n / 2], sorted[n - 1], lt.length,
-                lt.length == 0 ? 0.0 : lt[lt.length - 1]);
+            System.out.printf(
+                    Locale.ROOT,
+                    "viewer in Chromium: %d rows, %,d events; first view drawn %.0f ms after the page"
+                            + " was asked for (%d rows drawn); %d zooms and pans drawn again in median %.0f ms, max %.0f ms;"
+                            + " %d long tasks (over 50 ms) on the page's main thread, longest %.0f ms%n",
+                    rows,
+                    events,
+                    firstView,
+                    first.get("rows").size(),
+                    n,
+                    sorted[n / 2],
+                    sorted[n - 1],
+                    lt.length,
+                    lt.length == 0 ? 0.0 : lt[lt.length - 1]);
             assertThat(first.get("rows").size()).as("rows drawn").isPositive();
             assertThat(firstView).as("first view drawn (ms)").isLessThan(2000);
             assertThat(sorted[n - 1]).as("slowest zoom or pan drawn (ms)").isLessThan(1000);
-            assertThat(lt.length == 0 ? 0.0 : lt[lt.length - 1]).as("longest task on the page's main thread (ms)")
-                .isLessThan(500);
+            assertThat(lt.length == 0 ? 0.0 : lt[lt.length - 1])
+                    .as("longest task on the page's main thread (ms)")
+                    .isLessThan(500);
         }
     }
 }

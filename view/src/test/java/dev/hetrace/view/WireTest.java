@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
  */
 class WireTest {
     private static String row(String doc, String record) {
-        return doc.lines().filter(l -> l.startsWith("| `" + record + "` ")).findFirst().orElseThrow(
-            () -> new AssertionError("docs/view.md has no row for " + record));
+        return doc.lines()
+                .filter(l -> l.startsWith("| `" + record + "` "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("docs/view.md has no row for " + record));
     }
 
     private static String fields(List<String> names) {
@@ -29,8 +31,9 @@ class WireTest {
         String doc = Files.readString(Path.of("..", "docs", "view.md"));
         String section = doc.substring(doc.indexOf("### Wire schema"));
         assertThat(row(section, "rect")).contains("| " + fields(Wire.RECT) + " |");
-        assertThat(row(section, "column")).contains("| " + fields(Wire.COLUMN) + ", then `top` (" + Wire.TOP
-            + ") times `columnLabel`: " + fields(Wire.COLUMN_LABEL) + " |");
+        assertThat(row(section, "column"))
+                .contains("| " + fields(Wire.COLUMN) + ", then `top` (" + Wire.TOP + ") times `columnLabel`: "
+                        + fields(Wire.COLUMN_LABEL) + " |");
         assertThat(row(section, "arrow")).contains("| " + fields(Wire.ARROW) + " |");
         assertThat(row(section, "mark")).contains("| " + fields(Wire.MARK) + " |");
         assertThat(Wire.columnStride()).isEqualTo(Wire.COLUMN.size() + Wire.TOP * Wire.COLUMN_LABEL.size());
@@ -44,7 +47,8 @@ class WireTest {
             String js = Files.readString(app.resolve(module));
             assertThat(js).as(module).contains("from './wire.js'");
             // the strides and offsets the app once wrote as numbers of its own
-            for (String magic : List.of("k += 12", "k += 5", "k += 3", "4 * i", "TOP = 4", "k + 4 + 2 * j", "k + 5 + 2 * j")) {
+            for (String magic :
+                    List.of("k += 12", "k += 5", "k += 3", "4 * i", "TOP = 4", "k + 4 + 2 * j", "k + 5 + 2 * j")) {
                 if (js.contains(magic)) {
                     found.add(module + ": " + magic);
                 }

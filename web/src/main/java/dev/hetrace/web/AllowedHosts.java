@@ -125,7 +125,8 @@ final class AllowedHosts {
         try {
             InetAddress local = InetAddress.getLocalHost();
             return Set.of(bare(local.getHostName()), bare(local.getCanonicalHostName())).stream()
-                .filter(n -> !n.isEmpty()).collect(Collectors.toUnmodifiableSet());
+                    .filter(n -> !n.isEmpty())
+                    .collect(Collectors.toUnmodifiableSet());
         } catch (UnknownHostException e) {
             return Set.of();
         }

@@ -35,7 +35,8 @@ public final class WebApps {
         });
         // before any page, file or API answer: a rebound name or another site's page gets nothing
         app.before(ctx -> {
-            String why = allowed.refusal(ctx.header("Host"), ctx.header("Origin"), ctx.req().getLocalPort());
+            String why = allowed.refusal(
+                    ctx.header("Host"), ctx.header("Origin"), ctx.req().getLocalPort());
             if (why != null) {
                 throw new ForbiddenResponse("hetrace: refused: " + why);
             }

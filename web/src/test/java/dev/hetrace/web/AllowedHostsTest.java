@@ -31,7 +31,9 @@ class AllowedHostsTest {
             InputStream in = s.getInputStream();
             String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             int end = response.indexOf("\r\n\r\n");
-            return new String[] {response.substring(0, response.indexOf("\r\n")), end < 0 ? "" : response.substring(end + 4)};
+            return new String[] {
+                response.substring(0, response.indexOf("\r\n")), end < 0 ? "" : response.substring(end + 4)
+            };
         }
     }
 
@@ -44,7 +46,8 @@ class AllowedHostsTest {
                 assertThat(r[0]).as(host).contains(" 200 ");
                 assertThat(r[1]).as(host).contains("secret");
             }
-            for (String host : new String[] {"evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost", ""}) {
+            for (String host :
+                    new String[] {"evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost", ""}) {
                 String[] r = get(port, "Host: " + host);
                 assertThat(r[0]).as(host).contains(" 403 ");
                 assertThat(r[1]).as(host).doesNotContain("secret");
@@ -68,6 +71,6 @@ class AllowedHostsTest {
         assertThat(named.refusal("board-host.lab:80", null, 80)).isNull();
         assertThat(named.refusal("board-host.lab", null, 80)).isNull();
         assertThat(new AllowedHosts("127.0.0.1").refusal("evil\u001b]0;x\u0007.example", null, 80))
-            .isEqualTo("Host 'evil\\x1b]0;x\\x07.example' does not name this server");
+                .isEqualTo("Host 'evil\\x1b]0;x\\x07.example' does not name this server");
     }
 }

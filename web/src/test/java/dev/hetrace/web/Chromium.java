@@ -1,7 +1,5 @@
 package dev.hetrace.web;
 
-import static org.assertj.core.api.Assertions.fail;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.ctf.testing.Required;
@@ -42,7 +40,7 @@ public final class Chromium implements AutoCloseable {
     public static void require() {
         if (!Files.isExecutable(BINARY) || !Files.isExecutable(DRIVER)) {
             String why = "the browser tests need Debian's chromium and chromium-driver (" + BINARY + ", " + DRIVER
-                + "): apt-get install chromium chromium-driver (.ci/run does)";
+                    + "): apt-get install chromium chromium-driver (.ci/run does)";
             Required.missing(why);
         }
     }
@@ -53,17 +51,27 @@ public final class Chromium implements AutoCloseable {
         System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
         ChromeOptions o = new ChromeOptions();
         o.setBinary(BINARY.toFile());
-        List<String> args = new ArrayList<>(List.of("--headless=new", "--no-sandbox", "--disable-gpu",
-            "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--user-data-dir=" + Files.createDirectories(profile), "--window-size=1600,1000",
-            "--force-device-scale-factor=1"));
+        List<String> args = new ArrayList<>(List.of(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--user-data-dir=" + Files.createDirectories(profile),
+                "--window-size=1600,1000",
+                "--force-device-scale-factor=1"));
         args.addAll(List.of(extra));
         o.addArguments(args);
         if (networkLog) {
             o.setCapability("goog:loggingPrefs", Map.of("performance", "ALL"));
         }
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
-            .usingAnyFreePort().build();
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         Files.createDirectories(SHOTS);
         return new Chromium(new ChromeDriver(service, o));
     }
@@ -75,7 +83,7 @@ public final class Chromium implements AutoCloseable {
     /** Waits until the app has drawn what it was last asked. */
     public void settle() {
         new WebDriverWait(driver, Duration.ofSeconds(30))
-            .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
+                .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
     }
 
     /** The rows, rectangles and arrows of the app's last frame, once it settled. */

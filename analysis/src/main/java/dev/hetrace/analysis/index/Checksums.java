@@ -61,7 +61,8 @@ public final class Checksums {
             }
             if (!Files.isRegularFile(f)) {
                 changed.add(p[2] + " is missing");
-            } else if (!Long.toString(Files.size(f)).equals(p[1]) || !String.format(Locale.ROOT, "%08x", crc(f)).equals(p[0])) {
+            } else if (!Long.toString(Files.size(f)).equals(p[1])
+                    || !String.format(Locale.ROOT, "%08x", crc(f)).equals(p[0])) {
                 changed.add(p[2] + " changed");
             }
         }

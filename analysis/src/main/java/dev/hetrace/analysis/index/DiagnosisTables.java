@@ -40,8 +40,21 @@ public final class DiagnosisTables {
      * none), kind ({@link Diagnosis.Kind#label}), name, times, median, ratio (NaN when the median
      * is 0), time preempted and by which tasks, time blocked, and a call's depth (−1 otherwise).
      */
-    public record Outlier(String core, int coreId, String task, int taskId, String kind, String name, long start, long end,
-                          long median, double ratio, long preempted, List<String> preemptedBy, long blocked, int depth) {}
+    public record Outlier(
+            String core,
+            int coreId,
+            String task,
+            int taskId,
+            String kind,
+            String name,
+            long start,
+            long end,
+            long median,
+            double ratio,
+            long preempted,
+            List<String> preemptedBy,
+            long blocked,
+            int depth) {}
 
     /** A trace that went silent at {@code last}, on its core {@code coreId} (−1: none). */
     public record Silent(String trace, int coreId, long last) {}
@@ -50,20 +63,40 @@ public final class DiagnosisTables {
     public record Stuck(String task, int coreId, long since) {}
 
     /** The diagnosis: its sentences, how many outliers and the longest ones (longest first), the silent traces, the stuck tasks. */
-    public record Rows(List<String> findings, long outlierCount, List<Outlier> longest, List<Silent> silent, List<Stuck> stuck) {}
+    public record Rows(
+            List<String> findings, long outlierCount, List<Outlier> longest, List<Silent> silent, List<Stuck> stuck) {}
 
     /** The rows of report {@code r} of model {@code m}, with its {@code longest} longest outliers (in the diagnosis's order among equals). */
     public static Rows of(Diagnosis.Report r, StateModel m, int longest) {
-        List<Outlier> outliers = r.outliers().stream().sorted((x, y) -> Long.compare(y.duration(), x.duration())).limit(longest)
-            .map(o -> new Outlier(o.core() >= 0 ? m.cores().get(o.core()).name() : null, o.core(),
-                o.task() >= 0 ? m.tasks().get(o.task()).name() : null, o.task(), o.kind().label,
-                o.name() >= 0 ? m.name(o.name()) : null, o.start(), o.end(), o.median(),
-                Double.isFinite(o.ratio()) ? o.ratio() : Double.NaN, o.preempted(),
-                o.preemptedBy().stream().map(s -> m.tasks().get(s.task()).name()).toList(), o.blocked(),
-                o.kind() == Diagnosis.Kind.CALL && o.row() >= 0 ? m.calls().depth(o.row()) : -1))
-            .toList();
-        List<Silent> silent = r.silent().stream().map(s -> new Silent(m.traceNames().get(s.trace()), s.core(), s.last())).toList();
-        List<Stuck> stuck = r.stuck().stream().map(s -> new Stuck(m.tasks().get(s.task()).name(), s.core(), s.since())).toList();
+        List<Outlier> outliers = r.outliers().stream()
+                .sorted((x, y) -> Long.compare(y.duration(), x.duration()))
+                .limit(longest)
+                .map(o -> new Outlier(
+                        o.core() >= 0 ? m.cores().get(o.core()).name() : null,
+                        o.core(),
+                        o.task() >= 0 ? m.tasks().get(o.task()).name() : null,
+                        o.task(),
+                        o.kind().label,
+                        o.name() >= 0 ? m.name(o.name()) : null,
+                        o.start(),
+                        o.end(),
+                        o.median(),
+                        Double.isFinite(o.ratio()) ? o.ratio() : Double.NaN,
+                        o.preempted(),
+                        o.preemptedBy().stream()
+                                .map(s -> m.tasks().get(s.task()).name())
+                                .toList(),
+                        o.blocked(),
+                        o.kind() == Diagnosis.Kind.CALL && o.row() >= 0
+                                ? m.calls().depth(o.row())
+                                : -1))
+                .toList();
+        List<Silent> silent = r.silent().stream()
+                .map(s -> new Silent(m.traceNames().get(s.trace()), s.core(), s.last()))
+                .toList();
+        List<Stuck> stuck = r.stuck().stream()
+                .map(s -> new Stuck(m.tasks().get(s.task()).name(), s.core(), s.since()))
+                .toList();
         return new Rows(Diagnosis.summary(r), r.outliers().size(), outliers, silent, stuck);
     }
 
@@ -85,14 +118,16 @@ public final class DiagnosisTables {
                 count = r.getLong(1);
             }
             Map<Long, List<String>> by = new HashMap<>();
-            try (ResultSet r = s.executeQuery("SELECT outlier, task FROM diagnosis_preempted_by WHERE outlier < " + longest
-                    + " ORDER BY rowid")) {
+            try (ResultSet r = s.executeQuery("SELECT outlier, task FROM diagnosis_preempted_by WHERE outlier < "
+                    + longest + " ORDER BY rowid")) {
                 while (r.next()) {
                     by.computeIfAbsent(r.getLong(1), k -> new ArrayList<>()).add(r.getString(2));
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT core, core_id, task, task_id, kind, name, start_ns, end_ns, median_ns, ratio, "
-                    + "preempted_ns, blocked_ns, depth, rowid FROM diagnosis_outliers ORDER BY rowid LIMIT " + longest)) {
+            try (ResultSet r = s.executeQuery(
+                    "SELECT core, core_id, task, task_id, kind, name, start_ns, end_ns, median_ns, ratio, "
+                            + "preempted_ns, blocked_ns, depth, rowid FROM diagnosis_outliers ORDER BY rowid LIMIT "
+                            + longest)) {
                 while (r.next()) {
                     double ratio = r.getDouble(10);
                     if (r.wasNull()) {
@@ -102,9 +137,21 @@ public final class DiagnosisTables {
                     if (r.wasNull()) {
                         depth = -1;
                     }
-                    outliers.add(new Outlier(r.getString(1), (int) r.getLong(2), r.getString(3), (int) r.getLong(4), r.getString(5),
-                        r.getString(6), r.getLong(7), r.getLong(8), r.getLong(9), ratio, r.getLong(11),
-                        List.copyOf(by.getOrDefault(r.getLong(14), List.of())), r.getLong(12), (int) depth));
+                    outliers.add(new Outlier(
+                            r.getString(1),
+                            (int) r.getLong(2),
+                            r.getString(3),
+                            (int) r.getLong(4),
+                            r.getString(5),
+                            r.getString(6),
+                            r.getLong(7),
+                            r.getLong(8),
+                            r.getLong(9),
+                            ratio,
+                            r.getLong(11),
+                            List.copyOf(by.getOrDefault(r.getLong(14), List.of())),
+                            r.getLong(12),
+                            (int) depth));
                 }
             }
             try (ResultSet r = s.executeQuery("SELECT trace, core_id, last_ns FROM diagnosis_silent ORDER BY rowid")) {
@@ -136,7 +183,7 @@ public final class DiagnosisTables {
             }
         }
         try (DuckDBAppender a = c.createAppender("diagnosis_outliers");
-             DuckDBAppender p = c.createAppender("diagnosis_preempted_by")) {
+                DuckDBAppender p = c.createAppender("diagnosis_preempted_by")) {
             long k = 0;
             for (Outlier o : rows.longest()) {
                 a.beginRow();
@@ -166,12 +213,20 @@ public final class DiagnosisTables {
         }
         try (DuckDBAppender a = c.createAppender("diagnosis_silent")) {
             for (Silent s : rows.silent()) {
-                a.beginRow().append(s.trace()).append((long) s.coreId()).append(s.last()).endRow();
+                a.beginRow()
+                        .append(s.trace())
+                        .append((long) s.coreId())
+                        .append(s.last())
+                        .endRow();
             }
         }
         try (DuckDBAppender a = c.createAppender("diagnosis_stuck")) {
             for (Stuck s : rows.stuck()) {
-                a.beginRow().append(s.task()).append((long) s.coreId()).append(s.since()).endRow();
+                a.beginRow()
+                        .append(s.task())
+                        .append((long) s.coreId())
+                        .append(s.since())
+                        .endRow();
             }
         }
     }

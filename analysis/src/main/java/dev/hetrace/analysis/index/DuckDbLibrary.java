@@ -67,14 +67,15 @@ final class DuckDbLibrary {
             }
         }
         return "DuckDB's native library is missing: " + beside + " (hetrace's build puts it beside the jar: keep"
-            + " the libduckdb_java files with hetrace.jar when moving it)";
+                + " the libduckdb_java files with hetrace.jar when moving it)";
     }
 
     /** The library's name as DuckDB's driver looks for it: libduckdb_java.so_OS_ARCH. */
     static String fileName() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).trim();
-        os = os.startsWith("windows") ? "windows" : os.startsWith("mac") ? "osx" : os.startsWith("linux") ? "linux"
-            : os.replaceAll("[^a-z0-9_\\-.]", "");
+        os = os.startsWith("windows")
+                ? "windows"
+                : os.startsWith("mac") ? "osx" : os.startsWith("linux") ? "linux" : os.replaceAll("[^a-z0-9_\\-.]", "");
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT).trim();
         arch = switch (arch) {
             case "x86_64", "amd64" -> "amd64";

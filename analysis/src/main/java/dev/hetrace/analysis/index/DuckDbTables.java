@@ -33,21 +33,38 @@ final class DuckDbTables {
         try (DuckDBAppender a = c.createAppender("sync_pairs")) {
             if (r != null) {
                 for (Synchronizer.PairSync p : r.pairs()) {
-                    a.beginRow().append(names.get(p.reference())).append(names.get(p.other()))
-                        .append(p.result().quality().label()).append(p.result().toOther()).append(p.result().toReference());
-                    nullable(a, p.result().accuracyNanos().orElse(0L), p.result().accuracyNanos().isPresent());
+                    a.beginRow()
+                            .append(names.get(p.reference()))
+                            .append(names.get(p.other()))
+                            .append(p.result().quality().label())
+                            .append(p.result().toOther())
+                            .append(p.result().toReference());
+                    nullable(
+                            a,
+                            p.result().accuracyNanos().orElse(0L),
+                            p.result().accuracyNanos().isPresent());
                     // exact, unlike an offset at t = 0 in a double: t_ref = pivot_ref_ns + (t - pivot_ns) * slope
                     ClockTransform t = p.result().transform();
-                    a.append(1 + t.slopeMinusOne()).append(t.slopeMinusOne() * 1e6).append(t.pivot()).append(t.pivotRef())
-                        .endRow();
+                    a.append(1 + t.slopeMinusOne())
+                            .append(t.slopeMinusOne() * 1e6)
+                            .append(t.pivot())
+                            .append(t.pivotRef())
+                            .endRow();
                 }
             }
         }
         try (DuckDBAppender a = c.createAppender("traces")) {
             for (int i = 0; i < names.size(); i++) {
                 boolean timed = spans[i][0] <= spans[i][1];
-                a.beginRow().append(names.get(i)).append(input.traces().get(i).toAbsolutePath().normalize().toString())
-                    .append(m.mappingNames().get(i)).append(counts[i]);
+                a.beginRow()
+                        .append(names.get(i))
+                        .append(input.traces()
+                                .get(i)
+                                .toAbsolutePath()
+                                .normalize()
+                                .toString())
+                        .append(m.mappingNames().get(i))
+                        .append(counts[i]);
                 nullable(a, spans[i][0], timed);
                 nullable(a, spans[i][1], timed);
                 if (r == null) {
@@ -70,8 +87,15 @@ final class DuckDbTables {
             }
             for (Statistics.Row r : Statistics.of(m).rows()) {
                 boolean intervals = r.count() > 1;
-                a.beginRow().append(r.context().label).append(r.name()).append(r.totalNanos()).append(r.percent())
-                    .append(r.count()).append(r.minNanos()).append(r.maxNanos()).append(r.avgNanos());
+                a.beginRow()
+                        .append(r.context().label)
+                        .append(r.name())
+                        .append(r.totalNanos())
+                        .append(r.percent())
+                        .append(r.count())
+                        .append(r.minNanos())
+                        .append(r.maxNanos())
+                        .append(r.avgNanos());
                 nullable(a, r.minIntervalNanos(), intervals);
                 nullable(a, r.maxIntervalNanos(), intervals);
                 if (intervals) {

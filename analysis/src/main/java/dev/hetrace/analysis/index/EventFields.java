@@ -59,8 +59,8 @@ final class EventFields {
         register(c, FUNCTION, paths);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW events AS SELECT trace::trace_name AS trace, stream, time_ns, "
-                + "name::event_name AS name, core::core_name AS core, "
-                + FUNCTION + "(trace_index, stream_file, packet, event_offset)::JSON AS fields FROM " + source);
+                    + "name::event_name AS name, core::core_name AS core, "
+                    + FUNCTION + "(trace_index, stream_file, packet, event_offset)::JSON AS fields FROM " + source);
         }
     }
 
@@ -72,12 +72,16 @@ final class EventFields {
     private static void register(Connection c, String name, List<String> paths) throws SQLException {
         List<String> traces = List.copyOf(paths);
         boolean whole = name.equals(EVENT_FUNCTION);
-        DuckDBFunctions.scalarFunction().withName(name)
-            .withParameters(DuckDBColumnType.INTEGER, DuckDBColumnType.INTEGER, DuckDBColumnType.BIGINT,
-                DuckDBColumnType.BIGINT)
-            .withReturnType(DuckDBColumnType.VARCHAR)
-            .withVectorizedFunction((in, out) -> apply(traces, whole, in, out))
-            .register(c);
+        DuckDBFunctions.scalarFunction()
+                .withName(name)
+                .withParameters(
+                        DuckDBColumnType.INTEGER,
+                        DuckDBColumnType.INTEGER,
+                        DuckDBColumnType.BIGINT,
+                        DuckDBColumnType.BIGINT)
+                .withReturnType(DuckDBColumnType.VARCHAR)
+                .withVectorizedFunction((in, out) -> apply(traces, whole, in, out))
+                .register(c);
     }
 
     /**
@@ -112,7 +116,8 @@ final class EventFields {
                     decoding = opened.idle().poll();
                     if (decoding == null) {
                         TextSink sink = new TextSink(null);
-                        decoding = new Decoding(new EventPosition(opened.reader().traces()), sink, new JsonText(sink));
+                        decoding =
+                                new Decoding(new EventPosition(opened.reader().traces()), sink, new JsonText(sink));
                     }
                     openedTrace = t;
                 }
@@ -138,7 +143,7 @@ final class EventFields {
     private static Opened opened(String path) throws Exception {
         Opened o = OPENED.get(path);
         if (o == null) {
-            CtfReader r = CtfReader.open(List.of(Path.of(path)), w -> { });
+            CtfReader r = CtfReader.open(List.of(Path.of(path)), w -> {});
             Opened made = new Opened(r, new ConcurrentLinkedQueue<>());
             o = OPENED.putIfAbsent(path, made);
             if (o == null) {

@@ -36,18 +36,22 @@ public final class EventLog implements StateBuilder.EventListener {
      * difference or id that does not fit).
      */
     private static final long OTHER = 0xFFFFFFFFL;
+
     private static final int EXCEPTION_TIME = 0;
     private static final int EXCEPTION_IDS = 1;
     /** The fields of a run's row ({@link TraceLog}). */
     private static final int RUN_FIRST_FILE = 0;
+
     private static final int RUN_STREAM = 1;
     private static final int RUN_PACKET = 2;
     private static final int RUN_OFFSET = 3;
     /** The largest distance in bits from an event to the next in its run ({@link TraceLog#distances}); past it, a run ends. */
     private static final long MAX_DISTANCE = 0xFFFF;
+
     final String[] traceNames;
     /** The event names of every trace's metadata (filled before the pass), the ENUM's values. */
     final Set<String> eventNames = new LinkedHashSet<>();
+
     final Map<String, Integer> nameIds = new HashMap<>();
     final TraceLog[] logs;
     final LongConsumer progress;
@@ -118,6 +122,7 @@ public final class EventLog implements StateBuilder.EventListener {
         final ClassCache<Integer> classNames = new ClassCache<>(e -> nameId(e.name()));
         /** CPUs met (−1: none), numbered in order of appearance. */
         final LongIntMap coreIds = new LongIntMap();
+
         final List<Long> cpus = new ArrayList<>();
         /** Per event, its row ({@link #OTHER}); 8 bytes, where the whole time and ids took 16. */
         final LongRows rows = new LongRows(1);
@@ -143,13 +148,16 @@ public final class EventLog implements StateBuilder.EventListener {
         final LongRows distances = new LongRows(1);
         /** The distances of the events since the last long of {@code distances}, fewer than four. */
         long pendingDistances;
+
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         /** The CPU of the last event, and its number; an event of a trace without a core field has CPU −1, number 0. */
         long lastCpu = Long.MIN_VALUE;
+
         int lastCore;
         /** The current run's stream file and packet, and the offset of its last event in the packet. */
         int runFile = -1;
+
         long runPacket = -1;
         long runLast;
 
@@ -176,7 +184,8 @@ public final class EventLog implements StateBuilder.EventListener {
             long distance = at - runLast;
             // a stream parked and resumed goes on in its packet: the same run
             if (distance > MAX_DISTANCE
-                    || !follows && (distance <= 0 || where.streamFile() != runFile || where.packetOffset() != runPacket)) {
+                    || !follows
+                            && (distance <= 0 || where.streamFile() != runFile || where.packetOffset() != runPacket)) {
                 run(cursor.trace().streamId(cursor.stream()), at);
                 distance = 0;
             }
@@ -251,12 +260,16 @@ public final class EventLog implements StateBuilder.EventListener {
 
     /** The events' columns, the cores named as {@code coreNames} (the ENUM's values). */
     List<ParquetFile.Column> columns(List<String> coreNames) {
-        return List.of(ParquetFile.Column.names("trace", false, Arrays.asList(traceNames)),
-            ParquetFile.Column.longs("stream", false), ParquetFile.Column.longs("time_ns", true),
-            ParquetFile.Column.names("name", false, new ArrayList<>(eventNames)),
-            ParquetFile.Column.names("core", true, coreNames), ParquetFile.Column.ints("trace_index", false),
-            ParquetFile.Column.ints("stream_file", false), ParquetFile.Column.longs("packet", false),
-            ParquetFile.Column.longs("event_offset", false));
+        return List.of(
+                ParquetFile.Column.names("trace", false, Arrays.asList(traceNames)),
+                ParquetFile.Column.longs("stream", false),
+                ParquetFile.Column.longs("time_ns", true),
+                ParquetFile.Column.names("name", false, new ArrayList<>(eventNames)),
+                ParquetFile.Column.names("core", true, coreNames),
+                ParquetFile.Column.ints("trace_index", false),
+                ParquetFile.Column.ints("stream_file", false),
+                ParquetFile.Column.longs("packet", false),
+                ParquetFile.Column.longs("event_offset", false));
     }
 
     /** The rows, trace by trace, the cores numbered as {@code coreNames}: a core not in it is NULL. */
@@ -284,11 +297,13 @@ public final class EventLog implements StateBuilder.EventListener {
             final long[] block = new long[1024];
             /** The distances of the events of {@code block}, four to a long. */
             final long[] distance = new long[block.length / 4 + 1];
+
             int trace;
             int next;
             int run;
             /** The current trace's next row told in full, and the time its next event's is told from. */
             int other;
+
             long previous;
             /** The offset of the event before {@code next} in its packet. */
             long offset;

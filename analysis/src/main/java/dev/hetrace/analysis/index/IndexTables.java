@@ -34,8 +34,18 @@ import org.duckdb.DuckDBConnection;
  */
 public final class IndexTables {
     /** The tables, in the order they are documented. */
-    public static final List<String> NAMES = List.of("events", "intervals", "calls", "messages", "wakeups", "sync_pairs",
-        "sync_messages", "stats", "traces", "cores", "tasks");
+    public static final List<String> NAMES = List.of(
+            "events",
+            "intervals",
+            "calls",
+            "messages",
+            "wakeups",
+            "sync_pairs",
+            "sync_messages",
+            "stats",
+            "traces",
+            "cores",
+            "tasks");
 
     /** The tables kept as Parquet files, each {@code NAME.parquet} in the index's folder. */
     static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages", "wakeups", "sync_messages");
@@ -57,22 +67,28 @@ public final class IndexTables {
      * the ENUMs of the index; durations and latencies are computed, not stored.
      */
     private static final Map<String, String> VIEWS = Map.of(
-        "intervals", "kind::interval_kind AS kind, start_ns, end_ns, end_ns - start_ns AS duration_ns, trace::trace_name AS trace, "
-            + "core::core_name AS core, task::task_name AS task, irq::function_name AS irq, state::state_name AS state, "
-            + "queue, depth, start_unknown, end_unknown, events_lost",
-        "calls", "start_ns, end_ns, end_ns - start_ns AS duration_ns, self_ns, trace::trace_name AS trace, task::task_name AS task, "
-            + "function::function_name AS function, depth, start_unknown, end_unknown, events_lost",
-        "messages", "queue, id, send_ns, send_core::core_name AS send_core, send_task::task_name AS send_task, receive_ns, "
-            + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, receive_ns - send_ns AS latency_ns, start_unknown, "
-            + "end_unknown",
-        "sync_messages", "rule, sender::trace_name AS sender, receiver::trace_name AS receiver, send_ns, receive_ns, "
-            + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns",
-        "wakeups", "time_ns, task::task_name AS task, waker::task_name AS waker, core::core_name AS core, "
-            + "irq::function_name AS irq");
+            "intervals",
+                    "kind::interval_kind AS kind, start_ns, end_ns, end_ns - start_ns AS duration_ns, trace::trace_name AS trace, "
+                            + "core::core_name AS core, task::task_name AS task, irq::function_name AS irq, state::state_name AS state, "
+                            + "queue, depth, start_unknown, end_unknown, events_lost",
+            "calls",
+                    "start_ns, end_ns, end_ns - start_ns AS duration_ns, self_ns, trace::trace_name AS trace, task::task_name AS task, "
+                            + "function::function_name AS function, depth, start_unknown, end_unknown, events_lost",
+            "messages",
+                    "queue, id, send_ns, send_core::core_name AS send_core, send_task::task_name AS send_task, receive_ns, "
+                            + "receive_core::core_name AS receive_core, receive_task::task_name AS receive_task, receive_ns - send_ns AS latency_ns, start_unknown, "
+                            + "end_unknown",
+            "sync_messages",
+                    "rule, sender::trace_name AS sender, receiver::trace_name AS receiver, send_ns, receive_ns, "
+                            + "send_ref_ns, receive_ref_ns, receive_ref_ns - send_ref_ns AS latency_ns",
+            "wakeups",
+                    "time_ns, task::task_name AS task, waker::task_name AS waker, core::core_name AS core, "
+                            + "irq::function_name AS irq");
 
     static final List<String> KINDS = List.of("run", "task_state", "irq");
     static final List<String> STATES = IntStream.range(0, StateModel.STATES)
-        .mapToObj(StateModel::stateName).toList();
+            .mapToObj(StateModel::stateName)
+            .toList();
 
     private IndexTables() {}
 
@@ -80,12 +96,23 @@ public final class IndexTables {
      * Creates the ENUM types and the (empty) small tables in {@code c}, names as ENUMs of the
      * values given: stored as small numbers, shown and compared as text.
      */
-    static void create(DuckDBConnection c, Collection<String> traces, Collection<String> events, Collection<String> cores,
-                       Collection<String> tasks, Collection<String> functions) throws SQLException {
+    static void create(
+            DuckDBConnection c,
+            Collection<String> traces,
+            Collection<String> events,
+            Collection<String> cores,
+            Collection<String> tasks,
+            Collection<String> functions)
+            throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute(enumType("trace_name", traces) + enumType("event_name", events) + enumType("core_name", cores)
-                + enumType("task_name", tasks) + enumType("function_name", functions)
-                + enumType("interval_kind", KINDS) + enumType("state_name", STATES) + SCHEMA);
+            s.execute(enumType("trace_name", traces)
+                    + enumType("event_name", events)
+                    + enumType("core_name", cores)
+                    + enumType("task_name", tasks)
+                    + enumType("function_name", functions)
+                    + enumType("interval_kind", KINDS)
+                    + enumType("state_name", STATES)
+                    + SCHEMA);
         }
     }
 
@@ -98,7 +125,7 @@ public final class IndexTables {
         try (Statement s = c.createStatement()) {
             for (var v : VIEWS.entrySet()) {
                 s.execute("CREATE OR REPLACE TEMP VIEW " + v.getKey() + " AS SELECT " + v.getValue() + " FROM "
-                    + parquet(dir, v.getKey()));
+                        + parquet(dir, v.getKey()));
             }
         }
         EventFields.attach(c, parquet(dir, "events"), paths);
@@ -106,7 +133,8 @@ public final class IndexTables {
 
     /** {@code read_parquet} of a table's file, for SQL. */
     static String parquet(Path dir, String table) {
-        return "read_parquet('" + dir.resolve(table + ".parquet").toAbsolutePath().toString().replace("'", "''") + "')";
+        return "read_parquet('"
+                + dir.resolve(table + ".parquet").toAbsolutePath().toString().replace("'", "''") + "')";
     }
 
     private static String enumType(String name, Collection<String> values) {
@@ -133,9 +161,9 @@ public final class IndexTables {
 
     /** For the benchmark: the state model built with the events' log. */
     public static StateWithEvents stateWithEvents(StateBuilder.Input input, Mapping mapping) throws Exception {
-        EventLog log = eventLog(StateBuilder.traceNames(input.traces()), n -> { });
-        StateModel m = StateBuilder.build(input,
-            StateBuilder.Options.of(w -> { }).withMapping(mapping).withListener(log));
+        EventLog log = eventLog(StateBuilder.traceNames(input.traces()), n -> {});
+        StateModel m = StateBuilder.build(
+                input, StateBuilder.Options.of(w -> {}).withMapping(mapping).withListener(log));
         return new StateWithEvents(m, log);
     }
 
@@ -143,27 +171,48 @@ public final class IndexTables {
     public static long writeEvents(Path file, StateWithEvents made) throws Exception {
         EventLog l = made.events();
         List<String> cores = coreNames(made.model());
-        return ParquetFile.write(file, l.columns(cores), l.rows(cores), "events", l.total(), n -> { });
+        return ParquetFile.write(file, l.columns(cores), l.rows(cores), "events", l.total(), n -> {});
     }
 
     /** For the benchmark: the intervals', calls' and messages' Parquet files alone, into {@code dir}, one after the other. */
     public static void writeModelTables(Path dir, StateModel model) throws Exception {
-        Parallel.run(modelTables(dir, model, taskNames(model), functionNames(model), n -> { }), 1, () -> { });
+        Parallel.run(modelTables(dir, model, taskNames(model), functionNames(model), n -> {}), 1, () -> {});
     }
 
     /** Writing the intervals', calls' and messages' Parquet files into {@code dir}, names as the ENUMs give them. */
-    private static List<Parallel.Work> modelTables(Path dir, StateModel model, List<String> tasks, List<String> functions,
-                                                   Consumer<String> notes) {
+    private static List<Parallel.Work> modelTables(
+            Path dir, StateModel model, List<String> tasks, List<String> functions, Consumer<String> notes) {
         return List.of(
-            () -> ParquetFile.write(dir.resolve("intervals.parquet"), ParquetTables.IntervalRows.columns(model, tasks, functions),
-                new ParquetTables.IntervalRows(model), "intervals",
-                (long) model.runs().size() + model.taskStates().size() + model.irqs().size(), notes),
-            () -> ParquetFile.write(dir.resolve("calls.parquet"), ParquetTables.CallRows.columns(model, tasks, functions),
-                new ParquetTables.CallRows(model), "calls", model.calls().size(), notes),
-            () -> ParquetFile.write(dir.resolve("messages.parquet"), ParquetTables.MessageRows.columns(model, tasks),
-                new ParquetTables.MessageRows(model), "messages", model.messages().size(), notes),
-            () -> ParquetFile.write(dir.resolve("wakeups.parquet"), ParquetTables.WakeupRows.columns(model, tasks, functions),
-                new ParquetTables.WakeupRows(model), "wake-ups", model.wakeups(), notes));
+                () -> ParquetFile.write(
+                        dir.resolve("intervals.parquet"),
+                        ParquetTables.IntervalRows.columns(model, tasks, functions),
+                        new ParquetTables.IntervalRows(model),
+                        "intervals",
+                        (long) model.runs().size()
+                                + model.taskStates().size()
+                                + model.irqs().size(),
+                        notes),
+                () -> ParquetFile.write(
+                        dir.resolve("calls.parquet"),
+                        ParquetTables.CallRows.columns(model, tasks, functions),
+                        new ParquetTables.CallRows(model),
+                        "calls",
+                        model.calls().size(),
+                        notes),
+                () -> ParquetFile.write(
+                        dir.resolve("messages.parquet"),
+                        ParquetTables.MessageRows.columns(model, tasks),
+                        new ParquetTables.MessageRows(model),
+                        "messages",
+                        model.messages().size(),
+                        notes),
+                () -> ParquetFile.write(
+                        dir.resolve("wakeups.parquet"),
+                        ParquetTables.WakeupRows.columns(model, tasks, functions),
+                        new ParquetTables.WakeupRows(model),
+                        "wake-ups",
+                        model.wakeups(),
+                        notes));
     }
 
     /** The tasks as the tables name them (with their trace when there are several). */
@@ -203,8 +252,15 @@ public final class IndexTables {
      * {@code dir} (on up to {@code threads} threads at once, 0: as many as there are cores), the
      * events from the log the state pass filled.
      */
-    static void fill(Path dir, DuckDBConnection c, StateBuilder.Input input, StateModel model, EventLog log,
-                     Consumer<String> notes, int threads) throws Exception {
+    static void fill(
+            Path dir,
+            DuckDBConnection c,
+            StateBuilder.Input input,
+            StateModel model,
+            EventLog log,
+            Consumer<String> notes,
+            int threads)
+            throws Exception {
         List<String> tasks = taskNames(model);
         List<String> functionList = functionNames(model);
         List<String> cores = coreNames(model);
@@ -216,24 +272,34 @@ public final class IndexTables {
             spans[i] = log.span(i);
         }
         List<Parallel.Work> writes = new ArrayList<>();
-        writes.add(() -> ParquetFile.write(dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events",
-            log.total(), notes));
+        writes.add(() -> ParquetFile.write(
+                dir.resolve("events.parquet"), log.columns(cores), log.rows(cores), "events", log.total(), notes));
         writes.addAll(modelTables(dir, model, tasks, functionList, notes));
-        writes.add(() -> ParquetFile.write(dir.resolve("sync_messages.parquet"),
-            ParquetTables.SyncMessageRows.columns(input, model), new ParquetTables.SyncMessageRows(input), "sync messages",
-            input.sync() == null ? 0 : input.sync().matches().size(), notes));
-        Parallel.run(writes, threads > 0 ? threads : Runtime.getRuntime().availableProcessors(), () -> { });
+        writes.add(() -> ParquetFile.write(
+                dir.resolve("sync_messages.parquet"),
+                ParquetTables.SyncMessageRows.columns(input, model),
+                new ParquetTables.SyncMessageRows(input),
+                "sync messages",
+                input.sync() == null ? 0 : input.sync().matches().size(),
+                notes));
+        Parallel.run(writes, threads > 0 ? threads : Runtime.getRuntime().availableProcessors(), () -> {});
         DuckDbTables.sync(c, input, model, spans, counts);
         DuckDbTables.stats(c, model);
         try (DuckDBAppender a = c.createAppender("cores")) {
             for (StateModel.Core core : model.cores()) {
-                a.beginRow().append(core.name()).append(model.traceNames().get(core.trace())).endRow();
+                a.beginRow()
+                        .append(core.name())
+                        .append(model.traceNames().get(core.trace()))
+                        .endRow();
             }
         }
         try (DuckDBAppender a = c.createAppender("tasks")) {
             for (int k = 0; k < tasks.size(); k++) {
                 StateModel.Task t = model.tasks().get(k);
-                a.beginRow().append(tasks.get(k)).append(model.traceNames().get(t.trace())).append(t.name());
+                a.beginRow()
+                        .append(tasks.get(k))
+                        .append(model.traceNames().get(t.trace()))
+                        .append(t.name());
                 DuckDbTables.nullable(a, t.id(), t.id() >= 0);
                 a.append(t.idle()).endRow();
             }

@@ -40,33 +40,41 @@ public final class MarkTable {
                 return names.size() - 1;
             });
         }
-        List<ParquetFile.Column> columns = List.of(ParquetFile.Column.longs("time_ns", false),
-            ParquetFile.Column.names("name", false, names), ParquetFile.Column.names("trace", false, m.traceNames()),
-            ParquetFile.Column.names("core", true, cores));
+        List<ParquetFile.Column> columns = List.of(
+                ParquetFile.Column.longs("time_ns", false),
+                ParquetFile.Column.names("name", false, names),
+                ParquetFile.Column.names("trace", false, m.traceNames()),
+                ParquetFile.Column.names("core", true, cores));
         int[] at = {0};
-        ParquetFile.write(folder.resolve(FILE), columns, (g, capacity) -> {
-            int n = Math.min(capacity, m.marks() - at[0]);
-            for (int row = 0; row < n; row++, at[0]++) {
-                int i = at[0];
-                int core = m.markCore(i);
-                g.setLong(0, row, m.markTime(i));
-                g.setInt(1, row, name[i]);
-                g.setInt(2, row, core >= 0 ? m.cores().get(core).trace() : -1 - core);
-                if (core >= 0) {
-                    g.setInt(3, row, core);
-                } else {
-                    g.setNull(3, row);
-                }
-            }
-            return n;
-        }, "point events", m.marks(), n -> { });
+        ParquetFile.write(
+                folder.resolve(FILE),
+                columns,
+                (g, capacity) -> {
+                    int n = Math.min(capacity, m.marks() - at[0]);
+                    for (int row = 0; row < n; row++, at[0]++) {
+                        int i = at[0];
+                        int core = m.markCore(i);
+                        g.setLong(0, row, m.markTime(i));
+                        g.setInt(1, row, name[i]);
+                        g.setInt(2, row, core >= 0 ? m.cores().get(core).trace() : -1 - core);
+                        if (core >= 0) {
+                            g.setInt(3, row, core);
+                        } else {
+                            g.setNull(3, row);
+                        }
+                    }
+                    return n;
+                },
+                "point events",
+                m.marks(),
+                n -> {});
     }
 
     /** Makes {@code marks} a view of the file in {@code folder} (names as the index's ENUMs of traces and cores). */
     static void attach(Connection c, Path folder) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE OR REPLACE TEMP VIEW marks AS SELECT time_ns, name, trace::trace_name AS trace, "
-                + "core::core_name AS core FROM " + IndexTables.parquet(folder, "marks"));
+                    + "core::core_name AS core FROM " + IndexTables.parquet(folder, "marks"));
         }
     }
 }

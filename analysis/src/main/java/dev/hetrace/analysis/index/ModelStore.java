@@ -28,16 +28,25 @@ import java.util.function.Consumer;
  */
 public final class ModelStore {
     /** The model's files in an index's folder, each {@code NAME.parquet}. */
-    static final List<String> FILES = List.of("model_traces", "model_cores", "model_tasks", "model_names", "model_totals",
-        "model_intervals", "model_messages", "model_points");
+    static final List<String> FILES = List.of(
+            "model_traces",
+            "model_cores",
+            "model_tasks",
+            "model_names",
+            "model_totals",
+            "model_intervals",
+            "model_messages",
+            "model_points");
 
     /** The point tables of {@code model_points}. */
     private static final int MARK = 0;
+
     private static final int WAKEUP = 1;
     private static final int FORK = 2;
 
     /** The lists of {@code model_names}. */
     private static final int FUNCTION = 0;
+
     private static final int EVENT = 1;
 
     private ModelStore() {}
@@ -47,81 +56,153 @@ public final class ModelStore {
         int traces = m.traceNames().size();
         Names traceNames = new Names(m.traceNames());
         Names mappings = new Names(m.mappingNames());
-        write(dir, "model_traces", "model's traces", traces, List.of(traceNames.column("name"), mappings.column("mapping"),
-            ParquetFile.Column.longs("first_ns", false), ParquetFile.Column.longs("last_ns", false),
-            ParquetFile.Column.longs("longest_gap_ns", false), ParquetFile.Column.bools("os_threads")), (g, from, n) -> {
-                for (int j = 0; j < n; j++) {
-                    int t = from + j;
-                    g.ints[0][j] = traceNames.index(t);
-                    g.ints[1][j] = mappings.index(t);
-                    g.longs[2][j] = m.traceBegin(t);
-                    g.longs[3][j] = m.traceEnd(t);
-                    g.longs[4][j] = m.traceLongestGap(t);
-                    g.ints[5][j] = m.osThreads(t) ? 1 : 0;
-                }
-            }, notes);
+        write(
+                dir,
+                "model_traces",
+                "model's traces",
+                traces,
+                List.of(
+                        traceNames.column("name"),
+                        mappings.column("mapping"),
+                        ParquetFile.Column.longs("first_ns", false),
+                        ParquetFile.Column.longs("last_ns", false),
+                        ParquetFile.Column.longs("longest_gap_ns", false),
+                        ParquetFile.Column.bools("os_threads")),
+                (g, from, n) -> {
+                    for (int j = 0; j < n; j++) {
+                        int t = from + j;
+                        g.ints[0][j] = traceNames.index(t);
+                        g.ints[1][j] = mappings.index(t);
+                        g.longs[2][j] = m.traceBegin(t);
+                        g.longs[3][j] = m.traceEnd(t);
+                        g.longs[4][j] = m.traceLongestGap(t);
+                        g.ints[5][j] = m.osThreads(t) ? 1 : 0;
+                    }
+                },
+                notes);
         Names cores = new Names(m.cores().stream().map(StateModel.Core::name).toList());
-        write(dir, "model_cores", "model's cores", m.cores().size(), List.of(cores.column("name"),
-            ParquetFile.Column.ints("trace", false)), (g, from, n) -> {
-                for (int j = 0; j < n; j++) {
-                    g.ints[0][j] = cores.index(from + j);
-                    g.longs[1][j] = m.cores().get(from + j).trace();
-                }
-            }, notes);
+        write(
+                dir,
+                "model_cores",
+                "model's cores",
+                m.cores().size(),
+                List.of(cores.column("name"), ParquetFile.Column.ints("trace", false)),
+                (g, from, n) -> {
+                    for (int j = 0; j < n; j++) {
+                        g.ints[0][j] = cores.index(from + j);
+                        g.longs[1][j] = m.cores().get(from + j).trace();
+                    }
+                },
+                notes);
         Names tasks = new Names(m.tasks().stream().map(StateModel.Task::name).toList());
-        write(dir, "model_tasks", "model's tasks", m.tasks().size(), List.of(tasks.column("name"),
-            ParquetFile.Column.ints("trace", false), ParquetFile.Column.longs("id", false),
-            ParquetFile.Column.bools("idle")), (g, from, n) -> {
-                for (int j = 0; j < n; j++) {
-                    StateModel.Task t = m.tasks().get(from + j);
-                    g.ints[0][j] = tasks.index(from + j);
-                    g.longs[1][j] = t.trace();
-                    g.longs[2][j] = t.id();
-                    g.ints[3][j] = t.idle() ? 1 : 0;
-                }
-            }, notes);
+        write(
+                dir,
+                "model_tasks",
+                "model's tasks",
+                m.tasks().size(),
+                List.of(
+                        tasks.column("name"),
+                        ParquetFile.Column.ints("trace", false),
+                        ParquetFile.Column.longs("id", false),
+                        ParquetFile.Column.bools("idle")),
+                (g, from, n) -> {
+                    for (int j = 0; j < n; j++) {
+                        StateModel.Task t = m.tasks().get(from + j);
+                        g.ints[0][j] = tasks.index(from + j);
+                        g.longs[1][j] = t.trace();
+                        g.longs[2][j] = t.id();
+                        g.ints[3][j] = t.idle() ? 1 : 0;
+                    }
+                },
+                notes);
         List<String> functions = StoredModel.names(m);
         List<String> events = StoredModel.eventNames(m);
         List<String> all = new ArrayList<>(functions);
         all.addAll(events);
         Names names = new Names(all);
-        write(dir, "model_names", "model's names", all.size(), List.of(ParquetFile.Column.ints("list", false),
-            names.column("name")), (g, from, n) -> {
-                for (int j = 0; j < n; j++) {
-                    g.longs[0][j] = from + j < functions.size() ? FUNCTION : EVENT;
-                    g.ints[1][j] = names.index(from + j);
-                }
-            }, notes);
-        write(dir, "model_totals", "model's totals", 1, List.of(ParquetFile.Column.longs("begin_ns", false),
-            ParquetFile.Column.longs("end_ns", false), ParquetFile.Column.longs("events", false),
-            ParquetFile.Column.longs("untimed", false), ParquetFile.Column.longs("discarded", false)), (g, from, n) -> {
-                g.longs[0][0] = m.begin();
-                g.longs[1][0] = m.end();
-                g.longs[2][0] = m.events();
-                g.longs[3][0] = m.untimed();
-                g.longs[4][0] = m.discarded();
-            }, notes);
+        write(
+                dir,
+                "model_names",
+                "model's names",
+                all.size(),
+                List.of(ParquetFile.Column.ints("list", false), names.column("name")),
+                (g, from, n) -> {
+                    for (int j = 0; j < n; j++) {
+                        g.longs[0][j] = from + j < functions.size() ? FUNCTION : EVENT;
+                        g.ints[1][j] = names.index(from + j);
+                    }
+                },
+                notes);
+        write(
+                dir,
+                "model_totals",
+                "model's totals",
+                1,
+                List.of(
+                        ParquetFile.Column.longs("begin_ns", false),
+                        ParquetFile.Column.longs("end_ns", false),
+                        ParquetFile.Column.longs("events", false),
+                        ParquetFile.Column.longs("untimed", false),
+                        ParquetFile.Column.longs("discarded", false)),
+                (g, from, n) -> {
+                    g.longs[0][0] = m.begin();
+                    g.longs[1][0] = m.end();
+                    g.longs[2][0] = m.events();
+                    g.longs[3][0] = m.untimed();
+                    g.longs[4][0] = m.discarded();
+                },
+                notes);
         long intervals = 0;
         for (int k = StoredModel.RUNS; k <= StoredModel.IRQS; k++) {
             intervals += StoredModel.intervals(m, k).size();
         }
-        ParquetFile.write(dir.resolve("model_intervals.parquet"), List.of(ParquetFile.Column.ints("kind", false),
-            ParquetFile.Column.longs("start_ns", false), ParquetFile.Column.longs("end_ns", false),
-            ParquetFile.Column.ints("owner", false), ParquetFile.Column.ints("subject", false),
-            ParquetFile.Column.ints("state", false), ParquetFile.Column.ints("depth", false),
-            ParquetFile.Column.ints("flags", false), ParquetFile.Column.longs("self_ns", false)),
-            new IntervalRows(m), "model's intervals", intervals, notes);
-        ParquetFile.write(dir.resolve("model_messages.parquet"), List.of(ParquetFile.Column.longs("send_ns", false),
-            ParquetFile.Column.ints("send_core", false), ParquetFile.Column.ints("send_task", false),
-            ParquetFile.Column.ints("send_call", false), ParquetFile.Column.longs("receive_ns", false),
-            ParquetFile.Column.ints("receive_core", false), ParquetFile.Column.ints("receive_task", false),
-            ParquetFile.Column.ints("receive_call", false), ParquetFile.Column.longs("queue", false),
-            ParquetFile.Column.longs("id", false), ParquetFile.Column.ints("flags", false)),
-            new MessageRows(m.messages()), "model's messages", m.messages().size(), notes);
-        ParquetFile.write(dir.resolve("model_points.parquet"), List.of(ParquetFile.Column.ints("kind", false),
-            ParquetFile.Column.longs("time_ns", false), ParquetFile.Column.ints("a", false),
-            ParquetFile.Column.ints("b", false), ParquetFile.Column.ints("c", false), ParquetFile.Column.ints("d", false)),
-            new PointRows(m), "model's point events", (long) m.marks() + m.wakeups() + m.forks(), notes);
+        ParquetFile.write(
+                dir.resolve("model_intervals.parquet"),
+                List.of(
+                        ParquetFile.Column.ints("kind", false),
+                        ParquetFile.Column.longs("start_ns", false),
+                        ParquetFile.Column.longs("end_ns", false),
+                        ParquetFile.Column.ints("owner", false),
+                        ParquetFile.Column.ints("subject", false),
+                        ParquetFile.Column.ints("state", false),
+                        ParquetFile.Column.ints("depth", false),
+                        ParquetFile.Column.ints("flags", false),
+                        ParquetFile.Column.longs("self_ns", false)),
+                new IntervalRows(m),
+                "model's intervals",
+                intervals,
+                notes);
+        ParquetFile.write(
+                dir.resolve("model_messages.parquet"),
+                List.of(
+                        ParquetFile.Column.longs("send_ns", false),
+                        ParquetFile.Column.ints("send_core", false),
+                        ParquetFile.Column.ints("send_task", false),
+                        ParquetFile.Column.ints("send_call", false),
+                        ParquetFile.Column.longs("receive_ns", false),
+                        ParquetFile.Column.ints("receive_core", false),
+                        ParquetFile.Column.ints("receive_task", false),
+                        ParquetFile.Column.ints("receive_call", false),
+                        ParquetFile.Column.longs("queue", false),
+                        ParquetFile.Column.longs("id", false),
+                        ParquetFile.Column.ints("flags", false)),
+                new MessageRows(m.messages()),
+                "model's messages",
+                m.messages().size(),
+                notes);
+        ParquetFile.write(
+                dir.resolve("model_points.parquet"),
+                List.of(
+                        ParquetFile.Column.ints("kind", false),
+                        ParquetFile.Column.longs("time_ns", false),
+                        ParquetFile.Column.ints("a", false),
+                        ParquetFile.Column.ints("b", false),
+                        ParquetFile.Column.ints("c", false),
+                        ParquetFile.Column.ints("d", false)),
+                new PointRows(m),
+                "model's point events",
+                (long) m.marks() + m.wakeups() + m.forks(),
+                notes);
     }
 
     /** Rows {@code from} to {@code from + n − 1} of a small table into rows 0 on of {@code g}. */
@@ -129,15 +210,28 @@ public final class ModelStore {
         void fill(ParquetFile.Group g, int from, int n);
     }
 
-    private static void write(Path dir, String table, String what, int rows, List<ParquetFile.Column> columns, Small fill,
-                              Consumer<String> notes) throws Exception {
+    private static void write(
+            Path dir,
+            String table,
+            String what,
+            int rows,
+            List<ParquetFile.Column> columns,
+            Small fill,
+            Consumer<String> notes)
+            throws Exception {
         int[] next = {0};
-        ParquetFile.write(dir.resolve(table + ".parquet"), columns, (g, capacity) -> {
-            int n = Math.min(capacity, rows - next[0]);
-            fill.fill(g, next[0], n);
-            next[0] += n;
-            return n;
-        }, what, rows, notes);
+        ParquetFile.write(
+                dir.resolve(table + ".parquet"),
+                columns,
+                (g, capacity) -> {
+                    int n = Math.min(capacity, rows - next[0]);
+                    fill.fill(g, next[0], n);
+                    next[0] += n;
+                    return n;
+                },
+                what,
+                rows,
+                notes);
     }
 
     /** Strings as a NAME column stores them: each distinct one once, every row an index into them. */
@@ -309,10 +403,13 @@ public final class ModelStore {
         java.util.Properties streamed = new java.util.Properties();
         // rows handed over as DuckDB reads them, not all gathered first: the reading and the copying overlap
         streamed.setProperty("jdbc_stream_results", "true");
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:", streamed); Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery(select(dir, "model_traces", "name, mapping, first_ns, last_ns, longest_gap_ns, os_threads"))) {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:", streamed);
+                Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery(
+                    select(dir, "model_traces", "name, mapping, first_ns, last_ns, longest_gap_ns, os_threads"))) {
                 while (r.next()) {
-                    out.trace(r.getString(1), r.getString(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getBoolean(6));
+                    out.trace(
+                            r.getString(1), r.getString(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getBoolean(6));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_cores", "name, trace"))) {
@@ -334,7 +431,8 @@ public final class ModelStore {
                     }
                 }
             }
-            try (ResultSet r = s.executeQuery(select(dir, "model_totals", "begin_ns, end_ns, events, untimed, discarded"))) {
+            try (ResultSet r =
+                    s.executeQuery(select(dir, "model_totals", "begin_ns, end_ns, events, untimed, discarded"))) {
                 if (!r.next()) {
                     throw new IOException(dir.resolve("model_totals.parquet") + ": no row");
                 }
@@ -342,21 +440,46 @@ public final class ModelStore {
             }
             // owner and subject in one value, state, flags and depth in another, as the model packs them (a negative
             // owner or state as well: multiplied, not shifted): fewer values to fetch one by one
-            try (ResultSet r = s.executeQuery(select(dir, "model_intervals", "kind, start_ns, end_ns, "
-                    + "owner::BIGINT * 4294967296 + (subject::BIGINT & 4294967295), "
-                    + "state::BIGINT * 1099511627776 + flags::BIGINT * 4294967296 + (depth::BIGINT & 4294967295), self_ns"))) {
+            try (ResultSet r = s.executeQuery(
+                    select(
+                            dir,
+                            "model_intervals",
+                            "kind, start_ns, end_ns, "
+                                    + "owner::BIGINT * 4294967296 + (subject::BIGINT & 4294967295), "
+                                    + "state::BIGINT * 1099511627776 + flags::BIGINT * 4294967296 + (depth::BIGINT & 4294967295), self_ns"))) {
                 while (r.next()) {
                     long who = r.getLong(4);
                     long packed = r.getLong(5);
-                    out.interval(r.getInt(1), r.getLong(2), r.getLong(3), (int) (who >>> 32), (int) who, (int) (packed >> 40),
-                        (int) packed, (int) (packed >>> 32) & 0xFF, r.getLong(6));
+                    out.interval(
+                            r.getInt(1),
+                            r.getLong(2),
+                            r.getLong(3),
+                            (int) (who >>> 32),
+                            (int) who,
+                            (int) (packed >> 40),
+                            (int) packed,
+                            (int) (packed >>> 32) & 0xFF,
+                            r.getLong(6));
                 }
             }
-            try (ResultSet r = s.executeQuery(select(dir, "model_messages", "send_ns, send_core, send_task, send_call, "
-                    + "receive_ns, receive_core, receive_task, receive_call, queue, id, flags"))) {
+            try (ResultSet r = s.executeQuery(select(
+                    dir,
+                    "model_messages",
+                    "send_ns, send_core, send_task, send_call, "
+                            + "receive_ns, receive_core, receive_task, receive_call, queue, id, flags"))) {
                 while (r.next()) {
-                    out.message(r.getLong(1), r.getInt(2), r.getInt(3), r.getInt(4), r.getLong(5), r.getInt(6), r.getInt(7),
-                        r.getInt(8), r.getLong(9), r.getLong(10), r.getInt(11));
+                    out.message(
+                            r.getLong(1),
+                            r.getInt(2),
+                            r.getInt(3),
+                            r.getInt(4),
+                            r.getLong(5),
+                            r.getInt(6),
+                            r.getInt(7),
+                            r.getInt(8),
+                            r.getLong(9),
+                            r.getLong(10),
+                            r.getInt(11));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_points", "kind, time_ns, a, b, c, d"))) {
@@ -365,7 +488,9 @@ public final class ModelStore {
                         case MARK -> out.mark(r.getLong(2), r.getInt(3), r.getInt(4));
                         case WAKEUP -> out.wakeup(r.getLong(2), r.getInt(3), r.getInt(4), r.getInt(5), r.getInt(6));
                         case FORK -> out.fork(r.getLong(2), r.getInt(3), r.getInt(4));
-                        default -> throw new IOException(dir.resolve("model_points.parquet") + ": no point kind " + r.getInt(1));
+                        default ->
+                            throw new IOException(
+                                    dir.resolve("model_points.parquet") + ": no point kind " + r.getInt(1));
                     }
                 }
             }

@@ -15,14 +15,17 @@ import java.util.Arrays;
 final class PageEncoder {
     /** DELTA_BINARY_PACKED's block: 128 values in 4 miniblocks of 32, each with its own bit width. */
     static final int BLOCK = 128;
+
     private static final int MINI = 32;
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Bytes page;
     private final long[] block = new long[BLOCK];
     /** The smallest and largest value {@link #delta} met last. */
     long min;
+
     long max;
 
     /** An encoder writing into {@code page}. */

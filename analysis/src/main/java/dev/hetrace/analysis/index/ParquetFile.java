@@ -140,7 +140,8 @@ final class ParquetFile {
     private static final int RLE = 3;
     private static final int DELTA_BINARY_PACKED = 5;
     private static final int RLE_DICTIONARY = 8;
-    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final List<Column> columns;
@@ -149,23 +150,29 @@ final class ParquetFile {
     private final Bytes page = new Bytes();
     /** A page's header, made again for each page; a row group's dictionary page with its header. */
     private final Thrift header = new Thrift();
+
     private final Bytes dictionary = new Bytes();
     /** The values' encodings into {@link #page}. */
     private final PageEncoder encoder = new PageEncoder(page);
+
     private final List<byte[]> groups = new ArrayList<>(); // each row group's metadata, encoded
     private long offset;
     private long rows;
     /** Per NAME column, a name's index in this group's dictionary, valid when its stamp is the group's. */
     private final int[][] dictIndex;
+
     private final int[][] dictStamp;
     /** Per NAME column not {@link #whole}, the names of this group's dictionary, in order of first use, and how many. */
     private final int[][] dictOrder;
+
     private final int[] dictSize;
     /** Per NAME column, whether its names are few enough (64 KiB) to be every row group's whole dictionary. */
     private final boolean[] whole;
+
     private int stamp = 1;
     /** Per column, the current row group's data pages (headers included), its NULLs, smallest and largest value. */
     private final Bytes[] chunk;
+
     private final long[] chunkNulls;
     private final long[] chunkMin;
     private final long[] chunkMax;
@@ -217,14 +224,23 @@ final class ParquetFile {
     }
 
     /** As {@link #write(Path, List, Rows, String, long, Consumer)}, with row groups of {@code group} rows at most. */
-    static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes,
-                      int group) throws Exception {
+    static long write(
+            Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes, int group)
+            throws Exception {
         return write(file, columns, rows, what, total, notes, group, PAGE);
     }
 
     /** As {@link #write(Path, List, Rows, String, long, Consumer, int)}, with data pages of {@code pageRows} rows at most. */
-    static long write(Path file, List<Column> columns, Rows rows, String what, long total, Consumer<String> notes,
-                      int group, int pageRows) throws Exception {
+    static long write(
+            Path file,
+            List<Column> columns,
+            Rows rows,
+            String what,
+            long total,
+            Consumer<String> notes,
+            int group,
+            int pageRows)
+            throws Exception {
         boolean tell = total >= 1_000_000;
         if (tell) {
             notes.accept(String.format(Locale.ROOT, "indexing: writing the %s (%,d rows)", what, total));
@@ -251,7 +267,8 @@ final class ParquetFile {
             }
             p.footer();
             if (tell) {
-                notes.accept(String.format(Locale.ROOT, "indexing: %s written in %.1f s", what, (System.nanoTime() - t0) / 1e9));
+                notes.accept(String.format(
+                        Locale.ROOT, "indexing: %s written in %.1f s", what, (System.nanoTime() - t0) / 1e9));
             }
             return p.rows;
         } catch (IOException e) { // a full disk says only "No space left on device": the file named
@@ -322,7 +339,14 @@ final class ParquetFile {
                     encoder.bitPacked(values, present, width, true);
                 }
             }
-            pageTo(chunk[c], 0, 5, n, encoding(col.kind()), RLE, RLE); // a data page: values, encoding, levels' encodings
+            pageTo(
+                    chunk[c],
+                    0,
+                    5,
+                    n,
+                    encoding(col.kind()),
+                    RLE,
+                    RLE); // a data page: values, encoding, levels' encodings
             if (present < n) {
                 Arrays.fill(g.nulls[c], 0, n, false);
                 g.nullCount[c] = 0;

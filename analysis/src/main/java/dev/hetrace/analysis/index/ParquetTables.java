@@ -59,13 +59,20 @@ final class ParquetTables {
         }
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
-            return List.of(ParquetFile.Column.names("kind", false, IndexTables.KINDS), ParquetFile.Column.longs("start_ns", false),
-                ParquetFile.Column.longs("end_ns", false),
-                ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("core", true, modelCores(m)),
-                ParquetFile.Column.names("task", true, tasks), ParquetFile.Column.names("irq", true, functions),
-                ParquetFile.Column.names("state", true, IndexTables.STATES), ParquetFile.Column.longs("queue", true),
-                ParquetFile.Column.ints("depth", false), ParquetFile.Column.bools("start_unknown"),
-                ParquetFile.Column.bools("end_unknown"), ParquetFile.Column.bools("events_lost"));
+            return List.of(
+                    ParquetFile.Column.names("kind", false, IndexTables.KINDS),
+                    ParquetFile.Column.longs("start_ns", false),
+                    ParquetFile.Column.longs("end_ns", false),
+                    ParquetFile.Column.names("trace", false, m.traceNames()),
+                    ParquetFile.Column.names("core", true, modelCores(m)),
+                    ParquetFile.Column.names("task", true, tasks),
+                    ParquetFile.Column.names("irq", true, functions),
+                    ParquetFile.Column.names("state", true, IndexTables.STATES),
+                    ParquetFile.Column.longs("queue", true),
+                    ParquetFile.Column.ints("depth", false),
+                    ParquetFile.Column.bools("start_unknown"),
+                    ParquetFile.Column.bools("end_unknown"),
+                    ParquetFile.Column.bools("events_lost"));
         }
 
         @Override
@@ -216,12 +223,17 @@ final class ParquetTables {
         }
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
-            return List.of(ParquetFile.Column.longs("start_ns", false), ParquetFile.Column.longs("end_ns", false),
-                ParquetFile.Column.longs("self_ns", false),
-                ParquetFile.Column.names("trace", false, m.traceNames()), ParquetFile.Column.names("task", false, tasks),
-                ParquetFile.Column.names("function", false, functions), ParquetFile.Column.ints("depth", false),
-                ParquetFile.Column.bools("start_unknown"), ParquetFile.Column.bools("end_unknown"),
-                ParquetFile.Column.bools("events_lost"));
+            return List.of(
+                    ParquetFile.Column.longs("start_ns", false),
+                    ParquetFile.Column.longs("end_ns", false),
+                    ParquetFile.Column.longs("self_ns", false),
+                    ParquetFile.Column.names("trace", false, m.traceNames()),
+                    ParquetFile.Column.names("task", false, tasks),
+                    ParquetFile.Column.names("function", false, functions),
+                    ParquetFile.Column.ints("depth", false),
+                    ParquetFile.Column.bools("start_unknown"),
+                    ParquetFile.Column.bools("end_unknown"),
+                    ParquetFile.Column.bools("events_lost"));
         }
 
         @Override
@@ -271,12 +283,17 @@ final class ParquetTables {
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks) {
             List<String> cores = modelCores(m);
-            return List.of(ParquetFile.Column.longs("queue", true), ParquetFile.Column.longs("id", false),
-                ParquetFile.Column.longs("send_ns", true), ParquetFile.Column.names("send_core", true, cores),
-                ParquetFile.Column.names("send_task", true, tasks), ParquetFile.Column.longs("receive_ns", true),
-                ParquetFile.Column.names("receive_core", true, cores), ParquetFile.Column.names("receive_task", true, tasks),
-                ParquetFile.Column.bools("start_unknown"),
-                ParquetFile.Column.bools("end_unknown"));
+            return List.of(
+                    ParquetFile.Column.longs("queue", true),
+                    ParquetFile.Column.longs("id", false),
+                    ParquetFile.Column.longs("send_ns", true),
+                    ParquetFile.Column.names("send_core", true, cores),
+                    ParquetFile.Column.names("send_task", true, tasks),
+                    ParquetFile.Column.longs("receive_ns", true),
+                    ParquetFile.Column.names("receive_core", true, cores),
+                    ParquetFile.Column.names("receive_task", true, tasks),
+                    ParquetFile.Column.bools("start_unknown"),
+                    ParquetFile.Column.bools("end_unknown"));
         }
 
         @Override
@@ -314,9 +331,12 @@ final class ParquetTables {
         }
 
         static List<ParquetFile.Column> columns(StateModel m, List<String> tasks, List<String> functions) {
-            return List.of(ParquetFile.Column.longs("time_ns", false), ParquetFile.Column.names("task", false, tasks),
-                ParquetFile.Column.names("waker", true, tasks), ParquetFile.Column.names("core", true, modelCores(m)),
-                ParquetFile.Column.names("irq", true, functions));
+            return List.of(
+                    ParquetFile.Column.longs("time_ns", false),
+                    ParquetFile.Column.names("task", false, tasks),
+                    ParquetFile.Column.names("waker", true, tasks),
+                    ParquetFile.Column.names("core", true, modelCores(m)),
+                    ParquetFile.Column.names("irq", true, functions));
         }
 
         @Override
@@ -368,11 +388,14 @@ final class ParquetTables {
             if (input.sync() != null) {
                 input.sync().rules().forEach(s -> rules.add(s.rule().name()));
             }
-            return List.of(ParquetFile.Column.names("rule", false, rules),
-                ParquetFile.Column.names("sender", false, m.traceNames()),
-                ParquetFile.Column.names("receiver", false, m.traceNames()), ParquetFile.Column.longs("send_ns", false),
-                ParquetFile.Column.longs("receive_ns", false), ParquetFile.Column.longs("send_ref_ns", true),
-                ParquetFile.Column.longs("receive_ref_ns", true));
+            return List.of(
+                    ParquetFile.Column.names("rule", false, rules),
+                    ParquetFile.Column.names("sender", false, m.traceNames()),
+                    ParquetFile.Column.names("receiver", false, m.traceNames()),
+                    ParquetFile.Column.longs("send_ns", false),
+                    ParquetFile.Column.longs("receive_ns", false),
+                    ParquetFile.Column.longs("send_ref_ns", true),
+                    ParquetFile.Column.longs("receive_ref_ns", true));
         }
 
         @Override

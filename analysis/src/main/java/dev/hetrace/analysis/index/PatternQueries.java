@@ -41,7 +41,8 @@ final class PatternQueries {
             try (ResultSet r = s.executeQuery("SELECT DISTINCT name FROM " + events)) {
                 while (r.next()) {
                     String name = r.getString(1);
-                    int role = (first.matcher(name).matches() ? FIRST : 0) | (then.matcher(name).matches() ? THEN : 0);
+                    int role = (first.matcher(name).matches() ? FIRST : 0)
+                            | (then.matcher(name).matches() ? THEN : 0);
                     if (role != 0) {
                         roles.put(name, role);
                     }
@@ -59,13 +60,15 @@ final class PatternQueries {
         if (!roles.isEmpty()) {
             int w = spec.where().size();
             StringBuilder sql = new StringBuilder("SELECT trace_index, time_ns, name, ")
-                .append("json_extract(j, '$.packet_context.cpu_id')::VARCHAR AS cpu");
+                    .append("json_extract(j, '$.packet_context.cpu_id')::VARCHAR AS cpu");
             for (String[] cond : spec.where()) {
                 sql.append(", ").append(value(cond[0])).append(", ").append(value(cond[1]));
             }
             sql.append(" FROM (SELECT trace_index, time_ns, name::VARCHAR AS name, file_row_number AS n, ")
-                .append(EventFields.EVENT_FUNCTION).append("(trace_index, stream_file, packet, event_offset)::JSON AS j FROM ")
-                .append(events).append(" WHERE time_ns IS NOT NULL AND name IN (");
+                    .append(EventFields.EVENT_FUNCTION)
+                    .append("(trace_index, stream_file, packet, event_offset)::JSON AS j FROM ")
+                    .append(events)
+                    .append(" WHERE time_ns IS NOT NULL AND name IN (");
             String sep = "";
             for (String name : roles.keySet()) {
                 sql.append(sep).append(literal(name));
@@ -77,7 +80,8 @@ final class PatternQueries {
             Map<Long, String> coreNames = new HashMap<>();
             String[] a = new String[w];
             String[] b = new String[w];
-            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql.toString())) {
+            try (Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery(sql.toString())) {
                 while (r.next()) {
                     int trace = r.getInt(1);
                     long t = r.getLong(2);
@@ -94,8 +98,13 @@ final class PatternQueries {
                         if (p == null) {
                             ignoredThen++;
                         } else {
-                            found.add(new PatternSearch.Occurrence(p[0], t, (int) p[1], coreName(coreNames, traceNames, p[1], p[2]),
-                                trace, coreName(coreNames, traceNames, trace, cpu)));
+                            found.add(new PatternSearch.Occurrence(
+                                    p[0],
+                                    t,
+                                    (int) p[1],
+                                    coreName(coreNames, traceNames, p[1], p[2]),
+                                    trace,
+                                    coreName(coreNames, traceNames, trace, cpu)));
                         }
                     }
                     if ((role & FIRST) != 0) {
@@ -113,8 +122,8 @@ final class PatternQueries {
             }
             ignoredFirst += pending.size();
         }
-        return new PatternSearch.Result(spec, List.copyOf(found), ignoredFirst, ignoredThen, count,
-            count == 0 ? 0 : begin, traceNames);
+        return new PatternSearch.Result(
+                spec, List.copyOf(found), ignoredFirst, ignoredThen, count, count == 0 ? 0 : begin, traceNames);
     }
 
     /**
@@ -126,8 +135,8 @@ final class PatternQueries {
         for (int k = 0; k < values.length; k++) {
             if (values[k] == null) {
                 String[] cond = spec.where().get(k);
-                throw new IllegalArgumentException("--where " + String.join("=", cond) + ": event " + name + " has no field "
-                    + cond[side]);
+                throw new IllegalArgumentException(
+                        "--where " + String.join("=", cond) + ": event " + name + " has no field " + cond[side]);
             }
             sb.append(values[k]).append('\u0000');
         }
@@ -138,8 +147,8 @@ final class PatternQueries {
     }
 
     private static String coreName(Map<Long, String> names, List<String> traceNames, long trace, long cpu) {
-        return names.computeIfAbsent(trace << 32 | (cpu & 0xffffffffL),
-            k -> traceNames.get((int) trace) + (cpu >= 0 ? "/cpu" + cpu : ""));
+        return names.computeIfAbsent(
+                trace << 32 | (cpu & 0xffffffffL), k -> traceNames.get((int) trace) + (cpu >= 0 ? "/cpu" + cpu : ""));
     }
 
     /**

@@ -23,8 +23,13 @@ import java.util.List;
  */
 public final class RangeQueries implements AutoCloseable {
     /** The contexts of the intervals' query, by number (the SQL's {@code ctx}). */
-    private static final Statistics.Context[] CONTEXTS = {Statistics.Context.CORE, Statistics.Context.IDLE,
-        Statistics.Context.TASK, Statistics.Context.IRQ, Statistics.Context.FUNCTION};
+    private static final Statistics.Context[] CONTEXTS = {
+        Statistics.Context.CORE,
+        Statistics.Context.IDLE,
+        Statistics.Context.TASK,
+        Statistics.Context.IRQ,
+        Statistics.Context.FUNCTION
+    };
 
     /**
      * Every run, interrupt and call that counts in [?, ?] (the range given four times: begin, end,
@@ -91,7 +96,8 @@ public final class RangeQueries implements AutoCloseable {
         this.connection = index.connect();
         this.several = index.traceNames().size() > 1;
         this.traceNames = index.traceNames();
-        try (Statement s = connection.createStatement(); ResultSet r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
+        try (Statement s = connection.createStatement();
+                ResultSet r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
             List<String> paths = new ArrayList<>();
             while (r.next()) {
                 paths.add(r.getString(1));
@@ -134,16 +140,26 @@ public final class RangeQueries implements AutoCloseable {
     private Statistics.Table whole(long begin, long end) throws SQLException {
         List<Statistics.Row> rows = new ArrayList<>();
         try (Statement s = connection.createStatement();
-             ResultSet r = s.executeQuery("SELECT context, name, total_ns, percent, count, min_ns, max_ns, avg_ns, "
-                 + "interval_min_ns, interval_max_ns, interval_avg_ns, self_ns FROM stats ORDER BY rowid")) {
+                ResultSet r = s.executeQuery("SELECT context, name, total_ns, percent, count, min_ns, max_ns, avg_ns, "
+                        + "interval_min_ns, interval_max_ns, interval_avg_ns, self_ns FROM stats ORDER BY rowid")) {
             while (r.next()) {
                 long gmin = r.getLong(9);
                 boolean intervals = !r.wasNull();
                 long gmax = r.getLong(10);
                 double gavg = r.getDouble(11);
-                rows.add(new Statistics.Row(context(r.getString(1)), r.getString(2), r.getLong(3), r.getDouble(4), r.getLong(5),
-                    r.getLong(6), r.getLong(7), r.getDouble(8), intervals ? gmin : -1, intervals ? gmax : -1,
-                    intervals ? gavg : Double.NaN, r.getLong(12)));
+                rows.add(new Statistics.Row(
+                        context(r.getString(1)),
+                        r.getString(2),
+                        r.getLong(3),
+                        r.getDouble(4),
+                        r.getLong(5),
+                        r.getLong(6),
+                        r.getLong(7),
+                        r.getDouble(8),
+                        intervals ? gmin : -1,
+                        intervals ? gmax : -1,
+                        intervals ? gavg : Double.NaN,
+                        r.getLong(12)));
             }
         }
         return new Statistics.Table(begin, end, rows);
@@ -165,7 +181,8 @@ public final class RangeQueries implements AutoCloseable {
         }
         long span = end - begin;
         List<Statistics.Row> rows = new ArrayList<>();
-        String intervals = String.format(INTERVALS, rowsOf("intervals"), rowsOf("calls"), several ? "trace || '/' ||" : "");
+        String intervals =
+                String.format(INTERVALS, rowsOf("intervals"), rowsOf("calls"), several ? "trace || '/' ||" : "");
         groups(intervals, 1, begin, end, span, rows);
         groups(String.format(MARKS, rowsOf(MarkTable.NAME)), 1, begin, end, span, rows);
         return new Statistics.Table(begin, end, rows);
@@ -177,7 +194,8 @@ public final class RangeQueries implements AutoCloseable {
     }
 
     /** The rows of the elements {@code query} lists ({@code ranges}: how many times it takes the range). */
-    private void groups(String query, int ranges, long begin, long end, long span, List<Statistics.Row> out) throws SQLException {
+    private void groups(String query, int ranges, long begin, long end, long span, List<Statistics.Row> out)
+            throws SQLException {
         try (PreparedStatement p = connection.prepareStatement(String.format(GROUPS, query))) {
             int k = 1;
             for (int i = 0; i < ranges; i++) {
@@ -200,14 +218,35 @@ public final class RangeQueries implements AutoCloseable {
                     long last = r.getLong(10);
                     double gavg = n > 1 ? (double) (last - first) / (n - 1) : Double.NaN;
                     if (ctx >= CONTEXTS.length) { // point events: how many, how far apart, no duration
-                        out.add(new Statistics.Row(ctx == 5 ? Statistics.Context.EVENT : Statistics.Context.STREAM, name, 0, 0, n,
-                            -1, -1, Double.NaN, n > 1 ? gmin : -1, n > 1 ? gmax : -1, gavg, 0));
+                        out.add(new Statistics.Row(
+                                ctx == 5 ? Statistics.Context.EVENT : Statistics.Context.STREAM,
+                                name,
+                                0,
+                                0,
+                                n,
+                                -1,
+                                -1,
+                                Double.NaN,
+                                n > 1 ? gmin : -1,
+                                n > 1 ? gmax : -1,
+                                gavg,
+                                0));
                         continue;
                     }
                     Statistics.Context c = CONTEXTS[ctx];
-                    out.add(new Statistics.Row(c, name, total, span > 0 ? 100.0 * total / span : 0, n, r.getLong(5),
-                        r.getLong(6), (double) total / n, n > 1 ? gmin : -1, n > 1 ? gmax : -1, gavg,
-                        c == Statistics.Context.FUNCTION ? r.getLong(8) : total));
+                    out.add(new Statistics.Row(
+                            c,
+                            name,
+                            total,
+                            span > 0 ? 100.0 * total / span : 0,
+                            n,
+                            r.getLong(5),
+                            r.getLong(6),
+                            (double) total / n,
+                            n > 1 ? gmin : -1,
+                            n > 1 ? gmax : -1,
+                            gavg,
+                            c == Statistics.Context.FUNCTION ? r.getLong(8) : total));
                 }
             }
         }

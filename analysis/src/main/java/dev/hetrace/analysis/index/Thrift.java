@@ -5,6 +5,7 @@ final class Thrift {
     final Bytes bytes = new Bytes();
     /** The last field id of each open struct. */
     private final int[] last = new int[16];
+
     private int depth;
 
     void clear() {

@@ -100,8 +100,8 @@ public final class TraceIndex {
      * (several traces are synchronized first). {@code notes} is told that an index is being built
      * and how far it is, and the warnings of the build; nothing when the index is reused.
      */
-    public static TraceIndex open(Path cache, List<Path> traces, Path mappingFile, Map<String, String> symbols,
-                                  Consumer<String> notes)
+    public static TraceIndex open(
+            Path cache, List<Path> traces, Path mappingFile, Map<String, String> symbols, Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
         return open(cache, traces, StateBuilder.Clocks.DEFAULT, mappingFile, symbols, notes);
     }
@@ -110,8 +110,13 @@ public final class TraceIndex {
      * As {@link #open(Path, List, Path, Map, Consumer)}, the traces put on one clock as
      * {@code clocks} say (part of what names the index).
      */
-    public static TraceIndex open(Path cache, List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile,
-                                  Map<String, String> symbols, Consumer<String> notes)
+    public static TraceIndex open(
+            Path cache,
+            List<Path> traces,
+            StateBuilder.Clocks clocks,
+            Path mappingFile,
+            Map<String, String> symbols,
+            Consumer<String> notes)
             throws IOException, MetadataException, StreamDecodingException {
         return open(cache, traces, clocks, mappingFile, symbols, notes, false);
     }
@@ -121,8 +126,14 @@ public final class TraceIndex {
      * an index built now keeps the state model and traces it was built from ({@link #takeBuiltFrom}),
      * so that a viewer lays out its timeline without reading the traces a second time.
      */
-    public static TraceIndex open(Path cache, List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile,
-                                  Map<String, String> symbols, Consumer<String> notes, boolean keepModel)
+    public static TraceIndex open(
+            Path cache,
+            List<Path> traces,
+            StateBuilder.Clocks clocks,
+            Path mappingFile,
+            Map<String, String> symbols,
+            Consumer<String> notes,
+            boolean keepModel)
             throws IOException, MetadataException, StreamDecodingException {
         Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
         DuckDbLibrary.require(); // before a build that could not be written
@@ -142,8 +153,10 @@ public final class TraceIndex {
         }
         Mapping mapping = mappingFile == null ? null : Mapping.read(mappingFile); // a bad one is told before any build
         Files.createDirectories(cache);
-        notes.accept("indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
-        Path tmp = cache.resolve(folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        notes.accept(
+                "indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
+        Path tmp = cache.resolve(
+                folder.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         StateBuilder.Built made;
         try {
             made = build(tmp, traces, null, clocks, mapping, symbols, notes, 0);
@@ -188,7 +201,8 @@ public final class TraceIndex {
 
     private static List<String> paths(Connection c) throws SQLException {
         List<String> paths = new ArrayList<>();
-        try (var s = c.createStatement(); var r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
+        try (var s = c.createStatement();
+                var r = s.executeQuery("SELECT path FROM traces ORDER BY rowid")) {
             while (r.next()) {
                 paths.add(r.getString(1));
             }
@@ -240,8 +254,9 @@ public final class TraceIndex {
      * an index, {@code .timeline}): {@code PATHS-KEY} and the suffix, PATHS hashing the traces'
      * paths alone ({@link #pathsKey}), KEY what the traces hold too ({@link #key}).
      */
-    public static String entryName(List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later,
-                                   String suffix) throws IOException {
+    public static String entryName(
+            List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later, String suffix)
+            throws IOException {
         return pathsKey(traces) + "-" + key(traces, clocks, mappingFile, later) + suffix;
     }
 
@@ -269,26 +284,46 @@ public final class TraceIndex {
      * Builds the index of {@code traces} into the folder {@code folder} (which must not exist),
      * with DuckDB limited to {@code threads} threads when positive; returns the events indexed.
      */
-    public static long build(Path folder, List<Path> traces, Mapping mapping, Map<String, String> symbols,
-                             Consumer<String> notes, int threads)
+    public static long build(
+            Path folder,
+            List<Path> traces,
+            Mapping mapping,
+            Map<String, String> symbols,
+            Consumer<String> notes,
+            int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, traces, null, StateBuilder.Clocks.DEFAULT, mapping, symbols, notes, threads).model().events();
+        return build(folder, traces, null, StateBuilder.Clocks.DEFAULT, mapping, symbols, notes, threads)
+                .model()
+                .events();
     }
 
     /** As {@link #build(Path, List, Mapping, Map, Consumer, int)}, for traces already put on one clock. */
-    public static long build(Path folder, StateBuilder.Input in, Mapping mapping, Map<String, String> symbols,
-                             Consumer<String> notes, int threads)
+    public static long build(
+            Path folder,
+            StateBuilder.Input in,
+            Mapping mapping,
+            Map<String, String> symbols,
+            Consumer<String> notes,
+            int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
-        return build(folder, in.traces(), in, null, mapping, symbols, notes, threads).model().events();
+        return build(folder, in.traces(), in, null, mapping, symbols, notes, threads)
+                .model()
+                .events();
     }
 
     /**
      * Builds the index of {@code traces}, on {@code in}'s clocks (null: synchronized by the state
      * pass as {@code clocks} say).
      */
-    private static StateBuilder.Built build(Path folder, List<Path> traces, StateBuilder.Input given, StateBuilder.Clocks clocks,
-                              Mapping mapping,
-                              Map<String, String> symbols, Consumer<String> told, int threads)
+    private static StateBuilder.Built build(
+            Path folder,
+            List<Path> traces,
+            StateBuilder.Input given,
+            StateBuilder.Clocks clocks,
+            Mapping mapping,
+            Map<String, String> symbols,
+            Consumer<String> told,
+            int threads)
             throws IOException, MetadataException, StreamDecodingException, SQLException {
         // told from the threads that read the traces and fill the tables
         Consumer<String> notes = n -> {
@@ -316,17 +351,27 @@ public final class TraceIndex {
         StateModel model;
         if (given != null) {
             in = given;
-            model = StateBuilder.build(in,
-                StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
+            model = StateBuilder.build(
+                    in,
+                    StateBuilder.Options.of(warnings)
+                            .withMapping(mapping)
+                            .withListener(log)
+                            .withThreads(threads));
         } else {
-            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(traces, clocks,
-                StateBuilder.Options.of(warnings).withMapping(mapping).withListener(log).withThreads(threads));
+            StateBuilder.Built built = StateBuilder.synchronizeAndBuild(
+                    traces,
+                    clocks,
+                    StateBuilder.Options.of(warnings)
+                            .withMapping(mapping)
+                            .withListener(log)
+                            .withThreads(threads));
             in = built.input();
             model = built.model();
         }
         model.symbolize(symbols);
         Files.createDirectory(folder);
-        try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES))) {
+        try (DuckDBConnection c =
+                (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES))) {
             if (threads > 0) {
                 try (var s = c.createStatement()) {
                     s.execute("SET threads = " + threads);
@@ -464,7 +509,8 @@ public final class TraceIndex {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        StringBuilder sb = new StringBuilder("hetrace index ").append(FORMAT_VERSION).append('\n');
+        StringBuilder sb =
+                new StringBuilder("hetrace index ").append(FORMAT_VERSION).append('\n');
         for (Path t : traces) {
             Path root = t.toAbsolutePath().normalize();
             if (!Files.exists(root)) {
@@ -477,8 +523,12 @@ public final class TraceIndex {
             }
             for (Path f : files) {
                 BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
-                sb.append(root.relativize(f)).append(' ').append(a.size()).append(' ')
-                    .append(a.lastModifiedTime().to(TimeUnit.NANOSECONDS)).append('\n');
+                sb.append(root.relativize(f))
+                        .append(' ')
+                        .append(a.size())
+                        .append(' ')
+                        .append(a.lastModifiedTime().to(TimeUnit.NANOSECONDS))
+                        .append('\n');
             }
         }
         if (traces.size() > 1) {
@@ -491,9 +541,13 @@ public final class TraceIndex {
             } catch (IOException e) {
                 throw FileFailure.of("read", mappingFile, e);
             }
-            sb.append("mapping ").append(HexFormat.of().formatHex(d.digest(mapping))).append('\n');
+            sb.append("mapping ")
+                    .append(HexFormat.of().formatHex(d.digest(mapping)))
+                    .append('\n');
         }
-        new TreeMap<>(later.get()).forEach((k, v) -> sb.append("symbol ").append(k).append(' ').append(v).append('\n'));
+        new TreeMap<>(later.get())
+                .forEach((k, v) ->
+                        sb.append("symbol ").append(k).append(' ').append(v).append('\n'));
         byte[] h = d.digest(sb.toString().getBytes(StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(h, 0, 16);
     }

@@ -45,7 +45,8 @@ class IndexTest {
     Path dir;
 
     private static long one(Connection c, String sql) throws Exception {
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet r = s.executeQuery()) {
             assertThat(r.next()).as(sql).isTrue();
             return r.getLong(1);
         }
@@ -53,7 +54,8 @@ class IndexTest {
 
     private static List<String> strings(Connection c, String sql) throws Exception {
         List<String> out = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet r = s.executeQuery()) {
             while (r.next()) {
                 out.add(r.getString(1));
             }
@@ -90,8 +92,8 @@ class IndexTest {
         assertThat(index.built()).isTrue();
         assertThat(notes.getFirst()).startsWith("indexing 4 traces");
 
-        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> { });
-        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> { }));
+        StateBuilder.Input in = StateBuilder.synchronize(traces, w -> {});
+        StateModel m = StateBuilder.build(in, StateBuilder.Options.of(w -> {}));
         m.symbolize(symbols);
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
@@ -99,17 +101,30 @@ class IndexTest {
                 String trace = m.traceNames().get(i);
                 Map<String, Long> direct = directCounts(traces.get(i));
                 for (var en : direct.entrySet()) {
-                    assertThat(one(c, "select count(*) from events where trace = '" + trace + "' and name = '"
-                        + en.getKey() + "'")).as("%s %s", trace, en.getKey()).isEqualTo(en.getValue());
+                    assertThat(one(
+                                    c,
+                                    "select count(*) from events where trace = '" + trace + "' and name = '"
+                                            + en.getKey() + "'"))
+                            .as("%s %s", trace, en.getKey())
+                            .isEqualTo(en.getValue());
                 }
                 assertThat(one(c, "select events from traces where trace = '" + trace + "'"))
-                    .isEqualTo(direct.values().stream().mapToLong(Long::longValue).sum());
+                        .isEqualTo(direct.values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum());
             }
-            assertThat(one(c, "select count(*) from intervals where kind = 'run'")).isEqualTo(m.runs().size());
-            assertThat(one(c, "select count(*) from intervals where kind = 'task_state'")).isEqualTo(m.taskStates().size());
-            assertThat(one(c, "select count(*) from intervals where kind = 'irq'")).isEqualTo(m.irqs().size());
-            assertThat(one(c, "select count(*) from calls")).isEqualTo(m.calls().size()).isPositive();
-            assertThat(one(c, "select count(*) from messages")).isEqualTo(m.messages().size()).isPositive();
+            assertThat(one(c, "select count(*) from intervals where kind = 'run'"))
+                    .isEqualTo(m.runs().size());
+            assertThat(one(c, "select count(*) from intervals where kind = 'task_state'"))
+                    .isEqualTo(m.taskStates().size());
+            assertThat(one(c, "select count(*) from intervals where kind = 'irq'"))
+                    .isEqualTo(m.irqs().size());
+            assertThat(one(c, "select count(*) from calls"))
+                    .isEqualTo(m.calls().size())
+                    .isPositive();
+            assertThat(one(c, "select count(*) from messages"))
+                    .isEqualTo(m.messages().size())
+                    .isPositive();
             long self = 0;
             for (int i = 0; i < m.calls().size(); i++) {
                 self += m.calls().self(i);
@@ -118,32 +133,46 @@ class IndexTest {
             assertThat(strings(c, "select distinct function from calls")).contains("process_image", "sobel_filter");
             // the run time of each task, summed in SQL, is the statistics' total for it
             Statistics.Table stats = Statistics.of(m);
-            assertThat(one(c, "select count(*) from stats")).isEqualTo(stats.rows().size());
+            assertThat(one(c, "select count(*) from stats"))
+                    .isEqualTo(stats.rows().size());
             for (Statistics.Row row : stats.rows(Statistics.Context.TASK)) {
-                long sql = one(c, "select sum(duration_ns) from intervals where kind = 'run' and state = 'running' and task = '"
-                    + row.name() + "'");
+                long sql = one(
+                        c,
+                        "select sum(duration_ns) from intervals where kind = 'run' and state = 'running' and task = '"
+                                + row.name() + "'");
                 assertThat(sql).as(row.name()).isEqualTo(row.totalNanos());
                 assertThat(one(c, "select total_ns from stats where context = 'task' and name = '" + row.name() + "'"))
-                    .isEqualTo(row.totalNanos());
+                        .isEqualTo(row.totalNanos());
             }
             // every message is linked on the reference clock: received after it was sent, within the sync accuracy
-            assertThat(one(c, "select count(*) from messages where latency_ns < -1000")).isZero();
+            assertThat(one(c, "select count(*) from messages where latency_ns < -1000"))
+                    .isZero();
             // the synchronization: each slave is related to the master by its matches
-            assertThat(one(c, "select count(*) from sync_pairs")).isEqualTo(in.sync().pairs().size()).isPositive();
-            assertThat(one(c, "select count(*) from sync_pairs where to_other + to_reference = 0")).isZero();
+            assertThat(one(c, "select count(*) from sync_pairs"))
+                    .isEqualTo(in.sync().pairs().size())
+                    .isPositive();
+            assertThat(one(c, "select count(*) from sync_pairs where to_other + to_reference = 0"))
+                    .isZero();
             assertThat(strings(c, "select quality from sync_pairs")).containsOnly("accurate");
             // the matched messages one by one: the hulls' points, each side mapped as the traces are
             long matched = in.sync().matches().size();
-            assertThat(one(c, "select count(*) from sync_messages")).isEqualTo(matched).isPositive()
-                .isEqualTo(one(c, "select sum(to_other + to_reference) from sync_pairs"));
-            assertThat(one(c, "select count(*) from sync_messages where sender = receiver or rule <> 'hetrace-sync'")).isZero();
-            assertThat(one(c, "select count(*) from sync_messages where send_ref_ns is null or receive_ref_ns is null")).isZero();
+            assertThat(one(c, "select count(*) from sync_messages"))
+                    .isEqualTo(matched)
+                    .isPositive()
+                    .isEqualTo(one(c, "select sum(to_other + to_reference) from sync_pairs"));
+            assertThat(one(c, "select count(*) from sync_messages where sender = receiver or rule <> 'hetrace-sync'"))
+                    .isZero();
+            assertThat(one(c, "select count(*) from sync_messages where send_ref_ns is null or receive_ref_ns is null"))
+                    .isZero();
             for (int i = 0; i < traces.size(); i++) {
                 String trace = m.traceNames().get(i);
                 long send = one(c, "select min(send_ns) from sync_messages where sender = '" + trace + "'");
                 assertThat(one(c, "select min(send_ref_ns) from sync_messages where sender = '" + trace + "'"))
-                    .as(trace).isEqualTo(in.maps().get(i).apply(send));
-                assertThat(one(c, "select count(*) from sync_messages where receiver = '" + trace + "'")).as(trace).isPositive();
+                        .as(trace)
+                        .isEqualTo(in.maps().get(i).apply(send));
+                assertThat(one(c, "select count(*) from sync_messages where receiver = '" + trace + "'"))
+                        .as(trace)
+                        .isPositive();
             }
             // the transforms keep every message causal: received after it was sent, to the rounding of the maps
             assertThat(one(c, "select min(latency_ns) from sync_messages")).isGreaterThanOrEqualTo(-1);
@@ -154,8 +183,11 @@ class IndexTest {
                     reader.next();
                     raw = reader.event().timeNanos();
                 }
-                long viaTable = one(c, "select pivot_ref_ns + round((" + raw + " - pivot_ns) * slope)::bigint from sync_pairs "
-                    + "where reference = 'master' and other = '" + m.traceNames().get(i) + "'");
+                long viaTable = one(
+                        c,
+                        "select pivot_ref_ns + round((" + raw + " - pivot_ns) * slope)::bigint from sync_pairs "
+                                + "where reference = 'master' and other = '"
+                                + m.traceNames().get(i) + "'");
                 assertThat(viaTable).isCloseTo(in.maps().get(i).apply(raw), within(2L));
             }
             // event times are on the reference clock: each trace's span is the model's
@@ -170,7 +202,7 @@ class IndexTest {
     void anEventsFieldsAreItsDecodedFieldsAsJson() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(5).withSlaves(1), dir.resolve("board"));
         Path slave = r.slaves().getFirst();
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> {});
         List<String> direct = new ArrayList<>();
         try (CtfReader reader = CtfReader.open(slave)) {
             while (reader.next()) {
@@ -181,8 +213,10 @@ class IndexTest {
             }
         }
         try (Connection c = index.connect()) {
-            List<String> sql = strings(c, "select time_ns || ' ' || (fields->>'$.payload.next_task') || ' ' || "
-                + "(fields->>'$.payload.next_prio') from events where name = 'task_switch' order by time_ns, stream");
+            List<String> sql = strings(
+                    c,
+                    "select time_ns || ' ' || (fields->>'$.payload.next_task') || ' ' || "
+                            + "(fields->>'$.payload.next_prio') from events where name = 'task_switch' order by time_ns, stream");
             assertThat(sql).isEqualTo(direct);
         }
     }
@@ -201,10 +235,13 @@ class IndexTest {
                 where.update(r.cursor());
                 sink.clear();
                 json.print(r.cursor());
-                Direct d = new Direct(r.event().timeNanos(), r.event().name(),
-                    new String(sink.buffer(), 0, sink.length(), StandardCharsets.UTF_8));
+                Direct d = new Direct(
+                        r.event().timeNanos(),
+                        r.event().name(),
+                        new String(sink.buffer(), 0, sink.length(), StandardCharsets.UTF_8));
                 assertThat(out.put(List.of((long) where.streamFile(), where.packetOffset(), where.eventOffset()), d))
-                    .as("one event per position").isNull();
+                        .as("one event per position")
+                        .isNull();
             }
         }
         return out;
@@ -222,11 +259,12 @@ class IndexTest {
         Set<List<Long>> packets = new HashSet<>();
         long rows = 0;
         try (Connection c = index.connect();
-             PreparedStatement s = c.prepareStatement("select e.time_ns, e.name::varchar, e.fields::varchar, r.stream_file, "
-                 + "r.packet, r.event_offset from events e positional join read_parquet('"
-                 + index.folder().resolve("events.parquet") + "') r");
-             ResultSet rs = s.executeQuery();
-             CtfReader again = CtfReader.open(trace)) {
+                PreparedStatement s =
+                        c.prepareStatement("select e.time_ns, e.name::varchar, e.fields::varchar, r.stream_file, "
+                                + "r.packet, r.event_offset from events e positional join read_parquet('"
+                                + index.folder().resolve("events.parquet") + "') r");
+                ResultSet rs = s.executeQuery();
+                CtfReader again = CtfReader.open(trace)) {
             EventPosition position = new EventPosition(again.traces());
             while (rs.next()) {
                 rows++;
@@ -253,13 +291,13 @@ class IndexTest {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(6).withSlaves(1), dir.resolve("board"));
         long morePackets = 0; // packets beyond the first of each stream file, over the board
         for (Path trace : board(r)) {
-            TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
+            TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> {});
             long[] spans = checkPositionsAndFields(trace, index);
             morePackets += spans[1] - spans[0];
         }
         assertThat(morePackets).as("events in later packets of a file").isPositive();
         Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> {});
         long[] spans = checkPositionsAndFields(trace, index);
         assertThat(spans[0]).as("stream files").isGreaterThan(1);
         assertThat(spans[1]).as("packets").isGreaterThan(1);
@@ -298,9 +336,10 @@ class IndexTest {
                 }
             }
         }
-        Path mapping = Files.writeString(dir.resolve("tick.yaml"),
-            "name: tick\ncore: packet_context.cpu_id\nevents:\n  - {event: tick, does: enter, func: =tick}\n");
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> { });
+        Path mapping = Files.writeString(
+                dir.resolve("tick.yaml"),
+                "name: tick\ncore: packet_context.cpu_id\nevents:\n  - {event: tick, does: enter, func: =tick}\n");
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> {});
         long[] spans = checkPositionsAndFields(trace, index);
         assertThat(spans[0]).as("streams").isEqualTo(2);
         assertThat(spans[1]).as("packets").isGreaterThan(4);
@@ -310,41 +349,78 @@ class IndexTest {
     void theIndexFolderHoldsTheLargeTablesAsParquetFilesThatHetraceMakesViewsOf() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(3).withSlaves(1), dir.resolve("board"));
         Path slave = r.slaves().getFirst();
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> { });
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(slave), null, Map.of(), n -> {});
         try (Stream<Path> s = Files.list(index.folder())) {
-            assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(TraceIndex.TABLES, "events.parquet",
-                "intervals.parquet", "calls.parquet", "messages.parquet", "wakeups.parquet", "sync_messages.parquet",
-                MarkTable.FILE, "model_traces.parquet", "model_cores.parquet", "model_tasks.parquet", "model_names.parquet",
-                "model_totals.parquet", "model_intervals.parquet", "model_messages.parquet", "model_points.parquet",
-                Checksums.FILE);
+            assertThat(s.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder(
+                            TraceIndex.TABLES,
+                            "events.parquet",
+                            "intervals.parquet",
+                            "calls.parquet",
+                            "messages.parquet",
+                            "wakeups.parquet",
+                            "sync_messages.parquet",
+                            MarkTable.FILE,
+                            "model_traces.parquet",
+                            "model_cores.parquet",
+                            "model_tasks.parquet",
+                            "model_names.parquet",
+                            "model_totals.parquet",
+                            "model_intervals.parquet",
+                            "model_messages.parquet",
+                            "model_points.parquet",
+                            Checksums.FILE);
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
-            assertThat(strings(c, "select column_name from (describe select * from read_parquet('"
-                + index.folder().resolve("events.parquet") + "'))")).containsExactly("trace", "stream", "time_ns", "name",
-                "core", "trace_index", "stream_file", "packet", "event_offset");
-            assertThat(strings(c, "select distinct name from read_parquet('" + index.folder().resolve("events.parquet")
-                + "') where name = 'task_switch'")).containsExactly("task_switch");
+            assertThat(strings(
+                            c,
+                            "select column_name from (describe select * from read_parquet('"
+                                    + index.folder().resolve("events.parquet") + "'))"))
+                    .containsExactly(
+                            "trace",
+                            "stream",
+                            "time_ns",
+                            "name",
+                            "core",
+                            "trace_index",
+                            "stream_file",
+                            "packet",
+                            "event_offset");
+            assertThat(strings(
+                            c,
+                            "select distinct name from read_parquet('"
+                                    + index.folder().resolve("events.parquet") + "') where name = 'task_switch'"))
+                    .containsExactly("task_switch");
         }
         // two connections at once in one process (the function registered twice on one database)
-        try (Connection c = index.connect(); Connection d = index.connect()) {
-            assertThat(one(c, "select count(*) from events")).isEqualTo(one(c, "select count(*) from read_parquet('"
-                + index.folder().resolve("events.parquet") + "')"));
-            assertThat(strings(d, "select fields::varchar from events where name = 'task_switch' limit 1").getFirst())
-                .contains("\"payload\":{");
-            assertThat(one(c, "select count(*) from events where fields is null")).isZero();
+        try (Connection c = index.connect();
+                Connection d = index.connect()) {
+            assertThat(one(c, "select count(*) from events"))
+                    .isEqualTo(one(
+                            c,
+                            "select count(*) from read_parquet('"
+                                    + index.folder().resolve("events.parquet") + "')"));
+            assertThat(strings(d, "select fields::varchar from events where name = 'task_switch' limit 1")
+                            .getFirst())
+                    .contains("\"payload\":{");
+            assertThat(one(c, "select count(*) from events where fields is null"))
+                    .isZero();
             // names are the index's ENUMs: they sort in the order they were made
-            assertThat(strings(c, "select typeof(kind) || ' ' || typeof(core) || ' ' || typeof(task) from intervals limit 1"))
-                .containsExactly("ENUM('run', 'task_state', 'irq') ENUM('dsp0') ENUM('alloc_server', 'idle', 'sobel')");
+            assertThat(strings(
+                            c,
+                            "select typeof(kind) || ' ' || typeof(core) || ' ' || typeof(task) from intervals limit 1"))
+                    .containsExactly(
+                            "ENUM('run', 'task_state', 'irq') ENUM('dsp0') ENUM('alloc_server', 'idle', 'sobel')");
         }
     }
 
     @Test
     void anLttngKernelTracesEventsAndRunsAreThoseOfTheTraceOnItsCpus() throws Exception {
         Path trace = Required.corpus("babeltrace", "succeed", "lttng-tracefile-rotation");
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> { });
-        StateModel m = StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> { }),
-            StateBuilder.Options.of(w -> { }));
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), null, Map.of(), n -> {});
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
         Map<Long, Long> switchesPerCpu = new HashMap<>();
         long nextTids = 0;
         Map<String, long[]> times = new HashMap<>(); // per name: the sums of the times' remainders and quotients
@@ -362,26 +438,36 @@ class IndexTest {
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(m.events());
             for (var en : switchesPerCpu.entrySet()) {
-                assertThat(one(c, "select count(*) from events where name = 'sched_switch' and core = "
-                    + "'lttng-tracefile-rotation/cpu" + en.getKey() + "'")).isEqualTo(en.getValue());
+                assertThat(one(
+                                c,
+                                "select count(*) from events where name = 'sched_switch' and core = "
+                                        + "'lttng-tracefile-rotation/cpu" + en.getKey() + "'"))
+                        .isEqualTo(en.getValue());
             }
             // every event's time, as the reader gives it (the events' rows keep differences of times)
             for (var en : times.entrySet()) {
                 assertThat(one(c, "select sum(time_ns % 1000000007) from events where name = '" + en.getKey() + "'"))
-                    .as(en.getKey()).isEqualTo(en.getValue()[0]);
+                        .as(en.getKey())
+                        .isEqualTo(en.getValue()[0]);
                 assertThat(one(c, "select sum(time_ns // 1000000) from events where name = '" + en.getKey() + "'"))
-                    .as(en.getKey()).isEqualTo(en.getValue()[1]);
+                        .as(en.getKey())
+                        .isEqualTo(en.getValue()[1]);
             }
             // the payload, as JSON: the switched-to threads' ids
-            assertThat(one(c, "select sum((fields->>'$.payload.next_tid')::bigint) from events where name = 'sched_switch'"))
-                .isEqualTo(nextTids);
-            assertThat(one(c, "select count(*) from events where (fields->'$.packet_context') is not null")).isZero();
+            assertThat(
+                            one(
+                                    c,
+                                    "select sum((fields->>'$.payload.next_tid')::bigint) from events where name = 'sched_switch'"))
+                    .isEqualTo(nextTids);
+            assertThat(one(c, "select count(*) from events where (fields->'$.packet_context') is not null"))
+                    .isZero();
             IntervalTable runs = m.runs();
             long total = 0;
             for (int i = 0; i < runs.size(); i++) {
                 total += runs.duration(i);
             }
-            assertThat(one(c, "select sum(duration_ns) from intervals where kind = 'run'")).isEqualTo(total);
+            assertThat(one(c, "select sum(duration_ns) from intervals where kind = 'run'"))
+                    .isEqualTo(total);
             // the wake-ups, with their wakers: a task or the interrupt then in progress
             long byIrq = 0;
             long timeSum = 0;
@@ -391,9 +477,11 @@ class IndexTest {
             }
             assertThat(m.wakeups()).isPositive();
             assertThat(one(c, "select count(*) from wakeups")).isEqualTo(m.wakeups());
-            assertThat(one(c, "select count(*) from wakeups where irq is not null")).isEqualTo(byIrq);
+            assertThat(one(c, "select count(*) from wakeups where irq is not null"))
+                    .isEqualTo(byIrq);
             assertThat(one(c, "select sum(time_ns % 1000000007) from wakeups")).isEqualTo(timeSum);
-            assertThat(one(c, "select count(*) from wakeups w join tasks t on t.task = w.task::varchar where t.idle")).isZero();
+            assertThat(one(c, "select count(*) from wakeups w join tasks t on t.task = w.task::varchar where t.idle"))
+                    .isZero();
             assertThat(one(c, "select count(*) from sync_pairs")).isZero();
             assertThat(one(c, "select count(*) from sync_messages")).isZero();
             assertThat(strings(c, "select mapping from traces")).containsExactly("lttng-kernel");
@@ -403,8 +491,9 @@ class IndexTest {
     @Test
     void eventsOfAStreamWithoutAClockHaveNoTime() throws Exception {
         Path trace = Required.corpus("babeltrace", "succeed", "no-packet-context");
-        Path mapping = Files.writeString(dir.resolve("ev.yaml"), "name: ev\nevents:\n  - {event: ev, does: enter, func: =ev}\n");
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> { });
+        Path mapping = Files.writeString(
+                dir.resolve("ev.yaml"), "name: ev\nevents:\n  - {event: ev, does: enter, func: =ev}\n");
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), List.of(trace), mapping, Map.of(), n -> {});
         long events = 0;
         try (CtfReader r = CtfReader.open(trace)) {
             while (r.next()) {
@@ -414,7 +503,8 @@ class IndexTest {
         }
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isEqualTo(events).isPositive();
-            assertThat(one(c, "select count(*) from events where time_ns is null and name = 'ev'")).isEqualTo(events);
+            assertThat(one(c, "select count(*) from events where time_ns is null and name = 'ev'"))
+                    .isEqualTo(events);
         }
     }
 
@@ -436,15 +526,19 @@ class IndexTest {
         TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(again.built()).isFalse();
         assertThat(again.folder()).isEqualTo(first.folder());
-        assertThat(Files.getLastModifiedTime(again.folder().resolve(TraceIndex.TABLES))).isEqualTo(built);
+        assertThat(Files.getLastModifiedTime(again.folder().resolve(TraceIndex.TABLES)))
+                .isEqualTo(built);
         assertThat(notes).isEmpty();
 
         // a stream file rewritten (here: its time changed) makes another index
         Path stream;
         try (Stream<Path> s = Files.list(slave)) {
-            stream = s.filter(p -> !p.getFileName().toString().equals("metadata") && Files.isRegularFile(p)).findFirst().orElseThrow();
+            stream = s.filter(p -> !p.getFileName().toString().equals("metadata") && Files.isRegularFile(p))
+                    .findFirst()
+                    .orElseThrow();
         }
-        Files.setLastModifiedTime(stream, FileTime.fromMillis(Files.getLastModifiedTime(stream).toMillis() + 5000));
+        Files.setLastModifiedTime(
+                stream, FileTime.fromMillis(Files.getLastModifiedTime(stream).toMillis() + 5000));
         TraceIndex rebuilt = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(rebuilt.built()).isTrue();
         assertThat(rebuilt.folder()).isNotEqualTo(first.folder());
@@ -462,11 +556,12 @@ class IndexTest {
         Path slave = r.slaves().getFirst();
         Path cache = dir.resolve("cache");
         Files.createDirectories(cache);
-        String name = TraceIndex.pathsKey(List.of(slave)) + "-" + TraceIndex.key(List.of(slave), null, Map.of()) + ".index";
+        String name =
+                TraceIndex.pathsKey(List.of(slave)) + "-" + TraceIndex.key(List.of(slave), null, Map.of()) + ".index";
         // what a killed build leaves: its temporary folder, never the index's name
         Path leftover = Files.createDirectories(cache.resolve(name + ".tmp-1-1"));
         Files.write(leftover.resolve(TraceIndex.TABLES), new byte[] {1, 2, 3});
-        TraceIndex index = TraceIndex.open(cache, List.of(slave), null, Map.of(), n -> { });
+        TraceIndex index = TraceIndex.open(cache, List.of(slave), null, Map.of(), n -> {});
         assertThat(index.built()).isTrue();
         assertThat(index.folder().getFileName().toString()).isEqualTo(name);
         // a file of the index removed by hand: said, and the index built again
@@ -474,7 +569,8 @@ class IndexTest {
         List<String> notes = new ArrayList<>();
         TraceIndex again = TraceIndex.open(cache, List.of(slave), null, Map.of(), notes::add);
         assertThat(again.built()).isTrue();
-        assertThat(notes.getFirst()).isEqualTo("the index in " + index.folder() + " lacks some of its files: building it again");
+        assertThat(notes.getFirst())
+                .isEqualTo("the index in " + index.folder() + " lacks some of its files: building it again");
         assertThat(again.folder().resolve("calls.parquet")).isRegularFile();
         try (Connection c = index.connect()) {
             assertThat(one(c, "select count(*) from events")).isPositive();

@@ -30,7 +30,9 @@ class ModelStoreTest {
 
     /** The model built from the traces, as the commands build it, functions named after {@code symbols}. */
     private static StateModel fromTraces(List<Path> traces, Map<String, String> symbols) throws Exception {
-        StateModel m = StateBuilder.synchronizeAndBuild(traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> { })).model();
+        StateModel m = StateBuilder.synchronizeAndBuild(
+                        traces, StateBuilder.Clocks.DEFAULT, StateBuilder.Options.of(w -> {}))
+                .model();
         m.symbolize(symbols);
         return m;
     }
@@ -53,7 +55,7 @@ class ModelStoreTest {
         Map<String, String> symbols = new HashMap<>();
         r.truth().symbols().forEach((name, addr) -> symbols.put("0x" + Long.toHexString(addr), name));
 
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, symbols, n -> { });
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, symbols, n -> {});
         StateModel built = fromTraces(traces, symbols);
         StateModel stored = index.model();
 
@@ -63,7 +65,7 @@ class ModelStoreTest {
         ModelEquality.assertEqual(built, stored);
         sameAnalyses(built, stored);
         // reused, not built again: the same model
-        TraceIndex again = TraceIndex.open(dir.resolve("cache"), traces, null, symbols, n -> { });
+        TraceIndex again = TraceIndex.open(dir.resolve("cache"), traces, null, symbols, n -> {});
         assertThat(again.built()).isFalse();
         ModelEquality.assertEqual(built, again.model());
     }
@@ -73,7 +75,7 @@ class ModelStoreTest {
         Path trace = Required.corpus("real", "many-threads");
         List<Path> traces = List.of(trace);
 
-        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> { });
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> {});
         StateModel built = fromTraces(traces, Map.of());
         StateModel stored = index.model();
 
@@ -88,7 +90,7 @@ class ModelStoreTest {
     void anIndexWithoutTheModelsFilesIsBuiltAgain() throws Exception {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(2).withSlaves(1), dir.resolve("board"));
         List<Path> traces = List.of(r.master(), r.slaves().getFirst());
-        TraceIndex first = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> { });
+        TraceIndex first = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> {});
         Files.delete(first.folder().resolve("model_intervals.parquet"));
 
         List<String> notes = new ArrayList<>();

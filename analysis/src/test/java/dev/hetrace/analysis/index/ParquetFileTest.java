@@ -57,11 +57,18 @@ class ParquetFileTest {
         for (int k = 0; k < names; k++) {
             dictionary.add(k % 7 == 3 ? "" : "name-" + k + (k % 5 == 0 ? "-é✓" : ""));
         }
-        List<ParquetFile.Column> cols = List.of(ParquetFile.Column.longs("a", false), ParquetFile.Column.longs("b", true),
-            ParquetFile.Column.ints("c", false), ParquetFile.Column.ints("d", true), ParquetFile.Column.bools("e"),
-            ParquetFile.Column.names("f", false, dictionary), ParquetFile.Column.names("g", true, dictionary),
-            ParquetFile.Column.longs("h", false), ParquetFile.Column.ints("i", true),
-            ParquetFile.Column.names("j", true, dictionary), ParquetFile.Column.longs("k", false));
+        List<ParquetFile.Column> cols = List.of(
+                ParquetFile.Column.longs("a", false),
+                ParquetFile.Column.longs("b", true),
+                ParquetFile.Column.ints("c", false),
+                ParquetFile.Column.ints("d", true),
+                ParquetFile.Column.bools("e"),
+                ParquetFile.Column.names("f", false, dictionary),
+                ParquetFile.Column.names("g", true, dictionary),
+                ParquetFile.Column.longs("h", false),
+                ParquetFile.Column.ints("i", true),
+                ParquetFile.Column.names("j", true, dictionary),
+                ParquetFile.Column.longs("k", false));
         long constant = r.nextLong();
         int constantInt = r.nextInt();
         String constantName = dictionary.get(r.nextInt(names));
@@ -80,15 +87,17 @@ class ParquetFileTest {
                 constant, // constant columns (a trace's number, a stream id) take their own way
                 r.nextDouble() < nullRate ? null : constantInt,
                 r.nextDouble() < nullRate ? null : constantName, // one RLE run
-                time += r.nextInt(100) == 0 ? -r.nextInt(1 << 20) : r.nextInt(1 << r.nextInt(20))}; // times, positions: narrow deltas
+                time += r.nextInt(100) == 0 ? -r.nextInt(1 << 20) : r.nextInt(1 << r.nextInt(20))
+            }; // times, positions: narrow deltas
         }
         return new Table(cols, out);
     }
 
     private List<List<Object>> readBack(Path file, int columns) throws Exception {
         List<List<Object>> out = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("select * from read_parquet('" + file + "')")) {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("select * from read_parquet('" + file + "')")) {
             while (r.next()) {
                 List<Object> row = new ArrayList<>();
                 for (int k = 1; k <= columns; k++) {
@@ -110,7 +119,7 @@ class ParquetFileTest {
             dir = Files.createTempDirectory("parquet");
         }
         Path file = dir.resolve("t-" + System.nanoTime() + ".parquet");
-        long written = ParquetFile.write(file, t.columns(), t.rows(), "t", t.values().length, n -> { }, group, page);
+        long written = ParquetFile.write(file, t.columns(), t.rows(), "t", t.values().length, n -> {}, group, page);
         assertThat(written).isEqualTo(t.values().length);
         List<List<Object>> back = readBack(file, t.columns().size());
         assertThat(back).hasSize(t.values().length);
@@ -121,10 +130,13 @@ class ParquetFileTest {
     }
 
     @Property(tries = 30)
-    void everyValueReadsBackAsWritten(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3000) int rows,
-                                      @ForAll @IntRange(min = 1, max = 300) int names,
-                                      @ForAll @IntRange(min = 1, max = 1100) int group,
-                                      @ForAll @IntRange(min = 1, max = 1100) int page) throws Exception {
+    void everyValueReadsBackAsWritten(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 0, max = 3000) int rows,
+            @ForAll @IntRange(min = 1, max = 300) int names,
+            @ForAll @IntRange(min = 1, max = 1100) int group,
+            @ForAll @IntRange(min = 1, max = 1100) int page)
+            throws Exception {
         // row groups of several data pages, pages of any size against the delta encoder's blocks of 128
         roundTrip(random(seed, rows, names), group, page);
     }
@@ -143,8 +155,10 @@ class ParquetFileTest {
                 long d = i % 32 == 5 ? 0 : (i % 32 == 7 ? top | (top - 1) : r.nextLong() & (top | (top - 1)));
                 rows[i] = new Object[] {v += d, (int) v};
             }
-            roundTrip(new Table(List.of(ParquetFile.Column.longs("t", false), ParquetFile.Column.ints("i", false)), rows),
-                1 << 14, 300);
+            roundTrip(
+                    new Table(List.of(ParquetFile.Column.longs("t", false), ParquetFile.Column.ints("i", false)), rows),
+                    1 << 14,
+                    300);
         }
     }
 
@@ -163,17 +177,20 @@ class ParquetFileTest {
         }
         Table t = new Table(List.of(ParquetFile.Column.longs("time_ns", false)), rows);
         Path file = dir.resolve("time.parquet");
-        ParquetFile.write(file, t.columns(), t.rows(), "t", n, x -> { }, 1000);
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("select stats_min_value, stats_max_value, row_group_num_rows from parquet_metadata('"
-                    + file + "') order by row_group_id limit 2")) {
+        ParquetFile.write(file, t.columns(), t.rows(), "t", n, x -> {}, 1000);
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement s = c.createStatement()) {
+            try (ResultSet r =
+                    s.executeQuery("select stats_min_value, stats_max_value, row_group_num_rows from parquet_metadata('"
+                            + file + "') order by row_group_id limit 2")) {
                 r.next();
-                assertThat(List.of(r.getString(1), r.getString(2), r.getLong(3))).containsExactly("0", "9990", 1000L);
+                assertThat(List.of(r.getString(1), r.getString(2), r.getLong(3)))
+                        .containsExactly("0", "9990", 1000L);
                 r.next();
                 assertThat(List.of(r.getString(1), r.getString(2))).containsExactly("10000", "19990");
             }
-            try (ResultSet r = s.executeQuery("select count(*) from read_parquet('" + file
-                    + "') where time_ns between 500000 and 500990")) {
+            try (ResultSet r = s.executeQuery(
+                    "select count(*) from read_parquet('" + file + "') where time_ns between 500000 and 500990")) {
                 r.next();
                 assertThat(r.getLong(1)).isEqualTo(100);
             }
@@ -182,13 +199,16 @@ class ParquetFileTest {
 
     @Test
     void anEmptyTableIsAFileWithItsColumnsAndNoRows() throws Exception {
-        Table t = new Table(List.of(ParquetFile.Column.longs("a", true), ParquetFile.Column.names("b", true, List.of("x"))),
-            new Object[0][]);
+        Table t = new Table(
+                List.of(ParquetFile.Column.longs("a", true), ParquetFile.Column.names("b", true, List.of("x"))),
+                new Object[0][]);
         Path file = dir.resolve("empty.parquet");
-        ParquetFile.write(file, t.columns(), t.rows(), "t", 0, x -> { });
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("select count(*), typeof(any_value(a)), typeof(any_value(b)) from read_parquet('"
-                 + file + "')")) {
+        ParquetFile.write(file, t.columns(), t.rows(), "t", 0, x -> {});
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement s = c.createStatement();
+                ResultSet r =
+                        s.executeQuery("select count(*), typeof(any_value(a)), typeof(any_value(b)) from read_parquet('"
+                                + file + "')")) {
             r.next();
             assertThat(r.getLong(1)).isZero();
         }

@@ -35,8 +35,8 @@ class RangeQueriesTest {
 
     /** The demo's board: sobel with DSPs 1 and 2 preempted. */
     private void demo(List<Path> traces, Map<String, String> symbols) throws Exception {
-        Simulation.Result sim = Simulation.sobel(SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))),
-            dir.resolve("board"));
+        Simulation.Result sim = Simulation.sobel(
+                SimConfig.sobel(1).withFaults(List.of(new Fault.Preempt(List.of(1, 2), -1))), dir.resolve("board"));
         traces.add(sim.master());
         traces.addAll(sim.slaves());
         sim.truth().symbols().forEach((name, addr) -> symbols.put("0x" + Long.toHexString(addr), name));
@@ -51,8 +51,10 @@ class RangeQueriesTest {
         try (RangeQueries q = new RangeQueries(index)) {
             int found = 0;
             for (PatternSearch.Spec spec : List.of(
-                    new PatternSearch.Spec("msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false),
-                    new PatternSearch.Spec("func_entry", "func_exit", List.<String[]>of(new String[] {"func", "payload.func"}), true),
+                    new PatternSearch.Spec(
+                            "msgq_put", "msgq_get", List.<String[]>of(new String[] {"msg_id", "msg_id"}), false),
+                    new PatternSearch.Spec(
+                            "func_entry", "func_exit", List.<String[]>of(new String[] {"func", "payload.func"}), true),
                     new PatternSearch.Spec("func_entry", "func_exit", List.of(), false),
                     new PatternSearch.Spec("msgq_*", "msgq_get", List.of(), true),
                     new PatternSearch.Spec("hetrace_sync_send", "hetrace_sync_*", List.of(), true),
@@ -60,15 +62,16 @@ class RangeQueriesTest {
                 found += samePattern(q, built.input(), spec);
             }
             assertThat(found).isGreaterThan(1000);
-            assertThatThrownBy(() -> q.pattern(new PatternSearch.Spec("msgq_put", "msgq_get",
-                List.<String[]>of(new String[] {"nope", "msg_id"}), false)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("--where nope=msg_id: event msgq_put has no field nope");
+            assertThatThrownBy(() -> q.pattern(new PatternSearch.Spec(
+                            "msgq_put", "msgq_get", List.<String[]>of(new String[] {"nope", "msg_id"}), false)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--where nope=msg_id: event msgq_put has no field nope");
         }
     }
 
     /** The pattern search of {@code spec} from the index is the traces': returns the occurrences. */
     private static int samePattern(RangeQueries q, StateBuilder.Input input, PatternSearch.Spec spec) throws Exception {
-        PatternSearch.Result expected = PatternSearch.run(input, spec, w -> { });
+        PatternSearch.Result expected = PatternSearch.run(input, spec, w -> {});
         PatternSearch.Result got = q.pattern(spec);
         String what = spec.first() + " then " + spec.then();
         assertThat(got.occurrences()).as(what).isEqualTo(expected.occurrences());
@@ -86,9 +89,14 @@ class RangeQueriesTest {
         try (RangeQueries q = new RangeQueries(index)) {
             int found = 0;
             for (PatternSearch.Spec spec : List.of(
-                    new PatternSearch.Spec("sched_waking", "sched_switch", List.<String[]>of(new String[] {"tid", "next_tid"}), false),
+                    new PatternSearch.Spec(
+                            "sched_waking", "sched_switch", List.<String[]>of(new String[] {"tid", "next_tid"}), false),
                     new PatternSearch.Spec("syscall_entry_*", "syscall_exit_*", List.of(), true),
-                    new PatternSearch.Spec("irq_handler_entry", "irq_handler_exit", List.<String[]>of(new String[] {"irq", "irq"}), true))) {
+                    new PatternSearch.Spec(
+                            "irq_handler_entry",
+                            "irq_handler_exit",
+                            List.<String[]>of(new String[] {"irq", "irq"}),
+                            true))) {
                 found += samePattern(q, built.input(), spec);
             }
             assertThat(found).isGreaterThan(1000);
@@ -97,8 +105,8 @@ class RangeQueriesTest {
 
     /** Compares the statistics of {@code ranges} random ranges; returns what the index was built from. */
     private StateBuilder.Built compare(List<Path> traces, Map<String, String> symbols, int ranges) throws Exception {
-        index = TraceIndex.open(dir.resolve("cache"), traces, StateBuilder.Clocks.DEFAULT, null, symbols, n -> { },
-            true);
+        index = TraceIndex.open(
+                dir.resolve("cache"), traces, StateBuilder.Clocks.DEFAULT, null, symbols, n -> {}, true);
         StateBuilder.Built built = index.takeBuiltFrom();
         StateModel m = built.model();
         assertThat(index.takeBuiltFrom()).as("handed over once").isNull();
@@ -112,7 +120,9 @@ class RangeQueriesTest {
             int nonEmpty = 0;
             for (int k = 0; k < ranges; k++) {
                 long a = m.begin() - span / 20 + (long) (random.nextDouble() * span * 1.1);
-                long w = k % 3 == 0 ? (long) (random.nextDouble() * span / 1000) : (long) (random.nextDouble() * span / 4);
+                long w = k % 3 == 0
+                        ? (long) (random.nextDouble() * span / 1000)
+                        : (long) (random.nextDouble() * span / 4);
                 long b = k % 7 == 0 ? a : a + w;
                 Statistics.Table expected = Statistics.of(m, a, b);
                 assertThat(q.statistics(a, b)).as("[%d, %d]", a, b).isEqualTo(expected);

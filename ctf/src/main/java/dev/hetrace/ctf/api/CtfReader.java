@@ -50,7 +50,7 @@ public final class CtfReader implements AutoCloseable {
      */
     public static void rethrow(Throwable failure) throws IOException, MetadataException, StreamDecodingException {
         switch (failure) {
-            case null -> { }
+            case null -> {}
             case IOException e -> throw e;
             case MetadataException e -> throw e;
             case StreamDecodingException e -> throw e;

@@ -1,6 +1,5 @@
 package dev.hetrace.ctf.api;
 
-
 /**
  * Items a tracer lost in one stream, as the packet contexts tell it: the {@code events_discarded}
  * counter went up between two packets, or {@code packet_seq_num} skipped numbers. The rules are
@@ -29,7 +28,8 @@ public record Discarded(Kind kind, long count, long beginNanos, long endNanos) {
     public static final long UNKNOWN_COUNT = Long.MIN_VALUE;
 
     public enum Kind {
-        EVENTS("event"), PACKETS("packet");
+        EVENTS("event"),
+        PACKETS("packet");
 
         /** The word babeltrace2 uses in its warning. */
         public final String noun;

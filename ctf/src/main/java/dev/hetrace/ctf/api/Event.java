@@ -188,8 +188,8 @@ public final class Event {
             case Node.BIG_INT -> {
                 BigInteger v = BitReader.readBig(d.segment(), t[at], n.size, n.bigEndian, n.signed);
                 if (n.signed ? v.bitLength() > 63 : v.bitLength() > 64) {
-                    throw new FieldTypeException("field '" + r.path + "' of event '" + name() + "' is " + v
-                        + ", wider than 64 bits");
+                    throw new FieldTypeException(
+                            "field '" + r.path + "' of event '" + name() + "' is " + v + ", wider than 64 bits");
                 }
                 yield v.longValue();
             }
@@ -249,8 +249,9 @@ public final class Event {
         MemorySegment seg = d.segment();
         if (!r.packedElement()) {
             if (n.kind == Node.STRING) {
-                return n.charset.unitBytes() > 1 ? WideText.string(seg, t[at], t[at + 1],
-                    n.charset) : utf8(seg, t[at], t[at + 1]);
+                return n.charset.unitBytes() > 1
+                        ? WideText.string(seg, t[at], t[at + 1], n.charset)
+                        : utf8(seg, t[at], t[at + 1]);
             }
             if (n.isPacked() && n.text && n.charset.unitBytes() > 1) {
                 long startByte = t[at] >>> 3;
@@ -313,7 +314,8 @@ public final class Event {
         return stringHash(v == null ? "" : v);
     }
 
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0x9E3779B97F4A7C15L;
     private static final long M2 = 0xD6E8FEB86659FD93L;
 
@@ -388,9 +390,11 @@ public final class Event {
             if (root != null && root.kind == Node.CHAIN) {
                 Node level = root.element();
                 for (int i = 0; i < level.names.length; i++) {
-                    names.add(s.prefix + "." + (i == root.chainHole
-                        ? new String(root.runDisplayPrefix, StandardCharsets.UTF_8) + (root.runFirst + root.length - 1)
-                        : level.names[i]));
+                    names.add(s.prefix + "."
+                            + (i == root.chainHole
+                                    ? new String(root.runDisplayPrefix, StandardCharsets.UTF_8)
+                                            + (root.runFirst + root.length - 1)
+                                    : level.names[i]));
                 }
             } else if (root != null) {
                 for (String name : root.names) {
@@ -506,7 +510,7 @@ public final class Event {
                 case OPTION -> {
                     if (t[at] != index) {
                         missReason = "in this event, the variant before '" + n.names[index] + "' selects '"
-                            + n.names[(int) t[at]] + "'";
+                                + n.names[(int) t[at]] + "'";
                         return -1;
                     }
                     at++;
@@ -546,7 +550,8 @@ public final class Event {
     private int found(Resolved r) {
         if (r.missing != null) {
             throw new FieldNotFoundException("event '" + name() + "' has no field '" + r.path + "'"
-                + (r.missing.isEmpty() ? "" : ": " + r.missing) + "; its fields: " + String.join(", ", fieldNames()));
+                    + (r.missing.isEmpty() ? "" : ": " + r.missing) + "; its fields: "
+                    + String.join(", ", fieldNames()));
         }
         int at = locate(r);
         if (at < 0) {
@@ -572,7 +577,7 @@ public final class Event {
             default -> null;
         };
         return new FieldTypeException("field '" + r.path + "' of event '" + name() + "' is " + describe(n) + ", not "
-            + wanted + (use == null || use.equals(called) ? "" : " (use " + use + ")"));
+                + wanted + (use == null || use.equals(called) ? "" : " (use " + use + ")"));
     }
 
     private static String describe(Node n) {

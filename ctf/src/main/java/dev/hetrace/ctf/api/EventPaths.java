@@ -12,13 +12,16 @@ import java.util.List;
  * struct to the field. Reading the field in an event follows the steps ({@link Event}).
  */
 final class EventPaths {
-    private EventPaths() {
-    }
+    private EventPaths() {}
 
     /** Where a path starts; unprefixed names are searched in the first four, in this order. */
     enum Scope {
-        PAYLOAD("payload"), CONTEXT("context"), STREAM_CONTEXT("stream_context"), PACKET_CONTEXT("packet_context"),
-        HEADER("header"), PACKET_HEADER("packet_header");
+        PAYLOAD("payload"),
+        CONTEXT("context"),
+        STREAM_CONTEXT("stream_context"),
+        PACKET_CONTEXT("packet_context"),
+        HEADER("header"),
+        PACKET_HEADER("packet_header");
 
         static final Scope[] SEARCHED = {PAYLOAD, CONTEXT, STREAM_CONTEXT, PACKET_CONTEXT};
 
@@ -56,6 +59,7 @@ final class EventPaths {
         final Node leaf;
         /** Why the path names no field ("" when there is nothing more to say), or null when it does. */
         final String missing;
+
         final int fixedSlot;
 
         Resolved(String path, Scope scope, int[] kinds, long[] args, Node leaf, String missing, int fixedSlot) {

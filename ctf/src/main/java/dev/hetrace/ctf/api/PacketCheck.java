@@ -61,8 +61,9 @@ public final class PacketCheck {
         try {
             decoder.nextPacket();
             long packetBits = decoder.packet().packetBits();
-            problem = packetBits == slotSize * 8L ? null
-                : "packet_size %d bits, but the slot holds %d".formatted(packetBits, slotSize * 8L);
+            problem = packetBits == slotSize * 8L
+                    ? null
+                    : "packet_size %d bits, but the slot holds %d".formatted(packetBits, slotSize * 8L);
         } catch (StreamDecodingException e) {
             String m = e.getMessage();
             // the decoder names the region and a packet number of its own: the slot is named by the caller

@@ -12,9 +12,19 @@ import java.nio.file.Path;
  * @param contentBits content size (the packet size when the context has no content_size)
  * @param eventsBits  where the first event starts, relative to the packet
  */
-public record PacketInfo(Path file, long number, long offsetBits, long packetBits, long contentBits, long eventsBits,
-                         long streamClassId, long streamInstanceId, long timestampBegin, long timestampEnd,
-                         long sequenceNumber, long eventsDiscarded) {
+public record PacketInfo(
+        Path file,
+        long number,
+        long offsetBits,
+        long packetBits,
+        long contentBits,
+        long eventsBits,
+        long streamClassId,
+        long streamInstanceId,
+        long timestampBegin,
+        long timestampEnd,
+        long sequenceNumber,
+        long eventsDiscarded) {
     public static final long ABSENT = Long.MIN_VALUE;
 
     public boolean has(long value) {

@@ -10,7 +10,7 @@ public class StreamDecodingException extends Exception {
 
     public StreamDecodingException(Path file, long packet, long bitOffset, String message) {
         super(file + ": packet " + packet + ", offset " + (bitOffset >>> 3)
-            + ((bitOffset & 7) != 0 ? " (bit " + (bitOffset & 7) + ")" : "") + ": " + message);
+                + ((bitOffset & 7) != 0 ? " (bit " + (bitOffset & 7) + ")" : "") + ": " + message);
         this.file = file;
         this.packet = packet;
         this.bitOffset = bitOffset;

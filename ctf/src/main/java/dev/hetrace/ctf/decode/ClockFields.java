@@ -11,8 +11,7 @@ import java.util.function.Consumer;
  * same alignment rules; the decode path itself pays nothing for this.
  */
 public final class ClockFields {
-    private ClockFields() {
-    }
+    private ClockFields() {}
 
     /**
      * One integer field mapped to a clock ({@code map = clock.NAME.value}, or a timestamp field
@@ -31,8 +30,16 @@ public final class ClockFields {
      * @param role      the field's role ({@link Node#ROLE_TIMESTAMP_BEGIN}, {@link Node#ROLE_TIMESTAMP_END},
      *                  {@link Node#ROLE_NONE}...)
      */
-    public record ClockField(long bitOffset, int size, boolean bigEndian, boolean signed, int clock, long raw, long cycles,
-                             boolean setsClock, int role) {}
+    public record ClockField(
+            long bitOffset,
+            int size,
+            boolean bigEndian,
+            boolean signed,
+            int clock,
+            long raw,
+            long cycles,
+            boolean setsClock,
+            int role) {}
 
     /** The clock fields of the packet header and context of the packet {@code d} stands on, in order. */
     public static void ofPacket(StreamDecoder d, Consumer<ClockField> out) {
@@ -109,7 +116,8 @@ public final class ClockFields {
                         if (sets) {
                             clock = updated(clock, v, n.size);
                         }
-                        out.accept(new ClockField(pos, n.size, n.bigEndian, n.signed, n.clock, v, sets ? clock : v, sets, n.role));
+                        out.accept(new ClockField(
+                                pos, n.size, n.bigEndian, n.signed, n.clock, v, sets ? clock : v, sets, n.role));
                     }
                     pos += n.size;
                 }

@@ -121,7 +121,7 @@ public final class EnumTable {
         for (int e = 0; e < m.entryCount(); e++) {
             if (m.isRun(e)) {
                 runs.computeIfAbsent(m.runPrefix(e), k -> new ArrayList<>())
-                    .add(new long[] {m.runFirstNumber(e), m.runFirstNumber(e) + m.entrySize(e) - 1});
+                        .add(new long[] {m.runFirstNumber(e), m.runFirstNumber(e) + m.entrySize(e) - 1});
             } else if (!singles.add(m.entryMapping(e).label())) {
                 return false;
             }

@@ -90,8 +90,9 @@ public final class FieldValues {
                 return v;
             }
             case Node.STRING -> {
-                String s = n.charset.unitBytes() > 1 ? WideText.string(seg, tape[at], tape[at + 1], n.charset)
-                    : text(tape[at], tape[at + 1]);
+                String s = n.charset.unitBytes() > 1
+                        ? WideText.string(seg, tape[at], tape[at + 1], n.charset)
+                        : text(tape[at], tape[at + 1]);
                 at += 2;
                 return s;
             }
@@ -147,8 +148,8 @@ public final class FieldValues {
                 at += 2;
                 Node e = n.element();
                 if (n.text && n.charset.unitBytes() > 1) {
-                    return WideText.string(seg, start >>> 3, WideText.untilNul(seg, start >>> 3, count, n.charset),
-                        n.charset);
+                    return WideText.string(
+                            seg, start >>> 3, WideText.untilNul(seg, start >>> 3, count, n.charset), n.charset);
                 }
                 if (n.text) {
                     byte[] b = new byte[Math.toIntExact(count)];
@@ -159,7 +160,8 @@ public final class FieldValues {
                 for (long k = 0; k < count; k++) {
                     long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
                     if (e.kind == Node.FLOAT) {
-                        list.add(e.size == 32 ? (double) Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
+                        list.add(
+                                e.size == 32 ? (double) Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw));
                     } else {
                         list.add(e.signed ? BitReader.signExtend(raw, e.size) : raw);
                     }
@@ -202,16 +204,22 @@ public final class FieldValues {
                 Node s = chain.element();
                 int h = chain.chainHole;
                 Map<String, Object> m = new LinkedHashMap<>();
-                FieldValues before = new FieldValues(seg, slots, (int) ((chain.length - level) * chain.chainBeforeSlots));
+                FieldValues before =
+                        new FieldValues(seg, slots, (int) ((chain.length - level) * chain.chainBeforeSlots));
                 for (int i = 0; i < h; i++) {
                     m.put(s.rawNames[i], before.value(s.children[i]));
                 }
                 int coreAt = (int) (chain.length * chain.chainBeforeSlots);
                 Node core = s.children[h];
-                m.put(chain.chainHoleName(level), level > 1 ? new ChainLevel(chain, seg, slots, level - 1)
-                    : new FieldValues(seg, slots, coreAt).value(core));
-                FieldValues after = new FieldValues(seg, slots, coreAt + Tape.span(core, slots, coreAt)
-                    + (int) ((level - 1) * chain.chainAfterSlots));
+                m.put(
+                        chain.chainHoleName(level),
+                        level > 1
+                                ? new ChainLevel(chain, seg, slots, level - 1)
+                                : new FieldValues(seg, slots, coreAt).value(core));
+                FieldValues after = new FieldValues(
+                        seg,
+                        slots,
+                        coreAt + Tape.span(core, slots, coreAt) + (int) ((level - 1) * chain.chainAfterSlots));
                 for (int i = h + 1; i < s.children.length; i++) {
                     m.put(s.rawNames[i], after.value(s.children[i]));
                 }

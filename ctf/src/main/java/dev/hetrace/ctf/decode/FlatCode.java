@@ -37,7 +37,8 @@ final class FlatCode {
     private static final ClassDesc CD_FLAT = ClassDesc.of("dev.hetrace.ctf.decode.FlatScope");
     private static final ClassDesc CD_NODE = ClassDesc.of("dev.hetrace.ctf.decode.Node");
     private static final ClassDesc CD_RUNNER = ClassDesc.of("dev.hetrace.ctf.decode.FlatCode$Decoder");
-    private static final MethodTypeDesc RUN = MethodTypeDesc.of(CD_int, CD_DECODER, CD_FLAT, CD_long.arrayType(), CD_int);
+    private static final MethodTypeDesc RUN =
+            MethodTypeDesc.of(CD_int, CD_DECODER, CD_FLAT, CD_long.arrayType(), CD_int);
 
     private static final int D = 1;
     private static final int F = 2;
@@ -47,11 +48,11 @@ final class FlatCode {
     private static final int ADDR = 7;
     private static final int OPTION = 9;
 
-    private FlatCode() {
-    }
+    private FlatCode() {}
 
     /** Compiled scopes of this process, limited so that class space stays small. */
     private static final AtomicInteger COMPILED = new AtomicInteger();
+
     private static final int MAX_COMPILED = 4096;
     /** Tests set this: a scope that cannot be compiled is then a failure, not a quiet fallback to walking. */
     private static final boolean STRICT = Boolean.getBoolean("hetrace.decode.compileStrict");
@@ -66,8 +67,8 @@ final class FlatCode {
      * the JIT compiles it once and a call site that runs them stays monomorphic. Bounded: small
      * classes only, and a limited number of them, since the cache keeps them.
      */
-    private static final ConcurrentHashMap<ByteBuffer, Decoder> SHARED =
-        new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<ByteBuffer, Decoder> SHARED = new ConcurrentHashMap<>();
+
     private static final int MAX_SHARED = 1024;
     private static final int MAX_SHARED_BYTES = 8192;
 
@@ -96,7 +97,8 @@ final class FlatCode {
                 return null; // class space must stay small
             }
             MethodHandles.Lookup l = host.defineHiddenClass(bytes, true, MethodHandles.Lookup.ClassOption.NESTMATE);
-            Decoder d = (Decoder) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class)).invoke();
+            Decoder d = (Decoder) l.findConstructor(l.lookupClass(), MethodType.methodType(void.class))
+                    .invoke();
             if (bytes.length <= MAX_SHARED_BYTES && SHARED.size() < MAX_SHARED) {
                 Decoder raced = SHARED.putIfAbsent(key, d);
                 return raced != null ? raced : d;
@@ -120,10 +122,16 @@ final class FlatCode {
             c.labelBinding(at[pc]);
             switch (f.op[pc]) {
                 case FlatScope.INT -> {
-                    c.aload(D).ldc(f.arg[pc]).ldc(f.size[pc]).ldc(f.bigEndian[pc] ? 1 : 0).ldc(f.signed[pc] ? 1 : 0)
-                        .ldc(scope);
-                    c.invokevirtual(CD_DECODER, "stepInt", MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_boolean,
-                        CD_boolean, CD_String));
+                    c.aload(D)
+                            .ldc(f.arg[pc])
+                            .ldc(f.size[pc])
+                            .ldc(f.bigEndian[pc] ? 1 : 0)
+                            .ldc(f.signed[pc] ? 1 : 0)
+                            .ldc(scope);
+                    c.invokevirtual(
+                            CD_DECODER,
+                            "stepInt",
+                            MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_boolean, CD_boolean, CD_String));
                     c.lstore(V);
                     store(c, () -> c.lload(V));
                     if (f.effects[pc]) {
@@ -144,9 +152,13 @@ final class FlatCode {
                     }
                 }
                 case FlatScope.FLOAT -> {
-                    c.aload(D).ldc(f.arg[pc]).ldc(f.size[pc]).ldc(f.bigEndian[pc] ? 1 : 0).ldc(scope);
-                    c.invokevirtual(CD_DECODER, "stepFloat", MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_boolean,
-                        CD_String));
+                    c.aload(D)
+                            .ldc(f.arg[pc])
+                            .ldc(f.size[pc])
+                            .ldc(f.bigEndian[pc] ? 1 : 0)
+                            .ldc(scope);
+                    c.invokevirtual(
+                            CD_DECODER, "stepFloat", MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_boolean, CD_String));
                     c.lstore(V);
                     store(c, () -> c.lload(V));
                 }
@@ -218,8 +230,10 @@ final class FlatCode {
                     c.ifge(read);
                     // Does not fit: field by field, for the error the tree walk would give.
                     c.aload(D).aload(F).ldc(pc).aload(T).iload(LEN).ldc(scope);
-                    c.invokevirtual(CD_DECODER, "blockFallback", MethodTypeDesc.of(CD_int, CD_FLAT, CD_int,
-                        CD_long.arrayType(), CD_int, CD_String));
+                    c.invokevirtual(
+                            CD_DECODER,
+                            "blockFallback",
+                            MethodTypeDesc.of(CD_int, CD_FLAT, CD_int, CD_long.arrayType(), CD_int, CD_String));
                     c.istore(LEN);
                     c.goto_(done);
                     c.labelBinding(read);

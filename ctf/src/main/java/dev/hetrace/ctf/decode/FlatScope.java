@@ -25,6 +25,7 @@ final class FlatScope {
 
     /** Readers of block fields: unsigned, signed, or float, by byte width and byte order. */
     static final int U8 = 0;
+
     static final int S8 = 1;
     static final int U16 = 2;
     static final int S16 = 3;
@@ -41,15 +42,18 @@ final class FlatScope {
     final int[] arg;
     /** INT, FLOAT: size in bits. */
     final int[] size;
+
     final boolean[] bigEndian;
     final boolean[] signed;
     /** INT: the integer is a tag or length, samples a clock or has a role (see {@link Node}). */
     final boolean[] effects;
+
     final Node[] node;
     /** VARIANT: first step of each option. */
     final int[][] optionStep;
     /** BLOCK: byte offset and reader of each field, and the block's size in bits. */
     final int[][] blockOffset;
+
     final int[][] blockRead;
     final int[] blockBits;
     /** Most tape slots one pass can append. */
@@ -83,7 +87,8 @@ final class FlatScope {
                 size[i] = s.node.size;
                 bigEndian[i] = s.node.bigEndian;
                 signed[i] = s.node.signed;
-                effects[i] = s.op == INT && (s.node.register >= 0 || s.node.clock >= 0 || s.node.role != Node.ROLE_NONE);
+                effects[i] =
+                        s.op == INT && (s.node.register >= 0 || s.node.clock >= 0 || s.node.role != Node.ROLE_NONE);
             }
         }
         this.maxSlots = maxSlots;

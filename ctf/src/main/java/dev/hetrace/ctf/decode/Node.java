@@ -53,6 +53,7 @@ public final class Node {
 
     /** Special roles babeltrace2 gives some fields; such fields are not shown in the text output. */
     public static final int ROLE_NONE = 0;
+
     public static final int ROLE_MAGIC = 1;
     public static final int ROLE_UUID = 2;
     public static final int ROLE_STREAM_ID = 3;
@@ -75,11 +76,13 @@ public final class Node {
     public String place;
     /** The struct member this node was compiled from, to resolve paths by identity. */
     FieldType.Member source;
+
     public final FieldType type;
     /** Alignment in bits. */
     public final int align;
     /** Size in bits of INT, BIG_INT and FLOAT nodes (and of packed elements). */
     public int size;
+
     public boolean signed;
     public boolean bigEndian;
     /** Members of a struct, options of a variant, or the single element node of an array. */
@@ -98,6 +101,7 @@ public final class Node {
     public int sourceRegister = -1;
     /** For a variant: which option a tag value selects. */
     VariantSelector selector;
+
     public boolean tagSigned;
     /**
      * For a variant whose options include runs: index of the first option of each child (one
@@ -106,6 +110,7 @@ public final class Node {
     public int[] entryStart;
     /** For a variant child that is a run of options: the raw name prefix and first counter; else null. */
     public String[] runPrefixes;
+
     public long[] runFirsts;
     /** For an enumeration: its labels, by value. */
     public EnumTable enumTable;
@@ -114,12 +119,14 @@ public final class Node {
      * first counter. For CHAIN: those of the hole members (the first counter is the innermost's).
      */
     public String runPrefix;
+
     public byte[] runDisplayPrefix;
     public long runFirst;
     /** For CHAIN: index of the member of each level that holds the next level down (the core at level 1). */
     public int chainHole;
     /** For CHAIN: tape slots of the members before, and after, the hole of one level. */
     public int chainBeforeSlots;
+
     public int chainAfterSlots;
     /**
      * For an optional with an integer selector: the ranges {@code [lo0, hi0, lo1, hi1, ...]}
@@ -140,6 +147,7 @@ public final class Node {
      * one of {@code guardAllowed[i]}.
      */
     public int[] guardRegisters;
+
     public boolean[][] guardAllowed;
     public int[] guardParents;
     public int[] guardParentValues;
@@ -157,9 +165,11 @@ public final class Node {
      * mask of its bits in the value; null for any other node.
      */
     public String[] flagNames;
+
     public long[] flagMasks;
     /** Index of the clock this integer samples, or -1. */
     public int clock = -1;
+
     public int role = ROLE_NONE;
     /** Whether babeltrace2 would show this field; computed once the plan is complete. */
     public boolean visible = true;
@@ -169,9 +179,11 @@ public final class Node {
     public long minBits;
     /** For a scope's root: its flat plan, once looked for (null if the scope needs the tree walk). */
     FlatScope flat;
+
     boolean flatChecked;
     /** ... and its compiled form (null if not compiled). */
     FlatCode.Decoder code;
+
     boolean codeChecked;
     /** Times this scope root was decoded before being compiled (racy: a hint only). */
     int uses;
@@ -201,7 +213,9 @@ public final class Node {
         for (Node c : children) {
             if ((c.kind == RUN || c.kind == PACKED_RUN) && rawName.startsWith(c.runPrefix)) {
                 String digits = rawName.substring(c.runPrefix.length());
-                if (!digits.isEmpty() && digits.length() <= 18 && digits.chars().allMatch(d -> d >= '0' && d <= '9')
+                if (!digits.isEmpty()
+                        && digits.length() <= 18
+                        && digits.chars().allMatch(d -> d >= '0' && d <= '9')
                         && (digits.length() == 1 || digits.charAt(0) != '0')) {
                     long k = Long.parseLong(digits) - c.runFirst;
                     if (k >= 0 && k < c.length) {
@@ -226,8 +240,9 @@ public final class Node {
     /** Whether {@code v} lies in one of the inclusive ranges {@code [lo0, hi0, lo1, hi1, ...]}. */
     public static boolean inRanges(long[] ranges, long v, boolean signed) {
         for (int k = 0; k < ranges.length; k += 2) {
-            boolean in = signed ? ranges[k] <= v && v <= ranges[k + 1]
-                : Long.compareUnsigned(ranges[k], v) <= 0 && Long.compareUnsigned(v, ranges[k + 1]) <= 0;
+            boolean in = signed
+                    ? ranges[k] <= v && v <= ranges[k + 1]
+                    : Long.compareUnsigned(ranges[k], v) <= 0 && Long.compareUnsigned(v, ranges[k + 1]) <= 0;
             if (in) {
                 return true;
             }
@@ -249,7 +264,7 @@ public final class Node {
         for (int i = 0; i < guardRegisters.length; i++) {
             int parent = guardParents[i];
             boolean reached = parent < 0
-                || (((applied >>> parent) & 1) != 0 && regs[guardRegisters[parent]] == guardParentValues[i]);
+                    || (((applied >>> parent) & 1) != 0 && regs[guardRegisters[parent]] == guardParentValues[i]);
             if (!reached) {
                 continue; // in an option or content not decoded: its register says nothing
             }

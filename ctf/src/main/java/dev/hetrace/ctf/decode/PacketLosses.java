@@ -40,25 +40,34 @@ final class PacketLosses {
             if (!havePrevious || previousDiscarded == PacketInfo.ABSENT) {
                 if (now != 0) {
                     // Lost before or within the stream's first packet: how many is unknown.
-                    found.add(new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT,
-                        timed ? clock.time(p.timestampBegin()) : PacketInfo.ABSENT,
-                        timed ? clock.time(p.timestampEnd()) : PacketInfo.ABSENT));
+                    found.add(new Discarded(
+                            Discarded.Kind.EVENTS,
+                            Discarded.UNKNOWN_COUNT,
+                            timed ? clock.time(p.timestampBegin()) : PacketInfo.ABSENT,
+                            timed ? clock.time(p.timestampEnd()) : PacketInfo.ABSENT));
                 }
             } else if (now != previousDiscarded) {
                 boolean range = timed && previousEnd != PacketInfo.ABSENT;
-                found.add(new Discarded(Discarded.Kind.EVENTS, now - previousDiscarded,
-                    range ? clock.time(previousEnd) : PacketInfo.ABSENT,
-                    range ? clock.time(p.timestampEnd()) : PacketInfo.ABSENT));
+                found.add(new Discarded(
+                        Discarded.Kind.EVENTS,
+                        now - previousDiscarded,
+                        range ? clock.time(previousEnd) : PacketInfo.ABSENT,
+                        range ? clock.time(p.timestampEnd()) : PacketInfo.ABSENT));
             }
         }
         // A number that repeats (seen in LTTng traces) is no loss to babeltrace2 2.0.4; one
         // that goes back is, of a huge count.
-        if (p.has(p.sequenceNumber()) && havePrevious && previousSeqNum != PacketInfo.ABSENT
-                && p.sequenceNumber() != previousSeqNum + 1 && p.sequenceNumber() != previousSeqNum) {
+        if (p.has(p.sequenceNumber())
+                && havePrevious
+                && previousSeqNum != PacketInfo.ABSENT
+                && p.sequenceNumber() != previousSeqNum + 1
+                && p.sequenceNumber() != previousSeqNum) {
             boolean range = timed && previousEnd != PacketInfo.ABSENT;
-            found.add(new Discarded(Discarded.Kind.PACKETS, p.sequenceNumber() - previousSeqNum - 1,
-                range ? clock.time(previousEnd) : PacketInfo.ABSENT,
-                range ? clock.time(p.timestampBegin()) : PacketInfo.ABSENT));
+            found.add(new Discarded(
+                    Discarded.Kind.PACKETS,
+                    p.sequenceNumber() - previousSeqNum - 1,
+                    range ? clock.time(previousEnd) : PacketInfo.ABSENT,
+                    range ? clock.time(p.timestampBegin()) : PacketInfo.ABSENT));
         }
         havePrevious = true;
         previousDiscarded = p.eventsDiscarded();

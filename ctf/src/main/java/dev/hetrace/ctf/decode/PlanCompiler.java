@@ -46,9 +46,11 @@ final class PlanCompiler {
     private final List<ClockClass> clocks;
     /** Chains of nested structs at least this deep become CHAIN nodes; shallower ones, nested STRUCT nodes. */
     private int chainMinLevels;
+
     private long deepestChain;
     /** CTF 2 metadata says roles and clocks explicitly and names fields as they are shown. */
     private final boolean ctf2;
+
     private final PlanReferences refs;
 
     PlanCompiler(TraceClass trace, int chainMinLevels) {
@@ -149,8 +151,9 @@ final class PlanCompiler {
                 yield n;
             }
             case FieldType.BitArrayType ba -> bitArray(ba);
-            case StructType st when st.members() instanceof StructChain chain && chain.levels() >= chainMinLevels
-                -> chain(st, chain, parentStruct, depth);
+            case StructType st
+            when st.members() instanceof StructChain chain && chain.levels() >= chainMinLevels ->
+                chain(st, chain, parentStruct, depth);
             case StructType st -> {
                 Node n = new Node(Node.STRUCT, type, st.alignment());
                 MemberList ml = st.members() instanceof MemberList x ? x : null;
@@ -194,9 +197,16 @@ final class PlanCompiler {
                 n.size = 64; // the width of its value, for display
                 n.minBits = 8;
                 if (!vt.mappings().isEmpty()) {
-                    n.enumTable = EnumTable.of(new EnumType(new IntegerType(64, 8, vt.signed(),
-                        ByteOrder.LITTLE_ENDIAN, vt.base(), FieldType.Encoding.NONE, null),
-                        vt.mappings()));
+                    n.enumTable = EnumTable.of(new EnumType(
+                            new IntegerType(
+                                    64,
+                                    8,
+                                    vt.signed(),
+                                    ByteOrder.LITTLE_ENDIAN,
+                                    vt.base(),
+                                    FieldType.Encoding.NONE,
+                                    null),
+                            vt.mappings()));
                 }
                 yield n;
             }
@@ -214,12 +224,13 @@ final class PlanCompiler {
             case SequenceType sq -> {
                 Located length = refs.locate(sq.length(), sq.lengthField(), "sequence length");
                 for (Node target : length.targets()) {
-                    IntegerType lt = target.type instanceof EnumType e ? e.container()
-                        : target.type instanceof IntegerType i ? i : null;
+                    IntegerType lt = target.type instanceof EnumType e
+                            ? e.container()
+                            : target.type instanceof IntegerType i ? i : null;
                     boolean unsignedVarInt = target.type instanceof VarIntType vi && !vi.signed();
                     if ((lt == null || lt.signed()) && !unsignedVarInt) {
-                        throw new MetadataException("sequence length '" + sq.length() + "' must be an unsigned integer"
-                            + " field");
+                        throw new MetadataException(
+                                "sequence length '" + sq.length() + "' must be an unsigned integer" + " field");
                     }
                 }
                 Node elem = compile(sq.element(), parentStruct, depth + 1);
@@ -235,8 +246,7 @@ final class PlanCompiler {
     }
 
     /** A node of {@code size} bits read as they are (a float, a boolean). */
-    private static Node bits(int kind, FieldType type, int alignment, int size,
-                             ByteOrder order) {
+    private static Node bits(int kind, FieldType type, int alignment, int size, ByteOrder order) {
         Node n = new Node(kind, type, alignment);
         n.size = size;
         n.bigEndian = order == ByteOrder.BIG_ENDIAN;
@@ -272,7 +282,7 @@ final class PlanCompiler {
         if (!ok || (before + after > 0 && chain.levels() > Integer.MAX_VALUE / (before + after))) {
             if (chain.levels() > 10_000) {
                 throw new MetadataException("structs nested " + chain.levels() + " levels deep whose members are"
-                    + " of variable size or tags or lengths are not supported");
+                        + " of variable size or tags or lengths are not supported");
             }
             int saved = chainMinLevels;
             chainMinLevels = Integer.MAX_VALUE;
@@ -332,8 +342,9 @@ final class PlanCompiler {
 
     /** The encoding of the text of an array or sequence of {@code elementType} (UTF-8 when it is no text). */
     private static FieldType.Encoding charset(FieldType elementType) {
-        return elementType instanceof IntegerType it && it.encoding().unitBytes() > 1 ? it.encoding()
-            : FieldType.Encoding.UTF8;
+        return elementType instanceof IntegerType it && it.encoding().unitBytes() > 1
+                ? it.encoding()
+                : FieldType.Encoding.UTF8;
     }
 
     /**
@@ -366,14 +377,19 @@ final class PlanCompiler {
     }
 
     private static boolean isText(FieldType elementType, Node elem) {
-        return elementType instanceof IntegerType it && it.size() == 8 && it.alignment() == 8
-            && it.encoding() != FieldType.Encoding.NONE && elem.kind == Node.INT;
+        return elementType instanceof IntegerType it
+                && it.size() == 8
+                && it.alignment() == 8
+                && it.encoding() != FieldType.Encoding.NONE
+                && elem.kind == Node.INT;
     }
 
     /** Scalars whose successive elements are adjacent: element i is at start + i * size. */
     private static boolean packable(Node elem) {
-        return (elem.kind == Node.INT || elem.kind == Node.FLOAT) && elem.size % elem.align == 0
-            && elem.register < 0 && elem.clock < 0;
+        return (elem.kind == Node.INT || elem.kind == Node.FLOAT)
+                && elem.size % elem.align == 0
+                && elem.register < 0
+                && elem.clock < 0;
     }
 
     private String shown(String raw) {
@@ -457,8 +473,8 @@ final class PlanCompiler {
             n.selector = VariantSelector.of(tags, options);
         }
         if (n.selector.isEmpty()) {
-            throw new MetadataException("no option of the variant tagged by '" + vt.tag()
-                + "' is named by a label of the tag");
+            throw new MetadataException(
+                    "no option of the variant tagged by '" + vt.tag() + "' is named by a label of the tag");
         }
         n.minBits = count == 0 ? 0 : min;
         return n;
@@ -474,14 +490,16 @@ final class PlanCompiler {
                 case EnumType et -> signed = et.container().signed();
                 case IntegerType it -> signed = it.signed();
                 case VarIntType vi -> signed = vi.signed();
-                default -> throw new MetadataException("optional selector '" + ot.selector() + "' must be a boolean"
-                    + " or an integer field");
+                default ->
+                    throw new MetadataException(
+                            "optional selector '" + ot.selector() + "' must be a boolean" + " or an integer field");
             }
         }
         if (bool != (ot.selectorRanges() == null)) {
-            throw new MetadataException("optional selector '" + ot.selector() + "' must be " + (bool
-                ? "an integer field: the optional has selector ranges" : "a boolean field: the optional has no"
-                + " selector ranges"));
+            throw new MetadataException("optional selector '" + ot.selector() + "' must be "
+                    + (bool
+                            ? "an integer field: the optional has selector ranges"
+                            : "a boolean field: the optional has no" + " selector ranges"));
         }
         Node content = compile(ot.content(), parentStruct, depth + 1);
         Node n = new Node(Node.OPTIONAL, ot, 1);
@@ -502,8 +520,7 @@ final class PlanCompiler {
 
     /** A BLOB: a packed array or sequence of bytes, shown as bytes. */
     private Node blob(BlobType bt) throws MetadataException {
-        IntegerType byteType = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16,
-            FieldType.Encoding.NONE, null);
+        IntegerType byteType = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE, null);
         Node elem = integer(byteType, byteType);
         Node n = new Node(bt.lengthField() == null ? Node.PACKED_ARRAY : Node.PACKED_SEQUENCE, bt, 8);
         n.children = new Node[] {elem};
@@ -523,8 +540,8 @@ final class PlanCompiler {
                     default -> false;
                 };
                 if (!unsigned) {
-                    throw new MetadataException("BLOB length '" + bt.lengthField() + "' must be an unsigned integer"
-                        + " field");
+                    throw new MetadataException(
+                            "BLOB length '" + bt.lengthField() + "' must be an unsigned integer" + " field");
                 }
             }
             n.sourceRegister = refs.registerOf(length, n);

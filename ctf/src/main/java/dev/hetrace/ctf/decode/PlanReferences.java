@@ -18,6 +18,7 @@ final class PlanReferences {
     private int registers;
     /** Roots of the scopes compiled so far for the current event, by scope. */
     private final Node[] roots = new Node[Scope.values().length];
+
     private Scope current;
     /** Structs being compiled, innermost first, with the number of members done so far. */
     private final Deque<Frame> frames = new ArrayDeque<>();
@@ -83,8 +84,9 @@ final class PlanReferences {
                 if (s.ordinal() > current.ordinal()) {
                     throw new MetadataException(what + " '" + path + "' refers to a later scope");
                 }
-                root = s == current ? frames.peekLast() == null ? null : frames.peekLast().struct()
-                    : roots[s.ordinal()];
+                root = s == current
+                        ? frames.peekLast() == null ? null : frames.peekLast().struct()
+                        : roots[s.ordinal()];
                 if (root == null) {
                     throw new MetadataException(what + " '" + path + "': scope " + s.prefix + " is not defined");
                 }
@@ -105,8 +107,8 @@ final class PlanReferences {
             throw new MetadataException(what + " '" + path + "' does not name a field declared before it");
         }
         if (guards.size() > 64) {
-            throw new MetadataException(what + " '" + path + "' goes through more than 64 variants and optionals:"
-                + " not supported");
+            throw new MetadataException(
+                    what + " '" + path + "' goes through more than 64 variants and optionals:" + " not supported");
         }
         return new Located(targets, guards);
     }
@@ -117,14 +119,23 @@ final class PlanReferences {
      * every option of variants (adding their checks), into structs by member name, among
      * the members compiled so far of the structs being compiled.
      */
-    private void reach(Node v, List<String> parts, int k, int parent, int parentValue, List<Node> targets,
-                       List<Guard> guards, FieldPath path, String what) throws MetadataException {
+    private void reach(
+            Node v,
+            List<String> parts,
+            int k,
+            int parent,
+            int parentValue,
+            List<Node> targets,
+            List<Guard> guards,
+            FieldPath path,
+            String what)
+            throws MetadataException {
         switch (v.kind) {
             case Node.ARRAY, Node.SEQUENCE, Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.RUN, Node.PACKED_RUN ->
                 reach(v.element(), parts, k, parent, parentValue, targets, guards, path, what);
             case Node.VARIANT, Node.OPTIONAL -> {
-                Guard g = new Guard(v, new boolean[v.kind == Node.OPTIONAL ? 2 : v.children.length], parent,
-                    parentValue);
+                Guard g =
+                        new Guard(v, new boolean[v.kind == Node.OPTIONAL ? 2 : v.children.length], parent, parentValue);
                 int index = guards.size();
                 guards.add(g);
                 boolean any = false;
@@ -152,8 +163,8 @@ final class PlanReferences {
                 int i = -1;
                 for (int j = 0; j < v.rawNames.length && i < 0; j++) {
                     Node c = v.children[j];
-                    if (v.rawNames[j].equals(parts.get(k)) && (c == null || (c.kind != Node.RUN
-                            && c.kind != Node.PACKED_RUN))) {
+                    if (v.rawNames[j].equals(parts.get(k))
+                            && (c == null || (c.kind != Node.RUN && c.kind != Node.PACKED_RUN))) {
                         i = j;
                     }
                 }
@@ -173,12 +184,12 @@ final class PlanReferences {
                 } else if (i == done && f > 0 && k + 1 < parts.size()) {
                     // The member being compiled: on into the innermost struct in it being compiled, through
                     // the element, option or content being decoded.
-                    reach(inward.get(f - 1).struct(), parts, k + 1, parent, parentValue, targets, guards, path,
-                        what);
+                    reach(inward.get(f - 1).struct(), parts, k + 1, parent, parentValue, targets, guards, path, what);
                 }
             }
-            case Node.CHAIN -> throw new MetadataException(what + " '" + path + "' goes through " + v.length
-                + " nested structs of one shape, whose fields cannot be tags or lengths: not supported");
+            case Node.CHAIN ->
+                throw new MetadataException(what + " '" + path + "' goes through " + v.length
+                        + " nested structs of one shape, whose fields cannot be tags or lengths: not supported");
             default -> {
                 if (k == parts.size()) {
                     targets.add(v);
@@ -197,7 +208,7 @@ final class PlanReferences {
             if (t.register >= 0) {
                 if (register >= 0 && register != t.register) {
                     throw new MetadataException("a field location that may name several fields, some of which other"
-                        + " locations name: not supported");
+                            + " locations name: not supported");
                 }
                 register = t.register;
             }
@@ -249,13 +260,18 @@ final class PlanReferences {
                 if (s.ordinal() > current.ordinal()) {
                     throw new MetadataException(what + " '" + path + "' refers to a later scope");
                 }
-                Node root = s == current ? frames.peekLast() == null ? null : frames.peekLast().struct()
-                    : roots[s.ordinal()];
+                Node root = s == current
+                        ? frames.peekLast() == null ? null : frames.peekLast().struct()
+                        : roots[s.ordinal()];
                 if (root == null) {
                     throw new MetadataException(what + " '" + path + "': scope " + s.prefix + " is not defined");
                 }
-                return walk(root, parts.subList(prefix.length, parts.size()), path, what,
-                    s == current ? frames.peekLast() : null);
+                return walk(
+                        root,
+                        parts.subList(prefix.length, parts.size()),
+                        path,
+                        what,
+                        s == current ? frames.peekLast() : null);
             }
         }
         if (parts.getFirst().equals("env")) {
@@ -289,7 +305,7 @@ final class PlanReferences {
             }
             if (n.kind == Node.CHAIN) {
                 throw new MetadataException(what + " '" + path + "' goes through " + n.length + " nested structs"
-                    + " of one shape, whose fields cannot be tags or lengths: not supported");
+                        + " of one shape, whose fields cannot be tags or lengths: not supported");
             }
             if (n.kind != Node.STRUCT) {
                 throw new MetadataException(what + " '" + path + "' goes through a field that is not a struct");
@@ -297,7 +313,7 @@ final class PlanReferences {
             int i = n.memberIndex(parts.get(k));
             if (i < 0 && n.inRun(parts.get(k))) {
                 throw new MetadataException(what + " '" + path + "' names a member of a run of similar members"
-                    + " that no relative reference named where it was declared: not supported");
+                        + " that no relative reference named where it was declared: not supported");
             }
             if (i < 0 || (k == 0 && limit != null && n == limit.struct() && i >= limit.done()[0])) {
                 throw new MetadataException(what + " '" + path + "' does not name a field declared before it");

@@ -25,8 +25,7 @@ import java.util.Set;
  * CTF 2 metadata defines them. Part of the {@link PlanCompiler}.
  */
 final class PlanRoles {
-    private PlanRoles() {
-    }
+    private PlanRoles() {}
 
     /** Gives the nodes of a scope the places where CTF 2 metadata defines them (see {@link Node#place}). */
     static void place(TraceClass trace, Node root, Scope scope, long streamId, long eventId) {
@@ -41,14 +40,16 @@ final class PlanRoles {
         n.place = place;
         switch (n.kind) {
             case Node.STRUCT -> {
-                MemberList members = n.type instanceof StructType st && st.members() instanceof MemberList ml ? ml : null;
+                MemberList members =
+                        n.type instanceof StructType st && st.members() instanceof MemberList ml ? ml : null;
                 for (int i = 0; i < n.children.length; i++) {
                     int member = members != null ? members.entryStart(i) : i;
                     place(n.children[i], place + ".member-classes[" + member + "].field-class");
                 }
             }
             case Node.VARIANT -> {
-                MemberList options = n.type instanceof VariantType vt && vt.options() instanceof MemberList ml ? ml : null;
+                MemberList options =
+                        n.type instanceof VariantType vt && vt.options() instanceof MemberList ml ? ml : null;
                 for (int i = 0; i < n.children.length; i++) {
                     int option = options != null ? options.entryStart(i) : i;
                     place(n.children[i], place + ".options[" + option + "].field-class");
@@ -72,7 +73,8 @@ final class PlanRoles {
      * As babeltrace2 does, integers named like timestamps that say no {@code map} sample the
      * trace's only clock (or an implicit 1 GHz clock when it declares none).
      */
-    static void autoMapClock(Node root, Set<String> names, boolean ctf2, List<ClockClass> clocks) throws MetadataException {
+    static void autoMapClock(Node root, Set<String> names, boolean ctf2, List<ClockClass> clocks)
+            throws MetadataException {
         if (ctf2) {
             return;
         }
@@ -86,7 +88,7 @@ final class PlanRoles {
                 clocks.add(ClockClass.defaultClock());
             } else if (clocks.size() > 1) {
                 throw new MetadataException("field '" + String.join("/", names) + "' is not mapped to a clock and"
-                    + " the trace has several clocks: say which with map = clock.NAME.value");
+                        + " the trace has several clocks: say which with map = clock.NAME.value");
             }
             n.clock = 0;
         }
@@ -123,7 +125,8 @@ final class PlanRoles {
                 if (n.clock >= 0) {
                     if (found[0] >= 0 && found[0] != n.clock) {
                         throw new MetadataException("stream " + sp.cls.id() + " maps fields to two clocks ("
-                            + clocks.get(found[0]).name() + " and " + clocks.get(n.clock).name() + ")");
+                                + clocks.get(found[0]).name() + " and "
+                                + clocks.get(n.clock).name() + ")");
                     }
                     found[0] = n.clock;
                 }
@@ -165,7 +168,9 @@ final class PlanRoles {
                 int uuid = root.memberIndex("uuid");
                 if (uuid >= 0) {
                     Node u = root.children[uuid];
-                    if (u.kind != Node.PACKED_ARRAY || u.length != 16 || u.element().kind != Node.INT
+                    if (u.kind != Node.PACKED_ARRAY
+                            || u.length != 16
+                            || u.element().kind != Node.INT
                             || u.element().size != 8) {
                         throw new MetadataException("trace.packet.header.uuid must be an array of 16 bytes");
                     }
@@ -181,7 +186,7 @@ final class PlanRoles {
                 role(root, "packet_seq_num", Node.ROLE_PACKET_SEQ_NUM);
             }
             case EVENT_HEADER -> markEventIds(root);
-            default -> { }
+            default -> {}
         }
     }
 
@@ -219,8 +224,8 @@ final class PlanRoles {
                     case DATA_STREAM_ID -> Node.ROLE_STREAM_INSTANCE_ID;
                     case PACKET_TOTAL_LENGTH -> Node.ROLE_PACKET_SIZE;
                     case PACKET_CONTENT_LENGTH -> Node.ROLE_CONTENT_SIZE;
-                    case DEFAULT_CLOCK_TIMESTAMP -> scope == Scope.PACKET_CONTEXT ? Node.ROLE_TIMESTAMP_BEGIN
-                        : Node.ROLE_NONE;
+                    case DEFAULT_CLOCK_TIMESTAMP ->
+                        scope == Scope.PACKET_CONTEXT ? Node.ROLE_TIMESTAMP_BEGIN : Node.ROLE_NONE;
                     case PACKET_END_DEFAULT_CLOCK_TIMESTAMP -> Node.ROLE_TIMESTAMP_END;
                     case DISCARDED_EVENT_RECORD_COUNTER_SNAPSHOT -> Node.ROLE_EVENTS_DISCARDED;
                     case PACKET_SEQUENCE_NUMBER -> Node.ROLE_PACKET_SEQ_NUM;

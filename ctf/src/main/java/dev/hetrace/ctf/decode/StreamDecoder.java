@@ -46,6 +46,7 @@ public final class StreamDecoder {
     private long pos;
     /** Where the current packet starts, in bits: fields align on multiples of their alignment from there (CTF 1.8 §4.1.2). */
     private long packetStart;
+
     private long limit;
 
     // Packet state.
@@ -56,6 +57,7 @@ public final class StreamDecoder {
     private long[] packetTape = new long[16];
     /** Values of the packet header and context members with a role, by role ({@link PacketInfo#ABSENT} if none). */
     private final long[] roleValues = new long[Node.ROLE_COUNT];
+
     private int packetTapeLen;
     private int packetContextStart;
 
@@ -76,13 +78,15 @@ public final class StreamDecoder {
     private boolean uuidWarned;
     /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
     private Node scopeRoot;
-    private Consumer<String> warnings = w -> { };
+
+    private Consumer<String> warnings = w -> {};
     /** Told where the stream's time first goes back, of each kind; null: not watched. */
     private TimeOrderListener timeOrder;
     /** The time (clock value) of the previous event of the stream: an event before it goes back in time. */
     private long previousEventClock;
     /** Bits of the kinds of time going back already told by this decoder (see {@link #watchTimeOrder}). */
     private int timeOrderTold;
+
     private long clock;
     private long eventClock;
     /** The clock before the current event (its header may move it), to decode the event again after a resume. */
@@ -232,8 +236,8 @@ public final class StreamDecoder {
      */
     private StreamDecodingException error(long at, String message, Node field) {
         String place = field != null && field.place != null ? field.place : scopeRoot != null ? scopeRoot.place : null;
-        return new StreamDecodingException(file, Math.max(0, packetNumber), at,
-            place == null ? message : message + " (metadata " + place + ")");
+        return new StreamDecodingException(
+                file, Math.max(0, packetNumber), at, place == null ? message : message + " (metadata " + place + ")");
     }
 
     /** The field of the packet header or context that has {@code role}, or null. */
@@ -278,25 +282,33 @@ public final class StreamDecoder {
             checkUuid(roleValues[Node.ROLE_UUID]);
         }
         if (magic != PacketInfo.ABSENT && magic != CTF_MAGIC) {
-            throw error(offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic),
-                roleField(Node.ROLE_MAGIC));
+            throw error(
+                    offset,
+                    String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic),
+                    roleField(Node.ROLE_MAGIC));
         }
         StreamPlan sp;
         if (streamId != PacketInfo.ABSENT) {
             sp = plan.stream(streamId);
             if (sp == null) {
-                throw error(offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
+                throw error(
+                        offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
             }
         } else {
             if (plan.streamCount() != 1) {
-                throw error(offset, plan.streamCount() == 0 ? "the metadata declares no stream class"
-                    : "packet has no stream_id but the metadata declares several stream classes");
+                throw error(
+                        offset,
+                        plan.streamCount() == 0
+                                ? "the metadata declares no stream class"
+                                : "packet has no stream_id but the metadata declares several stream classes");
             }
             sp = plan.onlyStream();
         }
         if (stream != null && stream != sp) {
-            throw error(offset, "packet belongs to stream class " + sp.cls.id() + " but earlier packets of this"
-                + " stream to class " + stream.cls.id());
+            throw error(
+                    offset,
+                    "packet belongs to stream class " + sp.cls.id() + " but earlier packets of this"
+                            + " stream to class " + stream.cls.id());
         }
         stream = sp;
         packetContextStart = packetTapeLen;
@@ -317,32 +329,58 @@ public final class StreamDecoder {
                 // Without packet_size, the packet ends where its content ends (rounded up to a byte).
                 packetBits = (contentBits + 7) & ~7L;
                 if (contentBits < 0 || Long.compareUnsigned(packetBits, remaining) > 0) {
-                    throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits goes past the end"
-                        + " of the file (" + remaining + " bits left)", roleField(Node.ROLE_CONTENT_SIZE));
+                    throw error(
+                            offset,
+                            "content_size " + Long.toUnsignedString(contentBits) + " bits goes past the end"
+                                    + " of the file (" + remaining + " bits left)",
+                            roleField(Node.ROLE_CONTENT_SIZE));
                 }
             }
         } else {
             if (packetBits <= 0 || (packetBits & 7) != 0) {
-                throw error(offset, "packet_size " + Long.toUnsignedString(packetBits)
-                    + " bits is not a positive whole number of bytes", roleField(Node.ROLE_PACKET_SIZE));
+                throw error(
+                        offset,
+                        "packet_size " + Long.toUnsignedString(packetBits)
+                                + " bits is not a positive whole number of bytes",
+                        roleField(Node.ROLE_PACKET_SIZE));
             }
             if (Long.compareUnsigned(packetBits, remaining) > 0) {
-                throw error(offset, "packet_size " + Long.toUnsignedString(packetBits) + " bits goes past the end of"
-                    + " the file (" + remaining + " bits left)", roleField(Node.ROLE_PACKET_SIZE));
+                throw error(
+                        offset,
+                        "packet_size " + Long.toUnsignedString(packetBits) + " bits goes past the end of"
+                                + " the file (" + remaining + " bits left)",
+                        roleField(Node.ROLE_PACKET_SIZE));
             }
         }
         if (contentBits == PacketInfo.ABSENT) {
             contentBits = packetBits;
         } else if (Long.compareUnsigned(contentBits, packetBits) > 0) {
-            throw error(offset, "content_size " + Long.toUnsignedString(contentBits) + " bits is larger than packet_size "
-                + packetBits + " bits", roleField(Node.ROLE_CONTENT_SIZE));
+            throw error(
+                    offset,
+                    "content_size " + Long.toUnsignedString(contentBits) + " bits is larger than packet_size "
+                            + packetBits + " bits",
+                    roleField(Node.ROLE_CONTENT_SIZE));
         }
         if (contentBits < headerBits) {
-            throw error(offset, "content_size " + contentBits + " bits is smaller than the packet header and context ("
-                + headerBits + " bits)", roleField(Node.ROLE_CONTENT_SIZE));
+            throw error(
+                    offset,
+                    "content_size " + contentBits + " bits is smaller than the packet header and context (" + headerBits
+                            + " bits)",
+                    roleField(Node.ROLE_CONTENT_SIZE));
         }
-        packet = new PacketInfo(file, packetNumber, offset, packetBits, contentBits, headerBits, sp.cls.id(),
-            instanceId, tsBegin, tsEnd, seq, discarded);
+        packet = new PacketInfo(
+                file,
+                packetNumber,
+                offset,
+                packetBits,
+                contentBits,
+                headerBits,
+                sp.cls.id(),
+                instanceId,
+                tsBegin,
+                tsEnd,
+                seq,
+                discarded);
         limit = offset + contentBits;
         nextPacketOffset = offset + packetBits;
         if (!again) {
@@ -352,8 +390,11 @@ public final class StreamDecoder {
 
     /** Tells if the packet begins before the previous one ends, and queues the losses found since it. */
     private void noteLosses(PacketInfo p) {
-        if (losses.havePrevious() && losses.previousEnd() != PacketInfo.ABSENT && p.has(p.timestampBegin())
-                && stream.defaultClock >= 0 && Long.compareUnsigned(p.timestampBegin(), losses.previousEnd()) < 0) {
+        if (losses.havePrevious()
+                && losses.previousEnd() != PacketInfo.ABSENT
+                && p.has(p.timestampBegin())
+                && stream.defaultClock >= 0
+                && Long.compareUnsigned(p.timestampBegin(), losses.previousEnd()) < 0) {
             packetBeforePreviousEnd(p);
         }
         losses.note(p, defaultClock());
@@ -374,8 +415,14 @@ public final class StreamDecoder {
      * losses be found as in a full read. The clock restarts from the packet's timestamp_begin,
      * so callers seek past the first packet only when that field sets the whole clock (64 bits).
      */
-    public void seek(int fileIndex, long offsetBits, long packetNumber, boolean hasPrevious,
-                     long previousEventsDiscarded, long previousSeqNum, long previousEndCycles) {
+    public void seek(
+            int fileIndex,
+            long offsetBits,
+            long packetNumber,
+            boolean hasPrevious,
+            long previousEventsDiscarded,
+            long previousSeqNum,
+            long previousEndCycles) {
         this.fileIndex = fileIndex - 1;
         nextFile();
         nextPacketOffset = offsetBits;
@@ -431,9 +478,18 @@ public final class StreamDecoder {
      * {@code eventOffsetBits} of the packet at {@code packetOffsetBits} (the packet's header
      * and context are decoded again, quietly), so that {@link #next()} decodes that event again.
      */
-    public void resume(int fileIndex, long packetOffsetBits, long packetNumber, long eventOffsetBits, long clockBefore,
-                       boolean hadPrevious, long previousEventsDiscarded, long previousSeqNum, long previousEndCycles,
-                       boolean uuidWarned) throws StreamDecodingException {
+    public void resume(
+            int fileIndex,
+            long packetOffsetBits,
+            long packetNumber,
+            long eventOffsetBits,
+            long clockBefore,
+            boolean hadPrevious,
+            long previousEventsDiscarded,
+            long previousSeqNum,
+            long previousEndCycles,
+            boolean uuidWarned)
+            throws StreamDecodingException {
         this.fileIndex = fileIndex - 1;
         nextFile();
         this.packetNumber = packetNumber - 1;
@@ -559,7 +615,7 @@ public final class StreamDecoder {
         if (!actual.equals(expected)) {
             uuidWarned = true;
             warnings.accept(file + ": packet " + packetNumber + ": packet UUID " + actual
-                + " differs from the trace UUID " + expected + " (read anyway)");
+                    + " differs from the trace UUID " + expected + " (read anyway)");
         }
     }
 
@@ -568,8 +624,15 @@ public final class StreamDecoder {
     private void eventBeforePrevious() {
         if (firstTimeOrderWarning(EVENT_BEFORE_PREVIOUS)) {
             ClockClass c = plan.clocks.get(stream.defaultClock);
-            timeOrder.told(EVENT_BEFORE_PREVIOUS, eventBeforePrevious(file, packetNumber, packet.offsetBits(),
-                eventBitOffset, c.time(previousEventClock), c.time(eventClock)));
+            timeOrder.told(
+                    EVENT_BEFORE_PREVIOUS,
+                    eventBeforePrevious(
+                            file,
+                            packetNumber,
+                            packet.offsetBits(),
+                            eventBitOffset,
+                            c.time(previousEventClock),
+                            c.time(eventClock)));
         }
     }
 
@@ -578,10 +641,10 @@ public final class StreamDecoder {
      * of {@code file}, the event at {@code eventOffsetBits}, at {@code nanos}, after one at
      * {@code previousNanos}.
      */
-    public static String eventBeforePrevious(Path file, long packetNumber, long packetOffsetBits, long eventOffsetBits,
-                                             long previousNanos, long nanos) {
-        return TimeOrderText.eventBeforePrevious(file, packetNumber, packetOffsetBits, eventOffsetBits, previousNanos,
-            nanos);
+    public static String eventBeforePrevious(
+            Path file, long packetNumber, long packetOffsetBits, long eventOffsetBits, long previousNanos, long nanos) {
+        return TimeOrderText.eventBeforePrevious(
+                file, packetNumber, packetOffsetBits, eventOffsetBits, previousNanos, nanos);
     }
 
     private void packetBeforePreviousEnd(PacketInfo p) {
@@ -589,8 +652,9 @@ public final class StreamDecoder {
             ClockClass c = plan.clocks.get(stream.defaultClock);
             long begin = c.time(p.timestampBegin());
             long previous = c.time(losses.previousEnd());
-            timeOrder.told(PACKET_BEFORE_PREVIOUS_END, TimeOrderText.packetBeforePreviousEnd(file, packetNumber,
-                p.offsetBits(), previous, begin));
+            timeOrder.told(
+                    PACKET_BEFORE_PREVIOUS_END,
+                    TimeOrderText.packetBeforePreviousEnd(file, packetNumber, p.offsetBits(), previous, begin));
         }
     }
 
@@ -629,8 +693,11 @@ public final class StreamDecoder {
         } else if (sp.eventCount() == 1) {
             ep = sp.onlyEvent();
         } else {
-            throw error(start, sp.eventCount() == 0 ? "packet has content but stream class " + sp.cls.id()
-                + " declares no event" : "event header has no id field");
+            throw error(
+                    start,
+                    sp.eventCount() == 0
+                            ? "packet has content but stream class " + sp.cls.id() + " declares no event"
+                            : "event header has no id field");
         }
         event = ep;
         streamContextStart = tapeLen;
@@ -669,10 +736,10 @@ public final class StreamDecoder {
 
     private void need(long bits, String scope, String what) throws StreamDecodingException {
         if (bits > limit - pos) {
-            throw error(pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
+            throw error(
+                    pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
         }
     }
-
 
     // ------------------------------------------------------------------ steps of compiled scopes (FlatCode)
 
@@ -788,8 +855,11 @@ public final class StreamDecoder {
         long tag = regs[n.sourceRegister];
         int option = selectOption(n, tag);
         if (option < 0) {
-            throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
-                + " in the " + scope + " selects no option", n);
+            throw error(
+                    pos,
+                    "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag)) + " in the "
+                            + scope + " selects no option",
+                    n);
         }
         return option;
     }
@@ -874,8 +944,10 @@ public final class StreamDecoder {
         decodeNode(root, scope);
     }
 
-    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort LE_SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort BE_SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -898,7 +970,9 @@ public final class StreamDecoder {
             need(size, scope, real ? "a floating point number" : "an integer");
             long v = BitReader.read(seg, pos, size, (read & FlatScope.BE) != 0);
             pos += size;
-            if (read == FlatScope.S8 || (read & ~FlatScope.BE) == FlatScope.S16 || (read & ~FlatScope.BE) == FlatScope.S32) {
+            if (read == FlatScope.S8
+                    || (read & ~FlatScope.BE) == FlatScope.S16
+                    || (read & ~FlatScope.BE) == FlatScope.S32) {
                 v = BitReader.signExtend(v, size);
             }
             t[len++] = v;
@@ -952,8 +1026,11 @@ public final class StreamDecoder {
                 if (unit > 1) {
                     long nul = findNulUnit(startByte, limit >>> 3, unit);
                     if (nul < 0) {
-                        throw error(pos, "string in the " + scope + " has no terminating " + unit + "-byte NUL before"
-                            + " the end of the packet content", n);
+                        throw error(
+                                pos,
+                                "string in the " + scope + " has no terminating " + unit + "-byte NUL before"
+                                        + " the end of the packet content",
+                                n);
                     }
                     ensureTape(2);
                     tape[tapeLen++] = startByte;
@@ -963,8 +1040,11 @@ public final class StreamDecoder {
                 }
                 long nul = findNul(startByte, limit >>> 3);
                 if (nul < 0) {
-                    throw error(pos, "string in the " + scope + " has no terminating NUL before the end of the"
-                        + " packet content", n);
+                    throw error(
+                            pos,
+                            "string in the " + scope + " has no terminating NUL before the end of the"
+                                    + " packet content",
+                            n);
                 }
                 ensureTape(2);
                 tape[tapeLen++] = startByte;
@@ -982,8 +1062,11 @@ public final class StreamDecoder {
                 long tag = regs[n.sourceRegister];
                 int option = selectOption(n, tag);
                 if (option < 0) {
-                    throw error(pos, "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
-                        + " in the " + scope + " selects no option", n);
+                    throw error(
+                            pos,
+                            "variant tag value " + (n.tagSigned ? Long.toString(tag) : Long.toUnsignedString(tag))
+                                    + " in the " + scope + " selects no option",
+                            n);
                 }
                 ensureTape(1);
                 tape[tapeLen++] = option;
@@ -1027,10 +1110,15 @@ public final class StreamDecoder {
                 long count = n.kind != Node.PACKED_SEQUENCE ? n.length : regs[n.sourceRegister];
                 align(n.align, scope);
                 if (count < 0 || (count > 0 && Long.compareUnsigned(count, (limit - pos) / n.size) > 0)) {
-                    throw error(pos, (n.kind == Node.PACKED_SEQUENCE ? "sequence" : n.kind == Node.PACKED_RUN
-                        ? "run of struct members" : "array") + " of "
-                        + Long.toUnsignedString(count) + " elements in the " + scope
-                        + " goes past the end of the packet content", n);
+                    throw error(
+                            pos,
+                            (n.kind == Node.PACKED_SEQUENCE
+                                            ? "sequence"
+                                            : n.kind == Node.PACKED_RUN ? "run of struct members" : "array")
+                                    + " of "
+                                    + Long.toUnsignedString(count) + " elements in the " + scope
+                                    + " goes past the end of the packet content",
+                            n);
                 }
                 ensureTape(2);
                 tape[tapeLen++] = pos;
@@ -1045,16 +1133,22 @@ public final class StreamDecoder {
     /** A length or selector located through variants or optionals must be in the options decoded (CTF 2). */
     private void checkGuards(Node n, String scope) throws StreamDecodingException {
         if (n.guardRegisters != null && !n.guardsHold(regs)) {
-            throw error(pos, "the " + (n.kind == Node.VARIANT || n.kind == Node.OPTIONAL ? "selector" : "length")
-                + " field of a field in the " + scope + " is in a variant option or optional that was not decoded", n);
+            throw error(
+                    pos,
+                    "the " + (n.kind == Node.VARIANT || n.kind == Node.OPTIONAL ? "selector" : "length")
+                            + " field of a field in the " + scope
+                            + " is in a variant option or optional that was not decoded",
+                    n);
         }
     }
 
     /** Nested structs of one shape (see {@link Node#CHAIN}), level by level, without recursion. */
     private void decodeChain(Node n, String scope) throws StreamDecodingException {
         if (n.minBits > limit - pos) {
-            throw error(pos, n.length + " nested structs in the " + scope + " (at least " + n.minBits
-                + " bits) go past the end of the packet content");
+            throw error(
+                    pos,
+                    n.length + " nested structs in the " + scope + " (at least " + n.minBits
+                            + " bits) go past the end of the packet content");
         }
         Node level = n.element();
         Node[] members = level.children;
@@ -1080,7 +1174,8 @@ public final class StreamDecoder {
         }
     }
 
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Offset of the first NUL byte in {@code [from, to)}, or -1; reads 8 bytes at a time. */
     private long findNul(long from, long to) {
@@ -1108,8 +1203,9 @@ public final class StreamDecoder {
      */
     private long findNulUnit(long from, long to, int unit) {
         for (long i = from; to - i >= unit; i += unit) {
-            boolean zero = unit == 2 ? seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, i) == 0
-                : seg.get(ValueLayout.JAVA_INT_UNALIGNED, i) == 0;
+            boolean zero = unit == 2
+                    ? seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, i) == 0
+                    : seg.get(ValueLayout.JAVA_INT_UNALIGNED, i) == 0;
             if (zero) {
                 return i;
             }
@@ -1122,11 +1218,14 @@ public final class StreamDecoder {
 
     private void checkCount(long count, Node element, String scope) throws StreamDecodingException {
         long left = limit - pos;
-        boolean tooMany = element.minBits > 0 ? Long.compareUnsigned(count, left / element.minBits) > 0
-            : Long.compareUnsigned(count, Math.max(left, MAX_EMPTY_ELEMENTS)) > 0;
+        boolean tooMany = element.minBits > 0
+                ? Long.compareUnsigned(count, left / element.minBits) > 0
+                : Long.compareUnsigned(count, Math.max(left, MAX_EMPTY_ELEMENTS)) > 0;
         if (tooMany) {
-            throw error(pos, "array or sequence of " + Long.toUnsignedString(count) + " elements in the " + scope
-                + " cannot fit in the " + left + " bits left in the packet content");
+            throw error(
+                    pos,
+                    "array or sequence of " + Long.toUnsignedString(count) + " elements in the " + scope
+                            + " cannot fit in the " + left + " bits left in the packet content");
         }
     }
 

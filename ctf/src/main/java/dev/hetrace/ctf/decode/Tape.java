@@ -2,8 +2,7 @@ package dev.hetrace.ctf.decode;
 
 /** Navigation in a decoded tape (see {@link Node} for the layout). */
 public final class Tape {
-    private Tape() {
-    }
+    private Tape() {}
 
     /** Tape slots taken by the field of node {@code n} whose tape starts at {@code at}. */
     public static int span(Node n, long[] t, int at) {
@@ -66,7 +65,9 @@ public final class Tape {
             case Node.CHAIN -> {
                 long s = fixedSpan(n.element());
                 long perLevel = n.chainBeforeSlots + n.chainAfterSlots;
-                yield s < 0 || (perLevel > 0 && n.length > Integer.MAX_VALUE / perLevel) ? -1 : s + perLevel * (n.length - 1);
+                yield s < 0 || (perLevel > 0 && n.length > Integer.MAX_VALUE / perLevel)
+                        ? -1
+                        : s + perLevel * (n.length - 1);
             }
             default -> -1;
         };
@@ -80,5 +81,4 @@ public final class Tape {
         }
         return p - at;
     }
-
 }

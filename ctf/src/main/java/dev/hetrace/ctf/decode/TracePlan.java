@@ -43,6 +43,7 @@ public final class TracePlan {
     public final List<StreamPlanRun> streamRuns = new ArrayList<>();
     /** Plans of stream classes of runs that packets referred to, by id. */
     private final Map<Long, StreamPlan> fromRuns = new HashMap<>();
+
     public int registerCount;
     /** Levels of the deepest chain of nested structs (CHAIN node) of the plan, 0 when it has none. */
     public long deepestChain;
@@ -94,7 +95,9 @@ public final class TracePlan {
 
     /** The plan of the only stream class (see {@link #streamCount()}). */
     public StreamPlan onlyStream() {
-        return streams.isEmpty() ? stream(streamRuns.getFirst().cls().firstId()) : streams.values().iterator().next();
+        return streams.isEmpty()
+                ? stream(streamRuns.getFirst().cls().firstId())
+                : streams.values().iterator().next();
     }
 
     /** Every distinct plan of a stream class: one per class, one per run. */
@@ -175,7 +178,9 @@ public final class TracePlan {
 
         /** The plan of the only event class (see {@link #eventCount()}). */
         public EventPlan onlyEvent() {
-            return events.isEmpty() ? event(eventRuns.getFirst().cls().firstId()) : events.values().iterator().next();
+            return events.isEmpty()
+                    ? event(eventRuns.getFirst().cls().firstId())
+                    : events.values().iterator().next();
         }
 
         /** Every distinct plan of an event class: one per class, one per run. */

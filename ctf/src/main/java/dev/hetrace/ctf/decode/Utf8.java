@@ -26,8 +26,10 @@ public final class Utf8 {
         if (ascii) {
             return new String(b, off, len, StandardCharsets.ISO_8859_1);
         }
-        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
+        CharsetDecoder d = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(b, off, len);
         CharBuffer out = CharBuffer.allocate(len * 4 + 4);
         while (true) {

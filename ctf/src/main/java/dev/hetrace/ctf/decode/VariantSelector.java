@@ -72,7 +72,8 @@ final class VariantSelector {
                         Member m = options.entryMember(e);
                         if (m.name().startsWith(label) && m.name().length() > label.length()) {
                             String digits = m.name().substring(label.length());
-                            if (digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 18
+                            if (digits.chars().allMatch(c -> c >= '0' && c <= '9')
+                                    && digits.length() <= 18
                                     && (digits.length() == 1 || digits.charAt(0) != '0')) {
                                 long n = Long.parseLong(digits);
                                 if (n >= n0 && n <= n1) {

@@ -7,8 +7,7 @@ package dev.hetrace.ctf.decode;
  * it shows any; an array shows when its element does.
  */
 final class Visibility {
-    private Visibility() {
-    }
+    private Visibility() {}
 
     static void apply(TracePlan plan) {
         hide(plan.packetHeader);

@@ -15,14 +15,11 @@ public final class WideText {
     /** The replacement character, for what does not decode. */
     public static final int REPLACEMENT = 0xFFFD;
 
-    private static final ValueLayout.OfShort U16_LE = ValueLayout.JAVA_SHORT_UNALIGNED
-        .withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort U16_BE = ValueLayout.JAVA_SHORT_UNALIGNED
-        .withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt U32_LE = ValueLayout.JAVA_INT_UNALIGNED
-        .withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32_BE = ValueLayout.JAVA_INT_UNALIGNED
-        .withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort U16_LE =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt U32_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private WideText() {}
 

@@ -17,8 +17,15 @@ import java.math.BigInteger;
  * @param offsetSeconds offset from the epoch in seconds, normalised with {@code offsetCycles}
  *                      so that {@code 0 <= offsetCycles < frequency}
  */
-public record ClockClass(String name, String description, String uuid, long frequency, long precision,
-                         long offsetSeconds, long offsetCycles, boolean absolute) {
+public record ClockClass(
+        String name,
+        String description,
+        String uuid,
+        long frequency,
+        long precision,
+        long offsetSeconds,
+        long offsetCycles,
+        boolean absolute) {
 
     private static final long NS_PER_S = 1_000_000_000L;
 
@@ -69,13 +76,15 @@ public record ClockClass(String name, String description, String uuid, long freq
         if (a.equals(b)) {
             return Long.compareUnsigned(valueA, valueB);
         }
-        return a.timeTimesFrequency(valueA).multiply(unsigned(b.frequency))
-            .compareTo(b.timeTimesFrequency(valueB).multiply(unsigned(a.frequency)));
+        return a.timeTimesFrequency(valueA)
+                .multiply(unsigned(b.frequency))
+                .compareTo(b.timeTimesFrequency(valueB).multiply(unsigned(a.frequency)));
     }
 
     private BigInteger timeTimesFrequency(long cycles) {
-        return BigInteger.valueOf(originNanos()).multiply(unsigned(frequency))
-            .add(unsigned(cycles).multiply(BigInteger.valueOf(NS_PER_S)));
+        return BigInteger.valueOf(originNanos())
+                .multiply(unsigned(frequency))
+                .add(unsigned(cycles).multiply(BigInteger.valueOf(NS_PER_S)));
     }
 
     private static BigInteger unsigned(long v) {
@@ -124,16 +133,21 @@ public record ClockClass(String name, String description, String uuid, long freq
      */
     public long snap(long ns) {
         try {
-            long offset = baseOffsetNanos() == Long.MIN_VALUE ? 0 : Math.addExact(Math.multiplyExact(offsetSeconds, NS_PER_S),
-                frequency == NS_PER_S ? offsetCycles : Math.multiplyExact(offsetCycles, NS_PER_S) / frequency);
+            long offset = baseOffsetNanos() == Long.MIN_VALUE
+                    ? 0
+                    : Math.addExact(
+                            Math.multiplyExact(offsetSeconds, NS_PER_S),
+                            frequency == NS_PER_S
+                                    ? offsetCycles
+                                    : Math.multiplyExact(offsetCycles, NS_PER_S) / frequency);
             if (ns < offset) {
                 return ns;
             }
             long value = ns - offset;
             long periods = value / NS_PER_S;
             long rest = value - periods * NS_PER_S;
-            long cycles = Math.addExact(Math.multiplyExact(periods, frequency),
-                Math.multiplyExact(frequency, rest) / NS_PER_S);
+            long cycles = Math.addExact(
+                    Math.multiplyExact(periods, frequency), Math.multiplyExact(frequency, rest) / NS_PER_S);
             long t = time(cycles);
             return t == Long.MAX_VALUE ? ns : t;
         } catch (ArithmeticException e) {

@@ -5,8 +5,6 @@ import static dev.hetrace.ctf.metadata.Ctf2Properties.key;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
-import dev.hetrace.ctf.metadata.FieldType.BitArrayType;
-import dev.hetrace.ctf.metadata.FieldType.BitFlag;
 import dev.hetrace.ctf.metadata.FieldType.BlobType;
 import dev.hetrace.ctf.metadata.FieldType.BoolType;
 import dev.hetrace.ctf.metadata.FieldType.Encoding;
@@ -36,16 +34,26 @@ import java.util.Set;
  */
 final class Ctf2FieldClasses {
     private static final List<Set<Role>> SCOPE_ROLES = List.of(
-        EnumSet.of(Role.PACKET_MAGIC_NUMBER, Role.METADATA_STREAM_UUID, Role.DATA_STREAM_CLASS_ID, Role.DATA_STREAM_ID),
-        EnumSet.of(Role.DEFAULT_CLOCK_TIMESTAMP, Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP,
-            Role.DISCARDED_EVENT_RECORD_COUNTER_SNAPSHOT, Role.PACKET_CONTENT_LENGTH, Role.PACKET_TOTAL_LENGTH,
-            Role.PACKET_SEQUENCE_NUMBER),
-        EnumSet.of(Role.DEFAULT_CLOCK_TIMESTAMP, Role.EVENT_RECORD_CLASS_ID),
-        EnumSet.noneOf(Role.class), EnumSet.noneOf(Role.class), EnumSet.noneOf(Role.class));
+            EnumSet.of(
+                    Role.PACKET_MAGIC_NUMBER,
+                    Role.METADATA_STREAM_UUID,
+                    Role.DATA_STREAM_CLASS_ID,
+                    Role.DATA_STREAM_ID),
+            EnumSet.of(
+                    Role.DEFAULT_CLOCK_TIMESTAMP,
+                    Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP,
+                    Role.DISCARDED_EVENT_RECORD_COUNTER_SNAPSHOT,
+                    Role.PACKET_CONTENT_LENGTH,
+                    Role.PACKET_TOTAL_LENGTH,
+                    Role.PACKET_SEQUENCE_NUMBER),
+            EnumSet.of(Role.DEFAULT_CLOCK_TIMESTAMP, Role.EVENT_RECORD_CLASS_ID),
+            EnumSet.noneOf(Role.class),
+            EnumSet.noneOf(Role.class),
+            EnumSet.noneOf(Role.class));
     private static final int MAX_DEPTH = 1000;
     /** A byte of UTF-8 text in a string of a length in bytes. */
-    private static final IntegerType TEXT_BYTE = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10,
-        Encoding.UTF8, null);
+    private static final IntegerType TEXT_BYTE =
+            new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, Encoding.UTF8, null);
 
     private final Ctf2Properties json;
     private final Ctf2Locations locations;
@@ -103,14 +111,18 @@ final class Ctf2FieldClasses {
         json.attributes(fc, path);
         String type = json.string(fc, "type", path, true);
         return switch (type) {
-            case "fixed-length-unsigned-integer", "fixed-length-signed-integer",
-                 // Drafts of CTF 2 (babeltrace2 2.0's) had enumeration types: integers with mappings.
-                 "fixed-length-unsigned-enumeration", "fixed-length-signed-enumeration" -> fixedInteger(fc, path, type);
+            case "fixed-length-unsigned-integer",
+                    "fixed-length-signed-integer",
+                    // Drafts of CTF 2 (babeltrace2 2.0's) had enumeration types: integers with mappings.
+                    "fixed-length-unsigned-enumeration",
+                    "fixed-length-signed-enumeration" -> fixedInteger(fc, path, type);
             case "variable-length-unsigned-integer", "variable-length-signed-integer" -> {
                 boolean signed = !type.contains("unsigned");
                 Set<Role> roles = roles(fc, path, signed, true);
-                if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP) || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
-                    throw json.error(path + ".roles", "a clock timestamp in a variable-length integer is not supported");
+                if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP)
+                        || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
+                    throw json.error(
+                            path + ".roles", "a clock timestamp in a variable-length integer is not supported");
                 }
                 yield new VarIntType(signed, json.base(fc, path), mappings(fc, path), roles);
             }
@@ -122,8 +134,10 @@ final class Ctf2FieldClasses {
                 yield switch ((int) length) {
                     case 32 -> new FloatType(8, 24, align, order);
                     case 64 -> new FloatType(11, 53, align, order);
-                    default -> throw json.error(path + ".length", "floating point numbers of " + length
-                        + " bits are not supported (32 or 64)");
+                    default ->
+                        throw json.error(
+                                path + ".length",
+                                "floating point numbers of " + length + " bits are not supported (32 or 64)");
                 };
             }
             case "null-terminated-string" -> new StringType(encoding(fc, path));
@@ -139,7 +153,8 @@ final class Ctf2FieldClasses {
             case "static-length-blob" -> {
                 long length = json.unsigned(json.required(fc, "length", path), path + ".length");
                 if (length > Integer.MAX_VALUE) {
-                    throw json.error(path + ".length", "BLOB of " + Long.toUnsignedString(length) + " bytes is too long");
+                    throw json.error(
+                            path + ".length", "BLOB of " + Long.toUnsignedString(length) + " bytes is too long");
                 }
                 Set<Role> roles = roles(fc, path, false, false);
                 if (roles.contains(Role.METADATA_STREAM_UUID) && length != 16) {
@@ -147,8 +162,9 @@ final class Ctf2FieldClasses {
                 }
                 yield new BlobType(length, null, mediaType(fc, path), roles);
             }
-            case "dynamic-length-blob" -> new BlobType(0, locations.location(fc, path, "length-field-location", false), mediaType(fc,
-                path), Set.of());
+            case "dynamic-length-blob" ->
+                new BlobType(
+                        0, locations.location(fc, path, "length-field-location", false), mediaType(fc, path), Set.of());
             case "optional" -> optional(fc, path, names, depth);
             case "structure" -> structure(fc, path, names, depth);
             case "static-length-array" -> {
@@ -165,7 +181,8 @@ final class Ctf2FieldClasses {
             case "fixed-length-boolean" -> {
                 long length = json.length(fc, path);
                 if (length > 64) {
-                    throw json.error(path + ".length", "booleans of " + length + " bits are not supported (at most 64)");
+                    throw json.error(
+                            path + ".length", "booleans of " + length + " bits are not supported (at most 64)");
                 }
                 ByteOrder order = json.byteOrder(fc, path);
                 json.bitOrder(fc, path, order);
@@ -184,15 +201,18 @@ final class Ctf2FieldClasses {
             case "utf-16le" -> FieldType.Encoding.UTF16LE;
             case "utf-32be" -> FieldType.Encoding.UTF32BE;
             case "utf-32le" -> FieldType.Encoding.UTF32LE;
-            default -> throw json.error(path + ".encoding", "unknown string encoding \"" + enc
-                + "\" (utf-8, utf-16be, utf-16le, utf-32be or utf-32le)");
+            default ->
+                throw json.error(
+                        path + ".encoding",
+                        "unknown string encoding \"" + enc + "\" (utf-8, utf-16be, utf-16le, utf-32be or utf-32le)");
         };
     }
 
     /** A byte of the text of a string of a length in bytes, in {@code encoding}. */
     private static FieldType textByte(FieldType.Encoding encoding) {
-        return encoding == FieldType.Encoding.UTF8 ? TEXT_BYTE
-            : new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, encoding, null);
+        return encoding == FieldType.Encoding.UTF8
+                ? TEXT_BYTE
+                : new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 10, encoding, null);
     }
 
     /** A fixed-length bit array, or a bit map with its flags. */
@@ -234,19 +254,21 @@ final class Ctf2FieldClasses {
             throw json.error(path + ".roles", "an integer of " + length + " bits cannot have a role (at most 64 bits)");
         }
         if (length > 64 && fc.has("mappings")) {
-            throw json.error(path + ".mappings", "mappings of an integer of " + length + " bits are not supported"
-                + " (at most 64)");
+            throw json.error(
+                    path + ".mappings",
+                    "mappings of an integer of " + length + " bits are not supported" + " (at most 64)");
         }
         String clock = null;
         if (roles.contains(Role.DEFAULT_CLOCK_TIMESTAMP) || roles.contains(Role.PACKET_END_DEFAULT_CLOCK_TIMESTAMP)) {
             if (defaultClock == null) {
-                throw json.error(path + ".roles", "a default clock timestamp needs a data stream class with a default"
-                    + " clock class");
+                throw json.error(
+                        path + ".roles",
+                        "a default clock timestamp needs a data stream class with a default" + " clock class");
             }
             clock = defaultClock;
         }
-        IntegerType it = new IntegerType((int) length, align, signed, order, json.base(fc, path), FieldType.Encoding.NONE,
-            clock, roles);
+        IntegerType it = new IntegerType(
+                (int) length, align, signed, order, json.base(fc, path), FieldType.Encoding.NONE, clock, roles);
         List<EnumMapping> mappings = mappings(fc, path);
         return mappings.isEmpty() ? it : new EnumType(it, mappings);
     }
@@ -268,10 +290,14 @@ final class Ctf2FieldClasses {
                     String name = json.string(m, "name", mpath, true);
                     json.attributes(m, mpath);
                     if (!seen.add(name)) {
-                        throw json.error(mpath + ".name", "member \"" + name + "\" is already defined in this structure");
+                        throw json.error(
+                                mpath + ".name", "member \"" + name + "\" is already defined in this structure");
                     }
-                    FieldType t = fieldClass(json.required(m, "field-class", mpath), mpath + ".field-class",
-                        names == null ? null : append(names, name), depth + 1);
+                    FieldType t = fieldClass(
+                            json.required(m, "field-class", mpath),
+                            mpath + ".field-class",
+                            names == null ? null : append(names, name),
+                            depth + 1);
                     done.add(new Member(name, t));
                 }
             } finally {
@@ -283,11 +309,12 @@ final class Ctf2FieldClasses {
 
     private FieldType element(JsonNode fc, String path, List<String> names, int depth) throws MetadataException {
         int minAlign = json.alignment(fc, path, "minimum-alignment");
-        FieldType element = fieldClass(json.required(fc, "element-field-class", path), path + ".element-field-class", names,
-            depth + 1);
+        FieldType element = fieldClass(
+                json.required(fc, "element-field-class", path), path + ".element-field-class", names, depth + 1);
         if (minAlign > element.alignment()) {
-            throw json.error(path + ".minimum-alignment", "an array minimum alignment greater than its element's is not"
-                + " supported");
+            throw json.error(
+                    path + ".minimum-alignment",
+                    "an array minimum alignment greater than its element's is not" + " supported");
         }
         return element;
     }
@@ -310,8 +337,8 @@ final class Ctf2FieldClasses {
             if (!name.isEmpty() && !seen.add(name)) {
                 throw json.error(opath + ".name", "option \"" + name + "\" is already defined in this variant");
             }
-            List<EnumMapping> set = json.rangeSet(json.required(o, "selector-field-ranges", opath), opath + ".selector-field-ranges",
-                name, signed);
+            List<EnumMapping> set = json.rangeSet(
+                    json.required(o, "selector-field-ranges", opath), opath + ".selector-field-ranges", name, signed);
             for (int j = 0; j < i; j++) {
                 for (EnumMapping a : set) {
                     for (EnumMapping b : ranges.get(j)) {
@@ -323,8 +350,9 @@ final class Ctf2FieldClasses {
             }
             ranges.add(set);
             // A field location goes through a variant to its current option, as through an array.
-            members.add(new Member(name, fieldClass(json.required(o, "field-class", opath), opath + ".field-class", names,
-                depth + 1)));
+            members.add(new Member(
+                    name,
+                    fieldClass(json.required(o, "field-class", opath), opath + ".field-class", names, depth + 1)));
         }
         return new VariantType(selectorPath, members, null, ranges);
     }
@@ -338,7 +366,8 @@ final class Ctf2FieldClasses {
         // With a boolean selector, the specification gives the ranges no meaning: they are ignored.
         if (!bool) {
             if (set == null) {
-                throw json.error(path, "missing required property \"selector-field-ranges\" (the selector is an integer)");
+                throw json.error(
+                        path, "missing required property \"selector-field-ranges\" (the selector is an integer)");
             }
             ranges = json.rangeSet(set, path + ".selector-field-ranges", "", signed);
         }
@@ -377,8 +406,10 @@ final class Ctf2FieldClasses {
                 throw json.error(rpath, "unknown role " + roles.get(i));
             }
             if (!SCOPE_ROLES.get(locations.scope()).contains(r)) {
-                throw json.error(rpath, "role " + r.jsonName() + " is not allowed in the " + FieldPath.CTF2_ORIGINS.get(locations.scope())
-                    + " scope");
+                throw json.error(
+                        rpath,
+                        "role " + r.jsonName() + " is not allowed in the "
+                                + FieldPath.CTF2_ORIGINS.get(locations.scope()) + " scope");
             }
             if ((r == Role.METADATA_STREAM_UUID) == integer || signed) {
                 throw json.error(rpath, "role " + r.jsonName() + " is not allowed on this field class");

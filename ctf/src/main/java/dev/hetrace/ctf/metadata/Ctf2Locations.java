@@ -23,13 +23,18 @@ import java.util.List;
  * the scopes read so far and the structs being read.
  */
 final class Ctf2Locations {
-    private static final List<List<String>> PREFIXES = List.of(List.of("trace", "packet", "header"),
-        List.of("stream", "packet", "context"), List.of("stream", "event", "header"), List.of("stream", "event", "context"),
-        List.of("event", "context"), List.of("event", "fields"));
+    private static final List<List<String>> PREFIXES = List.of(
+            List.of("trace", "packet", "header"),
+            List.of("stream", "packet", "context"),
+            List.of("stream", "event", "header"),
+            List.of("stream", "event", "context"),
+            List.of("event", "context"),
+            List.of("event", "fields"));
 
     private final Ctf2Properties json;
     /** The scopes of the class being read, by origin index; the one being built is in {@link #frames}. */
     private final StructType[] scopes = new StructType[FieldPath.CTF2_ORIGINS.size()];
+
     private int scope;
     /** Structs being read, innermost first. */
     private final Deque<Frame> frames = new ArrayDeque<>();
@@ -170,8 +175,9 @@ final class Ctf2Locations {
                 up++;
             }
             if (up >= frames.size()) {
-                throw json.error(path + ".path", "goes up " + up + " structures from a field " + (frames.size() - 1)
-                    + " deep in its scope");
+                throw json.error(
+                        path + ".path",
+                        "goes up " + up + " structures from a field " + (frames.size() - 1) + " deep in its scope");
             }
             Frame from = frames.stream().skip(up).findFirst().orElseThrow();
             List<String> rest = parts.subList(up, parts.size());
@@ -191,8 +197,10 @@ final class Ctf2Locations {
         boolean signed;
         selectorBool = false;
         if (target instanceof IntegerType it && it.size() > 64) {
-            throw json.error(path, "the " + (selector ? "selector" : "length") + " field at " + describe(origin, parts)
-                + " is an integer of " + it.size() + " bits: at most 64 are supported");
+            throw json.error(
+                    path,
+                    "the " + (selector ? "selector" : "length") + " field at " + describe(origin, parts)
+                            + " is an integer of " + it.size() + " bits: at most 64 are supported");
         } else if (target instanceof IntegerType it) {
             signed = it.signed();
         } else if (target instanceof VarIntType vt) {
@@ -201,8 +209,10 @@ final class Ctf2Locations {
             signed = false;
             selectorBool = true;
         } else {
-            throw json.error(path, "the field at " + describe(origin, parts) + " is not " + (boolOk ? "a boolean or an integer"
-                : "an integer"));
+            throw json.error(
+                    path,
+                    "the field at " + describe(origin, parts) + " is not "
+                            + (boolOk ? "a boolean or an integer" : "an integer"));
         }
         if (!selector && signed) {
             throw json.error(path, "the length field at " + describe(origin, parts) + " must be unsigned");
@@ -212,8 +222,8 @@ final class Ctf2Locations {
     }
 
     private static String describe(String origin, List<String> parts) {
-        return (origin == null ? "" : origin + ":") + String.join("/", parts.stream().map(p -> p == null ? ".." : p)
-            .toList());
+        return (origin == null ? "" : origin + ":")
+                + String.join("/", parts.stream().map(p -> p == null ? ".." : p).toList());
     }
 
     /**
@@ -274,8 +284,10 @@ final class Ctf2Locations {
                 if (first == null) {
                     first = c;
                 } else if (kindOf(first) != kindOf(c)) {
-                    throw json.error(path, "the fields the location may name are not alike (booleans, unsigned or signed"
-                        + " integers)");
+                    throw json.error(
+                            path,
+                            "the fields the location may name are not alike (booleans, unsigned or signed"
+                                    + " integers)");
                 }
             }
         }
@@ -312,7 +324,9 @@ final class Ctf2Locations {
         List<Frame> inward = new ArrayList<>(frames);
         for (int i = 0; i + 1 < inward.size(); i++) {
             Frame f = inward.get(i);
-            if (inward.get(i + 1).done() == outer && f.names() != null && !f.names().isEmpty()
+            if (inward.get(i + 1).done() == outer
+                    && f.names() != null
+                    && !f.names().isEmpty()
                     && f.names().getLast().equals(name)) {
                 return f.done();
             }

@@ -33,8 +33,8 @@ final class Ctf2Parser {
     static final int RS = 0x1E;
 
     private static final ObjectMapper JSON = JsonMapper.builder()
-        .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-        .build();
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
     private final Ctf2Properties json = new Ctf2Properties();
     private final Ctf2Locations locations = new Ctf2Locations(json);
@@ -48,6 +48,7 @@ final class Ctf2Parser {
     private final Map<Long, StreamBuilder> streams = new TreeMap<>();
     /** Where each scope is defined (see {@link TraceClass#places()}). */
     private final Map<String, String> places = new LinkedHashMap<>();
+
     private ByteOrder byteOrder;
 
     private static final class StreamBuilder {
@@ -58,8 +59,12 @@ final class Ctf2Parser {
         final String defaultClock;
         final TreeMap<Long, EventClass> events = new TreeMap<>();
 
-        StreamBuilder(long id, StructType packetContext, StructType eventHeader, StructType eventContext,
-                      String defaultClock) {
+        StreamBuilder(
+                long id,
+                StructType packetContext,
+                StructType eventHeader,
+                StructType eventContext,
+                String defaultClock) {
             this.id = id;
             this.packetContext = packetContext;
             this.eventHeader = eventHeader;
@@ -92,8 +97,11 @@ final class Ctf2Parser {
         try {
             f = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw json.error(null, "malformed JSON: " + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr()
-                + ", column " + e.getLocation().getColumnNr() + " of the fragment)");
+            throw json.error(
+                    null,
+                    "malformed JSON: " + e.getOriginalMessage() + " (line "
+                            + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + " of the fragment)");
         } catch (IOException e) {
             throw json.error(null, "malformed JSON: " + e.getMessage());
         }
@@ -140,8 +148,10 @@ final class Ctf2Parser {
             Iterator<String> names = ns.getValue().fieldNames();
             if (names.hasNext()) {
                 String name = names.next();
-                throw json.error(Ctf2Properties.key(Ctf2Properties.key("$.extensions", ns.getKey()), name), "unsupported extension \""
-                    + ns.getKey() + "/" + name + "\": the trace cannot be read without it");
+                throw json.error(
+                        Ctf2Properties.key(Ctf2Properties.key("$.extensions", ns.getKey()), name),
+                        "unsupported extension \"" + ns.getKey() + "/" + name
+                                + "\": the trace cannot be read without it");
             }
         }
         if (f.has("uuid")) {
@@ -175,7 +185,9 @@ final class Ctf2Parser {
             } else if (v.isIntegralNumber() && v.canConvertToLong()) {
                 env.put(entry.getKey(), v.asLong());
             } else {
-                throw json.error(Ctf2Properties.key("$.environment", entry.getKey()), "an environment entry is a JSON integer or string");
+                throw json.error(
+                        Ctf2Properties.key("$.environment", entry.getKey()),
+                        "an environment entry is a JSON integer or string");
             }
         }
         packetHeader = scope(f, "packet-header-field-class", 0, TraceClass.placeKey("trace.packet.header", 0, 0));
@@ -227,7 +239,8 @@ final class Ctf2Parser {
             if (offset.has("cycles")) {
                 cycles = json.unsigned(offset.get("cycles"), "$.offset-from-origin.cycles");
                 if (Long.compareUnsigned(cycles, frequency) >= 0) {
-                    throw json.error("$.offset-from-origin.cycles", "must be less than the frequency (" + frequency + ")");
+                    throw json.error(
+                            "$.offset-from-origin.cycles", "must be less than the frequency (" + frequency + ")");
                 }
             }
         }
@@ -241,8 +254,9 @@ final class Ctf2Parser {
         if (streams.containsKey(id)) {
             throw json.error("$.id", "data stream class " + Long.toUnsignedString(id) + " is already defined");
         }
-        String clockKey = f.has("default-clock-class-id") ? "default-clock-class-id"
-            : f.has("default-clock-class-name") ? "default-clock-class-name" : null;
+        String clockKey = f.has("default-clock-class-id")
+                ? "default-clock-class-id"
+                : f.has("default-clock-class-name") ? "default-clock-class-name" : null;
         String defaultClock = null;
         if (clockKey != null) {
             String clockId = json.string(f, clockKey, "$", true);
@@ -254,27 +268,31 @@ final class Ctf2Parser {
         }
         fieldClasses.setDefaultClock(defaultClock);
         locations.clearScopes(1);
-        StructType packetContext = scope(f, "packet-context-field-class", 1,
-            TraceClass.placeKey("stream.packet.context", id, 0));
-        StructType eventHeader = scope(f, "event-record-header-field-class", 2,
-            TraceClass.placeKey("stream.event.header", id, 0));
-        StructType eventContext = scope(f, "event-record-common-context-field-class", 3,
-            TraceClass.placeKey("stream.event.context", id, 0));
+        StructType packetContext =
+                scope(f, "packet-context-field-class", 1, TraceClass.placeKey("stream.packet.context", id, 0));
+        StructType eventHeader =
+                scope(f, "event-record-header-field-class", 2, TraceClass.placeKey("stream.event.header", id, 0));
+        StructType eventContext = scope(
+                f, "event-record-common-context-field-class", 3, TraceClass.placeKey("stream.event.context", id, 0));
         streams.put(id, new StreamBuilder(id, packetContext, eventHeader, eventContext, defaultClock));
     }
 
     private void eventRecordClass(JsonNode f) throws MetadataException {
         long id = f.has("id") ? json.unsigned(f.get("id"), "$.id") : 0;
-        long streamId = f.has("data-stream-class-id") ? json.unsigned(f.get("data-stream-class-id"), "$.data-stream-class-id")
-            : 0;
+        long streamId = f.has("data-stream-class-id")
+                ? json.unsigned(f.get("data-stream-class-id"), "$.data-stream-class-id")
+                : 0;
         StreamBuilder sb = streams.get(streamId);
         if (sb == null) {
-            throw json.error(f.has("data-stream-class-id") ? "$.data-stream-class-id" : "$",
-                "no data stream class " + Long.toUnsignedString(streamId) + " occurs before");
+            throw json.error(
+                    f.has("data-stream-class-id") ? "$.data-stream-class-id" : "$",
+                    "no data stream class " + Long.toUnsignedString(streamId) + " occurs before");
         }
         if (sb.events.containsKey(id)) {
-            throw json.error("$.id", "event record class " + Long.toUnsignedString(id) + " of data stream class "
-                + Long.toUnsignedString(streamId) + " is already defined");
+            throw json.error(
+                    "$.id",
+                    "event record class " + Long.toUnsignedString(id) + " of data stream class "
+                            + Long.toUnsignedString(streamId) + " is already defined");
         }
         String name = f.has("name") ? json.string(f, "name", "$", true) : "";
         locations.clearScopes(1);
@@ -282,14 +300,15 @@ final class Ctf2Parser {
         locations.setScope(2, sb.eventHeader);
         locations.setScope(3, sb.eventContext);
         fieldClasses.setDefaultClock(sb.defaultClock);
-        StructType context = scope(f, "specific-context-field-class", 4,
-            TraceClass.placeKey("event.context", streamId, id));
+        StructType context =
+                scope(f, "specific-context-field-class", 4, TraceClass.placeKey("event.context", streamId, id));
         StructType payload = scope(f, "payload-field-class", 5, TraceClass.placeKey("event.fields", streamId, id));
         // LTTng gives its log level and EMF URI as attributes of its own (CTF 1.8's loglevel and model.emf.uri)
         JsonNode lttng = f.path("attributes").path(LttngLogLevel.NAMESPACE);
         JsonNode level = lttng.path("log-level");
-        Long logLevel = level.isTextual() ? LttngLogLevel.of(level.asText())
-            : level.isIntegralNumber() && level.canConvertToLong() ? level.asLong() : null;
+        Long logLevel = level.isTextual()
+                ? LttngLogLevel.of(level.asText())
+                : level.isIntegralNumber() && level.canConvertToLong() ? level.asLong() : null;
         String emfUri = lttng.path("emf-uri").isTextual() ? lttng.get("emf-uri").asText() : null;
         sb.events.put(id, new EventClass(id, name, streamId, context, payload, logLevel, emfUri));
     }
@@ -305,8 +324,18 @@ final class Ctf2Parser {
         for (StreamBuilder sb : streams.values()) {
             classes.put(sb.id, new StreamClass(sb.id, sb.packetContext, sb.eventHeader, sb.eventContext, sb.events));
         }
-        return new TraceClass(2, 0, byteOrder == null ? ByteOrder.LITTLE_ENDIAN : byteOrder, uuid, packetHeader, clocks,
-            env, classes, List.of(), json.attributes(), places);
+        return new TraceClass(
+                2,
+                0,
+                byteOrder == null ? ByteOrder.LITTLE_ENDIAN : byteOrder,
+                uuid,
+                packetHeader,
+                clocks,
+                env,
+                classes,
+                List.of(),
+                json.attributes(),
+                places);
     }
 
     /** Reads the root structure of scope {@code origin} (an index in {@link FieldPath#CTF2_ORIGINS}), or null. */

@@ -19,6 +19,7 @@ final class Ctf2Properties {
 
     /** The fragment being read: its index from 0, and what it is (e.g. {@code event record class "x"}). */
     private int index = -1;
+
     private String what;
     /** Attributes by where they are (see {@link TraceClass#attributes()}). */
     private final Map<String, String> attributes = new LinkedHashMap<>();
@@ -72,8 +73,7 @@ final class Ctf2Properties {
     }
 
     /** The properties of the object that property {@code name} of {@code o} holds, if any. */
-    Iterable<Map.Entry<String, JsonNode>> properties(JsonNode o, String name, String path)
-            throws MetadataException {
+    Iterable<Map.Entry<String, JsonNode>> properties(JsonNode o, String name, String path) throws MetadataException {
         JsonNode v = o.get(name);
         if (v == null) {
             return List.of();
@@ -104,7 +104,9 @@ final class Ctf2Properties {
     }
 
     long unsigned(JsonNode v, String path) throws MetadataException {
-        if (!v.isIntegralNumber() || v.bigIntegerValue().signum() < 0 || v.bigIntegerValue().compareTo(TWO_64) >= 0) {
+        if (!v.isIntegralNumber()
+                || v.bigIntegerValue().signum() < 0
+                || v.bigIntegerValue().compareTo(TWO_64) >= 0) {
             throw error(path, "must be an integer from 0 to 2^64 - 1");
         }
         return v.bigIntegerValue().longValue();
@@ -144,8 +146,10 @@ final class Ctf2Properties {
             throw error(path + ".bit-order", "must be \"first-to-last\" or \"last-to-first\"");
         }
         if (!bitOrder.equals(natural)) {
-            throw error(path + ".bit-order", "bit order " + bitOrder + " with a " + order.name().toLowerCase()
-                .replace('_', '-') + " byte order is not supported");
+            throw error(
+                    path + ".bit-order",
+                    "bit order " + bitOrder + " with a "
+                            + order.name().toLowerCase().replace('_', '-') + " byte order is not supported");
         }
     }
 
@@ -210,8 +214,9 @@ final class Ctf2Properties {
 
     /** A JSON path to property {@code name} of the object at {@code path}: bracketed unless a plain word. */
     static String key(String path, String name) {
-        return name.matches("[A-Za-z0-9_-]+") ? path + "." + name
-            : path + "[\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"]";
+        return name.matches("[A-Za-z0-9_-]+")
+                ? path + "." + name
+                : path + "[\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"]";
     }
 
     static List<String> append(List<String> names, String name) {

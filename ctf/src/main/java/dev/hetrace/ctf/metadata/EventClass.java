@@ -10,6 +10,5 @@ import dev.hetrace.ctf.metadata.FieldType.StructType;
  * @param logLevel the {@code loglevel} attribute, or null
  * @param emfUri   the {@code model.emf.uri} attribute, or null
  */
-public record EventClass(long id, String name, long streamId, StructType context, StructType payload,
-                         Long logLevel, String emfUri) {
-}
+public record EventClass(
+        long id, String name, long streamId, StructType context, StructType payload, Long logLevel, String emfUri) {}

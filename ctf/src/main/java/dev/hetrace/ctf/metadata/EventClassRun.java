@@ -9,8 +9,17 @@ import dev.hetrace.ctf.metadata.FieldType.StructType;
  *
  * @param namePrefix the name (nameStep 0) or its part before the counter (nameStep 1); null if unnamed
  */
-public record EventClassRun(long firstId, long count, String namePrefix, long firstNumber, int nameStep,
-                            long streamId, StructType context, StructType payload, Long logLevel, String emfUri) {
+public record EventClassRun(
+        long firstId,
+        long count,
+        String namePrefix,
+        long firstNumber,
+        int nameStep,
+        long streamId,
+        StructType context,
+        StructType payload,
+        Long logLevel,
+        String emfUri) {
     public long lastId() {
         return firstId + count - 1;
     }

@@ -12,8 +12,13 @@ public record FieldPath(List<String> parts) {
      * The origins of CTF 2 field locations, in decoding order: the same scopes as CTF 1.8's
      * prefixes {@code trace.packet.header} to {@code event.fields}.
      */
-    public static final List<String> CTF2_ORIGINS = List.of("packet-header", "packet-context", "event-record-header",
-        "event-record-common-context", "event-record-specific-context", "event-record-payload");
+    public static final List<String> CTF2_ORIGINS = List.of(
+            "packet-header",
+            "packet-context",
+            "event-record-header",
+            "event-record-common-context",
+            "event-record-specific-context",
+            "event-record-payload");
 
     public FieldPath {
         parts = List.copyOf(parts);

@@ -9,17 +9,32 @@ import java.util.Set;
  * in a parsed trace says "native".
  */
 public sealed interface FieldType
-        permits FieldType.IntegerType, FieldType.FloatType, FieldType.StringType, FieldType.EnumType,
-                FieldType.StructType, FieldType.VariantType, FieldType.ArrayType, FieldType.SequenceType,
-                FieldType.VarIntType, FieldType.BoolType, FieldType.BitArrayType,
-                FieldType.OptionalType, FieldType.BlobType {
+        permits FieldType.IntegerType,
+                FieldType.FloatType,
+                FieldType.StringType,
+                FieldType.EnumType,
+                FieldType.StructType,
+                FieldType.VariantType,
+                FieldType.ArrayType,
+                FieldType.SequenceType,
+                FieldType.VarIntType,
+                FieldType.BoolType,
+                FieldType.BitArrayType,
+                FieldType.OptionalType,
+                FieldType.BlobType {
 
     /** Alignment of the field in bits (a power of two). Variants align on their selected option. */
     int alignment();
 
     /** Character encoding of strings and of integers meant to be printed as text. */
     enum Encoding {
-        NONE, UTF8, ASCII, UTF16BE, UTF16LE, UTF32BE, UTF32LE;
+        NONE,
+        UTF8,
+        ASCII,
+        UTF16BE,
+        UTF16LE,
+        UTF32BE,
+        UTF32LE;
 
         /** Bytes per code unit: 1 for UTF-8 (and ASCII), 2 for UTF-16, 4 for UTF-32. */
         public int unitBytes() {
@@ -43,14 +58,28 @@ public sealed interface FieldType
      * @param mappedClock  name of the clock this integer samples ({@code map = clock.NAME.value}), or null
      * @param roles        what the field means to the decoder, as CTF 2 metadata says (empty for CTF 1.8)
      */
-    record IntegerType(int size, int alignment, boolean signed, ByteOrder byteOrder, int base,
-                       Encoding encoding, String mappedClock, Set<Role> roles) implements FieldType {
+    record IntegerType(
+            int size,
+            int alignment,
+            boolean signed,
+            ByteOrder byteOrder,
+            int base,
+            Encoding encoding,
+            String mappedClock,
+            Set<Role> roles)
+            implements FieldType {
         public IntegerType {
             roles = Set.copyOf(roles);
         }
 
-        public IntegerType(int size, int alignment, boolean signed, ByteOrder byteOrder, int base,
-                           Encoding encoding, String mappedClock) {
+        public IntegerType(
+                int size,
+                int alignment,
+                boolean signed,
+                ByteOrder byteOrder,
+                int base,
+                Encoding encoding,
+                String mappedClock) {
             this(size, alignment, signed, byteOrder, base, encoding, mappedClock, Set.of());
         }
 
@@ -115,7 +144,8 @@ public sealed interface FieldType
     /** One label of an enumeration: the inclusive range [low, high] (unsigned when the container is). */
     record EnumMapping(String label, long low, long high) {
         public boolean contains(long value, boolean signed) {
-            return signed ? low <= value && value <= high
+            return signed
+                    ? low <= value && value <= high
                     : Long.compareUnsigned(low, value) <= 0 && Long.compareUnsigned(value, high) <= 0;
         }
     }
@@ -184,7 +214,9 @@ public sealed interface FieldType
             implements FieldType {
         public VariantType {
             options = options instanceof MemberList ? options : List.copyOf(options);
-            optionRanges = optionRanges == null ? null : optionRanges.stream().map(List::copyOf).toList();
+            optionRanges = optionRanges == null
+                    ? null
+                    : optionRanges.stream().map(List::copyOf).toList();
         }
 
         public VariantType(FieldPath tag, List<Member> options, Member tagField) {
@@ -252,8 +284,7 @@ public sealed interface FieldType
      * @param selectorRanges the integer ranges that enable the content (labels unused), or null
      *                       for a boolean selector
      */
-    record OptionalType(FieldPath selector, FieldType content, List<EnumMapping> selectorRanges)
-            implements FieldType {
+    record OptionalType(FieldPath selector, FieldType content, List<EnumMapping> selectorRanges) implements FieldType {
         public OptionalType {
             selectorRanges = selectorRanges == null ? null : List.copyOf(selectorRanges);
         }

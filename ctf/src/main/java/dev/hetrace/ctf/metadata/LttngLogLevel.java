@@ -11,12 +11,24 @@ public final class LttngLogLevel {
     /** The attribute namespace LTTng writes its own attributes under. */
     public static final String NAMESPACE = "lttng.org,2009";
 
-    private static final List<String> NAMES = List.of("emergency", "alert", "critical", "error", "warning", "notice",
-        "info", "debug:system", "debug:program", "debug:process", "debug:module", "debug:unit", "debug:function",
-        "debug:line", "debug");
+    private static final List<String> NAMES = List.of(
+            "emergency",
+            "alert",
+            "critical",
+            "error",
+            "warning",
+            "notice",
+            "info",
+            "debug:system",
+            "debug:program",
+            "debug:process",
+            "debug:module",
+            "debug:unit",
+            "debug:function",
+            "debug:line",
+            "debug");
 
-    private LttngLogLevel() {
-    }
+    private LttngLogLevel() {}
 
     /** The level of a name LTTng writes, or null for a name it does not. */
     public static Long of(String name) {

@@ -153,7 +153,9 @@ public final class MappingList extends AbstractList<EnumMapping> implements Rand
                 labelIndex.putIfAbsent(single[e].label(), e);
                 CountedName c = CountedName.of(single[e].label());
                 if (c != null) {
-                    countedSingles.computeIfAbsent(c.prefix(), k -> new TreeSet<>()).add(c.number());
+                    countedSingles
+                            .computeIfAbsent(c.prefix(), k -> new TreeSet<>())
+                            .add(c.number());
                 }
             } else {
                 runIndex.computeIfAbsent(prefix[e], k -> new TreeMap<>()).put(firstNumber[e], e);

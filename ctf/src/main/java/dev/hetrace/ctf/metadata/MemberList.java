@@ -24,20 +24,21 @@ public final class MemberList extends AbstractList<Member> implements RandomAcce
     private Member[] single = new Member[4];
     /** Per run entry: name prefix, first counter, type. */
     private String[] prefix = new String[4];
+
     private long[] first = new long[4];
     private FieldType[] type = new FieldType[4];
     /** Index of the first member of each entry, and one past the last member of the list. */
     private int[] start = new int[5];
     /** Entries that a reference named: never merged into a run. */
     private boolean[] pinned = new boolean[4];
+
     private int size;
 
     private Map<String, Integer> singleIndex;
     private Map<String, TreeMap<Long, Integer>> runIndex;
     private int alignment = -1;
 
-    public MemberList() {
-    }
+    public MemberList() {}
 
     public MemberList(Iterable<Member> members) {
         for (Member m : members) {
@@ -203,13 +204,18 @@ public final class MemberList extends AbstractList<Member> implements RandomAcce
         if (e < 0) {
             return -1;
         }
-        return single[e] != null ? start[e] : start[e] + (int) (CountedName.of(name).number() - first[e]);
+        return single[e] != null
+                ? start[e]
+                : start[e] + (int) (CountedName.of(name).number() - first[e]);
     }
 
     @Override
     public int indexOf(Object o) {
-        return o instanceof Member m && indexOf(m.name()) >= 0 && get(indexOf(m.name())).equals(m) ? indexOf(m.name())
-            : -1;
+        return o instanceof Member m
+                        && indexOf(m.name()) >= 0
+                        && get(indexOf(m.name())).equals(m)
+                ? indexOf(m.name())
+                : -1;
     }
 
     private int entryNamed(String name) {
@@ -226,7 +232,9 @@ public final class MemberList extends AbstractList<Member> implements RandomAcce
                         c = CountedName.of(name);
                         parsed = true;
                     }
-                    if (c != null && c.prefix().equals(prefix[e]) && c.number() >= first[e]
+                    if (c != null
+                            && c.prefix().equals(prefix[e])
+                            && c.number() >= first[e]
                             && c.number() - first[e] < entrySize(e)) {
                         return e;
                     }

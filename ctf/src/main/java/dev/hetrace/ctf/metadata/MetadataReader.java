@@ -27,8 +27,7 @@ public final class MetadataReader {
     private static final int PACKET_HEADER_BYTES = 37;
     private static final Pattern SIGNATURE = Pattern.compile("^/\\* CTF (\\d{1,9})\\.(\\d{1,9})[ \\t\\r\\n*]");
 
-    private MetadataReader() {
-    }
+    private MetadataReader() {}
 
     /** Parses the metadata file of a trace directory; warnings (unknown attributes...) go to {@code warnings}. */
     public static TraceClass read(Path metadataFile, Consumer<String> warnings) throws IOException, MetadataException {
@@ -42,8 +41,11 @@ public final class MetadataReader {
 
     public static TraceClass parse(byte[] bytes, Consumer<String> warnings) throws MetadataException {
         try {
-            return parse(Arrays.copyOf(bytes, Math.min(bytes.length, 64)), () -> new ByteArrayInputStream(bytes),
-                bytes.length, warnings);
+            return parse(
+                    Arrays.copyOf(bytes, Math.min(bytes.length, 64)),
+                    () -> new ByteArrayInputStream(bytes),
+                    bytes.length,
+                    warnings);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -82,8 +84,8 @@ public final class MetadataReader {
                 throw e.getCause();
             }
         }
-        TsdlParser.Source source = () -> reader(packetOrder == null ? opener.open()
-            : new DepacketizingStream(opener.open(), packetOrder, size));
+        TsdlParser.Source source = () ->
+                reader(packetOrder == null ? opener.open() : new DepacketizingStream(opener.open(), packetOrder, size));
         TraceClass trace;
         try {
             trace = TsdlParser.parse(source, packetOrder != null ? packetOrder : ByteOrder.LITTLE_ENDIAN, warnings);
@@ -91,8 +93,8 @@ public final class MetadataReader {
             throw e.getCause();
         }
         if (packetOrder != null && trace.byteOrder() != packetOrder) {
-            throw new MetadataException("metadata packets are " + describe(packetOrder) + " but the trace byte_order is "
-                + describe(trace.byteOrder()));
+            throw new MetadataException("metadata packets are " + describe(packetOrder)
+                    + " but the trace byte_order is " + describe(trace.byteOrder()));
         }
         return trace;
     }
@@ -106,8 +108,12 @@ public final class MetadataReader {
 
     private static Reader reader(InputStream in) {
         // Malformed UTF-8 reads as U+FFFD, as new String(bytes, UTF_8) does.
-        return new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE));
+        return new InputStreamReader(
+                in,
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPLACE)
+                        .onUnmappableCharacter(CodingErrorAction.REPLACE));
     }
 
     /** Text metadata as the packets carry it (or the text itself), for tools that show metadata. */
@@ -131,8 +137,11 @@ public final class MetadataReader {
 
     private static void checkSignature(String text) throws MetadataException {
         if (!text.isEmpty() && text.charAt(0) == '{') {
-            throw new MetadataException(1, 1, "metadata starts with '{' but not with the record separator (0x1E) of"
-                + " CTF 2 metadata: not a CTF 1.8 or CTF 2 metadata stream");
+            throw new MetadataException(
+                    1,
+                    1,
+                    "metadata starts with '{' but not with the record separator (0x1E) of"
+                            + " CTF 2 metadata: not a CTF 1.8 or CTF 2 metadata stream");
         }
         if (!text.startsWith("/* CTF")) {
             return; // the signature is recommended; babeltrace2 reads metadata without it too
@@ -142,8 +151,11 @@ public final class MetadataReader {
             throw new MetadataException(1, 1, "malformed metadata signature: expected \"/* CTF 1.8\"");
         }
         if (!m.group(1).equals("1") || !m.group(2).equals("8")) {
-            throw new MetadataException(1, 8, "unsupported CTF version " + m.group(1) + "." + m.group(2)
-                + " in the metadata signature: only CTF 1.8 and CTF 2 are supported");
+            throw new MetadataException(
+                    1,
+                    8,
+                    "unsupported CTF version " + m.group(1) + "." + m.group(2)
+                            + " in the metadata signature: only CTF 1.8 and CTF 2 are supported");
         }
     }
 
@@ -151,7 +163,9 @@ public final class MetadataReader {
         if (bytes.length < 4) {
             return null;
         }
-        int be = ByteBuffer.wrap(bytes, 0, 4).order(java.nio.ByteOrder.BIG_ENDIAN).getInt();
+        int be = ByteBuffer.wrap(bytes, 0, 4)
+                .order(java.nio.ByteOrder.BIG_ENDIAN)
+                .getInt();
         if (be == PACKET_MAGIC) {
             return ByteOrder.BIG_ENDIAN;
         }
@@ -184,6 +198,7 @@ public final class MetadataReader {
         private int packet;
         /** Content bytes left in the current packet, then padding bytes to skip. */
         private long contentLeft;
+
         private long paddingLeft;
 
         DepacketizingStream(InputStream in, ByteOrder order, long fileSize) {
@@ -213,7 +228,7 @@ public final class MetadataReader {
             long left = fileSize - offset;
             if (left < PACKET_HEADER_BYTES) {
                 throw fail(where + ": truncated packet header (" + left + " bytes left, header needs "
-                    + PACKET_HEADER_BYTES + ")");
+                        + PACKET_HEADER_BYTES + ")");
             }
             if (in.readNBytes(header, 0, PACKET_HEADER_BYTES) != PACKET_HEADER_BYTES) {
                 throw fail(where + ": truncated packet header");
@@ -246,7 +261,7 @@ public final class MetadataReader {
             }
             if (contentBits < PACKET_HEADER_BYTES * 8L || contentBits > packetBits) {
                 throw fail(where + ": content_size " + contentBits + " bits is not between the header"
-                    + " size and packet_size " + packetBits);
+                        + " size and packet_size " + packetBits);
             }
             if (offset + packetBits / 8 > fileSize) {
                 throw fail(where + ": packet_size " + packetBits + " bits goes past the end of the file");

@@ -62,7 +62,9 @@ final class NameTable<V> {
             plain.put(name, value);
             return;
         }
-        if (lastRun != null && c.prefix().equals(lastPrefix) && c.number() == lastRun.first + lastRun.count
+        if (lastRun != null
+                && c.prefix().equals(lastPrefix)
+                && c.number() == lastRun.first + lastRun.count
                 && Types.same(lastRun.value, value)) {
             lastRun.count++;
             return;

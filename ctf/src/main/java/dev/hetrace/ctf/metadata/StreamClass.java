@@ -12,15 +12,24 @@ import java.util.TreeMap;
  * event classes by id: one by one in {@code events}, and in runs of similar classes in
  * {@code eventRuns} (sorted by id, disjoint from {@code events}).
  */
-public record StreamClass(long id, StructType packetContext, StructType eventHeader, StructType eventContext,
-                          SortedMap<Long, EventClass> events, List<EventClassRun> eventRuns) {
+public record StreamClass(
+        long id,
+        StructType packetContext,
+        StructType eventHeader,
+        StructType eventContext,
+        SortedMap<Long, EventClass> events,
+        List<EventClassRun> eventRuns) {
     public StreamClass {
         events = Collections.unmodifiableSortedMap(new TreeMap<>(events));
         eventRuns = List.copyOf(eventRuns);
     }
 
-    public StreamClass(long id, StructType packetContext, StructType eventHeader, StructType eventContext,
-                       SortedMap<Long, EventClass> events) {
+    public StreamClass(
+            long id,
+            StructType packetContext,
+            StructType eventHeader,
+            StructType eventContext,
+            SortedMap<Long, EventClass> events) {
         this(id, packetContext, eventHeader, eventContext, events, List.of());
     }
 

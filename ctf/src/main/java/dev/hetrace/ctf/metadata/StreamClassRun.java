@@ -7,8 +7,8 @@ import java.util.TreeMap;
  * Consecutive stream classes with ids {@code firstId ... firstId + count - 1}, the same scopes
  * and no event class: one object for what generated metadata may declare millions of times.
  */
-public record StreamClassRun(long firstId, long count, StructType packetContext, StructType eventHeader,
-                             StructType eventContext) {
+public record StreamClassRun(
+        long firstId, long count, StructType packetContext, StructType eventHeader, StructType eventContext) {
     public boolean contains(long id) {
         return id >= firstId && id - firstId < count;
     }

@@ -34,8 +34,14 @@ public final class StructChain extends AbstractList<Member> implements RandomAcc
     /**
      * @param levels at least 1; the hole of level {@code k} is named {@code prefix + (first + k - 1)}
      */
-    public StructChain(FieldType core, List<Member> before, List<Member> after, String prefix, long first,
-                       long levels, int minAlignment) {
+    public StructChain(
+            FieldType core,
+            List<Member> before,
+            List<Member> after,
+            String prefix,
+            long first,
+            long levels,
+            int minAlignment) {
         if (levels < 1 || first < 0 || first + levels < 0) {
             throw new IllegalArgumentException("bad chain: " + levels + " levels from counter " + first);
         }
@@ -152,8 +158,13 @@ public final class StructChain extends AbstractList<Member> implements RandomAcc
             return true;
         }
         if (o instanceof StructChain c) {
-            return levels == c.levels && first == c.first && minAlignment == c.minAlignment && prefix.equals(c.prefix)
-                && before.equals(c.before) && after.equals(c.after) && core.equals(c.core);
+            return levels == c.levels
+                    && first == c.first
+                    && minAlignment == c.minAlignment
+                    && prefix.equals(c.prefix)
+                    && before.equals(c.before)
+                    && after.equals(c.after)
+                    && core.equals(c.core);
         }
         return false;
     }
@@ -166,7 +177,7 @@ public final class StructChain extends AbstractList<Member> implements RandomAcc
     @Override
     public String toString() {
         return "[chain of " + levels + " nested structs: " + before + " + " + prefix + "N (N = " + first + " inside .. "
-            + (first + levels - 1) + " outside) + " + after + ", over " + core + "]";
+                + (first + levels - 1) + " outside) + " + after + ", over " + core + "]";
     }
 
     /**
@@ -190,8 +201,11 @@ public final class StructChain extends AbstractList<Member> implements RandomAcc
                 continue;
             }
             if (inner.members() instanceof StructChain chain) {
-                if (chain.holeIndex() == h && chain.size() == n && chain.prefix.equals(c.prefix())
-                        && chain.first + chain.levels == c.number() && sameExcept(members, chain, h)) {
+                if (chain.holeIndex() == h
+                        && chain.size() == n
+                        && chain.prefix.equals(c.prefix())
+                        && chain.first + chain.levels == c.number()
+                        && sameExcept(members, chain, h)) {
                     return new StructType(chain.extended(), minAlignment);
                 }
                 continue;
@@ -201,12 +215,21 @@ public final class StructChain extends AbstractList<Member> implements RandomAcc
                 continue;
             }
             Member hole = im.get(h);
-            if (!hole.name().equals(c.prefix() + (c.number() - 1)) || !sameExcept(members, im, h)
+            if (!hole.name().equals(c.prefix() + (c.number() - 1))
+                    || !sameExcept(members, im, h)
                     || (im instanceof MemberList ml && ml.hasPinned())) {
                 continue;
             }
-            return new StructType(new StructChain(hole.type(), members.subList(0, h), members.subList(h + 1, n),
-                c.prefix(), c.number() - 1, 2, minAlignment), minAlignment);
+            return new StructType(
+                    new StructChain(
+                            hole.type(),
+                            members.subList(0, h),
+                            members.subList(h + 1, n),
+                            c.prefix(),
+                            c.number() - 1,
+                            2,
+                            minAlignment),
+                    minAlignment);
         }
         return new StructType(members, minAlignment);
     }

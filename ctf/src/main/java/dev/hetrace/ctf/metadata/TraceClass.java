@@ -24,10 +24,18 @@ import java.util.UUID;
  *                   (as errors name a place: {@code fragment 3 (event record class "e"):
  *                   $.payload-field-class}), for errors in data streams to name it; empty for CTF 1.8
  */
-public record TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
-                         Map<String, ClockClass> clocks, Map<String, Object> env,
-                         SortedMap<Long, StreamClass> streams, List<StreamClassRun> streamRuns,
-                         Map<String, String> attributes, Map<String, String> places) {
+public record TraceClass(
+        int major,
+        int minor,
+        ByteOrder byteOrder,
+        UUID uuid,
+        StructType packetHeader,
+        Map<String, ClockClass> clocks,
+        Map<String, Object> env,
+        SortedMap<Long, StreamClass> streams,
+        List<StreamClassRun> streamRuns,
+        Map<String, String> attributes,
+        Map<String, String> places) {
     public TraceClass {
         clocks = Collections.unmodifiableMap(new LinkedHashMap<>(clocks));
         env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
@@ -37,9 +45,17 @@ public record TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, S
         places = Collections.unmodifiableMap(new LinkedHashMap<>(places));
     }
 
-    public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
-                      Map<String, ClockClass> clocks, Map<String, Object> env, SortedMap<Long, StreamClass> streams,
-                      List<StreamClassRun> streamRuns, Map<String, String> attributes) {
+    public TraceClass(
+            int major,
+            int minor,
+            ByteOrder byteOrder,
+            UUID uuid,
+            StructType packetHeader,
+            Map<String, ClockClass> clocks,
+            Map<String, Object> env,
+            SortedMap<Long, StreamClass> streams,
+            List<StreamClassRun> streamRuns,
+            Map<String, String> attributes) {
         this(major, minor, byteOrder, uuid, packetHeader, clocks, env, streams, streamRuns, attributes, Map.of());
     }
 
@@ -53,14 +69,28 @@ public record TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, S
         return scope + " " + Long.toUnsignedString(streamId) + " " + Long.toUnsignedString(eventId);
     }
 
-    public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
-                      Map<String, ClockClass> clocks, Map<String, Object> env, SortedMap<Long, StreamClass> streams,
-                      List<StreamClassRun> streamRuns) {
+    public TraceClass(
+            int major,
+            int minor,
+            ByteOrder byteOrder,
+            UUID uuid,
+            StructType packetHeader,
+            Map<String, ClockClass> clocks,
+            Map<String, Object> env,
+            SortedMap<Long, StreamClass> streams,
+            List<StreamClassRun> streamRuns) {
         this(major, minor, byteOrder, uuid, packetHeader, clocks, env, streams, streamRuns, Map.of());
     }
 
-    public TraceClass(int major, int minor, ByteOrder byteOrder, UUID uuid, StructType packetHeader,
-                      Map<String, ClockClass> clocks, Map<String, Object> env, SortedMap<Long, StreamClass> streams) {
+    public TraceClass(
+            int major,
+            int minor,
+            ByteOrder byteOrder,
+            UUID uuid,
+            StructType packetHeader,
+            Map<String, ClockClass> clocks,
+            Map<String, Object> env,
+            SortedMap<Long, StreamClass> streams) {
         this(major, minor, byteOrder, uuid, packetHeader, clocks, env, streams, List.of());
     }
 

@@ -115,7 +115,7 @@ record TsdlAttribute(Token at, List<String> key, Value value, FieldType type) {
                 case "false", "FALSE" -> {
                     return false;
                 }
-                default -> { }
+                default -> {}
             }
         }
         throw error(at, "'" + name() + "' must be true, TRUE, 1, false, FALSE or 0");
@@ -140,7 +140,7 @@ record TsdlAttribute(Token at, List<String> key, Value value, FieldType type) {
                 case "le" -> {
                     return ByteOrder.LITTLE_ENDIAN;
                 }
-                default -> { }
+                default -> {}
             }
         }
         throw error(at, "byte_order must be native, network, be or le");
@@ -170,7 +170,7 @@ record TsdlAttribute(Token at, List<String> key, Value value, FieldType type) {
                 case "ASCII", "ascii" -> {
                     return Encoding.ASCII;
                 }
-                default -> { }
+                default -> {}
             }
         }
         throw error(at, "encoding must be none, UTF8 or ASCII");
@@ -198,7 +198,7 @@ record TsdlAttribute(Token at, List<String> key, Value value, FieldType type) {
                 case "binary", "b" -> {
                     return 2;
                 }
-                default -> { }
+                default -> {}
             }
         }
         throw error(at, "base must be decimal, hexadecimal, octal, binary (or 10, 16, 8, 2)");

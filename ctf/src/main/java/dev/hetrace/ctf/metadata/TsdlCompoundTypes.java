@@ -1,7 +1,7 @@
 package dev.hetrace.ctf.metadata;
 
-import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.CTF_KEYWORDS;
+import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.DYNAMIC_SCOPE_ROOTS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.error;
 
@@ -26,6 +26,7 @@ import java.util.List;
 final class TsdlCompoundTypes {
     /** Structs and variants nested deeper than this through recursion are refused (structs in structs do not recurse). */
     private static final int MAX_NESTING = 10_000;
+
     private int nesting;
 
     private final TsdlParser parser;
@@ -48,7 +49,9 @@ final class TsdlCompoundTypes {
             return parseStructBodies(at, name);
         }
         if (name == null) {
-            throw error(tokens.peek(), "expected a struct name or '{', found " + tokens.peek().describe());
+            throw error(
+                    tokens.peek(),
+                    "expected a struct name or '{', found " + tokens.peek().describe());
         }
         StructType type = scopes.findStruct(name.text());
         if (type == null) {
@@ -68,8 +71,7 @@ final class TsdlCompoundTypes {
         Token v = tokens.peek();
         Value value = TsdlAttribute.parseValue(tokens);
         tokens.expect(")", "to close align(");
-        if (!(value instanceof Value.Int(BigInteger a)) || a.signum() <= 0 || a.bitCount() != 1
-                || a.bitLength() > 31) {
+        if (!(value instanceof Value.Int(BigInteger a)) || a.signum() <= 0 || a.bitCount() != 1 || a.bitLength() > 31) {
             throw error(v, "struct alignment must be a power of two (in bits), found " + Value.text(value));
         }
         return a.intValue();
@@ -82,6 +84,7 @@ final class TsdlCompoundTypes {
         final MemberList members;
         /** The scope around the struct, restored when it closes. */
         final Scope savedScope;
+
         final int savedLazy;
 
         OpenStruct(Token at, Token name, MemberList members, Scope savedScope, int savedLazy) {
@@ -154,8 +157,11 @@ final class TsdlCompoundTypes {
                     parser.parseDeclaration(true);
                     continue;
                 }
-                if (t.is("struct") && (tokens.peek(1).is("{") || (tokens.peek(1).kind() == Token.Kind.IDENTIFIER
-                        && !tokens.peek(1).is("align") && tokens.peek(2).is("{")))) {
+                if (t.is("struct")
+                        && (tokens.peek(1).is("{")
+                                || (tokens.peek(1).kind() == Token.Kind.IDENTIFIER
+                                        && !tokens.peek(1).is("align")
+                                        && tokens.peek(2).is("{")))) {
                     tokens.next();
                     Token innerName = tokens.peek().is("{") ? null : tokens.next();
                     tokens.next();
@@ -184,16 +190,22 @@ final class TsdlCompoundTypes {
 
     /** Keeps {@code cur} on the stack while a struct inside it is parsed. */
     private void suspend(ArrayList<Object> open, OpenStruct cur) {
-        boolean empty = cur.name == null && cur.members.isEmpty() && scopes.scope() == cur.savedScope
-            && scopes.lazyScopes() == cur.savedLazy + 1;
+        boolean empty = cur.name == null
+                && cur.members.isEmpty()
+                && scopes.scope() == cur.savedScope
+                && scopes.lazyScopes() == cur.savedLazy + 1;
         if (!empty) {
             open.add(cur); // its members stay on the struct stack, for references
             return;
         }
         scopes.popStruct();
-        if (!open.isEmpty() && open.getLast() instanceof OpenRun r && r.savedScope == cur.savedScope
-                && r.savedLazy + r.count == cur.savedLazy && cur.at.column() == r.firstAt.column()
-                && cur.at.line() == r.firstAt.line() + r.count && cur.at.text().equals(r.firstAt.text())) {
+        if (!open.isEmpty()
+                && open.getLast() instanceof OpenRun r
+                && r.savedScope == cur.savedScope
+                && r.savedLazy + r.count == cur.savedLazy
+                && cur.at.column() == r.firstAt.column()
+                && cur.at.line() == r.firstAt.line() + r.count
+                && cur.at.text().equals(r.firstAt.text())) {
             r.count++;
         } else {
             open.add(new OpenRun(cur.at, cur.savedScope, cur.savedLazy));
@@ -221,7 +233,9 @@ final class TsdlCompoundTypes {
     /** After a struct's '}': its alignment, then its type (a level of a chain when it extends one), named if it is. */
     private StructType finishStruct(OpenStruct s) throws MetadataException {
         Token name = s.name;
-        if (name != null && scopes.declaredScope() != null && scopes.scope().structs.containsKey(name.text())) {
+        if (name != null
+                && scopes.declaredScope() != null
+                && scopes.scope().structs.containsKey(name.text())) {
             throw error(name, "struct '" + name.text() + "' is already defined in this scope");
         }
         StructType type = StructChain.struct(s.members, parseStructAlign());
@@ -243,8 +257,10 @@ final class TsdlCompoundTypes {
                 throw error(nameTok, "variant field '" + nameTok.text() + "' has no tag");
             }
             if (members.indexOf(nameTok.text()) >= 0) {
-                throw error(nameTok, "duplicate " + (kind.equals("variant") ? "option" : "field")
-                    + " name '" + nameTok.text() + "'");
+                throw error(
+                        nameTok,
+                        "duplicate " + (kind.equals("variant") ? "option" : "field") + " name '" + nameTok.text()
+                                + "'");
             }
             members.add(new Member(nameTok.text(), type));
         } while (tokens.accept(","));
@@ -331,7 +347,9 @@ final class TsdlCompoundTypes {
             }
         } else {
             if (name == null) {
-                throw error(tokens.peek(), "expected a variant name or '{', found " + tokens.peek().describe());
+                throw error(
+                        tokens.peek(),
+                        "expected a variant name or '{', found " + tokens.peek().describe());
             }
             VariantType found = scopes.findVariant(name.text());
             if (found == null) {
@@ -361,8 +379,9 @@ final class TsdlCompoundTypes {
         if (options instanceof MemberList ol) {
             for (int e = 0; e < ol.entryCount(); e++) {
                 boolean found = ol.isRun(e)
-                    ? mappings.hasCountedLabel(ol.runPrefix(e), ol.runFirst(e), ol.runFirst(e) + ol.entrySize(e) - 1)
-                    : mappings.hasLabel(ol.entryMember(e).name());
+                        ? mappings.hasCountedLabel(
+                                ol.runPrefix(e), ol.runFirst(e), ol.runFirst(e) + ol.entrySize(e) - 1)
+                        : mappings.hasLabel(ol.entryMember(e).name());
                 if (found) {
                     return;
                 }
@@ -394,7 +413,10 @@ final class TsdlCompoundTypes {
         }
         if (!tokens.peek().is("{")) {
             if (name == null) {
-                throw error(tokens.peek(), "expected an enumeration name or '{', found " + tokens.peek().describe());
+                throw error(
+                        tokens.peek(),
+                        "expected an enumeration name or '{', found "
+                                + tokens.peek().describe());
             }
             EnumType found = scopes.findEnum(name.text());
             if (found == null) {
@@ -410,10 +432,12 @@ final class TsdlCompoundTypes {
             }
             container = it;
         }
-        BigInteger min = container.signed() ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1).negate()
-            : BigInteger.ZERO;
-        BigInteger max = container.signed() ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1)
-            .subtract(BigInteger.ONE) : BigInteger.ONE.shiftLeft(Math.min(container.size(), 64)).subtract(BigInteger.ONE);
+        BigInteger min = container.signed()
+                ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1).negate()
+                : BigInteger.ZERO;
+        BigInteger max = container.signed()
+                ? BigInteger.ONE.shiftLeft(Math.min(container.size(), 64) - 1).subtract(BigInteger.ONE)
+                : BigInteger.ONE.shiftLeft(Math.min(container.size(), 64)).subtract(BigInteger.ONE);
         MappingList mappings = new MappingList();
         BigInteger nextValue = BigInteger.ZERO;
         while (!tokens.accept("}")) {
@@ -433,13 +457,17 @@ final class TsdlCompoundTypes {
                     hi = enumValue();
                 }
                 if (lo.compareTo(hi) > 0) {
-                    throw error(labelTok, "enumeration range of '" + label + "' is reversed (" + lo + " ... " + hi + ")");
+                    throw error(
+                            labelTok, "enumeration range of '" + label + "' is reversed (" + lo + " ... " + hi + ")");
                 }
             }
             if (lo.compareTo(min) < 0 || hi.compareTo(max) > 0) {
-                throw error(labelTok, "value of enumeration label '" + label + "' (" + lo
-                    + (lo.equals(hi) ? "" : " ... " + hi) + ") does not fit its " + (container.signed() ? "signed" : "unsigned")
-                    + " " + container.size() + "-bit container");
+                throw error(
+                        labelTok,
+                        "value of enumeration label '" + label + "' (" + lo
+                                + (lo.equals(hi) ? "" : " ... " + hi) + ") does not fit its "
+                                + (container.signed() ? "signed" : "unsigned")
+                                + " " + container.size() + "-bit container");
             }
             mappings.add(new EnumMapping(label, lo.longValue(), hi.longValue()));
             nextValue = hi.add(BigInteger.ONE);

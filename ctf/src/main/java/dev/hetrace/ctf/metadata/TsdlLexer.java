@@ -21,11 +21,13 @@ final class TsdlLexer {
     private final char[] buf = new char[WINDOW];
     /** Buffered characters are {@code buf[at, end)}. */
     private int at;
+
     private int end;
     private boolean eof;
     private int line = 1;
     /** Characters consumed since the start of the current line. */
     private long lineChars;
+
     private final StringBuilder text = new StringBuilder();
 
     TsdlLexer(Reader in) {
@@ -272,7 +274,8 @@ final class TsdlLexer {
             literal.append(take());
         }
         String suffix = literal.substring(suffixStart).toLowerCase();
-        if (!suffix.isEmpty() && !List.of("u", "l", "ul", "lu", "ll", "ull", "llu").contains(suffix)) {
+        if (!suffix.isEmpty()
+                && !List.of("u", "l", "ul", "lu", "ll", "ull", "llu").contains(suffix)) {
             throw error(l, col, "invalid integer suffix '" + literal.substring(suffixStart) + "'");
         }
         if (la(0) >= 0 && (Character.isLetterOrDigit(la(0)) || la(0) == '_')) {

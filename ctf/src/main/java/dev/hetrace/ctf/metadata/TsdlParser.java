@@ -2,8 +2,8 @@ package dev.hetrace.ctf.metadata;
 
 import static dev.hetrace.ctf.metadata.TsdlScopes.NO_STRUCT;
 import static dev.hetrace.ctf.metadata.TsdlScopes.STRUCT_SCOPE_BOUNDARY;
-import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.CTF_KEYWORDS;
+import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.DYNAMIC_SCOPE_ROOTS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.error;
 
@@ -67,8 +67,7 @@ final class TsdlParser {
      * @param defaultOrder byte order used for {@code native} when the trace block names none (the
      *                     order of packetized metadata, or little-endian)
      */
-    static TraceClass parse(String text, ByteOrder defaultOrder, Consumer<String> warnings)
-            throws MetadataException {
+    static TraceClass parse(String text, ByteOrder defaultOrder, Consumer<String> warnings) throws MetadataException {
         try {
             return parse(() -> new StringReader(text), defaultOrder, warnings);
         } catch (IOException e) {
@@ -143,7 +142,7 @@ final class TsdlParser {
                         tokens.expect(";", "after the callsite block");
                         continue;
                     }
-                    default -> { }
+                    default -> {}
                 }
             }
             parseDeclaration(false);
@@ -167,12 +166,16 @@ final class TsdlParser {
             return;
         }
         FieldType type = parseTypeSpecifier();
-        while (tokens.peek().is("struct") || tokens.peek().is("variant") || tokens.peek().is("enum")) {
+        while (tokens.peek().is("struct")
+                || tokens.peek().is("variant")
+                || tokens.peek().is("enum")) {
             type = parseTypeSpecifier(); // C allows several specifiers before the ';'
         }
         if (!tokens.peek().is(";")) {
-            throw error(tokens.peek(), "expected ';' after a type declaration (fields may only be declared inside a"
-                + " struct or variant), found " + tokens.peek().describe());
+            throw error(
+                    tokens.peek(),
+                    "expected ';' after a type declaration (fields may only be declared inside a"
+                            + " struct or variant), found " + tokens.peek().describe());
         }
         tokens.next();
         if (!(type instanceof StructType) && !(type instanceof VariantType) && !(type instanceof EnumType)) {
@@ -196,7 +199,9 @@ final class TsdlParser {
             }
         }
         if (words.isEmpty()) {
-            throw error(tokens.peek(), "expected the alias name after ':=', found " + tokens.peek().describe());
+            throw error(
+                    tokens.peek(),
+                    "expected the alias name after ':=', found " + tokens.peek().describe());
         }
         target = applyDims(target, parseDims(), tokens.peek());
         String name = joinWords(words);
@@ -257,18 +262,23 @@ final class TsdlParser {
                     dims.add(new Dim(open, i.value(), null));
                 }
                 case Value.Path path -> {
-                    if (path.parts().size() == 1 && (scopes.lookupAlias(path.parts().getFirst()) != null
-                            || C_TYPE_WORDS.contains(path.parts().getFirst()))) {
-                        throw error(open, "sequence length '" + path.parts().getFirst()
-                            + "' names a type, not a field");
+                    if (path.parts().size() == 1
+                            && (scopes.lookupAlias(path.parts().getFirst()) != null
+                                    || C_TYPE_WORDS.contains(path.parts().getFirst()))) {
+                        throw error(
+                                open, "sequence length '" + path.parts().getFirst() + "' names a type, not a field");
                     }
                     if (CTF_KEYWORDS.contains(path.parts().getFirst())
                             && !DYNAMIC_SCOPE_ROOTS.contains(path.parts().getFirst())) {
-                        throw error(open, "sequence length cannot be the keyword '" + path.parts().getFirst() + "'");
+                        throw error(
+                                open,
+                                "sequence length cannot be the keyword '"
+                                        + path.parts().getFirst() + "'");
                     }
                     dims.add(new Dim(open, null, new FieldPath(path.parts())));
                 }
-                case Value.Str s -> throw error(open, "array length must be an integer or a field name, found a string");
+                case Value.Str s ->
+                    throw error(open, "array length must be an integer or a field name, found a string");
             }
         }
         return dims;
@@ -398,8 +408,10 @@ final class TsdlParser {
                     }
                     sink.accept(new TsdlAttribute(at, key, v, null));
                 } else {
-                    throw error(tokens.peek(), "expected '=' or ':=' after '" + String.join(".", key) + "', found "
-                        + tokens.peek().describe());
+                    throw error(
+                            tokens.peek(),
+                            "expected '=' or ':=' after '" + String.join(".", key) + "', found "
+                                    + tokens.peek().describe());
                 }
                 tokens.expect(";", "after the value of '" + String.join(".", key) + "'");
             }
@@ -434,14 +446,16 @@ final class TsdlParser {
                 case "base" -> base[0] = a.base();
                 case "encoding" -> enc[0] = a.encoding();
                 case "map" -> {
-                    if (!(a.value() instanceof Value.Path(List<String> parts)) || parts.size() != 3
-                            || !parts.get(0).equals("clock") || !parts.get(2).equals("value")) {
+                    if (!(a.value() instanceof Value.Path(List<String> parts))
+                            || parts.size() != 3
+                            || !parts.get(0).equals("clock")
+                            || !parts.get(2).equals("value")) {
                         throw error(a.at(), "map must be clock.NAME.value");
                     }
                     clock[0] = parts.get(1);
                 }
-                default -> warnings.accept("line " + a.at().line() + ": unknown integer attribute '" + a.name()
-                    + "' ignored");
+                default ->
+                    warnings.accept("line " + a.at().line() + ": unknown integer attribute '" + a.name() + "' ignored");
             }
         });
         if (size[0] == null) {
@@ -465,16 +479,19 @@ final class TsdlParser {
                 case "mant_dig" -> mant[0] = (int) a.toLong(1, 64);
                 case "align" -> align[0] = a.alignment();
                 case "byte_order" -> order[0] = a.byteOrder(traceByteOrder);
-                default -> warnings.accept("line " + a.at().line() + ": unknown floating_point attribute '"
-                    + a.name() + "' ignored");
+                default ->
+                    warnings.accept(
+                            "line " + a.at().line() + ": unknown floating_point attribute '" + a.name() + "' ignored");
             }
         });
         if (exp[0] == null || mant[0] == null) {
             throw error(at, "floating_point needs exp_dig and mant_dig");
         }
         if (!((exp[0] == 8 && mant[0] == 24) || (exp[0] == 11 && mant[0] == 53))) {
-            throw error(at, "unsupported floating_point (exp_dig " + exp[0] + ", mant_dig " + mant[0]
-                + "): only 32-bit (8/24) and 64-bit (11/53) IEEE 754 are supported");
+            throw error(
+                    at,
+                    "unsupported floating_point (exp_dig " + exp[0] + ", mant_dig " + mant[0]
+                            + "): only 32-bit (8/24) and 64-bit (11/53) IEEE 754 are supported");
         }
         return new FloatType(exp[0], mant[0], align[0], order[0]);
     }

@@ -158,7 +158,8 @@ final class TsdlScopes {
                 if (m != null) {
                     FieldType target = m.type();
                     for (int i = 1; i < path.parts().size(); i++) {
-                        if (!(target instanceof StructType st) || st.member(path.parts().get(i)) == null) {
+                        if (!(target instanceof StructType st)
+                                || st.member(path.parts().get(i)) == null) {
                             throw error(at, what + " '" + path + "' does not name a field");
                         }
                         target = st.member(path.parts().get(i)).type();

@@ -7,15 +7,42 @@ import java.util.Set;
  * {@link TsdlLexer}, the reserved words, and the pre-scan that finds the trace byte order.
  */
 final class TsdlTokens {
-    static final Set<String> CTF_KEYWORDS = Set.of("align", "callsite", "clock", "enum", "env", "event",
-        "floating_point", "integer", "stream", "string", "struct", "trace", "typealias", "typedef", "variant");
-    static final Set<String> C_TYPE_WORDS = Set.of("const", "char", "double", "float", "int", "long",
-        "short", "signed", "unsigned", "void", "_Bool", "_Complex", "_Imaginary");
+    static final Set<String> CTF_KEYWORDS = Set.of(
+            "align",
+            "callsite",
+            "clock",
+            "enum",
+            "env",
+            "event",
+            "floating_point",
+            "integer",
+            "stream",
+            "string",
+            "struct",
+            "trace",
+            "typealias",
+            "typedef",
+            "variant");
+    static final Set<String> C_TYPE_WORDS = Set.of(
+            "const",
+            "char",
+            "double",
+            "float",
+            "int",
+            "long",
+            "short",
+            "signed",
+            "unsigned",
+            "void",
+            "_Bool",
+            "_Complex",
+            "_Imaginary");
     static final Set<String> DYNAMIC_SCOPE_ROOTS = Set.of("trace", "stream", "event", "env");
 
     private final TsdlLexer lexer;
     /** Tokens read ahead: {@code ahead[0]} is the current one. */
     private final Token[] ahead = new Token[4];
+
     private int buffered;
     private Token previous;
 
@@ -81,8 +108,8 @@ final class TsdlTokens {
     Token fieldName(String what) throws MetadataException {
         Token t = identifier(what);
         if (CTF_KEYWORDS.contains(t.text()) || C_TYPE_WORDS.contains(t.text())) {
-            throw error(t, "'" + t.text() + "' is a reserved keyword and cannot name " + what
-                + " (prefix it with '_')");
+            throw error(
+                    t, "'" + t.text() + "' is a reserved keyword and cannot name " + what + " (prefix it with '_')");
         }
         return t;
     }
@@ -121,8 +148,7 @@ final class TsdlTokens {
                         return switch (v.text()) {
                             case "be", "network" -> ByteOrder.BIG_ENDIAN;
                             case "le" -> ByteOrder.LITTLE_ENDIAN;
-                            default -> throw error(v, "trace byte_order must be 'be' or 'le', found "
-                                + v.describe());
+                            default -> throw error(v, "trace byte_order must be 'be' or 'le', found " + v.describe());
                         };
                     }
                     shift(w, lexer);
@@ -139,5 +165,4 @@ final class TsdlTokens {
         w[1] = w[2];
         w[2] = w[2].kind() == Token.Kind.END ? w[2] : lexer.next();
     }
-
 }

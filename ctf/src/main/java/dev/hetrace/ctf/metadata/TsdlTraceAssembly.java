@@ -64,8 +64,12 @@ final class TsdlTraceAssembly {
 
         /** Whether {@code s} is the next of this run. */
         boolean extendsWith(PendingStream s) {
-            return id != null && s.id != null && s.id == id + count && Types.same(packetContext, s.packetContext)
-                && Types.same(eventHeader, s.eventHeader) && Types.same(eventContext, s.eventContext);
+            return id != null
+                    && s.id != null
+                    && s.id == id + count
+                    && Types.same(packetContext, s.packetContext)
+                    && Types.same(eventHeader, s.eventHeader)
+                    && Types.same(eventContext, s.eventContext);
         }
     }
 
@@ -84,8 +88,15 @@ final class TsdlTraceAssembly {
         long firstNumber;
         int nameStep;
 
-        PendingEvent(Token at, Long id, String name, Long streamId, StructType context, StructType payload,
-                     Long logLevel, String emfUri) {
+        PendingEvent(
+                Token at,
+                Long id,
+                String name,
+                Long streamId,
+                StructType context,
+                StructType payload,
+                Long logLevel,
+                String emfUri) {
             this.at = at;
             this.id = id;
             this.name = name;
@@ -99,9 +110,14 @@ final class TsdlTraceAssembly {
 
         /** Adds {@code e} to this run if it is the next of it. */
         boolean extendWith(PendingEvent e) {
-            if (id == null || e.id == null || e.id != id + count || !Objects.equals(streamId, e.streamId)
-                    || !Types.same(context, e.context) || !Types.same(payload, e.payload)
-                    || !Objects.equals(logLevel, e.logLevel) || !Objects.equals(emfUri, e.emfUri)) {
+            if (id == null
+                    || e.id == null
+                    || e.id != id + count
+                    || !Objects.equals(streamId, e.streamId)
+                    || !Types.same(context, e.context)
+                    || !Types.same(payload, e.payload)
+                    || !Objects.equals(logLevel, e.logLevel)
+                    || !Objects.equals(emfUri, e.emfUri)) {
                 return false;
             }
             if (count == 1) {
@@ -117,7 +133,8 @@ final class TsdlTraceAssembly {
                     namePrefix = a.prefix();
                     firstNumber = a.number();
                 }
-            } else if (nameStep == 0 ? !Objects.equals(name, e.name)
+            } else if (nameStep == 0
+                    ? !Objects.equals(name, e.name)
                     : e.name == null || !e.name.equals(namePrefix + (firstNumber + count))) {
                 return false;
             }
@@ -126,8 +143,8 @@ final class TsdlTraceAssembly {
         }
 
         EventClassRun run(long streamId) {
-            return new EventClassRun(id, count, namePrefix, firstNumber, nameStep, streamId, context, payload,
-                logLevel, emfUri);
+            return new EventClassRun(
+                    id, count, namePrefix, firstNumber, nameStep, streamId, context, payload, logLevel, emfUri);
         }
     }
 
@@ -144,10 +161,10 @@ final class TsdlTraceAssembly {
                 case "major" -> major = (int) a.toLong(0, 255);
                 case "minor" -> minor = (int) a.toLong(0, 255);
                 case "uuid" -> uuid = a.uuid();
-                case "byte_order" -> { } // read by the pre-scan
+                case "byte_order" -> {} // read by the pre-scan
                 case "packet.header" -> packetHeader = a.scopeStruct();
-                default -> warnings.accept("line " + a.at().line() + ": unknown trace attribute '" + a.name()
-                    + "' ignored");
+                default ->
+                    warnings.accept("line " + a.at().line() + ": unknown trace attribute '" + a.name() + "' ignored");
             }
         });
         tokens.expect(";", "after the trace block");
@@ -155,8 +172,8 @@ final class TsdlTraceAssembly {
             throw error(at, "trace block needs 'major' and 'minor'");
         }
         if (major != 1 || minor != 8) {
-            throw error(at, "unsupported CTF version " + major + "." + minor
-                + ": only CTF 1.8 and CTF 2 are supported");
+            throw error(
+                    at, "unsupported CTF version " + major + "." + minor + ": only CTF 1.8 and CTF 2 are supported");
         }
     }
 
@@ -171,8 +188,8 @@ final class TsdlTraceAssembly {
                 case "packet.context" -> pc[0] = a.scopeStruct();
                 case "event.header" -> eh[0] = a.scopeStruct();
                 case "event.context" -> ec[0] = a.scopeStruct();
-                default -> warnings.accept("line " + a.at().line() + ": unknown stream attribute '" + a.name()
-                    + "' ignored");
+                default ->
+                    warnings.accept("line " + a.at().line() + ": unknown stream attribute '" + a.name() + "' ignored");
             }
         });
         tokens.expect(";", "after the stream block");
@@ -201,8 +218,8 @@ final class TsdlTraceAssembly {
                 case "fields" -> fields[0] = a.scopeStruct();
                 case "loglevel" -> logLevel[0] = a.toLong(Long.MIN_VALUE, Long.MAX_VALUE);
                 case "model.emf.uri" -> emf[0] = a.nameValue();
-                default -> warnings.accept("line " + a.at().line() + ": unknown event attribute '" + a.name()
-                    + "' ignored");
+                default ->
+                    warnings.accept("line " + a.at().line() + ": unknown event attribute '" + a.name() + "' ignored");
             }
         });
         tokens.expect(";", "after the event block");
@@ -236,8 +253,8 @@ final class TsdlTraceAssembly {
                     offset[0] = v;
                 }
                 case "absolute" -> absolute[0] = a.toBool();
-                default -> warnings.accept("line " + a.at().line() + ": unknown clock attribute '" + a.name()
-                    + "' ignored");
+                default ->
+                    warnings.accept("line " + a.at().line() + ": unknown clock attribute '" + a.name() + "' ignored");
             }
         });
         tokens.expect(";", "after the clock block");
@@ -259,8 +276,17 @@ final class TsdlTraceAssembly {
         if (seconds.bitLength() > 63) {
             throw error(at, "clock '" + name[0] + "' offset is out of range");
         }
-        clocks.put(name[0], new ClockClass(name[0], description[0], uuidText[0], freq[0], precision[0],
-            seconds.longValue(), r.longValue(), absolute[0]));
+        clocks.put(
+                name[0],
+                new ClockClass(
+                        name[0],
+                        description[0],
+                        uuidText[0],
+                        freq[0],
+                        precision[0],
+                        seconds.longValue(),
+                        r.longValue(),
+                        absolute[0]));
     }
 
     void parseEnvBlock() throws MetadataException {
@@ -363,8 +389,11 @@ final class TsdlTraceAssembly {
             } else {
                 EventClassRun r = e.count == 1 ? null : e.run(streamId);
                 for (long k = 0; k < e.count; k++) {
-                    se.classes.put(id + k, r == null ? new EventClass(id, e.name, streamId, e.context, e.payload,
-                        e.logLevel, e.emfUri) : r.get(k));
+                    se.classes.put(
+                            id + k,
+                            r == null
+                                    ? new EventClass(id, e.name, streamId, e.context, e.payload, e.logLevel, e.emfUri)
+                                    : r.get(k));
                 }
             }
         }
@@ -386,23 +415,25 @@ final class TsdlTraceAssembly {
                 Long nextWithEvents = withEvents.ceilingKey(from);
                 long to = nextWithEvents == null || nextWithEvents > last ? last : nextWithEvents - 1;
                 if (to - from + 1 >= MIN_RUN) {
-                    streamRuns.add(new StreamClassRun(from, to - from + 1, ps.packetContext, ps.eventHeader,
-                        ps.eventContext));
+                    streamRuns.add(
+                            new StreamClassRun(from, to - from + 1, ps.packetContext, ps.eventHeader, ps.eventContext));
                 } else {
                     for (long id = from; id <= to; id++) {
-                        streamClasses.put(id, new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
-                            new TreeMap<>()));
+                        streamClasses.put(
+                                id,
+                                new StreamClass(
+                                        id, ps.packetContext, ps.eventHeader, ps.eventContext, new TreeMap<>()));
                     }
                 }
                 if (to < last) {
                     long id = to + 1;
                     StreamEvents se = withEvents.get(id);
                     se.runs.sort(Comparator.comparingLong(EventClassRun::firstId));
-                    StreamClass sc = new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext,
-                        se.classes, se.runs);
+                    StreamClass sc =
+                            new StreamClass(id, ps.packetContext, ps.eventHeader, ps.eventContext, se.classes, se.runs);
                     if (sc.eventHeader() == null && sc.eventCount() > 1) {
                         throw new MetadataException(
-                            "a stream with several event classes needs an event header with an id field");
+                                "a stream with several event classes needs an event header with an id field");
                     }
                     streamClasses.put(id, sc);
                     from = id + 1;

@@ -13,8 +13,7 @@ final class Types {
     private static final int MAX_DEPTH = 4;
     static final int MAX_MEMBERS = 16;
 
-    private Types() {
-    }
+    private Types() {}
 
     /**
      * Whether two values (types, usually) are the same: identical, or small types that are equal
@@ -41,10 +40,15 @@ final class Types {
             case IntegerType i -> i.equals(b);
             case FloatType f -> f.equals(b);
             case StringType s -> s.equals(b);
-            case EnumType e -> b instanceof EnumType o && e.container().equals(o.container())
-                && e.mappings().size() <= MAX_MEMBERS && e.mappings().equals(o.mappings());
-            case StructType s -> b instanceof StructType o && s.minAlignment() == o.minAlignment()
-                && sameMembers(s.members(), o.members(), depth + 1);
+            case EnumType e ->
+                b instanceof EnumType o
+                        && e.container().equals(o.container())
+                        && e.mappings().size() <= MAX_MEMBERS
+                        && e.mappings().equals(o.mappings());
+            case StructType s ->
+                b instanceof StructType o
+                        && s.minAlignment() == o.minAlignment()
+                        && sameMembers(s.members(), o.members(), depth + 1);
             default -> false;
         };
     }

@@ -2,8 +2,8 @@ package dev.hetrace.ctf.text;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.api.Discarded;
+import dev.hetrace.ctf.decode.BitReader;
 import dev.hetrace.ctf.decode.EnumTable;
 import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
@@ -95,8 +95,13 @@ public final class BabeltraceText {
             // the gap from a time before 1970 to one past 2262 exceeds 63 bits
             boolean back = nanos < lastNanos;
             long delta = back ? lastNanos - nanos : nanos - lastNanos;
-            out.put('(').put(back ? '-' : '+').putUnsigned(Long.divideUnsigned(delta, NS_PER_S)).put('.')
-                .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9).put(')').put(' ');
+            out.put('(')
+                    .put(back ? '-' : '+')
+                    .putUnsigned(Long.divideUnsigned(delta, NS_PER_S))
+                    .put('.')
+                    .putPadded(Long.remainderUnsigned(delta, NS_PER_S), 9)
+                    .put(')')
+                    .put(' ');
         } else {
             out.put(UNKNOWN_DELTA);
         }
@@ -116,7 +121,8 @@ public final class BabeltraceText {
         out.put(lastTraceFields);
         byte[] name = ep.nameBytes;
         if (name == null) {
-            name = TerminalText.controls(ep.cls.name() == null ? "<unknown>" : ep.cls.name()).getBytes(StandardCharsets.UTF_8);
+            name = TerminalText.controls(ep.cls.name() == null ? "<unknown>" : ep.cls.name())
+                    .getBytes(StandardCharsets.UTF_8);
             ep.nameBytes = name;
         }
         out.put(name);
@@ -197,8 +203,13 @@ public final class BabeltraceText {
         }
         long local = secAbs + offsetAt(secAbs);
         long secOfDay = Math.floorMod(local, 86_400L);
-        out.putPadded(secOfDay / 3600, 2).put(':').putPadded(secOfDay / 60 % 60, 2).put(':')
-            .putPadded(secOfDay % 60, 2).put('.').putPadded(nsecAbs, 9);
+        out.putPadded(secOfDay / 3600, 2)
+                .put(':')
+                .putPadded(secOfDay / 60 % 60, 2)
+                .put(':')
+                .putPadded(secOfDay % 60, 2)
+                .put('.')
+                .putPadded(nsecAbs, 9);
     }
 
     private int offsetAt(long epochSecond) {
@@ -240,9 +251,13 @@ public final class BabeltraceText {
         line.put(" in trace \"").put(trace.name()).put("\" ");
         UUID uuid = trace.metadata().uuid();
         line.put(uuid == null ? "(no UUID) " : "(UUID: " + uuid + ") ");
-        line.put("within stream \"").put(trace.streamPath(stream)).put("\" (stream class ID: ")
-            .putUnsigned(trace.streamClassId(stream)).put(", stream ID: ").putUnsigned(trace.streamId(stream))
-            .put(").\n");
+        line.put("within stream \"")
+                .put(trace.streamPath(stream))
+                .put("\" (stream class ID: ")
+                .putUnsigned(trace.streamClassId(stream))
+                .put(", stream ID: ")
+                .putUnsigned(trace.streamId(stream))
+                .put(").\n");
         try {
             line.flush();
         } catch (IOException e) {
@@ -271,12 +286,28 @@ public final class BabeltraceText {
             case Node.BIG_INT -> {
                 BigInteger v = BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed);
                 switch (n.base) {
-                    case 16 -> out.put("0x").put(v.signum() < 0 ? v.add(BigInteger.ONE.shiftLeft(n.size))
-                        .toString(16).toUpperCase() : v.toString(16).toUpperCase());
-                    case 8 -> out.put('0').put(v.signum() < 0 ? v.add(BigInteger.ONE.shiftLeft(n.size))
-                        .toString(8) : v.toString(8));
-                    case 2 -> out.put("0b").put(String.format("%" + n.size + "s", (v.signum() < 0
-                        ? v.add(BigInteger.ONE.shiftLeft(n.size)) : v).toString(2)).replace(' ', '0'));
+                    case 16 ->
+                        out.put("0x")
+                                .put(
+                                        v.signum() < 0
+                                                ? v.add(BigInteger.ONE.shiftLeft(n.size))
+                                                        .toString(16)
+                                                        .toUpperCase()
+                                                : v.toString(16).toUpperCase());
+                    case 8 ->
+                        out.put('0')
+                                .put(
+                                        v.signum() < 0
+                                                ? v.add(BigInteger.ONE.shiftLeft(n.size))
+                                                        .toString(8)
+                                                : v.toString(8));
+                    case 2 ->
+                        out.put("0b")
+                                .put(String.format(
+                                                "%" + n.size + "s",
+                                                (v.signum() < 0 ? v.add(BigInteger.ONE.shiftLeft(n.size)) : v)
+                                                        .toString(2))
+                                        .replace(' ', '0'));
                     default -> out.put(v.toString());
                 }
                 return at + 1;
@@ -325,7 +356,12 @@ public final class BabeltraceText {
                 out.put('[');
                 int p = at;
                 for (long k = 0; k < n.length; k++) {
-                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    out.put(k == 0 ? " [" : ", [")
+                            .putUnsigned(k)
+                            .put(']')
+                            .put(' ')
+                            .put('=')
+                            .put(' ');
                     p = field(n.element(), t, p, seg);
                 }
                 out.put(' ').put(']');
@@ -336,7 +372,12 @@ public final class BabeltraceText {
                 out.put('[');
                 int p = at + 1;
                 for (long k = 0; k < count; k++) {
-                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    out.put(k == 0 ? " [" : ", [")
+                            .putUnsigned(k)
+                            .put(']')
+                            .put(' ')
+                            .put('=')
+                            .put(' ');
                     p = field(n.element(), t, p, seg);
                 }
                 out.put(' ').put(']');
@@ -366,10 +407,16 @@ public final class BabeltraceText {
                 }
                 out.put('[');
                 for (long k = 0; k < count; k++) {
-                    out.put(k == 0 ? " [" : ", [").putUnsigned(k).put(']').put(' ').put('=').put(' ');
+                    out.put(k == 0 ? " [" : ", [")
+                            .putUnsigned(k)
+                            .put(']')
+                            .put(' ')
+                            .put('=')
+                            .put(' ');
                     long raw = BitReader.read(seg, start + k * e.size, e.size, e.bigEndian);
                     if (e.kind == Node.FLOAT) {
-                        out.put(CFormat.g(e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
+                        out.put(CFormat.g(
+                                e.size == 32 ? Float.intBitsToFloat((int) raw) : Double.longBitsToDouble(raw)));
                     } else {
                         long v = e.signed ? BitReader.signExtend(raw, e.size) : raw;
                         if (e.enumTable != null) {
@@ -434,8 +481,12 @@ public final class BabeltraceText {
             out.put('{');
             p = members(level, 0, h, t, p, seg, true);
             if (k > 1 || core.visible) {
-                out.put(beforeShown ? ", " : " ").put(ch.runDisplayPrefix).putUnsigned(ch.runFirst + k - 1)
-                    .put(' ').put('=').put(' ');
+                out.put(beforeShown ? ", " : " ")
+                        .put(ch.runDisplayPrefix)
+                        .putUnsigned(ch.runFirst + k - 1)
+                        .put(' ')
+                        .put('=')
+                        .put(' ');
             }
         }
         p = core.visible ? field(core, t, p, seg) : p + Tape.span(core, t, p);
@@ -453,7 +504,11 @@ public final class BabeltraceText {
         int p = at;
         for (long k = 0; k < r.length; k++) {
             out.put(first && k == 0 ? " " : ", ");
-            out.put(r.runDisplayPrefix).putUnsigned(r.runFirst + k).put(' ').put('=').put(' ');
+            out.put(r.runDisplayPrefix)
+                    .putUnsigned(r.runFirst + k)
+                    .put(' ')
+                    .put('=')
+                    .put(' ');
             if (r.kind == Node.PACKED_RUN) {
                 scalar(e, BitReader.read(seg, start + k * e.size, e.size, e.bigEndian));
             } else {

@@ -6,8 +6,7 @@ import java.math.RoundingMode;
 
 /** C printf conversions that Java's formatter does differently. */
 public final class CFormat {
-    private CFormat() {
-    }
+    private CFormat() {}
 
     /** {@code printf("%g", v)} as glibc prints it. */
     public static String g(double v) {
@@ -27,11 +26,12 @@ public final class CFormat {
         String s;
         if (exponent < -4 || exponent >= precision) {
             BigDecimal mantissa = rounded.movePointLeft(exponent);
-            s = stripZeros(mantissa.setScale(precision - 1, RoundingMode.HALF_EVEN).toPlainString());
+            s = stripZeros(
+                    mantissa.setScale(precision - 1, RoundingMode.HALF_EVEN).toPlainString());
             s = s + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "") + Math.abs(exponent);
         } else {
             s = stripZeros(rounded.setScale(Math.max(0, precision - 1 - exponent), RoundingMode.HALF_EVEN)
-                .toPlainString());
+                    .toPlainString());
         }
         return s;
     }

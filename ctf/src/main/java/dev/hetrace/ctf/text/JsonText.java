@@ -178,7 +178,8 @@ public final class JsonText {
                 return at + 1;
             }
             case Node.BIG_INT -> {
-                out.put(BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed).toString());
+                out.put(BitReader.readBig(seg, t[at], n.size, n.bigEndian, n.signed)
+                        .toString());
                 return at + 1;
             }
             case Node.FLOAT -> {
@@ -287,7 +288,11 @@ public final class JsonText {
             if (h > 0) {
                 out.put(',');
             }
-            out.put('"').put(ch.runDisplayPrefix).putUnsigned(ch.runFirst + k - 1).put('"').put(':');
+            out.put('"')
+                    .put(ch.runDisplayPrefix)
+                    .putUnsigned(ch.runFirst + k - 1)
+                    .put('"')
+                    .put(':');
         }
         p = field(level.children[h], t, p, seg);
         for (long k = 1; k <= ch.length; k++) {
@@ -311,7 +316,11 @@ public final class JsonText {
                     if (k > 0) {
                         out.put(',');
                     }
-                    out.put('"').put(c.runDisplayPrefix).putUnsigned(c.runFirst + k).put('"').put(':');
+                    out.put('"')
+                            .put(c.runDisplayPrefix)
+                            .putUnsigned(c.runFirst + k)
+                            .put('"')
+                            .put(':');
                     if (c.kind == Node.PACKED_RUN) {
                         packed(e, t[p] + k * e.size, seg);
                     } else {

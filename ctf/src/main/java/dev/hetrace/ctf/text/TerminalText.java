@@ -53,8 +53,11 @@ public final class TerminalText {
                 continue;
             }
             if (output) { // valid in a JSON string too
-                b.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xF]).append(HEX[(c >> 4) & 0xF])
-                    .append(HEX[c & 0xF]);
+                b.append("\\u")
+                        .append(HEX[c >> 12])
+                        .append(HEX[(c >> 8) & 0xF])
+                        .append(HEX[(c >> 4) & 0xF])
+                        .append(HEX[c & 0xF]);
                 continue;
             }
             switch (c) {

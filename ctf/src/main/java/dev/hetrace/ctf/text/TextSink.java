@@ -28,7 +28,8 @@ public final class TextSink {
         if (len + more > buf.length) {
             if (out == null) {
                 // A memory buffer (no output behind it): it grows.
-                buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(2L * buf.length, (long) len + more)));
+                buf = Arrays.copyOf(buf, (int)
+                        Math.min(Integer.MAX_VALUE - 16, Math.max(2L * buf.length, (long) len + more)));
                 return;
             }
             if (len > 0) {

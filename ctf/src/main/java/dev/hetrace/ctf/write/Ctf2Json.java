@@ -18,8 +18,7 @@ final class Ctf2Json {
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
-    private Ctf2Json() {
-    }
+    private Ctf2Json() {}
 
     static void mappings(ObjectNode fc, List<EnumMapping> mappings, boolean signed) {
         if (mappings.isEmpty()) {
@@ -67,7 +66,8 @@ final class Ctf2Json {
     }
 
     static ArrayNode uuid(UUID u) {
-        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+        ByteBuffer b =
+                ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
         ArrayNode a = NODES.arrayNode();
         for (byte x : b.array()) {
             a.add(x & 0xFF);

@@ -30,12 +30,12 @@ import dev.hetrace.ctf.metadata.FieldType.FloatType;
 import dev.hetrace.ctf.metadata.FieldType.IntegerType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
 import dev.hetrace.ctf.metadata.FieldType.VarIntType;
-import dev.hetrace.ctf.metadata.LttngLogLevel;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
+import dev.hetrace.ctf.metadata.LttngLogLevel;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.metadata.MetadataReader;
 import dev.hetrace.ctf.metadata.Role;
 import dev.hetrace.ctf.metadata.TraceClass;
-import dev.hetrace.ctf.metadata.MetadataReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,6 +64,7 @@ import java.util.Set;
 public final class Ctf2Writer {
     /** The record separator that starts every fragment (RFC 7464). */
     private static final char RS = 0x1E;
+
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private static final int PACKET_HEADER = 0;
@@ -84,10 +85,12 @@ public final class Ctf2Writer {
     private final StringBuilder out = new StringBuilder();
     /** Locations of the fields other fields refer to, by register. */
     private final Map<Integer, Location> targets = new HashMap<>();
+
     private final Map<Integer, Node> targetNodes = new HashMap<>();
     private int origin;
     /** Structs being written, innermost first. */
     private final Deque<Node> structs = new ArrayDeque<>();
+
     private final List<String> names = new ArrayList<>();
     private String where = "";
 
@@ -107,8 +110,8 @@ public final class Ctf2Writer {
      * checked by reading it back.
      */
     public static String rewrite(byte[] metadata) throws MetadataException, Unsupported {
-        String json = write(MetadataReader.parse(metadata, w -> { }));
-        TracePlan.compile(MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), w -> { }));
+        String json = write(MetadataReader.parse(metadata, w -> {}));
+        TracePlan.compile(MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), w -> {}));
         return json;
     }
 
@@ -159,7 +162,7 @@ public final class Ctf2Writer {
         for (StreamPlan sp : plan.distinctStreams()) {
             if (!plan.trace.streamRuns().isEmpty() && plan.streams.get(sp.cls.id()) != sp) {
                 throw new Unsupported("runs of similar stream classes (" + plan.trace.streamCount()
-                    + " stream classes) are not written as CTF 2");
+                        + " stream classes) are not written as CTF 2");
             }
             stream(sp);
         }
@@ -289,7 +292,7 @@ public final class Ctf2Writer {
                 FloatType ft = (FloatType) n.type;
                 if (!(ft.expDig() == 8 && ft.mantDig() == 24) && !(ft.expDig() == 11 && ft.mantDig() == 53)) {
                     throw unsupported("a floating point number of " + ft.expDig() + " exponent and " + ft.mantDig()
-                        + " mantissa bits (CTF 2 has binary16, 32, 64 and 128 only)");
+                            + " mantissa bits (CTF 2 has binary16, 32, 64 and 128 only)");
                 }
                 fc.put("type", "fixed-length-floating-point-number");
                 fc.put("length", ft.size());
@@ -404,7 +407,7 @@ public final class Ctf2Writer {
     private void member(ArrayNode members, Set<String> seen, String name, Node c) throws Unsupported {
         if (!seen.add(name)) {
             throw unsupported("two members of one structure shown as \"" + name + "\" (CTF 2 names members as"
-                + " they are shown)");
+                    + " they are shown)");
         }
         names.add(name);
         try {
@@ -501,10 +504,13 @@ public final class Ctf2Writer {
             for (int j = 0; j < i; j++) {
                 for (EnumMapping a : ranges.get(i)) {
                     for (EnumMapping b : ranges.get(j)) {
-                        if (a.contains(b.low(), signed) || a.contains(b.high(), signed) || b.contains(a.low(), signed)) {
+                        if (a.contains(b.low(), signed)
+                                || a.contains(b.high(), signed)
+                                || b.contains(a.low(), signed)) {
                             throw unsupported("a variant tagged by '" + vt.tag() + "' whose values " + a.low()
-                                + " to " + a.high() + " names two options (\"" + all.get(j).name() + "\" and \""
-                                + all.get(i).name() + "\")");
+                                    + " to " + a.high() + " names two options (\""
+                                    + all.get(j).name() + "\" and \""
+                                    + all.get(i).name() + "\")");
                         }
                     }
                 }
@@ -554,7 +560,7 @@ public final class Ctf2Writer {
             boolean packetTime = n.role == Node.ROLE_TIMESTAMP_BEGIN || n.role == Node.ROLE_TIMESTAMP_END;
             if (!packetTime && origin != EVENT_HEADER) {
                 throw unsupported("a field mapped to a clock that is neither an event header timestamp nor a packet's"
-                    + " begin or end time (the only clock timestamps of CTF 2)");
+                        + " begin or end time (the only clock timestamps of CTF 2)");
             }
             if (!packetTime) {
                 roles.add(Role.DEFAULT_CLOCK_TIMESTAMP);
@@ -572,7 +578,9 @@ public final class Ctf2Writer {
 
     private void emit(ObjectNode fragment) {
         try {
-            out.append(RS).append(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(fragment)).append('\n');
+            out.append(RS)
+                    .append(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(fragment))
+                    .append('\n');
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -63,8 +63,10 @@ public final class CtfWriter implements AutoCloseable {
         try {
             return create(dir, version == CtfVersion.V2 ? Ctf2Writer.write(trace) : TsdlWriter.write(trace));
         } catch (MetadataException | Ctf2Writer.Unsupported e) {
-            throw new IllegalArgumentException("the trace class cannot be written as valid CTF " + version.label()
-                + " metadata: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "the trace class cannot be written as valid CTF " + version.label() + " metadata: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -74,7 +76,7 @@ public final class CtfWriter implements AutoCloseable {
      */
     public static CtfWriter create(Path dir, String metadata) throws IOException, MetadataException {
         byte[] text = metadata.getBytes(StandardCharsets.UTF_8);
-        TraceClass parsed = MetadataReader.parse(text, w -> { });
+        TraceClass parsed = MetadataReader.parse(text, w -> {});
         TracePlan plan = TracePlan.compile(parsed);
         Files.createDirectories(dir);
         Files.write(dir.resolve("metadata"), text);

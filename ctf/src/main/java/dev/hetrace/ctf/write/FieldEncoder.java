@@ -30,6 +30,7 @@ final class FieldEncoder {
     private final byte[] uuidBytes;
     /** The stream file, for error messages. */
     private final Path file;
+
     final long[] regs;
     /** Values that packet scopes get by role (see {@link Node}), set before each encoding. */
     final long[] roleValues = new long[16];
@@ -48,6 +49,7 @@ final class FieldEncoder {
 
     /** Names of the fields being encoded, for error messages. */
     private String[] path = new String[64];
+
     int depth;
     String scopeName = "";
 
@@ -79,7 +81,7 @@ final class FieldEncoder {
                 }
                 if (tag == null) {
                     throw new IllegalArgumentException("event header variant '" + n.names[i] + "' has its tag outside"
-                        + " its struct; this writer cannot choose its option");
+                            + " its struct; this writer cannot choose its option");
                 }
                 headerTags.put(tag, tagValueFor(c, tag));
             } else if (c.kind == Node.STRUCT) {
@@ -112,7 +114,7 @@ final class FieldEncoder {
             }
         }
         throw new IllegalArgumentException("the event header cannot represent event id " + headerId + " at time "
-            + Long.toUnsignedString(headerTimestamp) + " (no option of its variant can)");
+                + Long.toUnsignedString(headerTimestamp) + " (no option of its variant can)");
     }
 
     private boolean fits(Node n) {
@@ -166,9 +168,11 @@ final class FieldEncoder {
             }
             case Node.FLOAT -> {
                 out.align(fileBits, n.align);
-                double d = value == null && scopeMode != SCOPE_USER ? 0 : number(value, "a floating point number")
-                    .doubleValue();
-                long bits = n.size == 32 ? Float.floatToRawIntBits((float) d) & 0xFFFFFFFFL : Double.doubleToRawLongBits(d);
+                double d = value == null && scopeMode != SCOPE_USER
+                        ? 0
+                        : number(value, "a floating point number").doubleValue();
+                long bits =
+                        n.size == 32 ? Float.floatToRawIntBits((float) d) & 0xFFFFFFFFL : Double.doubleToRawLongBits(d);
                 out.write(bits, n.size, n.bigEndian);
             }
             case Node.STRING -> {
@@ -312,8 +316,8 @@ final class FieldEncoder {
             byte[] b = s.getBytes(charset(n.charset));
             boolean sequence = n.kind == Node.SEQUENCE || n.kind == Node.PACKED_SEQUENCE;
             if (sequence ? b.length != count : b.length > count) {
-                throw fail("text of " + b.length + " bytes for " + (sequence ? "a sequence whose length field says "
-                    : "an array of ") + count);
+                throw fail("text of " + b.length + " bytes for "
+                        + (sequence ? "a sequence whose length field says " : "an array of ") + count);
             }
             for (long k = 0; k < count; k++) {
                 encodeInt(n.element(), k < b.length ? (long) (b[(int) k] & 0xFF) : 0L);
@@ -328,11 +332,16 @@ final class FieldEncoder {
             case byte[] a -> a.length;
             case double[] a -> a.length;
             case null -> throw fail("missing value");
-            default -> throw fail("expected a list for an array or sequence, found " + value.getClass().getSimpleName());
+            default ->
+                throw fail("expected a list for an array or sequence, found "
+                        + value.getClass().getSimpleName());
         };
         if (size != count) {
-            throw fail("list of " + size + " elements where the " + (n.kind == Node.ARRAY || n.kind == Node.PACKED_ARRAY
-                ? "array has " : "sequence's length field says ") + count);
+            throw fail("list of " + size + " elements where the "
+                    + (n.kind == Node.ARRAY || n.kind == Node.PACKED_ARRAY
+                            ? "array has "
+                            : "sequence's length field says ")
+                    + count);
         }
         for (int k = 0; k < size; k++) {
             Object e = switch (value) {
@@ -380,20 +389,26 @@ final class FieldEncoder {
             }
             case List<?> l -> {
                 if (l.size() != struct.children.length) {
-                    throw fail("list of " + l.size() + " values for a struct of " + struct.children.length + " members");
+                    throw fail(
+                            "list of " + l.size() + " values for a struct of " + struct.children.length + " members");
                 }
                 yield l.get(i);
             }
             case Object[] a -> {
                 if (a.length != struct.children.length) {
-                    throw fail("array of " + a.length + " values for a struct of " + struct.children.length + " members");
+                    throw fail(
+                            "array of " + a.length + " values for a struct of " + struct.children.length + " members");
                 }
                 yield a[i];
             }
-            default -> throw fail("expected a Map, List or Object[] for a struct, found " + value.getClass().getSimpleName());
+            default ->
+                throw fail("expected a Map, List or Object[] for a struct, found "
+                        + value.getClass().getSimpleName());
         };
         // An optional whose selector does not enable it has no value.
-        if (v == null && scopeMode == SCOPE_USER && struct.children[i].role == Node.ROLE_NONE
+        if (v == null
+                && scopeMode == SCOPE_USER
+                && struct.children[i].role == Node.ROLE_NONE
                 && struct.children[i].kind != Node.OPTIONAL) {
             throw fail("missing value");
         }
@@ -403,7 +418,10 @@ final class FieldEncoder {
     private void encodeInt(Node n, Object value) {
         out.align(fileBits, n.align);
         long v;
-        if (scopeMode == SCOPE_PACKET && n.role != Node.ROLE_NONE && n.role != Node.ROLE_UUID && value == null
+        if (scopeMode == SCOPE_PACKET
+                && n.role != Node.ROLE_NONE
+                && n.role != Node.ROLE_UUID
+                && value == null
                 && roleValues[n.role] != Long.MIN_VALUE) {
             v = roleValues[n.role];
             if (n.clock >= 0) {
@@ -430,11 +448,12 @@ final class FieldEncoder {
             v = integer(n, value);
         }
         if (n.size < 64) {
-            boolean ok = n.signed ? v >= -(1L << (n.size - 1)) && v < (1L << (n.size - 1))
-                : (v >>> n.size) == 0 || (n.clock >= 0 && scopeMode != SCOPE_USER);
+            boolean ok = n.signed
+                    ? v >= -(1L << (n.size - 1)) && v < (1L << (n.size - 1))
+                    : (v >>> n.size) == 0 || (n.clock >= 0 && scopeMode != SCOPE_USER);
             if (!ok) {
                 throw fail("value " + (n.signed ? Long.toString(v) : Long.toUnsignedString(v)) + " does not fit in a "
-                    + n.size + "-bit " + (n.signed ? "signed" : "unsigned") + " integer");
+                        + n.size + "-bit " + (n.signed ? "signed" : "unsigned") + " integer");
             }
         }
         out.write(v, n.size, n.bigEndian);
@@ -485,7 +504,7 @@ final class FieldEncoder {
     private void checkClockFits(Node n, long value) {
         if (n.size < 64 && Long.compareUnsigned(value - clock, 1L << n.size) >= 0) {
             throw fail("time " + Long.toUnsignedString(value) + " is too far from the previous one ("
-                + Long.toUnsignedString(clock) + ") for a " + n.size + "-bit clock field");
+                    + Long.toUnsignedString(clock) + ") for a " + n.size + "-bit clock field");
         }
     }
 
@@ -530,14 +549,16 @@ final class FieldEncoder {
 
     private void encodeBigInt(Node n, Object value) {
         out.align(fileBits, n.align);
-        BigInteger v = value == null && scopeMode != SCOPE_USER ? BigInteger.ZERO
-            : value instanceof BigInteger b ? b : BigInteger.valueOf(integer(n, value));
+        BigInteger v = value == null && scopeMode != SCOPE_USER
+                ? BigInteger.ZERO
+                : value instanceof BigInteger b ? b : BigInteger.valueOf(integer(n, value));
         BigInteger limit = BigInteger.ONE.shiftLeft(n.signed ? n.size - 1 : n.size);
-        boolean ok = n.signed ? v.compareTo(limit.negate()) >= 0 && v.compareTo(limit) < 0
-            : v.signum() >= 0 && v.compareTo(limit) < 0;
+        boolean ok = n.signed
+                ? v.compareTo(limit.negate()) >= 0 && v.compareTo(limit) < 0
+                : v.signum() >= 0 && v.compareTo(limit) < 0;
         if (!ok) {
             throw fail("value " + v + " does not fit in a " + n.size + "-bit " + (n.signed ? "signed" : "unsigned")
-                + " integer");
+                    + " integer");
         }
         BigInteger bits = v.and(BigInteger.ONE.shiftLeft(n.size).subtract(BigInteger.ONE));
         int done = 0;
@@ -556,18 +577,21 @@ final class FieldEncoder {
         if (value instanceof Character c) {
             return (int) c;
         }
-        throw fail("expected " + what + ", found " + (value == null ? "nothing" : value.getClass().getSimpleName()));
+        throw fail("expected " + what + ", found "
+                + (value == null ? "nothing" : value.getClass().getSimpleName()));
     }
 
     private String string(Object value) {
         if (value instanceof String s) {
             return s;
         }
-        throw fail("expected a string, found " + (value == null ? "nothing" : value.getClass().getSimpleName()));
+        throw fail("expected a string, found "
+                + (value == null ? "nothing" : value.getClass().getSimpleName()));
     }
 
     private IllegalArgumentException fail(String message) {
-        StringBuilder b = new StringBuilder(file.getFileName().toString()).append(": ").append(scopeName);
+        StringBuilder b =
+                new StringBuilder(file.getFileName().toString()).append(": ").append(scopeName);
         for (int i = 0; i < depth; i++) {
             String p = path[i];
             if (p.startsWith("[")) {

@@ -26,6 +26,7 @@ public final class OutputFile implements AutoCloseable {
     private final Path target;
     /** The hidden file written first, or null when the target is written directly. */
     private final Path tmp;
+
     private boolean committed;
 
     private OutputFile(Path target, Path tmp) {
@@ -50,8 +51,8 @@ public final class OutputFile implements AutoCloseable {
         }
         Path dir = target.getParent();
         Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
-            + Long.toHexString(System.nanoTime()) + ".tmp");
+        Path tmp = dir.resolve("." + target.getFileName() + "."
+                + ProcessHandle.current().pid() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
         return new OutputFile(target, tmp);
     }
 
@@ -62,8 +63,9 @@ public final class OutputFile implements AutoCloseable {
 
     /** A stream to write the output through; it is not buffered. */
     public OutputStream newOutputStream() throws IOException {
-        return tmp == null ? Files.newOutputStream(target, StandardOpenOption.WRITE)
-            : Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        return tmp == null
+                ? Files.newOutputStream(target, StandardOpenOption.WRITE)
+                : Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     /** Puts what was written in place of the output. */

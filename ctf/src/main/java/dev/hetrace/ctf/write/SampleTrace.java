@@ -72,8 +72,7 @@ public final class SampleTrace {
     private static final String[] COMMS = {"sobel", "idle", "msgq_rx", "dsp_task", "kworker", "app"};
     private static final String[] FUNCS = {"main", "process_tile", "convolve", "queue_put", "isr"};
 
-    private SampleTrace() {
-    }
+    private SampleTrace() {}
 
     /**
      * Writes {@code events} events spread over {@code streams} streams (one per CPU, written in
@@ -87,7 +86,8 @@ public final class SampleTrace {
             for (int s = 0; s < streams; s++) {
                 writers.add(trace.stream(0).packetSize(packetBytes).packetContext("cpu_id", s));
             }
-            ExecutorService pool = Executors.newFixedThreadPool(Math.min(streams, Runtime.getRuntime().availableProcessors()));
+            ExecutorService pool = Executors.newFixedThreadPool(
+                    Math.min(streams, Runtime.getRuntime().availableProcessors()));
             try {
                 List<Future<Long>> done = new ArrayList<>();
                 for (int s = 0; s < streams; s++) {

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -41,6 +40,7 @@ public final class StreamWriter implements AutoCloseable {
     private final FieldEncoder enc;
     /** Whether the packet context says where a packet ends; if not, the whole file is one packet. */
     private final boolean packeted;
+
     private final boolean hasPacketSize;
 
     private long packetCapacityBits;
@@ -56,9 +56,11 @@ public final class StreamWriter implements AutoCloseable {
     private boolean anyEvent;
     /** The clock (as a reader reconstructs it) when the current packet opened. */
     private long clockAtOpen;
+
     private boolean closed;
 
-    StreamWriter(TracePlan plan, StreamPlan stream, long instanceId, Path file, int packetAlignBits) throws IOException {
+    StreamWriter(TracePlan plan, StreamPlan stream, long instanceId, Path file, int packetAlignBits)
+            throws IOException {
         this.plan = plan;
         this.stream = stream;
         this.instanceId = instanceId;
@@ -74,8 +76,8 @@ public final class StreamWriter implements AutoCloseable {
         this.enc = new FieldEncoder(out, plan.registerCount, uuidBytes, file);
         this.hasPacketSize = hasRole(stream.packetContext, Node.ROLE_PACKET_SIZE);
         this.packeted = hasPacketSize || hasRole(stream.packetContext, Node.ROLE_CONTENT_SIZE);
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING);
+        this.channel = FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     /** Packet size in bytes for the packets opened from now on (rounded up to the trace's largest alignment). */
@@ -132,16 +134,17 @@ public final class StreamWriter implements AutoCloseable {
         }
         EventPlan ep = stream.event(eventClassId);
         if (ep == null) {
-            throw new IllegalArgumentException("event class " + eventClassId + " is not declared in stream class "
-                + stream.cls.id());
+            throw new IllegalArgumentException(
+                    "event class " + eventClassId + " is not declared in stream class " + stream.cls.id());
         }
         if (stream.eventHeader == null && stream.events.size() > 1) {
             throw new IllegalArgumentException("stream class " + stream.cls.id() + " has several event classes but no"
-                + " event header to tell them apart");
+                    + " event header to tell them apart");
         }
         if (anyEvent && Long.compareUnsigned(timestamp, lastTimestamp) < 0) {
-            throw new IllegalArgumentException("event '" + ep.cls.name() + "': timestamp " + Long.toUnsignedString(timestamp)
-                + " is before the previous event's (" + Long.toUnsignedString(lastTimestamp) + ")");
+            throw new IllegalArgumentException(
+                    "event '" + ep.cls.name() + "': timestamp " + Long.toUnsignedString(timestamp)
+                            + " is before the previous event's (" + Long.toUnsignedString(lastTimestamp) + ")");
         }
         if (!packetOpen) {
             openPacket(timestamp);
@@ -189,8 +192,8 @@ public final class StreamWriter implements AutoCloseable {
         scope("event context", ep.context, context, ep);
         scope("payload", ep.payload, payload, ep);
         if (out.pos == start) {
-            throw new IllegalArgumentException("event '" + ep.cls.name() + "' would have a length of 0 bits, which CTF"
-                + " forbids");
+            throw new IllegalArgumentException(
+                    "event '" + ep.cls.name() + "' would have a length of 0 bits, which CTF" + " forbids");
         }
     }
 
@@ -198,7 +201,7 @@ public final class StreamWriter implements AutoCloseable {
         if (root == null) {
             if (value != null) {
                 throw new IllegalArgumentException("event '" + ep.cls.name() + "': a " + name + " value was given but"
-                    + " the metadata declares no " + name);
+                        + " the metadata declares no " + name);
             }
             return;
         }
@@ -248,8 +251,8 @@ public final class StreamWriter implements AutoCloseable {
     private void closePacket() throws IOException {
         long content = out.pos;
         // Without packet_size, readers take the content rounded up to a byte as the packet.
-        long packetBits = hasPacketSize ? roundUp(Math.max(content, packetCapacityBits), packetAlignBits)
-            : roundUp(content, 8);
+        long packetBits =
+                hasPacketSize ? roundUp(Math.max(content, packetCapacityBits), packetAlignBits) : roundUp(content, 8);
         long end = out.pos;
         long clockAfter = enc.clock;
         long[] regsAfter = enc.regs.clone();
@@ -258,8 +261,8 @@ public final class StreamWriter implements AutoCloseable {
         Arrays.fill(enc.regs, 0);
         encodePacketScopes(tsBegin, anyEvent ? Math.max(lastTimestamp, tsBegin) : tsBegin, packetBits, content);
         if (out.pos != contextEndBits) {
-            throw new IllegalStateException("the packet context's size depends on its values; this writer cannot"
-                + " complete it");
+            throw new IllegalStateException(
+                    "the packet context's size depends on its values; this writer cannot" + " complete it");
         }
         out.pos = end;
         enc.clock = clockAfter;

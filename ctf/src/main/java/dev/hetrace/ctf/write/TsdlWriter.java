@@ -13,10 +13,10 @@ import dev.hetrace.ctf.metadata.FieldType.Member;
 import dev.hetrace.ctf.metadata.FieldType.SequenceType;
 import dev.hetrace.ctf.metadata.FieldType.StringType;
 import dev.hetrace.ctf.metadata.FieldType.StructType;
-import dev.hetrace.ctf.metadata.StructChain;
 import dev.hetrace.ctf.metadata.FieldType.VarIntType;
 import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
+import dev.hetrace.ctf.metadata.StructChain;
 import dev.hetrace.ctf.metadata.TraceClass;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +33,7 @@ public final class TsdlWriter {
     private int indent;
     private boolean implicitStreamId;
 
-    private TsdlWriter() {
-    }
+    private TsdlWriter() {}
 
     /** The metadata text of {@code trace}, starting with the CTF 1.8 signature comment. */
     public static String write(TraceClass trace) {
@@ -73,8 +72,9 @@ public final class TsdlWriter {
         }
         // A lone stream class 0 without stream_id in the packet header is written without ids:
         // babeltrace2 rejects a stream id that packets cannot carry.
-        implicitStreamId = t.streams().size() == 1 && t.streams().firstKey() == 0
-            && (t.packetHeader() == null || t.packetHeader().member("stream_id") == null);
+        implicitStreamId = t.streams().size() == 1
+                && t.streams().firstKey() == 0
+                && (t.packetHeader() == null || t.packetHeader().member("stream_id") == null);
         for (StreamClass s : t.streams().values()) {
             out.append('\n');
             line("stream {");
@@ -162,19 +162,32 @@ public final class TsdlWriter {
                 out.append(" {");
                 boolean first = true;
                 for (EnumMapping m : et.mappings()) {
-                    out.append(first ? " " : ", ").append(quote(m.label())).append(" = ")
-                        .append(number(m.low(), et.container().signed()));
+                    out.append(first ? " " : ", ")
+                            .append(quote(m.label()))
+                            .append(" = ")
+                            .append(number(m.low(), et.container().signed()));
                     if (m.low() != m.high()) {
-                        out.append(" ... ").append(number(m.high(), et.container().signed()));
+                        out.append(" ... ")
+                                .append(number(m.high(), et.container().signed()));
                     }
                     first = false;
                 }
                 out.append(" }");
             }
-            case FloatType ft -> out.append("floating_point { exp_dig = ").append(ft.expDig()).append("; mant_dig = ")
-                .append(ft.mantDig()).append("; byte_order = ").append(order(ft.byteOrder())).append("; align = ")
-                .append(ft.alignment()).append("; }");
-            case StringType st -> out.append("string { encoding = ").append(encoding(st.encoding())).append("; }");
+            case FloatType ft ->
+                out.append("floating_point { exp_dig = ")
+                        .append(ft.expDig())
+                        .append("; mant_dig = ")
+                        .append(ft.mantDig())
+                        .append("; byte_order = ")
+                        .append(order(ft.byteOrder()))
+                        .append("; align = ")
+                        .append(ft.alignment())
+                        .append("; }");
+            case StringType st ->
+                out.append("string { encoding = ")
+                        .append(encoding(st.encoding()))
+                        .append("; }");
             case StructType st -> struct(st);
             case VariantType vt -> {
                 if (vt.tag() == null) {
@@ -261,9 +274,11 @@ public final class TsdlWriter {
                 t = sq.element();
             } else if (t instanceof FieldType.BlobType bt) {
                 // CTF 1.8 has no BLOBs: an array or sequence of bytes shown in hexadecimal says the same bytes.
-                dims.add(bt.lengthField() == null ? Long.toString(bt.length()) : bt.lengthField().toString());
-                t = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE,
-                    null);
+                dims.add(
+                        bt.lengthField() == null
+                                ? Long.toString(bt.length())
+                                : bt.lengthField().toString());
+                t = new IntegerType(8, 8, false, ByteOrder.LITTLE_ENDIAN, 16, FieldType.Encoding.NONE, null);
             } else {
                 break;
             }
@@ -278,26 +293,60 @@ public final class TsdlWriter {
     }
 
     private void integer(IntegerType it) {
-        out.append("integer { size = ").append(it.size()).append("; align = ").append(it.alignment())
-            .append("; signed = ").append(it.signed() ? "true" : "false").append("; byte_order = ")
-            .append(order(it.byteOrder())).append("; base = ").append(it.base()).append("; encoding = ")
-            .append(encoding(it.encoding())).append(';');
+        out.append("integer { size = ")
+                .append(it.size())
+                .append("; align = ")
+                .append(it.alignment())
+                .append("; signed = ")
+                .append(it.signed() ? "true" : "false")
+                .append("; byte_order = ")
+                .append(order(it.byteOrder()))
+                .append("; base = ")
+                .append(it.base())
+                .append("; encoding = ")
+                .append(encoding(it.encoding()))
+                .append(';');
         if (it.mappedClock() != null) {
             out.append(" map = clock.").append(it.mappedClock()).append(".value;");
         }
         out.append(" }");
     }
 
-    private static final Set<String> KEYWORDS = Set.of("align", "callsite", "clock", "enum",
-        "env", "event", "floating_point", "integer", "stream", "string", "struct", "trace", "typealias", "typedef",
-        "variant", "const", "char", "double", "float", "int", "long", "short", "signed", "unsigned", "void", "_Bool",
-        "_Complex", "_Imaginary");
+    private static final Set<String> KEYWORDS = Set.of(
+            "align",
+            "callsite",
+            "clock",
+            "enum",
+            "env",
+            "event",
+            "floating_point",
+            "integer",
+            "stream",
+            "string",
+            "struct",
+            "trace",
+            "typealias",
+            "typedef",
+            "variant",
+            "const",
+            "char",
+            "double",
+            "float",
+            "int",
+            "long",
+            "short",
+            "signed",
+            "unsigned",
+            "void",
+            "_Bool",
+            "_Complex",
+            "_Imaginary");
 
     /** Field names are written as TSDL identifiers; anything else would change the metadata's meaning. */
     static String identifier(String name) {
         if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || KEYWORDS.contains(name)) {
             throw new IllegalArgumentException("'" + name + "' cannot be a field name in TSDL (an identifier that"
-                + " is not a keyword; prefix it with '_', which readers remove when they show it)");
+                    + " is not a keyword; prefix it with '_', which readers remove when they show it)");
         }
         return name;
     }
@@ -315,8 +364,8 @@ public final class TsdlWriter {
             case NONE -> "none";
             case UTF8 -> "UTF8";
             case ASCII -> "ASCII";
-            case UTF16BE, UTF16LE, UTF32BE, UTF32LE -> throw new IllegalArgumentException("CTF 1.8 has no " + e
-                + " strings");
+            case UTF16BE, UTF16LE, UTF32BE, UTF32LE ->
+                throw new IllegalArgumentException("CTF 1.8 has no " + e + " strings");
         };
     }
 
@@ -334,8 +383,10 @@ public final class TsdlWriter {
                 default -> {
                     if (c < 0x20) {
                         // three octal digits: a hex escape would take a hex digit after it as its own
-                        b.append('\\').append((char) ('0' + (c >> 6))).append((char) ('0' + ((c >> 3) & 7)))
-                            .append((char) ('0' + (c & 7)));
+                        b.append('\\')
+                                .append((char) ('0' + (c >> 6)))
+                                .append((char) ('0' + ((c >> 3) & 7)))
+                                .append((char) ('0' + (c & 7)));
                     } else {
                         b.append(c);
                     }

@@ -85,7 +85,8 @@ class ClockRangeTest {
         for (int n = 0; n < cycles.length; n++) {
             cycles[n] = 1_000 + 7L * n; // 1 MHz: 7 us apart
         }
-        Path trace = write(tmp.resolve("offset"), "clock { name = old; freq = 1000000; offset_s = 10000000000; };", cycles);
+        Path trace =
+                write(tmp.resolve("offset"), "clock { name = old; freq = 1000000; offset_s = 10000000000; };", cycles);
 
         Read read = read(trace);
 
@@ -94,8 +95,13 @@ class ClockRangeTest {
             assertThat(read.times().get(n)).as("event %d", n).isEqualTo(cycles[n] * 1_000);
         }
         assertThat(read.warnings()).hasSize(1);
-        assertThat(read.warnings().getFirst()).contains(trace.toString(), "clock \"old\"", "10000000000 s",
-            "does not fit in 64-bit nanoseconds", "from the clock's own origin");
+        assertThat(read.warnings().getFirst())
+                .contains(
+                        trace.toString(),
+                        "clock \"old\"",
+                        "10000000000 s",
+                        "does not fit in 64-bit nanoseconds",
+                        "from the clock's own origin");
 
         // Seeking uses the same times.
         try (CtfReader reader = CtfReader.open(trace)) {
@@ -113,7 +119,8 @@ class ClockRangeTest {
         for (int n = 0; n < cycles.length; n++) {
             cycles[n] = last - 1_000L * 100 + 1_000L * n; // events 0..100 fit, the others are past
         }
-        Path trace = write(tmp.resolve("value"), "clock { name = old; freq = 1000000000; offset_s = 1700000000; };", cycles);
+        Path trace =
+                write(tmp.resolve("value"), "clock { name = old; freq = 1000000000; offset_s = 1700000000; };", cycles);
 
         Read read = read(trace);
 
@@ -123,13 +130,18 @@ class ClockRangeTest {
         }
         assertThat(read.times().subList(101, cycles.length)).containsOnly(Long.MAX_VALUE);
         assertThat(read.warnings()).hasSize(1);
-        assertThat(read.warnings().getFirst()).contains(trace.toString(), "clock \"old\"",
-            "(at 1000000000 Hz) is past 64-bit nanoseconds", "2262-04-11 23:47:16.854775807 UTC");
+        assertThat(read.warnings().getFirst())
+                .contains(
+                        trace.toString(),
+                        "clock \"old\"",
+                        "(at 1000000000 Hz) is past 64-bit nanoseconds",
+                        "2262-04-11 23:47:16.854775807 UTC");
     }
 
     @Test
     void saturatedEventsOfTwoTracesOnTwoClocksMergeInTheirTrueOrder() throws Exception {
-        // Both far past 64-bit ns: at 1 kHz from 2^62 ms, and at 2 kHz, the second trace's events 10 ms after the first's.
+        // Both far past 64-bit ns: at 1 kHz from 2^62 ms, and at 2 kHz, the second trace's events 10 ms after the
+        // first's.
         long[] a = new long[100];
         long[] b = new long[100];
         for (int n = 0; n < a.length; n++) {
@@ -154,7 +166,8 @@ class ClockRangeTest {
     @Test
     void aValuePastTwoToTheSixtyThreeNanosecondsOnAClockBeforeTheEpochHasItsExactTime() throws Exception {
         long[] cycles = {Long.MAX_VALUE - 10, Long.MAX_VALUE, Long.MIN_VALUE + 5, Long.MIN_VALUE + 100};
-        Path trace = write(tmp.resolve("before"), "clock { name = old; freq = 1000000000; offset_s = -1000; };", cycles);
+        Path trace =
+                write(tmp.resolve("before"), "clock { name = old; freq = 1000000000; offset_s = -1000; };", cycles);
 
         Read read = read(trace);
 

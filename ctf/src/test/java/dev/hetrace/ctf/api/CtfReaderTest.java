@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The reading API on real traces: every value checked against what babeltrace2 printed. */
 class CtfReaderTest {
-    private static final DateTimeFormatter TIME_OF_DAY = DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSSSSS")
-        .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME_OF_DAY =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSSSSS").withZone(ZoneOffset.UTC);
 
     @TempDir
     Path tmp;
@@ -78,8 +78,10 @@ class CtfReaderTest {
     @Test
     void readsNamesTimesAndFieldsOfEveryEventAsBabeltrace2PrintsThem() throws Exception {
         String trace = "babeltrace/succeed/lttng-crash";
-        List<Matcher> lines = expected(trace, "\\[([0-9:.]+)\\] \\(\\S+\\) raton (\\S+): \\{ cpu_id = (\\d+) \\}, "
-            + "\\{ temp = (-?\\d+), status = \"(.*)\" \\}");
+        List<Matcher> lines = expected(
+                trace,
+                "\\[([0-9:.]+)\\] \\(\\S+\\) raton (\\S+): \\{ cpu_id = (\\d+) \\}, "
+                        + "\\{ temp = (-?\\d+), status = \"(.*)\" \\}");
         assertThat(lines).hasSize(400);
         try (CtfReader reader = CtfReader.open(Corpus.trace(trace))) {
             for (Matcher line : lines) {
@@ -87,11 +89,12 @@ class CtfReaderTest {
                 Event e = reader.event();
                 assertThat(timeOfDay(e.timeNanos())).isEqualTo(line.group(1));
                 assertThat(e.name()).isEqualTo(line.group(2));
-                assertThat(e.getLong("cpu_id")).isEqualTo(Long.parseLong(line.group(3)));   // packet context
+                assertThat(e.getLong("cpu_id")).isEqualTo(Long.parseLong(line.group(3))); // packet context
                 assertThat(e.getLong("packet_context.cpu_id")).isEqualTo(Long.parseLong(line.group(3)));
-                assertThat(e.getLong("temp")).isEqualTo(Long.parseLong(line.group(4)));     // payload
-                assertThat(e.getLong("payload._temp")).as("the name as the metadata writes it")
-                    .isEqualTo(Long.parseLong(line.group(4)));
+                assertThat(e.getLong("temp")).isEqualTo(Long.parseLong(line.group(4))); // payload
+                assertThat(e.getLong("payload._temp"))
+                        .as("the name as the metadata writes it")
+                        .isEqualTo(Long.parseLong(line.group(4)));
                 assertThat(e.getDouble("temp")).isEqualTo(Double.parseDouble(line.group(4)));
                 assertThat(e.getString("status")).isEqualTo(line.group(5));
                 assertThat(e.streamId()).isZero();
@@ -104,10 +107,12 @@ class CtfReaderTest {
     @Test
     void readsArraysSequencesTextAndEnumerations() throws Exception {
         String trace = "babeltrace/succeed/multi-domains";
-        List<Matcher> lines = expected(trace, ".* lttng_test_filter_event: \\{ cpu_id = (\\d+) \\}, \\{ intfield = (\\d+), "
-            + "intfield2 = 0x([0-9A-F]+), .* arrfield1 = \\[ \\[0\\] = 1, \\[1\\] = 2, \\[2\\] = 3 \\], arrfield2 = \"test\", .*"
-            + "seqfield1 = \\[ \\[0\\] = 116, \\[1\\] = 101, \\[2\\] = 115, \\[3\\] = 116 \\], .* "
-            + "enum202 = \\( \"RANGE: 101 TO 303\" : container = 202 \\).*");
+        List<Matcher> lines = expected(
+                trace,
+                ".* lttng_test_filter_event: \\{ cpu_id = (\\d+) \\}, \\{ intfield = (\\d+), "
+                        + "intfield2 = 0x([0-9A-F]+), .* arrfield1 = \\[ \\[0\\] = 1, \\[1\\] = 2, \\[2\\] = 3 \\], arrfield2 = \"test\", .*"
+                        + "seqfield1 = \\[ \\[0\\] = 116, \\[1\\] = 101, \\[2\\] = 115, \\[3\\] = 116 \\], .* "
+                        + "enum202 = \\( \"RANGE: 101 TO 303\" : container = 202 \\).*");
         assertThat(lines).hasSize(272);
         int seen = 0;
         try (CtfReader reader = CtfReader.open(Corpus.trace(trace))) {
@@ -145,8 +150,9 @@ class CtfReaderTest {
             assertThat(e.length("y.b")).isZero();
             assertThat(e.getLong("z")).isEqualTo(9);
             assertThat(e.has("y.b[0]")).isFalse();
-            assertThatThrownBy(() -> e.getLong("y")).isInstanceOf(FieldTypeException.class)
-                .hasMessage("field 'y' of event 'ev' is a structure, not an integer");
+            assertThatThrownBy(() -> e.getLong("y"))
+                    .isInstanceOf(FieldTypeException.class)
+                    .hasMessage("field 'y' of event 'ev' is a structure, not an integer");
         }
         try (CtfReader reader = CtfReader.open(
                 Corpus.trace("ctf-testsuite/regression/stream/pass/in-bound-variant-selected-element"))) {
@@ -157,9 +163,10 @@ class CtfReaderTest {
             assertThat(e.getLong("v.sel2")).isEqualTo(0x42);
             assertThat(e.has("v.sel2")).isTrue();
             assertThat(e.has("v.sel0")).isFalse();
-            assertThatThrownBy(() -> e.getLong("v.sel0[3]")).isInstanceOf(FieldNotFoundException.class)
-                .hasMessage("event 'myevent' has no field 'v.sel0[3]': in this event, the variant before 'sel0'"
-                    + " selects 'sel2'");
+            assertThatThrownBy(() -> e.getLong("v.sel0[3]"))
+                    .isInstanceOf(FieldNotFoundException.class)
+                    .hasMessage("event 'myevent' has no field 'v.sel0[3]': in this event, the variant before 'sel0'"
+                            + " selects 'sel2'");
         }
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/sequence"))) {
             assertThat(reader.next()).isTrue();
@@ -167,8 +174,9 @@ class CtfReaderTest {
             assertThat(e.getLong("seq_int_field[0]")).isEqualTo(-1);
             assertThat(e.getLong("seq_int_field[5]")).isEqualTo(-6);
             assertThat(e.getLong("seq_long_field[5]")).isEqualTo(60);
-            assertThatThrownBy(() -> e.getLong("seq_int_field[6]")).isInstanceOf(FieldNotFoundException.class)
-                .hasMessageEndingWith("index 6 is past the end (length 6 in this event)");
+            assertThatThrownBy(() -> e.getLong("seq_int_field[6]"))
+                    .isInstanceOf(FieldNotFoundException.class)
+                    .hasMessageEndingWith("index 6 is past the end (length 6 in this event)");
         }
     }
 
@@ -197,7 +205,9 @@ class CtfReaderTest {
                 boolean byPath = e.has("stringfield");
                 assertThat(e.has(text)).isEqualTo(byPath);
                 if (byPath) {
-                    assertThat(e.getString(text)).isEqualTo(e.getString("stringfield")).isEqualTo("test");
+                    assertThat(e.getString(text))
+                            .isEqualTo(e.getString("stringfield"))
+                            .isEqualTo("test");
                     read++;
                 }
                 assertThat(e.getLong(cpu)).isEqualTo(e.getLong("cpu_id"));
@@ -210,20 +220,28 @@ class CtfReaderTest {
     void missingFieldsAndWrongTypesAreExplained() throws Exception {
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
             Event e = reader.event();
-            assertThatThrownBy(() -> e.getLong("temp")).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("call next() first");
+            assertThatThrownBy(() -> e.getLong("temp"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("call next() first");
             assertThat(reader.next()).isTrue();
-            assertThatThrownBy(() -> e.getLong("tmp")).isInstanceOf(FieldNotFoundException.class)
-                .hasMessage("event 'my_app:current_temp' has no field 'tmp'; its fields: payload.temp, payload.status,"
-                    + " packet_context.timestamp_begin, packet_context.timestamp_end, packet_context.content_size,"
-                    + " packet_context.packet_size, packet_context.packet_seq_num, packet_context.events_discarded,"
-                    + " packet_context.cpu_id");
-            assertThatThrownBy(() -> e.getLong("status")).isInstanceOf(FieldTypeException.class)
-                .hasMessage("field 'status' of event 'my_app:current_temp' is a string, not an integer (use getString)");
-            assertThatThrownBy(() -> e.getString("temp")).isInstanceOf(FieldTypeException.class)
-                .hasMessage("field 'temp' of event 'my_app:current_temp' is an integer, not a string (use getLong)");
-            assertThatThrownBy(() -> e.getLong("temp..x")).isInstanceOf(FieldNotFoundException.class)
-                .hasMessageContaining("is not a field path");
+            assertThatThrownBy(() -> e.getLong("tmp"))
+                    .isInstanceOf(FieldNotFoundException.class)
+                    .hasMessage(
+                            "event 'my_app:current_temp' has no field 'tmp'; its fields: payload.temp, payload.status,"
+                                    + " packet_context.timestamp_begin, packet_context.timestamp_end, packet_context.content_size,"
+                                    + " packet_context.packet_size, packet_context.packet_seq_num, packet_context.events_discarded,"
+                                    + " packet_context.cpu_id");
+            assertThatThrownBy(() -> e.getLong("status"))
+                    .isInstanceOf(FieldTypeException.class)
+                    .hasMessage(
+                            "field 'status' of event 'my_app:current_temp' is a string, not an integer (use getString)");
+            assertThatThrownBy(() -> e.getString("temp"))
+                    .isInstanceOf(FieldTypeException.class)
+                    .hasMessage(
+                            "field 'temp' of event 'my_app:current_temp' is an integer, not a string (use getLong)");
+            assertThatThrownBy(() -> e.getLong("temp..x"))
+                    .isInstanceOf(FieldNotFoundException.class)
+                    .hasMessageContaining("is not a field path");
             // Headers are reached by naming them.
             assertThat(e.has("id")).isFalse();
             assertThat(e.getString("header.id")).isEqualTo("extended"); // LTTng's large event header
@@ -257,8 +275,9 @@ class CtfReaderTest {
             assertThat(e.getLong("big")).as("unsigned, all bits kept").isEqualTo(-1L);
             assertThat(e.getDouble("big")).isEqualTo(18446744073709551615.0);
             assertThat(e.hasTime()).isFalse();
-            assertThatThrownBy(() -> e.getLong("f")).isInstanceOf(FieldTypeException.class).hasMessageEndingWith(
-                "is a floating point number, not an integer (use getDouble)");
+            assertThatThrownBy(() -> e.getLong("f"))
+                    .isInstanceOf(FieldTypeException.class)
+                    .hasMessageEndingWith("is a floating point number, not an integer (use getDouble)");
         }
     }
 
@@ -290,9 +309,10 @@ class CtfReaderTest {
             }
             assertThat(events).isEqualTo(1 + 2 * 14 + 1);
             // events_discarded goes up by 3 at packets 30 and 40: lost between the end of 29 and the end of 30
-            assertThat(losses).containsExactly(
-                new Discarded(Discarded.Kind.EVENTS, 3, t0 + 29_900, t0 + 30_900),
-                new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT, t0 + 39_900, t0 + 40_100));
+            assertThat(losses)
+                    .containsExactly(
+                            new Discarded(Discarded.Kind.EVENTS, 3, t0 + 29_900, t0 + 30_900),
+                            new Discarded(Discarded.Kind.EVENTS, Discarded.UNKNOWN_COUNT, t0 + 39_900, t0 + 40_100));
             assertThat(reader.traces().getFirst().index(0).source().name()).isEqualTo("LTTNG_INDEX");
             assertThat(reader.warnings()).isEmpty();
         }
@@ -318,7 +338,9 @@ class CtfReaderTest {
                 }
                 long allocated = threads.getCurrentThreadAllocatedBytes() - before;
                 if (round == 1) {
-                    assertThat(allocated).as("bytes allocated reading 20,000 events").isLessThan(20_000);
+                    assertThat(allocated)
+                            .as("bytes allocated reading 20,000 events")
+                            .isLessThan(20_000);
                 }
             }
             assertThat(sum).isPositive();

@@ -66,8 +66,20 @@ class ClockFieldsTest {
                 for (int k = 0; k < i % 4; k++) {
                     xs.add((long) k);
                 }
-                s.event(0, t, Map.of("n", (long) xs.size(), "xs", xs, "s", "x".repeat(i % 3), "t24", t & 0xFFFFFF,
-                    "tail", (long) (i & 7)));
+                s.event(
+                        0,
+                        t,
+                        Map.of(
+                                "n",
+                                (long) xs.size(),
+                                "xs",
+                                xs,
+                                "s",
+                                "x".repeat(i % 3),
+                                "t24",
+                                t & 0xFFFFFF,
+                                "tail",
+                                (long) (i & 7)));
             }
         }
         int[] seen = check(dir);
@@ -90,7 +102,7 @@ class ClockFieldsTest {
     private static int[] check(Path dir) throws Exception {
         int events = 0;
         int packets = 0;
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             for (int s = 0; s < trace.streamCount(); s++) {
                 StreamDecoder d = trace.decoder(s);
                 while (d.nextPacket()) {
@@ -109,8 +121,12 @@ class ClockFieldsTest {
                         fields.clear();
                         ClockFields.ofEvent(d, fields::add);
                         assertThat(fields).isNotEmpty();
-                        assertThat(fields.getFirst().cycles()).as("the header's timestamp").isEqualTo(d.clockValue());
-                        assertThat(fields.getLast().cycles()).as("the payload's clock field").isEqualTo(d.clockValue());
+                        assertThat(fields.getFirst().cycles())
+                                .as("the header's timestamp")
+                                .isEqualTo(d.clockValue());
+                        assertThat(fields.getLast().cycles())
+                                .as("the payload's clock field")
+                                .isEqualTo(d.clockValue());
                         assertBitsHoldValues(d, fields);
                     }
                 }
@@ -122,7 +138,8 @@ class ClockFieldsTest {
     private static void assertBitsHoldValues(StreamDecoder d, List<ClockField> fields) {
         for (ClockField f : fields) {
             long mask = f.size() == 64 ? -1L : (1L << f.size()) - 1;
-            assertThat(BitReader.read(d.segment(), f.bitOffset(), f.size(), f.bigEndian())).isEqualTo(f.raw() & mask);
+            assertThat(BitReader.read(d.segment(), f.bitOffset(), f.size(), f.bigEndian()))
+                    .isEqualTo(f.raw() & mask);
         }
     }
 }

@@ -58,8 +58,9 @@ class StructChainTest {
 
     @Test
     void nestedStructsWithCountedNamesAreOneChain() throws MetadataException {
-        TraceClass t = MetadataReader.parse(metadata(1000, "", "uint8_t field;\n", "struct { } empty;\n")
-            .getBytes(StandardCharsets.UTF_8), w -> { });
+        TraceClass t = MetadataReader.parse(
+                metadata(1000, "", "uint8_t field;\n", "struct { } empty;\n").getBytes(StandardCharsets.UTF_8),
+                w -> {});
         StructType payload = t.stream(0).event(0).payload();
         Member top = payload.members().getFirst();
         assertThat(top.name()).isEqualTo("s_depth_999");
@@ -75,7 +76,9 @@ class StructChainTest {
         StructType level1 = chain.level(1);
         assertThat(level1.members()).extracting(Member::name).containsExactly("s_depth_0", "empty");
         assertThat(level1.members().getFirst().type()).isEqualTo(chain.core());
-        assertThat(((StructType) chain.core()).members()).extracting(Member::name).containsExactly("field", "empty");
+        assertThat(((StructType) chain.core()).members())
+                .extracting(Member::name)
+                .containsExactly("field", "empty");
         assertThat(level999.alignment()).isEqualTo(8);
         // Equality and hashing do not walk the levels.
         assertThat(chain.level(500)).isEqualTo(chain.level(500)).hasSameHashCodeAs(chain.level(500));
@@ -93,7 +96,7 @@ class StructChainTest {
                 struct { uint8_t len; struct { uint8_t len; struct { uint8_t s[len]; } d_0; } d_1; } d_2;
             }; };
             """;
-        TraceClass t = MetadataReader.parse(differ.getBytes(StandardCharsets.UTF_8), w -> { });
+        TraceClass t = MetadataReader.parse(differ.getBytes(StandardCharsets.UTF_8), w -> {});
         for (Member m : t.stream(0).event(0).payload().members()) {
             assertThat(((StructType) m.type()).members()).as(m.name()).isNotInstanceOf(StructChain.class);
         }
@@ -103,8 +106,9 @@ class StructChainTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5, 64, 65, 300})
     void aChainDecodesAndPrintsAsTheNestedStructs(int levels, @TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("metadata"), metadata(levels, "\tuint16_t a;\n", "\tuint8_t field; string s;\n",
-            "\tuint16_t _b; struct { } e;\n"));
+        Files.writeString(
+                dir.resolve("metadata"),
+                metadata(levels, "\tuint16_t a;\n", "\tuint8_t field; string s;\n", "\tuint16_t _b; struct { } e;\n"));
         // Level k (outermost first) holds a = k; the core "field" = 7 and s = "hi"; then b of each level, innermost
         // first. Every struct is 16-bit aligned.
         ByteArrayOutputStream data = new ByteArrayOutputStream();
@@ -122,7 +126,7 @@ class StructChainTest {
             data.write(1);
         }
         Files.write(dir.resolve("stream"), data.toByteArray());
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             TracePlan chained = TracePlan.compile(trace.metadata(), 2);
             TracePlan nested = TracePlan.compile(trace.metadata(), Integer.MAX_VALUE);
             // The innermost struct holds the core members; the levels above it are a chain.
@@ -137,9 +141,12 @@ class StructChainTest {
             }
             assertThat(read(trace, chained)).isEqualTo(read(trace, nested));
             String text = (String) read(trace, nested)[0];
-            assertThat(text).startsWith("ev: { s_depth_" + (levels - 1) + " = { a = 0x" + Integer.toHexString(levels).toUpperCase() + ", ")
-                .contains("s_depth_0 = { a = 0x1, field = 7, s = \"hi\", b = 0x103, e = { } }")
-                .endsWith(", b = 0x" + Integer.toHexString(((levels * 3) & 0xFF) + 256).toUpperCase() + ", e = { } } }\n");
+            assertThat(text)
+                    .startsWith("ev: { s_depth_" + (levels - 1) + " = { a = 0x"
+                            + Integer.toHexString(levels).toUpperCase() + ", ")
+                    .contains("s_depth_0 = { a = 0x1, field = 7, s = \"hi\", b = 0x103, e = { } }")
+                    .endsWith(", b = 0x"
+                            + Integer.toHexString(((levels * 3) & 0xFF) + 256).toUpperCase() + ", e = { } } }\n");
         }
     }
 
@@ -150,7 +157,8 @@ class StructChainTest {
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         TextSink textSink = new TextSink(text);
         TextSink jsonSink = new TextSink(json);
-        BabeltraceText bt = new BabeltraceText(textSink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
+        BabeltraceText bt =
+                new BabeltraceText(textSink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
         JsonText jt = new JsonText(jsonSink);
         StringBuilder values = new StringBuilder();
         while (d.next()) {
@@ -160,14 +168,16 @@ class StructChainTest {
         }
         textSink.flush();
         jsonSink.flush();
-        return new Object[] {text.toString(StandardCharsets.UTF_8), json.toString(StandardCharsets.UTF_8),
-            values.toString()};
+        return new Object[] {
+            text.toString(StandardCharsets.UTF_8), json.toString(StandardCharsets.UTF_8), values.toString()
+        };
     }
 
     @Test
     void aChainTwoHundredThousandLevelsDeepNeedsNoRecursion(@TempDir Path dir) throws Exception {
         int levels = 200_000;
-        Files.writeString(dir.resolve("metadata"), metadata(levels, "", "uint8_t field;\n", "struct { } empty_struct;\n"));
+        Files.writeString(
+                dir.resolve("metadata"), metadata(levels, "", "uint8_t field;\n", "struct { } empty_struct;\n"));
         Files.write(dir.resolve("stream"), new byte[] {42});
         // On this thread's ordinary stack: parsing, compiling, decoding and printing do not recurse per level.
         long[] length = {0};
@@ -182,12 +192,13 @@ class StructChainTest {
                 length[0] += len;
             }
         };
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             // The innermost struct holds the core members, the levels above it are a chain.
             assertThat(trace.plan().deepestChain).isEqualTo(levels - 1);
             StreamDecoder d = trace.decoder(0);
             TextSink sink = new TextSink(counting);
-            BabeltraceText bt = new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
+            BabeltraceText bt =
+                    new BabeltraceText(sink, new PrintStream(OutputStream.nullOutputStream()), ZoneOffset.UTC);
             assertThat(d.next()).isTrue();
             bt.body(trace, d);
             sink.flush();
@@ -199,7 +210,8 @@ class StructChainTest {
             assertThat(v).isEqualTo(Map.of("field", 42L, "empty_struct", Map.of()));
             assertThat(d.next()).isFalse();
         }
-        // ev: { s_depth_N-1 = { s_depth_N-2 = { ... s_depth_0 = { field = 42, empty_struct = { } } ... , empty_struct = { } } }
+        // ev: { s_depth_N-1 = { s_depth_N-2 = { ... s_depth_0 = { field = 42, empty_struct = { } } ... , empty_struct =
+        // { } } }
         long expected = "ev: { ".length() + " }\n".length() + "{ field = 42, empty_struct = { } }".length();
         for (int k = 0; k < levels; k++) {
             expected += ("s_depth_" + k + " = ").length();
@@ -217,8 +229,9 @@ class StructChainTest {
         for (int i = 0; i < 400; i++) {
             sb.append("} s").append(i).append(";\n");
         }
-        assertThatThrownBy(() -> MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> { }))
-            .isInstanceOf(MetadataException.class).hasMessageStartingWith("line 605, column 2: unterminated struct");
+        assertThatThrownBy(() -> MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> {}))
+                .isInstanceOf(MetadataException.class)
+                .hasMessageStartingWith("line 605, column 2: unterminated struct");
     }
 
     @Test
@@ -231,25 +244,33 @@ class StructChainTest {
         }
         sb.append("}; };\n");
         // Parsing does not recurse; compiling such a plan does, up to a limit.
-        TraceClass t = MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> { });
+        TraceClass t = MetadataReader.parse(sb.toString().getBytes(StandardCharsets.UTF_8), w -> {});
         Throwable[] thrown = {null};
-        Thread th = new Thread(null, () -> {
-            try {
-                TracePlan.compile(t);
-            } catch (Throwable e) {
-                thrown[0] = e;
-            }
-        }, "deep", 256L << 20);
+        Thread th = new Thread(
+                null,
+                () -> {
+                    try {
+                        TracePlan.compile(t);
+                    } catch (Throwable e) {
+                        thrown[0] = e;
+                    }
+                },
+                "deep",
+                256L << 20);
         th.start();
         th.join();
-        assertThat(thrown[0]).isInstanceOf(MetadataException.class).hasMessageContaining("nested more than 10000 levels");
+        assertThat(thrown[0])
+                .isInstanceOf(MetadataException.class)
+                .hasMessageContaining("nested more than 10000 levels");
     }
 
     @Test
     void theWriterWritesChainsAndTheirTsdl(@TempDir Path dir) throws Exception {
         int levels = 100;
-        TraceClass parsed = MetadataReader.parse(metadata(levels, "\tuint8_t a;\n", "\tuint8_t field;\n",
-            "\tuint16_t b;\n").getBytes(StandardCharsets.UTF_8), w -> { });
+        TraceClass parsed = MetadataReader.parse(
+                metadata(levels, "\tuint8_t a;\n", "\tuint8_t field;\n", "\tuint16_t b;\n")
+                        .getBytes(StandardCharsets.UTF_8),
+                w -> {});
         Map<String, Object> value = Map.of("a", 1L, "field", 9L, "b", 0L);
         for (int k = 1; k < levels; k++) {
             Map<String, Object> level = new LinkedHashMap<>();
@@ -261,12 +282,13 @@ class StructChainTest {
         Map<String, Object> payload = Map.of("s_depth_" + (levels - 1), value);
         try (CtfWriter w = CtfWriter.create(dir, parsed)) {
             // The metadata was written from the trace class (chains included) and read back the same.
-            assertThat(w.metadata().stream(0).event(0).payload()).isEqualTo(parsed.stream(0).event(0).payload());
+            assertThat(w.metadata().stream(0).event(0).payload())
+                    .isEqualTo(parsed.stream(0).event(0).payload());
             StreamWriter s = w.stream(0);
             s.event(0, 0, payload);
             s.event(0, 0, payload);
         }
-        try (CtfTrace trace = CtfTrace.open(dir, x -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, x -> {})) {
             StreamDecoder d = trace.decoder(0);
             int events = 0;
             while (d.next()) {

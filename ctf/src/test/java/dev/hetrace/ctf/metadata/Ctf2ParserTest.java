@@ -48,20 +48,21 @@ class Ctf2ParserTest {
     }
 
     private static TraceClass parse(String... fragments) throws MetadataException {
-        return MetadataReader.parse(metadata(fragments), w -> { });
+        return MetadataReader.parse(metadata(fragments), w -> {});
     }
 
     /** The properties LTTng 2.15 writes beyond the ones hetrace reads (namespace, name, uid) are taken as they are. */
     @Test
     void theTraceAndClockClassPropertiesLttngWritesAreRead() throws Exception {
-        TraceClass t = parse("{\"type\": \"preamble\", \"version\": 2, \"uuid\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,"
-                + " 15, 16]}",
-            "{\"type\": \"trace-class\", \"namespace\": \"lttng.org,2009\", \"name\": \"\", \"uid\":"
-                + " \"01020304-0506-0708-090a-0b0c0d0e0f10\", \"environment\": {\"domain\": \"ust\", \"tracer_major\": 2}}",
-            "{\"type\": \"clock-class\", \"id\": \"monotonic\", \"name\": \"monotonic\", \"description\":"
-                + " \"Monotonic Clock\", \"frequency\": 1000000000, \"origin\": \"unix-epoch\", \"offset-from-origin\":"
-                + " {\"seconds\": 1764900000, \"cycles\": 12}, \"uid\": \"0a0b0c0d-0000-0000-0000-000000000001\"}",
-            "{\"type\": \"data-stream-class\", \"id\": 0, \"default-clock-class-id\": \"monotonic\"}");
+        TraceClass t = parse(
+                "{\"type\": \"preamble\", \"version\": 2, \"uuid\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,"
+                        + " 15, 16]}",
+                "{\"type\": \"trace-class\", \"namespace\": \"lttng.org,2009\", \"name\": \"\", \"uid\":"
+                        + " \"01020304-0506-0708-090a-0b0c0d0e0f10\", \"environment\": {\"domain\": \"ust\", \"tracer_major\": 2}}",
+                "{\"type\": \"clock-class\", \"id\": \"monotonic\", \"name\": \"monotonic\", \"description\":"
+                        + " \"Monotonic Clock\", \"frequency\": 1000000000, \"origin\": \"unix-epoch\", \"offset-from-origin\":"
+                        + " {\"seconds\": 1764900000, \"cycles\": 12}, \"uid\": \"0a0b0c0d-0000-0000-0000-000000000001\"}",
+                "{\"type\": \"data-stream-class\", \"id\": 0, \"default-clock-class-id\": \"monotonic\"}");
         assertThat(t.env()).containsEntry("domain", "ust").containsEntry("tracer_major", 2L);
         assertThat(t.clocks().get("monotonic").frequency()).isEqualTo(1_000_000_000L);
         assertThat(t.stream(0)).isNotNull();
@@ -70,9 +71,11 @@ class Ctf2ParserTest {
     @Test
     void lttngsLogLevelAndEmfUriAttributesAreTheEventClassesOnesBothWays() throws Exception {
         // as LTTng 2.15 writes them
-        TraceClass lttng = parse("{\"type\": \"preamble\", \"version\": 2}", "{\"type\": \"data-stream-class\"}",
-            "{\"type\": \"event-record-class\", \"name\": \"w\", \"attributes\": {\"lttng.org,2009\":"
-                + " {\"log-level\": \"warning\", \"emf-uri\": \"http://x/w\"}}}");
+        TraceClass lttng = parse(
+                "{\"type\": \"preamble\", \"version\": 2}",
+                "{\"type\": \"data-stream-class\"}",
+                "{\"type\": \"event-record-class\", \"name\": \"w\", \"attributes\": {\"lttng.org,2009\":"
+                        + " {\"log-level\": \"warning\", \"emf-uri\": \"http://x/w\"}}}");
         EventClass w = lttng.stream(0).events().get(0L);
         assertThat(w.logLevel()).isEqualTo(4L);
         assertThat(w.emfUri()).isEqualTo("http://x/w");
@@ -86,13 +89,15 @@ class Ctf2ParserTest {
                     fields := struct { integer { size = 8; align = 8; } v; }; };
             event { name = "b"; id = 1; loglevel = 42; fields := struct { integer { size = 8; align = 8; } v; }; };
             event { name = "c"; id = 2; fields := struct { integer { size = 8; align = 8; } v; }; };
-            """.getBytes(StandardCharsets.UTF_8), x -> { });
+            """.getBytes(StandardCharsets.UTF_8), x -> {});
         String json = Ctf2Writer.write(tsdl);
         assertThat(json).contains("\"debug:line\"");
-        TraceClass back = MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), x -> { });
+        TraceClass back = MetadataReader.parse(json.getBytes(StandardCharsets.UTF_8), x -> {});
         assertThat(back.stream(0).events().get(0L).logLevel()).isEqualTo(13L);
         assertThat(back.stream(0).events().get(0L).emfUri()).isEqualTo("http://x/a");
-        assertThat(back.stream(0).events().get(1L).logLevel()).as("a level LTTng has no name for").isEqualTo(42L);
+        assertThat(back.stream(0).events().get(1L).logLevel())
+                .as("a level LTTng has no name for")
+                .isEqualTo(42L);
         assertThat(back.stream(0).events().get(2L).logLevel()).isNull();
     }
 
@@ -100,7 +105,8 @@ class Ctf2ParserTest {
     void rolesComeFromTheMetadataNotFromMemberNames() throws Exception {
         TraceClass t = parse(PREAMBLE, CLOCK, STREAM);
         assertThat(t.major()).isEqualTo(2);
-        IntegerType begin = (IntegerType) t.stream(0).packetContext().members().get(2).type();
+        IntegerType begin =
+                (IntegerType) t.stream(0).packetContext().members().get(2).type();
         assertThat(begin.roles()).containsExactly(Role.DEFAULT_CLOCK_TIMESTAMP);
         assertThat(begin.mappedClock()).isEqualTo("monotonic");
         TracePlan plan = TracePlan.compile(t);
@@ -135,11 +141,14 @@ class Ctf2ParserTest {
         assertThat(payload.members().getFirst().type()).isInstanceOf(EnumType.class);
         VariantType v = (VariantType) payload.members().get(1).type();
         assertThat(v.tag().parts()).containsExactly("_sel");
-        assertThat(v.optionRanges().getFirst()).extracting(FieldType.EnumMapping::low).containsExactly(-3L, 5L);
+        assertThat(v.optionRanges().getFirst())
+                .extracting(FieldType.EnumMapping::low)
+                .containsExactly(-3L, 5L);
         Node variant = TracePlan.compile(t).stream(0).event(0).payload.children[1];
         assertThat(variant.names).containsExactly("", "z");
-        assertThat(TracePlan.compile(t).stream(0).event(0).payload.names).as("names shown as written")
-            .containsExactly("_sel", "v");
+        assertThat(TracePlan.compile(t).stream(0).event(0).payload.names)
+                .as("names shown as written")
+                .containsExactly("_sel", "v");
     }
 
     @Test
@@ -161,12 +170,14 @@ class Ctf2ParserTest {
         assertThat(o.selector().parts()).containsExactly("has");
         assertThat(o.selectorRanges()).as("a boolean selector").isNull();
         FieldType.OptionalType i = (FieldType.OptionalType) members.get(2).type();
-        assertThat(i.selectorRanges()).extracting(FieldType.EnumMapping::low, FieldType.EnumMapping::high)
-            .containsExactly(Tuple.tuple(2L, 3L));
-        assertThat(members.get(3).type()).isEqualTo(new FieldType.BlobType(0,
-            new FieldPath(List.of("event", "fields", "o", "n")), "text/csv", Set.of()));
-        assertThat(members.get(4).type()).isEqualTo(new FieldType.BlobType(4, null, "application/octet-stream",
-            Set.of()));
+        assertThat(i.selectorRanges())
+                .extracting(FieldType.EnumMapping::low, FieldType.EnumMapping::high)
+                .containsExactly(Tuple.tuple(2L, 3L));
+        assertThat(members.get(3).type())
+                .isEqualTo(new FieldType.BlobType(
+                        0, new FieldPath(List.of("event", "fields", "o", "n")), "text/csv", Set.of()));
+        assertThat(members.get(4).type())
+                .isEqualTo(new FieldType.BlobType(4, null, "application/octet-stream", Set.of()));
         Node payload = TracePlan.compile(t).stream(0).event(0).payload;
         Node opt = payload.children[1];
         Node n = opt.element().children[0];
@@ -175,7 +186,9 @@ class Ctf2ParserTest {
         assertThat(payload.children[3].blob).isTrue();
         assertThat(payload.children[3].mediaType).isEqualTo("text/csv");
         assertThat(payload.children[3].sourceRegister).as("the length is o's n").isEqualTo(n.register);
-        assertThat(payload.children[3].guardRegisters).as("checked: o was there").containsExactly(opt.register);
+        assertThat(payload.children[3].guardRegisters)
+                .as("checked: o was there")
+                .containsExactly(opt.register);
         assertThat(payload.children[4].kind).isEqualTo(Node.PACKED_ARRAY);
         assertThat(payload.children[4].blob).isTrue();
     }
@@ -188,8 +201,9 @@ class Ctf2ParserTest {
                 "byte-order": "little-endian"}},
               {"name": "o", "field-class": {"type": "optional", "selector-field-location": {"path": ["k"]},
                 "field-class": {"type": "null-terminated-string"}}}]}}"""))
-            .hasMessage("fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[1].field-class:"
-                + " missing required property \"selector-field-ranges\" (the selector is an integer)");
+                .hasMessage(
+                        "fragment 3 (event record class \"e\"): $.payload-field-class.member-classes[1].field-class:"
+                                + " missing required property \"selector-field-ranges\" (the selector is an integer)");
     }
 
     @Test
@@ -197,17 +211,24 @@ class Ctf2ParserTest {
         byte[] text = metadata(PREAMBLE, CLOCK, STREAM);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int half = text.length / 2;
-        for (byte[] content : List.of(Arrays.copyOf(text, half),
-                Arrays.copyOfRange(text, half, text.length))) {
+        for (byte[] content : List.of(Arrays.copyOf(text, half), Arrays.copyOfRange(text, half, text.length))) {
             int packetBytes = 37 + content.length + 3; // 3 bytes of padding
             ByteBuffer h = ByteBuffer.allocate(37).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            h.putInt(0x75D11D57).put(new byte[16]).putInt(0).putInt((37 + content.length) * 8).putInt(packetBytes * 8)
-                .put((byte) 0).put((byte) 0).put((byte) 0).put((byte) 2).put((byte) 0);
+            h.putInt(0x75D11D57)
+                    .put(new byte[16])
+                    .putInt(0)
+                    .putInt((37 + content.length) * 8)
+                    .putInt(packetBytes * 8)
+                    .put((byte) 0)
+                    .put((byte) 0)
+                    .put((byte) 0)
+                    .put((byte) 2)
+                    .put((byte) 0);
             out.write(h.array(), 0, 37);
             out.write(content, 0, content.length);
             out.write(new byte[3], 0, 3);
         }
-        TraceClass t = MetadataReader.parse(out.toByteArray(), w -> { });
+        TraceClass t = MetadataReader.parse(out.toByteArray(), w -> {});
         assertThat(t.major()).isEqualTo(2);
         assertThat(t.clocks()).containsOnlyKeys("mono");
     }
@@ -215,11 +236,13 @@ class Ctf2ParserTest {
     @Test
     void anotherCtfVersionIsOneClearLine() {
         assertThatThrownBy(() -> parse("{\"type\": \"preamble\", \"version\": 3}"))
-            .hasMessage("fragment 0 (preamble): $.version: unsupported CTF version 3 (expected 2)");
-        assertThatThrownBy(() -> MetadataReader.parse("/* CTF 3.0 */ trace { }".getBytes(StandardCharsets.UTF_8),
-            w -> { })).hasMessageContaining("unsupported CTF version 3.0").hasMessageContaining("CTF 1.8 and CTF 2");
-        assertThatThrownBy(() -> MetadataReader.parse(PREAMBLE.getBytes(StandardCharsets.UTF_8), w -> { }))
-            .hasMessageContaining("record separator (0x1E) of CTF 2");
+                .hasMessage("fragment 0 (preamble): $.version: unsupported CTF version 3 (expected 2)");
+        assertThatThrownBy(
+                        () -> MetadataReader.parse("/* CTF 3.0 */ trace { }".getBytes(StandardCharsets.UTF_8), w -> {}))
+                .hasMessageContaining("unsupported CTF version 3.0")
+                .hasMessageContaining("CTF 1.8 and CTF 2");
+        assertThatThrownBy(() -> MetadataReader.parse(PREAMBLE.getBytes(StandardCharsets.UTF_8), w -> {}))
+                .hasMessageContaining("record separator (0x1E) of CTF 2");
     }
 
     @Test
@@ -227,24 +250,32 @@ class Ctf2ParserTest {
         List<String> messages = new ArrayList<>();
         for (String[] bad : List.of(
                 new String[] {"{\"type\": \"trace-class\"}"},
-                new String[] {PREAMBLE, "{\"type\": \"clock-class\", \"id\": \"c\", \"frequency\": 10,"
-                    + " \"offset-from-origin\": {\"cycles\": 10}}"},
+                new String[] {
+                    PREAMBLE,
+                    "{\"type\": \"clock-class\", \"id\": \"c\", \"frequency\": 10,"
+                            + " \"offset-from-origin\": {\"cycles\": 10}}"
+                },
                 new String[] {PREAMBLE, "{\"type\": \"data-stream-class\", \"extensions\": {\"x\": {\"y\": 1}}}"},
-                new String[] {PREAMBLE, "{\"type\": \"data-stream-class\"}", "{\"type\": \"event-record-class\","
-                    + " \"name\": \"e\", \"payload-field-class\": {\"type\": \"structure\", \"member-classes\": ["
-                    + "{\"name\": \"a\", \"field-class\": {\"type\": \"fixed-length-unsigned-integer\", \"length\": 8,"
-                    + " \"byte-order\": \"little-endian\", \"roles\": [\"packet-magic-number\"]}}]}}"})) {
+                new String[] {
+                    PREAMBLE,
+                    "{\"type\": \"data-stream-class\"}",
+                    "{\"type\": \"event-record-class\","
+                            + " \"name\": \"e\", \"payload-field-class\": {\"type\": \"structure\", \"member-classes\": ["
+                            + "{\"name\": \"a\", \"field-class\": {\"type\": \"fixed-length-unsigned-integer\", \"length\": 8,"
+                            + " \"byte-order\": \"little-endian\", \"roles\": [\"packet-magic-number\"]}}]}}"
+                })) {
             try {
                 parse(bad);
             } catch (MetadataException e) {
                 messages.add(e.getMessage());
             }
         }
-        assertThat(messages).containsExactly(
-            "fragment 0 (trace class): $.type: the first fragment must be a preamble, not a trace-class",
-            "fragment 1 (clock class): $.offset-from-origin.cycles: must be less than the frequency (10)",
-            "fragment 1 (data stream class): $.extensions: extension not declared in the preamble",
-            "fragment 2 (event record class \"e\"): $.payload-field-class.member-classes[0].field-class.roles[0]:"
-                + " role packet-magic-number is not allowed in the event-record-payload scope");
+        assertThat(messages)
+                .containsExactly(
+                        "fragment 0 (trace class): $.type: the first fragment must be a preamble, not a trace-class",
+                        "fragment 1 (clock class): $.offset-from-origin.cycles: must be less than the frequency (10)",
+                        "fragment 1 (data stream class): $.extensions: extension not declared in the preamble",
+                        "fragment 2 (event record class \"e\"): $.payload-field-class.member-classes[0].field-class.roles[0]:"
+                                + " role packet-magic-number is not allowed in the event-record-payload scope");
     }
 }

@@ -8,8 +8,7 @@ import java.util.List;
 
 /** The conformance corpus ({@code -Dhetrace.corpus=DIR}, else {@code ../../shared/corpus}); see {@link Required#corpus}. */
 public final class Corpus {
-    private Corpus() {
-    }
+    private Corpus() {}
 
     /** One row of {@code expected/manifest.tsv}. */
     public record Row(String trace, boolean valid, int babeltraceStatus, int babeltraceLines) {}

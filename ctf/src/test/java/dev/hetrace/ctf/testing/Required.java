@@ -19,8 +19,7 @@ import org.junit.jupiter.api.Assumptions;
 public final class Required {
     private static final ConcurrentHashMap<List<String>, Boolean> RUNS = new ConcurrentHashMap<>();
 
-    private Required() {
-    }
+    private Required() {}
 
     /** Whether the tests run under continuous integration ({@code CI=true}). */
     public static boolean underCi() {
@@ -72,8 +71,10 @@ public final class Required {
 
     private static boolean tryRun(List<String> command) {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return false;
@@ -94,7 +95,8 @@ public final class Required {
 
     /** {@link #ifPresent} for a tool: whether {@code command} runs. */
     public static boolean hasTool(String... command) {
-        return ifPresent(runs(command), command[0] + " is not installed (or `" + String.join(" ", command) + "` fails)");
+        return ifPresent(
+                runs(command), command[0] + " is not installed (or `" + String.join(" ", command) + "` fails)");
     }
 
     /** babeltrace2, for comparisons with the reference reader. */
@@ -108,9 +110,12 @@ public final class Required {
      */
     public static Path corpus(String... relative) {
         String prop = System.getProperty("hetrace.corpus");
-        Path root = (prop != null ? Path.of(prop) : Path.of("../../shared/corpus")).toAbsolutePath().normalize();
-        that(Files.isRegularFile(root.resolve("expected/manifest.tsv")),
-            "the shared corpus is not at " + root + " (set -Dhetrace.corpus=DIR)");
+        Path root = (prop != null ? Path.of(prop) : Path.of("../../shared/corpus"))
+                .toAbsolutePath()
+                .normalize();
+        that(
+                Files.isRegularFile(root.resolve("expected/manifest.tsv")),
+                "the shared corpus is not at " + root + " (set -Dhetrace.corpus=DIR)");
         Path p = root;
         for (String r : relative) {
             p = p.resolve(r);

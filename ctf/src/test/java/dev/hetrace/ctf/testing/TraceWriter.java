@@ -151,8 +151,15 @@ public final class TraceWriter {
             for (Packet p : s.packets) {
                 byte[] bytes = packet(s.instanceId, p);
                 packets.add(bytes);
-                idx.putLong(offset).putLong(bytes.length * 8L).putLong(bytes.length * 8L).putLong(p.begin())
-                    .putLong(p.end()).putLong(p.discarded()).putLong(0).putLong(s.instanceId).putLong(p.seqNum());
+                idx.putLong(offset)
+                        .putLong(bytes.length * 8L)
+                        .putLong(bytes.length * 8L)
+                        .putLong(p.begin())
+                        .putLong(p.end())
+                        .putLong(p.discarded())
+                        .putLong(0)
+                        .putLong(s.instanceId)
+                        .putLong(p.seqNum());
                 offset += bytes.length;
             }
             ByteBuffer file = ByteBuffer.allocate((int) offset);
@@ -172,7 +179,11 @@ public final class TraceWriter {
         for (Event ev : p.events()) {
             byte[] msg = ev.msg().getBytes(StandardCharsets.UTF_8);
             ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + msg.length + 1).order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(p.eventId() != 0 ? p.eventId() : ev.id()).putLong(ev.timestamp()).putInt((int) ev.n()).put(msg).put((byte) 0);
+            b.putInt(p.eventId() != 0 ? p.eventId() : ev.id())
+                    .putLong(ev.timestamp())
+                    .putInt((int) ev.n())
+                    .put(msg)
+                    .put((byte) 0);
             events.add(b.array());
             eventBytes += b.capacity();
         }
@@ -183,8 +194,13 @@ public final class TraceWriter {
         uuid.putLong(TRACE_UUID.getMostSignificantBits()).putLong(TRACE_UUID.getLeastSignificantBits());
         b.put(uuid.array());
         b.putInt(0).putLong(instanceId);
-        b.putLong(p.begin()).putLong(p.end()).putLong(size * 8L).putLong(size * 8L).putLong(p.seqNum())
-            .putLong(p.discarded()).putInt((int) instanceId);
+        b.putLong(p.begin())
+                .putLong(p.end())
+                .putLong(size * 8L)
+                .putLong(size * 8L)
+                .putLong(p.seqNum())
+                .putLong(p.discarded())
+                .putInt((int) instanceId);
         events.forEach(b::put);
         return b.array();
     }

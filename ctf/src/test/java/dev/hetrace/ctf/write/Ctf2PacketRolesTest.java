@@ -47,13 +47,9 @@ class Ctf2PacketRolesTest {
      * long, 80 of content: a 5-byte context, one event, 6 bytes of padding.
      */
     private static final byte[] STREAM = bytes(
-        0x01, 0xC0, 0x00, 0x98, 0x00, 0xE8, 0x03, 0x00, 0x00,
-        0xE8, 0x03, 0x00, 0x00, 0x01,
-        0xF2, 0x03, 0x00, 0x00, 0x02,
-        0xEE, 0xEE, 0xEE, 0xEE, 0xEE,
-        0x00, 0x80, 0x00, 0x50, 0x00,
-        0xD0, 0x07, 0x00, 0x00, 0x03,
-        0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE);
+            0x01, 0xC0, 0x00, 0x98, 0x00, 0xE8, 0x03, 0x00, 0x00, 0xE8, 0x03, 0x00, 0x00, 0x01, 0xF2, 0x03, 0x00, 0x00,
+            0x02, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0x00, 0x80, 0x00, 0x50, 0x00, 0xD0, 0x07, 0x00, 0x00, 0x03, 0xEE, 0xEE,
+            0xEE, 0xEE, 0xEE, 0xEE);
 
     private static byte[] bytes(int... values) {
         byte[] b = new byte[values.length];
@@ -68,9 +64,10 @@ class Ctf2PacketRolesTest {
         Files.writeString(dir.resolve("metadata"), METADATA);
         Files.write(dir.resolve("stream"), STREAM);
         // the sizes, used, are hidden as babeltrace2 hides them; the rest of the context is shown
-        assertThat(TraceReading.hetraceText(dir).lines().toList()).containsExactly(
-            "[00:00:00.000001000] (+?.?????????) e: { kind = 1, begin = { { } } }, { x = 1 }",
-            "[00:00:00.000001010] (+0.000000010) e: { kind = 1, begin = { { } } }, { x = 2 }",
-            "[00:00:00.000002000] (+0.000000990) e: { kind = 0, begin = { { } } }, { x = 3 }");
+        assertThat(TraceReading.hetraceText(dir).lines().toList())
+                .containsExactly(
+                        "[00:00:00.000001000] (+?.?????????) e: { kind = 1, begin = { { } } }, { x = 1 }",
+                        "[00:00:00.000001010] (+0.000000010) e: { kind = 1, begin = { { } } }, { x = 2 }",
+                        "[00:00:00.000002000] (+0.000000990) e: { kind = 0, begin = { { } } }, { x = 3 }");
     }
 }

@@ -58,11 +58,12 @@ class CtfWriterTest {
     @ValueSource(strings = {"le", "be"})
     void lttngStyleCompactAndExtendedHeadersReadBackExactlyOverManyPackets(String byteOrder, @TempDir Path dir)
             throws Exception {
-        String tsdl = lttngStyle(byteOrder).replace("typealias integer { size = 64; align = 8; signed = true; }"
-            + " := int64_t;\n", "");
-        tsdl = tsdl.replace("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
-            "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-                + "typealias integer { size = 64; align = 8; signed = true; } := int64_t;");
+        String tsdl = lttngStyle(byteOrder)
+                .replace("typealias integer { size = 64; align = 8; signed = true; }" + " := int64_t;\n", "");
+        tsdl = tsdl.replace(
+                "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
+                "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+                        + "typealias integer { size = 64; align = 8; signed = true; } := int64_t;");
         List<long[]> written = new ArrayList<>();
         try (CtfWriter w = CtfWriter.create(dir, tsdl)) {
             StreamWriter s = w.stream(0).packetSize(256).packetContext("cpu_id", 3);
@@ -89,7 +90,8 @@ class CtfWriterTest {
         assertThat(read.get(5).payload()).isEqualTo(Map.of("delta", -5L, "len", 3L, "data", List.of(1L, 2L, 5L)));
         assertThat(read.get(1).payload()).isEqualTo(Map.of("n", 1L, "msg", "event 1"));
         if (TraceReading.babeltraceInstalled()) {
-            assertThat(TraceReading.hetraceText(dir)).isEqualTo(TraceReading.babeltrace(dir).out());
+            assertThat(TraceReading.hetraceText(dir))
+                    .isEqualTo(TraceReading.babeltrace(dir).out());
         }
     }
 
@@ -111,7 +113,9 @@ class CtfWriterTest {
             s.event(0, 3, Map.of("s", "after"));
         }
         List<ReadEvent> read = TraceReading.readStream(dir, "stream_0_0");
-        assertThat(read).extracting(e -> (Object) ((Map<?, ?>) e.payload()).get("s")).containsExactly("small", large, "after");
+        assertThat(read)
+                .extracting(e -> (Object) ((Map<?, ?>) e.payload()).get("s"))
+                .containsExactly("small", large, "after");
     }
 
     @Test
@@ -130,15 +134,17 @@ class CtfWriterTest {
             s.event(0, 0, Map.of("sel", "b", "val", new Choice("b", "bee")));
             s.event(0, 0, Map.of("sel", 5, "val", 2.5));
             assertThatThrownBy(() -> s.event(0, 0, Map.of("sel", "b", "val", new Choice("a", 1))))
-                .hasMessageContaining("payload val: the value is for option 'a' but the tag selects 'b'");
+                    .hasMessageContaining("payload val: the value is for option 'a' but the tag selects 'b'");
             assertThatThrownBy(() -> s.event(0, 0, Map.of("sel", "a", "val", 5000)))
-                .hasMessageContaining("val.a: value 5000 does not fit in a 13-bit signed integer");
+                    .hasMessageContaining("val.a: value 5000 does not fit in a 13-bit signed integer");
         }
         List<ReadEvent> read = TraceReading.readStream(dir, "stream_0_0");
-        assertThat(read).extracting(ReadEvent::payload).containsExactly(
-            Map.of("sel", 0L, "val", new Choice("a", -4000L)),
-            Map.of("sel", 1L, "val", new Choice("b", "bee")),
-            Map.of("sel", 5L, "val", new Choice("c", 2.5)));
+        assertThat(read)
+                .extracting(ReadEvent::payload)
+                .containsExactly(
+                        Map.of("sel", 0L, "val", new Choice("a", -4000L)),
+                        Map.of("sel", 1L, "val", new Choice("b", "bee")),
+                        Map.of("sel", 5L, "val", new Choice("c", 2.5)));
     }
 
     @Test
@@ -150,7 +156,7 @@ class CtfWriterTest {
             s.discard(7);
             s.event(3, 20, Map.of("n", 2, "msg", "b"));
         }
-        try (var trace = CtfTrace.open(dir, x -> { })) {
+        try (var trace = CtfTrace.open(dir, x -> {})) {
             var d = trace.decoder(0);
             List<Long> discarded = new ArrayList<>();
             while (d.nextPacket()) {

@@ -20,8 +20,11 @@ class EventPositionPropertyTest {
     void everyWrittenEventIsFoundAgainByItsPosition(@ForAll Random random) throws Exception {
         Path dir = Files.createTempDirectory("hetrace-positions");
         try {
-            long written = RoundTripProperties.write(random, dir, false).events().values().stream().mapToLong(List::size).sum();
-            assertThat(EventsByPosition.findEveryEventAgain(dir, random.nextLong())).hasSize((int) written);
+            long written = RoundTripProperties.write(random, dir, false).events().values().stream()
+                    .mapToLong(List::size)
+                    .sum();
+            assertThat(EventsByPosition.findEveryEventAgain(dir, random.nextLong()))
+                    .hasSize((int) written);
         } finally {
             RoundTripProperties.delete(dir);
         }

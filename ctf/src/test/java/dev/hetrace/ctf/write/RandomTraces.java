@@ -89,8 +89,17 @@ final class RandomTraces {
         }
         Map<String, ClockClass> clocks = new LinkedHashMap<>();
         long freq = pickLong(1_000_000_000L, 1_000_000L, 32_768L, 100_000_000L, 3L);
-        clocks.put(CLOCK, new ClockClass(CLOCK, random.nextBoolean() ? "a clock" : null, null, freq, random.nextInt(100),
-            1_600_000_000L + random.nextInt(1_000_000), Math.floorMod(random.nextLong(), freq), random.nextBoolean()));
+        clocks.put(
+                CLOCK,
+                new ClockClass(
+                        CLOCK,
+                        random.nextBoolean() ? "a clock" : null,
+                        null,
+                        freq,
+                        random.nextInt(100),
+                        1_600_000_000L + random.nextInt(1_000_000),
+                        Math.floorMod(random.nextLong(), freq),
+                        random.nextBoolean()));
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("hostname", "host" + random.nextInt(10));
         if (random.nextBoolean()) {
@@ -100,8 +109,8 @@ final class RandomTraces {
         for (long s = 0; s < streamCount; s++) {
             streams.put(s, streamClass(s));
         }
-        return new TraceClass(1, 8, traceOrder, uuid, header.isEmpty() ? null : new StructType(header, 1), clocks, env,
-            streams);
+        return new TraceClass(
+                1, 8, traceOrder, uuid, header.isEmpty() ? null : new StructType(header, 1), clocks, env, streams);
     }
 
     private StreamClass streamClass(long id) {
@@ -123,19 +132,30 @@ final class RandomTraces {
         StructType header;
         if (random.nextBoolean()) {
             // LTTng: 5-bit id with compact (27-bit time) or extended (32-bit id, 64-bit time) layouts.
-            EnumType idEnum = new EnumType(uint(5, 1, traceOrder), List.of(new EnumMapping("compact", 0, 30),
-                new EnumMapping("extended", 31, 31)));
-            VariantType v = new VariantType(FieldPath.parse("id"), List.of(
-                new Member("compact", new StructType(List.of(new Member("timestamp", clockInt(27, 1))), 1)),
-                new Member("extended", new StructType(List.of(new Member("id", uint(32, 8, traceOrder)),
-                    new Member("timestamp", clockInt(64))), 1))));
+            EnumType idEnum = new EnumType(
+                    uint(5, 1, traceOrder),
+                    List.of(new EnumMapping("compact", 0, 30), new EnumMapping("extended", 31, 31)));
+            VariantType v = new VariantType(
+                    FieldPath.parse("id"),
+                    List.of(
+                            new Member("compact", new StructType(List.of(new Member("timestamp", clockInt(27, 1))), 1)),
+                            new Member(
+                                    "extended",
+                                    new StructType(
+                                            List.of(
+                                                    new Member("id", uint(32, 8, traceOrder)),
+                                                    new Member("timestamp", clockInt(64))),
+                                            1))));
             header = new StructType(List.of(new Member("id", idEnum), new Member("v", v)), 8);
             wideTime.put(id, true);
         } else {
             // barectf: plain id and timestamp.
             int tsSize = pick(32, 64, 64);
-            header = new StructType(List.of(new Member("id", uint(pick(8, 16, 32, 64), 8, traceOrder)),
-                new Member("timestamp", clockInt(tsSize))), 8);
+            header = new StructType(
+                    List.of(
+                            new Member("id", uint(pick(8, 16, 32, 64), 8, traceOrder)),
+                            new Member("timestamp", clockInt(tsSize))),
+                    8);
             wideTime.put(id, tsSize == 64);
         }
         StructType eventContext = random.nextInt(3) == 0 ? struct(2, 3) : null;
@@ -143,9 +163,16 @@ final class RandomTraces {
         long eventId = 0;
         for (int e = 0; e < eventCount; e++) {
             eventId += 1 + random.nextInt(e == eventCount - 1 ? 60 : 5);
-            events.put(eventId, new EventClass(eventId, "event_" + id + "_" + eventId, id,
-                random.nextInt(4) == 0 ? struct(babeltraceSafe ? 0 : 2, 2) : null, random.nextInt(8) == 0 ? null : struct(3, 4),
-                random.nextBoolean() ? (long) random.nextInt(15) : null, null));
+            events.put(
+                    eventId,
+                    new EventClass(
+                            eventId,
+                            "event_" + id + "_" + eventId,
+                            id,
+                            random.nextInt(4) == 0 ? struct(babeltraceSafe ? 0 : 2, 2) : null,
+                            random.nextInt(8) == 0 ? null : struct(3, 4),
+                            random.nextBoolean() ? (long) random.nextInt(15) : null,
+                            null));
         }
         return new StreamClass(id, new StructType(ctx, 1), header, eventContext, events);
     }
@@ -164,28 +191,34 @@ final class RandomTraces {
                     // An optional and its boolean selector.
                     String sel = "sel" + n++;
                     int size = pick(1, 8, 8, 32);
-                    members.add(new Member(sel, new FieldType.BoolType(size, size == 1 ? pick(1, 8) : 8,
-                        order(size % 8 == 0))));
-                    members.add(new Member(name, new FieldType.OptionalType(FieldPath.parse(sel), type(Math.max(0,
-                        depth - 1)), null)));
+                    members.add(new Member(
+                            sel, new FieldType.BoolType(size, size == 1 ? pick(1, 8) : 8, order(size % 8 == 0))));
+                    members.add(new Member(
+                            name,
+                            new FieldType.OptionalType(FieldPath.parse(sel), type(Math.max(0, depth - 1)), null)));
                 }
                 case 13 -> {
                     // An optional and its integer selector, enabled by 1 and 4 to 6.
                     String sel = "sel" + n++;
                     boolean signed = random.nextBoolean();
                     members.add(new Member(sel, intType(4 + random.nextInt(12), signed)));
-                    members.add(new Member(name, new FieldType.OptionalType(FieldPath.parse(sel), type(Math.max(0,
-                        depth - 1)), List.of(new EnumMapping("", 1, 1), new EnumMapping("", 4, 6)))));
+                    members.add(new Member(
+                            name,
+                            new FieldType.OptionalType(
+                                    FieldPath.parse(sel),
+                                    type(Math.max(0, depth - 1)),
+                                    List.of(new EnumMapping("", 1, 1), new EnumMapping("", 4, 6)))));
                 }
                 case 14 -> {
                     // A dynamic-length BLOB and its length.
                     String len = "len" + n++;
                     members.add(new Member(len, intType(3 + random.nextInt(14), false)));
-                    members.add(new Member(name, new FieldType.BlobType(0, FieldPath.parse(len), mediaType(),
-                        Set.of())));
+                    members.add(
+                            new Member(name, new FieldType.BlobType(0, FieldPath.parse(len), mediaType(), Set.of())));
                 }
-                case 15 -> members.add(new Member(name, new FieldType.BlobType(random.nextInt(6), null, mediaType(),
-                    Set.of())));
+                case 15 ->
+                    members.add(
+                            new Member(name, new FieldType.BlobType(random.nextInt(6), null, mediaType(), Set.of())));
                 case 8 -> {
                     // A variant and its tag enumeration.
                     int options = 1 + random.nextInt(3);
@@ -214,8 +247,9 @@ final class RandomTraces {
                     FieldType element = text ? textChar() : type(depth - 1);
                     // The length of a string is in bytes: whole code units of its encoding here.
                     int unit = text ? ((IntegerType) element).encoding().unitBytes() : 1;
-                    members.add(new Member(name, new ArrayType(element,
-                        unit * ((text && babeltraceSafe ? 1 : 0) + random.nextInt(5)))));
+                    members.add(new Member(
+                            name,
+                            new ArrayType(element, unit * ((text && babeltraceSafe ? 1 : 0) + random.nextInt(5)))));
                 }
                 case 11 -> members.add(new Member(name, struct(depth - 1, 3)));
                 default -> members.add(new Member(name, type(0)));
@@ -241,16 +275,23 @@ final class RandomTraces {
                 case 2 -> {
                     int size = 65 + random.nextInt(100);
                     int align = pick(1, 8, 8, 32);
-                    return new IntegerType(size, align, random.nextBoolean(), order(align >= 8 && size % 8 == 0),
-                        pick(2, 8, 10, 10, 16), Encoding.NONE, null);
+                    return new IntegerType(
+                            size,
+                            align,
+                            random.nextBoolean(),
+                            order(align >= 8 && size % 8 == 0),
+                            pick(2, 8, 10, 10, 16),
+                            Encoding.NONE,
+                            null);
                 }
-                default -> { }
+                default -> {}
             }
         }
         if (ctf2 && random.nextInt(6) == 0) {
             boolean signed = random.nextBoolean();
-            List<EnumMapping> m = random.nextBoolean() ? List.of()
-                : List.of(new EnumMapping("SMALL", 0, 127), new EnumMapping("l1", 128, 16383));
+            List<EnumMapping> m = random.nextBoolean()
+                    ? List.of()
+                    : List.of(new EnumMapping("SMALL", 0, 127), new EnumMapping("l1", 128, 16383));
             return new FieldType.VarIntType(signed, pick(2, 8, 10, 10, 16), m, Set.of());
         }
         int kind = random.nextInt(depth > 0 ? 6 : 5);
@@ -294,7 +335,8 @@ final class RandomTraces {
     }
 
     private Encoding wideEncoding() {
-        return List.of(Encoding.UTF16BE, Encoding.UTF16LE, Encoding.UTF32BE, Encoding.UTF32LE).get(random.nextInt(4));
+        return List.of(Encoding.UTF16BE, Encoding.UTF16LE, Encoding.UTF32BE, Encoding.UTF32LE)
+                .get(random.nextInt(4));
     }
 
     /** A bit array of 1 to 64 bits, or a bit map with one to three flags of one or two ranges each. */
@@ -339,7 +381,8 @@ final class RandomTraces {
     /** A value of {@code type}, in the shapes {@link dev.hetrace.ctf.decode.FieldValues} reads back. */
     Object value(FieldType type) {
         return switch (type) {
-            case IntegerType it when it.size() > 64 -> {
+            case IntegerType it
+            when it.size() > 64 -> {
                 BigInteger v = new BigInteger(it.size(), random);
                 if (random.nextInt(6) == 0) {
                     v = BigInteger.ONE.shiftLeft(it.size()).subtract(BigInteger.ONE); // extreme
@@ -347,8 +390,8 @@ final class RandomTraces {
                 yield it.signed() ? v.subtract(BigInteger.ONE.shiftLeft(it.size() - 1)) : v;
             }
             case IntegerType it -> intValue(it);
-            case FieldType.BitArrayType ba -> intValue(new IntegerType(ba.size(), ba.alignment(), false, ba.byteOrder(),
-                16, Encoding.NONE, null));
+            case FieldType.BitArrayType ba ->
+                intValue(new IntegerType(ba.size(), ba.alignment(), false, ba.byteOrder(), 16, Encoding.NONE, null));
             case EnumType et -> {
                 if (random.nextInt(4) == 0) {
                     yield intValue(et.container());
@@ -356,18 +399,22 @@ final class RandomTraces {
                 EnumMapping m = et.mappings().get(random.nextInt(et.mappings().size()));
                 yield m.low() + (m.high() == m.low() ? 0 : random.nextInt((int) (m.high() - m.low() + 1)));
             }
-            case FloatType ft -> ft.size() == 32 ? (double) (float) ((random.nextDouble() - 0.5) * Math.pow(10,
-                random.nextInt(20) - 10)) : (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(40) - 20);
-            case StringType st when st.encoding().unitBytes() > 1 ->
+            case FloatType ft ->
+                ft.size() == 32
+                        ? (double) (float) ((random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(20) - 10))
+                        : (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(40) - 20);
+            case StringType st
+            when st.encoding().unitBytes() > 1 ->
                 wideText(st.encoding(), st.encoding().unitBytes() * random.nextInt(12));
             case StringType st -> text((babeltraceSafe ? 1 : 0) + random.nextInt(12));
             case StructType st -> structValue(st);
             // Any width of value: from one byte of LEB128 to ten.
-            case FieldType.VarIntType vt -> vt.signed() ? random.nextLong() >> random.nextInt(64)
-                : random.nextLong() >>> random.nextInt(64);
+            case FieldType.VarIntType vt ->
+                vt.signed() ? random.nextLong() >> random.nextInt(64) : random.nextLong() >>> random.nextInt(64);
             case FieldType.BoolType bt -> random.nextBoolean();
             case ArrayType at -> {
-                if (isText(at.element()) && ((IntegerType) at.element()).encoding().unitBytes() > 1) {
+                if (isText(at.element())
+                        && ((IntegerType) at.element()).encoding().unitBytes() > 1) {
                     Encoding e = ((IntegerType) at.element()).encoding();
                     yield wideText(e, e.unitBytes() * random.nextInt((int) at.length() / e.unitBytes() + 1));
                 }
@@ -395,8 +442,10 @@ final class RandomTraces {
             Member m = st.members().get(i);
             switch (m.type()) {
                 case SequenceType sq -> {
-                    IntegerType lenType = (IntegerType) st.member(sq.length().toString()).type();
-                    if (isText(sq.element()) && ((IntegerType) sq.element()).encoding().unitBytes() > 1) {
+                    IntegerType lenType =
+                            (IntegerType) st.member(sq.length().toString()).type();
+                    if (isText(sq.element())
+                            && ((IntegerType) sq.element()).encoding().unitBytes() > 1) {
                         Encoding e = ((IntegerType) sq.element()).encoding();
                         int maxUnits = (int) Math.min(16, (1L << lenType.size()) - 1) / e.unitBytes();
                         int bytes = e.unitBytes() * random.nextInt(maxUnits + 1);
@@ -429,8 +478,10 @@ final class RandomTraces {
                     map.put(ot.selector().toString(), selector);
                     map.put(m.name(), enabled ? value(ot.content()) : null);
                 }
-                case FieldType.BlobType bt when bt.lengthField() != null -> {
-                    IntegerType lenType = (IntegerType) st.member(bt.lengthField().toString()).type();
+                case FieldType.BlobType bt
+                when bt.lengthField() != null -> {
+                    IntegerType lenType =
+                            (IntegerType) st.member(bt.lengthField().toString()).type();
                     int count = random.nextInt((int) Math.min(6, (1L << lenType.size()) - 1) + 1);
                     map.put(bt.lengthField().toString(), (long) count);
                     map.put(m.name(), bytes(count));
@@ -440,7 +491,11 @@ final class RandomTraces {
                     int option = random.nextInt(vt.options().size());
                     EnumMapping label = tag.mappings().get(option);
                     map.put(vt.tag().toString(), label.low() + random.nextInt((int) (label.high() - label.low() + 1)));
-                    map.put(m.name(), new Choice(vt.options().get(option).name(), value(vt.options().get(option).type())));
+                    map.put(
+                            m.name(),
+                            new Choice(
+                                    vt.options().get(option).name(),
+                                    value(vt.options().get(option).type())));
                 }
                 default -> {
                     if (!map.containsKey(m.name())) {

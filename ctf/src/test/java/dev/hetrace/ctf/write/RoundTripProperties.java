@@ -52,8 +52,9 @@ class RoundTripProperties {
             if (version == CtfVersion.V1_8) {
                 // CTF 2 says the same trace differently (roles, range-selected variants, names as
                 // shown): its events are what must read back equal.
-                assertThat(normalized(w.metadata())).as("metadata read back:\n%s", TsdlWriter.write(tc))
-                    .isEqualTo(normalized(tc));
+                assertThat(normalized(w.metadata()))
+                        .as("metadata read back:\n%s", TsdlWriter.write(tc))
+                        .isEqualTo(normalized(tc));
             }
             for (StreamClass sc : tc.streams().values()) {
                 int instances = 1 + random.nextInt(2);
@@ -65,8 +66,9 @@ class RoundTripProperties {
                     int count = random.nextInt(60);
                     for (int e = 0; e < count; e++) {
                         EventClass ec = classes.get(random.nextInt(classes.size()));
-                        long gap = gen.wideTime.get(sc.id()) && random.nextInt(10) == 0 ? (1L << 28) + random.nextInt(1 << 20)
-                            : random.nextInt(3) == 0 ? 0 : random.nextInt(5000);
+                        long gap = gen.wideTime.get(sc.id()) && random.nextInt(10) == 0
+                                ? (1L << 28) + random.nextInt(1 << 20)
+                                : random.nextInt(3) == 0 ? 0 : random.nextInt(5000);
                         t += gap;
                         Object sctx = sc.eventContext() == null ? null : gen.value(sc.eventContext());
                         Object ctx = ec.context() == null ? null : gen.value(ec.context());
@@ -116,8 +118,14 @@ class RoundTripProperties {
                 }
             }
         }
-        assertThat(ctf2.toString()).contains("\"optional\"", "\"selector-field-ranges\"", "\"fixed-length-boolean\"",
-            "\"dynamic-length-blob\"", "\"static-length-blob\"", "\"media-type\"");
+        assertThat(ctf2.toString())
+                .contains(
+                        "\"optional\"",
+                        "\"selector-field-ranges\"",
+                        "\"fixed-length-boolean\"",
+                        "\"dynamic-length-blob\"",
+                        "\"static-length-blob\"",
+                        "\"media-type\"");
         assertThat(ctf18.toString()).doesNotContain("optional", "blob", "boolean");
     }
 
@@ -130,8 +138,8 @@ class RoundTripProperties {
                     continue;
                 }
                 assertThat(TraceReading.readStream(dir, e.getKey()))
-                    .as("events of %s; metadata:\n%s", e.getKey(), Files.readString(dir.resolve("metadata")))
-                    .isEqualTo(e.getValue());
+                        .as("events of %s; metadata:\n%s", e.getKey(), Files.readString(dir.resolve("metadata")))
+                        .isEqualTo(e.getValue());
             }
         } finally {
             delete(dir);
@@ -147,10 +155,14 @@ class RoundTripProperties {
         try {
             write(random, dir, true);
             TraceReading.Babeltrace bt = TraceReading.babeltrace(dir);
-            assertThat(bt.exit()).as("babeltrace2 exit status; stderr:\n%s\nmetadata:\n%s", bt.err(),
-                Files.readString(dir.resolve("metadata"))).isZero();
-            assertThat(TraceReading.hetraceText(dir)).as("metadata:\n%s", Files.readString(dir.resolve("metadata")))
-                .isEqualTo(bt.out());
+            assertThat(bt.exit())
+                    .as(
+                            "babeltrace2 exit status; stderr:\n%s\nmetadata:\n%s",
+                            bt.err(), Files.readString(dir.resolve("metadata")))
+                    .isZero();
+            assertThat(TraceReading.hetraceText(dir))
+                    .as("metadata:\n%s", Files.readString(dir.resolve("metadata")))
+                    .isEqualTo(bt.out());
         } finally {
             if (System.getProperty("hetrace.keep") == null) {
                 delete(dir);
@@ -184,14 +196,28 @@ class RoundTripProperties {
         for (StreamClass s : t.streams().values()) {
             TreeMap<Long, EventClass> events = new TreeMap<>();
             for (EventClass e : s.events().values()) {
-                events.put(e.id(), new EventClass(e.id(), e.name(), e.streamId(), struct(e.context()), struct(e.payload()),
-                    e.logLevel(), e.emfUri()));
+                events.put(
+                        e.id(),
+                        new EventClass(
+                                e.id(),
+                                e.name(),
+                                e.streamId(),
+                                struct(e.context()),
+                                struct(e.payload()),
+                                e.logLevel(),
+                                e.emfUri()));
             }
-            streams.put(s.id(), new StreamClass(s.id(), struct(s.packetContext()), struct(s.eventHeader()),
-                struct(s.eventContext()), events));
+            streams.put(
+                    s.id(),
+                    new StreamClass(
+                            s.id(),
+                            struct(s.packetContext()),
+                            struct(s.eventHeader()),
+                            struct(s.eventContext()),
+                            events));
         }
-        return new TraceClass(t.major(), t.minor(), t.byteOrder(), t.uuid(), struct(t.packetHeader()), t.clocks(), t.env(),
-            streams);
+        return new TraceClass(
+                t.major(), t.minor(), t.byteOrder(), t.uuid(), struct(t.packetHeader()), t.clocks(), t.env(), streams);
     }
 
     private static StructType struct(StructType s) {
@@ -200,10 +226,19 @@ class RoundTripProperties {
 
     private static FieldType normalized(FieldType t) {
         return switch (t) {
-            case StructType s -> new StructType(s.members().stream().map(RoundTripProperties::normalized).toList(),
-                s.minAlignment());
-            case VariantType v -> new VariantType(v.tag(), v.options().stream().map(RoundTripProperties::normalized)
-                .toList(), null);
+            case StructType s ->
+                new StructType(
+                        s.members().stream()
+                                .map(RoundTripProperties::normalized)
+                                .toList(),
+                        s.minAlignment());
+            case VariantType v ->
+                new VariantType(
+                        v.tag(),
+                        v.options().stream()
+                                .map(RoundTripProperties::normalized)
+                                .toList(),
+                        null);
             case SequenceType q -> new SequenceType(normalized(q.element()), q.length(), null);
             case ArrayType a -> new ArrayType(normalized(a.element()), a.length());
             case EnumType e -> e;

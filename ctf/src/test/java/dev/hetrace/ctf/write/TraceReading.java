@@ -8,7 +8,6 @@ import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.ctf.text.BabeltraceText;
 import dev.hetrace.ctf.text.TextSink;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,21 +18,30 @@ import java.util.concurrent.TimeUnit;
 
 /** Reads traces back for the writer's tests: as value trees, as hetrace text, as babeltrace2 text. */
 final class TraceReading {
-    private TraceReading() {
-    }
+    private TraceReading() {}
 
     /** One event as read back: its class id, its clock value in cycles, and its scopes as value trees. */
     record ReadEvent(long id, long cycles, Object streamContext, Object context, Object payload) {}
 
     static List<ReadEvent> readStream(Path dir, String file) throws Exception {
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             for (int i = 0; i < trace.streams().size(); i++) {
-                if (trace.streams().get(i).getFirst().path().getFileName().toString().equals(file)) {
+                if (trace.streams()
+                        .get(i)
+                        .getFirst()
+                        .path()
+                        .getFileName()
+                        .toString()
+                        .equals(file)) {
                     StreamDecoder d = trace.decoder(i);
                     List<ReadEvent> events = new ArrayList<>();
                     while (d.next()) {
-                        events.add(new ReadEvent(d.event().cls.id(), d.clockValue(), FieldValues.streamContext(d),
-                            FieldValues.context(d), FieldValues.payload(d)));
+                        events.add(new ReadEvent(
+                                d.event().cls.id(),
+                                d.clockValue(),
+                                FieldValues.streamContext(d),
+                                FieldValues.context(d),
+                                FieldValues.payload(d)));
                     }
                     return events;
                 }
@@ -45,7 +53,7 @@ final class TraceReading {
     static String hetraceText(Path dir) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
-        try (CtfTrace trace = CtfTrace.open(dir, w -> { })) {
+        try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
             EventCursor cursor = new EventCursor(List.of(trace));
             BabeltraceText text = new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()));
             while (cursor.next()) {
@@ -71,7 +79,8 @@ final class TraceReading {
         Path errFile = Files.createTempFile("bt2", ".err");
         try {
             ProcessBuilder pb = new ProcessBuilder("babeltrace2", dir.toString())
-                .redirectOutput(outFile.toFile()).redirectError(errFile.toFile());
+                    .redirectOutput(outFile.toFile())
+                    .redirectError(errFile.toFile());
             pb.environment().put("TZ", "UTC");
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {

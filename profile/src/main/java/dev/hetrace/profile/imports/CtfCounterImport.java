@@ -36,17 +36,14 @@ import java.util.TreeMap;
  */
 public final class CtfCounterImport {
 
-    private record Counter(String path, String name, boolean perCpu) {
-    }
+    private record Counter(String path, String name, boolean perCpu) {}
 
-    private record Fields(List<Counter> counters, String tid, String pid, String comm, String cpu, boolean sched) {
-    }
+    private record Fields(List<Counter> counters, String tid, String pid, String comm, String cpu, boolean sched) {}
 
-    private CtfCounterImport() {
-    }
+    private CtfCounterImport() {}
 
     public static List<Run> read(Path trace) throws IOException {
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> { })) {
+        try (CtfReader reader = CtfReader.open(List.of(trace), w -> {})) {
             return List.of(read(trace, reader));
         } catch (MetadataException | StreamDecodingException e) {
             throw new ProfileException(trace + ": " + e.getMessage(), e);
@@ -121,12 +118,26 @@ public final class CtfCounterImport {
         for (int i = 0; i < samples.size(); i++) {
             Sample s = samples.get(i);
             long t = times.get(i);
-            relative.add(new Sample(t == Long.MIN_VALUE ? Double.NaN : (t - start) / 1e9, s.pid(), s.tid(), s.thread(),
-                    s.cpu(), s.trigger(), s.counters()));
+            relative.add(new Sample(
+                    t == Long.MIN_VALUE ? Double.NaN : (t - start) / 1e9,
+                    s.pid(),
+                    s.tid(),
+                    s.thread(),
+                    s.cpu(),
+                    s.trigger(),
+                    s.counters()));
         }
         double runtime = first == Long.MAX_VALUE ? Double.NaN : (last - first) / 1e9;
-        return new Run(String.valueOf(trace.toAbsolutePath().normalize().getFileName()), Map.of(), 0, runtime,
-                Double.NaN, Double.NaN, totals, Map.of(), relative);
+        return new Run(
+                String.valueOf(trace.toAbsolutePath().normalize().getFileName()),
+                Map.of(),
+                0,
+                runtime,
+                Double.NaN,
+                Double.NaN,
+                totals,
+                Map.of(),
+                relative);
     }
 
     private static double unsigned(long v) {
@@ -147,9 +158,11 @@ public final class CtfCounterImport {
             String bare = name.startsWith("_") ? name.substring(1) : name;
             boolean context = scope.equals("context") || scope.equals("stream_context");
             if (context && bare.startsWith("perf_thread_")) {
-                counters.add(new Counter(path, bare.substring("perf_thread_".length()).replace('_', '-'), false));
+                counters.add(new Counter(
+                        path, bare.substring("perf_thread_".length()).replace('_', '-'), false));
             } else if (context && bare.startsWith("perf_cpu_")) {
-                counters.add(new Counter(path, bare.substring("perf_cpu_".length()).replace('_', '-'), true));
+                counters.add(
+                        new Counter(path, bare.substring("perf_cpu_".length()).replace('_', '-'), true));
             } else if (context && (bare.equals("vtid") || bare.equals("tid") && tid == null)) {
                 tid = path;
             } else if (context && (bare.equals("vpid") || bare.equals("pid") && pid == null)) {

@@ -19,7 +19,10 @@ import java.util.Map;
  * what is wrong.
  */
 public enum Importer {
-    PMCTRACK("pmctrack"), PERF_STAT("perf-stat"), CTF("ctf"), PROBES("probes");
+    PMCTRACK("pmctrack"),
+    PERF_STAT("perf-stat"),
+    CTF("ctf"),
+    PROBES("probes");
 
     private final String format;
 
@@ -71,8 +74,16 @@ public enum Importer {
             Map<String, String> config = new java.util.TreeMap<>(r.config());
             config.putAll(labels);
             int rep = reps.merge(config, 1, Integer::sum) - 1;
-            out.add(new Run(r.workload(), config, rep, r.runtimeSeconds(), r.userSeconds(), r.systemSeconds(),
-                    r.counters(), r.unsupported(), r.samples()));
+            out.add(new Run(
+                    r.workload(),
+                    config,
+                    rep,
+                    r.runtimeSeconds(),
+                    r.userSeconds(),
+                    r.systemSeconds(),
+                    r.counters(),
+                    r.unsupported(),
+                    r.samples()));
         }
         return out;
     }

@@ -35,8 +35,7 @@ public final class PerfStatImport {
     private static final Pattern THREAD = Pattern.compile("(.+)-(\\d+)");
     private static final Pattern CPU = Pattern.compile("CPU(\\d+)");
 
-    private PerfStatImport() {
-    }
+    private PerfStatImport() {}
 
     public static List<Run> read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -59,8 +58,11 @@ public final class PerfStatImport {
             long tid = -1;
             int cpu = -1;
             // an interval's time is a number followed by a value or a thread: never by a unit
-            if (f.length > 3 && NUMBER.matcher(f[0]).matches() && (value(f[1]) || THREAD.matcher(f[1].strip()).matches()
-                    || CPU.matcher(f[1].strip()).matches())) {
+            if (f.length > 3
+                    && NUMBER.matcher(f[0]).matches()
+                    && (value(f[1])
+                            || THREAD.matcher(f[1].strip()).matches()
+                            || CPU.matcher(f[1].strip()).matches())) {
                 time = Importer.number(file, no, f[0], "the interval's time");
                 at = 1;
             }
@@ -77,8 +79,11 @@ public final class PerfStatImport {
                 }
             }
             if (f.length < at + 3 || !value(f[at])) {
-                throw Importer.malformed(file, no, "not a perf stat -x, line (expected [TIME,][THREAD-TID,]VALUE,UNIT,EVENT,...): '"
-                        + line.strip() + "'");
+                throw Importer.malformed(
+                        file,
+                        no,
+                        "not a perf stat -x, line (expected [TIME,][THREAD-TID,]VALUE,UNIT,EVENT,...): '" + line.strip()
+                                + "'");
             }
             String v = f[at].strip();
             String event = f[at + 2].strip();
@@ -121,8 +126,8 @@ public final class PerfStatImport {
             s.counters.keySet().removeAll(List.of("duration_time", "user_time", "system_time"));
             list.add(new Sample(s.time, s.tid, s.tid, s.thread, s.cpu, "tick", s.counters));
         }
-        return List.of(new Run(String.valueOf(file.getFileName()), Map.of(), 0, runtime, user, system, totals,
-                unsupported, list));
+        return List.of(new Run(
+                String.valueOf(file.getFileName()), Map.of(), 0, runtime, user, system, totals, unsupported, list));
     }
 
     private static double seconds(Double ns, double otherwise) {

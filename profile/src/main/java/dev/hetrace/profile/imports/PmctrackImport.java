@@ -44,8 +44,7 @@ public final class PmctrackImport {
     private static final Pattern MAPPING = Pattern.compile("\\s*((?:pmc|virt)\\d+)\\s*=\\s*(\\S+)\\s*");
     private static final Pattern COUNTER = Pattern.compile("(?:pmc|virt)\\d+");
 
-    private PmctrackImport() {
-    }
+    private PmctrackImport() {}
 
     public static List<Run> read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -78,9 +77,12 @@ public final class PmctrackImport {
                 }
                 String[] cols = line.split("\\s+");
                 if (!cols[0].equals("nsample")) {
-                    throw Importer.malformed(file, no, section.startsWith("[Event-to-counter")
-                            ? "expected a mapping such as pmc0=instr, found '" + line + "'"
-                            : "expected pmctrack's header 'nsample pid event pmc0 ...', found '" + line + "'");
+                    throw Importer.malformed(
+                            file,
+                            no,
+                            section.startsWith("[Event-to-counter")
+                                    ? "expected a mapping such as pmc0=instr, found '" + line + "'"
+                                    : "expected pmctrack's header 'nsample pid event pmc0 ...', found '" + line + "'");
                 }
                 header = cols;
                 for (int c = 0; c < cols.length; c++) {
@@ -89,11 +91,14 @@ public final class PmctrackImport {
                         case "pid" -> pidCol = c;
                         case "event" -> eventCol = c;
                         case "cpu", "core" -> cpuCol = c;
-                        case "expid" -> { }
+                        case "expid" -> {}
                         default -> {
                             if (!COUNTER.matcher(cols[c]).matches()) {
-                                throw Importer.malformed(file, no, "unknown pmctrack column '" + cols[c]
-                                        + "' (expected nsample, pid, event, expid, cpu, pmcN or virtN)");
+                                throw Importer.malformed(
+                                        file,
+                                        no,
+                                        "unknown pmctrack column '" + cols[c]
+                                                + "' (expected nsample, pid, event, expid, cpu, pmcN or virtN)");
                             }
                             counterCols.add(c);
                         }
@@ -106,8 +111,10 @@ public final class PmctrackImport {
             }
             String[] f = line.split("\\s+");
             if (f.length != header.length) {
-                throw Importer.malformed(file, no, "expected " + header.length + " columns ("
-                        + String.join(" ", header) + "), found " + f.length);
+                throw Importer.malformed(
+                        file,
+                        no,
+                        "expected " + header.length + " columns (" + String.join(" ", header) + "), found " + f.length);
             }
             Importer.number(file, no, f[ns], "nsample");
             long pid = (long) Importer.number(file, no, f[pidCol], "pid");
@@ -133,9 +140,15 @@ public final class PmctrackImport {
         if (header == null) {
             throw Importer.malformed(file, lines.size(), "no pmctrack table (no 'nsample pid event ...' header)");
         }
-        boolean timeBased = !samples.isEmpty() && samples.stream().allMatch(s -> s.trigger().equals("tick"));
-        double runtime = timeBased ? ticksPerPid.values().stream().mapToInt(Integer::intValue).max().orElse(0)
-                * PERIOD_SECONDS : Double.NaN;
+        boolean timeBased =
+                !samples.isEmpty() && samples.stream().allMatch(s -> s.trigger().equals("tick"));
+        double runtime = timeBased
+                ? ticksPerPid.values().stream()
+                                .mapToInt(Integer::intValue)
+                                .max()
+                                .orElse(0)
+                        * PERIOD_SECONDS
+                : Double.NaN;
         String workload = String.valueOf(file.getFileName());
         Map<String, String> config = new TreeMap<>();
         config.put("sampling", timeBased ? "time" : "event");

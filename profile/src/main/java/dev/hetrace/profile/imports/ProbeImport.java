@@ -38,11 +38,10 @@ import java.util.TreeMap;
  */
 public final class ProbeImport {
 
-    private static final Set<String> KNOWN = Set.of("run", "config", "time_ns", "pid", "tid", "cpu", "probe", "thread",
-            "workload");
+    private static final Set<String> KNOWN =
+            Set.of("run", "config", "time_ns", "pid", "tid", "cpu", "probe", "thread", "workload");
 
-    private ProbeImport() {
-    }
+    private ProbeImport() {}
 
     public static List<Run> read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -73,15 +72,18 @@ public final class ProbeImport {
                 }
                 for (String need : List.of("run", "time_ns", "tid", "probe")) {
                     if (!col.containsKey(need)) {
-                        throw Importer.malformed(file, no, "the probe CSV header lacks the '" + need
-                                + "' column (needs run, time_ns, tid, probe)");
+                        throw Importer.malformed(
+                                file,
+                                no,
+                                "the probe CSV header lacks the '" + need
+                                        + "' column (needs run, time_ns, tid, probe)");
                     }
                 }
                 continue;
             }
             if (f.length != header.length) {
-                throw Importer.malformed(file, no, "expected " + header.length + " fields as in the header, found "
-                        + f.length);
+                throw Importer.malformed(
+                        file, no, "expected " + header.length + " fields as in the header, found " + f.length);
             }
             String runId = f[col.get("run")].strip();
             RunBuilder r = runs.computeIfAbsent(runId, k -> new RunBuilder());
@@ -94,7 +96,8 @@ public final class ProbeImport {
             long tid = (long) Importer.number(file, no, f[col.get("tid")], "tid");
             long pid = col.containsKey("pid") ? (long) Importer.number(file, no, f[col.get("pid")], "pid") : tid;
             int cpu = col.containsKey("cpu") && !f[col.get("cpu")].isBlank()
-                    ? (int) Importer.number(file, no, f[col.get("cpu")], "cpu") : -1;
+                    ? (int) Importer.number(file, no, f[col.get("cpu")], "cpu")
+                    : -1;
             String thread = col.containsKey("thread") ? f[col.get("thread")].strip() : "";
             String probe = f[col.get("probe")].strip();
             r.first = Math.min(r.first, t);
@@ -114,8 +117,11 @@ public final class ProbeImport {
                         continue;
                     }
                     if (e.getValue() < p) {
-                        throw Importer.malformed(file, no, "counter " + e.getKey() + " of thread " + tid + " went backwards ("
-                                + fmt(p) + " then " + fmt(e.getValue()) + "): readings must be cumulative");
+                        throw Importer.malformed(
+                                file,
+                                no,
+                                "counter " + e.getKey() + " of thread " + tid + " went backwards (" + fmt(p) + " then "
+                                        + fmt(e.getValue()) + "): readings must be cumulative");
                     }
                     delta.put(e.getKey(), e.getValue() - p);
                 }
@@ -129,14 +135,24 @@ public final class ProbeImport {
             }
         }
         if (header == null || runs.isEmpty()) {
-            throw Importer.malformed(file, Math.max(1, lines.size()), header == null ? "no probe CSV header"
-                    : "no probe rows after the header");
+            throw Importer.malformed(
+                    file,
+                    Math.max(1, lines.size()),
+                    header == null ? "no probe CSV header" : "no probe rows after the header");
         }
         List<Run> out = new ArrayList<>();
         for (RunBuilder r : runs.values()) {
             String workload = r.workload.isEmpty() ? String.valueOf(file.getFileName()) : r.workload;
-            out.add(new Run(workload, r.config, 0, (r.last - r.first) / 1e9, Double.NaN, Double.NaN, r.totals,
-                    Map.of(), r.samples.relativeTo(r.first)));
+            out.add(new Run(
+                    workload,
+                    r.config,
+                    0,
+                    (r.last - r.first) / 1e9,
+                    Double.NaN,
+                    Double.NaN,
+                    r.totals,
+                    Map.of(),
+                    r.samples.relativeTo(r.first)));
         }
         return out;
     }
@@ -185,7 +201,13 @@ public final class ProbeImport {
             List<Sample> out = new ArrayList<>();
             for (int i = 0; i < samples.size(); i++) {
                 Sample s = samples.get(i);
-                out.add(new Sample((times.get(i)[0] - start) / 1e9, s.pid(), s.tid(), s.thread(), s.cpu(), s.trigger(),
+                out.add(new Sample(
+                        (times.get(i)[0] - start) / 1e9,
+                        s.pid(),
+                        s.tid(),
+                        s.thread(),
+                        s.cpu(),
+                        s.trigger(),
                         s.counters()));
             }
             return out;

@@ -18,20 +18,15 @@ import java.util.function.ToDoubleFunction;
  */
 public final class Formula {
 
-    private sealed interface Node permits Num, Name, Neg, Bin {
-    }
+    private sealed interface Node permits Num, Name, Neg, Bin {}
 
-    private record Num(double value) implements Node {
-    }
+    private record Num(double value) implements Node {}
 
-    private record Name(String name) implements Node {
-    }
+    private record Name(String name) implements Node {}
 
-    private record Neg(Node operand) implements Node {
-    }
+    private record Neg(Node operand) implements Node {}
 
-    private record Bin(char op, Node left, Node right) implements Node {
-    }
+    private record Bin(char op, Node left, Node right) implements Node {}
 
     private final String text;
     private final Node root;
@@ -161,13 +156,18 @@ public final class Formula {
                     return new Num(Double.parseDouble(text.substring(start, at)));
                 } catch (NumberFormatException e) {
                     at = start;
-                    throw error("malformed number '" + text.substring(start, Math.min(text.length(), start + 20)) + "'");
+                    throw error(
+                            "malformed number '" + text.substring(start, Math.min(text.length(), start + 20)) + "'");
                 }
             }
             if (isNameChar(c)) {
                 int start = at;
-                while (at < text.length() && (isNameChar(peek())
-                        || peek() == '-' && at + 1 < text.length() && isNameChar(text.charAt(at + 1)) && at > start)) {
+                while (at < text.length()
+                        && (isNameChar(peek())
+                                || peek() == '-'
+                                        && at + 1 < text.length()
+                                        && isNameChar(text.charAt(at + 1))
+                                        && at > start)) {
                     at++;
                 }
                 String name = text.substring(start, at);

@@ -22,12 +22,10 @@ import java.util.function.Consumer;
 public final class Monitor {
 
     /** A thread's sample with whether it ran in the interval (PMCTrackApp's green) and its metrics (NaN: cannot be computed). */
-    public record ThreadSample(Sample sample, boolean active, Map<String, Double> metrics) {
-    }
+    public record ThreadSample(Sample sample, boolean active, Map<String, Double> metrics) {}
 
     /** A thread that ended since the previous tick. */
-    public record Ended(long tid, String name) {
-    }
+    public record Ended(long tid, String name) {}
 
     /**
      * One tick: the samples of every live thread, and the threads gone since the previous one.
@@ -35,8 +33,7 @@ public final class Monitor {
      * @param index      0 for the first tick
      * @param timeSeconds from the start of monitoring
      */
-    public record Batch(int index, double timeSeconds, List<ThreadSample> threads, List<Ended> ended) {
-    }
+    public record Batch(int index, double timeSeconds, List<ThreadSample> threads, List<Ended> ended) {}
 
     private final Path proc;
     private final long pid;
@@ -62,8 +59,9 @@ public final class Monitor {
         if (!perfEvents.isEmpty()) {
             Path perfPath = PerfThreads.perf();
             if (perfPath == null) {
-                notices.accept("not measured: " + String.join(", ", perfEvents) + " (they need perf, which is not installed here:"
-                        + " apt-get install linux-perf; /proc gives " + String.join(", ", ThreadStat.COUNTERS) + ")");
+                notices.accept("not measured: " + String.join(", ", perfEvents)
+                        + " (they need perf, which is not installed here:" + " apt-get install linux-perf; /proc gives "
+                        + String.join(", ", ThreadStat.COUNTERS) + ")");
             } else {
                 perf = PerfThreads.start(perfPath, pid, perfEvents, settings.intervalMs(), notices);
             }
@@ -83,7 +81,7 @@ public final class Monitor {
         Map<Long, ThreadStat> before = ThreadStat.threads(proc, pid);
         before.values().forEach(t -> names.put(t.tid(), t.name()));
         long periodNs = settings.intervalMs() * 1_000_000L;
-        for (int index = 0;; index++) {
+        for (int index = 0; ; index++) {
             long next = start + (index + 1) * periodNs;
             try {
                 if (stopped.await(Math.max(0, next - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -96,7 +94,8 @@ public final class Monitor {
             long now = System.nanoTime();
             boolean ended = ThreadStat.ended(proc, pid);
             Map<Long, ThreadStat> after = ended ? Map.of() : ThreadStat.threads(proc, pid);
-            boolean reporting = perf != null && perf.reporting(); // before the drain: what it holds is what perf had reported
+            boolean reporting =
+                    perf != null && perf.reporting(); // before the drain: what it holds is what perf had reported
             Map<Long, Map<String, Double>> counted = perf == null ? Map.of() : perf.drain();
             double intervalMs = (now - last) / 1e6;
             double time = (now - start) / 1e9;
@@ -122,8 +121,10 @@ public final class Monitor {
                 for (Metric m : settings.metrics()) {
                     metrics.put(m.name(), m.formula().evaluate(n -> c.getOrDefault(n, Double.NaN)));
                 }
-                samples.add(new ThreadSample(new Sample(time, pid, t.tid(), t.name(), t.cpu(), "tick", c),
-                        c.get("task-clock") > 0, metrics));
+                samples.add(new ThreadSample(
+                        new Sample(time, pid, t.tid(), t.name(), t.cpu(), "tick", c),
+                        c.get("task-clock") > 0,
+                        metrics));
             }
             List<Ended> gone = new ArrayList<>();
             for (ThreadStat t : before.values()) {

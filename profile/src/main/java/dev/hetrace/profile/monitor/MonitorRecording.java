@@ -41,8 +41,8 @@ public final class MonitorRecording implements AutoCloseable {
         samples = Files.newBufferedWriter(dir.resolve("samples.csv"), StandardCharsets.UTF_8);
         metrics = Files.newBufferedWriter(dir.resolve("metrics.csv"), StandardCharsets.UTF_8);
         samples.write("time_s,tid,thread,cpu,active," + String.join(",", settings.counters()) + "\n");
-        metrics.write("time_s,tid,thread,active," + String.join(",", settings.metrics().stream().map(Metric::name).toList())
-                + "\n");
+        metrics.write("time_s,tid,thread,active,"
+                + String.join(",", settings.metrics().stream().map(Metric::name).toList()) + "\n");
         samples.flush();
         metrics.flush();
     }
@@ -91,9 +91,20 @@ public final class MonitorRecording implements AutoCloseable {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("interval_ms", Integer.toString(settings.intervalMs()));
         config.put("events", String.join(",", settings.events()));
-        config.put("metrics", String.join("; ", settings.metrics().stream().map(Metric::toString).toList()));
-        Run run = new Run(workload, config, 0, runtimeSeconds, totals.getOrDefault("user-time", Double.NaN) / 1000,
-                totals.getOrDefault("system-time", Double.NaN) / 1000, totals, unsupported, all);
+        config.put(
+                "metrics",
+                String.join(
+                        "; ", settings.metrics().stream().map(Metric::toString).toList()));
+        Run run = new Run(
+                workload,
+                config,
+                0,
+                runtimeSeconds,
+                totals.getOrDefault("user-time", Double.NaN) / 1000,
+                totals.getOrDefault("system-time", Double.NaN) / 1000,
+                totals,
+                unsupported,
+                all);
         CampaignFile.write(Campaign.of("monitor " + workload, List.of(run)), dir.resolve("campaign.json"));
     }
 

@@ -38,8 +38,8 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
             Metric.parse("migrations=cpu-migrations * 1000 / interval"));
 
     /** The events measured when none is given: the software events perf has and /proc gives per thread. */
-    public static final List<String> DEFAULT_EVENTS = List.of("task-clock", "context-switches", "cpu-migrations",
-            "page-faults");
+    public static final List<String> DEFAULT_EVENTS =
+            List.of("task-clock", "context-switches", "cpu-migrations", "page-faults");
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -55,11 +55,15 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
             if (!names.add(m.name())) {
                 throw new ProfileException("metric '" + m.name() + "' is defined twice");
             }
-            List<String> missing = m.formula().names().stream().filter(c -> !measured.contains(c)).sorted()
-                    .map(c -> "'" + c + "'").toList();
+            List<String> missing = m.formula().names().stream()
+                    .filter(c -> !measured.contains(c))
+                    .sorted()
+                    .map(c -> "'" + c + "'")
+                    .toList();
             if (!missing.isEmpty()) {
-                throw new ProfileException("metric '" + m + "' uses " + String.join(", ", missing) + ", not measured: add "
-                        + (missing.size() == 1 ? "it" : "them") + " to --events (measured: " + String.join(", ", measured) + ")");
+                throw new ProfileException("metric '" + m + "' uses " + String.join(", ", missing)
+                        + ", not measured: add " + (missing.size() == 1 ? "it" : "them") + " to --events (measured: "
+                        + String.join(", ", measured) + ")");
             }
         }
     }
@@ -117,7 +121,9 @@ public record MonitorSettings(int intervalMs, List<String> events, List<Metric> 
             }
         }
         try {
-            return new MonitorSettings(root.path("interval_ms").asInt(1000), events.isEmpty() ? DEFAULT_EVENTS : events,
+            return new MonitorSettings(
+                    root.path("interval_ms").asInt(1000),
+                    events.isEmpty() ? DEFAULT_EVENTS : events,
                     metrics.isEmpty() ? DEFAULT_METRICS : metrics);
         } catch (ProfileException e) {
             throw new ProfileException(file + ": " + e.getMessage(), e);

@@ -90,17 +90,30 @@ public final class PerfThreads implements AutoCloseable {
     /** Starts counting {@code events} on the threads of {@code pid}; {@code notices} hears of unsupported events and perf's errors. */
     public static PerfThreads start(Path perf, long pid, List<String> events, int intervalMs, Consumer<String> notices)
             throws IOException {
-        List<String> cmd = List.of(perf.toString(), "stat", "-x,", "--per-thread", "-I", Integer.toString(intervalMs), "-e",
-                String.join(",", events), "-p", Long.toString(pid));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE).start();
+        List<String> cmd = List.of(
+                perf.toString(),
+                "stat",
+                "-x,",
+                "--per-thread",
+                "-I",
+                Integer.toString(intervalMs),
+                "-e",
+                String.join(",", events),
+                "-p",
+                Long.toString(pid));
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .start();
         p.getOutputStream().close();
         return new PerfThreads(p, notices);
     }
 
     private void read(Consumer<String> notices) {
         double lastTime = -1;
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String text; (text = r.readLine()) != null;) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String text; (text = r.readLine()) != null; ) {
                 Line line = Line.parse(text);
                 if (line == null) {
                     if (!text.isBlank()) {
@@ -121,7 +134,8 @@ public final class PerfThreads implements AutoCloseable {
                         continue;
                     }
                     if (!Double.isNaN(line.value())) {
-                        pending.computeIfAbsent(line.tid(), t -> new HashMap<>()).merge(line.event(), line.value(), Double::sum);
+                        pending.computeIfAbsent(line.tid(), t -> new HashMap<>())
+                                .merge(line.event(), line.value(), Double::sum);
                     }
                 }
             }
@@ -131,7 +145,8 @@ public final class PerfThreads implements AutoCloseable {
         synchronized (this) {
             report(notices);
             if (!counted && !errors.isEmpty()) {
-                notices.accept("perf stat could not count: " + String.join(" / ", errors.subList(0, Math.min(3, errors.size()))));
+                notices.accept("perf stat could not count: "
+                        + String.join(" / ", errors.subList(0, Math.min(3, errors.size()))));
             }
         }
     }
@@ -140,7 +155,8 @@ public final class PerfThreads implements AutoCloseable {
 
     private void report(Consumer<String> notices) {
         if (!reported.containsAll(unsupported)) {
-            List<String> fresh = unsupported.stream().filter(e -> !reported.contains(e)).toList();
+            List<String> fresh =
+                    unsupported.stream().filter(e -> !reported.contains(e)).toList();
             reported.addAll(fresh);
             notices.accept("not supported on this machine (perf: <not supported>, the PMU does not expose them): "
                     + String.join(", ", fresh));

@@ -21,21 +21,67 @@ import java.util.stream.Stream;
  * ticks of 10 ms), {@code status} (voluntary and involuntary context switches) and {@code sched}
  * ({@code se.nr_migrations}; -1 when the kernel does not have that file).
  */
-public record ThreadStat(long tid, String name, char state, int cpu, long runNs, long utimeTicks, long stimeTicks,
-        long minorFaults, long majorFaults, long voluntarySwitches, long involuntarySwitches, long migrations,
+public record ThreadStat(
+        long tid,
+        String name,
+        char state,
+        int cpu,
+        long runNs,
+        long utimeTicks,
+        long stimeTicks,
+        long minorFaults,
+        long majorFaults,
+        long voluntarySwitches,
+        long involuntarySwitches,
+        long migrations,
         long readNanos) {
 
     /** A thread as its files tell it, read at no particular time. */
-    public ThreadStat(long tid, String name, char state, int cpu, long runNs, long utimeTicks, long stimeTicks,
-            long minorFaults, long majorFaults, long voluntarySwitches, long involuntarySwitches, long migrations) {
-        this(tid, name, state, cpu, runNs, utimeTicks, stimeTicks, minorFaults, majorFaults, voluntarySwitches,
-                involuntarySwitches, migrations, 0);
+    public ThreadStat(
+            long tid,
+            String name,
+            char state,
+            int cpu,
+            long runNs,
+            long utimeTicks,
+            long stimeTicks,
+            long minorFaults,
+            long majorFaults,
+            long voluntarySwitches,
+            long involuntarySwitches,
+            long migrations) {
+        this(
+                tid,
+                name,
+                state,
+                cpu,
+                runNs,
+                utimeTicks,
+                stimeTicks,
+                minorFaults,
+                majorFaults,
+                voluntarySwitches,
+                involuntarySwitches,
+                migrations,
+                0);
     }
 
     /** The same, read at {@code nanos} ({@link System#nanoTime()} right after its run time was read). */
     ThreadStat readAt(long nanos) {
-        return new ThreadStat(tid, name, state, cpu, runNs, utimeTicks, stimeTicks, minorFaults, majorFaults,
-                voluntarySwitches, involuntarySwitches, migrations, nanos);
+        return new ThreadStat(
+                tid,
+                name,
+                state,
+                cpu,
+                runNs,
+                utimeTicks,
+                stimeTicks,
+                minorFaults,
+                majorFaults,
+                voluntarySwitches,
+                involuntarySwitches,
+                migrations,
+                nanos);
     }
 
     /**
@@ -44,15 +90,25 @@ public record ThreadStat(long tid, String name, char state, int cpu, long runNs,
      * than others); {@code fallbackMs} when either read time is unknown.
      */
     public double intervalMs(ThreadStat before, double fallbackMs) {
-        return before != null && before.readNanos > 0 && readNanos > 0 ? (readNanos - before.readNanos) / 1e6 : fallbackMs;
+        return before != null && before.readNanos > 0 && readNanos > 0
+                ? (readNanos - before.readNanos) / 1e6
+                : fallbackMs;
     }
 
     /** USER_HZ: the unit of {@code stat}'s times, 100 on every Linux architecture hetrace runs on. */
     static final double TICK_MS = 10;
 
     /** The counters a sample of a thread holds when read from /proc, in the order they are saved. */
-    public static final List<String> COUNTERS = List.of("task-clock", "context-switches", "cpu-migrations",
-            "page-faults", "minor-faults", "major-faults", "voluntary-switches", "involuntary-switches", "user-time",
+    public static final List<String> COUNTERS = List.of(
+            "task-clock",
+            "context-switches",
+            "cpu-migrations",
+            "page-faults",
+            "minor-faults",
+            "major-faults",
+            "voluntary-switches",
+            "involuntary-switches",
+            "user-time",
             "system-time");
 
     /**
@@ -64,8 +120,8 @@ public record ThreadStat(long tid, String name, char state, int cpu, long runNs,
         ThreadStat b = before != null ? before : new ThreadStat(tid, name, state, cpu, 0, 0, 0, 0, 0, 0, 0, 0);
         Map<String, Double> c = new LinkedHashMap<>();
         c.put("task-clock", (runNs - b.runNs) / 1e6);
-        c.put("context-switches", (double) (voluntarySwitches - b.voluntarySwitches + involuntarySwitches
-                - b.involuntarySwitches));
+        c.put("context-switches", (double)
+                (voluntarySwitches - b.voluntarySwitches + involuntarySwitches - b.involuntarySwitches));
         c.put("cpu-migrations", migrations < 0 ? Double.NaN : (double) (migrations - Math.max(0, b.migrations)));
         c.put("page-faults", (double) (minorFaults - b.minorFaults + majorFaults - b.majorFaults));
         c.put("minor-faults", (double) (minorFaults - b.minorFaults));
@@ -147,13 +203,24 @@ public record ThreadStat(long tid, String name, char state, int cpu, long runNs,
         // after the name: field 3 (state) onwards, so field N is f[N - 3]
         String[] f = stat.substring(close + 1).strip().split(" +");
         if (f.length < 37) {
-            throw new ProfileException("/proc/.../task/" + tid + "/stat: " + (f.length + 2) + " fields, expected at least 39");
+            throw new ProfileException(
+                    "/proc/.../task/" + tid + "/stat: " + (f.length + 2) + " fields, expected at least 39");
         }
         String[] ss = schedstat.strip().split(" +");
         long runNs = ss.length >= 1 && !ss[0].isEmpty() ? Long.parseLong(ss[0]) : 0;
-        return new ThreadStat(tid, name, f[0].charAt(0), Integer.parseInt(f[36]), runNs, Long.parseLong(f[11]),
-                Long.parseLong(f[12]), Long.parseLong(f[7]), Long.parseLong(f[9]), field(status, "voluntary_ctxt_switches:"),
-                field(status, "nonvoluntary_ctxt_switches:"), field(sched, "se.nr_migrations"));
+        return new ThreadStat(
+                tid,
+                name,
+                f[0].charAt(0),
+                Integer.parseInt(f[36]),
+                runNs,
+                Long.parseLong(f[11]),
+                Long.parseLong(f[12]),
+                Long.parseLong(f[7]),
+                Long.parseLong(f[9]),
+                field(status, "voluntary_ctxt_switches:"),
+                field(status, "nonvoluntary_ctxt_switches:"),
+                field(sched, "se.nr_migrations"));
     }
 
     /** The number after {@code key} (and a ':' or spaces) on its line of {@code text}; -1 when absent. */

@@ -31,12 +31,14 @@ public record CacheSizes(long l1, long l2, long llc) {
     static CacheSizes read(Path folder) {
         TreeMap<Integer, Long> byLevel = new TreeMap<>();
         try (var dirs = Files.list(folder)) {
-            for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith("index")).toList()) {
+            for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith("index"))
+                    .toList()) {
                 String type = Files.readString(d.resolve("type")).strip();
                 if (type.equals("Instruction")) {
                     continue;
                 }
-                int level = Integer.parseInt(Files.readString(d.resolve("level")).strip());
+                int level =
+                        Integer.parseInt(Files.readString(d.resolve("level")).strip());
                 byLevel.merge(level, bytes(Files.readString(d.resolve("size")).strip()), Math::max);
             }
         } catch (IOException | RuntimeException e) {
@@ -46,7 +48,8 @@ public record CacheSizes(long l1, long l2, long llc) {
             return TYPICAL;
         }
         long l1 = byLevel.getOrDefault(1, TYPICAL.l1());
-        return new CacheSizes(l1, byLevel.getOrDefault(2, 0L), byLevel.lastEntry().getValue());
+        return new CacheSizes(
+                l1, byLevel.getOrDefault(2, 0L), byLevel.lastEntry().getValue());
     }
 
     /** The buffer size for a target: {@code l1}, {@code l2}, {@code llc} or {@code dram}. */

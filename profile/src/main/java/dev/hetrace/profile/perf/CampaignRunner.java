@@ -31,8 +31,16 @@ import java.util.function.Consumer;
  *                    without gcc: the Java fallback co-runner, and sh as the waiter
  * @param progress    where progress lines go (stderr)
  */
-public record CampaignRunner(List<String> workload, String label, List<String> events, int repeat, int cpu,
-        List<Integer> stressCpus, Path output, Optional<MemoryKernel> kernel, Consumer<String> progress) {
+public record CampaignRunner(
+        List<String> workload,
+        String label,
+        List<String> events,
+        int repeat,
+        int cpu,
+        List<Integer> stressCpus,
+        Path output,
+        Optional<MemoryKernel> kernel,
+        Consumer<String> progress) {
 
     /** The log of the workload's own output. */
     public Path log() {
@@ -67,13 +75,17 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
      * As {@link #sweep(String, StressorSpec, List, double)}, the campaign recording how its slowdown
      * curve is drawn ({@code curve}, null for the defaults) for every later analysis of it.
      */
-    public Campaign sweep(String name, StressorSpec stressor, List<Integer> levels, double hardwareSeconds,
-            Campaign.Curve curve) {
+    public Campaign sweep(
+            String name, StressorSpec stressor, List<Integer> levels, double hardwareSeconds, Campaign.Curve curve) {
         levels.forEach(Stressor::duty);
         resetLog();
         List<Map<String, String>> hardware = new ArrayList<>();
         for (int level : levels) {
-            progress.accept(String.format(Locale.ROOT, "step 1: stressor %s alone at level %d for %.1f s", stressor, level,
+            progress.accept(String.format(
+                    Locale.ROOT,
+                    "step 1: stressor %s alone at level %d for %.1f s",
+                    stressor,
+                    level,
                     level == 0 ? 0.0 : hardwareSeconds));
             StressReport r;
             try (Stressor s = Stressor.start(stressor, level, stressCpus, hardwareSeconds, kernel)) {
@@ -100,7 +112,8 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
                 runs.add(once(config, r, stressor, level, "step 2: run " + done + "/" + total + ", level " + level));
             }
         }
-        runs.sort(java.util.Comparator.comparingInt((Run x) -> Integer.parseInt(x.config().get("stress")))
+        runs.sort(java.util.Comparator.comparingInt(
+                        (Run x) -> Integer.parseInt(x.config().get("stress")))
                 .thenComparingInt(Run::repetition));
         return new Campaign(name, host(stressor), runs, hardware, curve);
     }
@@ -121,8 +134,16 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
         }
         progress.accept(String.format(Locale.ROOT, "%s: %.3f s", what, m.run().runtimeSeconds()));
         Run r = m.run();
-        return new Run(label, r.config(), r.repetition(), r.runtimeSeconds(), r.userSeconds(), r.systemSeconds(),
-                r.counters(), r.unsupported(), r.samples());
+        return new Run(
+                label,
+                r.config(),
+                r.repetition(),
+                r.runtimeSeconds(),
+                r.userSeconds(),
+                r.systemSeconds(),
+                r.counters(),
+                r.unsupported(),
+                r.samples());
     }
 
     private void resetLog() {
@@ -142,12 +163,19 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
         h.put("kernel", read("/proc/sys/kernel/osrelease"));
         h.put("perf_event_paranoid", read("/proc/sys/kernel/perf_event_paranoid"));
         CacheSizes c = CacheSizes.ofThisMachine();
-        h.put("caches", "l1d=" + CacheSizes.format(c.l1()) + " l2=" + CacheSizes.format(c.l2()) + " llc="
-                + CacheSizes.format(c.llc()));
+        h.put(
+                "caches",
+                "l1d=" + CacheSizes.format(c.l1()) + " l2=" + CacheSizes.format(c.l2()) + " llc="
+                        + CacheSizes.format(c.llc()));
         h.put("workload_cpu", cpu < 0 ? "any" : Integer.toString(cpu));
         h.put("workload_command", String.join(" ", workload));
         if (stressor != null) {
-            h.put("stress_cpus", stressCpus.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse(""));
+            h.put(
+                    "stress_cpus",
+                    stressCpus.stream()
+                            .map(String::valueOf)
+                            .reduce((a, b) -> a + "," + b)
+                            .orElse(""));
             h.put("stressor_engine", kernel.isPresent() ? "gcc" : "java (gcc not installed)");
             h.put("stressor_bytes", Long.toString(stressor.bytes()));
             h.put("max_level", Integer.toString(Stressor.MAX_LEVEL));
@@ -157,8 +185,11 @@ public record CampaignRunner(List<String> workload, String label, List<String> e
 
     private static String cpuModel() {
         try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse("unknown");
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+                    .filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip())
+                    .findFirst()
+                    .orElse("unknown");
         } catch (IOException e) {
             return "unknown";
         }

@@ -10,8 +10,7 @@ import java.util.TreeSet;
 
 /** The CPUs this process may run on (a container or taskset may allow fewer than the machine has), and CPU lists such as {@code 0,2-3}. */
 public final class Cpus {
-    private Cpus() {
-    }
+    private Cpus() {}
 
     /** From {@code Cpus_allowed_list} in {@code /proc/self/status}; 0 to n-1 when it cannot be read. */
     public static List<Integer> allowed() {
@@ -50,7 +49,8 @@ public final class Cpus {
                     out.add(c);
                 }
             } catch (NumberFormatException e) {
-                throw new ProfileException("'" + list.strip() + "' is not a CPU list (e.g. 1 or 1,2 or 1-3): '" + p + "'");
+                throw new ProfileException(
+                        "'" + list.strip() + "' is not a CPU list (e.g. 1 or 1,2 or 1-3): '" + p + "'");
             }
         }
         return List.copyOf(out);

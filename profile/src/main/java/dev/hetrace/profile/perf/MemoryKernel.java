@@ -252,7 +252,9 @@ public final class MemoryKernel {
             Path tmp = Files.createTempFile(dir, "hetrace-memkernel", ".tmp");
             Path log = Files.createTempFile(dir, "gcc", ".log");
             Process gcc = new ProcessBuilder("gcc", "-O2", "-std=c11", "-Wall", "-o", tmp.toString(), src.toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             if (!gcc.waitFor(60, TimeUnit.SECONDS)) {
                 gcc.destroyForcibly();
                 throw new ProfileException("gcc did not compile " + src + " within 60 s");
@@ -262,7 +264,9 @@ public final class MemoryKernel {
             if (gcc.exitValue() != 0) {
                 Files.deleteIfExists(tmp);
                 throw new ProfileException("gcc could not compile the memory kernel " + src + ": "
-                        + out.lines().filter(l -> l.contains("error")).findFirst()
+                        + out.lines()
+                                .filter(l -> l.contains("error"))
+                                .findFirst()
                                 .orElse(out.lines().findFirst().orElse("exit status " + gcc.exitValue())));
             }
             Files.move(tmp, bin, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -285,8 +289,10 @@ public final class MemoryKernel {
 
     static boolean gccInstalled() {
         try {
-            Process p = new ProcessBuilder("gcc", "--version").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder("gcc", "--version")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             return false;

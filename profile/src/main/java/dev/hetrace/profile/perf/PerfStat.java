@@ -26,23 +26,24 @@ import java.util.Optional;
 public final class PerfStat {
 
     /** Software events every Linux kernel counts: asked for when no events are given. */
-    public static final List<String> SOFTWARE_EVENTS = List.of("task-clock", "page-faults", "context-switches",
-            "cpu-migrations");
+    public static final List<String> SOFTWARE_EVENTS =
+            List.of("task-clock", "page-faults", "context-switches", "cpu-migrations");
 
     /** perf's tool events that give the runtime and the user/system split, in nanoseconds. */
     static final List<String> TIME_EVENTS = List.of("duration_time", "user_time", "system_time");
 
     /** The reason recorded for an event perf prints as {@code <not supported>}. */
-    public static final String NOT_SUPPORTED = "not supported here (perf: <not supported>: the PMU, or the VM, does not expose it)";
+    public static final String NOT_SUPPORTED =
+            "not supported here (perf: <not supported>: the PMU, or the VM, does not expose it)";
     /** The reason recorded for an event perf prints as {@code <not counted>}. */
-    public static final String NOT_COUNTED = "not counted (perf: <not counted>: no counter was free for it, or the workload ended first)";
+    public static final String NOT_COUNTED =
+            "not counted (perf: <not counted>: no counter was free for it, or the workload ended first)";
 
     /** The waiter without the memory kernel: $0 is the status file, "$@" the workload. */
     private static final String SH_WAITER = "\"$@\"; s=$?; "
             + "if [ $s -gt 128 ]; then echo \"signal $((s - 128))\"; else echo \"exit $s\"; fi > \"$0\"; exit $s";
 
-    private PerfStat() {
-    }
+    private PerfStat() {}
 
     /**
      * One run's result: the run, and how the workload ended.
@@ -53,15 +54,19 @@ public final class PerfStat {
     public record Measurement(Run run, int exitStatus, String ending) {
         /** "exited with status 3", "was killed by signal 9". */
         public String describe() {
-            return ending.startsWith("signal ") ? "was killed by signal " + ending.substring(7)
+            return ending.startsWith("signal ")
+                    ? "was killed by signal " + ending.substring(7)
                     : "exited with status " + exitStatus;
         }
     }
 
     /** What perf's CSV says: counters, unsupported events, and the three times in seconds (NaN when absent). */
-    public record Counts(Map<String, Double> counters, Map<String, String> unsupported, double runtimeSeconds,
-            double userSeconds, double systemSeconds) {
-    }
+    public record Counts(
+            Map<String, Double> counters,
+            Map<String, String> unsupported,
+            double runtimeSeconds,
+            double userSeconds,
+            double systemSeconds) {}
 
     /** Throws the one line to show when perf is not installed. */
     public static void requireInstalled() {
@@ -78,8 +83,14 @@ public final class PerfStat {
      * {@code mode=exec} when given (a fork and a wait), else {@code sh}; their own few page faults
      * and context switches are counted with the workload's.
      */
-    public static Measurement measure(List<String> command, List<String> events, int cpu, Path log,
-            Map<String, String> config, int repetition, Optional<MemoryKernel> waiter) {
+    public static Measurement measure(
+            List<String> command,
+            List<String> events,
+            int cpu,
+            Path log,
+            Map<String, String> config,
+            int repetition,
+            Optional<MemoryKernel> waiter) {
         requireInstalled();
         requireCommand(command);
         List<String> asked = new ArrayList<>(new LinkedHashSet<>(events));
@@ -88,7 +99,8 @@ public final class PerfStat {
         List<String> cmd = new ArrayList<>();
         if (cpu >= 0) {
             if (!onPath("taskset")) {
-                throw new ProfileException("--cpu needs taskset, which is not installed (Debian: apt-get install util-linux)");
+                throw new ProfileException(
+                        "--cpu needs taskset, which is not installed (Debian: apt-get install util-linux)");
             }
             cmd.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
         }
@@ -99,8 +111,12 @@ public final class PerfStat {
             Files.createDirectories(parent);
             csv = Files.createTempFile(parent, "perf-stat", ".csv");
             statusFile = Files.createTempFile(parent, "status", ".txt");
-            Files.writeString(log, "=== repetition " + (repetition + 1) + " " + config + ": " + String.join(" ", command) + "\n",
-                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    log,
+                    "=== repetition " + (repetition + 1) + " " + config + ": " + String.join(" ", command) + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new ProfileException("cannot write " + log + ": " + e.getMessage(), e);
         }
@@ -113,9 +129,11 @@ public final class PerfStat {
         cmd.addAll(command);
         try {
             long logStart = Files.size(log);
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
             int status;
             try {
                 status = p.waitFor();
@@ -136,7 +154,8 @@ public final class PerfStat {
                 status = ending.startsWith("signal") ? 128 + n : n;
             }
             if (text.lines().noneMatch(l -> !l.isBlank() && !l.startsWith("#"))) {
-                throw new ProfileException("perf stat failed (exit status " + status + "): " + perfMessage(log, logStart));
+                throw new ProfileException(
+                        "perf stat failed (exit status " + status + "): " + perfMessage(log, logStart));
             }
             Counts c = parse(text);
             Map<String, Double> counters = new LinkedHashMap<>(c.counters());
@@ -147,8 +166,16 @@ public final class PerfStat {
                     unsupported.remove(t);
                 }
             }
-            Run run = new Run(String.join(" ", command), config, repetition, c.runtimeSeconds(), c.userSeconds(),
-                    c.systemSeconds(), counters, unsupported, List.of());
+            Run run = new Run(
+                    String.join(" ", command),
+                    config,
+                    repetition,
+                    c.runtimeSeconds(),
+                    c.userSeconds(),
+                    c.systemSeconds(),
+                    counters,
+                    unsupported,
+                    List.of());
             return new Measurement(run, status, ending);
         } catch (IOException e) {
             throw new ProfileException("cannot run perf: " + e.getMessage(), e);
@@ -193,7 +220,11 @@ public final class PerfStat {
                 throw new ProfileException("perf stat output line " + n + ": '" + value + "' is not a count: " + line);
             }
         }
-        return new Counts(counters, unsupported, seconds(counters.get("duration_time")), seconds(counters.get("user_time")),
+        return new Counts(
+                counters,
+                unsupported,
+                seconds(counters.get("duration_time")),
+                seconds(counters.get("user_time")),
                 seconds(counters.get("system_time")));
     }
 
@@ -210,7 +241,11 @@ public final class PerfStat {
             f.readFully(b);
             text = new String(b, StandardCharsets.UTF_8);
         }
-        List<String> lines = text.lines().map(String::strip).filter(l -> !l.isEmpty()).limit(3).toList();
+        List<String> lines = text.lines()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty())
+                .limit(3)
+                .toList();
         String joined = String.join(" ", lines);
         if (joined.contains("perf_event_paranoid")) {
             return "this user may not measure (kernel.perf_event_paranoid is " + paranoid()
@@ -224,7 +259,8 @@ public final class PerfStat {
 
     private static String paranoid() {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid")).strip();
+            return Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid"))
+                    .strip();
         } catch (IOException e) {
             return "unknown";
         }

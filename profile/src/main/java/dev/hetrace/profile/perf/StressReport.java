@@ -17,8 +17,8 @@ import java.util.Map;
  * @param bytesPerSecond    bytes accessed per second, summed over its cores
  * @param duty              the fraction of time spent accessing, averaged over its cores
  */
-public record StressReport(String engine, long accesses, double seconds, double accessesPerSecond, double bytesPerSecond,
-        double duty) {
+public record StressReport(
+        String engine, long accesses, double seconds, double accessesPerSecond, double bytesPerSecond, double duty) {
 
     public static final StressReport NONE = new StressReport("none", 0, 0, 0, 0, 0);
 
@@ -34,8 +34,12 @@ public record StressReport(String engine, long accesses, double seconds, double 
         if (!f.containsKey("accesses") || !f.containsKey("accesses_per_second")) {
             throw new IllegalArgumentException("not a memory kernel report: " + line);
         }
-        return new StressReport(engine, Long.parseLong(f.get("accesses")), Double.parseDouble(f.get("seconds")),
-                Double.parseDouble(f.get("accesses_per_second")), Double.parseDouble(f.get("bytes_per_second")),
+        return new StressReport(
+                engine,
+                Long.parseLong(f.get("accesses")),
+                Double.parseDouble(f.get("seconds")),
+                Double.parseDouble(f.get("accesses_per_second")),
+                Double.parseDouble(f.get("bytes_per_second")),
                 Double.parseDouble(f.getOrDefault("duty", "1")));
     }
 

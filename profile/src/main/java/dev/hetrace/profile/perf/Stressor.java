@@ -33,8 +33,8 @@ public final class Stressor implements AutoCloseable {
     private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
-                "hetrace-stressor-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "hetrace-stressor-cleanup"));
     }
 
     private final List<Process> processes;
@@ -50,7 +50,8 @@ public final class Stressor implements AutoCloseable {
     /** The duty cycle of a level: level / {@link #MAX_LEVEL}. */
     public static double duty(int level) {
         if (level < 0 || level > MAX_LEVEL) {
-            throw new ProfileException("stress level " + level + " is out of range: 0 (off) to " + MAX_LEVEL + " (continuous)");
+            throw new ProfileException(
+                    "stress level " + level + " is out of range: 0 (off) to " + MAX_LEVEL + " (continuous)");
         }
         return (double) level / MAX_LEVEL;
     }
@@ -60,8 +61,8 @@ public final class Stressor implements AutoCloseable {
      * buffer. {@code seconds} > 0 ends it by itself after that long ({@link #awaitEnd}); else it
      * runs until {@link #stop}. Without a kernel, the Java fallback runs.
      */
-    public static Stressor start(StressorSpec spec, int level, List<Integer> cpus, double seconds,
-            Optional<MemoryKernel> kernel) {
+    public static Stressor start(
+            StressorSpec spec, int level, List<Integer> cpus, double seconds, Optional<MemoryKernel> kernel) {
         double duty = duty(level);
         if (level == 0) {
             return new Stressor(List.of(), List.of());
@@ -78,10 +79,12 @@ public final class Stressor implements AutoCloseable {
         try {
             for (int cpu : cpus) {
                 Process p = new ProcessBuilder(kernel.get().command(spec.arguments(duty, cpu, seconds)))
-                        .redirectErrorStream(true).start();
+                        .redirectErrorStream(true)
+                        .start();
                 ps.add(p);
                 LIVE.add(p);
-                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 s.outputs.add(out);
                 String first = out.readLine();
                 if (!"ready".equals(first)) {
@@ -92,7 +95,8 @@ public final class Stressor implements AutoCloseable {
             }
         } catch (IOException e) {
             s.close();
-            throw new ProfileException("cannot start the stressor " + kernel.get().binary() + ": " + e.getMessage(), e);
+            throw new ProfileException(
+                    "cannot start the stressor " + kernel.get().binary() + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             s.close();
             Thread.currentThread().interrupt();
@@ -133,10 +137,15 @@ public final class Stressor implements AutoCloseable {
                 String out = String.join("\n", outputs.get(i).lines().toList());
                 p.waitFor(30, TimeUnit.SECONDS);
                 LIVE.remove(p);
-                String last = out.lines().filter(l -> l.startsWith("accesses=")).reduce((a, b) -> b).orElse(null);
+                String last = out.lines()
+                        .filter(l -> l.startsWith("accesses="))
+                        .reduce((a, b) -> b)
+                        .orElse(null);
                 if (last == null) {
                     throw new ProfileException("the stressor (pid " + p.pid() + ") gave no report"
-                            + (out.isBlank() ? "" : ": " + out.lines().findFirst().orElse("")));
+                            + (out.isBlank()
+                                    ? ""
+                                    : ": " + out.lines().findFirst().orElse("")));
                 }
                 parts.add(StressReport.parse("gcc", last));
             }
@@ -167,10 +176,13 @@ public final class Stressor implements AutoCloseable {
         private volatile StressReport report;
 
         private JavaStress(StressorSpec spec, double duty, int cpu, double seconds) {
-            this.thread = Thread.ofPlatform().daemon().name("hetrace-stressor-cpu" + cpu).unstarted(() -> {
-                pin(cpu);
-                report = loop(spec, duty, seconds);
-            });
+            this.thread = Thread.ofPlatform()
+                    .daemon()
+                    .name("hetrace-stressor-cpu" + cpu)
+                    .unstarted(() -> {
+                        pin(cpu);
+                        report = loop(spec, duty, seconds);
+                    });
         }
 
         static JavaStress start(StressorSpec spec, double duty, int cpu, double seconds) {
@@ -245,7 +257,10 @@ public final class Stressor implements AutoCloseable {
                 Linker linker = Linker.nativeLinker();
                 MethodHandle setaffinity = linker.downcallHandle(
                         linker.defaultLookup().find("sched_setaffinity").orElseThrow(),
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                        FunctionDescriptor.of(
+                                ValueLayout.JAVA_INT,
+                                ValueLayout.JAVA_INT,
+                                ValueLayout.JAVA_LONG,
                                 ValueLayout.ADDRESS));
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment set = arena.allocate(128);

@@ -22,7 +22,9 @@ public record StressorSpec(String target, long bytes, long stride, Access access
 
     /** What one access does to the 8-byte word it touches. */
     public enum Access {
-        READ, WRITE, RMW;
+        READ,
+        WRITE,
+        RMW;
 
         String word() {
             return name().toLowerCase(Locale.ROOT);
@@ -42,7 +44,10 @@ public record StressorSpec(String target, long bytes, long stride, Access access
         }
         long bytes = size(text, target, caches);
         Map<String, String> options = options(text, parts, List.of("stride", "rw"));
-        return new StressorSpec(target, bytes, stride(text, options.getOrDefault("stride", "64")),
+        return new StressorSpec(
+                target,
+                bytes,
+                stride(text, options.getOrDefault("stride", "64")),
                 access(text, options.getOrDefault("rw", "read")));
     }
 
@@ -54,8 +59,13 @@ public record StressorSpec(String target, long bytes, long stride, Access access
 
     /** The kernel's arguments for a run of this spec at a duty cycle (0 to 1), pinned to a CPU (-1: not pinned). */
     List<String> arguments(double duty, int cpu, double seconds) {
-        List<String> a = new ArrayList<>(List.of("mode=stress", "bytes=" + bytes, "stride=" + stride, "rw=" + access.word(),
-                "duty=" + duty, "cpu=" + cpu));
+        List<String> a = new ArrayList<>(List.of(
+                "mode=stress",
+                "bytes=" + bytes,
+                "stride=" + stride,
+                "rw=" + access.word(),
+                "duty=" + duty,
+                "cpu=" + cpu));
         if (seconds > 0) {
             a.add("seconds=" + seconds);
         }
@@ -99,7 +109,8 @@ public record StressorSpec(String target, long bytes, long stride, Access access
         try {
             long s = CacheSizes.bytes(value);
             if (s < 8 || s % 8 != 0) {
-                throw bad(spec, "stride " + value + " must be a multiple of 8 bytes (the kernel accesses 8-byte words)");
+                throw bad(
+                        spec, "stride " + value + " must be a multiple of 8 bytes (the kernel accesses 8-byte words)");
             }
             return s;
         } catch (NumberFormatException | ArithmeticException e) {

@@ -19,7 +19,8 @@ import java.util.Map;
  * @param stride   bytes between accesses of a stream
  * @param access   what each access of a stream does
  */
-public record WorkloadSpec(String kind, String target, long bytes, long accesses, long stride, StressorSpec.Access access) {
+public record WorkloadSpec(
+        String kind, String target, long bytes, long accesses, long stride, StressorSpec.Access access) {
 
     public static WorkloadSpec parse(String text) {
         return parse(text, CacheSizes.ofThisMachine());
@@ -40,7 +41,11 @@ public record WorkloadSpec(String kind, String target, long bytes, long accesses
         String target = o.getOrDefault("size", "dram");
         long accesses = count(text, o.getOrDefault("accesses", "10M"));
         try {
-            return new WorkloadSpec(kind, target, StressorSpec.size(text, target, caches), accesses,
+            return new WorkloadSpec(
+                    kind,
+                    target,
+                    StressorSpec.size(text, target, caches),
+                    accesses,
                     StressorSpec.stride(text, o.getOrDefault("stride", "64")),
                     StressorSpec.access(text, o.getOrDefault("rw", "read")));
         } catch (ProfileException e) {
@@ -50,13 +55,14 @@ public record WorkloadSpec(String kind, String target, long bytes, long accesses
 
     /** The memory kernel's arguments for this workload ({@link MemoryKernel#command}). */
     public List<String> arguments() {
-        return List.of("mode=" + kind, "bytes=" + bytes, "accesses=" + accesses, "stride=" + stride, "rw=" + access.word());
+        return List.of(
+                "mode=" + kind, "bytes=" + bytes, "accesses=" + accesses, "stride=" + stride, "rw=" + access.word());
     }
 
     @Override
     public String toString() {
-        return kind + ":size=" + target + ":accesses=" + accesses + (kind.equals("stream") ? ":stride=" + stride + ":rw="
-                + access.word() : "");
+        return kind + ":size=" + target + ":accesses=" + accesses
+                + (kind.equals("stream") ? ":stride=" + stride + ":rw=" + access.word() : "");
     }
 
     private static long count(String spec, String value) {

@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
  */
 public record Experiment(String name, List<String> counters, Map<String, String> metrics) {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private static final Pattern PMC = Pattern.compile("pmc(\\d+)");
 
@@ -93,8 +94,10 @@ public record Experiment(String name, List<String> counters, Map<String, String>
             e = JSON.readValue(file.toFile(), Experiment.class);
         } catch (JsonProcessingException x) {
             var at = x.getLocation();
-            throw new ProfileException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
-                    + ": not a hetrace experiment: " + x.getOriginalMessage(), x);
+            throw new ProfileException(
+                    file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                            + ": not a hetrace experiment: " + x.getOriginalMessage(),
+                    x);
         }
         try {
             e.parsedMetrics();

@@ -89,11 +89,9 @@ public final class ProfileReport {
     }
 
     /** What was written. */
-    public record Written(Path file, long bytes, int charts) {
-    }
+    public record Written(Path file, long bytes, int charts) {}
 
-    private ProfileReport() {
-    }
+    private ProfileReport() {}
 
     public static Written write(Campaign c, List<Metric> metrics, String groupBy, double threshold, Path out)
             throws IOException {
@@ -101,14 +99,20 @@ public final class ProfileReport {
     }
 
     /** As {@link #write(Campaign, List, String, double, Path)}, with each metric per thread and per core type. */
-    public static Written write(Campaign c, List<Metric> metrics, String groupBy, double threshold,
-            List<ThreadMetrics.Table> threads, Path out) throws IOException {
+    public static Written write(
+            Campaign c,
+            List<Metric> metrics,
+            String groupBy,
+            double threshold,
+            List<ThreadMetrics.Table> threads,
+            Path out)
+            throws IOException {
         return write(c, CampaignStats.of(c, metrics, groupBy, threshold), threads, out);
     }
 
     /** The report of statistics already computed (with an experiment's counter names, say). */
-    public static Written write(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads,
-            Path out) throws IOException {
+    public static Written write(Campaign c, CampaignStats stats, List<ThreadMetrics.Table> threads, Path out)
+            throws IOException {
         String page = page(c, stats, threads);
         try (OutputFile file = OutputFile.of(out)) {
             try (var os = file.newOutputStream()) {
@@ -116,7 +120,10 @@ public final class ProfileReport {
             }
             file.commit();
         }
-        int charts = stats.quantities().size() + stats.ranking().size() + (stats.slowdown().isPresent() ? 1 : 0) + 2;
+        int charts = stats.quantities().size()
+                + stats.ranking().size()
+                + (stats.slowdown().isPresent() ? 1 : 0)
+                + 2;
         return new Written(out, Files.size(out), charts);
     }
 
@@ -131,7 +138,8 @@ public final class ProfileReport {
             throw new IllegalStateException("the report's sources must not close their script or style element");
         }
         // the template's parts first, the data last: nothing in the data is taken for a placeholder
-        html = html.replace("/*STYLE*/", css).replace("/*SCRIPT*/", js)
+        html = html.replace("/*STYLE*/", css)
+                .replace("/*SCRIPT*/", js)
                 .replace("<title>hetrace profile</title>", "<title>" + escape(c.name()) + " — hetrace profile</title>");
         int at = html.indexOf(DATA_AT);
         if (at < 0) {
@@ -152,8 +160,10 @@ public final class ProfileReport {
         s.unsupported().forEach(unsupported::put);
         ArrayNode labels = d.putArray("runLabels");
         for (Run r : c.runs()) {
-            String cfg = r.config().entrySet().stream().sorted(Map.Entry.comparingByKey())
-                    .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+            String cfg = r.config().entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(","));
             labels.add((cfg.isEmpty() ? "run" : cfg) + " #" + r.repetition());
         }
         ObjectNode columns = d.putObject("columns");
@@ -248,11 +258,14 @@ public final class ProfileReport {
             x.put("acceptable", l.acceptable());
         }
         curve.knee().ifPresentOrElse(k -> o.put("knee", k.label()), () -> o.putNull("knee"));
-        curve.budget().ifPresentOrElse(b -> {
-            ObjectNode x = o.putObject("budget");
-            x.put("level", b.level());
-            num(x, "bytesPerSecond", b.bytesPerSecond());
-        }, () -> o.putNull("budget"));
+        curve.budget()
+                .ifPresentOrElse(
+                        b -> {
+                            ObjectNode x = o.putObject("budget");
+                            x.put("level", b.level());
+                            num(x, "bytesPerSecond", b.bytesPerSecond());
+                        },
+                        () -> o.putNull("budget"));
         o.put("kneeNote", curve.kneeText());
         o.put("budgetNote", curve.budgetText());
         return o;

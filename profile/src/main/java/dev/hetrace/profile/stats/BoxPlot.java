@@ -16,15 +16,16 @@ import java.util.List;
  * @param highWhisker the largest value ≤ q3 + 1.5·IQR (q3 when that value is below q3)
  * @param outliers    the values outside the whiskers, ascending
  */
-public record BoxPlot(int n, double lowWhisker, double q1, double median, double q3, double highWhisker,
-        List<Double> outliers) {
+public record BoxPlot(
+        int n, double lowWhisker, double q1, double median, double q3, double highWhisker, List<Double> outliers) {
 
     public BoxPlot {
         outliers = List.copyOf(outliers);
     }
 
     public static BoxPlot of(double[] values) {
-        double[] x = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        double[] x =
+                Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
         if (x.length == 0) {
             return new BoxPlot(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, List.of());
         }
@@ -33,10 +34,12 @@ public record BoxPlot(int n, double lowWhisker, double q1, double median, double
         double q3 = Distribution.quantileSorted(x, 0.75);
         double lo = q1 - 1.5 * (q3 - q1);
         double hi = q3 + 1.5 * (q3 - q1);
-        // with interpolated quartiles the nearest value within a fence may lie inside the box: the whisker then ends at the box (as matplotlib's)
+        // with interpolated quartiles the nearest value within a fence may lie inside the box: the whisker then ends at
+        // the box (as matplotlib's)
         double lw = Math.min(q1, Arrays.stream(x).filter(v -> v >= lo).min().orElse(q1));
         double hw = Math.max(q3, Arrays.stream(x).filter(v -> v <= hi).max().orElse(q3));
-        List<Double> out = Arrays.stream(x).filter(v -> v < lo || v > hi).boxed().toList();
+        List<Double> out =
+                Arrays.stream(x).filter(v -> v < lo || v > hi).boxed().toList();
         return new BoxPlot(x.length, lw, q1, med, q3, hw, out);
     }
 }

@@ -33,17 +33,24 @@ import java.util.stream.Collectors;
  * @param unsupported events some run could not count, with the reason
  * @param columns     each quantity's value per run, in the campaign's run order (NaN where unknown)
  */
-public record CampaignStats(String name, int runs, Map<String, Distribution> quantities, List<Regression> ranking,
-        TimeSplit split, String groupedBy, List<Group> groups, Optional<SlowdownCurve> slowdown,
-        Map<String, String> unsupported, Map<String, double[]> columns) {
+public record CampaignStats(
+        String name,
+        int runs,
+        Map<String, Distribution> quantities,
+        List<Regression> ranking,
+        TimeSplit split,
+        String groupedBy,
+        List<Group> groups,
+        Optional<SlowdownCurve> slowdown,
+        Map<String, String> unsupported,
+        Map<String, double[]> columns) {
 
     /** How a metric's formula finds a counter among a run's (the plain name; an experiment's also pmcN). */
     public static final Function<Map<String, Double>, ToDoubleFunction<String>> BY_NAME =
             counters -> name -> counters.getOrDefault(name, Double.NaN);
 
     /** The runs of one configuration (or of one value of a label). */
-    public record Group(String key, int runs, Distribution runtime, BoxPlot box) {
-    }
+    public record Group(String key, int runs, Distribution runtime, BoxPlot box) {}
 
     /** The statistics with the slowdown curve the campaign records (see {@link SlowdownCurve#of(Campaign)}). */
     public static CampaignStats of(Campaign c) {
@@ -61,7 +68,11 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
     }
 
     /** As {@link #of(Campaign, List, String, double)}, the metrics finding counters through {@code lookup}. */
-    public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, double threshold,
+    public static CampaignStats of(
+            Campaign c,
+            List<Metric> metrics,
+            String groupBy,
+            double threshold,
             Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         return of(c, metrics, groupBy, Optional.empty(), OptionalDouble.of(threshold), lookup);
     }
@@ -71,8 +82,13 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
      * at {@code threshold}, each when not given the one the campaign records (see {@link
      * SlowdownCurve#of(Campaign, Optional, OptionalDouble)}).
      */
-    public static CampaignStats of(Campaign c, List<Metric> metrics, String groupBy, Optional<String> measure,
-            OptionalDouble threshold, Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
+    public static CampaignStats of(
+            Campaign c,
+            List<Metric> metrics,
+            String groupBy,
+            Optional<String> measure,
+            OptionalDouble threshold,
+            Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         List<Run> runs = c.runs();
         Map<String, double[]> columns = columns(runs, metrics, lookup);
         Map<String, Distribution> q = new LinkedHashMap<>();
@@ -85,7 +101,8 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
             }
         });
         ranking.sort(Comparator.comparing((Regression r) -> !r.defined())
-                .thenComparing(r -> -Math.abs(r.r())).thenComparing(Regression::x));
+                .thenComparing(r -> -Math.abs(r.r()))
+                .thenComparing(Regression::x));
         Map<String, List<Run>> grouped = group(runs, groupBy);
         List<Group> groups = new ArrayList<>();
         grouped.forEach((k, v) -> {
@@ -94,16 +111,15 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
         });
         Map<String, String> unsupported = new TreeMap<>();
         runs.forEach(r -> unsupported.putAll(r.unsupported()));
-        Optional<SlowdownCurve> curve = SlowdownCurve.applies(c)
-                ? Optional.of(SlowdownCurve.of(c, measure, threshold))
-                : Optional.empty();
-        return new CampaignStats(c.name(), runs.size(), q, ranking, TimeSplit.of(runs), groupBy, groups, curve,
-                unsupported, columns);
+        Optional<SlowdownCurve> curve =
+                SlowdownCurve.applies(c) ? Optional.of(SlowdownCurve.of(c, measure, threshold)) : Optional.empty();
+        return new CampaignStats(
+                c.name(), runs.size(), q, ranking, TimeSplit.of(runs), groupBy, groups, curve, unsupported, columns);
     }
 
     /** runtime, user, system, each counter (sorted by name), each metric: one value per run. */
-    static Map<String, double[]> columns(List<Run> runs, List<Metric> metrics,
-            Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
+    static Map<String, double[]> columns(
+            List<Run> runs, List<Metric> metrics, Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         Map<String, double[]> out = new LinkedHashMap<>();
         out.put("runtime", runs.stream().mapToDouble(Run::runtimeSeconds).toArray());
         out.put("user", runs.stream().mapToDouble(Run::userSeconds).toArray());
@@ -114,7 +130,11 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
             out.put(name, runs.stream().mapToDouble(r -> r.value(name)).toArray());
         }
         for (Metric m : metrics) {
-            out.put(m.name(), runs.stream().mapToDouble(r -> m.formula().evaluate(lookup.apply(r.counters()))).toArray());
+            out.put(
+                    m.name(),
+                    runs.stream()
+                            .mapToDouble(r -> m.formula().evaluate(lookup.apply(r.counters())))
+                            .toArray());
         }
         return out;
     }
@@ -128,9 +148,12 @@ public record CampaignStats(String name, int runs, Map<String, Distribution> qua
         for (Run r : runs) {
             String key;
             if (label == null || label.isEmpty()) {
-                key = r.config().isEmpty() ? "all"
-                        : new TreeMap<>(r.config()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                                .collect(Collectors.joining(","));
+                key = r.config().isEmpty()
+                        ? "all"
+                        : new TreeMap<>(r.config())
+                                .entrySet().stream()
+                                        .map(e -> e.getKey() + "=" + e.getValue())
+                                        .collect(Collectors.joining(","));
             } else {
                 key = r.config().getOrDefault(label, "(none)");
             }

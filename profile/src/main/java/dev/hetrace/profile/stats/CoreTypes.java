@@ -64,7 +64,8 @@ public record CoreTypes(Map<Integer, String> types) {
                 }
             }
         }
-        Map<Integer, Long> by = !capacity.isEmpty() && capacity.size() == cpus.size() ? capacity
+        Map<Integer, Long> by = !capacity.isEmpty() && capacity.size() == cpus.size()
+                ? capacity
                 : !freq.isEmpty() && freq.size() == cpus.size() ? freq : Map.of();
         Map<Integer, String> out = new TreeMap<>();
         if (by.isEmpty()) {

@@ -27,15 +27,36 @@ import org.hipparchus.stat.descriptive.rank.Percentile.EstimationType;
  * @param p95       95th percentile (R-7)
  * @param histogram counts in equal-width bins from min to max
  */
-public record Distribution(int n, double min, double max, double mean, double sd, double q1, double median,
-        double q3, double p5, double p95, Histogram histogram) {
+public record Distribution(
+        int n,
+        double min,
+        double max,
+        double mean,
+        double sd,
+        double q1,
+        double median,
+        double q3,
+        double p5,
+        double p95,
+        Histogram histogram) {
 
     /** The distribution of nothing: n = 0 and every number NaN. */
-    public static final Distribution EMPTY = new Distribution(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-            Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Histogram.EMPTY);
+    public static final Distribution EMPTY = new Distribution(
+            0,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            Histogram.EMPTY);
 
     public static Distribution of(double[] values) {
-        double[] x = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        double[] x =
+                Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
         int n = x.length;
         if (n == 0) {
             return EMPTY;
@@ -50,8 +71,18 @@ public record Distribution(int n, double min, double max, double mean, double sd
             ss += (v - mean) * (v - mean);
         }
         double sd = n > 1 ? Math.sqrt(ss / (n - 1)) : 0;
-        return new Distribution(n, x[0], x[n - 1], mean, sd, quantileSorted(x, 0.25), quantileSorted(x, 0.5),
-                quantileSorted(x, 0.75), quantileSorted(x, 0.05), quantileSorted(x, 0.95), Histogram.of(x));
+        return new Distribution(
+                n,
+                x[0],
+                x[n - 1],
+                mean,
+                sd,
+                quantileSorted(x, 0.25),
+                quantileSorted(x, 0.5),
+                quantileSorted(x, 0.75),
+                quantileSorted(x, 0.05),
+                quantileSorted(x, 0.95),
+                Histogram.of(x));
     }
 
     /** The interquartile range, q3 − q1. */

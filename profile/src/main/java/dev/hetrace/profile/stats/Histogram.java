@@ -63,7 +63,9 @@ public record Histogram(double from, double to, int[] counts) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Histogram h && Double.compare(from, h.from) == 0 && Double.compare(to, h.to) == 0
+        return o instanceof Histogram h
+                && Double.compare(from, h.from) == 0
+                && Double.compare(to, h.to) == 0
                 && Arrays.equals(counts, h.counts);
     }
 

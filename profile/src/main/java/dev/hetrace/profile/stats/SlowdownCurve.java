@@ -46,8 +46,15 @@ import java.util.SplittableRandom;
  * @param thresholdFrom where {@code threshold} came from
  * @param recorded  what the campaign records, null when it does not
  */
-public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level> knee, Optional<Budget> budget,
-        String measure, Origin measureFrom, Origin thresholdFrom, Campaign.Curve recorded) {
+public record SlowdownCurve(
+        double threshold,
+        List<Level> levels,
+        Optional<Level> knee,
+        Optional<Budget> budget,
+        String measure,
+        Origin measureFrom,
+        Origin thresholdFrom,
+        Campaign.Curve recorded) {
 
     /** Where a curve's measure or threshold came from. */
     public enum Origin {
@@ -77,9 +84,16 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
      * @param accessesPerSecond the same in accesses per second, NaN if unmeasured
      * @param acceptable     slowdown ≤ 1 + threshold
      */
-    public record Level(String label, double level, Distribution runtime, double slowdown, double slowdownLow,
-            double slowdownHigh, double bytesPerSecond, double accessesPerSecond, boolean acceptable) {
-    }
+    public record Level(
+            String label,
+            double level,
+            Distribution runtime,
+            double slowdown,
+            double slowdownLow,
+            double slowdownHigh,
+            double bytesPerSecond,
+            double accessesPerSecond,
+            boolean acceptable) {}
 
     /** The extra-access budget: the highest stress level the workload tolerates, a level with a co-runner. */
     public record Budget(String level, double bytesPerSecond, double accessesPerSecond) {
@@ -95,7 +109,9 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 
     /** Whether a campaign has stress levels to draw a curve from (some run labelled stress=L with L ≠ 0). */
     public static boolean applies(Campaign c) {
-        return c.runs().stream().anyMatch(r -> r.config().containsKey(LABEL) && number(r.config().get(LABEL)) != 0);
+        return c.runs().stream()
+                .anyMatch(
+                        r -> r.config().containsKey(LABEL) && number(r.config().get(LABEL)) != 0);
     }
 
     /** The curve the campaign records (the measure and threshold of its sweep), else runtime's at 10 %. */
@@ -122,33 +138,40 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
      */
     public static SlowdownCurve of(Campaign c, Optional<String> measureGiven, OptionalDouble thresholdGiven) {
         Campaign.Curve recorded = c.curve();
-        Origin measureFrom = measureGiven.isPresent() ? Origin.GIVEN : recorded != null ? Origin.CAMPAIGN : Origin.DEFAULT;
+        Origin measureFrom =
+                measureGiven.isPresent() ? Origin.GIVEN : recorded != null ? Origin.CAMPAIGN : Origin.DEFAULT;
         String measure = measureGiven.orElse(recorded != null ? recorded.measure() : "runtime");
-        Origin thresholdFrom = thresholdGiven.isPresent() ? Origin.GIVEN
-                : recorded != null ? Origin.CAMPAIGN : Origin.DEFAULT;
+        Origin thresholdFrom =
+                thresholdGiven.isPresent() ? Origin.GIVEN : recorded != null ? Origin.CAMPAIGN : Origin.DEFAULT;
         double threshold = thresholdGiven.orElse(recorded != null ? recorded.threshold() : DEFAULT_THRESHOLD);
         if (!(threshold >= 0)) {
             throw new IllegalArgumentException("the slowdown threshold must be ≥ 0, not " + threshold);
         }
         if (c.runs().stream().allMatch(r -> Double.isNaN(r.value(measure)))) {
-            throw new IllegalArgumentException("the slowdown of " + measure + " cannot be computed: no run of campaign '"
-                    + c.name() + "' has " + measure + " (they have " + String.join(", ", measures(c)) + ")");
+            throw new IllegalArgumentException(
+                    "the slowdown of " + measure + " cannot be computed: no run of campaign '" + c.name() + "' has "
+                            + measure + " (they have " + String.join(", ", measures(c)) + ")");
         }
         Map<String, List<Run>> byLevel = new LinkedHashMap<>();
         for (Run r : c.runs()) {
-            byLevel.computeIfAbsent(r.config().getOrDefault(LABEL, "0"), k -> new ArrayList<>()).add(r);
+            byLevel.computeIfAbsent(r.config().getOrDefault(LABEL, "0"), k -> new ArrayList<>())
+                    .add(r);
         }
         List<String> order = new ArrayList<>(byLevel.keySet());
         // numeric levels in order, named ones (l2-read, ...) after them as they came
         order.sort(Comparator.comparingDouble(SlowdownCurve::number));
         boolean numeric = order.stream().allMatch(l -> Double.isFinite(number(l)));
-        String isolatedLabel = order.stream().filter(l -> number(l) == 0).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(c.name() + ": no isolated runs (stress=0) to compare with"));
+        String isolatedLabel = order.stream()
+                .filter(l -> number(l) == 0)
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException(c.name() + ": no isolated runs (stress=0) to compare with"));
         double[] isolated = values(byLevel.get(isolatedLabel), measure);
         double base = Distribution.quantile(isolated, 0.5);
         if (!(base > 0) || Double.isInfinite(base)) {
             throw new IllegalArgumentException("the slowdown of " + measure + " cannot be computed: "
-                    + (isolated.length == 0 ? "no isolated run (stress=0) has it"
+                    + (isolated.length == 0
+                            ? "no isolated run (stress=0) has it"
                             : "its median over the isolated runs (stress=0) is " + base + ", not a positive number"));
         }
         Map<String, Double> bandwidth = bandwidths(c, "bytes_per_second");
@@ -160,8 +183,16 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
             Distribution d = Distribution.of(rt);
             double slowdown = d.median() / base;
             double[] ci = bootstrap(isolated, rt, random);
-            levels.add(new Level(label, numeric ? number(label) : levels.size(), d, slowdown, ci[0], ci[1],
-                    at(bandwidth, label), at(accesses, label), slowdown <= 1 + threshold + 1e-12));
+            levels.add(new Level(
+                    label,
+                    numeric ? number(label) : levels.size(),
+                    d,
+                    slowdown,
+                    ci[0],
+                    ci[1],
+                    at(bandwidth, label),
+                    at(accesses, label),
+                    slowdown <= 1 + threshold + 1e-12));
         }
         Optional<Level> knee = levels.stream().filter(l -> !l.acceptable()).findFirst();
         Optional<Budget> budget = Optional.empty();
@@ -205,14 +236,18 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
     public String basis() {
         String m = switch (measureFrom) {
             case CAMPAIGN -> "as swept";
-            case GIVEN -> recorded != null && !recorded.measure().equals(measure)
-                    ? "asked for; swept with " + recorded.measure() : "asked for";
+            case GIVEN ->
+                recorded != null && !recorded.measure().equals(measure)
+                        ? "asked for; swept with " + recorded.measure()
+                        : "asked for";
             case DEFAULT -> "the default: the campaign does not record what it was swept with";
         };
         String t = switch (thresholdFrom) {
             case CAMPAIGN -> "as swept";
-            case GIVEN -> recorded != null && recorded.threshold() != threshold
-                    ? "asked for; swept with " + percent(recorded.threshold()) : "asked for";
+            case GIVEN ->
+                recorded != null && recorded.threshold() != threshold
+                        ? "asked for; swept with " + percent(recorded.threshold())
+                        : "asked for";
             case DEFAULT -> "the default";
         };
         return "slowdown of " + measure + " (" + m + "), threshold " + percent(threshold) + " (" + t + ")";
@@ -220,9 +255,14 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
 
     /** The knee in one line: {@code knee: level 4, slowdown 1.213} or {@code no knee: ...}. */
     public String kneeText() {
-        return knee.map(k -> String.format(Locale.ROOT, "knee: level %s, slowdown %.3f (past %.3f)", k.label(),
-                k.slowdown(), 1 + threshold))
-                .orElse(String.format(Locale.ROOT, "no knee: every level stays within a slowdown of %.3f", 1 + threshold));
+        return knee.map(k -> String.format(
+                        Locale.ROOT,
+                        "knee: level %s, slowdown %.3f (past %.3f)",
+                        k.label(),
+                        k.slowdown(),
+                        1 + threshold))
+                .orElse(String.format(
+                        Locale.ROOT, "no knee: every level stays within a slowdown of %.3f", 1 + threshold));
     }
 
     /**
@@ -247,8 +287,8 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
                     + " has no measurement of the stressor alone at that level";
         }
         if (!(b.bytesPerSecond() > 0)) {
-            return "extra-access budget: unknown: the stressor alone at level " + b.level() + " made no accesses"
-                    + " (" + b.bytesPerSecond() + " B/s measured)";
+            return "extra-access budget: unknown: the stressor alone at level " + b.level() + " made no accesses" + " ("
+                    + b.bytesPerSecond() + " B/s measured)";
         }
         return "extra-access budget: " + atLeast + "level " + b.level()
                 + bandwidth(b.bytesPerSecond(), b.accessesPerSecond(), ", ", "") + " of the stressor alone";
@@ -258,25 +298,38 @@ public record SlowdownCurve(double threshold, List<Level> levels, Optional<Level
         if (Double.isNaN(bytes)) {
             return "";
         }
-        return before + (Double.isNaN(accesses) ? "" : String.format(Locale.ROOT, "%.3e accesses/s, ", accesses))
-                + String.format(Locale.ROOT, "%.1f MB/s", bytes / 1e6) + after;
+        return before
+                + (Double.isNaN(accesses) ? "" : String.format(Locale.ROOT, "%.3e accesses/s, ", accesses))
+                + String.format(Locale.ROOT, "%.1f MB/s", bytes / 1e6)
+                + after;
     }
 
     private static String percent(double t) {
-        return String.format(Locale.ROOT, "%s %%", new java.math.BigDecimal(Double.toString(100 * t))
-                .round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString());
+        return String.format(
+                Locale.ROOT,
+                "%s %%",
+                new java.math.BigDecimal(Double.toString(100 * t))
+                        .round(new java.math.MathContext(6))
+                        .stripTrailingZeros()
+                        .toPlainString());
     }
 
     private static double[] values(List<Run> runs, String measure) {
-        return runs.stream().mapToDouble(r -> r.value(measure)).filter(v -> !Double.isNaN(v)).toArray();
+        return runs.stream()
+                .mapToDouble(r -> r.value(measure))
+                .filter(v -> !Double.isNaN(v))
+                .toArray();
     }
 
     /** A level's step-1 figure, its label written as the runs write it or as the same number. */
     private static double at(Map<String, Double> byLevel, String label) {
         Double v = byLevel.get(label);
         if (v == null) {
-            v = byLevel.entrySet().stream().filter(e -> number(e.getKey()) == number(label))
-                    .map(Map.Entry::getValue).findFirst().orElse(Double.NaN);
+            v = byLevel.entrySet().stream()
+                    .filter(e -> number(e.getKey()) == number(label))
+                    .map(Map.Entry::getValue)
+                    .findFirst()
+                    .orElse(Double.NaN);
         }
         return v;
     }

@@ -27,49 +27,50 @@ public final class ThreadMetrics {
      * @param total     the metric over the group's summed counters
      * @param perSample the metric's distribution over the samples
      */
-    public record Row(String key, int samples, double total, Distribution perSample) {
-    }
+    public record Row(String key, int samples, double total, Distribution perSample) {}
 
     /**
      * A thread's metric over time (PMCTrack's per-thread graph, after the fact): one point per
      * timed sample, at most {@link #MAX_POINTS} (evenly picked when there are more).
      */
-    public record Series(String key, double[] time, double[] value) {
-    }
+    public record Series(String key, double[] time, double[] value) {}
 
     /** The rows of one metric: per thread (pid, tid order of appearance), per core type, and each thread over time. */
-    public record Table(String metric, List<Row> threads, List<Row> coreTypes, List<Series> series) {
-    }
+    public record Table(String metric, List<Row> threads, List<Row> coreTypes, List<Series> series) {}
 
     public static final int MAX_POINTS = 1000;
 
-    private ThreadMetrics() {
-    }
+    private ThreadMetrics() {}
 
     public static Table of(Campaign c, Metric m, CoreTypes types) {
         return of(c, m, types, counters -> name -> counters.getOrDefault(name, Double.NaN));
     }
 
     /** As {@link #of(Campaign, Metric, CoreTypes)}, looking counter names up through {@code lookup} (pmcN names). */
-    public static Table of(Campaign c, Metric m, CoreTypes types,
-            Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
+    public static Table of(
+            Campaign c, Metric m, CoreTypes types, Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         Map<String, List<Sample>> threads = new LinkedHashMap<>();
         Map<String, List<Sample>> cores = new LinkedHashMap<>();
         for (Run r : c.runs()) {
             for (Sample s : r.samples()) {
                 String t = s.tid() + (s.thread().isEmpty() ? "" : " (" + s.thread() + ")");
                 threads.computeIfAbsent(t, k -> new ArrayList<>()).add(s);
-                cores.computeIfAbsent(types.typeOf(s.cpu()), k -> new ArrayList<>()).add(s);
+                cores.computeIfAbsent(types.typeOf(s.cpu()), k -> new ArrayList<>())
+                        .add(s);
             }
         }
         return new Table(m.name(), rows(threads, m, lookup), rows(cores, m, lookup), series(threads, m, lookup));
     }
 
-    private static List<Series> series(Map<String, List<Sample>> threads, Metric m,
+    private static List<Series> series(
+            Map<String, List<Sample>> threads,
+            Metric m,
             Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         List<Series> out = new ArrayList<>();
         threads.forEach((key, samples) -> {
-            List<Sample> timed = samples.stream().filter(x -> Double.isFinite(x.timeSeconds())).toList();
+            List<Sample> timed = samples.stream()
+                    .filter(x -> Double.isFinite(x.timeSeconds()))
+                    .toList();
             int n = Math.min(MAX_POINTS, timed.size());
             if (n == 0) {
                 return;
@@ -86,7 +87,9 @@ public final class ThreadMetrics {
         return out;
     }
 
-    private static List<Row> rows(Map<String, List<Sample>> groups, Metric m,
+    private static List<Row> rows(
+            Map<String, List<Sample>> groups,
+            Metric m,
             Function<Map<String, Double>, ToDoubleFunction<String>> lookup) {
         List<Row> out = new ArrayList<>();
         groups.forEach((key, samples) -> {
@@ -97,8 +100,7 @@ public final class ThreadMetrics {
                 counters.forEach((k, v) -> sum.merge(k, v, Double::sum));
                 each[i] = m.formula().evaluate(lookup.apply(counters));
             }
-            out.add(new Row(key, samples.size(), m.formula().evaluate(lookup.apply(sum)),
-                    Distribution.of(each)));
+            out.add(new Row(key, samples.size(), m.formula().evaluate(lookup.apply(sum)), Distribution.of(each)));
         });
         return out;
     }

@@ -17,11 +17,14 @@ public record TimeSplit(int runs, Distribution user, Distribution system, double
 
     public static TimeSplit of(List<Run> runs) {
         List<Run> with = runs.stream()
-                .filter(r -> !Double.isNaN(r.userSeconds()) && !Double.isNaN(r.systemSeconds())).toList();
+                .filter(r -> !Double.isNaN(r.userSeconds()) && !Double.isNaN(r.systemSeconds()))
+                .toList();
         double[] u = with.stream().mapToDouble(Run::userSeconds).toArray();
         double[] s = with.stream().mapToDouble(Run::systemSeconds).toArray();
-        double[] share = with.stream().filter(r -> r.userSeconds() + r.systemSeconds() > 0)
-                .mapToDouble(r -> r.systemSeconds() / (r.userSeconds() + r.systemSeconds())).toArray();
+        double[] share = with.stream()
+                .filter(r -> r.userSeconds() + r.systemSeconds() > 0)
+                .mapToDouble(r -> r.systemSeconds() / (r.userSeconds() + r.systemSeconds()))
+                .toArray();
         return new TimeSplit(with.size(), Distribution.of(u), Distribution.of(s), Distribution.quantile(share, 0.5));
     }
 }

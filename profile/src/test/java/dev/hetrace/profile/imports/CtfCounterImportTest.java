@@ -48,8 +48,19 @@ class CtfCounterImportTest {
             """;
 
     static Map<String, Object> ctx(int pid, int tid, String name, long instr, long cycles, long llc) {
-        return Map.of("_vpid", pid, "_vtid", tid, "_procname", name, "_perf_thread_instructions", instr,
-                "_perf_thread_cpu_cycles", cycles, "_perf_cpu_cache_misses", llc);
+        return Map.of(
+                "_vpid",
+                pid,
+                "_vtid",
+                tid,
+                "_procname",
+                name,
+                "_perf_thread_instructions",
+                instr,
+                "_perf_thread_cpu_cycles",
+                cycles,
+                "_perf_cpu_cache_misses",
+                llc);
     }
 
     @Test
@@ -69,7 +80,9 @@ class CtfCounterImportTest {
         assertThat(runs).hasSize(1);
         Run r = runs.get(0);
         assertThat(r.runtimeSeconds()).isCloseTo(3.5e-6, within(1e-15));
-        assertThat(r.counters()).containsEntry("instructions", 75_000.0).containsEntry("cpu-cycles", 60_000.0)
+        assertThat(r.counters())
+                .containsEntry("instructions", 75_000.0)
+                .containsEntry("cpu-cycles", 60_000.0)
                 .containsEntry("cache-misses", 1_200.0);
         assertThat(r.samples()).hasSize(3);
         Sample first = r.samples().get(0);
@@ -82,8 +95,10 @@ class CtfCounterImportTest {
         assertThat(first.counters()).containsEntry("instructions", 30_000.0).containsEntry("cache-misses", 200.0);
 
         // IPC per thread and per core type, from the summed counters
-        ThreadMetrics.Table ipc = ThreadMetrics.of(dev.hetrace.profile.Campaign.of("t", runs),
-                Metric.parse("ipc=instructions / cpu-cycles"), CoreTypes.parse("0-3=big,4-7=LITTLE"));
+        ThreadMetrics.Table ipc = ThreadMetrics.of(
+                dev.hetrace.profile.Campaign.of("t", runs),
+                Metric.parse("ipc=instructions / cpu-cycles"),
+                CoreTypes.parse("0-3=big,4-7=LITTLE"));
         assertThat(ipc.threads()).extracting(ThreadMetrics.Row::key).containsExactly("11 (worker)", "12 (helper)");
         assertThat(ipc.threads().get(0).total()).isCloseTo(1.5, within(1e-12));
         assertThat(ipc.threads().get(1).total()).isCloseTo(0.75, within(1e-12));
@@ -94,18 +109,34 @@ class CtfCounterImportTest {
     @Test
     void threadsComeFromSchedSwitchWhenTheContextHasNoTid(@TempDir Path dir) throws Exception {
         String kernel = UST.replace("int32_t _vpid; int32_t _vtid; string _procname;", "")
-                .replace("event { name = \"app:tick\"; id = 0; stream_id = 0; fields := struct { uint32_t n; }; };",
+                .replace(
+                        "event { name = \"app:tick\"; id = 0; stream_id = 0; fields := struct { uint32_t n; }; };",
                         "event { name = \"sched_switch\"; id = 0; stream_id = 0; fields := struct { string prev_comm;"
                                 + " int32_t prev_tid; string next_comm; int32_t next_tid; }; };\n"
                                 + "event { name = \"syscall_entry_read\"; id = 1; stream_id = 0; fields := struct { uint32_t fd; }; };");
         Path trace = dir.resolve("kernel");
         try (CtfWriter w = CtfWriter.create(trace, kernel)) {
             StreamWriter c = w.stream(0).packetContext("cpu_id", 1);
-            Map<String, Object> zero = Map.of("_perf_thread_instructions", 0L, "_perf_thread_cpu_cycles", 0L,
-                    "_perf_cpu_cache_misses", 0L);
-            c.event(0, 100, zero, null, Map.of("prev_comm", "swapper", "prev_tid", 0, "next_comm", "dd", "next_tid", 77));
-            c.event(1, 200, Map.of("_perf_thread_instructions", 500L, "_perf_thread_cpu_cycles", 1000L,
-                    "_perf_cpu_cache_misses", 9L), null, Map.of("fd", 3));
+            Map<String, Object> zero = Map.of(
+                    "_perf_thread_instructions", 0L, "_perf_thread_cpu_cycles", 0L, "_perf_cpu_cache_misses", 0L);
+            c.event(
+                    0,
+                    100,
+                    zero,
+                    null,
+                    Map.of("prev_comm", "swapper", "prev_tid", 0, "next_comm", "dd", "next_tid", 77));
+            c.event(
+                    1,
+                    200,
+                    Map.of(
+                            "_perf_thread_instructions",
+                            500L,
+                            "_perf_thread_cpu_cycles",
+                            1000L,
+                            "_perf_cpu_cache_misses",
+                            9L),
+                    null,
+                    Map.of("fd", 3));
         }
         Run r = CtfCounterImport.read(trace).get(0);
         assertThat(r.samples()).singleElement().satisfies(s -> {
@@ -118,12 +149,15 @@ class CtfCounterImportTest {
 
     @Test
     void aTraceWithoutCountersSaysSo(@TempDir Path dir) throws Exception {
-        String plain = UST.replace("event.context := struct { int32_t _vpid; int32_t _vtid; string _procname;\n"
-                + "\t\tuint64_t _perf_thread_instructions; uint64_t _perf_thread_cpu_cycles; uint64_t _perf_cpu_cache_misses; };\n", "");
+        String plain = UST.replace(
+                "event.context := struct { int32_t _vpid; int32_t _vtid; string _procname;\n"
+                        + "\t\tuint64_t _perf_thread_instructions; uint64_t _perf_thread_cpu_cycles; uint64_t _perf_cpu_cache_misses; };\n",
+                "");
         Path trace = dir.resolve("plain");
         try (CtfWriter w = CtfWriter.create(trace, plain)) {
             w.stream(0).packetContext("cpu_id", 0).event(0, 1, Map.of("n", 1));
         }
-        assertThatThrownBy(() -> CtfCounterImport.read(trace)).hasMessageContaining("no event carries perf counter context fields");
+        assertThatThrownBy(() -> CtfCounterImport.read(trace))
+                .hasMessageContaining("no event carries perf counter context fields");
     }
 }

@@ -41,7 +41,8 @@ class TextImportersTest {
         List<Run> runs = PmctrackImport.read(f);
         assertThat(runs).hasSize(1);
         Run r = runs.get(0);
-        assertThat(r.counters()).containsEntry("instr", 797055120.0 + 316689383 + 282149642)
+        assertThat(r.counters())
+                .containsEntry("instr", 797055120.0 + 316689383 + 282149642)
                 .containsEntry("llc_misses", 8912054.0 + 11242700 + 10327292);
         assertThat(r.samples()).hasSize(3);
         Sample s = r.samples().get(1);
@@ -64,7 +65,10 @@ class TextImportersTest {
         Run r = PmctrackImport.read(f).get(0);
         assertThat(r.samples()).extracting(Sample::tid).containsExactly(200L, 201L, 200L);
         assertThat(r.samples()).allSatisfy(s -> assertThat(s.timeSeconds()).isNaN());
-        assertThat(r.counters()).containsEntry("pmc0", 3e6).containsEntry("pmc1", 6000.0).containsEntry("virt0", 18.0);
+        assertThat(r.counters())
+                .containsEntry("pmc0", 3e6)
+                .containsEntry("pmc1", 6000.0)
+                .containsEntry("virt0", 18.0);
         assertThat(r.runtimeSeconds()).isNaN();
         assertThat(r.config()).containsEntry("sampling", "event");
     }
@@ -76,10 +80,12 @@ class TextImportersTest {
                   1  200    tick      1000
                   2  200    tick      12x
                 """);
-        assertThatThrownBy(() -> PmctrackImport.read(f)).isInstanceOf(ProfileException.class)
+        assertThatThrownBy(() -> PmctrackImport.read(f))
+                .isInstanceOf(ProfileException.class)
                 .hasMessage(f + ":3: pmc0 is not a number: '12x'");
         Path g = write("short.txt", "nsample pid event pmc0\n1 200 tick\n");
-        assertThatThrownBy(() -> PmctrackImport.read(g)).hasMessage(g + ":2: expected 4 columns (nsample pid event pmc0), found 3");
+        assertThatThrownBy(() -> PmctrackImport.read(g))
+                .hasMessage(g + ":2: expected 4 columns (nsample pid event pmc0), found 3");
         Path h = write("none.txt", "hello\n");
         assertThatThrownBy(() -> PmctrackImport.read(h)).hasMessageStartingWith(h + ":1: expected pmctrack's header");
     }
@@ -101,7 +107,9 @@ class TextImportersTest {
         assertThat(r.runtimeSeconds()).isCloseTo(0.01083459, within(1e-12));
         assertThat(r.userSeconds()).isCloseTo(0.002096333, within(1e-12));
         assertThat(r.systemSeconds()).isZero();
-        assertThat(r.counters()).containsOnlyKeys("task-clock", "context-switches").containsEntry("task-clock", 0.79);
+        assertThat(r.counters())
+                .containsOnlyKeys("task-clock", "context-switches")
+                .containsEntry("task-clock", 0.79);
         assertThat(r.unsupported()).containsEntry("cycles", "not supported").doesNotContainKey("system_time");
         assertThat(r.samples()).isEmpty();
     }
@@ -126,7 +134,9 @@ class TextImportersTest {
         Run i = PerfStatImport.read(iv).get(0);
         assertThat(i.samples()).hasSize(2);
         assertThat(i.samples().get(1).timeSeconds()).isEqualTo(0.245433666);
-        assertThat(i.samples().get(1).counters()).containsEntry("task-clock", 66.60).containsEntry("page-faults", 0.0);
+        assertThat(i.samples().get(1).counters())
+                .containsEntry("task-clock", 66.60)
+                .containsEntry("page-faults", 0.0);
         assertThat(i.counters()).containsEntry("task-clock", 50.17 + 66.60).containsEntry("page-faults", 63.0);
         assertThat(i.runtimeSeconds()).isEqualTo(0.245433666);
 
@@ -142,7 +152,8 @@ class TextImportersTest {
         assertThat(t.unsupported()).containsOnlyKeys("cycles");
 
         Path pt = write("pt.csv", "java-6612,33.34,msec,task-clock,33343416,100.00,0.314,CPUs utilized\n");
-        assertThat(PerfStatImport.read(pt).get(0).samples()).singleElement()
+        assertThat(PerfStatImport.read(pt).get(0).samples())
+                .singleElement()
                 .satisfies(s -> assertThat(s.thread()).isEqualTo("java"));
     }
 
@@ -183,9 +194,11 @@ class TextImportersTest {
     @Test
     void probeCsvErrorsNameTheLine() throws Exception {
         Path f = write("p.csv", "run,time_ns,tid,probe,c\n0,10,1,a,5\n0,20,1,b,3\n");
-        assertThatThrownBy(() -> ProbeImport.read(f)).hasMessage(f + ":3: counter c of thread 1 went backwards (5 then 3): readings must be cumulative");
+        assertThatThrownBy(() -> ProbeImport.read(f))
+                .hasMessage(f + ":3: counter c of thread 1 went backwards (5 then 3): readings must be cumulative");
         Path g = write("q.csv", "run,tid,probe\n");
-        assertThatThrownBy(() -> ProbeImport.read(g)).hasMessage(g + ":1: the probe CSV header lacks the 'time_ns' column (needs run, time_ns, tid, probe)");
+        assertThatThrownBy(() -> ProbeImport.read(g))
+                .hasMessage(g + ":1: the probe CSV header lacks the 'time_ns' column (needs run, time_ns, tid, probe)");
         Path h = write("r.csv", "run,time_ns,tid,probe\n0,10,1\n");
         assertThatThrownBy(() -> ProbeImport.read(h)).hasMessage(h + ":2: expected 4 fields as in the header, found 3");
     }

@@ -56,7 +56,9 @@ class MonitorPageTest {
     }
 
     void await(String what, java.util.function.BooleanSupplier condition) {
-        new WebDriverWait(browser.driver, Duration.ofSeconds(20)).withMessage(what).until(d -> condition.getAsBoolean());
+        new WebDriverWait(browser.driver, Duration.ofSeconds(20))
+                .withMessage(what)
+                .until(d -> condition.getAsBoolean());
     }
 
     @Test
@@ -64,7 +66,8 @@ class MonitorPageTest {
     void thePageDrawsLivePerThreadGraphsOfARealProcess(@TempDir Path dir) throws Exception {
         Chromium.require();
         spinner = Spinner.start();
-        MonitorSettings settings = new MonitorSettings(250, MonitorSettings.DEFAULT_EVENTS, MonitorSettings.DEFAULT_METRICS);
+        MonitorSettings settings =
+                new MonitorSettings(250, MonitorSettings.DEFAULT_EVENTS, MonitorSettings.DEFAULT_METRICS);
         server = new MonitorServer("spinner", spinner.pid(), settings, dir.toString()).start("127.0.0.1", 0);
         Monitor monitor = new Monitor(Path.of("/proc"), spinner.pid(), settings, server::notice);
         sampling = Thread.ofPlatform().name("sampling").start(() -> {
@@ -77,19 +80,31 @@ class MonitorPageTest {
         });
         browser = Chromium.start(dir.resolve("chromium"), false);
         browser.driver.get("http://127.0.0.1:" + server.port() + "/");
-        await("the page is up and has samples", () -> browser.js("return !!(window.__monitor && window.__monitor.ready)")
-                == Boolean.TRUE && ticks() > 1);
+        await(
+                "the page is up and has samples",
+                () -> browser.js("return !!(window.__monitor && window.__monitor.ready)") == Boolean.TRUE
+                        && ticks() > 1);
 
         // the threads, green when they ran in the last interval
-        await("the spinning thread is listed active", () -> !browser.driver.findElements(
-                By.xpath("//ul[@id='threads']/li[contains(@class,'active') and contains(., 'spin ')]")).isEmpty());
-        assertThat(browser.driver.findElements(By.xpath("//ul[@id='threads']/li[contains(@class,'inactive') and contains(., 'nap ')]")))
-                .as("the sleeping thread is listed inactive").hasSize(1);
+        await(
+                "the spinning thread is listed active",
+                () -> !browser.driver
+                        .findElements(
+                                By.xpath("//ul[@id='threads']/li[contains(@class,'active') and contains(., 'spin ')]"))
+                        .isEmpty());
+        assertThat(browser.driver.findElements(
+                        By.xpath("//ul[@id='threads']/li[contains(@class,'inactive') and contains(., 'nap ')]")))
+                .as("the sleeping thread is listed inactive")
+                .hasSize(1);
         // (the list is redrawn at each tick: read it in one go)
-        assertThat(browser.js("return getComputedStyle(document.querySelector('#threads li.active .dot')).backgroundColor"))
-                .as("active is green").isEqualTo("rgb(43, 178, 76)");
-        assertThat(browser.js("return getComputedStyle(document.querySelector('#threads li.inactive .dot')).backgroundColor"))
-                .as("inactive is grey").isEqualTo("rgb(170, 170, 170)");
+        assertThat(browser.js(
+                        "return getComputedStyle(document.querySelector('#threads li.active .dot')).backgroundColor"))
+                .as("active is green")
+                .isEqualTo("rgb(43, 178, 76)");
+        assertThat(browser.js(
+                        "return getComputedStyle(document.querySelector('#threads li.inactive .dot')).backgroundColor"))
+                .as("inactive is grey")
+                .isEqualTo("rgb(170, 170, 170)");
 
         // live: the graph's newest tick moves on three times, and its points grow
         long seen = last(0);
@@ -119,20 +134,27 @@ class MonitorPageTest {
         await("the graph catches up on resume", () -> last(0) > frozen);
 
         // switching the metric changes the plotted series
-        String tid = browser.js("return String(window.__monitor.threads().find(t => t.name === 'spin').tid)").toString();
+        String tid = browser.js("return String(window.__monitor.threads().find(t => t.name === 'spin').tid)")
+                .toString();
         String pngCpu = (String) browser.js("return window.__monitor.png(0)");
         List<?> cpuSeries = (List<?>) ((Map<?, ?>) graph(0).get("series")).get(tid);
         new Select(browser.driver.findElement(By.cssSelector(".graph select.metric"))).selectByValue("switches");
         assertThat(graph(0).get("metric")).isEqualTo("switches");
         List<?> switchSeries = (List<?>) ((Map<?, ?>) graph(0).get("series")).get(tid);
         assertThat(switchSeries).isNotEmpty().isNotEqualTo(cpuSeries);
-        assertThat(cpuSeries.stream().mapToDouble(v -> ((Number) v).doubleValue()).max().orElseThrow())
-                .as("the spinning thread's cpu %").isGreaterThan(5);
+        assertThat(cpuSeries.stream()
+                        .mapToDouble(v -> ((Number) v).doubleValue())
+                        .max()
+                        .orElseThrow())
+                .as("the spinning thread's cpu %")
+                .isGreaterThan(5);
         assertThat((String) browser.js("return window.__monitor.png(0)")).isNotEqualTo(pngCpu);
 
         // several graphs at once: the next graph shows a metric not shown yet
         browser.driver.findElement(By.id("add")).click();
-        await("a second graph with points", () -> graph(1) != null && ((Number) graph(1).get("points")).longValue() > 0);
+        await(
+                "a second graph with points",
+                () -> graph(1) != null && ((Number) graph(1).get("points")).longValue() > 0);
         assertThat(graph(1).get("metric")).isEqualTo("cpu");
         assertThat(browser.driver.findElements(By.cssSelector(".graph canvas"))).hasSize(2);
         long second = last(1);
@@ -143,13 +165,18 @@ class MonitorPageTest {
         assertThat(png).startsWith("data:image/png;base64,").hasSizeGreaterThan(2000);
         String csv = (String) browser.js("return window.__monitor.csv(1)");
         List<String> lines = csv.lines().toList();
-        assertThat(lines.getFirst()).startsWith("time_s,").contains("spin-" + tid).contains("nap-");
+        assertThat(lines.getFirst())
+                .startsWith("time_s,")
+                .contains("spin-" + tid)
+                .contains("nap-");
         assertThat(lines.size()).isGreaterThan(10);
         browser.shot("monitor");
 
         // the process ends: the page says so
         spinner.getOutputStream().close();
-        await("the page shows the end", () -> "ended".equals(browser.driver.findElement(By.id("status")).getDomAttribute("class")));
+        await(
+                "the page shows the end",
+                () -> "ended".equals(browser.driver.findElement(By.id("status")).getDomAttribute("class")));
         assertThat(browser.driver.findElement(By.id("status")).getText()).isEqualTo("the spinner exited");
     }
 }

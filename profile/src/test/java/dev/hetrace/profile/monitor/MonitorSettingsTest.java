@@ -15,7 +15,9 @@ class MonitorSettingsTest {
 
     @Test
     void settingsSavedAreReadBackTheSame(@TempDir Path dir) throws Exception {
-        MonitorSettings s = new MonitorSettings(250, List.of("task-clock", "instructions", "cycles"),
+        MonitorSettings s = new MonitorSettings(
+                250,
+                List.of("task-clock", "instructions", "cycles"),
                 List.of(Metric.parse("ipc=instructions / cycles"), Metric.parse("cpu=task-clock*100/interval")));
         s.write(dir.resolve("monitor.json"));
         // formulas compare by their text
@@ -25,8 +27,8 @@ class MonitorSettingsTest {
 
     @Test
     void aMetricOverACounterThatIsNotMeasuredIsRefusedNamingIt() {
-        assertThatThrownBy(() -> new MonitorSettings(500, MonitorSettings.DEFAULT_EVENTS,
-                List.of(Metric.parse("ipc=instructions/cycles"))))
+        assertThatThrownBy(() -> new MonitorSettings(
+                        500, MonitorSettings.DEFAULT_EVENTS, List.of(Metric.parse("ipc=instructions/cycles"))))
                 .isInstanceOf(ProfileException.class)
                 .hasMessageContaining("uses 'cycles', 'instructions', not measured: add them to --events");
     }
@@ -34,7 +36,9 @@ class MonitorSettingsTest {
     @Test
     void aMalformedFileIsNamed(@TempDir Path dir) throws Exception {
         Path f = Files.writeString(dir.resolve("monitor.json"), "{\"metrics\": [\"x=(task-clock\"]}");
-        assertThatThrownBy(() -> MonitorSettings.read(f)).isInstanceOf(ProfileException.class)
-                .hasMessageStartingWith(f.toString()).hasMessageContaining("')' is missing");
+        assertThatThrownBy(() -> MonitorSettings.read(f))
+                .isInstanceOf(ProfileException.class)
+                .hasMessageStartingWith(f.toString())
+                .hasMessageContaining("')' is missing");
     }
 }

@@ -34,14 +34,18 @@ class MonitorTest {
     }
 
     static List<Monitor.ThreadSample> named(List<Monitor.Batch> batches, String name) {
-        return batches.stream().flatMap(b -> b.threads().stream()).filter(t -> t.sample().thread().equals(name)).toList();
+        return batches.stream()
+                .flatMap(b -> b.threads().stream())
+                .filter(t -> t.sample().thread().equals(name))
+                .toList();
     }
 
     @Test
     void threadsThatRunAreActiveThreadsThatSleepAreNotAndThreadsComeAndGo(@TempDir Path dir) throws Exception {
         spinner = Spinner.start();
-        MonitorSettings settings = new MonitorSettings(200, MonitorSettings.DEFAULT_EVENTS, MonitorSettings.DEFAULT_METRICS);
-        Monitor monitor = new Monitor(PROC, spinner.pid(), settings, n -> { });
+        MonitorSettings settings =
+                new MonitorSettings(200, MonitorSettings.DEFAULT_EVENTS, MonitorSettings.DEFAULT_METRICS);
+        Monitor monitor = new Monitor(PROC, spinner.pid(), settings, n -> {});
         List<Monitor.Batch> batches = new ArrayList<>();
         try (MonitorRecording rec = new MonitorRecording(dir, settings, "spinner")) {
             monitor.run(b -> {
@@ -69,26 +73,39 @@ class MonitorTest {
         // over an interval of I ms a busy thread may read up to 10/I above 100 %, never more
         for (Monitor.ThreadSample t : spin) {
             Map<String, Double> c = t.sample().counters();
-            assertThat(t.metrics().get("cpu")).isGreaterThan(0).isLessThanOrEqualTo(100 * (1 + 10 / c.get("interval")))
+            assertThat(t.metrics().get("cpu"))
+                    .isGreaterThan(0)
+                    .isLessThanOrEqualTo(100 * (1 + 10 / c.get("interval")))
                     .isCloseTo(c.get("task-clock") * 100 / c.get("interval"), within(1e-9));
-            assertThat(t.metrics().get("switches")).isCloseTo(c.get("context-switches") * 1000 / c.get("interval"), within(1e-9));
+            assertThat(t.metrics().get("switches"))
+                    .isCloseTo(c.get("context-switches") * 1000 / c.get("interval"), within(1e-9));
         }
-        assertThat(spin).allSatisfy(t -> assertThat(t.sample().counters().get("interval")).isPositive());
-        assertThat(named(batches, "nap")).hasSize(batches.size()).noneMatch(Monitor.ThreadSample::active)
+        assertThat(spin)
+                .allSatisfy(
+                        t -> assertThat(t.sample().counters().get("interval")).isPositive());
+        assertThat(named(batches, "nap"))
+                .hasSize(batches.size())
+                .noneMatch(Monitor.ThreadSample::active)
                 .allMatch(t -> t.metrics().get("cpu") == 0.0);
 
         List<Monitor.ThreadSample> late = named(batches, "late");
-        assertThat(late).as("the late thread is seen while it lives, not before").isNotEmpty().hasSizeLessThan(batches.size() - 3);
+        assertThat(late)
+                .as("the late thread is seen while it lives, not before")
+                .isNotEmpty()
+                .hasSizeLessThan(batches.size() - 3);
         assertThat(late).anyMatch(Monitor.ThreadSample::active);
         long lateTid = late.getFirst().sample().tid();
-        assertThat(batches).as("the late thread's end is reported once")
-                .filteredOn(b -> b.ended().stream().anyMatch(e -> e.tid() == lateTid)).hasSize(1);
+        assertThat(batches)
+                .as("the late thread's end is reported once")
+                .filteredOn(b -> b.ended().stream().anyMatch(e -> e.tid() == lateTid))
+                .hasSize(1);
 
         // saved: one CSV line per thread sample, and a campaign of one run with those samples
         int samples = batches.stream().mapToInt(b -> b.threads().size()).sum();
         List<String> csv = Files.readAllLines(dir.resolve("samples.csv"));
         assertThat(csv).hasSize(samples + 1);
-        assertThat(csv.getFirst()).startsWith("time_s,tid,thread,cpu,active,task-clock,context-switches,cpu-migrations");
+        assertThat(csv.getFirst())
+                .startsWith("time_s,tid,thread,cpu,active,task-clock,context-switches,cpu-migrations");
         assertThat(csv).anyMatch(l -> l.contains(",spin,") && l.contains(",true,"));
         List<String> metrics = Files.readAllLines(dir.resolve("metrics.csv"));
         assertThat(metrics.getFirst()).isEqualTo("time_s,tid,thread,active,cpu,switches,faults,migrations");
@@ -96,17 +113,22 @@ class MonitorTest {
         Campaign campaign = CampaignFile.read(dir.resolve("campaign.json"));
         Run run = campaign.runs().getFirst();
         assertThat(run.samples()).hasSize(samples);
-        double taskClock = batches.stream().flatMap(b -> b.threads().stream())
-                .mapToDouble(t -> t.sample().counters().get("task-clock")).sum();
-        assertThat(run.value("task-clock")).as("the run's total, ms").isGreaterThan(0).isCloseTo(taskClock, within(1e-6));
+        double taskClock = batches.stream()
+                .flatMap(b -> b.threads().stream())
+                .mapToDouble(t -> t.sample().counters().get("task-clock"))
+                .sum();
+        assertThat(run.value("task-clock"))
+                .as("the run's total, ms")
+                .isGreaterThan(0)
+                .isCloseTo(taskClock, within(1e-6));
         assertThat(MonitorSettings.read(dir.resolve("monitor.json"))).hasToString(settings.toString());
     }
 
     @Test
     void monitoringEndsWithTheProcess() throws Exception {
         spinner = Spinner.start();
-        Monitor monitor = new Monitor(PROC, spinner.pid(), new MonitorSettings(100, List.of(), MonitorSettings.DEFAULT_METRICS),
-                n -> { });
+        Monitor monitor = new Monitor(
+                PROC, spinner.pid(), new MonitorSettings(100, List.of(), MonitorSettings.DEFAULT_METRICS), n -> {});
         List<Monitor.Batch> batches = new CopyOnWriteArrayList<>();
         Thread.ofVirtual().start(() -> {
             try {
@@ -124,11 +146,16 @@ class MonitorTest {
             }
         });
         watcher.join(10_000);
-        assertThat(watcher.isAlive()).as("the monitor returned when the process ended").isFalse();
+        assertThat(watcher.isAlive())
+                .as("the monitor returned when the process ended")
+                .isFalse();
         assertThat(batches).isNotEmpty();
         assertThat(batches.getLast().threads()).isEmpty();
         // a JVM's threads end one after the other as it exits: each reported once
-        List<String> ended = batches.stream().flatMap(b -> b.ended().stream()).map(Monitor.Ended::name).toList();
+        List<String> ended = batches.stream()
+                .flatMap(b -> b.ended().stream())
+                .map(Monitor.Ended::name)
+                .toList();
         assertThat(ended).containsOnlyOnce("spin", "nap");
     }
 
@@ -136,7 +163,9 @@ class MonitorTest {
     void perfCountsTheOtherEventsPerThreadAndNamesTheUnsupportedOnesOnce() throws Exception {
         Required.that(PerfThreads.perf() != null, "perf is not installed (apt-get install linux-perf)");
         spinner = Spinner.start();
-        MonitorSettings settings = new MonitorSettings(250, List.of("task-clock", "cpu-clock", "cycles"),
+        MonitorSettings settings = new MonitorSettings(
+                250,
+                List.of("task-clock", "cpu-clock", "cycles"),
                 List.of(Metric.parse("cpu=cpu-clock*100/interval"), Metric.parse("c=cycles")));
         List<String> notices = new CopyOnWriteArrayList<>();
         Monitor monitor = new Monitor(PROC, spinner.pid(), settings, notices::add);
@@ -155,9 +184,15 @@ class MonitorTest {
         assertThat(notices.getFirst()).contains("not supported");
         assertThat(monitor.unsupported()).containsExactly("cycles");
         List<Monitor.ThreadSample> spin = named(batches, "spin");
-        double cpuClock = spin.stream().mapToDouble(t -> t.sample().counters().get("cpu-clock")).sum();
-        double taskClock = spin.stream().mapToDouble(t -> t.sample().counters().get("task-clock")).sum();
+        double cpuClock = spin.stream()
+                .mapToDouble(t -> t.sample().counters().get("cpu-clock"))
+                .sum();
+        double taskClock = spin.stream()
+                .mapToDouble(t -> t.sample().counters().get("task-clock"))
+                .sum();
         assertThat(cpuClock).as("perf's cpu-clock of the spinning thread, ms").isGreaterThan(0.4 * taskClock);
-        assertThat(spin.getLast().metrics().get("c")).as("an unsupported event's metric is a gap, not 0").isNaN();
+        assertThat(spin.getLast().metrics().get("c"))
+                .as("an unsupported event's metric is a gap, not 0")
+                .isNaN();
     }
 }

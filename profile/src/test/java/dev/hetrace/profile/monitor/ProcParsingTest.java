@@ -13,15 +13,17 @@ import org.junit.jupiter.api.Test;
 class ProcParsingTest {
 
     // a busy `sh -c 'while :; do :; done'`, 0.5 s after its start: /proc/8791/task/8791/{stat,schedstat,status,sched}
-    static final String STAT = "8791 (sh) R 8790 8786 31591 0 -1 4194304 117 0 0 0 26 0 0 0 20 0 1 0 4076248 2654208 347"
-            + " 18446744073709551615 94548545396736 94548545473465 140736138597072 0 0 0 0 6 65536 0 0 0 17 0 0 0 0 0 0"
-            + " 94548545502768 94548545507904 94548961689600 140736138603228 140736138603254 140736138603254 140736138604524 0\n";
+    static final String STAT =
+            "8791 (sh) R 8790 8786 31591 0 -1 4194304 117 0 0 0 26 0 0 0 20 0 1 0 4076248 2654208 347"
+                    + " 18446744073709551615 94548545396736 94548545473465 140736138597072 0 0 0 0 6 65536 0 0 0 17 0 0 0 0 0 0"
+                    + " 94548545502768 94548545507904 94548961689600 140736138603228 140736138603254 140736138603254 140736138604524 0\n";
     static final String SCHEDSTAT = "265664245 267546506 81\n";
     static final String STATUS = "Name:\tsh\nUmask:\t0022\nState:\tR (running)\nTgid:\t8791\nThreads:\t1\n"
             + "voluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t81\n";
-    static final String SCHED = "sh (8791, #threads: 1)\n-------------------------------------------------------------------\n"
-            + "se.exec_start                                :       4076754.318226\n"
-            + "se.nr_migrations                             :                    0\nnr_switches                                  :   81\n";
+    static final String SCHED =
+            "sh (8791, #threads: 1)\n-------------------------------------------------------------------\n"
+                    + "se.exec_start                                :       4076754.318226\n"
+                    + "se.nr_migrations                             :                    0\nnr_switches                                  :   81\n";
 
     @Test
     void aThreadsStatSchedstatAndStatusGiveItsNameCpuTimesFaultsAndSwitches() {
@@ -75,7 +77,9 @@ class ProcParsingTest {
     @Test
     void aTruncatedStatSaysWhatIsWrong() {
         assertThatThrownBy(() -> ThreadStat.parse(5, "5 (x) R 1 2 3", SCHEDSTAT, STATUS, SCHED))
-                .isInstanceOf(ProfileException.class).hasMessageContaining("task/5/stat").hasMessageContaining("fields");
+                .isInstanceOf(ProfileException.class)
+                .hasMessageContaining("task/5/stat")
+                .hasMessageContaining("fields");
     }
 
     // perf stat -x, --per-thread -I 500 -e task-clock,context-switches,page-faults,cycles -p <busy sh>
@@ -103,10 +107,12 @@ class ProcParsingTest {
     @Test
     void anIdleThreadIsNotCountedButSupportedAndADashedNameKeepsItsDashes() {
         // perf stat ... -p <idle bash>: the thread did not run in the interval
-        PerfThreads.Line l = PerfThreads.Line.parse("     0.500564362,bash-31591,<not counted>,msec,task-clock,0,100.00,,");
+        PerfThreads.Line l =
+                PerfThreads.Line.parse("     0.500564362,bash-31591,<not counted>,msec,task-clock,0,100.00,,");
         assertThat(l.supported()).isTrue();
         assertThat(l.value()).isNaN();
-        PerfThreads.Line d = PerfThreads.Line.parse("     1.001232728,C2 Compiler-Th-8812,12.5,msec,cpu-clock,0,100.00,,");
+        PerfThreads.Line d =
+                PerfThreads.Line.parse("     1.001232728,C2 Compiler-Th-8812,12.5,msec,cpu-clock,0,100.00,,");
         assertThat(d.thread()).isEqualTo("C2 Compiler-Th");
         assertThat(d.tid()).isEqualTo(8812);
     }
@@ -114,7 +120,8 @@ class ProcParsingTest {
     @Test
     void perfsErrorsAndHeadersAreNotIntervalLines() {
         assertThat(PerfThreads.Line.parse("event syntax error: 'nosuchevent'")).isNull();
-        assertThat(PerfThreads.Line.parse("#           time comm-pid counts unit events")).isNull();
+        assertThat(PerfThreads.Line.parse("#           time comm-pid counts unit events"))
+                .isNull();
         assertThat(PerfThreads.Line.parse("")).isNull();
     }
 }

@@ -31,7 +31,7 @@ public final class Spinner {
             System.exit(1);
         });
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-        for (String line; (line = in.readLine()) != null;) {
+        for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("late")) {
                 Thread.ofPlatform().name("late").start(() -> {
                     long end = System.nanoTime() + 500_000_000L;
@@ -45,7 +45,7 @@ public final class Spinner {
     }
 
     private static void spin() {
-        for (long i = 0;; i++) {
+        for (long i = 0; ; i++) {
             sink += i;
         }
     }
@@ -53,9 +53,15 @@ public final class Spinner {
     /** Starts a Spinner in a JVM of its own and waits until its threads run. */
     static Process start() throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Spinner.class.getName())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(
+                        java,
+                        "-Xshare:auto",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Spinner.class.getName())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         int c = p.getInputStream().read(); // "ready"
         if (c < 0) {
             throw new IllegalStateException("the spinner did not start");

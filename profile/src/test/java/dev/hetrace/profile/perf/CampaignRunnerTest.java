@@ -1,18 +1,16 @@
 package dev.hetrace.profile.perf;
 
-import dev.hetrace.profile.stats.SlowdownCurve;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.ProfileException;
 import dev.hetrace.profile.Run;
+import dev.hetrace.profile.stats.SlowdownCurve;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,8 +33,16 @@ class CampaignRunnerTest {
 
     private CampaignRunner runner(int repeat) {
         WorkloadSpec w = WorkloadSpec.parse("stream:size=2M:accesses=2M");
-        return new CampaignRunner(kernel.command(w.arguments()), "stream", PerfStat.SOFTWARE_EVENTS, repeat,
-                PerfAvailable.first(), List.of(PerfAvailable.other()), dir.resolve("out"), Optional.of(kernel), progress::add);
+        return new CampaignRunner(
+                kernel.command(w.arguments()),
+                "stream",
+                PerfStat.SOFTWARE_EVENTS,
+                repeat,
+                PerfAvailable.first(),
+                List.of(PerfAvailable.other()),
+                dir.resolve("out"),
+                Optional.of(kernel),
+                progress::add);
     }
 
     @Test
@@ -50,7 +56,8 @@ class CampaignRunnerTest {
         assertThat(c.hardware()).hasSize(2);
         assertThat(c.hardware().get(0)).containsEntry("level", "0").containsEntry("accesses_per_second", "0.0");
         assertThat(c.hardware().get(1)).containsEntry("level", "8").containsEntry("engine", "gcc");
-        assertThat(Double.parseDouble(c.hardware().get(1).get("bytes_per_second"))).isPositive();
+        assertThat(Double.parseDouble(c.hardware().get(1).get("bytes_per_second")))
+                .isPositive();
         assertThat(c.runs()).hasSize(4);
         assertThat(c.runs()).extracting(r -> r.config().get("stress")).containsExactly("0", "0", "8", "8");
         assertThat(c.runs()).extracting(Run::repetition).containsExactly(0, 1, 0, 1);
@@ -60,7 +67,9 @@ class CampaignRunnerTest {
             assertThat(r.value("task-clock")).isPositive();
             assertThat(r.workload()).isEqualTo("stream");
         });
-        assertThat(c.host()).containsEntry("workload_cpu", Integer.toString(PerfAvailable.first())).containsKey("cpu_model");
+        assertThat(c.host())
+                .containsEntry("workload_cpu", Integer.toString(PerfAvailable.first()))
+                .containsKey("cpu_model");
         SlowdownCurve s = SlowdownCurve.of(c, 0.10);
         assertThat(s.levels()).hasSize(2);
         assertThat(s.levels().get(0).slowdown()).isEqualTo(1.0);
@@ -68,16 +77,30 @@ class CampaignRunnerTest {
         assertThat(s.levels().get(1).accessesPerSecond()).isPositive();
         // the workload's own report is in the log, not in hetrace's output
         assertThat(Files.readString(dir.resolve("out/workload.log"))).contains("accesses=2000000");
-        assertThat(progress).anyMatch(l -> l.startsWith("step 1: stressor")).anyMatch(l -> l.startsWith("step 2: run 4/4"));
+        assertThat(progress)
+                .anyMatch(l -> l.startsWith("step 1: stressor"))
+                .anyMatch(l -> l.startsWith("step 2: run 4/4"));
     }
 
     @Test
     void aRunWithAStressorLabelsItsRunsAndAFailingWorkloadStopsTheCampaign() {
         Campaign c = runner(1).run("stream", StressorSpec.parse("64K"), 4);
-        assertThat(c.runs()).singleElement().satisfies(r -> assertThat(r.config()).containsEntry("stress", "4"));
-        CampaignRunner failing = new CampaignRunner(List.of("sh", "-c", "exit 7"), "fails", PerfStat.SOFTWARE_EVENTS, 2,
-                -1, List.of(), dir.resolve("f"), Optional.empty(), progress::add);
-        assertThatThrownBy(() -> failing.run("fails", null, 0)).isInstanceOf(ProfileException.class)
-                .hasMessage("the workload exited with status 7 (repetition 1/2); its output is in " + dir.resolve("f/workload.log"));
+        assertThat(c.runs())
+                .singleElement()
+                .satisfies(r -> assertThat(r.config()).containsEntry("stress", "4"));
+        CampaignRunner failing = new CampaignRunner(
+                List.of("sh", "-c", "exit 7"),
+                "fails",
+                PerfStat.SOFTWARE_EVENTS,
+                2,
+                -1,
+                List.of(),
+                dir.resolve("f"),
+                Optional.empty(),
+                progress::add);
+        assertThatThrownBy(() -> failing.run("fails", null, 0))
+                .isInstanceOf(ProfileException.class)
+                .hasMessage("the workload exited with status 7 (repetition 1/2); its output is in "
+                        + dir.resolve("f/workload.log"));
     }
 }

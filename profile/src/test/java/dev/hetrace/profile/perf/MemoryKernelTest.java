@@ -41,13 +41,16 @@ class MemoryKernelTest {
     void aTimedStressorReportsNonZeroBandwidthAtTheEnd() {
         for (var access : StressorSpec.Access.values()) {
             StressorSpec spec = new StressorSpec("256K", 256 << 10, 64, access);
-            try (Stressor s = Stressor.start(spec, Stressor.MAX_LEVEL, List.of(PerfAvailable.other()), 0.3, Optional.of(kernel))) {
+            try (Stressor s = Stressor.start(
+                    spec, Stressor.MAX_LEVEL, List.of(PerfAvailable.other()), 0.3, Optional.of(kernel))) {
                 StressReport r = s.awaitEnd();
                 assertThat(r.engine()).isEqualTo("gcc");
                 assertThat(r.accesses()).as(access.name()).isPositive();
                 assertThat(r.seconds()).isBetween(0.3, 30.0);
-                assertThat(r.bytesPerSecond()).isEqualTo(r.accessesPerSecond() * 8, org.assertj.core.data.Offset.offset(
-                        r.bytesPerSecond() * 1e-6));
+                assertThat(r.bytesPerSecond())
+                        .isEqualTo(
+                                r.accessesPerSecond() * 8,
+                                org.assertj.core.data.Offset.offset(r.bytesPerSecond() * 1e-6));
                 assertThat(r.duty()).isGreaterThan(0.9);
             }
         }
@@ -65,7 +68,9 @@ class MemoryKernelTest {
 
     @Test
     void theKernelReportsOnSigint() throws Exception {
-        Process p = new ProcessBuilder(kernel.command(L2_READ.arguments(1, -1, 0))).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(kernel.command(L2_READ.arguments(1, -1, 0)))
+                .redirectErrorStream(true)
+                .start();
         var out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
         assertThat(out.readLine()).isEqualTo("ready");
         Thread.sleep(200); // a signal right after "ready" may come before the first access: let it stress a while
@@ -80,7 +85,8 @@ class MemoryKernelTest {
     void higherLevelsAccessALargerShareOfTheTimeEachNearLevelEighths() {
         List<Double> duties = new ArrayList<>();
         for (int level : new int[] {1, 2, 4, 8}) {
-            try (Stressor s = Stressor.start(L2_READ, level, List.of(PerfAvailable.other()), 0.2, Optional.of(kernel))) {
+            try (Stressor s =
+                    Stressor.start(L2_READ, level, List.of(PerfAvailable.other()), 0.2, Optional.of(kernel))) {
                 double duty = s.awaitEnd().duty();
                 assertThat(duty).as("level " + level).isCloseTo(level / 8.0, org.assertj.core.data.Offset.offset(0.08));
                 duties.add(duty);
@@ -101,16 +107,22 @@ class MemoryKernelTest {
     @Test
     void aStressorOnACpuThatDoesNotExistSaysSo() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                () -> Stressor.start(L2_READ, 8, List.of(4095), 0, Optional.of(kernel)))
-                .hasMessageStartingWith("the stressor on CPU 4095 did not start: hetrace memory kernel: cannot run on CPU 4095");
+                        () -> Stressor.start(L2_READ, 8, List.of(4095), 0, Optional.of(kernel)))
+                .hasMessageStartingWith(
+                        "the stressor on CPU 4095 did not start: hetrace memory kernel: cannot run on CPU 4095");
     }
 
     @Test
     void theWorkloadsMakeTheirAccessesAndEnd() throws Exception {
-        for (String spec : List.of("chase:size=1M:accesses=200K", "stream:size=1M:accesses=300K:stride=128:rw=rmw",
-                "chase:size=64:accesses=1K", "stream:size=64K:accesses=1K:stride=1M:rw=write")) {
+        for (String spec : List.of(
+                "chase:size=1M:accesses=200K",
+                "stream:size=1M:accesses=300K:stride=128:rw=rmw",
+                "chase:size=64:accesses=1K",
+                "stream:size=64K:accesses=1K:stride=1M:rw=write")) {
             WorkloadSpec w = WorkloadSpec.parse(spec);
-            Process p = new ProcessBuilder(kernel.command(w.arguments())).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(kernel.command(w.arguments()))
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes());
             assertThat(p.waitFor()).as(out).isZero();
             assertThat(StressReport.parse("gcc", out.strip()).accesses()).isEqualTo(w.accesses());

@@ -7,23 +7,26 @@ import java.util.concurrent.TimeUnit;
 
 /** The tests' precondition for real perf runs: perf installed, and allowed to count this user's processes. */
 final class PerfAvailable {
-    private PerfAvailable() {
-    }
+    private PerfAvailable() {}
 
     /** A working perf (see {@link Required}). */
     static void assume() throws Exception {
         Required.that(PerfStat.onPath("perf"), "perf is not installed (Debian: linux-perf): real perf runs skipped");
         // a trial rather than kernel.perf_event_paranoid: root counts whatever its level
         Process p = new ProcessBuilder("perf", "stat", "-x,", "-e", "task-clock", "--", "true")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        Required.that(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        Required.that(
+                p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
                 "'perf stat -e task-clock -- true' fails here (kernel.perf_event_paranoid " + paranoid()
                         + ", or perf_event_open forbidden in this container): real perf runs skipped");
     }
 
     private static String paranoid() {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid")).strip();
+            return Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid"))
+                    .strip();
         } catch (java.io.IOException e) {
             return "unknown";
         }

@@ -31,7 +31,8 @@ class PerfStatTest {
     void aRunHasItsRuntimeTimesAndSoftwareCountersAndEveryHardwareEventIsCountedOrNamedWithItsReason() {
         List<String> events = new ArrayList<>(PerfStat.SOFTWARE_EVENTS);
         events.addAll(List.of("cycles", "instructions"));
-        PerfStat.Measurement m = PerfStat.measure(BUSY, events, -1, dir.resolve("w.log"), Map.of("k", "v"), 2, Optional.empty());
+        PerfStat.Measurement m =
+                PerfStat.measure(BUSY, events, -1, dir.resolve("w.log"), Map.of("k", "v"), 2, Optional.empty());
         Run run = m.run();
         assertThat(m.exitStatus()).isZero();
         assertThat(run.runtimeSeconds()).isPositive();
@@ -41,7 +42,9 @@ class PerfStatTest {
         assertThat(run.value("page-faults")).isPositive();
         for (String hw : List.of("cycles", "instructions")) {
             // this VM exposes no hardware counters; a machine whose PMU does counts them
-            assertThat(run.counters().containsKey(hw) ^ run.unsupported().containsKey(hw)).as(hw).isTrue();
+            assertThat(run.counters().containsKey(hw) ^ run.unsupported().containsKey(hw))
+                    .as(hw)
+                    .isTrue();
         }
         // the time events give the runtime; not asked for, they are not counters
         assertThat(run.counters()).doesNotContainKeys("duration_time", "user_time", "system_time");
@@ -52,16 +55,31 @@ class PerfStatTest {
     @Test
     void theParserGivesWhatPerfWroteLineByLine() throws Exception {
         Path csv = dir.resolve("perf.csv");
-        Process p = new ProcessBuilder("perf", "stat", "-x,", "-o", csv.toString(), "-e",
-                "task-clock,page-faults,cycles,duration_time,user_time,system_time", "--", "sh", "-c", "echo x > /dev/null")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(
+                        "perf",
+                        "stat",
+                        "-x,",
+                        "-o",
+                        csv.toString(),
+                        "-e",
+                        "task-clock,page-faults,cycles,duration_time,user_time,system_time",
+                        "--",
+                        "sh",
+                        "-c",
+                        "echo x > /dev/null")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         assertThat(p.waitFor()).isZero();
         String text = Files.readString(csv);
         PerfStat.Counts c = PerfStat.parse(text);
-        for (String line : text.lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList()) {
+        for (String line :
+                text.lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList()) {
             String[] f = line.split(",");
             if (f[0].startsWith("<")) {
-                assertThat(c.unsupported().containsKey(f[2]) || c.counters().get(f[2]) == 0.0).as(line).isTrue();
+                assertThat(c.unsupported().containsKey(f[2]) || c.counters().get(f[2]) == 0.0)
+                        .as(line)
+                        .isTrue();
             } else {
                 assertThat(c.counters().get(f[2])).as(line).isEqualTo(Double.parseDouble(f[0]));
             }
@@ -85,15 +103,17 @@ class PerfStatTest {
                 """;
         PerfStat.Counts c = PerfStat.parse(csv);
         assertThat(c.counters()).containsEntry("task-clock", 1.15);
-        assertThat(c.unsupported()).containsEntry("cycles", PerfStat.NOT_SUPPORTED)
+        assertThat(c.unsupported())
+                .containsEntry("cycles", PerfStat.NOT_SUPPORTED)
                 .containsEntry("LLC-load-misses", PerfStat.NOT_COUNTED);
         assertThat(c.runtimeSeconds()).isEqualTo(0.001982968);
         assertThat(c.userSeconds()).isZero();
         assertThat(c.systemSeconds()).isEqualTo(0.002422);
-        assertThat(PerfStat.parse("<not counted>,ns,duration_time,0,100.00,,\n").runtimeSeconds()).isNaN();
+        assertThat(PerfStat.parse("<not counted>,ns,duration_time,0,100.00,,\n").runtimeSeconds())
+                .isNaN();
         assertThatThrownBy(() -> PerfStat.parse("12,,cycles\nabc,,instructions,0,100.00,,\n"))
-                .isInstanceOf(ProfileException.class).hasMessage(
-                        "perf stat output line 2: 'abc' is not a count: abc,,instructions,0,100.00,,");
+                .isInstanceOf(ProfileException.class)
+                .hasMessage("perf stat output line 2: 'abc' is not a count: abc,,instructions,0,100.00,,");
     }
 
     @Test
@@ -106,16 +126,23 @@ class PerfStatTest {
         Path log = dir.resolve("w.log");
         for (Optional<MemoryKernel> waiter : waiters) {
             for (int i = 0; i < 6; i++) {
-                PerfStat.Measurement m = PerfStat.measure(List.of("sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"),
-                        PerfStat.SOFTWARE_EVENTS, -1, log, Map.of(), i, waiter);
+                PerfStat.Measurement m = PerfStat.measure(
+                        List.of("sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"),
+                        PerfStat.SOFTWARE_EVENTS,
+                        -1,
+                        log,
+                        Map.of(),
+                        i,
+                        waiter);
                 assertThat(m.exitStatus()).as(waiter + " " + i).isEqualTo(3);
                 assertThat(m.describe()).isEqualTo("exited with status 3");
                 assertThat(m.run().value("task-clock")).isPositive();
             }
-            PerfStat.Measurement killed = PerfStat.measure(List.of("sh", "-c", "kill -9 $$"), PerfStat.SOFTWARE_EVENTS, -1,
-                    log, Map.of(), 0, waiter);
+            PerfStat.Measurement killed = PerfStat.measure(
+                    List.of("sh", "-c", "kill -9 $$"), PerfStat.SOFTWARE_EVENTS, -1, log, Map.of(), 0, waiter);
             assertThat(killed.describe()).as(waiter.toString()).isEqualTo("was killed by signal 9");
-            assertThat(PerfStat.measure(List.of("true"), PerfStat.SOFTWARE_EVENTS, -1, log, Map.of(), 0, waiter).exitStatus())
+            assertThat(PerfStat.measure(List.of("true"), PerfStat.SOFTWARE_EVENTS, -1, log, Map.of(), 0, waiter)
+                            .exitStatus())
                     .isZero();
         }
         assertThat(Files.readString(log)).contains("to-stdout", "to-stderr");
@@ -125,20 +152,47 @@ class PerfStatTest {
     void aPinnedWorkloadMayRunOnItsCpuOnly() throws Exception {
         Path log = dir.resolve("w.log");
         int cpu = Cpus.allowed().getLast();
-        PerfStat.measure(List.of("grep", "Cpus_allowed_list", "/proc/self/status"), PerfStat.SOFTWARE_EVENTS, cpu, log,
-                Map.of(), 0, Optional.empty());
+        PerfStat.measure(
+                List.of("grep", "Cpus_allowed_list", "/proc/self/status"),
+                PerfStat.SOFTWARE_EVENTS,
+                cpu,
+                log,
+                Map.of(),
+                0,
+                Optional.empty());
         assertThat(Files.readString(log)).containsPattern("Cpus_allowed_list:\\s+" + cpu + "\\n");
     }
 
     @Test
     void aMissingCommandOrAnUnknownEventIsOneClearLine() {
-        assertThatThrownBy(() -> PerfStat.measure(List.of("no-such-command-hetrace"), PerfStat.SOFTWARE_EVENTS, -1,
-                dir.resolve("w.log"), Map.of(), 0, Optional.empty())).isInstanceOf(ProfileException.class)
+        assertThatThrownBy(() -> PerfStat.measure(
+                        List.of("no-such-command-hetrace"),
+                        PerfStat.SOFTWARE_EVENTS,
+                        -1,
+                        dir.resolve("w.log"),
+                        Map.of(),
+                        0,
+                        Optional.empty()))
+                .isInstanceOf(ProfileException.class)
                 .hasMessage("workload 'no-such-command-hetrace': no such command on the PATH");
-        assertThatThrownBy(() -> PerfStat.measure(List.of("./nowhere/bench"), PerfStat.SOFTWARE_EVENTS, -1,
-                dir.resolve("w.log"), Map.of(), 0, Optional.empty())).hasMessage("workload './nowhere/bench': no such file");
-        assertThatThrownBy(() -> PerfStat.measure(List.of("true"), List.of("no-such-event"), -1, dir.resolve("w.log"),
-                Map.of(), 0, Optional.empty())).isInstanceOf(ProfileException.class)
+        assertThatThrownBy(() -> PerfStat.measure(
+                        List.of("./nowhere/bench"),
+                        PerfStat.SOFTWARE_EVENTS,
+                        -1,
+                        dir.resolve("w.log"),
+                        Map.of(),
+                        0,
+                        Optional.empty()))
+                .hasMessage("workload './nowhere/bench': no such file");
+        assertThatThrownBy(() -> PerfStat.measure(
+                        List.of("true"),
+                        List.of("no-such-event"),
+                        -1,
+                        dir.resolve("w.log"),
+                        Map.of(),
+                        0,
+                        Optional.empty()))
+                .isInstanceOf(ProfileException.class)
                 .hasMessageStartingWith("perf stat failed (exit status 129): event syntax error: 'no-such-event")
                 .hasMessageEndingWith("(see 'perf list' for the events this machine knows)");
     }

@@ -15,7 +15,8 @@ class StressorSpecTest {
 
     @Test
     void targetsResolveFromTheCachesAndOptionsHaveDefaults() {
-        assertThat(StressorSpec.parse("l1", CACHES)).isEqualTo(new StressorSpec("l1", 16 << 10, 64, StressorSpec.Access.READ));
+        assertThat(StressorSpec.parse("l1", CACHES))
+                .isEqualTo(new StressorSpec("l1", 16 << 10, 64, StressorSpec.Access.READ));
         assertThat(StressorSpec.parse("l2:rw=write", CACHES).bytes()).isEqualTo(256 << 10);
         assertThat(StressorSpec.parse("llc:stride=128", CACHES).bytes()).isEqualTo(16 << 20);
         assertThat(StressorSpec.parse("dram:stride=64:rw=rmw", CACHES))
@@ -26,10 +27,12 @@ class StressorSpecTest {
 
     @Test
     void badSpecsAreOneLineNamingTheSpecAndWhatIsWrong() {
-        assertThatThrownBy(() -> StressorSpec.parse("l4", CACHES)).isInstanceOf(ProfileException.class)
+        assertThatThrownBy(() -> StressorSpec.parse("l4", CACHES))
+                .isInstanceOf(ProfileException.class)
                 .hasMessage("stressor 'l4': 'l4' is not a target: l1, l2, llc, dram or a size such as 64K, 8M");
         assertThatThrownBy(() -> StressorSpec.parse("dram:stride=12", CACHES))
-                .hasMessage("stressor 'dram:stride=12': stride 12 must be a multiple of 8 bytes (the kernel accesses 8-byte words)");
+                .hasMessage(
+                        "stressor 'dram:stride=12': stride 12 must be a multiple of 8 bytes (the kernel accesses 8-byte words)");
         assertThatThrownBy(() -> StressorSpec.parse("dram:rw=copy", CACHES))
                 .hasMessage("stressor 'dram:rw=copy': rw 'copy' is not read, write or rmw");
         assertThatThrownBy(() -> StressorSpec.parse("dram:speed=3", CACHES))

@@ -66,8 +66,17 @@ class CounterPlanTest {
     }
 
     @ParameterizedTest(name = "{0} events, {1} registers: at most {2} × the bound")
-    @CsvSource({"31, 6, 1.0", "13, 4, 1.0", "7, 3, 1.0", "25, 3, 1.05", "20, 4, 1.05", "30, 5, 1.1",
-        "12, 2, 1.0", "6, 6, 1.0", "9, 3, 1.0"})
+    @CsvSource({
+        "31, 6, 1.0",
+        "13, 4, 1.0",
+        "7, 3, 1.0",
+        "25, 3, 1.05",
+        "20, 4, 1.05",
+        "30, 5, 1.1",
+        "12, 2, 1.0",
+        "6, 6, 1.0",
+        "9, 3, 1.0"
+    })
     void pairPlansStayCloseToTheBound(int n, int r, double factor) {
         CounterPlan p = CounterPlan.everyPair(events(n), r);
         assertCoversEveryPair(p, n, r);
@@ -76,8 +85,8 @@ class CounterPlanTest {
     }
 
     @Property(tries = 12)
-    void everyPairPlanCoversEveryPairWithinTheRegisters(@ForAll @IntRange(min = 1, max = 18) int n,
-            @ForAll @IntRange(min = 2, max = 5) int r) {
+    void everyPairPlanCoversEveryPairWithinTheRegisters(
+            @ForAll @IntRange(min = 1, max = 18) int n, @ForAll @IntRange(min = 2, max = 5) int r) {
         CounterPlan p = CounterPlan.everyPair(events(n), r);
         assertCoversEveryPair(p, n, r);
         assertThat(p.runs().size()).isGreaterThanOrEqualTo(p.lowerBound());
@@ -97,7 +106,8 @@ class CounterPlanTest {
 
     @Test
     void impossiblePlansSayWhy() {
-        assertThatThrownBy(() -> CounterPlan.everyPair(events(3), 1)).hasMessageContaining("at least 2 counter registers");
+        assertThatThrownBy(() -> CounterPlan.everyPair(events(3), 1))
+                .hasMessageContaining("at least 2 counter registers");
         assertThatThrownBy(() -> CounterPlan.everyEvent(events(3), 0)).hasMessageContaining("at least 1");
         assertThatThrownBy(() -> CounterPlan.everyEvent(List.of("a", "a"), 2)).hasMessageContaining("listed twice");
     }

@@ -34,6 +34,7 @@ class ProfileReportBrowserTest {
 
     @TempDir
     static Path dir;
+
     static Chromium browser;
 
     /** A sweep: 5 stress levels × 6 runs, runtime growing past 10 % at level 3, task-clock following it, page-faults not. */
@@ -44,9 +45,16 @@ class ProfileReportBrowserTest {
         for (int level = 0; level < factor.length; level++) {
             for (int k = 0; k < jitter.length; k++) {
                 double rt = 0.8 * factor[level] * (1 + jitter[k]);
-                runs.add(new Run("./stream", Map.of("stress", Integer.toString(level)), k, rt, rt * 0.93, rt * 0.04,
+                runs.add(new Run(
+                        "./stream",
+                        Map.of("stress", Integer.toString(level)),
+                        k,
+                        rt,
+                        rt * 0.93,
+                        rt * 0.04,
                         Map.of("task-clock", rt * 970, "page-faults", 2000.0 + 13 * ((k * 7 + level) % 5)),
-                        Map.of("cycles", "not supported"), List.of()));
+                        Map.of("cycles", "not supported"),
+                        List.of()));
             }
         }
         List<Map<String, String>> hw = new ArrayList<>();
@@ -59,8 +67,11 @@ class ProfileReportBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         Chromium.require();
-        browser = Chromium.start(dir.resolve("chromium-profile"), false,
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost", "--proxy-server=http://0.0.0.0:1");
+        browser = Chromium.start(
+                dir.resolve("chromium-profile"),
+                false,
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost",
+                "--proxy-server=http://0.0.0.0:1");
     }
 
     @AfterAll
@@ -75,7 +86,8 @@ class ProfileReportBrowserTest {
     }
 
     String text(String css) {
-        return (String) browser.js("const e = document.querySelector(" + quote(css) + "); return e ? e.textContent : null");
+        return (String)
+                browser.js("const e = document.querySelector(" + quote(css) + "); return e ? e.textContent : null");
     }
 
     static String quote(String s) {
@@ -85,12 +97,13 @@ class ProfileReportBrowserTest {
     void open(Path report) {
         browser.driver.get(report.toUri().toString());
         new WebDriverWait(browser.driver, Duration.ofSeconds(20))
-                .until(d -> browser.js("return !!(window.__hetraceProfile && window.__hetraceProfile.ready)") == Boolean.TRUE);
+                .until(d -> browser.js("return !!(window.__hetraceProfile && window.__hetraceProfile.ready)")
+                        == Boolean.TRUE);
     }
 
     String notes() {
-        return (String) browser.js("return [...document.querySelectorAll('#slowdown-notes p')].map(p => p.textContent)"
-                + ".join('\\n')");
+        return (String) browser.js(
+                "return [...document.querySelectorAll('#slowdown-notes p')].map(p => p.textContent)" + ".join('\\n')");
     }
 
     @Test
@@ -102,14 +115,18 @@ class ProfileReportBrowserTest {
         open(out);
         browser.shot("profile-report-no-budget");
         assertThat(browser.js("return document.querySelector('svg[data-chart=slowdown]').parentNode"
-                + ".querySelector('figcaption').textContent")).isEqualTo("slowdown of task-clock vs stress level");
+                        + ".querySelector('figcaption').textContent"))
+                .isEqualTo("slowdown of task-clock vs stress level");
         assertThat(text("svg[data-chart=slowdown] text.knee")).isEqualTo("knee: stress 1 (×1.03)");
         assertThat(text("svg[data-chart=slowdown] text.budget")).isEqualTo("no extra-access budget (below)");
-        assertThat(notes()).isEqualTo("slowdown of task-clock (as swept), threshold 2 % (as swept)\n"
-                + "knee: level 1, slowdown 1.030 (past 1.020)\n"
-                + "extra-access budget: none: the lowest stress level measured, 1 (1500.0 MB/s), already slows the"
-                + " workload past the threshold; a budget, if any, lies below it");
-        assertThat(browser.js("return [...document.querySelectorAll('th')].some(t => t.textContent === 'median task-clock ms')"))
+        assertThat(notes())
+                .isEqualTo("slowdown of task-clock (as swept), threshold 2 % (as swept)\n"
+                        + "knee: level 1, slowdown 1.030 (past 1.020)\n"
+                        + "extra-access budget: none: the lowest stress level measured, 1 (1500.0 MB/s), already slows the"
+                        + " workload past the threshold; a budget, if any, lies below it");
+        assertThat(
+                        browser.js(
+                                "return [...document.querySelectorAll('th')].some(t => t.textContent === 'median task-clock ms')"))
                 .isEqualTo(true);
     }
 
@@ -129,26 +146,33 @@ class ProfileReportBrowserTest {
 
         CampaignStats s = CampaignStats.of(c, metrics, "stress", 0.10);
         Distribution rt = s.quantities().get("runtime");
-        assertThat(count("svg[data-chart=histogram][data-of=runtime] rect.bar")).isEqualTo(rt.histogram().counts().length);
-        long drawnRuns = (Long) browser.js("return [...document.querySelectorAll('svg[data-chart=histogram][data-of=runtime] rect.bar')]"
-                + ".reduce((a, r) => a + Number(r.dataset.count), 0)");
+        assertThat(count("svg[data-chart=histogram][data-of=runtime] rect.bar"))
+                .isEqualTo(rt.histogram().counts().length);
+        long drawnRuns = (Long) browser.js(
+                "return [...document.querySelectorAll('svg[data-chart=histogram][data-of=runtime] rect.bar')]"
+                        + ".reduce((a, r) => a + Number(r.dataset.count), 0)");
         assertThat(drawnRuns).isEqualTo(30);
         for (String mark : List.of("best", "median", "worst")) {
-            double v = ((Number) browser.js("return Number(document.querySelector('svg[data-of=runtime] line[data-mark=" + mark
-                    + "]').dataset.value)")).doubleValue();
-            assertThat(v).isEqualTo(switch (mark) {
-                case "best" -> rt.min();
-                case "median" -> rt.median();
-                default -> rt.max();
-            });
+            double v = ((Number) browser.js("return Number(document.querySelector('svg[data-of=runtime] line[data-mark="
+                            + mark + "]').dataset.value)"))
+                    .doubleValue();
+            assertThat(v)
+                    .isEqualTo(
+                            switch (mark) {
+                                case "best" -> rt.min();
+                                case "median" -> rt.median();
+                                default -> rt.max();
+                            });
         }
         // a histogram per counter and metric, a scatter with its line per counter and metric
         for (String q : List.of("task-clock", "page-faults", "faults_per_ms")) {
             assertThat(count("svg[data-chart=histogram][data-of=" + q + "] rect.bar"))
                     .isEqualTo(s.quantities().get(q).histogram().counts().length);
-            assertThat(count("svg[data-chart=scatter][data-of=" + q + "] circle.point")).isEqualTo(30);
+            assertThat(count("svg[data-chart=scatter][data-of=" + q + "] circle.point"))
+                    .isEqualTo(30);
         }
-        assertThat(count("svg[data-chart=scatter][data-of=task-clock] line.regression")).isEqualTo(1);
+        assertThat(count("svg[data-chart=scatter][data-of=task-clock] line.regression"))
+                .isEqualTo(1);
         assertThat(text("svg[data-chart=scatter][data-of=task-clock] text.fit")).contains("r 1", "R² 1");
         // the ranking: task-clock first
         assertThat(text("#ranking tr:nth-child(2) td")).isEqualTo("task-clock");
@@ -169,8 +193,10 @@ class ProfileReportBrowserTest {
         assertThat(count("svg[data-chart=split] rect.user")).isEqualTo(30);
         assertThat(count("svg[data-chart=split] rect.system")).isEqualTo(30);
         assertThat(count("svg[data-chart=boxes] g.box")).isEqualTo(5);
-        assertThat(count("svg[data-chart=boxes] circle.outlier")).isEqualTo(
-                s.groups().stream().mapToLong(g -> g.box().outliers().size()).sum());
+        assertThat(count("svg[data-chart=boxes] circle.outlier"))
+                .isEqualTo(s.groups().stream()
+                        .mapToLong(g -> g.box().outliers().size())
+                        .sum());
         assertThat(text("#unsupported")).isEqualTo("Not counted: cycles (not supported)");
         assertThat(browser.driver.getTitle()).isEqualTo("stream <sweep> — hetrace profile");
     }
@@ -180,11 +206,20 @@ class ProfileReportBrowserTest {
         // two threads: 11 on a big core at IPC 1.5, 12 on a LITTLE core at IPC 0.75 (the seeds' Odroid XU4 figures)
         List<Sample> samples = new ArrayList<>();
         for (int k = 0; k < 4; k++) {
-            samples.add(new Sample(k, 10, 11, "worker", 5, "tick", Map.of("instructions", 3000.0 + k, "cycles", 2000.0 + k / 1.5)));
+            samples.add(new Sample(
+                    k, 10, 11, "worker", 5, "tick", Map.of("instructions", 3000.0 + k, "cycles", 2000.0 + k / 1.5)));
             samples.add(new Sample(k, 10, 12, "helper", 1, "tick", Map.of("instructions", 1500.0, "cycles", 2000.0)));
         }
-        Run run = new Run("./app", Map.of(), 0, 4, Double.NaN, Double.NaN, Map.of("instructions", 18006.0, "cycles", 16004.0),
-                Map.of(), samples);
+        Run run = new Run(
+                "./app",
+                Map.of(),
+                0,
+                4,
+                Double.NaN,
+                Double.NaN,
+                Map.of("instructions", 18006.0, "cycles", 16004.0),
+                Map.of(),
+                samples);
         Campaign c = Campaign.of("threads", List.of(run));
         Metric ipc = Metric.parse("ipc=instructions / cycles");
         ThreadMetrics.Table t = ThreadMetrics.of(c, ipc, CoreTypes.parse("0-3=LITTLE,4-7=big"));
@@ -194,15 +229,21 @@ class ProfileReportBrowserTest {
         browser.shot("profile-report-threads");
         assertThat(count("svg[data-chart=threads] rect.bar")).isEqualTo(2);
         assertThat(count("svg[data-chart=coretypes] rect.bar")).isEqualTo(2);
-        double big = ((Number) browser.js("return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=big]').dataset.value)"))
+        double big = ((Number)
+                        browser.js(
+                                "return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=big]').dataset.value)"))
                 .doubleValue();
         assertThat(big).isCloseTo(1.5, org.assertj.core.api.Assertions.within(1e-9));
-        double little = ((Number) browser.js("return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=LITTLE]').dataset.value)"))
+        double little = ((Number)
+                        browser.js(
+                                "return Number(document.querySelector('svg[data-chart=coretypes] rect[data-key=LITTLE]').dataset.value)"))
                 .doubleValue();
         assertThat(little).isEqualTo(0.75);
         // each thread over time: four timed samples each
         assertThat(count("svg[data-chart=timeline] polyline.series")).isEqualTo(2);
-        assertThat(browser.js("return document.querySelector('svg[data-chart=timeline] polyline[data-key=\"12 (helper)\"]').dataset.points"))
+        assertThat(
+                        browser.js(
+                                "return document.querySelector('svg[data-chart=timeline] polyline[data-key=\"12 (helper)\"]').dataset.points"))
                 .isEqualTo("4");
     }
 
@@ -210,8 +251,16 @@ class ProfileReportBrowserTest {
     void aCampaignWithoutStressLevelsHasNoSlowdownCurve() throws Exception {
         List<Run> runs = new ArrayList<>();
         for (int k = 0; k < 8; k++) {
-            runs.add(new Run("./w", Map.of(), k, 1 + k * 0.01, Double.NaN, Double.NaN, Map.of("task-clock", 900.0 + k),
-                    Map.of(), List.of()));
+            runs.add(new Run(
+                    "./w",
+                    Map.of(),
+                    k,
+                    1 + k * 0.01,
+                    Double.NaN,
+                    Double.NaN,
+                    Map.of("task-clock", 900.0 + k),
+                    Map.of(),
+                    List.of()));
         }
         Path out = dir.resolve("plain.html");
         ProfileReport.write(Campaign.of("plain", runs), List.of(), "", 0.10, out);
@@ -219,7 +268,8 @@ class ProfileReportBrowserTest {
         browser.shot("profile-report-plain");
         assertThat(count("svg[data-chart=slowdown]")).isZero();
         assertThat(count("svg[data-chart=histogram][data-of=runtime]")).isEqualTo(1);
-        assertThat(count("svg[data-chart=scatter][data-of=task-clock] circle.point")).isEqualTo(8);
+        assertThat(count("svg[data-chart=scatter][data-of=task-clock] circle.point"))
+                .isEqualTo(8);
         assertThat(count("svg[data-chart=split]")).isZero();
         assertThat(count("svg[data-chart=boxes] g.box")).isEqualTo(1);
     }

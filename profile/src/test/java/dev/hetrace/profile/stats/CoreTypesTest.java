@@ -62,15 +62,19 @@ class CoreTypesTest {
 
     @Test
     void experimentsSaveAndLoadWithPmcNames() throws Exception {
-        Experiment e = new Experiment("llc", List.of("instructions", "cycles", "llc_misses"),
-                Map.of("ipc", "pmc0 / pmc1"));
+        Experiment e =
+                new Experiment("llc", List.of("instructions", "cycles", "llc_misses"), Map.of("ipc", "pmc0 / pmc1"));
         Path f = dir.resolve("llc.json");
         e.write(f);
         Experiment back = Experiment.read(f);
         assertThat(back).isEqualTo(e);
-        double ipc = back.parsedMetrics().get(0).formula().evaluate(back.lookup(Map.of("instructions", 3.0, "cycles", 2.0)));
+        double ipc =
+                back.parsedMetrics().get(0).formula().evaluate(back.lookup(Map.of("instructions", 3.0, "cycles", 2.0)));
         assertThat(ipc).isEqualTo(1.5);
-        double byName = Experiment.read(f).parsedMetrics().get(0).formula()
+        double byName = Experiment.read(f)
+                .parsedMetrics()
+                .get(0)
+                .formula()
                 .evaluate(back.lookup(Map.of("pmc0", 4.0, "pmc1", 2.0)));
         assertThat(byName).isEqualTo(2.0);
         Files.writeString(f, "{\"name\": \"x\", \"counters\": [], \"metrics\": {\"bad\": \"a + \"}}");

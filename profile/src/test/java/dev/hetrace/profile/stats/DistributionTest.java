@@ -66,8 +66,11 @@ class DistributionTest {
 
     @Test
     void aCounterThatDoesNotVaryExplainsNothing() {
-        assertThat(Regression.of("x", new double[] {3, 3, 3}, "y", new double[] {1, 2, 3}).defined()).isFalse();
-        assertThat(Regression.of("x", new double[] {1}, "y", new double[] {1}).defined()).isFalse();
+        assertThat(Regression.of("x", new double[] {3, 3, 3}, "y", new double[] {1, 2, 3})
+                        .defined())
+                .isFalse();
+        assertThat(Regression.of("x", new double[] {1}, "y", new double[] {1}).defined())
+                .isFalse();
     }
 
     /** R-7 written out plainly. */
@@ -81,7 +84,8 @@ class DistributionTest {
     }
 
     @Property(tries = 300)
-    void quantilesAreR7(@ForAll @Size(min = 1, max = 60) List<@DoubleRange(min = -1e6, max = 1e6) Double> values,
+    void quantilesAreR7(
+            @ForAll @Size(min = 1, max = 60) List<@DoubleRange(min = -1e6, max = 1e6) Double> values,
             @ForAll @DoubleRange(min = 0, max = 1) double p) {
         double[] x = values.stream().mapToDouble(Double::doubleValue).toArray();
         double want = referenceQuantile(x, p);
@@ -96,8 +100,10 @@ class DistributionTest {
     }
 
     @Property(tries = 300)
-    void regressionMatchesPlainFormulas(@ForAll @Size(min = 3, max = 40) List<@DoubleRange(min = -1000, max = 1000) Double> xs,
-            @ForAll @DoubleRange(min = -5, max = 5) double a, @ForAll @DoubleRange(min = -100, max = 100) double b) {
+    void regressionMatchesPlainFormulas(
+            @ForAll @Size(min = 3, max = 40) List<@DoubleRange(min = -1000, max = 1000) Double> xs,
+            @ForAll @DoubleRange(min = -5, max = 5) double a,
+            @ForAll @DoubleRange(min = -100, max = 100) double b) {
         double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
         double[] y = new double[x.length];
         for (int i = 0; i < x.length; i++) {
@@ -130,7 +136,9 @@ class DistributionTest {
         BoxPlot b = BoxPlot.of(x);
         double q1 = referenceQuantile(x, 0.25);
         double q3 = referenceQuantile(x, 0.75);
-        long beyond = Arrays.stream(x).filter(v -> v < q1 - 1.5 * (q3 - q1) || v > q3 + 1.5 * (q3 - q1)).count();
+        long beyond = Arrays.stream(x)
+                .filter(v -> v < q1 - 1.5 * (q3 - q1) || v > q3 + 1.5 * (q3 - q1))
+                .count();
         assertThat(b.outliers()).hasSize((int) beyond);
         assertThat(b.lowWhisker()).isLessThanOrEqualTo(b.q1());
         assertThat(b.highWhisker()).isGreaterThanOrEqualTo(b.q3());

@@ -35,21 +35,23 @@ public record ClockFit(String clock, long frequency, long offsetSeconds, long of
     public static ClockFit of(ClockClass clock, ClockTransform transform, long firstNanos, long lastNanos) {
         BigDecimal slope = transform.slope();
         BigDecimal offset = BigDecimal.valueOf(transform.pivotRef())
-            .subtract(slope.multiply(BigDecimal.valueOf(transform.pivot()), MC), MC);
+                .subtract(slope.multiply(BigDecimal.valueOf(transform.pivot()), MC), MC);
         BigDecimal f = BigDecimal.valueOf(clock.frequency());
         BigDecimal q = NS_PER_S.divide(f, MC);
-        BigDecimal base = BigDecimal.valueOf(clock.offsetSeconds()).multiply(NS_PER_S)
-            .add(BigDecimal.valueOf(clock.offsetCycles()).multiply(q, MC), MC);
+        BigDecimal base = BigDecimal.valueOf(clock.offsetSeconds())
+                .multiply(NS_PER_S)
+                .add(BigDecimal.valueOf(clock.offsetCycles()).multiply(q, MC), MC);
 
         long newFreq = f.divide(slope, MC).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
         if (newFreq < 1) {
             throw new ArithmeticException("clock " + clock.name() + ": a frequency of " + clock.frequency()
-                + " Hz divided by the slope " + slope + " is below 1 Hz");
+                    + " Hz divided by the slope " + slope + " is below 1 Hz");
         }
         BigDecimal newQ = NS_PER_S.divide(BigDecimal.valueOf(newFreq), MC);
         // Exact at the middle: the new base puts the middle's cycle count at the transformed time.
-        BigDecimal mid = BigDecimal.valueOf(firstNanos).add(BigDecimal.valueOf(lastNanos))
-            .divide(BigDecimal.valueOf(2), MC);
+        BigDecimal mid = BigDecimal.valueOf(firstNanos)
+                .add(BigDecimal.valueOf(lastNanos))
+                .divide(BigDecimal.valueOf(2), MC);
         BigDecimal midCycles = mid.subtract(base, MC).divide(q, MC);
         BigDecimal wantedBase = slope.multiply(mid, MC).add(offset, MC).subtract(midCycles.multiply(newQ, MC), MC);
         BigDecimal seconds = wantedBase.divide(NS_PER_S, MC).setScale(0, RoundingMode.FLOOR);
@@ -60,13 +62,20 @@ public record ClockFit(String clock, long frequency, long offsetSeconds, long of
             s++;
             cycles -= newFreq;
         }
-        BigDecimal newBase = BigDecimal.valueOf(s).multiply(NS_PER_S).add(BigDecimal.valueOf(cycles).multiply(newQ, MC), MC);
+        BigDecimal newBase = BigDecimal.valueOf(s)
+                .multiply(NS_PER_S)
+                .add(BigDecimal.valueOf(cycles).multiply(newQ, MC), MC);
         // The error is linear in time: its largest size over the span is at one end.
         BigDecimal atMid = newBase.subtract(wantedBase, MC);
         BigDecimal rate = newQ.divide(q, MC).subtract(slope, MC);
-        BigDecimal atFirst = atMid.add(BigDecimal.valueOf(firstNanos).subtract(mid).multiply(rate, MC), MC).abs();
-        BigDecimal atLast = atMid.add(BigDecimal.valueOf(lastNanos).subtract(mid).multiply(rate, MC), MC).abs();
-        return new ClockFit(clock.name(), newFreq, s, cycles, atFirst.max(atLast).round(new MathContext(6)));
+        BigDecimal atFirst = atMid.add(
+                        BigDecimal.valueOf(firstNanos).subtract(mid).multiply(rate, MC), MC)
+                .abs();
+        BigDecimal atLast = atMid.add(
+                        BigDecimal.valueOf(lastNanos).subtract(mid).multiply(rate, MC), MC)
+                .abs();
+        return new ClockFit(
+                clock.name(), newFreq, s, cycles, atFirst.max(atLast).round(new MathContext(6)));
     }
 
     /** {@link #maxErrorNanos} rounded up to a whole nanosecond. */
@@ -85,7 +94,14 @@ public record ClockFit(String clock, long frequency, long offsetSeconds, long of
 
     /** The clock as readers will see it in the copy. */
     public ClockClass applyTo(ClockClass old) {
-        return new ClockClass(old.name(), old.description(), old.uuid(), frequency, old.precision(), offsetSeconds,
-            offsetCycles, old.absolute());
+        return new ClockClass(
+                old.name(),
+                old.description(),
+                old.uuid(),
+                frequency,
+                old.precision(),
+                offsetSeconds,
+                offsetCycles,
+                old.absolute());
     }
 }

@@ -40,8 +40,8 @@ final class CopyFiles {
             for (StreamDecoder.StreamFile f : files) {
                 Path p = outDir.resolve(f.path().getFileName());
                 try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-                    copy.add(new StreamDecoder.StreamFile(p, ch.map(FileChannel.MapMode.READ_ONLY, 0,
-                        ch.size(), arena)));
+                    copy.add(new StreamDecoder.StreamFile(
+                            p, ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena)));
                 }
             }
             streams.add(copy);
@@ -51,12 +51,12 @@ final class CopyFiles {
 
     /** An error writing {@code file}, naming it (a full disk's error names no file). */
     static IOException writing(Path file, IOException e) {
-        if (e instanceof FileSystemException || e instanceof ClosedByInterruptException
+        if (e instanceof FileSystemException
+                || e instanceof ClosedByInterruptException
                 || e instanceof InterruptedIOException) {
             return e;
         }
-        FileSystemException named = new FileSystemException(file.toString(), null,
-            e.getMessage());
+        FileSystemException named = new FileSystemException(file.toString(), null, e.getMessage());
         named.initCause(e);
         return named;
     }
@@ -65,8 +65,8 @@ final class CopyFiles {
         Path in = traceDir.toAbsolutePath().normalize();
         Path out = outDir.toAbsolutePath().normalize();
         if (out.startsWith(in) || in.startsWith(out)) {
-            throw new SynchronizedCopyException(outDir + ": the output directory may not be in the trace directory "
-                + traceDir + " or hold it");
+            throw new SynchronizedCopyException(
+                    outDir + ": the output directory may not be in the trace directory " + traceDir + " or hold it");
         }
         if (Files.exists(outDir)) {
             if (!Files.isDirectory(outDir)) {
@@ -74,8 +74,8 @@ final class CopyFiles {
             }
             try (Stream<Path> entries = Files.list(outDir)) {
                 if (entries.findAny().isPresent()) {
-                    throw new SynchronizedCopyException(outDir + ": output directory exists and is not empty;"
-                        + " give a new or empty directory");
+                    throw new SynchronizedCopyException(
+                            outDir + ": output directory exists and is not empty;" + " give a new or empty directory");
                 }
             }
         }
@@ -97,7 +97,8 @@ final class CopyFiles {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 if (!rel.toString().isEmpty()) {
-                    Files.createDirectory(dst.resolve(rel.toString())); // in a folder made just before: never its parents again
+                    Files.createDirectory(
+                            dst.resolve(rel.toString())); // in a folder made just before: never its parents again
                 }
                 return FileVisitResult.CONTINUE;
             }
@@ -111,8 +112,9 @@ final class CopyFiles {
                         Files.copy(file, to);
                     } catch (FileSystemException e) {
                         // name the file written, not the one read (a full disk's error names both)
-                        throw e.getClass() != FileSystemException.class || e.getOtherFile() == null ? e
-                            : new FileSystemException(to.toString(), null, e.getReason());
+                        throw e.getClass() != FileSystemException.class || e.getOtherFile() == null
+                                ? e
+                                : new FileSystemException(to.toString(), null, e.getReason());
                     } catch (IOException e) {
                         throw writing(to, e);
                     }

@@ -18,8 +18,13 @@ import java.util.List;
  * @param notes         what a user may want to know (files left out, clocks changed)
  * @param version       the CTF version of the copy's metadata
  */
-public record CopyReport(Path outDir, SynchronizedCopy.Method method, long maxErrorNanos, List<Path> files,
-                         List<String> notes, CtfVersion version) {
+public record CopyReport(
+        Path outDir,
+        SynchronizedCopy.Method method,
+        long maxErrorNanos,
+        List<Path> files,
+        List<String> notes,
+        CtfVersion version) {
     public CopyReport {
         files = List.copyOf(files);
         notes = List.copyOf(notes);

@@ -37,13 +37,13 @@ final class MetadataClocks {
     private static final int PACKET_MAGIC = 0x75D11D57;
     /** The record separator before every CTF 2 fragment (RFC 7464). */
     private static final char RS = 0x1E;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PACKET_HEADER_BYTES = 37;
     /** LTTng's metadata packets are 4 KiB; any size is valid. */
     private static final int PACKET_BYTES = 4096;
 
-    private MetadataClocks() {
-    }
+    private MetadataClocks() {}
 
     /**
      * The metadata file {@code original} with new attribute values: by clock name, by attribute
@@ -89,7 +89,8 @@ final class MetadataClocks {
     }
 
     /** The fragment as it was, or edited when it is a clock class to edit (its trailing white space kept). */
-    private static String clockFragment(String fragment, int index, Map<String, Map<String, String>> fits, Set<String> seen)
+    private static String clockFragment(
+            String fragment, int index, Map<String, Map<String, String>> fits, Set<String> seen)
             throws MetadataException {
         if (!fragment.contains("clock-class")) {
             return fragment;
@@ -100,10 +101,12 @@ final class MetadataClocks {
         } catch (JsonProcessingException e) {
             throw new MetadataException("fragment " + index + ": not JSON: " + e.getOriginalMessage());
         }
-        if (!(node instanceof ObjectNode f) || !"clock-class".equals(f.path("type").asText())) {
+        if (!(node instanceof ObjectNode f)
+                || !"clock-class".equals(f.path("type").asText())) {
             return fragment;
         }
-        String name = f.hasNonNull("name") ? f.get("name").asText() : f.path("id").asText();
+        String name =
+                f.hasNonNull("name") ? f.get("name").asText() : f.path("id").asText();
         Map<String, String> wanted = fits.get(name);
         if (wanted == null) {
             return fragment;
@@ -111,23 +114,27 @@ final class MetadataClocks {
         seen.add(name);
         String where = "fragment " + index + " (clock class \"" + name + "\")";
         try {
-            BigInteger frequency = wanted.containsKey("freq") ? new BigInteger(wanted.get("freq"))
-                : f.path("frequency").bigIntegerValue();
+            BigInteger frequency = wanted.containsKey("freq")
+                    ? new BigInteger(wanted.get("freq"))
+                    : f.path("frequency").bigIntegerValue();
             JsonNode old = f.get("offset-from-origin");
-            BigInteger seconds = wanted.containsKey("offset_s") ? new BigInteger(wanted.get("offset_s"))
-                : old == null ? BigInteger.ZERO : old.path("seconds").bigIntegerValue();
-            BigInteger cycles = wanted.containsKey("offset") ? new BigInteger(wanted.get("offset"))
-                : old == null ? BigInteger.ZERO : old.path("cycles").bigIntegerValue();
+            BigInteger seconds = wanted.containsKey("offset_s")
+                    ? new BigInteger(wanted.get("offset_s"))
+                    : old == null ? BigInteger.ZERO : old.path("seconds").bigIntegerValue();
+            BigInteger cycles = wanted.containsKey("offset")
+                    ? new BigInteger(wanted.get("offset"))
+                    : old == null ? BigInteger.ZERO : old.path("cycles").bigIntegerValue();
             for (String attribute : wanted.keySet()) {
                 switch (attribute) {
-                    case "freq", "offset_s", "offset" -> { }
+                    case "freq", "offset_s", "offset" -> {}
                     case "absolute" -> {
                         if (Boolean.parseBoolean(wanted.get(attribute))) {
                             f.put("origin", "unix-epoch");
                         }
                     }
-                    default -> throw new MetadataException(where + ": no CTF 2 property for the clock attribute '"
-                        + attribute + "'");
+                    default ->
+                        throw new MetadataException(
+                                where + ": no CTF 2 property for the clock attribute '" + attribute + "'");
                 }
             }
             if (frequency.signum() <= 0) {
@@ -169,8 +176,9 @@ final class MetadataClocks {
             return null;
         }
         int be = ByteBuffer.wrap(bytes, 0, 4).order(ByteOrder.BIG_ENDIAN).getInt();
-        return be == PACKET_MAGIC ? ByteOrder.BIG_ENDIAN : Integer.reverseBytes(be) == PACKET_MAGIC ? ByteOrder.LITTLE_ENDIAN
-            : null;
+        return be == PACKET_MAGIC
+                ? ByteOrder.BIG_ENDIAN
+                : Integer.reverseBytes(be) == PACKET_MAGIC ? ByteOrder.LITTLE_ENDIAN : null;
     }
 
     static byte[] packetize(byte[] text, byte[] uuid, ByteOrder order) {
@@ -213,7 +221,9 @@ final class MetadataClocks {
             } else if (c == '}') {
                 depth--;
                 i++;
-            } else if (depth == 0 && text.startsWith("clock", i) && (i == 0 || !isWord(text.charAt(i - 1)))
+            } else if (depth == 0
+                    && text.startsWith("clock", i)
+                    && (i == 0 || !isWord(text.charAt(i - 1)))
                     && (i + 5 >= n || !isWord(text.charAt(i + 5)))) {
                 int open = skipAllTrivia(text, i + 5);
                 if (open < n && text.charAt(open) == '{') {
@@ -239,8 +249,8 @@ final class MetadataClocks {
     }
 
     /** Reads the clock block opening at {@code open}, notes its edits; returns where it ends. */
-    private static int clockBlock(String text, int open, Map<String, Map<String, String>> fits, List<Edit> edits,
-                                  Set<String> seen)
+    private static int clockBlock(
+            String text, int open, Map<String, Map<String, String>> fits, List<Edit> edits, Set<String> seen)
             throws MetadataException {
         List<Attribute> attributes = new ArrayList<>();
         int i = open + 1;
@@ -274,7 +284,9 @@ final class MetadataClocks {
         String name = null;
         for (Attribute a : attributes) {
             if (a.name().equals("name")) {
-                name = text.substring(a.valueStart(), a.valueEnd()).replace("\"", "").strip();
+                name = text.substring(a.valueStart(), a.valueEnd())
+                        .replace("\"", "")
+                        .strip();
             }
         }
         Map<String, String> wanted = name == null ? null : fits.get(name);
@@ -289,7 +301,8 @@ final class MetadataClocks {
             }
             // Attributes the block did not say (their defaults) go at its end.
             StringBuilder missing = new StringBuilder();
-            values.forEach((k, v) -> missing.append(' ').append(k).append(" = ").append(v).append(';'));
+            values.forEach((k, v) ->
+                    missing.append(' ').append(k).append(" = ").append(v).append(';'));
             if (!missing.isEmpty()) {
                 edits.add(new Edit(close, close, missing.append(' ').toString()));
             }

@@ -101,10 +101,11 @@ final class PacketRetiming {
                 long bytes = p.packetBits() / 8;
                 if (bytes > Integer.MAX_VALUE - 16) {
                     throw new SynchronizedCopyException(p.file() + ": packet " + p.number() + " is larger than 2 GiB,"
-                        + " which packet rewriting does not handle");
+                            + " which packet rewriting does not handle");
                 }
                 st.bytes = new byte[(int) bytes];
-                MemorySegment.copy(d.segment(), ValueLayout.JAVA_BYTE, p.offsetBits() / 8, st.bytes, 0, st.bytes.length);
+                MemorySegment.copy(
+                        d.segment(), ValueLayout.JAVA_BYTE, p.offsetBits() / 8, st.bytes, 0, st.bytes.length);
                 st.changed = false;
                 List<ClockField> fields = new ArrayList<>();
                 ClockFields.ofPacket(d, fields::add);
@@ -116,8 +117,9 @@ final class PacketRetiming {
                     retime(d, st, f);
                 }
                 if (packetTimes != null) {
-                    packetTimes.computeIfAbsent(p.file().getFileName().toString(), k -> new HashMap<>())
-                        .put(p.offsetBits() / 8, new long[] {st.newBegin, st.newEnd});
+                    packetTimes
+                            .computeIfAbsent(p.file().getFileName().toString(), k -> new HashMap<>())
+                            .put(p.offsetBits() / 8, new long[] {st.newBegin, st.newEnd});
                 }
                 if (st.changed) {
                     FileChannel ch = channels.get(p.file());
@@ -160,8 +162,10 @@ final class PacketRetiming {
 
     /** Whether a field keeps its value: a crashed session's end of 0 means "unknown" to readers, and stays so. */
     private static boolean kept(PacketInfo p, ClockField f) {
-        boolean crashedEnd = f.role() == Node.ROLE_TIMESTAMP_END && f.raw() == 0 && p.has(p.timestampBegin())
-            && p.timestampBegin() != 0;
+        boolean crashedEnd = f.role() == Node.ROLE_TIMESTAMP_END
+                && f.raw() == 0
+                && p.has(p.timestampBegin())
+                && p.timestampBegin() != 0;
         return crashedEnd || (f.signed() && f.raw() < 0);
     }
 
@@ -182,8 +186,9 @@ final class PacketRetiming {
         long oldNanos = oldNanos(d, st, f);
         long newNanos = map.applyAsLong(oldNanos);
         if (st.any && Long.compare(oldNanos, st.lastOldNanos) >= 0 && newNanos < st.lastNewNanos) {
-            throw new SynchronizedCopyException("the time map is not monotonic: it maps " + st.lastOldNanos + " ns to "
-                + st.lastNewNanos + " ns but the later " + oldNanos + " ns to " + newNanos + " ns (" + st.where(f) + ")");
+            throw new SynchronizedCopyException(
+                    "the time map is not monotonic: it maps " + st.lastOldNanos + " ns to " + st.lastNewNanos
+                            + " ns but the later " + oldNanos + " ns to " + newNanos + " ns (" + st.where(f) + ")");
         }
         st.any = true;
         st.lastOldNanos = oldNanos;
@@ -195,15 +200,18 @@ final class PacketRetiming {
             if (decoded != cycles) {
                 long gap = cycles - st.newClock;
                 throw new SynchronizedCopyException(st.where(f) + ": the " + f.size() + "-bit clock field cannot"
-                    + " hold the new time " + newNanos + " ns: " + (gap < 0 ? "it is before the previous clock value"
-                    : "its gap of " + Long.toUnsignedString(gap) + " cycles from the previous clock value is more"
-                    + " than the field can span (" + Long.toUnsignedString(1L << f.size()) + " cycles)")
-                    + "; this trace cannot be synchronized by rewriting its packets");
+                        + " hold the new time " + newNanos + " ns: "
+                        + (gap < 0
+                                ? "it is before the previous clock value"
+                                : "its gap of " + Long.toUnsignedString(gap)
+                                        + " cycles from the previous clock value is more" + " than the field can span ("
+                                        + Long.toUnsignedString(1L << f.size()) + " cycles)")
+                        + "; this trace cannot be synchronized by rewriting its packets");
             }
             st.newClock = decoded;
         } else if (f.size() < 64 && (cycles >>> (f.signed() ? f.size() - 1 : f.size())) != 0) {
             throw new SynchronizedCopyException(st.where(f) + ": the " + f.size() + "-bit clock field cannot hold the"
-                + " new clock value " + Long.toUnsignedString(cycles));
+                    + " new clock value " + Long.toUnsignedString(cycles));
         }
         note(st, f, cycles);
         long oldRaw = f.size() == 64 ? f.raw() : f.raw() & ((1L << f.size()) - 1);
@@ -215,6 +223,7 @@ final class PacketRetiming {
 
     /** LTTng index files: a 16-byte header (magic, version, entry size), then big-endian entries. */
     private static final int IDX_MAGIC = 0xC1F1DCC1;
+
     private static final int IDX_HEADER_BYTES = 16;
     private static final int IDX_MIN_ENTRY_BYTES = 56;
 
@@ -278,8 +287,7 @@ final class PacketRetiming {
      */
     void verify(byte[] metadata) throws IOException, StreamDecodingException, SynchronizedCopyException {
         try (Arena arena = Arena.ofConfined()) {
-            TracePlan plan = TracePlan.compile(
-                MetadataReader.parse(metadata, w -> { }));
+            TracePlan plan = TracePlan.compile(MetadataReader.parse(metadata, w -> {}));
             List<List<StreamDecoder.StreamFile>> copy = CopyFiles.copyStreams(trace, outDir, arena);
             for (int s = 0; s < trace.streamCount(); s++) {
                 StreamDecoder a = trace.decoder(s);
@@ -289,7 +297,8 @@ final class PacketRetiming {
                 List<ClockField> fb = new ArrayList<>();
                 while (a.nextPacket()) {
                     if (!b.nextPacket()) {
-                        throw new SynchronizedCopyException(outDir + ": the copy of stream " + s + " has fewer packets");
+                        throw new SynchronizedCopyException(
+                                outDir + ": the copy of stream " + s + " has fewer packets");
                     }
                     st.packet = b.packet();
                     fa.clear();
@@ -300,22 +309,24 @@ final class PacketRetiming {
                     while (a.position() < end && a.next()) {
                         if (!b.next()) {
                             throw new SynchronizedCopyException(st.packet.file() + ": packet " + st.packet.number()
-                                + " has fewer events than the original's");
+                                    + " has fewer events than the original's");
                         }
                         ClockFields.ofEvent(a, fa::add);
                         ClockFields.ofEvent(b, fb::add);
                     }
                     if (fa.size() != fb.size()) {
                         throw new SynchronizedCopyException(st.packet.file() + ": packet " + st.packet.number()
-                            + " has " + fb.size() + " clock fields, the original's " + fa.size());
+                                + " has " + fb.size() + " clock fields, the original's " + fa.size());
                     }
                     for (int k = 0; k < fa.size(); k++) {
                         ClockField f = fb.get(k);
-                        long want = kept(a.packet(), fa.get(k)) ? fa.get(k).raw()
-                            : cyclesAt(newClocks.get(f.clock()), map.applyAsLong(oldNanos(a, st, fa.get(k))), st, f);
+                        long want = kept(a.packet(), fa.get(k))
+                                ? fa.get(k).raw()
+                                : cyclesAt(
+                                        newClocks.get(f.clock()), map.applyAsLong(oldNanos(a, st, fa.get(k))), st, f);
                         if (f.cycles() != want) {
                             throw new SynchronizedCopyException(st.where(f) + ": the copy decodes to clock value "
-                                + Long.toUnsignedString(f.cycles()) + " instead of " + Long.toUnsignedString(want));
+                                    + Long.toUnsignedString(f.cycles()) + " instead of " + Long.toUnsignedString(want));
                         }
                     }
                 }
@@ -341,13 +352,16 @@ final class PacketRetiming {
         long base = clock.baseOffsetNanos();
         if (base == Long.MIN_VALUE || nanos < base) {
             throw new SynchronizedCopyException(st.where(f) + ": the new time " + nanos + " ns is before the origin of"
-                + " clock " + clock.name() + " (" + base + " ns), which no clock value can express");
+                    + " clock " + clock.name() + " (" + base + " ns), which no clock value can express");
         }
         long rel = nanos - base;
         if (clock.frequency() == 1_000_000_000L) {
             return rel;
         }
-        long guess = BigInteger.valueOf(rel).multiply(BigInteger.valueOf(clock.frequency())).divide(NS_PER_S).longValue();
+        long guess = BigInteger.valueOf(rel)
+                .multiply(BigInteger.valueOf(clock.frequency()))
+                .divide(NS_PER_S)
+                .longValue();
         long best = guess;
         long bestError = Long.MAX_VALUE;
         // Readers convert through a double and truncate: the nearest value is among the neighbours.

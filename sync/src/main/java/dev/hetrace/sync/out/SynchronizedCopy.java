@@ -94,8 +94,7 @@ public final class SynchronizedCopy {
         }
     }
 
-    private SynchronizedCopy() {
-    }
+    private SynchronizedCopy() {}
 
     /**
      * Writes the copy of the trace at {@code traceDir} into {@code outDir} (absent or empty),
@@ -131,7 +130,7 @@ public final class SynchronizedCopy {
                 }
                 if (fits.isEmpty() && method == Method.METADATA) {
                     throw new SynchronizedCopyException(traceDir + ": the trace's timestamps use no clock its"
-                        + " metadata declares, so the metadata cannot carry the transform");
+                            + " metadata declares, so the metadata cannot carry the transform");
                 }
                 if (method == Method.METADATA || (!fits.isEmpty() && error <= METADATA_TOLERANCE_NANOS)) {
                     return viaMetadata(trace, fits, outDir, error, options);
@@ -174,8 +173,9 @@ public final class SynchronizedCopy {
 
     // ------------------------------------------------------------------ routes
 
-    private static CopyReport viaMetadata(CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error,
-                                          Options options) throws IOException, SynchronizedCopyException {
+    private static CopyReport viaMetadata(
+            CtfTrace trace, Map<String, ClockFit> fits, Path outDir, long error, Options options)
+            throws IOException, SynchronizedCopyException {
         Path src = trace.directory();
         List<Path> written = CopyFiles.copyTree(src, outDir, p -> !p.toString().equals("metadata"));
         Map<String, Map<String, String>> edits = new LinkedHashMap<>();
@@ -194,8 +194,8 @@ public final class SynchronizedCopy {
         for (ClockFit f : fits.values()) {
             ClockClass old = declared(trace, f.clock());
             notes.add("clock " + f.clock() + ": freq " + old.frequency() + " -> " + f.frequency() + ", offset_s "
-                + old.offsetSeconds() + " -> " + f.offsetSeconds() + ", offset " + old.offsetCycles() + " -> "
-                + f.offsetCycles() + " (at most " + f.maxErrorNanos().toPlainString() + " ns from the transform)");
+                    + old.offsetSeconds() + " -> " + f.offsetSeconds() + ", offset " + old.offsetCycles() + " -> "
+                    + f.offsetCycles() + " (at most " + f.maxErrorNanos().toPlainString() + " ns from the transform)");
         }
         return new CopyReport(outDir, Method.METADATA, error, CopyFiles.sorted(written), notes, version);
     }
@@ -253,8 +253,8 @@ public final class SynchronizedCopy {
             }
             return new Metadata(own, version == was ? own : convert(own, version), version, version != was);
         } catch (MetadataException | Ctf2Writer.Unsupported | IllegalArgumentException e) {
-            throw new SynchronizedCopyException(src + ": cannot be written as CTF " + version.label() + ": "
-                + e.getMessage(), e);
+            throw new SynchronizedCopyException(
+                    src + ": cannot be written as CTF " + version.label() + ": " + e.getMessage(), e);
         }
     }
 
@@ -280,11 +280,11 @@ public final class SynchronizedCopy {
         if (version == CtfVersion.V2) {
             return Ctf2Writer.rewrite(metadata).getBytes(StandardCharsets.UTF_8);
         }
-        TraceClass t = MetadataReader.parse(metadata, w -> { });
-        t = new TraceClass(1, 8, t.byteOrder(), t.uuid(), t.packetHeader(), t.clocks(), t.env(),
-            t.streams(), t.streamRuns());
+        TraceClass t = MetadataReader.parse(metadata, w -> {});
+        t = new TraceClass(
+                1, 8, t.byteOrder(), t.uuid(), t.packetHeader(), t.clocks(), t.env(), t.streams(), t.streamRuns());
         byte[] tsdl = TsdlWriter.write(t).getBytes(StandardCharsets.UTF_8);
-        TracePlan.compile(MetadataReader.parse(tsdl, w -> { }));
+        TracePlan.compile(MetadataReader.parse(tsdl, w -> {}));
         return tsdl;
     }
 
@@ -298,9 +298,10 @@ public final class SynchronizedCopy {
             throws IOException, SynchronizedCopyException {
         CtfVersion version = md.version();
         try (Arena arena = Arena.ofConfined()) {
-            // the trace's own metadata, with the copy's clocks: what the copy means; and what it says in the other version
-            TracePlan plan = TracePlan.compile(MetadataReader.parse(md.own(), w -> { }));
-            TracePlan converted = TracePlan.compile(MetadataReader.parse(md.bytes(), w -> { }));
+            // the trace's own metadata, with the copy's clocks: what the copy means; and what it says in the other
+            // version
+            TracePlan plan = TracePlan.compile(MetadataReader.parse(md.own(), w -> {}));
+            TracePlan converted = TracePlan.compile(MetadataReader.parse(md.bytes(), w -> {}));
             List<List<StreamDecoder.StreamFile>> streams = CopyFiles.copyStreams(trace, outDir, arena);
             for (List<StreamDecoder.StreamFile> files : streams) {
                 StreamDecoder a = new StreamDecoder(plan, files);
@@ -315,8 +316,10 @@ public final class SynchronizedCopy {
                     }
                     PacketInfo x = a.packet();
                     PacketInfo y = b.packet();
-                    if (x.offsetBits() != y.offsetBits() || x.contentBits() != y.contentBits()
-                            || x.packetBits() != y.packetBits() || x.timestampBegin() != y.timestampBegin()
+                    if (x.offsetBits() != y.offsetBits()
+                            || x.contentBits() != y.contentBits()
+                            || x.packetBits() != y.packetBits()
+                            || x.timestampBegin() != y.timestampBegin()
                             || x.timestampEnd() != y.timestampEnd()) {
                         throw differs(outDir, version, b, "packet context");
                     }
@@ -329,25 +332,28 @@ public final class SynchronizedCopy {
                         if (!ea) {
                             break;
                         }
-                        if (a.position() != b.position() || a.clockValue() != b.clockValue()
+                        if (a.position() != b.position()
+                                || a.clockValue() != b.clockValue()
                                 || a.event().cls.id() != b.event().cls.id()
-                                || !Objects.equals(a.event().cls.name(), b.event().cls.name())) {
+                                || !Objects.equals(
+                                        a.event().cls.name(), b.event().cls.name())) {
                             throw differs(outDir, version, b, "event");
                         }
                     }
                 }
             }
         } catch (MetadataException | StreamDecodingException e) {
-            throw new SynchronizedCopyException(outDir + ": the copy in CTF " + version.label() + " does not read: "
-                + e.getMessage(), e);
+            throw new SynchronizedCopyException(
+                    outDir + ": the copy in CTF " + version.label() + " does not read: " + e.getMessage(), e);
         }
     }
 
     private static SynchronizedCopyException differs(Path outDir, CtfVersion version, StreamDecoder d, String what) {
         PacketInfo p = d.packet();
-        return new SynchronizedCopyException(outDir + ": CTF " + version.label() + " cannot say what the trace's metadata"
-            + " says: the copy's " + what + " would decode otherwise" + (p == null ? "" : " (" + p.file() + ", packet "
-            + p.number() + ")"));
+        return new SynchronizedCopyException(
+                outDir + ": CTF " + version.label() + " cannot say what the trace's metadata"
+                        + " says: the copy's " + what + " would decode otherwise"
+                        + (p == null ? "" : " (" + p.file() + ", packet " + p.number() + ")"));
     }
 
     private static CopyReport viaPackets(CtfTrace trace, LongUnaryOperator map, Path outDir, Options options)
@@ -365,17 +371,25 @@ public final class SynchronizedCopy {
             if (span != null && map.applyAsLong(span[0]) < c.baseOffsetNanos()) {
                 if (declared(trace, c.name()) == null) {
                     throw new SynchronizedCopyException(src + ": the new times are before the origin of the trace's"
-                        + " implicit clock, and there is no clock block whose offset could move");
+                            + " implicit clock, and there is no clock block whose offset could move");
                 }
                 long seconds = Math.floorDiv(map.applyAsLong(span[0]) - span[0], 1_000_000_000L);
-                n = new ClockClass(c.name(), c.description(), c.uuid(), c.frequency(), c.precision(),
-                    c.offsetSeconds() + seconds, c.offsetCycles(), c.absolute());
-                // Both, normalised: a block may say its whole offset in cycles (LTTng's "offset = 1565056443054742594").
+                n = new ClockClass(
+                        c.name(),
+                        c.description(),
+                        c.uuid(),
+                        c.frequency(),
+                        c.precision(),
+                        c.offsetSeconds() + seconds,
+                        c.offsetCycles(),
+                        c.absolute());
+                // Both, normalised: a block may say its whole offset in cycles (LTTng's "offset =
+                // 1565056443054742594").
                 Map<String, String> e = edits.computeIfAbsent(c.name(), k -> new LinkedHashMap<>());
                 e.put("offset_s", Long.toString(n.offsetSeconds()));
                 e.put("offset", Long.toString(n.offsetCycles()));
                 notes.add("clock " + c.name() + ": offset_s " + c.offsetSeconds() + " -> " + n.offsetSeconds()
-                    + " (the new times are before its origin)");
+                        + " (the new times are before its origin)");
             }
             newClocks.add(n);
         }
@@ -384,7 +398,8 @@ public final class SynchronizedCopy {
         }
         // LTTng index files hold packet times too: they are written with the packets' new ones.
         // The metadata goes last, once every stream holds its new times.
-        List<Path> written = CopyFiles.copyTree(src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
+        List<Path> written = CopyFiles.copyTree(
+                src, outDir, p -> !p.startsWith("index") && !p.toString().equals("metadata"));
         PacketRetiming retiming = new PacketRetiming(trace, map, outDir, newClocks);
         Metadata md = metadata(trace, edits, options.version());
         try {
@@ -399,7 +414,8 @@ public final class SynchronizedCopy {
         }
         writeMetadata(outDir, md, options.metadataName());
         written.add(Path.of("metadata"));
-        return new CopyReport(outDir, Method.PACKETS, retiming.maxErrorNanos(), CopyFiles.sorted(written), notes, md.version());
+        return new CopyReport(
+                outDir, Method.PACKETS, retiming.maxErrorNanos(), CopyFiles.sorted(written), notes, md.version());
     }
 
     // ------------------------------------------------------------------ the metadata route's fit
@@ -467,7 +483,7 @@ public final class SynchronizedCopy {
 
     private static CtfTrace open(Path traceDir) throws IOException, SynchronizedCopyException {
         try {
-            return CtfTrace.open(traceDir, w -> { });
+            return CtfTrace.open(traceDir, w -> {});
         } catch (MetadataException | StreamDecodingException e) {
             throw new SynchronizedCopyException(traceDir + ": " + e.getMessage(), e);
         }

@@ -35,45 +35,56 @@ class MetadataClocksTest {
 
         String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT.attributes()));
 
-        assertThat(edited).isEqualTo(text.replace("1000000000;", "999963001;").replace("0x6920A000", "1763689200")
-            .replace("offset = 42", "offset = 123"));
+        assertThat(edited)
+                .isEqualTo(text.replace("1000000000;", "999963001;")
+                        .replace("0x6920A000", "1763689200")
+                        .replace("offset = 42", "offset = 123"));
     }
 
     @Test
     void attributesTheBlockLeftToTheirDefaultsAreAdded() throws Exception {
-        String edited = MetadataClocks.rewriteText("clock { name = monotonic; };", Map.of("monotonic", FIT.attributes()));
+        String edited =
+                MetadataClocks.rewriteText("clock { name = monotonic; };", Map.of("monotonic", FIT.attributes()));
 
-        assertThat(edited).isEqualTo("clock { name = monotonic;  freq = 999963001; offset_s = 1763689200; offset = 123; };");
+        assertThat(edited)
+                .isEqualTo("clock { name = monotonic;  freq = 999963001; offset_s = 1763689200; offset = 123; };");
     }
 
     @Test
     void otherClocksAreLeftAlone() throws Exception {
-        String text = "clock { name = other; freq = 7; };\nclock { name = monotonic; freq = 1; offset_s = 2; offset = 0; };";
+        String text =
+                "clock { name = other; freq = 7; };\nclock { name = monotonic; freq = 1; offset_s = 2; offset = 0; };";
 
         String edited = MetadataClocks.rewriteText(text, Map.of("monotonic", FIT.attributes()));
 
-        assertThat(edited).startsWith("clock { name = other; freq = 7; };\n").endsWith("freq = 999963001; offset_s = 1763689200; offset = 123; };");
+        assertThat(edited)
+                .startsWith("clock { name = other; freq = 7; };\n")
+                .endsWith("freq = 999963001; offset_s = 1763689200; offset = 123; };");
     }
 
     @Test
     void absoluteIsSetWhereItIsSaidAndAddedWhereItIsNot() throws Exception {
-        Map<String, Map<String, String>> edits = Map.of("a", Map.of("absolute", "true"), "b", Map.of("absolute", "true"));
+        Map<String, Map<String, String>> edits =
+                Map.of("a", Map.of("absolute", "true"), "b", Map.of("absolute", "true"));
 
-        String edited = MetadataClocks.rewriteText("clock { name = a; absolute = FALSE; };\nclock { name = b; };", edits);
+        String edited =
+                MetadataClocks.rewriteText("clock { name = a; absolute = FALSE; };\nclock { name = b; };", edits);
 
         assertThat(edited).isEqualTo("clock { name = a; absolute = true; };\nclock { name = b;  absolute = true; };");
     }
 
     @Test
     void aClockWithoutABlockIsAnError() {
-        assertThatThrownBy(() -> MetadataClocks.rewriteText("clock { name = other; };", Map.of("monotonic", FIT.attributes())))
-            .isInstanceOf(MetadataException.class).hasMessageContaining("clock 'monotonic' has no clock block");
+        assertThatThrownBy(() ->
+                        MetadataClocks.rewriteText("clock { name = other; };", Map.of("monotonic", FIT.attributes())))
+                .isInstanceOf(MetadataException.class)
+                .hasMessageContaining("clock 'monotonic' has no clock block");
     }
 
     @Test
     void packetizedMetadataStaysPacketizedAndParsesToTheNewClock() throws Exception {
         String text = "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = be; };\n"
-            + "clock { name = monotonic; freq = 1000000000; offset = 0; };\n" + "/* padding */\n".repeat(600);
+                + "clock { name = monotonic; freq = 1000000000; offset = 0; };\n" + "/* padding */\n".repeat(600);
         byte[] uuid = new byte[16];
         uuid[3] = 9;
         byte[] packed = MetadataClocks.packetize(text.getBytes(StandardCharsets.UTF_8), uuid, ByteOrder.BIG_ENDIAN);
@@ -82,7 +93,7 @@ class MetadataClocksTest {
 
         assertThat(edited.length).isGreaterThan(2 * 4096);
         assertThat(edited[0] & 0xFF).isEqualTo(0x75);
-        ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().get("monotonic");
+        ClockClass clock = MetadataReader.parse(edited, w -> {}).clocks().get("monotonic");
         assertThat(clock.frequency()).isEqualTo(999963001);
         assertThat(clock.offsetSeconds()).isEqualTo(1763689200);
         assertThat(clock.offsetCycles()).isEqualTo(123);
@@ -95,19 +106,20 @@ class MetadataClocksTest {
     /** CTF 2 metadata of a trace with one clock, as hetrace's CTF 2 writer writes it from TSDL. */
     private static byte[] ctf2(String clock) throws Exception {
         String tsdl = "/* CTF 1.8 */\n"
-            + "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-            + "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clk_t;\n"
-            + "trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; }; };\n"
-            + clock + "\n"
-            + "stream { event.header := struct { uint32_t id; clk_t timestamp; }; };\n"
-            + "event { name = e; id = 0; fields := struct { uint32_t n; }; };\n";
+                + "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+                + "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clk_t;\n"
+                + "trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint32_t magic; }; };\n"
+                + clock + "\n"
+                + "stream { event.header := struct { uint32_t id; clk_t timestamp; }; };\n"
+                + "event { name = e; id = 0; fields := struct { uint32_t n; }; };\n";
         return Ctf2Writer.rewrite(tsdl.getBytes(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
     void aCtf2ClockClassGetsTheNewFrequencyOffsetAndOriginAndNoOtherFragmentChanges() throws Exception {
-        byte[] original = ctf2("clock { name = monotonic; description = \"the clock\"; freq = 1000000000; offset_s = 12;"
-            + " offset = 42; };");
+        byte[] original =
+                ctf2("clock { name = monotonic; description = \"the clock\"; freq = 1000000000; offset_s = 12;"
+                        + " offset = 42; };");
         Map<String, String> edits = new LinkedHashMap<>(FIT.attributes());
         edits.put("absolute", "true");
 
@@ -122,8 +134,10 @@ class MetadataClocksTest {
                 clocks++;
                 var node = new ObjectMapper().readTree(after[i]);
                 assertThat(node.get("frequency").asLong()).isEqualTo(999963001);
-                assertThat(node.get("offset-from-origin").get("seconds").asLong()).isEqualTo(1763689200);
-                assertThat(node.get("offset-from-origin").get("cycles").asLong()).isEqualTo(123);
+                assertThat(node.get("offset-from-origin").get("seconds").asLong())
+                        .isEqualTo(1763689200);
+                assertThat(node.get("offset-from-origin").get("cycles").asLong())
+                        .isEqualTo(123);
                 assertThat(node.get("origin").asText()).isEqualTo("unix-epoch");
                 assertThat(node.get("description").asText()).isEqualTo("the clock");
                 assertThat(after[i]).endsWith("\n");
@@ -132,8 +146,13 @@ class MetadataClocksTest {
             }
         }
         assertThat(clocks).isOne();
-        ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().values().iterator().next();
-        assertThat(clock).isEqualTo(new ClockClass("monotonic", "the clock", null, 999963001, 0, 1763689200, 123, true));
+        ClockClass clock = MetadataReader.parse(edited, w -> {})
+                .clocks()
+                .values()
+                .iterator()
+                .next();
+        assertThat(clock)
+                .isEqualTo(new ClockClass("monotonic", "the clock", null, 999963001, 0, 1763689200, 123, true));
     }
 
     @Test
@@ -144,10 +163,18 @@ class MetadataClocksTest {
         byte[] moved = MetadataClocks.rewrite(original, Map.of("monotonic", Map.of("offset_s", "2", "offset", "2500")));
         byte[] slower = MetadataClocks.rewrite(original, Map.of("monotonic", Map.of("freq", "500")));
 
-        ClockClass m = MetadataReader.parse(moved, w -> { }).clocks().values().iterator().next();
+        ClockClass m = MetadataReader.parse(moved, w -> {})
+                .clocks()
+                .values()
+                .iterator()
+                .next();
         assertThat(m.offsetSeconds()).isEqualTo(4);
         assertThat(m.offsetCycles()).isEqualTo(500);
-        ClockClass s = MetadataReader.parse(slower, w -> { }).clocks().values().iterator().next();
+        ClockClass s = MetadataReader.parse(slower, w -> {})
+                .clocks()
+                .values()
+                .iterator()
+                .next();
         assertThat(s.frequency()).isEqualTo(500);
         assertThat(s.offsetSeconds()).isEqualTo(6);
         assertThat(s.offsetCycles()).isEqualTo(499);
@@ -155,16 +182,19 @@ class MetadataClocksTest {
 
     @Test
     void aCtf2ClockClassIsKnownByItsNameElseItsId() throws Exception {
-        String text = RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":1000}\n"
-            + RS + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7}\n";
+        String text = RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":1000}\n" + RS
+                + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7}\n";
 
-        String edited = MetadataClocks.rewriteJson(text, Map.of("monotonic", Map.of("freq", "999"),
-            "cycles", Map.of("absolute", "true")));
+        String edited = MetadataClocks.rewriteJson(
+                text, Map.of("monotonic", Map.of("freq", "999"), "cycles", Map.of("absolute", "true")));
 
-        assertThat(edited).isEqualTo(RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":999}\n"
-            + RS + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7,\"origin\":\"unix-epoch\"}\n");
+        assertThat(edited)
+                .isEqualTo(
+                        RS + "{\"type\":\"clock-class\",\"id\":\"c0\",\"name\":\"monotonic\",\"frequency\":999}\n" + RS
+                                + "{\"type\":\"clock-class\",\"id\":\"cycles\",\"frequency\":7,\"origin\":\"unix-epoch\"}\n");
         assertThatThrownBy(() -> MetadataClocks.rewriteJson(text, Map.of("c0", Map.of("freq", "999"))))
-            .isInstanceOf(MetadataException.class).hasMessageContaining("clock 'c0' has no clock class fragment");
+                .isInstanceOf(MetadataException.class)
+                .hasMessageContaining("clock 'c0' has no clock class fragment");
     }
 
     @Test
@@ -178,7 +208,11 @@ class MetadataClocksTest {
 
         assertThat(Arrays.copyOf(edited, 4)).containsExactly(0x57, 0x1D, 0xD1, 0x75);
         assertThat(Arrays.copyOfRange(edited, 4, 20)).isEqualTo(uuid);
-        ClockClass clock = MetadataReader.parse(edited, w -> { }).clocks().values().iterator().next();
+        ClockClass clock = MetadataReader.parse(edited, w -> {})
+                .clocks()
+                .values()
+                .iterator()
+                .next();
         assertThat(clock.frequency()).isEqualTo(999963001);
         assertThat(clock.offsetSeconds()).isEqualTo(1763689200);
         assertThat(clock.offsetCycles()).isEqualTo(123);

@@ -10,9 +10,9 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
-import net.jqwik.api.constraints.LongRange;
 
 /** Whatever the drift and offset, each route gives every event its transformed time, as it says. */
 class RetimingProperties {
@@ -36,9 +36,10 @@ class RetimingProperties {
     }
 
     @Property(tries = 25)
-    void bothRoutesPutEveryEventAtItsTransformedTime(@ForAll @LongRange(min = -200_000, max = 200_000) long driftPpb,
-                                                     @ForAll @LongRange(min = -86_400_000_000_000L, max = 86_400_000_000_000L)
-                                                     long offset) throws Exception {
+    void bothRoutesPutEveryEventAtItsTransformedTime(
+            @ForAll @LongRange(min = -200_000, max = 200_000) long driftPpb,
+            @ForAll @LongRange(min = -86_400_000_000_000L, max = 86_400_000_000_000L) long offset)
+            throws Exception {
         ClockTransform transform = new ClockTransform(first, first + offset, driftPpb * 1e-9);
         Path packets = Files.createTempDirectory(dir, "p");
         Path metadata = Files.createTempDirectory(dir, "m");

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.decode.FieldValues;
 import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.decode.FieldValues;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Required;
@@ -50,6 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SynchronizedCopyTest {
     /** 37 ppm fast and three hours behind the reference. */
     private static final double DRIFT = 37e-6;
+
     private static final long THREE_HOURS = 3L * 3600 * 1_000_000_000L;
     /** The payload fields of the test traces that are mapped to a clock. */
     private static final String CLOCK_PAYLOAD = "(sent|t24)=\\d+";
@@ -95,6 +96,7 @@ class SynchronizedCopyTest {
 
     @TempDir
     Path tmp;
+
     private Path sample;
     private Path bigEndian;
 
@@ -140,11 +142,15 @@ class SynchronizedCopyTest {
         assertThat(report.method()).isEqualTo(Method.METADATA);
         assertThat(report.files()).contains(Path.of("metadata"), Path.of("stream_0_0"), Path.of("stream_0_1"));
         for (String f : List.of("stream_0_0", "stream_0_1")) {
-            assertThat(Files.mismatch(sample.resolve(f), out.resolve(f))).as("stream files copied byte for byte").isEqualTo(-1);
+            assertThat(Files.mismatch(sample.resolve(f), out.resolve(f)))
+                    .as("stream files copied byte for byte")
+                    .isEqualTo(-1);
         }
         String metadata = Files.readString(out.resolve("metadata"));
-        assertThat(metadata).startsWith("/* CTF 1.8 */").contains("description = \"Monotonic Clock\"")
-            .doesNotContain("freq = 1000000000;");
+        assertThat(metadata)
+                .startsWith("/* CTF 1.8 */")
+                .contains("description = \"Monotonic Clock\"")
+                .doesNotContain("freq = 1000000000;");
         // Readers truncate each time to the nanosecond, the original's as the copy's.
         assertRetimed(sample, out, transform::apply, report.maxErrorNanos() + 2);
         assertBabeltraceAgrees(out);
@@ -259,8 +265,20 @@ class SynchronizedCopyTest {
             for (int i = 0; i < 800; i++) {
                 t += i % 50 == 0 ? 100_000 : 1 + i % 900;
                 List<Long> xs = LongStream.range(0, i % 4).boxed().toList();
-                s.event(0, t, Map.of("n", (long) xs.size(), "xs", xs, "s", "x".repeat(1 + i % 3), "t24", t & 0xFFFFFF,
-                    "tail", (long) (i & 7)));
+                s.event(
+                        0,
+                        t,
+                        Map.of(
+                                "n",
+                                (long) xs.size(),
+                                "xs",
+                                xs,
+                                "s",
+                                "x".repeat(1 + i % 3),
+                                "t24",
+                                t & 0xFFFFFF,
+                                "tail",
+                                (long) (i & 7)));
             }
         }
     }
@@ -304,7 +322,8 @@ class SynchronizedCopyTest {
         CopyReport report = SynchronizedCopy.write(bigEndian, map, out);
 
         assertThat(report.method()).isEqualTo(Method.PACKETS);
-        assertThat(Files.mismatch(bigEndian.resolve("metadata"), out.resolve("metadata"))).isEqualTo(-1);
+        assertThat(Files.mismatch(bigEndian.resolve("metadata"), out.resolve("metadata")))
+                .isEqualTo(-1);
         assertRetimed(bigEndian, out, map, 0);
         assertBabeltraceAgrees(out);
     }
@@ -316,12 +335,18 @@ class SynchronizedCopyTest {
      * after their packet's end), a big-endian trace, and others, by both routes.
      */
     static Stream<Arguments> corpusTraces() {
-        return Stream.of("babeltrace/succeed/trace-with-index", "babeltrace/succeed/lttng-tracefile-rotation/kernel",
-                "babeltrace/succeed/wk-heartbeat-u", "babeltrace/succeed/multi-domains/ust",
-                "babeltrace/succeed/lttng-crash", "babeltrace/succeed/lttng-event-after-packet",
-                "babeltrace/succeed/2packets", "babeltrace/succeed/debug-info", "babeltrace/packet-seq-num/no-lost",
-                "ctf-testsuite/regression/stream/pass/lttng-ust-heartbeat-event")
-            .flatMap(t -> Stream.of(Arguments.of(t, Method.METADATA), Arguments.of(t, Method.PACKETS)));
+        return Stream.of(
+                        "babeltrace/succeed/trace-with-index",
+                        "babeltrace/succeed/lttng-tracefile-rotation/kernel",
+                        "babeltrace/succeed/wk-heartbeat-u",
+                        "babeltrace/succeed/multi-domains/ust",
+                        "babeltrace/succeed/lttng-crash",
+                        "babeltrace/succeed/lttng-event-after-packet",
+                        "babeltrace/succeed/2packets",
+                        "babeltrace/succeed/debug-info",
+                        "babeltrace/packet-seq-num/no-lost",
+                        "ctf-testsuite/regression/stream/pass/lttng-ust-heartbeat-event")
+                .flatMap(t -> Stream.of(Arguments.of(t, Method.METADATA), Arguments.of(t, Method.PACKETS)));
     }
 
     @ParameterizedTest(name = "{0} through the {1}")
@@ -335,12 +360,17 @@ class SynchronizedCopyTest {
 
         assertThat(report.method()).isEqualTo(method);
         if (Files.isDirectory(original.resolve("index"))) {
-            // Index files give packet times in cycles: right as they are with new clock blocks, rewritten with new packets.
-            assertThat(report.files().stream().anyMatch(f -> f.startsWith("index"))).isTrue();
+            // Index files give packet times in cycles: right as they are with new clock blocks, rewritten with new
+            // packets.
+            assertThat(report.files().stream().anyMatch(f -> f.startsWith("index")))
+                    .isTrue();
             assertIndexesUsable(out);
         }
-        assertRetimed(original, out, transform::apply, method == Method.PACKETS ? report.maxErrorNanos()
-            : report.maxErrorNanos() + 2);
+        assertRetimed(
+                original,
+                out,
+                transform::apply,
+                method == Method.PACKETS ? report.maxErrorNanos() : report.maxErrorNanos() + 2);
         assertBabeltraceAgrees(out);
     }
 
@@ -363,7 +393,8 @@ class SynchronizedCopyTest {
         writeBigEndian(longTrace, 3000, 2_000_000_000L);
         ClockTransform transform = transformFor(longTrace);
         Path forced = tmp.resolve("forced");
-        long metadataError = SynchronizedCopy.write(longTrace, transform, forced, Method.METADATA).maxErrorNanos();
+        long metadataError = SynchronizedCopy.write(longTrace, transform, forced, Method.METADATA)
+                .maxErrorNanos();
         Path out = tmp.resolve("out");
 
         CopyReport report = SynchronizedCopy.write(longTrace, transform, out);
@@ -381,8 +412,8 @@ class SynchronizedCopyTest {
         Path a = tmp.resolve("a");
         Path b = tmp.resolve("b");
         SynchronizedCopy.write(sample, ClockTransform.IDENTITY, a, new SynchronizedCopy.Options(null, true));
-        CopyReport rb = SynchronizedCopy.write(bigEndian, transformFor(bigEndian), b,
-            new SynchronizedCopy.Options(Method.PACKETS, true));
+        CopyReport rb = SynchronizedCopy.write(
+                bigEndian, transformFor(bigEndian), b, new SynchronizedCopy.Options(Method.PACKETS, true));
 
         assertThat(rb.notes()).contains("clock cpu: absolute = true");
         assertThat(readClock(a).absolute()).isTrue();
@@ -420,8 +451,15 @@ class SynchronizedCopyTest {
     /** The clock a reader gives the copy, but for its UUID (CTF 2 clock classes have none). */
     private static ClockClass readClockButUuid(Path trace) throws Exception {
         ClockClass c = readClock(trace);
-        return new ClockClass(c.name(), c.description(), null, c.frequency(), c.precision(), c.offsetSeconds(),
-            c.offsetCycles(), c.absolute());
+        return new ClockClass(
+                c.name(),
+                c.description(),
+                null,
+                c.frequency(),
+                c.precision(),
+                c.offsetSeconds(),
+                c.offsetCycles(),
+                c.absolute());
     }
 
     private static boolean isCtf2(Path copy) throws IOException {
@@ -430,15 +468,18 @@ class SynchronizedCopyTest {
 
     @ParameterizedTest(name = "through the {0}")
     @EnumSource(Method.class)
-    void aCtf2TraceIsCopiedInCtf2ReadsAtTheTransformedTimesAndPrintsAsItsCtf18TwinsCopy(Method method) throws Exception {
+    void aCtf2TraceIsCopiedInCtf2ReadsAtTheTransformedTimesAndPrintsAsItsCtf18TwinsCopy(Method method)
+            throws Exception {
         for (Path original : List.of(sample, bigEndianPlainPayload())) {
             Path ctf2 = asCtf2(original);
             ClockTransform transform = transformFor(ctf2);
             Path out = tmp.resolve("out-" + original.getFileName());
             Path twin = tmp.resolve("twin-" + original.getFileName());
 
-            CopyReport report = SynchronizedCopy.write(ctf2, transform, out, new SynchronizedCopy.Options(method, true));
-            CopyReport twinReport = SynchronizedCopy.write(original, transform, twin, new SynchronizedCopy.Options(method, true));
+            CopyReport report =
+                    SynchronizedCopy.write(ctf2, transform, out, new SynchronizedCopy.Options(method, true));
+            CopyReport twinReport =
+                    SynchronizedCopy.write(original, transform, twin, new SynchronizedCopy.Options(method, true));
 
             assertThat(report.version()).isEqualTo(CtfVersion.V2);
             assertThat(isCtf2(out)).isTrue();
@@ -446,8 +487,11 @@ class SynchronizedCopyTest {
             assertThat(report.files()).isEqualTo(twinReport.files());
             assertThat(readClockButUuid(out)).isEqualTo(readClockButUuid(twin));
             assertThat(readClock(out).absolute()).isTrue();
-            assertRetimed(ctf2, out, transform::apply, method == Method.PACKETS ? report.maxErrorNanos()
-                : report.maxErrorNanos() + 2);
+            assertRetimed(
+                    ctf2,
+                    out,
+                    transform::apply,
+                    method == Method.PACKETS ? report.maxErrorNanos() : report.maxErrorNanos() + 2);
             assertThat(hetraceText(out)).isNotEmpty().isEqualTo(hetraceText(twin));
         }
     }
@@ -462,10 +506,10 @@ class SynchronizedCopyTest {
         Path as2 = tmp.resolve("as-2");
         Path own = tmp.resolve("own");
 
-        CopyReport r18 = SynchronizedCopy.write(ctf2, transform, as18,
-            new SynchronizedCopy.Options(method, true).in(CtfVersion.V1_8));
-        CopyReport r2 = SynchronizedCopy.write(plain, transform, as2,
-            new SynchronizedCopy.Options(method, true).in(CtfVersion.V2));
+        CopyReport r18 = SynchronizedCopy.write(
+                ctf2, transform, as18, new SynchronizedCopy.Options(method, true).in(CtfVersion.V1_8));
+        CopyReport r2 = SynchronizedCopy.write(
+                plain, transform, as2, new SynchronizedCopy.Options(method, true).in(CtfVersion.V2));
         SynchronizedCopy.write(plain, transform, own, new SynchronizedCopy.Options(method, true));
 
         assertThat(r18.version()).isEqualTo(CtfVersion.V1_8);
@@ -475,7 +519,11 @@ class SynchronizedCopyTest {
         String text = hetraceText(own);
         assertThat(hetraceText(as18)).isEqualTo(text);
         assertThat(hetraceText(as2)).isEqualTo(text);
-        assertRetimed(plain, as18, transform::apply, method == Method.PACKETS ? r18.maxErrorNanos() : r18.maxErrorNanos() + 2);
+        assertRetimed(
+                plain,
+                as18,
+                transform::apply,
+                method == Method.PACKETS ? r18.maxErrorNanos() : r18.maxErrorNanos() + 2);
         assertBabeltraceAgrees(as18);
     }
 
@@ -491,11 +539,15 @@ class SynchronizedCopyTest {
         SynchronizedCopy.write(ctf2, transformFor(ctf2), own, Method.METADATA);
         Path out = tmp.resolve("out");
 
-        assertThatThrownBy(() -> SynchronizedCopy.write(ctf2, transformFor(ctf2), out,
-                new SynchronizedCopy.Options(Method.METADATA, false).in(CtfVersion.V1_8)))
-            .isInstanceOf(SynchronizedCopyException.class)
-            .hasMessageContaining("CTF 1.8 cannot say what the trace's metadata says: the copy's packet context would"
-                + " decode otherwise (" + out.resolve("stream_0_0") + ", packet 0)");
+        assertThatThrownBy(() -> SynchronizedCopy.write(
+                        ctf2,
+                        transformFor(ctf2),
+                        out,
+                        new SynchronizedCopy.Options(Method.METADATA, false).in(CtfVersion.V1_8)))
+                .isInstanceOf(SynchronizedCopyException.class)
+                .hasMessageContaining(
+                        "CTF 1.8 cannot say what the trace's metadata says: the copy's packet context would"
+                                + " decode otherwise (" + out.resolve("stream_0_0") + ", packet 0)");
         try (var left = Files.list(out)) {
             assertThat(left).isEmpty();
         }
@@ -506,12 +558,15 @@ class SynchronizedCopyTest {
     void theMetadataFileComesLastUnderTheNameAskedFor() throws Exception {
         Path out = tmp.resolve("out");
 
-        SynchronizedCopy.write(sample, transformFor(sample), out,
-            new SynchronizedCopy.Options(Method.PACKETS, true).metadataAs(".held"));
+        SynchronizedCopy.write(
+                sample,
+                transformFor(sample),
+                out,
+                new SynchronizedCopy.Options(Method.PACKETS, true).metadataAs(".held"));
 
         try (Stream<Path> files = Files.list(out)) {
-            assertThat(files.map(p -> p.getFileName().toString()).sorted()).containsExactly(".held", "stream_0_0",
-                "stream_0_1");
+            assertThat(files.map(p -> p.getFileName().toString()).sorted())
+                    .containsExactly(".held", "stream_0_0", "stream_0_1");
         }
         assertThat(CtfTrace.find(out)).isEmpty();
         Files.move(out.resolve(".held"), out.resolve("metadata"));
@@ -526,16 +581,16 @@ class SynchronizedCopyTest {
         Files.writeString(out.resolve("keep.txt"), "mine");
 
         assertThatThrownBy(() -> SynchronizedCopy.write(sample, transformFor(sample), out))
-            .isInstanceOf(SynchronizedCopyException.class)
-            .hasMessageContaining("output directory exists and is not empty");
+                .isInstanceOf(SynchronizedCopyException.class)
+                .hasMessageContaining("output directory exists and is not empty");
         assertThat(Files.readString(out.resolve("keep.txt"))).isEqualTo("mine");
     }
 
     @Test
     void refusesAnOutputDirectoryInsideTheTrace() {
         assertThatThrownBy(() -> SynchronizedCopy.write(sample, transformFor(sample), sample.resolve("synced")))
-            .isInstanceOf(SynchronizedCopyException.class)
-            .hasMessageContaining("may not be in the trace directory");
+                .isInstanceOf(SynchronizedCopyException.class)
+                .hasMessageContaining("may not be in the trace directory");
         assertThat(sample.resolve("synced")).doesNotExist();
     }
 
@@ -545,8 +600,8 @@ class SynchronizedCopyTest {
         Path out = tmp.resolve("out");
 
         assertThatThrownBy(() -> SynchronizedCopy.write(bigEndian, t -> first + 10_000_000_000L - (t - first), out))
-            .isInstanceOf(SynchronizedCopyException.class)
-            .hasMessageContaining("not monotonic");
+                .isInstanceOf(SynchronizedCopyException.class)
+                .hasMessageContaining("not monotonic");
         try (var left = Files.list(out)) {
             assertThat(left).isEmpty();
         }
@@ -567,10 +622,11 @@ class SynchronizedCopyTest {
         long first = firstNanos(tight);
         Path out = tmp.resolve("out");
 
-        assertThatThrownBy(() -> SynchronizedCopy.write(tight, new ClockTransform(first, first, 0.01), out, Method.PACKETS))
-            .isInstanceOf(SynchronizedCopyException.class)
-            .hasMessageContaining("stream_0_0: packet 0 at bit ")
-            .hasMessageContaining("27-bit clock field cannot hold");
+        assertThatThrownBy(() ->
+                        SynchronizedCopy.write(tight, new ClockTransform(first, first, 0.01), out, Method.PACKETS))
+                .isInstanceOf(SynchronizedCopyException.class)
+                .hasMessageContaining("stream_0_0: packet 0 at bit ")
+                .hasMessageContaining("27-bit clock field cannot hold");
     }
 
     // ------------------------------------------------------------------ checks
@@ -582,7 +638,8 @@ class SynchronizedCopyTest {
      */
     static void assertRetimed(Path original, Path copy, LongUnaryOperator map, long tolerance) throws Exception {
         long events = 0;
-        try (CtfTrace a = CtfTrace.open(original, w -> { }); CtfTrace b = CtfTrace.open(copy, w -> { })) {
+        try (CtfTrace a = CtfTrace.open(original, w -> {});
+                CtfTrace b = CtfTrace.open(copy, w -> {})) {
             assertThat(b.streamCount()).isEqualTo(a.streamCount());
             for (int s = 0; s < a.streamCount(); s++) {
                 StreamDecoder da = a.decoder(s);
@@ -592,7 +649,7 @@ class SynchronizedCopyTest {
                     assertThat(db.event().cls.id()).isEqualTo(da.event().cls.id());
                     // Payload fields mapped to the clock (sent, t24) move with it; the rest stays.
                     assertThat(FieldValues.payload(db).toString().replaceAll(CLOCK_PAYLOAD, ""))
-                        .isEqualTo(FieldValues.payload(da).toString().replaceAll(CLOCK_PAYLOAD, ""));
+                            .isEqualTo(FieldValues.payload(da).toString().replaceAll(CLOCK_PAYLOAD, ""));
                     long want = map.applyAsLong(da.defaultClock().nanosFromOrigin(da.clockValue()));
                     long got = db.defaultClock().nanosFromOrigin(db.clockValue());
                     assertThat(got).as("event %d of stream %d", events, s).isCloseTo(want, Offset.offset(tolerance));
@@ -605,7 +662,9 @@ class SynchronizedCopyTest {
                     assertThat(db.nextPacket()).isTrue();
                     PacketInfo pa = da.packet();
                     PacketInfo pb = db.packet();
-                    for (long[] ts : new long[][] {{pa.timestampBegin(), pb.timestampBegin()}, {pa.timestampEnd(), pb.timestampEnd()}}) {
+                    for (long[] ts : new long[][] {
+                        {pa.timestampBegin(), pb.timestampBegin()}, {pa.timestampEnd(), pb.timestampEnd()}
+                    }) {
                         if (ts[0] == PacketInfo.ABSENT || ts[0] == 0) {
                             // absent, or a crashed session's unknown end: kept as it was
                             assertThat(ts[1]).isEqualTo(ts[0]);
@@ -666,10 +725,11 @@ class SynchronizedCopyTest {
         List<CtfTrace> traces = new ArrayList<>();
         try {
             for (Path dir : dirs) {
-                traces.add(CtfTrace.open(dir, w -> { }));
+                traces.add(CtfTrace.open(dir, w -> {}));
             }
             EventCursor cursor = new EventCursor(traces);
-            BabeltraceText text = new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
+            BabeltraceText text =
+                    new BabeltraceText(sink, new PrintStream(new ByteArrayOutputStream()), ZoneOffset.UTC);
             while (cursor.next()) {
                 text.print(cursor);
                 sink.lineDone();
@@ -683,7 +743,7 @@ class SynchronizedCopyTest {
 
     static long firstNanos(Path trace) throws Exception {
         long first = Long.MAX_VALUE;
-        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
+        try (CtfTrace t = CtfTrace.open(trace, w -> {})) {
             for (int s = 0; s < t.streamCount(); s++) {
                 StreamDecoder d = t.decoder(s);
                 if (d.next()) {
@@ -696,13 +756,16 @@ class SynchronizedCopyTest {
     }
 
     private static ClockClass readClock(Path trace) throws Exception {
-        try (CtfTrace t = CtfTrace.open(trace, w -> { })) {
+        try (CtfTrace t = CtfTrace.open(trace, w -> {})) {
             return t.metadata().clocks().values().iterator().next();
         }
     }
 
     private static byte[] uuidBytes(String uuid) {
         UUID u = UUID.fromString(uuid);
-        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+        return ByteBuffer.allocate(16)
+                .putLong(u.getMostSignificantBits())
+                .putLong(u.getLeastSignificantBits())
+                .array();
     }
 }

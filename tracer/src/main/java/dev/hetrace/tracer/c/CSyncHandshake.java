@@ -27,8 +27,10 @@ public final class CSyncHandshake {
         String p = config.options().identifierPrefix();
         String file = config.options().fileNamePrefix();
         String name = config.sync().get().dataStreamTypeName();
-        DataStreamType d = config.trace().type().dataStreamTypes().stream().filter(x -> x.name().equals(name))
-            .findFirst().orElseThrow();
+        DataStreamType d = config.trace().type().dataStreamTypes().stream()
+                .filter(x -> x.name().equals(name))
+                .findFirst()
+                .orElseThrow();
         String sp = p + "sync_";
         String up = p.toUpperCase() + "SYNC_";
         String sctx = "struct " + p + d.name() + "_ctx";
@@ -39,22 +41,67 @@ public final class CSyncHandshake {
         StringBuilder ccDecls = new StringBuilder();
         StringBuilder ccNames = new StringBuilder();
         String ccDoc = "";
-        if (d.eventRecordCommonContext().isPresent() && !d.eventRecordCommonContext().get().members().isEmpty()) {
+        if (d.eventRecordCommonContext().isPresent()
+                && !d.eventRecordCommonContext().get().members().isEmpty()) {
             for (Member m : d.eventRecordCommonContext().get().members()) {
                 String t = TracerApi.cType(m.type(), false);
-                ccDecls.append(",\n\t").append(t).append(t.endsWith("*") ? "" : " ").append("cc_").append(m.name());
+                ccDecls.append(",\n\t")
+                        .append(t)
+                        .append(t.endsWith("*") ? "" : " ")
+                        .append("cc_")
+                        .append(m.name());
                 ccNames.append(", cc_").append(m.name());
             }
             ccDoc = template.fill("common-context-doc");
         }
         String guard = "_" + p.toUpperCase() + "SYNC_H";
         Map<String, String> files = new LinkedHashMap<>();
-        files.put(file + "-sync.h", template.fill("header", "guard", guard, "file", file, "sync", sp, "stream", d.name(),
-            "MACRO", up, "send_event", SyncHandshake.SEND, "recv_event", SyncHandshake.RECV, "cc_doc", "\n" + ccDoc,
-            "stream_ctx", sctx, "cc_decls", String.valueOf(ccDecls)));
-        files.put(file + "-sync.c", template.fill("source", "file", file, "sync", sp, "MACRO", up, "stream_ctx", sctx,
-            "prefix", p, "send", send, "recv", recv, "cc_decls", String.valueOf(ccDecls),
-            "cc_names", String.valueOf(ccNames)));
+        files.put(
+                file + "-sync.h",
+                template.fill(
+                        "header",
+                        "guard",
+                        guard,
+                        "file",
+                        file,
+                        "sync",
+                        sp,
+                        "stream",
+                        d.name(),
+                        "MACRO",
+                        up,
+                        "send_event",
+                        SyncHandshake.SEND,
+                        "recv_event",
+                        SyncHandshake.RECV,
+                        "cc_doc",
+                        "\n" + ccDoc,
+                        "stream_ctx",
+                        sctx,
+                        "cc_decls",
+                        String.valueOf(ccDecls)));
+        files.put(
+                file + "-sync.c",
+                template.fill(
+                        "source",
+                        "file",
+                        file,
+                        "sync",
+                        sp,
+                        "MACRO",
+                        up,
+                        "stream_ctx",
+                        sctx,
+                        "prefix",
+                        p,
+                        "send",
+                        send,
+                        "recv",
+                        recv,
+                        "cc_decls",
+                        String.valueOf(ccDecls),
+                        "cc_names",
+                        String.valueOf(ccNames)));
         return files;
     }
 }

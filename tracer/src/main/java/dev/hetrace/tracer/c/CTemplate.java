@@ -48,11 +48,12 @@ final class CTemplate {
         try (InputStream in = CTemplate.class.getResourceAsStream(file)) {
             if (in == null) {
                 throw new IllegalStateException("the C template " + resourceName(file)
-                    + " is missing from the classpath: this build of hetrace is incomplete");
+                        + " is missing from the classpath: this build of hetrace is incomplete");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalStateException("the C template " + resourceName(file) + " cannot be read: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the C template " + resourceName(file) + " cannot be read: " + e.getMessage(), e);
         }
     }
 
@@ -82,7 +83,10 @@ final class CTemplate {
                 if (name.equals(END)) {
                     ended = true;
                 } else if (name.isEmpty() || sections.containsKey(name)) {
-                    throw malformed(resource, lineNumber, name.isEmpty() ? "a section without a name" : "section '" + name + "' again");
+                    throw malformed(
+                            resource,
+                            lineNumber,
+                            name.isEmpty() ? "a section without a name" : "section '" + name + "' again");
                 }
             } else if (name != null) {
                 body.append(line);
@@ -139,7 +143,8 @@ final class CTemplate {
             } else {
                 String value = byName.get(parts.get(i));
                 if (value == null) {
-                    throw new IllegalArgumentException(resource + ", section '" + name + "': no value for ${" + parts.get(i) + "}");
+                    throw new IllegalArgumentException(
+                            resource + ", section '" + name + "': no value for ${" + parts.get(i) + "}");
                 }
                 out.append(value);
                 used.add(parts.get(i));

@@ -25,11 +25,44 @@ public final class CallbackPlatform {
         PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
         String guard = "_" + p.toUpperCase() + "PLATFORM_CALLBACK_H";
         Map<String, String> files = new LinkedHashMap<>();
-        files.put(file + "-platform-callback.h", t.fill("header", "guard", guard, "file", file, "platform", pp,
-            "stream", d.name(), "stream_ctx", sctx, "clock_members", clocks.members()));
-        files.put(file + "-platform-callback.c", t.fill("source", "file", file, "platform", pp, "prefix", p,
-            "clock_functions", clocks.functions(), "stream", d.name(), "open_args", open.args(),
-            "open_decls", open.decls(), "clock_init", clocks.init(), "stream_ctx", sctx));
+        files.put(
+                file + "-platform-callback.h",
+                t.fill(
+                        "header",
+                        "guard",
+                        guard,
+                        "file",
+                        file,
+                        "platform",
+                        pp,
+                        "stream",
+                        d.name(),
+                        "stream_ctx",
+                        sctx,
+                        "clock_members",
+                        clocks.members()));
+        files.put(
+                file + "-platform-callback.c",
+                t.fill(
+                        "source",
+                        "file",
+                        file,
+                        "platform",
+                        pp,
+                        "prefix",
+                        p,
+                        "clock_functions",
+                        clocks.functions(),
+                        "stream",
+                        d.name(),
+                        "open_args",
+                        open.args(),
+                        "open_decls",
+                        open.decls(),
+                        "clock_init",
+                        clocks.init(),
+                        "stream_ctx",
+                        sctx));
         return files;
     }
 }

@@ -80,7 +80,12 @@ final class Cursor implements FieldSink {
             return;
         }
         flush();
-        c.append(ind).append("_ALIGN(").append(at).append(", ").append(alignment).append(");\n");
+        c.append(ind)
+                .append("_ALIGN(")
+                .append(at)
+                .append(", ")
+                .append(alignment)
+                .append(");\n");
         known = alignment;
     }
 
@@ -119,9 +124,18 @@ final class Cursor implements FieldSink {
                     return;
                 }
                 String u = r.size() == 32 ? "f2u" : "d2u";
-                c.append(ind).append("{\n").append(ind).append("\tunion _").append(u).append(" u;\n\n")
-                    .append(ind).append("\tu.f = (").append(r.size() == 32 ? "float" : "double").append(") (").append(src)
-                    .append(");\n");
+                c.append(ind)
+                        .append("{\n")
+                        .append(ind)
+                        .append("\tunion _")
+                        .append(u)
+                        .append(" u;\n\n")
+                        .append(ind)
+                        .append("\tu.f = (")
+                        .append(r.size() == 32 ? "float" : "double")
+                        .append(") (")
+                        .append(src)
+                        .append(");\n");
                 Cursor inner = new Cursor(c, ind + "\t", at, known, true);
                 inner.off = off;
                 inner.integer(r.alignment(), r.size(), "(uint64_t) u.u");
@@ -133,13 +147,22 @@ final class Cursor implements FieldSink {
                 align(8);
                 String len = strLen != null ? strLen : "((uint64_t) strlen(" + src + ") + 1)";
                 if (writing) {
-                    c.append(ind).append(shortStrings && strLen != null ? "_copy_short(" : "memcpy(")
-                        .append(bytePointer("buf")).append(", ").append(src).append(", ").append(len).append(");\n");
+                    c.append(ind)
+                            .append(shortStrings && strLen != null ? "_copy_short(" : "memcpy(")
+                            .append(bytePointer("buf"))
+                            .append(", ")
+                            .append(src)
+                            .append(", ")
+                            .append(len)
+                            .append(");\n");
                 }
                 flush();
                 // sizing adds in 64 bits: a string of 2^29 bytes must not wrap to a small record
-                c.append(ind).append(at).append(writing ? " += _BYTES_TO_BITS(" : " += _BYTES_TO_BITS((uint64_t) ").append(len)
-                    .append(");\n");
+                c.append(ind)
+                        .append(at)
+                        .append(writing ? " += _BYTES_TO_BITS(" : " += _BYTES_TO_BITS((uint64_t) ")
+                        .append(len)
+                        .append(");\n");
                 known = Math.min(known, 8);
             }
             // an array is aligned as its elements even when empty, as CTF readers expect
@@ -153,11 +176,23 @@ final class Cursor implements FieldSink {
         align(alignment);
         if (writing) {
             if (byteAligned() && (size == 8 || size == 16 || size == 32 || size == 64)) {
-                c.append(ind).append("_write_").append(size).append("(").append(bytePointer("buf")).append(", ").append(value)
-                    .append(");\n");
+                c.append(ind)
+                        .append("_write_")
+                        .append(size)
+                        .append("(")
+                        .append(bytePointer("buf"))
+                        .append(", ")
+                        .append(value)
+                        .append(");\n");
             } else {
-                c.append(ind).append("_write_bits(buf, ").append(position()).append(", ").append(value).append(", ")
-                    .append(size).append(");\n");
+                c.append(ind)
+                        .append("_write_bits(buf, ")
+                        .append(position())
+                        .append(", ")
+                        .append(value)
+                        .append(", ")
+                        .append(size)
+                        .append(");\n");
             }
         }
         off += size;
@@ -170,7 +205,13 @@ final class Cursor implements FieldSink {
         if (!writing && strided) {
             // every element after the first stays aligned: one multiplication
             flush();
-            c.append(ind).append(at).append(" += (uint64_t) (").append(count).append(") * ").append(fixed[0]).append(";\n");
+            c.append(ind)
+                    .append(at)
+                    .append(" += (uint64_t) (")
+                    .append(count)
+                    .append(") * ")
+                    .append(fixed[0])
+                    .append(";\n");
             known = Math.min(known, Integer.lowestOneBit(fixed[0]));
             return;
         }
@@ -179,9 +220,22 @@ final class Cursor implements FieldSink {
         }
         flush();
         String i = "i" + depth;
-        c.append(ind).append("{\n").append(ind).append("\tuint32_t ").append(i).append(";\n\n")
-            .append(ind).append("\tfor (").append(i).append(" = 0; ").append(i).append(" < (uint32_t) (").append(count)
-            .append("); ").append(i).append("++) {\n");
+        c.append(ind)
+                .append("{\n")
+                .append(ind)
+                .append("\tuint32_t ")
+                .append(i)
+                .append(";\n\n")
+                .append(ind)
+                .append("\tfor (")
+                .append(i)
+                .append(" = 0; ")
+                .append(i)
+                .append(" < (uint32_t) (")
+                .append(count)
+                .append("); ")
+                .append(i)
+                .append("++) {\n");
         // each iteration starts where the previous ended: known only when the stride keeps the alignment
         int start = strided ? Math.min(known, fixed[1]) : 1;
         Cursor body = new Cursor(c, ind + "\t\t", at, start, writing);

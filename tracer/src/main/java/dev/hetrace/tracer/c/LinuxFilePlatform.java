@@ -25,21 +25,52 @@ public final class LinuxFilePlatform {
         String sctx = "struct " + p + d.name() + "_ctx";
         Map<String, String> files = new LinkedHashMap<>();
         String guard = "_" + p.toUpperCase() + "PLATFORM_LINUX_FILE_H";
-        files.put(file + "-platform-linux-file.h", t.fill("header", "guard", guard, "file", file, "platform", pp,
-            "stream", d.name(), "stream_ctx", sctx));
+        files.put(
+                file + "-platform-linux-file.h",
+                t.fill("header", "guard", guard, "file", file, "platform", pp, "stream", d.name(), "stream_ctx", sctx));
         StringBuilder clocks = new StringBuilder();
         StringBuilder cbs = new StringBuilder();
         for (ClockType c : config.trace().type().clockTypes()) {
             String ctype = config.options().clockTypeCTypes().getOrDefault(c.name(), "uint32_t");
-            clocks.append(t.fill("clock-function", "ctype", ctype, "clock", c.name(),
-                "posix_clock", c.originIsUnixEpoch() ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC",
-                "frequency", String.valueOf(c.frequency())));
-            cbs.append("\tcbs.").append(c.name()).append("_clock_get_value = ").append(c.name()).append("_clock_get_value;\n");
+            clocks.append(t.fill(
+                    "clock-function",
+                    "ctype",
+                    ctype,
+                    "clock",
+                    c.name(),
+                    "posix_clock",
+                    c.originIsUnixEpoch() ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC",
+                    "frequency",
+                    String.valueOf(c.frequency())));
+            cbs.append("\tcbs.")
+                    .append(c.name())
+                    .append("_clock_get_value = ")
+                    .append(c.name())
+                    .append("_clock_get_value;\n");
         }
         PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
-        files.put(file + "-platform-linux-file.c", t.fill("source", "file", file, "platform", pp, "stream_ctx", sctx,
-            "clock_functions", String.valueOf(clocks), "prefix", p, "stream", d.name(), "open_args", open.args(),
-            "clock_init", String.valueOf(cbs), "open_decls", open.decls()));
+        files.put(
+                file + "-platform-linux-file.c",
+                t.fill(
+                        "source",
+                        "file",
+                        file,
+                        "platform",
+                        pp,
+                        "stream_ctx",
+                        sctx,
+                        "clock_functions",
+                        String.valueOf(clocks),
+                        "prefix",
+                        p,
+                        "stream",
+                        d.name(),
+                        "open_args",
+                        open.args(),
+                        "clock_init",
+                        String.valueOf(cbs),
+                        "open_decls",
+                        open.decls()));
         return files;
     }
 
@@ -59,8 +90,15 @@ public final class LinuxFilePlatform {
         for (long i = 0; i < length; i++) {
             init.append(i == 0 ? "" : ", ").append(zero(element, name + "_" + i, decls));
         }
-        decls.append("\tstatic ").append(TracerApi.cType(element, true)).append(' ').append(name).append('[')
-            .append(Math.max(1, length)).append("] = {").append(length == 0 ? "0" : init).append("};\n");
+        decls.append("\tstatic ")
+                .append(TracerApi.cType(element, true))
+                .append(' ')
+                .append(name)
+                .append('[')
+                .append(Math.max(1, length))
+                .append("] = {")
+                .append(length == 0 ? "0" : init)
+                .append("};\n");
         return name;
     }
 }

@@ -35,8 +35,12 @@ final class PacketFunctions {
 
     private void open(StringBuilder c, CTemplate t, DataStreamType d) {
         Optional<ClockType> clock = d.defaultClockType();
-        c.append(api.openProto(d)).append("\n{\n\tstruct ").append(api.prefix()).append("ctx * const ctx = &sctx->parent;\n");
-        boolean begTs = clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
+        c.append(api.openProto(d))
+                .append("\n{\n\tstruct ")
+                .append(api.prefix())
+                .append("ctx * const ctx = &sctx->parent;\n");
+        boolean begTs =
+                clock.isPresent() && d.packetFeatures().beginningTimestamp().isPresent();
         if (begTs) {
             c.append(timestamp(t, clock.get()));
         }
@@ -70,7 +74,11 @@ final class PacketFunctions {
         Cursor cur = new Cursor(c, "\t", "at", Cursor.AT_ZERO, true);
         cur.align(ph.alignment());
         for (Member m : ph.members()) {
-            c.append("\tsctx->off_ph_").append(m.name()).append(" = ").append(cur.position()).append(";\n");
+            c.append("\tsctx->off_ph_")
+                    .append(m.name())
+                    .append(" = ")
+                    .append(cur.position())
+                    .append(";\n");
             String src = switch (m.name()) {
                 case "magic" -> "UINT32_C(0xc1fc1fc1)";
                 case "stream_id" -> "UINT64_C(" + d.id() + ")";
@@ -89,10 +97,15 @@ final class PacketFunctions {
                 case "content_size", "timestamp_end", "events_discarded" -> {
                     // written when the packet closes
                     cur.align(it.alignment());
-                    c.append("\tsctx->off_pc_").append(m.name()).append(" = ").append(cur.position()).append(";\n");
+                    c.append("\tsctx->off_pc_")
+                            .append(m.name())
+                            .append(" = ")
+                            .append(cur.position())
+                            .append(";\n");
                     cur.skip(it.alignment(), it.size());
                 }
-                default -> cur.field(m.type(), TracerApi.PC + "_" + m.name(), TracerApi.PC + "___" + m.name() + "_len", null);
+                default ->
+                    cur.field(m.type(), TracerApi.PC + "_" + m.name(), TracerApi.PC + "___" + m.name() + "_len", null);
             }
         }
         cur.flush();
@@ -101,19 +114,31 @@ final class PacketFunctions {
 
     private void close(StringBuilder c, CTemplate t, DataStreamType d) {
         Optional<ClockType> clock = d.defaultClockType();
-        c.append(api.closeProto(d)).append("\n{\n\tstruct ").append(api.prefix()).append("ctx * const ctx = &sctx->parent;\n");
+        c.append(api.closeProto(d))
+                .append("\n{\n\tstruct ")
+                .append(api.prefix())
+                .append("ctx * const ctx = &sctx->parent;\n");
         boolean endTs = clock.isPresent() && d.packetFeatures().endTimestamp().isPresent();
         if (endTs) {
             c.append(timestamp(t, clock.get()));
         }
         c.append(entry(t, false)).append(t.fill("close-begin"));
-        d.packetFeatures().endTimestamp().ifPresent(it -> c.append("\t_write_bits(ctx->buf, sctx->off_pc_timestamp_end, (uint64_t) ")
-            .append(endTs ? "ts" : "0").append(", ").append(it.size()).append(");\n"));
+        d.packetFeatures()
+                .endTimestamp()
+                .ifPresent(it -> c.append("\t_write_bits(ctx->buf, sctx->off_pc_timestamp_end, (uint64_t) ")
+                        .append(endTs ? "ts" : "0")
+                        .append(", ")
+                        .append(it.size())
+                        .append(");\n"));
         c.append("\t_write_bits(ctx->buf, sctx->off_pc_content_size, (uint64_t) ctx->content_size, ")
-            .append(d.packetFeatures().contentSize().size()).append(");\n");
-        d.packetFeatures().discardedEventRecordsCounterSnapshot().ifPresent(it ->
-            c.append("\t_write_bits(ctx->buf, sctx->off_pc_events_discarded, (uint64_t) ctx->events_discarded, ")
-                .append(it.size()).append(");\n"));
+                .append(d.packetFeatures().contentSize().size())
+                .append(");\n");
+        d.packetFeatures()
+                .discardedEventRecordsCounterSnapshot()
+                .ifPresent(it -> c.append(
+                                "\t_write_bits(ctx->buf, sctx->off_pc_events_discarded, (uint64_t) ctx->events_discarded, ")
+                        .append(it.size())
+                        .append(");\n"));
         c.append(t.fill("close-end"));
         if (d.packetFeatures().sequenceNumber().isPresent()) {
             c.append(t.fill("close-next-sequence-number"));

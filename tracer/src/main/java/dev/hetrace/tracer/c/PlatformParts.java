@@ -13,8 +13,10 @@ final class PlatformParts {
     /** The data stream type a platform serves: the default one, else the first. */
     static DataStreamType stream(Configuration config) {
         List<DataStreamType> dsts = config.trace().type().dataStreamTypes();
-        return config.options().defaultDataStreamTypeName()
-            .flatMap(n -> dsts.stream().filter(x -> x.name().equals(n)).findFirst()).orElse(dsts.getFirst());
+        return config.options()
+                .defaultDataStreamTypeName()
+                .flatMap(n -> dsts.stream().filter(x -> x.name().equals(n)).findFirst())
+                .orElse(dsts.getFirst());
     }
 
     /**
@@ -31,10 +33,21 @@ final class PlatformParts {
         StringBuilder init = new StringBuilder();
         for (ClockType c : config.trace().type().clockTypes()) {
             String ctype = config.options().clockTypeCTypes().getOrDefault(c.name(), "uint32_t");
-            members.append("\t/* Reads clock `").append(c.name()).append("` (").append(c.frequency()).append(" Hz) */\n\t")
-                .append(ctype).append(" (*").append(c.name()).append("_clock)(void *user_data);\n\n");
+            members.append("\t/* Reads clock `")
+                    .append(c.name())
+                    .append("` (")
+                    .append(c.frequency())
+                    .append(" Hz) */\n\t")
+                    .append(ctype)
+                    .append(" (*")
+                    .append(c.name())
+                    .append("_clock)(void *user_data);\n\n");
             functions.append(t.fill("user-clock-function", "ctype", ctype, "clock", c.name(), "platform", pp));
-            init.append("\tcbs.").append(c.name()).append("_clock_get_value = ").append(c.name()).append("_clock_get_value;\n");
+            init.append("\tcbs.")
+                    .append(c.name())
+                    .append("_clock_get_value = ")
+                    .append(c.name())
+                    .append("_clock_get_value;\n");
         }
         return new UserClocks(members.toString(), functions.toString(), init.toString());
     }

@@ -57,8 +57,11 @@ final class RecordLayout {
                 cur.align(roots.get(r).get().alignment());
                 for (Member m : roots.get(r).get().members()) {
                     String name = prefixes.get(r) + "_" + m.name();
-                    cur.field(m.type(), name, prefixes.get(r) + "___" + m.name() + "_len",
-                        m.type() instanceof StringType ? new Param(name, m.type()).sizeVariable() : null);
+                    cur.field(
+                            m.type(),
+                            name,
+                            prefixes.get(r) + "___" + m.name() + "_len",
+                            m.type() instanceof StringType ? new Param(name, m.type()).sizeVariable() : null);
                 }
             }
         }

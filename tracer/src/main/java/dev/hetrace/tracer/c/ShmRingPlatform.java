@@ -34,16 +34,68 @@ public final class ShmRingPlatform {
         }
         Map<String, String> files = new LinkedHashMap<>();
         String guard = "_" + p.toUpperCase() + "PLATFORM_SHM_RING_H";
-        files.put(file + "-platform-shm-ring.h", t.fill("header", "guard", guard, "file", file, "platform", pp,
-            "stream", d.name(), "MACRO", up, "clock_members", clocks.members(), "magic", String.format("%08x", MAGIC),
-            "version", String.valueOf(VERSION), "header_size", String.valueOf(HEADER_SIZE),
-            "slot_alignment", String.valueOf(SLOT_ALIGNMENT), "stream_ctx", sctx));
-        files.put(file + "-platform-shm-ring.c", t.fill("source", "file", file, "platform", pp,
-            "clock_functions", clocks.functions(), "prefix", p, "header_size", String.valueOf(HEADER_SIZE), "MACRO", up,
-            "stream", d.name(), "open_args", open.args(), "open_decls", open.decls(),
-            "stream_id", String.valueOf(d.id()), "uuid", String.valueOf(uuidInit),
-            "slot_alignment", String.valueOf(SLOT_ALIGNMENT), "max_slot_count", String.valueOf(MAX_SLOT_COUNT),
-            "clock_init", clocks.init(), "stream_ctx", sctx, "PREFIX", p.toUpperCase()));
+        files.put(
+                file + "-platform-shm-ring.h",
+                t.fill(
+                        "header",
+                        "guard",
+                        guard,
+                        "file",
+                        file,
+                        "platform",
+                        pp,
+                        "stream",
+                        d.name(),
+                        "MACRO",
+                        up,
+                        "clock_members",
+                        clocks.members(),
+                        "magic",
+                        String.format("%08x", MAGIC),
+                        "version",
+                        String.valueOf(VERSION),
+                        "header_size",
+                        String.valueOf(HEADER_SIZE),
+                        "slot_alignment",
+                        String.valueOf(SLOT_ALIGNMENT),
+                        "stream_ctx",
+                        sctx));
+        files.put(
+                file + "-platform-shm-ring.c",
+                t.fill(
+                        "source",
+                        "file",
+                        file,
+                        "platform",
+                        pp,
+                        "clock_functions",
+                        clocks.functions(),
+                        "prefix",
+                        p,
+                        "header_size",
+                        String.valueOf(HEADER_SIZE),
+                        "MACRO",
+                        up,
+                        "stream",
+                        d.name(),
+                        "open_args",
+                        open.args(),
+                        "open_decls",
+                        open.decls(),
+                        "stream_id",
+                        String.valueOf(d.id()),
+                        "uuid",
+                        String.valueOf(uuidInit),
+                        "slot_alignment",
+                        String.valueOf(SLOT_ALIGNMENT),
+                        "max_slot_count",
+                        String.valueOf(MAX_SLOT_COUNT),
+                        "clock_init",
+                        clocks.init(),
+                        "stream_ctx",
+                        sctx,
+                        "PREFIX",
+                        p.toUpperCase()));
         String lguard = "_" + p.toUpperCase() + "SHM_RING_LINUX_H";
         files.put(file + "-shm-ring-linux.h", t.fill("linux-header", "guard", lguard, "prefix", p));
         files.put(file + "-shm-ring-linux.c", t.fill("linux-source", "file", file, "prefix", p, "MACRO", up));

@@ -26,13 +26,14 @@ import java.util.Set;
 final class TracerApi {
     /** Root structures and the prefixes barectf gives their members' parameters. */
     static final String PH = "ph";
+
     static final String PC = "pc";
     static final String ERCC = "cc";
     static final String ERSC = "sc";
     static final String ERP = "p";
     /** Packet context members the tracer writes itself: open_packet takes no parameter for them. */
-    static final Set<String> PC_FEATURE_MEMBERS = Set.of("packet_size", "content_size", "timestamp_begin",
-        "timestamp_end", "events_discarded", "packet_seq_num");
+    static final Set<String> PC_FEATURE_MEMBERS = Set.of(
+            "packet_size", "content_size", "timestamp_begin", "timestamp_end", "events_discarded", "packet_seq_num");
 
     /** A parameter of a tracer function. */
     record Param(String name, FieldType type) {
@@ -65,9 +66,13 @@ final class TracerApi {
         String c = isConst ? "const " : "";
         return switch (ft) {
             case IntegerType i -> c + intCType(i.signed(), i.size());
-            case EnumerationType e -> c + intCType(e.integer().signed(), e.integer().size());
-            case RealType r -> c + (r.size() == 32 && r.alignment() == 32 ? "float"
-                : r.size() == 64 && r.alignment() == 64 ? "double" : "uint64_t");
+            case EnumerationType e ->
+                c + intCType(e.integer().signed(), e.integer().size());
+            case RealType r ->
+                c
+                        + (r.size() == 32 && r.alignment() == 32
+                                ? "float"
+                                : r.size() == 64 && r.alignment() == 64 ? "double" : "uint64_t");
             case StringType s -> pointer("const char", isConst);
             case StaticArrayType a -> pointer(cType(a.element(), true), isConst);
             case DynamicArrayType a -> pointer(cType(a.element(), true), isConst);
@@ -103,7 +108,8 @@ final class TracerApi {
 
     /** The parameters of a data stream type's open_packet after its context. */
     List<Param> openParams(DataStreamType d) {
-        List<Param> out = params(Optional.of(config.trace().type().packetHeader()), PH, Set.of("magic", "uuid", "stream_id"));
+        List<Param> out =
+                params(Optional.of(config.trace().type().packetHeader()), PH, Set.of("magic", "uuid", "stream_id"));
         out.addAll(params(Optional.of(d.packetContext()), PC, PC_FEATURE_MEMBERS));
         return out;
     }
@@ -136,22 +142,24 @@ final class TracerApi {
     }
 
     String initProto() {
-        return "/* Initialize context */\nvoid " + p + "init(void *vctx,\n\tuint8_t *buf, uint32_t buf_size,\n\tconst struct "
-            + p + "platform_callbacks cbs, void *data)";
+        return "/* Initialize context */\nvoid " + p
+                + "init(void *vctx,\n\tuint8_t *buf, uint32_t buf_size,\n\tconst struct " + p
+                + "platform_callbacks cbs, void *data)";
     }
 
     String openProto(DataStreamType d) {
-        return "/* Open packet for data stream type `" + d.name() + "` */\nvoid " + p + d.name() + "_open_packet(\n\tstruct "
-            + p + d.name() + "_ctx *sctx" + paramDecls(openParams(d)) + ")";
+        return "/* Open packet for data stream type `" + d.name() + "` */\nvoid " + p + d.name()
+                + "_open_packet(\n\tstruct " + p + d.name() + "_ctx *sctx" + paramDecls(openParams(d)) + ")";
     }
 
     String closeProto(DataStreamType d) {
         return "/* Close packet for data stream type `" + d.name() + "` */\nvoid " + p + d.name()
-            + "_close_packet(struct " + p + d.name() + "_ctx *sctx)";
+                + "_close_packet(struct " + p + d.name() + "_ctx *sctx)";
     }
 
     String traceProto(DataStreamType d, EventRecordType e) {
         return "/* Trace (data stream type `" + d.name() + "`, event record type `" + e.name() + "`) */\nvoid " + p
-            + d.name() + "_trace_" + e.name() + "(struct " + p + d.name() + "_ctx *sctx" + paramDecls(traceParams(d, e)) + ")";
+                + d.name() + "_trace_" + e.name() + "(struct " + p + d.name() + "_ctx *sctx"
+                + paramDecls(traceParams(d, e)) + ")";
     }
 }

@@ -38,8 +38,10 @@ final class TracerSource {
         // compilers); elsewhere, byte by byte.
         boolean bigEndian = config.trace().type().nativeByteOrder() == ByteOrder.BIG_ENDIAN;
         c.append(t.fill(bigEndian ? "bit-writer-big-endian" : "bit-writer-little-endian"));
-        if (dsts.stream().anyMatch(d -> d.eventRecordTypes().stream()
-                .anyMatch(e -> TracerApi.traceParams(d, e).stream().anyMatch(prm -> prm.type() instanceof StringType)))) {
+        if (dsts.stream()
+                .anyMatch(d -> d.eventRecordTypes().stream()
+                        .anyMatch(e -> TracerApi.traceParams(d, e).stream()
+                                .anyMatch(prm -> prm.type() instanceof StringType)))) {
             c.append(shortStrings(t));
         }
         c.append(t.fill("runtime", "prefix", api.prefix(), "PREFIX", api.macroPrefix()));
@@ -79,6 +81,7 @@ final class TracerSource {
         for (int i = 0; i < TracingFunction.SHORT_STRING; i++) {
             tests.append("\t_TEST(").append(i).append(");").append(i % 8 == 7 ? "\n" : "");
         }
-        return t.fill("short-strings", "max", Integer.toString(TracingFunction.SHORT_STRING), "tests", tests.toString());
+        return t.fill(
+                "short-strings", "max", Integer.toString(TracingFunction.SHORT_STRING), "tests", tests.toString());
     }
 }

@@ -46,11 +46,15 @@ final class TracingFunction {
         String sctxType = "struct " + p + d.name() + "_ctx";
         List<Param> params = TracerApi.traceParams(d, e);
         String suffix = d.name() + "_" + e.name();
-        List<Param> strings = params.stream().filter(prm -> prm.type() instanceof StringType).toList();
-        String unused = params.stream().filter(prm -> prm.type() instanceof StaticArrayType a && a.length() == 0)
-            .map(prm -> "\t(void) " + prm.name() + ";\n").reduce("", String::concat);
+        List<Param> strings =
+                params.stream().filter(prm -> prm.type() instanceof StringType).toList();
+        String unused = params.stream()
+                .filter(prm -> prm.type() instanceof StaticArrayType a && a.length() == 0)
+                .map(prm -> "\t(void) " + prm.name() + ";\n")
+                .reduce("", String::concat);
         String readClock = d.defaultClockType()
-            .map(clk -> "\tsctx->cur_last_event_ts = _CLOCK_READ_" + clk.name() + "(ctx);\n").orElse("");
+                .map(clk -> "\tsctx->cur_last_event_ts = _CLOCK_READ_" + clk.name() + "(ctx);\n")
+                .orElse("");
         RecordBound bound = RecordLayout.bound(d, e, start);
         boolean fast = bound.exact();
 
@@ -58,15 +62,28 @@ final class TracingFunction {
         StringBuilder serialize = new StringBuilder("\tbuf = ctx->buf;\n");
         String writeTs = serialize(serialize, d, e, start, false);
         String locals = "\tuint8_t *buf;\n" + (writeTs.contains("ts_p") ? "\tuint8_t *ts_p;\n" : "")
-            + (writeTs.contains("ts_at") ? "\tuint32_t ts_at;\n" : "");
-        c.append("static _NOINLINE void _trace_slow_").append(suffix).append("(").append(sctxType).append(" * const sctx")
-            .append(TracerApi.paramDecls(params)).append(")\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n");
+                + (writeTs.contains("ts_at") ? "\tuint32_t ts_at;\n" : "");
+        c.append("static _NOINLINE void _trace_slow_")
+                .append(suffix)
+                .append("(")
+                .append(sctxType)
+                .append(" * const sctx")
+                .append(TracerApi.paramDecls(params))
+                .append(")\n{\n\tstruct ")
+                .append(p)
+                .append("ctx * const ctx = &sctx->parent;\n");
         for (Param prm : strings) {
-            c.append("\tconst uint64_t ").append(prm.sizeVariable()).append(" = (uint64_t) strlen(").append(prm.name())
-                .append(") + 1;\n");
+            c.append("\tconst uint64_t ")
+                    .append(prm.sizeVariable())
+                    .append(" = (uint64_t) strlen(")
+                    .append(prm.name())
+                    .append(") + 1;\n");
         }
-        c.append(locals).append("\tuint32_t at = ctx->at;\n\tuint64_t er_size;\n\n").append(unused)
-            .append(t.fill("slow-disabled")).append(readClock);
+        c.append(locals)
+                .append("\tuint32_t at = ctx->at;\n\tuint64_t er_size;\n\n")
+                .append(unused)
+                .append(t.fill("slow-disabled"))
+                .append(readClock);
         erSize(c, d, e, start, "\t");
         c.append(t.fill("slow-reserve"));
         erSize(c, d, e, start, "\t\t");
@@ -75,9 +92,16 @@ final class TracingFunction {
         // the tracing function
         StringBuilder fastSerialize = new StringBuilder("\tbuf = ctx->buf;\n");
         String fastWriteTs = serialize(fastSerialize, d, e, start, fast);
-        c.append(api.traceProto(d, e)).append("\n{\n\tstruct ").append(p).append("ctx * const ctx = &sctx->parent;\n")
-            .append(locals).append(fast ? "\tuint32_t at, packet_size;\n\n" : "\tuint32_t at, packet_size;\n\tuint64_t er_size;\n\n")
-            .append(unused);
+        c.append(api.traceProto(d, e))
+                .append("\n{\n\tstruct ")
+                .append(p)
+                .append("ctx * const ctx = &sctx->parent;\n")
+                .append(locals)
+                .append(
+                        fast
+                                ? "\tuint32_t at, packet_size;\n\n"
+                                : "\tuint32_t at, packet_size;\n\tuint64_t er_size;\n\n")
+                .append(unused);
         // Unlike barectf's, a tracepoint that interrupts another one (an ISR on the same core)
         // must not touch the packet nor the saved timestamp: it is discarded and counted. The
         // barrier keeps the compiler from reading the context before the section is entered.
@@ -94,13 +118,21 @@ final class TracingFunction {
             noRoom.append("at == packet_size || "); // a record of no bits fits a full packet: test that none is open
         }
         for (Param prm : strings) {
-            c.append(fast ? "\tconst uint32_t " : "\tconst uint64_t ").append(prm.sizeVariable()).append(" = ")
-                .append(fast ? "_short_string_size(" + prm.name() + ")" : "(uint64_t) strlen(" + prm.name() + ") + 1").append(";\n");
+            c.append(fast ? "\tconst uint32_t " : "\tconst uint64_t ")
+                    .append(prm.sizeVariable())
+                    .append(" = ")
+                    .append(
+                            fast
+                                    ? "_short_string_size(" + prm.name() + ")"
+                                    : "(uint64_t) strlen(" + prm.name() + ") + 1")
+                    .append(";\n");
             if (fast) {
                 noRoom.append(prm.sizeVariable()).append(" == 0 || ");
             }
         }
-        c.append("\tat = ctx->at;\n\tpacket_size = ctx->").append(roomTestsEnabled ? "room_end" : "packet_size").append(";\n");
+        c.append("\tat = ctx->at;\n\tpacket_size = ctx->")
+                .append(roomTestsEnabled ? "room_end" : "packet_size")
+                .append(";\n");
         if (fast) {
             if (roomTestsEnabled) {
                 // no overflow: the bound is under 2^20 bits plus strings of at most SHORT_STRING
@@ -113,12 +145,21 @@ final class TracingFunction {
             erSize(c, d, e, start, "\t");
             noRoom.append("er_size > packet_size - at");
         }
-        c.append("\tif (").append(noRoom).append(") {\n\t\t_trace_slow_").append(suffix).append("(sctx")
-            .append(TracerApi.paramNames(params)).append(");\n\t\treturn;\n\t}\n\n");
+        c.append("\tif (")
+                .append(noRoom)
+                .append(") {\n\t\t_trace_slow_")
+                .append(suffix)
+                .append("(sctx")
+                .append(TracerApi.paramNames(params))
+                .append(");\n\t\treturn;\n\t}\n\n");
         // the packet_size read above stays valid: nothing but this function touches the context meanwhile
         String stamp = readClock + fastWriteTs.replace("\n\n", "\n");
-        c.append(fastSerialize).append("\n\tif (at == packet_size) {\n").append(stamp.replaceAll("(?m)^\t", "\t\t"))
-            .append("\t\t_close_full_packet(ctx);\n\t\treturn;\n\t}\n\n").append(stamp).append(t.fill("fast-end"));
+        c.append(fastSerialize)
+                .append("\n\tif (at == packet_size) {\n")
+                .append(stamp.replaceAll("(?m)^\t", "\t\t"))
+                .append("\t\t_close_full_packet(ctx);\n\t\treturn;\n\t}\n\n")
+                .append(stamp)
+                .append(t.fill("fast-end"));
     }
 
     /**
@@ -126,7 +167,8 @@ final class TracingFunction {
      * {@code ctx->at} at its end and {@code ts_p} (or {@code ts_at}) where the timestamp goes;
      * returns the statement writing the timestamp (empty without one).
      */
-    private static String serialize(StringBuilder c, DataStreamType d, EventRecordType e, int start, boolean shortStrings) {
+    private static String serialize(
+            StringBuilder c, DataStreamType d, EventRecordType e, int start, boolean shortStrings) {
         Cursor w = new Cursor(c, "\t", "at", start, true);
         if (shortStrings) {
             w.shortStrings();

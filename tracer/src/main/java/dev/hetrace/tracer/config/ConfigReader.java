@@ -37,8 +37,8 @@ public final class ConfigReader {
     public static Configuration read(Path file, List<Path> includeDirs) throws ConfigException {
         YamlLoader.Document doc = YamlLoader.load(file);
         if (!(doc.root() instanceof MapNode root)) {
-            throw new ConfigException(doc.root().mark(), "$",
-                "the configuration must be a mapping, got " + YamlNode.kind(doc.root()));
+            throw new ConfigException(
+                    doc.root().mark(), "$", "the configuration must be a mapping, got " + YamlNode.kind(doc.root()));
         }
         // hetrace's own section: barectf's schemas would reject it
         Optional<SyncOption> sync = HetraceSection.sync(root.remove(HetraceSection.KEY));
@@ -143,9 +143,13 @@ public final class ConfigReader {
             List<Object> dp = with(TRACE_TYPE, "data-stream-types", d.getKey());
             if (dst.get("$features") instanceof MapNode f) {
                 if (f.get("packet") instanceof MapNode pkt) {
-                    for (String k : List.of("total-size-field-type", "content-size-field-type",
-                            "beginning-timestamp-field-type", "end-timestamp-field-type",
-                            "discarded-event-records-counter-snapshot-field-type", "sequence-number-field-type")) {
+                    for (String k : List.of(
+                            "total-size-field-type",
+                            "content-size-field-type",
+                            "beginning-timestamp-field-type",
+                            "end-timestamp-field-type",
+                            "discarded-event-records-counter-snapshot-field-type",
+                            "sequence-number-field-type")) {
                         slots.add(new FtSlot(pkt, k, with(dp, "$features", "packet", k)));
                     }
                 }
@@ -157,16 +161,19 @@ public final class ConfigReader {
             }
             if (dst.get("packet-context-field-type-extra-members") instanceof ListNode extra) {
                 for (int i = 0; i < extra.items().size(); i++) {
-                    if (extra.items().get(i) instanceof MapNode m && !m.entries().isEmpty()
+                    if (extra.items().get(i) instanceof MapNode m
+                            && !m.entries().isEmpty()
                             && m.entries().values().iterator().next() instanceof MapNode member) {
                         String name = m.entries().keySet().iterator().next();
-                        slots.add(new FtSlot(member, "field-type",
-                            with(dp, "packet-context-field-type-extra-members", i, name, "field-type")));
+                        slots.add(new FtSlot(
+                                member,
+                                "field-type",
+                                with(dp, "packet-context-field-type-extra-members", i, name, "field-type")));
                     }
                 }
             }
-            slots.add(new FtSlot(dst, "event-record-common-context-field-type",
-                with(dp, "event-record-common-context-field-type")));
+            slots.add(new FtSlot(
+                    dst, "event-record-common-context-field-type", with(dp, "event-record-common-context-field-type")));
             if (dst.get("event-record-types") instanceof MapNode erts) {
                 for (Map.Entry<String, YamlNode> e : erts.entries().entrySet()) {
                     if (e.getValue() instanceof MapNode ert) {
@@ -227,7 +234,8 @@ public final class ConfigReader {
     private static void normalizeMemberList(ListNode members) {
         for (YamlNode item : members.items()) {
             if (item instanceof MapNode m && !m.entries().isEmpty()) {
-                Map.Entry<String, YamlNode> e = m.entries().entrySet().iterator().next();
+                Map.Entry<String, YamlNode> e =
+                        m.entries().entrySet().iterator().next();
                 if (e.getValue() instanceof Scalar s && s.value() instanceof String) {
                     MapNode wrapped = new MapNode(s.mark());
                     wrapped.put("field-type", s);
@@ -248,7 +256,8 @@ public final class ConfigReader {
         if (!(aliasesNode instanceof MapNode aliases)) {
             return;
         }
-        for (Map.Entry<String, YamlNode> d : ((MapNode) tt.get("data-stream-types")).entries().entrySet()) {
+        for (Map.Entry<String, YamlNode> d :
+                ((MapNode) tt.get("data-stream-types")).entries().entrySet()) {
             if (!(d.getValue() instanceof MapNode dst && dst.get("event-record-types") instanceof MapNode erts)) {
                 continue; // the schema validation that follows says what is wrong
             }
@@ -258,9 +267,16 @@ public final class ConfigReader {
                 }
                 if (ert.get("log-level") instanceof Scalar ll && ll.value() instanceof String alias) {
                     if (!aliases.has(alias)) {
-                        throw new ConfigException(ll.mark(), ConfigPaths.format(with(TRACE_TYPE, "data-stream-types",
-                            d.getKey(), "event-record-types", e.getKey(), "log-level")),
-                            "log level alias `" + alias + "` does not exist");
+                        throw new ConfigException(
+                                ll.mark(),
+                                ConfigPaths.format(with(
+                                        TRACE_TYPE,
+                                        "data-stream-types",
+                                        d.getKey(),
+                                        "event-record-types",
+                                        e.getKey(),
+                                        "log-level")),
+                                "log level alias `" + alias + "` does not exist");
                     }
                     ert.put("log-level", aliases.get(alias).copy());
                 }
@@ -302,22 +318,24 @@ public final class ConfigReader {
                     m.remove(key);
                 } else if (v instanceof Scalar s && s.value() instanceof String str) {
                     String expanded = switch (key) {
-                        case "class" -> switch (str) {
-                            case "uint", "unsigned-int" -> "unsigned-integer";
-                            case "sint", "signed-int" -> "signed-integer";
-                            case "uenum", "unsigned-enum" -> "unsigned-enumeration";
-                            case "senum", "signed-enum" -> "signed-enumeration";
-                            case "str" -> "string";
-                            case "struct" -> "structure";
-                            default -> str;
-                        };
-                        case "preferred-display-base" -> switch (str) {
-                            case "bin" -> "binary";
-                            case "oct" -> "octal";
-                            case "dec" -> "decimal";
-                            case "hex" -> "hexadecimal";
-                            default -> str;
-                        };
+                        case "class" ->
+                            switch (str) {
+                                case "uint", "unsigned-int" -> "unsigned-integer";
+                                case "sint", "signed-int" -> "signed-integer";
+                                case "uenum", "unsigned-enum" -> "unsigned-enumeration";
+                                case "senum", "signed-enum" -> "signed-enumeration";
+                                case "str" -> "string";
+                                case "struct" -> "structure";
+                                default -> str;
+                            };
+                        case "preferred-display-base" ->
+                            switch (str) {
+                                case "bin" -> "binary";
+                                case "oct" -> "octal";
+                                case "dec" -> "decimal";
+                                case "hex" -> "hexadecimal";
+                                default -> str;
+                            };
                         default -> str;
                     };
                     if (!expanded.equals(str)) {

@@ -28,15 +28,21 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
         }
     }
 
-    public enum ByteOrder { LITTLE_ENDIAN, BIG_ENDIAN }
+    public enum ByteOrder {
+        LITTLE_ENDIAN,
+        BIG_ENDIAN
+    }
 
     /**
      * The trace type. Data stream types are sorted by name, which is how barectf numbers them.
      *
      * @param uuid the trace UUID, if any ({@code auto} was replaced by a fresh one)
      */
-    public record TraceType(ByteOrder nativeByteOrder, Optional<UUID> uuid, TraceTypeFeatures features,
-                            List<DataStreamType> dataStreamTypes) {
+    public record TraceType(
+            ByteOrder nativeByteOrder,
+            Optional<UUID> uuid,
+            TraceTypeFeatures features,
+            List<DataStreamType> dataStreamTypes) {
         public TraceType {
             dataStreamTypes = List.copyOf(dataStreamTypes);
         }
@@ -52,24 +58,37 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
 
         /** The clock types some data stream type uses, sorted by name. */
         public List<ClockType> clockTypes() {
-            return dataStreamTypes.stream().flatMap(d -> d.defaultClockType().stream()).distinct()
-                .sorted(Comparator.comparing(ClockType::name)).toList();
+            return dataStreamTypes.stream()
+                    .flatMap(d -> d.defaultClockType().stream())
+                    .distinct()
+                    .sorted(Comparator.comparing(ClockType::name))
+                    .toList();
         }
     }
 
     /** Packet header features; an empty one is absent from the packet header. */
-    public record TraceTypeFeatures(Optional<IntegerType> magic, Optional<StaticArrayType> uuid,
-                                    Optional<IntegerType> dataStreamTypeId) {}
+    public record TraceTypeFeatures(
+            Optional<IntegerType> magic, Optional<StaticArrayType> uuid, Optional<IntegerType> dataStreamTypeId) {}
 
     /** A clock type; barectf emits it in the metadata only if a data stream type uses it. */
-    public record ClockType(String name, long frequency, Optional<UUID> uuid, Optional<String> description,
-                            long precision, long offsetSeconds, long offsetCycles, boolean originIsUnixEpoch) {}
+    public record ClockType(
+            String name,
+            long frequency,
+            Optional<UUID> uuid,
+            Optional<String> description,
+            long precision,
+            long offsetSeconds,
+            long offsetCycles,
+            boolean originIsUnixEpoch) {}
 
     /** Packet context features; an empty one is absent from the packet context. */
-    public record PacketFeatures(IntegerType totalSize, IntegerType contentSize,
-                                 Optional<IntegerType> beginningTimestamp, Optional<IntegerType> endTimestamp,
-                                 Optional<IntegerType> discardedEventRecordsCounterSnapshot,
-                                 Optional<IntegerType> sequenceNumber) {}
+    public record PacketFeatures(
+            IntegerType totalSize,
+            IntegerType contentSize,
+            Optional<IntegerType> beginningTimestamp,
+            Optional<IntegerType> endTimestamp,
+            Optional<IntegerType> discardedEventRecordsCounterSnapshot,
+            Optional<IntegerType> sequenceNumber) {}
 
     /** Event record header features; an empty one is absent from the event header. */
     public record EventRecordFeatures(Optional<IntegerType> typeId, Optional<IntegerType> timestamp) {}
@@ -78,11 +97,15 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
      * A data stream type. {@code id} is its index among the trace type's data stream types
      * sorted by name; event record types are sorted by name too, which gives their ids.
      */
-    public record DataStreamType(String name, int id, Optional<ClockType> defaultClockType,
-                                 PacketFeatures packetFeatures, EventRecordFeatures eventRecordFeatures,
-                                 List<Member> packetContextExtraMembers,
-                                 Optional<StructureType> eventRecordCommonContext,
-                                 List<EventRecordType> eventRecordTypes) {
+    public record DataStreamType(
+            String name,
+            int id,
+            Optional<ClockType> defaultClockType,
+            PacketFeatures packetFeatures,
+            EventRecordFeatures eventRecordFeatures,
+            List<Member> packetContextExtraMembers,
+            Optional<StructureType> eventRecordCommonContext,
+            List<EventRecordType> eventRecordTypes) {
         public DataStreamType {
             packetContextExtraMembers = List.copyOf(packetContextExtraMembers);
             eventRecordTypes = List.copyOf(eventRecordTypes);
@@ -95,7 +118,9 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
             m.add(new Member("content_size", packetFeatures.contentSize()));
             packetFeatures.beginningTimestamp().ifPresent(ft -> m.add(new Member("timestamp_begin", ft)));
             packetFeatures.endTimestamp().ifPresent(ft -> m.add(new Member("timestamp_end", ft)));
-            packetFeatures.discardedEventRecordsCounterSnapshot().ifPresent(ft -> m.add(new Member("events_discarded", ft)));
+            packetFeatures
+                    .discardedEventRecordsCounterSnapshot()
+                    .ifPresent(ft -> m.add(new Member("events_discarded", ft)));
             packetFeatures.sequenceNumber().ifPresent(ft -> m.add(new Member("packet_seq_num", ft)));
             m.addAll(packetContextExtraMembers);
             return new StructureType(8, m);
@@ -111,8 +136,12 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
     }
 
     /** An event record type; {@code id} is its index among its data stream type's, sorted by name. */
-    public record EventRecordType(String name, int id, Optional<Long> logLevel,
-                                  Optional<StructureType> specificContext, Optional<StructureType> payload) {}
+    public record EventRecordType(
+            String name,
+            int id,
+            Optional<Long> logLevel,
+            Optional<StructureType> specificContext,
+            Optional<StructureType> payload) {}
 
     /**
      * Code generation options.
@@ -122,11 +151,13 @@ public record Configuration(Trace trace, CodeGenerationOptions options, Optional
      * @param defaultDataStreamTypeName the data stream type marked {@code $is-default}, if any
      * @param clockTypeCTypes           C type of each used clock type's value, {@code uint32_t} unless set
      */
-    public record CodeGenerationOptions(String identifierPrefix, String fileNamePrefix,
-                                        Optional<String> defaultDataStreamTypeName,
-                                        boolean identifierPrefixDefinition,
-                                        boolean defaultDataStreamTypeNameDefinition,
-                                        Map<String, String> clockTypeCTypes) {
+    public record CodeGenerationOptions(
+            String identifierPrefix,
+            String fileNamePrefix,
+            Optional<String> defaultDataStreamTypeName,
+            boolean identifierPrefixDefinition,
+            boolean defaultDataStreamTypeNameDefinition,
+            Map<String, String> clockTypeCTypes) {
         public CodeGenerationOptions {
             clockTypeCTypes = Map.copyOf(clockTypeCTypes);
         }

@@ -7,15 +7,24 @@ import java.util.List;
  * A field type of a barectf configuration, as barectf's model has them (after aliases,
  * inheritance and defaults): the shapes a generated tracer can write.
  */
-public sealed interface FieldType permits FieldType.IntegerType, FieldType.EnumerationType, FieldType.RealType,
-        FieldType.StringType, FieldType.StaticArrayType, FieldType.DynamicArrayType, FieldType.StructureType {
+public sealed interface FieldType
+        permits FieldType.IntegerType,
+                FieldType.EnumerationType,
+                FieldType.RealType,
+                FieldType.StringType,
+                FieldType.StaticArrayType,
+                FieldType.DynamicArrayType,
+                FieldType.StructureType {
 
     /** Alignment in bits of the field's first bit. */
     int alignment();
 
     /** Preferred display base of an integer. */
     enum DisplayBase {
-        BINARY(2), OCTAL(8), DECIMAL(10), HEXADECIMAL(16);
+        BINARY(2),
+        OCTAL(8),
+        DECIMAL(10),
+        HEXADECIMAL(16);
 
         public final int radix;
 

@@ -56,8 +56,11 @@ final class HetraceSection {
             if (!known.contains(e.getKey())) {
                 List<Object> at = new ArrayList<>(path);
                 at.add(e.getKey());
-                throw error(e.getValue(), at, "unknown property `" + e.getKey() + "` (known: "
-                    + String.join(", ", known.stream().sorted().toList()) + ")");
+                throw error(
+                        e.getValue(),
+                        at,
+                        "unknown property `" + e.getKey() + "` (known: "
+                                + String.join(", ", known.stream().sorted().toList()) + ")");
             }
         }
     }

@@ -23,8 +23,8 @@ import java.util.Set;
  */
 class Inclusions {
     /** Field type properties that hold a nested field type, in barectf 2 and 3. */
-    private static final List<String> FT_PROP_NAMES = List.of("$inherit", "inherit", "value-type", "element-type",
-        "element-field-type");
+    private static final List<String> FT_PROP_NAMES =
+            List.of("$inherit", "inherit", "value-type", "element-type", "element-field-type");
 
     private final List<Path> includeDirs;
     private final int majorVersion;
@@ -73,8 +73,8 @@ class Inclusions {
             }
             String key = real.toString();
             if (includeStack.contains(key)) {
-                throw new ConfigException(at, ConfigPaths.format(path) + ".$include",
-                    "cannot include `" + real + "` recursively");
+                throw new ConfigException(
+                        at, ConfigPaths.format(path) + ".$include", "cannot include `" + real + "` recursively");
             }
             includeStack.add(key);
             return asIncludedMap(YamlLoader.load(real).root(), path);
@@ -85,20 +85,26 @@ class Inclusions {
                 if (in != null) {
                     String key = "<standard>/" + majorVersion + "/" + name;
                     if (includeStack.contains(key)) {
-                        throw new ConfigException(at, ConfigPaths.format(path) + ".$include",
-                            "cannot include `" + name + "` recursively");
+                        throw new ConfigException(
+                                at,
+                                ConfigPaths.format(path) + ".$include",
+                                "cannot include `" + name + "` recursively");
                     }
                     includeStack.add(key);
-                    return asIncludedMap(YamlLoader.load(Path.of(name),
-                        new InputStreamReader(in, StandardCharsets.UTF_8)).root(), path);
+                    return asIncludedMap(
+                            YamlLoader.load(Path.of(name), new InputStreamReader(in, StandardCharsets.UTF_8))
+                                    .root(),
+                            path);
                 }
             } catch (IOException e) {
                 throw new ConfigException(at, null, "cannot read standard inclusion `" + name + "`: " + e.getMessage());
             }
         }
-        throw new ConfigException(at, ConfigPaths.format(path) + ".$include",
-            "cannot include file `" + name + "`: not found in the inclusion directories " + includeDirs
-                + " nor among the standard partial configurations");
+        throw new ConfigException(
+                at,
+                ConfigPaths.format(path) + ".$include",
+                "cannot include file `" + name + "`: not found in the inclusion directories " + includeDirs
+                        + " nor among the standard partial configurations");
     }
 
     private static MapNode asIncludedMap(YamlNode root, List<Object> path) throws ConfigException {
@@ -106,13 +112,16 @@ class Inclusions {
             return m;
         }
         // barectf's schema for the included node rejects anything but a mapping
-        throw new ConfigException(root.mark(), ConfigPaths.format(path),
-            "an included file must hold a mapping, got " + YamlNode.kind(root));
+        throw new ConfigException(
+                root.mark(),
+                ConfigPaths.format(path),
+                "an included file must hold a mapping, got " + YamlNode.kind(root));
     }
 
     /** barectf's {@code _process_node_include}. */
-    MapNode processNodeInclude(MapNode lastOverlay, List<Object> path, BaseIncludeProcessor base,
-                               ChildrenIncludeProcessor children) throws ConfigException {
+    MapNode processNodeInclude(
+            MapNode lastOverlay, List<Object> path, BaseIncludeProcessor base, ChildrenIncludeProcessor children)
+            throws ConfigException {
         if (children != null) {
             children.process(lastOverlay, path);
         }
@@ -179,7 +188,8 @@ class Inclusions {
                 String name = om.entries().keySet().iterator().next();
                 for (YamlNode baseItem : base.items()) {
                     // barectf tests the overlay's size here, not the base item's; so do we
-                    if (baseItem instanceof MapNode bm && !bm.entries().isEmpty()
+                    if (baseItem instanceof MapNode bm
+                            && !bm.entries().isEmpty()
                             && bm.entries().keySet().iterator().next().equals(name)) {
                         updateNode(bm, om);
                         append = false;
@@ -199,7 +209,8 @@ class Inclusions {
         if (members instanceof ListNode l) {
             for (YamlNode item : l.items()) {
                 if (item instanceof MapNode m && !m.entries().isEmpty()) {
-                    Map.Entry<String, YamlNode> first = m.entries().entrySet().iterator().next();
+                    Map.Entry<String, YamlNode> first =
+                            m.entries().entrySet().iterator().next();
                     if (first.getValue() instanceof MapNode val) {
                         out.add(new Object[] {val, "field-type"});
                     } else {
@@ -230,13 +241,15 @@ class Inclusions {
         }
         if (node instanceof Scalar s && s.value() instanceof String alias) {
             if (!aliases.has(alias)) {
-                throw new ConfigException(s.mark(), ConfigPaths.format(ctxPath),
-                    "field type alias `" + alias + "` does not exist");
+                throw new ConfigException(
+                        s.mark(), ConfigPaths.format(ctxPath), "field type alias `" + alias + "` does not exist");
             }
             if (!resolvedAliases.contains(alias)) {
                 if (aliasSet.contains(alias)) {
-                    throw new ConfigException(s.mark(), ConfigPaths.format(ctxPath),
-                        "cycle detected while resolving the field type alias `" + alias + "`");
+                    throw new ConfigException(
+                            s.mark(),
+                            ConfigPaths.format(ctxPath),
+                            "cycle detected while resolving the field type alias `" + alias + "`");
                 }
                 aliasSet.add(alias);
                 resolveFtAlias(aliases, aliases, alias, ctxPath, aliasSet);
@@ -255,9 +268,13 @@ class Inclusions {
         if (members != null) {
             if (!(members instanceof MapNode || members instanceof ListNode)) {
                 // barectf fails on an assertion here (it walks the members to resolve aliases)
-                throw new ConfigException(members.mark(), ConfigPaths.format(ctxPath), "`" + structMembersProp()
-                    + "` of a structure field type must be " + (majorVersion == 2 ? "a mapping" : "a sequence")
-                    + " when field type aliases are in use, got " + YamlNode.kind(members));
+                throw new ConfigException(
+                        members.mark(),
+                        ConfigPaths.format(ctxPath),
+                        "`" + structMembersProp()
+                                + "` of a structure field type must be "
+                                + (majorVersion == 2 ? "a mapping" : "a sequence")
+                                + " when field type aliases are in use, got " + YamlNode.kind(members));
             }
             for (Object[] mf : structMemberFts(members)) {
                 resolveFtAlias(aliases, (MapNode) mf[0], (String) mf[1], ctxPath, aliasSet);

@@ -48,8 +48,22 @@ import java.util.regex.Pattern;
  */
 final class ModelReader {
     private static final List<Object> TRACE_TYPE = List.of("trace", "type");
-    private static final Set<String> CTF_KEYWORDS = Set.of("align", "callsite", "clock", "enum", "env", "event",
-        "floating_point", "integer", "stream", "string", "struct", "trace", "typealias", "typedef", "variant");
+    private static final Set<String> CTF_KEYWORDS = Set.of(
+            "align",
+            "callsite",
+            "clock",
+            "enum",
+            "env",
+            "event",
+            "floating_point",
+            "integer",
+            "stream",
+            "string",
+            "struct",
+            "trace",
+            "typealias",
+            "typedef",
+            "variant");
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final MapNode config;
@@ -73,7 +87,8 @@ final class ModelReader {
      * generated C: no {@code ;}, braces, parentheses, comments, newlines or directives.
      */
     private static final Pattern C_TYPE = Pattern.compile(
-        "[ \\t]*[A-Za-z_][A-Za-z0-9_]*(?:[ \\t]+[A-Za-z_][A-Za-z0-9_]*)*(?:[ \\t]*\\*(?:[ \\t]*(?:const|volatile|restrict)\\b)?)*[ \\t]*");
+            "[ \\t]*[A-Za-z_][A-Za-z0-9_]*(?:[ \\t]+[A-Za-z_][A-Za-z0-9_]*)*(?:[ \\t]*\\*(?:[ \\t]*(?:const|volatile|restrict)\\b)?)*[ \\t]*");
+
     private static final Pattern IDENTIFIER_PREFIX = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern FILE_PREFIX = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]*");
 
@@ -145,12 +160,14 @@ final class ModelReader {
                 IntegerType it = createInt(ft, cls.startsWith("signed"), path);
                 List<Mapping> mappings = new ArrayList<>();
                 // barectf's schema lets `mappings` be null (then absent), and barectf fails with a KeyError
-                for (Map.Entry<String, YamlNode> m : required(ft, "mappings", path, MapNode.class).entries().entrySet()) {
+                for (Map.Entry<String, YamlNode> m :
+                        required(ft, "mappings", path, MapNode.class).entries().entrySet()) {
                     Set<Range> ranges = new LinkedHashSet<>();
                     for (YamlNode r : ((ListNode) m.getValue()).items()) {
                         if (r instanceof ListNode pair) {
-                            ranges.add(new Range((BigInteger) ((Scalar) pair.items().get(0)).value(),
-                                (BigInteger) ((Scalar) pair.items().get(1)).value()));
+                            ranges.add(new Range(
+                                    (BigInteger) ((Scalar) pair.items().get(0)).value(),
+                                    (BigInteger) ((Scalar) pair.items().get(1)).value()));
                         } else {
                             BigInteger v = (BigInteger) ((Scalar) r).value();
                             ranges.add(new Range(v, v));
@@ -161,7 +178,8 @@ final class ModelReader {
                 return List.of(new EnumerationType(it, mappings));
             }
             case "real" -> {
-                return List.of(new RealType((int) longValue(ft.get("size"), with(path, "size")), alignment(ft, "alignment", 8, path)));
+                return List.of(new RealType(
+                        (int) longValue(ft.get("size"), with(path, "size")), alignment(ft, "alignment", 8, path)));
             }
             case "string" -> {
                 return List.of(new StringType());
@@ -171,25 +189,32 @@ final class ModelReader {
                 if (cls.equals("dynamic-array")) {
                     // barectf's schema never checks a dynamic array (its definition is misnamed), so
                     // barectf writes whatever it is given, or fails with a KeyError: check the element
-                    SchemaValidator.validate(required(ft, "element-field-type", path, MapNode.class),
-                        "config/3/field-type", "/definitions/ft", ep);
+                    SchemaValidator.validate(
+                            required(ft, "element-field-type", path, MapNode.class),
+                            "config/3/field-type",
+                            "/definitions/ft",
+                            ep);
                 }
                 List<FieldType> elem = createFts((MapNode) ft.get("element-field-type"), ep);
                 if (elem.size() != 1 || elem.getFirst() instanceof StructureType) {
-                    throw error(ft.get("element-field-type"), ep,
-                        "nested structure and dynamic array field types are not supported");
+                    throw error(
+                            ft.get("element-field-type"),
+                            ep,
+                            "nested structure and dynamic array field types are not supported");
                 }
                 if (cls.equals("static-array")) {
                     // not required by barectf's schema either (barectf then fails with a KeyError)
-                    return List.of(new StaticArrayType(longValue(required(ft, "length", path, Scalar.class), with(path, "length")),
-                        elem.getFirst()));
+                    return List.of(new StaticArrayType(
+                            longValue(required(ft, "length", path, Scalar.class), with(path, "length")),
+                            elem.getFirst()));
                 }
-                return List.of(new IntegerType(false, 32, 8, DisplayBase.DECIMAL), new DynamicArrayType(elem.getFirst()));
+                return List.of(
+                        new IntegerType(false, 32, 8, DisplayBase.DECIMAL), new DynamicArrayType(elem.getFirst()));
             }
             case "structure" -> {
                 int minAlign = alignment(ft, "minimum-alignment", 1, path);
-                List<Member> members = ft.get("members") instanceof ListNode l
-                    ? createMembers(l, with(path, "members")) : List.of();
+                List<Member> members =
+                        ft.get("members") instanceof ListNode l ? createMembers(l, with(path, "members")) : List.of();
                 return List.of(new StructureType(minAlign, members));
             }
             default -> throw new IllegalStateException("class " + cls + " passed barectf's schema");
@@ -199,12 +224,13 @@ final class ModelReader {
     private static IntegerType createInt(MapNode ft, boolean signed, List<Object> path) throws ConfigException {
         int size = (int) longValue(ft.get("size"), with(path, "size"));
         int align = alignment(ft, "alignment", size % 8 == 0 ? 8 : 1, path);
-        DisplayBase base = switch (ft.get("preferred-display-base") instanceof Scalar s ? (String) s.value() : "decimal") {
-            case "binary" -> DisplayBase.BINARY;
-            case "octal" -> DisplayBase.OCTAL;
-            case "hexadecimal" -> DisplayBase.HEXADECIMAL;
-            default -> DisplayBase.DECIMAL;
-        };
+        DisplayBase base =
+                switch (ft.get("preferred-display-base") instanceof Scalar s ? (String) s.value() : "decimal") {
+                    case "binary" -> DisplayBase.BINARY;
+                    case "octal" -> DisplayBase.OCTAL;
+                    case "hexadecimal" -> DisplayBase.HEXADECIMAL;
+                    default -> DisplayBase.DECIMAL;
+                };
         return new IntegerType(signed, size, align, base);
     }
 
@@ -242,8 +268,8 @@ final class ModelReader {
     }
 
     /** A feature: true is barectf's default type, false none, a mapping that type; absent is {@code dflt}. */
-    private <T extends FieldType> Optional<T> feature(MapNode features, String key, Optional<T> dflt, T defaultType,
-                                                      List<Object> path) throws ConfigException {
+    private <T extends FieldType> Optional<T> feature(
+            MapNode features, String key, Optional<T> dflt, T defaultType, List<Object> path) throws ConfigException {
         if (features == null || !features.has(key)) {
             return dflt;
         }
@@ -260,7 +286,9 @@ final class ModelReader {
     }
 
     private static int countMembers(YamlNode structNode) {
-        return structNode instanceof MapNode m && m.get("members") instanceof ListNode l ? l.items().size() : 0;
+        return structNode instanceof MapNode m && m.get("members") instanceof ListNode l
+                ? l.items().size()
+                : 0;
     }
 
     /** The configuration the checked, normalized node describes. */
@@ -279,13 +307,21 @@ final class ModelReader {
                     offS = off.has("seconds") ? longValue(off.get("seconds"), with(cp, "offset", "seconds")) : 0;
                     offC = off.has("cycles") ? longValue(off.get("cycles"), with(cp, "offset", "cycles")) : 0;
                 }
-                declaredClocks.put(c.getKey(), new ClockType(c.getKey(),
-                    cn.has("frequency") ? longValue(cn.get("frequency"), with(cp, "frequency")) : 1_000_000_000L,
-                    cn.has("uuid") ? Optional.of(UUID.fromString(string(cn.get("uuid")))) : Optional.empty(),
-                    cn.has("description") ? Optional.of(string(cn.get("description"))) : Optional.empty(),
-                    cn.has("precision") ? longValue(cn.get("precision"), with(cp, "precision")) : 0,
-                    offS, offC,
-                    cn.get("origin-is-unix-epoch") instanceof Scalar s && Boolean.TRUE.equals(s.value())));
+                declaredClocks.put(
+                        c.getKey(),
+                        new ClockType(
+                                c.getKey(),
+                                cn.has("frequency")
+                                        ? longValue(cn.get("frequency"), with(cp, "frequency"))
+                                        : 1_000_000_000L,
+                                cn.has("uuid")
+                                        ? Optional.of(UUID.fromString(string(cn.get("uuid"))))
+                                        : Optional.empty(),
+                                cn.has("description") ? Optional.of(string(cn.get("description"))) : Optional.empty(),
+                                cn.has("precision") ? longValue(cn.get("precision"), with(cp, "precision")) : 0,
+                                offS,
+                                offC,
+                                cn.get("origin-is-unix-epoch") instanceof Scalar s && Boolean.TRUE.equals(s.value())));
             }
         }
         clockTypes.putAll(declaredClocks);
@@ -296,24 +332,40 @@ final class ModelReader {
         }
         MapNode features = tt.map("$features");
         List<Object> fp = with(TRACE_TYPE, "$features");
-        Optional<IntegerType> magic = feature(features, "magic-field-type", Optional.of(IntegerType.unsigned(32)),
-            IntegerType.unsigned(32), fp);
+        Optional<IntegerType> magic = feature(
+                features, "magic-field-type", Optional.of(IntegerType.unsigned(32)), IntegerType.unsigned(32), fp);
         StaticArrayType defaultUuid = new StaticArrayType(16, IntegerType.unsigned(8));
-        Optional<StaticArrayType> uuidFt = feature(features, "uuid-field-type",
-            uuid.isPresent() ? Optional.of(defaultUuid) : Optional.empty(), defaultUuid, fp);
-        Optional<IntegerType> dstId = feature(features, "data-stream-type-id-field-type",
-            Optional.of(IntegerType.unsigned(64)), IntegerType.unsigned(64), fp);
+        Optional<StaticArrayType> uuidFt = feature(
+                features,
+                "uuid-field-type",
+                uuid.isPresent() ? Optional.of(defaultUuid) : Optional.empty(),
+                defaultUuid,
+                fp);
+        Optional<IntegerType> dstId = feature(
+                features,
+                "data-stream-type-id-field-type",
+                Optional.of(IntegerType.unsigned(64)),
+                IntegerType.unsigned(64),
+                fp);
         MapNode dstsNode = (MapNode) tt.get("data-stream-types");
         int dstCount = dstsNode.entries().size();
         YamlNode dstIdAt = features != null && features.has("data-stream-type-id-field-type")
-            ? features.get("data-stream-type-id-field-type") : tt;
+                ? features.get("data-stream-type-id-field-type")
+                : tt;
         if (dstId.isEmpty() && dstCount > 1) {
-            throw error(dstIdAt, with(fp, "data-stream-type-id-field-type"),
-                "a data stream type ID field type is required because the trace type has more than one data stream type");
+            throw error(
+                    dstIdAt,
+                    with(fp, "data-stream-type-id-field-type"),
+                    "a data stream type ID field type is required because the trace type has more than one data stream type");
         }
-        if (dstId.isPresent() && dstId.get().size() < 63 && dstCount > (1L << dstId.get().size())) {
-            throw error(dstIdAt, with(fp, "data-stream-type-id-field-type"), "field type's size (" + dstId.get().size()
-                + " bits) is too small to accommodate " + dstCount + " data stream types");
+        if (dstId.isPresent()
+                && dstId.get().size() < 63
+                && dstCount > (1L << dstId.get().size())) {
+            throw error(
+                    dstIdAt,
+                    with(fp, "data-stream-type-id-field-type"),
+                    "field type's size (" + dstId.get().size() + " bits) is too small to accommodate " + dstCount
+                            + " data stream types");
         }
         List<String> dstNames = new ArrayList<>(dstsNode.entries().keySet());
         dstNames.sort(Comparator.naturalOrder());
@@ -321,7 +373,9 @@ final class ModelReader {
         for (String name : dstNames) {
             dsts.add(createDst(name, dstNames.indexOf(name), (MapNode) dstsNode.get(name)));
         }
-        ByteOrder bo = "big-endian".equals(string(tt.get("native-byte-order"))) ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        ByteOrder bo = "big-endian".equals(string(tt.get("native-byte-order")))
+                ? ByteOrder.BIG_ENDIAN
+                : ByteOrder.LITTLE_ENDIAN;
         TraceType traceType = new TraceType(bo, uuid, new TraceTypeFeatures(magic, uuidFt, dstId), dsts);
         // environment
         MapNode trace = (MapNode) config.get("trace");
@@ -333,11 +387,17 @@ final class ModelReader {
         env.put("tracer_patch", 0L);
         if (trace.get("environment") instanceof MapNode envNode) {
             for (Map.Entry<String, YamlNode> e : envNode.entries().entrySet()) {
-                validateIdentifier(e.getKey(), e.getValue(), List.of("trace", "environment", e.getKey()),
-                    "environment variable name");
+                validateIdentifier(
+                        e.getKey(),
+                        e.getValue(),
+                        List.of("trace", "environment", e.getKey()),
+                        "environment variable name");
                 Object v = ((Scalar) e.getValue()).value();
-                env.put(e.getKey(), v instanceof BigInteger
-                    ? (Object) longValue(e.getValue(), List.of("trace", "environment", e.getKey())) : v);
+                env.put(
+                        e.getKey(),
+                        v instanceof BigInteger
+                                ? (Object) longValue(e.getValue(), List.of("trace", "environment", e.getKey()))
+                                : v);
             }
         }
         // default data stream type
@@ -346,8 +406,10 @@ final class ModelReader {
             YamlNode isDefault = ((MapNode) d.getValue()).get("$is-default");
             if (isDefault instanceof Scalar s && Boolean.TRUE.equals(s.value())) {
                 if (defaultDst != null) {
-                    throw error(isDefault, with(TRACE_TYPE, "data-stream-types", d.getKey(), "$is-default"),
-                        "duplicate default data stream type (`" + defaultDst + "` is already the default)");
+                    throw error(
+                            isDefault,
+                            with(TRACE_TYPE, "data-stream-types", d.getKey(), "$is-default"),
+                            "duplicate default data stream type (`" + defaultDst + "` is already the default)");
                 }
                 defaultDst = d.getKey();
             }
@@ -360,9 +422,12 @@ final class ModelReader {
             String cType = given instanceof Scalar s && s.value() instanceof String str ? str : "uint32_t";
             if (given != null && !C_TYPE.matcher(cType).matches()) {
                 // pasted into the generated C: only a type name, never code, a comment or a directive
-                throw error(given, with(TRACE_TYPE, "clock-types", ct.name(), "$c-type"), "not a C type name: `"
-                    + TerminalText.escape(cType) + "` (identifiers, `struct`/`union`/`enum` NAME,"
-                    + " `const`, `volatile`, `signed`, `unsigned` and `*` only)");
+                throw error(
+                        given,
+                        with(TRACE_TYPE, "clock-types", ct.name(), "$c-type"),
+                        "not a C type name: `"
+                                + TerminalText.escape(cType) + "` (identifiers, `struct`/`union`/`enum` NAME,"
+                                + " `const`, `volatile`, `signed`, `unsigned` and `*` only)");
             }
             cTypes.put(ct.name(), cType);
         }
@@ -383,19 +448,31 @@ final class ModelReader {
             } else if (prefix instanceof MapNode pm) {
                 idPrefix = string(pm.get("identifier"));
                 filePrefix = string(pm.get("file-name"));
-                checkPrefix(pm.get("identifier"), idPrefix, List.of("options", "code-generation", "prefix", "identifier"),
-                    IDENTIFIER_PREFIX, "the start of a C identifier");
-                checkPrefix(pm.get("file-name"), filePrefix, List.of("options", "code-generation", "prefix", "file-name"),
-                    FILE_PREFIX, "a file name in the output folder (letters, digits, `_`, `-`, `.`; no `/`)");
+                checkPrefix(
+                        pm.get("identifier"),
+                        idPrefix,
+                        List.of("options", "code-generation", "prefix", "identifier"),
+                        IDENTIFIER_PREFIX,
+                        "the start of a C identifier");
+                checkPrefix(
+                        pm.get("file-name"),
+                        filePrefix,
+                        List.of("options", "code-generation", "prefix", "file-name"),
+                        FILE_PREFIX,
+                        "a file name in the output folder (letters, digits, `_`, `-`, `.`; no `/`)");
             }
             if (cg.get("header") instanceof MapNode header) {
-                prefixDef = header.get("identifier-prefix-definition") instanceof Scalar s && Boolean.TRUE.equals(s.value());
+                prefixDef = header.get("identifier-prefix-definition") instanceof Scalar s
+                        && Boolean.TRUE.equals(s.value());
                 defDstDef = header.get("default-data-stream-type-name-definition") instanceof Scalar s
-                    && Boolean.TRUE.equals(s.value());
+                        && Boolean.TRUE.equals(s.value());
             }
         }
-        return new Configuration(new Trace(traceType, env), new CodeGenerationOptions(idPrefix, filePrefix,
-            Optional.ofNullable(defaultDst), prefixDef, defDstDef, cTypes), Optional.empty());
+        return new Configuration(
+                new Trace(traceType, env),
+                new CodeGenerationOptions(
+                        idPrefix, filePrefix, Optional.ofNullable(defaultDst), prefixDef, defDstDef, cTypes),
+                Optional.empty());
     }
 
     private DataStreamType createDst(String name, int id, MapNode dst) throws ConfigException {
@@ -417,12 +494,14 @@ final class ModelReader {
         List<Object> pp = with(dp, "$features", "packet");
         List<Object> ep = with(dp, "$features", "event-record");
         // total and content sizes cannot be disabled (barectf's schema only allows a type or true)
-        IntegerType totalSize = feature(pkt, "total-size-field-type", Optional.of(u64), u64, pp).orElseThrow();
-        IntegerType contentSize = feature(pkt, "content-size-field-type", Optional.of(u64), u64, pp).orElseThrow();
+        IntegerType totalSize =
+                feature(pkt, "total-size-field-type", Optional.of(u64), u64, pp).orElseThrow();
+        IntegerType contentSize = feature(pkt, "content-size-field-type", Optional.of(u64), u64, pp)
+                .orElseThrow();
         Optional<IntegerType> begTs = feature(pkt, "beginning-timestamp-field-type", clocked, u64, pp);
         Optional<IntegerType> endTs = feature(pkt, "end-timestamp-field-type", clocked, u64, pp);
-        Optional<IntegerType> disc = feature(pkt, "discarded-event-records-counter-snapshot-field-type",
-            Optional.of(u64), u64, pp);
+        Optional<IntegerType> disc =
+                feature(pkt, "discarded-event-records-counter-snapshot-field-type", Optional.of(u64), u64, pp);
         Optional<IntegerType> seq = feature(pkt, "sequence-number-field-type", Optional.empty(), u64, pp);
         Optional<IntegerType> typeId = feature(er, "type-id-field-type", Optional.of(u64), u64, ep);
         Optional<IntegerType> ts = feature(er, "timestamp-field-type", clocked, u64, ep);
@@ -430,27 +509,41 @@ final class ModelReader {
         int ertCount = ertsNode.entries().size();
         YamlNode typeIdAt = er != null && er.has("type-id-field-type") ? er.get("type-id-field-type") : dst;
         if (typeId.isEmpty() && ertCount > 1) {
-            throw error(typeIdAt, with(ep, "type-id-field-type"), "an event record type ID field type is required "
-                + "because the data stream type has more than one event record type");
+            throw error(
+                    typeIdAt,
+                    with(ep, "type-id-field-type"),
+                    "an event record type ID field type is required "
+                            + "because the data stream type has more than one event record type");
         }
-        if (typeId.isPresent() && typeId.get().size() < 63 && ertCount > (1L << typeId.get().size())) {
-            throw error(typeIdAt, with(ep, "type-id-field-type"), "field type's size (" + typeId.get().size()
-                + " bits) is too small to accommodate " + ertCount + " event record types");
+        if (typeId.isPresent()
+                && typeId.get().size() < 63
+                && ertCount > (1L << typeId.get().size())) {
+            throw error(
+                    typeIdAt,
+                    with(ep, "type-id-field-type"),
+                    "field type's size (" + typeId.get().size() + " bits) is too small to accommodate " + ertCount
+                            + " event record types");
         }
         List<Member> extra = List.of();
         if (dst.get("packet-context-field-type-extra-members") instanceof ListNode extraNode) {
             List<Object> xp = with(dp, "packet-context-field-type-extra-members");
             extra = createMembers(extraNode, xp);
-            Set<String> reserved = Set.of("packet_size", "content_size", "timestamp_begin", "timestamp_end",
-                "events_discarded", "packet_seq_num");
+            Set<String> reserved = Set.of(
+                    "packet_size",
+                    "content_size",
+                    "timestamp_begin",
+                    "timestamp_end",
+                    "events_discarded",
+                    "packet_seq_num");
             for (Member m : extra) {
                 if (reserved.contains(m.name())) {
                     throw error(extraNode, xp, "packet context field type member name `" + m.name() + "` is reserved");
                 }
             }
         }
-        int headerAndCommon = (typeId.isPresent() ? 1 : 0) + (ts.isPresent() ? 1 : 0)
-            + countMembers(dst.get("event-record-common-context-field-type"));
+        int headerAndCommon = (typeId.isPresent() ? 1 : 0)
+                + (ts.isPresent() ? 1 : 0)
+                + countMembers(dst.get("event-record-common-context-field-type"));
         List<String> ertNames = new ArrayList<>(ertsNode.entries().keySet());
         ertNames.sort(Comparator.naturalOrder());
         // barectf builds the event record types before the common context: keep its order of checks
@@ -459,20 +552,32 @@ final class ModelReader {
             MapNode ert = (MapNode) ertsNode.get(ertName);
             List<Object> erp = with(dp, "event-record-types", ertName);
             validateIdentifier(ertName, ert, erp, "event record type name");
-            int count = headerAndCommon + countMembers(ert.get("specific-context-field-type"))
-                + countMembers(ert.get("payload-field-type"));
+            int count = headerAndCommon
+                    + countMembers(ert.get("specific-context-field-type"))
+                    + countMembers(ert.get("payload-field-type"));
             if (count == 0) {
                 throw error(ert, erp, "event record type is empty (no members)");
             }
             Optional<Long> ll = ert.get("log-level") instanceof Scalar s && s.value() instanceof BigInteger
-                ? Optional.of(longValue(s, with(erp, "log-level"))) : Optional.empty();
-            erts.add(new EventRecordType(ertName, ertNames.indexOf(ertName), ll,
-                structFt(ert, "specific-context-field-type", erp), structFt(ert, "payload-field-type", erp)));
+                    ? Optional.of(longValue(s, with(erp, "log-level")))
+                    : Optional.empty();
+            erts.add(new EventRecordType(
+                    ertName,
+                    ertNames.indexOf(ertName),
+                    ll,
+                    structFt(ert, "specific-context-field-type", erp),
+                    structFt(ert, "payload-field-type", erp)));
         }
         erts.sort(Comparator.comparing(EventRecordType::name));
         Optional<StructureType> common = structFt(dst, "event-record-common-context-field-type", dp);
-        return new DataStreamType(name, id, defClock,
-            new PacketFeatures(totalSize, contentSize, begTs, endTs, disc, seq),
-            new EventRecordFeatures(typeId, ts), extra, common, erts);
+        return new DataStreamType(
+                name,
+                id,
+                defClock,
+                new PacketFeatures(totalSize, contentSize, begTs, endTs, disc, seq),
+                new EventRecordFeatures(typeId, ts),
+                extra,
+                common,
+                erts);
     }
 }

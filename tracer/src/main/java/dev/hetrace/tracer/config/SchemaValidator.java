@@ -26,13 +26,29 @@ import org.yaml.snakeyaml.Yaml;
 final class SchemaValidator {
     private static final String ID_PREFIX = "https://barectf.org/schemas/";
     private static final List<String> SCHEMAS = List.of(
-        "common/common",
-        "2/clock-type-pre-include", "2/config-min", "2/config-pre-field-type-expansion", "2/config-pre-include",
-        "2/config", "2/dst-pre-include", "2/ert-pre-include", "2/field-type", "2/include-prop",
-        "2/metadata-pre-include", "2/trace-type-pre-include",
-        "3/clock-type-pre-include", "3/config-pre-field-type-expansion", "3/config-pre-include",
-        "3/config-pre-log-level-alias-sub", "3/config", "3/dst-pre-include", "3/ert-pre-include",
-        "3/field-type", "3/include-prop", "3/trace-pre-include", "3/trace-type-pre-include");
+            "common/common",
+            "2/clock-type-pre-include",
+            "2/config-min",
+            "2/config-pre-field-type-expansion",
+            "2/config-pre-include",
+            "2/config",
+            "2/dst-pre-include",
+            "2/ert-pre-include",
+            "2/field-type",
+            "2/include-prop",
+            "2/metadata-pre-include",
+            "2/trace-type-pre-include",
+            "3/clock-type-pre-include",
+            "3/config-pre-field-type-expansion",
+            "3/config-pre-include",
+            "3/config-pre-log-level-alias-sub",
+            "3/config",
+            "3/dst-pre-include",
+            "3/ert-pre-include",
+            "3/field-type",
+            "3/include-prop",
+            "3/trace-pre-include",
+            "3/trace-type-pre-include");
     private static final Map<String, Object> STORE = loadStore();
     private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
@@ -45,7 +61,8 @@ final class SchemaValidator {
         Map<String, Object> store = new HashMap<>();
         Yaml yaml = new Yaml();
         for (String name : SCHEMAS) {
-            try (InputStream in = SchemaValidator.class.getResourceAsStream("/dev/hetrace/tracer/schemas/" + name + ".yaml")) {
+            try (InputStream in =
+                    SchemaValidator.class.getResourceAsStream("/dev/hetrace/tracer/schemas/" + name + ".yaml")) {
                 Map<?, ?> schema = yaml.load(Objects.requireNonNull(in, name));
                 store.put((String) schema.get("$id"), schema);
             } catch (IOException e) {
@@ -111,25 +128,50 @@ final class SchemaValidator {
                             yield null;
                         }
                     }
-                    yield fail(path, node, "expected one of " + listText((List<Object>) v) + ", got " + valueText(node));
+                    yield fail(
+                            path, node, "expected one of " + listText((List<Object>) v) + ", got " + valueText(node));
                 }
-                case "const" -> jsonEquals(v, node) ? null
-                    : fail(path, node, "expected " + literal(v) + ", got " + valueText(node));
-                case "minimum" -> number(node) != null && number(node).compareTo(new BigDecimal(v.toString())) < 0
-                    ? fail(path, node, "expected a value >= " + v + ", got " + valueText(node)) : null;
-                case "maximum" -> number(node) != null && number(node).compareTo(new BigDecimal(v.toString())) > 0
-                    ? fail(path, node, "expected a value <= " + v + ", got " + valueText(node)) : null;
-                case "pattern" -> node instanceof Scalar s && s.value() instanceof String str
-                        && !pattern((String) v).matcher(str).find()
-                    ? fail(path, node, "`" + str + "` does not match the pattern " + v) : null;
-                case "minItems" -> node instanceof ListNode l && l.items().size() < ((Number) v).intValue()
-                    ? fail(path, node, "expected at least " + v + " item(s)") : null;
-                case "maxItems" -> node instanceof ListNode l && l.items().size() > ((Number) v).intValue()
-                    ? fail(path, node, "expected at most " + v + " item(s)") : null;
-                case "minProperties" -> node instanceof MapNode m && m.entries().size() < ((Number) v).intValue()
-                    ? fail(path, node, "expected at least " + v + " propert" + (((Number) v).intValue() == 1 ? "y" : "ies")) : null;
-                case "maxProperties" -> node instanceof MapNode m && m.entries().size() > ((Number) v).intValue()
-                    ? fail(path, node, "expected at most " + v + " propert" + (((Number) v).intValue() == 1 ? "y" : "ies")) : null;
+                case "const" ->
+                    jsonEquals(v, node)
+                            ? null
+                            : fail(path, node, "expected " + literal(v) + ", got " + valueText(node));
+                case "minimum" ->
+                    number(node) != null && number(node).compareTo(new BigDecimal(v.toString())) < 0
+                            ? fail(path, node, "expected a value >= " + v + ", got " + valueText(node))
+                            : null;
+                case "maximum" ->
+                    number(node) != null && number(node).compareTo(new BigDecimal(v.toString())) > 0
+                            ? fail(path, node, "expected a value <= " + v + ", got " + valueText(node))
+                            : null;
+                case "pattern" ->
+                    node instanceof Scalar s
+                                    && s.value() instanceof String str
+                                    && !pattern((String) v).matcher(str).find()
+                            ? fail(path, node, "`" + str + "` does not match the pattern " + v)
+                            : null;
+                case "minItems" ->
+                    node instanceof ListNode l && l.items().size() < ((Number) v).intValue()
+                            ? fail(path, node, "expected at least " + v + " item(s)")
+                            : null;
+                case "maxItems" ->
+                    node instanceof ListNode l && l.items().size() > ((Number) v).intValue()
+                            ? fail(path, node, "expected at most " + v + " item(s)")
+                            : null;
+                case "minProperties" ->
+                    node instanceof MapNode m && m.entries().size() < ((Number) v).intValue()
+                            ? fail(
+                                    path,
+                                    node,
+                                    "expected at least " + v + " propert"
+                                            + (((Number) v).intValue() == 1 ? "y" : "ies"))
+                            : null;
+                case "maxProperties" ->
+                    node instanceof MapNode m && m.entries().size() > ((Number) v).intValue()
+                            ? fail(
+                                    path,
+                                    node,
+                                    "expected at most " + v + " propert" + (((Number) v).intValue() == 1 ? "y" : "ies"))
+                            : null;
                 case "required" -> {
                     if (node instanceof MapNode m) {
                         for (Object key : (List<Object>) v) {
@@ -180,7 +222,8 @@ final class SchemaValidator {
                             if (d.getValue() instanceof List<?> keys) {
                                 for (Object k : keys) {
                                     if (!m.has((String) k)) {
-                                        yield fail(path, node, "property `" + d.getKey() + "` needs property `" + k + "`");
+                                        yield fail(
+                                                path, node, "property `" + d.getKey() + "` needs property `" + k + "`");
                                     }
                                 }
                             } else {
@@ -196,9 +239,11 @@ final class SchemaValidator {
                 case "items" -> {
                     if (node instanceof ListNode l) {
                         for (int i = 0; i < l.items().size(); i++) {
-                            Object itemSchema = v instanceof List<?> tuple ? (i < tuple.size() ? tuple.get(i) : null) : v;
+                            Object itemSchema =
+                                    v instanceof List<?> tuple ? (i < tuple.size() ? tuple.get(i) : null) : v;
                             if (itemSchema != null) {
-                                Failure cf = check(itemSchema, docRoot, l.items().get(i), with(path, i));
+                                Failure cf =
+                                        check(itemSchema, docRoot, l.items().get(i), with(path, i));
                                 if (cf != null) {
                                     yield cf;
                                 }
@@ -238,12 +283,19 @@ final class SchemaValidator {
                             failures.add(cf);
                         }
                     }
-                    yield matches == 1 ? null
-                        : matches == 0 ? best(failures, path, node)
-                        : fail(path, node, "ambiguous value: it matches more than one of the allowed forms");
+                    yield matches == 1
+                            ? null
+                            : matches == 0
+                                    ? best(failures, path, node)
+                                    : fail(
+                                            path,
+                                            node,
+                                            "ambiguous value: it matches more than one of the allowed forms");
                 }
-                case "not" -> check(v, docRoot, node, path) == null
-                    ? fail(path, node, valueText(node) + " is not allowed here") : null;
+                case "not" ->
+                    check(v, docRoot, node, path) == null
+                            ? fail(path, node, valueText(node) + " is not allowed here")
+                            : null;
                 case "if" -> {
                     boolean ok = check(v, docRoot, node, path) == null;
                     Object branch = schema.get(ok ? "then" : "else");
@@ -253,8 +305,11 @@ final class SchemaValidator {
                     Failure cf = check(branch, docRoot, node, path);
                     if (cf != null && !ok && cf.path().equals(path) && isTypeOnly(v) && isTypeOnly(branch)) {
                         // "if integer then >= 1 else null": say both accepted kinds, not just the else one
-                        cf = fail(path, node, "expected " + typeText(((Map<?, ?>) v).get("type")) + " or "
-                            + typeText(((Map<?, ?>) branch).get("type")) + ", got " + YamlNode.kind(node));
+                        cf = fail(
+                                path,
+                                node,
+                                "expected " + typeText(((Map<?, ?>) v).get("type")) + " or "
+                                        + typeText(((Map<?, ?>) branch).get("type")) + ", got " + YamlNode.kind(node));
                     }
                     yield cf;
                 }
@@ -288,12 +343,15 @@ final class SchemaValidator {
                 msgs.add(f.message());
             }
         }
-        return fail(path, node, msgs.size() == 1 ? msgs.get(0) : "matches none of the allowed forms (" + String.join("; ", msgs) + ")");
+        return fail(
+                path,
+                node,
+                msgs.size() == 1 ? msgs.get(0) : "matches none of the allowed forms (" + String.join("; ", msgs) + ")");
     }
 
     @SuppressWarnings("unchecked")
-    private static Failure checkAdditional(Map<String, Object> schema, Object additional, Object docRoot,
-                                           YamlNode node, List<Object> path) {
+    private static Failure checkAdditional(
+            Map<String, Object> schema, Object additional, Object docRoot, YamlNode node, List<Object> path) {
         if (!(node instanceof MapNode m)) {
             return null;
         }
@@ -440,7 +498,11 @@ final class SchemaValidator {
     }
 
     private static String valueText(YamlNode node) {
-        return node instanceof Scalar s && (s.value() instanceof String || s.value() instanceof BigInteger
-            || s.value() instanceof Boolean) ? "`" + s.value() + "`" : YamlNode.kind(node);
+        return node instanceof Scalar s
+                        && (s.value() instanceof String
+                                || s.value() instanceof BigInteger
+                                || s.value() instanceof Boolean)
+                ? "`" + s.value() + "`"
+                : YamlNode.kind(node);
     }
 }

@@ -95,15 +95,21 @@ final class V2Converter {
             return;
         }
         List<Object> mp = List.of("metadata");
-        inc.resolveFtAlias(aliases, (MapNode) meta.get("trace"), "packet-header-type",
-            with(mp, "trace", "packet-header-type"), null);
-        for (Map.Entry<String, YamlNode> s : ((MapNode) meta.get("streams")).entries().entrySet()) {
+        inc.resolveFtAlias(
+                aliases,
+                (MapNode) meta.get("trace"),
+                "packet-header-type",
+                with(mp, "trace", "packet-header-type"),
+                null);
+        for (Map.Entry<String, YamlNode> s :
+                ((MapNode) meta.get("streams")).entries().entrySet()) {
             MapNode dst = (MapNode) s.getValue();
             List<Object> sp = with(mp, "streams", s.getKey());
             for (String k : List.of("packet-context-type", "event-header-type", "event-context-type")) {
                 inc.resolveFtAlias(aliases, dst, k, with(sp, k), null);
             }
-            for (Map.Entry<String, YamlNode> ev : ((MapNode) dst.get("events")).entries().entrySet()) {
+            for (Map.Entry<String, YamlNode> ev :
+                    ((MapNode) dst.get("events")).entries().entrySet()) {
                 MapNode ert = (MapNode) ev.getValue();
                 for (String k : List.of("context-type", "payload-type")) {
                     inc.resolveFtAlias(aliases, ert, k, with(sp, "events", ev.getKey(), k), null);
@@ -179,7 +185,8 @@ final class V2Converter {
         MapNode headerFields = v2Trace.get("packet-header-type") instanceof MapNode ph ? ph.map("fields") : null;
         setFeature(features, "magic-field-type", convFtIfExists(headerFields, "magic"), v2Trace.mark());
         setFeature(features, "uuid-field-type", convFtIfExists(headerFields, "uuid"), v2Trace.mark());
-        setFeature(features, "data-stream-type-id-field-type", convFtIfExists(headerFields, "stream_id"), v2Trace.mark());
+        setFeature(
+                features, "data-stream-type-id-field-type", convFtIfExists(headerFields, "stream_id"), v2Trace.mark());
         traceType.put("$features", features);
         MapNode streams = (MapNode) meta.get("streams");
         MapNode dsts = new MapNode(streams.mark());
@@ -189,8 +196,10 @@ final class V2Converter {
         traceType.put("data-stream-types", dsts);
         if (meta.get("$default-stream") instanceof Scalar def && def.value() != null) {
             if (!(dsts.get(String.valueOf(def.value())) instanceof MapNode d)) {
-                throw new ConfigException(def.mark(), "$.metadata.$default-stream",
-                    "data stream type `" + def.value() + "` does not exist");
+                throw new ConfigException(
+                        def.mark(),
+                        "$.metadata.$default-stream",
+                        "data stream type `" + def.value() + "` does not exist");
             }
             d.put("$is-default", new Scalar(def.mark(), true));
         }
@@ -208,16 +217,19 @@ final class V2Converter {
         MapNode pktCtxFields = pktCtx.map("fields");
         if (pktCtxFields == null) {
             // the schema's `required` does not apply to a null `fields`; barectf then fails with a TypeError
-            throw new ConfigException(pktCtx.mark(), ConfigPaths.format(with(path, "packet-context-type", "fields")),
-                "expected a mapping holding `packet_size` and `content_size`");
+            throw new ConfigException(
+                    pktCtx.mark(),
+                    ConfigPaths.format(with(path, "packet-context-type", "fields")),
+                    "expected a mapping holding `packet_size` and `content_size`");
         }
         MapNode erHeaderFields = v2Dst.get("event-header-type") instanceof MapNode eh ? eh.map("fields") : null;
         String beginClock = mappedClock(pktCtxFields.get("timestamp_begin"));
         String endClock = mappedClock(pktCtxFields.get("timestamp_end"));
         if (beginClock != null && endClock != null && !beginClock.equals(endClock)) {
-            throw new ConfigException(pktCtxFields.get("timestamp_end").mark(),
-                ConfigPaths.format(with(path, "packet-context-type", "fields", "timestamp_end")),
-                "`timestamp_begin` and `timestamp_end` are not mapped to the same clock type");
+            throw new ConfigException(
+                    pktCtxFields.get("timestamp_end").mark(),
+                    ConfigPaths.format(with(path, "packet-context-type", "fields", "timestamp_end")),
+                    "`timestamp_begin` and `timestamp_end` are not mapped to the same clock type");
         }
         String defClock = null;
         Mark defClockMark = null;
@@ -243,16 +255,24 @@ final class V2Converter {
         pkt.put("content-size-field-type", convFt(pktCtxFields.get("content_size")));
         setFeature(pkt, "beginning-timestamp-field-type", convFtIfExists(pktCtxFields, "timestamp_begin"), pkt.mark());
         setFeature(pkt, "end-timestamp-field-type", convFtIfExists(pktCtxFields, "timestamp_end"), pkt.mark());
-        setFeature(pkt, "discarded-event-records-counter-snapshot-field-type",
-            convFtIfExists(pktCtxFields, "events_discarded"), pkt.mark());
+        setFeature(
+                pkt,
+                "discarded-event-records-counter-snapshot-field-type",
+                convFtIfExists(pktCtxFields, "events_discarded"),
+                pkt.mark());
         setFeature(er, "type-id-field-type", convFtIfExists(erHeaderFields, "id"), er.mark());
         setFeature(er, "timestamp-field-type", convFtIfExists(erHeaderFields, "timestamp"), er.mark());
         features.put("packet", pkt);
         features.put("event-record", er);
         dst.put("$features", features);
         ListNode extra = new ListNode(pktCtxFields.mark());
-        List<String> ctfNames = List.of("packet_size", "content_size", "timestamp_begin", "timestamp_end",
-            "events_discarded", "packet_seq_num");
+        List<String> ctfNames = List.of(
+                "packet_size",
+                "content_size",
+                "timestamp_begin",
+                "timestamp_end",
+                "events_discarded",
+                "packet_seq_num");
         for (Map.Entry<String, YamlNode> f : pktCtxFields.entries().entrySet()) {
             if (!ctfNames.contains(f.getKey())) {
                 extra.items().add(member(f.getKey(), convFt(f.getValue())));
@@ -265,7 +285,8 @@ final class V2Converter {
             dst.put("event-record-common-context-field-type", convFt(ec));
         }
         MapNode erts = new MapNode(v2Dst.get("events").mark());
-        for (Map.Entry<String, YamlNode> e : ((MapNode) v2Dst.get("events")).entries().entrySet()) {
+        for (Map.Entry<String, YamlNode> e :
+                ((MapNode) v2Dst.get("events")).entries().entrySet()) {
             MapNode v2Ert = (MapNode) e.getValue();
             MapNode ert = new MapNode(v2Ert.mark());
             copyIfExists(ert, v2Ert, "log-level", "log-level");
@@ -282,8 +303,11 @@ final class V2Converter {
     }
 
     private static String mappedClock(YamlNode intFt) {
-        if (intFt instanceof MapNode m && m.get("property-mappings") instanceof ListNode pm && !pm.items().isEmpty()
-                && pm.items().getFirst() instanceof MapNode first && first.get("name") instanceof Scalar name) {
+        if (intFt instanceof MapNode m
+                && m.get("property-mappings") instanceof ListNode pm
+                && !pm.items().isEmpty()
+                && pm.items().getFirst() instanceof MapNode first
+                && first.get("name") instanceof Scalar name) {
             return String.valueOf(name.value());
         }
         return null;
@@ -383,7 +407,8 @@ final class V2Converter {
         c.put("class", new Scalar(c.get("class").mark(), "real"));
         rename(c, "align", "alignment");
         MapNode size = (MapNode) c.get("size");
-        BigInteger total = ((BigInteger) ((Scalar) size.get("exp")).value()).add((BigInteger) ((Scalar) size.get("mant")).value());
+        BigInteger total =
+                ((BigInteger) ((Scalar) size.get("exp")).value()).add((BigInteger) ((Scalar) size.get("mant")).value());
         c.put("size", new Scalar(size.mark(), total));
         return c;
     }

@@ -60,8 +60,10 @@ public final class YamlLoader {
             root = new Yaml(options).compose(reader);
         } catch (MarkedYAMLException e) {
             org.yaml.snakeyaml.error.Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-            throw new ConfigException(m == null ? null : new Mark(file, m.getLine() + 1, m.getColumn() + 1), null,
-                "invalid YAML: " + e.getProblem());
+            throw new ConfigException(
+                    m == null ? null : new Mark(file, m.getLine() + 1, m.getColumn() + 1),
+                    null,
+                    "invalid YAML: " + e.getProblem());
         } catch (YAMLException e) {
             throw new ConfigException(new Mark(file, 1, 1), null, "invalid YAML: " + e.getMessage());
         }
@@ -145,10 +147,12 @@ public final class YamlLoader {
     }
 
     private static String keyText(Scalar key) {
-        return key.value() == null ? "None" : switch (key.value()) {
-            case Boolean b -> b ? "True" : "False";
-            default -> key.value().toString();
-        };
+        return key.value() == null
+                ? "None"
+                : switch (key.value()) {
+                    case Boolean b -> b ? "True" : "False";
+                    default -> key.value().toString();
+                };
     }
 
     private static ConfigException unknownTag(Mark mark, Tag tag) {

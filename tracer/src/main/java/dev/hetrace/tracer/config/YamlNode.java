@@ -113,8 +113,11 @@ public sealed interface YamlNode permits YamlNode.MapNode, YamlNode.ListNode, Ya
      */
     record Scalar(Mark mark, Object value) implements YamlNode {
         public Scalar {
-            if (value != null && !(value instanceof Boolean || value instanceof BigInteger
-                    || value instanceof Double || value instanceof String)) {
+            if (value != null
+                    && !(value instanceof Boolean
+                            || value instanceof BigInteger
+                            || value instanceof Double
+                            || value instanceof String)) {
                 throw new IllegalArgumentException("scalar of " + value.getClass());
             }
         }

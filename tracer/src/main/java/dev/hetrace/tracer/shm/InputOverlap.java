@@ -30,13 +30,13 @@ final class InputOverlap {
             Path realIn = resolved(in);
             if (realIn.startsWith(realDir) || holds(dir, realIn)) {
                 throw new IllegalArgumentException(dir + ": " + (realIn.equals(realDir) ? "is " : "holds ") + in
-                    + ", which the collector reads: write the trace elsewhere");
+                        + ", which the collector reads: write the trace elsewhere");
             }
             for (Path w : written) {
                 Path realW = resolved(w);
                 if (realIn.startsWith(realW) || holds(w, realIn)) {
                     throw new IllegalArgumentException(w + ": the collector would write it, but it is " + in
-                        + ", which the collector reads: write the trace elsewhere");
+                            + ", which the collector reads: write the trace elsewhere");
                 }
             }
         }

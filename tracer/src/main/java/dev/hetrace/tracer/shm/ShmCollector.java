@@ -35,11 +35,20 @@ public final class ShmCollector implements AutoCloseable {
      * {@code refused} slots that held no packet of the trace (given back, not written), the
      * first of them with why in {@code firstRefusal} (null if none).
      */
-    public record RingStats(Path region, long coreId, boolean attached, boolean done, long packets, long bytes,
-                            long eventsDiscarded, long refused, String firstRefusal) {}
+    public record RingStats(
+            Path region,
+            long coreId,
+            boolean attached,
+            boolean done,
+            long packets,
+            long bytes,
+            long eventsDiscarded,
+            long refused,
+            String firstRefusal) {}
 
     /** Idle polls spent spinning before parking: a busy ring is drained without sleeping. */
     private static final int SPINS = 100;
+
     private static final long PARK_NANOS = 200_000;
 
     private final List<ShmRing> rings = new ArrayList<>();
@@ -47,6 +56,7 @@ public final class ShmCollector implements AutoCloseable {
     private volatile boolean stopRequested;
     /** A drain thread failed: the others stop too. */
     private volatile boolean failed;
+
     private final BooleanSupplier stopping = () -> stopRequested || failed;
 
     /** The trace's metadata, made when the first producer is seen. */
@@ -70,9 +80,11 @@ public final class ShmCollector implements AutoCloseable {
     private static final String METADATA_TMP = ".metadata.tmp";
     /** What the collector reads, and the files it writes: kept apart ({@link InputOverlap}). */
     private final List<Path> inputs;
+
     private final List<Path> written;
     /** The metadata, compiled, once written: each slot is checked against it. */
     private PacketCheck.Packets packets;
+
     private UUID producersUuid;
 
     /**
@@ -95,8 +107,13 @@ public final class ShmCollector implements AutoCloseable {
      * @throws IllegalArgumentException if two regions name the same stream file, or the trace
      *                                  directory or a file written in it is or holds an input
      */
-    public ShmCollector(List<Path> regions, List<Path> otherInputs, Path traceDir, MetadataSource metadataSource,
-                        Consumer<Path> waitingFor) throws IOException {
+    public ShmCollector(
+            List<Path> regions,
+            List<Path> otherInputs,
+            Path traceDir,
+            MetadataSource metadataSource,
+            Consumer<Path> waitingFor)
+            throws IOException {
         this.traceDir = traceDir;
         this.metadataSource = metadataSource;
         Set<String> names = new HashSet<>();
@@ -105,7 +122,7 @@ public final class ShmCollector implements AutoCloseable {
             String name = r.getFileName().toString();
             if (name.equals(METADATA) || name.equals(METADATA_TMP) || !names.add(name)) {
                 throw new IllegalArgumentException(r + ": the regions' file names name the stream files: they must"
-                    + " differ from each other and from '" + METADATA + "'");
+                        + " differ from each other and from '" + METADATA + "'");
             }
             rings.add(new ShmRing(r, traceDir.resolve(name), waitingFor));
             written.add(traceDir.resolve(name));
@@ -130,20 +147,25 @@ public final class ShmCollector implements AutoCloseable {
             byte[] metadata = metadataSource.bytes(u);
             PacketCheck.Packets compiled;
             try {
-                compiled = PacketCheck.Packets.of(MetadataReader.parse(metadata, w -> { }));
+                compiled = PacketCheck.Packets.of(MetadataReader.parse(metadata, w -> {}));
             } catch (MetadataException e) {
                 throw new IOException("the metadata cannot describe the producers' packets: " + e.getMessage(), e);
             }
             // renamed into place: a reader never sees half a metadata file
             Path tmp = traceDir.resolve(METADATA_TMP);
             Files.write(tmp, metadata);
-            Files.move(tmp, traceDir.resolve(METADATA), StandardCopyOption.REPLACE_EXISTING,
-                StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    tmp,
+                    traceDir.resolve(METADATA),
+                    StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
             packets = compiled;
             producersUuid = u;
         } else if (!Objects.equals(u, producersUuid)) {
-            throw new ShmRingException(ring.region, "its tracer writes trace UUID " + u + ", another region's "
-                + producersUuid + ": they are not one trace");
+            throw new ShmRingException(
+                    ring.region,
+                    "its tracer writes trace UUID " + u + ", another region's " + producersUuid
+                            + ": they are not one trace");
         }
         ring.openStream(packets);
     }
@@ -189,17 +211,19 @@ public final class ShmCollector implements AutoCloseable {
         List<Thread> drainers = new ArrayList<>();
         for (int t = 0; t < n; t++) {
             List<ShmRing> share = shares.get(t);
-            drainers.add(CtfReader.decodingThreads().name("hetrace-collect-" + t).start(() -> {
-                try {
-                    drainLoop(share, null, 0);
-                } catch (Throwable e) {
-                    if (failure.compareAndSet(null, e)) {
-                        failed = true;
-                    } else {
-                        failure.get().addSuppressed(e);
-                    }
-                }
-            }));
+            drainers.add(CtfReader.decodingThreads()
+                    .name("hetrace-collect-" + t)
+                    .start(() -> {
+                        try {
+                            drainLoop(share, null, 0);
+                        } catch (Throwable e) {
+                            if (failure.compareAndSet(null, e)) {
+                                failed = true;
+                            } else {
+                                failure.get().addSuppressed(e);
+                            }
+                        }
+                    }));
         }
         boolean interrupted = false;
         for (Thread d : drainers) {

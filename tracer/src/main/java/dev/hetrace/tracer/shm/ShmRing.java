@@ -44,6 +44,7 @@ final class ShmRing implements AutoCloseable {
     private MappedFiles.Mapping mapping;
     /** The whole region as one buffer, or null if it exceeds the 2 GiB a ByteBuffer spans. */
     private ByteBuffer view;
+
     private boolean bigEndian;
     private int slotSize;
     private int slotCount;
@@ -57,13 +58,16 @@ final class ShmRing implements AutoCloseable {
     private long consumed;
     /** Read by other threads for progress and the summary. */
     private volatile long packets;
+
     private volatile long bytes;
     /** Slots that held no packet of the trace: given back, not written. */
     private volatile long refused;
+
     private volatile String firstRefusal;
     private volatile boolean finished;
     /** Set once attached, after the fields the summary reads (for threads other than the draining one). */
     private volatile boolean published;
+
     private long discardedAtClose;
 
     /**
@@ -91,11 +95,11 @@ final class ShmRing implements AutoCloseable {
             size = Files.size(region);
         } catch (NoSuchFileException e) {
             if (waitingFor == null) {
-                throw new ShmRingException(region, "no such region file (its producer creates it; to wait for it:"
-                    + " --wait)");
+                throw new ShmRingException(
+                        region, "no such region file (its producer creates it; to wait for it:" + " --wait)");
             }
             waitingFor.accept(region);
-            waitingFor = p -> { };
+            waitingFor = p -> {};
             return false;
         }
         if (size < HEADER_SIZE) {
@@ -122,17 +126,23 @@ final class ShmRing implements AutoCloseable {
             byte[] id = header.asSlice(OFF_UUID, 16).toArray(ValueLayout.JAVA_BYTE);
             a.close();
             if (version != VERSION || headerSize != HEADER_SIZE) {
-                throw new ShmRingException(region, "shm-ring version %d (header %d bytes); this collector reads version %d"
-                    .formatted(version, headerSize, VERSION));
+                throw new ShmRingException(
+                        region,
+                        "shm-ring version %d (header %d bytes); this collector reads version %d"
+                                .formatted(version, headerSize, VERSION));
             }
-            if (slot == 0 || slot % SLOT_ALIGNMENT != 0 || slot > Integer.MAX_VALUE - 8 || count == 0
+            if (slot == 0
+                    || slot % SLOT_ALIGNMENT != 0
+                    || slot > Integer.MAX_VALUE - 8
+                    || count == 0
                     || count > MAX_SLOT_COUNT) {
                 throw new ShmRingException(region, "invalid ring: %d slots of %d bytes".formatted(count, slot));
             }
             long regionSize = regionSize(slot, count);
             if (ch.size() < regionSize) {
-                throw new ShmRingException(region, "%d bytes, but %d slots of %d bytes need %d"
-                    .formatted(ch.size(), count, slot, regionSize));
+                throw new ShmRingException(
+                        region,
+                        "%d bytes, but %d slots of %d bytes need %d".formatted(ch.size(), count, slot, regionSize));
             }
             arena = Arena.ofShared();
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize, arena);
@@ -155,8 +165,8 @@ final class ShmRing implements AutoCloseable {
      */
     void openStream(PacketCheck.Packets packets) throws IOException {
         check = new PacketCheck(packets, region, segment);
-        out = FileChannel.open(streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING);
+        out = FileChannel.open(
+                streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     /**
@@ -171,8 +181,10 @@ final class ShmRing implements AutoCloseable {
         // modulo 2^32: a 32-bit producer may publish only the low half atomically
         int available = (int) produced - (int) consumed;
         if (available < 0 || available > slotCount) {
-            throw new ShmRingException(region, "inconsistent indexes: %d packets published, %d drained, %d slots"
-                .formatted(produced, consumed, slotCount));
+            throw new ShmRingException(
+                    region,
+                    "inconsistent indexes: %d packets published, %d drained, %d slots"
+                            .formatted(produced, consumed, slotCount));
         }
         int n = 0;
         while (n < available && !stop.getAsBoolean()) {
@@ -211,8 +223,9 @@ final class ShmRing implements AutoCloseable {
     /** Whether the producer said it is done and every packet it published is drained. */
     boolean finished() {
         if (!finished && segment != null) {
-            int done = bigEndian ? (int) INT_BE_VH.getAcquire(segment, (long) OFF_DONE)
-                : (int) INT_LE_VH.getAcquire(segment, (long) OFF_DONE);
+            int done = bigEndian
+                    ? (int) INT_BE_VH.getAcquire(segment, (long) OFF_DONE)
+                    : (int) INT_LE_VH.getAcquire(segment, (long) OFF_DONE);
             // produced is read after done (acquire): it is then final
             if (done != 0 && (int) counter(OFF_PRODUCED) == (int) consumed) {
                 finished = true;
@@ -222,8 +235,9 @@ final class ShmRing implements AutoCloseable {
     }
 
     private long counter(int offset) {
-        return bigEndian ? (long) LONG_BE_VH.getAcquire(segment, (long) offset)
-            : (long) LONG_LE_VH.getAcquire(segment, (long) offset);
+        return bigEndian
+                ? (long) LONG_BE_VH.getAcquire(segment, (long) offset)
+                : (long) LONG_LE_VH.getAcquire(segment, (long) offset);
     }
 
     long coreId() {
@@ -250,10 +264,11 @@ final class ShmRing implements AutoCloseable {
             return new ShmCollector.RingStats(region, -1, false, false, 0, 0, 0, 0, null);
         }
         MemorySegment s = segment;
-        long discarded = s == null ? discardedAtClose
-            : bigEndian ? s.get(LONG_BE, OFF_EVENTS_DISCARDED) : s.get(LONG_LE, OFF_EVENTS_DISCARDED);
-        return new ShmCollector.RingStats(region, coreId, true, finished, packets, bytes, discarded, refused,
-            firstRefusal);
+        long discarded = s == null
+                ? discardedAtClose
+                : bigEndian ? s.get(LONG_BE, OFF_EVENTS_DISCARDED) : s.get(LONG_LE, OFF_EVENTS_DISCARDED);
+        return new ShmCollector.RingStats(
+                region, coreId, true, finished, packets, bytes, discarded, refused, firstRefusal);
     }
 
     @Override

@@ -12,11 +12,13 @@ public final class ShmRingLayout {
 
     /** "HTSR" read as a 32-bit integer; written last at initialization, so it also means "header ready". */
     public static final int MAGIC = 0x48545352;
+
     public static final int VERSION = 1;
 
     public static final int OFF_MAGIC = 0;
     /** uint16 version, then uint16 header size. */
     public static final int OFF_VERSION = 4;
+
     public static final int OFF_HEADER_SIZE = 6;
     public static final int OFF_SLOT_SIZE = 8;
     public static final int OFF_SLOT_COUNT = 12;
@@ -32,6 +34,7 @@ public final class ShmRingLayout {
     public static final int OFF_PRODUCED = 64;
     /** Consumer index (written by the collector only, after initialization), alone in its cache line. */
     public static final int OFF_CONSUMED = 128;
+
     public static final int HEADER_SIZE = 192;
 
     /** Slots hold whole packets, and start 8-byte aligned. */

@@ -34,7 +34,8 @@ class BarectfTracerCompatibilityTest {
 
     @Test
     void barectfsTracerAndHetracesWriteTheSameEventsForTheSameCalls() throws Exception {
-        Required.that(works(List.of("barectf", "--version"), dir), "barectf is not installed: compatibility not tested");
+        Required.that(
+                works(List.of("barectf", "--version"), dir), "barectf is not installed: compatibility not tested");
         Required.that(works(List.of("gcc", "--version"), dir), "gcc is not installed: compatibility not tested");
         Path config = dir.resolve("all-types.yaml");
         Files.writeString(config, resource("all-types.yaml"));
@@ -56,8 +57,13 @@ class BarectfTracerCompatibilityTest {
         for (Path d : List.of(ours, theirs)) {
             // barectf's own code does not pass -Wextra -Werror, hence the plain build here
             run(d, List.of("gcc", "-std=c99", "-O2", "-o", "prog", "tt.c", "tt-platform-linux-file.c", "main.c"));
-            run(d, List.of(d.resolve("prog").toString(), d.resolve("trace/stream").toString(), "512",
-                Integer.toString(ROUNDS)));
+            run(
+                    d,
+                    List.of(
+                            d.resolve("prog").toString(),
+                            d.resolve("trace/stream").toString(),
+                            "512",
+                            Integer.toString(ROUNDS)));
         }
         List<String> ourEvents = withoutTimes(TraceEvents.json(ours.resolve("trace")));
         assertThat(ourEvents).hasSize(4 * ROUNDS);
@@ -66,7 +72,9 @@ class BarectfTracerCompatibilityTest {
 
     /** Times blanked: the linux-file platform reads a real clock. */
     private static List<String> withoutTimes(List<String> events) {
-        return events.stream().map(l -> l.replaceAll("\"(time_ns|timestamp_begin|timestamp_end)\":\\d+", "\"$1\":T")).toList();
+        return events.stream()
+                .map(l -> l.replaceAll("\"(time_ns|timestamp_begin|timestamp_end)\":\\d+", "\"$1\":T"))
+                .toList();
     }
 
     private static void write(Path d, Map<String, String> files) throws IOException {

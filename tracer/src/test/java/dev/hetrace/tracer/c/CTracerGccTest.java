@@ -51,7 +51,8 @@ class CTracerGccTest {
         if (variant.endsWith("m32")) {
             // a 32-bit program, built and run (needs gcc-multilib, which CI installs)
             Required.that(gccLinks(List.of("-m32")), "no 32-bit C library (gcc-multilib): -m32 not built");
-            Required.machineCan(runs(dir.resolve("probe-main")), "run 32-bit programs (a kernel without IA-32 emulation)");
+            Required.machineCan(
+                    runs(dir.resolve("probe-main")), "run 32-bit programs (a kernel without IA-32 emulation)");
             extra.add("-m32");
         }
         if (variant.endsWith("portable")) {
@@ -68,7 +69,8 @@ class CTracerGccTest {
             extra.addAll(List.of("-include", "clock.h"));
         }
         Path config = dir.resolve("all-types.yaml");
-        Files.writeString(config, resource("all-types.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
+        Files.writeString(
+                config, resource("all-types.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
         Configuration c = ConfigReader.read(config, List.of(dir));
         writeAll(CTracer.generate(c));
         writeAll(LinuxFilePlatform.generate(c));
@@ -94,7 +96,8 @@ class CTracerGccTest {
             run(m32);
         }
         // 512-byte packets: the rounds span many packets
-        run(List.of(dir.resolve("prog").toString(), trace.resolve("stream").toString(), "512", Integer.toString(ROUNDS)));
+        run(List.of(
+                dir.resolve("prog").toString(), trace.resolve("stream").toString(), "512", Integer.toString(ROUNDS)));
 
         List<String> seen = new ArrayList<>();
         long lastTime = Long.MIN_VALUE;
@@ -111,7 +114,8 @@ class CTracerGccTest {
                 }
                 lastTime = e.timeNanos();
                 assertThat(e.getLong("cpu")).isEqualTo(i % 32);
-                String expectedName = List.of("ints", "reals", "strings", "arrays").get(n % 4);
+                String expectedName =
+                        List.of("ints", "reals", "strings", "arrays").get(n % 4);
                 assertThat(e.name()).as("event %d", n).isEqualTo(expectedName);
                 switch (expectedName) {
                     case "ints" -> {
@@ -123,7 +127,8 @@ class CTracerGccTest {
                         assertThat(e.getLong("s64")).isEqualTo(-i * 1000000007L);
                         assertThat(e.getLong("s33")).isEqualTo(-i * 3);
                         assertThat(e.getLong("e")).isEqualTo(i % 128 - 64);
-                        assertThat(e.getString("e")).isEqualTo(i % 128 - 64 < 0 ? "NEG" : i % 128 == 64 ? "ZERO" : "POS");
+                        assertThat(e.getString("e"))
+                                .isEqualTo(i % 128 - 64 < 0 ? "NEG" : i % 128 == 64 ? "ZERO" : "POS");
                     }
                     case "reals" -> {
                         assertThat(e.getDouble("f")).isEqualTo(i * 0.5);
@@ -144,7 +149,8 @@ class CTracerGccTest {
                         }
                         assertThat(e.length("dstr")).isEqualTo((int) (i % 4));
                         for (int k = 0; k < i % 4; k++) {
-                            assertThat(e.getString("dstr[" + k + "]")).isEqualTo(List.of("a", "bb", "ccc").get(k));
+                            assertThat(e.getString("dstr[" + k + "]"))
+                                    .isEqualTo(List.of("a", "bb", "ccc").get(k));
                         }
                         assertThat(e.getLong("nested[0][0]")).isEqualTo(i % 100);
                         assertThat(e.getLong("nested[0][1]")).isEqualTo(-(i % 100));
@@ -179,7 +185,9 @@ class CTracerGccTest {
         compile.addAll(STRICT);
         compile.addAll(List.of("-O2", "-o", "isr", "tt.c", "isr.c"));
         run(compile);
-        long nested = Long.parseLong(run(List.of(dir.resolve("isr").toString(), trace.resolve("stream").toString())).strip());
+        long nested = Long.parseLong(run(List.of(
+                        dir.resolve("isr").toString(), trace.resolve("stream").toString()))
+                .strip());
         assertThat(nested).isPositive();
 
         int n = 0;
@@ -227,8 +235,11 @@ class CTracerGccTest {
         compile.addAll(List.of("-o", "wrap", "wrap.c"));
         run(compile);
         long w = 1L << 32;
-        assertThat(run(List.of(dir.resolve("wrap").toString())).lines().map(Long::parseLong).toList())
-            .containsExactly(5L, 0xfffffff0L, 0xffffffffL, w + 3, w + 3, w + 0x80000000L, 2 * w + 2, 3 * w + 1);
+        assertThat(run(List.of(dir.resolve("wrap").toString()))
+                        .lines()
+                        .map(Long::parseLong)
+                        .toList())
+                .containsExactly(5L, 0xfffffff0L, 0xffffffffL, w + 3, w + 3, w + 0x80000000L, 2 * w + 2, 3 * w + 1);
     }
 
     @Test
@@ -246,14 +257,18 @@ class CTracerGccTest {
         compile.addAll(STRICT);
         compile.addAll(List.of("-o", "callback", "tt.c", "tt-platform-callback.c", "callback.c"));
         run(compile);
-        if (Required.ifPresent(gccWorks(List.of("-m32", "-ffreestanding")), "gcc cannot compile for -m32 (gcc-multilib)")) {
+        if (Required.ifPresent(
+                gccWorks(List.of("-m32", "-ffreestanding")), "gcc cannot compile for -m32 (gcc-multilib)")) {
             // the tracer and this platform need no hosted C library
             List<String> freestanding = new ArrayList<>(List.of("gcc", "-m32", "-ffreestanding"));
             freestanding.addAll(STRICT);
             freestanding.addAll(List.of("-c", "tt.c", "tt-platform-callback.c"));
             run(freestanding);
         }
-        long emitted = Long.parseLong(run(List.of(dir.resolve("callback").toString(), trace.resolve("stream").toString())).strip());
+        long emitted = Long.parseLong(run(List.of(
+                        dir.resolve("callback").toString(),
+                        trace.resolve("stream").toString()))
+                .strip());
 
         long decoded = 0;
         long discarded = 0;

@@ -35,8 +35,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * unless CI=true.
  */
 class CTracerSanitizerTest {
-    private static final List<String> FLAGS = List.of("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-g",
-        "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer");
+    private static final List<String> FLAGS = List.of(
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-O1",
+            "-g",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer");
     private static final int EVENTS = 300;
 
     @TempDir
@@ -44,7 +53,7 @@ class CTracerSanitizerTest {
 
     static Stream<Arguments> platforms() {
         return Stream.of("linux-file", "callback", "shm-ring")
-            .flatMap(platform -> Stream.of(Arguments.of(platform, "le"), Arguments.of(platform, "be")));
+                .flatMap(platform -> Stream.of(Arguments.of(platform, "le"), Arguments.of(platform, "be")));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -83,7 +92,10 @@ class CTracerSanitizerTest {
     void aPacketContextStringThatLeavesNoRoomForAnEventOpensNoPacket() throws Exception {
         assumeSanitizers();
         Path config = dir.resolve("fuzz.yaml");
-        Files.writeString(config, resource("fuzz.yaml").replace("- core: uint8", "- core: uint8\n          - label: {field-type: {class: str}}"));
+        Files.writeString(
+                config,
+                resource("fuzz.yaml")
+                        .replace("- core: uint8", "- core: uint8\n          - label: {field-type: {class: str}}"));
         writeAll(CTracer.generate(ConfigReader.read(config, List.of(dir))));
         Files.writeString(dir.resolve("label.c"), resource("label.c"));
         gcc(List.of("-o", "label", "tt.c", "label.c"));
@@ -94,20 +106,27 @@ class CTracerSanitizerTest {
     private int build(String platform, String byteOrder) throws Exception {
         assumeSanitizers();
         Path config = dir.resolve("fuzz.yaml");
-        Files.writeString(config, resource("fuzz.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
+        Files.writeString(
+                config, resource("fuzz.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
         Configuration c = ConfigReader.read(config, List.of(dir));
         writeAll(CTracer.generate(c));
-        writeAll(switch (platform) {
-            case "linux-file" -> LinuxFilePlatform.generate(c);
-            case "callback" -> CallbackPlatform.generate(c);
-            default -> ShmRingPlatform.generate(c);
-        });
+        writeAll(
+                switch (platform) {
+                    case "linux-file" -> LinuxFilePlatform.generate(c);
+                    case "callback" -> CallbackPlatform.generate(c);
+                    default -> ShmRingPlatform.generate(c);
+                });
         Files.writeString(dir.resolve("fuzz.c"), resource("fuzz.c"));
         Files.writeString(dir.resolve("fuzz-clock.h"), resource("fuzz-clock.h"));
         // only the tracer reads the clock through the program: the platform keeps its own headers first
         gcc(List.of("-include", "fuzz-clock.h", "-c", "-o", "tt.o", "tt.c"));
-        gcc(List.of("-DPLATFORM_" + platform.toUpperCase().replace('-', '_'), "-o", "fuzz", "tt.o",
-            "tt-platform-" + platform + ".c", "fuzz.c"));
+        gcc(List.of(
+                "-DPLATFORM_" + platform.toUpperCase().replace('-', '_'),
+                "-o",
+                "fuzz",
+                "tt.o",
+                "tt-platform-" + platform + ".c",
+                "fuzz.c"));
         return CTracer.minPacketBytes(c);
     }
 
@@ -122,9 +141,15 @@ class CTracerSanitizerTest {
     private String fuzz(int packetSize, int seed, int events, boolean huge) throws Exception {
         Path trace = dir.resolve("trace-" + packetSize);
         Files.createDirectories(trace);
-        Files.writeString(trace.resolve("metadata"), BarectfMetadata.of(ConfigReader.read(dir.resolve("fuzz.yaml"), List.of(dir))));
-        List<String> cmd = new ArrayList<>(List.of(dir.resolve("fuzz").toString(), trace.resolve("stream").toString(),
-            Integer.toString(packetSize), Integer.toString(seed), Integer.toString(events)));
+        Files.writeString(
+                trace.resolve("metadata"),
+                BarectfMetadata.of(ConfigReader.read(dir.resolve("fuzz.yaml"), List.of(dir))));
+        List<String> cmd = new ArrayList<>(List.of(
+                dir.resolve("fuzz").toString(),
+                trace.resolve("stream").toString(),
+                Integer.toString(packetSize),
+                Integer.toString(seed),
+                Integer.toString(events)));
         if (huge) {
             cmd.add("huge");
         }
@@ -157,7 +182,9 @@ class CTracerSanitizerTest {
                 Event e = reader.event();
                 long tag = e.getLong("tag");
                 String[] f = asked.get(tag);
-                assertThat(f).as("packets of %d bytes: a record with tag %d was asked for", packetSize, tag).isNotNull();
+                assertThat(f)
+                        .as("packets of %d bytes: a record with tag %d was asked for", packetSize, tag)
+                        .isNotNull();
                 assertThat(e.name()).isEqualTo(f[0]);
                 assertThat(tag).as("order").isGreaterThan(lastTag);
                 switch (f[0]) {
@@ -171,7 +198,8 @@ class CTracerSanitizerTest {
                         assertThat(e.length("bytes")).isEqualTo(Integer.parseInt(f[3]));
                         assertThat(e.length("words")).isEqualTo(Integer.parseInt(f[4]));
                         if (e.length("bits") > 0) {
-                            assertThat(e.getLong("bits[" + (e.length("bits") - 1) + "]")).isEqualTo((e.length("bits") - 1) % 8);
+                            assertThat(e.getLong("bits[" + (e.length("bits") - 1) + "]"))
+                                    .isEqualTo((e.length("bits") - 1) % 8);
                         }
                     }
                     default -> {
@@ -184,18 +212,32 @@ class CTracerSanitizerTest {
                 decoded++;
             }
         }
-        assertThat(seenInts).as("packets of %d bytes: every small record is in the trace", packetSize).isEqualTo(smallOnes);
-        assertThat(decoded + discarded).as("packets of %d bytes: records decoded + discarded", packetSize)
-            .isEqualTo(asked.size() + nested);
-        assertThat(decoded).as("packets of %d bytes: records decoded", packetSize).isGreaterThan(asked.size() / 3);
+        assertThat(seenInts)
+                .as("packets of %d bytes: every small record is in the trace", packetSize)
+                .isEqualTo(smallOnes);
+        assertThat(decoded + discarded)
+                .as("packets of %d bytes: records decoded + discarded", packetSize)
+                .isEqualTo(asked.size() + nested);
+        assertThat(decoded)
+                .as("packets of %d bytes: records decoded", packetSize)
+                .isGreaterThan(asked.size() / 3);
     }
 
     private void assumeSanitizers() throws Exception {
         Path probe = dir.resolve("probe.c");
         Files.writeString(probe, "#include <stdlib.h>\nint main(void) { return 0; }\n");
-        boolean works = Processes.works(List.of("gcc", "-fsanitize=address,undefined", "-o", dir.resolve("probe").toString(),
-            probe.toString()), dir) && Processes.works(List.of(dir.resolve("probe").toString()), dir);
-        Required.that(works, "gcc cannot build and run a program with -fsanitize=address,undefined: generated tracers not sanitized");
+        boolean works = Processes.works(
+                        List.of(
+                                "gcc",
+                                "-fsanitize=address,undefined",
+                                "-o",
+                                dir.resolve("probe").toString(),
+                                probe.toString()),
+                        dir)
+                && Processes.works(List.of(dir.resolve("probe").toString()), dir);
+        Required.that(
+                works,
+                "gcc cannot build and run a program with -fsanitize=address,undefined: generated tracers not sanitized");
     }
 
     private void writeAll(Map<String, String> files) throws IOException {

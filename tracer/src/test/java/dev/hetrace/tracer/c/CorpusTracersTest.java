@@ -31,14 +31,21 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CorpusTracersTest {
     /** Configurations that caught generator bugs or cover a feature the others do not. */
-    private static final List<String> SAMPLE = List.of("basic/int/sint-bit-fields.yaml", "basic/enum/senum64.yaml",
-        "basic/static-array/zero-len.yaml", "basic/static-array/of-static-array-of-str.yaml",
-        "basic/dynamic-array/of-static-array-of-double.yaml", "basic/struct/empty.yaml",
-        "basic/byte-order/trace-byte-order-big-endian.yaml",
-        "basic-extra-pc-ft-members/extra-pc-ft-members/extra-pc-ft-members.yaml",
-        "counter-clock/trace-type-features/uuid.yaml", "counter-clock/dst/er-common-ctx.yaml",
-        "packet-set-buf/packet-set-buf/packet-set-buf.yaml");
-    private static final List<String> STRICT = List.of("gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1");
+    private static final List<String> SAMPLE = List.of(
+            "basic/int/sint-bit-fields.yaml",
+            "basic/enum/senum64.yaml",
+            "basic/static-array/zero-len.yaml",
+            "basic/static-array/of-static-array-of-str.yaml",
+            "basic/dynamic-array/of-static-array-of-double.yaml",
+            "basic/struct/empty.yaml",
+            "basic/byte-order/trace-byte-order-big-endian.yaml",
+            "basic-extra-pc-ft-members/extra-pc-ft-members/extra-pc-ft-members.yaml",
+            "counter-clock/trace-type-features/uuid.yaml",
+            "counter-clock/dst/er-common-ctx.yaml",
+            "packet-set-buf/packet-set-buf/packet-set-buf.yaml");
+
+    private static final List<String> STRICT =
+            List.of("gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1");
 
     @TempDir
     Path tmp;
@@ -48,14 +55,17 @@ class CorpusTracersTest {
         Path tracing = BarectfCorpus.root().resolve("tracing");
         Required.that(works(List.of("gcc", "--version"), tmp), "gcc is not installed: tracers not built");
         boolean all = Boolean.getBoolean("hetrace.tracer.allCorpusTracers");
-        boolean barectf = Required.ifPresent(works(List.of("barectf", "--version"), tmp),
-            "barectf is not installed: streams not compared with barectf's");
+        boolean barectf = Required.ifPresent(
+                works(List.of("barectf", "--version"), tmp),
+                "barectf is not installed: streams not compared with barectf's");
         List<DynamicTest> tests = new ArrayList<>();
         try (Stream<Path> groups = Files.list(tracing)) {
             for (Path group : groups.filter(Files::isDirectory).sorted().toList()) {
                 try (Stream<Path> files = Files.walk(group)) {
-                    for (Path config : files.filter(f -> f.toString().endsWith(".yaml") && !f.getParent().equals(group))
-                            .sorted().toList()) {
+                    for (Path config : files.filter(f -> f.toString().endsWith(".yaml")
+                                    && !f.getParent().equals(group))
+                            .sorted()
+                            .toList()) {
                         String name = group.getFileName() + "/" + group.relativize(config);
                         if (all || SAMPLE.contains(name)) {
                             tests.add(DynamicTest.dynamicTest(name, () -> check(config, group, name, barectf)));
@@ -96,9 +106,12 @@ class CorpusTracersTest {
             run(theirs, List.of("gcc", "-std=c99", "-O1", "-o", "prog", file + ".c", "main.c"));
             run(theirs, List.of(theirs.resolve("prog").toString(), "trace"));
             try (Stream<Path> streams = Files.list(ours.resolve("trace"))) {
-                for (Path s : streams.filter(p -> p.getFileName().toString().startsWith("stream_")).toList()) {
-                    assertThat(Files.readAllBytes(s)).as("stream %s identical to barectf's", s.getFileName())
-                        .isEqualTo(Files.readAllBytes(theirs.resolve("trace").resolve(s.getFileName())));
+                for (Path s : streams.filter(p -> p.getFileName().toString().startsWith("stream_"))
+                        .toList()) {
+                    assertThat(Files.readAllBytes(s))
+                            .as("stream %s identical to barectf's", s.getFileName())
+                            .isEqualTo(
+                                    Files.readAllBytes(theirs.resolve("trace").resolve(s.getFileName())));
                 }
             }
             assertThat(events).isEqualTo(TraceEvents.json(theirs.resolve("trace")));

@@ -42,6 +42,7 @@ class SyncHandshakeTest {
     private static final long SLAVE = 7;
     /** The slave's clock: {@code SCALE * CLOCK_MONOTONIC ns + ORIGIN} (sync-slave.c). */
     private static final long SCALE = 3;
+
     private static final long ORIGIN = 500_000_000_000_000_000L;
     private static final long EXCHANGES = 150;
 
@@ -65,7 +66,9 @@ class SyncHandshakeTest {
         Run run = handshake("own");
 
         assertThat(run.master).as("master: OK TIMEOUT NOT_DELIVERED").containsExactly(EXCHANGES, 0L, 0L);
-        assertThat(run.slave.subList(0, 3)).as("slave: ANSWERED UNTRACED NOTHING").containsExactly(EXCHANGES, 0L, 0L);
+        assertThat(run.slave.subList(0, 3))
+                .as("slave: ANSWERED UNTRACED NOTHING")
+                .containsExactly(EXCHANGES, 0L, 0L);
         Map<Long, Event1> sends = new HashMap<>();
         Map<Long, Event1> recvs = new HashMap<>();
         long work = 0;
@@ -73,7 +76,8 @@ class SyncHandshakeTest {
             assertThat(e.core).isEqualTo(MASTER);
             assertThat(e.peer).isEqualTo(SLAVE);
             assertThat(e.cpu).isZero();
-            assertThat((e.name.equals("hetrace_sync_send") ? sends : recvs).put(e.seq, e)).isNull();
+            assertThat((e.name.equals("hetrace_sync_send") ? sends : recvs).put(e.seq, e))
+                    .isNull();
         }
         for (Event1 e : events(dir.resolve("slave"))) {
             if (e.name.equals("work")) {
@@ -84,9 +88,13 @@ class SyncHandshakeTest {
             assertThat(e.core).isEqualTo(SLAVE);
             assertThat(e.peer).isEqualTo(MASTER);
             assertThat(e.cpu).isEqualTo(2);
-            assertThat((e.name.equals("hetrace_sync_send") ? sends : recvs).put(e.seq, e)).isNull();
+            assertThat((e.name.equals("hetrace_sync_send") ? sends : recvs).put(e.seq, e))
+                    .isNull();
         }
-        assertThat(work).as("work events, traced while the handler answered").isEqualTo(run.slave.get(3)).isPositive();
+        assertThat(work)
+                .as("work events, traced while the handler answered")
+                .isEqualTo(run.slave.get(3))
+                .isPositive();
         assertThat(sends.keySet()).isEqualTo(recvs.keySet()).hasSize((int) (2 * EXCHANGES));
         for (long seq = 1; seq <= 2 * EXCHANGES; seq++) {
             Event1 send = sends.get(seq);
@@ -95,8 +103,9 @@ class SyncHandshakeTest {
             assertThat(send.core).as("seq %d sent by", seq).isEqualTo(seq % 2 == 1 ? MASTER : SLAVE);
             assertThat(recv.core).as("seq %d received by", seq).isEqualTo(send.peer);
             assertThat(recv.peer).isEqualTo(send.core);
-            assertThat(onMasterClock(recv)).as("seq %d: receive after send (master's time base, x3)", seq)
-                .isGreaterThan(onMasterClock(send));
+            assertThat(onMasterClock(recv))
+                    .as("seq %d: receive after send (master's time base, x3)", seq)
+                    .isGreaterThan(onMasterClock(send));
         }
         // each exchange in order: the master's send, the slave's receive and send, the master's receive
         for (long seq = 1; seq + 2 <= 2 * EXCHANGES; seq += 2) {
@@ -104,9 +113,11 @@ class SyncHandshakeTest {
             assertThat(onMasterClock(sends.get(seq + 2))).isGreaterThan(onMasterClock(recvs.get(seq + 1)));
         }
         if (Required.hasBabeltrace2()) {
-            String text = Processes.run(dir, List.of("babeltrace2", dir.resolve("master").toString()));
-            assertThat(text).contains("hetrace_sync_send: { cpu = 0 }, { seq = 1, core = 1, peer = 7 }")
-                .contains("hetrace_sync_recv: { cpu = 0 }, { seq = 2, core = 1, peer = 7 }");
+            String text = Processes.run(
+                    dir, List.of("babeltrace2", dir.resolve("master").toString()));
+            assertThat(text)
+                    .contains("hetrace_sync_send: { cpu = 0 }, { seq = 1, core = 1, peer = 7 }")
+                    .contains("hetrace_sync_recv: { cpu = 0 }, { seq = 2, core = 1, peer = 7 }");
         }
     }
 
@@ -137,20 +148,24 @@ class SyncHandshakeTest {
     void withoutACommonContextTheHandshakeTakesOnlyItsOwnArgumentsAndBuildsWithoutALibC() throws Exception {
         Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: nothing built");
         Path yaml = dir.resolve("sync.yaml");
-        Files.writeString(yaml, resource("sync.yaml").replace("""
+        Files.writeString(
+                yaml,
+                resource("sync.yaml")
+                        .replace("""
                     event-record-common-context-field-type:
                       class: struct
                       members:
                         - cpu: uint8
-            """, "").replace("prefix: sy", "prefix: {identifier: hs_, file-name: handshake}"));
+            """, "")
+                        .replace("prefix: sy", "prefix: {identifier: hs_, file-name: handshake}"));
         Configuration c = ConfigReader.read(yaml, List.of(dir));
         writeAll(CTracer.generate(c));
         writeAll(CSyncHandshake.generate(c));
         assertThat(Files.readString(dir.resolve("handshake-sync.h")))
-            .contains("int hs_sync_slave_answer(struct hs_sync_mailbox *mailbox, struct hs_main_ctx *ctx,\n"
-                + "\tuint32_t core, uint32_t peer);")
-            .contains("int hs_sync_master_exchange(struct hs_sync_master *master);")
-            .contains("#define HS_SYNC_TIMEOUT");
+                .contains("int hs_sync_slave_answer(struct hs_sync_mailbox *mailbox, struct hs_main_ctx *ctx,\n"
+                        + "\tuint32_t core, uint32_t peer);")
+                .contains("int hs_sync_master_exchange(struct hs_sync_master *master);")
+                .contains("#define HS_SYNC_TIMEOUT");
         Files.writeString(dir.resolve("use.c"), """
             #include "handshake-sync.h"
 
@@ -176,9 +191,23 @@ class SyncHandshakeTest {
             	return hs_sync_master_exchange(&m) == HS_SYNC_OK;
             }
             """);
-        Processes.run(dir, List.of("gcc", "-ffreestanding", "-nostdinc", "-isystem",
-            Processes.run(dir, List.of("gcc", "-print-file-name=include")).strip(), "-std=c99", "-Wall", "-Wextra",
-            "-Werror", "-pedantic", "-c", "handshake-sync.c", "use.c"));
+        Processes.run(
+                dir,
+                List.of(
+                        "gcc",
+                        "-ffreestanding",
+                        "-nostdinc",
+                        "-isystem",
+                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
+                                .strip(),
+                        "-std=c99",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-pedantic",
+                        "-c",
+                        "handshake-sync.c",
+                        "use.c"));
     }
 
     /** A sync event's time on the master's clock, times 3 (exact integers). */
@@ -194,8 +223,13 @@ class SyncHandshakeTest {
             while (reader.next()) {
                 Event e = reader.event();
                 boolean sync = e.name().startsWith("hetrace_sync_");
-                out.add(new Event1(e.name(), e.timeNanos(), e.getLong("cpu"), sync ? e.getLong("seq") : -1,
-                    sync ? e.getLong("core") : -1, sync ? e.getLong("peer") : -1));
+                out.add(new Event1(
+                        e.name(),
+                        e.timeNanos(),
+                        e.getLong("cpu"),
+                        sync ? e.getLong("seq") : -1,
+                        sync ? e.getLong("core") : -1,
+                        sync ? e.getLong("peer") : -1));
             }
         }
         return out;
@@ -207,15 +241,27 @@ class SyncHandshakeTest {
     private Run handshake(String handlerContext) throws Exception {
         Path mailbox = dir.resolve("mailbox");
         Files.write(mailbox, new byte[4096]);
-        ProcessBuilder pb = new ProcessBuilder(dir.resolve("sync-slave").toString(), mailbox.toString(),
-            dir.resolve("slave").toString(), handlerContext).directory(dir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(
+                        dir.resolve("sync-slave").toString(),
+                        mailbox.toString(),
+                        dir.resolve("slave").toString(),
+                        handlerContext)
+                .directory(dir.toFile())
+                .redirectErrorStream(true);
         Process slave = pb.start();
         started.add(slave);
-        BufferedReader slaveOut = new BufferedReader(new InputStreamReader(slave.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader slaveOut =
+                new BufferedReader(new InputStreamReader(slave.getInputStream(), StandardCharsets.UTF_8));
         assertThat(slaveOut.readLine()).isEqualTo("ready");
-        String master = Processes.run(dir, List.of(dir.resolve("sync-master").toString(), mailbox.toString(),
-            dir.resolve("master").resolve("stream").toString(), Long.toString(slave.pid()), Long.toString(EXCHANGES),
-            "200"));
+        String master = Processes.run(
+                dir,
+                List.of(
+                        dir.resolve("sync-master").toString(),
+                        mailbox.toString(),
+                        dir.resolve("master").resolve("stream").toString(),
+                        Long.toString(slave.pid()),
+                        Long.toString(EXCHANGES),
+                        "200"));
         String slaveLast = slaveOut.readLine();
         assertThat(slave.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(slave.exitValue()).as("slave exit status").isZero();
@@ -230,7 +276,8 @@ class SyncHandshakeTest {
     private void build(String byteOrder) throws Exception {
         Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: programs not built");
         Path yaml = dir.resolve("sync.yaml");
-        Files.writeString(yaml, resource("sync.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
+        Files.writeString(
+                yaml, resource("sync.yaml").replace("native-byte-order: le", "native-byte-order: " + byteOrder));
         Configuration c = ConfigReader.read(yaml, List.of(dir));
         writeAll(CTracer.generate(c));
         writeAll(CallbackPlatform.generate(c));
@@ -244,10 +291,26 @@ class SyncHandshakeTest {
         cc(List.of("-O2", "-o", "sync-slave", "sy.c", "sy-platform-callback.c", "sy-sync.c", "sync-slave.c"));
         cc(List.of("-O2", "-o", "sync-master", "sy.c", "sy-platform-linux-file.c", "sy-sync.c", "sync-master.c"));
         // the handshake needs no C library (a bare-metal slave), and builds for 32-bit cores
-        Processes.run(dir, List.of("gcc", "-ffreestanding", "-nostdinc", "-isystem",
-            Processes.run(dir, List.of("gcc", "-print-file-name=include")).strip(), "-std=c99", "-Wall", "-Wextra",
-            "-Werror", "-pedantic", "-c", "-o", "sync-freestanding.o", "sy-sync.c"));
-        if (Required.ifPresent(Processes.works(List.of("gcc", "-m32", "-c", "-o", "sync32.o", "sy-sync.c"), dir),
+        Processes.run(
+                dir,
+                List.of(
+                        "gcc",
+                        "-ffreestanding",
+                        "-nostdinc",
+                        "-isystem",
+                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
+                                .strip(),
+                        "-std=c99",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-pedantic",
+                        "-c",
+                        "-o",
+                        "sync-freestanding.o",
+                        "sy-sync.c"));
+        if (Required.ifPresent(
+                Processes.works(List.of("gcc", "-m32", "-c", "-o", "sync32.o", "sy-sync.c"), dir),
                 "gcc cannot compile for -m32 (gcc-multilib)")) {
             cc(List.of("-m32", "-O2", "-c", "-o", "sync32.o", "sy-sync.c"));
         }

@@ -23,7 +23,8 @@ class BarectfVerdictTest {
         Path config = BarectfCorpus.root().resolve("config");
         List<Path> files = BarectfCorpus.configurations(config);
         assertThat(files).hasSize(178);
-        return files.stream().map(f -> DynamicTest.dynamicTest(config.relativize(f).toString(), () -> check(f)));
+        return files.stream()
+                .map(f -> DynamicTest.dynamicTest(config.relativize(f).toString(), () -> check(f)));
     }
 
     private static void check(Path file) {
@@ -38,8 +39,10 @@ class BarectfVerdictTest {
                 fail("barectf accepts %s, hetrace rejected it: %s", file, e.getMessage());
             }
             assertThat(e.mark()).as("error location of: %s", e.getMessage()).isNotNull();
-            assertThat(e.getMessage()).as("one line").doesNotContain("\n")
-                .startsWith(e.mark().file().toString() + ":");
+            assertThat(e.getMessage())
+                    .as("one line")
+                    .doesNotContain("\n")
+                    .startsWith(e.mark().file().toString() + ":");
         }
     }
 }

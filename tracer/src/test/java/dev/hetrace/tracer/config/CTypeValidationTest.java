@@ -27,8 +27,9 @@ class CTypeValidationTest {
     private static final Path SHM = Path.of("src/test/resources/dev/hetrace/tracer/shm/shm.yaml");
 
     private Path config(String name, String cType, String prefix) throws Exception {
-        String yaml = Files.readString(SHM).replace("$c-type: uint64_t", "$c-type: " + cType)
-            .replace("prefix: sr", "prefix: " + prefix);
+        String yaml = Files.readString(SHM)
+                .replace("$c-type: uint64_t", "$c-type: " + cType)
+                .replace("prefix: sr", "prefix: " + prefix);
         return Files.writeString(dir.resolve(name + ".yaml"), yaml);
     }
 
@@ -45,23 +46,33 @@ class CTypeValidationTest {
         };
         for (int i = 0; i < bad.length; i++) {
             Path c = config("bad" + i, bad[i], "sr");
-            assertThatThrownBy(() -> ConfigReader.read(c, List.of(dir))).as(bad[i]).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(c.toString()).hasMessageContaining("trace.type.clock-types.core_clock.$c-type")
-                .hasMessageContaining("not a C type name").satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+            assertThatThrownBy(() -> ConfigReader.read(c, List.of(dir)))
+                    .as(bad[i])
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(c.toString())
+                    .hasMessageContaining("trace.type.clock-types.core_clock.$c-type")
+                    .hasMessageContaining("not a C type name")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         }
         for (String prefix : new String[] {"'x; int y'", "'../../etc/x'", "'a b'"}) {
             Path c = config("prefix", "uint64_t", prefix);
-            assertThatThrownBy(() -> ConfigReader.read(c, List.of(dir))).as(prefix).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(c.toString()).hasMessageContaining("options.code-generation.prefix");
+            assertThatThrownBy(() -> ConfigReader.read(c, List.of(dir)))
+                    .as(prefix)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(c.toString())
+                    .hasMessageContaining("options.code-generation.prefix");
         }
     }
 
     @Test
     void typeNamesAsCWritesThemAreAcceptedAndCompile() throws Exception {
-        for (String ok : new String[] {"uint32_t", "const char *", "struct foo *", "unsigned long long", "const uint64_t",
-            "char * const"}) {
-            assertThat(ConfigReader.read(config("ok", "'" + ok + "'", "sr"), List.of(dir)).options())
-                .as(ok).isNotNull();
+        for (String ok : new String[] {
+            "uint32_t", "const char *", "struct foo *", "unsigned long long", "const uint64_t", "char * const"
+        }) {
+            assertThat(ConfigReader.read(config("ok", "'" + ok + "'", "sr"), List.of(dir))
+                            .options())
+                    .as(ok)
+                    .isNotNull();
         }
         Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed");
         for (String ok : new String[] {"uint32_t", "unsigned long long", "uint64_t"}) {
@@ -74,7 +85,8 @@ class CTypeValidationTest {
             }
             List<String> cmd = new ArrayList<>(List.of("gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c"));
             try (var s = Files.list(out)) {
-                s.filter(p -> p.toString().endsWith(".c")).forEach(p -> cmd.add(p.getFileName().toString()));
+                s.filter(p -> p.toString().endsWith(".c"))
+                        .forEach(p -> cmd.add(p.getFileName().toString()));
             }
             Processes.run(out, cmd);
         }

@@ -66,22 +66,32 @@ class ConfigReaderTest {
                           class: struct
                           members:
             %s
-            """.formatted(traceTypeExtra.indent(4).stripTrailing(), payloadMembers.indent(14).stripTrailing());
+            """.formatted(
+                        traceTypeExtra.indent(4).stripTrailing(),
+                        payloadMembers.indent(14).stripTrailing());
     }
 
     private static List<Member> payload(Configuration c) {
-        return c.trace().type().dataStreamTypes().getFirst().eventRecordTypes().getFirst().payload().orElseThrow().members();
+        return c.trace()
+                .type()
+                .dataStreamTypes()
+                .getFirst()
+                .eventRecordTypes()
+                .getFirst()
+                .payload()
+                .orElseThrow()
+                .members();
     }
 
     @Test
     void defaultsAreBarectfs() throws Exception {
-        Configuration c = read(v3("""
+        Configuration c = read(
+                v3("""
             clock-types:
               clk: {}""", """
             - a: {field-type: {class: uint, size: 3}}
             - b: {field-type: {class: sint, size: 16, preferred-display-base: hex}}
-            - c: {field-type: {class: real, size: 64}}""").replace("$is-default: true",
-            "$is-default: true\n        $default-clock-type-name: clk"));
+            - c: {field-type: {class: real, size: 64}}""").replace("$is-default: true", "$is-default: true\n        $default-clock-type-name: clk"));
         Configuration.TraceType tt = c.trace().type();
         assertThat(tt.uuid()).isEmpty();
         assertThat(tt.features().magic()).contains(IntegerType.unsigned(32));
@@ -94,13 +104,16 @@ class ConfigReaderTest {
         });
         DataStreamType d = tt.dataStreamTypes().getFirst();
         IntegerType u64 = IntegerType.unsigned(64);
-        assertThat(d.packetFeatures()).isEqualTo(new Configuration.PacketFeatures(u64, u64, Optional.of(u64),
-            Optional.of(u64), Optional.of(u64), Optional.empty()));
-        assertThat(d.eventRecordFeatures()).isEqualTo(new Configuration.EventRecordFeatures(Optional.of(u64), Optional.of(u64)));
-        assertThat(payload(c)).containsExactly(
-            new Member("a", new IntegerType(false, 3, 1, DisplayBase.DECIMAL)),
-            new Member("b", new IntegerType(true, 16, 8, DisplayBase.HEXADECIMAL)),
-            new Member("c", new RealType(64, 8)));
+        assertThat(d.packetFeatures())
+                .isEqualTo(new Configuration.PacketFeatures(
+                        u64, u64, Optional.of(u64), Optional.of(u64), Optional.of(u64), Optional.empty()));
+        assertThat(d.eventRecordFeatures())
+                .isEqualTo(new Configuration.EventRecordFeatures(Optional.of(u64), Optional.of(u64)));
+        assertThat(payload(c))
+                .containsExactly(
+                        new Member("a", new IntegerType(false, 3, 1, DisplayBase.DECIMAL)),
+                        new Member("b", new IntegerType(true, 16, 8, DisplayBase.HEXADECIMAL)),
+                        new Member("c", new RealType(64, 8)));
         assertThat(c.options().identifierPrefix()).isEqualTo("barectf_");
         assertThat(c.options().fileNamePrefix()).isEqualTo("barectf");
         assertThat(c.options().defaultDataStreamTypeName()).contains("main");
@@ -195,10 +208,16 @@ class ConfigReaderTest {
         assertThat(two.options().fileNamePrefix()).isEqualTo("my");
         assertThat(two.options()).isEqualTo(three.options());
         assertThat(payload(three)).extracting(Member::name).containsExactly("x", "e", "__arr_len", "arr");
-        assertThat(payload(three).get(1).type()).isEqualTo(new EnumerationType(new IntegerType(false, 8, 8, DisplayBase.DECIMAL),
-            List.of(new FieldType.Mapping("A", List.of(new Range(BigInteger.ZERO, BigInteger.ZERO))),
-                new FieldType.Mapping("B", List.of(new Range(BigInteger.ONE, BigInteger.ONE),
-                    new Range(BigInteger.valueOf(5), BigInteger.valueOf(9)))))));
+        assertThat(payload(three).get(1).type())
+                .isEqualTo(new EnumerationType(
+                        new IntegerType(false, 8, 8, DisplayBase.DECIMAL),
+                        List.of(
+                                new FieldType.Mapping("A", List.of(new Range(BigInteger.ZERO, BigInteger.ZERO))),
+                                new FieldType.Mapping(
+                                        "B",
+                                        List.of(
+                                                new Range(BigInteger.ONE, BigInteger.ONE),
+                                                new Range(BigInteger.valueOf(5), BigInteger.valueOf(9)))))));
         assertThat(payload(three).get(3).type()).isEqualTo(new DynamicArrayType(new StringType()));
     }
 
@@ -234,10 +253,13 @@ class ConfigReaderTest {
             """);
         IntegerType wide = new IntegerType(false, 32, 8, DisplayBase.HEXADECIMAL);
         assertThat(payload(c)).containsExactly(new Member("w", wide), new Member("s", new StaticArrayType(2, wide)));
-        EventRecordType ev = c.trace().type().dataStreamTypes().getFirst().eventRecordTypes().getFirst();
+        EventRecordType ev =
+                c.trace().type().dataStreamTypes().getFirst().eventRecordTypes().getFirst();
         // the overlay's `first` replaced the base's, in place
-        assertThat(ev.specificContext().orElseThrow().members()).containsExactly(new Member("first", wide),
-            new Member("second", new IntegerType(false, 8, 8, DisplayBase.HEXADECIMAL)));
+        assertThat(ev.specificContext().orElseThrow().members())
+                .containsExactly(
+                        new Member("first", wide),
+                        new Member("second", new IntegerType(false, 8, 8, DisplayBase.HEXADECIMAL)));
     }
 
     @Test
@@ -245,12 +267,19 @@ class ConfigReaderTest {
         write("a/part.yaml", "clock-types: {clk: {frequency: 111}}\n");
         write("b/part.yaml", "clock-types: {clk: {frequency: 222}}\n");
         String yaml = v3("$include: [part.yaml, lttng-ust-log-levels.yaml]", "- s: {field-type: {class: str}}")
-            .replace("$is-default: true", "$is-default: true\n        $default-clock-type-name: clk")
-            .replace("      ev:\n", "      ev:\n            log-level: WARNING\n");
+                .replace("$is-default: true", "$is-default: true\n        $default-clock-type-name: clk")
+                .replace("      ev:\n", "      ev:\n            log-level: WARNING\n");
         Path file = write("config.yaml", yaml);
         Configuration c = ConfigReader.read(file, List.of(dir.resolve("b"), dir.resolve("a")));
         assertThat(c.trace().type().clockTypes().getFirst().frequency()).isEqualTo(222);
-        assertThat(c.trace().type().dataStreamTypes().getFirst().eventRecordTypes().getFirst().logLevel()).contains(4L);
+        assertThat(c.trace()
+                        .type()
+                        .dataStreamTypes()
+                        .getFirst()
+                        .eventRecordTypes()
+                        .getFirst()
+                        .logLevel())
+                .contains(4L);
     }
 
     @Test
@@ -265,7 +294,8 @@ class ConfigReaderTest {
     @Test
     void yaml11ScalarsAreTypedAsBarectfsLoaderTypesThem() throws Exception {
         // `010` is octal (8) and `yes` a boolean in YAML 1.1, as PyYAML reads them
-        Configuration c = read(v3("", "- a: {field-type: {class: uint, size: 010}}").replace("$is-default: true", "$is-default: yes"));
+        Configuration c = read(
+                v3("", "- a: {field-type: {class: uint, size: 010}}").replace("$is-default: true", "$is-default: yes"));
         assertThat(payload(c).getFirst().type()).isEqualTo(new IntegerType(false, 8, 8, DisplayBase.DECIMAL));
         assertThat(c.options().defaultDataStreamTypeName()).contains("main");
     }
@@ -273,28 +303,36 @@ class ConfigReaderTest {
     @Test
     void modelErrorsNameTheFileLinePathAndReason() throws Exception {
         ConfigException e = error(v3("", "- a: {field-type: {class: uint, size: 8, alignment: 3}}"));
-        assertThat(e.getMessage()).isEqualTo(dir.resolve("config.yaml")
-            + ":14:67: $.trace.type.data-stream-types.main.event-record-types.ev.payload-field-type.members[0].a"
-            + ".field-type.alignment: invalid alignment (not a power of two): 3");
+        assertThat(e.getMessage())
+                .isEqualTo(dir.resolve("config.yaml")
+                        + ":14:67: $.trace.type.data-stream-types.main.event-record-types.ev.payload-field-type.members[0].a"
+                        + ".field-type.alignment: invalid alignment (not a power of two): 3");
         assertThat(error(v3("", "- a: {field-type: {class: struct}}")).detail())
-            .isEqualTo("nested structure field types are not supported");
-        assertThat(error(v3("", "- a: {field-type: {class: dynamic-array, element-field-type: "
-            + "{class: dynamic-array, element-field-type: {class: str}}}}")).detail())
-            .isEqualTo("nested structure and dynamic array field types are not supported");
-        assertThat(error(v3("", "- a: {field-type: {class: str}}\n- a: {field-type: {class: str}}")).detail())
-            .isEqualTo("duplicate member `a`");
+                .isEqualTo("nested structure field types are not supported");
+        assertThat(error(v3(
+                                "",
+                                "- a: {field-type: {class: dynamic-array, element-field-type: "
+                                        + "{class: dynamic-array, element-field-type: {class: str}}}}"))
+                        .detail())
+                .isEqualTo("nested structure and dynamic array field types are not supported");
+        assertThat(error(v3("", "- a: {field-type: {class: str}}\n- a: {field-type: {class: str}}"))
+                        .detail())
+                .isEqualTo("duplicate member `a`");
         assertThat(error(v3("", "- align: {field-type: {class: str}}")).detail())
-            .contains("CTF keyword").contains("`align`");
+                .contains("CTF keyword")
+                .contains("`align`");
         assertThat(error(v3("", "- a-b: {field-type: {class: str}}")).detail()).contains("not a C identifier");
-        assertThat(error(v3("$field-type-aliases: {x: {class: str}}", "- a: nope")).detail())
-            .isEqualTo("field type alias `nope` does not exist");
+        assertThat(error(v3("$field-type-aliases: {x: {class: str}}", "- a: nope"))
+                        .detail())
+                .isEqualTo("field type alias `nope` does not exist");
         assertThat(error(v3("""
             $field-type-aliases:
               x: y
               y: x""", "- a: x")).detail()).contains("cycle");
         assertThat(error(v3("", "- a: {field-type: {class: str}}")
-            .replace("$is-default: true", "$default-clock-type-name: nope")).detail())
-            .isEqualTo("clock type `nope` does not exist");
+                                .replace("$is-default: true", "$default-clock-type-name: nope"))
+                        .detail())
+                .isEqualTo("clock type `nope` does not exist");
         ConfigException empty = error(events("false", "ev").replace("[{m: {field-type: {class: str}}}]", "[]"));
         assertThat(empty.detail()).isEqualTo("event record type is empty (no members)");
     }
@@ -302,7 +340,9 @@ class ConfigReaderTest {
     private static String events(String typeIdFeature, String... names) {
         StringBuilder erts = new StringBuilder();
         for (String n : names) {
-            erts.append("          ").append(n).append(": {payload-field-type: {class: struct, members: [{m: {field-type: {class: str}}}]}}\n");
+            erts.append("          ")
+                    .append(n)
+                    .append(": {payload-field-type: {class: struct, members: [{m: {field-type: {class: str}}}]}}\n");
         }
         return """
             --- !<tag:barectf.org,2020/3/config>
@@ -320,29 +360,41 @@ class ConfigReaderTest {
     void eventRecordTypeIdFeatureMustFitTheEventRecordTypes() throws Exception {
         assertThat(error(events("false", "ev", "ev0")).detail()).contains("more than one event record type");
         String oneBit = "{class: uint, size: 1}";
-        assertThat(read(events(oneBit, "ev0", "ev")).trace().type().dataStreamTypes().getFirst().eventRecordTypes())
-            .extracting(EventRecordType::name, EventRecordType::id)
-            .containsExactly(Tuple.tuple("ev", 0), Tuple.tuple("ev0", 1));
+        assertThat(read(events(oneBit, "ev0", "ev"))
+                        .trace()
+                        .type()
+                        .dataStreamTypes()
+                        .getFirst()
+                        .eventRecordTypes())
+                .extracting(EventRecordType::name, EventRecordType::id)
+                .containsExactly(Tuple.tuple("ev", 0), Tuple.tuple("ev0", 1));
         assertThat(error(events(oneBit, "a", "b", "c")).detail())
-            .isEqualTo("field type's size (1 bits) is too small to accommodate 3 event record types");
+                .isEqualTo("field type's size (1 bits) is too small to accommodate 3 event record types");
     }
 
     /** Where barectf 3.1.1 crashes or writes metadata no reader parses, hetrace rejects the configuration cleanly. */
     @Test
     void gapsInBarectfsSchemasAreRejectedCleanly() throws Exception {
-        assertThat(error(v3("", "- a: {field-type: {class: dynamic-array, element-field-type: "
-            + "{class: static-array, length: -1, element-field-type: {class: str}}}}")).getMessage())
-            .endsWith("members[0].a.field-type.element-field-type.length: expected a value >= 0, got `-1`");
+        assertThat(error(v3(
+                                "",
+                                "- a: {field-type: {class: dynamic-array, element-field-type: "
+                                        + "{class: static-array, length: -1, element-field-type: {class: str}}}}"))
+                        .getMessage())
+                .endsWith("members[0].a.field-type.element-field-type.length: expected a value >= 0, got `-1`");
         assertThat(error(v3("", "- a: {field-type: {class: dynamic-array}}")).detail())
-            .isEqualTo("missing required property `element-field-type`");
-        assertThat(error(v3("", "- a: {field-type: {class: static-array, element-field-type: {class: str}}}")).detail())
-            .isEqualTo("missing required property `length`");
-        assertThat(error(v3("", "- a: {field-type: {class: uenum, size: 8, mappings: }}")).detail())
-            .isEqualTo("missing required property `mappings`");
+                .isEqualTo("missing required property `element-field-type`");
+        assertThat(error(v3("", "- a: {field-type: {class: static-array, element-field-type: {class: str}}}"))
+                        .detail())
+                .isEqualTo("missing required property `length`");
+        assertThat(error(v3("", "- a: {field-type: {class: uenum, size: 8, mappings: }}"))
+                        .detail())
+                .isEqualTo("missing required property `mappings`");
         assertThat(error(v3("clock-types: {c: {frequency: 18446744073709551616}}", "- a: {field-type: {class: str}}"))
-            .getMessage()).contains("$.trace.type.clock-types.c.frequency: value too large: 18446744073709551616");
-        assertThat(error("--- !<tag:barectf.org,2020/3/config>\ntrace:\n  typo: {}\n").getMessage())
-            .endsWith("config.yaml:3:3: $.trace: missing required property `type`");
+                        .getMessage())
+                .contains("$.trace.type.clock-types.c.frequency: value too large: 18446744073709551616");
+        assertThat(error("--- !<tag:barectf.org,2020/3/config>\ntrace:\n  typo: {}\n")
+                        .getMessage())
+                .endsWith("config.yaml:3:3: $.trace: missing required property `type`");
     }
 
     private static String v2(String packetContextFields, String payload) {
@@ -370,11 +422,14 @@ class ConfigReaderTest {
     @Test
     void nullStructureFieldsAreRejectedWhereBarectfCannotProcessThem() throws Exception {
         String sizes = "\n              packet_size: u8\n              content_size: u8";
-        assertThat(read(v2(sizes, "\n              x: u8")).trace().type().dataStreamTypes()).hasSize(1);
+        assertThat(read(v2(sizes, "\n              x: u8")).trace().type().dataStreamTypes())
+                .hasSize(1);
         assertThat(error(v2(sizes, "")).detail())
-            .isEqualTo("`fields` of a structure field type must be a mapping when field type aliases are in use, got null");
-        String noAliases = v2("", "\n              x: {class: int, size: 8}").replace("  type-aliases:\n    u8: {class: int, size: 8}\n", "");
+                .isEqualTo(
+                        "`fields` of a structure field type must be a mapping when field type aliases are in use, got null");
+        String noAliases = v2("", "\n              x: {class: int, size: 8}")
+                .replace("  type-aliases:\n    u8: {class: int, size: 8}\n", "");
         assertThat(error(noAliases).getMessage())
-            .contains("$.metadata.streams.s.packet-context-type.fields: expected a mapping holding `packet_size`");
+                .contains("$.metadata.streams.s.packet-context-type.fields: expected a mapping holding `packet_size`");
     }
 }

@@ -74,7 +74,10 @@ class SyncOptionTest {
     }
 
     private static DataStreamType dst(Configuration c, String name) {
-        return c.trace().type().dataStreamTypes().stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+        return c.trace().type().dataStreamTypes().stream()
+                .filter(d -> d.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<String> names(DataStreamType d) {
@@ -87,13 +90,19 @@ class SyncOptionTest {
         Configuration c = read(config("hetrace:\n  sync: true", "true"));
 
         assertThat(c.sync()).contains(new SyncHandshake("b"));
-        assertThat(names(dst(c, "b"))).containsExactly("0 alpha", "1 hetrace_sync_recv", "2 hetrace_sync_send", "3 zeta");
+        assertThat(names(dst(c, "b")))
+                .containsExactly("0 alpha", "1 hetrace_sync_recv", "2 hetrace_sync_send", "3 zeta");
         assertThat(names(dst(c, "a"))).containsExactly("0 only");
         for (String name : List.of(SyncHandshake.SEND, SyncHandshake.RECV)) {
-            EventRecordType e = dst(c, "b").eventRecordTypes().stream().filter(x -> x.name().equals(name))
-                .findFirst().orElseThrow();
-            assertThat(e.payload().orElseThrow().members()).containsExactly(new Member("seq", IntegerType.unsigned(32)),
-                new Member("core", IntegerType.unsigned(32)), new Member("peer", IntegerType.unsigned(32)));
+            EventRecordType e = dst(c, "b").eventRecordTypes().stream()
+                    .filter(x -> x.name().equals(name))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(e.payload().orElseThrow().members())
+                    .containsExactly(
+                            new Member("seq", IntegerType.unsigned(32)),
+                            new Member("core", IntegerType.unsigned(32)),
+                            new Member("peer", IntegerType.unsigned(32)));
             assertThat(e.specificContext()).isEmpty();
             assertThat(e.logLevel()).isEmpty();
         }
@@ -106,16 +115,19 @@ class SyncOptionTest {
 
         TraceClass tc = MetadataReader.parse(metadata.getBytes(StandardCharsets.UTF_8), w -> {});
         StreamClass b = tc.stream(dst(c, "b").id());
-        assertThat(b.events().values().stream().map(e -> e.id() + " " + e.name()).toList())
-            .containsExactly("0 alpha", "1 hetrace_sync_recv", "2 hetrace_sync_send", "3 zeta");
+        assertThat(b.events().values().stream()
+                        .map(e -> e.id() + " " + e.name())
+                        .toList())
+                .containsExactly("0 alpha", "1 hetrace_sync_recv", "2 hetrace_sync_send", "3 zeta");
         EventClass send = b.events().get(2L);
         assertThat(send.payload().toString()).contains("seq").contains("core").contains("peer");
     }
 
     @Test
     void theDataStreamTypeIsTheNamedOneElseTheDefaultElseTheOnlyOne() throws Exception {
-        assertThat(read(config("hetrace: {sync: {data-stream-type: b}}", "false")).sync())
-            .contains(new SyncHandshake("b"));
+        assertThat(read(config("hetrace: {sync: {data-stream-type: b}}", "false"))
+                        .sync())
+                .contains(new SyncHandshake("b"));
         assertThat(read(config("hetrace: {sync: {}}", "true")).sync()).contains(new SyncHandshake("b"));
         assertThat(read("""
             --- !<tag:barectf.org,2020/3/config>
@@ -181,62 +193,86 @@ class SyncOptionTest {
     @Test
     void errorsNameTheFileLineColumnAndPath() throws Exception {
         assertThat(error(config("hetrace: {sink: true}", "true")))
-            .isEqualTo("config.yaml:2:17: $.hetrace.sink: unknown property `sink` (known: sync)");
+                .isEqualTo("config.yaml:2:17: $.hetrace.sink: unknown property `sink` (known: sync)");
         assertThat(error(config("hetrace: [sync]", "true")))
-            .isEqualTo("config.yaml:2:10: $.hetrace: expected a mapping, got a sequence");
+                .isEqualTo("config.yaml:2:10: $.hetrace: expected a mapping, got a sequence");
         assertThat(error(config("hetrace:\n  sync: 1", "true")))
-            .isEqualTo("config.yaml:3:9: $.hetrace.sync: expected a boolean or a mapping, got an integer");
+                .isEqualTo("config.yaml:3:9: $.hetrace.sync: expected a boolean or a mapping, got an integer");
         assertThat(error(config("hetrace:\n  sync: {data-stream: b}", "true")))
-            .isEqualTo("config.yaml:3:23: $.hetrace.sync.data-stream: unknown property `data-stream` (known: data-stream-type)");
+                .isEqualTo(
+                        "config.yaml:3:23: $.hetrace.sync.data-stream: unknown property `data-stream` (known: data-stream-type)");
         assertThat(error(config("hetrace:\n  sync: {data-stream-type: 2}", "true")))
-            .isEqualTo("config.yaml:3:28: $.hetrace.sync.data-stream-type: expected a string, got an integer");
+                .isEqualTo("config.yaml:3:28: $.hetrace.sync.data-stream-type: expected a string, got an integer");
         assertThat(error(config("hetrace:\n  sync: {data-stream-type: c}", "true")))
-            .isEqualTo("config.yaml:3:28: $.hetrace.sync.data-stream-type: data stream type `c` does not exist (known: a, b)");
-        assertThat(error(config("hetrace:\n  sync: true", "false"))).isEqualTo("config.yaml:3:9: $.hetrace.sync: the trace"
-            + " type has 2 data stream types and none is the default: name the one for the sync events"
-            + " (`sync: {data-stream-type: NAME}`)");
+                .isEqualTo(
+                        "config.yaml:3:28: $.hetrace.sync.data-stream-type: data stream type `c` does not exist (known: a, b)");
+        assertThat(error(config("hetrace:\n  sync: true", "false")))
+                .isEqualTo("config.yaml:3:9: $.hetrace.sync: the trace"
+                        + " type has 2 data stream types and none is the default: name the one for the sync events"
+                        + " (`sync: {data-stream-type: NAME}`)");
     }
 
     @Test
     void syncEventsNeedTimestamps() throws Exception {
         assertThat(error(config("hetrace:\n  sync: {data-stream-type: a}", "true")))
-            .isEqualTo("config.yaml:3:28: $.hetrace.sync.data-stream-type: data stream type `a` has no default clock"
-                + " type: the sync events need timestamps");
-        assertThat(error(config("hetrace: {sync: true}", "true").replace("$default-clock-type-name: clk",
-            "$default-clock-type-name: clk\n        $features: {event-record: {timestamp-field-type: false}}")))
-            .endsWith("$.hetrace.sync: data stream type `b` has no event record timestamp (`timestamp-field-type: false`):"
-                + " the sync events need timestamps");
+                .isEqualTo(
+                        "config.yaml:3:28: $.hetrace.sync.data-stream-type: data stream type `a` has no default clock"
+                                + " type: the sync events need timestamps");
+        assertThat(
+                        error(
+                                config("hetrace: {sync: true}", "true")
+                                        .replace(
+                                                "$default-clock-type-name: clk",
+                                                "$default-clock-type-name: clk\n        $features: {event-record: {timestamp-field-type: false}}")))
+                .endsWith(
+                        "$.hetrace.sync: data stream type `b` has no event record timestamp (`timestamp-field-type: false`):"
+                                + " the sync events need timestamps");
     }
 
     @Test
     void theEventRecordTypesMustBeFreeAndNumberable() throws Exception {
         assertThat(error(config("hetrace: {sync: true}", "true").replace("zeta:", "hetrace_sync_recv:")))
-            .isEqualTo("config.yaml:2:17: $.hetrace.sync: data stream type `b` already has an event record type named"
-                + " `hetrace_sync_recv`, which the sync handshake needs");
-        assertThat(error(config("hetrace: {sync: true}", "true").replace("$default-clock-type-name: clk",
-            "$default-clock-type-name: clk\n        $features: {event-record: {type-id-field-type: {class: uint, size: 1}}}")))
-            .endsWith("$.hetrace.sync: the event record type ID field type of data stream type `b` (1 bits) is too"
-                + " small to accommodate 4 event record types with the sync events");
-        String oneEvent = config("hetrace: {sync: true}", "true").replace(
-            "      alpha: {payload-field-type: {class: struct, members: [{y: uint16}]}}\n", "");
-        assertThat(read(oneEvent.replace("$default-clock-type-name: clk", "$default-clock-type-name: clk\n"
-            + "        $features: {event-record: {type-id-field-type: {class: uint, size: 2}}}"))
-            .sync()).isPresent();
-        assertThat(error(oneEvent.replace("$default-clock-type-name: clk", "$default-clock-type-name: clk\n"
-            + "        $features: {event-record: {type-id-field-type: false}}")))
-            .endsWith("$.hetrace.sync: data stream type `b` has no event record type ID (`type-id-field-type: false`),"
-                + " which its 3 event record types with the sync events need");
+                .isEqualTo(
+                        "config.yaml:2:17: $.hetrace.sync: data stream type `b` already has an event record type named"
+                                + " `hetrace_sync_recv`, which the sync handshake needs");
+        assertThat(
+                        error(
+                                config("hetrace: {sync: true}", "true")
+                                        .replace(
+                                                "$default-clock-type-name: clk",
+                                                "$default-clock-type-name: clk\n        $features: {event-record: {type-id-field-type: {class: uint, size: 1}}}")))
+                .endsWith("$.hetrace.sync: the event record type ID field type of data stream type `b` (1 bits) is too"
+                        + " small to accommodate 4 event record types with the sync events");
+        String oneEvent = config("hetrace: {sync: true}", "true")
+                .replace("      alpha: {payload-field-type: {class: struct, members: [{y: uint16}]}}\n", "");
+        assertThat(read(oneEvent.replace(
+                                "$default-clock-type-name: clk",
+                                "$default-clock-type-name: clk\n"
+                                        + "        $features: {event-record: {type-id-field-type: {class: uint, size: 2}}}"))
+                        .sync())
+                .isPresent();
+        assertThat(error(oneEvent.replace(
+                        "$default-clock-type-name: clk",
+                        "$default-clock-type-name: clk\n"
+                                + "        $features: {event-record: {type-id-field-type: false}}")))
+                .endsWith(
+                        "$.hetrace.sync: data stream type `b` has no event record type ID (`type-id-field-type: false`),"
+                                + " which its 3 event record types with the sync events need");
     }
 
     @Test
     void theCommandLineRequestNamesItsOption() throws Exception {
         Configuration plain = read(config("", "false"));
 
-        ConfigException e = assertThrows(ConfigException.class,
-            () -> SyncOption.commandLine(Optional.empty(), "--sync").applyTo(plain));
-        assertThat(e.getMessage()).isEqualTo("--sync: the trace type has 2 data stream types and none is the default:"
-            + " name the one for the sync events (--sync-stream NAME)");
-        assertThat(SyncOption.commandLine(Optional.of("b"), "--sync-stream").applyTo(plain).sync())
-            .contains(new SyncHandshake("b"));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> SyncOption.commandLine(Optional.empty(), "--sync").applyTo(plain));
+        assertThat(e.getMessage())
+                .isEqualTo("--sync: the trace type has 2 data stream types and none is the default:"
+                        + " name the one for the sync events (--sync-stream NAME)");
+        assertThat(SyncOption.commandLine(Optional.of("b"), "--sync-stream")
+                        .applyTo(plain)
+                        .sync())
+                .contains(new SyncHandshake("b"));
     }
 }

@@ -32,15 +32,17 @@ class BarectfMetadataTest {
         try (Stream<Path> groups = Files.list(tracing)) {
             for (Path group : groups.filter(Files::isDirectory).sorted().toList()) {
                 try (Stream<Path> files = Files.walk(group)) {
-                    for (Path config : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+                    for (Path config : files.filter(f -> f.toString().endsWith(".yaml"))
+                            .sorted()
+                            .toList()) {
                         String rel = group.relativize(config).toString();
                         Path expect = expected.resolve(group.getFileName())
-                            .resolve(rel.substring(0, rel.length() - ".yaml".length()) + ".metadata.expect");
+                                .resolve(rel.substring(0, rel.length() - ".yaml".length()) + ".metadata.expect");
                         if (!Files.isRegularFile(expect)) {
                             continue; // a partial configuration of the group (base.yaml...), not a test
                         }
-                        tests.add(DynamicTest.dynamicTest(group.getFileName() + "/" + rel,
-                            () -> check(config, group, expect)));
+                        tests.add(DynamicTest.dynamicTest(
+                                group.getFileName() + "/" + rel, () -> check(config, group, expect)));
                     }
                 }
             }
@@ -55,7 +57,8 @@ class BarectfMetadataTest {
         TraceClass actual = MetadataReader.parse(ours.getBytes(StandardCharsets.UTF_8), w -> {});
         TraceClass wanted = MetadataReader.parse(Files.readAllBytes(expect), w -> {});
         String diff = TraceClassDiff.firstDifference(actual, wanted);
-        assertThat(diff).as("first difference (hetrace vs barectf) for %s; hetrace's metadata:%n%s", config, ours)
-            .isNull();
+        assertThat(diff)
+                .as("first difference (hetrace vs barectf) for %s; hetrace's metadata:%n%s", config, ours)
+                .isNull();
     }
 }

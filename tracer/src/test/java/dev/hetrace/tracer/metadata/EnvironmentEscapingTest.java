@@ -25,22 +25,25 @@ class EnvironmentEscapingTest {
     Path dir;
 
     static final Map<String, String> VALUES = Map.of(
-        "multi", "first line\nsecond line",
-        "quoted", "say \"hi\"; };",
-        "slashes", "C:\\temp\\new",
-        "tabbed", "a\tb\rc\u0007d\u001b[2J",
-        "accents", "Zoë ☕");
+            "multi", "first line\nsecond line",
+            "quoted", "say \"hi\"; };",
+            "slashes", "C:\\temp\\new",
+            "tabbed", "a\tb\rc\u0007d\u001b[2J",
+            "accents", "Zoë ☕");
 
     @Test
     void environmentValuesReadBackAsTheyWere() throws Exception {
         Path shm = Path.of("src/test/resources/dev/hetrace/tracer/shm/shm.yaml");
         StringBuilder env = new StringBuilder("  environment:\n");
-        VALUES.forEach((k, v) -> env.append("    ").append(k).append(": \"").append(yaml(v)).append("\"\n"));
-        String yaml = Files.readString(shm).replaceFirst("(?m)^trace:\n", "trace:\n" + env.toString().replace("\\", "\\\\"));
+        VALUES.forEach((k, v) ->
+                env.append("    ").append(k).append(": \"").append(yaml(v)).append("\"\n"));
+        String yaml = Files.readString(shm)
+                .replaceFirst("(?m)^trace:\n", "trace:\n" + env.toString().replace("\\", "\\\\"));
         Path config = Files.writeString(dir.resolve("env.yaml"), yaml);
         Configuration c = ConfigReader.read(config, List.of(dir));
         String metadata = BarectfMetadata.of(c);
-        Map<String, Object> read = MetadataReader.parse(metadata.getBytes(StandardCharsets.UTF_8), w -> { }).env();
+        Map<String, Object> read = MetadataReader.parse(metadata.getBytes(StandardCharsets.UTF_8), w -> {})
+                .env();
         VALUES.forEach((k, v) -> assertThat(read).as(k).containsEntry(k, v));
 
         Path trace = Files.createDirectories(dir.resolve("trace"));

@@ -36,7 +36,12 @@ final class TraceClassDiff {
         d = d != null ? d : same("byte order", actual.byteOrder(), expected.byteOrder());
         d = d != null ? d : same("uuid", actual.uuid(), expected.uuid());
         d = d != null ? d : types("packet header", actual.packetHeader(), expected.packetHeader());
-        d = d != null ? d : same("clock names", actual.clocks().keySet(), expected.clocks().keySet());
+        d = d != null
+                ? d
+                : same(
+                        "clock names",
+                        actual.clocks().keySet(),
+                        expected.clocks().keySet());
         if (d != null) {
             return d;
         }
@@ -49,7 +54,12 @@ final class TraceClassDiff {
         }
         d = same("stream count", actual.streamCount(), expected.streamCount());
         d = d != null ? d : same("stream runs", actual.streamRuns(), expected.streamRuns());
-        d = d != null ? d : same("stream ids", actual.streams().keySet(), expected.streams().keySet());
+        d = d != null
+                ? d
+                : same(
+                        "stream ids",
+                        actual.streams().keySet(),
+                        expected.streams().keySet());
         if (d != null) {
             return d;
         }
@@ -67,7 +77,9 @@ final class TraceClassDiff {
         d = d != null ? d : types(where + " / event header", a.eventHeader(), e.eventHeader());
         d = d != null ? d : types(where + " / event context", a.eventContext(), e.eventContext());
         d = d != null ? d : same(where + " / event runs", a.eventRuns(), e.eventRuns());
-        d = d != null ? d : same(where + " / event ids", a.events().keySet(), e.events().keySet());
+        d = d != null
+                ? d
+                : same(where + " / event ids", a.events().keySet(), e.events().keySet());
         if (d != null) {
             return d;
         }
@@ -109,15 +121,19 @@ final class TraceClassDiff {
             case EnumType en -> {
                 EnumType ee = (EnumType) e;
                 String d = same(where + " (container)", en.container(), ee.container());
-                yield d != null ? d : same(where + " (mappings)", sortedMappings(en.mappings()), sortedMappings(ee.mappings()));
+                yield d != null
+                        ? d
+                        : same(where + " (mappings)", sortedMappings(en.mappings()), sortedMappings(ee.mappings()));
             }
             case StructType s -> {
                 StructType se = (StructType) e;
                 String d = same(where + " (align)", s.minAlignment(), se.minAlignment());
                 d = d != null ? d : same(where + " (member names)", names(s.members()), names(se.members()));
                 for (int i = 0; d == null && i < s.members().size(); i++) {
-                    d = types(where + " / " + s.members().get(i).name(), s.members().get(i).type(),
-                        se.members().get(i).type());
+                    d = types(
+                            where + " / " + s.members().get(i).name(),
+                            s.members().get(i).type(),
+                            se.members().get(i).type());
                 }
                 yield d;
             }
@@ -128,7 +144,10 @@ final class TraceClassDiff {
             }
             case SequenceType sq -> {
                 SequenceType sqe = (SequenceType) e;
-                String d = same(where + " (length field)", sq.length().toString(), sqe.length().toString());
+                String d = same(
+                        where + " (length field)",
+                        sq.length().toString(),
+                        sqe.length().toString());
                 yield d != null ? d : types(where + "[]", sq.element(), sqe.element());
             }
             case VariantType v -> same(where, v, e);

@@ -24,20 +24,22 @@ class TraceClassDiffTest {
         """;
 
     private static TraceClass parse(String env, String extraMapping, int size) throws Exception {
-        return MetadataReader.parse(TEMPLATE.formatted(env, extraMapping, size).getBytes(StandardCharsets.UTF_8), w -> {});
+        return MetadataReader.parse(
+                TEMPLATE.formatted(env, extraMapping, size).getBytes(StandardCharsets.UTF_8), w -> {});
     }
 
     @Test
     void identicalTraceClassesHaveNoDifferenceWhateverTheirEnvironment() throws Exception {
         assertThat(TraceClassDiff.firstDifference(parse("barectf", "\"C\" = 9", 16), parse("hetrace", "\"C\" = 9", 16)))
-            .isNull();
+                .isNull();
     }
 
     @Test
     void aDifferentMemberSizeIsNamedByItsPlace() throws Exception {
         assertThat(TraceClassDiff.firstDifference(parse("x", "\"C\" = 9", 16), parse("x", "\"C\" = 9", 32)))
-            .startsWith("stream 0 / event 0 \"ev\" / payload / x: ")
-            .contains("size=16").contains("size=32");
+                .startsWith("stream 0 / event 0 \"ev\" / payload / x: ")
+                .contains("size=16")
+                .contains("size=32");
     }
 
     @Test
@@ -45,10 +47,13 @@ class TraceClassDiffTest {
         String reordered = """
             enum : integer { size = 8; align = 8; } { "C" = 9, "B" = 1 ... 3, "A" = 0 } e;""";
         TraceClass a = parse("x", "\"C\" = 9", 16);
-        TraceClass b = MetadataReader.parse(TEMPLATE.formatted("x", "\"C\" = 9", 16)
-            .replaceAll("enum : .* e;", reordered).getBytes(StandardCharsets.UTF_8), w -> {});
+        TraceClass b = MetadataReader.parse(
+                TEMPLATE.formatted("x", "\"C\" = 9", 16)
+                        .replaceAll("enum : .* e;", reordered)
+                        .getBytes(StandardCharsets.UTF_8),
+                w -> {});
         assertThat(TraceClassDiff.firstDifference(a, b)).isNull();
         assertThat(TraceClassDiff.firstDifference(a, parse("x", "\"C\" = 10", 16)))
-            .startsWith("stream 0 / event 0 \"ev\" / payload / e (mappings)");
+                .startsWith("stream 0 / event 0 \"ev\" / payload / e (mappings)");
     }
 }

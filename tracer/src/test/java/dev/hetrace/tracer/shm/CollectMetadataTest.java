@@ -27,8 +27,9 @@ class CollectMetadataTest {
         Configuration c = ConfigReader.read(yaml, List.of(dir));
         UUID producers = UUID.fromString("0ededbde-9417-428b-9515-a937de27feb8");
         assertThat(CollectMetadata.fromConfig(c, yaml, producers)).contains("uuid = \"" + producers + "\";");
-        assertThatThrownBy(() -> CollectMetadata.fromConfig(c, yaml, null)).isInstanceOf(ShmRingException.class)
-            .hasMessageContaining("the producers' hold none");
+        assertThatThrownBy(() -> CollectMetadata.fromConfig(c, yaml, null))
+                .isInstanceOf(ShmRingException.class)
+                .hasMessageContaining("the producers' hold none");
     }
 
     @Test
@@ -38,7 +39,9 @@ class CollectMetadataTest {
         Path file = dir.resolve("metadata");
         assertThat(CollectMetadata.fromFile(text, file, producers)).isEqualTo(text);
         assertThat(CollectMetadata.fromFile(text, file, null)).isEqualTo(text);
-        assertThatThrownBy(() -> CollectMetadata.fromFile(text, file, UUID.fromString("11111111-9417-428b-9515-a937de27feb8")))
-            .isInstanceOf(ShmRingException.class).hasMessageContaining("describes another trace");
+        assertThatThrownBy(() ->
+                        CollectMetadata.fromFile(text, file, UUID.fromString("11111111-9417-428b-9515-a937de27feb8")))
+                .isInstanceOf(ShmRingException.class)
+                .hasMessageContaining("describes another trace");
     }
 }

@@ -34,8 +34,8 @@ class ShmCollectorByteOrderTest {
         ByteBuffer b = region(bigEndian, 6, 2);
         Path region = Files.write(dir.resolve("dsp0"), b.array());
 
-        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"),
-                u -> SlotPackets.metadata(order(bigEndian)))) {
+        try (ShmCollector c =
+                new ShmCollector(List.of(region), dir.resolve("trace"), u -> SlotPackets.metadata(order(bigEndian)))) {
             c.run(null, 0);
             assertThat(c.stats()).singleElement().satisfies(s -> {
                 assertThat(s.coreId()).isEqualTo(7);
@@ -51,17 +51,18 @@ class ShmCollectorByteOrderTest {
         }
         assertThat(stream).isEqualTo(expected);
         ByteBuffer after = ByteBuffer.wrap(Files.readAllBytes(region))
-            .order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+                .order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
         assertThat(after.getLong(OFF_CONSUMED)).isEqualTo(6);
     }
 
     @Test
     void moreUnreadPacketsThanSlotsIsAnError() throws Exception {
         Path region = Files.write(dir.resolve("dsp0"), region(false, 9, 2).array());
-        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"),
-                u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
-            assertThatThrownBy(() -> c.run(null, 0)).isInstanceOf(ShmRingException.class)
-                .hasMessageContaining("dsp0: inconsistent indexes: 9 packets published, 2 drained, 4 slots");
+        try (ShmCollector c = new ShmCollector(
+                List.of(region), dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
+            assertThatThrownBy(() -> c.run(null, 0))
+                    .isInstanceOf(ShmRingException.class)
+                    .hasMessageContaining("dsp0: inconsistent indexes: 9 packets published, 2 drained, 4 slots");
         }
     }
 
@@ -72,13 +73,24 @@ class ShmCollectorByteOrderTest {
     /** A done region whose packet n is padded with the byte n. */
     private static ByteBuffer region(boolean bigEndian, long produced, long consumed) {
         ByteBuffer b = ByteBuffer.allocate((int) regionSize(SLOT, SLOTS))
-            .order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
-        b.putInt(OFF_MAGIC, MAGIC).putShort(OFF_VERSION, (short) VERSION).putShort(OFF_HEADER_SIZE, (short) HEADER_SIZE)
-            .putInt(OFF_SLOT_SIZE, SLOT).putInt(OFF_SLOT_COUNT, SLOTS).putInt(OFF_CORE_ID, 7).putInt(OFF_DONE, 1)
-            .putLong(OFF_EVENTS_DISCARDED, 42).putLong(OFF_PRODUCED, produced).putLong(OFF_CONSUMED, consumed);
+                .order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        b.putInt(OFF_MAGIC, MAGIC)
+                .putShort(OFF_VERSION, (short) VERSION)
+                .putShort(OFF_HEADER_SIZE, (short) HEADER_SIZE)
+                .putInt(OFF_SLOT_SIZE, SLOT)
+                .putInt(OFF_SLOT_COUNT, SLOTS)
+                .putInt(OFF_CORE_ID, 7)
+                .putInt(OFF_DONE, 1)
+                .putLong(OFF_EVENTS_DISCARDED, 42)
+                .putLong(OFF_PRODUCED, produced)
+                .putLong(OFF_CONSUMED, consumed);
         for (long n = Math.max(consumed, produced - SLOTS); n < produced; n++) {
-            System.arraycopy(SlotPackets.packet(b.order(), SLOT, (byte) n), 0, b.array(),
-                HEADER_SIZE + (int) (n % SLOTS) * SLOT, SLOT);
+            System.arraycopy(
+                    SlotPackets.packet(b.order(), SLOT, (byte) n),
+                    0,
+                    b.array(),
+                    HEADER_SIZE + (int) (n % SLOTS) * SLOT,
+                    SLOT);
         }
         return b;
     }

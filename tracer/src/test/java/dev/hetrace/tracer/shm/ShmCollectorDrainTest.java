@@ -37,7 +37,8 @@ class ShmCollectorDrainTest {
             // 40 packets published, 13 drained before: the ring wraps in the middle of what is left
             regions.add(region("core" + core, core, 64, 32, 13 + 27, 13));
         }
-        try (ShmCollector c = new ShmCollector(regions, dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
+        try (ShmCollector c =
+                new ShmCollector(regions, dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
             c.run(null, 0, 3);
             assertThat(c.stats()).hasSize(8).allSatisfy(s -> {
                 assertThat(s.packets()).isEqualTo(27);
@@ -47,7 +48,7 @@ class ShmCollectorDrainTest {
         }
         for (int core = 0; core < 8; core++) {
             assertThat(Files.readAllBytes(dir.resolve("trace").resolve("core" + core)))
-                .isEqualTo(expectedStream(core, 64, 13, 40));
+                    .isEqualTo(expectedStream(core, 64, 13, 40));
             assertThat(consumed(regions.get(core))).isEqualTo(40);
         }
         assertThat(dir.resolve("trace").resolve("metadata")).hasContent(SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN));
@@ -59,10 +60,12 @@ class ShmCollectorDrainTest {
         int slots = 3000;
         // slots 2500 and 2501: about 2.5 GB into the region
         Path region = region("dsp", 5, slot, slots, 2502, 2500);
-        try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
+        try (ShmCollector c = new ShmCollector(
+                List.of(region), dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
             c.run(null, 0);
         }
-        assertThat(Files.readAllBytes(dir.resolve("trace").resolve("dsp"))).isEqualTo(expectedStream(5, slot, 2500, 2502));
+        assertThat(Files.readAllBytes(dir.resolve("trace").resolve("dsp")))
+                .isEqualTo(expectedStream(5, slot, 2500, 2502));
         assertThat(consumed(region)).isEqualTo(2502);
     }
 
@@ -75,9 +78,11 @@ class ShmCollectorDrainTest {
         // a producer that never finishes: without the failure the other thread would wait for it forever
         regions.add(region("core4", 4, 64, 8, 3, 0, false));
         regions.add(region("bad", 9, 64, 8, 20, 2));
-        try (ShmCollector c = new ShmCollector(regions, dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
-            assertThatThrownBy(() -> c.run(null, 0, 2)).isInstanceOf(ShmRingException.class)
-                .hasMessageContaining("bad: inconsistent indexes: 20 packets published, 2 drained, 8 slots");
+        try (ShmCollector c =
+                new ShmCollector(regions, dir.resolve("trace"), u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
+            assertThatThrownBy(() -> c.run(null, 0, 2))
+                    .isInstanceOf(ShmRingException.class)
+                    .hasMessageContaining("bad: inconsistent indexes: 20 packets published, 2 drained, 8 slots");
         }
     }
 
@@ -88,13 +93,17 @@ class ShmCollectorDrainTest {
         byte[] random = new byte[slot];
         new Random(25).nextBytes(random);
         ByteBuffer wrongStream = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x77))
-            .order(ByteOrder.LITTLE_ENDIAN).putInt(4, 1);
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(4, 1);
         ByteBuffer bigger = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x78))
-            .order(ByteOrder.LITTLE_ENDIAN).putInt(8, 2 * slot * 8);
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(8, 2 * slot * 8);
         ByteBuffer smaller = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x79))
-            .order(ByteOrder.LITTLE_ENDIAN).putInt(8, slot * 8 - 64);
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(8, slot * 8 - 64);
         ByteBuffer contentPastPacket = ByteBuffer.wrap(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slot, (byte) 0x7a))
-            .order(ByteOrder.LITTLE_ENDIAN).putInt(12, slot * 8 + 8);
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(12, slot * 8 + 8);
         try (FileChannel ch = FileChannel.open(region, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.allocate(slot), HEADER_SIZE + 1L * slot);
             ch.write(ByteBuffer.wrap(random), HEADER_SIZE + 2L * slot);
@@ -104,18 +113,21 @@ class ShmCollectorDrainTest {
             ch.write(contentPastPacket, HEADER_SIZE + 9L * slot);
         }
         Path trace = dir.resolve("trace");
-        try (ShmCollector c = new ShmCollector(List.of(region), trace, u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
+        try (ShmCollector c =
+                new ShmCollector(List.of(region), trace, u -> SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN))) {
             c.run(null, 0);
             assertThat(c.stats()).singleElement().satisfies(s -> {
                 assertThat(s.refused()).isEqualTo(6);
-                assertThat(s.firstRefusal()).isEqualTo("packet 1 (slot 1): bad packet magic 0x00000000 (expected 0xC1FC1FC1)");
+                assertThat(s.firstRefusal())
+                        .isEqualTo("packet 1 (slot 1): bad packet magic 0x00000000 (expected 0xC1FC1FC1)");
                 assertThat(s.packets()).isEqualTo(4);
                 assertThat(s.bytes()).isEqualTo(4L * slot);
             });
         }
         byte[] written = Files.readAllBytes(trace.resolve("dsp"));
-        assertThat(written).isEqualTo(concat(expectedStream(3, slot, 0, 1), expectedStream(3, slot, 3, 4),
-            expectedStream(3, slot, 7, 9)));
+        assertThat(written)
+                .isEqualTo(concat(
+                        expectedStream(3, slot, 0, 1), expectedStream(3, slot, 3, 4), expectedStream(3, slot, 7, 9)));
         assertThat(consumed(region)).isEqualTo(10);
         long packets = 0;
         try (CtfReader reader = CtfReader.open(trace)) {
@@ -131,10 +143,11 @@ class ShmCollectorDrainTest {
         // the packet header carries a UUID: the metadata's, or another
         UUID trace = UUID.fromString("2a3f7a59-8c47-4b8f-9a53-0b0c5c3e5f25");
         String metadata = SlotPackets.metadata(ByteOrder.LITTLE_ENDIAN)
-            .replace("major = 1; minor = 8;", "major = 1; minor = 8; uuid = \"" + trace + "\";")
-            .replace("uint32_t magic; uint32_t stream_id;", "uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;")
-            .replace("typealias integer { size = 32;",
-                "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\ntypealias integer { size = 32;");
+                .replace("major = 1; minor = 8;", "major = 1; minor = 8; uuid = \"" + trace + "\";")
+                .replace("uint32_t magic; uint32_t stream_id;", "uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;")
+                .replace(
+                        "typealias integer { size = 32;",
+                        "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\ntypealias integer { size = 32;");
         int slot = 64;
         Path region = region("dsp", 1, slot, 4, 3, 0);
         try (FileChannel ch = FileChannel.open(region, StandardOpenOption.WRITE)) {
@@ -142,9 +155,14 @@ class ShmCollectorDrainTest {
                 ByteBuffer p = ByteBuffer.allocate(slot).order(ByteOrder.LITTLE_ENDIAN);
                 UUID u = n == 1 ? UUID.fromString("00000000-0000-4000-8000-000000000001") : trace;
                 // a UUID's bytes in their written order, whatever the trace's byte order
-                p.putInt(0xC1FC1FC1).order(ByteOrder.BIG_ENDIAN).putLong(u.getMostSignificantBits())
-                    .putLong(u.getLeastSignificantBits()).order(ByteOrder.LITTLE_ENDIAN)
-                    .putInt(0).putInt(slot * 8).putInt(32 * 8);
+                p.putInt(0xC1FC1FC1)
+                        .order(ByteOrder.BIG_ENDIAN)
+                        .putLong(u.getMostSignificantBits())
+                        .putLong(u.getLeastSignificantBits())
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putInt(0)
+                        .putInt(slot * 8)
+                        .putInt(32 * 8);
                 ch.write(p.flip(), HEADER_SIZE + (long) n * slot);
             }
         }
@@ -152,7 +170,8 @@ class ShmCollectorDrainTest {
             c.run(null, 0);
             assertThat(c.stats()).singleElement().satisfies(s -> {
                 assertThat(s.refused()).isEqualTo(1);
-                assertThat(s.firstRefusal()).isEqualTo("packet 1 (slot 1): its packet UUID is not the trace UUID " + trace);
+                assertThat(s.firstRefusal())
+                        .isEqualTo("packet 1 (slot 1): its packet UUID is not the trace UUID " + trace);
                 assertThat(s.packets()).isEqualTo(2);
             });
         }
@@ -162,8 +181,9 @@ class ShmCollectorDrainTest {
     void metadataThatDoesNotParseStopsTheCollectorBeforeAnyStreamFile() throws Exception {
         Path region = region("dsp", 1, 64, 4, 3, 0);
         try (ShmCollector c = new ShmCollector(List.of(region), dir.resolve("trace"), u -> "/* CTF 1.8 */\nnot tsdl")) {
-            assertThatThrownBy(() -> c.run(null, 0)).isInstanceOf(IOException.class)
-                .hasMessageStartingWith("the metadata cannot describe the producers' packets: ");
+            assertThatThrownBy(() -> c.run(null, 0))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageStartingWith("the metadata cannot describe the producers' packets: ");
         }
         assertThat(dir.resolve("trace").resolve("dsp")).doesNotExist();
     }
@@ -182,14 +202,19 @@ class ShmCollectorDrainTest {
     }
 
     /** A region whose packet n is padded with bytes {@code core * 16 + n} (low 8 bits); sparse. */
-    private Path region(String name, int core, int slotSize, int slotCount, long produced, long consumed,
-            boolean done) throws IOException {
+    private Path region(String name, int core, int slotSize, int slotCount, long produced, long consumed, boolean done)
+            throws IOException {
         Path region = dir.resolve(name);
         ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        header.putInt(OFF_MAGIC, MAGIC).putShort(OFF_VERSION, (short) VERSION)
-            .putShort(OFF_HEADER_SIZE, (short) HEADER_SIZE).putInt(OFF_SLOT_SIZE, slotSize)
-            .putInt(OFF_SLOT_COUNT, slotCount).putInt(OFF_CORE_ID, core).putInt(OFF_DONE, done ? 1 : 0)
-            .putLong(OFF_PRODUCED, produced).putLong(OFF_CONSUMED, consumed);
+        header.putInt(OFF_MAGIC, MAGIC)
+                .putShort(OFF_VERSION, (short) VERSION)
+                .putShort(OFF_HEADER_SIZE, (short) HEADER_SIZE)
+                .putInt(OFF_SLOT_SIZE, slotSize)
+                .putInt(OFF_SLOT_COUNT, slotCount)
+                .putInt(OFF_CORE_ID, core)
+                .putInt(OFF_DONE, done ? 1 : 0)
+                .putLong(OFF_PRODUCED, produced)
+                .putLong(OFF_CONSUMED, consumed);
         try (FileChannel ch = FileChannel.open(region, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ch.write(header, 0);
             for (long n = Math.max(consumed, produced - slotCount); n < produced; n++) {
@@ -207,8 +232,12 @@ class ShmCollectorDrainTest {
     private static byte[] expectedStream(int core, int slotSize, long from, long to) {
         byte[] b = new byte[Math.toIntExact((to - from) * slotSize)];
         for (long n = from; n < to; n++) {
-            System.arraycopy(SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slotSize, (byte) (core * 16 + n)), 0, b,
-                (int) ((n - from) * slotSize), slotSize);
+            System.arraycopy(
+                    SlotPackets.packet(ByteOrder.LITTLE_ENDIAN, slotSize, (byte) (core * 16 + n)),
+                    0,
+                    b,
+                    (int) ((n - from) * slotSize),
+                    slotSize);
         }
         return b;
     }

@@ -66,16 +66,30 @@ class ShmRingTest {
         Files.writeString(dir.resolve("producer.c"), resource("producer.c"));
         List<String> cc = new ArrayList<>(List.of("gcc"));
         cc.addAll(STRICT);
-        cc.addAll(List.of("-O2", "-o", "producer", "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c"));
+        cc.addAll(List.of(
+                "-O2", "-o", "producer", "sr.c", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c", "producer.c"));
         Processes.run(dir, cc);
         // the path a 32-bit core without lock-free 64-bit stores takes, exercised here by core 3
         cc.addAll(List.of("-DSR_SHM_RING_SPLIT_COUNTERS"));
         cc.set(cc.indexOf("producer"), "producer-split");
         Processes.run(dir, cc);
         // the platform needs no C library at all (the tracer itself: <string.h> only)
-        Processes.run(dir, List.of("gcc", "-ffreestanding", "-nostdinc", "-isystem",
-            Processes.run(dir, List.of("gcc", "-print-file-name=include")).strip(), "-std=c99", "-Wall", "-Wextra",
-            "-Werror", "-pedantic", "-c", "sr-platform-shm-ring.c"));
+        Processes.run(
+                dir,
+                List.of(
+                        "gcc",
+                        "-ffreestanding",
+                        "-nostdinc",
+                        "-isystem",
+                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
+                                .strip(),
+                        "-std=c99",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-pedantic",
+                        "-c",
+                        "sr-platform-shm-ring.c"));
     }
 
     @Test
@@ -103,7 +117,9 @@ class ShmRingTest {
                 assertThat(e.getLong("events_discarded")).isZero();
             }
         }
-        assertThat(next).hasSize(CORES).allSatisfy((core, n) -> assertThat(n).as("core %d", core).isEqualTo(events));
+        assertThat(next)
+                .hasSize(CORES)
+                .allSatisfy((core, n) -> assertThat(n).as("core %d", core).isEqualTo(events));
         // babeltrace2 reads the collected trace the same way
         Optional<String> bt2 = TraceEvents.babeltrace2(run.trace);
         if (bt2.isPresent()) {
@@ -127,7 +143,9 @@ class ShmRingTest {
                 long seq = e.getLong("seq");
                 assertThat(seq).as("core %d", core).isGreaterThan(last.getOrDefault(core, -1L));
                 // the events lost before this one are exactly those its packet counts
-                assertThat(seq).as("core %d", core).isEqualTo(read.getOrDefault(core, 0L) + e.getLong("events_discarded"));
+                assertThat(seq)
+                        .as("core %d", core)
+                        .isEqualTo(read.getOrDefault(core, 0L) + e.getLong("events_discarded"));
                 assertThat(e.getString("msg")).isEqualTo("core " + core + " event " + seq);
                 last.put(core, seq);
                 read.merge(core, 1L, Long::sum);
@@ -137,10 +155,16 @@ class ShmRingTest {
         assertThat(discarded).hasSize(CORES);
         for (long core = 0; core < CORES; core++) {
             assertThat(discarded.get(core)).as("core %d discarded", core).isPositive();
-            assertThat(read.get(core) + discarded.get(core)).as("core %d: read + discarded", core).isEqualTo(events);
+            assertThat(read.get(core) + discarded.get(core))
+                    .as("core %d: read + discarded", core)
+                    .isEqualTo(events);
             long c = core;
-            assertThat(run.stats.stream().filter(s -> s.coreId() == c).findFirst().orElseThrow().eventsDiscarded())
-                .isEqualTo(discarded.get(core));
+            assertThat(run.stats.stream()
+                            .filter(s -> s.coreId() == c)
+                            .findFirst()
+                            .orElseThrow()
+                            .eventsDiscarded())
+                    .isEqualTo(discarded.get(core));
         }
     }
 
@@ -153,13 +177,18 @@ class ShmRingTest {
         go(producers);
         // stop once some packets are on disk, while the producers are still tracing
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (collector.stats().stream().mapToLong(ShmCollector.RingStats::packets).sum() < 40) {
+        while (collector.stats().stream()
+                        .mapToLong(ShmCollector.RingStats::packets)
+                        .sum()
+                < 40) {
             assertThat(System.nanoTime()).as("packets collected in time").isLessThan(deadline);
             Thread.sleep(5);
         }
         collector.stop();
         t.join(10_000);
-        assertThat(producers).allSatisfy(p -> assertThat(p.isAlive()).as("producer still tracing").isTrue());
+        assertThat(producers)
+                .allSatisfy(p ->
+                        assertThat(p.isAlive()).as("producer still tracing").isTrue());
         for (Process p : producers) {
             p.destroyForcibly().waitFor();
         }
@@ -178,7 +207,9 @@ class ShmRingTest {
         }
         assertThat(next.values().stream().mapToLong(Long::longValue).sum()).isPositive();
         for (int c = 0; c < CORES; c++) {
-            assertThat(Files.size(trace.resolve("core" + c)) % 1024).as("whole packets").isZero();
+            assertThat(Files.size(trace.resolve("core" + c)) % 1024)
+                    .as("whole packets")
+                    .isZero();
         }
     }
 
@@ -187,18 +218,24 @@ class ShmRingTest {
         Path trace = dir.resolve("trace");
         List<Process> producers = startProducers(events, burst, slotSize, slotCount, pauseUs);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (ShmCollector collector = new ShmCollector(regions(), trace,
-                u -> CollectMetadata.fromConfig(config, dir, u))) {
+        try (ShmCollector collector =
+                new ShmCollector(regions(), trace, u -> CollectMetadata.fromConfig(config, dir, u))) {
             Thread t = collectorThread(collector, failure);
             go(producers);
             for (Process p : producers) {
-                assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("producer finished").isTrue();
+                assertThat(p.waitFor(60, TimeUnit.SECONDS))
+                        .as("producer finished")
+                        .isTrue();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-                assertThat(p.exitValue()).as("producer exit status; output: %s", out).isZero();
+                assertThat(p.exitValue())
+                        .as("producer exit status; output: %s", out)
+                        .isZero();
                 assertThat(out).isEqualTo(Integer.toString(events));
             }
             t.join(30_000);
-            assertThat(t.isAlive()).as("collector still running after the producers finished").isFalse();
+            assertThat(t.isAlive())
+                    .as("collector still running after the producers finished")
+                    .isFalse();
             assertThat(failure.get()).isNull();
             return new Run(trace, collector.stats());
         }
@@ -223,11 +260,19 @@ class ShmRingTest {
             throws IOException {
         List<Process> producers = new ArrayList<>();
         for (int c = 0; c < CORES; c++) {
-            producers.add(new ProcessBuilder(dir.resolve(c == 3 ? "producer-split" : "producer").toString(),
-                regions().get(c).toString(), Integer.toString(c), Integer.toString(slotSize),
-                Integer.toString(slotCount), Integer.toString(events), Integer.toString(burst),
-                Long.toString(clockOffset(c)), Integer.toString(c + 1), Integer.toString(pauseUs))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            producers.add(new ProcessBuilder(
+                            dir.resolve(c == 3 ? "producer-split" : "producer").toString(),
+                            regions().get(c).toString(),
+                            Integer.toString(c),
+                            Integer.toString(slotSize),
+                            Integer.toString(slotCount),
+                            Integer.toString(events),
+                            Integer.toString(burst),
+                            Long.toString(clockOffset(c)),
+                            Integer.toString(c + 1),
+                            Integer.toString(pauseUs))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start());
             started.add(producers.getLast());
         }
         for (Process p : producers) {
@@ -254,13 +299,15 @@ class ShmRingTest {
     }
 
     private static Thread collectorThread(ShmCollector collector, AtomicReference<Throwable> failure) {
-        Thread t = new Thread(() -> {
-            try {
-                collector.run(null, 0);
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "collector");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        collector.run(null, 0);
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                },
+                "collector");
         t.start();
         return t;
     }

@@ -35,8 +35,12 @@ final class SlotPackets {
     static byte[] packet(ByteOrder order, int slotSize, byte padding) {
         byte[] p = new byte[slotSize];
         Arrays.fill(p, padding);
-        ByteBuffer.wrap(p).order(order).putInt(0xC1FC1FC1).putInt(0).putInt(slotSize * 8)
-            .putInt(HEADER_AND_CONTEXT * 8);
+        ByteBuffer.wrap(p)
+                .order(order)
+                .putInt(0xC1FC1FC1)
+                .putInt(0)
+                .putInt(slotSize * 8)
+                .putInt(HEADER_AND_CONTEXT * 8);
         return p;
     }
 }
