@@ -92,7 +92,11 @@ public final class MappedFiles {
         return String.join("; ", found);
     }
 
-    private static String shrinkage(Mapping m) {
+    /**
+     * "FILE shrank from N to M bytes while being read" when the file of {@code m} is now shorter
+     * than its mapping, else null.
+     */
+    public static String shrinkage(Mapping m) {
         long now;
         try {
             now = Files.size(m.path());

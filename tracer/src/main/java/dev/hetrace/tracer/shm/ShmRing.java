@@ -203,8 +203,19 @@ final class ShmRing implements AutoCloseable {
                 } else {
                     packet = segment.asSlice(offset, slotSize).asByteBuffer();
                 }
-                while (packet.hasRemaining()) {
-                    out.write(packet);
+                try {
+                    while (packet.hasRemaining()) {
+                        out.write(packet);
+                    }
+                } catch (IOException e) {
+                    // the region cut short under the write: the kernel says EFAULT where a read would fault
+                    String shrank = mapping == null ? null : MappedFiles.shrinkage(mapping);
+                    if (shrank == null) {
+                        throw e;
+                    }
+                    IOException told = new IOException(shrank);
+                    told.addSuppressed(e);
+                    throw told;
                 }
                 packets++;
                 bytes += slotSize;
