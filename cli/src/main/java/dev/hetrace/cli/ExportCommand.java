@@ -218,7 +218,7 @@ final class ExportCommand extends HetraceCommand {
                     spec.commandLine(),
                     "--format " + (target.format == Format.perfetto ? "perfetto" : "chrome-json") + " needs -o FILE");
         }
-        StateModel model = board.model(main.err);
+        StateModel model = board.stored(index, main.err);
         try (var file = OutputFile.of(output)) {
             try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
                 ChromeTrace.write(model, out);

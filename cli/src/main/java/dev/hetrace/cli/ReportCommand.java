@@ -11,6 +11,7 @@ import dev.hetrace.view.Timeline;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -59,6 +60,9 @@ final class ReportCommand extends HetraceCommand {
     @Mixin
     BoardOptions board = new BoardOptions();
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
     @Override
     public Integer call() throws IOException, MetadataException, StreamDecodingException {
         if (ViewCommand.isCampaign(board.inputs)) {
@@ -76,7 +80,7 @@ final class ReportCommand extends HetraceCommand {
                     c.runs().size(),
                     w.bytes()));
         }
-        StateModel model = board.model(main.err);
+        StateModel model = board.stored(index, main.err);
         Report.Written w = Report.write(Timeline.of(model), output);
         return print(describe(w));
     }

@@ -89,6 +89,9 @@ final class StatsCommand extends HetraceCommand {
     @CommandLine.Mixin
     BoardOptions board = new BoardOptions();
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
     @Option(
             names = "--range",
             paramLabel = "START,END",
@@ -104,7 +107,7 @@ final class StatsCommand extends HetraceCommand {
     @Override
     public Integer call() throws IOException, MetadataException, StreamDecodingException {
         long[] relative = range == null ? null : parseRange(spec, range);
-        StateModel model = board.model(main.err);
+        StateModel model = board.stored(index, main.err);
         long begin = model.begin();
         long end = model.end();
         if (relative != null) {
