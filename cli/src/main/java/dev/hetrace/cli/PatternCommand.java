@@ -2,19 +2,22 @@ package dev.hetrace.cli;
 
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.index.RangeQueries;
+import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code hetrace pattern}: KPTrace's pattern search, A followed by B. */
 @Command(
@@ -63,6 +66,9 @@ final class PatternCommand extends HetraceCommand {
     @CommandLine.Mixin
     ClockOptions clock = new ClockOptions();
 
+    @CommandLine.Mixin
+    IndexOptions index = new IndexOptions();
+
     @Option(names = "--first", required = true, paramLabel = "A", description = "The event that starts an occurrence.")
     String first;
 
@@ -109,13 +115,14 @@ final class PatternCommand extends HetraceCommand {
         if (bins < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--bins " + bins + ": at least 1");
         }
-        List<Path> traces = BoardInput.traces(inputs);
-        StateBuilder.Input in = StateBuilder.synchronize(
-                traces, clock.clocks(traces), w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
-        PatternSearch.Result r = PatternSearch.run(
-                in,
-                new PatternSearch.Spec(first, then, conditions, sameCore),
-                w -> main.err.println("hetrace: warning: " + TerminalText.guard(w)));
+        // a query over the trace set's store (built first when there is none), as the viewer's search
+        TraceIndex store = index.open(inputs, clock, null, main.err);
+        PatternSearch.Result r;
+        try (RangeQueries q = new RangeQueries(store)) {
+            r = q.pattern(new PatternSearch.Spec(first, then, conditions, sameCore));
+        } catch (SQLException e) {
+            throw new IOException(store.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+        }
         String text = switch (format) {
             case text -> text(r);
             case csv -> csv(r);
