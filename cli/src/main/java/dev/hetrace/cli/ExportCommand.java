@@ -218,6 +218,8 @@ final class ExportCommand extends HetraceCommand {
                     spec.commandLine(),
                     "--format " + (target.format == Format.perfetto ? "perfetto" : "chrome-json") + " needs -o FILE");
         }
+        // told before the traces are read: an output that cannot be written
+        OutputFile.of(output).close();
         StateModel model = board.stored(index, main.err);
         try (var file = OutputFile.of(output)) {
             try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {

@@ -1,12 +1,10 @@
 package dev.hetrace.cli;
 
 import dev.hetrace.analysis.PatternSearch;
-import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.index.RangeQueries;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.text.TerminalText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -14,10 +12,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /** {@code hetrace pattern}: KPTrace's pattern search, A followed by B. */
 @Command(

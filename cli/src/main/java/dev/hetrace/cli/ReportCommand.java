@@ -3,6 +3,7 @@ package dev.hetrace.cli;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
+import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.report.ProfileReport;
@@ -80,6 +81,8 @@ final class ReportCommand extends HetraceCommand {
                     c.runs().size(),
                     w.bytes()));
         }
+        // told before the traces are read: an output that cannot be written
+        OutputFile.of(output).close();
         StateModel model = board.stored(index, main.err);
         Report.Written w = Report.write(Timeline.of(model), output);
         return print(describe(w));

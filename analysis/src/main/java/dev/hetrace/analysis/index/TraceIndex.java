@@ -4,6 +4,7 @@ import dev.hetrace.analysis.Mapping;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.FileFailure;
+import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
@@ -153,6 +154,13 @@ public final class TraceIndex {
         }
         Mapping mapping = mappingFile == null ? null : Mapping.read(mappingFile); // a bad one is told before any build
         Files.createDirectories(cache);
+        // the traces opened first (their metadata read): one that cannot be read is told alone,
+        // before the note of a build that would not happen
+        for (Path t : traces) {
+            try (CtfReader r = CtfReader.open(List.of(t), w -> {})) {
+                r.traces();
+            }
+        }
         notes.accept(
                 "indexing " + traces.size() + (traces.size() == 1 ? " trace" : " traces") + " into " + folder + "...");
         Path tmp = cache.resolve(
