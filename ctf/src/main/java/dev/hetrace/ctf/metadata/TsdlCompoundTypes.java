@@ -1,9 +1,9 @@
 package dev.hetrace.ctf.metadata;
 
-import static dev.hetrace.ctf.metadata.TsdlTokens.CTF_KEYWORDS;
-import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.DYNAMIC_SCOPE_ROOTS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.error;
+import static dev.hetrace.ctf.metadata.TsdlWords.CTF_KEYWORDS;
+import static dev.hetrace.ctf.metadata.TsdlWords.C_TYPE_WORDS;
 
 import dev.hetrace.ctf.metadata.FieldType.EnumMapping;
 import dev.hetrace.ctf.metadata.FieldType.EnumType;

@@ -2,10 +2,10 @@ package dev.hetrace.ctf.metadata;
 
 import static dev.hetrace.ctf.metadata.TsdlScopes.NO_STRUCT;
 import static dev.hetrace.ctf.metadata.TsdlScopes.STRUCT_SCOPE_BOUNDARY;
-import static dev.hetrace.ctf.metadata.TsdlTokens.CTF_KEYWORDS;
-import static dev.hetrace.ctf.metadata.TsdlTokens.C_TYPE_WORDS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.DYNAMIC_SCOPE_ROOTS;
 import static dev.hetrace.ctf.metadata.TsdlTokens.error;
+import static dev.hetrace.ctf.metadata.TsdlWords.CTF_KEYWORDS;
+import static dev.hetrace.ctf.metadata.TsdlWords.C_TYPE_WORDS;
 
 import dev.hetrace.ctf.metadata.FieldType.ArrayType;
 import dev.hetrace.ctf.metadata.FieldType.Encoding;
@@ -216,7 +216,7 @@ final class TsdlParser {
             if (nameTok.kind() != Token.Kind.IDENTIFIER) {
                 throw error(nameTok, "expected the typedef name, found " + nameTok.describe());
             }
-            if (CTF_KEYWORDS.contains(nameTok.text()) || C_TYPE_WORDS.contains(nameTok.text())) {
+            if (TsdlWords.reserved(nameTok.text())) {
                 throw error(nameTok, "'" + nameTok.text() + "' is a reserved keyword and cannot be a typedef name");
             }
             tokens.next();

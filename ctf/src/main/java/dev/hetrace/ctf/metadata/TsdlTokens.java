@@ -7,36 +7,6 @@ import java.util.Set;
  * {@link TsdlLexer}, the reserved words, and the pre-scan that finds the trace byte order.
  */
 final class TsdlTokens {
-    static final Set<String> CTF_KEYWORDS = Set.of(
-            "align",
-            "callsite",
-            "clock",
-            "enum",
-            "env",
-            "event",
-            "floating_point",
-            "integer",
-            "stream",
-            "string",
-            "struct",
-            "trace",
-            "typealias",
-            "typedef",
-            "variant");
-    static final Set<String> C_TYPE_WORDS = Set.of(
-            "const",
-            "char",
-            "double",
-            "float",
-            "int",
-            "long",
-            "short",
-            "signed",
-            "unsigned",
-            "void",
-            "_Bool",
-            "_Complex",
-            "_Imaginary");
     static final Set<String> DYNAMIC_SCOPE_ROOTS = Set.of("trace", "stream", "event", "env");
 
     private final TsdlLexer lexer;
@@ -107,7 +77,7 @@ final class TsdlTokens {
 
     Token fieldName(String what) throws MetadataException {
         Token t = identifier(what);
-        if (CTF_KEYWORDS.contains(t.text()) || C_TYPE_WORDS.contains(t.text())) {
+        if (TsdlWords.reserved(t.text())) {
             throw error(
                     t, "'" + t.text() + "' is a reserved keyword and cannot name " + what + " (prefix it with '_')");
         }

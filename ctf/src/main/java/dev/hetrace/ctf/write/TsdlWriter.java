@@ -18,10 +18,10 @@ import dev.hetrace.ctf.metadata.FieldType.VariantType;
 import dev.hetrace.ctf.metadata.StreamClass;
 import dev.hetrace.ctf.metadata.StructChain;
 import dev.hetrace.ctf.metadata.TraceClass;
+import dev.hetrace.ctf.metadata.TsdlWords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Writes a {@link TraceClass} as CTF 1.8 TSDL text. Every type is written inline with all its
@@ -312,39 +312,9 @@ public final class TsdlWriter {
         out.append(" }");
     }
 
-    private static final Set<String> KEYWORDS = Set.of(
-            "align",
-            "callsite",
-            "clock",
-            "enum",
-            "env",
-            "event",
-            "floating_point",
-            "integer",
-            "stream",
-            "string",
-            "struct",
-            "trace",
-            "typealias",
-            "typedef",
-            "variant",
-            "const",
-            "char",
-            "double",
-            "float",
-            "int",
-            "long",
-            "short",
-            "signed",
-            "unsigned",
-            "void",
-            "_Bool",
-            "_Complex",
-            "_Imaginary");
-
     /** Field names are written as TSDL identifiers; anything else would change the metadata's meaning. */
     static String identifier(String name) {
-        if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || KEYWORDS.contains(name)) {
+        if (!name.matches("[A-Za-z_][A-Za-z0-9_]*") || TsdlWords.reserved(name)) {
             throw new IllegalArgumentException("'" + name + "' cannot be a field name in TSDL (an identifier that"
                     + " is not a keyword; prefix it with '_', which readers remove when they show it)");
         }
