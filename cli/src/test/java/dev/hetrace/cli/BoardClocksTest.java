@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,18 +61,6 @@ class BoardClocksTest {
         return Cli.run(all.toArray(String[]::new));
     }
 
-    /**
-     * What a command said on its standard error but the notes of the traces' store (built: "hetrace:
-     * indexing N traces into ..."; an older state's removed: "hetrace: removed the index of ...").
-     */
-    private static String said(Cli.Run r) {
-        return r.err()
-                .lines()
-                .filter(l -> !l.startsWith("hetrace: indexing ") && !l.startsWith("hetrace: removed the index "))
-                .map(l -> l + "\n")
-                .collect(Collectors.joining());
-    }
-
     /** The span of the range {@code stats} printed, in ms. */
     private static double rangeMs(String stats) {
         Matcher m = Pattern.compile("^range: [\\d.]+ s \\(([\\d.]+) ms\\)").matcher(stats);
@@ -92,11 +79,7 @@ class BoardClocksTest {
             Cli.Run refused = run(args.toArray(String[]::new));
             assertThat(refused.status()).as(String.join(" ", args)).isEqualTo(1);
             // query says first that it indexes the traces
-            String said = refused.err()
-                    .lines()
-                    .filter(l -> !l.startsWith("hetrace: indexing ") && !l.startsWith("hetrace: removed the index "))
-                    .collect(Collectors.joining("\n"));
-            assertThat(said)
+            assertThat(refused.said())
                     .startsWith("hetrace: " + dsp2 + " cannot be put on the clock of " + jumping.resolve("master"))
                     .contains("--piecewise")
                     .contains("--apart")
@@ -106,7 +89,7 @@ class BoardClocksTest {
 
         Cli.Run stats = run("stats", "--piecewise", "500ms", jumping.toString());
         assertThat(stats.status()).as(stats.err()).isZero();
-        assertThat(said(stats)).isEmpty();
+        assertThat(stats.said()).isEmpty();
         assertThat(rangeMs(stats.out())).isBetween(2900.0, 3010.0);
         // dsp2 worked as much as the others, a share of the run's span
         assertThat(stats.out()).containsPattern("\\n  dsp2\\s+[\\d.]+\\s+4\\d\\.\\d\\d\\s");
@@ -132,7 +115,7 @@ class BoardClocksTest {
     void apartATraceOffTheReferenceClockIsAnalysedOnItsOwnBeginningWithTheReference() {
         Cli.Run stats = run("stats", "--apart", jumping.toString());
         assertThat(stats.status()).as(stats.err()).isZero();
-        assertThat(said(stats))
+        assertThat(stats.said())
                 .startsWith("hetrace: warning: " + jumping.resolve("dsp2") + ": analysed apart, on its own clock")
                 .hasLineCount(1);
         assertThat(rangeMs(stats.out())).isBetween(2900.0, 3010.0);
@@ -322,7 +305,7 @@ class BoardClocksTest {
         Cli.Run handshakeOnly =
                 run("stats", "--mapping", mapping.toString(), "--match", "hetrace-sync", hosts[0], hosts[1]);
         assertThat(handshakeOnly.status()).isEqualTo(1);
-        assertThat(said(handshakeOnly))
+        assertThat(handshakeOnly.said())
                 .startsWith("hetrace: " + dir.resolve("client/kernel") + " cannot be put on the clock of")
                 .hasLineCount(1);
     }

@@ -7,7 +7,6 @@ import dev.hetrace.ctf.api.Event;
 import dev.hetrace.tracer.shm.ShmRingLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -87,7 +86,8 @@ class CollectCommandTest {
                     Long.toString(1000L * c),
                     Integer.toString(c + 1),
                     "200")));
-            assertThat(readLine(producers.getLast().getInputStream())).isEqualTo("ready");
+            assertThat(ShmProducer.firstLine(producers.getLast().getInputStream()))
+                    .isEqualTo("ready");
         }
         // to a file: destroy() closes the process's pipes
         Process collector = start(new ProcessBuilder(collect)
@@ -466,7 +466,7 @@ class CollectCommandTest {
                 "0",
                 "1",
                 "0"));
-        assertThat(readLine(p.getInputStream())).isEqualTo("ready");
+        assertThat(ShmProducer.firstLine(p.getInputStream())).isEqualTo("ready");
         return p;
     }
 
@@ -508,11 +508,4 @@ class CollectCommandTest {
     }
 
     /** One line, read byte by byte so that nothing after it is consumed. */
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder s = new StringBuilder();
-        for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) {
-            s.append((char) b);
-        }
-        return s.toString();
-    }
 }

@@ -42,27 +42,8 @@ class CollectMetadataBytesTest {
                 edited, text.replace("env {", "env {\n\towner = \"Zoë Ångström ☕\";"), StandardCharsets.UTF_8);
 
         Path region = dir.resolve("core0");
-        Process producer = new ProcessBuilder(
-                        dir.resolve("producer").toString(),
-                        region.toString(),
-                        "0",
-                        "1024",
-                        "64",
-                        "200",
-                        "0",
-                        "0",
-                        "1",
-                        "0")
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        Process producer = ShmProducer.startReady(dir, region, "0", "1024", "64", "200", "0", "0", "1", "0");
         started.add(producer);
-        StringBuilder ready = new StringBuilder();
-        for (int b = producer.getInputStream().read();
-                b != -1 && b != '\n';
-                b = producer.getInputStream().read()) {
-            ready.append((char) b);
-        }
-        assertThat(ready.toString()).isEqualTo("ready");
         Path trace = dir.resolve("trace");
         Process collect = HetraceProcess.builder(
                         "collect", "--shm", region.toString(), "--metadata", edited.toString(), "-o", trace.toString())

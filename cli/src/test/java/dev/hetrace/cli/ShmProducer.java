@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hetrace.ctf.testing.Required;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The producer program of the tracer module's ShmRingTest (a core writing packets into an
@@ -70,5 +73,28 @@ final class ShmProducer {
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    /**
+     * Starts the producer built in {@code dir} on {@code region} with the rest of its arguments
+     * ({@code args}), its standard error discarded, once it has said "ready".
+     */
+    static Process startReady(Path dir, Path region, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(dir.resolve("producer").toString(), region.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        assertThat(firstLine(p.getInputStream())).isEqualTo("ready");
+        return p;
+    }
+
+    /** The first line of {@code in}, read byte by byte (no buffer reads past it). */
+    static String firstLine(InputStream in) throws IOException {
+        StringBuilder s = new StringBuilder();
+        for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) {
+            s.append((char) b);
+        }
+        return s.toString();
     }
 }

@@ -85,27 +85,8 @@ class ShrinkingFileTest {
     void aRegionEmptiedWhileCollectReadsItIsOneLineNamingIt() throws Exception {
         ShmProducer.build(dir);
         Path region = dir.resolve("core0");
-        Process producer = new ProcessBuilder(
-                        dir.resolve("producer").toString(),
-                        region.toString(),
-                        "0",
-                        "1024",
-                        "64",
-                        "2000",
-                        "100",
-                        "0",
-                        "1",
-                        "0")
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        Process producer = ShmProducer.startReady(dir, region, "0", "1024", "64", "2000", "100", "0", "1", "0");
         started.add(producer);
-        StringBuilder ready = new StringBuilder();
-        for (int b = producer.getInputStream().read();
-                b != -1 && b != '\n';
-                b = producer.getInputStream().read()) {
-            ready.append((char) b);
-        }
-        assertThat(ready.toString()).isEqualTo("ready");
         long size = Files.size(region);
 
         Path trace = dir.resolve("trace");
