@@ -18,7 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, wake-ups, sync pairs and messages, statistics). */
+/** {@code hetrace query}: SQL over the index of the traces (events, intervals, calls, messages, wake-ups, sync pairs and messages, statistics, point events, diagnosis). */
 @Command(
         name = "query",
         mixinStandardHelpOptions = true,
@@ -62,6 +62,15 @@ import picocli.CommandLine.Parameters;
             "              sync_quality, sync_via, accuracy_ns",
             "  cores       core, trace",
             "  tasks       task, trace, name, tid, idle",
+            "  marks       time_ns, name, trace, core: the point events (those no",
+            "              interval is made of), as 'hetrace stats' counts them",
+            "  diagnosis_findings      sentence (those of 'hetrace diagnose')",
+            "  diagnosis_outliers      core, core_id, task, task_id, kind, name,",
+            "              start_ns, end_ns, median_ns, ratio, preempted_ns,",
+            "              blocked_ns, depth (longest first)",
+            "  diagnosis_preempted_by  outlier (its row, from 0), task",
+            "  diagnosis_silent        trace, core_id, last_ns",
+            "  diagnosis_stuck         task, core_id, since_ns",
             "",
             "Examples:",
             "  hetrace query hetrace-demo \\",

@@ -45,7 +45,13 @@ public final class IndexTables {
             "stats",
             "traces",
             "cores",
-            "tasks");
+            "tasks",
+            MarkTable.NAME,
+            "diagnosis_findings",
+            "diagnosis_outliers",
+            "diagnosis_preempted_by",
+            "diagnosis_silent",
+            "diagnosis_stuck");
 
     /** The tables kept as Parquet files, each {@code NAME.parquet} in the index's folder. */
     static final List<String> PARQUET = List.of("events", "intervals", "calls", "messages", "wakeups", "sync_messages");
