@@ -8,7 +8,7 @@ import java.io.IOException;
  * Answers a view request: a time range (ns from the first event), a width in pixels and the
  * rows on screen. Per row, either its intervals in the range (when there are few enough to
  * tell apart: at most one per two pixels) or its activity per pixel column from its summary;
- * a BOARD or TRACE row, the activity of its cores together; and the messages between cores
+ * a group row (BOARD, TRACE, GROUP), the activity of its cores together; and the messages between cores
  * in the range, one in every few when they are too many. What it reads is bounded by the
  * pixels: two binary searches per row, then at most a few bins or intervals per column.
  */
@@ -173,8 +173,9 @@ public final class ViewQuery {
         return true;
     }
 
+    /** {@code v} as ‰ of {@code full}; anything at all is at least 1 ‰, so that no activity rounds away to nothing. */
     private static int permille(double v, double full) {
-        return (int) Math.min(1000, Math.round(v * 1000 / full));
+        return v > 0 ? (int) Math.max(1, Math.min(1000, Math.round(v * 1000 / full))) : 0;
     }
 
     /**
