@@ -95,7 +95,9 @@ public final class ViewQuery {
 
     /**
      * A row's point events in [f, e): their count, and when they are few enough to tell apart
-     * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0).
+     * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0);
+     * else how many fall in each pixel column, as runs of equal columns ({@link Wire#MARK_COLUMN}):
+     * a binary search per column, whatever their number.
      */
     private void marks(JsonGenerator g, int row, long f, long e, int width) throws IOException {
         int lo = t.firstMarkFrom(row, f);
@@ -109,6 +111,36 @@ public final class ViewQuery {
                 marks.add(t.markSync(i) ? 1 : 0);
             }
             marks.writeField(g, "marks");
+        } else if (hi - lo > 0) {
+            Numbers runs = numbers.start(); // Wire.MARK_COLUMN
+            double nsPerPx = (double) (e - f) / width;
+            int at = lo;
+            int runX = 0;
+            int runN = 0;
+            int runCount = 0;
+            for (int x = 0; x < width; x++) {
+                int next = x + 1 == width ? hi : t.firstMarkFrom(row, f + (long) Math.ceil((x + 1) * nsPerPx));
+                int count = next - at;
+                at = next;
+                if (runN > 0 && count == runCount) {
+                    runN++;
+                    continue;
+                }
+                if (runN > 0 && runCount > 0) {
+                    runs.add(runX);
+                    runs.add(runN);
+                    runs.add(runCount);
+                }
+                runX = x;
+                runN = 1;
+                runCount = count;
+            }
+            if (runN > 0 && runCount > 0) {
+                runs.add(runX);
+                runs.add(runN);
+                runs.add(runCount);
+            }
+            runs.writeField(g, "markCols");
         }
     }
 

@@ -186,6 +186,51 @@ class TimelineGroupsTest {
     }
 
     @Test
+    void pointEventsTooManyToSendAreCountedPerPixelColumn() throws Exception {
+        int core = model.core("dsp7");
+        int row = timeline.coreRow(core);
+        long span = timeline.end() - timeline.begin();
+        int width = 24;
+        JsonNode r = query(0, span, width, row).get("rows").get(0);
+        int total = r.get("markCount").asInt();
+        assertThat(total).isGreaterThan(width / 4);
+        assertThat(r.has("marks")).isFalse();
+        // the model's point events of that core, per column
+        int[] truth = new int[width];
+        double nsPerPx = (double) span / width;
+        for (int i = 0; i < model.marks(); i++) {
+            if (model.markCore(i) == core) {
+                long t = model.markTime(i) - timeline.begin();
+                if (t < 0 || t >= span) {
+                    continue; // the range is [0, span)
+                }
+                int x = (int) Math.min(width - 1, Math.floor(t / nsPerPx));
+                // the column whose first ns (rounded up) is at or before t
+                while (x + 1 < width && (long) Math.ceil((x + 1) * nsPerPx) <= t) {
+                    x++;
+                }
+                while (x > 0 && (long) Math.ceil(x * nsPerPx) > t) {
+                    x--;
+                }
+                truth[x]++;
+            }
+        }
+        int[] sent = new int[width];
+        JsonNode runs = r.get("markCols");
+        int stride = Wire.MARK_COLUMN.size();
+        for (int k = 0; k < runs.size(); k += stride) {
+            assertThat(runs.get(k + 2).asInt()).isPositive();
+            for (int x = runs.get(k).asInt();
+                    x < runs.get(k).asInt() + runs.get(k + 1).asInt();
+                    x++) {
+                sent[x] = runs.get(k + 2).asInt();
+            }
+        }
+        assertThat(sent).containsExactly(truth);
+        assertThat(Arrays.stream(sent).sum()).isEqualTo(total);
+    }
+
+    @Test
     void coresAreTypedAndOrderedByTheirNamesNumbers() {
         assertThat(TimelineBuilder.Layout.type("dsp12")).isEqualTo("dsp");
         assertThat(TimelineBuilder.Layout.type("ecore")).isEqualTo("ecore");

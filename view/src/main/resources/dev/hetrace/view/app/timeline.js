@@ -517,6 +517,20 @@ export class Timeline {
     for (const part of parts) {
       for (const id of onScreen) {
         const a = part.byRow.get(id);
+        if (a && a.markCols) {
+          // too many to tell apart: a tick per pixel column with any, darker the more
+          const mc = a.markCols;
+          const MC = wire.markCol;
+          let most = 1;
+          for (let k = 0; k < mc.length; k += MC.stride) most = Math.max(most, mc[k + MC.count]);
+          for (let k = 0; k < mc.length; k += MC.stride) {
+            const x = Math.round(this.xAt(part.from + mc[k + MC.x] * (part.to - part.from) / part.width));
+            const x1 = Math.round(this.xAt(part.from + (mc[k + MC.x] + mc[k + MC.n]) * (part.to - part.from) / part.width));
+            ctx.fillStyle = `rgba(34, 34, 34, ${0.35 + 0.65 * mc[k + MC.count] / most})`;
+            ctx.fillRect(x, y.get(id), Math.max(1, x1 - x), 4);
+          }
+          draw.markColumns = (draw.markColumns || 0) + mc.length / MC.stride;
+        }
         if (!a || !a.marks) continue;
         const top = y.get(id);
         const m = a.marks;
