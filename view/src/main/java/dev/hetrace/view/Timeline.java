@@ -277,11 +277,12 @@ public final class Timeline {
         }
     }
 
-    private int[] lost;
+    /** Per row, {@link #lost()}: counted when the timeline is built, kept in its file. */
+    int[] lost;
 
     /**
      * Per row, how many intervals that lost events it holds with the rows under it (a group's: its cores'
-     * together); counted once, at the first call, from the flags.
+     * together); counted once from the flags, when the timeline is built.
      */
     synchronized int[] lost() {
         if (lost == null) {

@@ -40,6 +40,7 @@ final class TimelineBuilder {
         summarize(t);
         sortMessages(t);
         marks(t, layout);
+        t.lost();
         return t;
     }
 

@@ -180,6 +180,7 @@ public final class TimelineFile {
         }
         ints(out, t.offset);
         ints(out, t.markOff);
+        ints(out, t.lost());
         for (RowSummary s : t.summaries) {
             out.writeBoolean(s != null);
             if (s != null) {
@@ -272,6 +273,10 @@ public final class TimelineFile {
         }
         t.offset = ints(in);
         t.markOff = ints(in);
+        t.lost = ints(in);
+        if (t.lost.length != rows) {
+            throw new IOException(file + ": damaged header (" + t.lost.length + " lost counts for " + rows + " rows)");
+        }
         record Pyramid(long origin, int shift0, int[] base, int[] bins) {}
         List<Pyramid> pyramids = new ArrayList<>();
         int[] pyramidOf = new int[rows];
