@@ -186,6 +186,53 @@ class TimelineGroupsTest {
     }
 
     @Test
+    void intervalsThatLostEventsAreCountedUnderEachRowAndKept() throws Exception {
+        // buffers too small for the tracers: events dropped on every slave
+        Simulation.Result r = Simulation.sobel(
+                SimConfig.sobel(5).withSlaves(20).withBuffers(512, 2, 150_000_000), dir.resolve("lossy"));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> {}), StateBuilder.Options.of(w -> {}));
+        Timeline t = Timeline.of(m);
+        int[] lost = t.lost();
+        // a core row: the model's runs that lost events on that core, and what its tasks and calls lost under it
+        int total = 0;
+        for (int c = 0; c < m.cores().size(); c++) {
+            int runs = 0;
+            for (int i = 0; i < m.runs().size(); i++) {
+                if (m.runs().owner(i) == c
+                        && m.runs().state(i) != StateModel.IDLE
+                        && (m.runs().flags(i) & StateModel.EVENTS_LOST) != 0) {
+                    runs++;
+                }
+            }
+            int row = t.coreRow(c);
+            int under = 0;
+            for (Row x : t.rows()) {
+                if (x.parent() == row) {
+                    under += lost[x.id()];
+                }
+            }
+            assertThat(lost[row]).as(m.cores().get(c).name()).isEqualTo(runs + under);
+            total += lost[row];
+        }
+        assertThat(total).isPositive();
+        // a group: its cores' together; the board: every core's
+        Row group = t.rows().stream()
+                .filter(x -> x.kind() == Kind.GROUP)
+                .findFirst()
+                .orElseThrow();
+        assertThat(lost[group.id()])
+                .isEqualTo(
+                        Arrays.stream(t.members[group.id()]).map(x -> lost[x]).sum())
+                .isPositive();
+        assertThat(lost[0]).isEqualTo(total);
+        // kept in the timeline's file, read back the same
+        Path file = dir.resolve("lossy.timeline");
+        TimelineFile.write(t, file);
+        assertThat(TimelineFile.read(file).lost()).containsExactly(lost);
+    }
+
+    @Test
     void pointEventsTooManyToSendAreCountedPerPixelColumn() throws Exception {
         int core = model.core("dsp7");
         int row = timeline.coreRow(core);
