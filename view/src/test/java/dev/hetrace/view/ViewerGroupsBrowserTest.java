@@ -115,6 +115,24 @@ class ViewerGroupsBrowserTest {
             assertThat(of).isEqualTo(a.get("row").asInt());
         }
         assertThat(marked).as("dsp700 silent, marked on its cluster").isTrue();
+        // hovering the mark says what it is
+        JsonNode mark = null;
+        for (JsonNode a : draw.get("alerts")) {
+            if (a.get("of").asInt() == dsp700) {
+                mark = a;
+            }
+        }
+        var canvas = driver.findElement(By.id("canvas"));
+        var box = canvas.getRect();
+        double x = (mark.get("x0").asDouble() + Math.min(mark.get("x1").asDouble(), box.getWidth() - 2)) / 2;
+        double y = Chromium.row(draw, "dsp640\u2013dsp703").get("y").asDouble() + 1;
+        new Actions(driver)
+                .moveToElement(
+                        canvas, (int) Math.round(x - box.getWidth() / 2.0), (int) Math.round(y - box.getHeight() / 2.0))
+                .perform();
+        var tip = driver.findElement(By.id("tooltip"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
+        assertThat(tip.getText()).contains("dsp700 silent");
     }
 
     @Test

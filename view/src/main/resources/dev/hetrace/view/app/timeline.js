@@ -884,7 +884,12 @@ export class Timeline {
     const {rows: visible, first} = this.rowsOnScreen();
     const top = RULER_H + (visible.indexOf(row) - first) * ROW_H;
     const mark = yy - top <= 6 ? ld.marks.filter(q => q.row === row && Math.abs(q.x - x) <= 3).pop() : undefined;
-    if (mark) {
+    // the diagnosis's findings marked along the top of the row
+    const alerts = yy - top <= 4 ? ld.alerts.filter(q => q.row === row && q.x0 - 2 <= x && x <= Math.max(q.x1, q.x0 + 3) + 2) : [];
+    if (alerts.length > 0) {
+      html = alerts.slice(0, 8).map(q => `<b>${esc(q.what)}</b> <span class="muted">${esc(this.meta.rows[q.of].name)}</span>`)
+        .join('<br>') + (alerts.length > 8 ? `<br>and ${alerts.length - 8} more` : '');
+    } else if (mark) {
       html = `<b>${esc(mark.label)}</b> <span class="muted">${esc(r.name)}</span><br>at ${formatTime(mark.time)}`
         + (mark.sync ? '<br>a sync handshake event' : '');
     } else if (hit) {
