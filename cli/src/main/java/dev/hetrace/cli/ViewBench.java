@@ -37,10 +37,13 @@ final class ViewBench {
             throws IOException, InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         long span = t.end() - t.begin();
-        // the rows of a first screen: the board, then traces and cores (their children closed)
+        // the rows of a first screen: the board, then traces, groups of cores and cores (their children closed)
         List<Integer> top = new ArrayList<>();
         for (Timeline.Row r : t.rows()) {
-            if (r.kind() == Timeline.Kind.BOARD || r.kind() == Timeline.Kind.TRACE || r.kind() == Timeline.Kind.CORE) {
+            if (r.kind() == Timeline.Kind.BOARD
+                    || r.kind() == Timeline.Kind.TRACE
+                    || r.kind() == Timeline.Kind.GROUP
+                    || r.kind() == Timeline.Kind.CORE) {
                 top.add(r.id());
             }
         }

@@ -15,14 +15,18 @@ import java.util.List;
  * request ({@link ViewQuery}) then reads only what its pixels need.
  */
 public final class Timeline {
-    /** What a row shows. BOARD and TRACE rows are groups: they show the aggregate of their cores. */
+    /**
+     * What a row shows. BOARD, TRACE and GROUP rows are groups: they show the aggregate of their cores (a GROUP: many
+     * cores of one type, or a cluster of them).
+     */
     public enum Kind {
         BOARD,
         TRACE,
         CORE,
         IRQ,
         TASK,
-        CALLS
+        CALLS,
+        GROUP
     }
 
     /**
@@ -54,7 +58,7 @@ public final class Timeline {
     final Labels labels = new Labels();
     /** Per core, its row. */
     int[] coreRow;
-    /** Per BOARD or TRACE row, the CORE rows it aggregates (empty for others). */
+    /** Per BOARD, TRACE or GROUP row, the CORE rows it aggregates (empty for others). */
     int[][] members;
     /** Per row, whether it has children. */
     boolean[] group;
@@ -262,9 +266,8 @@ public final class Timeline {
             }
             if (r.kind() == Kind.CORE) {
                 coreRow[r.core()] = r.id();
-                by.getFirst().add(r.id());
-                if (rows.get(r.parent()).kind() == Kind.TRACE) {
-                    by.get(r.parent()).add(r.id());
+                for (int p = r.parent(); p >= 0; p = rows.get(p).parent()) {
+                    by.get(p).add(r.id());
                 }
             }
         }
@@ -272,6 +275,32 @@ public final class Timeline {
             members[r.id()] =
                     by.get(r.id()).stream().mapToInt(Integer::intValue).toArray();
         }
+    }
+
+    /** Per row, {@link #lost()}: counted when the timeline is built, kept in its file. */
+    int[] lost;
+
+    /**
+     * Per row, how many intervals that lost events it holds with the rows under it (a group's: its cores'
+     * together); counted once from the flags, when the timeline is built.
+     */
+    synchronized int[] lost() {
+        if (lost == null) {
+            int[] n = new int[rows.size()];
+            for (int r = 0; r < rows.size(); r++) {
+                for (int i = offset[r]; i < offset[r + 1]; i++) {
+                    if ((flagsOf(i) & StateModel.EVENTS_LOST) != 0) {
+                        n[r]++;
+                    }
+                }
+            }
+            // rows come after their parent: from the last up, each adds to its parent
+            for (int r = rows.size() - 1; r > 0; r--) {
+                n[rows.get(r).parent()] += n[r];
+            }
+            lost = n;
+        }
+        return lost;
     }
 
     /** The position of row {@code r}'s first point event at or after {@code t}. */

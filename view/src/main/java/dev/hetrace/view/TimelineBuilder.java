@@ -40,6 +40,7 @@ final class TimelineBuilder {
         summarize(t);
         sortMessages(t);
         marks(t, layout);
+        t.lost();
         return t;
     }
 
@@ -447,8 +448,20 @@ final class TimelineBuilder {
         t.markSync = MemorySegment.ofArray(isSync);
     }
 
-    /** Where each core and task goes: the board, the traces with several cores, cores, interrupts, tasks, depths. */
-    private static final class Layout {
+    /** A type of core (dsp) with more cores than this gets a row of its own, the group of its cores. */
+    static final int GROUP_MIN = 16;
+
+    /** A group of more cores than this shows them in clusters of 16. */
+    static final int CLUSTER_MIN = 32;
+
+    /** A group of more cores than this shows them in clusters of 64. */
+    static final int CLUSTER_64 = 256;
+
+    /**
+     * Where each core and task goes: the board, the traces with several cores, the groups of many cores of a type
+     * (in clusters when they are very many), cores, interrupts, tasks, depths.
+     */
+    static final class Layout {
         final StateModel m;
         final List<Row> rows = new ArrayList<>();
         final int[] coreRow;
@@ -459,6 +472,11 @@ final class TimelineBuilder {
         final int[] taskRow;
         /** Per task, the row of each call depth. */
         final int[][] depthRow;
+
+        private int[] home;
+        private boolean[] hasStates;
+        private boolean[] hasIrqs;
+        private int[] maxDepth;
 
         Layout(StateModel m) {
             this.m = m;
@@ -485,60 +503,147 @@ final class TimelineBuilder {
             for (int i = 0; i < m.irqs().size(); i++) {
                 hasIrqs[m.irqs().owner(i)] = true;
             }
-            int[] home = homes(m);
+            this.home = homes(m);
+            this.hasStates = hasStates;
+            this.hasIrqs = hasIrqs;
+            this.maxDepth = maxDepth;
             rows.add(new Row(0, Kind.BOARD, "board", -1, 0, -1, -1, 0));
+            // the cores of one-core traces, by type (their names without the number): many of a type are grouped
+            Map<String, List<Integer>> byType = new HashMap<>();
             for (int t = 0; t < m.traceNames().size(); t++) {
-                List<Integer> cs = new ArrayList<>();
-                for (int c = 0; c < cores; c++) {
-                    if (m.cores().get(c).trace() == t) {
-                        cs.add(c);
+                int only = onlyCore(t);
+                if (only >= 0) {
+                    byType.computeIfAbsent(type(m.cores().get(only).name()), k -> new ArrayList<>())
+                            .add(only);
+                }
+            }
+            Set<String> grouped = new HashSet<>();
+            for (int t = 0; t < m.traceNames().size(); t++) {
+                List<Integer> cs = coresOf(t);
+                int only = onlyCore(t);
+                if (only >= 0) {
+                    String type = type(m.cores().get(only).name());
+                    List<Integer> same = byType.get(type);
+                    if (same.size() > GROUP_MIN) {
+                        if (grouped.add(type)) {
+                            addGroup(type, same);
+                        }
+                    } else {
+                        addCore(only, m.cores().get(only).name(), 0, 1);
                     }
+                    traceRow[t] = coreRow[only];
+                    continue;
                 }
-                int parent = 0;
-                int level = 1;
-                if (!(cs.size() == 1
-                        && m.cores()
-                                .get(cs.getFirst())
-                                .name()
-                                .equals(m.traceNames().get(t)))) {
-                    parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
-                    level = 2;
-                }
+                int parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                 String prefix = m.traceNames().get(t) + "/";
                 for (int c : cs) {
                     // under its trace's row, a core is named without the trace: cpu0
                     String name = m.cores().get(c).name();
-                    if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
+                    if (name.startsWith(prefix) && name.length() > prefix.length()) {
                         name = name.substring(prefix.length());
                     }
-                    int cr = add(Kind.CORE, name, parent, level, c, -1, 0);
-                    coreRow[c] = cr;
-                    if (hasIrqs[c]) {
-                        irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);
-                    }
-                    for (int k = 0; k < tasks; k++) {
-                        StateModel.Task task = m.tasks().get(k);
-                        // an idle task has a row only for its calls (work done in interrupts while the core idled)
-                        if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
-                            continue;
-                        }
-                        taskRow[k] = add(
-                                Kind.TASK,
-                                task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""),
-                                cr,
-                                level + 1,
-                                c,
-                                k,
-                                0);
-                        depthRow[k] = new int[maxDepth[k] + 1];
-                        for (int d = 0; d <= maxDepth[k]; d++) {
-                            depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
-                        }
-                    }
+                    addCore(c, name, parent, 2);
                 }
-                // the trace's row, or its one core's when the trace has no row of its own
-                traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
+                // the trace's row: its point events on no core of its own go there
+                traceRow[t] = parent;
             }
+        }
+
+        /**
+         * The row of a type of core with many ({@link #GROUP_MIN}) of them, "dsp ×1024", and under it the cores, by
+         * number; past {@link #CLUSTER_MIN} cores, in clusters of 16, and of 64 past {@link #CLUSTER_64}: "dsp0–dsp63".
+         */
+        private void addGroup(String type, List<Integer> cores) {
+            List<Integer> sorted = new ArrayList<>(cores);
+            sorted.sort((a, b) ->
+                    compareNames(m.cores().get(a).name(), m.cores().get(b).name()));
+            int g = add(Kind.GROUP, type + " \u00d7" + sorted.size(), 0, 1, -1, -1, 0);
+            int size = sorted.size() > CLUSTER_64 ? 64 : sorted.size() > CLUSTER_MIN ? 16 : sorted.size();
+            for (int i = 0; i < sorted.size(); i += size) {
+                List<Integer> part = sorted.subList(i, Math.min(sorted.size(), i + size));
+                int parent = g;
+                int level = 2;
+                if (size < sorted.size()) {
+                    String first = m.cores().get(part.getFirst()).name();
+                    String last = m.cores().get(part.getLast()).name();
+                    parent = add(Kind.GROUP, first + "\u2013" + last, g, 2, -1, -1, 0);
+                    level = 3;
+                }
+                for (int c : part) {
+                    addCore(c, m.cores().get(c).name(), parent, level);
+                }
+            }
+        }
+
+        /** A core's row, its interrupts' and its tasks' (each with its call depths). */
+        private void addCore(int c, String name, int parent, int level) {
+            int cr = add(Kind.CORE, name, parent, level, c, -1, 0);
+            coreRow[c] = cr;
+            if (hasIrqs[c]) {
+                irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);
+            }
+            for (int k = 0; k < m.tasks().size(); k++) {
+                StateModel.Task task = m.tasks().get(k);
+                // an idle task has a row only for its calls (work done in interrupts while the core idled)
+                if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
+                    continue;
+                }
+                taskRow[k] = add(
+                        Kind.TASK,
+                        task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""),
+                        cr,
+                        level + 1,
+                        c,
+                        k,
+                        0);
+                depthRow[k] = new int[maxDepth[k] + 1];
+                for (int d = 0; d <= maxDepth[k]; d++) {
+                    depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
+                }
+            }
+        }
+
+        private List<Integer> coresOf(int trace) {
+            List<Integer> cs = new ArrayList<>();
+            for (int c = 0; c < m.cores().size(); c++) {
+                if (m.cores().get(c).trace() == trace) {
+                    cs.add(c);
+                }
+            }
+            return cs;
+        }
+
+        /** The one core of a trace that is that core (a DSP's: named as its trace), else −1. */
+        private int onlyCore(int trace) {
+            List<Integer> cs = coresOf(trace);
+            return cs.size() == 1
+                            && m.cores()
+                                    .get(cs.getFirst())
+                                    .name()
+                                    .equals(m.traceNames().get(trace))
+                    ? cs.getFirst()
+                    : -1;
+        }
+
+        /** A core's type: its name without the number at its end ("dsp" for dsp12). */
+        static String type(String name) {
+            int e = name.length();
+            while (e > 0 && Character.isDigit(name.charAt(e - 1))) {
+                e--;
+            }
+            return e == 0 ? name : name.substring(0, e);
+        }
+
+        /** Names in order, the numbers in them by value: dsp2 before dsp10. */
+        static int compareNames(String a, String b) {
+            String ta = type(a);
+            String tb = type(b);
+            if (!ta.equals(tb) || ta.length() == a.length() || tb.length() == b.length()) {
+                return a.compareTo(b);
+            }
+            String na = a.substring(ta.length());
+            String nb = b.substring(tb.length());
+            return na.length() != nb.length() ? Integer.compare(na.length(), nb.length()) : na.compareTo(nb);
         }
 
         int callRow(int task, int depth) {

@@ -42,7 +42,7 @@ import java.util.zip.CRC32C;
 public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     private static final int PREAMBLE = 48;
     private static final int BUFFER = 1 << 22;
@@ -180,6 +180,7 @@ public final class TimelineFile {
         }
         ints(out, t.offset);
         ints(out, t.markOff);
+        ints(out, t.lost());
         for (RowSummary s : t.summaries) {
             out.writeBoolean(s != null);
             if (s != null) {
@@ -272,6 +273,10 @@ public final class TimelineFile {
         }
         t.offset = ints(in);
         t.markOff = ints(in);
+        t.lost = ints(in);
+        if (t.lost.length != rows) {
+            throw new IOException(file + ": damaged header (" + t.lost.length + " lost counts for " + rows + " rows)");
+        }
         record Pyramid(long origin, int shift0, int[] base, int[] bins) {}
         List<Pyramid> pyramids = new ArrayList<>();
         int[] pyramidOf = new int[rows];

@@ -8,7 +8,7 @@ import java.io.IOException;
  * Answers a view request: a time range (ns from the first event), a width in pixels and the
  * rows on screen. Per row, either its intervals in the range (when there are few enough to
  * tell apart: at most one per two pixels) or its activity per pixel column from its summary;
- * a BOARD or TRACE row, the activity of its cores together; and the messages between cores
+ * a group row (BOARD, TRACE, GROUP), the activity of its cores together; and the messages between cores
  * in the range, one in every few when they are too many. What it reads is bounded by the
  * pixels: two binary searches per row, then at most a few bins or intervals per column.
  */
@@ -95,7 +95,9 @@ public final class ViewQuery {
 
     /**
      * A row's point events in [f, e): their count, and when they are few enough to tell apart
-     * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0).
+     * (at most one per four pixels) each as time, label and 1 for the sync handshake's (else 0);
+     * else how many fall in each pixel column, as runs of equal columns ({@link Wire#MARK_COLUMN}):
+     * a binary search per column, whatever their number.
      */
     private void marks(JsonGenerator g, int row, long f, long e, int width) throws IOException {
         int lo = t.firstMarkFrom(row, f);
@@ -109,6 +111,36 @@ public final class ViewQuery {
                 marks.add(t.markSync(i) ? 1 : 0);
             }
             marks.writeField(g, "marks");
+        } else if (hi - lo > 0) {
+            Numbers runs = numbers.start(); // Wire.MARK_COLUMN
+            double nsPerPx = (double) (e - f) / width;
+            int at = lo;
+            int runX = 0;
+            int runN = 0;
+            int runCount = 0;
+            for (int x = 0; x < width; x++) {
+                int next = x + 1 == width ? hi : t.firstMarkFrom(row, f + (long) Math.ceil((x + 1) * nsPerPx));
+                int count = next - at;
+                at = next;
+                if (runN > 0 && count == runCount) {
+                    runN++;
+                    continue;
+                }
+                if (runN > 0 && runCount > 0) {
+                    runs.add(runX);
+                    runs.add(runN);
+                    runs.add(runCount);
+                }
+                runX = x;
+                runN = 1;
+                runCount = count;
+            }
+            if (runN > 0 && runCount > 0) {
+                runs.add(runX);
+                runs.add(runN);
+                runs.add(runCount);
+            }
+            runs.writeField(g, "markCols");
         }
     }
 
@@ -173,8 +205,9 @@ public final class ViewQuery {
         return true;
     }
 
+    /** {@code v} as ‰ of {@code full}; anything at all is at least 1 ‰, so that no activity rounds away to nothing. */
     private static int permille(double v, double full) {
-        return (int) Math.min(1000, Math.round(v * 1000 / full));
+        return v > 0 ? (int) Math.max(1, Math.min(1000, Math.round(v * 1000 / full))) : 0;
     }
 
     /**

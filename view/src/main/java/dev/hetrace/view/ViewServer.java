@@ -267,6 +267,7 @@ public final class ViewServer implements AutoCloseable {
         }
         g.writeEndArray();
         g.writeArrayFieldStart("rows");
+        int[] lost = timeline.lost();
         for (Timeline.Row r : timeline.rows()) {
             g.writeStartObject();
             g.writeNumberField("id", r.id());
@@ -277,6 +278,9 @@ public final class ViewServer implements AutoCloseable {
             g.writeStringField("core", r.core() >= 0 ? timeline.coreName(r.core()) : null);
             g.writeBooleanField("group", timeline.group[r.id()]);
             g.writeNumberField("intervals", timeline.size(r.id()));
+            if (lost[r.id()] > 0) {
+                g.writeNumberField("lost", lost[r.id()]); // intervals that lost events (a group's: of its cores)
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

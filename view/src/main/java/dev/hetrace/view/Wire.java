@@ -33,6 +33,12 @@ final class Wire {
     /** A point event ({@code marks}): time, label id, 1 for the sync handshake's (else 0). */
     static final List<String> MARK = List.of("time", "label", "sync");
 
+    /**
+     * A run of pixel columns with the same number of point events ({@code markCols}, when they are too many to send
+     * one by one): the first column's x, how many columns, the point events in each.
+     */
+    static final List<String> MARK_COLUMN = List.of("x", "n", "count");
+
     private Wire() {}
 
     /** The numbers per column run. */
@@ -49,6 +55,7 @@ final class Wire {
         g.writeNumberField("top", TOP);
         field(g, "arrow", ARROW);
         field(g, "mark", MARK);
+        field(g, "markColumn", MARK_COLUMN);
         g.writeEndObject();
     }
 

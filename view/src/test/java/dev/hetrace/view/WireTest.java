@@ -36,6 +36,7 @@ class WireTest {
                         + fields(Wire.COLUMN_LABEL) + " |");
         assertThat(row(section, "arrow")).contains("| " + fields(Wire.ARROW) + " |");
         assertThat(row(section, "mark")).contains("| " + fields(Wire.MARK) + " |");
+        assertThat(row(section, "markColumn")).contains("| " + fields(Wire.MARK_COLUMN) + " |");
         assertThat(Wire.columnStride()).isEqualTo(Wire.COLUMN.size() + Wire.TOP * Wire.COLUMN_LABEL.size());
     }
 

@@ -72,6 +72,7 @@ function focus(row, start, end) {
 
 async function loadDiagnosis() {
   const d = await json('api/diagnosis');
+  view.setDiagnosis(d);
   const box = $('diagnosis');
   box.innerHTML = '';
   if (d.findings.length === 0) box.innerHTML = '<p class="muted">nothing stands out</p>';
@@ -338,4 +339,6 @@ $('density').addEventListener('change', e => { view.density = e.target.checked; 
 $('smooth').addEventListener('change', e => { view.smooth = e.target.checked; view.draw(); });
 $('sync-marks').addEventListener('change', e => { view.syncMarks = e.target.checked; view.draw(); });
 $('adjust').addEventListener('change', e => { view.adjust = e.target.checked; view.draw(); });
+$('arrows').addEventListener('change', e => { view.arrows = e.target.checked; view.draw(); });
+$('compress').addEventListener('change', e => view.setCompress(e.target.checked));
 $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -9,6 +9,23 @@ const ROW_H = 18;
 const RULER_H = 26;
 const LABEL_W = 210;
 const INDENT = 12;
+/** The height of an activity bar at full load, px. */
+const BAR_H = ROW_H - 3;
+/** The shortest bar drawn for any activity, however small its share: nothing busy is left blank. */
+export const MIN_BAR = 3;
+/** Intervals narrower than this (px) are not drawn one by one but add up in their pixels, as columns do. */
+const NARROW = 2;
+/** With idle stretches compressed, each takes this many px. */
+const GAP = 8;
+/** An idle stretch is compressed when it would take more than this many px. */
+const GAP_MIN = 2 * GAP;
+/** At most this many idle stretches compressed in one view (the longest). */
+const MAX_GAPS = 48;
+
+/** The height of the bar of a busy share (‰): to scale, but at least {@link MIN_BAR} when anything is there. */
+export function barHeight(busy, starts) {
+  return busy > 0 ? Math.max(MIN_BAR, Math.round(BAR_H * busy / 1000)) : starts > 0 ? MIN_BAR : 0;
+}
 
 /** ns as text, in the unit of {@code scale} (a duration), with the digits its precision needs. */
 export function formatTime(ns, scale = ns) {
@@ -37,7 +54,16 @@ export class Timeline {
     this.density = false;
     /** Whether core rows mark the sync handshake's events (other point events are always marked). */
     this.syncMarks = false;
+    /** Whether message arrows are drawn. */
+    this.arrows = true;
+    /** Where the diagnosis sees something out of line, per row: outliers, a core gone silent, a task stuck. */
+    this.alerts = [];
     this.data = null; // the last answer, with the range it was asked for
+    /** Whether stretches where every core is idle are compressed; then the axis (segments) they were compressed into. */
+    this.compress = false;
+    this.axis = null;
+    /** The answers drawn: one; with idle stretches compressed, one per active stretch. */
+    this.parts = [];
     /** Settled when the first view is drawn, or its request failed. */
     this.firstView = new Promise((ok, fail) => { this.firstSettle = {ok, fail}; });
     this.seq = 0;
@@ -49,7 +75,11 @@ export class Timeline {
     // cores with a schedule show their tasks when asked; tasks whose scheduling is not traced are open
     for (const r of meta.rows) {
       if (r.group && r.kind === 'core' && r.intervals > 0) this.collapsed.add(r.id);
+      // a group of many cores shows its clusters, each closed: the first screen holds every group
+      if (r.kind === 'group' && r.parent >= 0 && meta.rows[r.parent].kind === 'group') this.collapsed.add(r.id);
     }
+    // lost events: counted under each row by the server (a group's: its cores')
+    this.lost = meta.rows.map(r => r.lost || 0);
     if (meta.rows.filter(r => r.kind === 'core').length > 64) {
       for (const r of meta.rows) if (r.group && r.kind === 'trace') this.collapsed.add(r.id);
     }
@@ -138,8 +168,113 @@ export class Timeline {
     this.request();
   }
 
-  timeAt(x) { return this.from + (x - LABEL_W) / this.width * (this.to - this.from); }
-  xAt(t) { return LABEL_W + (t - this.from) / (this.to - this.from) * this.width; }
+  /** Takes /api/diagnosis's answer: its outliers, silent cores and stuck tasks are marked on the rows that show them. */
+  setDiagnosis(d) {
+    const a = [];
+    for (const o of d.outliers || []) if (o.row >= 0) a.push({row: o.row, start: o.start, end: o.end, what: `${o.name}: outlier`});
+    for (const s of d.silent || []) if (s.row >= 0) a.push({row: s.row, start: s.last, end: this.meta.span, what: `${s.trace} silent`});
+    for (const s of d.stuck || []) if (s.row >= 0) a.push({row: s.row, start: s.since, end: this.meta.span, what: `${s.task} stuck`});
+    this.alerts = a;
+    this.draw();
+  }
+
+  timeAt(x) {
+    const a = this.compress && this.axis;
+    if (!a) return this.from + (x - LABEL_W) / this.width * (this.to - this.from);
+    const px = x - LABEL_W;
+    let lo = 0;
+    let hi = a.segs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a.segs[mid].x + a.segs[mid].w > px) hi = mid; else lo = mid + 1;
+    }
+    const sg = a.segs[lo];
+    return sg.from + (px - sg.x) / sg.w * (sg.to - sg.from);
+  }
+
+  xAt(t) {
+    const a = this.compress && this.axis;
+    if (!a) return LABEL_W + (t - this.from) / (this.to - this.from) * this.width;
+    let lo = 0;
+    let hi = a.segs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a.segs[mid].to > t) hi = mid; else lo = mid + 1;
+    }
+    const sg = a.segs[lo];
+    return LABEL_W + sg.x + (t - sg.from) / (sg.to - sg.from) * sg.w;
+  }
+
+  /** Compresses (or not) the stretches where every core is idle, each to a few pixels shaded by how much. */
+  setCompress(on) {
+    this.compress = on;
+    if (!on) this.axis = null;
+    this.request();
+  }
+
+  /**
+   * The axis of a view with its idle stretches compressed, from the board's activity at a finer width: the
+   * stretches of empty columns longer than GAP_MIN px take GAP px each, the others share the rest of the width in
+   * proportion to their time. Null when nothing is idle long enough.
+   */
+  compressedAxis(board, from, to, fine, width) {
+    const used = new Uint8Array(fine);
+    const row = board.rows[0];
+    const C = wire.col;
+    if (row && row.cols) {
+      for (let k = 0; k < row.cols.length; k += C.stride) used.fill(1, row.cols[k + C.x], row.cols[k + C.x] + row.cols[k + C.n]);
+    }
+    if (row && row.rects) {
+      const R = wire.rect;
+      for (let k = 0; k < row.rects.length; k += R.stride) {
+        const a = Math.max(0, Math.floor((row.rects[k + R.start] - from) / (to - from) * fine));
+        const b = Math.min(fine, Math.ceil((row.rects[k + R.end] - from) / (to - from) * fine));
+        used.fill(1, a, Math.max(a + 1, b));
+      }
+    }
+    const minRun = Math.ceil(GAP_MIN * fine / width) + 2;
+    let runs = [];
+    for (let x = 0; x < fine;) {
+      if (used[x]) { x++; continue; }
+      let e = x;
+      while (e < fine && !used[e]) e++;
+      // a column's margin kept on each side of the activity
+      if (e - x >= minRun) runs.push([x === 0 ? 0 : x + 1, e === fine ? fine : e - 1]);
+      x = e;
+    }
+    if (runs.length === 0) return null;
+    runs = runs.sort((a, b) => (b[1] - b[0]) - (a[1] - a[0])).slice(0, MAX_GAPS).sort((a, b) => a[0] - b[0]);
+    const at = x => Math.round(from + x * (to - from) / fine);
+    const segs = [];
+    let x = 0;
+    for (const [a, b] of runs) {
+      if (a > x) segs.push({from: at(x), to: at(a), idle: false});
+      segs.push({from: at(a), to: at(b), idle: true});
+      x = b;
+    }
+    if (x < fine) segs.push({from: at(x), to: to, idle: false});
+    const active = segs.filter(g => !g.idle).reduce((n, g) => n + (g.to - g.from), 0);
+    const room = width - GAP * runs.length;
+    if (active <= 0 || room < width / 4) return null;
+    // whole pixels: each active stretch up to the rounded share of the time up to its end
+    let px = 0;
+    let t = 0;
+    let shared = 0;
+    for (const g of segs) {
+      g.x = px;
+      if (g.idle) {
+        g.w = GAP;
+      } else {
+        t += g.to - g.from;
+        const upto = Math.round(room * t / active);
+        g.w = upto - shared;
+        shared = upto;
+      }
+      px += g.w;
+    }
+    for (const g of segs) if (g.to <= g.from) g.to = g.from + 1;
+    return {from, to, width, segs: segs.filter(g => g.w > 0)};
+  }
 
   // ---- data
 
@@ -164,11 +299,33 @@ export class Timeline {
     const seq = ++this.seq;
     this.pending++;
     try {
-      const answer = await get(`api/view?from=${from}&to=${to}&width=${width}&rows=${onScreen.join(',')}`);
-      if (seq !== this.seq) return; // a newer view was asked for
-      if (this.on.answer) this.on.answer(answer);
-      answer.byRow = new Map(answer.rows.map(r => [r.id, r]));
-      this.data = answer;
+      let axis = null;
+      if (this.compress) {
+        // where every core is idle: the board's activity at a finer width
+        const fine = Math.min(8192, width * 4);
+        const board = await get(`api/view?from=${from}&to=${to}&width=${fine}&rows=0`);
+        if (seq !== this.seq) return;
+        axis = this.compressedAxis(board, from, to, fine, width);
+      }
+      if (axis) {
+        const active = axis.segs.filter(g => !g.idle);
+        const answers = await Promise.all(active.map(g =>
+          get(`api/view?from=${g.from}&to=${g.to}&width=${g.w}&rows=${onScreen.join(',')}`)));
+        if (seq !== this.seq) return;
+        for (const a of answers) a.byRow = new Map(a.rows.map(r => [r.id, r]));
+        this.axis = axis;
+        this.parts = answers;
+        this.data = {from, to, width, compressed: true, byRow: new Map(onScreen.map(id => [id, true])),
+          sampled: answers.some(a => a.sampled)};
+      } else {
+        const answer = await get(`api/view?from=${from}&to=${to}&width=${width}&rows=${onScreen.join(',')}`);
+        if (seq !== this.seq) return; // a newer view was asked for
+        if (this.on.answer) this.on.answer(answer);
+        answer.byRow = new Map(answer.rows.map(r => [r.id, r]));
+        this.axis = null;
+        this.parts = [answer];
+        this.data = answer;
+      }
       this.draw();
       this.settleFirst(s => s.ok());
     } catch (e) {
@@ -209,34 +366,78 @@ export class Timeline {
     const fresh = d !== null && d.from === Math.floor(this.from) && d.to === Math.ceil(this.to)
       && d.width === Math.round(this.width) && onScreen.every(id => d.byRow.has(id));
     const draw = {from: this.from, to: this.to, width: this.width, fresh, rows: [], rects: [], arrows: [], marks: [],
-      columns: 0};
+      columns: 0, alerts: []};
     const nsPerPx = (this.to - this.from) / this.width;
+    const parts = d ? (d.compressed ? this.parts : [d]) : [];
     ctx.save();
     ctx.beginPath();
     ctx.rect(LABEL_W, RULER_H, W - LABEL_W, H - RULER_H);
     ctx.clip();
     for (const id of onScreen) {
-      const row = this.meta.rows[id];
-      const top = y.get(id);
       if ((first + onScreen.indexOf(id)) % 2 === 1) {
         ctx.fillStyle = '#f7f7f7';
-        ctx.fillRect(LABEL_W, top, W - LABEL_W, ROW_H);
+        ctx.fillRect(LABEL_W, y.get(id), W - LABEL_W, ROW_H);
       }
-      const a = d && d.byRow.get(id);
+    }
+    // message arrows under the rows' activity, which they point at
+    if (this.arrows) this.drawArrows(parts, shown, y, H, draw);
+    // compressed idle stretches: shaded, darker the more they hold
+    if (d && d.compressed) {
+      draw.gaps = [];
+      for (const g of this.axis.segs) {
+        if (!g.idle) continue;
+        const factor = (g.to - g.from) / g.w / ((this.axis.to - this.axis.from) / this.axis.width);
+        ctx.fillStyle = `rgba(90, 90, 90, ${Math.min(0.45, 0.1 + 0.1 * Math.log10(Math.max(1, factor)))})`;
+        ctx.fillRect(LABEL_W + g.x, RULER_H, g.w, H - RULER_H);
+        draw.gaps.push({from: g.from, to: g.to, x0: LABEL_W + g.x, x1: LABEL_W + g.x + g.w, factor});
+      }
+    }
+    // the bars of aggregated activity, gathered by color (the rest of the busy time: -1), then one path filled per
+    // color: thousands of columns cost a few fills, not a style change and a fill each
+    const byColor = new Map();
+    const bar = (label, x, y0, w, hh) => {
+      let b = byColor.get(label);
+      if (!b) byColor.set(label, b = []);
+      b.push(x, y0, w, hh);
+    };
+    const load = new Map();
+    for (const id of onScreen) {
+      const row = this.meta.rows[id];
+      const top = y.get(id);
       const info = {id, name: row.name, kind: row.kind, core: row.core, y: top, mode: 'none', n: 0};
       draw.rows.push(info);
+      for (const part of parts) {
+      const d = part;
+      const a = d.byRow.get(id);
       if (!a) continue;
       if (a.rects) {
         info.mode = 'rects';
         const r = a.rects;
         const R = wire.rect;
+        // intervals narrower than NARROW px add up per pixel (covered share, the label that took most): a dense
+        // row reads as its load, not as stripes
+        let narrow = null;
         for (let k = 0; k < r.length; k += R.stride) {
           const x0 = this.xAt(r[k + R.start]);
           const x1 = this.xAt(r[k + R.end]);
           if (x1 < LABEL_W || x0 > W) continue;
           const label = r[k + R.label];
+          info.n++;
+          draw.rects.push({row: id, rowName: row.name, core: row.core, start: r[k + R.start], end: r[k + R.end],
+            label: this.meta.labels[label], state: r[k + R.state], x0, x1});
+          if (x1 - x0 < NARROW) {
+            if (!narrow) narrow = new Map();
+            for (let px = Math.floor(x0); px < Math.max(x1, Math.floor(x0) + 1); px++) {
+              const part = Math.max(1 / 64, Math.min(x1, px + 1) - Math.max(x0, px));
+              let p = narrow.get(px);
+              if (!p) narrow.set(px, p = {busy: 0, by: new Map()});
+              p.busy += part;
+              p.by.set(label, (p.by.get(label) || 0) + part);
+            }
+            continue;
+          }
           ctx.fillStyle = this.meta.colors[label];
-          const w = Math.max(1, x1 - x0);
+          const w = x1 - x0;
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
           if (w > 40) {
             ctx.fillStyle = '#fff';
@@ -248,15 +449,26 @@ export class Timeline {
             ctx.fillText(text, Math.max(x0, LABEL_W) + 3, top + ROW_H / 2);
             ctx.restore();
           }
-          info.n++;
-          draw.rects.push({row: id, rowName: row.name, core: row.core, start: r[k + R.start], end: r[k + R.end],
-            label: this.meta.labels[label], state: r[k + R.state], x0, x1});
+        }
+        if (narrow) {
+          for (const [px, p] of narrow) {
+            let best = -1;
+            let most = -1;
+            for (const [label, t] of p.by) if (t > most) { most = t; best = label; }
+            const hh = barHeight(Math.min(1000, Math.round(p.busy * 1000)), 1);
+            bar(best, px, top + ROW_H - 1 - hh, 1, hh);
+          }
         }
       } else if (a.cols) {
         info.mode = 'columns';
         const c = a.cols;
         const C = wire.col;
-        const scale = (d.to - d.from) / d.width / nsPerPx; // old answers while a new one comes
+        // old answers while a new one comes
+        const scale = this.data.compressed ? 1 : (d.to - d.from) / d.width / nsPerPx;
+        // the load over the view: the busy share of its time, in %
+        let sum = 0;
+        for (let k = 0; k < c.length; k += C.stride) sum += c[k + C.busy] * c[k + C.n];
+        load.set(id, (load.get(id) || 0) + sum / 10 * (d.to - d.from) / d.width / Math.max(1, this.data.to - this.data.from));
         if (!this.density && (this.smooth || this.adjust)) {
           info.n = this.drawShaped(c, d, top, scale);
           draw.columns += info.n;
@@ -264,50 +476,61 @@ export class Timeline {
         }
         let maxCount = 1;
         if (this.density) for (let k = 0; k < c.length; k += C.stride) maxCount = Math.max(maxCount, c[k + C.starts]);
-        // the bars gathered by color (the rest of the busy time: -1), then one path filled per color:
-        // thousands of columns cost a few fills, not a style change and a fill each
-        const byColor = new Map();
-        const bar = (label, x, y0, w, hh) => {
-          let b = byColor.get(label);
-          if (!b) byColor.set(label, b = []);
-          b.push(x, y0, w, hh);
-        };
         for (let k = 0; k < c.length; k += C.stride) {
-          const x = this.xAt(d.from + c[k + C.x] * (d.to - d.from) / d.width);
-          const w = Math.max(1, c[k + C.n] * scale);
-          const h = ROW_H - 3;
-          let base = top + ROW_H - 1;
+          // whole pixels: a bar's height says its share, to the pixel
+          const x = Math.round(this.xAt(d.from + c[k + C.x] * (d.to - d.from) / d.width));
+          const w = Math.max(1, Math.round(this.xAt(d.from + (c[k + C.x] + c[k + C.n]) * (d.to - d.from) / d.width)) - x);
+          const bottom = top + ROW_H - 1;
           if (this.density) {
             ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + C.starts] / maxCount})`;
             ctx.fillRect(x, top + 2, w, ROW_H - 4);
           } else {
-            let rest = c[k + C.busy];
-            for (let j = 0; j < wire.top; j++) {
+            // the labels stacked from the bottom, largest first, in a bar as high as the busy share (at least
+            // MIN_BAR): each label's part of it as its share of the busy time
+            const busy = c[k + C.busy];
+            const total = barHeight(busy, c[k + C.starts]);
+            let done = 0;
+            let acc = 0;
+            for (let j = 0; j < wire.top && busy > 0; j++) {
               const label = c[k + C.label(j)];
               if (label < 0) break;
-              const p = c[k + C.share(j)];
-              const hh = h * p / 1000;
-              bar(label, x, base - hh, w, hh);
-              base -= hh;
-              rest -= p;
+              acc += c[k + C.share(j)];
+              const upto = Math.min(total, Math.round(total * Math.min(1, acc / busy)));
+              if (upto > done) bar(label, x, bottom - upto, w, upto - done);
+              done = Math.max(done, upto);
             }
-            if (rest > 0) bar(-1, x, base - h * rest / 1000, w, h * rest / 1000);
+            if (total > done) bar(busy > 0 ? -1 : -2, x, bottom - total, w, total - done);
           }
           info.n++;
           draw.columns++;
         }
-        for (const [label, b] of byColor) {
-          ctx.fillStyle = label < 0 ? '#888' : this.meta.colors[label];
-          ctx.beginPath();
-          for (let k = 0; k < b.length; k += 4) ctx.rect(b[k], b[k + 1], b[k + 2], b[k + 3]);
-          ctx.fill();
-        }
+      }
       }
     }
+    for (const [label, b] of byColor) {
+      ctx.fillStyle = label === -1 ? '#888' : label === -2 ? '#444' : this.meta.colors[label];
+      ctx.beginPath();
+      for (let k = 0; k < b.length; k += 4) ctx.rect(b[k], b[k + 1], b[k + 2], b[k + 3]);
+      ctx.fill();
+    }
     // point events: a small triangle at the top of their core's row, the sync handshake's in blue when asked for
-    if (d) {
+    for (const part of parts) {
       for (const id of onScreen) {
-        const a = d.byRow.get(id);
+        const a = part.byRow.get(id);
+        if (a && a.markCols) {
+          // too many to tell apart: a tick per pixel column with any, darker the more
+          const mc = a.markCols;
+          const MC = wire.markCol;
+          let most = 1;
+          for (let k = 0; k < mc.length; k += MC.stride) most = Math.max(most, mc[k + MC.count]);
+          for (let k = 0; k < mc.length; k += MC.stride) {
+            const x = Math.round(this.xAt(part.from + mc[k + MC.x] * (part.to - part.from) / part.width));
+            const x1 = Math.round(this.xAt(part.from + (mc[k + MC.x] + mc[k + MC.n]) * (part.to - part.from) / part.width));
+            ctx.fillStyle = `rgba(34, 34, 34, ${0.35 + 0.65 * mc[k + MC.count] / most})`;
+            ctx.fillRect(x, y.get(id), Math.max(1, x1 - x), 4);
+          }
+          draw.markColumns = (draw.markColumns || 0) + mc.length / MC.stride;
+        }
         if (!a || !a.marks) continue;
         const top = y.get(id);
         const m = a.marks;
@@ -328,39 +551,24 @@ export class Timeline {
         }
       }
     }
-    // message arrows between the rows shown for their cores
-    if (d && d.arrows) {
-      const a = d.arrows;
-      // many arrows: lighter, so that the rows stay readable under them
-      const A = wire.arrow;
-      const alpha = a.length / A.stride > 300 ? 0.18 : a.length / A.stride > 60 ? 0.35 : 0.6;
-      ctx.strokeStyle = `rgba(30, 30, 30, ${alpha})`;
-      ctx.fillStyle = `rgba(30, 30, 30, ${alpha + 0.1})`;
-      ctx.lineWidth = 1;
-      // every line in one path and every head in another: two strokes, not two per arrow
-      const lines = new Path2D();
-      const heads = new Path2D();
-      for (let k = 0; k < a.length; k += A.stride) {
-        const fr = this.shownRow(a[k + A.fromRow], shown);
-        const tr = this.shownRow(a[k + A.toRow], shown);
-        if (fr < 0 || tr < 0 || fr === tr) continue;
-        const x0 = this.xAt(a[k + A.send]);
-        const x1 = this.xAt(a[k + A.receive]);
-        const y0 = y.get(fr) + ROW_H / 2;
-        const y1 = y.get(tr) + ROW_H / 2;
-        if (Math.max(y0, y1) < RULER_H || Math.min(y0, y1) > H) continue;
-        lines.moveTo(x0, y0);
-        lines.lineTo(x1, y1);
-        const ang = Math.atan2(y1 - y0, x1 - x0);
-        heads.moveTo(x1, y1);
-        heads.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
-        heads.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
-        heads.closePath();
-        draw.arrows.push({fromRow: fr, toRow: tr, fromCore: this.meta.rows[a[k + A.fromRow]].core,
-          toCore: this.meta.rows[a[k + A.toRow]].core, send: a[k + A.send], receive: a[k + A.receive]});
-      }
-      ctx.stroke(lines);
-      ctx.fill(heads);
+    // what the diagnosis finds out of line, on the row that shows it (a closed group stands for its cores): a red
+    // dashed line along the top of the row, at least 3 px
+    ctx.fillStyle = '#d62728';
+    const flagged = new Map();
+    for (const al of this.alerts) {
+      const id = this.shownRow(al.row, shown);
+      if (id < 0 || !y.has(id)) continue;
+      flagged.set(id, (flagged.get(id) || 0) + 1);
+      const x0 = Math.max(LABEL_W, this.xAt(al.start));
+      const x1 = Math.min(W, this.xAt(al.end));
+      if (x1 < LABEL_W || x0 > W) continue;
+      // dashed, unlike any activity: 5 px of every 8
+      const xa = Math.round(x0);
+      const xb = Math.max(xa + 3, Math.round(x1));
+      ctx.beginPath();
+      for (let xx = xa; xx < xb; xx += 8) ctx.rect(xx, y.get(id), Math.min(5, xb - xx), 2);
+      ctx.fill();
+      draw.alerts.push({row: id, of: al.row, what: al.what, x0, x1});
     }
     if (this.highlight) {
       const x0 = this.xAt(this.highlight.start);
@@ -376,10 +584,60 @@ export class Timeline {
       ctx.fillRect(a, RULER_H, Math.abs(this.selecting.x1 - this.selecting.x0), H - RULER_H);
     }
     ctx.restore();
-    this.drawLabels(onScreen, y);
+    this.drawLabels(onScreen, y, load, flagged);
     this.drawRuler();
     draw.sampled = d ? d.sampled : false;
     this.lastDraw = draw;
+  }
+
+  /** Message arrows between the rows shown for their cores; one line per pair of pixels, however many share it. */
+  drawArrows(parts, shown, y, H, draw) {
+    const ctx = this.ctx;
+    const A = wire.arrow;
+    const messages = new Set();
+    let n = 0;
+    for (const p of parts) n += p.arrows ? p.arrows.length / A.stride : 0;
+    // many arrows: lighter, so that the rows stay readable under them
+    const alpha = n > 300 ? 0.18 : n > 60 ? 0.35 : 0.6;
+    ctx.strokeStyle = `rgba(30, 30, 30, ${alpha})`;
+    ctx.fillStyle = `rgba(30, 30, 30, ${alpha + 0.1})`;
+    ctx.lineWidth = 1;
+    // every line in one path and every head in another: two strokes, not two per arrow
+    const lines = new Path2D();
+    const heads = new Path2D();
+    const seen = new Set();
+    for (const p of parts) {
+    const a = p.arrows || [];
+    for (let k = 0; k < a.length; k += A.stride) {
+      // with idle stretches compressed, a message spanning several stretches is in each of their answers
+      if (parts.length > 1) {
+        if (messages.has(a[k + A.message])) continue;
+        messages.add(a[k + A.message]);
+      }
+      const fr = this.shownRow(a[k + A.fromRow], shown);
+      const tr = this.shownRow(a[k + A.toRow], shown);
+      if (fr < 0 || tr < 0 || fr === tr) continue;
+      const x0 = this.xAt(a[k + A.send]);
+      const x1 = this.xAt(a[k + A.receive]);
+      const y0 = y.get(fr) + ROW_H / 2;
+      const y1 = y.get(tr) + ROW_H / 2;
+      if (Math.max(y0, y1) < RULER_H || Math.min(y0, y1) > H) continue;
+      draw.arrows.push({fromRow: fr, toRow: tr, fromCore: this.meta.rows[a[k + A.fromRow]].core,
+        toCore: this.meta.rows[a[k + A.toRow]].core, send: a[k + A.send], receive: a[k + A.receive]});
+      const key = `${fr},${tr},${Math.round(x0)},${Math.round(x1)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      lines.moveTo(x0, y0);
+      lines.lineTo(x1, y1);
+      const ang = Math.atan2(y1 - y0, x1 - x0);
+      heads.moveTo(x1, y1);
+      heads.lineTo(x1 - 6 * Math.cos(ang - 0.4), y1 - 6 * Math.sin(ang - 0.4));
+      heads.lineTo(x1 - 6 * Math.cos(ang + 0.4), y1 - 6 * Math.sin(ang + 0.4));
+      heads.closePath();
+    }
+    }
+    ctx.stroke(lines);
+    ctx.fill(heads);
   }
 
   /**
@@ -452,18 +710,40 @@ export class Timeline {
     return drawn;
   }
 
-  drawLabels(onScreen, y) {
+  /**
+   * The rows' names; an aggregated row's load over the view (its busy share, %) on the right; a red count of what the
+   * diagnosis finds out of line under it, and of the intervals that lost events.
+   */
+  drawLabels(onScreen, y, load = new Map(), flagged = new Map()) {
     const ctx = this.ctx;
     ctx.fillStyle = '#fafafa';
     ctx.fillRect(0, RULER_H, LABEL_W, this.cssHeight - RULER_H);
     for (const id of onScreen) {
       const r = this.meta.rows[id];
       const top = y.get(id);
-      ctx.fillStyle = r.kind === 'core' || r.kind === 'board' || r.kind === 'trace' ? '#111' : '#555';
-      ctx.font = r.kind === 'core' || r.kind === 'board' || r.kind === 'trace' ? '600 12px system-ui, sans-serif' : '12px system-ui, sans-serif';
+      const strong = r.kind === 'core' || r.kind === 'board' || r.kind === 'trace' || r.kind === 'group';
       const x = 6 + r.level * INDENT;
+      let right = LABEL_W - 4;
+      ctx.textAlign = 'right';
+      ctx.font = '11px system-ui, sans-serif';
+      const issues = (flagged.get(id) || 0) + (this.lost[id] > 0 ? 1 : 0);
+      if (issues > 0) {
+        ctx.fillStyle = '#d62728';
+        const text = '⚠' + (flagged.get(id) || '') + (this.lost[id] > 0 ? ' lost' : '');
+        ctx.fillText(text, right, top + ROW_H / 2);
+        right -= ctx.measureText(text).width + 4;
+      }
+      if (load.has(id)) {
+        ctx.fillStyle = '#777';
+        const text = load.get(id) < 1 && load.get(id) > 0 ? '<1%' : `${Math.round(load.get(id))}%`;
+        ctx.fillText(text, right, top + ROW_H / 2);
+        right -= ctx.measureText(text).width + 4;
+      }
+      ctx.textAlign = 'left';
+      ctx.fillStyle = strong ? '#111' : '#555';
+      ctx.font = strong ? '600 12px system-ui, sans-serif' : '12px system-ui, sans-serif';
       if (r.group) ctx.fillText(this.collapsed.has(id) ? '▸' : '▾', x, top + ROW_H / 2);
-      ctx.fillText(r.name, x + 12, top + ROW_H / 2, LABEL_W - x - 16);
+      ctx.fillText(r.name, x + 12, top + ROW_H / 2, Math.max(10, right - x - 16));
     }
     ctx.strokeStyle = '#ddd';
     ctx.beginPath();
@@ -481,16 +761,27 @@ export class Timeline {
     ctx.moveTo(0, RULER_H - 0.5);
     ctx.lineTo(this.cssWidth, RULER_H - 0.5);
     ctx.stroke();
-    const span = this.to - this.from;
-    const raw = span / (this.width / 110);
-    const p = Math.pow(10, Math.floor(Math.log10(raw)));
-    const step = [1, 2, 5, 10].map(m => m * p).find(s => s >= raw);
     ctx.fillStyle = '#444';
     ctx.font = '11px system-ui, sans-serif';
-    for (let t = Math.ceil(this.from / step) * step; t <= this.to; t += step) {
-      const x = this.xAt(t);
-      ctx.fillRect(x, RULER_H - 7, 1, 7);
-      ctx.fillText(formatTick(t, step), x + 3, RULER_H / 2 - 1);
+    // one scale, or with idle stretches compressed one per active stretch (each gap marked ≈)
+    const a = this.compress && this.axis;
+    const spans = a ? a.segs : [{from: this.from, to: this.to, x: 0, w: this.width}];
+    let free = 0;
+    for (const g of spans) {
+      if (g.idle) {
+        ctx.fillText('≈', LABEL_W + g.x + g.w / 2 - 3, RULER_H - 8);
+        continue;
+      }
+      const raw = (g.to - g.from) / (g.w / 110);
+      const p = Math.pow(10, Math.floor(Math.log10(raw)));
+      const step = [1, 2, 5, 10].map(m => m * p).find(s => s >= raw);
+      for (let t = Math.ceil(g.from / step) * step; t <= g.to; t += step) {
+        const x = this.xAt(t);
+        ctx.fillRect(x, RULER_H - 7, 1, 7);
+        const text = formatTick(t, step);
+        if (x >= free) ctx.fillText(text, x + 3, RULER_H / 2 - 1);
+        if (x >= free) free = x + 6 + ctx.measureText(text).width;
+      }
     }
     ctx.fillStyle = '#777';
     ctx.fillText('time from the first event', 6, RULER_H / 2 - 1);
@@ -593,7 +884,12 @@ export class Timeline {
     const {rows: visible, first} = this.rowsOnScreen();
     const top = RULER_H + (visible.indexOf(row) - first) * ROW_H;
     const mark = yy - top <= 6 ? ld.marks.filter(q => q.row === row && Math.abs(q.x - x) <= 3).pop() : undefined;
-    if (mark) {
+    // the diagnosis's findings marked along the top of the row
+    const alerts = yy - top <= 4 ? ld.alerts.filter(q => q.row === row && q.x0 - 2 <= x && x <= Math.max(q.x1, q.x0 + 3) + 2) : [];
+    if (alerts.length > 0) {
+      html = alerts.slice(0, 8).map(q => `<b>${esc(q.what)}</b> <span class="muted">${esc(this.meta.rows[q.of].name)}</span>`)
+        .join('<br>') + (alerts.length > 8 ? `<br>and ${alerts.length - 8} more` : '');
+    } else if (mark) {
       html = `<b>${esc(mark.label)}</b> <span class="muted">${esc(r.name)}</span><br>at ${formatTime(mark.time)}`
         + (mark.sync ? '<br>a sync handshake event' : '');
     } else if (hit) {
@@ -601,9 +897,14 @@ export class Timeline {
         + `${formatTime(hit.start)} → ${formatTime(hit.end)}<br>duration ${formatTime(hit.end - hit.start)}`
         + (r.kind === 'task' ? '' : ` · ${this.meta.states[hit.state]}`);
     } else {
-      const a = this.data && this.data.byRow.get(row);
-      if (a && a.cols) {
-        const d = this.data;
+      const tx = this.timeAt(x);
+      const d = this.data && (this.data.compressed ? this.parts.find(p => p.from <= tx && tx < p.to) : this.data);
+      const a = d && d.byRow.get(row);
+      const gap = this.data && this.data.compressed && this.lastDraw.gaps.find(g => g.x0 <= x && x < g.x1);
+      if (gap) {
+        html = `idle from ${formatTime(gap.from)} to ${formatTime(gap.to)} (${formatTime(gap.to - gap.from)}), `
+          + `compressed ${Math.round(gap.factor)}×`;
+      } else if (a && a.cols) {
         const col = Math.floor((this.timeAt(x) - d.from) / ((d.to - d.from) / d.width));
         const c = a.cols;
         const C = wire.col;

@@ -1,0 +1,380 @@
+package dev.hetrace.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hetrace.analysis.StateBuilder;
+import dev.hetrace.analysis.StateModel;
+import dev.hetrace.sim.Fault;
+import dev.hetrace.sim.SimConfig;
+import dev.hetrace.sim.Simulation;
+import dev.hetrace.web.Chromium;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * A simulated board of 1,024 slaves (dsp700 crashing) in the viewer, in Debian's headless Chromium: at "fit" every
+ * group row's pixels (read from the canvas) are the bars of the server's aggregate, no row with activity is blank, the
+ * group of the crashed core is marked, groups open to cores, tasks and calls, and idle stretches compress.
+ */
+class ViewerGroupsBrowserTest {
+    /** The app's geometry (timeline.js): names' width, row height, the tallest bar and the shortest. */
+    static final int LABEL_W = 210;
+
+    static final int ROW_H = 18;
+    static final int BAR_H = ROW_H - 3;
+    static final int MIN_BAR = 3;
+
+    @TempDir
+    static Path dir;
+
+    static StateModel model;
+    static ViewServer server;
+    static Chromium browser;
+    static ChromeDriver driver;
+    static String url;
+    static final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() throws Exception {
+        Chromium.require();
+        SimConfig c = SimConfig.sobel(5)
+                .withSlaves(1024)
+                .withImages(4, 100_000_000L)
+                .withFaults(List.of(new Fault.Crash(700, -1)));
+        Simulation.Result sim = Simulation.sobel(c, dir.resolve("board"));
+        StateBuilder.Input input = StateBuilder.synchronize(sim.traces(), w -> {});
+        model = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
+        server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
+        url = "http://127.0.0.1:" + server.port() + "/";
+        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        driver = browser.driver;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void atFitEveryGroupIsDrawnAsItsAggregateAndNoRowWithActivityIsBlank() throws Exception {
+        open();
+        browser.shot("groups-fit");
+        JsonNode draw = browser.lastDraw();
+        // the first screen: the board, the master, the DSPs as one group of 16 clusters of 64
+        List<String> clusters = new ArrayList<>();
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("kind").asText().equals("group")
+                    && !r.get("name").asText().startsWith("dsp \u00d7")) {
+                clusters.add(r.get("name").asText());
+            }
+        }
+        assertThat(Chromium.row(draw, "dsp \u00d71024").get("kind").asText()).isEqualTo("group");
+        assertThat(clusters).hasSize(16).startsWith("dsp0\u2013dsp63").endsWith("dsp960\u2013dsp1023");
+        checkPixels(draw, true);
+    }
+
+    @Test
+    void theGroupOfACoreThatWentSilentIsMarked() throws Exception {
+        open();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        JsonNode draw = browser.lastDraw();
+        int cluster = Chromium.row(draw, "dsp640\u2013dsp703").get("id").asInt();
+        int dsp700 = server.timeline().coreRow(model.core("dsp700"));
+        boolean marked = false;
+        for (JsonNode a : draw.get("alerts")) {
+            if (a.get("row").asInt() == cluster && a.get("of").asInt() == dsp700) {
+                marked = a.get("what").asText().contains("silent");
+            }
+            // what is marked on a row is under it
+            int of = a.get("of").asInt();
+            while (of >= 0 && of != a.get("row").asInt()) {
+                of = server.timeline().rows().get(of).parent();
+            }
+            assertThat(of).isEqualTo(a.get("row").asInt());
+        }
+        assertThat(marked).as("dsp700 silent, marked on its cluster").isTrue();
+        // hovering the mark says what it is
+        JsonNode mark = null;
+        for (JsonNode a : draw.get("alerts")) {
+            if (a.get("of").asInt() == dsp700) {
+                mark = a;
+            }
+        }
+        var canvas = driver.findElement(By.id("canvas"));
+        var box = canvas.getRect();
+        double x = (mark.get("x0").asDouble() + Math.min(mark.get("x1").asDouble(), box.getWidth() - 2)) / 2;
+        double y = Chromium.row(draw, "dsp640\u2013dsp703").get("y").asDouble() + 1;
+        new Actions(driver)
+                .moveToElement(
+                        canvas, (int) Math.round(x - box.getWidth() / 2.0), (int) Math.round(y - box.getHeight() / 2.0))
+                .perform();
+        var tip = driver.findElement(By.id("tooltip"));
+        new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
+        assertThat(tip.getText()).contains("dsp700 silent");
+    }
+
+    @Test
+    void aGroupOpensToItsCoresACoreToItsTasksATaskToItsCalls() throws Exception {
+        open();
+        JsonNode draw = browser.lastDraw();
+        JsonNode cluster = Chromium.row(draw, "dsp0\u2013dsp63");
+        clickLabel(cluster);
+        JsonNode open = browser.lastDraw();
+        List<String> cores = new ArrayList<>();
+        for (JsonNode r : open.get("rows")) {
+            if (r.get("kind").asText().equals("core")) {
+                cores.add(r.get("name").asText());
+            }
+        }
+        assertThat(cores).startsWith("dsp0", "dsp1", "dsp2", "dsp3");
+        checkPixels(open, false);
+        // a core's tasks, a task's call depths
+        Timeline t = server.timeline();
+        int calls = -1;
+        for (Timeline.Row r : t.rows()) {
+            if (r.kind() == Timeline.Kind.CALLS && r.core() == model.core("dsp3")) {
+                calls = r.id();
+                break;
+            }
+        }
+        assertThat(calls).isNotNegative();
+        browser.js("window.__hetrace.reveal(" + calls + ")");
+        JsonNode deep = browser.lastDraw();
+        List<String> kinds = new ArrayList<>();
+        for (JsonNode r : deep.get("rows")) {
+            if ("dsp3".equals(r.get("core").asText())) {
+                kinds.add(r.get("kind").asText());
+            }
+        }
+        assertThat(kinds).contains("core", "task", "calls");
+        checkPixels(deep, false);
+        browser.shot("groups-open");
+    }
+
+    @Test
+    void idleStretchesCompressWhereNoCoreIsBusy() throws Exception {
+        open();
+        JsonNode before = browser.lastDraw();
+        int busyBefore = drawnColumns(before, "dsp \u00d71024");
+        driver.findElement(By.id("compress")).click();
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+                .until(d -> browser.js("return !!window.__hetrace.lastDraw.gaps") == Boolean.TRUE);
+        JsonNode draw = browser.lastDraw();
+        browser.shot("groups-compressed");
+        assertThat(draw.get("gaps")).isNotEmpty();
+        // no core is busy inside a compressed stretch
+        long b = model.begin();
+        for (JsonNode g : draw.get("gaps")) {
+            long from = g.get("from").asLong();
+            long to = g.get("to").asLong();
+            assertThat(g.get("factor").asDouble()).isGreaterThan(1);
+            for (int i = 0; i < model.runs().size(); i++) {
+                if (model.runs().state(i) != StateModel.IDLE) {
+                    assertThat(model.runs().end(i) - b <= from || model.runs().start(i) - b >= to)
+                            .as("run %d in the idle stretch %d..%d", i, from, to)
+                            .isTrue();
+                }
+            }
+        }
+        // the activity takes the room the idle stretches gave up; no group with activity is blank
+        assertThat(drawnColumns(draw, "dsp \u00d71024")).isGreaterThan(busyBefore);
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("kind").asText().equals("group")) {
+                assertThat(drawnColumns(draw, r.get("name").asText()))
+                        .as(r.get("name").asText())
+                        .isPositive();
+            }
+        }
+        driver.findElement(By.id("compress")).click();
+        browser.settle();
+    }
+
+    // ---- helpers
+
+    private static void open() throws Exception {
+        driver.get(url);
+        browser.settle();
+        // the messages off: the pixels of the rows are their activity alone
+        driver.findElement(By.id("arrows")).click();
+        browser.settle();
+    }
+
+    private static void clickLabel(JsonNode row) throws Exception {
+        var canvas = driver.findElement(By.id("canvas"));
+        var box = canvas.getRect();
+        int dx = (int) Math.round(60 - box.getWidth() / 2.0);
+        int dy = (int) Math.round(row.get("y").asDouble() + ROW_H / 2.0 - box.getHeight() / 2.0);
+        new Actions(driver).moveToElement(canvas, dx, dy).click().perform();
+        browser.settle();
+    }
+
+    /** How many pixel columns of the named row have something drawn. */
+    private static int drawnColumns(JsonNode draw, String name) {
+        String[] h = pixels(List.of(Chromium.row(draw, name).get("y").asInt())).getFirst();
+        int n = 0;
+        for (int x = LABEL_W + 1; x < h.length; x++) {
+            n += h[x].startsWith("0:") ? 0 : 1;
+        }
+        return n;
+    }
+
+    /**
+     * Every row drawn with activity in the server's answer has pixels drawn; each group row's (board, groups) are the
+     * answer's columns: in each pixel column a bar as high as its busy share (at least {@link #MIN_BAR}), its bottom
+     * in the color of the label that took most, and nothing where the answer has nothing.
+     */
+    private static void checkPixels(JsonNode draw, boolean groupsOnly) throws Exception {
+        long from = (long) Math.floor(draw.get("from").asDouble());
+        long to = (long) Math.ceil(draw.get("to").asDouble());
+        double vFrom = draw.get("from").asDouble();
+        double vTo = draw.get("to").asDouble();
+        double vWidth = draw.get("width").asDouble();
+        int width = (int) Math.round(vWidth);
+        List<Integer> ids = new ArrayList<>();
+        List<Integer> ys = new ArrayList<>();
+        for (JsonNode r : draw.get("rows")) {
+            ids.add(r.get("id").asInt());
+            ys.add(r.get("y").asInt());
+        }
+        StringBuilder rows = new StringBuilder();
+        for (int id : ids) {
+            rows.append(rows.isEmpty() ? "" : ",").append(id);
+        }
+        JsonNode answer = get("api/view?from=" + from + "&to=" + to + "&width=" + width + "&rows=" + rows);
+        JsonNode meta = get("api/meta");
+        List<String[]> drawn = pixels(ys);
+        int stride = Wire.columnStride();
+        int checked = 0;
+        long height = (Long) browser.js("return document.getElementById('canvas').height");
+        for (int k = 0; k < ids.size(); k++) {
+            if (ys.get(k) + ROW_H > height) {
+                continue; // the last row, cut by the canvas's bottom
+            }
+            JsonNode row = answer.get("rows").get(k);
+            JsonNode info = draw.get("rows").get(k);
+            String kind = info.get("kind").asText();
+            String name = info.get("name").asText();
+            String[] px = drawn.get(k);
+            boolean activity = row.has("rects") && !row.get("rects").isEmpty();
+            if (row.has("cols")) {
+                for (int c = 0; c < row.get("cols").size(); c += stride) {
+                    activity |= row.get("cols").get(c + 2).asInt() > 0;
+                }
+            }
+            boolean any = false;
+            for (int x = LABEL_W + 1; x < px.length; x++) {
+                any |= !px[x].equals("0:-");
+            }
+            if (activity) {
+                assertThat(any).as("row %s has activity: something drawn", name).isTrue();
+                checked++;
+            }
+            if (!(kind.equals("group") || kind.equals("board")) || !row.has("cols")) {
+                continue;
+            }
+            // the bars the answer asks for, per canvas column (where bars meet, the higher)
+            int[] bars = new int[px.length];
+            String[] color = new String[px.length];
+            JsonNode cols = row.get("cols");
+            for (int c = 0; c < cols.size(); c += stride) {
+                int cx = cols.get(c).asInt();
+                int n = cols.get(c + 1).asInt();
+                int busy = cols.get(c + 2).asInt();
+                int starts = cols.get(c + 3).asInt();
+                long x = Math.round(xAt(from + cx * (double) (to - from) / width, vFrom, vTo, vWidth));
+                long w = Math.max(
+                        1, Math.round(xAt(from + (cx + n) * (double) (to - from) / width, vFrom, vTo, vWidth)) - x);
+                int h = busy > 0
+                        ? Math.max(MIN_BAR, (int) Math.round(BAR_H * busy / 1000.0))
+                        : starts > 0 ? MIN_BAR : 0;
+                int label = cols.get(c + 4).asInt();
+                int first = label < 0 || busy == 0
+                        ? 0
+                        : (int) Math.min(
+                                h, Math.round(h * Math.min(1, cols.get(c + 5).asInt() / (double) busy)));
+                for (long xx = Math.max(LABEL_W + 1, x); xx < Math.min(px.length, x + w); xx++) {
+                    if (h >= bars[(int) xx]) {
+                        bars[(int) xx] = h;
+                        color[(int) xx] =
+                                first >= 1 ? meta.get("colors").get(label).asText() : null;
+                    }
+                }
+            }
+            for (int x = LABEL_W + 1; x < px.length - 1; x++) {
+                String[] hc = px[x].split(":");
+                assertThat(Integer.parseInt(hc[0]))
+                        .as("row %s, pixel column %d: bar height", name, x)
+                        .isEqualTo(bars[x]);
+                if (color[x] != null && bars[x] > 0) {
+                    assertThat("#" + hc[1])
+                            .as("row %s, pixel column %d: color", name, x)
+                            .isEqualToIgnoringCase(color[x]);
+                }
+            }
+        }
+        assertThat(checked).isGreaterThan(groupsOnly ? 17 : 40);
+    }
+
+    /** The app's x of a time, as timeline.js computes it. */
+    private static double xAt(double t, double from, double to, double width) {
+        return LABEL_W + (t - from) / (to - from) * width;
+    }
+
+    /**
+     * Per row (its top y), per canvas pixel column: "height:rrggbb" of what is drawn from the bottom of the bar area up
+     * (the color of its bottom pixel), "0:-" when nothing is, "0:any" when something is drawn elsewhere in the row.
+     */
+    @SuppressWarnings("unchecked")
+    private static List<String[]> pixels(List<Integer> tops) {
+        List<String> out = (List<String>)
+                browser.js("""
+                const c = document.getElementById('canvas');
+                const ctx = c.getContext('2d');
+                const W = c.width;
+                const bg = (d, i) => d[i + 3] === 0 || (d[i] === d[i + 1] && d[i + 1] === d[i + 2] && d[i] >= 247);
+                const hex = (d, i) => [d[i], d[i + 1], d[i + 2]].map(v => v.toString(16).padStart(2, '0')).join('');
+                return arguments[0].map(top => {
+                  const d = ctx.getImageData(0, top + 2, W, %d).data;
+                  const out = [];
+                  for (let x = 0; x < W; x++) {
+                    let n = 0;
+                    for (let r = %d - 1; r >= 0 && !bg(d, (r * W + x) * 4); r--) n++;
+                    let any = false;
+                    for (let r = 0; r < %d && !any; r++) any = !bg(d, (r * W + x) * 4);
+                    out.push(n > 0 ? n + ':' + hex(d, ((%d - 1) * W + x) * 4) : any ? '0:any' : '0:-');
+                  }
+                  return out.join(',');
+                });
+                """.formatted(BAR_H, BAR_H, BAR_H, BAR_H).replace("arguments[0]", tops.toString()));
+        return out.stream().map(s -> s.split(",")).toList();
+    }
+
+    private static JsonNode get(String path) throws Exception {
+        HttpResponse<String> r =
+                http.send(HttpRequest.newBuilder(URI.create(url + path)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(path).isEqualTo(200);
+        return new ObjectMapper().readTree(r.body());
+    }
+}
