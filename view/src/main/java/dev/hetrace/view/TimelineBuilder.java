@@ -92,6 +92,9 @@ final class TimelineBuilder {
                     if (layout.taskRow[runs.subject(i)] >= 0) {
                         count[layout.taskRow[runs.subject(i)]]++;
                     }
+                    if (layout.shortRow[runs.subject(i)] >= 0) {
+                        count[layout.shortRow[runs.subject(i)]]++;
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -100,10 +103,17 @@ final class TimelineBuilder {
                 }
             }
             for (int i = 0; i < calls.size(); i++) {
-                count[layout.callRow(calls.owner(i), calls.depth(i))]++;
+                int cr = layout.callRow(calls.owner(i), calls.depth(i));
+                if (cr >= 0) {
+                    count[cr]++;
+                }
             }
             for (int i = 0; i < irqs.size(); i++) {
                 count[layout.irqRow[irqs.owner(i)]]++;
+                int line = layout.irqLine(irqs.owner(i), irqs.subject(i));
+                if (line >= 0) {
+                    count[line]++;
+                }
             }
             offset = new int[n + 1];
             for (int r = 0; r < n; r++) {
@@ -149,6 +159,18 @@ final class TimelineBuilder {
                                 runs.flags(i),
                                 runs.owner(i));
                     }
+                    int sr = layout.shortRow[runs.subject(i)];
+                    if (sr >= 0) {
+                        put(
+                                at,
+                                sr,
+                                runs.start(i),
+                                runs.end(i),
+                                taskLabel[runs.subject(i)],
+                                StateModel.RUNNING,
+                                runs.flags(i),
+                                runs.owner(i));
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -166,10 +188,14 @@ final class TimelineBuilder {
                 }
             }
             for (int i = 0; i < calls.size(); i++) {
+                int cr = layout.callRow(calls.owner(i), calls.depth(i));
+                if (cr < 0) {
+                    continue;
+                }
                 nameLabel = nameLabel(nameLabel, calls.subject(i));
                 put(
                         at,
-                        layout.callRow(calls.owner(i), calls.depth(i)),
+                        cr,
                         calls.start(i),
                         calls.end(i),
                         nameLabel[calls.subject(i)],
@@ -188,6 +214,18 @@ final class TimelineBuilder {
                         StateModel.RUNNING,
                         irqs.flags(i),
                         0);
+                int line = layout.irqLine(irqs.owner(i), irqs.subject(i));
+                if (line >= 0) {
+                    put(
+                            at,
+                            line,
+                            irqs.start(i),
+                            irqs.end(i),
+                            nameLabel[irqs.subject(i)],
+                            StateModel.RUNNING,
+                            irqs.flags(i),
+                            0);
+                }
             }
             maxEnd = new long[total];
             long[] keys = new long[0];
@@ -213,6 +251,14 @@ final class TimelineBuilder {
                 for (int i = lo; i < hi; i++) {
                     mx = Math.max(mx, end_[i]);
                     maxEnd[i] = mx;
+                }
+                if (t.rows.get(r).kind() == Kind.CORE) {
+                    // a core runs one task at a time: the busy time before each run is a sum
+                    long busy = 0;
+                    for (int i = lo; i < hi; i++) {
+                        extra[i] = busy;
+                        busy += end_[i] - start[i];
+                    }
                 }
             }
         }
@@ -448,7 +494,7 @@ final class TimelineBuilder {
     }
 
     /** Where each core and task goes: the board, the traces with several cores, cores, interrupts, tasks, depths. */
-    private static final class Layout {
+    static final class Layout {
         final StateModel m;
         final List<Row> rows = new ArrayList<>();
         final int[] coreRow;
@@ -457,8 +503,17 @@ final class TimelineBuilder {
 
         final int[] irqRow;
         final int[] taskRow;
-        /** Per task, the row of each call depth. */
+        /** Per task, the row of each call depth (a short-lived thread's: its group's; null: its calls are not shown). */
         final int[][] depthRow;
+        /** Per task, the row its runs are gathered in with other short-lived threads' (−1: its own row). */
+        final int[] shortRow;
+        /** Per core, per interrupt name, the row of that line's rate (null or −1: none). */
+        final int[][] irqLineRow;
+
+        final int[] maxDepth;
+        final boolean[] hasStates;
+        final boolean[] hasIrqs;
+        final int[] home;
 
         Layout(StateModel m) {
             this.m = m;
@@ -468,24 +523,31 @@ final class TimelineBuilder {
             traceRow = new int[m.traceNames().size()];
             irqRow = new int[cores];
             Arrays.fill(irqRow, -1);
+            irqLineRow = new int[cores][];
             taskRow = new int[tasks];
             Arrays.fill(taskRow, -1);
+            shortRow = new int[tasks];
+            Arrays.fill(shortRow, -1);
             depthRow = new int[tasks][];
-            int[] maxDepth = new int[tasks];
+            maxDepth = new int[tasks];
             Arrays.fill(maxDepth, -1);
             IntervalTable calls = m.calls();
             for (int i = 0; i < calls.size(); i++) {
                 maxDepth[calls.owner(i)] = Math.max(maxDepth[calls.owner(i)], calls.depth(i));
             }
-            boolean[] hasStates = new boolean[tasks];
+            hasStates = new boolean[tasks];
             for (int i = 0; i < m.taskStates().size(); i++) {
                 hasStates[m.taskStates().owner(i)] = true;
             }
-            boolean[] hasIrqs = new boolean[cores];
+            hasIrqs = new boolean[cores];
             for (int i = 0; i < m.irqs().size(); i++) {
                 hasIrqs[m.irqs().owner(i)] = true;
             }
-            int[] home = homes(m);
+            home = homes(m);
+            boolean[] scheduled = new boolean[m.traceNames().size()];
+            for (int i = 0; i < m.runs().size(); i++) {
+                scheduled[m.cores().get(m.runs().owner(i)).trace()] = true;
+            }
             rows.add(new Row(0, Kind.BOARD, "board", -1, 0, -1, -1, 0));
             for (int t = 0; t < m.traceNames().size(); t++) {
                 List<Integer> cs = new ArrayList<>();
@@ -504,35 +566,21 @@ final class TimelineBuilder {
                     parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
                     level = 2;
                 }
+                if (m.osThreads(t) && scheduled[t]) {
+                    KernelRows.lay(this, t, cs, parent, level);
+                    traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
+                    continue;
+                }
                 String prefix = m.traceNames().get(t) + "/";
                 for (int c : cs) {
-                    // under its trace's row, a core is named without the trace: cpu0
-                    String name = m.cores().get(c).name();
-                    if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
-                        name = name.substring(prefix.length());
-                    }
-                    int cr = add(Kind.CORE, name, parent, level, c, -1, 0);
+                    int cr = add(Kind.CORE, coreName(c, parent, prefix), parent, level, c, -1, 0);
                     coreRow[c] = cr;
                     if (hasIrqs[c]) {
                         irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);
                     }
                     for (int k = 0; k < tasks; k++) {
-                        StateModel.Task task = m.tasks().get(k);
-                        // an idle task has a row only for its calls (work done in interrupts while the core idled)
-                        if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
-                            continue;
-                        }
-                        taskRow[k] = add(
-                                Kind.TASK,
-                                task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""),
-                                cr,
-                                level + 1,
-                                c,
-                                k,
-                                0);
-                        depthRow[k] = new int[maxDepth[k] + 1];
-                        for (int d = 0; d <= maxDepth[k]; d++) {
-                            depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
+                        if (home[k] == c && shown(k)) {
+                            addTask(k, cr, level + 1, c);
                         }
                     }
                 }
@@ -541,11 +589,46 @@ final class TimelineBuilder {
             }
         }
 
-        int callRow(int task, int depth) {
-            return depthRow[task][depth];
+        /** Under its trace's row, a core is named without the trace: cpu0. */
+        String coreName(int c, int parent, String prefix) {
+            String name = m.cores().get(c).name();
+            if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
+                name = name.substring(prefix.length());
+            }
+            return name;
         }
 
-        private int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
+        /** Whether task {@code k} has a row: an idle task only for its calls (work done in interrupts while the core idled). */
+        boolean shown(int k) {
+            StateModel.Task task = m.tasks().get(k);
+            return !(task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0);
+        }
+
+        /** Adds task {@code k}'s row under {@code parent}, and its calls' rows by depth under it. */
+        int addTask(int k, int parent, int level, int core) {
+            StateModel.Task task = m.tasks().get(k);
+            taskRow[k] = add(
+                    Kind.TASK, task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""), parent, level, core, k, 0);
+            depthRow[k] = new int[maxDepth[k] + 1];
+            for (int d = 0; d <= maxDepth[k]; d++) {
+                depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 1, core, k, d);
+            }
+            return taskRow[k];
+        }
+
+        /** The row of interrupt {@code name}'s rate on core {@code core}, or −1. */
+        int irqLine(int core, int name) {
+            int[] lines = irqLineRow[core];
+            return lines != null && name < lines.length ? lines[name] : -1;
+        }
+
+        /** The row of task {@code task}'s calls at {@code depth}: its own, its short-lived group's, or −1. */
+        int callRow(int task, int depth) {
+            int[] d = depthRow[task];
+            return d != null && depth < d.length ? d[depth] : -1;
+        }
+
+        int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
             rows.add(new Row(rows.size(), kind, name, parent, level, core, task, depth));
             return rows.size() - 1;
         }

@@ -277,6 +277,9 @@ public final class ViewServer implements AutoCloseable {
             g.writeStringField("core", r.core() >= 0 ? timeline.coreName(r.core()) : null);
             g.writeBooleanField("group", timeline.group[r.id()]);
             g.writeNumberField("intervals", timeline.size(r.id()));
+            if (r.kind() == Timeline.Kind.COUNTER) {
+                g.writeStringField("counter", r.depth() == Counters.LOAD ? "load" : "rate");
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -33,6 +33,12 @@ final class Wire {
     /** A point event ({@code marks}): time, label id, 1 for the sync handshake's (else 0). */
     static final List<String> MARK = List.of("time", "label", "sync");
 
+    /**
+     * A run of equal pixel columns of a counter row ({@code values}): the first column's x, how many
+     * columns, the value (a CPU's load in ‰; an interrupt line's handlers starting in each column).
+     */
+    static final List<String> VALUE = List.of("x", "n", "value");
+
     private Wire() {}
 
     /** The numbers per column run. */
@@ -49,6 +55,7 @@ final class Wire {
         g.writeNumberField("top", TOP);
         field(g, "arrow", ARROW);
         field(g, "mark", MARK);
+        field(g, "value", VALUE);
         g.writeEndObject();
     }
 

@@ -4,6 +4,7 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
+import {collapseKernelRows, counterText, drawCounter, drawOccupancy, occupancyRows} from './kernel.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -53,6 +54,8 @@ export class Timeline {
     if (meta.rows.filter(r => r.kind === 'core').length > 64) {
       for (const r of meta.rows) if (r.group && r.kind === 'trace') this.collapsed.add(r.id);
     }
+    collapseKernelRows(meta, this.collapsed);
+    this.occupancy = occupancyRows(meta); // CPU rows: what ran, at full height (kernel.js)
     this.lastDraw = null;
     this.bind();
     new ResizeObserver(() => this.resize()).observe(canvas.parentElement);
@@ -226,6 +229,13 @@ export class Timeline {
       const info = {id, name: row.name, kind: row.kind, core: row.core, y: top, mode: 'none', n: 0};
       draw.rows.push(info);
       if (!a) continue;
+      if (a.values) {
+        info.mode = 'counter';
+        info.values = a.values;
+        info.n = drawCounter(a.values, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, meta: this.meta, row,
+          scale: (d.to - d.from) / d.width / nsPerPx});
+        continue;
+      }
       if (a.rects) {
         info.mode = 'rects';
         const r = a.rects;
@@ -257,6 +267,11 @@ export class Timeline {
         const c = a.cols;
         const C = wire.col;
         const scale = (d.to - d.from) / d.width / nsPerPx; // old answers while a new one comes
+        if (this.occupancy.has(id) && !this.density && !this.smooth && !this.adjust) {
+          info.n = drawOccupancy(c, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, scale, colors: this.meta.colors});
+          draw.columns += info.n;
+          continue;
+        }
         if (!this.density && (this.smooth || this.adjust)) {
           info.n = this.drawShaped(c, d, top, scale);
           draw.columns += info.n;
@@ -602,7 +617,12 @@ export class Timeline {
         + (r.kind === 'task' ? '' : ` · ${this.meta.states[hit.state]}`);
     } else {
       const a = this.data && this.data.byRow.get(row);
-      if (a && a.cols) {
+      if (a && a.values) {
+        const d = this.data;
+        const col = Math.floor((this.timeAt(x) - d.from) / ((d.to - d.from) / d.width));
+        html = `<b>${esc(r.name)}</b> <span class="muted">${esc(r.core || '')}</span> around ${formatTime(this.timeAt(x))}<br>`
+          + esc(counterText(r, a.values, d, col));
+      } else if (a && a.cols) {
         const d = this.data;
         const col = Math.floor((this.timeAt(x) - d.from) / ((d.to - d.from) / d.width));
         const c = a.cols;
