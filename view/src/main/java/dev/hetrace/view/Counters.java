@@ -17,6 +17,23 @@ final class Counters {
     /** A COUNTER row's measure: how many of its own intervals start in each column. */
     static final int RATE = 1;
 
+    /** A COUNTER row's measure: a step function's average over each column, in thousandths (threads waiting for a CPU). */
+    static final int LEVEL = 2;
+
+    /** What a counter of {@code measure} is called in {@code /api/meta}: load, rate, level. */
+    static String measureName(int measure) {
+        return switch (measure) {
+            case LOAD -> "load";
+            case RATE -> "rate";
+            default -> "level";
+        };
+    }
+
+    /** The label of a step of {@code level} threads waiting for a CPU. */
+    static String waitingLabel(int level) {
+        return level == 1 ? "1 thread waiting" : level + " threads waiting";
+    }
+
     private final Timeline t;
     private final Numbers numbers;
 
@@ -39,15 +56,22 @@ final class Counters {
         int source = row.depth() == LOAD ? row.parent() : r;
         Numbers out = numbers.start();
         long a = f;
-        long before = row.depth() == LOAD ? busyUntil(source, a) : t.firstStartingFrom(source, a);
+        int measure = row.depth();
+        long before = measure == LOAD
+                ? busyUntil(source, a)
+                : measure == LEVEL ? areaUntil(r, a) : t.firstStartingFrom(source, a);
         long runValue = 0;
         int runX = 0;
         for (int x = 0; x < width; x++) {
             long b = columnStart(f, e, width, x + 1);
             long v;
-            if (row.depth() == LOAD) {
+            if (measure == LOAD) {
                 long now = busyUntil(source, b);
                 v = b > a ? Math.min(1000, Math.max(0, Math.round((now - before) * 1000.0 / (b - a)))) : 0;
+                before = now;
+            } else if (measure == LEVEL) {
+                long now = areaUntil(r, b);
+                v = b > a ? Math.max(0, Math.round((now - before) * 1000.0 / (b - a))) : 0;
                 before = now;
             } else {
                 long now = t.firstStartingFrom(source, b);
@@ -71,6 +95,21 @@ final class Counters {
             out.add(runValue);
         }
         out.writeField(g, "values");
+    }
+
+    /**
+     * The area under step-function row {@code r} before {@code time}: its steps are contiguous, each
+     * holding the area up to its end, so a step's level is its area over its length.
+     */
+    long areaUntil(int r, long time) {
+        int k = t.firstStartingFrom(r, time) - 1;
+        if (k < t.offset[r]) {
+            return 0;
+        }
+        long prev = k > t.offset[r] ? t.extraOf(k - 1) : 0;
+        long len = t.endOf(k) - t.startOf(k);
+        long level = len > 0 ? (t.extraOf(k) - prev) / len : 0;
+        return prev + level * (Math.min(time, t.endOf(k)) - t.startOf(k));
     }
 
     /** How long core row {@code r} was busy before {@code time}: its runs do not overlap. */

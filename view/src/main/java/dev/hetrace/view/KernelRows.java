@@ -5,6 +5,7 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.view.Timeline.Kind;
 import dev.hetrace.view.TimelineBuilder.Layout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -42,7 +43,7 @@ final class KernelRows {
                 }
             }
             int[] creator = new int[tasks];
-            java.util.Arrays.fill(creator, -1);
+            Arrays.fill(creator, -1);
             boolean[] born = new boolean[tasks];
             for (int i = 0; i < m.forks(); i++) {
                 int k = m.forkTask(i);
@@ -94,7 +95,7 @@ final class KernelRows {
                         .sorted(Comparator.comparing(m::name))
                         .toList();
                 l.irqLineRow[c] = new int[lines[c].length()];
-                java.util.Arrays.fill(l.irqLineRow[c], -1);
+                Arrays.fill(l.irqLineRow[c], -1);
                 for (int name : names) {
                     l.irqLineRow[c][name] = l.add(Kind.COUNTER, m.name(name), ir, level + 2, c, -1, Counters.RATE);
                 }
@@ -131,7 +132,61 @@ final class KernelRows {
             c.sort(busiest);
         }
         int section = l.add(Kind.PROCESS, "threads", parent, level, -1, -1, 0);
+        Waiting w = Waiting.of(m, trace);
+        if (w.times().length > 1) {
+            l.waiting.add(w);
+            l.waitingRow.add(l.add(Kind.COUNTER, "waiting for a CPU", section, level + 1, -1, -1, Counters.LEVEL));
+        }
         place(l, th, children, shortOnes, tasks, section, level + 1);
+    }
+
+    /**
+     * How many of a trace's threads wait for a CPU (preempted, or woken and not yet running) over
+     * time, as a step function: from {@code times[k]} to {@code times[k + 1]}, {@code levels[k]}.
+     */
+    record Waiting(long[] times, int[] levels) {
+        static Waiting of(StateModel m, int trace) {
+            IntervalTable states = m.taskStates();
+            int n = 0;
+            for (int i = 0; i < states.size(); i++) {
+                if (waits(m, states, i, trace)) {
+                    n++;
+                }
+            }
+            // +1 at each start, −1 at each end, by time (the low bit: ends before starts at the same time)
+            long[] changes = new long[2 * n];
+            int k = 0;
+            for (int i = 0; i < states.size(); i++) {
+                if (waits(m, states, i, trace)) {
+                    changes[k++] = states.start(i) << 1 | 1;
+                    changes[k++] = states.end(i) << 1;
+                }
+            }
+            Arrays.sort(changes);
+            long[] times = new long[2 * n];
+            int[] levels = new int[2 * n];
+            int steps = 0;
+            int level = 0;
+            for (int i = 0; i < changes.length; ) {
+                long time = changes[i] >> 1;
+                for (; i < changes.length && changes[i] >> 1 == time; i++) {
+                    level += (changes[i] & 1) != 0 ? 1 : -1;
+                }
+                if (steps == 0 || levels[steps - 1] != level) {
+                    times[steps] = time;
+                    levels[steps] = level;
+                    steps++;
+                }
+            }
+            return new Waiting(Arrays.copyOf(times, steps), Arrays.copyOf(levels, steps));
+        }
+
+        private static boolean waits(StateModel m, IntervalTable states, int i, int trace) {
+            int s = states.state(i);
+            return (s == StateModel.PREEMPTED || s == StateModel.RUNNABLE)
+                    && states.end(i) > states.start(i)
+                    && m.tasks().get(states.owner(i)).trace() == trace;
+        }
     }
 
     /** How long task {@code key} (or the section) and every thread under it ran, in {@code together}. */
@@ -165,14 +220,18 @@ final class KernelRows {
         if (few.size() == 1) {
             l.addTask(few.getFirst(), row, level, l.home[few.getFirst()]);
         } else if (few.size() > 1) {
-            int sr = l.add(Kind.PROCESS, shortLivedName(few.size()), row, level, -1, -1, 0);
+            // shown under the core of the busiest of them, as a task is under the core it ran on most
+            int busiest = few.getFirst();
             int depths = -1;
             for (int k : few) {
                 depths = Math.max(depths, l.maxDepth[k]);
+                busiest = th.running()[k] > th.running()[busiest] ? k : busiest;
             }
+            int core = l.home[busiest];
+            int sr = l.add(Kind.PROCESS, shortLivedName(few.size()), row, level, core, -1, 0);
             int[] depthRows = new int[depths + 1];
             for (int d = 0; d <= depths; d++) {
-                depthRows[d] = l.add(Kind.CALLS, "depth " + d, sr, level + 1, -1, -1, d);
+                depthRows[d] = l.add(Kind.CALLS, "depth " + d, sr, level + 1, core, -1, d);
             }
             for (int k : few) {
                 l.shortRow[k] = sr;

@@ -115,6 +115,9 @@ final class TimelineBuilder {
                     count[line]++;
                 }
             }
+            for (int w = 0; w < layout.waiting.size(); w++) {
+                count[layout.waitingRow.get(w)] += layout.waiting.get(w).times().length - 1;
+            }
             offset = new int[n + 1];
             for (int r = 0; r < n; r++) {
                 offset[r + 1] = offset[r] + count[r];
@@ -227,6 +230,22 @@ final class TimelineBuilder {
                             0);
                 }
             }
+            // a step of the waiting threads' count: its level in extra until the area is known (below)
+            for (int w = 0; w < layout.waiting.size(); w++) {
+                long[] times = layout.waiting.get(w).times();
+                int[] levels = layout.waiting.get(w).levels();
+                for (int k = 0; k + 1 < times.length; k++) {
+                    put(
+                            at,
+                            layout.waitingRow.get(w),
+                            times[k],
+                            times[k + 1],
+                            labels.id(Counters.waitingLabel(levels[k])),
+                            StateModel.RUNNABLE,
+                            0,
+                            levels[k]);
+                }
+            }
             maxEnd = new long[total];
             long[] keys = new long[0];
             int[] perm = new int[0];
@@ -252,7 +271,16 @@ final class TimelineBuilder {
                     mx = Math.max(mx, end_[i]);
                     maxEnd[i] = mx;
                 }
-                if (t.rows.get(r).kind() == Kind.CORE) {
+                Row row = t.rows.get(r);
+                if (row.kind() == Kind.COUNTER && row.depth() == Counters.LEVEL) {
+                    // a step function: the area under it up to each step's end (thread × ns)
+                    long area = 0;
+                    for (int i = lo; i < hi; i++) {
+                        area += extra[i] * (end_[i] - start[i]);
+                        extra[i] = area;
+                    }
+                }
+                if (row.kind() == Kind.CORE) {
                     // a core runs one task at a time: the busy time before each run is a sum
                     long busy = 0;
                     for (int i = lo; i < hi; i++) {
@@ -363,7 +391,8 @@ final class TimelineBuilder {
             for (int m : from) {
                 n += t.size(m);
             }
-            if (n > Timeline.SUMMARY_MIN) {
+            // a counter is answered from its own columns (Counters), never from a summary
+            if (n > Timeline.SUMMARY_MIN && t.rows.get(r).kind() != Kind.COUNTER) {
                 RowSummary.Builder b = new RowSummary.Builder(t.begin, t.end, n);
                 for (int m : from) {
                     for (int i = t.offset[m]; i < t.offset[m + 1]; i++) {
@@ -514,6 +543,10 @@ final class TimelineBuilder {
         final boolean[] hasStates;
         final boolean[] hasIrqs;
         final int[] home;
+        /** The waiting-for-a-CPU step functions of the kernel traces, and their rows. */
+        final List<KernelRows.Waiting> waiting = new ArrayList<>();
+
+        final List<Integer> waitingRow = new ArrayList<>();
 
         Layout(StateModel m) {
             this.m = m;

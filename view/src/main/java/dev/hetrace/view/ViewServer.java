@@ -278,7 +278,7 @@ public final class ViewServer implements AutoCloseable {
             g.writeBooleanField("group", timeline.group[r.id()]);
             g.writeNumberField("intervals", timeline.size(r.id()));
             if (r.kind() == Timeline.Kind.COUNTER) {
-                g.writeStringField("counter", r.depth() == Counters.LOAD ? "load" : "rate");
+                g.writeStringField("counter", Counters.measureName(r.depth()));
             }
             g.writeEndObject();
         }

@@ -268,6 +268,47 @@ class KernelRowsTest {
         }
     }
 
+    @Test
+    void theThreadsWaitingForACpuAreTheModelsPreemptedAndRunnableThreadsOnAverage() throws Exception {
+        int row = timeline.rows().stream()
+                .filter(r -> r.kind() == Kind.COUNTER && r.depth() == Counters.LEVEL)
+                .findFirst()
+                .orElseThrow()
+                .id();
+        assertThat(timeline.rows().get(row).name()).isEqualTo("waiting for a CPU");
+        assertThat(timeline.rows().get(timeline.rows().get(row).parent()).name())
+                .isEqualTo("threads");
+        IntervalTable states = model.taskStates();
+        List<long[]> waiting = new ArrayList<>();
+        for (int i = 0; i < states.size(); i++) {
+            if (states.state(i) == StateModel.PREEMPTED || states.state(i) == StateModel.RUNNABLE) {
+                waiting.add(new long[] {states.start(i), states.end(i)});
+            }
+        }
+        assertThat(waiting).hasSizeGreaterThan(1000);
+        SplittableRandom random = new SplittableRandom(3);
+        long span = timeline.end() - timeline.begin();
+        for (int trial = 0; trial < 12; trial++) {
+            int width = 50 + random.nextInt(800);
+            long from = random.nextLong(-span / 20, span);
+            long to = from + Math.max(width, (long) (span * Math.pow(random.nextDouble(), 3)));
+            long[] values = values(query(from, to, width, row), width);
+            long f = timeline.begin() + from;
+            long e = timeline.begin() + to;
+            List<long[]> in = waiting.stream().filter(w -> w[1] > f && w[0] < e).toList();
+            for (int x = 0; x < width; x++) {
+                long a = Counters.columnStart(f, e, width, x);
+                long b = Counters.columnStart(f, e, width, x + 1);
+                long area = 0;
+                for (long[] w : in) {
+                    area += Math.max(0, Math.min(b, w[1]) - Math.max(a, w[0]));
+                }
+                long expected = b > a ? Math.round(area * 1000.0 / (b - a)) : 0;
+                assertThat(values[x]).as("column %d", x).isEqualTo(expected);
+            }
+        }
+    }
+
     private static int counterRow(int parent, int measure, String name) {
         return timeline.rows().stream()
                 .filter(r -> r.parent() == parent && r.kind() == Kind.COUNTER && r.depth() == measure)

@@ -1,7 +1,7 @@
 // The rows of kernel traces: a CPU row shows what ran on it in every pixel column where anything
 // ran (full height, the threads that took most of the column's busy time stacked in proportion;
 // how busy the CPU was is its load row's), and counter rows (a CPU's load, an interrupt line's
-// rate) are drawn as areas with their value on hover. timeline.js calls these for the rows they
+// rate, the threads waiting for a CPU) are drawn as areas with their value on hover. timeline.js calls these for the rows they
 // concern.
 
 import {W as wire} from './wire.js';
@@ -100,6 +100,7 @@ export function smoothedRate(v, width) {
 /** The colour of a counter row: a CPU's load in blue, an interrupt line in its name's colour. */
 function colorOf(row, meta) {
   if (row.counter === 'load') return '#4e79a7';
+  if (row.counter === 'level') return '#f28e2b';
   const label = meta.labels.indexOf(row.name);
   return label >= 0 ? meta.colors[label] : '#8c6bb1';
 }
@@ -127,6 +128,10 @@ export function drawCounter(v, d, g) {
   };
   if (g.row.counter === 'load') {
     for (let k = 0; k < v.length; k += V.stride) step(v[k + V.x], v[k + V.n], v[k + V.value], 1000);
+  } else if (g.row.counter === 'level') {
+    let full = 1;
+    for (let k = 0; k < v.length; k += V.stride) full = Math.max(full, v[k + V.value]);
+    for (let k = 0; k < v.length; k += V.stride) step(v[k + V.x], v[k + V.n], v[k + V.value], full);
   } else {
     const r = smoothedRate(v, d.width);
     const full = Math.max(...r, 1e-9);
@@ -158,6 +163,7 @@ export function counterText(row, v, d, col) {
     }
   }
   if (row.counter === 'load') return 'load 0.0 %';
+  if (row.counter === 'level') return `${(counterValue(v, col) / 1000).toFixed(2)} on average in this pixel`;
   const nsPerCol = (d.to - d.from) / d.width;
   const here = counterValue(v, col);
   const rate = smoothedRate(v, d.width)[col] / nsPerCol * 1e9;

@@ -233,14 +233,15 @@ function view(from, to, width, ids) {
 function counterValues(id, from, to, width) {
   const meta = data.meta.rows[id];
   const load = meta.counter === 'load';
-  const src = source(load ? meta.parent : id, from, to);
+  const average = meta.counter !== 'rate'; // a load or a level: averaged over time; a rate: a count
+  const held = source(load ? meta.parent : id, from, to);
   const at = x => from + Math.floor((to - from) * x / width);
   const nsPerPx = (to - from) / width;
   const v = new Float64Array(width);
-  if (src && src.rects) {
+  if (held && held.rects && meta.counter !== 'level') {
     const R = W.rect;
-    for (let i = firstEndingAfter(src, from), hi = firstStartingFrom(src, to); i < hi; i++) {
-      const s = src.rects[R.stride * i + R.start], e = src.rects[R.stride * i + R.end];
+    for (let i = firstEndingAfter(held, from), hi = firstStartingFrom(held, to); i < hi; i++) {
+      const s = held.rects[R.stride * i + R.start], e = held.rects[R.stride * i + R.end];
       if (!load) {
         if (s >= from && s < to) v[Math.min(width - 1, Math.floor((s - from) / nsPerPx))]++;
         continue;
@@ -257,8 +258,8 @@ function counterValues(id, from, to, width) {
       const s = c[k + V.x] * wholeNs, e = (c[k + V.x] + c[k + V.n]) * wholeNs;
       for (let x = Math.max(0, Math.floor((s - from) / nsPerPx)); x < width && at(x) < e; x++) {
         const overlap = Math.max(0, Math.min(e, at(x + 1)) - Math.max(s, at(x)));
-        // a load is a share of the time: averaged; a rate is a count: split in proportion
-        v[x] += c[k + V.value] * overlap / (load ? Math.max(1, at(x + 1) - at(x)) : wholeNs);
+        // a load or a level is averaged over time; a rate is a count: split in proportion
+        v[x] += c[k + V.value] * overlap / (average ? Math.max(1, at(x + 1) - at(x)) : wholeNs);
       }
     }
   }
