@@ -13,6 +13,7 @@ import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.view.Timeline.Kind;
 import dev.hetrace.view.Timeline.Row;
 import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,8 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The rows of a real desktop kernel trace ({@code real/many-threads}: 8 CPUs, a program that
@@ -307,6 +310,55 @@ class KernelRowsTest {
                 assertThat(values[x]).as("column %d", x).isEqualTo(expected);
             }
         }
+    }
+
+    @Test
+    void aKeptTimelineHoldsTheKernelRowsAndAnswersTheSame(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("many-threads.timeline");
+        TimelineFile.write(timeline, file);
+        Timeline kept = TimelineFile.read(file);
+        assertThat(kept.rows()).isEqualTo(timeline.rows());
+        assertThat(kept.intervals()).isEqualTo(timeline.intervals());
+        for (int i = 0; i < timeline.intervals(); i++) {
+            assertThat(new long[] {
+                        kept.startOf(i),
+                        kept.endOf(i),
+                        kept.maxEndOf(i),
+                        kept.labelOf(i),
+                        kept.stateOf(i),
+                        kept.flagsOf(i),
+                        kept.extraOf(i)
+                    })
+                    .as("interval %d", i)
+                    .containsExactly(
+                            timeline.startOf(i),
+                            timeline.endOf(i),
+                            timeline.maxEndOf(i),
+                            timeline.labelOf(i),
+                            timeline.stateOf(i),
+                            timeline.flagsOf(i),
+                            timeline.extraOf(i));
+        }
+        int[] all = IntStream.range(0, timeline.rows().size()).toArray();
+        long span = timeline.end() - timeline.begin();
+        SplittableRandom random = new SplittableRandom(9);
+        for (int k = 0; k < 6; k++) {
+            long from = k == 0 ? 0 : random.nextLong(span);
+            long to =
+                    k == 0 ? span : from + 1 + random.nextLong(Math.max(1, (span - from) / (1 + random.nextInt(200))));
+            int width = 1 + random.nextInt(2000);
+            assertThat(answer(kept, from, to, width, all))
+                    .as("the view of [%d, %d) at %d px", from, to, width)
+                    .isEqualTo(answer(timeline, from, to, width, all));
+        }
+    }
+
+    private static String answer(Timeline t, long from, long to, int width, int... rows) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            new ViewQuery(t).write(from, to, width, rows, g);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static int counterRow(int parent, int measure, String name) {
