@@ -361,6 +361,71 @@ class KernelRowsTest {
         return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    @Test
+    void aBurstOfInterruptsIsDrawnWhereItHappenedNotSpreadOverACoarseSummaryBin() throws Exception {
+        // a mostly idle single-CPU machine whose interrupts come in bursts: its summary's finest bins are wider
+        // than a pixel of a 10 s view, so that a bin spread evenly would draw a burst as a solid bar
+        var trace = Required.corpus("real", "flipping-endianness");
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(trace), w -> {}), StateBuilder.Options.of(w -> {}));
+        Timeline t = Timeline.of(m);
+        int irqRow = t.rows().stream()
+                .filter(r -> r.kind() == Kind.IRQ)
+                .findFirst()
+                .orElseThrow()
+                .id();
+        long from = 15_000_000_000L;
+        long to = 25_000_000_000L;
+        int width = 1000;
+        double nsPerPx = (double) (to - from) / width;
+        long f = t.begin() + from;
+        long e = t.begin() + to;
+        assertThat(t.summaries[irqRow]).isNotNull();
+        assertThat(t.summaries[irqRow].binNanos()).isGreaterThan((long) nsPerPx);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            new ViewQuery(t).write(from, to, width, new int[] {irqRow}, g);
+        }
+        JsonNode cols = new ObjectMapper()
+                .readTree(out.toByteArray())
+                .get("rows")
+                .get(0)
+                .get("cols");
+        assertThat(cols).as("too many to draw one by one").isNotNull();
+        long[] busy = new long[width];
+        long[] starts = new long[width];
+        int stride = Wire.columnStride();
+        for (int k = 0; k < cols.size(); k += stride) {
+            for (int x = cols.get(k).asInt();
+                    x < cols.get(k).asInt() + cols.get(k + 1).asInt();
+                    x++) {
+                busy[x] = cols.get(k + 2).asLong();
+                starts[x] = cols.get(k + 3).asLong();
+            }
+        }
+        double[] truth = new double[width];
+        long[] truthStarts = new long[width];
+        IntervalTable irqs = m.irqs();
+        for (int i = 0; i < irqs.size(); i++) {
+            if (irqs.end(i) <= f || irqs.start(i) >= e) {
+                continue;
+            }
+            if (irqs.start(i) >= f) {
+                truthStarts[(int) ((irqs.start(i) - f) / nsPerPx)]++;
+            }
+            for (int x = 0; x < width; x++) {
+                double a = f + x * nsPerPx;
+                truth[x] += Math.max(0, Math.min(a + nsPerPx, irqs.end(i)) - Math.max(a, irqs.start(i)));
+            }
+        }
+        for (int x = 0; x < width; x++) {
+            assertThat(starts[x]).as("handlers starting in column %d", x).isEqualTo(truthStarts[x]);
+            assertThat((double) busy[x])
+                    .as("busy ‰ of column %d", x)
+                    .isCloseTo(truth[x] * 1000 / nsPerPx, org.assertj.core.data.Offset.offset(1.0));
+        }
+    }
+
     private static int counterRow(int parent, int measure, String name) {
         return timeline.rows().stream()
                 .filter(r -> r.parent() == parent && r.kind() == Kind.COUNTER && r.depth() == measure)
