@@ -26,13 +26,17 @@ public final class Timeline {
         IRQ,
         TASK,
         CALLS,
-        GROUP
+        GROUP,
+        /** A kernel trace's threads together, or its short-lived ones gathered in one row ({@link KernelRows}). */
+        PROCESS,
+        /** A value over time drawn as a line: a CPU's load, an interrupt line's rate ({@link Counters}). */
+        COUNTER
     }
 
     /**
      * A row: its place in the hierarchy (parent row, −1 for the board; level 0 for the board),
      * the core it belongs to (−1 for the board and traces), its task (−1 unless TASK or CALLS),
-     * the call depth of a CALLS row.
+     * the call depth of a CALLS row; what a COUNTER row measures ({@link Counters#LOAD}, {@link Counters#RATE}).
      */
     public record Row(int id, Kind kind, String name, int parent, int level, int core, int task, int depth) {}
 
@@ -67,7 +71,9 @@ public final class Timeline {
      * The intervals, as columns (heap arrays when built here, a mapped file when kept): row r's in
      * [offset[r], offset[r + 1]), sorted by start, with the running maximum of their ends; each
      * one's label, state (a StateModel state), flags (StateModel's START_UNKNOWN...) and extra: a
-     * call's self time, a task run's core, a task state's queue (−1: none), else 0.
+     * call's self time, a task run's core (on a task or short-lived row), a task state's queue
+     * (−1: none), on a core row the busy time of the row's runs before it (a CPU's load over any
+     * range is then two binary searches: {@link Counters}), else 0.
      */
     int[] offset;
     MemorySegment start;

@@ -93,6 +93,9 @@ final class TimelineBuilder {
                     if (layout.taskRow[runs.subject(i)] >= 0) {
                         count[layout.taskRow[runs.subject(i)]]++;
                     }
+                    if (layout.shortRow[runs.subject(i)] >= 0) {
+                        count[layout.shortRow[runs.subject(i)]]++;
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -101,10 +104,20 @@ final class TimelineBuilder {
                 }
             }
             for (int i = 0; i < calls.size(); i++) {
-                count[layout.callRow(calls.owner(i), calls.depth(i))]++;
+                int cr = layout.callRow(calls.owner(i), calls.depth(i));
+                if (cr >= 0) {
+                    count[cr]++;
+                }
             }
             for (int i = 0; i < irqs.size(); i++) {
                 count[layout.irqRow[irqs.owner(i)]]++;
+                int line = layout.irqLine(irqs.owner(i), irqs.subject(i));
+                if (line >= 0) {
+                    count[line]++;
+                }
+            }
+            for (int w = 0; w < layout.waiting.size(); w++) {
+                count[layout.waitingRow.get(w)] += layout.waiting.get(w).times().length - 1;
             }
             offset = new int[n + 1];
             for (int r = 0; r < n; r++) {
@@ -150,6 +163,18 @@ final class TimelineBuilder {
                                 runs.flags(i),
                                 runs.owner(i));
                     }
+                    int sr = layout.shortRow[runs.subject(i)];
+                    if (sr >= 0) {
+                        put(
+                                at,
+                                sr,
+                                runs.start(i),
+                                runs.end(i),
+                                taskLabel[runs.subject(i)],
+                                StateModel.RUNNING,
+                                runs.flags(i),
+                                runs.owner(i));
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -167,10 +192,14 @@ final class TimelineBuilder {
                 }
             }
             for (int i = 0; i < calls.size(); i++) {
+                int cr = layout.callRow(calls.owner(i), calls.depth(i));
+                if (cr < 0) {
+                    continue;
+                }
                 nameLabel = nameLabel(nameLabel, calls.subject(i));
                 put(
                         at,
-                        layout.callRow(calls.owner(i), calls.depth(i)),
+                        cr,
                         calls.start(i),
                         calls.end(i),
                         nameLabel[calls.subject(i)],
@@ -189,6 +218,34 @@ final class TimelineBuilder {
                         StateModel.RUNNING,
                         irqs.flags(i),
                         0);
+                int line = layout.irqLine(irqs.owner(i), irqs.subject(i));
+                if (line >= 0) {
+                    put(
+                            at,
+                            line,
+                            irqs.start(i),
+                            irqs.end(i),
+                            nameLabel[irqs.subject(i)],
+                            StateModel.RUNNING,
+                            irqs.flags(i),
+                            0);
+                }
+            }
+            // a step of the waiting threads' count: its level in extra until the area is known (below)
+            for (int w = 0; w < layout.waiting.size(); w++) {
+                long[] times = layout.waiting.get(w).times();
+                int[] levels = layout.waiting.get(w).levels();
+                for (int k = 0; k + 1 < times.length; k++) {
+                    put(
+                            at,
+                            layout.waitingRow.get(w),
+                            times[k],
+                            times[k + 1],
+                            labels.id(Counters.waitingLabel(levels[k])),
+                            StateModel.RUNNABLE,
+                            0,
+                            levels[k]);
+                }
             }
             maxEnd = new long[total];
             long[] keys = new long[0];
@@ -214,6 +271,23 @@ final class TimelineBuilder {
                 for (int i = lo; i < hi; i++) {
                     mx = Math.max(mx, end_[i]);
                     maxEnd[i] = mx;
+                }
+                Row row = t.rows.get(r);
+                if (row.kind() == Kind.COUNTER && row.depth() == Counters.LEVEL) {
+                    // a step function: the area under it up to each step's end (thread × ns)
+                    long area = 0;
+                    for (int i = lo; i < hi; i++) {
+                        area += extra[i] * (end_[i] - start[i]);
+                        extra[i] = area;
+                    }
+                }
+                if (row.kind() == Kind.CORE) {
+                    // a core runs one task at a time: the busy time before each run is a sum
+                    long busy = 0;
+                    for (int i = lo; i < hi; i++) {
+                        extra[i] = busy;
+                        busy += end_[i] - start[i];
+                    }
                 }
             }
         }
@@ -318,7 +392,8 @@ final class TimelineBuilder {
             for (int m : from) {
                 n += t.size(m);
             }
-            if (n > Timeline.SUMMARY_MIN) {
+            // a counter is answered from its own columns (Counters), never from a summary
+            if (n > Timeline.SUMMARY_MIN && t.rows.get(r).kind() != Kind.COUNTER) {
                 RowSummary.Builder b = new RowSummary.Builder(t.begin, t.end, n);
                 for (int m : from) {
                     for (int i = t.offset[m]; i < t.offset[m + 1]; i++) {
@@ -459,7 +534,8 @@ final class TimelineBuilder {
 
     /**
      * Where each core and task goes: the board, the traces with several cores, the groups of many cores of a type
-     * (in clusters when they are very many), cores, interrupts, tasks, depths.
+     * (in clusters when they are very many), cores, interrupts, tasks, depths; a kernel trace's CPUs and threads as
+     * {@link KernelRows} lays them out.
      */
     static final class Layout {
         final StateModel m;
@@ -470,13 +546,21 @@ final class TimelineBuilder {
 
         final int[] irqRow;
         final int[] taskRow;
-        /** Per task, the row of each call depth. */
+        /** Per task, the row of each call depth (a short-lived thread's: its group's; null: its calls are not shown). */
         final int[][] depthRow;
+        /** Per task, the row its runs are gathered in with other short-lived threads' (−1: its own row). */
+        final int[] shortRow;
+        /** Per core, per interrupt name, the row of that line's rate (null or −1: none). */
+        final int[][] irqLineRow;
 
-        private int[] home;
-        private boolean[] hasStates;
-        private boolean[] hasIrqs;
-        private int[] maxDepth;
+        final int[] maxDepth;
+        final boolean[] hasStates;
+        final boolean[] hasIrqs;
+        final int[] home;
+        /** The waiting-for-a-CPU step functions of the kernel traces, and their rows. */
+        final List<KernelRows.Waiting> waiting = new ArrayList<>();
+
+        final List<Integer> waitingRow = new ArrayList<>();
 
         Layout(StateModel m) {
             this.m = m;
@@ -486,33 +570,37 @@ final class TimelineBuilder {
             traceRow = new int[m.traceNames().size()];
             irqRow = new int[cores];
             Arrays.fill(irqRow, -1);
+            irqLineRow = new int[cores][];
             taskRow = new int[tasks];
             Arrays.fill(taskRow, -1);
+            shortRow = new int[tasks];
+            Arrays.fill(shortRow, -1);
             depthRow = new int[tasks][];
-            int[] maxDepth = new int[tasks];
+            maxDepth = new int[tasks];
             Arrays.fill(maxDepth, -1);
             IntervalTable calls = m.calls();
             for (int i = 0; i < calls.size(); i++) {
                 maxDepth[calls.owner(i)] = Math.max(maxDepth[calls.owner(i)], calls.depth(i));
             }
-            boolean[] hasStates = new boolean[tasks];
+            hasStates = new boolean[tasks];
             for (int i = 0; i < m.taskStates().size(); i++) {
                 hasStates[m.taskStates().owner(i)] = true;
             }
-            boolean[] hasIrqs = new boolean[cores];
+            hasIrqs = new boolean[cores];
             for (int i = 0; i < m.irqs().size(); i++) {
                 hasIrqs[m.irqs().owner(i)] = true;
             }
-            this.home = homes(m);
-            this.hasStates = hasStates;
-            this.hasIrqs = hasIrqs;
-            this.maxDepth = maxDepth;
+            home = homes(m);
+            boolean[] scheduled = new boolean[m.traceNames().size()];
+            for (int i = 0; i < m.runs().size(); i++) {
+                scheduled[m.cores().get(m.runs().owner(i)).trace()] = true;
+            }
             rows.add(new Row(0, Kind.BOARD, "board", -1, 0, -1, -1, 0));
             // the cores of one-core traces, by type (their names without the number): many of a type are grouped
             Map<String, List<Integer>> byType = new HashMap<>();
             for (int t = 0; t < m.traceNames().size(); t++) {
                 int only = onlyCore(t);
-                if (only >= 0) {
+                if (only >= 0 && !(m.osThreads(t) && scheduled[t])) {
                     byType.computeIfAbsent(type(m.cores().get(only).name()), k -> new ArrayList<>())
                             .add(only);
                 }
@@ -521,7 +609,8 @@ final class TimelineBuilder {
             for (int t = 0; t < m.traceNames().size(); t++) {
                 List<Integer> cs = coresOf(t);
                 int only = onlyCore(t);
-                if (only >= 0) {
+                boolean kernel = m.osThreads(t) && scheduled[t];
+                if (only >= 0 && !kernel) {
                     String type = type(m.cores().get(only).name());
                     List<Integer> same = byType.get(type);
                     if (same.size() > GROUP_MIN) {
@@ -534,18 +623,22 @@ final class TimelineBuilder {
                     traceRow[t] = coreRow[only];
                     continue;
                 }
-                int parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
-                String prefix = m.traceNames().get(t) + "/";
-                for (int c : cs) {
-                    // under its trace's row, a core is named without the trace: cpu0
-                    String name = m.cores().get(c).name();
-                    if (name.startsWith(prefix) && name.length() > prefix.length()) {
-                        name = name.substring(prefix.length());
-                    }
-                    addCore(c, name, parent, 2);
+                int parent = 0;
+                int level = 1;
+                if (only < 0) {
+                    parent = add(Kind.TRACE, m.traceNames().get(t), 0, 1, -1, -1, 0);
+                    level = 2;
                 }
-                // the trace's row: its point events on no core of its own go there
-                traceRow[t] = parent;
+                if (kernel) {
+                    KernelRows.lay(this, t, cs, parent, level);
+                } else {
+                    String prefix = m.traceNames().get(t) + "/";
+                    for (int c : cs) {
+                        addCore(c, coreName(c, parent, prefix), parent, level);
+                    }
+                }
+                // the trace's row (its point events on no core of its own go there), or its one core's
+                traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
             }
         }
 
@@ -583,22 +676,8 @@ final class TimelineBuilder {
                 irqRow[c] = add(Kind.IRQ, "interrupts", cr, level + 1, c, -1, 0);
             }
             for (int k = 0; k < m.tasks().size(); k++) {
-                StateModel.Task task = m.tasks().get(k);
-                // an idle task has a row only for its calls (work done in interrupts while the core idled)
-                if (home[k] != c || task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0) {
-                    continue;
-                }
-                taskRow[k] = add(
-                        Kind.TASK,
-                        task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""),
-                        cr,
-                        level + 1,
-                        c,
-                        k,
-                        0);
-                depthRow[k] = new int[maxDepth[k] + 1];
-                for (int d = 0; d <= maxDepth[k]; d++) {
-                    depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 2, c, k, d);
+                if (home[k] == c && shown(k)) {
+                    addTask(k, cr, level + 1, c);
                 }
             }
         }
@@ -646,11 +725,46 @@ final class TimelineBuilder {
             return na.length() != nb.length() ? Integer.compare(na.length(), nb.length()) : na.compareTo(nb);
         }
 
-        int callRow(int task, int depth) {
-            return depthRow[task][depth];
+        /** Under its trace's row, a core is named without the trace: cpu0. */
+        String coreName(int c, int parent, String prefix) {
+            String name = m.cores().get(c).name();
+            if (parent != 0 && name.startsWith(prefix) && name.length() > prefix.length()) {
+                name = name.substring(prefix.length());
+            }
+            return name;
         }
 
-        private int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
+        /** Whether task {@code k} has a row: an idle task only for its calls (work done in interrupts while the core idled). */
+        boolean shown(int k) {
+            StateModel.Task task = m.tasks().get(k);
+            return !(task.idle() && maxDepth[k] < 0 || !hasStates[k] && maxDepth[k] < 0);
+        }
+
+        /** Adds task {@code k}'s row under {@code parent}, and its calls' rows by depth under it. */
+        int addTask(int k, int parent, int level, int core) {
+            StateModel.Task task = m.tasks().get(k);
+            taskRow[k] = add(
+                    Kind.TASK, task.name() + (task.id() >= 0 ? " [" + task.id() + "]" : ""), parent, level, core, k, 0);
+            depthRow[k] = new int[maxDepth[k] + 1];
+            for (int d = 0; d <= maxDepth[k]; d++) {
+                depthRow[k][d] = add(Kind.CALLS, "depth " + d, taskRow[k], level + 1, core, k, d);
+            }
+            return taskRow[k];
+        }
+
+        /** The row of interrupt {@code name}'s rate on core {@code core}, or −1. */
+        int irqLine(int core, int name) {
+            int[] lines = irqLineRow[core];
+            return lines != null && name < lines.length ? lines[name] : -1;
+        }
+
+        /** The row of task {@code task}'s calls at {@code depth}: its own, its short-lived group's, or −1. */
+        int callRow(int task, int depth) {
+            int[] d = depthRow[task];
+            return d != null && depth < d.length ? d[depth] : -1;
+        }
+
+        int add(Kind kind, String name, int parent, int level, int core, int task, int depth) {
             rows.add(new Row(rows.size(), kind, name, parent, level, core, task, depth));
             return rows.size() - 1;
         }

@@ -19,13 +19,17 @@ public final class ViewQuery {
     static final int MAX_WIDTH = 8192;
     /** Most point events drawn on one core row, per pixel of width; past that the row tells only how many. */
     static final double MARKS_PER_PX = 0.25;
+    /** Most intervals per pixel of width aggregated one by one where a row's summary is coarser than a pixel. */
+    static final int EXACT_PER_PX = 16;
 
     private final Timeline t;
     private final Columns cols = new Columns();
     private final Numbers numbers = new Numbers();
+    private final Counters counters;
 
     public ViewQuery(Timeline t) {
         this.t = t;
+        this.counters = new Counters(t, numbers);
     }
 
     /**
@@ -52,7 +56,9 @@ public final class ViewQuery {
             g.writeStartObject();
             g.writeNumberField("id", r);
             int[] members = t.members[r];
-            if (members.length > 0) {
+            if (t.rows.get(r).kind() == Timeline.Kind.COUNTER) {
+                counters.write(g, r, f, e, width);
+            } else if (members.length > 0) {
                 // a group: its own summary of all its cores, else its few intervals core by core
                 cols.reset(width);
                 if (t.summaries[r] != null) {
@@ -79,7 +85,22 @@ public final class ViewQuery {
                     rects.writeField(g, "rects");
                 } else {
                     cols.reset(width);
-                    aggregate(r, f, e, nsPerPx);
+                    // a summary whose finest bins are wider than a pixel spreads a burst evenly over
+                    // them (a solid bar): then the intervals themselves, while few enough per pixel
+                    RowSummary s = t.summaries[r];
+                    if (s != null && s.binNanos() > nsPerPx && hi - lo <= EXACT_PER_PX * width) {
+                        for (int i = lo; i < hi; i++) {
+                            cols.add(
+                                    t.startOf(i),
+                                    t.endOf(i),
+                                    t.labelOf(i),
+                                    t.stateOf(i) != StateModel.IDLE,
+                                    f,
+                                    nsPerPx);
+                        }
+                    } else {
+                        aggregate(r, f, e, nsPerPx);
+                    }
                     writeColumns(g, nsPerPx);
                 }
             }

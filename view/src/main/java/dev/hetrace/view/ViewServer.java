@@ -281,6 +281,9 @@ public final class ViewServer implements AutoCloseable {
             if (lost[r.id()] > 0) {
                 g.writeNumberField("lost", lost[r.id()]); // intervals that lost events (a group's: of its cores)
             }
+            if (r.kind() == Timeline.Kind.COUNTER) {
+                g.writeStringField("counter", Counters.measureName(r.depth()));
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -39,6 +39,12 @@ final class Wire {
      */
     static final List<String> MARK_COLUMN = List.of("x", "n", "count");
 
+    /**
+     * A run of equal pixel columns of a counter row ({@code values}): the first column's x, how many
+     * columns, the value (a CPU's load in ‰; an interrupt line's handlers starting in each column).
+     */
+    static final List<String> VALUE = List.of("x", "n", "value");
+
     private Wire() {}
 
     /** The numbers per column run. */
@@ -56,6 +62,7 @@ final class Wire {
         field(g, "arrow", ARROW);
         field(g, "mark", MARK);
         field(g, "markColumn", MARK_COLUMN);
+        field(g, "value", VALUE);
         g.writeEndObject();
     }
 

@@ -37,6 +37,7 @@ class WireTest {
         assertThat(row(section, "arrow")).contains("| " + fields(Wire.ARROW) + " |");
         assertThat(row(section, "mark")).contains("| " + fields(Wire.MARK) + " |");
         assertThat(row(section, "markColumn")).contains("| " + fields(Wire.MARK_COLUMN) + " |");
+        assertThat(row(section, "value")).contains("| " + fields(Wire.VALUE) + " |");
         assertThat(Wire.columnStride()).isEqualTo(Wire.COLUMN.size() + Wire.TOP * Wire.COLUMN_LABEL.size());
     }
 
@@ -44,7 +45,7 @@ class WireTest {
     void theAppReadsTheArraysOnlyThroughTheSchema() throws Exception {
         Path app = Path.of("src", "main", "resources", "dev", "hetrace", "view", "app");
         List<String> found = new ArrayList<>();
-        for (String module : List.of("timeline.js", "source.js")) {
+        for (String module : List.of("timeline.js", "source.js", "kernel.js")) {
             String js = Files.readString(app.resolve(module));
             assertThat(js).as(module).contains("from './wire.js'");
             // the strides and offsets the app once wrote as numbers of its own

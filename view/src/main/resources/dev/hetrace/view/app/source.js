@@ -53,7 +53,7 @@ export async function get(url) {
 if (data) configure(data.meta.wire);
 // each row's columns say where they start and how wide each is (ns), to be resampled
 const wholeNs = data ? data.meta.span / data.report.width : 0;
-const rows = data ? data.view.rows.map((v, id) => ({cols: v.cols, colFrom: 0, colNs: wholeNs,
+const rows = data ? data.view.rows.map((v, id) => ({cols: v.cols, values: v.values, colFrom: 0, colNs: wholeNs,
   rects: (data.rows && data.rows[id].rects) || v.rects})) : [];
 if (data) data.members.forEach((m, id) => { if (m.length) rows[id].members = m; });
 function withMaxEnd(r) {
@@ -188,6 +188,10 @@ function view(from, to, width, ids) {
   for (const id of ids) {
     const r = rows[id];
     if (!r) throw new Error('no row ' + id);
+    if (data.meta.rows[id].kind === 'counter') {
+      out.rows.push({id, values: counterValues(id, from, to, width)});
+      continue;
+    }
     const s = source(id, from, to);
     const inWindow = s !== r;
     const c = s.cols ? s : r; // a window's columns, else the whole span's
@@ -218,6 +222,60 @@ function view(from, to, width, ids) {
   out.sampled = stride > 1;
   out.arrows = [];
   for (let i = 0; i < picked.length; i += stride) out.arrows.push(...a.slice(picked[i], picked[i] + A.stride));
+  return out;
+}
+
+/**
+ * A counter row's values (wire.value records) for a view, as the server computes them (Counters.java)
+ * from the intervals the report holds there (a CPU's load from its core's runs, an interrupt line's
+ * rate from its handlers), else resampled from the embedded values over the whole span.
+ */
+function counterValues(id, from, to, width) {
+  const meta = data.meta.rows[id];
+  const load = meta.counter === 'load';
+  const average = meta.counter !== 'rate'; // a load or a level: averaged over time; a rate: a count
+  const held = source(load ? meta.parent : id, from, to);
+  const at = x => from + Math.floor((to - from) * x / width);
+  const nsPerPx = (to - from) / width;
+  const v = new Float64Array(width);
+  if (held && held.rects && meta.counter !== 'level') {
+    const R = W.rect;
+    for (let i = firstEndingAfter(held, from), hi = firstStartingFrom(held, to); i < hi; i++) {
+      const s = held.rects[R.stride * i + R.start], e = held.rects[R.stride * i + R.end];
+      if (!load) {
+        if (s >= from && s < to) v[Math.min(width - 1, Math.floor((s - from) / nsPerPx))]++;
+        continue;
+      }
+      for (let x = Math.max(0, Math.floor((s - from) / nsPerPx)); x < width && at(x) < e; x++) {
+        v[x] += Math.max(0, Math.min(e, at(x + 1)) - Math.max(s, at(x)));
+      }
+    }
+    if (load) for (let x = 0; x < width; x++) v[x] = Math.min(1000, Math.round(v[x] * 1000 / Math.max(1, at(x + 1) - at(x))));
+  } else if (rows[id].values) {
+    const V = W.value;
+    const c = rows[id].values;
+    for (let k = 0; k < c.length; k += V.stride) {
+      const s = c[k + V.x] * wholeNs, e = (c[k + V.x] + c[k + V.n]) * wholeNs;
+      for (let x = Math.max(0, Math.floor((s - from) / nsPerPx)); x < width && at(x) < e; x++) {
+        const overlap = Math.max(0, Math.min(e, at(x + 1)) - Math.max(s, at(x)));
+        // a load or a level is averaged over time; a rate is a count: split in proportion
+        v[x] += c[k + V.value] * overlap / (average ? Math.max(1, at(x + 1) - at(x)) : wholeNs);
+      }
+    }
+  }
+  const out = [];
+  for (let x = 0; x < width;) {
+    let n = 1;
+    while (x + n < width && v[x + n] === v[x]) n++;
+    if (v[x] !== 0) {
+      const rec = new Array(W.value.stride).fill(0);
+      rec[W.value.x] = x;
+      rec[W.value.n] = n;
+      rec[W.value.value] = v[x];
+      out.push(...rec);
+    }
+    x += n;
+  }
   return out;
 }
 

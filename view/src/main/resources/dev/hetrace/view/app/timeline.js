@@ -4,6 +4,7 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
+import {collapseKernelRows, counterText, drawCounter, drawOccupancy, occupancyRows} from './kernel.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -83,6 +84,8 @@ export class Timeline {
     if (meta.rows.filter(r => r.kind === 'core').length > 64) {
       for (const r of meta.rows) if (r.group && r.kind === 'trace') this.collapsed.add(r.id);
     }
+    collapseKernelRows(meta, this.collapsed);
+    this.occupancy = occupancyRows(meta); // CPU rows: what ran, at full height (kernel.js)
     this.lastDraw = null;
     this.bind();
     new ResizeObserver(() => this.resize()).observe(canvas.parentElement);
@@ -410,6 +413,13 @@ export class Timeline {
       const d = part;
       const a = d.byRow.get(id);
       if (!a) continue;
+      if (a.values) {
+        info.mode = 'counter';
+        info.values = a.values;
+        info.n = drawCounter(a.values, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, meta: this.meta, row,
+          scale: this.data.compressed ? 1 : (d.to - d.from) / d.width / nsPerPx});
+        continue;
+      }
       if (a.rects) {
         info.mode = 'rects';
         const r = a.rects;
@@ -469,6 +479,11 @@ export class Timeline {
         let sum = 0;
         for (let k = 0; k < c.length; k += C.stride) sum += c[k + C.busy] * c[k + C.n];
         load.set(id, (load.get(id) || 0) + sum / 10 * (d.to - d.from) / d.width / Math.max(1, this.data.to - this.data.from));
+        if (this.occupancy.has(id) && !this.density && !this.smooth && !this.adjust) {
+          info.n = drawOccupancy(c, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, scale, colors: this.meta.colors});
+          draw.columns += info.n;
+          continue;
+        }
         if (!this.density && (this.smooth || this.adjust)) {
           info.n = this.drawShaped(c, d, top, scale);
           draw.columns += info.n;
@@ -904,6 +919,10 @@ export class Timeline {
       if (gap) {
         html = `idle from ${formatTime(gap.from)} to ${formatTime(gap.to)} (${formatTime(gap.to - gap.from)}), `
           + `compressed ${Math.round(gap.factor)}×`;
+      } else if (a && a.values) {
+        const col = Math.floor((tx - d.from) / ((d.to - d.from) / d.width));
+        html = `<b>${esc(r.name)}</b> <span class="muted">${esc(r.core || '')}</span> around ${formatTime(tx)}<br>`
+          + esc(counterText(r, a.values, d, col));
       } else if (a && a.cols) {
         const col = Math.floor((this.timeAt(x) - d.from) / ((d.to - d.from) / d.width));
         const c = a.cols;

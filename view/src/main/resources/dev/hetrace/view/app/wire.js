@@ -1,9 +1,9 @@
-// The layout of /api/view's flat arrays (rects, cols, arrows, marks), as /api/meta's `wire`
+// The layout of /api/view's flat arrays (rects, cols, arrows, marks, values), as /api/meta's `wire`
 // gives it: the server's schema (Wire.java), documented in docs/view.md, "Wire schema". Every
 // position the app reads is named here from that schema, in the viewer and in a report alike.
 
 /** Per record kind: each field's position, and `stride` (numbers per record). */
-export const W = {rect: null, col: null, arrow: null, mark: null, markCol: null, top: 0};
+export const W = {rect: null, col: null, arrow: null, mark: null, markCol: null, value: null, top: 0};
 
 const positions = names => {
   const at = {stride: names.length};
@@ -17,6 +17,7 @@ export function configure(wire) {
   W.arrow = positions(wire.arrow);
   W.mark = positions(wire.mark);
   W.markCol = positions(wire.markColumn);
+  W.value = positions(wire.value || []);
   W.top = wire.top;
   const base = wire.column.length;
   const pair = wire.columnLabel.length;
