@@ -21,12 +21,18 @@ import java.util.Map;
  * color (running solid, preempted striped, blocked hatched grey, waiting dotted).
  */
 public final class Labels {
-    /** Hand-picked, distinct and readable on white, none of them grey (greys are the states'). */
+    /**
+     * Hand-picked, readable on white, none of them grey (greys are the states'), the most distinct
+     * first: a trace set's names take as few of them as they need, at least the first 12.
+     */
     static final String[] PALETTE = {
-        "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#76b7b2", "#edc948", "#9c755f",
-        "#ff9da7", "#8cd17d", "#6a51a3", "#d37295", "#499894", "#b6992d", "#a0cbe8", "#de6f3e",
-        "#2ca25f", "#5f9ed1", "#ffbe7d", "#86bcb6", "#d4a6c8", "#3b6e8f", "#f1ce63", "#8f2d56"
+        "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#6a51a3",
+        "#a6a23a", "#8f2d56", "#a0cbe8", "#ffbe7d", "#2b8c8c", "#8cd17d", "#d37295", "#3b4e8f", "#c9852b", "#d4a6c8",
+        "#5f9ed1", "#b6992d", "#de6f3e", "#1f6b3a"
     };
+
+    /** How many of the palette's first colors a trace set with fewer names takes. */
+    static final int FIRST = 12;
 
     /** The states' neutral colors (running, idle, preempted, blocked, waiting, runnable, dead): swatches and tables only. */
     private static final String[] STATE_COLORS = {
@@ -101,7 +107,10 @@ public final class Labels {
                 others.add(names.get(i));
             }
         }
-        String[] palette = palette(others.size());
+        // as few of the hand-picked colors as the names need (the first ones are the most distinct)
+        String[] palette = others.size() <= PALETTE.length
+                ? Arrays.copyOf(PALETTE, Math.max(FIRST, others.size()))
+                : palette(others.size());
         boolean[] taken = new boolean[palette.length];
         others.sort(null);
         for (String n : others) {

@@ -4,11 +4,15 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
+import {paint, drawnLabels} from './colors.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
 const LABEL_W = 210;
 const INDENT = 12;
+/** W and S: the span's factor; A and D: the span's fraction panned (per key press, as Perfetto's). */
+export const KEY_ZOOM = 0.8;
+export const KEY_PAN = 0.1;
 
 /** ns as text, in the unit of {@code scale} (a duration), with the digits its precision needs. */
 export function formatTime(ns, scale = ns) {
@@ -54,6 +58,8 @@ export class Timeline {
       for (const r of meta.rows) if (r.group && r.kind === 'trace') this.collapsed.add(r.id);
     }
     this.lastDraw = null;
+    /** Drawn over the tracks after each frame (the selection, the markers): f(ctx, timeline, top, bottom). */
+    this.overlays = [];
     this.bind();
     new ResizeObserver(() => this.resize()).observe(canvas.parentElement);
     this.resize();
@@ -209,7 +215,7 @@ export class Timeline {
     const fresh = d !== null && d.from === Math.floor(this.from) && d.to === Math.ceil(this.to)
       && d.width === Math.round(this.width) && onScreen.every(id => d.byRow.has(id));
     const draw = {from: this.from, to: this.to, width: this.width, fresh, rows: [], rects: [], arrows: [], marks: [],
-      columns: 0};
+      columns: 0, labels: []};
     const nsPerPx = (this.to - this.from) / this.width;
     ctx.save();
     ctx.beginPath();
@@ -235,7 +241,8 @@ export class Timeline {
           const x1 = this.xAt(r[k + R.end]);
           if (x1 < LABEL_W || x0 > W) continue;
           const label = r[k + R.label];
-          ctx.fillStyle = this.meta.colors[label];
+          ctx.fillStyle = paint(ctx, this.meta, label, id);
+          drawnLabels(draw, label);
           const w = Math.max(1, x1 - x0);
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
           if (w > 40) {
@@ -258,7 +265,7 @@ export class Timeline {
         const C = wire.col;
         const scale = (d.to - d.from) / d.width / nsPerPx; // old answers while a new one comes
         if (!this.density && (this.smooth || this.adjust)) {
-          info.n = this.drawShaped(c, d, top, scale);
+          info.n = this.drawShaped(c, d, top, scale, id, draw);
           draw.columns += info.n;
           continue;
         }
@@ -268,6 +275,7 @@ export class Timeline {
         // thousands of columns cost a few fills, not a style change and a fill each
         const byColor = new Map();
         const bar = (label, x, y0, w, hh) => {
+          drawnLabels(draw, label);
           let b = byColor.get(label);
           if (!b) byColor.set(label, b = []);
           b.push(x, y0, w, hh);
@@ -297,7 +305,7 @@ export class Timeline {
           draw.columns++;
         }
         for (const [label, b] of byColor) {
-          ctx.fillStyle = label < 0 ? '#888' : this.meta.colors[label];
+          ctx.fillStyle = label < 0 ? '#888' : paint(ctx, this.meta, label, id);
           ctx.beginPath();
           for (let k = 0; k < b.length; k += 4) ctx.rect(b[k], b[k + 1], b[k + 2], b[k + 3]);
           ctx.fill();
@@ -375,11 +383,15 @@ export class Timeline {
       const a = Math.min(this.selecting.x0, this.selecting.x1);
       ctx.fillRect(a, RULER_H, Math.abs(this.selecting.x1 - this.selecting.x0), H - RULER_H);
     }
+    for (const f of this.overlays) f(ctx, this, RULER_H, H);
     ctx.restore();
     this.drawLabels(onScreen, y);
     this.drawRuler();
     draw.sampled = d ? d.sampled : false;
+    draw.ticks = this.ticks;
+    draw.cssWidth = this.cssWidth;
     this.lastDraw = draw;
+    if (this.on.drawn) this.on.drawn(draw);
   }
 
   /**
@@ -388,7 +400,7 @@ export class Timeline {
    * (rescaled between the row's minimum and maximum in view, so that close values differ).
    * Each column keeps its labels' proportions.
    */
-  drawShaped(c, d, top, scale) {
+  drawShaped(c, d, top, scale, row, draw) {
     const ctx = this.ctx;
     const n = d.width;
     const raw = new Float32Array(n);
@@ -438,7 +450,8 @@ export class Timeline {
       let rest = v[x] * h;
       for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
         const hh = v[x] * h * c[k + C.share(j)] / total;
-        ctx.fillStyle = this.meta.colors[c[k + C.label(j)]];
+        ctx.fillStyle = paint(ctx, this.meta, c[k + C.label(j)], row);
+        drawnLabels(draw, c[k + C.label(j)]);
         ctx.fillRect(px, base - hh, w, hh);
         base -= hh;
         rest -= hh;
@@ -487,11 +500,18 @@ export class Timeline {
     const step = [1, 2, 5, 10].map(m => m * p).find(s => s >= raw);
     ctx.fillStyle = '#444';
     ctx.font = '11px system-ui, sans-serif';
+    this.ticks = [];
     for (let t = Math.ceil(this.from / step) * step; t <= this.to; t += step) {
       const x = this.xAt(t);
       ctx.fillRect(x, RULER_H - 7, 1, 7);
-      ctx.fillText(formatTick(t, step), x + 3, RULER_H / 2 - 1);
+      const text = formatTick(t, step);
+      // a label that would run past the right edge ends at its tick instead
+      const tw = ctx.measureText(text).width;
+      const left = x + 3 + tw > this.cssWidth - 2 ? x - 3 - tw : x + 3;
+      ctx.fillText(text, left, RULER_H / 2 - 1);
+      this.ticks.push({time: t, text, left, right: left + tw});
     }
+    for (const f of this.rulerOverlays || []) f(ctx, this, RULER_H);
     ctx.fillStyle = '#777';
     ctx.fillText('time from the first event', 6, RULER_H / 2 - 1);
   }
@@ -509,6 +529,7 @@ export class Timeline {
     const c = this.canvas;
     c.addEventListener('wheel', e => {
       e.preventDefault();
+      this.tooltip.hidden = true;
       if (e.offsetX < LABEL_W) this.scroll(e.deltaY);
       else if (e.shiftKey) this.pan(e.deltaY / 1000);
       else this.zoom(Math.exp(e.deltaY * 0.0015), e.offsetX);
@@ -518,6 +539,7 @@ export class Timeline {
       this.dragging = {x: e.offsetX, y: e.offsetY, from: this.from, to: this.to, scrollY: this.scrollY, moved: false,
         select: e.shiftKey || e.offsetY < RULER_H};
       if (this.dragging.select) this.selecting = {x0: e.offsetX, x1: e.offsetX};
+      this.tooltip.hidden = true;
     });
     window.addEventListener('mousemove', e => {
       const r = c.getBoundingClientRect();
@@ -547,14 +569,19 @@ export class Timeline {
       const x = e.clientX - r.left;
       if (g.select) {
         this.selecting = null;
-        if (Math.abs(x - g.x) > 3) this.setRange(this.timeAt(Math.min(x, g.x)), this.timeAt(Math.max(x, g.x)));
-        else this.draw();
+        const onRuler = g.y < RULER_H;
+        const [a, b] = [this.timeAt(Math.min(x, g.x)), this.timeAt(Math.max(x, g.x))];
+        // on the ruler: a drag selects a range, a click drops a marker; shift+drag on the tracks zooms
+        if (onRuler && this.on.select && Math.abs(x - g.x) > 3) this.on.select(a, b);
+        else if (onRuler && this.on.rulerClick && Math.abs(x - g.x) <= 3) this.on.rulerClick(this.timeAt(g.x));
+        else if (Math.abs(x - g.x) > 3) this.setRange(a, b);
+        this.draw();
       } else if (!g.moved) {
         const row = this.rowAtY(g.y);
         if (row >= 0) {
           const px = (this.to - this.from) / this.width;
           const t = this.timeAt(g.x);
-          this.on.click(row, Math.floor(t - 3 * px), Math.ceil(t + 3 * px));
+          this.on.click(row, Math.floor(t - 3 * px), Math.ceil(t + 3 * px), this.pick(g.x, g.y));
         }
       }
     });
@@ -563,20 +590,42 @@ export class Timeline {
       const row = this.rowAtY(e.offsetY);
       if (row >= 0 && this.meta.rows[row].group) this.toggle(row);
     });
-    c.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+    c.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.pointerX = null; });
+    document.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.pointerX = null; });
+    window.addEventListener('blur', () => { this.tooltip.hidden = true; });
+    c.addEventListener('mousemove', e => { this.pointerX = e.offsetX >= LABEL_W ? e.offsetX : null; });
     window.addEventListener('keydown', e => {
       if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey) return;
       const k = e.key;
+      const at = this.pointerX ?? LABEL_W + this.width / 2;
       if (k === '+' || k === '=') this.zoom(0.5, LABEL_W + this.width / 2);
       else if (k === '-' || k === '_') this.zoom(2, LABEL_W + this.width / 2);
+      else if (k === 'w' || k === 'W') this.zoom(KEY_ZOOM, at);
+      else if (k === 's' || k === 'S') this.zoom(1 / KEY_ZOOM, at);
+      else if (k === 'a' || k === 'A') this.pan(-KEY_PAN);
+      else if (k === 'd' || k === 'D') this.pan(KEY_PAN);
       else if (k === 'ArrowLeft') this.pan(-0.2);
       else if (k === 'ArrowRight') this.pan(0.2);
       else if (k === 'ArrowUp') this.scroll(-ROW_H * 3);
       else if (k === 'ArrowDown') this.scroll(ROW_H * 3);
       else if (k === 'f' || k === 'F' || k === '0') this.fit();
       else return;
+      this.tooltip.hidden = true;
       e.preventDefault();
     });
+  }
+
+  /** What is drawn at (x, yy): {rect} or {mark} (the topmost), or null. */
+  pick(x, yy) {
+    const row = this.rowAtY(yy);
+    const ld = this.lastDraw;
+    if (row < 0 || x < LABEL_W || !ld) return null;
+    const {rows: visible, first} = this.rowsOnScreen();
+    const top = RULER_H + (visible.indexOf(row) - first) * ROW_H;
+    const mark = yy - top <= 6 ? ld.marks.filter(q => q.row === row && Math.abs(q.x - x) <= 3).pop() : undefined;
+    if (mark) return {mark};
+    const rect = ld.rects.filter(q => q.row === row && q.x0 - 1 <= x && x <= Math.max(q.x1, q.x0 + 1) + 1).pop();
+    return rect ? {rect} : null;
   }
 
   hover(x, yy) {
