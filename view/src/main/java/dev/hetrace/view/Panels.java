@@ -242,6 +242,16 @@ final class Panels {
 
     /** {@link #durations(String, JsonGenerator)} with at most {@code max} intervals listed. */
     void durations(String name, int max, JsonGenerator g) throws IOException {
+        durations(name, max, false, g);
+    }
+
+    /**
+     * {@link #durations(String, int, JsonGenerator)}, the intervals as objects, or ({@code columns},
+     * a report's, about a third of the size) as {@code columns}: arrays {@code row}, {@code start},
+     * {@code duration}, {@code self} (−1: not a call) and {@code iteration}, the core and kind
+     * being the row's.
+     */
+    void durations(String name, int max, boolean columns, JsonGenerator g) throws IOException {
         Timeline t = timeline;
         int label = t.labels().find(name);
         if (label < 0) {
@@ -257,11 +267,16 @@ final class Panels {
             }
         }
         int step = Math.max(1, (total + max - 1) / max);
+        int shown = (total + step - 1) / step;
         g.writeStartObject();
         g.writeStringField("name", name);
         g.writeNumberField("total", total);
-        g.writeNumberField("shown", (total + step - 1) / step);
-        g.writeArrayFieldStart("intervals");
+        g.writeNumberField("shown", shown);
+        long[][] col = new long[5][columns ? shown : 0];
+        int n = 0;
+        if (!columns) {
+            g.writeArrayFieldStart("intervals");
+        }
         int seen = 0;
         for (Timeline.Row r : t.rows()) {
             if (!durationRow(r)) {
@@ -273,26 +288,42 @@ final class Panels {
                     continue;
                 }
                 if (seen++ % step == 0) {
-                    g.writeStartObject();
-                    g.writeNumberField("row", r.id());
-                    g.writeStringField("core", t.coreName(r.core()));
-                    g.writeStringField(
-                            "kind",
-                            r.kind() == Timeline.Kind.CALLS
-                                    ? "call"
-                                    : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
-                    g.writeNumberField("start", t.startOf(i) - b);
-                    g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
-                    if (r.kind() == Timeline.Kind.CALLS) {
-                        g.writeNumberField("self", t.extraOf(i));
+                    boolean call = r.kind() == Timeline.Kind.CALLS;
+                    if (columns) {
+                        col[0][n] = r.id();
+                        col[1][n] = t.startOf(i) - b;
+                        col[2][n] = t.endOf(i) - t.startOf(i);
+                        col[3][n] = call ? t.extraOf(i) : -1;
+                        col[4][n] = iteration;
+                        n++;
+                    } else {
+                        g.writeStartObject();
+                        g.writeNumberField("row", r.id());
+                        g.writeStringField("core", t.coreName(r.core()));
+                        g.writeStringField("kind", call ? "call" : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
+                        g.writeNumberField("start", t.startOf(i) - b);
+                        g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
+                        if (call) {
+                            g.writeNumberField("self", t.extraOf(i));
+                        }
+                        g.writeNumberField("iteration", iteration);
+                        g.writeEndObject();
                     }
-                    g.writeNumberField("iteration", iteration);
-                    g.writeEndObject();
                 }
                 iteration++;
             }
         }
-        g.writeEndArray();
+        if (columns) {
+            g.writeObjectFieldStart("columns");
+            String[] names = {"row", "start", "duration", "self", "iteration"};
+            for (int k = 0; k < names.length; k++) {
+                g.writeFieldName(names[k]);
+                g.writeArray(col[k], 0, n);
+            }
+            g.writeEndObject();
+        } else {
+            g.writeEndArray();
+        }
         g.writeEndObject();
     }
 

@@ -151,7 +151,7 @@ public final class Report {
                     for (String name : durationNames(t, api.diagnosisReport(), api.durationLabels())) {
                         ByteArrayOutputStream one = new ByteArrayOutputStream(1 << 12);
                         try (JsonGenerator d = new JsonFactory().createGenerator(one, JsonEncoding.UTF8)) {
-                            api.durations(name, MAX_DURATIONS, d);
+                            api.durationColumns(name, MAX_DURATIONS, d);
                         }
                         if (used + one.size() > DURATIONS_BYTES) {
                             continue;

@@ -339,6 +339,11 @@ public final class ViewServer implements AutoCloseable {
         panels.durations(name, max, g);
     }
 
+    /** The durations of {@code name} as a report holds them: in columns ({@link Panels#durations(String, int, boolean, JsonGenerator)}). */
+    void durationColumns(String name, int max, JsonGenerator g) throws IOException {
+        panels.durations(name, max, true, g);
+    }
+
     static String quote(String s) {
         return JsonText.quote(s);
     }

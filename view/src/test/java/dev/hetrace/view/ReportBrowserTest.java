@@ -311,8 +311,29 @@ class ReportBrowserTest {
             assertThat(driver.findElements(By.cssSelector("#durations-histogram svg")))
                     .as(name)
                     .isNotEmpty();
+            // the intervals the page shows are the server's answer for that name
+            assertThat(plain((String) browser.js("return JSON.stringify(window.__hetrace.lastDurations)")))
+                    .as(name)
+                    .isEqualTo(plain(durationsOf(name)));
         }
         noRequests();
+    }
+
+    /** {@code /api/durations}' answer for name, at most the intervals a report holds. */
+    private static String durationsOf(String name) throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (ViewServer api = new ViewServer(timeline, (StateBuilder.Input) null);
+                var g = new com.fasterxml.jackson.core.JsonFactory().createGenerator(out)) {
+            api.durations(name, Report.MAX_DURATIONS, g);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** JSON as maps, lists, longs and doubles: equal whatever the order of the fields. */
+    private static Object plain(String json) throws Exception {
+        return new ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_LONG_FOR_INTS)
+                .readValue(json, Object.class);
     }
 
     private static void open(Report.Written w) {

@@ -29,7 +29,12 @@ configure(meta.wire);
   document.title = `${t} · hetrace ${embedded ? 'report' : 'view'}`;
 }
 const view = new Timeline($('canvas'), $('tooltip'), meta, {
-  view: (from, to) => { $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`; },
+  view: (from, to) => {
+    $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`;
+    // once the view rests (browsers refuse many address changes in a row)
+    clearTimeout(window.__hashTimer);
+    if (!embedded) window.__hashTimer = setTimeout(() => history.replaceState(null, '', `#from=${Math.round(from)}&to=${Math.round(to)}`), 400);
+  },
   click: (row, from, to, picked) => { showDetails(row, picked); showEvents(row, from, to); },
   select: (from, to) => select(from, to),
   rulerClick: t => addMarker(t),
@@ -41,7 +46,14 @@ const view = new Timeline($('canvas'), $('tooltip'), meta, {
     if (a.finest) $('report-zoom').textContent = `summaries: finer than ${formatTime(a.finest)} per column is not in this report`;
   },
 });
-view.fit();
+// the view's range in the address (#from=…&to=…, ns from the first event): reloading or sharing it opens there
+{
+  const h = new URLSearchParams(location.hash.slice(1));
+  const from = Number(h.get('from'));
+  const to = Number(h.get('to'));
+  if (h.has('from') && h.has('to') && Number.isFinite(from) && Number.isFinite(to) && to > from) view.zoomTo(from, to);
+  else view.fit();
+}
 
 // the panels ask for their data once the first view is drawn: on a big board their answers (and
 // the page's work to show them) would otherwise compete with it, on the server and here; if that
@@ -272,6 +284,7 @@ async function showDurations(name) {
     for (const id of ['durations-histogram', 'durations-boxes', 'durations-scatter']) $(id).innerHTML = '';
     return;
   }
+  window.__hetrace.lastDurations = JSON.parse(JSON.stringify(d)); // as answered (tests)
   const coreIndex = new Map();
   for (const i of d.intervals) {
     if (!coreIndex.has(i.core)) coreIndex.set(i.core, coreIndex.size);

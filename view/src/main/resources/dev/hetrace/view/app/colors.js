@@ -6,7 +6,7 @@
 
 /** Each state's look: the base it is drawn in (the task's color, or grey), and its pattern. */
 export const STATE_LOOK = {
-  running: {base: 'task', pattern: 'solid', text: 'solid: running'},
+  running: {base: 'task', pattern: 'solid', text: "the task's color: running"},
   preempted: {base: 'task', pattern: 'stripes', text: 'striped: preempted'},
   runnable: {base: 'task', pattern: 'sparse', text: 'sparsely striped: runnable'},
   blocked: {base: '#6b6b6b', pattern: 'hatch', text: 'hatched grey: blocked'},
@@ -78,6 +78,17 @@ export function paint(ctx, meta, label, row) {
   return look.pattern === 'solid' ? base : pattern(ctx, base, look.pattern);
 }
 
+/** The color of a name written over label's fill: dark over light colors and patterns, else white. */
+export function textOn(meta, label) {
+  const s = stateOf(meta, label);
+  if (s) return STATE_LOOK[s].pattern === 'solid' && s !== 'idle' ? '#fff' : '#222';
+  const c = meta.colors[label];
+  if (!c || c[0] !== '#' || c.length !== 7) return '#fff';
+  const [r, g, b] = [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16) / 255);
+  // relative luminance (sRGB, roughly): above 0.5 the white text would be hard to read
+  return 0.2126 * r * r + 0.7152 * g * g + 0.0722 * b * b > 0.3 ? '#222' : '#fff';
+}
+
 /** Notes that label was drawn in this frame (lastDraw.labels: their ids, in the order first drawn). */
 export function drawnLabels(draw, label) {
   if (label < 0) return;
@@ -99,14 +110,14 @@ export function swatch(meta, label, row = -1, color = null) {
   return c;
 }
 
-/** A swatch of a state in a neutral task color (the legend's). */
+/** A swatch of a state (the legend's): in grey, standing for any task's color. */
 export function stateSwatch(state) {
   const c = document.createElement('canvas');
   c.className = 'swatch';
   c.width = c.height = 12;
   const ctx = c.getContext('2d');
   const look = STATE_LOOK[state];
-  const base = look.base === 'task' ? '#4e79a7' : look.base;
+  const base = look.base === 'task' ? '#9a9a9a' : look.base;
   ctx.fillStyle = look.pattern === 'solid' ? base : pattern(ctx, base, look.pattern);
   ctx.fillRect(0, 0, 12, 12);
   return c;

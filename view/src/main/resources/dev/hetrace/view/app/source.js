@@ -40,7 +40,7 @@ export async function get(url) {
     case 'api/durations': {
       const d = data.durations && data.durations[q.get('name')];
       if (!d) throw new Error(`this report holds the durations of ${reportDurations.join(', ') || 'nothing'}, not of ${q.get('name')}`);
-      return d;
+      return durations(d);
     }
     default: throw new Error('not in this report: ' + path);
   }
@@ -222,6 +222,22 @@ function view(from, to, width, ids) {
   out.arrows = [];
   for (let i = 0; i < picked.length; i += stride) out.arrows.push(...a.slice(picked[i], picked[i] + A.stride));
   return out;
+}
+
+const KINDS = {calls: 'call', irq: 'interrupt', core: 'run'};
+
+/** A report's durations (in columns: Panels.durations) as the server sends them. */
+function durations(d) {
+  if (d.intervals) return d;
+  const c = d.columns;
+  const intervals = c.row.map((row, k) => {
+    const r = data.meta.rows[row];
+    const i = {row, core: r.core, kind: KINDS[r.kind] ?? r.kind, start: c.start[k], duration: c.duration[k],
+      iteration: c.iteration[k]};
+    if (c.self[k] >= 0) i.self = c.self[k];
+    return i;
+  });
+  return {name: d.name, total: d.total, shown: d.shown, intervals};
 }
 
 function rowName(id) {

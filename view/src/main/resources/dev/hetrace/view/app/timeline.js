@@ -4,7 +4,7 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
-import {paint, drawnLabels} from './colors.js';
+import {paint, drawnLabels, textOn} from './colors.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -246,7 +246,7 @@ export class Timeline {
           const w = Math.max(1, x1 - x0);
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
           if (w > 40) {
-            ctx.fillStyle = '#fff';
+            ctx.fillStyle = textOn(this.meta, label);
             const text = this.meta.labels[label];
             ctx.save();
             ctx.beginPath();
