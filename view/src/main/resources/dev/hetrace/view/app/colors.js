@@ -16,12 +16,20 @@ export const STATE_LOOK = {
 };
 const NEUTRAL = '#8a8a8a';
 
-/** The state a label is ('(blocked)' → 'blocked'), or null. */
+const states = new WeakMap();
+
+/** The state a label is ('(blocked)' → 'blocked'), or null (worked out once per label: it is asked per rectangle). */
 export function stateOf(meta, label) {
-  const n = meta.labels[label];
-  if (!n || n[0] !== '(' || n[n.length - 1] !== ')') return null;
-  const s = n.slice(1, -1);
-  return STATE_LOOK[s] ? s : null;
+  let by = states.get(meta);
+  if (!by) {
+    by = meta.labels.map(n => {
+      if (!n || n[0] !== '(' || n[n.length - 1] !== ')') return null;
+      const s = n.slice(1, -1);
+      return STATE_LOOK[s] ? s : null;
+    });
+    states.set(meta, by);
+  }
+  return by[label] ?? null;
 }
 
 const patterns = new Map();
@@ -78,8 +86,16 @@ export function paint(ctx, meta, label, row) {
   return look.pattern === 'solid' ? base : pattern(ctx, base, look.pattern);
 }
 
+const texts = new Map();
+
 /** The color of a name written over label's fill: dark over light colors and patterns, else white. */
 export function textOn(meta, label) {
+  let t = texts.get(label);
+  if (t === undefined) texts.set(label, t = textColor(meta, label));
+  return t;
+}
+
+function textColor(meta, label) {
   const s = stateOf(meta, label);
   if (s) return STATE_LOOK[s].pattern === 'solid' && s !== 'idle' ? '#fff' : '#222';
   const c = meta.colors[label];
