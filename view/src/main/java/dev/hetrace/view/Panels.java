@@ -7,6 +7,7 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
 import dev.hetrace.analysis.index.DiagnosisTables;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -241,6 +242,16 @@ final class Panels {
 
     /** {@link #durations(String, JsonGenerator)} with at most {@code max} intervals listed. */
     void durations(String name, int max, JsonGenerator g) throws IOException {
+        durations(name, max, false, g);
+    }
+
+    /**
+     * {@link #durations(String, int, JsonGenerator)}, the intervals as objects, or ({@code columns},
+     * a report's, about a third of the size) as {@code columns}: arrays {@code row}, {@code start},
+     * {@code duration}, {@code self} (−1: not a call) and {@code iteration}, the core and kind
+     * being the row's.
+     */
+    void durations(String name, int max, boolean columns, JsonGenerator g) throws IOException {
         Timeline t = timeline;
         int label = t.labels().find(name);
         if (label < 0) {
@@ -256,11 +267,16 @@ final class Panels {
             }
         }
         int step = Math.max(1, (total + max - 1) / max);
+        int shown = (total + step - 1) / step;
         g.writeStartObject();
         g.writeStringField("name", name);
         g.writeNumberField("total", total);
-        g.writeNumberField("shown", (total + step - 1) / step);
-        g.writeArrayFieldStart("intervals");
+        g.writeNumberField("shown", shown);
+        long[][] col = new long[5][columns ? shown : 0];
+        int n = 0;
+        if (!columns) {
+            g.writeArrayFieldStart("intervals");
+        }
         int seen = 0;
         for (Timeline.Row r : t.rows()) {
             if (!durationRow(r)) {
@@ -272,26 +288,127 @@ final class Panels {
                     continue;
                 }
                 if (seen++ % step == 0) {
-                    g.writeStartObject();
-                    g.writeNumberField("row", r.id());
-                    g.writeStringField("core", t.coreName(r.core()));
-                    g.writeStringField(
-                            "kind",
-                            r.kind() == Timeline.Kind.CALLS
-                                    ? "call"
-                                    : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
-                    g.writeNumberField("start", t.startOf(i) - b);
-                    g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
-                    if (r.kind() == Timeline.Kind.CALLS) {
-                        g.writeNumberField("self", t.extraOf(i));
+                    boolean call = r.kind() == Timeline.Kind.CALLS;
+                    if (columns) {
+                        col[0][n] = r.id();
+                        col[1][n] = t.startOf(i) - b;
+                        col[2][n] = t.endOf(i) - t.startOf(i);
+                        col[3][n] = call ? t.extraOf(i) : -1;
+                        col[4][n] = iteration;
+                        n++;
+                    } else {
+                        g.writeStartObject();
+                        g.writeNumberField("row", r.id());
+                        g.writeStringField("core", t.coreName(r.core()));
+                        g.writeStringField("kind", call ? "call" : r.kind() == Timeline.Kind.IRQ ? "interrupt" : "run");
+                        g.writeNumberField("start", t.startOf(i) - b);
+                        g.writeNumberField("duration", t.endOf(i) - t.startOf(i));
+                        if (call) {
+                            g.writeNumberField("self", t.extraOf(i));
+                        }
+                        g.writeNumberField("iteration", iteration);
+                        g.writeEndObject();
                     }
-                    g.writeNumberField("iteration", iteration);
-                    g.writeEndObject();
                 }
                 iteration++;
             }
         }
+        if (columns) {
+            g.writeObjectFieldStart("columns");
+            String[] names = {"row", "start", "duration", "self", "iteration"};
+            for (int k = 0; k < names.length; k++) {
+                g.writeFieldName(names[k]);
+                g.writeArray(col[k], 0, n);
+            }
+            g.writeEndObject();
+        } else {
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    /** {@code /api/names}: the labels the durations panel can show (those with intervals on a core, interrupt or call row), by name. */
+    void names(JsonGenerator g) throws IOException {
+        g.writeStartObject();
+        g.writeArrayFieldStart("durations");
+        for (String n : durationLabels()) {
+            g.writeString(n);
+        }
         g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** The labels with at least one interval on a core, interrupt or call row, by name. */
+    List<String> durationLabels() {
+        Timeline t = timeline;
+        boolean[] has = new boolean[t.labels().size()];
+        for (Timeline.Row r : t.rows()) {
+            if (durationRow(r)) {
+                for (int i = t.offset[r.id()]; i < t.offset[r.id() + 1]; i++) {
+                    has[t.labelOf(i)] = true;
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (int l = 0; l < has.length; l++) {
+            if (has[l]) {
+                out.add(t.labels().name(l));
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /**
+     * {@code /api/mark}: the point event of row {@code row} named {@code name} at {@code time} (ns
+     * from the first event): its place and, from the store, its fields.
+     */
+    void mark(int row, long time, String name, JsonGenerator g) throws IOException {
+        Timeline t = timeline;
+        if (row < 0 || row >= t.rows().size()) {
+            throw new IllegalArgumentException("no row " + row);
+        }
+        Timeline.Row r = t.rows().get(row);
+        long b = t.begin();
+        int lo = t.firstMarkFrom(row, b + time);
+        boolean found = false;
+        for (int k = lo; k < t.markOff[row + 1] && t.markTime(k) == b + time; k++) {
+            found |= t.labels().name(t.markLabel(k)).equals(name);
+        }
+        if (!found) {
+            throw new IllegalArgumentException("row " + row + " has no event " + name + " at " + time);
+        }
+        String core = r.core() >= 0 ? t.coreName(r.core()) : null;
+        List<TraceAnswers.EventAt> events = answers.eventsAt(b + time, name);
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeNumberField("time", time);
+        g.writeStringField("row", rowName(r));
+        g.writeStringField("core", core);
+        if (events == null) {
+            g.writeNullField("events");
+        } else {
+            g.writeArrayFieldStart("events");
+            // the event of this row's core first
+            for (int pass = 0; pass < 2; pass++) {
+                for (TraceAnswers.EventAt e : events) {
+                    boolean mine = core != null && core.equals(e.core());
+                    if (mine == (pass == 0)) {
+                        g.writeStartObject();
+                        g.writeStringField("trace", e.trace());
+                        g.writeStringField("core", e.core());
+                        g.writeFieldName("fields");
+                        if (e.fields() == null) {
+                            g.writeNull();
+                        } else {
+                            g.writeRawValue(e.fields());
+                        }
+                        g.writeEndObject();
+                    }
+                }
+            }
+            g.writeEndArray();
+        }
         g.writeEndObject();
     }
 
@@ -303,6 +420,17 @@ final class Panels {
 
     /** The first interval after (or last before) {@code after} whose label contains {@code q}, and how many there are. */
     void find(String q, long after, boolean next, JsonGenerator g) throws IOException {
+        find(q, after, next ? Integer.MAX_VALUE : -1, next, g);
+    }
+
+    /**
+     * The next (previous) interval whose label contains {@code q}, in the order of (start, index):
+     * the first after (last before) the interval {@code index} starting at {@code after} (an index
+     * past every interval: the first starting after {@code after}); with how many there are, and
+     * its rank among them (from 1), so that the app can say "3 of 40" and step through intervals
+     * that start at the same time.
+     */
+    void find(String q, long after, int index, boolean next, JsonGenerator g) throws IOException {
         Timeline t = timeline;
         String needle = q.toLowerCase(Locale.ROOT);
         boolean[] match = new boolean[t.labels().size()];
@@ -323,15 +451,31 @@ final class Panels {
                 }
                 count++;
                 long s = t.startOf(i);
-                if (next ? s > at && (best < 0 || s < bestStart) : s < at && (best < 0 || s > bestStart)) {
+                boolean after1 = s > at || (s == at && i > index);
+                boolean before = s < at || (s == at && i < index);
+                if (next
+                        ? after1 && (best < 0 || s < bestStart || (s == bestStart && i < best))
+                        : before && (best < 0 || s > bestStart || (s == bestStart && i > best))) {
                     best = i;
                     bestStart = s;
+                }
+            }
+        }
+        long rank = 0;
+        if (best >= 0) {
+            long bs = t.startOf(best);
+            for (int i = 0, n = t.intervals(); i < n; i++) {
+                if (match[t.labelOf(i)]) {
+                    long s = t.startOf(i);
+                    rank += s < bs || (s == bs && i <= best) ? 1 : 0;
                 }
             }
         }
         g.writeStartObject();
         g.writeNumberField("matches", count);
         if (best >= 0) {
+            g.writeNumberField("index", best);
+            g.writeNumberField("rank", rank);
             int row = t.rowOf(best);
             g.writeNumberField("row", row);
             g.writeNumberField("start", t.startOf(best) - b);

@@ -47,7 +47,8 @@ public final class Report {
 
     private static final String APP = "/dev/hetrace/view/app/";
     /** The modules in the order they are put in the script: each after those it imports. */
-    private static final List<String> MODULES = List.of("wire", "source", "kernel", "timeline", "charts", "app");
+    private static final List<String> MODULES =
+            List.of("wire", "source", "colors", "kernel", "timeline", "charts", "app");
 
     /** What a report holds: its size, every interval or summaries at {@code width} columns, its messages. */
     public record Written(
@@ -144,11 +145,21 @@ public final class Report {
                     api.diagnosis(g);
                     g.writeFieldName("stats");
                     api.stats(0, t.end() - t.begin(), g);
-                    // the durations panel for what the diagnosis names (a sample of each)
+                    // the durations panel for every name it can show (a sample of each), within a budget:
+                    // the page offers exactly these
                     g.writeObjectFieldStart("durations");
-                    for (String name : durationNames(t, api.diagnosisReport())) {
+                    long used = 0;
+                    for (String name : durationNames(t, api.diagnosisReport(), api.durationLabels())) {
+                        ByteArrayOutputStream one = new ByteArrayOutputStream(1 << 12);
+                        try (JsonGenerator d = new JsonFactory().createGenerator(one, JsonEncoding.UTF8)) {
+                            api.durationColumns(name, MAX_DURATIONS, d);
+                        }
+                        if (used + one.size() > DURATIONS_BYTES) {
+                            continue;
+                        }
+                        used += one.size();
                         g.writeFieldName(name);
-                        api.durations(name, MAX_DURATIONS, g);
+                        g.writeRawValue(one.toString(StandardCharsets.UTF_8));
                     }
                     g.writeEndObject();
                 }
@@ -275,13 +286,24 @@ public final class Report {
         return out;
     }
 
-    /** The most names, and intervals per name, whose durations a report holds. */
-    static final int DURATION_NAMES = 3;
-
+    /** The most intervals per name whose durations a report holds (an even sample beyond). */
     static final int MAX_DURATIONS = 2_000;
 
+    /** The most bytes of durations a report holds: the names that do not fit are not offered. */
+    static final long DURATIONS_BYTES = 8L << 20;
+
+    /**
+     * The names whose durations a report holds, in the order they are embedded: the functions and
+     * tasks of the longest outliers first, then every other name the durations panel can show.
+     */
+    static List<String> durationNames(Timeline t, Diagnosis.Report r, List<String> all) {
+        LinkedHashSet<String> names = new LinkedHashSet<>(outlierNames(t, r));
+        names.addAll(all);
+        return List.copyOf(names);
+    }
+
     /** The functions and tasks of the longest outliers, as the viewer's durations panel names them. */
-    static List<String> durationNames(Timeline t, Diagnosis.Report r) {
+    static List<String> outlierNames(Timeline t, Diagnosis.Report r) {
         var m = t.model();
         LinkedHashSet<String> names = new LinkedHashSet<>();
         r.outliers().stream()
@@ -290,7 +312,7 @@ public final class Report {
                     String n = o.name() >= 0
                             ? m.name(o.name())
                             : o.task() >= 0 ? m.tasks().get(o.task()).name() : null;
-                    if (n != null && names.size() < DURATION_NAMES && t.labels().find(n) >= 0) {
+                    if (n != null && t.labels().find(n) >= 0) {
                         names.add(n);
                     }
                 });

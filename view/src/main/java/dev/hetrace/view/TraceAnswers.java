@@ -11,7 +11,12 @@ import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -31,6 +36,18 @@ public interface TraceAnswers extends AutoCloseable {
     /** The diagnosis ({@code hetrace diagnose}), with its {@code longest} longest outliers. */
     DiagnosisTables.Rows diagnosis(int longest) throws IOException;
 
+    /**
+     * The point events named {@code name} at {@code time} (ns on the reference clock), at most 8:
+     * their trace, core and fields as the store decodes them ({@code events.fields}, JSON); null
+     * when nothing is kept of the events (a model in memory).
+     */
+    default List<EventAt> eventsAt(long time, String name) throws IOException {
+        return null;
+    }
+
+    /** A point event: its trace, its core (null: none), its fields (a JSON object's text). */
+    record EventAt(String trace, String core, String fields) {}
+
     /** The diagnosis itself, with the model it refers to: only of the answers of a model (null otherwise). */
     default Diagnosis.Report report() {
         return null;
@@ -48,6 +65,33 @@ public interface TraceAnswers extends AutoCloseable {
             throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
         }
         return new TraceAnswers() {
+            /** For the fields of point events: a connection of its own, opened at the first. */
+            private Connection fields;
+
+            @Override
+            public synchronized List<EventAt> eventsAt(long time, String name) throws IOException {
+                try {
+                    if (fields == null) {
+                        fields = index.connect();
+                    }
+                    try (PreparedStatement s =
+                            fields.prepareStatement("SELECT trace::VARCHAR, core::VARCHAR, fields::VARCHAR FROM events"
+                                    + " WHERE time_ns = ? AND name::VARCHAR = ? LIMIT 8")) {
+                        s.setLong(1, time);
+                        s.setString(2, name);
+                        List<EventAt> out = new ArrayList<>();
+                        try (ResultSet r = s.executeQuery()) {
+                            while (r.next()) {
+                                out.add(new EventAt(r.getString(1), r.getString(2), r.getString(3)));
+                            }
+                        }
+                        return out;
+                    }
+                } catch (SQLException e) {
+                    throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
+                }
+            }
+
             @Override
             public synchronized Statistics.Table statistics(long begin, long end, boolean whole) throws IOException {
                 try {
@@ -79,6 +123,9 @@ public interface TraceAnswers extends AutoCloseable {
             public synchronized void close() {
                 try {
                     q.close();
+                    if (fields != null) {
+                        fields.close();
+                    }
                 } catch (SQLException e) {
                     // closing a read-only connection: nothing to lose
                 }

@@ -32,7 +32,9 @@ import java.util.stream.IntStream;
  * GET /api/events?row=&amp;from=&amp;to=              the intervals and messages of a place
  * GET /api/stats?from=&amp;to=                     the statistics table of a range
  * GET /api/diagnosis                           the findings in sentences, the outliers
- * GET /api/find?q=&amp;after=&amp;dir=next|prev        the next interval whose label contains q
+ * GET /api/find?q=&amp;after=&amp;index=&amp;dir=next|prev  the next interval whose label contains q, its rank
+ * GET /api/mark?row=&amp;time=&amp;name=             a point event's place and fields (from the store)
+ * GET /api/names                               the names the durations panel can show
  * GET /api/pattern?first=&amp;then=&amp;where=&amp;sameCore=  KPTrace's pattern search (A followed by B)
  * GET /api/durations?name=                     every interval of a function, task or interrupt: its
  *                                              duration, self time, core and iteration (for the
@@ -160,7 +162,10 @@ public final class ViewServer implements AutoCloseable {
             }
             long after = longParam(ctx, "after");
             boolean next = !"prev".equals(ctx.queryParam("dir"));
-            send(ctx, g -> panels.find(q, after, next, g));
+            int index = ctx.queryParam("index") == null
+                    ? (next ? Integer.MAX_VALUE : -1)
+                    : (int) Math.max(-1, Math.min(Integer.MAX_VALUE, longParam(ctx, "index")));
+            send(ctx, g -> panels.find(q, after, index, next, g));
         });
         app.get("/api/pattern", ctx -> {
             String first = ctx.queryParam("first");
@@ -188,6 +193,16 @@ public final class ViewServer implements AutoCloseable {
                         "name: the function, task or interrupt whose durations to show is needed");
             }
             send(ctx, g -> panels.durations(name.trim(), ViewServer.MAX_DURATIONS, g));
+        });
+        app.get("/api/names", ctx -> send(ctx, panels::names));
+        app.get("/api/mark", ctx -> {
+            int row = (int) longParam(ctx, "row");
+            long time = longParam(ctx, "time");
+            String name = ctx.queryParam("name");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name: the point event's name is needed");
+            }
+            send(ctx, g -> panels.mark(row, time, name, g));
         });
         app.exception(IllegalArgumentException.class, (e, ctx) -> {
             ctx.status(400);
@@ -321,9 +336,19 @@ public final class ViewServer implements AutoCloseable {
         panels.diagnosis(g);
     }
 
+    /** The names the durations panel can show. */
+    List<String> durationLabels() {
+        return panels.durationLabels();
+    }
+
     /** The durations of {@code name}, at most {@code max} intervals listed. */
     void durations(String name, int max, JsonGenerator g) throws IOException {
         panels.durations(name, max, g);
+    }
+
+    /** The durations of {@code name} as a report holds them: in columns ({@link Panels#durations(String, int, boolean, JsonGenerator)}). */
+    void durationColumns(String name, int max, JsonGenerator g) throws IOException {
+        panels.durations(name, max, true, g);
     }
 
     static String quote(String s) {

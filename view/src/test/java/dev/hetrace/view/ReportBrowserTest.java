@@ -281,6 +281,61 @@ class ReportBrowserTest {
         }
     }
 
+    @Test
+    void theDurationsPanelAnswersForEveryNameItOffers() throws Exception {
+        open(report);
+        new WebDriverWait(driver, Duration.ofSeconds(30))
+                .until(d -> browser.js("return !!window.__hetrace.durationNames") == Boolean.TRUE);
+        JsonNode offered = new ObjectMapper()
+                .readTree((String) browser.js("return JSON.stringify(window.__hetrace.durationNames)"));
+        // every name of a task run, an interrupt or a call, with how many there are
+        java.util.Map<String, Integer> expected = new java.util.TreeMap<>();
+        for (Timeline.Row r : timeline.rows()) {
+            boolean durationRow = r.core() >= 0
+                    && (r.kind() == Timeline.Kind.CORE
+                            || r.kind() == Timeline.Kind.IRQ
+                            || r.kind() == Timeline.Kind.CALLS);
+            for (int i = timeline.offset[r.id()]; durationRow && i < timeline.offset[r.id() + 1]; i++) {
+                expected.merge(timeline.labels().name(timeline.labelOf(i)), 1, Integer::sum);
+            }
+        }
+        List<String> names = new ArrayList<>();
+        offered.forEach(n -> names.add(n.asText()));
+        assertThat(names).containsExactlyInAnyOrderElementsOf(expected.keySet());
+        assertThat(names).contains("intruder", "sobel", "sobel_filter", "convolve_tile");
+        for (String name : names) {
+            Object count =
+                    browser.js("return window.__hetrace.showDurations(" + new ObjectMapper().writeValueAsString(name)
+                            + ").then(() => document.getElementById('durations-count').textContent)");
+            assertThat((String) count).as(name).startsWith(expected.get(name) + " intervals");
+            assertThat(driver.findElements(By.cssSelector("#durations-histogram svg")))
+                    .as(name)
+                    .isNotEmpty();
+            // the intervals the page shows are the server's answer for that name
+            assertThat(plain((String) browser.js("return JSON.stringify(window.__hetrace.lastDurations)")))
+                    .as(name)
+                    .isEqualTo(plain(durationsOf(name)));
+        }
+        noRequests();
+    }
+
+    /** {@code /api/durations}' answer for name, at most the intervals a report holds. */
+    private static String durationsOf(String name) throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (ViewServer api = new ViewServer(timeline, (StateBuilder.Input) null);
+                var g = new com.fasterxml.jackson.core.JsonFactory().createGenerator(out)) {
+            api.durations(name, Report.MAX_DURATIONS, g);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** JSON as maps, lists, longs and doubles: equal whatever the order of the fields. */
+    private static Object plain(String json) throws Exception {
+        return new ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_LONG_FOR_INTS)
+                .readValue(json, Object.class);
+    }
+
     private static void open(Report.Written w) {
         driver.manage().logs().get(LogType.PERFORMANCE); // what came before: the browser's own pages
         driver.get(w.file().toUri().toString());

@@ -75,11 +75,13 @@ class TimelineTest {
         assertThat(sobel).isNotNegative();
         assertThat(again.labels().color(again.labels().find("sobel")))
                 .isEqualTo(timeline.labels().color(sobel));
-        // the color is the name's, not the order names were met in
+        // the color is the trace set's names', not the order they were met in
         Labels fresh = new Labels();
-        fresh.id("something else first");
-        assertThat(fresh.color(fresh.id("sobel"))).isEqualTo(timeline.labels().color(sobel));
-        assertThat(Labels.color("(preempted)")).isNotEqualTo(Labels.color("(running)"));
+        for (int i = timeline.labels().size() - 1; i >= 0; i--) {
+            fresh.id(timeline.labels().name(i));
+        }
+        assertThat(fresh.color(fresh.find("sobel"))).isEqualTo(timeline.labels().color(sobel));
+        assertThat(fresh.color(fresh.find("(preempted)"))).isNotEqualTo(fresh.color(fresh.find("(running)")));
     }
 
     @Test

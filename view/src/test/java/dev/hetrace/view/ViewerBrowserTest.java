@@ -411,7 +411,7 @@ class ViewerBrowserTest {
         WebElement search = driver.findElement(By.id("search"));
         search.sendKeys("intruder", Keys.ENTER);
         new WebDriverWait(driver, Duration.ofSeconds(30))
-                .until(d -> driver.findElement(By.id("found")).getText().contains("matches"));
+                .until(d -> driver.findElement(By.id("found")).getText().startsWith("1 of "));
         JsonNode draw = browser.lastDraw();
         int first = firstRun("intruder");
         long start = model.runs().start(first) - model.begin();

@@ -2,9 +2,10 @@
 // on the JSON API of `hetrace view` or the data embedded in a report (source.js). No build
 // step, nothing from the network.
 import {Timeline, formatTime, esc} from './timeline.js';
-import {get, embedded, reportNote, reportDurations} from './source.js';
+import {get, embedded, reportNote} from './source.js';
 import {histogram, boxPlots, scatter} from './charts.js';
 import {configure} from './wire.js';
+import {swatch, stateSwatch, stateOf, STATE_LOOK} from './colors.js';
 
 const $ = id => document.getElementById(id);
 
@@ -22,9 +23,22 @@ if (embedded) {
 
 const meta = await json('api/meta');
 configure(meta.wire);
+// the page's title names the traces
+{
+  const t = meta.traces.length > 3 ? `${meta.traces.slice(0, 3).join(', ')} and ${meta.traces.length - 3} more` : meta.traces.join(', ');
+  document.title = `${t} · hetrace ${embedded ? 'report' : 'view'}`;
+}
 const view = new Timeline($('canvas'), $('tooltip'), meta, {
-  view: (from, to) => { $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`; },
-  click: showEvents,
+  view: (from, to) => {
+    $('range').textContent = `${formatTime(from, to - from)} – ${formatTime(to, to - from)}`;
+    // once the view rests (browsers refuse many address changes in a row)
+    clearTimeout(window.__hashTimer);
+    if (!embedded) window.__hashTimer = setTimeout(() => history.replaceState(null, '', `#from=${Math.round(from)}&to=${Math.round(to)}`), 400);
+  },
+  click: (row, from, to, picked) => { showDetails(row, picked); showEvents(row, from, to); },
+  select: (from, to) => select(from, to),
+  rulerClick: t => addMarker(t),
+  drawn: d => legendSoon(d),
   answer: a => {
     if (!embedded) return;
     window.__hetrace.lastAnswerFinest = a.finest || 0;
@@ -32,7 +46,14 @@ const view = new Timeline($('canvas'), $('tooltip'), meta, {
     if (a.finest) $('report-zoom').textContent = `summaries: finer than ${formatTime(a.finest)} per column is not in this report`;
   },
 });
-view.fit();
+// the view's range in the address (#from=…&to=…, ns from the first event): reloading or sharing it opens there
+{
+  const h = new URLSearchParams(location.hash.slice(1));
+  const from = Number(h.get('from'));
+  const to = Number(h.get('to'));
+  if (h.has('from') && h.has('to') && Number.isFinite(from) && Number.isFinite(to) && to > from) view.zoomTo(from, to);
+  else view.fit();
+}
 
 // the panels ask for their data once the first view is drawn: on a big board their answers (and
 // the page's work to show them) would otherwise compete with it, on the server and here; if that
@@ -46,6 +67,11 @@ window.__hetrace = {
   get lastDraw() { return view.lastDraw; },
   settled: () => view.settled(),
   zoomTo: (from, to) => view.zoomTo(from, to),
+  select: (from, to) => select(from, to),
+  addMarker: t => addMarker(t),
+  get markers() { return markers.map(m => ({...m})); },
+  get selection() { return selection && {...selection}; },
+  get legend() { return [...document.querySelectorAll('#legend .entry')].map(e => ({label: e.dataset.label, color: e.dataset.color})); },
   reveal: id => view.reveal(id),
   diagnosisLoaded: false,
   lastAnswerFinest: 0,
@@ -129,6 +155,7 @@ let sortBy = {key: 'total', desc: true};
 
 async function loadStats(from, to) {
   stats = await json(from === undefined ? 'api/stats' : `api/stats?from=${Math.floor(from)}&to=${Math.ceil(to)}`);
+  window.__hetrace.lastStats = stats;
   renderStats();
 }
 
@@ -164,15 +191,15 @@ firstDrawn.then(() => loadStats()).catch(e => { $('stats').textContent = 'statis
 
 async function showEvents(row, from, to) {
   const e = await json(`api/events?row=${row}&from=${from}&to=${to}`);
-  const box = $('events');
-  box.innerHTML = `<p><b>${esc(e.name)}</b> around ${formatTime((from + to) / 2)}</p>`;
+  const box = $('place');
+  box.innerHTML = `<h4>here</h4><p><b>${esc(e.name)}</b> around ${formatTime((from + to) / 2)}</p>`;
   if (!e.intervals.length && !e.messages.length) box.innerHTML += '<p class="muted">nothing here</p>';
   for (const i of e.intervals) {
     const div = document.createElement('div');
     div.className = 'event';
     const flags = [i.startUnknown && 'began before the trace', i.endUnknown && 'end not seen', i.eventsLost && 'events lost']
       .filter(Boolean).join(', ');
-    div.innerHTML = `<span class="swatch" style="background:${i.color}"></span><b>${esc(i.name)}</b> ${esc(i.what)}<br>`
+    div.innerHTML = `<span class="swatch" style="background:${esc(i.color)}"></span><b>${esc(i.name)}</b> ${esc(i.what)}<br>`
       + `${formatTime(i.start)} → ${formatTime(i.end)} (${formatTime(i.end - i.start)}`
       + `${i.self !== undefined ? ', self ' + formatTime(i.self) : ''})${flags ? ' · ' + flags : ''}`;
     div.addEventListener('click', () => focus(row, i.start, i.end));
@@ -241,11 +268,11 @@ for (const id of ['scatter-x', 'scatter-y']) {
 }
 $('scatter-x').value = 'start';
 $('scatter-y').value = 'duration';
-{
-  // the names a report holds durations for, else every label
-  const names = embedded ? reportDurations : meta.labels;
-  $('label-list').innerHTML = names.slice(0, 5000).map(n => `<option value="${esc(n)}">`).join('');
-}
+// the names the panel can show (a report's: those it holds)
+json('api/names').then(n => {
+  $('label-list').innerHTML = n.durations.slice(0, 5000).map(x => `<option value="${esc(x)}">`).join('');
+  window.__hetrace.durationNames = n.durations;
+}).catch(() => {});
 let durations = null;
 
 async function showDurations(name) {
@@ -258,6 +285,7 @@ async function showDurations(name) {
     for (const id of ['durations-histogram', 'durations-boxes', 'durations-scatter']) $(id).innerHTML = '';
     return;
   }
+  window.__hetrace.lastDurations = JSON.parse(JSON.stringify(d)); // as answered (tests)
   const coreIndex = new Map();
   for (const i of d.intervals) {
     if (!coreIndex.has(i.core)) coreIndex.set(i.core, coreIndex.size);
@@ -311,14 +339,17 @@ let lastFound = null;
 async function find(dir) {
   const q = $('search').value.trim();
   if (!q) return;
-  const after = lastFound && lastFound.q === q ? lastFound.start : (dir === 'next' ? view.from : view.to);
-  const r = await json(`api/find?q=${encodeURIComponent(q)}&after=${Math.round(after)}&dir=${dir}`);
+  const same = lastFound && lastFound.q === q;
+  const after = same ? lastFound.start : (dir === 'next' ? view.from : view.to);
+  const r = await json(`api/find?q=${encodeURIComponent(q)}&after=${Math.round(after)}&dir=${dir}`
+    + (same ? `&index=${lastFound.index}` : ''));
   if (r.row === undefined) {
     $('found').textContent = r.matches ? `${r.matches} matches, no ${dir === 'next' ? 'later' : 'earlier'} one` : 'not found';
     return;
   }
-  lastFound = {q, start: r.start};
-  $('found').textContent = `${r.matches} matches`;
+  lastFound = {q, start: r.start, index: r.index};
+  $('found').textContent = `${r.rank} of ${r.matches}`;
+  Object.assign($('found').dataset, {rank: r.rank, matches: r.matches, row: r.row, start: r.start});
   const span = view.to - view.from;
   if (r.end - r.start < span / 3 && span < meta.span / 4) {
     view.reveal(r.row);
@@ -342,3 +373,267 @@ $('adjust').addEventListener('change', e => { view.adjust = e.target.checked; vi
 $('arrows').addEventListener('change', e => { view.arrows = e.target.checked; view.draw(); });
 $('compress').addEventListener('change', e => view.setCompress(e.target.checked));
 $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
+
+// ---- the details of what was clicked: an interval (its place, times, task, core, the messages in it) or a
+// point event (its fields, from the store)
+
+const KIND = {core: 'task run', irq: 'interrupt', calls: 'call', task: 'task state', trace: 'trace', board: 'board'};
+
+/** The task a row is about: a task's row, or a call row under it; for a core row, the interval's own name. */
+function taskOf(row, name) {
+  for (let r = row; r >= 0; r = meta.rows[r].parent) if (meta.rows[r].kind === 'task') return meta.rows[r].name;
+  return meta.rows[row].kind === 'core' ? name : null;
+}
+
+async function showDetails(row, picked) {
+  const box = $('details');
+  box.replaceChildren();
+  delete box.dataset.name;
+  if (!picked) return;
+  const r = meta.rows[row];
+  const line = (k, v) => {
+    const p = document.createElement('div');
+    p.className = 'field';
+    p.innerHTML = `<span class="key">${esc(k)}</span> ${v}`;
+    box.appendChild(p);
+  };
+  const h = document.createElement('h4');
+  box.appendChild(h);
+  if (picked.mark) {
+    const m = picked.mark;
+    h.textContent = `${m.label} (point event)`;
+    Object.assign(box.dataset, {kind: 'mark', name: m.label, time: m.time, core: r.core ?? ''});
+    line('time', formatTime(m.time));
+    line('row', esc(r.name));
+    if (r.core) line('core', esc(r.core));
+    let e;
+    try {
+      e = await json(`api/mark?row=${row}&time=${m.time}&name=${encodeURIComponent(m.label)}`);
+    } catch (err) {
+      line('fields', esc(err.message));
+      return;
+    }
+    if (!e.events) {
+      line('fields', '<span class="muted">not kept (a report, or a view without the store)</span>');
+    } else {
+      // the fields by scope (payload, context...), as `hetrace print --format json` has them; several events of
+      // that name at that time: each (this row's core's first)
+      const flat = (o, path, out) => {
+        for (const [k, v] of Object.entries(o ?? {})) {
+          if (v !== null && typeof v === 'object' && !Array.isArray(v)) flat(v, path ? `${path}.${k}` : k, out);
+          else out.push([path ? `${path}.${k}` : k, Array.isArray(v) ? JSON.stringify(v) : v]);
+        }
+        return out;
+      };
+      if (!e.events.length) line('fields', '<span class="muted">not found in the store</span>');
+      for (const ev of e.events) {
+        line('trace', esc(ev.trace) + (ev.core ? ` · ${esc(ev.core)}` : ''));
+        const f = flat(ev.fields, '', []);
+        if (!f.length) line('fields', '<span class="muted">none</span>');
+        for (const [k, v] of f) line(k, esc(v));
+      }
+      box.dataset.fields = JSON.stringify(e.events);
+    }
+    showTab('events');
+    return;
+  }
+  const q = picked.rect;
+  const label = meta.labels.indexOf(q.label);
+  h.replaceChildren(swatch(meta, label, row), document.createTextNode(' ' + q.label));
+  const task = taskOf(row, q.label);
+  Object.assign(box.dataset, {kind: 'interval', name: q.label, start: q.start, end: q.end, duration: q.end - q.start,
+    core: r.core ?? '', task: task ?? '', row});
+  line('what', esc(KIND[r.kind] ?? r.kind) + (stateOf(meta, label) ? ` (${esc(STATE_LOOK[stateOf(meta, label)].text)})` : ''));
+  line('start', formatTime(q.start));
+  line('end', formatTime(q.end));
+  line('duration', formatTime(q.end - q.start));
+  if (task) line('task', esc(task));
+  if (r.core) line('core', esc(r.core));
+  line('row', esc(r.name));
+  // the server's record of it: its state or depth, self time, flags, and the messages sent or received in it
+  let e;
+  try {
+    e = await json(`api/events?row=${row}&from=${Math.floor(q.start)}&to=${Math.ceil(q.end)}`);
+  } catch (err) {
+    return;
+  }
+  const i = e.intervals.find(x => x.start === q.start && x.end === q.end && x.name === q.label);
+  if (i) {
+    if (i.what) line('state', esc(i.what));
+    if (i.self !== undefined) line('self time', formatTime(i.self));
+    const flags = [i.startUnknown && 'began before the trace', i.endUnknown && 'end not seen', i.eventsLost && 'events lost']
+      .filter(Boolean);
+    if (flags.length) line('note', esc(flags.join(', ')));
+  }
+  const inside = e.messages.filter(m => (m.send >= q.start && m.send <= q.end) || (m.receive >= q.start && m.receive <= q.end));
+  box.dataset.messages = inside.length;
+  for (const m of inside.slice(0, 20)) {
+    const div = document.createElement('div');
+    div.className = 'event';
+    div.textContent = `message ${m.id} (queue ${m.queue}): ${m.from} at ${formatTime(m.send)} → ${m.to} at ${formatTime(m.receive)}`;
+    div.addEventListener('click', () => view.zoomTo(m.send - (m.receive - m.send) * 2, m.receive + (m.receive - m.send) * 2));
+    box.appendChild(div);
+  }
+  if (inside.length > 20) line('', `and ${inside.length - 20} more messages`);
+}
+
+// ---- the legend: the names drawn in the last frame (and the states' looks when a task's states are drawn)
+
+// var: the first frame is drawn (and this called) before the module's body gets here
+var legendQueued = false; // eslint-disable-line no-var
+var legendKey = ''; // eslint-disable-line no-var
+function legendSoon() {
+  if (legendQueued) return;
+  legendQueued = true;
+  requestAnimationFrame(() => { legendQueued = false; drawLegend(view.lastDraw); });
+}
+function drawLegend(d) {
+  if (!d) return;
+  const names = d.labels.filter(l => !stateOf(meta, l)).sort((a, b) => meta.labels[a].localeCompare(meta.labels[b]));
+  const states = Object.keys(STATE_LOOK).filter(s => d.labels.some(l => stateOf(meta, l) === s));
+  const key = names.join(',') + '|' + states.join(',');
+  if (key === legendKey) return;
+  legendKey = key;
+  const box = $('legend');
+  box.replaceChildren();
+  for (const l of names) {
+    const e = document.createElement('span');
+    e.className = 'entry';
+    Object.assign(e.dataset, {label: meta.labels[l], color: meta.colors[l]});
+    e.append(swatch(meta, l), meta.labels[l]);
+    e.title = 'click: its durations';
+    e.addEventListener('click', () => { window.__hetrace.showDurations(meta.labels[l]); showTab('durations'); });
+    box.appendChild(e);
+  }
+  for (const s of states) {
+    const e = document.createElement('span');
+    e.className = 'entry state';
+    Object.assign(e.dataset, {label: `(${s})`, color: meta.colors[meta.labels.indexOf(`(${s})`)]});
+    e.append(stateSwatch(s), STATE_LOOK[s].text);
+    box.appendChild(e);
+  }
+}
+
+// ---- a selection on the ruler: its duration, and the statistics of its range
+
+let selection = null;
+async function select(from, to) {
+  from = Math.max(0, Math.round(from));
+  to = Math.min(meta.span, Math.round(to));
+  if (to <= from) return;
+  selection = {from, to};
+  view.draw();
+  const note = $('selection-note');
+  note.hidden = false;
+  note.dataset.from = from;
+  note.dataset.to = to;
+  note.dataset.duration = to - from;
+  $('selection-text').textContent = `selection ${formatTime(to - from)}: ${formatTime(from, to - from)} – ${formatTime(to, to - from)}`;
+  showTab('stats');
+  if (embedded) {
+    $('selection-text').textContent += ' (the statistics of a range are not in a report: those of everything below)';
+    return;
+  }
+  await loadStats(from, to);
+  note.dataset.loaded = `${from}-${to}`;
+}
+$('selection-zoom').addEventListener('click', () => { if (selection) view.zoomTo(selection.from, selection.to); });
+$('selection-clear').addEventListener('click', () => {
+  selection = null;
+  $('selection-note').hidden = true;
+  view.draw();
+  if (!embedded) loadStats();
+});
+
+// ---- markers: a click on the ruler drops one (M: at the pointer, else the middle); listed, jumped to, removed
+
+const markers = [];
+let markerSeq = 0;
+function addMarker(t) {
+  markers.push({id: ++markerSeq, time: Math.round(t), name: `marker ${markerSeq}`});
+  markers.sort((a, b) => a.time - b.time);
+  renderMarkers();
+  view.draw();
+}
+function renderMarkers() {
+  const box = $('marker-list');
+  box.replaceChildren();
+  if (!markers.length) box.innerHTML = '<p class="muted">click the ruler (or press M) to drop a marker</p>';
+  markers.forEach((m, k) => {
+    const div = document.createElement('div');
+    div.className = 'event marker';
+    div.dataset.time = m.time;
+    const gap = k > 0 ? ` <span class="muted">(+${formatTime(m.time - markers[k - 1].time)})</span>` : '';
+    div.innerHTML = `<b>${esc(m.name)}</b> at ${formatTime(m.time)}${gap} <button class="remove" title="remove">×</button>`;
+    div.addEventListener('click', e => {
+      if (e.target.classList.contains('remove')) {
+        markers.splice(markers.indexOf(m), 1);
+        renderMarkers();
+        view.draw();
+        return;
+      }
+      const span = view.to - view.from;
+      view.zoomTo(m.time - span / 2, m.time + span / 2);
+    });
+    box.appendChild(div);
+  });
+}
+renderMarkers();
+window.addEventListener('keydown', e => {
+  if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || (e.key !== 'm' && e.key !== 'M')) return;
+  addMarker(view.pointerX != null ? view.timeAt(view.pointerX) : (view.from + view.to) / 2);
+  e.preventDefault();
+});
+
+// drawn over the tracks: the selection (shaded, its duration on the ruler) and the markers (lines, flags on the ruler)
+view.overlays.push((ctx, tl, top, bottom) => {
+  if (selection) {
+    const x0 = tl.xAt(selection.from);
+    const x1 = tl.xAt(selection.to);
+    ctx.fillStyle = 'rgba(255, 200, 0, .14)';
+    ctx.fillRect(x0, top, Math.max(1, x1 - x0), bottom - top);
+    ctx.strokeStyle = 'rgba(160, 110, 0, .8)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(x0 + 0.5, top); ctx.lineTo(x0 + 0.5, bottom);
+    ctx.moveTo(x1 + 0.5, top); ctx.lineTo(x1 + 0.5, bottom);
+    ctx.stroke();
+  }
+  ctx.strokeStyle = '#7b2cbf';
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (const m of markers) {
+    const x = Math.round(tl.xAt(m.time)) + 0.5;
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, bottom);
+  }
+  ctx.stroke();
+});
+view.rulerOverlays = [(ctx, tl, h) => {
+  const left = tl.xAt(tl.from);
+  if (selection) {
+    const x0 = Math.max(left, tl.xAt(selection.from));
+    const x1 = Math.min(tl.cssWidth, tl.xAt(selection.to));
+    if (x1 > x0) {
+      ctx.fillStyle = 'rgba(255, 200, 0, .35)';
+      ctx.fillRect(x0, 0, x1 - x0, h);
+      const text = formatTime(selection.to - selection.from);
+      const w = ctx.measureText(text).width + 8;
+      const x = Math.min(Math.max(left, (x0 + x1) / 2 - w / 2), tl.cssWidth - w);
+      ctx.fillStyle = '#fff';
+      ctx.fillRect(x, 2, w, h - 8);
+      ctx.fillStyle = '#5a3d00';
+      ctx.fillText(text, x + 4, h / 2 - 1);
+    }
+  }
+  ctx.fillStyle = '#7b2cbf';
+  for (const m of markers) {
+    const x = tl.xAt(m.time);
+    if (x < left || x > tl.cssWidth) continue;
+    ctx.beginPath();
+    ctx.moveTo(x - 5, 0);
+    ctx.lineTo(x + 5, 0);
+    ctx.lineTo(x, 8);
+    ctx.fill();
+  }
+}];

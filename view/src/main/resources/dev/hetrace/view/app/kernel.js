@@ -29,12 +29,14 @@ export function collapseKernelRows(meta, collapsed) {
 
 /**
  * Draws a CPU row's columns (wire.col records of answer d) at full height where anything ran.
- * g: {ctx, xAt, top, h, scale, colors}. Returns how many column runs were drawn.
+ * g: {ctx, xAt, top, h, scale, colors, drawn}: drawn(label) told each label drawn (the legend's). Returns how
+ * many column runs were drawn.
  */
 export function drawOccupancy(c, d, g) {
   const C = wire.col;
   const byColor = new Map();
   const bar = (label, x, y, w, hh) => {
+    if (label >= 0 && g.drawn) g.drawn(label);
     let b = byColor.get(label);
     if (!b) byColor.set(label, b = []);
     b.push(x, y, w, hh);

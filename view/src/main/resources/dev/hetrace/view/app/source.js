@@ -33,11 +33,14 @@ export async function get(url) {
     case 'api/stats': return data.stats;
     case 'api/view': return view(n('from'), n('to'), n('width'), (q.get('rows') || '').split(',').filter(s => s !== '').map(Number));
     case 'api/events': return events(n('row'), n('from'), n('to'));
-    case 'api/find': return find(q.get('q'), n('after'), q.get('dir') !== 'prev');
+    case 'api/find': return find(q.get('q'), n('after'), q.get('dir') !== 'prev', q.has('index') ? n('index') : null);
+    case 'api/names': return {durations: reportDurations};
+    case 'api/mark': return {name: q.get('name'), time: n('time'), row: rowName(n('row')), core: data.meta.rows[n('row')].core,
+      events: null};
     case 'api/durations': {
       const d = data.durations && data.durations[q.get('name')];
       if (!d) throw new Error(`this report holds the durations of ${reportDurations.join(', ') || 'nothing'}, not of ${q.get('name')}`);
-      return d;
+      return durations(d);
     }
     default: throw new Error('not in this report: ' + path);
   }
@@ -279,6 +282,22 @@ function counterValues(id, from, to, width) {
   return out;
 }
 
+const KINDS = {calls: 'call', irq: 'interrupt', core: 'run'};
+
+/** A report's durations (in columns: Panels.durations) as the server sends them. */
+function durations(d) {
+  if (d.intervals) return d;
+  const c = d.columns;
+  const intervals = c.row.map((row, k) => {
+    const r = data.meta.rows[row];
+    const i = {row, core: r.core, kind: KINDS[r.kind] ?? r.kind, start: c.start[k], duration: c.duration[k],
+      iteration: c.iteration[k]};
+    if (c.self[k] >= 0) i.self = c.self[k];
+    return i;
+  });
+  return {name: d.name, total: d.total, shown: d.shown, intervals};
+}
+
 function rowName(id) {
   const names = [];
   for (let p = id; p > 0; p = data.meta.rows[p].parent) names.unshift(data.meta.rows[p].name);
@@ -313,22 +332,25 @@ function events(id, from, to) {
   return out;
 }
 
-function find(q, after, next) {
+// in the order of (start, index), index counting the embedded intervals row after row, as the server's
+function find(q, after, next, index) {
   const needle = (q || '').toLowerCase();
   const match = data.meta.labels.map(l => l.toLowerCase().includes(needle));
-  let best = null;
-  let matches = 0;
+  const at = index ?? (next ? Infinity : -1);
+  const all = [];
   const R = W.rect;
+  let base = 0;
   rows.forEach((r, id) => {
     if (!r.rects) return;
     for (let i = 0; i < r.rects.length; i += R.stride) {
-      if (!match[r.rects[i + R.label]]) continue;
-      matches++;
-      const s = r.rects[i + R.start];
-      if (next ? s > after && (!best || s < best.start) : s < after && (!best || s > best.start)) {
-        best = {row: id, start: s, end: r.rects[i + R.end], name: data.meta.labels[r.rects[i + R.label]]};
-      }
+      if (match[r.rects[i + R.label]]) all.push({row: id, start: r.rects[i + R.start], end: r.rects[i + R.end],
+        name: data.meta.labels[r.rects[i + R.label]], index: base + i / R.stride});
     }
+    base += r.rects.length / R.stride;
   });
-  return best ? {matches, ...best} : {matches};
+  all.sort((a, b) => a.start - b.start || a.index - b.index);
+  const later = o => o.start > after || (o.start === after && o.index > at);
+  const earlier = o => o.start < after || (o.start === after && o.index < at);
+  const k = next ? all.findIndex(later) : all.findLastIndex(earlier);
+  return k < 0 ? {matches: all.length} : {matches: all.length, rank: k + 1, ...all[k]};
 }

@@ -5,6 +5,7 @@
 import {get} from './source.js';
 import {W as wire} from './wire.js';
 import {collapseKernelRows, counterText, drawCounter, drawOccupancy, occupancyRows} from './kernel.js';
+import {paint, drawnLabels, stateOf, textOn} from './colors.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -27,6 +28,10 @@ const MAX_GAPS = 48;
 export function barHeight(busy, starts) {
   return busy > 0 ? Math.max(MIN_BAR, Math.round(BAR_H * busy / 1000)) : starts > 0 ? MIN_BAR : 0;
 }
+
+/** W and S: the span's factor; A and D: the span's fraction panned (per key press, as Perfetto's). */
+export const KEY_ZOOM = 0.8;
+export const KEY_PAN = 0.1;
 
 /** ns as text, in the unit of {@code scale} (a duration), with the digits its precision needs. */
 export function formatTime(ns, scale = ns) {
@@ -87,6 +92,8 @@ export class Timeline {
     collapseKernelRows(meta, this.collapsed);
     this.occupancy = occupancyRows(meta); // CPU rows: what ran, at full height (kernel.js)
     this.lastDraw = null;
+    /** Drawn over the tracks after each frame (the selection, the markers): f(ctx, timeline, top, bottom). */
+    this.overlays = [];
     this.bind();
     new ResizeObserver(() => this.resize()).observe(canvas.parentElement);
     this.resize();
@@ -369,7 +376,7 @@ export class Timeline {
     const fresh = d !== null && d.from === Math.floor(this.from) && d.to === Math.ceil(this.to)
       && d.width === Math.round(this.width) && onScreen.every(id => d.byRow.has(id));
     const draw = {from: this.from, to: this.to, width: this.width, fresh, rows: [], rects: [], arrows: [], marks: [],
-      columns: 0, alerts: []};
+      columns: 0, alerts: [], labels: []};
     const nsPerPx = (this.to - this.from) / this.width;
     const parts = d ? (d.compressed ? this.parts : [d]) : [];
     ctx.save();
@@ -397,11 +404,16 @@ export class Timeline {
     }
     // the bars of aggregated activity, gathered by color (the rest of the busy time: -1), then one path filled per
     // color: thousands of columns cost a few fills, not a style change and a fill each
+    // the bars gathered by how they are painted (a label; a task state: per row, in its task's color; the rest of
+    // the busy time: -1, a trace of activity too small to show its share: -2), then one path filled for each:
+    // thousands of columns cost a few fills, not a style change and a fill each
     const byColor = new Map();
-    const bar = (label, x, y0, w, hh) => {
-      let b = byColor.get(label);
-      if (!b) byColor.set(label, b = []);
-      b.push(x, y0, w, hh);
+    const bar = (label, x, y0, w, hh, row) => {
+      drawnLabels(draw, label);
+      const key = label >= 0 && stateOf(this.meta, label) ? `${label}|${row}` : label;
+      let b = byColor.get(key);
+      if (!b) byColor.set(key, b = {label, row, r: []});
+      b.r.push(x, y0, w, hh);
     };
     const load = new Map();
     for (const id of onScreen) {
@@ -446,11 +458,12 @@ export class Timeline {
             }
             continue;
           }
-          ctx.fillStyle = this.meta.colors[label];
-          const w = x1 - x0;
+          ctx.fillStyle = paint(ctx, this.meta, label, id);
+          drawnLabels(draw, label);
+          const w = Math.max(1, x1 - x0);
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
           if (w > 40) {
-            ctx.fillStyle = '#fff';
+            ctx.fillStyle = textOn(this.meta, label);
             const text = this.meta.labels[label];
             ctx.save();
             ctx.beginPath();
@@ -466,7 +479,7 @@ export class Timeline {
             let most = -1;
             for (const [label, t] of p.by) if (t > most) { most = t; best = label; }
             const hh = barHeight(Math.min(1000, Math.round(p.busy * 1000)), 1);
-            bar(best, px, top + ROW_H - 1 - hh, 1, hh);
+            bar(best, px, top + ROW_H - 1 - hh, 1, hh, id);
           }
         }
       } else if (a.cols) {
@@ -480,12 +493,13 @@ export class Timeline {
         for (let k = 0; k < c.length; k += C.stride) sum += c[k + C.busy] * c[k + C.n];
         load.set(id, (load.get(id) || 0) + sum / 10 * (d.to - d.from) / d.width / Math.max(1, this.data.to - this.data.from));
         if (this.occupancy.has(id) && !this.density && !this.smooth && !this.adjust) {
-          info.n = drawOccupancy(c, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, scale, colors: this.meta.colors});
+          info.n = drawOccupancy(c, d, {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, scale, colors: this.meta.colors,
+            drawn: l => drawnLabels(draw, l)});
           draw.columns += info.n;
           continue;
         }
         if (!this.density && (this.smooth || this.adjust)) {
-          info.n = this.drawShaped(c, d, top, scale);
+          info.n = this.drawShaped(c, d, top, scale, id, draw);
           draw.columns += info.n;
           continue;
         }
@@ -511,10 +525,10 @@ export class Timeline {
               if (label < 0) break;
               acc += c[k + C.share(j)];
               const upto = Math.min(total, Math.round(total * Math.min(1, acc / busy)));
-              if (upto > done) bar(label, x, bottom - upto, w, upto - done);
+              if (upto > done) bar(label, x, bottom - upto, w, upto - done, id);
               done = Math.max(done, upto);
             }
-            if (total > done) bar(busy > 0 ? -1 : -2, x, bottom - total, w, total - done);
+            if (total > done) bar(busy > 0 ? -1 : -2, x, bottom - total, w, total - done, id);
           }
           info.n++;
           draw.columns++;
@@ -522,10 +536,10 @@ export class Timeline {
       }
       }
     }
-    for (const [label, b] of byColor) {
-      ctx.fillStyle = label === -1 ? '#888' : label === -2 ? '#444' : this.meta.colors[label];
+    for (const b of byColor.values()) {
+      ctx.fillStyle = b.label === -1 ? '#888' : b.label === -2 ? '#444' : paint(ctx, this.meta, b.label, b.row);
       ctx.beginPath();
-      for (let k = 0; k < b.length; k += 4) ctx.rect(b[k], b[k + 1], b[k + 2], b[k + 3]);
+      for (let k = 0; k < b.r.length; k += 4) ctx.rect(b.r[k], b.r[k + 1], b.r[k + 2], b.r[k + 3]);
       ctx.fill();
     }
     // point events: a small triangle at the top of their core's row, the sync handshake's in blue when asked for
@@ -598,11 +612,15 @@ export class Timeline {
       const a = Math.min(this.selecting.x0, this.selecting.x1);
       ctx.fillRect(a, RULER_H, Math.abs(this.selecting.x1 - this.selecting.x0), H - RULER_H);
     }
+    for (const f of this.overlays) f(ctx, this, RULER_H, H);
     ctx.restore();
     this.drawLabels(onScreen, y, load, flagged);
     this.drawRuler();
     draw.sampled = d ? d.sampled : false;
+    draw.ticks = this.ticks;
+    draw.cssWidth = this.cssWidth;
     this.lastDraw = draw;
+    if (this.on.drawn) this.on.drawn(draw);
   }
 
   /** Message arrows between the rows shown for their cores; one line per pair of pixels, however many share it. */
@@ -661,7 +679,7 @@ export class Timeline {
    * (rescaled between the row's minimum and maximum in view, so that close values differ).
    * Each column keeps its labels' proportions.
    */
-  drawShaped(c, d, top, scale) {
+  drawShaped(c, d, top, scale, row, draw) {
     const ctx = this.ctx;
     const n = d.width;
     const raw = new Float32Array(n);
@@ -711,7 +729,8 @@ export class Timeline {
       let rest = v[x] * h;
       for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
         const hh = v[x] * h * c[k + C.share(j)] / total;
-        ctx.fillStyle = this.meta.colors[c[k + C.label(j)]];
+        ctx.fillStyle = paint(ctx, this.meta, c[k + C.label(j)], row);
+        drawnLabels(draw, c[k + C.label(j)]);
         ctx.fillRect(px, base - hh, w, hh);
         base -= hh;
         rest -= hh;
@@ -778,6 +797,7 @@ export class Timeline {
     ctx.stroke();
     ctx.fillStyle = '#444';
     ctx.font = '11px system-ui, sans-serif';
+    this.ticks = [];
     // one scale, or with idle stretches compressed one per active stretch (each gap marked ≈)
     const a = this.compress && this.axis;
     const spans = a ? a.segs : [{from: this.from, to: this.to, x: 0, w: this.width}];
@@ -794,10 +814,17 @@ export class Timeline {
         const x = this.xAt(t);
         ctx.fillRect(x, RULER_H - 7, 1, 7);
         const text = formatTick(t, step);
-        if (x >= free) ctx.fillText(text, x + 3, RULER_H / 2 - 1);
-        if (x >= free) free = x + 6 + ctx.measureText(text).width;
+        // a label that would run past the right edge ends at its tick instead; one that would overlap the
+        // previous label is left out
+        const tw = ctx.measureText(text).width;
+        const left = x + 3 + tw > this.cssWidth - 2 ? x - 3 - tw : x + 3;
+        if (left < free) continue;
+        ctx.fillText(text, left, RULER_H / 2 - 1);
+        free = left + tw + 3;
+        this.ticks.push({time: t, text, left, right: left + tw});
       }
     }
+    for (const f of this.rulerOverlays || []) f(ctx, this, RULER_H);
     ctx.fillStyle = '#777';
     ctx.fillText('time from the first event', 6, RULER_H / 2 - 1);
   }
@@ -815,6 +842,7 @@ export class Timeline {
     const c = this.canvas;
     c.addEventListener('wheel', e => {
       e.preventDefault();
+      this.tooltip.hidden = true;
       if (e.offsetX < LABEL_W) this.scroll(e.deltaY);
       else if (e.shiftKey) this.pan(e.deltaY / 1000);
       else this.zoom(Math.exp(e.deltaY * 0.0015), e.offsetX);
@@ -824,6 +852,7 @@ export class Timeline {
       this.dragging = {x: e.offsetX, y: e.offsetY, from: this.from, to: this.to, scrollY: this.scrollY, moved: false,
         select: e.shiftKey || e.offsetY < RULER_H};
       if (this.dragging.select) this.selecting = {x0: e.offsetX, x1: e.offsetX};
+      this.tooltip.hidden = true;
     });
     window.addEventListener('mousemove', e => {
       const r = c.getBoundingClientRect();
@@ -853,14 +882,19 @@ export class Timeline {
       const x = e.clientX - r.left;
       if (g.select) {
         this.selecting = null;
-        if (Math.abs(x - g.x) > 3) this.setRange(this.timeAt(Math.min(x, g.x)), this.timeAt(Math.max(x, g.x)));
-        else this.draw();
+        const onRuler = g.y < RULER_H;
+        const [a, b] = [this.timeAt(Math.min(x, g.x)), this.timeAt(Math.max(x, g.x))];
+        // on the ruler: a drag selects a range, a click drops a marker; shift+drag on the tracks zooms
+        if (onRuler && this.on.select && Math.abs(x - g.x) > 3) this.on.select(a, b);
+        else if (onRuler && this.on.rulerClick && Math.abs(x - g.x) <= 3) this.on.rulerClick(this.timeAt(g.x));
+        else if (Math.abs(x - g.x) > 3) this.setRange(a, b);
+        this.draw();
       } else if (!g.moved) {
         const row = this.rowAtY(g.y);
         if (row >= 0) {
           const px = (this.to - this.from) / this.width;
           const t = this.timeAt(g.x);
-          this.on.click(row, Math.floor(t - 3 * px), Math.ceil(t + 3 * px));
+          this.on.click(row, Math.floor(t - 3 * px), Math.ceil(t + 3 * px), this.pick(g.x, g.y));
         }
       }
     });
@@ -869,20 +903,42 @@ export class Timeline {
       const row = this.rowAtY(e.offsetY);
       if (row >= 0 && this.meta.rows[row].group) this.toggle(row);
     });
-    c.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+    c.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.pointerX = null; });
+    document.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.pointerX = null; });
+    window.addEventListener('blur', () => { this.tooltip.hidden = true; });
+    c.addEventListener('mousemove', e => { this.pointerX = e.offsetX >= LABEL_W ? e.offsetX : null; });
     window.addEventListener('keydown', e => {
       if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey) return;
       const k = e.key;
+      const at = this.pointerX ?? LABEL_W + this.width / 2;
       if (k === '+' || k === '=') this.zoom(0.5, LABEL_W + this.width / 2);
       else if (k === '-' || k === '_') this.zoom(2, LABEL_W + this.width / 2);
+      else if (k === 'w' || k === 'W') this.zoom(KEY_ZOOM, at);
+      else if (k === 's' || k === 'S') this.zoom(1 / KEY_ZOOM, at);
+      else if (k === 'a' || k === 'A') this.pan(-KEY_PAN);
+      else if (k === 'd' || k === 'D') this.pan(KEY_PAN);
       else if (k === 'ArrowLeft') this.pan(-0.2);
       else if (k === 'ArrowRight') this.pan(0.2);
       else if (k === 'ArrowUp') this.scroll(-ROW_H * 3);
       else if (k === 'ArrowDown') this.scroll(ROW_H * 3);
       else if (k === 'f' || k === 'F' || k === '0') this.fit();
       else return;
+      this.tooltip.hidden = true;
       e.preventDefault();
     });
+  }
+
+  /** What is drawn at (x, yy): {rect} or {mark} (the topmost), or null. */
+  pick(x, yy) {
+    const row = this.rowAtY(yy);
+    const ld = this.lastDraw;
+    if (row < 0 || x < LABEL_W || !ld) return null;
+    const {rows: visible, first} = this.rowsOnScreen();
+    const top = RULER_H + (visible.indexOf(row) - first) * ROW_H;
+    const mark = yy - top <= 6 ? ld.marks.filter(q => q.row === row && Math.abs(q.x - x) <= 3).pop() : undefined;
+    if (mark) return {mark};
+    const rect = ld.rects.filter(q => q.row === row && q.x0 - 1 <= x && x <= Math.max(q.x1, q.x0 + 1) + 1).pop();
+    return rect ? {rect} : null;
   }
 
   hover(x, yy) {
