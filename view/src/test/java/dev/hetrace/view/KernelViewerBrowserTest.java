@@ -111,7 +111,7 @@ class KernelViewerBrowserTest {
     void thePageLoadsWithoutAScriptError() throws Exception {
         open();
         assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
-        assertThat(browser.js("return document.querySelector('canvas') !== null"))
+        assertThat(browser.js("return document.getElementById('canvas') !== null"))
                 .isEqualTo(true);
     }
 
@@ -134,7 +134,7 @@ class KernelViewerBrowserTest {
             // one pixel per column, in the middle of the row: its alpha and colour
             String pixels = (String)
                     browser.js(
-                            "const c = document.querySelector('canvas');"
+                            "const c = document.getElementById('canvas');"
                                     + " const d = c.getContext('2d').getImageData(" + LABEL_W + ", " + y + ", " + width
                                     + ", 1).data;"
                                     + " let s = ''; for (let i = 0; i < d.length; i += 4)"

@@ -478,7 +478,8 @@ export class Timeline {
             let best = -1;
             let most = -1;
             for (const [label, t] of p.by) if (t > most) { most = t; best = label; }
-            const hh = barHeight(Math.min(1000, Math.round(p.busy * 1000)), 1);
+            // a CPU row says what ran, at full height wherever anything did (its load row says how much)
+            const hh = this.occupancy.has(id) ? BAR_H : barHeight(Math.min(1000, Math.round(p.busy * 1000)), 1);
             bar(best, px, top + ROW_H - 1 - hh, 1, hh, id);
           }
         }
