@@ -10,9 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -24,15 +22,16 @@ import java.util.function.Consumer;
  * state (clock value, registers, packet fields) that the CTF semantics need. Nothing is
  * allocated per event once the tape has grown to the largest event.
  *
- * <p>This file is larger than most (about 1,200 lines) on purpose: it is the per-event hot
+ * <p>This file is larger than most (about 1,400 lines) on purpose: it is the per-event hot
  * path. The tree walker ({@code decodeNode}) and the steps that compiled scopes
  * ({@link FlatCode}) call read and write the cursor (position, limit, segment, tape,
  * registers, clock) as plain fields of this one object, and {@link FlatCode} binds those
  * steps as method handles through this class's private lookup; moving them to another
  * object would put a field indirection or a call the JIT may not inline in every field
  * decoded. What runs per packet or less lives elsewhere: {@link PacketLosses} (losses
- * between packets), {@link TimeOrderText} (warnings of time going back), {@link TracePlan}
- * and {@link PlanCompiler} (the plan).
+ * between packets), {@link TimeOrderText} (warnings of time going back), {@link ErrorPath}
+ * (the path of the field where decoding fails), {@link TracePlan} and {@link PlanCompiler}
+ * (the plan).
  */
 public final class StreamDecoder {
     private static final long CTF_MAGIC = 0xC1FC1FC1L;
@@ -80,11 +79,8 @@ public final class StreamDecoder {
     private boolean uuidWarned;
     /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
     private Node scopeRoot;
-    /**
-     * The path of the field where decoding failed, innermost first (member names, element indexes),
-     * filled as the error leaves the walk of the nodes; null until an error needs it.
-     */
-    private ArrayList<Object> failedPath;
+    /** The path of the field where decoding failed, noted as the error leaves the walk; null until an error. */
+    private ErrorPath failedPath;
 
     private Consumer<String> warnings = w -> {};
     /** Told where the stream's time first goes back, of each kind; null: not watched. */
@@ -255,32 +251,8 @@ public final class StreamDecoder {
 
     /** The path of a field of the packet header or context ({@code "packet_context.content_size"}), or null. */
     private String packetFieldPath(Node f) {
-        String p = f == null || stream == null ? null : pathTo(stream.packetContext, f, "packet_context");
-        return p != null || f == null ? p : pathTo(plan.packetHeader, f, "packet_header");
-    }
-
-    /** The path from {@code root} (named {@code prefix}) to {@code target} through structs and variants, or null. */
-    static String pathTo(Node root, Node target, String prefix) {
-        StringBuilder path = new StringBuilder(prefix);
-        return root != null && pathTo(root, target, path) ? path.toString() : null;
-    }
-
-    private static boolean pathTo(Node n, Node target, StringBuilder path) {
-        if (n == target) {
-            return true;
-        }
-        if (n.kind != Node.STRUCT && n.kind != Node.VARIANT) {
-            return false;
-        }
-        int length = path.length();
-        for (int i = 0; i < n.children.length; i++) {
-            path.append('.').append(i < n.names.length ? n.names[i] : "?");
-            if (pathTo(n.children[i], target, path)) {
-                return true;
-            }
-            path.setLength(length);
-        }
-        return false;
+        String p = stream == null ? null : ErrorPath.to(stream.packetContext, f, "packet_context");
+        return p != null ? p : ErrorPath.to(plan.packetHeader, f, "packet_header");
     }
 
     /** The field of the packet header or context that has {@code role}, or null. */
@@ -732,7 +704,7 @@ public final class StreamDecoder {
             ep = sp.event(eventId);
             if (ep == null) {
                 throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id())
-                        .in(null, pathTo(sp.eventHeader, withRole(sp.eventHeader, Node.ROLE_EVENT_ID), "header"));
+                        .in(null, ErrorPath.to(sp.eventHeader, withRole(sp.eventHeader, Node.ROLE_EVENT_ID), "header"));
             }
         } else if (sp.eventCount() == 1) {
             ep = sp.onlyEvent();
@@ -1035,27 +1007,8 @@ public final class StreamDecoder {
 
     /** {@code e}, thrown by the walk of a scope's nodes, said to be in the field {@link #failedPath} names. */
     private StreamDecodingException inField(StreamDecodingException e, String scope) {
-        StringBuilder path = new StringBuilder(
-                switch (scope) {
-                    case "packet header" -> "packet_header";
-                    case "packet context" -> "packet_context";
-                    case "event header" -> "header";
-                    case "stream event context" -> "stream_context";
-                    case "event context" -> "context";
-                    default -> "payload";
-                });
-        if (failedPath != null) {
-            for (int i = failedPath.size() - 1; i >= 0; i--) {
-                Object step = failedPath.get(i);
-                if (step instanceof Long k) {
-                    path.append('[').append(Long.toUnsignedString(k)).append(']');
-                } else {
-                    path.append('.').append(step);
-                }
-            }
-            failedPath.clear();
-        }
-        return e.in(eventOf(scope), path.toString());
+        String path = failedPath == null ? ErrorPath.scopePrefix(scope) : failedPath.take(scope);
+        return e.in(eventOf(scope), path);
     }
 
     /** The event class of the event whose scope {@code scope} is decoded, as errors name it, or null. */
@@ -1071,7 +1024,7 @@ public final class StreamDecoder {
     /** Notes that the error leaving the walk of a node is in its member or element {@code step} (a name or a Long index). */
     private StreamDecodingException within(StreamDecodingException e, Object step) {
         if (failedPath == null) {
-            failedPath = new ArrayList<>();
+            failedPath = new ErrorPath();
         }
         failedPath.add(step);
         return e;
@@ -1192,7 +1145,7 @@ public final class StreamDecoder {
                         decodeNode(members[i], scope);
                     } catch (StreamDecodingException e) {
                         // a run names its member itself
-                        throw members[i].kind == Node.RUN ? e : within(e, memberName(n, i));
+                        throw members[i].kind == Node.RUN ? e : within(e, ErrorPath.member(n, i));
                     }
                 }
             }
@@ -1237,7 +1190,7 @@ public final class StreamDecoder {
                     try {
                         decodeNode(n.element(), scope);
                     } catch (StreamDecodingException e) {
-                        throw within(e, n.kind == Node.RUN ? runMemberShown(n, k) : (Object) k);
+                        throw within(e, n.kind == Node.RUN ? ErrorPath.runMember(n, k) : (Object) k);
                     }
                 }
             }
@@ -1331,23 +1284,12 @@ public final class StreamDecoder {
             }
         } catch (StreamDecodingException e) {
             // member i of level k, in the holes of the levels above it
-            within(e, memberName(level, i));
-            String hole = new String(n.runDisplayPrefix, StandardCharsets.UTF_8);
+            within(e, ErrorPath.member(level, i));
             for (long above = k + 1; above <= levels; above++) {
-                within(e, hole + (n.runFirst + above - 1));
+                within(e, ErrorPath.chainHole(n, above));
             }
             throw e;
         }
-    }
-
-    /** The shown name of member {@code i} of struct {@code n}. */
-    private static String memberName(Node n, int i) {
-        return i < n.names.length ? n.names[i] : "?";
-    }
-
-    /** The shown name of member {@code k} of a run of struct members. */
-    private static String runMemberShown(Node run, long k) {
-        return new String(run.runDisplayPrefix, StandardCharsets.UTF_8) + (run.runFirst + k);
     }
 
     private static final ValueLayout.OfLong LONG_LE =
