@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -113,6 +114,55 @@ class FieldPathErrorTest {
                 .isEqualTo(trace.resolve("stream") + ": packet 0, offset 21: event 'regs_dump' (id 0), field"
                         + " 'payload.regs[2].value': string in the event payload has no terminating NUL before the"
                         + " end of the packet content");
+    }
+
+    /**
+     * Structs nested in one another with counted names, decoded as one chain or level by level:
+     * the same path, through the levels, to a member before the next level, in the core, and
+     * after it (strings without their NUL, so that the chain's size is not what fails).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+        5_4_                | s_depth_4.s_depth_3.s_depth_2.a
+        5_4_3_2_1_fhi       | s_depth_4.s_depth_3.s_depth_2.s_depth_1.s_depth_0.s
+        5_4_3_2_1_fhi_b_    | s_depth_4.s_depth_3.s_depth_2.s_depth_1.b
+        """)
+    void aFieldInNestedStructsIsNamedThroughTheLevelsChainedOrNot(String good, String path) throws Exception {
+        StringBuilder tsdl = new StringBuilder("""
+                /* CTF 1.8 */
+                typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+                trace { major = 1; minor = 8; byte_order = le; };
+                event { name = ev; fields := struct {
+                """);
+        int levels = 5;
+        tsdl.append("struct { string a;\n".repeat(levels)).append("uint8_t field; string s;\n");
+        for (int i = 0; i < levels; i++) {
+            tsdl.append("string _b; } s_depth_").append(i).append(";\n");
+        }
+        tsdl.append("}; };\n");
+        Path trace = dir.resolve("chain");
+        Files.createDirectories(trace);
+        Files.writeString(trace.resolve("metadata"), tsdl);
+        // a of each level (outermost first), the core (field, s), b of each level (innermost first):
+        // the strings up to the one that fails end with their NUL ('_'), then none does
+        Files.writeString(
+                trace.resolve("stream"), good.replace('_', '\0') + "x".repeat(40), StandardCharsets.ISO_8859_1);
+        try (CtfTrace t = CtfTrace.open(trace, w -> {})) {
+            TracePlan chained = TracePlan.compile(t.metadata(), 2);
+            assertThat(chained.stream(0).event(0).payload.children[0].kind).isEqualTo(Node.CHAIN);
+            TracePlan nested = TracePlan.compile(t.metadata(), Integer.MAX_VALUE);
+            for (TracePlan plan : List.of(chained, nested)) {
+                StreamDecoder d = new StreamDecoder(plan, t.streams().get(0));
+                assertThatThrownBy(() -> {
+                            while (d.next()) {
+                                // decoding is what fails
+                            }
+                        })
+                        .isInstanceOfSatisfying(
+                                StreamDecodingException.class,
+                                e -> assertThat(e.field()).isEqualTo("payload." + path));
+            }
+        }
     }
 
     private static void readAll(Path trace) throws Exception {
