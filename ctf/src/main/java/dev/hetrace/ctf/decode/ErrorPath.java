@@ -64,6 +64,45 @@ final class ErrorPath {
         return new String(chain.runDisplayPrefix, StandardCharsets.UTF_8) + (chain.runFirst + level - 1);
     }
 
+    /**
+     * The path of the last field with {@code role} decoded in the scope of root {@code root}
+     * (named {@code prefix}) whose tape starts at {@code at}, through the variant options
+     * decoded, or null (an event header may hold an event id in its options too).
+     */
+    static String lastDecodedWithRole(Node root, long[] tape, int at, int role, String prefix) {
+        String[] found = {null};
+        lastDecoded(root, tape, at, role, new StringBuilder(prefix), found);
+        return found[0];
+    }
+
+    /** Notes the path of {@code n} if it has {@code role}, then of its fields; returns its tape slots. */
+    private static int lastDecoded(Node n, long[] t, int at, int role, StringBuilder path, String[] found) {
+        if (n.role == role) {
+            found[0] = path.toString();
+        }
+        int length = path.length();
+        int slots = switch (n.kind) {
+            case Node.STRUCT -> {
+                int p = at;
+                for (int i = 0; i < n.children.length; i++) {
+                    path.append('.').append(member(n, i));
+                    p += lastDecoded(n.children[i], t, p, role, path, found);
+                    path.setLength(length);
+                }
+                yield p - at;
+            }
+            case Node.VARIANT -> {
+                int option = (int) t[at];
+                path.append('.').append(n.optionName(option));
+                yield 1 + lastDecoded(n.children[n.entryOf(option)], t, at + 1, role, path, found);
+            }
+            case Node.OPTIONAL -> t[at] != 0 ? 1 + lastDecoded(n.element(), t, at + 1, role, path, found) : 1;
+            default -> Tape.span(n, t, at);
+        };
+        path.setLength(length);
+        return slots;
+    }
+
     /** The path from {@code root} (named {@code prefix}) to {@code target} through structs and variants, or null. */
     static String to(Node root, Node target, String prefix) {
         StringBuilder path = new StringBuilder(prefix);

@@ -704,7 +704,10 @@ public final class StreamDecoder {
             ep = sp.event(eventId);
             if (ep == null) {
                 throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id())
-                        .in(null, ErrorPath.to(sp.eventHeader, withRole(sp.eventHeader, Node.ROLE_EVENT_ID), "header"));
+                        .in(
+                                null,
+                                ErrorPath.lastDecodedWithRole(
+                                        sp.eventHeader, tape, headerStart, Node.ROLE_EVENT_ID, "header"));
             }
         } else if (sp.eventCount() == 1) {
             ep = sp.onlyEvent();

@@ -85,6 +85,29 @@ class FieldPathErrorTest {
         assertThat(h.getMessage()).contains(": field 'header.id': an integer in the event header");
     }
 
+    /**
+     * Bytes of a real LTTng trace overwritten with 0xFF: the event header's 5-bit id says
+     * "extended" (31) and the extended id, in the variant option, is what names no event class.
+     */
+    @Test
+    void anEventIdThatNamesNoClassIsNamedByTheHeaderFieldThatHeldIt() throws Exception {
+        Path trace = copy(Corpus.trace("real/many-threads"), dir.resolve("ids"));
+        Path stream = trace.resolve("channel0_0");
+        stream.toFile().setWritable(true);
+        try (FileChannel ch = FileChannel.open(stream, StandardOpenOption.WRITE)) {
+            ByteBuffer ff = ByteBuffer.allocate(64);
+            while (ff.hasRemaining()) {
+                ff.put((byte) 0xFF);
+            }
+            ch.write(ff.flip(), 70_000);
+        }
+        StreamDecodingException e = failure(trace);
+        assertThat(e.field()).isEqualTo("header.v.extended.id");
+        assertThat(e.getMessage())
+                .isEqualTo(stream + ": packet 0, offset 70053: field 'header.v.extended.id': event id 4294967295 is"
+                        + " not declared in stream class 0");
+    }
+
     /** An element of an array of structs: the path has its index. */
     @Test
     void aFieldInAnArrayElementIsNamedWithItsIndex() throws Exception {
