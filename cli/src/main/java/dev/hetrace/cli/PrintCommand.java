@@ -2,9 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.ctf.CtfTrace;
 import dev.hetrace.ctf.EventCursor;
-import dev.hetrace.ctf.PacketIndex;
-import dev.hetrace.ctf.ParallelMerge;
-import dev.hetrace.ctf.api.PacketInfo;
+import dev.hetrace.ctf.api.ParallelPrint;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.text.BabeltraceText;
@@ -20,7 +18,6 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -162,8 +159,17 @@ final class PrintCommand implements Callable<Integer> {
                     sink.lineDone();
                 }
             }
-            if (begin == null && end == null && threads > 1 && parallelizable(traces)) {
-                printParallel(traces, format, sink, err, threads);
+            if (begin == null && end == null && threads > 1 && ParallelPrint.suits(traces)) {
+                ParallelPrint.print(
+                        traces,
+                        switch (format) {
+                            case text -> ParallelPrint.Format.TEXT;
+                            case json -> ParallelPrint.Format.JSON;
+                            case none -> ParallelPrint.Format.NONE;
+                        },
+                        sink,
+                        err,
+                        threads);
                 sink.flush();
                 return 0;
             }
@@ -204,113 +210,6 @@ final class PrintCommand implements Callable<Integer> {
             flushQuietly(sink); // the events printed before an error come before its line
             for (CtfTrace t : traces) {
                 t.close();
-            }
-        }
-    }
-
-    /** Beyond this many streams, one thread merges them (each stream in flight costs buffers). */
-    private static final int MAX_PARALLEL_STREAMS = 256;
-    /** Events of larger packets may format into lines too long to hold in memory while merging. */
-    private static final long MAX_PARALLEL_PACKET_BITS = 8L * 4 * 1024 * 1024;
-    /** So may events with structs nested this deep (each level prints its member name), whatever their size. */
-    private static final long MAX_PARALLEL_NESTING = 100_000;
-    /** Packets whose indexes (about 100 bytes each) the parallel print may hold, in all. */
-    private static final long MAX_PARALLEL_INDEXED_PACKETS = 1 << 20;
-
-    /**
-     * Whether worker threads can decode the streams: not too many of them, packets of at most
-     * 4 MiB, and packet indexes that show no damage and no loss (losses are merged among the events, which the
-     * sequential cursor does).
-     */
-    private static boolean parallelizable(List<CtfTrace> traces) {
-        if (ParallelMerge.streamCount(traces) > MAX_PARALLEL_STREAMS) {
-            return false;
-        }
-        for (CtfTrace t : traces) {
-            if (t.plan().deepestChain > MAX_PARALLEL_NESTING) {
-                return false; // a line may be gigabytes long: write it in pieces instead
-            }
-        }
-        if (!CtfTrace.indexAll(traces, MAX_PARALLEL_INDEXED_PACKETS)) {
-            return false; // the indexes would take too much memory (a million tiny packets)
-        }
-        for (CtfTrace t : traces) {
-            for (int s = 0; s < t.streams().size(); s++) {
-                PacketIndex idx = t.index(s);
-                if (idx.damage() != null) {
-                    return false;
-                }
-                for (int k = 0; k < idx.size(); k++) {
-                    if (idx.packetBits(k) > MAX_PARALLEL_PACKET_BITS) {
-                        return false; // an event may format into a huge line: write it in pieces instead
-                    }
-                }
-                for (int k = 0; k < idx.size(); k++) {
-                    long discarded = idx.eventsDiscarded(k);
-                    if (discarded != PacketInfo.ABSENT && discarded != (k == 0 ? 0 : idx.eventsDiscarded(k - 1))) {
-                        return false;
-                    }
-                    long seq = idx.sequenceNumber(k);
-                    if (k > 0
-                            && seq != PacketInfo.ABSENT
-                            && idx.sequenceNumber(k - 1) != PacketInfo.ABSENT
-                            && seq != idx.sequenceNumber(k - 1) + 1) {
-                        return false;
-                    }
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Worker threads decode and format each stream's events; this thread merges the formatted
-     * lines in time order, adds the deltas and writes.
-     */
-    private static void printParallel(List<CtfTrace> traces, Format format, TextSink sink, PrintStream err, int threads)
-            throws IOException, StreamDecodingException {
-        Supplier<ParallelMerge.Formatter> formatters = switch (format) {
-            case text ->
-                () -> {
-                    BabeltraceText text = new BabeltraceText(null, err);
-                    return (trace, d, hasTime, t, out) -> {
-                        text.to(out);
-                        if (hasTime) {
-                            text.time(t);
-                        }
-                        int split = out.length();
-                        text.body(trace, d);
-                        return split;
-                    };
-                };
-            case json ->
-                () -> {
-                    JsonText json = new JsonText(null);
-                    return (trace, d, hasTime, t, out) -> {
-                        json.to(out).print(trace, d, hasTime, t);
-                        return out.length();
-                    };
-                };
-            case none -> () -> null;
-        };
-        try (ParallelMerge merge = new ParallelMerge(traces, formatters, threads)) {
-            BabeltraceText deltas = new BabeltraceText(sink, err);
-            boolean text = format == Format.text;
-            while (merge.next()) {
-                if (format == Format.none) {
-                    continue;
-                }
-                byte[] b = merge.bytes();
-                int start = merge.start();
-                int split = merge.split();
-                if (text && merge.hasTime()) {
-                    sink.put(b, start, split - start);
-                    deltas.delta(merge.timeNanos());
-                    sink.put(b, split, merge.end() - split);
-                } else {
-                    sink.put(b, start, merge.end() - start);
-                }
-                sink.lineDone();
             }
         }
     }

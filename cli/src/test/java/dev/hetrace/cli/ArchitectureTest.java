@@ -62,13 +62,12 @@ class ArchitectureTest {
     /**
      * The only places outside {@code ctf} that may use its decoder, by source folder, and what
      * each uses (the list may shrink, never grow): copies of traces retimed in place, packet by
-     * packet ({@code sync --out}); the print command's parallel merge; the benchmarks that
-     * measure the decoder itself.
+     * packet ({@code sync --out}); the benchmarks that measure the decoder itself. The print
+     * command's parallel merge goes through the reading API ({@code api.ParallelPrint}).
      */
     static final Map<String, Set<String>> CTF_INTERNAL_USES = Map.of(
             "sync/src/main/java/dev/hetrace/sync/out",
                     Set.of("decode.ClockFields", "decode.Node", "decode.StreamDecoder", "decode.TracePlan"),
-            "cli/src/main/java/dev/hetrace/cli", Set.of("PacketIndex", "ParallelMerge"),
             "bench/src/main/java/dev/hetrace/bench", Set.of("decode.StreamDecoder"));
 
     private static final Pattern NAMED = Pattern.compile("\\bdev\\.hetrace\\.(\\w+)");

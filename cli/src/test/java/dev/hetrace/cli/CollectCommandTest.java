@@ -324,7 +324,7 @@ class CollectCommandTest {
                 .singleElement()
                 .asString()
                 .matches("hetrace: 2 slots refused: they held no"
-                        + " valid packet of this trace and were not written \\(first: .*core0: packet 3 \\(slot 3\\): bad packet"
+                        + " valid packet of this trace and were not written \\(first: .*core0: packet 3 \\(slot 3\\): field 'packet_header.magic': bad packet"
                         + " magic 0x00000000 \\(expected 0xC1FC1FC1\\)\\)");
         assertThat(Files.readString(dir.resolve("summary.txt")))
                 .containsPattern(

@@ -103,8 +103,8 @@ class Ctf2CorpusTest {
         unknown-extension      | metadata: fragment 0 (preamble): $.extensions["my.tracer"].piano: unsupported extension "my.tracer/piano"
         location-forward       | metadata: fragment 3 (event record class "sched_switch"): $.payload-field-class.member-classes[1].field-class.length-field-location: no field "sel" is decoded before this one
         location-outside-scope | metadata: fragment 2 (data stream class): $.packet-context-field-class.member-classes[2].field-class.length-field-location: origin event-record-payload is decoded after this field
-        selector-no-option     | stream: packet 0, offset 23: variant tag value 9 in the event payload selects no option (metadata fragment 3 (event record class "sched_switch"): $.payload-field-class.member-classes[3].field-class)
-        content-past-packet    | stream: packet 0, offset 0: content_size 256 bits is larger than packet_size 192 bits (metadata fragment 2 (data stream class): $.packet-context-field-class.member-classes[1].field-class)
+        selector-no-option     | stream: packet 0, offset 23: event 'sched_switch' (id 0), field 'payload.v': variant tag value 9 in the event payload selects no option (metadata fragment 3 (event record class "sched_switch"): $.payload-field-class.member-classes[3].field-class)
+        content-past-packet    | stream: packet 0, offset 0: field 'packet_context.content_size': content_size 256 bits is larger than packet_size 192 bits (metadata fragment 2 (data stream class): $.packet-context-field-class.member-classes[1].field-class)
         """)
     void whatTheSpecificationSaysMustFailIsOneLine(String name, String message) throws Exception {
         Path trace = resource(name);

@@ -242,7 +242,7 @@ class Ctf2OptionalsAndBlobsTest {
         Path t = trace(THROUGH_OPTIONAL, new int[] {0});
         assertThat(refusal(t))
                 .isEqualTo(
-                        "stream: packet 0, offset 14: the length field of a field in the event payload"
+                        "stream: packet 0, offset 14: event 'to' (id 0), field 'payload.data': the length field of a field in the event payload"
                                 + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"to\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
@@ -269,7 +269,7 @@ class Ctf2OptionalsAndBlobsTest {
         assertThat(run.out()).isEqualTo("tv: { sel = 0, v = { { len = 1 } }, data = 0a }\n");
         assertThat(refusal(t))
                 .isEqualTo(
-                        "stream: packet 0, offset 19: the length field of a field in the event payload"
+                        "stream: packet 0, offset 19: event 'tv' (id 0), field 'payload.data': the length field of a field in the event payload"
                                 + " is in a variant option or optional that was not decoded (metadata fragment 3 (event record class \"tv\"): $.payload-field-class.member-classes[2].field-class)");
     }
 
@@ -300,13 +300,13 @@ class Ctf2OptionalsAndBlobsTest {
         assertThat(refusal(trace(dir.resolve("b"), nested, new int[] {1, 1, 5})))
                 .isEqualTo(
                         "stream: packet 0,"
-                                + " offset 16: the length field of a field in the event payload is in a variant option or optional that"
+                                + " offset 16: event 'n' (id 0), field 'payload.data': the length field of a field in the event payload is in a variant option or optional that"
                                 + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
         // has = 0: no o at all, its variant neither (data at byte 14).
         assertThat(refusal(trace(dir.resolve("none"), nested, new int[] {0})))
                 .isEqualTo(
                         "stream: packet 0,"
-                                + " offset 14: the length field of a field in the event payload is in a variant option or optional that"
+                                + " offset 14: event 'n' (id 0), field 'payload.data': the length field of a field in the event payload is in a variant option or optional that"
                                 + " was not decoded (metadata fragment 3 (event record class \"n\"): $.payload-field-class.member-classes[2].field-class)");
     }
 

@@ -49,7 +49,8 @@ class ErrorReportTest {
         Cli.Run r = Cli.run("print", trace.toString());
         oneLineNoTrace(r, 1);
         assertThat(r.err())
-                .startsWith("hetrace: " + trace.resolve("dummystream") + ": packet 0, offset 20: ")
+                .startsWith("hetrace: " + trace.resolve("dummystream") + ": packet 0, offset 20: event 'evname' (id 0),"
+                        + " field 'payload.blah': ")
                 .contains("in the event payload")
                 .contains("goes past the end of the packet content");
     }

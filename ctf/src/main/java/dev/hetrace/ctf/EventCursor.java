@@ -43,8 +43,6 @@ public final class EventCursor {
 
     private static final byte P_HAVE_PREVIOUS = 8;
     private static final byte P_UUID_WARNED = 16;
-    /** A time of the stream's clock was found past 64-bit nanoseconds and told. */
-    private static final byte VALUE_TOLD = 32;
 
     private final List<CtfTrace> traces;
     private final int streamCount;
@@ -65,10 +63,8 @@ public final class EventCursor {
     private final EventPlan[] headEvent;
     /** The stream's head is this loss rather than the decoder's event. */
     private final Discarded[] loss;
-    /** The clock of each stream and its offset from the epoch in ns, kept for {@link #streamTime}. */
-    private final ClockClass[] offsetClock;
-
-    private final long[] offsetNanos;
+    /** The times of each stream's events (null until its first event). */
+    private final StreamClock[] clocks;
     /** The clock value of each stream's head event whose time is saturated, or null while none is. */
     private long[] saturatedCycles;
     /** With {@link #monotonicTimes()}: the latest time of each stream's events so far; else null. */
@@ -127,8 +123,7 @@ public final class EventCursor {
         flags = new byte[streamCount];
         headEvent = new EventPlan[streamCount];
         loss = new Discarded[streamCount];
-        offsetClock = new ClockClass[streamCount];
-        offsetNanos = new long[streamCount];
+        clocks = new StreamClock[streamCount];
         traceRank = MergeOrder.traceRanks(traces);
         this.maxLive = Math.max(2, maxLive);
         live = new int[Math.min(this.maxLive, Math.max(2, streamCount))];
@@ -409,38 +404,26 @@ public final class EventCursor {
         removeLive(j);
     }
 
-    /**
-     * {@link #timeOf}, with the clock's origin kept per stream rather than computed for every
-     * event; a clock out of the range of times is told to the trace's warnings.
-     */
+    /** {@link #timeOf}, by the stream's {@link StreamClock}. */
     private long streamTime(int i, StreamDecoder d) {
-        int clock = d.streamPlan().defaultClock;
-        if (clock < 0) {
-            return Long.MIN_VALUE;
+        StreamClock c = clocks[i];
+        if (c == null) {
+            c = new StreamClock(traces.get(traceOfStream[i]));
+            clocks[i] = c;
         }
-        ClockClass cc = d.plan().clocks.get(clock);
-        if (cc != offsetClock[i]) {
-            offsetClock[i] = cc;
-            offsetNanos[i] = cc.originNanos();
-            if (cc.baseOffsetNanos() == Long.MIN_VALUE) {
-                traces.get(traceOfStream[i]).clockOffsetOutOfRange(clock);
-            }
+        long t = c.time(d);
+        if (t == Long.MAX_VALUE) {
+            saturated(i, d.clockValue());
         }
-        long t = cc.time(d.clockValue(), offsetNanos[i]);
-        return t == Long.MAX_VALUE ? saturated(i, clock, d.clockValue()) : t;
+        return t;
     }
 
-    /** The time of an event past 64-bit nanoseconds: its value is kept to order it among the others. */
-    private long saturated(int i, int clock, long cycles) {
+    /** Keeps the value of stream {@code i}'s event whose time is saturated, to order it among the others. */
+    private void saturated(int i, long cycles) {
         if (saturatedCycles == null) {
             saturatedCycles = new long[streamCount];
         }
         saturatedCycles[i] = cycles;
-        if ((flags[i] & VALUE_TOLD) == 0) {
-            flags[i] = (byte) (flags[i] | VALUE_TOLD);
-            traces.get(traceOfStream[i]).clockValueOutOfRange(clock, cycles);
-        }
-        return Long.MAX_VALUE;
     }
 
     /** The time of the decoder's event ({@link ClockClass#time}), or {@link Long#MIN_VALUE} when its stream has no clock. */
@@ -591,7 +574,8 @@ public final class EventCursor {
             return time[a] < time[b];
         }
         if (time[a] == Long.MAX_VALUE && saturatedCycles != null && loss[a] == null && loss[b] == null) {
-            int c = ClockClass.compareTimes(offsetClock[a], saturatedCycles[a], offsetClock[b], saturatedCycles[b]);
+            int c = ClockClass.compareTimes(
+                    clocks[a].clock(), saturatedCycles[a], clocks[b].clock(), saturatedCycles[b]);
             if (c != 0) {
                 return c < 0;
             }

@@ -3,7 +3,6 @@ package dev.hetrace.ctf;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.TracePlan.EventPlan;
-import dev.hetrace.ctf.decode.TracePlan.StreamPlan;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.text.TextSink;
 import java.nio.file.Path;
@@ -69,6 +68,7 @@ public final class ParallelMerge implements AutoCloseable {
         final Source source;
         final StreamDecoder decoder;
         final Formatter formatter;
+        final StreamClock clock;
         final LinkedBlockingQueue<Chunk> ready = new LinkedBlockingQueue<>();
         final AtomicBoolean producing = new AtomicBoolean();
         volatile boolean finished;
@@ -90,6 +90,7 @@ public final class ParallelMerge implements AutoCloseable {
             this.source = source;
             this.decoder = decoder;
             this.formatter = formatter;
+            this.clock = new StreamClock(source.trace);
         }
 
         void schedule() {
@@ -116,15 +117,12 @@ public final class ParallelMerge implements AutoCloseable {
         }
 
         /** Keeps the value of the chunk's next event, whose time is saturated, to order it among the others. */
-        private void saturated(Chunk c, ClockClass cc, int clock, boolean told) {
+        private void saturated(Chunk c) {
             if (c.saturatedCycles == null) {
                 c.saturatedCycles = new long[CHUNK_EVENTS];
             }
-            c.clock = cc;
+            c.clock = clock.clock();
             c.saturatedCycles[c.count] = decoder.clockValue();
-            if (!told) {
-                source.trace.clockValueOutOfRange(clock, decoder.clockValue());
-            }
         }
 
         private Chunk fill() {
@@ -134,10 +132,6 @@ public final class ParallelMerge implements AutoCloseable {
             } else {
                 c.reset();
             }
-            StreamPlan plan = null;
-            ClockClass cc = null;
-            long origin = 0;
-            boolean told = false;
             try {
                 while (c.count < CHUNK_EVENTS && c.text.length() < CHUNK_BYTES) {
                     if (!decoder.next()) {
@@ -151,31 +145,17 @@ public final class ParallelMerge implements AutoCloseable {
                         firstPacketOffset = decoder.packet().offsetBits();
                         firstEventOffset = decoder.eventBitOffset();
                     }
-                    if (decoder.streamPlan() != plan) {
-                        plan = decoder.streamPlan();
-                        cc = plan.defaultClock >= 0 ? decoder.plan().clocks.get(plan.defaultClock) : null;
-                        if (cc != null) {
-                            origin = cc.originNanos();
-                            if (cc.baseOffsetNanos() == Long.MIN_VALUE) {
-                                source.trace.clockOffsetOutOfRange(plan.defaultClock);
-                            }
-                        }
-                    }
-                    boolean clock = cc != null;
-                    long t = Long.MIN_VALUE;
-                    if (clock) {
-                        t = cc.time(decoder.clockValue(), origin);
-                        if (t == Long.MAX_VALUE) {
-                            saturated(c, cc, plan.defaultClock, told);
-                            told = true;
-                        }
+                    long t = clock.time(decoder);
+                    boolean timed = clock.clock() != null;
+                    if (t == Long.MAX_VALUE) {
+                        saturated(c);
                     }
                     int i = c.count;
                     c.time[i] = t;
                     c.events[i] = decoder.event();
-                    c.timed = clock;
+                    c.timed = timed;
                     if (formatter != null) {
-                        c.split[i] = formatter.format(source.trace, decoder, clock, t, c.text);
+                        c.split[i] = formatter.format(source.trace, decoder, timed, t, c.text);
                         c.end[i] = c.text.length();
                     }
                     c.count++;

@@ -65,10 +65,10 @@ public final class PacketCheck {
                     ? null
                     : "packet_size %d bits, but the slot holds %d".formatted(packetBits, slotSize * 8L);
         } catch (StreamDecodingException e) {
-            String m = e.getMessage();
             // the decoder names the region and a packet number of its own: the slot is named by the caller
-            int at = m.indexOf(": ", m.indexOf(", offset "));
-            problem = at < 0 ? m : m.substring(at + 2);
+            problem = (e.event() == null ? "" : e.event() + (e.field() == null ? ": " : ", "))
+                    + (e.field() == null ? "" : "field '" + e.field() + "': ")
+                    + e.detail();
         } catch (IndexOutOfBoundsException e) {
             problem = "its packet header goes past the end of the region";
         }

@@ -22,15 +22,16 @@ import java.util.function.Consumer;
  * state (clock value, registers, packet fields) that the CTF semantics need. Nothing is
  * allocated per event once the tape has grown to the largest event.
  *
- * <p>This file is larger than most (about 1,200 lines) on purpose: it is the per-event hot
+ * <p>This file is larger than most (about 1,400 lines) on purpose: it is the per-event hot
  * path. The tree walker ({@code decodeNode}) and the steps that compiled scopes
  * ({@link FlatCode}) call read and write the cursor (position, limit, segment, tape,
  * registers, clock) as plain fields of this one object, and {@link FlatCode} binds those
  * steps as method handles through this class's private lookup; moving them to another
  * object would put a field indirection or a call the JIT may not inline in every field
  * decoded. What runs per packet or less lives elsewhere: {@link PacketLosses} (losses
- * between packets), {@link TimeOrderText} (warnings of time going back), {@link TracePlan}
- * and {@link PlanCompiler} (the plan).
+ * between packets), {@link TimeOrderText} (warnings of time going back), {@link ErrorPath}
+ * (the path of the field where decoding fails), {@link TracePlan} and {@link PlanCompiler}
+ * (the plan).
  */
 public final class StreamDecoder {
     private static final long CTF_MAGIC = 0xC1FC1FC1L;
@@ -78,6 +79,8 @@ public final class StreamDecoder {
     private boolean uuidWarned;
     /** The root of the scope being decoded, for errors to name where it is defined; null between scopes. */
     private Node scopeRoot;
+    /** The path of the field where decoding failed, noted as the error leaves the walk; null until an error. */
+    private ErrorPath failedPath;
 
     private Consumer<String> warnings = w -> {};
     /** Told where the stream's time first goes back, of each kind; null: not watched. */
@@ -240,6 +243,18 @@ public final class StreamDecoder {
                 file, Math.max(0, packetNumber), at, place == null ? message : message + " (metadata " + place + ")");
     }
 
+    /** An error in the packet header or context field that has {@code role}, named by its path. */
+    private StreamDecodingException roleError(long at, String message, int role) {
+        Node f = roleField(role);
+        return error(at, message, f).in(null, packetFieldPath(f));
+    }
+
+    /** The path of a field of the packet header or context ({@code "packet_context.content_size"}), or null. */
+    private String packetFieldPath(Node f) {
+        String p = stream == null ? null : ErrorPath.to(stream.packetContext, f, "packet_context");
+        return p != null ? p : ErrorPath.to(plan.packetHeader, f, "packet_header");
+    }
+
     /** The field of the packet header or context that has {@code role}, or null. */
     private Node roleField(int role) {
         Node found = stream == null ? null : withRole(stream.packetContext, role);
@@ -282,17 +297,17 @@ public final class StreamDecoder {
             checkUuid(roleValues[Node.ROLE_UUID]);
         }
         if (magic != PacketInfo.ABSENT && magic != CTF_MAGIC) {
-            throw error(
-                    offset,
-                    String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic),
-                    roleField(Node.ROLE_MAGIC));
+            throw roleError(
+                    offset, String.format("bad packet magic 0x%08X (expected 0xC1FC1FC1)", magic), Node.ROLE_MAGIC);
         }
         StreamPlan sp;
         if (streamId != PacketInfo.ABSENT) {
             sp = plan.stream(streamId);
             if (sp == null) {
-                throw error(
-                        offset, "packet refers to stream class " + streamId + ", which the metadata does not declare");
+                throw roleError(
+                        offset,
+                        "packet refers to stream class " + streamId + ", which the metadata does not declare",
+                        Node.ROLE_STREAM_ID);
             }
         } else {
             if (plan.streamCount() != 1) {
@@ -329,44 +344,44 @@ public final class StreamDecoder {
                 // Without packet_size, the packet ends where its content ends (rounded up to a byte).
                 packetBits = (contentBits + 7) & ~7L;
                 if (contentBits < 0 || Long.compareUnsigned(packetBits, remaining) > 0) {
-                    throw error(
+                    throw roleError(
                             offset,
                             "content_size " + Long.toUnsignedString(contentBits) + " bits goes past the end"
                                     + " of the file (" + remaining + " bits left)",
-                            roleField(Node.ROLE_CONTENT_SIZE));
+                            Node.ROLE_CONTENT_SIZE);
                 }
             }
         } else {
             if (packetBits <= 0 || (packetBits & 7) != 0) {
-                throw error(
+                throw roleError(
                         offset,
                         "packet_size " + Long.toUnsignedString(packetBits)
                                 + " bits is not a positive whole number of bytes",
-                        roleField(Node.ROLE_PACKET_SIZE));
+                        Node.ROLE_PACKET_SIZE);
             }
             if (Long.compareUnsigned(packetBits, remaining) > 0) {
-                throw error(
+                throw roleError(
                         offset,
                         "packet_size " + Long.toUnsignedString(packetBits) + " bits goes past the end of"
                                 + " the file (" + remaining + " bits left)",
-                        roleField(Node.ROLE_PACKET_SIZE));
+                        Node.ROLE_PACKET_SIZE);
             }
         }
         if (contentBits == PacketInfo.ABSENT) {
             contentBits = packetBits;
         } else if (Long.compareUnsigned(contentBits, packetBits) > 0) {
-            throw error(
+            throw roleError(
                     offset,
                     "content_size " + Long.toUnsignedString(contentBits) + " bits is larger than packet_size "
                             + packetBits + " bits",
-                    roleField(Node.ROLE_CONTENT_SIZE));
+                    Node.ROLE_CONTENT_SIZE);
         }
         if (contentBits < headerBits) {
-            throw error(
+            throw roleError(
                     offset,
                     "content_size " + contentBits + " bits is smaller than the packet header and context (" + headerBits
                             + " bits)",
-                    roleField(Node.ROLE_CONTENT_SIZE));
+                    Node.ROLE_CONTENT_SIZE);
         }
         packet = new PacketInfo(
                 file,
@@ -688,7 +703,11 @@ public final class StreamDecoder {
         if (eventId >= 0) {
             ep = sp.event(eventId);
             if (ep == null) {
-                throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id());
+                throw error(start, "event id " + eventId + " is not declared in stream class " + sp.cls.id())
+                        .in(
+                                null,
+                                ErrorPath.lastDecodedWithRole(
+                                        sp.eventHeader, tape, headerStart, Node.ROLE_EVENT_ID, "header"));
             }
         } else if (sp.eventCount() == 1) {
             ep = sp.onlyEvent();
@@ -904,7 +923,11 @@ public final class StreamDecoder {
         FlatScope f = root.flat;
         if (code != null && f != null) {
             ensureTape(f.maxSlots);
-            tapeLen = code.run(this, f, tape, tapeLen);
+            try {
+                tapeLen = code.run(this, f, tape, tapeLen);
+            } catch (StreamDecodingException e) {
+                throw walkAgain(root, "event header", eventBitOffset, clockBefore, e);
+            }
         } else {
             decodeScope(root, "event header");
         }
@@ -919,7 +942,7 @@ public final class StreamDecoder {
         FlatScope f = root.flat;
         if (f == null && !root.flatChecked && (++root.uses < COMPILE_AFTER || !FlatCode.mayCompileMore())) {
             // Rare scopes (most event classes of traces that declare thousands) are walked.
-            decodeNode(root, scope);
+            walk(root, scope);
             return;
         }
         if (f == null && !root.flatChecked) {
@@ -937,11 +960,77 @@ public final class StreamDecoder {
             }
             if (code != null) {
                 ensureTape(f.maxSlots);
-                tapeLen = code.run(this, f, tape, tapeLen);
+                long start = pos;
+                long clockAtStart = clock;
+                try {
+                    tapeLen = code.run(this, f, tape, tapeLen);
+                } catch (StreamDecodingException e) {
+                    throw walkAgain(root, scope, start, clockAtStart, e);
+                }
                 return;
             }
         }
-        decodeNode(root, scope);
+        walk(root, scope);
+    }
+
+    /** Walks a scope's nodes; an error names the field it is in ({@link #inField}). */
+    private void walk(Node root, String scope) throws StreamDecodingException {
+        try {
+            decodeNode(root, scope);
+        } catch (StreamDecodingException e) {
+            throw inField(e, scope);
+        }
+    }
+
+    /**
+     * A compiled scope failed: the compiled code does not track where it is, so the scope is
+     * walked again from where it started (same position, clock and tape slot; registers and the
+     * event id are written again before they are read), which fails at the same place, as the
+     * compiled code keeps to the walk's errors, and names the field. Runs only on errors.
+     */
+    private StreamDecodingException walkAgain(
+            Node root, String scope, long start, long clockAtStart, StreamDecodingException e) {
+        if (failedPath != null) {
+            failedPath.clear();
+        }
+        pos = start;
+        clock = clockAtStart;
+        try {
+            decodeNode(root, scope);
+        } catch (StreamDecodingException again) {
+            if (again.bitOffset() == e.bitOffset()) {
+                return inField(again, scope);
+            }
+        }
+        if (failedPath != null) {
+            failedPath.clear();
+        }
+        return e.in(eventOf(scope), null);
+    }
+
+    /** {@code e}, thrown by the walk of a scope's nodes, said to be in the field {@link #failedPath} names. */
+    private StreamDecodingException inField(StreamDecodingException e, String scope) {
+        String path = failedPath == null ? ErrorPath.scopePrefix(scope) : failedPath.take(scope);
+        return e.in(eventOf(scope), path);
+    }
+
+    /** The event class of the event whose scope {@code scope} is decoded, as errors name it, or null. */
+    private String eventOf(String scope) {
+        EventPlan ep = switch (scope) {
+            case "packet header", "packet context" -> null;
+            case "event header" -> eventId >= 0 && stream != null ? stream.event(eventId) : null;
+            default -> event;
+        };
+        return ep == null ? null : "event '" + ep.cls.name() + "' (id " + ep.cls.id() + ")";
+    }
+
+    /** Notes that the error leaving the walk of a node is in its member or element {@code step} (a name or a Long index). */
+    private StreamDecodingException within(StreamDecodingException e, Object step) {
+        if (failedPath == null) {
+            failedPath = new ErrorPath();
+        }
+        failedPath.add(step);
+        return e;
     }
 
     private static final ValueLayout.OfShort LE_SHORT =
@@ -1053,8 +1142,14 @@ public final class StreamDecoder {
             }
             case Node.STRUCT -> {
                 align(n.align, scope);
-                for (Node c : n.children) {
-                    decodeNode(c, scope);
+                Node[] members = n.children;
+                for (int i = 0; i < members.length; i++) {
+                    try {
+                        decodeNode(members[i], scope);
+                    } catch (StreamDecodingException e) {
+                        // a run names its member itself
+                        throw members[i].kind == Node.RUN ? e : within(e, ErrorPath.member(n, i));
+                    }
                 }
             }
             case Node.VARIANT -> {
@@ -1073,7 +1168,11 @@ public final class StreamDecoder {
                 if (n.register >= 0) {
                     regs[n.register] = n.entryOf(option);
                 }
-                decodeNode(n.children[n.entryOf(option)], scope);
+                try {
+                    decodeNode(n.children[n.entryOf(option)], scope);
+                } catch (StreamDecodingException e) {
+                    throw within(e, n.optionName(option));
+                }
             }
             case Node.OPTIONAL -> {
                 checkGuards(n, scope);
@@ -1091,7 +1190,11 @@ public final class StreamDecoder {
                 align(n.align, scope);
                 checkCount(n.length, n.element(), scope);
                 for (long k = 0; k < n.length; k++) {
-                    decodeNode(n.element(), scope);
+                    try {
+                        decodeNode(n.element(), scope);
+                    } catch (StreamDecodingException e) {
+                        throw within(e, n.kind == Node.RUN ? ErrorPath.runMember(n, k) : (Object) k);
+                    }
                 }
             }
             case Node.SEQUENCE -> {
@@ -1102,7 +1205,11 @@ public final class StreamDecoder {
                 ensureTape(1);
                 tape[tapeLen++] = count;
                 for (long k = 0; k < count; k++) {
-                    decodeNode(n.element(), scope);
+                    try {
+                        decodeNode(n.element(), scope);
+                    } catch (StreamDecodingException e) {
+                        throw within(e, k);
+                    }
                 }
             }
             case Node.PACKED_ARRAY, Node.PACKED_SEQUENCE, Node.PACKED_RUN -> {
@@ -1154,23 +1261,37 @@ public final class StreamDecoder {
         Node[] members = level.children;
         int h = n.chainHole;
         long levels = n.length;
-        align(n.align, scope);
-        for (int i = 0; i < h; i++) {
-            decodeNode(members[i], scope);
-        }
-        for (long k = levels - 1; k >= 1; k--) {
-            align(level.align, scope);
-            for (int i = 0; i < h; i++) {
+        // the level (1 = innermost) and member being decoded, for an error to name them
+        long k = levels;
+        int i = 0;
+        try {
+            align(n.align, scope);
+            for (i = 0; i < h; i++) {
                 decodeNode(members[i], scope);
             }
-        }
-        decodeNode(members[h], scope);
-        if (h + 1 < members.length) {
-            for (long k = 1; k <= levels; k++) {
-                for (int i = h + 1; i < members.length; i++) {
+            for (k = levels - 1; k >= 1; k--) {
+                align(level.align, scope);
+                for (i = 0; i < h; i++) {
                     decodeNode(members[i], scope);
                 }
             }
+            k = 1;
+            i = h;
+            decodeNode(members[h], scope);
+            if (h + 1 < members.length) {
+                for (k = 1; k <= levels; k++) {
+                    for (i = h + 1; i < members.length; i++) {
+                        decodeNode(members[i], scope);
+                    }
+                }
+            }
+        } catch (StreamDecodingException e) {
+            // member i of level k, in the holes of the levels above it
+            within(e, ErrorPath.member(level, i));
+            for (long above = k + 1; above <= levels; above++) {
+                within(e, ErrorPath.chainHole(n, above));
+            }
+            throw e;
         }
     }
 

@@ -119,7 +119,8 @@ class ShmCollectorDrainTest {
             assertThat(c.stats()).singleElement().satisfies(s -> {
                 assertThat(s.refused()).isEqualTo(6);
                 assertThat(s.firstRefusal())
-                        .isEqualTo("packet 1 (slot 1): bad packet magic 0x00000000 (expected 0xC1FC1FC1)");
+                        .isEqualTo(
+                                "packet 1 (slot 1): field 'packet_header.magic': bad packet magic 0x00000000 (expected 0xC1FC1FC1)");
                 assertThat(s.packets()).isEqualTo(4);
                 assertThat(s.bytes()).isEqualTo(4L * slot);
             });
