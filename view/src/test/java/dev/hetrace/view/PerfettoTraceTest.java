@@ -656,4 +656,40 @@ class PerfettoTraceTest {
                 .containsExactlyInAnyOrder(1L, 2L);
         assertThat(names(two, 2)).isEqualTo(names(two, 1));
     }
+
+    @Test
+    void aCoreWhoseTracerLostEventsHasACounterThatIsOneWhileItsRunsLostSome() throws Exception {
+        Simulation.Result r =
+                Simulation.sobel(SimConfig.sobel(5).withBuffers(512, 2, 150_000_000), dir.resolve("lossy"));
+        StateBuilder.Input input = StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> {});
+        StateModel m = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
+        List<Msg> lossy = write(List.of(board("lossy", input, m)), false, dir.resolve("lossy.pftrace"));
+        long track = PerfettoTrace.uuid(0, PerfettoTrace.LOST, 0);
+        assertThat(tracks(lossy).get(track).str("name"))
+                .isEqualTo(m.cores().get(0).name() + " events lost");
+        List<String> want = new ArrayList<>();
+        IntervalTable runs = m.runs();
+        for (int i = 0; i < runs.size(); i++) {
+            if ((runs.flags(i) & StateModel.EVENTS_LOST) != 0) {
+                want.add(runs.start(i) + "=1.0");
+                want.add(runs.end(i) + "=0.0");
+            }
+        }
+        List<String> got = new ArrayList<>();
+        for (Msg p : lossy) {
+            Msg e = p.msg("track_event");
+            if (e != null && e.num("track_uuid") == track) {
+                got.add(p.num("timestamp") + "=" + Double.parseDouble(e.str("double_counter_value")));
+            }
+        }
+        assertThat(want).isNotEmpty();
+        assertThat(got).isEqualTo(want);
+        // and the runs that lost events say so
+        long flagged = lossy.stream()
+                .filter(p -> p.has("track_event"))
+                .flatMap(p -> p.msg("track_event").all("debug_annotations").stream())
+                .filter(a -> a.num("name_iid") == 3)
+                .count();
+        assertThat(flagged).isPositive();
+    }
 }
