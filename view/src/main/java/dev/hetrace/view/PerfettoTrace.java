@@ -384,11 +384,14 @@ public final class PerfettoTrace {
                 }
             }
             boolean[] messaging = new boolean[m.tasks().size()];
-            boolean[] coreMessaging = new boolean[m.cores().size()];
             for (int from = 0, n; (n = m.messages().read(from, 1024, messages)) > 0; from += n) {
                 for (int j = 0; j < n; j++) {
-                    side(messages.sendTask(j), messages.sendCore(j), messaging, coreMessaging);
-                    side(messages.receiveTask(j), messages.receiveCore(j), messaging, coreMessaging);
+                    if (messages.sendTask(j) >= 0) {
+                        messaging[messages.sendTask(j)] = true;
+                    }
+                    if (messages.receiveTask(j) >= 0) {
+                        messaging[messages.receiveTask(j)] = true;
+                    }
                 }
             }
             boolean[] traceEvents = new boolean[traces];
@@ -474,14 +477,6 @@ public final class PerfettoTrace {
                             0,
                             null);
                 }
-            }
-        }
-
-        private static void side(int task, int core, boolean[] tasks, boolean[] cores) {
-            if (task >= 0) {
-                tasks[task] = true;
-            } else if (core >= 0) {
-                cores[core] = true;
             }
         }
 
