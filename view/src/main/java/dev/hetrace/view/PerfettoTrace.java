@@ -131,23 +131,14 @@ public final class PerfettoTrace {
     private static final int A_MESSAGE_ID = 5;
 
     // names of the events that are not the model's, after its names
-    static final List<String> FIXED = List.of(
-            "send",
-            "receive",
-            "send (never received)",
-            "receive (send not seen)",
-            "sync send",
-            "sync receive",
-            "load",
-            "events lost");
+    static final List<String> FIXED =
+            List.of("send", "receive", "send (never received)", "receive (send not seen)", "sync send", "sync receive");
     private static final int F_SEND = 0;
     private static final int F_RECEIVE = 1;
     private static final int F_SEND_ONLY = 2;
     private static final int F_RECEIVE_ONLY = 3;
     private static final int F_SYNC_SEND = 4;
     private static final int F_SYNC_RECEIVE = 5;
-    private static final int F_LOAD = 6;
-    private static final int F_LOST = 7;
 
     private PerfettoTrace() {}
 
