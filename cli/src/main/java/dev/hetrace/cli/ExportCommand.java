@@ -7,6 +7,7 @@ import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.view.ChromeTrace;
+import dev.hetrace.view.PerfettoTrace;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,15 +44,22 @@ import picocli.CommandLine.Option;
             "                             moved into DIR once all are written (an interrupted",
             "                             export leaves DIR as it was); files of the same names",
             "                             already there are replaced only with --replace",
-            "  --format chrome-json -o F  Chrome's trace event JSON: a process per trace,",
-            "                             tracks per core (tasks run), interrupts, task calls",
-            "                             and states; messages as flow arrows; chrome://tracing",
-            "  --format perfetto -o F     the same JSON, which Perfetto UI (ui.perfetto.dev)",
-            "                             opens as it is",
+            "  --format perfetto -o F     Perfetto's own trace format (protobuf): open it in",
+            "                             Perfetto UI (ui.perfetto.dev, Open trace file); a track",
+            "                             per trace, per core (tasks run, interrupts, CPU load,",
+            "                             lost events) and per task (calls, states); messages and",
+            "                             the sync handshake as flows; on the reference clock, or",
+            "                             with --own-clocks each trace on its own; with --boards",
+            "                             each TRACE argument a board of its own",
+            "  --format chrome-json -o F  Chrome's trace event JSON (chrome://tracing and",
+            "                             Perfetto UI read it): a process per trace, the same",
+            "                             tracks, messages as flow arrows",
             "",
             "Examples:",
             "  hetrace export --parquet out/ hetrace-demo",
-            "  hetrace export --format perfetto -o board.json hetrace-demo",
+            "  hetrace export --format perfetto -o board.pftrace hetrace-demo",
+            "  hetrace export --format perfetto --own-clocks --piecewise 500ms -o own.pftrace board/",
+            "  hetrace export --format perfetto --boards -o runs.pftrace run1/ run2/",
             "  hetrace export --parquet out/ board/master board/dsp*"
         },
         exitCodeListHeading = "%nExit status:%n",
@@ -81,7 +89,8 @@ final class ExportCommand extends HetraceCommand {
                 paramLabel = "FORMAT",
                 required = true,
                 converter = FormatConverter.class,
-                description = "chrome-json or perfetto: the timeline as trace event JSON, to -o FILE.")
+                description = "perfetto (Perfetto's protobuf trace) or chrome-json (Chrome's trace event JSON):"
+                        + " the synchronized timeline, to -o FILE.")
         Format format;
     }
 
@@ -100,8 +109,21 @@ final class ExportCommand extends HetraceCommand {
     @Option(
             names = {"-o", "--output"},
             paramLabel = "FILE",
-            description = "Where --format writes its JSON.")
+            description = "Where --format writes the timeline (written whole, then moved there).")
     Path output;
+
+    @Option(
+            names = "--own-clocks",
+            description = "With --format perfetto: each trace's events on its own clock, with clock snapshots"
+                    + " close enough that Perfetto's conversion to the reference clock stays within the"
+                    + " synchronization's accuracy bound (default: every event on the reference clock).")
+    boolean ownClocks;
+
+    @Option(
+            names = "--boards",
+            description = "With --format perfetto: each TRACE argument is a board (or run) of its own, its traces"
+                    + " synchronized among themselves, under a top-level track of its own.")
+    boolean boards;
 
     @Option(
             names = "--replace",
@@ -126,6 +148,10 @@ final class ExportCommand extends HetraceCommand {
     public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         if (target.format != null) {
             return timeline();
+        }
+        if (ownClocks || boards) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), (ownClocks ? "--own-clocks" : "--boards") + " goes with --format perfetto");
         }
         if (output != null) {
             throw new CommandLine.ParameterException(
@@ -211,15 +237,21 @@ final class ExportCommand extends HetraceCommand {
         return print(report.toString());
     }
 
-    /** The synchronized timeline as trace event JSON, written to a temporary file then renamed: no half file. */
-    private int timeline() throws IOException, MetadataException, StreamDecodingException {
+    /** The synchronized timeline, written to a temporary file then renamed: no half file. */
+    private int timeline() throws IOException, MetadataException, StreamDecodingException, SQLException {
+        String format = target.format == Format.perfetto ? "perfetto" : "chrome-json";
         if (output == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--format " + format + " needs -o FILE");
+        }
+        if (target.format != Format.perfetto && (ownClocks || boards)) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    "--format " + (target.format == Format.perfetto ? "perfetto" : "chrome-json") + " needs -o FILE");
+                    spec.commandLine(), (ownClocks ? "--own-clocks" : "--boards") + " goes with --format perfetto");
         }
         // told before the traces are read: an output that cannot be written
         OutputFile.of(output).close();
+        if (target.format == Format.perfetto) {
+            return perfetto();
+        }
         StateModel model = board.stored(index, main.err);
         try (var file = OutputFile.of(output)) {
             try (var out = new BufferedOutputStream(file.newOutputStream(), 1 << 16)) {
@@ -234,5 +266,45 @@ final class ExportCommand extends HetraceCommand {
                         + model.taskStates().size()
                         + model.irqs().size())
                 + " slices, " + model.messages().size() + " messages\n");
+    }
+
+    /** The boards as a Perfetto trace. */
+    private int perfetto() throws IOException, MetadataException, StreamDecodingException, SQLException {
+        List<List<Path>> sets = new ArrayList<>();
+        if (boards) {
+            for (Path p : board.inputs) {
+                sets.add(List.of(p));
+            }
+        } else {
+            sets.add(board.inputs);
+        }
+        List<PerfettoTrace.Board> written = new ArrayList<>();
+        int traces = 0;
+        for (List<Path> inputs : sets) {
+            PerfettoTrace.Board b = PerfettoBoard.read(inputs, board.clock, board.mapping, index, ownClocks, main.err);
+            traces += b.model().traceNames().size();
+            written.add(b);
+        }
+        PerfettoTrace.Summary s;
+        try (var file = OutputFile.of(output)) {
+            try (var out = file.newOutputStream()) {
+                s = PerfettoTrace.write(written, ownClocks, out);
+            }
+            file.commit();
+        }
+        return print(String.format(
+                Locale.ROOT,
+                "%s: %d bytes, %d board%s, %d trace%s, %d slices, %d instants, %d flows, %d counter values%s%n",
+                output,
+                s.bytes(),
+                written.size(),
+                written.size() == 1 ? "" : "s",
+                traces,
+                traces == 1 ? "" : "s",
+                s.slices(),
+                s.instants(),
+                s.flows(),
+                s.counterValues(),
+                ownClocks ? ", " + s.snapshots() + " clock snapshots" : ""));
     }
 }

@@ -172,9 +172,9 @@ class AnalysisCommandsTest {
     }
 
     @Test
-    void exportWritesTheTimelineAsTraceEventJsonForPerfettoAndChrome() throws Exception {
+    void exportWritesTheTimelineAsChromesTraceEventJson() throws Exception {
         Path file = dir.resolve("out").resolve("board.json");
-        Cli.Run r = Cli.run("export", "--format", "perfetto", "-o", file.toString(), preempted.toString());
+        Cli.Run r = Cli.run("export", "--format", "chrome-json", "-o", file.toString(), preempted.toString());
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).startsWith(file + ": ").contains(" slices, ");
         JsonNode j = new ObjectMapper().readTree(file.toFile());
