@@ -97,8 +97,8 @@ final class FirstLook {
     }
 
     /**
-     * Reads the trace: the sample as {@code sampleTrace} always read it (until
-     * {@link #SAMPLE_MESSAGES} events a rule names, or {@link #SAMPLE_EVENTS} events), then on
+     * Reads the trace: the sample (its events until {@link #SAMPLE_MESSAGES} of them a rule
+     * names, or {@link #SAMPLE_EVENTS} of them, whichever comes first), then on
      * to the end while the records fit the budget. A failure of the sample's reading is the
      * look's; one after it leaves the trace to the matching pass, which meets it as before.
      */
