@@ -35,7 +35,8 @@ final class MessagePass {
     }
 
     /**
-     * Reads every trace once, all at a time: one thread per trace decodes its events and finds
+     * Reads every trace once, all at a time (but those a first look read whole, whose records it
+     * kept): one thread per trace decodes its events and finds
      * the sends and receives in them (the costly part), and this thread matches them, always
      * taking next the one that comes first on the (estimated) reference clock, so that a
      * message's two halves meet soon. The threads hand over small batches through bounded
@@ -43,6 +44,7 @@ final class MessagePass {
      */
     static void merged(
             List<Path> traces,
+            FirstLook[] looks,
             PiecewiseMap[] order,
             MessageMatcher matcher,
             long[] first,
@@ -52,30 +54,45 @@ final class MessagePass {
             throws IOException, MetadataException, StreamDecodingException {
         int n = traces.size();
         Extractor[] ex = new Extractor[n];
+        Source[] sources = new Source[n];
         Thread[] threads = new Thread[n];
         Consumer<String> shared = w -> {
             synchronized (warnings) {
                 warnings.accept(w);
             }
         };
+        long kept = 0;
         try {
             for (int i = 0; i < n; i++) {
+                if (looks[i].whole()) {
+                    looks[i].tellWarnings(shared);
+                    sources[i] = looks[i].source();
+                    kept += looks[i].events();
+                    continue;
+                }
                 ex[i] = new Extractor(traces.get(i), matcher.keys(), shared);
+                sources[i] = ex[i];
                 threads[i] = Thread.ofVirtual().name("hetrace-sync-" + i).start(ex[i]);
             }
+            long read = kept;
             merge(
-                    ex,
+                    sources,
                     order,
                     matcher,
                     () -> {
-                        long events = 0;
+                        long events = read;
                         for (Extractor e : ex) {
-                            events += e.events;
+                            events += e == null ? 0 : e.events;
                         }
                         return events;
                     },
                     progress);
             for (int i = 0; i < n; i++) {
+                if (ex[i] == null) {
+                    first[i] = Math.min(first[i], looks[i].first());
+                    last[i] = Math.max(last[i], looks[i].last());
+                    continue;
+                }
                 threads[i].join();
                 ex[i].rethrow();
                 first[i] = Math.min(first[i], ex[i].first);

@@ -1,7 +1,5 @@
 package dev.hetrace.sync;
 
-import dev.hetrace.ctf.api.CtfReader;
-import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.api.StreamDecodingException;
 import dev.hetrace.ctf.metadata.MetadataException;
 import java.io.IOException;
@@ -259,15 +257,33 @@ public final class Synchronizer {
     public static Report run(
             List<Path> traces, Options options, Consumer<String> warnings, Progress progress, boolean keepMatches)
             throws IOException, MetadataException, StreamDecodingException {
+        return run(traces, options, warnings, progress, keepMatches, FirstLook.KEPT_RECORDS);
+    }
+
+    /**
+     * As {@link #run(List, Options, Consumer, Progress, boolean)}, the first look keeping at most
+     * {@code keptRecords} sends and receives beyond the samples (the traces whose records do not
+     * fit are read again by the matching pass).
+     */
+    static Report run(
+            List<Path> traces,
+            Options options,
+            Consumer<String> warnings,
+            Progress progress,
+            boolean keepMatches,
+            long keptRecords)
+            throws IOException, MetadataException, StreamDecodingException {
         List<MatchRule> rules = options.rules();
         int n = traces.size();
         // a first look at the beginning of each trace: rough transforms, so that the full pass
         // can visit the traces in (nearly) the reference's time order and messages wait little
         // for their other half
+        // (a trace read whole then is not read again: the look keeps its sends and receives)
+        FirstLook[] looks = FirstLook.of(traces, rules, keptRecords);
         Map<Long, ConvexHullSync> sample = new HashMap<>();
         MessageMatcher sampler = new MessageMatcher(rules, hullSink(sample));
         for (int i = 0; i < n; i++) {
-            sampleTrace(traces.get(i), i, sampler);
+            looks[i].sample(i, sampler);
         }
         return synchronize(
                 traces,
@@ -277,6 +293,7 @@ public final class Synchronizer {
                 sample,
                 (matcher, order, first, last, pass) -> MessagePass.merged(
                         traces,
+                        looks,
                         order,
                         matcher,
                         first,
@@ -344,8 +361,10 @@ public final class Synchronizer {
         for (int i = 0; i < n; i++) {
             Found f = found.get(i);
             long[] d = f.data;
-            // as sampleTrace: the first messages, within the first events
-            for (int k = 0; k < f.size && k < SAMPLE_MESSAGES && d[5 * k + 4] < SAMPLE_EVENTS; k++) {
+            // as a first look's sample: the first messages, within the first events
+            for (int k = 0;
+                    k < f.size && k < FirstLook.SAMPLE_MESSAGES && d[5 * k + 4] < FirstLook.SAMPLE_EVENTS;
+                    k++) {
                 sampler.offer(i, (int) d[5 * k + 1], d[5 * k + 2], d[5 * k + 3], d[5 * k]);
             }
         }
@@ -526,26 +545,6 @@ public final class Synchronizer {
                     violations[i]));
         }
         return new Report(reference, result, pairs, matcher.stats(), matches);
-    }
-
-    /** Rule events read from the beginning of each trace to estimate the transforms, and events scanned at most. */
-    private static final int SAMPLE_MESSAGES = 4096;
-
-    private static final long SAMPLE_EVENTS = 4_000_000;
-
-    private static void sampleTrace(Path trace, int index, MessageMatcher sampler)
-            throws IOException, MetadataException, StreamDecodingException {
-        try (CtfReader reader = CtfReader.open(List.of(trace), w -> {})) {
-            long seen = 0;
-            long scanned = 0;
-            while (seen < SAMPLE_MESSAGES && scanned++ < SAMPLE_EVENTS && reader.next()) {
-                Event e = reader.event();
-                if (sampler.concerns(e)) {
-                    sampler.event(index, e);
-                    seen++;
-                }
-            }
-        }
     }
 
     private static MessageMatcher.Sink hullSink(Map<Long, ConvexHullSync> hulls) {

@@ -6,6 +6,8 @@ import dev.hetrace.ctf.write.CtfWriter;
 import dev.hetrace.ctf.write.StreamWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,5 +105,91 @@ class SynchronizerTest {
         assertThat(tc.accuracyNanos().orElseThrow()).isLessThan(10_000);
         assertThat(tc.violations()).isZero();
         assertThat(report.pairs()).hasSize(3);
+    }
+
+    @Test
+    void tracesReadWholeByTheFirstLookSynchronizeAsTracesTheMatchingPassReadsAgain() throws Exception {
+        // more messages than a sample holds, so that the sample ends before the traces do; and
+        // an attribute in b's metadata that its reader warns of
+        List<long[]> a = new ArrayList<>();
+        List<long[]> b = new ArrayList<>();
+        List<long[]> c = new ArrayList<>();
+        int msg = 0;
+        for (long t = 1_000_000; msg < 3 * FirstLook.SAMPLE_MESSAGES; t += 100_000) {
+            a.add(new long[] {t, 0, msg});
+            b.add(new long[] {t + 3_000 + (msg % 7) * 100, 1, msg++});
+            b.add(new long[] {t + 20_000, 0, msg});
+            c.add(new long[] {t + 24_000 + (msg % 5) * 100, 1, msg++});
+            c.add(new long[] {t + 40_000, 0, msg});
+            a.add(new long[] {t + 45_000 + (msg % 3) * 100, 1, msg++});
+        }
+        b.sort((x, y) -> Long.compare(x[0], y[0]));
+        Path bPath = dir.resolve("b");
+        try (CtfWriter w = CtfWriter.create(bPath, METADATA.replace("id = 1;", "id = 1; colour = 3;"))) {
+            StreamWriter s = w.stream(0);
+            for (long[] e : b) {
+                s.event(e[1], e[0], List.of(e[2]));
+            }
+        }
+        List<Path> traces = List.of(trace("a", a), bPath, trace("c", c));
+        Synchronizer.Options options = new Synchronizer.Options(
+                MatchRules.parse("messages:put,get,msg"), ConvexHullSync.Method.BISECTOR, 0, 0);
+
+        assertThat(Arrays.stream(FirstLook.of(traces, options.rules(), FirstLook.KEPT_RECORDS)))
+                .allMatch(FirstLook::whole);
+        assertThat(Arrays.stream(FirstLook.of(traces, options.rules(), 0))).noneMatch(FirstLook::whole);
+        List<String> keptWarnings = Collections.synchronizedList(new ArrayList<>());
+        Synchronizer.Report kept = Synchronizer.run(
+                traces, options, keptWarnings::add, Synchronizer.Progress.NONE, true, FirstLook.KEPT_RECORDS);
+        List<String> readWarnings = Collections.synchronizedList(new ArrayList<>());
+        Synchronizer.Report read =
+                Synchronizer.run(traces, options, readWarnings::add, Synchronizer.Progress.NONE, true, 0);
+
+        assertThat(described(kept)).isEqualTo(described(read));
+        assertThat(kept.rules()).isEqualTo(read.rules());
+        assertThat(kept.rules().getFirst().matched()).isEqualTo(msg);
+        assertThat(kept.traces().get(2).via()).isEqualTo(0);
+        assertThat(kept.matches().size()).isEqualTo(read.matches().size());
+        for (int i = 0; i < kept.matches().size(); i++) {
+            assertThat(List.of(
+                            kept.matches().send(i),
+                            kept.matches().receive(i),
+                            (long) kept.matches().from(i),
+                            (long) kept.matches().to(i)))
+                    .isEqualTo(List.of(
+                            read.matches().send(i),
+                            read.matches().receive(i),
+                            (long) read.matches().from(i),
+                            (long) read.matches().to(i)));
+        }
+        assertThat(keptWarnings).hasSize(1).first().asString().startsWith(bPath.toString());
+        assertThat(keptWarnings).isEqualTo(readWarnings);
+    }
+
+    /** A report's traces and pairs as values that compare (a map by its knots and values). */
+    private static List<List<Object>> described(Synchronizer.Report r) {
+        List<List<Object>> out = new ArrayList<>();
+        for (Synchronizer.TraceSync t : r.traces()) {
+            out.add(List.of(
+                    t.path(),
+                    Arrays.toString(t.map().knots()),
+                    Arrays.toString(t.map().values()),
+                    t.transform(),
+                    t.quality(),
+                    t.via(),
+                    t.matchesOut(),
+                    t.matchesIn(),
+                    t.accuracyNanos(),
+                    t.violations()));
+        }
+        for (Synchronizer.PairSync p : r.pairs()) {
+            out.add(List.of(
+                    p.reference(),
+                    p.other(),
+                    p.result(),
+                    Arrays.toString(p.map().knots()),
+                    Arrays.toString(p.map().values())));
+        }
+        return out;
     }
 }
