@@ -137,7 +137,7 @@ public final class IndexTables {
                 + dir.resolve(table + ".parquet").toAbsolutePath().toString().replace("'", "''") + "')";
     }
 
-    private static String enumType(String name, Collection<String> values) {
+    static String enumType(String name, Collection<String> values) {
         if (values.isEmpty()) {
             // DuckDB fails to cast even NULL to an ENUM of no value: a column that is all NULL is text
             return "CREATE TYPE " + name + " AS VARCHAR;\n";
