@@ -93,8 +93,9 @@ public final class IndexTables {
     private IndexTables() {}
 
     /**
-     * Creates the ENUM types and the (empty) small tables in {@code c}, names as ENUMs of the
-     * values given: stored as small numbers, shown and compared as text.
+     * Creates the ENUM types and the (empty) small tables in {@code c}, the diagnosis's too
+     * ({@link DiagnosisTables}), in one statement; names as ENUMs of the values given: stored as
+     * small numbers, shown and compared as text.
      */
     static void create(
             DuckDBConnection c,
@@ -112,7 +113,8 @@ public final class IndexTables {
                     + enumType("function_name", functions)
                     + enumType("interval_kind", KINDS)
                     + enumType("state_name", STATES)
-                    + SCHEMA);
+                    + SCHEMA
+                    + DiagnosisTables.SCHEMA);
         }
     }
 
