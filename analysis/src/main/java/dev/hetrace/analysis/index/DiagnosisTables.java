@@ -168,24 +168,57 @@ public final class DiagnosisTables {
         return new Rows(List.copyOf(findings), count, List.copyOf(outliers), List.copyOf(silent), List.copyOf(stuck));
     }
 
-    /** Diagnoses {@code m} and fills the tables, created here, on {@code c}: the outliers longest first. */
+    /**
+     * Diagnoses {@code m} and fills the tables on {@code c} (created with the index's others,
+     * {@link IndexTables#create}): the outliers longest first. A table with no row is left
+     * alone: an appender costs milliseconds to make, even for nothing.
+     */
     static void fill(DuckDBConnection c, StateModel m) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(SCHEMA);
-        }
         if (m.begin() > m.end()) {
             return; // no timed event: nothing to diagnose
         }
         Rows rows = of(Diagnosis.of(m, Diagnosis.DEFAULT_K), m, Integer.MAX_VALUE);
-        try (DuckDBAppender a = c.createAppender("diagnosis_findings")) {
-            for (String sentence : rows.findings()) {
-                a.beginRow().append(sentence).endRow();
+        if (!rows.findings().isEmpty()) {
+            try (DuckDBAppender a = c.createAppender("diagnosis_findings")) {
+                for (String sentence : rows.findings()) {
+                    a.beginRow().append(sentence).endRow();
+                }
             }
         }
+        if (!rows.longest().isEmpty()) {
+            outliers(c, rows.longest());
+        }
+        if (!rows.silent().isEmpty()) {
+            try (DuckDBAppender a = c.createAppender("diagnosis_silent")) {
+                for (Silent s : rows.silent()) {
+                    a.beginRow()
+                            .append(s.trace())
+                            .append((long) s.coreId())
+                            .append(s.last())
+                            .endRow();
+                }
+            }
+        }
+        if (!rows.stuck().isEmpty()) {
+            try (DuckDBAppender a = c.createAppender("diagnosis_stuck")) {
+                for (Stuck s : rows.stuck()) {
+                    a.beginRow()
+                            .append(s.task())
+                            .append((long) s.coreId())
+                            .append(s.since())
+                            .endRow();
+                }
+            }
+        }
+    }
+
+    /** The outliers, longest first, and the tasks that preempted each (when any did). */
+    private static void outliers(DuckDBConnection c, List<Outlier> longest) throws SQLException {
+        boolean preempted = longest.stream().anyMatch(o -> !o.preemptedBy().isEmpty());
         try (DuckDBAppender a = c.createAppender("diagnosis_outliers");
-                DuckDBAppender p = c.createAppender("diagnosis_preempted_by")) {
+                DuckDBAppender p = preempted ? c.createAppender("diagnosis_preempted_by") : null) {
             long k = 0;
-            for (Outlier o : rows.longest()) {
+            for (Outlier o : longest) {
                 a.beginRow();
                 name(a, o.core());
                 a.append((long) o.coreId());
@@ -209,24 +242,6 @@ public final class DiagnosisTables {
                     p.beginRow().append(k).append(t).endRow();
                 }
                 k++;
-            }
-        }
-        try (DuckDBAppender a = c.createAppender("diagnosis_silent")) {
-            for (Silent s : rows.silent()) {
-                a.beginRow()
-                        .append(s.trace())
-                        .append((long) s.coreId())
-                        .append(s.last())
-                        .endRow();
-            }
-        }
-        try (DuckDBAppender a = c.createAppender("diagnosis_stuck")) {
-            for (Stuck s : rows.stuck()) {
-                a.beginRow()
-                        .append(s.task())
-                        .append((long) s.coreId())
-                        .append(s.since())
-                        .endRow();
             }
         }
     }

@@ -99,8 +99,9 @@ public final class IndexTables {
     private IndexTables() {}
 
     /**
-     * Creates the ENUM types and the (empty) small tables in {@code c}, names as ENUMs of the
-     * values given: stored as small numbers, shown and compared as text.
+     * Creates the ENUM types and the (empty) small tables in {@code c}, the diagnosis's too
+     * ({@link DiagnosisTables}), in one statement; names as ENUMs of the values given: stored as
+     * small numbers, shown and compared as text.
      */
     static void create(
             DuckDBConnection c,
@@ -118,7 +119,8 @@ public final class IndexTables {
                     + enumType("function_name", functions)
                     + enumType("interval_kind", KINDS)
                     + enumType("state_name", STATES)
-                    + SCHEMA);
+                    + SCHEMA
+                    + DiagnosisTables.SCHEMA);
         }
     }
 
@@ -143,7 +145,7 @@ public final class IndexTables {
                 + dir.resolve(table + ".parquet").toAbsolutePath().toString().replace("'", "''") + "')";
     }
 
-    private static String enumType(String name, Collection<String> values) {
+    static String enumType(String name, Collection<String> values) {
         if (values.isEmpty()) {
             // DuckDB fails to cast even NULL to an ENUM of no value: a column that is all NULL is text
             return "CREATE TYPE " + name + " AS VARCHAR;\n";

@@ -1,14 +1,13 @@
 package dev.hetrace.analysis.index;
 
 import dev.hetrace.analysis.StateModel;
+import dev.hetrace.analysis.StoredModel;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The index's {@code marks} table: the state model's point events (the events no interval is
@@ -30,19 +29,10 @@ public final class MarkTable {
     static void write(Path folder, StateModel m) throws Exception {
         List<String> cores = new ArrayList<>();
         m.cores().forEach(c -> cores.add(c.name()));
-        // the names of the marks, as met (a name's id is the model's own, not public)
-        List<String> names = new ArrayList<>();
-        Map<String, Integer> ids = new HashMap<>();
-        int[] name = new int[m.marks()];
-        for (int i = 0; i < name.length; i++) {
-            name[i] = ids.computeIfAbsent(m.markName(i), k -> {
-                names.add(k);
-                return names.size() - 1;
-            });
-        }
         List<ParquetFile.Column> columns = List.of(
                 ParquetFile.Column.longs("time_ns", false),
-                ParquetFile.Column.names("name", false, names),
+                // the model's names of point events, by the ids the marks hold
+                ParquetFile.Column.names("name", false, StoredModel.eventNames(m)),
                 ParquetFile.Column.names("trace", false, m.traceNames()),
                 ParquetFile.Column.names("core", true, cores));
         int[] at = {0};
@@ -55,7 +45,7 @@ public final class MarkTable {
                         int i = at[0];
                         int core = m.markCore(i);
                         g.setLong(0, row, m.markTime(i));
-                        g.setInt(1, row, name[i]);
+                        g.setInt(1, row, StoredModel.markNameId(m, i));
                         g.setInt(2, row, core >= 0 ? m.cores().get(core).trace() : -1 - core);
                         if (core >= 0) {
                             g.setInt(3, row, core);

@@ -1,6 +1,5 @@
 package dev.hetrace.analysis.index;
 
-import dev.hetrace.analysis.IntervalTable;
 import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.StoredModel;
@@ -20,11 +19,15 @@ import java.util.function.Consumer;
 
 /**
  * The state model as the index keeps it, so that an analysis of a trace set with an index reads
- * the index, not the traces: every column of every table of the model, as the model numbers and
- * packs them (ids, not names; flags and states as numbers), in Parquet files of their own beside
- * the index's tables ({@link #FILES}), and the model read back from them equal to the one they
- * were written from, value for value. The index's tables are for SQL and show names; these are
- * for the model alone.
+ * the index, not the traces, and gets the model back equal to the one the store was written from,
+ * value for value. The model's large tables are kept once, in the index's own files: its runs,
+ * task states and interrupts are the rows of {@code intervals.parquet}, its calls those of
+ * {@code calls.parquet}, which hold, besides the columns the views show, each row's owner and
+ * subject as the model numbers them ({@link ParquetTables#OWNER}); the state, depth and flags
+ * are those the views show, and only a call has self time (the state pass gives the others none,
+ * and an interrupt or a call state 0). What those tables do not hold is in Parquet
+ * files of its own ({@link #FILES}): the traces, cores, tasks, names and totals, the messages
+ * and the point events (marks, wake-ups, forks), by number.
  */
 public final class ModelStore {
     /** The model's files in an index's folder, each {@code NAME.parquet}. */
@@ -34,7 +37,6 @@ public final class ModelStore {
             "model_tasks",
             "model_names",
             "model_totals",
-            "model_intervals",
             "model_messages",
             "model_points");
 
@@ -43,6 +45,12 @@ public final class ModelStore {
 
     private static final int WAKEUP = 1;
     private static final int FORK = 2;
+
+    /** The model's interval table of each {@link IndexTables#KINDS kind} of the intervals file. */
+    private static final int[] KIND_TABLES = {StoredModel.RUNS, StoredModel.TASK_STATES, StoredModel.IRQS};
+
+    private static final String OWNER = ParquetTables.OWNER;
+    private static final String SUBJECT = ParquetTables.SUBJECT;
 
     /** The lists of {@code model_names}. */
     private static final int FUNCTION = 0;
@@ -152,26 +160,6 @@ public final class ModelStore {
                     g.longs[4][0] = m.discarded();
                 },
                 notes);
-        long intervals = 0;
-        for (int k = StoredModel.RUNS; k <= StoredModel.IRQS; k++) {
-            intervals += StoredModel.intervals(m, k).size();
-        }
-        ParquetFile.write(
-                dir.resolve("model_intervals.parquet"),
-                List.of(
-                        ParquetFile.Column.ints("kind", false),
-                        ParquetFile.Column.longs("start_ns", false),
-                        ParquetFile.Column.longs("end_ns", false),
-                        ParquetFile.Column.ints("owner", false),
-                        ParquetFile.Column.ints("subject", false),
-                        ParquetFile.Column.ints("state", false),
-                        ParquetFile.Column.ints("depth", false),
-                        ParquetFile.Column.ints("flags", false),
-                        ParquetFile.Column.longs("self_ns", false)),
-                new IntervalRows(m),
-                "model's intervals",
-                intervals,
-                notes);
         ParquetFile.write(
                 dir.resolve("model_messages.parquet"),
                 List.of(
@@ -256,47 +244,6 @@ public final class ModelStore {
 
         int index(int row) {
             return index[row];
-        }
-    }
-
-    /** The four interval tables, one after the other, a block at a time. */
-    private static final class IntervalRows implements ParquetFile.Rows {
-        final StateModel m;
-        final IntervalTable.Block block = new IntervalTable.Block();
-        int table = StoredModel.RUNS;
-        int i;
-
-        IntervalRows(StateModel m) {
-            this.m = m;
-        }
-
-        @Override
-        public int fill(ParquetFile.Group g, int capacity) {
-            int row = 0;
-            while (row < capacity && table <= StoredModel.IRQS) {
-                IntervalTable t = StoredModel.intervals(m, table);
-                int n = i < t.size() ? t.read(i, capacity - row, block) : 0;
-                if (n == 0) {
-                    table++;
-                    i = 0;
-                    continue;
-                }
-                java.util.Arrays.fill(g.longs[0], row, row + n, table);
-                for (int j = 0; j < n; j++) {
-                    int r = row + j;
-                    g.longs[1][r] = block.start(j);
-                    g.longs[2][r] = block.end(j);
-                    g.longs[3][r] = block.owner(j);
-                    g.longs[4][r] = block.subject(j);
-                    g.longs[5][r] = block.state(j);
-                    g.longs[6][r] = block.depth(j);
-                    g.longs[7][r] = block.flags(j);
-                    g.longs[8][r] = block.self(j);
-                }
-                row += n;
-                i += n;
-            }
-            return row;
         }
     }
 
@@ -438,28 +385,49 @@ public final class ModelStore {
                 }
                 out.totals(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5));
             }
-            // owner and subject in one value, state, flags and depth in another, as the model packs them (a negative
-            // owner or state as well: multiplied, not shifted): fewer values to fetch one by one
-            try (ResultSet r = s.executeQuery(
-                    select(
-                            dir,
-                            "model_intervals",
-                            "kind, start_ns, end_ns, "
-                                    + "owner::BIGINT * 4294967296 + (subject::BIGINT & 4294967295), "
-                                    + "state::BIGINT * 1099511627776 + flags::BIGINT * 4294967296 + (depth::BIGINT & 4294967295), self_ns"))) {
+            // the interval tables from the index's own: runs, task states and interrupts from the intervals file,
+            // calls from the calls file, owner and subject by the model's numbers (columns the views do not show);
+            // owner and subject in one value, state, flags and depth in another, as the model packs them (a
+            // negative owner or subject as well: multiplied, not shifted): fewer values to fetch one by one
+            s.execute(IndexTables.enumType("interval_kind", IndexTables.KINDS)
+                    + IndexTables.enumType("state_name", IndexTables.STATES));
+            String who = OWNER + "::BIGINT * 4294967296 + (" + SUBJECT + "::BIGINT & 4294967295)";
+            String flags = "(start_unknown::BIGINT + 2 * end_unknown::BIGINT + 4 * events_lost::BIGINT) * 4294967296";
+            try (ResultSet r = s.executeQuery("SELECT enum_code(kind::interval_kind), start_ns, end_ns, " + who
+                    + ", coalesce(enum_code(state::state_name), 0)::BIGINT * 1099511627776 + " + flags
+                    + " + (depth::BIGINT & 4294967295) FROM " + IndexTables.parquet(dir, "intervals"))) {
                 while (r.next()) {
-                    long who = r.getLong(4);
+                    long owner = r.getLong(4);
                     long packed = r.getLong(5);
+                    // the runs, task states and interrupts have no self time: the calls alone do
                     out.interval(
-                            r.getInt(1),
+                            KIND_TABLES[r.getInt(1)],
                             r.getLong(2),
                             r.getLong(3),
-                            (int) (who >>> 32),
-                            (int) who,
+                            (int) (owner >>> 32),
+                            (int) owner,
                             (int) (packed >> 40),
                             (int) packed,
                             (int) (packed >>> 32) & 0xFF,
-                            r.getLong(6));
+                            0);
+                }
+            }
+            // the calls have no state
+            try (ResultSet r = s.executeQuery("SELECT start_ns, end_ns, " + who + ", " + flags
+                    + " + (depth::BIGINT & 4294967295), self_ns FROM " + IndexTables.parquet(dir, "calls"))) {
+                while (r.next()) {
+                    long owner = r.getLong(3);
+                    long packed = r.getLong(4);
+                    out.interval(
+                            StoredModel.CALLS,
+                            r.getLong(1),
+                            r.getLong(2),
+                            (int) (owner >>> 32),
+                            (int) owner,
+                            0,
+                            (int) packed,
+                            (int) (packed >>> 32) & 0xFF,
+                            r.getLong(5));
                 }
             }
             try (ResultSet r = s.executeQuery(select(

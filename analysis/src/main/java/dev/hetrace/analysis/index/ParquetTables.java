@@ -15,6 +15,16 @@ import java.util.List;
  * table's columns and its rows as {@link ParquetFile} takes them, a block of rows at a time.
  */
 final class ParquetTables {
+    /**
+     * The columns of {@code intervals.parquet} and {@code calls.parquet} that the views do not
+     * show: each row's owner and subject as the state model numbers them (a run's core and task,
+     * a task state's task and queue, an interrupt's core and function, a call's task and
+     * function), from which {@link ModelStore} reads the model's interval tables back.
+     */
+    static final String OWNER = "owner";
+
+    static final String SUBJECT = "subject";
+
     private ParquetTables() {}
 
     /** Per task, its trace's number. */
@@ -72,7 +82,9 @@ final class ParquetTables {
                     ParquetFile.Column.ints("depth", false),
                     ParquetFile.Column.bools("start_unknown"),
                     ParquetFile.Column.bools("end_unknown"),
-                    ParquetFile.Column.bools("events_lost"));
+                    ParquetFile.Column.bools("events_lost"),
+                    ParquetFile.Column.ints(OWNER, false),
+                    ParquetFile.Column.ints(SUBJECT, false));
         }
 
         @Override
@@ -102,7 +114,7 @@ final class ParquetTables {
         private abstract class Part {
             abstract void block(ParquetFile.Group out, int row, int n);
 
-            /** The kind, times, trace (of the owner, through {@code ownerTrace}), depth and flags. */
+            /** The kind, times, trace (of the owner, through {@code ownerTrace}), depth, flags, owner and subject. */
             final void common(ParquetFile.Group out, int row, int n, int[] ownerTrace) {
                 Arrays.fill(out.ints[0], row, row + n, table);
                 long[] start = out.longs[1];
@@ -114,8 +126,13 @@ final class ParquetTables {
                     depth[row + j] = block.depth(j);
                 }
                 int[] trace = out.ints[3];
+                long[] owner = out.longs[13];
+                long[] subject = out.longs[14];
                 for (int j = 0; j < n; j++) {
-                    trace[row + j] = ownerTrace[block.owner(j)];
+                    int o = block.owner(j);
+                    trace[row + j] = ownerTrace[o];
+                    owner[row + j] = o;
+                    subject[row + j] = block.subject(j);
                 }
                 flags(out, 10, row, n, block);
             }
@@ -233,7 +250,9 @@ final class ParquetTables {
                     ParquetFile.Column.ints("depth", false),
                     ParquetFile.Column.bools("start_unknown"),
                     ParquetFile.Column.bools("end_unknown"),
-                    ParquetFile.Column.bools("events_lost"));
+                    ParquetFile.Column.bools("events_lost"),
+                    ParquetFile.Column.ints(OWNER, false),
+                    ParquetFile.Column.ints(SUBJECT, false));
         }
 
         @Override
@@ -252,6 +271,8 @@ final class ParquetTables {
                 int[] task = out.ints[4];
                 int[] function = out.ints[5];
                 long[] depth = out.longs[6];
+                long[] ownerId = out.longs[10];
+                long[] subjectId = out.longs[11];
                 for (int j = 0; j < n; j++) {
                     start[row + j] = block.start(j);
                     end[row + j] = block.end(j);
@@ -259,10 +280,13 @@ final class ParquetTables {
                 }
                 for (int j = 0; j < n; j++) {
                     int owner = block.owner(j);
+                    int subject = block.subject(j);
                     task[row + j] = owner;
                     trace[row + j] = taskTrace[owner];
-                    function[row + j] = block.subject(j);
+                    function[row + j] = subject;
                     depth[row + j] = block.depth(j);
+                    ownerId[row + j] = owner;
+                    subjectId[row + j] = subject;
                 }
                 flags(out, 7, row, n, block);
                 row += n;

@@ -366,7 +366,6 @@ class IndexTest {
                             "model_tasks.parquet",
                             "model_names.parquet",
                             "model_totals.parquet",
-                            "model_intervals.parquet",
                             "model_messages.parquet",
                             "model_points.parquet",
                             Checksums.FILE);

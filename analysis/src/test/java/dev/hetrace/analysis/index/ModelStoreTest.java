@@ -91,7 +91,7 @@ class ModelStoreTest {
         Simulation.Result r = Simulation.sobel(SimConfig.sobel(2).withSlaves(1), dir.resolve("board"));
         List<Path> traces = List.of(r.master(), r.slaves().getFirst());
         TraceIndex first = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> {});
-        Files.delete(first.folder().resolve("model_intervals.parquet"));
+        Files.delete(first.folder().resolve("model_messages.parquet"));
 
         List<String> notes = new ArrayList<>();
         TraceIndex again = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), notes::add);
