@@ -755,40 +755,10 @@ public final class PerfettoTrace {
                     long receive = sideTrack(messages.receiveTask(j), messages.receiveCore(j));
                     long flow = send != 0 && receive != 0 ? ++id : 0;
                     if (send != 0) {
-                        int trace = sideTrace(messages.sendTask(j), messages.sendCore(j));
-                        event(
-                                trace,
-                                ts(trace, messages.sendTime(j)),
-                                INSTANT.number(),
-                                send,
-                                iids[fixedBase + (receive != 0 ? F_SEND : F_SEND_ONLY)],
-                                flow,
-                                0,
-                                0,
-                                true,
-                                messages.queue(j),
-                                messages.id(j),
-                                false,
-                                0);
-                        instants++;
+                        messageEnd(j, true, send, receive != 0 ? F_SEND : F_SEND_ONLY, flow, 0);
                     }
                     if (receive != 0) {
-                        int trace = sideTrace(messages.receiveTask(j), messages.receiveCore(j));
-                        event(
-                                trace,
-                                ts(trace, messages.receiveTime(j)),
-                                INSTANT.number(),
-                                receive,
-                                iids[fixedBase + (send != 0 ? F_RECEIVE : F_RECEIVE_ONLY)],
-                                0,
-                                flow,
-                                0,
-                                true,
-                                messages.queue(j),
-                                messages.id(j),
-                                false,
-                                0);
-                        instants++;
+                        messageEnd(j, false, receive, send != 0 ? F_RECEIVE : F_RECEIVE_ONLY, 0, flow);
                     }
                     if (flow != 0) {
                         flows++;
@@ -796,6 +766,29 @@ public final class PerfettoTrace {
                 }
             }
             return id;
+        }
+
+        /** One end of message {@code j} of the block read: an instant on its track, the flow leaving or ending there. */
+        private void messageEnd(int j, boolean sending, long track, int name, long flowOut, long flowIn)
+                throws IOException {
+            int task = sending ? messages.sendTask(j) : messages.receiveTask(j);
+            int core = sending ? messages.sendCore(j) : messages.receiveCore(j);
+            int trace = sideTrace(task, core);
+            event(
+                    trace,
+                    ts(trace, sending ? messages.sendTime(j) : messages.receiveTime(j)),
+                    INSTANT.number(),
+                    track,
+                    iids[fixedBase + name],
+                    flowOut,
+                    flowIn,
+                    0,
+                    true,
+                    messages.queue(j),
+                    messages.id(j),
+                    false,
+                    0);
+            instants++;
         }
 
         private long sync(SyncMessages s, long flowBase) throws IOException {
