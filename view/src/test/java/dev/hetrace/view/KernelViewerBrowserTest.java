@@ -9,6 +9,7 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Rectangle;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * {@code hetrace view} of a real desktop kernel trace ({@code real/many-threads}: 8 CPUs, 8,000
@@ -235,5 +241,59 @@ class KernelViewerBrowserTest {
             assertThat(total).isPositive();
         }
         browser.shot("kernel-load");
+    }
+
+    @Test
+    void aClickedThreadRunOnACpuShowsWhatTheModelSaysOfIt() throws Exception {
+        open();
+        // cpu0's longest run of a thread, in view with a tenth of its length on each side
+        IntervalTable runs = model.runs();
+        int cpu0 = -1;
+        for (int c = 0; c < model.cores().size(); c++) {
+            if (model.cores().get(c).name().endsWith("/cpu0")) {
+                cpu0 = c;
+            }
+        }
+        int longest = -1;
+        for (int i = 0; i < runs.size(); i++) {
+            if (runs.owner(i) == cpu0
+                    && runs.state(i) == StateModel.RUNNING
+                    && (longest < 0 || runs.duration(i) > runs.duration(longest))) {
+                longest = i;
+            }
+        }
+        long start = runs.start(longest) - model.begin();
+        long end = runs.end(longest) - model.begin();
+        long margin = (end - start) / 10;
+        browser.js("window.__hetrace.zoomTo(" + (start - margin) + ", " + (end + margin) + ")");
+        JsonNode draw = browser.lastDraw();
+        JsonNode rect = null;
+        for (JsonNode r : draw.get("rects")) {
+            if (r.get("rowName").asText().equals("cpu0") && r.get("start").asLong() == start) {
+                rect = r;
+            }
+        }
+        assertThat(rect).as("cpu0's longest run drawn as a rectangle").isNotNull();
+        WebElement canvas = browser.driver.findElement(By.id("canvas"));
+        Rectangle box = canvas.getRect();
+        double x = (rect.get("x0").asDouble() + rect.get("x1").asDouble()) / 2;
+        double y = Chromium.row(draw, "cpu0").get("y").asDouble() + ROW_H / 2.0;
+        // Selenium's offsets are from the element's middle
+        new Actions(browser.driver)
+                .moveToElement(
+                        canvas, (int) Math.round(x - box.getWidth() / 2.0), (int) Math.round(y - box.getHeight() / 2.0))
+                .click()
+                .perform();
+        WebElement details = browser.driver.findElement(By.id("details"));
+        new WebDriverWait(browser.driver, Duration.ofSeconds(10))
+                .until(d -> details.isDisplayed() && details.getDomAttribute("data-start") != null);
+        assertThat(Long.parseLong(details.getDomAttribute("data-start"))).isEqualTo(start);
+        assertThat(Long.parseLong(details.getDomAttribute("data-end"))).isEqualTo(end);
+        assertThat(Long.parseLong(details.getDomAttribute("data-duration"))).isEqualTo(end - start);
+        assertThat(details.getDomAttribute("data-core"))
+                .isEqualTo(model.cores().get(cpu0).name());
+        assertThat(details.getDomAttribute("data-name"))
+                .contains(model.tasks().get(runs.subject(longest)).name());
+        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
     }
 }
