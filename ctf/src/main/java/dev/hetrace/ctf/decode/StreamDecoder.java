@@ -321,6 +321,18 @@ public final class StreamDecoder {
         long tsEnd = roleValues[Node.ROLE_TIMESTAMP_END];
         long seq = roleValues[Node.ROLE_PACKET_SEQ_NUM];
         long discarded = roleValues[Node.ROLE_EVENTS_DISCARDED];
+        if (!again && offset == 0 && plan.packetHeader == null && sp.packetContext == null) {
+            // a packetless stream (the whole file one run of events): a capture of it may
+            // begin in the middle of an event
+            long first = firstDecodableEvent();
+            if (first > 0) {
+                warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
+                        + " bytes skipped before the first event that decodes");
+                offset = first;
+                pos = first;
+                packetStart = first;
+            }
+        }
         long headerBits = pos - offset;
         long remaining = fileBits - offset;
         if (packetBits == PacketInfo.ABSENT) {
@@ -387,6 +399,58 @@ public final class StreamDecoder {
             noteLosses(packet);
         }
     }
+
+    /** Events that must decode one after the other from a byte for it to be taken as the start of an event. */
+    private static final int RESYNC_EVENTS = 4;
+
+    /**
+     * Where the first event of a packetless file begins, in bits: the first byte from which
+     * {@link #RESYNC_EVENTS} events decode one after the other (or every event up to the end of
+     * the file, the last one possibly cut short by the end of the capture); 0 when the file
+     * decodes from its start or from no byte at all (its first event's error is then told as
+     * for any other stream).
+     */
+    private long firstDecodableEvent() {
+        long savedClock = clock;
+        try {
+            for (long at = 0; at < fileBits; at += 8) {
+                if (decodesFrom(at)) {
+                    return at;
+                }
+            }
+            return 0;
+        } finally {
+            clock = savedClock;
+            Arrays.fill(regs, 0);
+            tapeLen = 0;
+            event = null;
+            eventId = -1;
+            ranOut = false;
+        }
+    }
+
+    /** Whether events decode one after the other from bit {@code at} (see {@link #firstDecodableEvent}). */
+    private boolean decodesFrom(long at) {
+        pos = at;
+        packetStart = at;
+        clock = 0;
+        Arrays.fill(regs, 0);
+        ranOut = false;
+        int decoded = 0;
+        try {
+            while (decoded < RESYNC_EVENTS && pos < limit) {
+                decodeEvent();
+                decoded++;
+            }
+            return decoded > 0;
+        } catch (StreamDecodingException e) {
+            // an event cut short by the end of the capture counts once one before it decoded
+            return decoded > 0 && ranOut;
+        }
+    }
+
+    /** Set when a field went past the end of the packet content (the slow path of bounds checks). */
+    private boolean ranOut;
 
     /** Tells if the packet begins before the previous one ends, and queues the losses found since it. */
     private void noteLosses(PacketInfo p) {
@@ -728,6 +792,7 @@ public final class StreamDecoder {
             // from the packet's start, not the file's: a packet may start anywhere a whole byte does
             long aligned = pos + ((packetStart - pos) & (alignment - 1));
             if (aligned > limit) {
+                ranOut = true;
                 throw error(pos, "alignment padding in the " + scope + " goes past the end of the packet content");
             }
             pos = aligned;
@@ -736,6 +801,7 @@ public final class StreamDecoder {
 
     private void need(long bits, String scope, String what) throws StreamDecodingException {
         if (bits > limit - pos) {
+            ranOut = true;
             throw error(
                     pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
         }
@@ -867,7 +933,11 @@ public final class StreamDecoder {
     /** Byte address of a block of {@code bits} at the next byte boundary, or -1 if it does not fit. */
     private long stepBlock(int bits, String scope) throws StreamDecodingException {
         align(8, scope);
-        return bits > limit - pos ? -1 : pos >>> 3;
+        if (bits > limit - pos) {
+            ranOut = true;
+            return -1;
+        }
+        return pos >>> 3;
     }
 
     private long blockRead(long b, int read) {
