@@ -329,9 +329,9 @@ public final class StreamDecoder {
                 warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
                         + " bytes skipped before the first event that decodes");
                 offset = first;
-                pos = first;
-                packetStart = first;
             }
+            pos = offset;
+            packetStart = offset;
         }
         long headerBits = pos - offset;
         long remaining = fileBits - offset;
@@ -401,24 +401,57 @@ public final class StreamDecoder {
     }
 
     /** Events that must decode one after the other from a byte for it to be taken as the start of an event. */
-    private static final int RESYNC_EVENTS = 4;
+    private static final int RESYNC_EVENTS = 8;
 
     /**
      * Where the first event of a packetless file begins, in bits: the first byte from which
      * {@link #RESYNC_EVENTS} events decode one after the other (or every event up to the end of
-     * the file, the last one possibly cut short by the end of the capture); 0 when the file
-     * decodes from its start or from no byte at all (its first event's error is then told as
-     * for any other stream).
+     * the file, the last one possibly cut short by the end of the capture), each less than half
+     * the range of the event header's narrowest clock field after the one before it (0 for a
+     * file that begins with an event, as files do). The events of a capture follow each other
+     * much closer than that (2.1 s for a 32-bit nanosecond timestamp), while a header read
+     * from the middle of another event, often from the NULs that pad a name, has an arbitrary
+     * time. Of two such starts, the second inside the first's first event, whose events meet
+     * at an event, the one that reaches it sooner is taken. 0 also when no byte qualifies: the first event's error is then told as for any
+     * other stream.
      */
     private long firstDecodableEvent() {
         long savedClock = clock;
         try {
-            for (long at = 0; at < fileBits; at += 8) {
-                if (decodesFrom(at)) {
-                    return at;
+            int bits = narrowestClockField(stream.eventHeader);
+            long maxStep = bits <= 0 || bits >= 64 ? -1 : 1L << (bits - 1);
+            long found = -1;
+            for (long at = 0; at < fileBits && found < 0; at += 8) {
+                if (decodesFrom(at, maxStep)) {
+                    found = at;
                 }
             }
-            return 0;
+            if (found < 0) {
+                return 0;
+            }
+            // A start inside the first event found whose events meet the found ones at an event
+            // and reach it sooner: the found start was read from the middle of an event.
+            long[] chainAt = resyncAt.clone();
+            long[] chainClock = resyncClock.clone();
+            int chainLength = resyncLength;
+            for (long at = found + 8; chainLength > 1 && at < chainAt[1]; at += 8) {
+                if (!decodesFrom(at, maxStep)) {
+                    continue;
+                }
+                for (int i = 1; i < chainLength; i++) {
+                    int j = indexOf(resyncAt, resyncLength, chainAt[i]);
+                    if (j >= 0) {
+                        if (Long.compareUnsigned(resyncClock[j] - resyncClock[0], chainClock[i] - chainClock[0]) < 0) {
+                            found = at;
+                            chainAt = resyncAt.clone();
+                            chainClock = resyncClock.clone();
+                            chainLength = resyncLength;
+                        }
+                        break;
+                    }
+                }
+            }
+            return found;
         } finally {
             clock = savedClock;
             Arrays.fill(regs, 0);
@@ -429,24 +462,67 @@ public final class StreamDecoder {
         }
     }
 
-    /** Whether events decode one after the other from bit {@code at} (see {@link #firstDecodableEvent}). */
-    private boolean decodesFrom(long at) {
+    /** The size in bits of the narrowest integer of {@code n} that samples a clock, or 0 if none. */
+    private static int narrowestClockField(Node n) {
+        if (n == null) {
+            return 0;
+        }
+        int best = n.clock >= 0 && n.size > 0 ? n.size : 0;
+        for (Node c : n.children) {
+            int b = narrowestClockField(c);
+            if (b > 0 && (best == 0 || b < best)) {
+                best = b;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Whether events decode one after the other from bit {@code at}, each less than
+     * {@code maxStep} clock cycles after the one before it ({@code maxStep} -1: any); see
+     * {@link #firstDecodableEvent}.
+     */
+    private boolean decodesFrom(long at, long maxStep) {
         pos = at;
         packetStart = at;
         clock = 0;
         Arrays.fill(regs, 0);
         ranOut = false;
         int decoded = 0;
+        long previous = 0;
+        resyncLength = 0;
         try {
             while (decoded < RESYNC_EVENTS && pos < limit) {
+                long eventAt = pos;
                 decodeEvent();
-                decoded++;
+                if (decoded > 0 && maxStep > 0 && Long.compareUnsigned(eventClock - previous, maxStep) >= 0) {
+                    return false;
+                }
+                previous = eventClock;
+                resyncAt[decoded] = eventAt;
+                resyncClock[decoded] = eventClock;
+                resyncLength = ++decoded;
             }
             return decoded > 0;
         } catch (StreamDecodingException e) {
             // an event cut short by the end of the capture counts once one before it decoded
             return decoded > 0 && ranOut;
         }
+    }
+
+    /** Where the events {@link #decodesFrom} decoded begin, in bits, and their clock values; how many. */
+    private final long[] resyncAt = new long[RESYNC_EVENTS];
+
+    private final long[] resyncClock = new long[RESYNC_EVENTS];
+    private int resyncLength;
+
+    private static int indexOf(long[] a, int length, long v) {
+        for (int i = 0; i < length; i++) {
+            if (a[i] == v) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Set when a field went past the end of the packet content (the slow path of bounds checks). */
