@@ -127,6 +127,23 @@ class ZephyrTraceTest {
     }
 
     @Test
+    void fileWhoseFirstEventsAreFarApartInTimeIsReadFromItsFirstByte() throws Exception {
+        ZephyrTraces z = new ZephyrTraces();
+        z.thread(1_000, ZephyrTraces.THREAD_SWITCHED_IN, 0x2000, "main");
+        z.event(2_000, ZephyrTraces.ISR_ENTER);
+        z.event(2_500, ZephyrTraces.ISR_EXIT);
+        z.thread(3_000, ZephyrTraces.THREAD_SWITCHED_OUT, 0x2000, "main");
+        z.event(3_100, ZephyrTraces.IDLE);
+        // 4.29 s of idle: more than half the 32-bit timestamp's range
+        z.objectTimeout(0xFFFF_FFF0L, ZephyrTraces.SEMAPHORE_TAKE_ENTER, 7, 100);
+        z.objectResult(0x1_0000_0010L, ZephyrTraces.SEMAPHORE_TAKE_EXIT, 7, 100, 0);
+        List<String> warnings = new ArrayList<>();
+        List<Read> events = read(z.writePosix(tmp.resolve("far")), warnings);
+        assertSameEvents(truth(z.written(), 0), events, "far apart");
+        assertEquals(List.of(), warnings);
+    }
+
+    @Test
     void captureCutAtAnEventReadsAsBabeltrace2Does() throws Exception {
         ZephyrTraces z = ZephyrTraces.scenario(5, START, 200);
         Path dir = z.writeCapture(tmp.resolve("at-event"), z.written().get(33).offset());

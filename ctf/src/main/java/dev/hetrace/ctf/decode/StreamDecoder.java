@@ -405,26 +405,37 @@ public final class StreamDecoder {
 
     /**
      * Where the first event of a packetless file begins, in bits: the first byte from which
-     * {@link #RESYNC_EVENTS} events decode one after the other (or every event up to the end of
-     * the file, the last one possibly cut short by the end of the capture), each less than half
-     * the range of the event header's narrowest clock field after the one before it (0 for a
-     * file that begins with an event, as files do). The events of a capture follow each other
-     * much closer than that (2.1 s for a 32-bit nanosecond timestamp), while a header read
-     * from the middle of another event, often from the NULs that pad a name, has an arbitrary
-     * time. Of two such starts, the second inside the first's first event, whose events meet
-     * at an event, the one that reaches it sooner is taken. 0 also when no byte qualifies: the first event's error is then told as for any
-     * other stream.
+     * {@link #RESYNC_EVENTS} events decode one after the other (from the file's first byte,
+     * every event up to the end of a shorter file, the last one possibly cut short by the end of
+     * the capture), each less than half
+     * the range of the event header's narrowest clock field after the one before it. The events
+     * of a capture follow each other much closer than that (2.1 s for a 32-bit nanosecond
+     * timestamp), while a header read from the middle of another event, often from the NULs
+     * that pad a name, has an arbitrary time. When the file's first events decode but two are
+     * farther apart, it begins with an event unless another start qualifies before the later of
+     * the two (the first event is taken for a piece of another when only it is far from the
+     * rest). Then, of the start found and a start inside its first event whose events meet its
+     * events at an event, the one that reaches that event sooner is taken. 0 also when no byte
+     * qualifies: the first event's error is then told as for any other stream.
      */
     private long firstDecodableEvent() {
         long savedClock = clock;
         try {
             int bits = narrowestClockField(stream.eventHeader);
             long maxStep = bits <= 0 || bits >= 64 ? -1 : 1L << (bits - 1);
-            long found = -1;
-            for (long at = 0; at < fileBits && found < 0; at += 8) {
-                if (decodesFrom(at, maxStep)) {
-                    found = at;
+            long found = decodesFrom(0, maxStep) ? 0 : -1;
+            // Where the first byte's events were too far apart in time: another start is looked
+            // for before that event only (after the first event, when it is the second): a
+            // file's events may be far apart.
+            if (found < 0 && farApart > 0) {
+                long end = farApart == 1 ? farApartAt + 8 : farApartAt;
+                found = firstStart(8, end, maxStep);
+                if (found < 0 && decodesFrom(0, -1)) {
+                    found = 0;
                 }
+            }
+            if (found < 0) {
+                found = firstStart(8, fileBits, maxStep);
             }
             if (found < 0) {
                 return 0;
@@ -462,6 +473,16 @@ public final class StreamDecoder {
         }
     }
 
+    /** The first byte in {@code [from, to)} bits from which events decode (see {@link #decodesFrom}), or -1. */
+    private long firstStart(long from, long to, long maxStep) {
+        for (long at = from; at < to; at += 8) {
+            if (decodesFrom(at, maxStep)) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
     /** The size in bits of the narrowest integer of {@code n} that samples a clock, or 0 if none. */
     private static int narrowestClockField(Node n) {
         if (n == null) {
@@ -491,11 +512,14 @@ public final class StreamDecoder {
         int decoded = 0;
         long previous = 0;
         resyncLength = 0;
+        farApart = 0;
         try {
             while (decoded < RESYNC_EVENTS && pos < limit) {
                 long eventAt = pos;
                 decodeEvent();
                 if (decoded > 0 && maxStep > 0 && Long.compareUnsigned(eventClock - previous, maxStep) >= 0) {
+                    farApart = decoded;
+                    farApartAt = eventAt;
                     return false;
                 }
                 previous = eventClock;
@@ -503,10 +527,13 @@ public final class StreamDecoder {
                 resyncClock[decoded] = eventClock;
                 resyncLength = ++decoded;
             }
-            return decoded > 0;
+            // from the first byte, a file of fewer events (the end of a short capture); from
+            // another, all of them: a few bytes of garbage may decode as one event
+            return decoded == RESYNC_EVENTS || at == 0 && decoded > 0;
         } catch (StreamDecodingException e) {
-            // an event cut short by the end of the capture counts once one before it decoded
-            return decoded > 0 && ranOut;
+            // from the first byte, an event cut short by the end of the capture counts once one
+            // before it decoded
+            return at == 0 && decoded > 0 && ranOut;
         }
     }
 
@@ -515,6 +542,10 @@ public final class StreamDecoder {
 
     private final long[] resyncClock = new long[RESYNC_EVENTS];
     private int resyncLength;
+    /** The event of {@link #decodesFrom} too far in time from the one before it (0: none), and where it begins. */
+    private int farApart;
+
+    private long farApartAt;
 
     private static int indexOf(long[] a, int length, long v) {
         for (int i = 0; i < length; i++) {
