@@ -65,7 +65,7 @@ class ZephyrTraceTest {
 
     @Test
     void posixFileReadsAsWrittenWithTheTimestampExtendedPastEachWrap() throws Exception {
-        ZephyrTraces z = ZephyrTraces.scenario(7, START, 7000);
+        ZephyrTraces z = ZephyrTraces.scenario(7, START, 9000);
         Path dir = z.writePosix(tmp.resolve("posix"));
         List<String> warnings = new ArrayList<>();
         List<Read> events = read(dir, warnings);

@@ -223,7 +223,7 @@ public final class ZephyrTraces {
      * times then equal the truth's; a start near 2^32 makes the 32-bit timestamps wrap early).
      * Threads run a few hundred microseconds to a few milliseconds, interrupts of a few
      * microseconds preempt them (some ending to the scheduler, which switches), threads block
-     * on a semaphore or a mutex and the idle thread runs when nothing else is ready. A thread's
+     * on a semaphore or a mutex, and the idle thread runs until an interrupt readies another. A thread's
      * interval is from its switch in to the next thread's switch in (the switch itself, between
      * switched_out and switched_in, is the outgoing thread's), an interrupt's from enter to exit.
      */
@@ -249,13 +249,14 @@ public final class ZephyrTraces {
                 t += r.nextLong(50_000, 3_000_000);
             }
             int next;
-            switch (r.nextInt(4)) {
+            // the idle thread neither blocks nor gives: an interrupt readies a thread
+            switch (current == IDLE_THREAD ? 0 : r.nextInt(4)) {
                 case 0 -> {
                     // an interrupt; it may end to the scheduler, which switches
                     long enter = t;
                     z.event(t, ISR_ENTER);
                     t += r.nextLong(1_000, 20_000);
-                    boolean toScheduler = r.nextBoolean();
+                    boolean toScheduler = current == IDLE_THREAD || r.nextBoolean();
                     z.event(t, toScheduler ? ISR_EXIT_TO_SCHEDULER : ISR_EXIT);
                     z.intervals.add(new Interval(true, "isr", enter, t));
                     if (!toScheduler) {
@@ -264,6 +265,9 @@ public final class ZephyrTraces {
                     }
                     next = other(r, current);
                     t += 300;
+                    if (current == IDLE_THREAD) {
+                        next = r.nextInt(IDLE_THREAD);
+                    }
                 }
                 case 1 -> {
                     // takes the semaphore, and blocks on it
