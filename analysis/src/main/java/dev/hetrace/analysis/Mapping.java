@@ -162,8 +162,8 @@ public record Mapping(
     }
 
     /** The names of the presets, in the order they are tried. */
-    public static final List<String> PRESETS =
-            List.of("rtos", "lttng-kernel", "perf-kernel", "lttng-ust-cyg-profile", "lttng-ust-cyg-profile-fast");
+    public static final List<String> PRESETS = List.of(
+            "rtos", "zephyr", "lttng-kernel", "perf-kernel", "lttng-ust-cyg-profile", "lttng-ust-cyg-profile-fast");
 
     /** The presets parsed so far: resources of this jar, the same every time (a mapping is immutable). */
     private static final Map<String, Mapping> PARSED = new ConcurrentHashMap<>();

@@ -336,6 +336,18 @@ public final class StreamDecoder {
         long tsEnd = roleValues[Node.ROLE_TIMESTAMP_END];
         long seq = roleValues[Node.ROLE_PACKET_SEQ_NUM];
         long discarded = roleValues[Node.ROLE_EVENTS_DISCARDED];
+        if (!again && offset == 0 && plan.packetHeader == null && sp.packetContext == null) {
+            // a packetless stream (the whole file one run of events): a capture of it may
+            // begin in the middle of an event
+            long first = firstDecodableEvent();
+            if (first > 0) {
+                warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
+                        + " bytes skipped before the first event that decodes");
+                offset = first;
+            }
+            pos = offset;
+            packetStart = offset;
+        }
         long headerBits = pos - offset;
         long remaining = fileBits - offset;
         if (packetBits == PacketInfo.ABSENT) {
@@ -402,6 +414,165 @@ public final class StreamDecoder {
             noteLosses(packet);
         }
     }
+
+    /** Events that must decode one after the other from a byte for it to be taken as the start of an event. */
+    private static final int RESYNC_EVENTS = 8;
+
+    /**
+     * Where the first event of a packetless file begins, in bits: the first byte from which
+     * {@link #RESYNC_EVENTS} events decode one after the other (from the file's first byte,
+     * every event up to the end of a shorter file, the last one possibly cut short by the end of
+     * the capture), each less than half
+     * the range of the event header's narrowest clock field after the one before it. The events
+     * of a capture follow each other much closer than that (2.1 s for a 32-bit nanosecond
+     * timestamp), while a header read from the middle of another event, often from the NULs
+     * that pad a name, has an arbitrary time. When the file's first events decode but two are
+     * farther apart, it begins with an event unless another start qualifies before the later of
+     * the two (the first event is taken for a piece of another when only it is far from the
+     * rest). Then, of the start found and a start inside its first event whose events meet its
+     * events at an event, the one that reaches that event sooner is taken. 0 also when no byte
+     * qualifies: the first event's error is then told as for any other stream.
+     */
+    private long firstDecodableEvent() {
+        long savedClock = clock;
+        try {
+            int bits = narrowestClockField(stream.eventHeader);
+            long maxStep = bits <= 0 || bits >= 64 ? -1 : 1L << (bits - 1);
+            long found = decodesFrom(0, maxStep) ? 0 : -1;
+            // Where the first byte's events were too far apart in time: another start is looked
+            // for before that event only (after the first event, when it is the second): a
+            // file's events may be far apart.
+            if (found < 0 && farApart > 0) {
+                long end = farApart == 1 ? farApartAt + 8 : farApartAt;
+                found = firstStart(8, end, maxStep);
+                if (found < 0 && decodesFrom(0, -1)) {
+                    found = 0;
+                }
+            }
+            if (found < 0) {
+                found = firstStart(8, fileBits, maxStep);
+            }
+            if (found < 0) {
+                return 0;
+            }
+            // A start inside the first event found whose events meet the found ones at an event
+            // and reach it sooner: the found start was read from the middle of an event.
+            long[] chainAt = resyncAt.clone();
+            long[] chainClock = resyncClock.clone();
+            int chainLength = resyncLength;
+            for (long at = found + 8; chainLength > 1 && at < chainAt[1]; at += 8) {
+                if (!decodesFrom(at, maxStep)) {
+                    continue;
+                }
+                for (int i = 1; i < chainLength; i++) {
+                    int j = indexOf(resyncAt, resyncLength, chainAt[i]);
+                    if (j >= 0) {
+                        if (Long.compareUnsigned(resyncClock[j] - resyncClock[0], chainClock[i] - chainClock[0]) < 0) {
+                            found = at;
+                            chainAt = resyncAt.clone();
+                            chainClock = resyncClock.clone();
+                            chainLength = resyncLength;
+                        }
+                        break;
+                    }
+                }
+            }
+            return found;
+        } finally {
+            clock = savedClock;
+            Arrays.fill(regs, 0);
+            tapeLen = 0;
+            event = null;
+            eventId = -1;
+            ranOut = false;
+        }
+    }
+
+    /** The first byte in {@code [from, to)} bits from which events decode (see {@link #decodesFrom}), or -1. */
+    private long firstStart(long from, long to, long maxStep) {
+        for (long at = from; at < to; at += 8) {
+            if (decodesFrom(at, maxStep)) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    /** The size in bits of the narrowest integer of {@code n} that samples a clock, or 0 if none. */
+    private static int narrowestClockField(Node n) {
+        if (n == null) {
+            return 0;
+        }
+        int best = n.clock >= 0 && n.size > 0 ? n.size : 0;
+        for (Node c : n.children) {
+            int b = narrowestClockField(c);
+            if (b > 0 && (best == 0 || b < best)) {
+                best = b;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Whether events decode one after the other from bit {@code at}, each less than
+     * {@code maxStep} clock cycles after the one before it ({@code maxStep} -1: any); see
+     * {@link #firstDecodableEvent}.
+     */
+    private boolean decodesFrom(long at, long maxStep) {
+        pos = at;
+        packetStart = at;
+        clock = 0;
+        Arrays.fill(regs, 0);
+        ranOut = false;
+        int decoded = 0;
+        long previous = 0;
+        resyncLength = 0;
+        farApart = 0;
+        try {
+            while (decoded < RESYNC_EVENTS && pos < limit) {
+                long eventAt = pos;
+                decodeEvent();
+                if (decoded > 0 && maxStep > 0 && Long.compareUnsigned(eventClock - previous, maxStep) >= 0) {
+                    farApart = decoded;
+                    farApartAt = eventAt;
+                    return false;
+                }
+                previous = eventClock;
+                resyncAt[decoded] = eventAt;
+                resyncClock[decoded] = eventClock;
+                resyncLength = ++decoded;
+            }
+            // from the first byte, a file of fewer events (the end of a short capture); from
+            // another, all of them: a few bytes of garbage may decode as one event
+            return decoded == RESYNC_EVENTS || at == 0 && decoded > 0;
+        } catch (StreamDecodingException e) {
+            // from the first byte, an event cut short by the end of the capture counts once one
+            // before it decoded
+            return at == 0 && decoded > 0 && ranOut;
+        }
+    }
+
+    /** Where the events {@link #decodesFrom} decoded begin, in bits, and their clock values; how many. */
+    private final long[] resyncAt = new long[RESYNC_EVENTS];
+
+    private final long[] resyncClock = new long[RESYNC_EVENTS];
+    private int resyncLength;
+    /** The event of {@link #decodesFrom} too far in time from the one before it (0: none), and where it begins. */
+    private int farApart;
+
+    private long farApartAt;
+
+    private static int indexOf(long[] a, int length, long v) {
+        for (int i = 0; i < length; i++) {
+            if (a[i] == v) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Set when a field went past the end of the packet content (the slow path of bounds checks). */
+    private boolean ranOut;
 
     /** Tells if the packet begins before the previous one ends, and queues the losses found since it. */
     private void noteLosses(PacketInfo p) {
@@ -747,6 +918,7 @@ public final class StreamDecoder {
             // from the packet's start, not the file's: a packet may start anywhere a whole byte does
             long aligned = pos + ((packetStart - pos) & (alignment - 1));
             if (aligned > limit) {
+                ranOut = true;
                 throw error(pos, "alignment padding in the " + scope + " goes past the end of the packet content");
             }
             pos = aligned;
@@ -755,6 +927,7 @@ public final class StreamDecoder {
 
     private void need(long bits, String scope, String what) throws StreamDecodingException {
         if (bits > limit - pos) {
+            ranOut = true;
             throw error(
                     pos, what + " in the " + scope + " (" + bits + " bits) goes past the end of the packet content");
         }
@@ -886,7 +1059,11 @@ public final class StreamDecoder {
     /** Byte address of a block of {@code bits} at the next byte boundary, or -1 if it does not fit. */
     private long stepBlock(int bits, String scope) throws StreamDecodingException {
         align(8, scope);
-        return bits > limit - pos ? -1 : pos >>> 3;
+        if (bits > limit - pos) {
+            ranOut = true;
+            return -1;
+        }
+        return pos >>> 3;
     }
 
     private long blockRead(long b, int read) {

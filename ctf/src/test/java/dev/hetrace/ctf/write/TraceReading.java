@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Reads traces back for the writer's tests: as value trees, as hetrace text, as babeltrace2 text. */
-final class TraceReading {
+public final class TraceReading {
     private TraceReading() {}
 
     /** One event as read back: its class id, its clock value in cycles, and its scopes as value trees. */
@@ -50,7 +50,7 @@ final class TraceReading {
         throw new AssertionError("no stream file " + file + " in " + dir);
     }
 
-    static String hetraceText(Path dir) throws Exception {
+    public static String hetraceText(Path dir) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         TextSink sink = new TextSink(bytes);
         try (CtfTrace trace = CtfTrace.open(dir, w -> {})) {
@@ -71,10 +71,10 @@ final class TraceReading {
     }
 
     /** What babeltrace2 did with a trace. */
-    record Babeltrace(int exit, String out, String err) {}
+    public record Babeltrace(int exit, String out, String err) {}
 
     /** babeltrace2's text for the trace, in UTC. */
-    static Babeltrace babeltrace(Path dir) throws Exception {
+    public static Babeltrace babeltrace(Path dir) throws Exception {
         Path outFile = Files.createTempFile("bt2", ".txt");
         Path errFile = Files.createTempFile("bt2", ".err");
         try {

@@ -1,0 +1,157 @@
+package dev.hetrace.ctf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.hetrace.ctf.decode.StreamDecoder;
+import dev.hetrace.ctf.testing.Required;
+import dev.hetrace.ctf.testing.ZephyrTraces;
+import dev.hetrace.ctf.testing.ZephyrTraces.Written;
+import dev.hetrace.ctf.write.TraceReading;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Zephyr's CTF traces (its metadata, packetless streams of events with a 32-bit timestamp
+ * that wraps) written as {@code ctf_top.h} lays them out: read exactly, the same as
+ * babeltrace2 reads them, and from a capture that begins in the middle of an event.
+ */
+class ZephyrTraceTest {
+    /** 20 ms before the 32-bit nanosecond timestamp wraps (4.29 s): the scenario wraps it several times. */
+    private static final long START = (1L << 32) - 20_000_000L;
+
+    @TempDir
+    Path tmp;
+
+    /** One event as read: name, time in ns, warnings told. */
+    private record Read(String name, long time) {}
+
+    private static List<Read> read(Path dir, List<String> warnings) throws Exception {
+        List<Read> events = new ArrayList<>();
+        try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
+            assertEquals(1, trace.streams().size());
+            StreamDecoder d = trace.decoder(0);
+            while (d.next()) {
+                events.add(new Read(d.event().cls.name(), d.clockValue()));
+            }
+        }
+        return events;
+    }
+
+    /** Equal lists, else the first difference (the lists run to thousands of events). */
+    private static void assertSameEvents(List<Read> expected, List<Read> actual, String where) {
+        for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
+            assertEquals(expected.get(i), actual.get(i), where + ": event " + i);
+        }
+        assertEquals(expected.size(), actual.size(), where + ": events read");
+    }
+
+    /** Equal texts, else the first line that differs. */
+    private static void assertSameText(String expected, String actual) {
+        List<String> e = expected.lines().toList();
+        List<String> a = actual.lines().toList();
+        for (int i = 0; i < Math.min(e.size(), a.size()); i++) {
+            assertEquals(e.get(i), a.get(i), "line " + (i + 1));
+        }
+        assertEquals(e.size(), a.size(), "lines");
+    }
+
+    private static List<Read> truth(List<Written> written, long shift) {
+        return written.stream().map(w -> new Read(w.name(), w.time() - shift)).toList();
+    }
+
+    @Test
+    void posixFileReadsAsWrittenWithTheTimestampExtendedPastEachWrap() throws Exception {
+        ZephyrTraces z = ZephyrTraces.scenario(7, START, 9000);
+        Path dir = z.writePosix(tmp.resolve("posix"));
+        List<String> warnings = new ArrayList<>();
+        List<Read> events = read(dir, warnings);
+        assertSameEvents(truth(z.written(), 0), events, "POSIX file");
+        assertEquals(List.of(), warnings);
+        long last = events.getLast().time();
+        assertTrue(last > 2 * (1L << 32), "the scenario wraps the 32-bit timestamp at least twice: " + last);
+        for (int i = 1; i < events.size(); i++) {
+            assertTrue(events.get(i).time() >= events.get(i - 1).time(), "time goes back at event " + i);
+        }
+    }
+
+    @Test
+    void readsAsBabeltrace2Does() throws Exception {
+        Path dir = ZephyrTraces.scenario(11, START, 400).writePosix(tmp.resolve("bt"));
+        if (!Required.ifPresent(Required.hasBabeltrace2(), "babeltrace2")) {
+            return;
+        }
+        TraceReading.Babeltrace bt = TraceReading.babeltrace(dir);
+        assertEquals(0, bt.exit(), bt.err());
+        assertTrue(bt.out().lines().count() > 1000, "babeltrace2 printed the events");
+        assertSameText(bt.out(), TraceReading.hetraceText(dir));
+    }
+
+    @Test
+    void captureStartingInTheMiddleOfAnEventIsReadFromTheNextEvent() throws Exception {
+        for (long seed = 1; seed <= 4; seed++) {
+            captureFromEveryByte(ZephyrTraces.scenario(seed, START, 300), "seed " + seed);
+        }
+    }
+
+    /** Captures from every byte of a run of 40 events, of every kind the scenario writes. */
+    private void captureFromEveryByte(ZephyrTraces z, String scenario) throws Exception {
+        List<Written> written = z.written();
+        int from = written.get(20).offset();
+        int to = written.get(60).offset();
+        for (int cut = from; cut <= to; cut++) {
+            int first = 0;
+            while (written.get(first).offset() < cut) {
+                first++;
+            }
+            Written w = written.get(first);
+            long shift = w.time() - (w.time() & 0xFFFF_FFFFL);
+            Path dir = z.writeCapture(tmp.resolve("capture"), cut);
+            List<String> warnings = new ArrayList<>();
+            List<Read> events = read(dir, warnings);
+            String where = scenario + ", capture from byte " + cut;
+            assertSameEvents(truth(written.subList(first, written.size()), shift), events, where);
+            int skipped = w.offset() - cut;
+            assertEquals(
+                    skipped == 0
+                            ? List.of()
+                            : List.of(dir.resolve(ZephyrTraces.STREAM_FILE)
+                                    + ": the capture begins in the middle of an event: " + skipped
+                                    + " bytes skipped before the first event that decodes"),
+                    warnings,
+                    where);
+        }
+    }
+
+    @Test
+    void fileWhoseFirstEventsAreFarApartInTimeIsReadFromItsFirstByte() throws Exception {
+        ZephyrTraces z = new ZephyrTraces();
+        z.thread(1_000, ZephyrTraces.THREAD_SWITCHED_IN, 0x2000, "main");
+        z.event(2_000, ZephyrTraces.ISR_ENTER);
+        z.event(2_500, ZephyrTraces.ISR_EXIT);
+        z.thread(3_000, ZephyrTraces.THREAD_SWITCHED_OUT, 0x2000, "main");
+        z.event(3_100, ZephyrTraces.IDLE);
+        // 4.29 s of idle: more than half the 32-bit timestamp's range
+        z.objectTimeout(0xFFFF_FFF0L, ZephyrTraces.SEMAPHORE_TAKE_ENTER, 7, 100);
+        z.objectResult(0x1_0000_0010L, ZephyrTraces.SEMAPHORE_TAKE_EXIT, 7, 100, 0);
+        List<String> warnings = new ArrayList<>();
+        List<Read> events = read(z.writePosix(tmp.resolve("far")), warnings);
+        assertSameEvents(truth(z.written(), 0), events, "far apart");
+        assertEquals(List.of(), warnings);
+    }
+
+    @Test
+    void captureCutAtAnEventReadsAsBabeltrace2Does() throws Exception {
+        ZephyrTraces z = ZephyrTraces.scenario(5, START, 200);
+        Path dir = z.writeCapture(tmp.resolve("at-event"), z.written().get(33).offset());
+        if (!Required.ifPresent(Required.hasBabeltrace2(), "babeltrace2")) {
+            return;
+        }
+        TraceReading.Babeltrace bt = TraceReading.babeltrace(dir);
+        assertEquals(0, bt.exit(), bt.err());
+        assertSameText(bt.out(), TraceReading.hetraceText(dir));
+    }
+}
