@@ -7,6 +7,7 @@ import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.SyncOption;
 import dev.hetrace.tracer.rpmsg.RpmsgCollector;
+import dev.hetrace.tracer.rpmsg.RpmsgException;
 import dev.hetrace.tracer.shm.CollectMetadata;
 import dev.hetrace.tracer.shm.ShmCollector;
 import java.io.IOException;
@@ -88,7 +89,7 @@ import picocli.CommandLine.Option;
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:every producer finished (or Ctrl-C) and its packets were written",
-            "1:a region (without --wait) or the rpmsg device is missing, a region is invalid, the metadata or configuration is invalid, or a file could not be read or written",
+            "1:a region (without --wait) or the rpmsg device is missing, a region is invalid, the device gave bytes but no message, the metadata or configuration is invalid, or a file could not be read or written",
             "2:usage error, or TRACEDIR is or holds an input",
             "3:the trace was written, but slots or packets that held no valid packet were refused, or (--rpmsg) messages"
                     + " were lost (the last lines say how many)"
@@ -370,6 +371,12 @@ final class CollectCommand extends HetraceCommand {
                 + System.lineSeparator();
         main.out.write(TerminalText.guard(line).getBytes(StandardCharsets.UTF_8));
         main.out.flush();
+        if (s.messages() == 0 && s.bytesSkipped() > 0) {
+            throw new RpmsgException(
+                    device,
+                    "no message of an rpmsg tracer in the " + s.bytesSkipped()
+                            + " bytes read: is it the endpoint of a tracer generated with --platform rpmsg?");
+        }
         int status = 0;
         if (s.messagesLost() > 0 || s.packetsLost() > 0) {
             main.err.println("hetrace: %s: %d message%s lost on the way (sequence gaps): %d packet%s not written"

@@ -183,6 +183,54 @@ class CollectRpmsgTest {
         assertThat(lines.getLast()).contains("\"seq\":" + (lines.size() - 1) + ",");
     }
 
+    @Test
+    void aMissingDeviceInputThatHoldsNoMessageAndShmOptionsAreOneLineErrors() throws Exception {
+        Path metadata = dir.resolve("metadata");
+        Cli.Run missing = HetraceProcess.run(
+                Duration.ofSeconds(30),
+                "collect",
+                "--rpmsg",
+                dir.resolve("rpmsg9").toString(),
+                "--metadata",
+                metadata.toString(),
+                "-o",
+                dir.resolve("t1").toString());
+        assertThat(missing.status()).isEqualTo(1);
+        assertThat(missing.said()).isEqualTo("hetrace: %s: no such device or file%n".formatted(dir.resolve("rpmsg9")));
+
+        // e.g. a console, not the tracer's endpoint
+        Path noise = dir.resolve("ttyRPMSG1");
+        Files.writeString(noise, "login: root\r\nHTRM but no message\r\n");
+        Cli.Run notMessages = HetraceProcess.run(
+                Duration.ofSeconds(30),
+                "collect",
+                "--rpmsg",
+                noise.toString(),
+                "--metadata",
+                metadata.toString(),
+                "-o",
+                dir.resolve("t2").toString());
+        assertThat(notMessages.status()).isEqualTo(1);
+        assertThat(notMessages.said())
+                .endsWith(("hetrace: %s: no message of an rpmsg tracer in the 34 bytes read: is it the endpoint of a"
+                                + " tracer generated with --platform rpmsg?%n")
+                        .formatted(noise));
+        assertThat(dir.resolve("t2").resolve("metadata")).doesNotExist();
+
+        Cli.Run wait = HetraceProcess.run(
+                Duration.ofSeconds(30),
+                "collect",
+                "--rpmsg",
+                noise.toString(),
+                "--wait",
+                "--metadata",
+                metadata.toString(),
+                "-o",
+                dir.resolve("t3").toString());
+        assertThat(wait.status()).isEqualTo(2);
+        assertThat(wait.said()).isEqualTo("hetrace: --wait and --threads go with --shm%n".formatted());
+    }
+
     /** A producer on a pty and the collector reading its slave, both started. */
     private final class Pty {
         Process producer;

@@ -174,11 +174,17 @@ public final class RpmsgCollector implements AutoCloseable {
                     break; // stop(): everything whole is written already
                 } catch (IOException e) {
                     if (String.valueOf(e.getMessage()).contains("Input/output error")) {
-                        break; // a tty whose other side closed (EIO): the end of its input
+                        // a tty whose other side closed (EIO): the end of its input
+                        bytesSkipped += buf.position();
+                        buf.clear();
+                        break;
                     }
                     throw new RpmsgException(device, "cannot be read: " + e.getMessage());
                 }
                 if (n < 0) {
+                    // the end of the input: what is left is no whole message
+                    bytesSkipped += buf.position();
+                    buf.clear();
                     break;
                 }
                 buf.flip();
