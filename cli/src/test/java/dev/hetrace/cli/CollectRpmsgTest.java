@@ -184,6 +184,29 @@ class CollectRpmsgTest {
     }
 
     @Test
+    void ctrlCStopsACollectorWaitingForADeviceThatSendsNothingMore() throws Exception {
+        Pty pty = pty(2000, 0);
+        pty.go();
+        pty.awaitPackets();
+        // the producer keeps its side open and sends nothing: the collector waits in a read
+        long start = System.nanoTime();
+        assertThat(ShmProducer.run(dir, "kill", "-INT", Long.toString(pty.collector.pid())))
+                .isZero();
+        assertThat(pty.collector.waitFor(30, TimeUnit.SECONDS))
+                .as("collector stopped")
+                .isTrue();
+        assertThat(System.nanoTime() - start).as("stopped at once").isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(Files.readString(dir.resolve("summary.txt")))
+                .isEqualTo(
+                        "%s: %d messages, %d packets, %d bytes; lost: 0 messages, 0 packets; 0 packets refused, 0 bytes skipped%n"
+                                .formatted(pty.slave, pty.messages, pty.packets, pty.packets * PACKET_SIZE));
+        Cli.Run print = HetraceProcess.run(
+                Duration.ofSeconds(60), "print", dir.resolve("trace").toString());
+        assertThat(print.status()).isZero();
+        assertThat(print.out().lines().count()).isEqualTo(2000);
+    }
+
+    @Test
     void aMissingDeviceInputThatHoldsNoMessageAndShmOptionsAreOneLineErrors() throws Exception {
         Path metadata = dir.resolve("metadata");
         Cli.Run missing = HetraceProcess.run(
@@ -242,6 +265,20 @@ class CollectRpmsgTest {
 
         /** Lets the producer trace; once everything it sent is read, closes its side: the collector's input ends. */
         String collectAndClose() throws Exception {
+            go();
+            awaitPackets();
+            OutputStream in = producer.getOutputStream();
+            in.write("bye\n".getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            assertThat(producer.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(collector.waitFor(30, TimeUnit.SECONDS))
+                    .as("the collector ends when the tty hangs up")
+                    .isTrue();
+            return Files.readString(dir.resolve("summary.txt"));
+        }
+
+        /** Lets the producer trace, and reads what it says it sent. */
+        void go() throws IOException {
             OutputStream in = producer.getOutputStream();
             in.write("go\n".getBytes(StandardCharsets.UTF_8));
             in.flush();
@@ -250,6 +287,10 @@ class CollectRpmsgTest {
             messages = Long.parseLong(sent[1]);
             packets = Long.parseLong(sent[2]);
             dropped = Long.parseLong(sent[3]);
+        }
+
+        /** Waits until the collector has written every packet the producer sent whole. */
+        void awaitPackets() throws Exception {
             Path stream = dir.resolve("trace").resolve(slave.getFileName().toString());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!Files.exists(stream) || Files.size(stream) < (packets - dropped) * PACKET_SIZE) {
@@ -259,13 +300,6 @@ class CollectRpmsgTest {
                 assertThat(System.nanoTime()).as("packets collected in time").isLessThan(deadline);
                 Thread.sleep(10);
             }
-            in.write("bye\n".getBytes(StandardCharsets.UTF_8));
-            in.flush();
-            assertThat(producer.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(collector.waitFor(30, TimeUnit.SECONDS))
-                    .as("the collector ends when the tty hangs up")
-                    .isTrue();
-            return Files.readString(dir.resolve("summary.txt"));
         }
 
         String err() {

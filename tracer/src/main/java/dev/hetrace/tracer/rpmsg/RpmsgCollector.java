@@ -18,6 +18,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Reads the messages of an rpmsg platform from a device (an rpmsg_char {@code /dev/rpmsgN},
@@ -97,6 +98,10 @@ public final class RpmsgCollector implements AutoCloseable {
     private volatile long partialAtEnd;
     private volatile String firstRefusal;
     private volatile boolean stopRequested;
+    /** Held while a packet is written: a stop waits for it. */
+    private final Object writeLock = new Object();
+
+    private Thread reader;
 
     /**
      * Opens {@code device} (a tty is put in raw mode first, so that no byte is translated) and
@@ -162,9 +167,44 @@ public final class RpmsgCollector implements AutoCloseable {
 
     /**
      * Reads until the input ends (end of file, or a tty hung up) or {@link #stop()} is called;
-     * every whole packet received is written by then.
+     * every whole packet received is written by then. The reads are done by a daemon thread:
+     * a read waiting for a device that sends nothing cannot be ended (closing the channel
+     * waits for it), so a stop leaves that thread waiting, and writing nothing more.
      */
     public void run() throws IOException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        reader = Thread.ofPlatform().daemon().name("hetrace-collect-rpmsg").start(() -> {
+            try {
+                read();
+            } catch (Throwable e) {
+                failure.set(e);
+            } finally {
+                synchronized (writeLock) {
+                    writeLock.notifyAll();
+                }
+            }
+        });
+        try {
+            synchronized (writeLock) {
+                while (reader.isAlive() && !stopRequested) {
+                    writeLock.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            stop();
+            Thread.currentThread().interrupt();
+        }
+        Throwable e = failure.get();
+        if (e instanceof IOException io) {
+            throw io;
+        } else if (e instanceof RuntimeException re) {
+            throw re;
+        } else if (e instanceof Error err) {
+            throw err;
+        }
+    }
+
+    private void read() throws IOException {
         try {
             while (!stopRequested) {
                 int n;
@@ -285,8 +325,16 @@ public final class RpmsgCollector implements AutoCloseable {
         }
     }
 
-    /** Writes the whole packet in {@link #packet}, or refuses it. */
+    /** Writes the whole packet in {@link #packet}, or refuses it; nothing once stopped. */
     private void whole() throws IOException {
+        synchronized (writeLock) {
+            if (!stopRequested) {
+                wholeLocked();
+            }
+        }
+    }
+
+    private void wholeLocked() throws IOException {
         packet.flip();
         if (compiled == null) {
             start();
@@ -335,11 +383,10 @@ public final class RpmsgCollector implements AutoCloseable {
      * ends a read waiting for input; what was written stays written.
      */
     public void stop() {
-        stopRequested = true;
-        try {
-            in.close();
-        } catch (IOException e) {
-            // closing to wake the reader: nothing to keep
+        // once the packet being written is written
+        synchronized (writeLock) {
+            stopRequested = true;
+            writeLock.notifyAll();
         }
     }
 
@@ -366,7 +413,12 @@ public final class RpmsgCollector implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        in.close();
+        synchronized (writeLock) {
+            stopRequested = true;
+        }
+        if (reader == null || !reader.isAlive()) {
+            in.close(); // else it waits for the read: left to the process's end
+        }
         if (out != null) {
             out.close();
         }
