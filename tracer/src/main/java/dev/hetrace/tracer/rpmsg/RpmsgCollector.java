@@ -277,8 +277,10 @@ public final class RpmsgCollector implements AutoCloseable {
 
     private void message(int sequence, long number, int offset, int size, int at, int length) throws IOException {
         messages++;
-        if (haveSequence && sequence != nextSequence) {
-            messagesLost += Integer.toUnsignedLong(sequence - nextSequence);
+        // a number far behind is a restarted producer (its numbers from 0 again), not a loss
+        long gap = Integer.toUnsignedLong(sequence - nextSequence);
+        if (haveSequence && gap < 1L << 31) {
+            messagesLost += gap;
         }
         haveSequence = true;
         nextSequence = sequence + 1;
@@ -298,7 +300,8 @@ public final class RpmsgCollector implements AutoCloseable {
             if (!skipping) {
                 packetsLost++; // the previous one is missing its end
             }
-            packetsLost += (number - current - 1) & 0xffff_ffffL;
+            long missed = (number - current - 1) & 0xffff_ffffL;
+            packetsLost += missed < 1L << 31 ? missed : 0;
         }
         current = number;
         skipping = offset != 0;
