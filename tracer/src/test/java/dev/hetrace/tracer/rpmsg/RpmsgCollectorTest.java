@@ -20,6 +20,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -203,6 +204,37 @@ class RpmsgCollectorTest {
         assertThat(s.packets()).isEqualTo(sent.packets);
         assertThat(s.messagesLost()).isZero();
         assertEveryEvent(trace, 500);
+    }
+
+    @Test
+    void aProducerThatRestartsIsNoLossAndBothRunsAreInTheTrace() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Processes.run(dir, List.of("mkfifo", fifo.toString()));
+        byte[][] runs = new byte[2][];
+        long packets = 0;
+        for (int r = 0; r < 2; r++) {
+            Process p = start(List.of("./producer", "fifo", fifo.toString(), "400", "0", "1024"));
+            try (InputStream in = Files.newInputStream(fifo)) {
+                runs[r] = in.readAllBytes();
+            }
+            packets += sent(p).packets;
+        }
+        // the firmware restarted by remoteproc: its numbers start from 0 again
+        Path file = dir.resolve("rpmsg0");
+        Files.write(file, runs[0]);
+        Files.write(file, runs[1], StandardOpenOption.APPEND);
+        RpmsgCollector.Stats s = collect(file, dir.resolve("trace"));
+
+        assertThat(s.packets()).isEqualTo(packets);
+        assertThat(s.messagesLost()).isZero();
+        assertThat(s.packetsLost()).isZero();
+        long events = 0;
+        try (CtfReader reader = CtfReader.open(dir.resolve("trace"))) {
+            while (reader.next()) {
+                events++;
+            }
+        }
+        assertThat(events).isEqualTo(800);
     }
 
     private record Sent(long messages, long packets, long dropped) {}
