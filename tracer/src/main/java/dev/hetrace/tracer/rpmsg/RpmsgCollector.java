@@ -71,7 +71,11 @@ public final class RpmsgCollector implements AutoCloseable {
     private PacketCheck.Packets compiled;
     private PacketCheck check;
 
-    /** Bytes read and not yet parsed, little-endian. */
+    /**
+     * Bytes read and not yet parsed, little-endian. Twice the largest message: what is left
+     * after parsing is less than one message, so each read has room for a whole one (an
+     * rpmsg_char read drops the part of a message that does not fit).
+     */
     private final ByteBuffer buf =
             ByteBuffer.allocateDirect(2 * MAX_MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
     /** The packet being reassembled, as a segment the check reads. */
