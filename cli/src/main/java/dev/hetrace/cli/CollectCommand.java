@@ -6,6 +6,8 @@ import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.SyncOption;
+import dev.hetrace.tracer.rpmsg.RpmsgCollector;
+import dev.hetrace.tracer.rpmsg.RpmsgException;
 import dev.hetrace.tracer.shm.CollectMetadata;
 import dev.hetrace.tracer.shm.ShmCollector;
 import java.io.IOException;
@@ -23,13 +25,14 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code hetrace collect}: drains shm-ring regions into a CTF trace while their producers run. */
+/** {@code hetrace collect}: drains shm-ring regions, or reads an rpmsg device, into a CTF trace while the producers run. */
 @Command(
         name = "collect",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Drain the shm-ring regions of running cores into a CTF trace.",
+            "Drain the shm-ring regions of running cores, or read the RPMsg messages of a",
+            "core, into a CTF trace.",
             "",
             "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
             "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
@@ -65,25 +68,53 @@ import picocli.CommandLine.Option;
             "",
             "Remove stale region files before starting the producers and the collector.",
             "",
+            "--rpmsg DEVICE reads the messages of a core whose tracer was generated with",
+            "'--platform rpmsg' (e.g. a Cortex-M started by remoteproc) from its",
+            "rpmsg_char device (/dev/rpmsgN) or rpmsg_tty (/dev/ttyRPMSGN; put in raw mode",
+            "first, so that no byte is translated). Each message's header lets the",
+            "collector find it in a byte stream, reassemble the packets and see gaps: each",
+            "whole packet is checked as a slot is, then appended with one write to the",
+            "stream file named after the device. It stops at the end of the input (end of",
+            "file, or the tty hung up) or on Ctrl-C, every whole packet received written;",
+            "then it prints messages, packets and bytes written, messages and packets lost",
+            "(gaps in their numbers, packets missing a part), packets refused and bytes",
+            "that were no message. A loss is also said on a line of its own, with exit",
+            "status 3.",
+            "",
             "Examples:",
             "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
-            "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace"
+            "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace",
+            "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace"
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:every producer finished (or Ctrl-C) and its packets were written",
-            "1:a region is missing (without --wait) or invalid, the metadata or configuration is invalid, or a file could not be read or written",
+            "1:a region (without --wait) or the rpmsg device is missing, a region is invalid, the device gave bytes but no message, the metadata or configuration is invalid, or a file could not be read or written",
             "2:usage error, or TRACEDIR is or holds an input",
-            "3:the trace was written, but slots that held no valid packet were refused (the last line says how many)"
+            "3:the trace was written, but slots or packets that held no valid packet were refused, or (--rpmsg) messages"
+                    + " were lost (the last lines say how many)"
         })
 final class CollectCommand extends HetraceCommand {
-    @Option(
-            names = "--shm",
-            arity = "1..*",
-            required = true,
-            paramLabel = "FILE",
-            description = "shm-ring region files, one per core (their names name the stream files).")
-    List<Path> regions = new ArrayList<>();
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Input input;
+
+    static final class Input {
+        @Option(
+                names = "--shm",
+                arity = "1..*",
+                required = true,
+                paramLabel = "FILE",
+                description = "shm-ring region files, one per core (their names name the stream files).")
+        List<Path> regions;
+
+        @Option(
+                names = "--rpmsg",
+                required = true,
+                paramLabel = "DEVICE",
+                description = "The rpmsg_char device (/dev/rpmsgN) or rpmsg_tty (/dev/ttyRPMSGN) of a core whose"
+                        + " tracer has the rpmsg platform (its name names the stream file).")
+        Path rpmsg;
+    }
 
     @Option(
             names = {"-o", "--out"},
@@ -155,6 +186,13 @@ final class CollectCommand extends HetraceCommand {
         if (threads != null && threads < 1) {
             throw CommandFailure.usage("--threads " + threads + ": at least 1");
         }
+        if (input.rpmsg != null) {
+            if (waitForRegions || threads != null) {
+                throw CommandFailure.usage("--wait and --threads go with --shm");
+            }
+            return collectRpmsg(input.rpmsg);
+        }
+        List<Path> regions = input.regions;
         int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
         ShmCollector.MetadataSource source;
         List<Path> inputs = new ArrayList<>(includeDirs);
@@ -182,10 +220,7 @@ final class CollectCommand extends HetraceCommand {
                 }
             };
         } else {
-            List<Path> dirs = new ArrayList<>(includeDirs);
-            dirs.add(Path.of("").toAbsolutePath());
-            Configuration config = SyncOption.applyCommandLine(
-                    ConfigReader.read(metadataFrom.config, dirs), sync, Optional.ofNullable(syncStream));
+            Configuration config = configuration();
             Path file = metadataFrom.config;
             source = uuid -> CollectMetadata.fromConfig(config, file, uuid);
         }
@@ -233,6 +268,133 @@ final class CollectCommand extends HetraceCommand {
                 // shutting down: the hook is running and now returns
             }
         }
+    }
+
+    /** The configuration of --config, with --sync and --sync-stream applied. */
+    private Configuration configuration() throws IOException, ConfigException {
+        List<Path> dirs = new ArrayList<>(includeDirs);
+        dirs.add(Path.of("").toAbsolutePath());
+        return SyncOption.applyCommandLine(
+                ConfigReader.read(metadataFrom.config, dirs), sync, Optional.ofNullable(syncStream));
+    }
+
+    /** Reads the messages of an rpmsg device until its input ends or Ctrl-C; returns the exit status. */
+    private int collectRpmsg(Path device) throws IOException, ConfigException {
+        PrintStream err = main.err;
+        List<Path> inputs = new ArrayList<>(includeDirs);
+        RpmsgCollector.MetadataSource source;
+        if (metadataFrom.metadata != null) {
+            Path file = metadataFrom.metadata;
+            inputs.add(file);
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(file);
+            } catch (IOException e) {
+                throw FileFailure.of("read", file, e);
+            }
+            // the packet's UUID is checked against the metadata by each packet's check
+            source = first -> bytes;
+        } else {
+            Configuration config = configuration();
+            Path file = metadataFrom.config;
+            inputs.add(file);
+            source = first -> CollectMetadata.fromConfig(config, file, CollectMetadata.packetUuid(config, first))
+                    .getBytes(StandardCharsets.UTF_8);
+        }
+        RpmsgCollector collector;
+        try {
+            collector = new RpmsgCollector(device, inputs, out, source);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage(), e);
+        }
+        err.println("hetrace: " + device + ": reading (Ctrl-C to stop)");
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(
+                () -> {
+                    collector.stop();
+                    try {
+                        closed.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "hetrace-collect-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
+        Thread shower = progress
+                ? Thread.ofPlatform().daemon().name("hetrace-collect-progress").start(() -> {
+                    try {
+                        while (true) {
+                            Thread.sleep(1000);
+                            err.print("\r" + rpmsgLine(collector.stats()));
+                        }
+                    } catch (InterruptedException e) {
+                        // done
+                    }
+                })
+                : null;
+        try (collector) {
+            collector.run();
+            if (shower != null) {
+                shower.interrupt();
+                err.print("\r\033[K");
+            }
+            return rpmsgSummary(device, collector.stats());
+        } finally {
+            closed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook is running and now returns
+            }
+        }
+    }
+
+    private static String rpmsgLine(RpmsgCollector.Stats s) {
+        return "%d messages, %d packets, %d bytes; lost: %d messages, %d packets; %d packets refused, %d bytes skipped"
+                .formatted(
+                        s.messages(),
+                        s.packets(),
+                        s.bytes(),
+                        s.messagesLost(),
+                        s.packetsLost(),
+                        s.packetsRefused(),
+                        s.bytesSkipped());
+    }
+
+    /** Prints the summary; returns the exit status: 3 if anything was lost or refused. */
+    private int rpmsgSummary(Path device, RpmsgCollector.Stats s) throws IOException {
+        String line = device + ": " + rpmsgLine(s)
+                + (s.partialAtEnd() > 0
+                        ? "; the input ended " + s.partialAtEnd() + " bytes into a packet, which was not written"
+                        : "")
+                + System.lineSeparator();
+        main.out.write(TerminalText.guard(line).getBytes(StandardCharsets.UTF_8));
+        main.out.flush();
+        if (s.messages() == 0 && s.bytesSkipped() > 0) {
+            throw new RpmsgException(
+                    device,
+                    "no message of an rpmsg tracer in the " + s.bytesSkipped()
+                            + " bytes read: is it the endpoint of a tracer generated with --platform rpmsg?");
+        }
+        int status = 0;
+        if (s.messagesLost() > 0 || s.packetsLost() > 0) {
+            main.err.println("hetrace: %s: %d message%s lost on the way (sequence gaps): %d packet%s not written"
+                    .formatted(
+                            device,
+                            s.messagesLost(),
+                            s.messagesLost() == 1 ? "" : "s",
+                            s.packetsLost(),
+                            s.packetsLost() == 1 ? "" : "s"));
+            status = 3;
+        }
+        if (s.packetsRefused() > 0) {
+            main.err.println("hetrace: %s: %d packet%s refused: they are no packet of this trace and were not written"
+                            .formatted(device, s.packetsRefused(), s.packetsRefused() == 1 ? "" : "s")
+                    + " (first: " + s.firstRefusal() + ")");
+            status = 3;
+        }
+        return status;
     }
 
     private static String progressLine(List<ShmCollector.RingStats> stats) {

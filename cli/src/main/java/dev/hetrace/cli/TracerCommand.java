@@ -7,12 +7,14 @@ import dev.hetrace.tracer.c.CSyncHandshake;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.CallbackPlatform;
 import dev.hetrace.tracer.c.LinuxFilePlatform;
+import dev.hetrace.tracer.c.RpmsgPlatform;
 import dev.hetrace.tracer.c.ShmRingPlatform;
 import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.SyncOption;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
+import dev.hetrace.tracer.rpmsg.RpmsgFraming;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,7 +67,12 @@ final class TracerCommand extends GroupCommand {
                 "  shm-ring    PREFIX-platform-shm-ring.{h,c}: writes whole packets into a ring",
                 "              of slots in shared memory, drained by 'hetrace collect'",
                 "              (freestanding), and PREFIX-shm-ring-linux.{h,c}, which maps a",
-                "              region file for a producer running on Linux.",
+                "              region file for a producer running on Linux;",
+                "  rpmsg       PREFIX-platform-rpmsg.{h,c}: cuts each full packet into",
+                "              messages for your send function (rpmsg_send() on OpenAMP),",
+                "              read by 'hetrace collect --rpmsg'; freestanding. Messages are",
+                "              496 bytes at most (OpenAMP's and Linux's RPMsg payload), or",
+                "              --rpmsg-message-size BYTES.",
                 "",
                 "--ctf-version 2 writes the 'metadata' file in CTF 2 (JSON, as LTTng 2.15 and",
                 "babeltrace2 2.1 write it) instead of CTF 1.8; the C code and the data streams",
@@ -86,6 +93,7 @@ final class TracerCommand extends GroupCommand {
                 "  hetrace tracer generate config.yaml",
                 "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
                 "  hetrace tracer generate --platform callback --sync -o gen/ dsp.yaml",
+                "  hetrace tracer generate --platform rpmsg -o gen/ m4.yaml",
                 "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml",
                 "  hetrace tracer generate --ctf-version 2 --platform linux-file -o gen/ config.yaml"
             },
@@ -100,7 +108,8 @@ final class TracerCommand extends GroupCommand {
         enum Platform {
             linux_file,
             callback,
-            shm_ring
+            shm_ring,
+            rpmsg
         }
 
         @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
@@ -126,8 +135,15 @@ final class TracerCommand extends GroupCommand {
                 names = "--platform",
                 paramLabel = "NAME",
                 converter = PlatformConverter.class,
-                description = "Also write a platform: linux-file, callback or shm-ring.")
+                description = "Also write a platform: linux-file, callback, shm-ring or rpmsg.")
         Platform platform;
+
+        @Option(
+                names = "--rpmsg-message-size",
+                paramLabel = "BYTES",
+                description = "With --platform rpmsg: the largest message the link carries, header included"
+                        + " (default: 496, the RPMsg payload of 512-byte buffers).")
+        Integer rpmsgMessageSize;
 
         @Option(
                 names = "--ctf-version",
@@ -166,6 +182,16 @@ final class TracerCommand extends GroupCommand {
             if (metadataOnly && platform != null) {
                 throw CommandFailure.usage("--metadata-only and --platform do not go together");
             }
+            if (rpmsgMessageSize != null && platform != Platform.rpmsg) {
+                throw CommandFailure.usage("--rpmsg-message-size goes with --platform rpmsg");
+            }
+            int messageSize = rpmsgMessageSize != null ? rpmsgMessageSize : RpmsgFraming.DEFAULT_MESSAGE_SIZE;
+            if (messageSize <= RpmsgFraming.HEADER_SIZE || messageSize > RpmsgFraming.MAX_MESSAGE_SIZE) {
+                throw CommandFailure.usage("--rpmsg-message-size " + messageSize + ": from "
+                        + (RpmsgFraming.HEADER_SIZE + 1) + " to " + RpmsgFraming.MAX_MESSAGE_SIZE
+                        + " (the header takes "
+                        + RpmsgFraming.HEADER_SIZE + " bytes)");
+            }
             List<Path> dirs = new ArrayList<>(includeDirs);
             dirs.add(Path.of("").toAbsolutePath());
             Configuration c = ConfigReader.read(config, dirs);
@@ -181,6 +207,7 @@ final class TracerCommand extends GroupCommand {
                             case linux_file -> LinuxFilePlatform.generate(c);
                             case callback -> CallbackPlatform.generate(c);
                             case shm_ring -> ShmRingPlatform.generate(c);
+                            case rpmsg -> RpmsgPlatform.generate(c, messageSize);
                         });
             }
             String tsdl = BarectfMetadata.of(c);
@@ -209,7 +236,7 @@ final class TracerCommand extends GroupCommand {
                 }
             }
             throw new CommandLine.TypeConversionException(
-                    "unknown platform '" + value + "' (known: linux-file, callback, shm-ring)");
+                    "unknown platform '" + value + "' (known: linux-file, callback, shm-ring, rpmsg)");
         }
     }
 }

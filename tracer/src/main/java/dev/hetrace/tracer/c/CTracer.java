@@ -15,7 +15,7 @@ import java.util.Map;
  * <p>{@link TracerHeader} writes the header, {@link TracerSource} the source, with
  * {@link PacketFunctions} and {@link TracingFunction} for each data stream and event record
  * type; the C text they share with every configuration is in resource templates
- * ({@link CTemplate}), as is the platforms' ({@link LinuxFilePlatform}, {@link CallbackPlatform},
+ * ({@link CTemplate}), as is the platforms' ({@link LinuxFilePlatform}, {@link CallbackPlatform}, {@link RpmsgPlatform},
  * {@link ShmRingPlatform}) and the sync handshake's ({@link CSyncHandshake}).
  */
 public final class CTracer {

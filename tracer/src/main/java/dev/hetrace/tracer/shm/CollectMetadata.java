@@ -2,6 +2,7 @@ package dev.hetrace.tracer.shm;
 
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.UUID;
@@ -46,5 +47,28 @@ public final class CollectMetadata {
                     "does not declare the producers' trace UUID " + producersUuid + ": it describes another trace");
         }
         return text;
+    }
+
+    /**
+     * The trace UUID in the packet header of {@code packet} (a packet of {@code config}'s
+     * tracer, from its start), or null if its packet headers hold none or it is all zeros.
+     */
+    public static UUID packetUuid(Configuration config, ByteBuffer packet) {
+        Configuration.TraceType t = config.trace().type();
+        if (t.features().uuid().isEmpty()) {
+            return null;
+        }
+        int at = packet.position()
+                + t.features().magic().map(m -> (int) (m.size() / 8)).orElse(0);
+        if (packet.limit() - at < 16) {
+            return null;
+        }
+        long hi = 0;
+        long lo = 0;
+        for (int i = 0; i < 8; i++) {
+            hi = hi << 8 | (packet.get(at + i) & 0xff);
+            lo = lo << 8 | (packet.get(at + 8 + i) & 0xff);
+        }
+        return hi == 0 && lo == 0 ? null : new UUID(hi, lo);
     }
 }

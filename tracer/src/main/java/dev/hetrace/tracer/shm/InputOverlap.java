@@ -14,7 +14,7 @@ import java.util.List;
  * them (symbolic links, {@code ..}, paths not created yet), and existing files by identity too
  * (hard links, the same file or folder mounted at two places).
  */
-final class InputOverlap {
+public final class InputOverlap {
     private InputOverlap() {}
 
     /** Links followed at most, as Linux does before ELOOP. */
@@ -24,7 +24,7 @@ final class InputOverlap {
      * @throws IllegalArgumentException if {@code dir}, or one of the {@code written} files, is
      *                                  one of the {@code inputs} or holds one
      */
-    static void check(Path dir, List<Path> written, List<Path> inputs) throws IOException {
+    public static void check(Path dir, List<Path> written, List<Path> inputs) throws IOException {
         Path realDir = resolved(dir);
         for (Path in : inputs) {
             Path realIn = resolved(in);

@@ -52,7 +52,7 @@ class CTracerSanitizerTest {
     Path dir;
 
     static Stream<Arguments> platforms() {
-        return Stream.of("linux-file", "callback", "shm-ring")
+        return Stream.of("linux-file", "callback", "shm-ring", "rpmsg")
                 .flatMap(platform -> Stream.of(Arguments.of(platform, "le"), Arguments.of(platform, "be")));
     }
 
@@ -77,7 +77,7 @@ class CTracerSanitizerTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"linux-file", "callback", "shm-ring"})
+    @ValueSource(strings = {"linux-file", "callback", "shm-ring", "rpmsg"})
     void aPacketTooSmallForTheHeadersAndAnEventIsRefused(String platform) throws Exception {
         int min = build(platform, "le");
         // 48 bytes: smaller than the packet header and context
@@ -114,6 +114,8 @@ class CTracerSanitizerTest {
                 switch (platform) {
                     case "linux-file" -> LinuxFilePlatform.generate(c);
                     case "callback" -> CallbackPlatform.generate(c);
+                    // small messages: most packets are cut into many
+                    case "rpmsg" -> RpmsgPlatform.generate(c, 64);
                     default -> ShmRingPlatform.generate(c);
                 });
         Files.writeString(dir.resolve("fuzz.c"), resource("fuzz.c"));

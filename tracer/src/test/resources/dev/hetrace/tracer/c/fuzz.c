@@ -3,7 +3,7 @@
  * runs under AddressSanitizer and UndefinedBehaviorSanitizer: strings from empty to longer than
  * a packet, dynamic arrays, fields aligned to 64 bits after variable-size ones, and, as an ISR
  * would, tracepoints run from within the clock read of another. Build with one of
- * -DPLATFORM_LINUX_FILE, -DPLATFORM_CALLBACK, -DPLATFORM_SHM_RING, and with
+ * -DPLATFORM_LINUX_FILE, -DPLATFORM_CALLBACK, -DPLATFORM_SHM_RING, -DPLATFORM_RPMSG, and with
  * -include fuzz-clock.h so that the tracer reads the clock through fuzz_clock().
  *
  * Usage: fuzz STREAM_FILE PACKET_SIZE SEED COUNT [huge]
@@ -23,6 +23,8 @@
 # include "tt-platform-callback.h"
 #elif defined(PLATFORM_SHM_RING)
 # include "tt-platform-shm-ring.h"
+#elif defined(PLATFORM_RPMSG)
+# include "tt-platform-rpmsg.h"
 #endif
 
 static struct tt_main_ctx *tracer;
@@ -105,6 +107,45 @@ static uint64_t ring_clock(void *user_data)
 {
 	(void) user_data;
 	return now;
+}
+#elif defined(PLATFORM_RPMSG)
+static uint64_t rpmsg_clock(void *user_data)
+{
+	(void) user_data;
+	return now;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* Reassembles the messages as `hetrace collect --rpmsg` would; exits on any that does not follow */
+static int send_message(const void *data, uint32_t size, void *user_data)
+{
+	static uint32_t sequence, packet, offset;
+	const uint8_t *m = (const uint8_t *) data;
+	const uint32_t length = (uint32_t) m[6] | (uint32_t) m[7] << 8;
+
+	(void) user_data;
+
+	if (size > TT_RPMSG_MESSAGE_SIZE || size != TT_RPMSG_HEADER_SIZE + length || memcmp(m, "HTRM", 4) != 0
+		|| get32(m + 8) != sequence || get32(m + 12) != packet || get32(m + 16) != offset
+		|| offset + length > get32(m + 20)) {
+		fprintf(stderr, "fuzz: message %u does not follow\n", (unsigned int) sequence);
+		exit(1);
+	}
+
+	fwrite(m + TT_RPMSG_HEADER_SIZE, 1, length, out);
+	sequence++;
+	offset += length;
+
+	if (offset == get32(m + 20)) {
+		packet++;
+		offset = 0;
+	}
+
+	return 0;
 }
 #endif
 
@@ -257,6 +298,25 @@ int main(int argc, char **argv)
 		}
 
 		tracer = tt_platform_shm_ring_get_barectf_ctx(&ring);
+#elif defined(PLATFORM_RPMSG)
+	{
+		/* exactly the packet: a byte read past it is a heap overflow */
+		uint8_t *buf = (uint8_t *) malloc(packet_size ? packet_size : 1);
+		struct tt_platform_rpmsg_ctx platform;
+		struct tt_platform_rpmsg_funcs funcs;
+
+		funcs.sys_clock = rpmsg_clock;
+		funcs.send = send_message;
+		funcs.is_full = NULL;
+		funcs.user_data = NULL;
+
+		if (tt_platform_rpmsg_init(&platform, buf, packet_size, funcs) != 0) {
+			printf("refused\n");
+			free(buf);
+			return 0;
+		}
+
+		tracer = tt_platform_rpmsg_get_barectf_ctx(&platform);
 #endif
 
 		for (i = 0; i < count; i++) {
@@ -285,6 +345,9 @@ int main(int argc, char **argv)
 
 		drain();
 		free(region);
+#elif defined(PLATFORM_RPMSG)
+		tt_platform_rpmsg_flush(&platform);
+		free(buf);
 #endif
 	}
 
