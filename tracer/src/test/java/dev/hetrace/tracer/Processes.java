@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -36,5 +37,26 @@ public final class Processes {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s finished", cmd).isTrue();
         assertThat(p.exitValue()).as("%s exit status; output:%n%s", cmd, out).isZero();
         return out;
+    }
+
+    /**
+     * Compiles {@code sources} in {@code dir} (objects only) as for a core with no C library: freestanding, no
+     * system headers but the compiler's own, strict C99 with every warning an error.
+     */
+    public static void compileFreestanding(Path dir, String... sources) throws IOException, InterruptedException {
+        List<String> cc = new ArrayList<>(List.of(
+                "gcc",
+                "-ffreestanding",
+                "-nostdinc",
+                "-isystem",
+                run(dir, List.of("gcc", "-print-file-name=include")).strip(),
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-c"));
+        cc.addAll(List.of(sources));
+        run(dir, cc);
     }
 }

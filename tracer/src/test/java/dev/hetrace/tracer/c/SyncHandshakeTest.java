@@ -191,23 +191,7 @@ class SyncHandshakeTest {
             	return hs_sync_master_exchange(&m) == HS_SYNC_OK;
             }
             """);
-        Processes.run(
-                dir,
-                List.of(
-                        "gcc",
-                        "-ffreestanding",
-                        "-nostdinc",
-                        "-isystem",
-                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
-                                .strip(),
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-c",
-                        "handshake-sync.c",
-                        "use.c"));
+        Processes.compileFreestanding(dir, "handshake-sync.c", "use.c");
     }
 
     /** A sync event's time on the master's clock, times 3 (exact integers). */
@@ -291,24 +275,7 @@ class SyncHandshakeTest {
         cc(List.of("-O2", "-o", "sync-slave", "sy.c", "sy-platform-callback.c", "sy-sync.c", "sync-slave.c"));
         cc(List.of("-O2", "-o", "sync-master", "sy.c", "sy-platform-linux-file.c", "sy-sync.c", "sync-master.c"));
         // the handshake needs no C library (a bare-metal slave), and builds for 32-bit cores
-        Processes.run(
-                dir,
-                List.of(
-                        "gcc",
-                        "-ffreestanding",
-                        "-nostdinc",
-                        "-isystem",
-                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
-                                .strip(),
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-c",
-                        "-o",
-                        "sync-freestanding.o",
-                        "sy-sync.c"));
+        Processes.compileFreestanding(dir, "-o", "sync-freestanding.o", "sy-sync.c");
         if (Required.ifPresent(
                 Processes.works(List.of("gcc", "-m32", "-c", "-o", "sync32.o", "sy-sync.c"), dir),
                 "gcc cannot compile for -m32 (gcc-multilib)")) {

@@ -74,22 +74,7 @@ class ShmRingTest {
         cc.set(cc.indexOf("producer"), "producer-split");
         Processes.run(dir, cc);
         // the platform needs no C library at all (the tracer itself: <string.h> only)
-        Processes.run(
-                dir,
-                List.of(
-                        "gcc",
-                        "-ffreestanding",
-                        "-nostdinc",
-                        "-isystem",
-                        Processes.run(dir, List.of("gcc", "-print-file-name=include"))
-                                .strip(),
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-c",
-                        "sr-platform-shm-ring.c"));
+        Processes.compileFreestanding(dir, "sr-platform-shm-ring.c");
     }
 
     @Test
