@@ -179,6 +179,7 @@ final class ExportCommand extends HetraceCommand {
                         + " already there: --replace replaces them");
             }
             TraceIndex ix = index.open(board.inputs, board.clock, board.mapping, main.err);
+            ix.diagnose(); // its tables are made when first asked for
             // the files are written in a folder of their own inside DIR, then moved into DIR once all are
             // written: an interrupted or failed export leaves DIR as it was, never a table cut short
             try (UnfinishedOutput work = UnfinishedOutput.begin(dir, "export", "tables", main.err, 0)) {

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -116,6 +117,13 @@ final class QueryCommand extends HetraceCommand {
     @Mixin
     IndexOptions index = new IndexOptions();
 
+    /**
+     * SQL that may read the diagnosis's tables, which are made the first time they are asked
+     * for: one naming them, or listing the tables.
+     */
+    private static final Pattern MAY_READ_DIAGNOSIS =
+            Pattern.compile("(?i)diagnosis|\\bshow\\b|information_schema|duckdb_|query_table");
+
     @Override
     public Integer call() throws IOException, MetadataException, StreamDecodingException, SQLException {
         String sql = args.getLast();
@@ -123,6 +131,9 @@ final class QueryCommand extends HetraceCommand {
                 args.subList(0, args.size() - 1).stream().map(Path::of).toList();
         String text;
         TraceIndex ix = index.open(inputs, clock, mapping, main.err);
+        if (MAY_READ_DIAGNOSIS.matcher(sql).find()) {
+            ix.diagnose();
+        }
         // prepared rather than executed directly: DuckDB's JDBC driver then reports the error itself
         try (Connection c = ix.connect();
                 PreparedStatement s = c.prepareStatement(sql)) {

@@ -113,7 +113,7 @@ public interface TraceAnswers extends AutoCloseable {
             @Override
             public synchronized DiagnosisTables.Rows diagnosis(int longest) throws IOException {
                 try {
-                    return q.diagnosis(longest);
+                    return q.diagnosis(longest); // made at the first call: the build does not
                 } catch (SQLException e) {
                     throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
                 }

@@ -2,7 +2,13 @@ package dev.hetrace.analysis.index;
 
 import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.analysis.StateModel;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,15 +21,28 @@ import org.duckdb.DuckDBConnection;
 
 /**
  * The diagnosis ({@link Diagnosis#of} with {@link Diagnosis#DEFAULT_K}, what {@code hetrace
- * diagnose} finds) kept as rows of the index's DuckDB file, so that a viewer serves it without
- * the state model: its sentences ({@link Diagnosis#summary}) in order, its outliers longest
+ * diagnose} finds) kept as rows in Parquet files of the index's folder ({@code diagnosis/}), so
+ * that a viewer serves it without the state model. It is worked out from the stored model the
+ * first time something asks for it ({@link #ensure}), not when the index is built: most uses of
+ * an index (statistics, SQL over the events) never need it. The rows: its sentences ({@link Diagnosis#summary}) in order, its outliers longest
  * first (in the diagnosis's order among equals) with the tasks that preempted each, the traces that went silent, the tasks
  * stuck until the end. Cores are named as in the other tables, tasks by their own name (the
  * {@code tasks} table's {@code name}); both are numbered (from 0, −1 for none) in the order the
  * {@code cores} and {@code tasks} tables list them.
  */
 public final class DiagnosisTables {
-    static final String SCHEMA = """
+    /** The folder, inside the index's, that holds the tables' files once the diagnosis is made. */
+    static final String DIR = "diagnosis";
+
+    /** The tables, in the order the schema creates them. */
+    static final List<String> NAMES = List.of(
+            "diagnosis_findings",
+            "diagnosis_outliers",
+            "diagnosis_preempted_by",
+            "diagnosis_silent",
+            "diagnosis_stuck");
+
+    private static final String SCHEMA = """
         CREATE TABLE diagnosis_findings (sentence VARCHAR);
         CREATE TABLE diagnosis_outliers (core VARCHAR, core_id BIGINT, task VARCHAR, task_id BIGINT, kind VARCHAR,
             name VARCHAR, start_ns BIGINT, end_ns BIGINT, median_ns BIGINT, ratio DOUBLE, preempted_ns BIGINT,
@@ -100,33 +119,107 @@ public final class DiagnosisTables {
         return new Rows(Diagnosis.summary(r), r.outliers().size(), outliers, silent, stuck);
     }
 
-    /** The rows the tables of {@code c} keep, with the {@code longest} longest outliers. */
-    public static Rows read(Connection c, int longest) throws SQLException {
+    /**
+     * Makes the diagnosis of the index in {@code folder} from its stored model unless it is
+     * already there; true when this call made it. Several processes may do it at once: each
+     * writes a folder of its own and moves it in place, and the first move wins.
+     */
+    public static boolean ensure(Path folder) throws IOException {
+        Path dir = folder.resolve(DIR);
+        if (Files.isDirectory(dir)) {
+            if (Checksums.mismatch(dir) == null) {
+                return false;
+            }
+            TraceIndex.deleteTree(dir); // damaged since: made again, as an index would be
+        }
+        StateModel m = ModelStore.read(folder);
+        Path work = folder.resolve(".diagnosis-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        try {
+            Files.createDirectory(work);
+            try (DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:");
+                    Statement s = c.createStatement()) {
+                s.execute(SCHEMA);
+                fill(c, m);
+                for (String table : NAMES) {
+                    s.execute("COPY " + table + " TO '" + sql(work.resolve(table + ".parquet")) + "' (FORMAT parquet)");
+                }
+                Checksums.write(work);
+            } catch (SQLException e) {
+                throw new IOException(folder + ": the diagnosis's tables: " + TraceIndex.firstLine(e.getMessage()), e);
+            }
+            try {
+                Files.move(work, dir, StandardCopyOption.ATOMIC_MOVE);
+            } catch (FileSystemException e) {
+                if (!Files.isDirectory(dir)) {
+                    throw e;
+                }
+                return false; // another process made it meanwhile: the same rows
+            }
+            return true;
+        } finally {
+            TraceIndex.deleteTree(work);
+        }
+    }
+
+    /**
+     * Makes the tables views of their files on {@code c} (temporary views, as the index's
+     * others) when the diagnosis is made; nothing otherwise.
+     */
+    static void attach(Connection c, Path folder) throws SQLException {
+        if (!Files.isDirectory(folder.resolve(DIR))) {
+            return;
+        }
+        try (Statement s = c.createStatement()) {
+            for (String table : NAMES) {
+                s.execute("CREATE OR REPLACE TEMP VIEW " + table + " AS SELECT * FROM " + file(folder, table, false));
+            }
+        }
+    }
+
+    /** {@code read_parquet} of a table's file, with its rows' numbers (from 0) when {@code numbered}. */
+    private static String file(Path folder, String table, boolean numbered) {
+        return "read_parquet('" + sql(folder.resolve(DIR).resolve(table + ".parquet"))
+                + (numbered ? "', file_row_number = true)" : "')");
+    }
+
+    private static String sql(Path p) {
+        return p.toAbsolutePath().toString().replace("'", "''");
+    }
+
+    /**
+     * The rows of the diagnosis of the index in {@code folder} ({@link #ensure}d first), with the
+     * {@code longest} longest outliers, read on {@code c}.
+     */
+    public static Rows read(Connection c, Path folder, int longest) throws SQLException, IOException {
+        ensure(folder);
         List<String> findings = new ArrayList<>();
         List<Outlier> outliers = new ArrayList<>();
         List<Silent> silent = new ArrayList<>();
         List<Stuck> stuck = new ArrayList<>();
         long count;
         try (Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("SELECT sentence FROM diagnosis_findings ORDER BY rowid")) {
+            try (ResultSet r = s.executeQuery(
+                    "SELECT sentence FROM " + file(folder, "diagnosis_findings", true) + " ORDER BY file_row_number")) {
                 while (r.next()) {
                     findings.add(r.getString(1));
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT count(*) FROM diagnosis_outliers")) {
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM " + file(folder, "diagnosis_outliers", false))) {
                 r.next();
                 count = r.getLong(1);
             }
             Map<Long, List<String>> by = new HashMap<>();
-            try (ResultSet r = s.executeQuery("SELECT outlier, task FROM diagnosis_preempted_by WHERE outlier < "
-                    + longest + " ORDER BY rowid")) {
+            try (ResultSet r =
+                    s.executeQuery("SELECT outlier, task FROM " + file(folder, "diagnosis_preempted_by", true)
+                            + " WHERE outlier < " + longest + " ORDER BY file_row_number")) {
                 while (r.next()) {
                     by.computeIfAbsent(r.getLong(1), k -> new ArrayList<>()).add(r.getString(2));
                 }
             }
             try (ResultSet r = s.executeQuery(
                     "SELECT core, core_id, task, task_id, kind, name, start_ns, end_ns, median_ns, ratio, "
-                            + "preempted_ns, blocked_ns, depth, rowid FROM diagnosis_outliers ORDER BY rowid LIMIT "
+                            + "preempted_ns, blocked_ns, depth, file_row_number FROM "
+                            + file(folder, "diagnosis_outliers", true) + " ORDER BY file_row_number LIMIT "
                             + longest)) {
                 while (r.next()) {
                     double ratio = r.getDouble(10);
@@ -154,12 +247,14 @@ public final class DiagnosisTables {
                             (int) depth));
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT trace, core_id, last_ns FROM diagnosis_silent ORDER BY rowid")) {
+            try (ResultSet r = s.executeQuery("SELECT trace, core_id, last_ns FROM "
+                    + file(folder, "diagnosis_silent", true) + " ORDER BY file_row_number")) {
                 while (r.next()) {
                     silent.add(new Silent(r.getString(1), (int) r.getLong(2), r.getLong(3)));
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT task, core_id, since_ns FROM diagnosis_stuck ORDER BY rowid")) {
+            try (ResultSet r = s.executeQuery("SELECT task, core_id, since_ns FROM "
+                    + file(folder, "diagnosis_stuck", true) + " ORDER BY file_row_number")) {
                 while (r.next()) {
                     stuck.add(new Stuck(r.getString(1), (int) r.getLong(2), r.getLong(3)));
                 }
@@ -169,11 +264,11 @@ public final class DiagnosisTables {
     }
 
     /**
-     * Diagnoses {@code m} and fills the tables on {@code c} (created with the index's others,
-     * {@link IndexTables#create}): the outliers longest first. A table with no row is left
+     * Diagnoses {@code m} and fills the tables on {@code c} (made by {@link #SCHEMA}): the
+     * outliers longest first. A table with no row is left
      * alone: an appender costs milliseconds to make, even for nothing.
      */
-    static void fill(DuckDBConnection c, StateModel m) throws SQLException {
+    private static void fill(DuckDBConnection c, StateModel m) throws SQLException {
         if (m.begin() > m.end()) {
             return; // no timed event: nothing to diagnose
         }

@@ -99,8 +99,7 @@ public final class IndexTables {
     private IndexTables() {}
 
     /**
-     * Creates the ENUM types and the (empty) small tables in {@code c}, the diagnosis's too
-     * ({@link DiagnosisTables}), in one statement; names as ENUMs of the values given: stored as
+     * Creates the ENUM types and the (empty) small tables in {@code c}, in one statement; names as ENUMs of the values given: stored as
      * small numbers, shown and compared as text.
      */
     static void create(
@@ -119,8 +118,7 @@ public final class IndexTables {
                     + enumType("function_name", functions)
                     + enumType("interval_kind", KINDS)
                     + enumType("state_name", STATES)
-                    + SCHEMA
-                    + DiagnosisTables.SCHEMA);
+                    + SCHEMA);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.hetrace.analysis.index;
 
 import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.Statistics;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -117,9 +118,12 @@ public final class RangeQueries implements AutoCloseable {
         return PatternQueries.run(connection, folder, traceNames, spec);
     }
 
-    /** The diagnosis the index keeps, with its {@code longest} longest outliers ({@link DiagnosisTables}). */
-    public DiagnosisTables.Rows diagnosis(int longest) throws SQLException {
-        return DiagnosisTables.read(connection, longest);
+    /**
+     * The diagnosis the index keeps, with its {@code longest} longest outliers
+     * ({@link DiagnosisTables}: made from the stored model at the first call on an index).
+     */
+    public DiagnosisTables.Rows diagnosis(int longest) throws SQLException, IOException {
+        return DiagnosisTables.read(connection, folder, longest);
     }
 
     /** The connection the queries use (read-only), for other queries of the same thread. */

@@ -49,7 +49,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 7;
+    public static final int FORMAT_VERSION = 8;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -388,7 +388,6 @@ public final class TraceIndex {
             try {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
                 MarkTable.write(folder, model);
-                DiagnosisTables.fill(c, model);
                 ModelStore.write(folder, model, notes);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
@@ -418,6 +417,14 @@ public final class TraceIndex {
         } catch (SQLException | RuntimeException | LinkageError e) {
             // the index's connection says what is wrong
         }
+    }
+
+    /**
+     * Makes the diagnosis's tables ({@link DiagnosisTables}) unless they are made already, so
+     * that a connection opened after this has them; true when this call made them.
+     */
+    public boolean diagnose() throws IOException {
+        return DiagnosisTables.ensure(folder);
     }
 
     /** The index's folder in the cache. */
@@ -458,6 +465,7 @@ public final class TraceIndex {
         try {
             IndexTables.attach(c, folder, paths(c));
             MarkTable.attach(c, folder);
+            DiagnosisTables.attach(c, folder);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
