@@ -77,6 +77,28 @@ class QueryCommandTest {
     }
 
     @Test
+    void theDiagnosisTablesAnswerTheFirstQueryThatNamesThemAsDiagnoseSays() {
+        Path board = dir.resolve("board");
+        Cli.Run sim =
+                Cli.run("sim", "--cores", "3", "--seed", "4", "--inject", "preempt:dsp1", "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        Cli.Run events = query(board.toString(), "select count(*) from events");
+        assertThat(events.status()).as(events.err()).isZero();
+
+        Cli.Run tables = query("--format", "csv", board.toString(), "show tables");
+        assertThat(tables.out().lines()).contains("diagnosis_findings", "diagnosis_outliers", "diagnosis_stuck");
+        Cli.Run findings = query(
+                "--format", "csv", board.toString(), "select sentence from diagnosis_findings order by 1 limit 1");
+        assertThat(findings.status()).as(findings.err()).isZero();
+        Cli.Run diagnose = Cli.run("diagnose", "--cache", dir.resolve("cache").toString(), board.toString());
+        assertThat(diagnose.status()).as(diagnose.err()).isZero();
+        String first = findings.out().lines().skip(1).findFirst().orElseThrow();
+        assertThat(first).contains("preempted");
+        assertThat(diagnose.out().replaceAll("\\s+", " "))
+                .contains(first.replace("\"", "").replaceAll("\\s+", " "));
+    }
+
+    @Test
     void textCsvAndJsonGiveTheSameRows() {
         Path dsp0 = board().resolve("dsp0");
         String sql = "select task, count(*) as runs, sum(duration_ns) as ns, bool_or(end_unknown) as open "
