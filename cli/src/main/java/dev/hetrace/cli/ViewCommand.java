@@ -236,8 +236,9 @@ final class ViewCommand extends HetraceCommand {
                                 laid / 1e9)
                         : String.format(
                                 Locale.ROOT, "read in %.2f s, summaries built in %.2f s", read / 1e9, laid / 1e9));
-        ViewServer server =
-                store == null ? new ViewServer(timeline, input) : new ViewServer(timeline, TraceAnswers.of(store));
+        ViewServer server = store == null
+                ? new ViewServer(timeline, input)
+                : new ViewServer(timeline, TraceAnswers.of(store, model));
         if (kept != null) {
             t0 = System.nanoTime();
             main.err.println("hetrace view: keeping the timeline in " + kept + "...");

@@ -18,6 +18,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * What the viewer answers that its timeline does not hold: the statistics, the pattern search
@@ -58,6 +59,25 @@ public interface TraceAnswers extends AutoCloseable {
 
     /** The answers of the index (one connection; a request at a time). */
     static TraceAnswers of(TraceIndex index) throws IOException {
+        return of(index, null);
+    }
+
+    /**
+     * The answers of the index, whose diagnosis (made at its first use: {@link
+     * DiagnosisTables#ensure}) is under way from here on, from {@code built} (the model the index
+     * was just built from, null: the stored one), so that it is ready or nearly when the page
+     * asks for it; the model is let go once it is made.
+     */
+    static TraceAnswers of(TraceIndex index, StateModel built) throws IOException {
+        CompletableFuture<Void> diagnosed = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("hetrace-diagnosis").start(() -> {
+            try {
+                index.diagnose(built);
+                diagnosed.complete(null);
+            } catch (IOException | RuntimeException e) {
+                diagnosed.completeExceptionally(e);
+            }
+        });
         RangeQueries q;
         try {
             q = new RangeQueries(index);
@@ -113,7 +133,12 @@ public interface TraceAnswers extends AutoCloseable {
             @Override
             public synchronized DiagnosisTables.Rows diagnosis(int longest) throws IOException {
                 try {
-                    return q.diagnosis(longest); // made at the first call: the build does not
+                    diagnosed.join();
+                    return q.diagnosis(longest);
+                } catch (CompletionException e) {
+                    throw e.getCause() instanceof IOException io
+                            ? io
+                            : new IOException(e.getCause().getMessage(), e);
                 } catch (SQLException e) {
                     throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
                 }

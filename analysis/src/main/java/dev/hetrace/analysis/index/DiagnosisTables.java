@@ -120,11 +120,12 @@ public final class DiagnosisTables {
     }
 
     /**
-     * Makes the diagnosis of the index in {@code folder} from its stored model unless it is
-     * already there; true when this call made it. Several processes may do it at once: each
-     * writes a folder of its own and moves it in place, and the first move wins.
+     * Makes the diagnosis of the index in {@code folder} from its model ({@code model}, the
+     * index's in memory; null: the stored one, read now) unless it is already there; true when
+     * this call made it. Several processes may do it at once: each writes a folder of its own and
+     * moves it in place, and the first move wins.
      */
-    public static boolean ensure(Path folder) throws IOException {
+    public static synchronized boolean ensure(Path folder, StateModel model) throws IOException {
         Path dir = folder.resolve(DIR);
         if (Files.isDirectory(dir)) {
             if (Checksums.mismatch(dir) == null) {
@@ -132,7 +133,7 @@ public final class DiagnosisTables {
             }
             TraceIndex.deleteTree(dir); // damaged since: made again, as an index would be
         }
-        StateModel m = ModelStore.read(folder);
+        StateModel m = model != null ? model : ModelStore.read(folder);
         Path work = folder.resolve(".diagnosis-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         try {
             Files.createDirectory(work);
@@ -191,7 +192,7 @@ public final class DiagnosisTables {
      * {@code longest} longest outliers, read on {@code c}.
      */
     public static Rows read(Connection c, Path folder, int longest) throws SQLException, IOException {
-        ensure(folder);
+        ensure(folder, null);
         List<String> findings = new ArrayList<>();
         List<Outlier> outliers = new ArrayList<>();
         List<Silent> silent = new ArrayList<>();

@@ -424,7 +424,12 @@ public final class TraceIndex {
      * that a connection opened after this has them; true when this call made them.
      */
     public boolean diagnose() throws IOException {
-        return DiagnosisTables.ensure(folder);
+        return DiagnosisTables.ensure(folder, null);
+    }
+
+    /** As {@link #diagnose()}, from {@code model} (this index's, in memory; null: read from the store). */
+    public boolean diagnose(StateModel model) throws IOException {
+        return DiagnosisTables.ensure(folder, model);
     }
 
     /** The index's folder in the cache. */
