@@ -66,8 +66,9 @@ public final class StoredModel {
         m.cores.add(new StateModel.Core(name, trace));
     }
 
-    public void task(String name, int trace, long id, boolean idle) {
-        m.tasks.add(new StateModel.Task(name, trace, id, idle));
+    /** The next task ({@code process}: its process's id, −1 when unknown). */
+    public void task(String name, int trace, long id, boolean idle, long process) {
+        m.tasks.add(new StateModel.Task(name, trace, id, idle, process));
     }
 
     /** The next function or interrupt name. */

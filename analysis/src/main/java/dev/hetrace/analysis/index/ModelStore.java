@@ -112,7 +112,8 @@ public final class ModelStore {
                         tasks.column("name"),
                         ParquetFile.Column.ints("trace", false),
                         ParquetFile.Column.longs("id", false),
-                        ParquetFile.Column.bools("idle")),
+                        ParquetFile.Column.bools("idle"),
+                        ParquetFile.Column.longs("process", false)),
                 (g, from, n) -> {
                     for (int j = 0; j < n; j++) {
                         StateModel.Task t = m.tasks().get(from + j);
@@ -120,6 +121,7 @@ public final class ModelStore {
                         g.longs[1][j] = t.trace();
                         g.longs[2][j] = t.id();
                         g.ints[3][j] = t.idle() ? 1 : 0;
+                        g.longs[4][j] = t.process();
                     }
                 },
                 notes);
@@ -364,9 +366,9 @@ public final class ModelStore {
                     out.core(r.getString(1), r.getInt(2));
                 }
             }
-            try (ResultSet r = s.executeQuery(select(dir, "model_tasks", "name, trace, id, idle"))) {
+            try (ResultSet r = s.executeQuery(select(dir, "model_tasks", "name, trace, id, idle, process"))) {
                 while (r.next()) {
-                    out.task(r.getString(1), r.getInt(2), r.getLong(3), r.getBoolean(4));
+                    out.task(r.getString(1), r.getInt(2), r.getLong(3), r.getBoolean(4), r.getLong(5));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_names", "list, name"))) {
