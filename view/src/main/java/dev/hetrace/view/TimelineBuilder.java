@@ -96,6 +96,9 @@ final class TimelineBuilder {
                     if (layout.shortRow[runs.subject(i)] >= 0) {
                         count[layout.shortRow[runs.subject(i)]]++;
                     }
+                    if (layout.processRow[runs.subject(i)] >= 0) {
+                        count[layout.processRow[runs.subject(i)]]++;
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -159,6 +162,18 @@ final class TimelineBuilder {
                                 runs.start(i),
                                 runs.end(i),
                                 stateLabel[StateModel.RUNNING],
+                                StateModel.RUNNING,
+                                runs.flags(i),
+                                runs.owner(i));
+                    }
+                    int pr = layout.processRow[runs.subject(i)];
+                    if (pr >= 0) {
+                        put(
+                                at,
+                                pr,
+                                runs.start(i),
+                                runs.end(i),
+                                taskLabel[runs.subject(i)],
                                 StateModel.RUNNING,
                                 runs.flags(i),
                                 runs.owner(i));
@@ -550,6 +565,8 @@ final class TimelineBuilder {
         final int[][] depthRow;
         /** Per task, the row its runs are gathered in with other short-lived threads' (−1: its own row). */
         final int[] shortRow;
+        /** Per task, the row of its process, which aggregates its threads' runs (−1: none). */
+        final int[] processRow;
         /** Per core, per interrupt name, the row of that line's rate (null or −1: none). */
         final int[][] irqLineRow;
 
@@ -575,6 +592,8 @@ final class TimelineBuilder {
             Arrays.fill(taskRow, -1);
             shortRow = new int[tasks];
             Arrays.fill(shortRow, -1);
+            processRow = new int[tasks];
+            Arrays.fill(processRow, -1);
             depthRow = new int[tasks][];
             maxDepth = new int[tasks];
             Arrays.fill(maxDepth, -1);
