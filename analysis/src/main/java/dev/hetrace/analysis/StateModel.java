@@ -85,6 +85,9 @@ public final class StateModel {
     long[] traceLast = new long[0];
     long[] traceLongestGap = new long[0];
     boolean[] osThreads = new boolean[0];
+    /** Per trace, where its core sits on the board ({@link #tracePlace}). */
+    final List<List<String>> places = new ArrayList<>();
+
     long begin = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     long events;
@@ -264,6 +267,18 @@ public final class StateModel {
      */
     public boolean osThreads(int trace) {
         return osThreads[trace];
+    }
+
+    /** The environment entries of a trace's metadata that say where its core sits, outermost first. */
+    public static final List<String> PLACE_KEYS = List.of("board", "cluster", "chip");
+
+    /**
+     * Where trace {@code trace}'s core sits on the board, outermost first: the values of its
+     * metadata's {@link #PLACE_KEYS} environment entries it has ({@code board}, {@code cluster},
+     * {@code chip}); empty when it has none.
+     */
+    public List<String> tracePlace(int trace) {
+        return trace < places.size() ? places.get(trace) : List.of();
     }
 
     /** The longest time between two consecutive timed events of trace {@code trace}: how long it is normally silent at most. */

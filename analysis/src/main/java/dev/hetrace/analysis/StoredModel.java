@@ -60,6 +60,12 @@ public final class StoredModel {
         last.add(lastEvent);
         gap.add(longestGap);
         threads.add(osThreads ? 1 : 0);
+        m.places.add(List.of());
+    }
+
+    /** Where the last trace given sits on the board ({@link StateModel#tracePlace}), outermost first. */
+    public void place(List<String> place) {
+        m.places.set(m.places.size() - 1, List.copyOf(place));
     }
 
     public void core(String name, int trace) {

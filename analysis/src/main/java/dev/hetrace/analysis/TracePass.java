@@ -125,6 +125,8 @@ final class TracePass {
     final boolean eventsOnly;
     /** The host the trace was recorded on (its metadata's {@code hostname}), or null. */
     final String host;
+    /** Where the trace's core sits on the board ({@link StateModel#tracePlace}). */
+    final List<String> place;
     /** In an events-only pass, the key ({@link #coreByCpu}) of the last event's stream, and its stream. */
     long streamKey = -1;
 
@@ -153,6 +155,7 @@ final class TracePass {
                         || !(reader.traces().getFirst().metadata().env().get("hostname") instanceof String h)
                 ? null
                 : h;
+        place = place(reader.traces());
         idlePerCore = m.core() != null && m.idleId() != null;
         markCpu = m.core() == null ? null : Event.field(m.core());
         idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
@@ -182,6 +185,24 @@ final class TracePass {
                 discarded += d.count();
             }
         });
+    }
+
+    /** The place the first of {@code traces} that has any {@link StateModel#PLACE_KEYS} environment entry gives. */
+    static List<String> place(List<CtfTrace> traces) {
+        for (CtfTrace t : traces) {
+            var env = t.metadata().env();
+            List<String> out = new ArrayList<>();
+            for (String key : StateModel.PLACE_KEYS) {
+                Object v = env.get(key);
+                if (v != null && !String.valueOf(v).isBlank()) {
+                    out.add(String.valueOf(v).strip());
+                }
+            }
+            if (!out.isEmpty()) {
+                return List.copyOf(out);
+            }
+        }
+        return List.of();
     }
 
     static String abridged(Set<String> events) {

@@ -29,6 +29,7 @@ class ModelEqualityTest {
                     m.traceEnd(t),
                     m.traceLongestGap(t),
                     m.osThreads(t));
+            out.place(m.tracePlace(t));
         }
         m.cores().forEach(c -> out.core(c.name(), c.trace()));
         m.tasks().forEach(t -> out.task(t.name(), t.trace(), t.id(), t.idle(), t.process()));
