@@ -2,9 +2,15 @@ package dev.hetrace.view;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,17 +38,22 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * A core the file places goes there whatever its trace's environment says; the first group that
  * lists it wins.
  */
-public record BoardLayout(List<Entry> entries) {
+public record BoardLayout(List<Entry> entries, String digest) {
     /** A core's place ({@code path}, outermost first) when its name matches {@code core}. */
     public record Entry(List<String> path, Pattern core) {}
 
     /** No layout file: each core where its trace's environment puts it. */
-    public static final BoardLayout NONE = new BoardLayout(List.of());
+    public static final BoardLayout NONE = new BoardLayout(List.of(), "");
 
     private static final Pattern RANGE = Pattern.compile("(\\D*)(\\d+)\\.\\.\\1(\\d+)");
 
     public BoardLayout {
         entries = List.copyOf(entries);
+    }
+
+    /** {@code digest}: what names the file's content (a timeline laid out by it is kept under it), "" for none. */
+    public BoardLayout(List<Entry> entries) {
+        this(entries, "");
     }
 
     /** Where core {@code name} sits, outermost first; empty when the file does not list it. */
@@ -57,7 +68,14 @@ public record BoardLayout(List<Entry> entries) {
 
     /** Reads a layout file; a file that is not one fails with its name, line and what is wrong. */
     public static BoardLayout read(Path file) throws IOException {
-        String text = Files.readString(file);
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new IOException(file + ": no such layout file");
+        } catch (MalformedInputException e) {
+            throw new IOException(file + ": not a text file (UTF-8)");
+        }
         Node top;
         try {
             top = new Yaml(new LoaderOptions()).compose(new StringReader(text));
@@ -73,7 +91,12 @@ public record BoardLayout(List<Entry> entries) {
         }
         List<Entry> out = new ArrayList<>();
         groups(file, m.getValue().getFirst().getValueNode(), List.of(), out);
-        return new BoardLayout(out);
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return new BoardLayout(out, HexFormat.of().formatHex(d, 0, 6));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void groups(Path file, Node n, List<String> path, List<Entry> out) throws IOException {
