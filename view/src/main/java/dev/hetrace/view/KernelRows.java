@@ -214,11 +214,13 @@ final class KernelRows {
         void place(Layout l, Threads th, int p, int row, int level) {
             long[] together = new long[proc.length + 1];
             busy(section(), th, together);
-            placeUnder(l, th, p, row, level, together);
+            placeUnder(l, th, p, row, level, together, List.of());
         }
 
-        private void placeUnder(Layout l, Threads th, int p, int row, int level, long[] together) {
-            List<Integer> few = new ArrayList<>();
+        /** {@code shortOnes}: the short-lived threads of {@code p} itself, gathered in one row with its short-lived child processes. */
+        private void placeUnder(
+                Layout l, Threads th, int p, int row, int level, long[] together, List<Integer> shortOnes) {
+            List<Integer> few = new ArrayList<>(shortOnes);
             List<Integer> kids = new ArrayList<>(children.get(p));
             kids.sort(Comparator.<Integer>comparingLong(k -> -together[k]).thenComparingInt(k -> k));
             for (int c : kids) {
@@ -228,10 +230,8 @@ final class KernelRows {
                     continue;
                 }
                 int cr;
-                int inner;
                 if (its.size() == 1) {
                     cr = l.addTask(its.getFirst(), row, level, l.home[its.getFirst()]);
-                    inner = level + 1;
                 } else {
                     StateModel.Task lead = l.m.tasks().get(c);
                     long pid = lead.process() >= 0 ? lead.process() : lead.id();
@@ -248,10 +248,10 @@ final class KernelRows {
                             -1,
                             0);
                     List<Integer> threads = new ArrayList<>();
-                    List<Integer> shortOnes = new ArrayList<>();
+                    List<Integer> gathered = new ArrayList<>();
                     for (int k : its) {
                         l.processRow[k] = cr;
-                        (th.shortLived()[k] ? shortOnes : threads).add(k);
+                        (th.shortLived()[k] ? gathered : threads).add(k);
                     }
                     threads.sort(Comparator.<Integer>comparingInt(k -> k == c ? 0 : 1)
                             .thenComparingLong(k -> -th.running()[k])
@@ -260,12 +260,10 @@ final class KernelRows {
                     for (int k : threads) {
                         l.addTask(k, cr, level + 1, l.home[k]);
                     }
-                    inner = level + 1;
-                    placeUnder(l, th, c, cr, inner, together);
-                    gather(l, th, shortOnes, cr, inner);
+                    placeUnder(l, th, c, cr, level + 1, together, gathered);
                     continue;
                 }
-                placeUnder(l, th, c, cr, inner, together);
+                placeUnder(l, th, c, cr, level + 1, together, List.of());
             }
             gather(l, th, few, row, level);
         }
