@@ -40,6 +40,8 @@ final class CompiledRule {
 
     final Event.Field queue;
     final Event.Field id;
+    /** The process of the task an event creates or lists ({@code process}), or of the task a switch leaves ({@code prev-process}). */
+    final Event.Field process;
     // the mapping's fields, read for every event of the rule
     final Event.Field core;
     final Event.Field taskId;
@@ -66,6 +68,7 @@ final class CompiledRule {
         numberedNames = rule.names().isEmpty() ? null : rule.names().toArray(String[]::new);
         queue = handle(rule.field("queue"));
         id = handle(rule.field("id"));
+        process = handle(rule.does() == Mapping.Action.SWITCH ? rule.field("prev-process") : rule.field("process"));
 
         core = handle(m.core());
         taskId = handle(m.taskId());

@@ -93,7 +93,14 @@ public record Mapping(
 
     /** What an event does to the state. */
     public enum Action {
-        SWITCH("switch", Set.of("next"), Set.of("next-id", "prev", "prev-id", "prev-state", "prev-prio", "next-prio")),
+        /**
+         * {@code prev-process}: the process (thread group) of the task switched out, where the
+         * event carries the current task's (perf's {@code perf_pid}, LTTng's {@code pid} context).
+         */
+        SWITCH(
+                "switch",
+                Set.of("next"),
+                Set.of("next-id", "prev", "prev-id", "prev-state", "prev-prio", "next-prio", "prev-process")),
         ENTER("enter", Set.of("func"), Set.of()),
         /** Without {@code func}: the innermost call (Linux's old {@code exit_syscall}). */
         EXIT("exit", Set.of(), Set.of("func")),
@@ -107,8 +114,11 @@ public record Mapping(
         WAIT("wait", Set.of("queue"), Set.of()),
         /** Task {@code id} is made runnable ({@code name}: its name, for a task not met before). */
         WAKE("wake", Set.of("id"), Set.of("name")),
-        /** Task {@code id} is created (a new task, whatever the id named before). */
-        FORK("fork", Set.of("id"), Set.of("name")),
+        /**
+         * Task {@code id} is created (a new task, whatever the id named before); {@code process}:
+         * the process it belongs to (Linux's tgid: a thread's is its creator's, a new process's its own id).
+         */
+        FORK("fork", Set.of("id"), Set.of("name", "process")),
         /** The task ({@code id}, default: the one running) runs a new program: renamed after its file's base name. */
         EXEC("exec", Set.of("name"), Set.of("id")),
         /** The task ({@code id}, default: the one running) is named anew. */
@@ -117,8 +127,11 @@ public record Mapping(
         TASK_EXIT("task-exit", Set.of(), Set.of("id")),
         /** Task {@code id} is gone (reaped): its id may name another task afterwards. */
         TASK_FREE("task-free", Set.of("id"), Set.of()),
-        /** Task {@code id} exists, named {@code name} (a tracer's list of the tasks alive when it began). */
-        TASK_INFO("task-info", Set.of("id"), Set.of("name"));
+        /**
+         * Task {@code id} exists, named {@code name}, in process {@code process} (a tracer's list of
+         * the tasks alive when it began).
+         */
+        TASK_INFO("task-info", Set.of("id"), Set.of("name", "process"));
 
         final String word;
         final Set<String> required;

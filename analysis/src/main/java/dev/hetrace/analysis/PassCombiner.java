@@ -32,7 +32,11 @@ final class PassCombiner {
         model.traceLast = new long[n];
         model.traceLongestGap = new long[n];
         model.osThreads = new boolean[n];
+        for (int t = 0; t < n; t++) {
+            model.places.add(List.of());
+        }
         for (TracePass p : passes) {
+            model.places.set(p.trace, p.place);
             model.traceNames.add(p.traceName);
             model.mappingNames.add(p.mapping.name());
             model.osThreads[p.trace] = p.mapping.states() == Mapping.States.LINUX || userThreads(p);

@@ -2,6 +2,8 @@ package dev.hetrace.analysis;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -43,8 +45,21 @@ public final class StateModel {
     /** A core: a trace, or a CPU of a trace. */
     public record Core(String name, int trace) {}
 
-    /** A task of a trace, with the id its trace gives it (−1 when named only). */
-    public record Task(String name, int trace, long id, boolean idle) {}
+    /**
+     * A task of a trace, with the id its trace gives it (−1 when named only) and the process it
+     * belongs to (Linux: its thread group's id, the tgid, which is its leader's id; −1 when the
+     * trace does not say).
+     */
+    public record Task(String name, int trace, long id, boolean idle, long process) {
+        public Task(String name, int trace, long id, boolean idle) {
+            this(name, trace, id, idle, -1);
+        }
+
+        /** Whether it is its process's leader (its first thread, whose id is the process's). */
+        public boolean leader() {
+            return process >= 0 && process == id;
+        }
+    }
 
     final List<String> traceNames = new ArrayList<>();
     final List<String> mappingNames = new ArrayList<>();
@@ -70,6 +85,9 @@ public final class StateModel {
     long[] traceLast = new long[0];
     long[] traceLongestGap = new long[0];
     boolean[] osThreads = new boolean[0];
+    /** Per trace, where its core sits on the board ({@link #tracePlace}). */
+    final List<List<String>> places = new ArrayList<>();
+
     long begin = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     long events;
@@ -251,6 +269,18 @@ public final class StateModel {
         return osThreads[trace];
     }
 
+    /** The environment entries of a trace's metadata that say where its core sits, outermost first. */
+    public static final List<String> PLACE_KEYS = List.of("board", "cluster", "chip");
+
+    /**
+     * Where trace {@code trace}'s core sits on the board, outermost first: the values of its
+     * metadata's {@link #PLACE_KEYS} environment entries it has ({@code board}, {@code cluster},
+     * {@code chip}); empty when it has none.
+     */
+    public List<String> tracePlace(int trace) {
+        return trace < places.size() ? places.get(trace) : List.of();
+    }
+
     /** The longest time between two consecutive timed events of trace {@code trace}: how long it is normally silent at most. */
     public long traceLongestGap(int trace) {
         return traceLongestGap[trace];
@@ -292,6 +322,38 @@ public final class StateModel {
                 names.set(i, s);
             }
         }
+    }
+
+    /**
+     * Per task, the task that leads its process (the thread whose id is the process's, in the same
+     * trace: the last such created before it, as ids are reused), −1 when its process is unknown or
+     * its leader not in the traces. The process's name is its leader's.
+     */
+    public int[] processLeaders() {
+        int n = tasks.size();
+        int[] leader = new int[n];
+        Arrays.fill(leader, -1);
+        // tasks are numbered in the order they were met: the leader of a thread met at k is the latest at or before k
+        Map<Long, Integer> latest = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            Task t = tasks.get(k);
+            if (t.leader()) {
+                latest.put(((long) t.trace() << 40) ^ t.id(), k);
+            }
+            if (t.process() >= 0) {
+                Integer l = latest.get(((long) t.trace() << 40) ^ t.process());
+                leader[k] = l == null ? -1 : l;
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            Task t = tasks.get(k);
+            if (leader[k] < 0 && t.process() >= 0) {
+                // listed before its leader (a state dump's order): any leader of that id
+                Integer l = latest.get(((long) t.trace() << 40) ^ t.process());
+                leader[k] = l == null ? -1 : l;
+            }
+        }
+        return leader;
     }
 
     /** The index of the core so named, or −1. */

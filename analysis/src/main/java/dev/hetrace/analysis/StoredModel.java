@@ -60,14 +60,21 @@ public final class StoredModel {
         last.add(lastEvent);
         gap.add(longestGap);
         threads.add(osThreads ? 1 : 0);
+        m.places.add(List.of());
+    }
+
+    /** Where the last trace given sits on the board ({@link StateModel#tracePlace}), outermost first. */
+    public void place(List<String> place) {
+        m.places.set(m.places.size() - 1, List.copyOf(place));
     }
 
     public void core(String name, int trace) {
         m.cores.add(new StateModel.Core(name, trace));
     }
 
-    public void task(String name, int trace, long id, boolean idle) {
-        m.tasks.add(new StateModel.Task(name, trace, id, idle));
+    /** The next task ({@code process}: its process's id, −1 when unknown). */
+    public void task(String name, int trace, long id, boolean idle, long process) {
+        m.tasks.add(new StateModel.Task(name, trace, id, idle, process));
     }
 
     /** The next function or interrupt name. */

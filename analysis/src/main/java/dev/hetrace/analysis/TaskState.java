@@ -32,6 +32,8 @@ final class TaskState {
     boolean exiting;
     /** Dead: its id names another task from its next switch in. */
     boolean dead;
+    /** The process (thread group) it belongs to, as its trace numbers them (Linux's tgid); −1 while unknown. */
+    long process = -1;
     /** The hash of its name as the switches give it (tasks known by id: a new name is a rename). */
     long nameHash;
 

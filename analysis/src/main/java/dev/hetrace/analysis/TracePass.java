@@ -125,6 +125,8 @@ final class TracePass {
     final boolean eventsOnly;
     /** The host the trace was recorded on (its metadata's {@code hostname}), or null. */
     final String host;
+    /** Where the trace's core sits on the board ({@link StateModel#tracePlace}). */
+    final List<String> place;
     /** In an events-only pass, the key ({@link #coreByCpu}) of the last event's stream, and its stream. */
     long streamKey = -1;
 
@@ -153,6 +155,7 @@ final class TracePass {
                         || !(reader.traces().getFirst().metadata().env().get("hostname") instanceof String h)
                 ? null
                 : h;
+        place = place(reader.traces());
         idlePerCore = m.core() != null && m.idleId() != null;
         markCpu = m.core() == null ? null : Event.field(m.core());
         idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
@@ -182,6 +185,24 @@ final class TracePass {
                 discarded += d.count();
             }
         });
+    }
+
+    /** The place the first of {@code traces} that has any {@link StateModel#PLACE_KEYS} environment entry gives. */
+    static List<String> place(List<CtfTrace> traces) {
+        for (CtfTrace t : traces) {
+            var env = t.metadata().env();
+            List<String> out = new ArrayList<>();
+            for (String key : StateModel.PLACE_KEYS) {
+                Object v = env.get(key);
+                if (v != null && !String.valueOf(v).isBlank()) {
+                    out.add(String.valueOf(v).strip());
+                }
+            }
+            if (!out.isEmpty()) {
+                return List.copyOf(out);
+            }
+        }
+        return List.of();
     }
 
     static String abridged(Set<String> events) {
@@ -291,7 +312,7 @@ final class TracePass {
             case RENAME -> rename(subjectTask(core, c, e), e.getString(c.name));
             case TASK_EXIT -> taskStates.get(subjectTask(core, c, e)).exiting = true;
             case TASK_FREE -> free(c, e, t);
-            case TASK_INFO -> knownTask(e.getLong(c.id), e, c.name, false);
+            case TASK_INFO -> process(knownTask(e.getLong(c.id), e, c.name, false), c, e);
         }
     }
 
@@ -326,7 +347,7 @@ final class TracePass {
     private void rename(int task, String name) {
         StateModel.Task old = tasks.get(task);
         if (!old.name().equals(name)) {
-            tasks.set(task, new StateModel.Task(name, old.trace(), old.id(), old.idle()));
+            tasks.set(task, new StateModel.Task(name, old.trace(), old.id(), old.idle(), old.process()));
             taskStates.get(task).nameHash = Event.stringHash(name);
         }
     }
@@ -347,10 +368,28 @@ final class TracePass {
         s.outState = StateModel.RUNNABLE;
         s.outEpoch = epoch;
         taskById.put(id, k);
+        process(k, c, e);
         int o = forks.append();
         MemorySegment m = forks.lastChunk();
         m.setAtIndex(LongRows.L, o, t);
         m.setAtIndex(LongRows.L, o + 1, LongRows.pair(k, coreStates.get(core).task));
+    }
+
+    /**
+     * Task {@code task} belongs to the process the rule's {@code process} field names (when the
+     * event has it); the task with that process's id, when known, is the process's leader.
+     */
+    private void process(int task, CompiledRule c, Event e) {
+        Event.Field f = c.process;
+        if (f == null || !e.has(f)) {
+            return;
+        }
+        long pid = e.getLong(f);
+        taskStates.get(task).process = pid;
+        int leader = taskById.get(pid);
+        if (leader != LongIntMap.ABSENT && taskStates.get(leader).process < 0) {
+            taskStates.get(leader).process = pid;
+        }
     }
 
     /** A task is reaped: what it still had open ends, and its id is free for another task. */
@@ -619,6 +658,11 @@ final class TracePass {
         }
         if (prev >= 0 && prev != next && !tasks.get(prev).idle()) {
             TaskState ps = taskStates.get(prev);
+            Event.Field pf = c.process;
+            if (pf != null && ps.process < 0 && e.has(pf)) {
+                // the event's process context is the task's that was running: the one leaving
+                ps.process = e.getLong(pf);
+            }
             if (ps.runningOn == core) {
                 ps.runningOn = -1;
             }
@@ -861,8 +905,15 @@ final class TracePass {
         s.lastBlockedRow = -1;
     }
 
-    /** What is still open at the end of the trace ends at its last event, marked. */
+    /** What is still open at the end of the trace ends at its last event, marked; each task with its process. */
     private void finish() {
+        for (int k = 0; k < taskStates.size(); k++) {
+            long p = taskStates.get(k).process;
+            StateModel.Task t = tasks.get(k);
+            if (p >= 0 && p != t.process()) {
+                tasks.set(k, new StateModel.Task(t.name(), t.trace(), t.id(), t.idle(), p));
+            }
+        }
         for (int core = 0; core < coreStates.size(); core++) {
             CoreState cs = coreStates.get(core);
             if (cs.task >= 0 && last > cs.since) {

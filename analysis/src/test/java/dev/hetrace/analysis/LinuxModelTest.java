@@ -149,6 +149,54 @@ class LinuxModelTest {
     }
 
     @Test
+    void eachThreadOfTheRealTracesIsInTheProcessItsStateDumpOrForkNames() throws Exception {
+        for (String name : List.of("many-threads", "flipping-endianness")) {
+            Path trace = corpus("real", name);
+            StateModel m = model(trace);
+            // direct reading: tid to pid as the state dump lists them and the forks make them
+            Map<Long, Long> pidOf = new HashMap<>();
+            Map<Long, String> dumped = new HashMap<>();
+            try (CtfReader r = CtfReader.open(trace)) {
+                while (r.next()) {
+                    Event e = r.event();
+                    if (e.name().equals("lttng_statedump_process_state")) {
+                        pidOf.put(e.getLong("tid"), e.getLong("pid"));
+                        dumped.put(e.getLong("tid"), e.getString("name"));
+                    } else if (e.name().equals("sched_process_fork")) {
+                        pidOf.put(e.getLong("child_tid"), e.getLong("child_pid"));
+                    }
+                }
+            }
+            int[] leader = m.processLeaders();
+            int checked = 0;
+            for (int k = 0; k < m.tasks().size(); k++) {
+                StateModel.Task t = m.tasks().get(k);
+                if (t.idle()) {
+                    assertThat(t.process()).isEqualTo(-1);
+                    continue;
+                }
+                assertThat(t.process()).as("%s[%d]", t.name(), t.id()).isEqualTo(pidOf.get(t.id()));
+                StateModel.Task l = m.tasks().get(leader[k]);
+                assertThat(l.id()).isEqualTo(t.process());
+                checked++;
+            }
+            assertThat(checked).isGreaterThan(name.equals("many-threads") ? 8500 : 60);
+            if (name.equals("many-threads")) {
+                // multithread's 8,000 threads, made with CLONE_THREAD, are in its process, named after it
+                long inMultithread = 0;
+                for (int k = 0; k < m.tasks().size(); k++) {
+                    if (m.tasks().get(k).process() == 2673) {
+                        inMultithread++;
+                        assertThat(m.tasks().get(leader[k]).name()).isEqualTo("multithread");
+                    }
+                }
+                assertThat(inMultithread).isEqualTo(8001);
+                assertThat(dumped.get(1L)).isEqualTo("systemd");
+            }
+        }
+    }
+
+    @Test
     void aWakeupEndsTheBlockedStateAndNamesWhatWokeTheThread() throws Exception {
         Path trace = corpus("real", "many-threads");
         StateModel m = model(trace);

@@ -22,6 +22,7 @@ public final class ModelEquality {
         assertThat(actual.traceLast).as("traces' last events").isEqualTo(expected.traceLast);
         assertThat(actual.traceLongestGap).as("traces' longest gaps").isEqualTo(expected.traceLongestGap);
         assertThat(actual.osThreads).as("traces' OS threads").isEqualTo(expected.osThreads);
+        assertThat(actual.places).as("traces' places").isEqualTo(expected.places);
         assertThat(actual.begin).as("begin").isEqualTo(expected.begin);
         assertThat(actual.end).as("end").isEqualTo(expected.end);
         assertThat(actual.events).as("events").isEqualTo(expected.events);

@@ -29,9 +29,10 @@ class ModelEqualityTest {
                     m.traceEnd(t),
                     m.traceLongestGap(t),
                     m.osThreads(t));
+            out.place(m.tracePlace(t));
         }
         m.cores().forEach(c -> out.core(c.name(), c.trace()));
-        m.tasks().forEach(t -> out.task(t.name(), t.trace(), t.id(), t.idle()));
+        m.tasks().forEach(t -> out.task(t.name(), t.trace(), t.id(), t.idle(), t.process()));
         StoredModel.names(m).forEach(out::name);
         StoredModel.eventNames(m).forEach(out::eventName);
         for (int k = StoredModel.RUNS; k <= StoredModel.IRQS; k++) {

@@ -7,6 +7,7 @@ import dev.hetrace.ctf.write.OutputFile;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.report.ProfileReport;
+import dev.hetrace.view.BoardLayout;
 import dev.hetrace.view.Report;
 import dev.hetrace.view.Timeline;
 import java.io.IOException;
@@ -61,6 +62,15 @@ final class ReportCommand extends HetraceCommand {
     @Mixin
     BoardOptions board = new BoardOptions();
 
+    @Option(
+            names = "--layout",
+            paramLabel = "FILE",
+            description = {
+                "A YAML file of where the cores sit on the board, as for 'hetrace view'",
+                "(docs/view.md): the group rows follow it."
+            })
+    Path layoutFile;
+
     @CommandLine.Mixin
     IndexOptions index = new IndexOptions();
 
@@ -81,10 +91,11 @@ final class ReportCommand extends HetraceCommand {
                     c.runs().size(),
                     w.bytes()));
         }
-        // told before the traces are read: an output that cannot be written
+        // told before the traces are read: an output that cannot be written, a layout that is not one
         OutputFile.of(output).close();
+        BoardLayout layout = layoutFile == null ? BoardLayout.NONE : BoardLayout.read(layoutFile);
         StateModel model = board.stored(index, main.err);
-        Report.Written w = Report.write(Timeline.of(model), output);
+        Report.Written w = Report.write(Timeline.of(model, layout), output);
         return print(describe(w));
     }
 

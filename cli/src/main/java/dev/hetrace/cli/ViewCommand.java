@@ -9,6 +9,7 @@ import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.profile.Campaign;
 import dev.hetrace.profile.CampaignFile;
 import dev.hetrace.profile.report.ProfileReport;
+import dev.hetrace.view.BoardLayout;
 import dev.hetrace.view.Timeline;
 import dev.hetrace.view.TimelineFile;
 import dev.hetrace.view.TraceAnswers;
@@ -83,6 +84,16 @@ final class ViewCommand extends HetraceCommand {
     boolean noCache;
 
     @Option(
+            names = "--layout",
+            paramLabel = "FILE",
+            description = {
+                "A YAML file of where the cores sit on the board: nested groups listing",
+                "cores by name, range (dsp0..dsp15) or pattern (dsp*); the group rows follow",
+                "it, before the traces' own board, cluster and chip entries (docs/view.md)."
+            })
+    Path layoutFile;
+
+    @Option(
             names = "--bench",
             paramLabel = "N",
             description = {
@@ -90,6 +101,9 @@ final class ViewCommand extends HetraceCommand {
                 "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."
             })
     int bench;
+
+    /** Where the cores sit, from {@link #layoutFile}. */
+    private BoardLayout layout = BoardLayout.NONE;
 
     @Override
     public Integer call() throws IOException, InterruptedException, MetadataException, StreamDecodingException {
@@ -102,6 +116,7 @@ final class ViewCommand extends HetraceCommand {
         if (isCampaign(inputs)) {
             return serveCampaign(inputs.getFirst());
         }
+        layout = layoutFile == null ? BoardLayout.NONE : BoardLayout.read(layoutFile);
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
         CompletableFuture<Map<String, String>> reading = CompletableFuture.supplyAsync(() -> {
@@ -122,7 +137,9 @@ final class ViewCommand extends HetraceCommand {
         StateBuilder.Clocks clocks = board.clock.clocks(traces);
         if (!noCache) {
             // the paths' hash first: a new state of the same traces replaces the older one's file
-            kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, ".timeline"));
+            // a timeline laid out by a layout file is kept under that file's content
+            String laid = layout.digest().isEmpty() ? "" : ".L" + layout.digest();
+            kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, laid + ".timeline"));
         }
         Map<String, String> symbols = later.get();
         ViewServer server = kept == null
@@ -224,7 +241,7 @@ final class ViewCommand extends HetraceCommand {
         StateBuilder.Input input = both.input();
         StateModel model = both.model();
         long t1 = System.nanoTime();
-        Timeline timeline = Timeline.of(model);
+        Timeline timeline = Timeline.of(model, layout);
         long read = t1 - t0;
         long laid = System.nanoTime() - t1;
         describe(

@@ -40,6 +40,36 @@ class ReportCommandTest {
     }
 
     @Test
+    void theCoresAreGroupedAsTheTracesOrALayoutFileSayAndABadLayoutIsOneLine() throws Exception {
+        Path board = dir.resolve("board");
+        Cli.Run sim = Cli.run("sim", "--cores", "20", "--images", "2", "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        // the simulator's traces say which 16-core chip each core is on
+        Path html = dir.resolve("chips.html");
+        Cli.Run r = Cli.run("report", board.toString(), "-o", html.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(Files.readString(html))
+                .contains("\"chip0 \u00b7 dsp0\u2013dsp15\"", "\"chip1 \u00b7 dsp16\u2013dsp19\"");
+        // a layout file places the cores it lists
+        Path layout = dir.resolve("layout.yaml");
+        Files.writeString(layout, "groups:\n  left: [dsp0..dsp9]\n  right: [\"dsp1?\"]\n");
+        Path laid = dir.resolve("laid.html");
+        r = Cli.run("report", "--layout", layout.toString(), board.toString(), "-o", laid.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(Files.readString(laid))
+                .contains("\"left \u00b7 dsp0\u2013dsp9\"", "\"right \u00b7 dsp10\u2013dsp19\"")
+                .doesNotContain("\"chip0 \u00b7");
+        Files.writeString(layout, "groups:\n  left: 3\n");
+        Path none = dir.resolve("none.html");
+        r = Cli.run("report", "--layout", layout.toString(), board.toString(), "-o", none.toString());
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err().strip())
+                .isEqualTo("hetrace: " + layout
+                        + ":2: expected group left to list its cores ([dsp0..dsp15]) or its groups ({chip0: [...]})");
+        assertThat(none).doesNotExist();
+    }
+
+    @Test
     void aMissingTraceAndAMissingOutputAreOneLineErrors() {
         Path html = dir.resolve("report.html");
         Cli.Run missing = Cli.run("report", dir.resolve("nothing").toString(), "-o", html.toString());

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 
@@ -63,13 +65,43 @@ public final class Simulation {
             Core core = board.slaves.get(i);
             Path dir = out.resolve(core.name);
             SlaveTraceClass cls = board.slaveClasses.get(core.clock.frequencyHz());
-            write(dir, cls.metadata(core.name), board.slaveLogs.get(i), 1, config.packetBytes(), false);
+            write(
+                    dir,
+                    cls.metadata(core.name, place(i, board.slaves.size())),
+                    board.slaveLogs.get(i),
+                    1,
+                    config.packetBytes(),
+                    false);
             slaves.add(dir);
             events += board.slaveLogs.get(i).events();
         }
         Path truthFile = out.resolve("ground-truth.json");
         board.truth.write(truthFile);
         return new Result(master, slaves, truthFile, board.truth, events);
+    }
+
+    /** The cores of an Epiphany-like chip. */
+    static final int CHIP_CORES = 16;
+
+    /** The cores of a cluster: four chips, a 2×2 tile of the mesh. */
+    static final int CLUSTER_CORES = 64;
+
+    /**
+     * Where slave {@code i} of {@code n} sits, as its trace's environment says it: past one chip,
+     * on Epiphany-like 16-core chips ({@code chip}: chip0, chip1...), and past one cluster, in
+     * clusters of four chips, 2×2 tiles of the chips' mesh ({@code cluster}: cluster0...); 1,024
+     * cores are 16 clusters of 4 chips. Empty for a board of one chip.
+     */
+    static Map<String, String> place(int i, int n) {
+        if (n <= CHIP_CORES) {
+            return Map.of();
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        if (n > CLUSTER_CORES) {
+            out.put("cluster", "cluster" + i / CLUSTER_CORES);
+        }
+        out.put("chip", "chip" + i / CHIP_CORES);
+        return out;
     }
 
     private static void write(Path dir, String tsdl, TraceLog log, int streams, int packetBytes, boolean lttng)

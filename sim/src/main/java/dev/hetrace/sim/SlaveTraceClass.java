@@ -79,10 +79,14 @@ final class SlaveTraceClass {
         }
     }
 
-    /** The metadata of core {@code hostname}'s trace: barectf's environment plus the core's name. */
-    String metadata(String hostname) {
+    /**
+     * The metadata of core {@code hostname}'s trace: barectf's environment plus the core's name
+     * and where it sits on the board ({@code place}: {@code cluster}, {@code chip}).
+     */
+    String metadata(String hostname, Map<String, String> place) {
         Map<String, Object> env = new LinkedHashMap<>(config.trace().environment());
         env.put("hostname", hostname);
+        env.putAll(place);
         Configuration c =
                 new Configuration(new Configuration.Trace(config.trace().type(), env), config.options(), config.sync());
         return BarectfMetadata.of(c);

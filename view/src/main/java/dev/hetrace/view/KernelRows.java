@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The rows of a trace whose tasks are an OS's threads and whose scheduling is traced (a Linux
@@ -103,41 +105,193 @@ final class KernelRows {
             l.add(Kind.COUNTER, "CPU load", cr, level + 1, c, -1, Counters.LOAD);
         }
         Threads th = Threads.of(m, trace);
-        int tasks = m.tasks().size();
-        // each shown thread under its nearest creator that has a row of its own, else the section
-        List<List<Integer>> children = new ArrayList<>();
-        List<List<Integer>> shortOnes = new ArrayList<>();
-        for (int k = 0; k <= tasks; k++) {
-            children.add(new ArrayList<>());
-            shortOnes.add(new ArrayList<>());
-        }
-        for (int k = 0; k < tasks; k++) {
-            if (m.tasks().get(k).trace() != trace || !l.shown(k)) {
-                continue;
-            }
-            int p = th.creator()[k];
-            for (int steps = 0; p >= 0 && (th.shortLived()[p] || !l.shown(p)) && steps < tasks; steps++) {
-                p = th.creator()[p];
-            }
-            int key = p >= 0 ? p : tasks; // tasks: the section
-            (th.shortLived()[k] ? shortOnes : children).get(key).add(k);
-        }
-        // the busiest first: a task with the threads it created, their running time together
-        long[] together = new long[tasks + 1];
-        busy(th, children, shortOnes, tasks, together);
-        Comparator<Integer> busiest = Comparator.<Integer>comparingLong(k -> -together[k])
-                .thenComparingLong(k -> m.tasks().get(k).id())
-                .thenComparingInt(k -> k);
-        for (List<Integer> c : children) {
-            c.sort(busiest);
-        }
+        Processes ps = Processes.of(m, trace, th, l);
         int section = l.add(Kind.PROCESS, "threads", parent, level, -1, -1, 0);
         Waiting w = Waiting.of(m, trace);
         if (w.times().length > 1) {
             l.waiting.add(w);
             l.waitingRow.add(l.add(Kind.COUNTER, "waiting for a CPU", section, level + 1, -1, -1, Counters.LEVEL));
         }
-        place(l, th, children, shortOnes, tasks, section, level + 1);
+        ps.place(l, th, ps.section(), section, level + 1);
+    }
+
+    /** The name of the row of a process of several threads: its leader's name, its id and how many threads. */
+    static String processName(String name, long pid, int threads) {
+        return name + " [" + pid + "] \u00b7 " + String.format("%,d", threads) + " threads";
+    }
+
+    /**
+     * A trace's threads by process, the processes in a tree by creator, as Trace Compass's control
+     * flow view nests them and Perfetto groups threads under their process. A process of several
+     * threads is a row of its own that aggregates them (their runs, each labelled with its thread),
+     * its threads under it, the leader first, then the busiest; a process of one thread is that
+     * thread's row, with no row above it that would repeat it: most processes of a desktop or a
+     * build have one thread, and a wrapper for each would double the rows to read. A process's
+     * child processes are under it, the busiest first. Short-lived threads, and short-lived processes
+     * of one thread, are gathered in one row under their process (or creator's process): a program
+     * that started 8,000 threads, or a script that ran 8,000 commands, is one row there.
+     *
+     * @param proc     per task, the task standing for its process (its leader; without one, the first
+     *                 task of the process met; a task whose process is unknown stands for itself); −1:
+     *                 another trace's
+     * @param members  per standing task, its process's shown threads
+     */
+    private record Processes(int[] proc, List<List<Integer>> members, List<List<Integer>> children) {
+        static Processes of(StateModel m, int trace, Threads th, Layout l) {
+            int tasks = m.tasks().size();
+            int[] leader = m.processLeaders();
+            int[] proc = new int[tasks];
+            Map<Long, Integer> firstOf = new HashMap<>();
+            List<List<Integer>> members = new ArrayList<>();
+            List<List<Integer>> children = new ArrayList<>();
+            for (int k = 0; k <= tasks; k++) {
+                members.add(new ArrayList<>());
+                children.add(new ArrayList<>());
+            }
+            for (int k = 0; k < tasks; k++) {
+                StateModel.Task t = m.tasks().get(k);
+                if (t.trace() != trace) {
+                    proc[k] = -1;
+                    continue;
+                }
+                final int task = k;
+                proc[k] = leader[k] >= 0
+                        ? leader[k]
+                        : t.process() >= 0 ? firstOf.computeIfAbsent(t.process(), x -> task) : k;
+                if (l.shown(k)) {
+                    members.get(proc[k]).add(k);
+                }
+            }
+            Processes ps = new Processes(proc, members, children);
+            for (int p = 0; p < tasks; p++) {
+                if (proc[p] == p && !members.get(p).isEmpty()) {
+                    children.get(ps.parentOf(p, th)).add(p);
+                }
+            }
+            return ps;
+        }
+
+        /** The key of the section, the root of the tree. */
+        int section() {
+            return proc.length;
+        }
+
+        /** Whether process {@code p} has a row: shown threads, not one short-lived thread alone. */
+        boolean hasRow(int p, Threads th) {
+            List<Integer> its = members.get(p);
+            return its.size() > 1 || its.size() == 1 && !th.shortLived()[its.getFirst()];
+        }
+
+        /** The process under which process {@code p} goes: its creator's nearest with a row, else the section. */
+        int parentOf(int p, Threads th) {
+            int c = th.creator()[p];
+            for (int steps = 0; c >= 0 && steps < proc.length; steps++) {
+                int q = proc[c];
+                if (q >= 0 && q != p && hasRow(q, th)) {
+                    return q;
+                }
+                c = th.creator()[q >= 0 && q != p ? q : c];
+            }
+            return section();
+        }
+
+        /** How long process {@code p} (or the section) with every process under it ran, in {@code together}. */
+        long busy(int p, Threads th, long[] together) {
+            long sum = 0;
+            if (p < proc.length) {
+                for (int k : members.get(p)) {
+                    sum += th.running()[k];
+                }
+            }
+            for (int c : children.get(p)) {
+                sum += busy(c, th, together);
+            }
+            together[p] = sum;
+            return sum;
+        }
+
+        /** Adds the rows of the processes under {@code p} (or the section) below row {@code row}, then their short-lived row. */
+        void place(Layout l, Threads th, int p, int row, int level) {
+            long[] together = new long[proc.length + 1];
+            busy(section(), th, together);
+            placeUnder(l, th, p, row, level, together, List.of());
+        }
+
+        /** {@code shortOnes}: the short-lived threads of {@code p} itself, gathered in one row with its short-lived child processes. */
+        private void placeUnder(
+                Layout l, Threads th, int p, int row, int level, long[] together, List<Integer> shortOnes) {
+            List<Integer> few = new ArrayList<>(shortOnes);
+            List<Integer> kids = new ArrayList<>(children.get(p));
+            kids.sort(Comparator.<Integer>comparingLong(k -> -together[k]).thenComparingInt(k -> k));
+            for (int c : kids) {
+                List<Integer> its = members.get(c);
+                if (!hasRow(c, th)) {
+                    few.add(its.getFirst());
+                    continue;
+                }
+                int cr;
+                if (its.size() == 1) {
+                    cr = l.addTask(its.getFirst(), row, level, l.home[its.getFirst()]);
+                } else {
+                    StateModel.Task lead = l.m.tasks().get(c);
+                    long pid = lead.process() >= 0 ? lead.process() : lead.id();
+                    int busiest = its.getFirst();
+                    for (int k : its) {
+                        busiest = th.running()[k] > th.running()[busiest] ? k : busiest;
+                    }
+                    cr = l.add(
+                            Kind.PROCESS,
+                            processName(lead.name(), pid, its.size()),
+                            row,
+                            level,
+                            l.home[busiest],
+                            -1,
+                            0);
+                    List<Integer> threads = new ArrayList<>();
+                    List<Integer> gathered = new ArrayList<>();
+                    for (int k : its) {
+                        l.processRow[k] = cr;
+                        (th.shortLived()[k] ? gathered : threads).add(k);
+                    }
+                    threads.sort(Comparator.<Integer>comparingInt(k -> k == c ? 0 : 1)
+                            .thenComparingLong(k -> -th.running()[k])
+                            .thenComparingLong(k -> l.m.tasks().get(k).id())
+                            .thenComparingInt(k -> k));
+                    for (int k : threads) {
+                        l.addTask(k, cr, level + 1, l.home[k]);
+                    }
+                    placeUnder(l, th, c, cr, level + 1, together, gathered);
+                    continue;
+                }
+                placeUnder(l, th, c, cr, level + 1, together, List.of());
+            }
+            gather(l, th, few, row, level);
+        }
+    }
+
+    /** Adds the rows of short-lived threads under {@code row}: one alone as itself, several in one row. */
+    private static void gather(Layout l, Threads th, List<Integer> few, int row, int level) {
+        if (few.size() == 1) {
+            l.addTask(few.getFirst(), row, level, l.home[few.getFirst()]);
+        } else if (few.size() > 1) {
+            // shown under the core of the busiest of them, as a task is under the core it ran on most
+            int busiest = few.getFirst();
+            int depths = -1;
+            for (int k : few) {
+                depths = Math.max(depths, l.maxDepth[k]);
+                busiest = th.running()[k] > th.running()[busiest] ? k : busiest;
+            }
+            int core = l.home[busiest];
+            int sr = l.add(Kind.PROCESS, shortLivedName(few.size()), row, level, core, -1, 0);
+            int[] depthRows = new int[depths + 1];
+            for (int d = 0; d <= depths; d++) {
+                depthRows[d] = l.add(Kind.CALLS, "depth " + d, sr, level + 1, core, -1, d);
+            }
+            for (int k : few) {
+                l.shortRow[k] = sr;
+                l.depthRow[k] = depthRows;
+            }
+        }
     }
 
     /**
@@ -186,57 +340,6 @@ final class KernelRows {
             return (s == StateModel.PREEMPTED || s == StateModel.RUNNABLE)
                     && states.end(i) > states.start(i)
                     && m.tasks().get(states.owner(i)).trace() == trace;
-        }
-    }
-
-    /** How long task {@code key} (or the section) and every thread under it ran, in {@code together}. */
-    private static long busy(
-            Threads th, List<List<Integer>> children, List<List<Integer>> shortOnes, int key, long[] together) {
-        long sum = key < th.running().length ? th.running()[key] : 0;
-        for (int k : children.get(key)) {
-            sum += busy(th, children, shortOnes, k, together);
-        }
-        for (int k : shortOnes.get(key)) {
-            sum += th.running()[k];
-        }
-        together[key] = sum;
-        return sum;
-    }
-
-    /** Adds the rows of the threads under {@code key} (a task, or the section), then their short-lived row. */
-    private static void place(
-            Layout l,
-            Threads th,
-            List<List<Integer>> children,
-            List<List<Integer>> shortOnes,
-            int key,
-            int row,
-            int level) {
-        for (int k : children.get(key)) {
-            int tr = l.addTask(k, row, level, l.home[k]);
-            place(l, th, children, shortOnes, k, tr, level + 1);
-        }
-        List<Integer> few = shortOnes.get(key);
-        if (few.size() == 1) {
-            l.addTask(few.getFirst(), row, level, l.home[few.getFirst()]);
-        } else if (few.size() > 1) {
-            // shown under the core of the busiest of them, as a task is under the core it ran on most
-            int busiest = few.getFirst();
-            int depths = -1;
-            for (int k : few) {
-                depths = Math.max(depths, l.maxDepth[k]);
-                busiest = th.running()[k] > th.running()[busiest] ? k : busiest;
-            }
-            int core = l.home[busiest];
-            int sr = l.add(Kind.PROCESS, shortLivedName(few.size()), row, level, core, -1, 0);
-            int[] depthRows = new int[depths + 1];
-            for (int d = 0; d <= depths; d++) {
-                depthRows[d] = l.add(Kind.CALLS, "depth " + d, sr, level + 1, core, -1, d);
-            }
-            for (int k : few) {
-                l.shortRow[k] = sr;
-                l.depthRow[k] = depthRows;
-            }
         }
     }
 }

@@ -256,7 +256,12 @@ public final class Timeline {
 
     /** Builds the rows, their intervals and their summaries from {@code m} ({@link TimelineBuilder}). */
     public static Timeline of(StateModel m) {
-        return TimelineBuilder.build(m);
+        return TimelineBuilder.build(m, BoardLayout.NONE);
+    }
+
+    /** As {@link #of(StateModel)}, the cores that {@code board} places in its groups, whatever their traces say. */
+    public static Timeline of(StateModel m, BoardLayout board) {
+        return TimelineBuilder.build(m, board);
     }
 
     /** What follows from the rows: each core's row, which rows are groups, the cores of each group. */

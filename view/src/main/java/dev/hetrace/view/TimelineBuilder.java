@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,9 +25,9 @@ import java.util.Set;
 final class TimelineBuilder {
     private TimelineBuilder() {}
 
-    /** Builds the rows, their intervals and their summaries from {@code m}. */
-    static Timeline build(StateModel m) {
-        Layout layout = new Layout(m);
+    /** Builds the rows, their intervals and their summaries from {@code m}, its cores placed by {@code board} first. */
+    static Timeline build(StateModel m, BoardLayout board) {
+        Layout layout = new Layout(m, board);
         Timeline t = new Timeline(m);
         t.begin = m.begin();
         t.end = m.end();
@@ -96,6 +97,9 @@ final class TimelineBuilder {
                     if (layout.shortRow[runs.subject(i)] >= 0) {
                         count[layout.shortRow[runs.subject(i)]]++;
                     }
+                    if (layout.processRow[runs.subject(i)] >= 0) {
+                        count[layout.processRow[runs.subject(i)]]++;
+                    }
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -159,6 +163,18 @@ final class TimelineBuilder {
                                 runs.start(i),
                                 runs.end(i),
                                 stateLabel[StateModel.RUNNING],
+                                StateModel.RUNNING,
+                                runs.flags(i),
+                                runs.owner(i));
+                    }
+                    int pr = layout.processRow[runs.subject(i)];
+                    if (pr >= 0) {
+                        put(
+                                at,
+                                pr,
+                                runs.start(i),
+                                runs.end(i),
+                                taskLabel[runs.subject(i)],
                                 StateModel.RUNNING,
                                 runs.flags(i),
                                 runs.owner(i));
@@ -550,6 +566,8 @@ final class TimelineBuilder {
         final int[][] depthRow;
         /** Per task, the row its runs are gathered in with other short-lived threads' (−1: its own row). */
         final int[] shortRow;
+        /** Per task, the row of its process, which aggregates its threads' runs (−1: none). */
+        final int[] processRow;
         /** Per core, per interrupt name, the row of that line's rate (null or −1: none). */
         final int[][] irqLineRow;
 
@@ -563,6 +581,10 @@ final class TimelineBuilder {
         final List<Integer> waitingRow = new ArrayList<>();
 
         Layout(StateModel m) {
+            this(m, BoardLayout.NONE);
+        }
+
+        Layout(StateModel m, BoardLayout board) {
             this.m = m;
             int cores = m.cores().size();
             int tasks = m.tasks().size();
@@ -575,6 +597,8 @@ final class TimelineBuilder {
             Arrays.fill(taskRow, -1);
             shortRow = new int[tasks];
             Arrays.fill(shortRow, -1);
+            processRow = new int[tasks];
+            Arrays.fill(processRow, -1);
             depthRow = new int[tasks][];
             maxDepth = new int[tasks];
             Arrays.fill(maxDepth, -1);
@@ -596,13 +620,20 @@ final class TimelineBuilder {
                 scheduled[m.cores().get(m.runs().owner(i)).trace()] = true;
             }
             rows.add(new Row(0, Kind.BOARD, "board", -1, 0, -1, -1, 0));
-            // the cores of one-core traces, by type (their names without the number): many of a type are grouped
+            // the cores of one-core traces where the board's layout places them (the layout file, else their
+            // trace's environment); the others by type (their names without the number): many of a type are grouped
             Map<String, List<Integer>> byType = new HashMap<>();
+            Place placed = new Place("");
+            List<String>[] place = placeOf(board);
             for (int t = 0; t < m.traceNames().size(); t++) {
                 int only = onlyCore(t);
                 if (only >= 0 && !(m.osThreads(t) && scheduled[t])) {
-                    byType.computeIfAbsent(type(m.cores().get(only).name()), k -> new ArrayList<>())
-                            .add(only);
+                    if (!place[t].isEmpty()) {
+                        placed.add(place[t], only);
+                    } else {
+                        byType.computeIfAbsent(type(m.cores().get(only).name()), k -> new ArrayList<>())
+                                .add(only);
+                    }
                 }
             }
             Set<String> grouped = new HashSet<>();
@@ -610,6 +641,14 @@ final class TimelineBuilder {
                 List<Integer> cs = coresOf(t);
                 int only = onlyCore(t);
                 boolean kernel = m.osThreads(t) && scheduled[t];
+                if (only >= 0 && !kernel && !place[t].isEmpty()) {
+                    Place top = placed.groups.get(place[t].getFirst());
+                    if (!top.laid) {
+                        addPlace(top, 0, 1);
+                    }
+                    traceRow[t] = coreRow[only];
+                    continue;
+                }
                 if (only >= 0 && !kernel) {
                     String type = type(m.cores().get(only).name());
                     List<Integer> same = byType.get(type);
@@ -664,6 +703,90 @@ final class TimelineBuilder {
                 }
                 for (int c : part) {
                     addCore(c, m.cores().get(c).name(), parent, level);
+                }
+            }
+        }
+
+        /** A group of the board's layout: its groups and its cores, by name. */
+        static final class Place {
+            final String name;
+            final Map<String, Place> groups = new LinkedHashMap<>();
+            final List<Integer> cores = new ArrayList<>();
+            boolean laid;
+
+            Place(String name) {
+                this.name = name;
+            }
+
+            void add(List<String> path, int core) {
+                Place p = this;
+                for (String g : path) {
+                    p = p.groups.computeIfAbsent(g, Place::new);
+                }
+                p.cores.add(core);
+            }
+
+            void all(List<Integer> out) {
+                groups.values().forEach(g -> g.all(out));
+                out.addAll(cores);
+            }
+        }
+
+        /** Per trace, where its core sits: the layout file's place for it, else its trace's environment's. */
+        @SuppressWarnings("unchecked")
+        private List<String>[] placeOf(BoardLayout board) {
+            List<String>[] out = new List[m.traceNames().size()];
+            for (int t = 0; t < out.length; t++) {
+                int only = onlyCore(t);
+                List<String> file = only >= 0 ? board.place(m.cores().get(only).name()) : List.of();
+                out[t] = !file.isEmpty() ? file : m.tracePlace(t);
+            }
+            return out;
+        }
+
+        /**
+         * The rows of a group of the board's layout, "chip3 · dsp48–dsp63", under {@code parent}: its groups
+         * (by name, numbers by value), then its cores by name; past {@link #CLUSTER_MIN} cores of its own, in
+         * clusters as a type's are.
+         */
+        private void addPlace(Place p, int parent, int level) {
+            p.laid = true;
+            List<Integer> all = new ArrayList<>();
+            p.all(all);
+            all.sort((a, b) ->
+                    compareNames(m.cores().get(a).name(), m.cores().get(b).name()));
+            String span = all.size() == 1
+                    ? m.cores().get(all.getFirst()).name()
+                    : m.cores().get(all.getFirst()).name() + "\u2013"
+                            + m.cores().get(all.getLast()).name();
+            int g = add(Kind.GROUP, p.name + " \u00b7 " + span, parent, level, -1, -1, 0);
+            List<Place> inner = new ArrayList<>(p.groups.values());
+            inner.sort((a, b) -> compareNames(a.name, b.name));
+            for (Place q : inner) {
+                addPlace(q, g, level + 1);
+            }
+            List<Integer> own = new ArrayList<>(p.cores);
+            own.sort((a, b) ->
+                    compareNames(m.cores().get(a).name(), m.cores().get(b).name()));
+            int size = own.size() > CLUSTER_64 ? 64 : own.size() > CLUSTER_MIN ? 16 : own.size();
+            for (int i = 0; i < own.size(); i += size) {
+                List<Integer> part = own.subList(i, Math.min(own.size(), i + size));
+                int at = g;
+                int l = level + 1;
+                if (size < own.size()) {
+                    at = add(
+                            Kind.GROUP,
+                            m.cores().get(part.getFirst()).name() + "\u2013"
+                                    + m.cores().get(part.getLast()).name(),
+                            g,
+                            level + 1,
+                            -1,
+                            -1,
+                            0);
+                    l = level + 2;
+                }
+                for (int c : part) {
+                    addCore(c, m.cores().get(c).name(), at, l);
                 }
             }
         }

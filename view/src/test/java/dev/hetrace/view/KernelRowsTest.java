@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The rows of a real desktop kernel trace ({@code real/many-threads}: 8 CPUs, a program that
- * starts and ends 8,000 threads): CPUs with their interrupt lines and load, the threads under the
- * task that created them, the short-lived ones gathered; the counters' values against the model.
+ * starts and ends 8,000 threads): CPUs with their interrupt lines and load, the threads grouped by
+ * process, each process under the one that created it, the short-lived ones gathered; the
+ * counters' values against the model.
  */
 class KernelRowsTest {
     static StateModel model;
@@ -121,7 +122,7 @@ class KernelRowsTest {
         for (Row r : rows) {
             if (r.kind() == Kind.TASK) {
                 int p = r.parent();
-                while (rows.get(p).kind() == Kind.TASK) {
+                while (rows.get(p).kind() == Kind.TASK || rows.get(p).kind() == Kind.PROCESS && p != section.id()) {
                     p = rows.get(p).parent();
                 }
                 assertThat(p).as("%s is in the threads' section", r.name()).isEqualTo(section.id());
@@ -129,33 +130,115 @@ class KernelRowsTest {
         }
     }
 
+    private static int processRow(long pid) {
+        for (Row r : timeline.rows()) {
+            if (r.kind() == Kind.PROCESS && r.name().contains(" [" + pid + "] \u00b7 ")) {
+                return r.id();
+            }
+        }
+        return -1;
+    }
+
     @Test
-    void aThreadIsUnderTheTaskThatCreatedIt() {
+    void aProcessOfSeveralThreadsIsARowListingItsThreadsAndHoldingTheirRuns() {
         Set<Integer> gathered = shortLivedFromTheModel(model);
+        int[] leader = model.processLeaders();
+        // the model's processes of several shown threads
+        Map<Long, List<Integer>> byPid = new HashMap<>();
+        for (int k = 0; k < model.tasks().size(); k++) {
+            StateModel.Task t = model.tasks().get(k);
+            if (t.process() >= 0 && (taskRow(k) >= 0 || gathered.contains(k))) {
+                byPid.computeIfAbsent(t.process(), x -> new ArrayList<>()).add(k);
+            }
+        }
+        int checked = 0;
+        for (var e : byPid.entrySet()) {
+            List<Integer> threads = e.getValue();
+            int pr = processRow(e.getKey());
+            if (threads.size() == 1) {
+                assertThat(pr)
+                        .as("process %d of one thread: no row of its own", e.getKey())
+                        .isNegative();
+                continue;
+            }
+            Row row = timeline.rows().get(pr);
+            int first = threads.getFirst();
+            assertThat(row.name())
+                    .isEqualTo(KernelRows.processName(
+                            model.tasks().get(leader[first]).name(), e.getKey(), threads.size()));
+            // its threads are its rows (the short-lived ones in its short-lived row), and no other thread is
+            Set<Integer> under = new HashSet<>();
+            for (Row r : timeline.rows()) {
+                if (r.parent() == pr && r.kind() == Kind.TASK) {
+                    under.add(r.task());
+                }
+            }
+            Set<Integer> expected = new HashSet<>(threads);
+            expected.removeIf(k -> gathered.contains(k) && taskRow(k) < 0);
+            assertThat(under).as("threads of %s", row.name()).isEqualTo(expected);
+            // its row holds every run of its threads
+            long ran = 0;
+            int runs = 0;
+            Set<Integer> set = new HashSet<>(threads);
+            for (int i = 0; i < model.runs().size(); i++) {
+                if (model.runs().state(i) == StateModel.RUNNING
+                        && set.contains(model.runs().subject(i))) {
+                    ran += model.runs().duration(i);
+                    runs++;
+                }
+            }
+            long total = 0;
+            for (int i = timeline.offset[pr]; i < timeline.offset[pr + 1]; i++) {
+                total += timeline.endOf(i) - timeline.startOf(i);
+            }
+            assertThat(timeline.size(pr)).isEqualTo(runs);
+            assertThat(total).isEqualTo(ran);
+            checked++;
+        }
+        // eight have several threads that ran or changed state in the trace: firefox, multithread, Xwayland...
+        assertThat(checked).isEqualTo(8);
+        assertThat(timeline.rows().get(processRow(851)).name()).startsWith("firefox [851] \u00b7 ");
+    }
+
+    @Test
+    void aProcessIsUnderTheProcessThatCreatedIt() {
+        // genKernelTraces (one thread) started multithread, a process of 8,001 threads
+        int multithread = processRow(2673);
+        assertThat(timeline.rows().get(multithread).name())
+                .isEqualTo(KernelRows.processName("multithread", 2673, 8001));
+        assertThat(timeline.rows().get(multithread).parent()).isEqualTo(taskRow(task("genKernelTraces", 2656)));
+        assertThat(taskRow(task("multithread", 2673))).isPositive();
+        assertThat(timeline.rows().get(taskRow(task("multithread", 2673))).parent())
+                .isEqualTo(multithread);
+        // a process made in the trace by another process's thread is under that process's row
+        int[] leader = model.processLeaders();
         int checked = 0;
         for (int i = 0; i < model.forks(); i++) {
             int child = model.forkTask(i);
             int parent = model.forkParent(i);
-            int cr = taskRow(child);
-            int pr = parent >= 0 ? taskRow(parent) : -1;
-            if (cr >= 0 && pr >= 0 && !gathered.contains(parent)) {
-                assertThat(timeline.rows().get(cr).parent())
+            StateModel.Task c = model.tasks().get(child);
+            if (parent < 0 || !c.leader() || taskRow(child) < 0) {
+                continue;
+            }
+            StateModel.Task p = model.tasks().get(parent);
+            int pr = processRow(p.process());
+            int expected = pr >= 0 ? pr : taskRow(leader[parent]);
+            int own = processRow(c.process()) >= 0 ? processRow(c.process()) : taskRow(child);
+            if (expected >= 0) {
+                assertThat(timeline.rows().get(own).parent())
                         .as(
                                 "%s under %s",
-                                timeline.rows().get(cr).name(),
-                                timeline.rows().get(pr).name())
-                        .isEqualTo(pr);
+                                timeline.rows().get(own).name(),
+                                timeline.rows().get(expected).name())
+                        .isEqualTo(expected);
                 checked++;
             }
         }
-        // genKernelTraces started multithread (whose threads are short-lived), sudo started lttng
         assertThat(checked).isGreaterThanOrEqualTo(2);
-        int multithread = taskRow(task("multithread", 2673));
-        assertThat(timeline.rows().get(multithread).parent()).isEqualTo(taskRow(task("genKernelTraces", 2656)));
     }
 
     @Test
-    void threadsThatRanLessThanAMillisecondAreGatheredInOneRowUnderTheirCreator() {
+    void threadsThatRanLessThanAMillisecondAreGatheredInOneRowUnderTheirProcess() {
         Set<Integer> gathered = shortLivedFromTheModel(model);
         int multithread = task("multithread", 2673);
         List<Integer> its = new ArrayList<>();
@@ -166,7 +249,7 @@ class KernelRowsTest {
         }
         assertThat(its).hasSize(8000);
         Row row = timeline.rows().stream()
-                .filter(r -> r.kind() == Kind.PROCESS && r.parent() == taskRow(multithread))
+                .filter(r -> r.kind() == Kind.PROCESS && r.parent() == processRow(2673))
                 .findFirst()
                 .orElseThrow();
         assertThat(row.name()).isEqualTo("short-lived (8,000 threads)").isEqualTo(KernelRows.shortLivedName(8000));

@@ -27,7 +27,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code hetrace view} of a real desktop kernel trace ({@code real/many-threads}: 8 CPUs, 8,000
  * threads that lived a millisecond) in Debian's headless Chromium: the page runs without a script
  * error, each CPU row is drawn where the model says a thread ran on that CPU and blank where it
- * idled, the short-lived threads are one row, and the CPU load rows hold the model's load.
+ * idled, a process's row lists its threads, the short-lived threads are one row, and the CPU load
+ * rows hold the model's load.
  */
 class KernelViewerBrowserTest {
     /** The timeline's label column, in CSS pixels (timeline.js's LABEL_W). */
@@ -169,12 +170,7 @@ class KernelViewerBrowserTest {
 
     @Test
     void theShortLivedThreadsAreOneRowUnderTheProgramThatStartedThem() throws Exception {
-        int multithread = -1;
-        for (Timeline.Row r : timeline.rows()) {
-            if (r.kind() == Timeline.Kind.TASK && r.name().equals("multithread [2673]")) {
-                multithread = r.id();
-            }
-        }
+        int multithread = row(KernelRows.processName("multithread", 2673, 8001), -1);
         long expected = KernelRowsTest.shortLivedFromTheModel(model).stream()
                 .filter(k -> {
                     for (int i = 0; i < model.forks(); i++) {
@@ -196,6 +192,60 @@ class KernelViewerBrowserTest {
         browser.shot("kernel-short-lived");
         JsonNode info = Chromium.row(draw, "short-lived (8,000 threads)");
         assertThat(info.get("n").asInt()).as("drawn").isPositive();
+    }
+
+    @Test
+    void aProcessRowIsDrawnWithItsThreadsActivityAndListsItsThreadsWhenExpanded() throws Exception {
+        int firefox = -1;
+        for (Timeline.Row r : timeline.rows()) {
+            if (r.kind() == Timeline.Kind.PROCESS && r.name().startsWith("firefox [851] \u00b7 ")) {
+                firefox = r.id();
+            }
+        }
+        assertThat(firefox).as("firefox's process row").isPositive();
+        // the model's threads of process 851 that have rows
+        List<String> threads = new ArrayList<>();
+        int first = -1;
+        for (Timeline.Row r : timeline.rows()) {
+            if (r.kind() == Timeline.Kind.TASK && model.tasks().get(r.task()).process() == 851) {
+                threads.add(r.name());
+                assertThat(r.parent()).as(r.name()).isEqualTo(firefox);
+                first = first < 0 ? r.id() : first;
+            }
+        }
+        assertThat(threads).hasSizeGreaterThan(1);
+        open();
+        reveal(firefox);
+        JsonNode draw = browser.lastDraw();
+        JsonNode info = null;
+        for (JsonNode r : draw.get("rows")) {
+            if (r.get("id").asInt() == firefox) {
+                info = r;
+            }
+        }
+        assertThat(info).as("the process row drawn").isNotNull();
+        assertThat(info.get("n").asInt()).as("its threads' runs drawn").isPositive();
+        // collapsed at first: none of its threads shown; expanded: all of them, under it
+        JsonNode meta = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree((String) browser.js("return JSON.stringify(window.__hetrace.meta.rows)"));
+        List<String> shown = new ArrayList<>();
+        for (JsonNode r : draw.get("rows")) {
+            if (meta.get(r.get("id").asInt()).get("parent").asInt() == firefox) {
+                shown.add(r.get("name").asText());
+            }
+        }
+        assertThat(shown).isEmpty();
+        reveal(first);
+        draw = browser.lastDraw();
+        browser.shot("kernel-process");
+        shown.clear();
+        for (JsonNode r : draw.get("rows")) {
+            if (meta.get(r.get("id").asInt()).get("parent").asInt() == firefox) {
+                shown.add(r.get("name").asText());
+            }
+        }
+        assertThat(shown).containsExactlyElementsOf(threads);
+        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.hetrace.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -15,6 +16,7 @@ import dev.hetrace.sim.Simulation;
 import dev.hetrace.view.Timeline.Kind;
 import dev.hetrace.view.Timeline.Row;
 import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,8 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The rows of a board with many cores: grouped by type and in clusters, each group aggregating its cores, checked
- * against the state model of simulated boards of 100, 20 and 16 slaves.
+ * The rows of a board with many cores: where the traces (or a layout file) say the cores sit, else by type and in
+ * clusters, each group aggregating its cores, checked against the state model of simulated boards of 100, 20 and 16
+ * slaves.
  */
 class TimelineGroupsTest {
     @TempDir
@@ -43,10 +46,117 @@ class TimelineGroupsTest {
         timeline = Timeline.of(model);
     }
 
+    /** A simulated board whose traces do not say where their cores sit, as most tracers' do not. */
     private static StateModel model(int slaves, String name) throws Exception {
+        return model(slaves, name, false);
+    }
+
+    private static StateModel model(int slaves, String name, boolean placed) throws Exception {
         Simulation.Result r =
                 Simulation.sobel(SimConfig.sobel(3).withSlaves(slaves).withImages(2, 50_000_000L), dir.resolve(name));
+        if (!placed) {
+            for (Path t : r.slaves()) {
+                Path metadata = t.resolve("metadata");
+                String text = Files.readString(metadata);
+                String without = text.replaceAll("\\s(chip|cluster) = \"[^\"]*\";", "");
+                assertThat(without.equals(text))
+                        .as("a board of one chip says nothing")
+                        .isEqualTo(slaves <= 16);
+                Files.writeString(metadata, without);
+            }
+        }
         return StateBuilder.build(StateBuilder.synchronize(r.traces(), w -> {}), StateBuilder.Options.of(w -> {}));
+    }
+
+    /** Each group row under {@code parent}, by name, with the names of the cores it aggregates. */
+    private static void group(Timeline t, int row, String name, int from, int to) {
+        Row r = t.rows().get(row);
+        assertThat(r.kind()).isEqualTo(Kind.GROUP);
+        assertThat(r.name()).isEqualTo(name);
+        List<String> cores = new ArrayList<>();
+        for (int m : t.members[row]) {
+            cores.add(t.rows().get(m).name());
+        }
+        List<String> expected = new ArrayList<>();
+        for (int k = from; k <= to; k++) {
+            expected.add("dsp" + k);
+        }
+        assertThat(cores).as(name).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void aBoardWhoseTracesSayWhereTheirCoresSitIsGroupedByClusterThenChip() throws Exception {
+        StateModel m = model(100, "placed", true);
+        for (int t = 1; t < m.traceNames().size(); t++) {
+            int n = Integer.parseInt(m.traceNames().get(t).substring(3));
+            assertThat(m.tracePlace(t)).containsExactly("cluster" + n / 64, "chip" + n / 16);
+        }
+        Timeline t = Timeline.of(m);
+        List<Row> top = t.rows().stream()
+                .filter(r -> r.kind() == Kind.GROUP && r.parent() == 0)
+                .toList();
+        assertThat(top).hasSize(2);
+        group(t, top.get(0).id(), "cluster0 \u00b7 dsp0\u2013dsp63", 0, 63);
+        group(t, top.get(1).id(), "cluster1 \u00b7 dsp64\u2013dsp99", 64, 99);
+        List<Row> chips = children(t, top.get(0).id());
+        assertThat(chips).hasSize(4);
+        for (int c = 0; c < 4; c++) {
+            group(
+                    t,
+                    chips.get(c).id(),
+                    "chip" + c + " \u00b7 dsp" + 16 * c + "\u2013dsp" + (16 * c + 15),
+                    16 * c,
+                    16 * c + 15);
+            assertThat(children(t, chips.get(c).id())).allMatch(r -> r.kind() == Kind.CORE && r.level() == 3);
+        }
+        chips = children(t, top.get(1).id());
+        group(t, chips.get(0).id(), "chip4 \u00b7 dsp64\u2013dsp79", 64, 79);
+        group(t, chips.get(1).id(), "chip5 \u00b7 dsp80\u2013dsp95", 80, 95);
+        group(t, chips.get(2).id(), "chip6 \u00b7 dsp96\u2013dsp99", 96, 99);
+        assertThat(t.rows().stream().filter(r -> r.name().startsWith("dsp \u00d7")))
+                .isEmpty();
+        // a layout file places the cores it lists, nested as it says; the others stay where their traces say
+        Path file = dir.resolve("layout.yaml");
+        Files.writeString(file, """
+            groups:
+              left:
+                a: [dsp0..dsp9]
+                b: ["dsp1?"]
+              right: ["dsp2*"]
+            """);
+        Timeline laid = Timeline.of(m, BoardLayout.read(file));
+        int left = laid.rows().stream()
+                .filter(r -> r.name().startsWith("left "))
+                .findFirst()
+                .orElseThrow()
+                .id();
+        group(laid, left, "left \u00b7 dsp0\u2013dsp19", 0, 19);
+        group(laid, children(laid, left).get(0).id(), "a \u00b7 dsp0\u2013dsp9", 0, 9);
+        group(laid, children(laid, left).get(1).id(), "b \u00b7 dsp10\u2013dsp19", 10, 19);
+        int right = laid.rows().stream()
+                .filter(r -> r.name().startsWith("right "))
+                .findFirst()
+                .orElseThrow()
+                .id();
+        assertThat(laid.members[right]).hasSize(10); // dsp20..dsp29: dsp2 is a's, the first group listing it
+        int cluster0 = laid.rows().stream()
+                .filter(r -> r.name().startsWith("cluster0 "))
+                .findFirst()
+                .orElseThrow()
+                .id();
+        assertThat(laid.members[cluster0]).hasSize(64 - 20 - 10);
+        assertThat(laid.members[0]).hasSize(m.cores().size());
+    }
+
+    @Test
+    void aLayoutFileThatIsNotOneIsRefusedWithItsLine() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "groups:\n  chip0: [dsp0]\n  chip1: 3\n");
+        assertThatThrownBy(() -> BoardLayout.read(file))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith(file + ":3: expected group chip1 to list its cores");
+        Files.writeString(file, "chips: {}\n");
+        assertThatThrownBy(() -> BoardLayout.read(file)).hasMessageContaining(":1: expected `groups:`");
     }
 
     @Test
@@ -285,6 +395,10 @@ class TimelineGroupsTest {
         List<String> names = new ArrayList<>(List.of("dsp10", "dsp2", "dsp1", "arm0", "dsp100", "dsp02"));
         names.sort(TimelineBuilder.Layout::compareNames);
         assertThat(names).containsExactly("arm0", "dsp1", "dsp2", "dsp02", "dsp10", "dsp100");
+    }
+
+    private static List<Row> children(Timeline t, int id) {
+        return t.rows().stream().filter(r -> r.parent() == id).toList();
     }
 
     private static List<Row> children(int id) {

@@ -28,9 +28,10 @@ import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * A simulated board of 1,024 slaves (dsp700 crashing) in the viewer, in Debian's headless Chromium: at "fit" every
- * group row's pixels (read from the canvas) are the bars of the server's aggregate, no row with activity is blank, the
- * group of the crashed core is marked, groups open to cores, tasks and calls, and idle stretches compress.
+ * A simulated board of 1,024 slaves (dsp700 crashing) in the viewer, in Debian's headless Chromium: at "fit" the
+ * group rows are the board's layout as the traces give it (16 clusters of four 16-core chips), every group row's
+ * pixels (read from the canvas) are the bars of the server's aggregate, no row with activity is blank, the group of
+ * the crashed core is marked, groups open to chips, cores, tasks and calls, and idle stretches compress.
  */
 class ViewerGroupsBrowserTest {
     /** The app's geometry (timeline.js): names' width, row height, the tallest bar and the shortest. */
@@ -81,17 +82,39 @@ class ViewerGroupsBrowserTest {
         open();
         browser.shot("groups-fit");
         JsonNode draw = browser.lastDraw();
-        // the first screen: the board, the master, the DSPs as one group of 16 clusters of 64
+        // the first screen: the board, the master, the DSPs in the 16 clusters their traces say they are in, closed
         List<String> clusters = new ArrayList<>();
+        Timeline t = server.timeline();
         for (JsonNode r : draw.get("rows")) {
-            if (r.get("kind").asText().equals("group")
-                    && !r.get("name").asText().startsWith("dsp \u00d7")) {
+            if (r.get("kind").asText().equals("group")) {
                 clusters.add(r.get("name").asText());
+                // a cluster's row aggregates the cores whose traces say they are in it, and only them
+                int row = r.get("id").asInt();
+                String cluster = r.get("name")
+                        .asText()
+                        .substring(0, r.get("name").asText().indexOf(' '));
+                List<String> members = new ArrayList<>();
+                for (int m : t.members[row]) {
+                    members.add(t.rows().get(m).name());
+                }
+                List<String> placed = new ArrayList<>();
+                for (int k = 0; k < model.traceNames().size(); k++) {
+                    if (!model.tracePlace(k).isEmpty()
+                            && model.tracePlace(k).getFirst().equals(cluster)) {
+                        placed.add(model.traceNames().get(k));
+                    }
+                }
+                assertThat(members).as(cluster).hasSize(64).containsExactlyInAnyOrderElementsOf(placed);
             }
         }
-        assertThat(Chromium.row(draw, "dsp \u00d71024").get("kind").asText()).isEqualTo("group");
-        assertThat(clusters).hasSize(16).startsWith("dsp0\u2013dsp63").endsWith("dsp960\u2013dsp1023");
-        checkPixels(draw, true);
+        assertThat(clusters)
+                .hasSize(16)
+                .startsWith("cluster0 \u00b7 dsp0\u2013dsp63", "cluster1 \u00b7 dsp64\u2013dsp127")
+                .endsWith("cluster15 \u00b7 dsp960\u2013dsp1023");
+        for (String c : clusters) {
+            assertThat(drawnColumns(draw, c)).as("%s drawn", c).isPositive();
+        }
+        checkPixels(draw, 1 + 16); // the board and every cluster
     }
 
     @Test
@@ -100,7 +123,9 @@ class ViewerGroupsBrowserTest {
         new WebDriverWait(driver, Duration.ofSeconds(60))
                 .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
         JsonNode draw = browser.lastDraw();
-        int cluster = Chromium.row(draw, "dsp640\u2013dsp703").get("id").asInt();
+        int cluster = Chromium.row(draw, "cluster10 \u00b7 dsp640\u2013dsp703")
+                .get("id")
+                .asInt();
         int dsp700 = server.timeline().coreRow(model.core("dsp700"));
         boolean marked = false;
         for (JsonNode a : draw.get("alerts")) {
@@ -125,7 +150,10 @@ class ViewerGroupsBrowserTest {
         var canvas = driver.findElement(By.id("canvas"));
         var box = canvas.getRect();
         double x = (mark.get("x0").asDouble() + Math.min(mark.get("x1").asDouble(), box.getWidth() - 2)) / 2;
-        double y = Chromium.row(draw, "dsp640\u2013dsp703").get("y").asDouble() + 1;
+        double y = Chromium.row(draw, "cluster10 \u00b7 dsp640\u2013dsp703")
+                        .get("y")
+                        .asDouble()
+                + 1;
         new Actions(driver)
                 .moveToElement(
                         canvas, (int) Math.round(x - box.getWidth() / 2.0), (int) Math.round(y - box.getHeight() / 2.0))
@@ -139,8 +167,24 @@ class ViewerGroupsBrowserTest {
     void aGroupOpensToItsCoresACoreToItsTasksATaskToItsCalls() throws Exception {
         open();
         JsonNode draw = browser.lastDraw();
-        JsonNode cluster = Chromium.row(draw, "dsp0\u2013dsp63");
+        JsonNode cluster = Chromium.row(draw, "cluster0 \u00b7 dsp0\u2013dsp63");
         clickLabel(cluster);
+        JsonNode chips = browser.lastDraw();
+        List<String> inside = new ArrayList<>();
+        for (JsonNode r : chips.get("rows")) {
+            if (server.timeline().rows().get(r.get("id").asInt()).parent()
+                    == cluster.get("id").asInt()) {
+                inside.add(r.get("name").asText());
+            }
+        }
+        assertThat(inside)
+                .containsExactly(
+                        "chip0 \u00b7 dsp0\u2013dsp15",
+                        "chip1 \u00b7 dsp16\u2013dsp31",
+                        "chip2 \u00b7 dsp32\u2013dsp47",
+                        "chip3 \u00b7 dsp48\u2013dsp63");
+        checkPixels(chips, 1 + 16 + 4);
+        clickLabel(Chromium.row(chips, "chip0 \u00b7 dsp0\u2013dsp15"));
         JsonNode open = browser.lastDraw();
         List<String> cores = new ArrayList<>();
         for (JsonNode r : open.get("rows")) {
@@ -149,7 +193,7 @@ class ViewerGroupsBrowserTest {
             }
         }
         assertThat(cores).startsWith("dsp0", "dsp1", "dsp2", "dsp3");
-        checkPixels(open, false);
+        checkPixels(open, 1 + 16 + 4 + 16); // the board, the clusters, cluster0's chips, chip0's cores
         // a core's tasks, a task's call depths
         Timeline t = server.timeline();
         int calls = -1;
@@ -169,7 +213,7 @@ class ViewerGroupsBrowserTest {
             }
         }
         assertThat(kinds).contains("core", "task", "calls");
-        checkPixels(deep, false);
+        checkPixels(deep, 1 + 4 + 16);
         browser.shot("groups-open");
     }
 
@@ -177,7 +221,7 @@ class ViewerGroupsBrowserTest {
     void idleStretchesCompressWhereNoCoreIsBusy() throws Exception {
         open();
         JsonNode before = browser.lastDraw();
-        int busyBefore = drawnColumns(before, "dsp \u00d71024");
+        int busyBefore = drawnColumns(before, "board");
         driver.findElement(By.id("compress")).click();
         new WebDriverWait(driver, Duration.ofSeconds(30))
                 .until(d -> browser.js("return !!window.__hetrace.lastDraw.gaps") == Boolean.TRUE);
@@ -199,7 +243,7 @@ class ViewerGroupsBrowserTest {
             }
         }
         // the activity takes the room the idle stretches gave up; no group with activity is blank
-        assertThat(drawnColumns(draw, "dsp \u00d71024")).isGreaterThan(busyBefore);
+        assertThat(drawnColumns(draw, "board")).isGreaterThan(busyBefore);
         for (JsonNode r : draw.get("rows")) {
             if (r.get("kind").asText().equals("group")) {
                 assertThat(drawnColumns(draw, r.get("name").asText()))
@@ -245,7 +289,7 @@ class ViewerGroupsBrowserTest {
      * answer's columns: in each pixel column a bar as high as its busy share (at least {@link #MIN_BAR}), its bottom
      * in the color of the label that took most, and nothing where the answer has nothing.
      */
-    private static void checkPixels(JsonNode draw, boolean groupsOnly) throws Exception {
+    private static void checkPixels(JsonNode draw, int atLeast) throws Exception {
         long from = (long) Math.floor(draw.get("from").asDouble());
         long to = (long) Math.ceil(draw.get("to").asDouble());
         double vFrom = draw.get("from").asDouble();
@@ -334,7 +378,7 @@ class ViewerGroupsBrowserTest {
                 }
             }
         }
-        assertThat(checked).isGreaterThan(groupsOnly ? 17 : 40);
+        assertThat(checked).as("rows with activity checked").isGreaterThanOrEqualTo(atLeast);
     }
 
     /** The app's x of a time, as timeline.js computes it. */

@@ -65,7 +65,7 @@ public final class IndexTables {
         CREATE TABLE traces (trace VARCHAR, path VARCHAR, mapping VARCHAR, events BIGINT, first_ns BIGINT, last_ns BIGINT,
             reference BOOLEAN, sync_quality VARCHAR, sync_via VARCHAR, accuracy_ns BIGINT);
         CREATE TABLE cores (core VARCHAR, trace VARCHAR);
-        CREATE TABLE tasks (task VARCHAR, trace VARCHAR, name VARCHAR, tid BIGINT, idle BOOLEAN);
+        CREATE TABLE tasks (task VARCHAR, trace VARCHAR, name VARCHAR, tid BIGINT, idle BOOLEAN, pid BIGINT, process VARCHAR);
         """;
 
     /**
@@ -299,6 +299,7 @@ public final class IndexTables {
                         .endRow();
             }
         }
+        int[] leaders = model.processLeaders();
         try (DuckDBAppender a = c.createAppender("tasks")) {
             for (int k = 0; k < tasks.size(); k++) {
                 StateModel.Task t = model.tasks().get(k);
@@ -307,7 +308,14 @@ public final class IndexTables {
                         .append(model.traceNames().get(t.trace()))
                         .append(t.name());
                 DuckDbTables.nullable(a, t.id(), t.id() >= 0);
-                a.append(t.idle()).endRow();
+                a.append(t.idle());
+                DuckDbTables.nullable(a, t.process(), t.process() >= 0);
+                if (leaders[k] >= 0) {
+                    a.append(model.tasks().get(leaders[k]).name());
+                } else {
+                    a.appendNull();
+                }
+                a.endRow();
             }
         }
     }

@@ -49,6 +49,9 @@ public final class ModelStore {
     /** The model's interval table of each {@link IndexTables#KINDS kind} of the intervals file. */
     private static final int[] KIND_TABLES = {StoredModel.RUNS, StoredModel.TASK_STATES, StoredModel.IRQS};
 
+    /** Between the parts of a trace's place in {@code model_traces}: a character no name holds. */
+    private static final String PLACE_SEPARATOR = "\u001f";
+
     private static final String OWNER = ParquetTables.OWNER;
     private static final String SUBJECT = ParquetTables.SUBJECT;
 
@@ -64,6 +67,11 @@ public final class ModelStore {
         int traces = m.traceNames().size();
         Names traceNames = new Names(m.traceNames());
         Names mappings = new Names(m.mappingNames());
+        List<String> placeList = new ArrayList<>();
+        for (int t = 0; t < traces; t++) {
+            placeList.add(String.join(PLACE_SEPARATOR, m.tracePlace(t)));
+        }
+        Names places = new Names(placeList);
         write(
                 dir,
                 "model_traces",
@@ -75,7 +83,8 @@ public final class ModelStore {
                         ParquetFile.Column.longs("first_ns", false),
                         ParquetFile.Column.longs("last_ns", false),
                         ParquetFile.Column.longs("longest_gap_ns", false),
-                        ParquetFile.Column.bools("os_threads")),
+                        ParquetFile.Column.bools("os_threads"),
+                        places.column("place")),
                 (g, from, n) -> {
                     for (int j = 0; j < n; j++) {
                         int t = from + j;
@@ -85,6 +94,7 @@ public final class ModelStore {
                         g.longs[3][j] = m.traceEnd(t);
                         g.longs[4][j] = m.traceLongestGap(t);
                         g.ints[5][j] = m.osThreads(t) ? 1 : 0;
+                        g.ints[6][j] = places.index(t);
                     }
                 },
                 notes);
@@ -112,7 +122,8 @@ public final class ModelStore {
                         tasks.column("name"),
                         ParquetFile.Column.ints("trace", false),
                         ParquetFile.Column.longs("id", false),
-                        ParquetFile.Column.bools("idle")),
+                        ParquetFile.Column.bools("idle"),
+                        ParquetFile.Column.longs("process", false)),
                 (g, from, n) -> {
                     for (int j = 0; j < n; j++) {
                         StateModel.Task t = m.tasks().get(from + j);
@@ -120,6 +131,7 @@ public final class ModelStore {
                         g.longs[1][j] = t.trace();
                         g.longs[2][j] = t.id();
                         g.ints[3][j] = t.idle() ? 1 : 0;
+                        g.longs[4][j] = t.process();
                     }
                 },
                 notes);
@@ -352,11 +364,13 @@ public final class ModelStore {
         streamed.setProperty("jdbc_stream_results", "true");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:", streamed);
                 Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery(
-                    select(dir, "model_traces", "name, mapping, first_ns, last_ns, longest_gap_ns, os_threads"))) {
+            try (ResultSet r = s.executeQuery(select(
+                    dir, "model_traces", "name, mapping, first_ns, last_ns, longest_gap_ns, os_threads, place"))) {
                 while (r.next()) {
                     out.trace(
                             r.getString(1), r.getString(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getBoolean(6));
+                    String place = r.getString(7);
+                    out.place(place.isEmpty() ? List.of() : List.of(place.split(PLACE_SEPARATOR, -1)));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_cores", "name, trace"))) {
@@ -364,9 +378,9 @@ public final class ModelStore {
                     out.core(r.getString(1), r.getInt(2));
                 }
             }
-            try (ResultSet r = s.executeQuery(select(dir, "model_tasks", "name, trace, id, idle"))) {
+            try (ResultSet r = s.executeQuery(select(dir, "model_tasks", "name, trace, id, idle, process"))) {
                 while (r.next()) {
-                    out.task(r.getString(1), r.getInt(2), r.getLong(3), r.getBoolean(4));
+                    out.task(r.getString(1), r.getInt(2), r.getLong(3), r.getBoolean(4), r.getLong(5));
                 }
             }
             try (ResultSet r = s.executeQuery(select(dir, "model_names", "list, name"))) {

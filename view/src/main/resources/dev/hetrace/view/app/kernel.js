@@ -13,7 +13,7 @@ export function occupancyRows(meta) {
   return out;
 }
 
-/** Rows that start collapsed: a thread's row with rows under it (its calls, the threads it created). */
+/** Rows that start collapsed: a thread's or process's row with rows under it (its calls, its threads, the processes it created). */
 export function collapseKernelRows(meta, collapsed) {
   const hasChildren = new Set(meta.rows.filter(r => r.parent >= 0).map(r => r.parent));
   const inThreads = id => {
@@ -21,7 +21,8 @@ export function collapseKernelRows(meta, collapsed) {
     return false;
   };
   for (const r of meta.rows) {
-    if (hasChildren.has(r.id) && (r.kind === 'task' || r.name.startsWith('short-lived')) && inThreads(r.id)) collapsed.add(r.id);
+    if (hasChildren.has(r.id) && (r.kind === 'task' || r.kind === 'process' && r.parent >= 0 && inThreads(r.parent))
+        && inThreads(r.id)) collapsed.add(r.id);
     if (hasChildren.has(r.id) && r.kind === 'irq' && meta.rows[r.parent].kind === 'core'
         && occupancyRows(meta).has(r.parent)) collapsed.add(r.id);
   }

@@ -84,6 +84,11 @@ export class Timeline {
       // a group of many cores shows its clusters, each closed: the first screen holds every group
       if (r.kind === 'group' && r.parent >= 0 && meta.rows[r.parent].kind === 'group') this.collapsed.add(r.id);
     }
+    // a board laid out in groups of groups (clusters of chips) too many to list shows its outermost groups
+    // closed, so that the first screen still holds every group
+    const outer = r => r.kind === 'group' && (r.parent < 0 || meta.rows[r.parent].kind !== 'group');
+    const second = meta.rows.filter(r => r.kind === 'group' && r.parent >= 0 && outer(meta.rows[r.parent]));
+    if (second.length > 24) for (const r of meta.rows) if (outer(r)) this.collapsed.add(r.id);
     // lost events: counted under each row by the server (a group's: its cores')
     this.lost = meta.rows.map(r => r.lost || 0);
     if (meta.rows.filter(r => r.kind === 'core').length > 64) {
