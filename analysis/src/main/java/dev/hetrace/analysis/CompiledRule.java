@@ -40,6 +40,12 @@ final class CompiledRule {
 
     final Event.Field queue;
     final Event.Field id;
+    // a counter's: the field sampled, the series' name and unit, whose it is, what its samples are
+    final Event.Field value;
+    final String counterName;
+    final String counterUnit;
+    final boolean perTask;
+    final int counterKind;
     // the mapping's fields, read for every event of the rule
     final Event.Field core;
     final Event.Field taskId;
@@ -66,10 +72,21 @@ final class CompiledRule {
         numberedNames = rule.names().isEmpty() ? null : rule.names().toArray(String[]::new);
         queue = handle(rule.field("queue"));
         id = handle(rule.field("id"));
+        String v = rule.field("value");
+        value = handle(v);
+        counterName = text(rule.field("name"), rule.event() + "." + v);
+        counterUnit = text(rule.field("unit"), "");
+        perTask = "task".equals(rule.field("per"));
+        counterKind = "total".equals(rule.field("as")) ? StateModel.COUNTER_TOTAL : StateModel.COUNTER_VALUE;
 
         core = handle(m.core());
         taskId = handle(m.taskId());
         taskName = handle(m.taskName());
+    }
+
+    /** A text role's value ({@code =TEXT} or TEXT), else {@code otherwise}. */
+    private static String text(String given, String otherwise) {
+        return given == null ? otherwise : given.startsWith("=") ? given.substring(1) : given;
     }
 
     private static Event.Field handle(String path) {

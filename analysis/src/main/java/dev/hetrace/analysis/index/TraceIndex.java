@@ -49,7 +49,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 7;
+    public static final int FORMAT_VERSION = 8;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -458,6 +458,7 @@ public final class TraceIndex {
         try {
             IndexTables.attach(c, folder, paths(c));
             MarkTable.attach(c, folder);
+            CounterTable.attach(c, folder);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
