@@ -22,7 +22,8 @@ import java.util.Map;
  * trace processor read natively). Per board, a track; under it a track per trace; under that a
  * track per core (the tasks it ran) with its interrupts, its CPU load and, where the tracer lost
  * events, a counter saying when; a track per task (its calls, its sends and receives) with its
- * states under it. Messages are flows from the send to the receive, the sync handshake's too.
+ * states under it; a counter track per counter series the traces carry, under its core, task or
+ * trace. Messages are flows from the send to the receive, the sync handshake's too.
  *
  * <p>Written as it goes, packet after packet, straight to the output: names are interned once
  * per board (one packet sequence per board), and an event costs a few bytes and no allocation.

@@ -429,6 +429,8 @@ export class Timeline {
       if (a.samples) {
         info.mode = 'samples';
         info.samples = a.samples;
+        info.part = {from: d.from, to: d.to, width: d.width}; // what the columns are of
+
         const g = {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, meta: this.meta, row,
           scale: this.data.compressed ? 1 : (d.to - d.from) / d.width / nsPerPx};
         info.n = drawSamples(a.samples, d, g);
@@ -788,7 +790,8 @@ export class Timeline {
       ctx.fillStyle = strong ? '#111' : '#555';
       ctx.font = strong ? '600 12px system-ui, sans-serif' : '12px system-ui, sans-serif';
       if (r.group) ctx.fillText(this.collapsed.has(id) ? '▸' : '▾', x, top + ROW_H / 2);
-      ctx.fillText(r.name, x + 12, top + ROW_H / 2, Math.max(10, right - x - 16));
+      // a counter series' row says its unit
+      ctx.fillText(r.unit ? `${r.name} (${r.unit})` : r.name, x + 12, top + ROW_H / 2, Math.max(10, right - x - 16));
     }
     ctx.strokeStyle = '#ddd';
     ctx.beginPath();
