@@ -183,7 +183,8 @@ final class Counters {
                 }
             }
             if (any) {
-                double avg = area / covered;
+                // an average of values between min and max is too, whatever the rounding
+                double avg = Math.min(max, Math.max(min, area / covered));
                 if (runN > 0 && runX + runN == x && min == runMin && max == runMax && avg == runAvg) {
                     runN++;
                 } else {

@@ -176,4 +176,37 @@ class CounterBrowserTest {
         assertThat(tip.getText()).contains("perf:cpu:cycles").contains("cycles/s");
         assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
     }
+
+    @Test
+    void aReportDrawsTheCounterRowsFromTheColumnsItEmbeds() throws Exception {
+        Report.Written report = Report.write(timeline, dir.resolve("counters.html"));
+        browser.driver.get(report.file().toUri().toString());
+        browser.settle();
+        int s = series("perf:cpu:cycles", "kernel/cpu1");
+        int row = CounterRowsTest.seriesRow(timeline, model, s);
+        browser.js("window.__hetrace.reveal(" + row + ")");
+        JsonNode draw = browser.lastDraw();
+        browser.shot("counter-report");
+        JsonNode info = drawn(draw, row);
+        assertThat(info.get("mode").asText()).isEqualTo("samples");
+        int width = info.get("part").get("width").asInt();
+        double[][] cols = CounterRowsTest.samples(info.get("samples"), width);
+        // the series' rates over the whole span bound every column's
+        double[] all = CounterRowsTest.expected(model, s, model.begin(), model.end() + 1);
+        int covered = 0;
+        for (int x = 0; x < width; x++) {
+            if (cols[x] == null) {
+                continue;
+            }
+            covered++;
+            assertThat(cols[x][0]).as("min of column %d", x).isGreaterThanOrEqualTo(all[0]);
+            assertThat(cols[x][1]).as("max of column %d", x).isLessThanOrEqualTo(all[1]);
+            assertThat(cols[x][2]).as("average of column %d", x).isBetween(cols[x][0], cols[x][1]);
+        }
+        assertThat(covered).as("columns drawn of %d", width).isGreaterThan(width * 9 / 10);
+        String ink =
+                inked(info.get("y").asInt(), (int) Math.round(draw.get("width").asDouble()));
+        assertThat(ink.chars().filter(c -> c == '#').count()).isGreaterThan(width * 9L / 10);
+        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+    }
 }

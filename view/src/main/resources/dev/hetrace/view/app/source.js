@@ -325,7 +325,8 @@ function counterSamples(id, from, to, width) {
     rec[S.n] = 1;
     rec[S.min] = lost ? sum[x] : min[x];
     rec[S.max] = lost ? sum[x] : max[x];
-    rec[S.avg] = lost ? sum[x] : sum[x] / weight[x];
+    // an average of values between min and max is too, whatever the rounding
+    rec[S.avg] = lost ? sum[x] : Math.min(max[x], Math.max(min[x], sum[x] / weight[x]));
     out.push(...rec);
   }
   return out;

@@ -4,8 +4,7 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
-import {collapseKernelRows, counterText, drawCounter, drawOccupancy, drawSamples, occupancyRows, samplesText}
-  from './kernel.js';
+import {collapseKernelRows, counterText, drawCounter, drawOccupancy, drawSamples, occupancyRows, samplesText} from './kernel.js';
 import {paint, drawnLabels, stateOf, textOn} from './colors.js';
 
 const ROW_H = 18;
