@@ -258,4 +258,42 @@ class CounterSeriesTest {
         // have")
         assertThat(sum).isEqualTo(m.discarded()).isEqualTo(5 + 2 + 6);
     }
+
+    /** Heap bytes the calling thread allocates to build the model of {@code trace} on it. */
+    private static long allocated(Path trace, Mapping mapping) throws Exception {
+        var mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        StateBuilder.Input input = StateBuilder.synchronize(List.of(trace), w -> {});
+        StateBuilder.Options options =
+                StateBuilder.Options.of(w -> {}).withMapping(mapping).withThreads(1);
+        StateBuilder.build(input, options); // warmed up
+        long before = mx.getCurrentThreadAllocatedBytes();
+        StateModel m = StateBuilder.build(input, options);
+        long bytes = mx.getCurrentThreadAllocatedBytes() - before;
+        assertThat(m.samples()).isPositive();
+        return bytes;
+    }
+
+    @Test
+    void theCountersAllocateNothingPerEvent() throws Exception {
+        Mapping mapping = Mapping.parse("""
+                core: packet_context.cpu_id
+                idle: {id: 0}
+                states: linux
+                events:
+                  - {event: sched_switch, does: switch, next: next_comm, next-id: next_tid, prev: prev_comm, prev-id: prev_tid, prev-state: prev_state}
+                  - {event: app_queue, does: counter, value: depth, name: queue depth, per: task}
+                  - {event: app_sent, does: counter, value: sent, name: bytes sent, as: total}
+                """, "app.yaml");
+        int small = 20_000;
+        int large = 60_000;
+        // packets of 64 KiB: what the reading allocates per packet is spread over a thousand events or more
+        long a = allocated(PerfCounterTrace.write(dir.resolve("small"), small, 1 << 16), mapping);
+        long b = allocated(PerfCounterTrace.write(dir.resolve("large"), large, 1 << 16), mapping);
+        // every event samples two perf counters and most a rule's counter: an object per event would be 16 bytes at
+        // least; what remains (under a byte an event) is per packet and per chunk of 2,048 samples
+        double perEvent = (double) (b - a) / (2 * (large - small));
+        assertThat(perEvent)
+                .as("bytes allocated per event (%d then %d bytes)", a, b)
+                .isLessThan(4.0);
+    }
 }

@@ -51,17 +51,25 @@ public final class PerfCounterTrace {
 
     /** Writes the trace into {@code dir} and returns it. */
     public static Path write(Path dir) throws IOException {
+        return write(dir, EVENTS, 1024);
+    }
+
+    /**
+     * Writes the trace with {@code events} events per CPU (the first {@link #EVENTS} as {@link #write(Path)}'s),
+     * in packets of {@code packetBytes}.
+     */
+    public static Path write(Path dir, int events, int packetBytes) throws IOException {
         try (CtfWriter w = CtfWriter.create(dir, TSDL.formatted(OFFSET_SECONDS))) {
             long[] instructions = new long[300];
             for (int cpu = 0; cpu < 2; cpu++) {
                 StreamWriter out = w.stream(0, cpu, "channel0_" + cpu)
                         .packetContext("cpu_id", (long) cpu)
-                        .packetSize(1024);
+                        .packetSize(packetBytes);
                 long[] tids = cpu == 0 ? new long[] {100, 101} : new long[] {200, 0};
                 String[] names = cpu == 0 ? new String[] {"worker", "helper"} : new String[] {"server", "swapper/1"};
                 int running = 0;
                 long cycles = 5_000_000_000L * (cpu + 1); // counters that started long before the trace
-                for (int k = 0; k < EVENTS; k++) {
+                for (int k = 0; k < events; k++) {
                     long time = 1_000_000L + k * 10_000L + cpu * 3_000L + (k % 5) * 700L;
                     cycles += 20_000 + 37L * ((k * 7919L + cpu) % 101);
                     long tid = tids[running];
