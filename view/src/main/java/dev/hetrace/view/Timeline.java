@@ -151,6 +151,20 @@ public final class Timeline {
         return offset[rows.size()];
     }
 
+    /**
+     * The intervals a search steps through: all but the samples of the counter series, whose rows
+     * the layout puts last (a sample's label is its unit: searching "cycles" finds no sample).
+     */
+    int searchedIntervals() {
+        int r = rows.size();
+        while (r > 0
+                && rows.get(r - 1).kind() == Kind.COUNTER
+                && Counters.sampled(rows.get(r - 1).depth())) {
+            r--;
+        }
+        return offset[r];
+    }
+
     long startOf(int i) {
         return start.getAtIndex(LONG, i);
     }

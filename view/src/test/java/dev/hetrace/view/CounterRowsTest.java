@@ -195,6 +195,34 @@ class CounterRowsTest {
     }
 
     @Test
+    void aSearchStepsThroughIntervalsNotCounterSamples() throws Exception {
+        Path trace = PerfCounterTrace.write(dir.resolve("kernel"));
+        StateBuilder.Input input = StateBuilder.synchronize(List.of(trace), w -> {});
+        StateModel m = StateBuilder.build(
+                input, StateBuilder.Options.of(w -> {}).withMapping(Mapping.parse(MAPPING, "app.yaml")));
+        Timeline t = Timeline.of(m);
+        Panels panels = new Panels(t, TraceAnswers.of(m, input));
+        for (String q : new String[] {"cycles", "messages", "/s"}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+                panels.find(q, 0, true, g);
+            }
+            assertThat(new ObjectMapper()
+                            .readTree(out.toByteArray())
+                            .get("matches")
+                            .asLong())
+                    .as("matches of %s", q)
+                    .isZero();
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            panels.find("worker", 0, true, g);
+        }
+        assertThat(new ObjectMapper().readTree(out.toByteArray()).get("matches").asLong())
+                .isPositive();
+    }
+
+    @Test
     void eachColumnIsTheLeastGreatestAndAverageValueOverItAtAnyZoom() throws Exception {
         StateModel m = perfModel(dir);
         Timeline t = Timeline.of(m);
