@@ -42,6 +42,12 @@ final class CompiledRule {
     final Event.Field id;
     /** The process of the task an event creates or lists ({@code process}), or of the task a switch leaves ({@code prev-process}). */
     final Event.Field process;
+    // a counter's: the field sampled, the series' name and unit, whose it is, what its samples are
+    final Event.Field value;
+    final String counterName;
+    final String counterUnit;
+    final boolean perTask;
+    final int counterKind;
     // the mapping's fields, read for every event of the rule
     final Event.Field core;
     final Event.Field taskId;
@@ -69,10 +75,21 @@ final class CompiledRule {
         queue = handle(rule.field("queue"));
         id = handle(rule.field("id"));
         process = handle(rule.does() == Mapping.Action.SWITCH ? rule.field("prev-process") : rule.field("process"));
+        String v = rule.field("value");
+        value = handle(v);
+        counterName = text(rule.field("name"), rule.event() + "." + v);
+        counterUnit = text(rule.field("unit"), "");
+        perTask = "task".equals(rule.field("per"));
+        counterKind = "total".equals(rule.field("as")) ? StateModel.COUNTER_TOTAL : StateModel.COUNTER_VALUE;
 
         core = handle(m.core());
         taskId = handle(m.taskId());
         taskName = handle(m.taskName());
+    }
+
+    /** A text role's value ({@code =TEXT} or TEXT), else {@code otherwise}. */
+    private static String text(String given, String otherwise) {
+        return given == null ? otherwise : given.startsWith("=") ? given.substring(1) : given;
     }
 
     private static Event.Field handle(String path) {

@@ -131,7 +131,13 @@ public record Mapping(
          * Task {@code id} exists, named {@code name}, in process {@code process} (a tracer's list of
          * the tasks alive when it began).
          */
-        TASK_INFO("task-info", Set.of("id"), Set.of("name", "process"));
+        TASK_INFO("task-info", Set.of("id"), Set.of("name", "process")),
+        /**
+         * The event samples a counter: its numeric field {@code value}, a series per core ({@code per: core},
+         * the default) or per task ({@code per: task}) named {@code name} (default: the event's name and the
+         * field's) in {@code unit}; {@code as: total} for a running total (shown as its rate), else a value.
+         */
+        COUNTER("counter", Set.of("value"), Set.of("name", "unit", "per", "as"));
 
         final String word;
         final Set<String> required;
@@ -484,9 +490,22 @@ public record Mapping(
                 throw error(source, n, "event '" + event + "' is mapped twice");
             }
             fields.remove("names");
+            if (a == Action.COUNTER) {
+                checkChoice(source, n, event, "per", fields.get("per"), "core", "task");
+                checkChoice(source, n, event, "as", fields.get("as"), "value", "total");
+            }
             rules.add(new Rule(event, a, fields, numbered));
         }
         return new Mapping(name, detect, core, taskId, taskName, idleName, idleId, states, rules);
+    }
+
+    private static void checkChoice(String source, Node n, String event, String role, String given, String... words) {
+        if (given != null && !Arrays.asList(words).contains(given)) {
+            throw error(
+                    source,
+                    n,
+                    event + ": " + role + ": expected " + String.join(" or ", words) + ", got '" + given + "'");
+        }
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

@@ -82,6 +82,7 @@ final class PassCombiner {
         work.add(this::marks);
         work.add(this::wakeups);
         work.add(this::forks);
+        work.add(this::counters);
         copies.forEach(c -> work.add(c::run));
         Parallel.run(work, workers, () -> {});
         return model;
@@ -277,6 +278,32 @@ final class PassCombiner {
                 long who = r.get(k, 1);
                 int parent = LongRows.low(who);
                 model.addFork(r.get(k, 0), task[LongRows.high(who)], parent < 0 ? -1 : task[parent]);
+            }
+        }
+    }
+
+    /** The counter series and their samples, trace after trace, their cores and tasks renumbered. */
+    void counters() {
+        for (TracePass p : passes) {
+            int base = model.counters.size();
+            for (StateModel.Counter c : p.counters) {
+                model.counters.add(new StateModel.Counter(
+                        c.name(),
+                        c.unit(),
+                        c.kind(),
+                        c.trace(),
+                        c.core() < 0 ? -1 : coreIds[p.trace][c.core()],
+                        c.task() < 0 ? -1 : taskIds[p.trace][c.task()]));
+            }
+            LongRows r = p.samples;
+            for (int k = 0; k < r.size(); k++) {
+                MemorySegment m = r.chunk(k);
+                int o = r.offset(k);
+                int out = model.samples.append();
+                MemorySegment to = model.samples.lastChunk();
+                to.setAtIndex(LongRows.L, out, m.getAtIndex(LongRows.L, o));
+                to.setAtIndex(LongRows.L, out + 1, base + m.getAtIndex(LongRows.L, o + 1));
+                to.setAtIndex(LongRows.L, out + 2, m.getAtIndex(LongRows.L, o + 2));
             }
         }
     }

@@ -42,6 +42,24 @@ public final class StateModel {
     /** How many states there are: every state is below this. */
     public static final int STATES = STATE_NAMES.length;
 
+    /** A counter series' samples are values as sampled (a level: a queue's depth, a temperature). */
+    public static final int COUNTER_VALUE = 0;
+
+    /** A counter series' samples are a running total (a hardware counter): its rate is what changes between samples. */
+    public static final int COUNTER_TOTAL = 1;
+
+    /** A counter series' samples are events a stream lost, each the count told by one packet. */
+    public static final int COUNTER_LOST = 2;
+
+    private static final String[] COUNTER_KINDS = {"value", "total", "lost"};
+
+    /**
+     * A counter series: what it counts and in what unit, what its samples are ({@link #COUNTER_VALUE},
+     * {@link #COUNTER_TOTAL}, {@link #COUNTER_LOST}), and whose it is: a core (task −1), a task (core −1),
+     * or, both −1, its trace's (a stream's lost events).
+     */
+    public record Counter(String name, String unit, int kind, int trace, int core, int task) {}
+
     /** A core: a trace, or a CPU of a trace. */
     public record Core(String name, int trace) {}
 
@@ -75,6 +93,9 @@ public final class StateModel {
     final LongRows marks = new LongRows(2);
 
     final List<String> eventNames = new ArrayList<>();
+    final List<Counter> counters = new ArrayList<>();
+    /** Counter samples: time; series (of {@link #counters}); value (a double's bits). */
+    final LongRows samples = new LongRows(3);
     /** Wake-ups: time; woken and waker task (high, low halves); core and interrupt (name id, −1: none) of the waker. */
     final LongRows wakeups = new LongRows(3);
     /** Tasks created in the traces: time; the new task and the one that created it (high, low halves; −1: unknown). */
@@ -179,6 +200,44 @@ public final class StateModel {
     /** Point event {@code i}'s event name. */
     public String markName(int i) {
         return eventNames.get((int) marks.get(i, 1));
+    }
+
+    /** The counter series the traces carry, by number. */
+    public List<Counter> counters() {
+        return counters;
+    }
+
+    /** What {@link Counter#kind} means, as the tables name it: value, total or lost. */
+    public static String counterKindName(int kind) {
+        return COUNTER_KINDS[kind];
+    }
+
+    void addSample(long time, int series, double value) {
+        int o = samples.append();
+        MemorySegment m = samples.lastChunk();
+        m.setAtIndex(LongRows.L, o, time);
+        m.setAtIndex(LongRows.L, o + 1, series);
+        m.setAtIndex(LongRows.L, o + 2, Double.doubleToRawLongBits(value));
+    }
+
+    /** How many counter samples: each series' in time order, trace after trace. */
+    public int samples() {
+        return samples.size();
+    }
+
+    /** Sample {@code i}'s time, ns on the reference clock. */
+    public long sampleTime(int i) {
+        return samples.get(i, 0);
+    }
+
+    /** Sample {@code i}'s series (of {@link #counters()}). */
+    public int sampleSeries(int i) {
+        return (int) samples.get(i, 1);
+    }
+
+    /** Sample {@code i}'s value: as sampled, the running total, or the events lost (by its series' kind). */
+    public double sampleValue(int i) {
+        return Double.longBitsToDouble(samples.get(i, 2));
     }
 
     void addWakeup(long time, int task, int waker, int core, int irq) {

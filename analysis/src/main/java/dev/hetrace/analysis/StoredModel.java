@@ -131,6 +131,16 @@ public final class StoredModel {
         m.addFork(time, task, parent);
     }
 
+    /** The next counter series. */
+    public void counter(String name, String unit, int kind, int trace, int core, int task) {
+        m.counters.add(new StateModel.Counter(name, unit, kind, trace, core, task));
+    }
+
+    /** The next counter sample. */
+    public void sample(long time, int series, double value) {
+        m.addSample(time, series, value);
+    }
+
     /** The first and last events' times, and the counts of events read, of untimed events and of events discarded. */
     public void totals(long begin, long end, long events, long untimed, long discarded) {
         m.begin = begin;

@@ -104,6 +104,30 @@ final class TracePass {
     /** The mapping's core field, for point events (which no rule reads). */
     Event.Field markCpu;
 
+    /** Counter series this pass made (their core and task numbered locally), by local number. */
+    final List<StateModel.Counter> counters = new ArrayList<>();
+    /** Counter samples, as {@link StateModel#samples}'s rows: time; local series; value (a double's bits). */
+    final LongRows samples = new LongRows(3);
+    /** Local series by source (a rule's index, or {@link #PERF} plus a perf field's) and owner. */
+    final LongIntMap seriesByKey = new LongIntMap();
+    /** The lost events' series of each stream (trace index, stream), made at a stream's first loss. */
+    final Map<Long, Integer> lostSeries = new HashMap<>();
+    /**
+     * The hardware counters the stream event contexts carry (LTTng's {@code add-context -t perf:cpu:cycles}
+     * adds {@code _perf_cpu_cycles}): handles, whether per CPU (else per thread), series names and units.
+     */
+    final Event.Field[] perf;
+
+    final boolean[] perfPerCpu;
+    final String[] perfNames;
+    final String[] perfUnits;
+    /** The mapping's task fields, for the per-thread counters of events no rule reads. */
+    final Event.Field contextTaskId;
+
+    final Event.Field contextTaskName;
+    /** The source of a perf field's series in {@link #seriesByKey}: above any rule's index. */
+    static final int PERF = 1 << 20;
+
     long first = Long.MIN_VALUE;
     long last;
     long gap;
@@ -159,6 +183,22 @@ final class TracePass {
         idlePerCore = m.core() != null && m.idleId() != null;
         markCpu = m.core() == null ? null : Event.field(m.core());
         idleName = m.idleName() == null ? null : Pattern.compile(m.idleName());
+        contextTaskId = m.taskId() == null ? null : Event.field(m.taskId());
+        contextTaskName = m.taskName() == null ? null : Event.field(m.taskName());
+        List<String> perfFields = perfContextFields(reader.traces());
+        perf = new Event.Field[perfFields.size()];
+        perfPerCpu = new boolean[perf.length];
+        perfNames = new String[perf.length];
+        perfUnits = new String[perf.length];
+        for (int k = 0; k < perf.length; k++) {
+            String f = perfFields.get(k); // perf_cpu_cycles
+            perf[k] = Event.field("stream_context." + f);
+            String rest = f.substring("perf_".length());
+            int cut = rest.indexOf('_');
+            perfPerCpu[k] = rest.startsWith("cpu_");
+            perfUnits[k] = rest.substring(cut + 1);
+            perfNames[k] = "perf:" + rest.substring(0, cut) + ":" + perfUnits[k];
+        }
         List<Mapping.Rule> list = m.rules();
         for (int k = 0; k < list.size(); k++) {
             CompiledRule c = new CompiledRule(list.get(k), k, m);
@@ -183,6 +223,7 @@ final class TracePass {
             if (d.kind() == Discarded.Kind.EVENTS && d.countKnown()) {
                 // signed: a counter that went back (packets closed out of order) counts back
                 discarded += d.count();
+                lost(d, t, stream);
             }
         });
     }
@@ -203,6 +244,146 @@ final class TracePass {
             }
         }
         return List.of();
+    }
+
+    /**
+     * The names of the perf counters in the stream event contexts of the trace's streams (as
+     * babeltrace2 names them: {@code perf_cpu_cycles}, {@code perf_thread_instructions}).
+     */
+    static List<String> perfContextFields(List<CtfTrace> traces) {
+        java.util.TreeSet<String> out = new java.util.TreeSet<>();
+        for (CtfTrace t : traces) {
+            for (var s : t.metadata().streams().values()) {
+                if (s.eventContext() == null) {
+                    continue;
+                }
+                for (var f : s.eventContext().members()) {
+                    String n = f.name().startsWith("_") ? f.name().substring(1) : f.name();
+                    if ((n.startsWith("perf_cpu_") || n.startsWith("perf_thread_"))
+                            && n.length() > n.indexOf('_', 5) + 1) {
+                        out.add(n);
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
+    /**
+     * Events a stream lost, as a sample of its lost events' series: the count its packet told, at
+     * the end of that packet (the loss happened between the previous packet's end and it), or at
+     * the latest event when the packets have no times.
+     */
+    private void lost(Discarded d, CtfTrace t, int stream) {
+        long key = ((long) reader.traces().indexOf(t) << 32) | stream;
+        Integer series = lostSeries.get(key);
+        if (series == null) {
+            int streams = 0;
+            for (CtfTrace x : reader.traces()) {
+                streams += x.streamCount();
+            }
+            String name = streams > 1
+                    ? "lost events (" + Path.of(t.streamPath(stream)).getFileName() + ")"
+                    : "lost events";
+            series = counters.size();
+            counters.add(new StateModel.Counter(name, "events", StateModel.COUNTER_LOST, trace, -1, -1));
+            lostSeries.put(key, series);
+        }
+        long at = d.hasTimeRange() ? (lossMap == null ? d.endNanos() : lossMap.apply(d.endNanos())) : last;
+        sample(at, series, d.count());
+    }
+
+    private void sample(long time, int series, double value) {
+        int o = samples.append();
+        MemorySegment m = samples.lastChunk();
+        m.setAtIndex(LongRows.L, o, time);
+        m.setAtIndex(LongRows.L, o + 1, series);
+        m.setAtIndex(LongRows.L, o + 2, Double.doubleToRawLongBits(value));
+    }
+
+    /** The local series of {@code source} for {@code owner} (a core, or a task when {@code perTask}), made when new. */
+    private int series(int source, int owner, boolean perTask, String name, String unit, int kind) {
+        long key = ((long) source << 32) | (owner & 0xFFFFFFFFL);
+        int k = seriesByKey.get(key);
+        if (k == LongIntMap.ABSENT) {
+            k = counters.size();
+            counters.add(new StateModel.Counter(name, unit, kind, trace, perTask ? -1 : owner, perTask ? owner : -1));
+            seriesByKey.put(key, k);
+        }
+        return k;
+    }
+
+    /**
+     * The perf counters the event's context carries, each a sample of the series of its CPU or
+     * of its thread (the one the event names, else the one running on its CPU: before a switch
+     * applies, the task leaving, whose counter the switch event read).
+     */
+    private void perfSamples(Event e, long t) {
+        int core = -1;
+        int task = -2;
+        for (int k = 0; k < perf.length; k++) {
+            Event.Field f = perf[k];
+            if (!e.has(f)) {
+                continue;
+            }
+            if (core < 0) {
+                core = eventCore(e);
+            }
+            int owner;
+            if (perfPerCpu[k]) {
+                owner = core;
+            } else {
+                if (task == -2) {
+                    task = contextTask(core, e);
+                }
+                owner = task;
+            }
+            if (owner < 0) {
+                continue;
+            }
+            long v = e.getLong(f); // an unsigned 64-bit count
+            double value = v >= 0 ? v : (double) (v >>> 1) * 2.0 + (v & 1);
+            sample(
+                    t,
+                    series(PERF + k, owner, !perfPerCpu[k], perfNames[k], perfUnits[k], StateModel.COUNTER_TOTAL),
+                    value);
+        }
+    }
+
+    /** The core of an event whatever its rule: its stream's in an events-only pass, else the mapping's core field's. */
+    private int eventCore(Event e) {
+        if (eventsOnly) {
+            return coreByCpu.get(streamCore());
+        }
+        if (markCpu != null && e.has(markCpu)) {
+            return coreOf(e.getLong(markCpu));
+        }
+        if (traceCore < 0) {
+            traceCore = coreOf(-1);
+        }
+        return traceCore;
+    }
+
+    /** The task the event's context names (made when new), else the one running on {@code core}, else −1. */
+    private int contextTask(int core, Event e) {
+        if (contextTaskId != null && e.has(contextTaskId)) {
+            long id = e.getLong(contextTaskId);
+            int k = taskById.get(id);
+            if (k == LongIntMap.ABSENT) {
+                String name = contextTaskName != null && e.has(contextTaskName) ? e.getString(contextTaskName) : "task";
+                k = newTask(name, id);
+                taskById.put(id, k);
+            }
+            return k;
+        }
+        return coreStates.get(core).task;
+    }
+
+    /** A counter rule's event: its field's value, a sample of its core's or task's series. */
+    private void counter(int core, CompiledRule c, Event e, long t) {
+        int owner = c.perTask ? task(core, c, e) : core;
+        int k = series(c.index, owner, c.perTask, c.counterName, c.counterUnit, c.counterKind);
+        sample(t, k, e.getDouble(c.value));
     }
 
     static String abridged(Set<String> events) {
@@ -269,6 +450,10 @@ final class TracePass {
         begin = Math.min(begin, t);
         end = Math.max(end, t);
         CompiledRule c = k.rule;
+        if (perf.length > 0) {
+            now = t;
+            perfSamples(e, t);
+        }
         if (c != CompiledRule.NONE) {
             now = t;
             apply(c, e, t);
@@ -313,6 +498,7 @@ final class TracePass {
             case TASK_EXIT -> taskStates.get(subjectTask(core, c, e)).exiting = true;
             case TASK_FREE -> free(c, e, t);
             case TASK_INFO -> process(knownTask(e.getLong(c.id), e, c.name, false), c, e);
+            case COUNTER -> counter(core, c, e, t);
         }
     }
 

@@ -175,6 +175,18 @@ final class LttngSessionDaemon implements AutoCloseable {
      */
     Recording record(String name, Channel channel, List<String> events, Map<String, String> env, List<String> command)
             throws IOException, InterruptedException {
+        return record(name, channel, events, List.of(), env, command);
+    }
+
+    /** As {@link #record(String, Channel, List, Map, List)}, with more contexts ({@code perf:thread:instructions}). */
+    Recording record(
+            String name,
+            Channel channel,
+            List<String> events,
+            List<String> contexts,
+            Map<String, String> env,
+            List<String> command)
+            throws IOException, InterruptedException {
         Path dir = ownDirectory(root.resolve(name), asRoot);
         Path out = dir.resolve("trace");
         Path log = dir.resolve("lttng.log");
@@ -199,6 +211,9 @@ final class LttngSessionDaemon implements AutoCloseable {
                     "--type=vtid",
                     "--type=vpid",
                     "--type=procname");
+            for (String c : contexts) {
+                lttng(log, "add-context", "--userspace", "--channel=channel0", "--type=" + c);
+            }
             lttng(log, "start", name);
             Map<String, String> all = new HashMap<>(env);
             // wait for the daemon however long it takes to answer: no event before main is lost

@@ -27,6 +27,7 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -282,6 +283,64 @@ class LttngUstStateTest {
     }
 
     @Test
+    void aPerfThreadCounterContextIsASeriesPerThreadWithTheValuesBabeltrace2Reads() throws Exception {
+        Assumptions.assumeTrue(
+                hardwareCounters(),
+                "this machine has no hardware performance counters (no /sys/bus/event_source/devices/*/events/"
+                        + "instructions): LTTng-UST cannot make the perf:thread:instructions context, and records nothing");
+        Run run = run(
+                "perf",
+                Channel.AMPLE,
+                CYG_PROFILE,
+                List.of("lttng_ust_cyg_profile:*"),
+                null,
+                List.of("perf:thread:instructions"));
+        Path babeltrace2 = LttngSessionDaemon.onPath("babeltrace2");
+        if (babeltrace2 == null) {
+            Required.missing("babeltrace2 is not installed: the counters are not compared with what it reads");
+        }
+        Process p = new ProcessBuilder(babeltrace2.toString(), "--clock-seconds", "--no-delta", run.trace.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        Pattern time = Pattern.compile("^\\[(\\d+)\\.(\\d{9})\\]");
+        Pattern vtid = Pattern.compile("\\bvtid = (\\d+)");
+        Pattern value = Pattern.compile("\\bperf_thread_instructions = (\\d+)");
+        Map<Long, List<List<Long>>> read = new TreeMap<>();
+        for (String line : text.split("\n")) {
+            Matcher t = time.matcher(line);
+            Matcher k = vtid.matcher(line);
+            Matcher v = value.matcher(line);
+            if (t.find() && k.find() && v.find()) {
+                read.computeIfAbsent(Long.parseLong(k.group(1)), x -> new ArrayList<>())
+                        .add(List.of(nanos(t.group(1), t.group(2)), Long.parseUnsignedLong(v.group(1))));
+            }
+        }
+        assertThat(read).as("threads babeltrace2 shows counting").isNotEmpty();
+        Map<Long, List<List<Long>>> model = new TreeMap<>();
+        for (int i = 0; i < run.model.samples(); i++) {
+            StateModel.Counter c = run.model.counters().get(run.model.sampleSeries(i));
+            assertThat(c.name()).isEqualTo("perf:thread:instructions");
+            assertThat(c.kind()).isEqualTo(StateModel.COUNTER_TOTAL);
+            model.computeIfAbsent(run.model.tasks().get(c.task()).id(), x -> new ArrayList<>())
+                    .add(List.of(run.model.sampleTime(i), (long) run.model.sampleValue(i)));
+        }
+        assertThat(model).isEqualTo(read);
+    }
+
+    /** Whether the CPU has performance counters the kernel offers (perf's "instructions" event). */
+    private static boolean hardwareCounters() throws IOException {
+        Path devices = Path.of("/sys/bus/event_source/devices");
+        if (!Files.isDirectory(devices)) {
+            return false;
+        }
+        try (var s = Files.list(devices)) {
+            return s.anyMatch(d -> Files.exists(d.resolve("events/instructions")));
+        }
+    }
+
+    @Test
     void eventsLostToASmallBufferAreCountedAndMarkTheCallsOpenMeanwhile() throws Exception {
         Path babeltrace2 = LttngSessionDaemon.onPath("babeltrace2");
         if (babeltrace2 == null) {
@@ -300,11 +359,22 @@ class LttngUstStateTest {
         Matcher w = Pattern.compile(
                         "Tracer discarded (\\d+) events between \\[(\\d+)\\.(\\d{9})\\] and \\[(\\d+)\\.(\\d{9})\\]")
                 .matcher(warnings);
+        List<List<Long>> told = new ArrayList<>();
         while (w.find()) {
             // babeltrace2 prints a counter that went back as a huge unsigned count: the sum wraps to the right total
             reported += Long.parseUnsignedLong(w.group(1));
             windows.add(new long[] {nanos(w.group(2), w.group(3)), nanos(w.group(4), w.group(5))});
+            told.add(List.of(nanos(w.group(4), w.group(5)), Long.parseUnsignedLong(w.group(1))));
         }
+        // the lost events' counters: each warning's count, at the end of the packet that told it
+        List<List<Long>> counted = new ArrayList<>();
+        for (int i = 0; i < run.model.samples(); i++) {
+            StateModel.Counter c = run.model.counters().get(run.model.sampleSeries(i));
+            if (c.kind() == StateModel.COUNTER_LOST) {
+                counted.add(List.of(run.model.sampleTime(i), (long) run.model.sampleValue(i)));
+            }
+        }
+        assertThat(counted).as("lost events' samples").containsExactlyInAnyOrderElementsOf(told);
         assertThat(reported)
                 .as("events babeltrace2 says were discarded:%n%s", warnings)
                 .isPositive();
@@ -427,13 +497,25 @@ class LttngUstStateTest {
     private static Run run(
             String name, Channel channel, String helper, List<String> events, Mapping mapping, String... args)
             throws Exception {
+        return run(name, channel, helper, events, mapping, List.of(), args);
+    }
+
+    private static Run run(
+            String name,
+            Channel channel,
+            String helper,
+            List<String> events,
+            Mapping mapping,
+            List<String> contexts,
+            String... args)
+            throws Exception {
         Map<String, String> env = new HashMap<>();
         if (helper != null) {
             env.put("LD_PRELOAD", LttngSessionDaemon.library(helper).toString());
         }
         List<String> command = new ArrayList<>(List.of(program.toString(), "did.txt"));
         command.addAll(List.of(args));
-        Recording r = lttng.record(name, channel, events, env, command);
+        Recording r = lttng.record(name, channel, events, contexts, env, command);
         Did did = Did.read(r.directory().resolve("did.txt"));
         StateModel m = StateBuilder.build(
                 StateBuilder.synchronize(List.of(r.trace()), w -> {}),

@@ -36,6 +36,8 @@ public final class ModelEquality {
         rows("marks", expected.marks, actual.marks);
         rows("wake-ups", expected.wakeups, actual.wakeups);
         rows("forks", expected.forks, actual.forks);
+        assertThat(actual.counters).as("counter series").isEqualTo(expected.counters);
+        rows("counter samples", expected.samples, actual.samples);
     }
 
     private static void intervals(String table, IntervalTable e, IntervalTable a) {

@@ -1,6 +1,7 @@
 package dev.hetrace.view;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.hetrace.analysis.StateModel;
 import java.io.IOException;
 
 /**
@@ -20,13 +21,39 @@ final class Counters {
     /** A COUNTER row's measure: a step function's average over each column, in thousandths (threads waiting for a CPU). */
     static final int LEVEL = 2;
 
-    /** What a counter of {@code measure} is called in {@code /api/meta}: load, rate, level. */
+    /** A COUNTER row's measure: a counter series the traces carry, its values as sampled (each until the next). */
+    static final int VALUE = 3;
+
+    /** A COUNTER row's measure: a series of a running total (a hardware counter), shown as its rate per second. */
+    static final int TOTAL = 4;
+
+    /** A COUNTER row's measure: the events a stream lost, as the packets told them, summed per column. */
+    static final int LOST = 5;
+
+    /** What a counter of {@code measure} is called in {@code /api/meta}: load, rate, level, value, total, lost. */
     static String measureName(int measure) {
         return switch (measure) {
             case LOAD -> "load";
             case RATE -> "rate";
-            default -> "level";
+            case LEVEL -> "level";
+            case VALUE -> "value";
+            case TOTAL -> "total";
+            default -> "lost";
         };
+    }
+
+    /** The measure of a row showing a counter series of {@code kind} ({@link StateModel#COUNTER_VALUE}...). */
+    static int measureOf(int kind) {
+        return switch (kind) {
+            case StateModel.COUNTER_VALUE -> VALUE;
+            case StateModel.COUNTER_TOTAL -> TOTAL;
+            default -> LOST;
+        };
+    }
+
+    /** Whether a row of {@code measure} shows a counter series of the model (its samples, {@link #writeSamples}). */
+    static boolean sampled(int measure) {
+        return measure >= VALUE;
     }
 
     /** The label of a step of {@code level} threads waiting for a CPU. */
@@ -53,6 +80,10 @@ final class Counters {
      */
     void write(JsonGenerator g, int r, long f, long e, int width) throws IOException {
         Timeline.Row row = t.rows.get(r);
+        if (sampled(row.depth())) {
+            writeSamples(g, r, row.depth(), f, e, width);
+            return;
+        }
         int source = row.depth() == LOAD ? row.parent() : r;
         Numbers out = numbers.start();
         long a = f;
@@ -95,6 +126,102 @@ final class Counters {
             out.add(runValue);
         }
         out.writeField(g, "values");
+    }
+
+    /**
+     * Writes a counter series' row over [f, e) as {@code samples}: runs of equal columns, each
+     * {@link Wire#SAMPLE} (x, how many, min, max, average over the column). A value holds from its
+     * sample to the next (the last to the end of the trace), a running total's rate from a sample to
+     * the next; the average is over the part of the column they cover, and a column they do not
+     * cover is left out. Of events lost, each column's sum (min, max and average alike). One sweep
+     * over the samples in range: exact at any zoom.
+     */
+    void writeSamples(JsonGenerator g, int r, int measure, long f, long e, int width) throws IOException {
+        g.writeArrayFieldStart("samples");
+        int hi = t.offset[r + 1];
+        int i = measure == LOST ? t.firstStartingFrom(r, f) : t.firstEndingAfter(r, f);
+        long a = f;
+        double runMin = 0;
+        double runMax = 0;
+        double runAvg = 0;
+        int runX = -1;
+        int runN = 0;
+        for (int x = 0; x < width; x++) {
+            long b = columnStart(f, e, width, x + 1);
+            double min = Double.POSITIVE_INFINITY;
+            double max = Double.NEGATIVE_INFINITY;
+            double area = 0;
+            long covered = 0;
+            boolean any = false;
+            if (measure == LOST) {
+                double sum = 0;
+                for (; i < hi && t.startOf(i) < b; i++) {
+                    sum += value(i);
+                    any = true;
+                }
+                min = sum;
+                max = sum;
+                area = sum;
+                covered = 1;
+            } else {
+                while (i < hi && t.startOf(i) < b) {
+                    long s = Math.max(t.startOf(i), a);
+                    long end = t.endOf(i);
+                    long to = Math.min(end, b);
+                    if (to > s) {
+                        double v = measure == VALUE ? value(i) : rate(i);
+                        min = Math.min(min, v);
+                        max = Math.max(max, v);
+                        area += v * (to - s);
+                        covered += to - s;
+                        any = true;
+                    }
+                    if (end > b) {
+                        break; // it goes on into the next column
+                    }
+                    i++;
+                }
+            }
+            if (any) {
+                // an average of values between min and max is too, whatever the rounding
+                double avg = Math.min(max, Math.max(min, area / covered));
+                if (runN > 0 && runX + runN == x && min == runMin && max == runMax && avg == runAvg) {
+                    runN++;
+                } else {
+                    sampleRun(g, runX, runN, runMin, runMax, runAvg);
+                    runX = x;
+                    runN = 1;
+                    runMin = min;
+                    runMax = max;
+                    runAvg = avg;
+                }
+            }
+            a = b;
+        }
+        sampleRun(g, runX, runN, runMin, runMax, runAvg);
+        g.writeEndArray();
+    }
+
+    private static void sampleRun(JsonGenerator g, int x, int n, double min, double max, double avg)
+            throws IOException {
+        if (n == 0) {
+            return;
+        }
+        g.writeNumber(x);
+        g.writeNumber(n);
+        g.writeNumber(min);
+        g.writeNumber(max);
+        g.writeNumber(avg);
+    }
+
+    /** Sample {@code i}'s value, as the model gives it. */
+    private double value(int i) {
+        return Double.longBitsToDouble(t.extraOf(i));
+    }
+
+    /** A running total's rate per second from sample {@code i} to the next (which ends its step). */
+    private double rate(int i) {
+        return (value(i + 1) - value(i)) * 1e9 / (t.endOf(i) - t.startOf(i));
     }
 
     /**

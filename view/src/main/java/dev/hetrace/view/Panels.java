@@ -445,7 +445,7 @@ final class Panels {
         long count = 0;
         if (any) {
             long bestStart = 0;
-            for (int i = 0, n = t.intervals(); i < n; i++) {
+            for (int i = 0, n = t.searchedIntervals(); i < n; i++) {
                 if (!match[t.labelOf(i)]) {
                     continue;
                 }
@@ -464,7 +464,7 @@ final class Panels {
         long rank = 0;
         if (best >= 0) {
             long bs = t.startOf(best);
-            for (int i = 0, n = t.intervals(); i < n; i++) {
+            for (int i = 0, n = t.searchedIntervals(); i < n; i++) {
                 if (match[t.labelOf(i)]) {
                     long s = t.startOf(i);
                     rank += s < bs || (s == bs && i <= best) ? 1 : 0;

@@ -22,7 +22,8 @@ import java.util.Map;
  * trace processor read natively). Per board, a track; under it a track per trace; under that a
  * track per core (the tasks it ran) with its interrupts, its CPU load and, where the tracer lost
  * events, a counter saying when; a track per task (its calls, its sends and receives) with its
- * states under it. Messages are flows from the send to the receive, the sync handshake's too.
+ * states under it; a counter track per counter series the traces carry, under its core, task or
+ * trace. Messages are flows from the send to the receive, the sync handshake's too.
  *
  * <p>Written as it goes, packet after packet, straight to the output: names are interned once
  * per board (one packet sequence per board), and an event costs a few bytes and no allocation.
@@ -122,6 +123,7 @@ public final class PerfettoTrace {
     static final int LOST = 8;
     static final int EVENTS = 9;
     static final int SYNC = 10;
+    static final int SERIES = 11;
 
     // debug annotation names, by iid
     static final List<String> ANNOTATIONS =
@@ -260,6 +262,7 @@ public final class PerfettoTrace {
             next = sync(b.sync(), next);
             load();
             lost();
+            series();
             return next;
         }
 
@@ -446,11 +449,13 @@ public final class PerfettoTrace {
                             new Message().varint(COUNTER_UNIT, UNIT_COUNT.number()));
                 }
             }
+            boolean[] tracked = new boolean[m.tasks().size()];
             for (int k = 0; k < m.tasks().size(); k++) {
                 StateModel.Task task = m.tasks().get(k);
                 if (!calls[k] && !states[k] && !messaging[k]) {
                     continue;
                 }
+                tracked[k] = true;
                 long uuid = uuid(board, TASK, k);
                 track(
                         uuid,
@@ -468,6 +473,46 @@ public final class PerfettoTrace {
                             0,
                             null);
                 }
+            }
+            seriesTracks(tracked);
+        }
+
+        /**
+         * A counter track per counter series the traces carry, under its task's track (a task without
+         * one: its trace's, named after the task), its core's or its trace's.
+         */
+        private void seriesTracks(boolean[] tracked) throws IOException {
+            List<StateModel.Counter> series = m.counters();
+            for (int s = 0; s < series.size(); s++) {
+                StateModel.Counter c = series.get(s);
+                long parent;
+                String name;
+                if (c.task() >= 0 && tracked[c.task()]) {
+                    parent = uuid(board, TASK, c.task());
+                    name = c.name();
+                } else if (c.task() >= 0) {
+                    parent = uuid(board, TRACE, c.trace());
+                    name = m.tasks().get(c.task()).name() + " " + c.name();
+                } else if (c.core() >= 0) {
+                    parent = uuid(board, CORE, c.core());
+                    name = m.cores().get(c.core()).name() + " " + c.name();
+                } else {
+                    parent = uuid(board, TRACE, c.trace());
+                    name = c.name();
+                }
+                String description = switch (c.kind()) {
+                    case StateModel.COUNTER_TOTAL ->
+                        "the rate of the running total " + c.name() + " from each sample to the next, per second";
+                    case StateModel.COUNTER_LOST ->
+                        "the events the stream lost so far, as its packets told them (each step: a packet that"
+                                + " counted more)";
+                    default -> c.name() + " as the trace sampled it, held until the next sample";
+                };
+                String unit = c.kind() == StateModel.COUNTER_TOTAL ? c.unit() + "/s" : c.unit();
+                Message counter = c.kind() == StateModel.COUNTER_LOST
+                        ? new Message().varint(COUNTER_UNIT, UNIT_COUNT.number())
+                        : unit.isEmpty() ? new Message() : new Message().string(COUNTER_UNIT_NAME, unit);
+                track(uuid(board, SERIES, s), parent, name, description, 3 + s, counter);
             }
         }
 
@@ -890,6 +935,49 @@ public final class PerfettoTrace {
                         counter(coreTrace[c], block.start(j), track, 1);
                         counter(coreTrace[c], block.end(j), track, 0);
                     }
+                }
+            }
+        }
+
+        /**
+         * The counter series' samples: a value as sampled; a running total's rate from each sample to
+         * the next (written at the first, from the two); a stream's lost events summed so far.
+         */
+        private void series() throws IOException {
+            int n = m.counters().size();
+            if (n == 0) {
+                return;
+            }
+            int[] kind = new int[n];
+            int[] trace = new int[n];
+            for (int s = 0; s < n; s++) {
+                kind[s] = m.counters().get(s).kind();
+                trace[s] = m.counters().get(s).trace();
+            }
+            long[] prevTime = new long[n];
+            double[] prev = new double[n];
+            boolean[] started = new boolean[n];
+            for (int i = 0; i < m.samples(); i++) {
+                int s = m.sampleSeries(i);
+                long t = m.sampleTime(i);
+                double v = m.sampleValue(i);
+                long track = uuid(board, SERIES, s);
+                switch (kind[s]) {
+                    case StateModel.COUNTER_TOTAL -> {
+                        if (started[s] && t > prevTime[s]) {
+                            counter(trace[s], prevTime[s], track, (v - prev[s]) * 1e9 / (t - prevTime[s]));
+                        }
+                        if (!started[s] || t > prevTime[s]) {
+                            prevTime[s] = t;
+                        }
+                        prev[s] = v;
+                        started[s] = true;
+                    }
+                    case StateModel.COUNTER_LOST -> {
+                        prev[s] += v;
+                        counter(trace[s], t, track, prev[s]);
+                    }
+                    default -> counter(trace[s], t, track, v);
                 }
             }
         }

@@ -29,14 +29,19 @@ public final class Timeline {
         GROUP,
         /** A kernel trace's threads together, or its short-lived ones gathered in one row ({@link KernelRows}). */
         PROCESS,
-        /** A value over time drawn as a line: a CPU's load, an interrupt line's rate ({@link Counters}). */
+        /**
+         * A value over time drawn as a line: a CPU's load, an interrupt line's rate, a counter the traces carry
+         * ({@link Counters}).
+         */
         COUNTER
     }
 
     /**
      * A row: its place in the hierarchy (parent row, −1 for the board; level 0 for the board),
      * the core it belongs to (−1 for the board and traces), its task (−1 unless TASK or CALLS),
-     * the call depth of a CALLS row; what a COUNTER row measures ({@link Counters#LOAD}, {@link Counters#RATE}).
+     * the call depth of a CALLS row; what a COUNTER row measures ({@link Counters#LOAD}, {@link Counters#RATE}...).
+     * A COUNTER row of a counter series the traces carry ({@link Counters#sampled}) has as task the label of its
+     * unit, and as core its owner's (−1: its trace's).
      */
     public record Row(int id, Kind kind, String name, int parent, int level, int core, int task, int depth) {}
 
@@ -144,6 +149,20 @@ public final class Timeline {
     /** The intervals of all rows. */
     public int intervals() {
         return offset[rows.size()];
+    }
+
+    /**
+     * The intervals a search steps through: all but the samples of the counter series, whose rows
+     * the layout puts last (a sample's label is its unit: searching "cycles" finds no sample).
+     */
+    int searchedIntervals() {
+        int r = rows.size();
+        while (r > 0
+                && rows.get(r - 1).kind() == Kind.COUNTER
+                && Counters.sampled(rows.get(r - 1).depth())) {
+            r--;
+        }
+        return offset[r];
     }
 
     long startOf(int i) {

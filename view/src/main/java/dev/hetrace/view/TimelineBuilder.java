@@ -27,8 +27,8 @@ final class TimelineBuilder {
 
     /** Builds the rows, their intervals and their summaries from {@code m}, its cores placed by {@code board} first. */
     static Timeline build(StateModel m, BoardLayout board) {
-        Layout layout = new Layout(m, board);
         Timeline t = new Timeline(m);
+        Layout layout = new Layout(m, board, t.labels);
         t.begin = m.begin();
         t.end = m.end();
         t.events = m.events();
@@ -122,6 +122,9 @@ final class TimelineBuilder {
             }
             for (int w = 0; w < layout.waiting.size(); w++) {
                 count[layout.waitingRow.get(w)] += layout.waiting.get(w).times().length - 1;
+            }
+            for (int i = 0; i < m.samples(); i++) {
+                count[layout.counterRow[m.sampleSeries(i)]]++;
             }
             offset = new int[n + 1];
             for (int r = 0; r < n; r++) {
@@ -263,6 +266,19 @@ final class TimelineBuilder {
                             levels[k]);
                 }
             }
+            // a counter sample: its value's bits in extra; its end, the next sample's time, once sorted (below)
+            for (int i = 0; i < m.samples(); i++) {
+                int cr = layout.counterRow[m.sampleSeries(i)];
+                put(
+                        at,
+                        cr,
+                        m.sampleTime(i),
+                        m.sampleTime(i),
+                        t.rows.get(cr).task(),
+                        StateModel.RUNNING,
+                        0,
+                        Double.doubleToRawLongBits(m.sampleValue(i)));
+            }
             maxEnd = new long[total];
             long[] keys = new long[0];
             int[] perm = new int[0];
@@ -283,12 +299,26 @@ final class TimelineBuilder {
                     mergeSort(perm, tmp, len);
                     permute(lo, perm, len, keys, tmp);
                 }
+                Row row = t.rows.get(r);
+                if (row.kind() == Kind.COUNTER && Counters.sampled(row.depth())) {
+                    // a value holds until the next sample, the last one until its trace's end; a running
+                    // total's step is its rate up to the next; events lost are points
+                    for (int i = lo; i < hi; i++) {
+                        end_[i] = i + 1 < hi
+                                ? start[i + 1]
+                                : row.depth() == Counters.VALUE ? Math.max(start[i], t.end) : start[i];
+                    }
+                    if (row.depth() == Counters.LOST) {
+                        for (int i = lo; i < hi; i++) {
+                            end_[i] = start[i];
+                        }
+                    }
+                }
                 long mx = Long.MIN_VALUE;
                 for (int i = lo; i < hi; i++) {
                     mx = Math.max(mx, end_[i]);
                     maxEnd[i] = mx;
                 }
-                Row row = t.rows.get(r);
                 if (row.kind() == Kind.COUNTER && row.depth() == Counters.LEVEL) {
                     // a step function: the area under it up to each step's end (thread × ns)
                     long area = 0;
@@ -580,12 +610,9 @@ final class TimelineBuilder {
 
         final List<Integer> waitingRow = new ArrayList<>();
 
-        Layout(StateModel m) {
-            this(m, BoardLayout.NONE);
-        }
-
-        Layout(StateModel m, BoardLayout board) {
+        Layout(StateModel m, BoardLayout board, Labels labels) {
             this.m = m;
+            this.labels = labels;
             int cores = m.cores().size();
             int tasks = m.tasks().size();
             coreRow = new int[cores];
@@ -679,7 +706,55 @@ final class TimelineBuilder {
                 // the trace's row (its point events on no core of its own go there), or its one core's
                 traceRow[t] = parent != 0 ? parent : coreRow[cs.getFirst()];
             }
+            counterRow = counterRows(m.counters());
         }
+
+        /** Per counter series of the model, its row. */
+        int[] counterRow;
+
+        /**
+         * A COUNTER row per counter series, under its owner: its task's row (a task without one: its
+         * core's, named after the task), its core's, or its trace's. Its measure is the series' kind
+         * ({@link Counters#measureOf}), its task the label of its unit (the file of a kept timeline has
+         * no model to ask).
+         */
+        private int[] counterRows(List<StateModel.Counter> counters) {
+            int[] out = new int[counters.size()];
+            for (int s = 0; s < out.length; s++) {
+                StateModel.Counter c = counters.get(s);
+                String name = c.name();
+                int parent;
+                int core = c.core();
+                if (c.task() >= 0) {
+                    parent = taskRow[c.task()];
+                    core = home[c.task()];
+                    if (parent < 0) {
+                        parent = core >= 0 ? coreRow[core] : traceRow[c.trace()];
+                        name = m.tasks().get(c.task()).name() + ": " + name;
+                    }
+                } else {
+                    parent = core >= 0 ? coreRow[core] : traceRow[c.trace()];
+                }
+                out[s] = add(
+                        Kind.COUNTER,
+                        name,
+                        parent,
+                        rows.get(parent).level() + 1,
+                        core,
+                        unitLabel(c),
+                        Counters.measureOf(c.kind()));
+            }
+            return out;
+        }
+
+        /** What a counter's values are in: its unit, per second for a running total's rate. */
+        private int unitLabel(StateModel.Counter c) {
+            String unit = c.kind() == StateModel.COUNTER_TOTAL ? (c.unit().isEmpty() ? "" : c.unit()) + "/s" : c.unit();
+            return labels.id(unit);
+        }
+
+        /** The labels the layout names (counter units), given to the timeline. */
+        final Labels labels;
 
         /**
          * The row of a type of core with many ({@link #GROUP_MIN}) of them, "dsp ×1024", and under it the cores, by

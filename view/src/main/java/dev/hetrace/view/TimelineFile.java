@@ -42,7 +42,7 @@ import java.util.zip.CRC32C;
 public final class TimelineFile {
     static final byte[] MAGIC = "HETRACE-TIMELINE".getBytes(StandardCharsets.US_ASCII);
     /** Raised when what is written changes: an older file is then built again. */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     private static final int PREAMBLE = 48;
     private static final int BUFFER = 1 << 22;

@@ -298,6 +298,9 @@ public final class ViewServer implements AutoCloseable {
             }
             if (r.kind() == Timeline.Kind.COUNTER) {
                 g.writeStringField("counter", Counters.measureName(r.depth()));
+                if (Counters.sampled(r.depth())) {
+                    g.writeStringField("unit", timeline.labels().name(r.task())); // the series' unit
+                }
             }
             g.writeEndObject();
         }

@@ -45,6 +45,13 @@ final class Wire {
      */
     static final List<String> VALUE = List.of("x", "n", "value");
 
+    /**
+     * A run of equal pixel columns of a counter series' row ({@code samples}): the first column's x,
+     * how many columns, the least, greatest and average value over each column (events lost: the
+     * column's sum, three times).
+     */
+    static final List<String> SAMPLE = List.of("x", "n", "min", "max", "avg");
+
     private Wire() {}
 
     /** The numbers per column run. */
@@ -63,6 +70,7 @@ final class Wire {
         field(g, "mark", MARK);
         field(g, "markColumn", MARK_COLUMN);
         field(g, "value", VALUE);
+        field(g, "sample", SAMPLE);
         g.writeEndObject();
     }
 

@@ -692,4 +692,107 @@ class PerfettoTraceTest {
                 .count();
         assertThat(flagged).isPositive();
     }
+
+    /** The counter events of each track, as "time=value". */
+    private static Map<Long, List<double[]>> counterEvents(List<Msg> packets) {
+        Map<Long, List<double[]>> out = new HashMap<>();
+        for (Msg p : packets) {
+            Msg e = p.msg("track_event");
+            if (e != null && e.has("double_counter_value")) {
+                out.computeIfAbsent(e.num("track_uuid"), k -> new ArrayList<>())
+                        .add(new double[] {p.num("timestamp"), Double.parseDouble(e.str("double_counter_value"))});
+            }
+        }
+        return out;
+    }
+
+    private static void sameCounters(List<double[]> want, List<double[]> got, String what) {
+        assertThat(got).as(what).hasSameSizeAs(want);
+        for (int k = 0; k < want.size(); k++) {
+            assertThat(got.get(k)[0]).as("%s: time of %d", what, k).isEqualTo(want.get(k)[0]);
+            assertThat(got.get(k)[1])
+                    .as("%s: value of %d", what, k)
+                    .isCloseTo(want.get(k)[1], org.assertj.core.data.Offset.offset(Math.abs(want.get(k)[1]) * 1e-12));
+        }
+    }
+
+    @Test
+    void eachCounterSeriesIsACounterTrackUnderItsCoreOrTaskWithTheRatesOfItsRunningTotal() throws Exception {
+        Path trace = dev.hetrace.ctf.testing.PerfCounterTrace.write(dir.resolve("perf"));
+        StateBuilder.Input input = StateBuilder.synchronize(List.of(trace), w -> {});
+        StateModel m = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
+        List<Msg> out = write(List.of(board("perf", input, m)), false, dir.resolve("perf.pftrace"));
+        Map<Long, Msg> tracks = tracks(out);
+        Map<Long, List<double[]>> events = counterEvents(out);
+        assertThat(m.counters()).hasSize(2 + 4); // cycles of 2 CPUs, instructions of 4 threads (the idle one's too)
+        for (int s = 0; s < m.counters().size(); s++) {
+            StateModel.Counter c = m.counters().get(s);
+            Msg t = tracks.get(PerfettoTrace.uuid(0, PerfettoTrace.SERIES, s));
+            assertThat(t.msg("counter").str("unit_name")).isEqualTo(c.unit() + "/s");
+            long parent = c.core() >= 0
+                    ? PerfettoTrace.uuid(0, PerfettoTrace.CORE, c.core())
+                    : tracks.containsKey(PerfettoTrace.uuid(0, PerfettoTrace.TASK, c.task()))
+                            ? PerfettoTrace.uuid(0, PerfettoTrace.TASK, c.task())
+                            : PerfettoTrace.uuid(0, PerfettoTrace.TRACE, c.trace());
+            assertThat(t.num("parent_uuid")).as(t.str("name")).isEqualTo(parent);
+            assertThat(t.str("name")).endsWith(c.name());
+            assertThat(t.str("description")).contains("rate");
+            // the rate from each sample to the next, at the first
+            List<double[]> want = new ArrayList<>();
+            long prevTime = 0;
+            double prev = 0;
+            boolean started = false;
+            for (int i = 0; i < m.samples(); i++) {
+                if (m.sampleSeries(i) != s) {
+                    continue;
+                }
+                if (started && m.sampleTime(i) > prevTime) {
+                    want.add(new double[] {prevTime, (m.sampleValue(i) - prev) * 1e9 / (m.sampleTime(i) - prevTime)});
+                }
+                prevTime = m.sampleTime(i);
+                prev = m.sampleValue(i);
+                started = true;
+            }
+            assertThat(want).as(t.str("name")).isNotEmpty();
+            sameCounters(want, events.get(t.num("uuid")), t.str("name"));
+        }
+    }
+
+    @Test
+    void aStreamsLostEventsAreACounterOfTheEventsLostSoFar() throws Exception {
+        Simulation.Result r =
+                Simulation.sobel(SimConfig.sobel(5).withBuffers(512, 2, 150_000_000), dir.resolve("lossy-counts"));
+        StateBuilder.Input input = StateBuilder.synchronize(List.of(r.slaves().get(0)), w -> {});
+        StateModel m = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
+        List<Msg> out = write(List.of(board("lossy", input, m)), false, dir.resolve("lossy-counts.pftrace"));
+        Map<Long, Msg> tracks = tracks(out);
+        Map<Long, List<double[]>> events = counterEvents(out);
+        long total = 0;
+        int series = 0;
+        for (int s = 0; s < m.counters().size(); s++) {
+            StateModel.Counter c = m.counters().get(s);
+            if (c.kind() != StateModel.COUNTER_LOST) {
+                continue;
+            }
+            series++;
+            Msg t = tracks.get(PerfettoTrace.uuid(0, PerfettoTrace.SERIES, s));
+            assertThat(t.num("parent_uuid")).isEqualTo(PerfettoTrace.uuid(0, PerfettoTrace.TRACE, c.trace()));
+            assertThat(t.str("description")).contains("lost so far");
+            List<double[]> want = new ArrayList<>();
+            double sum = 0;
+            for (int i = 0; i < m.samples(); i++) {
+                if (m.sampleSeries(i) == s) {
+                    sum += m.sampleValue(i);
+                    want.add(new double[] {m.sampleTime(i), sum});
+                }
+            }
+            total += (long) sum;
+            sameCounters(want, events.get(t.num("uuid")), t.str("name"));
+        }
+        assertThat(series).isPositive();
+        assertThat(total)
+                .as("the events lost, all told")
+                .isEqualTo(m.discarded())
+                .isPositive();
+    }
 }

@@ -47,6 +47,7 @@ public final class IndexTables {
             "cores",
             "tasks",
             MarkTable.NAME,
+            CounterTable.NAME,
             "diagnosis_findings",
             "diagnosis_outliers",
             "diagnosis_preempted_by",

@@ -38,7 +38,9 @@ public final class ModelStore {
             "model_names",
             "model_totals",
             "model_messages",
-            "model_points");
+            "model_points",
+            "model_counters",
+            CounterTable.NAME);
 
     /** The point tables of {@code model_points}. */
     private static final int MARK = 0;
@@ -203,6 +205,7 @@ public final class ModelStore {
                 "model's point events",
                 (long) m.marks() + m.wakeups() + m.forks(),
                 notes);
+        CounterTable.write(dir, m);
     }
 
     /** Rows {@code from} to {@code from + n − 1} of a small table into rows 0 on of {@code g}. */
@@ -476,6 +479,7 @@ public final class ModelStore {
                     }
                 }
             }
+            CounterTable.read(s, dir, out);
         } catch (SQLException e) {
             throw new IOException(dir + ": cannot read the state model: " + TraceIndex.firstLine(e.getMessage()), e);
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {

@@ -42,7 +42,9 @@ final class ParquetFile {
         /** Booleans, given as 0 and 1. */
         BOOL,
         /** Names, given as indexes into the column's names, stored as UTF-8 strings (BYTE_ARRAY, dictionary-encoded). */
-        NAME
+        NAME,
+        /** 64-bit floating point numbers, given as their bits ({@link Double#doubleToRawLongBits}), stored plain. */
+        DOUBLE
     }
 
     /** A column: its name, kind, whether it may be NULL, and for {@link Kind#NAME} the names its values index. */
@@ -57,6 +59,10 @@ final class ParquetFile {
 
         static Column bools(String name) {
             return new Column(name, Kind.BOOL, false, List.of());
+        }
+
+        static Column doubles(String name, boolean optional) {
+            return new Column(name, Kind.DOUBLE, optional, List.of());
         }
 
         static Column names(String name, boolean optional, List<String> names) {
@@ -85,7 +91,7 @@ final class ParquetFile {
             nullCount = new int[columns.size()];
             for (int c = 0; c < columns.size(); c++) {
                 Column col = columns.get(c);
-                if (col.kind() == Kind.LONG || col.kind() == Kind.INT) {
+                if (col.kind() == Kind.LONG || col.kind() == Kind.INT || col.kind() == Kind.DOUBLE) {
                     longs[c] = new long[capacity];
                 } else {
                     ints[c] = new int[capacity];
@@ -135,6 +141,7 @@ final class ParquetFile {
     private static final int BOOLEAN = 0;
     private static final int INT32 = 1;
     private static final int INT64 = 2;
+    private static final int DOUBLE_TYPE = 5;
     private static final int BYTE_ARRAY = 6;
     private static final int PLAIN = 0;
     private static final int RLE = 3;
@@ -332,6 +339,7 @@ final class ParquetFile {
                     }
                 }
                 case BOOL -> encoder.bitPacked(values, present, 1, false);
+                case DOUBLE -> plainLongs(g.longs[c], present);
                 case NAME -> {
                     int size = whole[c] ? utf8[c].length : renumber(c, values, present);
                     int width = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, size) - 1));
@@ -354,6 +362,15 @@ final class ParquetFile {
             chunkNulls[c] += n - present;
         }
         groupRows += n;
+    }
+
+    /** Values as 8 little-endian bytes each (PLAIN). */
+    private void plainLongs(long[] v, int n) {
+        int at = page.reserve(8 * n);
+        MemorySegment b = MemorySegment.ofArray(page.b);
+        for (int k = 0; k < n; k++) {
+            b.set(LE_LONG, at + 8L * k, v[k]);
+        }
     }
 
     private void startGroup() {
@@ -503,7 +520,7 @@ final class ParquetFile {
     private static int encoding(Kind k) {
         return switch (k) {
             case NAME -> RLE_DICTIONARY;
-            case BOOL -> PLAIN;
+            case BOOL, DOUBLE -> PLAIN;
             case LONG, INT -> DELTA_BINARY_PACKED;
         };
     }
@@ -513,6 +530,7 @@ final class ParquetFile {
             case LONG -> INT64;
             case INT -> INT32;
             case BOOL -> BOOLEAN;
+            case DOUBLE -> DOUBLE_TYPE;
             case NAME -> BYTE_ARRAY;
         };
     }

@@ -471,6 +471,7 @@ public final class TraceIndex {
             IndexTables.attach(c, folder, paths(c));
             MarkTable.attach(c, folder);
             DiagnosisTables.attach(c, folder);
+            CounterTable.attach(c, folder);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;

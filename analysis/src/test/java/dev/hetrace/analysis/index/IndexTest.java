@@ -368,6 +368,8 @@ class IndexTest {
                             "model_totals.parquet",
                             "model_messages.parquet",
                             "model_points.parquet",
+                            "model_counters.parquet",
+                            CounterTable.FILE,
                             Checksums.FILE);
         }
         // the Parquet files are plain ones: DuckDB alone reads them, names as text

@@ -7,11 +7,15 @@ import dev.hetrace.analysis.ModelEquality;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.Statistics;
+import dev.hetrace.ctf.testing.PerfCounterTrace;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -84,6 +88,69 @@ class ModelStoreTest {
         assertThat(built.forks()).isPositive();
         ModelEquality.assertEqual(built, stored);
         sameAnalyses(built, stored);
+    }
+
+    @Test
+    void theCountersATraceCarriesAreKeptAndTheCountersTableGivesThemWithTheirRates() throws Exception {
+        Path trace = PerfCounterTrace.write(dir.resolve("kernel"));
+        List<Path> traces = List.of(trace);
+        TraceIndex index = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> {});
+        StateModel built = fromTraces(traces, Map.of());
+        assertThat(built.counters()).isNotEmpty();
+        ModelEquality.assertEqual(built, index.model());
+        // kept: opened again, not built, the same series
+        TraceIndex again = TraceIndex.open(dir.resolve("cache"), traces, null, Map.of(), n -> {});
+        assertThat(again.built()).isFalse();
+        ModelEquality.assertEqual(built, again.model());
+
+        // the table: a row per sample, a running total's rate since the series' previous sample
+        int cpu0 = built.core("kernel/cpu0");
+        List<long[]> cycles = new ArrayList<>();
+        for (int i = 0; i < built.samples(); i++) {
+            StateModel.Counter c = built.counters().get(built.sampleSeries(i));
+            if (c.name().equals("perf:cpu:cycles") && c.core() == cpu0) {
+                cycles.add(new long[] {built.sampleTime(i), (long) built.sampleValue(i)});
+            }
+        }
+        try (Connection c = index.connect();
+                Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("select count(*), count(distinct name || coalesce(core::varchar, '')"
+                    + " || coalesce(task::varchar, '')) from counters")) {
+                r.next();
+                assertThat(r.getLong(1)).isEqualTo(built.samples());
+                assertThat(r.getLong(2)).isEqualTo(built.counters().size());
+            }
+            try (ResultSet r = s.executeQuery("select time_ns, value, rate_per_s, unit, kind, trace from counters"
+                    + " where name = 'perf:cpu:cycles' and core = 'kernel/cpu0' order by time_ns")) {
+                for (int k = 0; k < cycles.size(); k++) {
+                    assertThat(r.next()).isTrue();
+                    assertThat(r.getLong(1)).isEqualTo(cycles.get(k)[0]);
+                    assertThat(r.getDouble(2)).isEqualTo((double) cycles.get(k)[1]);
+                    if (k == 0) {
+                        r.getDouble(3);
+                        assertThat(r.wasNull())
+                                .as("no rate before the second sample")
+                                .isTrue();
+                    } else {
+                        double rate = (cycles.get(k)[1] - cycles.get(k - 1)[1])
+                                / ((cycles.get(k)[0] - cycles.get(k - 1)[0]) / 1e9);
+                        assertThat(r.getDouble(3)).isCloseTo(rate, org.assertj.core.data.Offset.offset(rate * 1e-12));
+                    }
+                    assertThat(r.getString(4)).isEqualTo("cycles");
+                    assertThat(r.getString(5)).isEqualTo("total");
+                    assertThat(r.getString(6)).isEqualTo("kernel");
+                }
+                assertThat(r.next()).isFalse();
+            }
+            try (ResultSet r = s.executeQuery(
+                    "select distinct task from counters" + " where name = 'perf:thread:instructions' order by 1")) {
+                List<String> tasks = new ArrayList<>();
+                while (r.next()) {
+                    tasks.add(r.getString(1));
+                }
+                assertThat(tasks).contains("worker[100]", "helper[101]", "server[200]");
+            }
+        }
     }
 
     @Test

@@ -104,6 +104,7 @@ export function smoothedRate(v, width) {
 function colorOf(row, meta) {
   if (row.counter === 'load') return '#4e79a7';
   if (row.counter === 'level') return '#f28e2b';
+  if (row.counter === 'lost') return '#b07aa1';
   const label = meta.labels.indexOf(row.name);
   return label >= 0 ? meta.colors[label] : '#8c6bb1';
 }
@@ -183,4 +184,70 @@ function counterValue(v, col) {
 function formatRate(perSecond) {
   return perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M/s`
     : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(2)} k/s` : `${perSecond.toFixed(1)}/s`;
+}
+
+/**
+ * Draws a counter series the traces carry (wire.sample records: min, max and average per column):
+ * the band from the least to the greatest value of each column, and the average as a line, scaled
+ * between 0 (or the least value in view, when negative) and the greatest in view. Returns how
+ * many runs were drawn, and the scale (g.range).
+ */
+export function drawSamples(v, d, g) {
+  const S = wire.sample;
+  const ctx = g.ctx;
+  const color = colorOf(g.row, g.meta);
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < v.length; k += S.stride) {
+    lo = Math.min(lo, v[k + S.min]);
+    hi = Math.max(hi, v[k + S.max]);
+  }
+  const span = hi - lo || 1;
+  const base = g.top + g.h + 1;
+  const yOf = value => base - Math.max(1, g.h * (value - lo) / span);
+  const band = new Path2D();
+  const line = new Path2D();
+  let n = 0;
+  for (let k = 0; k < v.length; k += S.stride) {
+    const x = g.xAt(d.from + v[k + S.x] * (d.to - d.from) / d.width);
+    const w = Math.max(1, v[k + S.n] * g.scale);
+    const top = yOf(v[k + S.max]);
+    band.rect(x, top, w, Math.max(1, yOf(v[k + S.min]) - top));
+    const y = yOf(v[k + S.avg]) + 0.5;
+    line.moveTo(x, y);
+    line.lineTo(x + w, y);
+    n++;
+  }
+  ctx.globalAlpha = 0.35;
+  ctx.fillStyle = color;
+  ctx.fill(band);
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1;
+  ctx.stroke(line);
+  g.range = [lo, hi];
+  return n;
+}
+
+/** The hover text of pixel column col of a counter series' row. */
+export function samplesText(row, v, col) {
+  const S = wire.sample;
+  const unit = row.unit ? ` ${row.unit}` : '';
+  for (let k = 0; k < v.length; k += S.stride) {
+    if (v[k + S.x] <= col && col < v[k + S.x] + v[k + S.n]) {
+      if (row.counter === 'lost') return `${formatNumber(v[k + S.avg])} events lost in this pixel`;
+      if (v[k + S.min] === v[k + S.max]) return `${formatNumber(v[k + S.avg])}${unit}`;
+      return `${formatNumber(v[k + S.avg])}${unit} on average in this pixel `
+        + `(${formatNumber(v[k + S.min])} to ${formatNumber(v[k + S.max])})`;
+    }
+  }
+  return row.counter === 'lost' ? 'no event lost in this pixel' : 'no sample here';
+}
+
+function formatNumber(x) {
+  const a = Math.abs(x);
+  if (a >= 1e9) return `${(x / 1e9).toFixed(2)} G`;
+  if (a >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
+  if (a >= 1e4) return `${(x / 1e3).toFixed(1)} k`;
+  return Number.isInteger(x) ? String(x) : x.toFixed(2);
 }

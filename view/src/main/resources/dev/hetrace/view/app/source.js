@@ -56,7 +56,7 @@ export async function get(url) {
 if (data) configure(data.meta.wire);
 // each row's columns say where they start and how wide each is (ns), to be resampled
 const wholeNs = data ? data.meta.span / data.report.width : 0;
-const rows = data ? data.view.rows.map((v, id) => ({cols: v.cols, values: v.values, colFrom: 0, colNs: wholeNs,
+const rows = data ? data.view.rows.map((v, id) => ({cols: v.cols, values: v.values, samples: v.samples, colFrom: 0, colNs: wholeNs,
   rects: (data.rows && data.rows[id].rects) || v.rects})) : [];
 if (data) data.members.forEach((m, id) => { if (m.length) rows[id].members = m; });
 function withMaxEnd(r) {
@@ -191,6 +191,10 @@ function view(from, to, width, ids) {
   for (const id of ids) {
     const r = rows[id];
     if (!r) throw new Error('no row ' + id);
+    if (data.meta.rows[id].kind === 'counter' && rows[id].samples) {
+      out.rows.push({id, samples: counterSamples(id, from, to, width)});
+      continue;
+    }
     if (data.meta.rows[id].kind === 'counter') {
       out.rows.push({id, values: counterValues(id, from, to, width)});
       continue;
@@ -278,6 +282,52 @@ function counterValues(id, from, to, width) {
       out.push(...rec);
     }
     x += n;
+  }
+  return out;
+}
+
+/**
+ * A counter series' columns (wire.sample records) for a view, resampled from the embedded ones over
+ * the whole span: per column, the least and greatest of the embedded columns it overlaps, their
+ * average weighted by the overlap; lost events, a count, split in proportion.
+ */
+function counterSamples(id, from, to, width) {
+  const S = W.sample;
+  const lost = data.meta.rows[id].counter === 'lost';
+  const c = rows[id].samples;
+  const at = x => from + Math.floor((to - from) * x / width);
+  const nsPerPx = (to - from) / width;
+  const min = new Float64Array(width).fill(Infinity);
+  const max = new Float64Array(width).fill(-Infinity);
+  const sum = new Float64Array(width);
+  const weight = new Float64Array(width);
+  for (let k = 0; k < c.length; k += S.stride) {
+    const s = c[k + S.x] * wholeNs, e = (c[k + S.x] + c[k + S.n]) * wholeNs;
+    for (let x = Math.max(0, Math.floor((s - from) / nsPerPx)); x < width && at(x) < e; x++) {
+      const overlap = Math.max(0, Math.min(e, at(x + 1)) - Math.max(s, at(x)));
+      if (overlap <= 0) continue;
+      if (lost) {
+        sum[x] += c[k + S.avg] * overlap / wholeNs;
+        weight[x] = 1;
+        continue;
+      }
+      min[x] = Math.min(min[x], c[k + S.min]);
+      max[x] = Math.max(max[x], c[k + S.max]);
+      sum[x] += c[k + S.avg] * overlap;
+      weight[x] += overlap;
+    }
+  }
+  const out = [];
+  for (let x = 0; x < width; x++) {
+    if (weight[x] === 0) continue;
+    const rec = new Array(S.stride).fill(0);
+    rec[S.x] = x;
+    rec[S.n] = 1;
+    rec[S.min] = lost ? sum[x] : min[x];
+    rec[S.max] = lost ? sum[x] : max[x];
+    // an average of values between min and max is too, whatever the rounding
+    rec[S.avg] = lost ? sum[x] : Math.min(max[x], Math.max(min[x], sum[x] / weight[x]));
+    out.push(...rec);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 
 import {get} from './source.js';
 import {W as wire} from './wire.js';
-import {collapseKernelRows, counterText, drawCounter, drawOccupancy, occupancyRows} from './kernel.js';
+import {collapseKernelRows, counterText, drawCounter, drawOccupancy, drawSamples, occupancyRows, samplesText} from './kernel.js';
 import {paint, drawnLabels, stateOf, textOn} from './colors.js';
 
 const ROW_H = 18;
@@ -430,6 +430,17 @@ export class Timeline {
       const d = part;
       const a = d.byRow.get(id);
       if (!a) continue;
+      if (a.samples) {
+        info.mode = 'samples';
+        info.samples = a.samples;
+        info.part = {from: d.from, to: d.to, width: d.width}; // what the columns are of
+
+        const g = {ctx, xAt: t => this.xAt(t), top, h: ROW_H - 3, meta: this.meta, row,
+          scale: this.data.compressed ? 1 : (d.to - d.from) / d.width / nsPerPx};
+        info.n = drawSamples(a.samples, d, g);
+        info.range = g.range;
+        continue;
+      }
       if (a.values) {
         info.mode = 'counter';
         info.values = a.values;
@@ -783,7 +794,8 @@ export class Timeline {
       ctx.fillStyle = strong ? '#111' : '#555';
       ctx.font = strong ? '600 12px system-ui, sans-serif' : '12px system-ui, sans-serif';
       if (r.group) ctx.fillText(this.collapsed.has(id) ? '▸' : '▾', x, top + ROW_H / 2);
-      ctx.fillText(r.name, x + 12, top + ROW_H / 2, Math.max(10, right - x - 16));
+      // a counter series' row says its unit
+      ctx.fillText(r.unit ? `${r.name} (${r.unit})` : r.name, x + 12, top + ROW_H / 2, Math.max(10, right - x - 16));
     }
     ctx.strokeStyle = '#ddd';
     ctx.beginPath();
@@ -981,6 +993,11 @@ export class Timeline {
       if (gap) {
         html = `idle from ${formatTime(gap.from)} to ${formatTime(gap.to)} (${formatTime(gap.to - gap.from)}), `
           + `compressed ${Math.round(gap.factor)}×`;
+      } else if (a && a.samples) {
+        const col = Math.floor((tx - d.from) / ((d.to - d.from) / d.width));
+        html = `<b>${esc(r.name)}</b>${r.unit ? ` <span class="muted">${esc(r.unit)}</span>` : ''} `
+          + `<span class="muted">${esc(r.core || '')}</span> around ${formatTime(tx)}<br>`
+          + esc(samplesText(r, a.samples, col));
       } else if (a && a.values) {
         const col = Math.floor((tx - d.from) / ((d.to - d.from) / d.width));
         html = `<b>${esc(r.name)}</b> <span class="muted">${esc(r.core || '')}</span> around ${formatTime(tx)}<br>`

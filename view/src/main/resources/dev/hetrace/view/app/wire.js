@@ -3,7 +3,7 @@
 // position the app reads is named here from that schema, in the viewer and in a report alike.
 
 /** Per record kind: each field's position, and `stride` (numbers per record). */
-export const W = {rect: null, col: null, arrow: null, mark: null, markCol: null, value: null, top: 0};
+export const W = {rect: null, col: null, arrow: null, mark: null, markCol: null, value: null, sample: null, top: 0};
 
 const positions = names => {
   const at = {stride: names.length};
@@ -18,6 +18,7 @@ export function configure(wire) {
   W.mark = positions(wire.mark);
   W.markCol = positions(wire.markColumn);
   W.value = positions(wire.value || []);
+  W.sample = positions(wire.sample || []);
   W.top = wire.top;
   const base = wire.column.length;
   const pair = wire.columnLabel.length;
