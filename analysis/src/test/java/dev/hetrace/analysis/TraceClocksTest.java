@@ -157,7 +157,8 @@ class TraceClocksTest {
         Path b = trace("b", "uuid = \"22222222-36e2-48c2-aff8-3e4b9aefb05c\";", 1_000_000_000, 5, 0, events);
 
         String said = b + " cannot be put on the clock of " + a + ": the traces have none of the events the match rules"
-                + " name (hetrace_sync_send, hetrace_sync_recv, inet_sock_local_out, inet_sock_local_in";
+                + " name (hetrace_sync_send, hetrace_sync_recv, hetrace_rpmsg_send, hetrace_rpmsg:send, named_event,"
+                + " hetrace_rpmsg_recv, hetrace_rpmsg:recv, inet_sock_local_out, inet_sock_local_in";
         assertThatThrownBy(() -> StateBuilder.synchronize(List.of(a, b), w -> {}))
                 .isInstanceOf(UnsynchronizedTraceException.class)
                 .hasMessageStartingWith(said)

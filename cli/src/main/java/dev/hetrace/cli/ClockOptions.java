@@ -26,7 +26,8 @@ final class ClockOptions {
     @Option(
             names = "--match",
             paramLabel = "RULES",
-            description = "Match rules: " + MatchRules.SPEC_HELP + " (repeatable; default: hetrace-sync and tcp).")
+            description =
+                    "Match rules: " + MatchRules.SPEC_HELP + " (repeatable; default: hetrace-sync, rpmsg and tcp).")
     List<String> match = new ArrayList<>();
 
     @Option(

@@ -9,6 +9,7 @@ import dev.hetrace.ctf.text.TerminalText;
 import dev.hetrace.sim.ClockModel;
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
+import dev.hetrace.sim.Imx8Config;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.sync.ConvexHullSync;
@@ -54,8 +55,14 @@ import picocli.CommandLine.Option;
             "and prints the board, each core's sync quality, its accuracy bound and its true",
             "error (the simulator knows the truth), and where everything is.",
             "",
+            "With --board imx8: Linux on four Cortex-A cores talks RPMsg to Zephyr on 1 to 4",
+            "Cortex-M cores (--m-cores); the traces are synchronized with the RPMsg messages",
+            "both sides traced (no handshake) and analysed, Linux's with LTTng-UST's mapping,",
+            "the M cores' with the zephyr preset.",
+            "",
             "Examples:",
             "  hetrace demo",
+            "  hetrace demo --board imx8 --m-cores 2",
             "  hetrace demo --serve          # then the viewer on the board, until Ctrl-C",
             "  hetrace demo --out /tmp/demo && babeltrace2 /tmp/demo/synced/*"
         },
@@ -75,6 +82,19 @@ final class DemoCommand extends HetraceCommand {
     long seed = 1;
 
     @Option(
+            names = "--board",
+            paramLabel = "NAME",
+            description = "The board: keystone (default: the Sobel pipeline on a master and 8 DSPs) or imx8"
+                    + " (Linux on four Cortex-A cores, Zephyr on Cortex-M cores, RPMsg between them).")
+    SimCommand.BoardKind board = SimCommand.BoardKind.keystone;
+
+    @Option(
+            names = "--m-cores",
+            paramLabel = "N",
+            description = "With --board imx8: the Cortex-M cores, 1 to 4 (default 1).")
+    Integer mCores;
+
+    @Option(
             names = "--serve",
             description = {
                 "Then serve the viewer on the demo's board (as 'hetrace view'",
@@ -89,6 +109,12 @@ final class DemoCommand extends HetraceCommand {
     public Integer call() throws IOException, MetadataException, StreamDecodingException, SynchronizedCopyException {
         if (serving.invalid() != null) {
             throw CommandFailure.usage(serving.invalid());
+        }
+        if (board == SimCommand.BoardKind.imx8) {
+            return imx8();
+        }
+        if (mCores != null) {
+            throw CommandFailure.usage("--m-cores: only with --board imx8");
         }
         PrintStream err = main.err;
         long begin = System.nanoTime();
@@ -127,6 +153,119 @@ final class DemoCommand extends HetraceCommand {
         Timeline timeline = Timeline.of(model);
         Report.write(timeline, out.resolve("report.html"));
         summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
+        Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
+        print(sb.toString());
+        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;
+    }
+
+    /**
+     * The i.MX8-like board: simulate, synchronize on Linux's clock with the RPMsg messages both
+     * sides traced, analyse each trace with its own mapping, write the report.
+     */
+    private int imx8() throws IOException, MetadataException, StreamDecodingException {
+        Imx8Config config;
+        try {
+            config = SimCommand.imx8Config(seed, mCores, null);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage());
+        }
+        PrintStream err = main.err;
+        long begin = System.nanoTime();
+        prepare();
+        Path boardDir = out.resolve("board");
+        Simulation.Result sim = Simulation.imx8(config, boardDir);
+        Synchronizer.Report report = Synchronizer.run(
+                sim.traces(),
+                MatchRules.RPMSG,
+                ConvexHullSync.Method.BISECTOR,
+                0,
+                0,
+                w -> err.println("hetrace: warning: " + TerminalText.guard(w)),
+                Synchronizer.Progress.NONE);
+        List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
+        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
+        StateModel model = StateBuilder.build(
+                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
+        model.symbolize(BoardInput.symbols(List.of(out)));
+        List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        Timeline timeline = Timeline.of(model);
+        Report.write(timeline, out.resolve("report.html"));
+
+        StringBuilder sb = new StringBuilder();
+        GroundTruth truth = sim.truth();
+        ClockModel linux = truth.core("linux").clock();
+        sb.append(String.format(
+                Locale.ROOT,
+                "hetrace demo: Linux and Zephyr talking RPMsg on a simulated i.MX8-like board (seed %d)%n%n",
+                config.seed()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "board: four Cortex-A cores running Linux (LTTng-UST) and %d Cortex-M core%s running Zephyr"
+                        + " (Zephyr's CTF), %.1f s, %,d events in %d traces%n",
+                config.mCores(),
+                config.mCores() == 1 ? "" : "s",
+                config.durationNanos() / 1e9,
+                sim.events(),
+                sim.traces().size()));
+        List<String> read = new ArrayList<>();
+        for (int i = 0; i < model.traceNames().size(); i++) {
+            read.add(model.traceNames().get(i) + " (" + model.mappingNames().get(i) + ")");
+        }
+        sb.append("analysed: ").append(String.join(", ", read)).append('\n');
+        long rpmsg = report.rules().stream().mapToLong(r -> r.matched()).sum();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nclocks, synchronized on Linux's from %,d RPMsg messages traced on both sides:%n",
+                rpmsg));
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"core", "frequency", "drift", "quality", "accuracy bound", "true error"});
+        for (int i = 0; i < report.traces().size(); i++) {
+            TraceSync t = report.traces().get(i);
+            String name = t.path().getFileName().toString();
+            ClockModel clock = truth.core(name).clock();
+            boolean ref = i == report.reference();
+            String error = "-";
+            if (!ref && t.connected()) {
+                // from the core's first messages (its boot: its count is 0) to the end of the run
+                long from = (long) clock.trueNanos(0) + 100_000_000L;
+                long to = config.durationNanos() - 10_000_000L;
+                double worst = 0;
+                for (long at = from; at <= to; at += Math.max(1, (to - from) / 200)) {
+                    long reported = clock.floorNanos(at);
+                    double trueOnLinux = linux.localNanos(clock.trueNanos(reported * (clock.frequencyHz() / 1e9)));
+                    double mapped = t.map().apply(reported) - linux.offsetSeconds() * 1_000_000_000L;
+                    worst = Math.max(worst, Math.abs(mapped - trueOnLinux));
+                }
+                error = micros(Math.round(worst));
+            }
+            rows.add(new String[] {
+                name,
+                String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
+                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()),
+                ref ? "reference" : t.connected() ? t.quality().label() : "not connected",
+                ref ? "-" : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded"),
+                error
+            });
+        }
+        sb.append(TextTable.render(rows, "  ", c -> c >= 4));
+        sb.append(String.format(Locale.ROOT, "%ndiagnosis, from the traces alone:%n"));
+        for (String f : findings) {
+            sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
+        }
+        sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", (System.nanoTime() - begin) / 1e9));
+        sb.append("  ")
+                .append(boardDir)
+                .append("/          one CTF trace per core, on its own clock, and ground-truth.json\n");
+        sb.append("  ")
+                .append(out.resolve("report.html"))
+                .append("     the timeline, statistics and diagnosis in one file: open it in a browser\n");
+        sb.append(String.format(Locale.ROOT, "%nnext:%n"));
+        List<String[]> next = new ArrayList<>();
+        next.add(new String[] {"./hetrace sync " + boardDir, "the clocks, in detail"});
+        next.add(new String[] {"./hetrace print " + boardDir.resolve("m0"), "a Zephyr core's events"});
+        next.add(new String[] {"./hetrace stats " + out, "run-time statistics per core, thread, function"});
+        next.add(new String[] {"./hetrace view --open " + out, "the timeline in your browser (prints its URL)"});
+        sb.append(TextTable.render(next, "  ", c -> false));
         Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         print(sb.toString());
         return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;

@@ -2,6 +2,7 @@ package dev.hetrace.cli;
 
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.GroundTruth;
+import dev.hetrace.sim.Imx8Config;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import java.io.IOException;
@@ -50,12 +51,22 @@ import picocli.CommandLine.Spec;
             "tasks and functions (in true ns, and in ns as each trace reports them).",
             "The same options and seed write the same bytes.",
             "",
+            "Board imx8 (--board imx8): four Cortex-A cores running Linux, whose application",
+            "traces with LTTng-UST (a stream per CPU), and 1 to 4 Cortex-M cores (--m-cores)",
+            "running Zephyr, traced by Zephyr's own CTF tracing (its metadata, a packetless",
+            "stream, 32-bit timestamps from a 400 MHz cycle counter). Linux boots each M core",
+            "through remoteproc, then sends it a command every 10 ms over RPMsg, which it",
+            "answers; the core also reports every 5 ms. Both sides trace every message",
+            "(hetrace_rpmsg:send/recv, Zephyr's named events rpmsg_send/rpmsg_recv), which",
+            "'hetrace sync' pairs. DIR gets linux/, m0/, ... and ground-truth.json.",
+            "",
             "Examples:",
             "  hetrace sim --out board/",
             "  hetrace sim --inject preempt:dsp1,dsp2 --seed 7 --out board/",
             "  hetrace sim --inject crash:dsp3@1.2s --inject drift-jump:dsp4 --out board/",
             "  hetrace sync board/master board/dsp*",
-            "  hetrace sim --cores 1024 --out big/"
+            "  hetrace sim --cores 1024 --out big/",
+            "  hetrace sim --board imx8 --m-cores 2 --out imx8/ && hetrace sync imx8/"
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
@@ -67,6 +78,24 @@ final class SimCommand extends HetraceCommand {
     enum Scenario {
         sobel
     }
+
+    enum BoardKind {
+        keystone,
+        imx8
+    }
+
+    @Option(
+            names = "--board",
+            paramLabel = "NAME",
+            description = "The board: keystone (default: a Linux master and bare-metal DSPs or eCores) or imx8"
+                    + " (Linux on four Cortex-A cores, Zephyr on Cortex-M cores, RPMsg between them).")
+    BoardKind board = BoardKind.keystone;
+
+    @Option(
+            names = "--m-cores",
+            paramLabel = "N",
+            description = "With --board imx8: the Cortex-M cores, 1 to 4 (default 1).")
+    Integer mCores;
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "The workload: sobel (default).")
     Scenario scenario = Scenario.sobel;
@@ -101,7 +130,7 @@ final class SimCommand extends HetraceCommand {
             names = "--duration",
             paramLabel = "DURATION",
             converter = SyncCommand.DurationConverter.class,
-            description = "Simulated time (default: the images' time plus 500ms).")
+            description = "Simulated time (default: the images' time plus 500ms; with --board imx8, 5s, at most 10s).")
     Long duration;
 
     @Option(
@@ -118,6 +147,12 @@ final class SimCommand extends HetraceCommand {
 
     @Override
     public Integer call() throws IOException {
+        if (board == BoardKind.imx8) {
+            return imx8();
+        }
+        if (mCores != null) {
+            throw new ParameterException(spec.commandLine(), "--m-cores: only with --board imx8");
+        }
         PrintStream err = main.err;
         SimConfig config;
         try {
@@ -166,5 +201,43 @@ final class SimCommand extends HetraceCommand {
             err.printf(Locale.ROOT, "  %s on %s at %.3f s: %s%n", f.kind(), where, f.atNanos() / 1e9, f.description());
         }
         return 0;
+    }
+
+    private int imx8() throws IOException {
+        for (String o : List.of(
+                "--scenario", "--cores", "--inject", "--images", "--image-period", "--sync-period", "--jitter")) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
+                throw new ParameterException(spec.commandLine(), o + ": not an option of --board imx8");
+            }
+        }
+        Imx8Config config;
+        try {
+            config = imx8Config(seed, mCores, duration);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        long begin = System.nanoTime();
+        Simulation.Result r = Simulation.imx8(config, out);
+        main.err.printf(
+                Locale.ROOT,
+                "%d traces, %,d events, %.1f s simulated in %.1f s: %s%n",
+                r.traces().size(),
+                r.events(),
+                config.durationNanos() / 1e9,
+                (System.nanoTime() - begin) / 1e9,
+                out);
+        return 0;
+    }
+
+    /** The imx8 board of these options (null: the default). */
+    static Imx8Config imx8Config(long seed, Integer mCores, Long duration) {
+        Imx8Config config = Imx8Config.of(seed);
+        if (mCores != null || duration != null) {
+            config = new Imx8Config(
+                    seed,
+                    mCores != null ? mCores : config.mCores(),
+                    duration != null ? duration : config.durationNanos());
+        }
+        return config;
     }
 }

@@ -34,7 +34,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -75,8 +74,11 @@ import picocli.CommandLine.Parameters;
             "The inputs and the clock options are those of every analysis command: a folder",
             "stands for the traces in it at any depth, 'master' first, then in path order.",
             "",
-            "Match rules (--match, repeatable; default: hetrace-sync and tcp):",
+            "Match rules (--match, repeatable; default: hetrace-sync, rpmsg and tcp):",
             "  hetrace-sync  the sync-pair events of tracers generated with --sync",
+            "  rpmsg         RPMsg messages traced on both sides: hetrace_rpmsg_send/_recv,",
+            "                the LTTng-UST hetrace_rpmsg:send/recv, Zephyr named events",
+            "                rpmsg_send/rpmsg_recv; keyed by (seq, src, dst)",
             "  tcp           LTTng kernel traces: inet_sock_local_out/in, or net_dev_queue/",
             "                netif_receive_skb with the TCP header (lttng-modules >= 2.6)",
             "  messages:SEND,RECEIVE,KEY[+KEY...]",
@@ -85,6 +87,8 @@ import picocli.CommandLine.Parameters;
             "                  - name: msgq",
             "                    send: {event: msgq_put, keys: [queue, msg_id]}",
             "                    receive: {event: msgq_get, keys: [queue, msg_id]}",
+            "                a side may add when: 'name == \"rpmsg_send\"' and take bits",
+            "                of a key field: \"(arg0 >> 16) & 0xffff\"",
             "",
             "Examples:",
             "  hetrace sync master/ dsp0/ dsp1/",
@@ -220,7 +224,7 @@ final class SyncCommand extends HetraceCommand {
                                             + String.join(
                                                     ", ",
                                                     options.rules().stream()
-                                                            .flatMap(r -> Stream.of(r.sendEvent(), r.receiveEvent()))
+                                                            .flatMap(r -> r.events().stream())
                                                             .distinct()
                                                             .toList())
                                             + "); say which events are messages with --match"

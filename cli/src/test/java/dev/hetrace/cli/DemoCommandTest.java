@@ -85,6 +85,34 @@ class DemoCommandTest {
     }
 
     @Test
+    void theImx8DemoSynchronizesEveryCortexMCoreWithItsRpmsgMessagesWithinItsBoundOfTheTruth() throws Exception {
+        Path out = dir.resolve("imx8");
+        Run run = demo("--board", "imx8", "--m-cores", "4", "--out", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out())
+                .contains("4 Cortex-M cores running Zephyr")
+                .contains("analysed: linux (lttng-ust-cyg-profile), m0 (zephyr), m1 (zephyr), m2 (zephyr), m3 (zephyr)")
+                .containsPattern("synchronized on Linux's from [\\d,]+ RPMsg messages")
+                .contains(out.resolve("report.html") + "     the timeline");
+        Matcher m = Pattern.compile("(m\\d)\\s+0\\.400 GHz\\s+\\S+ ppm\\s+(\\S+)\\s+([\\d.]+) µs\\s+([\\d.]+) µs")
+                .matcher(run.out());
+        int cores = 0;
+        while (m.find()) {
+            cores++;
+            assertThat(m.group(2)).as(m.group(1)).isEqualTo("accurate");
+            assertThat(Double.parseDouble(m.group(4)))
+                    .as("%s: true error within the bound", m.group(1))
+                    .isLessThanOrEqualTo(Double.parseDouble(m.group(3)) + 0.01);
+        }
+        assertThat(cores).as(run.out()).isEqualTo(4);
+        assertThat(out.resolve("board/ground-truth.json")).exists();
+        assertThat(Files.readString(out.resolve("report.html"))).contains("rpmsg_rx");
+        Run refused = demo("--m-cores", "2", "--out", dir.resolve("other").toString());
+        assertThat(refused.status()).isEqualTo(2);
+        assertThat(refused.err()).startsWith("hetrace: --m-cores: only with --board imx8");
+    }
+
+    @Test
     void withServeTheDemoEndsByServingTheViewerOnItsBoard() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -103,6 +103,50 @@ class SimCommandTest {
     }
 
     @Test
+    void anImx8BoardIsSynchronizedByHetraceSyncWithItsRpmsgMessages() throws Exception {
+        Path board = dir.resolve("imx8");
+        Run sim = run("sim", "--board", "imx8", "--m-cores", "2", "--duration", "2s", "--out", board.toString());
+        assertThat(sim.status()).as(sim.err()).isZero();
+        assertThat(sim.err()).contains("3 traces").contains("2.0 s simulated");
+        assertThat(board.resolve("linux/metadata")).exists();
+        assertThat(board.resolve("m1/channel0_0")).exists();
+        Run sync = run("sync", board.toString());
+        assertThat(sync.status()).as(sync.err()).isZero();
+        assertThat(sync.out())
+                .containsPattern("rule rpmsg: \\d+ messages matched")
+                .containsPattern("m0\\s+\\S+\\s+\\S+\\s+accurate")
+                .containsPattern("m1\\s+\\S+\\s+\\S+\\s+accurate");
+    }
+
+    @Test
+    void optionsOfTheOtherBoardAreRefusedInOneLine() {
+        Run cores = run(
+                "sim",
+                "--board",
+                "imx8",
+                "--cores",
+                "3",
+                "--out",
+                dir.resolve("x").toString());
+        assertThat(cores.status()).isEqualTo(2);
+        assertThat(cores.err()).startsWith("hetrace: --cores: not an option of --board imx8\n");
+        Run many = run(
+                "sim",
+                "--board",
+                "imx8",
+                "--m-cores",
+                "5",
+                "--out",
+                dir.resolve("x").toString());
+        assertThat(many.status()).isEqualTo(2);
+        assertThat(many.err()).startsWith("hetrace: --m-cores 5: the imx8 board has 1 to 4 Cortex-M cores\n");
+        Run keystone = run("sim", "--m-cores", "2", "--out", dir.resolve("x").toString());
+        assertThat(keystone.status()).isEqualTo(2);
+        assertThat(keystone.err()).startsWith("hetrace: --m-cores: only with --board imx8\n");
+        assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    @Test
     void aBadInjectIsOneLineAndAUsageError() {
         Run run = run("sim", "--inject", "hang:dsp8", "--out", dir.resolve("x").toString());
         assertThat(run.status()).isEqualTo(2);

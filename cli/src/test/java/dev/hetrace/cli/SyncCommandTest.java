@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -281,13 +282,26 @@ class SyncCommandTest {
     }
 
     @Test
-    void badRulesGetOneClearLine() {
+    void badRulesGetOneClearLine() throws Exception {
         Run run = sync("--match", "messages:a,b", dir.toString(), dir.toString());
         assertThat(run.status()).isEqualTo(1);
         assertThat(run.err())
                 .isEqualTo("hetrace: --match messages:a,b: expected messages:SEND,RECEIVE,KEY[+KEY...],"
                         + " e.g. messages:msgq_put,msgq_get,queue+msg_id\n");
         run = sync("--match", "nope", dir.toString(), dir.toString());
-        assertThat(run.err()).startsWith("hetrace: --match nope: not a preset (hetrace-sync, tcp,");
+        assertThat(run.err()).startsWith("hetrace: --match nope: not a preset (hetrace-sync, rpmsg, tcp,");
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, """
+            rules:
+              - name: zephyr
+                send: {event: named_event, when: 'name = "rpmsg_send"', keys: [arg1]}
+                receive: {event: named_event, keys: [arg1]}
+            """);
+        run = sync("--match", rules.toString(), dir.toString(), dir.toString());
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.err())
+                .startsWith("hetrace: " + rules + ": rules[0].send: condition 'name = \"rpmsg_send\"': ")
+                .doesNotContain("\tat ")
+                .hasLineCount(1);
     }
 }

@@ -68,6 +68,18 @@ public record ClockModel(
         return offsetSeconds * 1_000_000_000L + Math.round(Math.floor(cycles(t)) * 1e9 / frequencyHz);
     }
 
+    /**
+     * The ns since the clock's origin that Zephyr's {@code k_cyc_to_ns_floor64} gives for the
+     * count at true time {@code t}: {@code floor(floor(cycles) × 10^9 / f)}, what a reader reports
+     * for a Zephyr core's event once it has extended the 32-bit timestamps past each wrap.
+     */
+    public long floorNanos(double t) {
+        long c = (long) Math.floor(cycles(t));
+        return Math.multiplyHigh(c, 1_000_000_000L) == 0 && c >= 0
+                ? c * 1_000_000_000L / frequencyHz
+                : (long) Math.floor(c * 1e9 / frequencyHz);
+    }
+
     /** The ns since the clock's offset (without it) that the count at true time {@code t} stands for, unrounded. */
     public double localNanos(double t) {
         return cycles(t) * 1e9 / frequencyHz;

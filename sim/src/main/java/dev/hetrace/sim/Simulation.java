@@ -38,15 +38,7 @@ public final class Simulation {
      * which must be absent or empty.
      */
     public static Result sobel(SimConfig config, Path out) throws IOException {
-        if (Files.isDirectory(out)) {
-            try (Stream<Path> s = Files.list(out)) {
-                if (s.findAny().isPresent()) {
-                    throw new IOException(out + ": not empty (the simulator writes into an absent or empty directory)");
-                }
-            }
-        } else if (Files.exists(out)) {
-            throw new IOException(out + ": not a directory");
-        }
+        checkOut(out);
         Board board = new Board(config, SobelScenario.symbols());
         new SobelScenario(board).install();
         board.startSyncDaemon();
@@ -102,6 +94,51 @@ public final class Simulation {
         }
         out.put("chip", "chip" + i / CHIP_CORES);
         return out;
+    }
+
+    private static void checkOut(Path out) throws IOException {
+        if (Files.isDirectory(out)) {
+            try (Stream<Path> s = Files.list(out)) {
+                if (s.findAny().isPresent()) {
+                    throw new IOException(out + ": not empty (the simulator writes into an absent or empty directory)");
+                }
+            }
+        } else if (Files.exists(out)) {
+            throw new IOException(out + ": not a directory");
+        }
+    }
+
+    /**
+     * Simulates the i.MX8-like board of {@code config} and writes into {@code out} (absent or
+     * empty) {@code linux/} (LTTng-UST's layout, a stream per Cortex-A core), {@code m0/} ...
+     * (Zephyr's CTF: its metadata and one packetless stream each) and {@code ground-truth.json}.
+     * The result's master is the Linux trace.
+     */
+    public static Result imx8(Imx8Config config, Path out) throws IOException {
+        checkOut(out);
+        Imx8Board board = new Imx8Board(config);
+        board.run();
+        Files.createDirectories(out);
+        Path linux = out.resolve("linux");
+        UUID uuid = new UUID(0x494d5838_52504d00L ^ config.seed(), config.mCores());
+        write(
+                linux,
+                LinuxRpmsgTracer.METADATA.formatted(uuid, board.linuxClock.offsetSeconds()),
+                board.linuxLog,
+                Imx8Board.A_CORES,
+                4096,
+                true);
+        long events = board.linuxLog.events();
+        List<Path> cores = new ArrayList<>();
+        for (Imx8Board.ZephyrCore m : board.mCores) {
+            Path dir = out.resolve(m.name);
+            m.tracer.write(dir);
+            cores.add(dir);
+            events += m.tracer.events();
+        }
+        Path truthFile = out.resolve("ground-truth.json");
+        board.truth.write(truthFile);
+        return new Result(linux, cores, truthFile, board.truth, events);
     }
 
     private static void write(Path dir, String tsdl, TraceLog log, int streams, int packetBytes, boolean lttng)

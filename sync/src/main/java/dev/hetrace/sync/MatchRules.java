@@ -51,18 +51,49 @@ public final class MatchRules {
         return keys;
     }
 
+    /** The RPMsg key: the message's number in its direction, then the low 16 bits of the source and destination addresses. */
+    private static final List<String> RPMSG_KEYS = List.of("seq", "src & 0xffff", "dst & 0xffff");
+
     /**
-     * The rules used when none are given: hetrace's sync handshake and TCP, which cost nothing on
-     * traces that have neither.
+     * RPMsg messages traced on both sides, whichever tracer traced each side: hetrace's generated
+     * tracer and barectf tracers ({@code hetrace_rpmsg_send}/{@code hetrace_rpmsg_recv}), the
+     * LTTng-UST provider {@code hetrace_rpmsg} on Linux ({@code hetrace_rpmsg:send}/{@code
+     * hetrace_rpmsg:recv}), each with {@code src}, {@code dst}, {@code seq} and {@code len}, and
+     * Zephyr's {@code sys_trace_named_event("rpmsg_send" or "rpmsg_recv", src << 16 | dst, seq)}.
+     * A message is keyed by (seq, src, dst), {@code seq} counting the messages of its direction
+     * from the endpoint's creation on each side (RPMsg over virtio loses and reorders none); the
+     * addresses are compared on their low 16 bits, all a Zephyr named event carries.
+     */
+    public static final List<MatchRule> RPMSG = List.of(new MatchRule(
+            "rpmsg",
+            List.of(
+                    new MatchRule.Side("hetrace_rpmsg_send", RPMSG_KEYS),
+                    new MatchRule.Side("hetrace_rpmsg:send", RPMSG_KEYS),
+                    new MatchRule.Side("named_event", "name == \"rpmsg_send\"", zephyrRpmsgKeys())),
+            List.of(
+                    new MatchRule.Side("hetrace_rpmsg_recv", RPMSG_KEYS),
+                    new MatchRule.Side("hetrace_rpmsg:recv", RPMSG_KEYS),
+                    new MatchRule.Side("named_event", "name == \"rpmsg_recv\"", zephyrRpmsgKeys()))));
+
+    /** A Zephyr named event's arg1 is the seq, arg0 (src & 0xffff) << 16 | (dst & 0xffff). */
+    private static List<String> zephyrRpmsgKeys() {
+        return List.of("arg1", "(arg0 >> 16) & 0xffff", "arg0 & 0xffff");
+    }
+
+    /**
+     * The rules used when none are given: hetrace's sync handshake, RPMsg messages and TCP, which
+     * cost nothing on traces that have none of their events.
      */
     public static final List<MatchRule> DEFAULT =
-            Stream.concat(HETRACE_SYNC.stream(), TCP_RULES.stream()).toList();
+            Stream.of(HETRACE_SYNC, RPMSG, TCP_RULES).flatMap(List::stream).toList();
 
     /** What {@code --match} accepts, for help texts. */
-    public static final String SPEC_HELP = "hetrace-sync, tcp, messages:SEND,RECEIVE,KEY[+KEY...], or a YAML file";
+    public static final String SPEC_HELP =
+            "hetrace-sync, rpmsg, tcp, messages:SEND,RECEIVE,KEY[+KEY...], or a YAML file";
 
     /**
-     * Rules from a {@code --match} value: a preset name ({@code hetrace-sync}, {@code tcp}), a
+     * Rules from a {@code --match} value: a preset name ({@code hetrace-sync}, {@code rpmsg},
+     * {@code tcp}), a
      * {@code messages:SEND,RECEIVE,KEY[+KEY...]} spec (the same key fields on both events), or a
      * YAML file of rules.
      */
@@ -70,6 +101,8 @@ public final class MatchRules {
         switch (spec) {
             case "hetrace-sync":
                 return HETRACE_SYNC;
+            case "rpmsg":
+                return RPMSG;
             case "tcp":
                 return TCP_RULES;
             default:
@@ -98,7 +131,13 @@ public final class MatchRules {
      *   - name: msgq
      *     send: {event: msgq_put, keys: [queue, msg_id]}
      *     receive: {event: msgq_get, keys: [queue, msg_id]}
+     *   - name: zephyr-rpmsg
+     *     send: {event: named_event, when: 'name == "rpmsg_send"', keys: [arg1, "arg0 &gt;&gt; 16", "arg0 &amp; 0xffff"]}
+     *     receive:
+     *       - {event: hetrace_rpmsg:recv, keys: [seq, src, dst]}
+     *       - {event: named_event, when: 'name == "rpmsg_recv"', keys: [arg1, "arg0 &gt;&gt; 16", "arg0 &amp; 0xffff"]}
      * </pre>
+     * A side is one mapping or a list of them (the ways the message is traced).
      */
     public static List<MatchRule> read(Path file) throws IOException {
         Object root;
@@ -118,10 +157,10 @@ public final class MatchRules {
                 throw new IllegalArgumentException(where + ": expected a mapping with send and receive");
             }
             String name = r.get("name") instanceof String n ? n : "rule " + (i + 1);
-            Object[] send = side(r.get("send"), where + ".send");
-            Object[] receive = side(r.get("receive"), where + ".receive");
+            List<MatchRule.Side> send = sides(r.get("send"), where + ".send");
+            List<MatchRule.Side> receive = sides(r.get("receive"), where + ".receive");
             try {
-                out.add(new MatchRule(name, (String) send[0], keys(send[1]), (String) receive[0], keys(receive[1])));
+                out.add(new MatchRule(name, send, receive));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
             }
@@ -129,19 +168,35 @@ public final class MatchRules {
         return out;
     }
 
-    private static Object[] side(Object o, String where) {
+    private static List<MatchRule.Side> sides(Object o, String where) {
+        if (o instanceof List<?> list && !list.isEmpty()) {
+            List<MatchRule.Side> out = new ArrayList<>();
+            for (int i = 0; i < list.size(); i++) {
+                out.add(side(list.get(i), where + "[" + i + "]"));
+            }
+            return out;
+        }
+        return List.of(side(o, where));
+    }
+
+    private static MatchRule.Side side(Object o, String where) {
         if (!(o instanceof Map<?, ?> m)
                 || !(m.get("event") instanceof String event)
                 || event.isBlank()
                 || !(m.get("keys") instanceof List<?> keys)
                 || keys.isEmpty()
-                || !keys.stream().allMatch(k -> k instanceof String s && !s.isBlank())) {
-            throw new IllegalArgumentException(where + ": expected {event: NAME, keys: [FIELD, ...]}");
+                || !keys.stream().allMatch(k -> k instanceof String s && !s.isBlank())
+                || (m.get("when") != null && !(m.get("when") instanceof String))) {
+            throw new IllegalArgumentException(
+                    where + ": expected {event: NAME, keys: [FIELD, ...]} and optionally when: CONDITION");
         }
-        return new Object[] {event, keys};
-    }
-
-    private static List<String> keys(Object o) {
-        return ((List<?>) o).stream().map(String.class::cast).toList();
+        try {
+            return new MatchRule.Side(
+                    event,
+                    (String) m.get("when"),
+                    keys.stream().map(String.class::cast).toList());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+        }
     }
 }

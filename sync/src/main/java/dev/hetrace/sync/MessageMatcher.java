@@ -30,28 +30,35 @@ public final class MessageMatcher {
     public record RuleStats(
             MatchRule rule, long matched, long unmatchedSends, long unmatchedReceives, long repeats, long sameTrace) {}
 
-    /** A role an event plays in a rule; key fields as alternatives, each known to be a string or not. */
+    /**
+     * A role an event plays in a rule (one of its sides): key fields as alternatives, each known
+     * to be a string or not, and the side's condition if any.
+     */
     private static final class Role {
         final int rule;
         final boolean send;
-        final String[][] keys;
+        final KeyField[] keys;
         /** The key fields as handles, resolved once per event class. */
         final Event.Field[][] fields;
 
+        final FieldCondition when;
         final boolean[] text;
         /** Whether a key field was found missing once: from then on its presence is asked first. */
         final boolean[] mayMiss;
 
-        Role(int rule, boolean send, List<String> keys) {
+        Role(int rule, boolean send, MatchRule.Side side) {
             this.rule = rule;
             this.send = send;
-            this.keys = new String[keys.size()][];
-            this.text = new boolean[keys.size()];
-            this.mayMiss = new boolean[keys.size()];
-            this.fields = new Event.Field[keys.size()][];
-            for (int i = 0; i < keys.size(); i++) {
-                this.keys[i] = keys.get(i).split("\\|");
-                this.fields[i] = Arrays.stream(this.keys[i]).map(Event::field).toArray(Event.Field[]::new);
+            int n = side.keys().size();
+            this.keys = new KeyField[n];
+            this.text = new boolean[n];
+            this.mayMiss = new boolean[n];
+            this.fields = new Event.Field[n][];
+            this.when = side.when() == null ? null : FieldCondition.parse(side.when());
+            for (int i = 0; i < n; i++) {
+                this.keys[i] = KeyField.parse(side.keys().get(i));
+                this.fields[i] =
+                        Arrays.stream(this.keys[i].paths()).map(Event::field).toArray(Event.Field[]::new);
             }
         }
     }
@@ -137,10 +144,14 @@ public final class MessageMatcher {
         Keys(List<MatchRule> rules) {
             for (int r = 0; r < rules.size(); r++) {
                 MatchRule rule = rules.get(r);
-                byEvent.computeIfAbsent(rule.sendEvent(), k -> new ArrayList<>())
-                        .add(new Role(r, true, rule.sendKeys()));
-                byEvent.computeIfAbsent(rule.receiveEvent(), k -> new ArrayList<>())
-                        .add(new Role(r, false, rule.receiveKeys()));
+                for (MatchRule.Side side : rule.sends()) {
+                    byEvent.computeIfAbsent(side.event(), k -> new ArrayList<>())
+                            .add(new Role(r, true, side));
+                }
+                for (MatchRule.Side side : rule.receives()) {
+                    byEvent.computeIfAbsent(side.event(), k -> new ArrayList<>())
+                            .add(new Role(r, false, side));
+                }
             }
         }
 
@@ -170,6 +181,9 @@ public final class MessageMatcher {
             }
             int n = 0;
             for (Role role : roles) {
+                if (role.when != null && !role.when.test(e)) {
+                    continue;
+                }
                 long h1 = 0x9E3779B97F4A7C15L * (role.rule + 1);
                 long h2 = 0xC2B2AE3D27D4EB4FL * (role.rule + 1);
                 boolean complete = true;
@@ -191,8 +205,13 @@ public final class MessageMatcher {
                     }
                     long v;
                     try {
-                        v = role.text[k] ? stringHash(e.getString(path)) : e.getLong(path);
+                        v = role.text[k] ? stringHash(e.getString(path)) : role.keys[k].apply(e.getLong(path));
                     } catch (FieldTypeException notAnInteger) {
+                        if (!role.keys[k].whole()) {
+                            // bits of a text: not this rule's message
+                            complete = false;
+                            break;
+                        }
                         role.text[k] = true;
                         v = stringHash(e.getString(path));
                     } catch (FieldNotFoundException missing) {

@@ -13,7 +13,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Puts several traces on one clock: matches their messages, relates each pair of traces that
@@ -82,9 +81,7 @@ public final class Synchronizer {
                                     + String.join(
                                             ", ",
                                             rules.stream()
-                                                    .flatMap(r -> Stream.of(
-                                                            r.rule().sendEvent(),
-                                                            r.rule().receiveEvent()))
+                                                    .flatMap(r -> r.rule().events().stream())
                                                     .distinct()
                                                     .toList())
                                     + "): say which events are messages with --match"

@@ -397,8 +397,22 @@ public final class Event {
                                     : level.names[i]));
                 }
             } else if (root != null) {
-                for (String name : root.names) {
-                    names.add(s.prefix + "." + name);
+                for (int i = 0; i < root.names.length; i++) {
+                    Node c = root.children == null || i >= root.children.length ? null : root.children[i];
+                    if (root.kind == Node.STRUCT && c != null && (c.kind == Node.RUN || c.kind == Node.PACKED_RUN)) {
+                        // a run of members (arg0, arg1, ...): each is a field
+                        String prefix = new String(c.runDisplayPrefix, StandardCharsets.UTF_8);
+                        if (c.length <= 16) {
+                            for (long k = 0; k < c.length; k++) {
+                                names.add(s.prefix + "." + prefix + (c.runFirst + k));
+                            }
+                        } else {
+                            names.add(s.prefix + "." + prefix + c.runFirst + " ... " + prefix
+                                    + (c.runFirst + c.length - 1));
+                        }
+                    } else {
+                        names.add(s.prefix + "." + root.names[i]);
+                    }
                 }
             }
         }

@@ -149,10 +149,14 @@ final class EventPaths {
         return out;
     }
 
-    /** Follows the segments from a scope's struct; null when they do not name a field there. */
+    /**
+     * Follows the segments from a scope's struct; null when they do not name a field there. A
+     * member of a run of members ({@code arg0, arg1}, compiled as one run) is the run's element.
+     */
     private static Resolved walk(String path, Scope scope, Node root, List<Object> segments) {
-        int[] kinds = new int[segments.size()];
-        long[] args = new long[segments.size()];
+        int[] kinds = new int[2 * segments.size()];
+        long[] args = new long[2 * segments.size()];
+        int j = 0;
         Node n = root;
         for (int i = 0; i < segments.size(); i++) {
             Object seg = segments.get(i);
@@ -162,12 +166,33 @@ final class EventPaths {
                     case Node.VARIANT -> optionIndex(n, name);
                     default -> -1;
                 };
+                long inRun = -1;
+                if (n.kind == Node.STRUCT
+                        && (index < 0
+                                || n.children[index].kind == Node.RUN
+                                || n.children[index].kind == Node.PACKED_RUN)) {
+                    long where = n.runMember(name);
+                    if (where >= 0) {
+                        index = (int) (where >>> 32);
+                        inRun = where & 0xffff_ffffL;
+                    } else {
+                        index = -1;
+                    }
+                }
                 if (index < 0) {
                     return null;
                 }
-                kinds[i] = n.kind == Node.STRUCT ? MEMBER : OPTION;
-                args[i] = index;
+                kinds[j] = n.kind == Node.STRUCT ? MEMBER : OPTION;
+                args[j++] = index;
                 n = n.children[index];
+                if (inRun >= 0) {
+                    if (n.isPacked() && i != segments.size() - 1) {
+                        return null; // members of packed runs are scalars
+                    }
+                    kinds[j] = n.isPacked() ? PACKED_ELEMENT : ELEMENT;
+                    args[j++] = inRun;
+                    n = n.element();
+                }
             } else {
                 long k = (Long) seg;
                 if (k < 0) {
@@ -177,19 +202,21 @@ final class EventPaths {
                     if (i != segments.size() - 1) {
                         return null; // elements of packed arrays are scalars
                     }
-                    kinds[i] = PACKED_ELEMENT;
+                    kinds[j] = PACKED_ELEMENT;
                 } else if (n.kind == Node.ARRAY || n.kind == Node.SEQUENCE) {
-                    kinds[i] = ELEMENT;
+                    kinds[j] = ELEMENT;
                     if (n.kind == Node.ARRAY && k >= n.length) {
                         return null;
                     }
                 } else {
                     return null;
                 }
-                args[i] = k;
+                args[j++] = k;
                 n = n.element();
             }
         }
+        kinds = java.util.Arrays.copyOf(kinds, j);
+        args = java.util.Arrays.copyOf(args, j);
         return new Resolved(path, scope, kinds, args, n, null, fixedSlot(root, kinds, args));
     }
 

@@ -210,21 +210,37 @@ public final class Node {
 
     /** Whether a member with this TSDL name is inside a run of members of this struct. */
     public boolean inRun(String rawName) {
-        for (Node c : children) {
-            if ((c.kind == RUN || c.kind == PACKED_RUN) && rawName.startsWith(c.runPrefix)) {
-                String digits = rawName.substring(c.runPrefix.length());
+        return runMember(rawName) >= 0;
+    }
+
+    /**
+     * Where a member of a run of members of this struct ({@code arg0, arg1}: one RUN or
+     * PACKED_RUN child) is: the child's index × 2^32 + the member's index in the run, or −1 when
+     * no run holds a member of this TSDL name (or shown name).
+     */
+    public long runMember(String name) {
+        for (int i = 0; i < children.length; i++) {
+            Node c = children[i];
+            if (c.kind != RUN && c.kind != PACKED_RUN) {
+                continue;
+            }
+            for (String prefix : new String[] {c.runPrefix, TracePlan.displayName(c.runPrefix)}) {
+                if (!name.startsWith(prefix)) {
+                    continue;
+                }
+                String digits = name.substring(prefix.length());
                 if (!digits.isEmpty()
                         && digits.length() <= 18
                         && digits.chars().allMatch(d -> d >= '0' && d <= '9')
                         && (digits.length() == 1 || digits.charAt(0) != '0')) {
                     long k = Long.parseLong(digits) - c.runFirst;
                     if (k >= 0 && k < c.length) {
-                        return true;
+                        return ((long) i << 32) | k;
                     }
                 }
             }
         }
-        return false;
+        return -1;
     }
 
     /** Index of the member with this shown name (or TSDL name), or -1. */

@@ -216,6 +216,44 @@ class CtfReaderTest {
         }
     }
 
+    /**
+     * Members with counted names ({@code arg0, arg1}, as Zephyr's {@code named_event} has) are
+     * stored as one run; each is still a field of its own name, packed or not.
+     */
+    @Test
+    void membersWithCountedNamesAreFieldsOfTheirOwnNames() throws Exception {
+        String tsdl = """
+            /* CTF 1.8 */
+            typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+            typealias integer { size = 8; align = 8; signed = false; encoding = ASCII; } := char_t;
+            struct event_header { uint32_t timestamp; uint8_t id; };
+            trace { major = 1; minor = 8; byte_order = le; };
+            stream { event.header := struct event_header; };
+            event { name = named_event; id = 0x62;
+                fields := struct { char_t name[20]; uint32_t arg0; uint32_t arg1; string s1; string s2; }; };
+            """;
+        Path dir = tmp.resolve("runs");
+        try (dev.hetrace.ctf.write.CtfWriter w = dev.hetrace.ctf.write.CtfWriter.create(dir, tsdl)) {
+            dev.hetrace.ctf.write.StreamWriter s =
+                    w.stream(w.metadata().streams().firstKey());
+            s.event(0x62, 1000, Map.of("name", "rpmsg_send", "arg0", 0x1e0400L, "arg1", 7L, "s1", "a", "s2", "bc"));
+        }
+        try (CtfReader reader = CtfReader.open(dir)) {
+            assertThat(reader.next()).isTrue();
+            Event e = reader.event();
+            assertThat(e.fieldNames())
+                    .containsExactly("payload.name", "payload.arg0", "payload.arg1", "payload.s1", "payload.s2");
+            assertThat(e.getLong("arg0")).isEqualTo(0x1e0400L);
+            assertThat(e.getLong("arg1")).isEqualTo(7);
+            assertThat(e.getLong(Event.field("payload.arg1"))).isEqualTo(7);
+            assertThat(e.has("arg2")).isFalse();
+            assertThat(e.getString("s1")).isEqualTo("a");
+            assertThat(e.getString("s2")).isEqualTo("bc");
+            assertThat(e.getString("name")).isEqualTo("rpmsg_send");
+        }
+    }
+
     @Test
     void missingFieldsAndWrongTypesAreExplained() throws Exception {
         try (CtfReader reader = CtfReader.open(Corpus.trace("babeltrace/succeed/lttng-crash"))) {
