@@ -52,4 +52,67 @@ class ZephyrStateTest {
         }
         assertThat(irqs).containsExactlyElementsOf(isrs);
     }
+
+    @Test
+    void onTwoCpusEachEventIsOnItsCoreAndThreadsKeepTheirIdentityAcrossCores(@TempDir Path tmp) throws Exception {
+        ZephyrTraces z = ZephyrTraces.smpScenario(33, START, 4000);
+        Path dir = z.writePosix(tmp.resolve("zsmp"));
+        StateModel m =
+                StateBuilder.build(StateBuilder.synchronize(List.of(dir), w -> {}), StateBuilder.Options.of(w -> {}));
+        assertThat(m.mappingNames()).containsExactly("zephyr");
+        assertThat(m.cores().stream().map(StateModel.Core::name)).containsExactly("zsmp/cpu0", "zsmp/cpu1");
+
+        List<Interval> threads = new ArrayList<>();
+        List<Interval> isrs = new ArrayList<>();
+        for (Interval i : z.intervals()) {
+            (i.isr() ? isrs : threads).add(i);
+        }
+        assertThat(threads.getLast().end()).isGreaterThan(1L << 32);
+        // the truth's runs on each CPU begin at its first switch in: the model's runs from there
+        List<Interval> runs = new ArrayList<>();
+        IntervalTable t = m.runs();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.flags(i) == 0) {
+                runs.add(new Interval(
+                        false, m.tasks().get(t.subject(i)).name(), t.start(i), t.end(i), cpu(m, t.owner(i))));
+            }
+        }
+        java.util.Comparator<Interval> order =
+                java.util.Comparator.comparingLong(Interval::end).thenComparingInt(Interval::core);
+        assertThat(runs.stream().sorted(order).toList())
+                .containsExactlyElementsOf(threads.stream().sorted(order).toList());
+        // the threads migrated, and each is one task whatever CPU it ran on
+        for (String name : List.of("main", "sensor", "logger", "worker")) {
+            assertThat(threads.stream()
+                            .filter(i -> i.name().equals(name))
+                            .map(Interval::core)
+                            .distinct())
+                    .as(name + " ran on both CPUs")
+                    .hasSize(2);
+            assertThat(m.tasks().stream().filter(k -> k.name().equals(name))).hasSize(1);
+        }
+        // each CPU idles in its own idle thread
+        for (int i = 0; i < t.size(); i++) {
+            StateModel.Task task = m.tasks().get(t.subject(i));
+            assertThat(task.idle()).isEqualTo(task.name().startsWith("idle"));
+            if (task.idle()) {
+                assertThat(task.name()).isEqualTo(String.format("idle %02d", cpu(m, t.owner(i))));
+            }
+        }
+
+        List<Interval> irqs = new ArrayList<>();
+        IntervalTable q = m.irqs();
+        for (int i = 0; i < q.size(); i++) {
+            irqs.add(new Interval(true, m.name(q.subject(i)), q.start(i), q.end(i), cpu(m, q.owner(i))));
+        }
+        assertThat(irqs.stream().sorted(order).toList())
+                .containsExactlyElementsOf(isrs.stream().sorted(order).toList());
+        assertThat(isrs.stream().map(Interval::core).distinct()).hasSize(2);
+    }
+
+    /** The CPU number of a core named TRACE/cpuN. */
+    private static int cpu(StateModel m, int core) {
+        String name = m.cores().get(core).name();
+        return Integer.parseInt(name.substring(name.lastIndexOf("/cpu") + 4));
+    }
 }

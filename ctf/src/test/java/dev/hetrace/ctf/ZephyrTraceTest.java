@@ -154,4 +154,36 @@ class ZephyrTraceTest {
         assertEquals(0, bt.exit(), bt.err());
         assertSameText(bt.out(), TraceReading.hetraceText(dir));
     }
+
+    @Test
+    void smpTraceReadsAsWrittenEachEventWithItsCoreId() throws Exception {
+        ZephyrTraces z = ZephyrTraces.smpScenario(3, START, 3000);
+        Path dir = z.writePosix(tmp.resolve("smp"));
+        List<String> warnings = new ArrayList<>();
+        List<Written> written = z.written();
+        int i = 0;
+        try (CtfTrace trace = CtfTrace.open(dir, warnings::add)) {
+            StreamDecoder d = trace.decoder(0);
+            while (d.next()) {
+                Written w = written.get(i++);
+                assertEquals(w.name(), d.event().cls.name(), "event " + i);
+                assertEquals(w.time(), d.clockValue(), "event " + i);
+            }
+        }
+        assertEquals(written.size(), i, "events read");
+        assertEquals(List.of(), warnings);
+        assertEquals(2, written.stream().mapToInt(Written::core).distinct().count());
+        String text = TraceReading.hetraceText(dir);
+        List<String> lines = text.lines().toList();
+        assertEquals(written.size(), lines.size());
+        for (int k = 0; k < lines.size(); k++) {
+            assertTrue(lines.get(k).endsWith("core_id = " + written.get(k).core() + " }"), lines.get(k));
+        }
+        if (!Required.ifPresent(Required.hasBabeltrace2(), "babeltrace2")) {
+            return;
+        }
+        TraceReading.Babeltrace bt = TraceReading.babeltrace(dir);
+        assertEquals(0, bt.exit(), bt.err());
+        assertSameText(bt.out(), text);
+    }
 }
