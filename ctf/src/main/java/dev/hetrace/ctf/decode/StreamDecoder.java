@@ -1597,6 +1597,15 @@ public final class StreamDecoder {
         return eventBitOffset;
     }
 
+    /**
+     * The packet_size field of the packet last read, as decoded ({@link PacketInfo#ABSENT} if
+     * none), even when the packet was refused: a torn packet's size may still say where the
+     * next one is.
+     */
+    public long packetSizeField() {
+        return roleValues[Node.ROLE_PACKET_SIZE];
+    }
+
     /** Where the decoder is, for error messages after the fact. */
     public long position() {
         return pos;

@@ -346,7 +346,10 @@ public final class ZephyrTraces {
          */
         public Path writeSorted(Path dir) throws IOException {
             Files.createDirectories(dir);
-            Files.writeString(dir.resolve("metadata"), Layout.CIRCULAR.metadata());
+            // babeltrace2 takes a plain text metadata file only when it begins with its
+            // "/* CTF 1.8" signature: the licence comment metadata_circular begins with is left out
+            String metadata = Layout.CIRCULAR.metadata();
+            Files.writeString(dir.resolve("metadata"), metadata.substring(metadata.indexOf("/* CTF 1.8")));
             ByteArrayOutputStream sorted = new ByteArrayOutputStream();
             for (int s : survivingSlots()) {
                 sorted.write(bytes, s * slotSize, slotSize);
