@@ -340,6 +340,18 @@ public final class StreamDecoder {
             // a packetless stream (the whole file one run of events): a capture of it may
             // begin in the middle of an event
             long first = firstDecodableEvent();
+            if (first < 0) {
+                StreamDecodingException why = firstByteFailure;
+                throw error(
+                        0,
+                        "no " + RESYNC_EVENTS + " events decode one after the other from any byte of the file: it is"
+                                + " not a stream of the events this metadata declares"
+                                + (why == null
+                                        ? ""
+                                        : " (from its first byte, at byte " + (why.bitOffset() >>> 3) + ": "
+                                                + (why.field() == null ? "" : "field '" + why.field() + "': ")
+                                                + why.detail() + ")"));
+            }
             if (first > 0) {
                 warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
                         + " bytes skipped before the first event that decodes");
@@ -430,8 +442,9 @@ public final class StreamDecoder {
      * farther apart, it begins with an event unless another start qualifies before the later of
      * the two (the first event is taken for a piece of another when only it is far from the
      * rest). Then, of the start found and a start inside its first event whose events meet its
-     * events at an event, the one that reaches that event sooner is taken. 0 also when no byte
-     * qualifies: the first event's error is then told as for any other stream.
+     * events at an event, the one that reaches that event sooner is taken. −1 when no byte
+     * qualifies (the file is not a stream of this metadata's events; {@link #firstByteFailure}
+     * says why from its first byte).
      */
     private long firstDecodableEvent() {
         long savedClock = clock;
@@ -453,7 +466,7 @@ public final class StreamDecoder {
                 found = firstStart(8, fileBits, maxStep);
             }
             if (found < 0) {
-                return 0;
+                return -1;
             }
             // A start inside the first event found whose events meet the found ones at an event
             // and reach it sooner: the found start was read from the middle of an event.
@@ -546,11 +559,17 @@ public final class StreamDecoder {
             // another, all of them: a few bytes of garbage may decode as one event
             return decoded == RESYNC_EVENTS || at == 0 && decoded > 0;
         } catch (StreamDecodingException e) {
+            if (at == 0) {
+                firstByteFailure = e;
+            }
             // from the first byte, an event cut short by the end of the capture counts once one
             // before it decoded
             return at == 0 && decoded > 0 && ranOut;
         }
     }
+
+    /** Why events stopped decoding from the first byte of a packetless file, or null. */
+    private StreamDecodingException firstByteFailure;
 
     /** Where the events {@link #decodesFrom} decoded begin, in bits, and their clock values; how many. */
     private final long[] resyncAt = new long[RESYNC_EVENTS];
