@@ -110,6 +110,48 @@ class ZephyrStateTest {
         assertThat(isrs.stream().map(Interval::core).distinct()).hasSize(2);
     }
 
+    @Test
+    void aRingBufferDumpGivesTheIntervalsOfItsSurvivingPackets(@TempDir Path tmp) throws Exception {
+        ZephyrTraces z = ZephyrTraces.scenario(ZephyrTraces.Layout.CIRCULAR, 23, 5_000_000_000L, 3000);
+        // a 64 KiB buffer of 256-byte slots, its oldest packet torn by the dump
+        ZephyrTraces.RingDump dump = z.ring(64 * 1024, 256, 12);
+        Path dir = dump.write(tmp.resolve("zring"));
+        List<String> warnings = new ArrayList<>();
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(dir), warnings::add), StateBuilder.Options.of(warnings::add));
+        assertThat(m.mappingNames()).containsExactly("zephyr");
+        assertThat(warnings).singleElement().asString().contains("the packet in slot " + dump.torn() + " ");
+
+        List<Integer> kept = dump.surviving();
+        long from = z.written().get(kept.getFirst()).time();
+        long to = z.written().get(kept.getLast()).time();
+        assertThat(kept.size()).isLessThan(z.written().size() / 2);
+        List<Interval> threads = new ArrayList<>();
+        List<Interval> isrs = new ArrayList<>();
+        for (Interval i : z.intervals()) {
+            if (i.start() >= from && i.end() <= to) {
+                (i.isr() ? isrs : threads).add(i);
+            }
+        }
+        assertThat(threads).hasSizeGreaterThan(100);
+        List<Interval> runs = new ArrayList<>();
+        IntervalTable t = m.runs();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.start(i) >= from && t.end(i) <= to && t.flags(i) == 0) {
+                runs.add(new Interval(false, m.tasks().get(t.subject(i)).name(), t.start(i), t.end(i)));
+            }
+        }
+        assertThat(runs).containsExactlyElementsOf(threads);
+        List<Interval> irqs = new ArrayList<>();
+        IntervalTable q = m.irqs();
+        for (int i = 0; i < q.size(); i++) {
+            if (q.start(i) >= from && q.end(i) <= to) {
+                irqs.add(new Interval(true, m.name(q.subject(i)), q.start(i), q.end(i)));
+            }
+        }
+        assertThat(irqs).containsExactlyElementsOf(isrs);
+    }
+
     /** The CPU number of a core named TRACE/cpuN. */
     private static int cpu(StateModel m, int core) {
         String name = m.cores().get(core).name();

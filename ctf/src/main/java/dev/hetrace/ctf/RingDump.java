@@ -2,6 +2,7 @@ package dev.hetrace.ctf;
 
 import dev.hetrace.ctf.api.PacketInfo;
 import dev.hetrace.ctf.api.StreamDecodingException;
+import dev.hetrace.ctf.decode.Node;
 import dev.hetrace.ctf.decode.StreamDecoder;
 import dev.hetrace.ctf.decode.StreamDecoder.StreamFile;
 import dev.hetrace.ctf.decode.TracePlan;
@@ -41,7 +42,7 @@ final class RingDump {
      */
     static byte[] ordered(TracePlan plan, Path path, MemorySegment seg, Consumer<String> warnings) {
         long size = seg.byteSize();
-        if (size > MAX_BYTES || plan.streamCount() != 1) {
+        if (size > MAX_BYTES || plan.streamCount() != 1 || !numbersPackets(plan.onlyStream().packetContext)) {
             return null;
         }
         long slot = slotSize(plan, path, seg);
@@ -101,6 +102,22 @@ final class RingDump {
         torn.sort(Comparator.naturalOrder());
         torn.forEach(warnings);
         return out.toByteArray();
+    }
+
+    /** Whether a packet context has a packet_seq_num (a packetless stream has no context). */
+    private static boolean numbersPackets(Node n) {
+        if (n == null) {
+            return false;
+        }
+        if (n.role == Node.ROLE_PACKET_SEQ_NUM) {
+            return true;
+        }
+        for (Node c : n.children) {
+            if (numbersPackets(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String tornWarning(Path path, int index, long slot, String why) {

@@ -150,7 +150,11 @@ public final class StreamDecoder {
     public boolean next() throws StreamDecodingException {
         while (true) {
             if (packet != null && pos < limit) {
-                decodeEvent();
+                try {
+                    decodeEvent();
+                } catch (StreamDecodingException e) {
+                    throw noStart ? e.explained(NO_START) : e;
+                }
                 // one unsigned compare per event: clock values of one stream are of one clock
                 if (Long.compareUnsigned(eventClock, previousEventClock) < 0) {
                     eventBeforePrevious();
@@ -340,18 +344,9 @@ public final class StreamDecoder {
             // a packetless stream (the whole file one run of events): a capture of it may
             // begin in the middle of an event
             long first = firstDecodableEvent();
-            if (first < 0) {
-                StreamDecodingException why = firstByteFailure;
-                throw error(
-                        0,
-                        "no " + RESYNC_EVENTS + " events decode one after the other from any byte of the file: it is"
-                                + " not a stream of the events this metadata declares"
-                                + (why == null
-                                        ? ""
-                                        : " (from its first byte, at byte " + (why.bitOffset() >>> 3) + ": "
-                                                + (why.field() == null ? "" : "field '" + why.field() + "': ")
-                                                + why.detail() + ")"));
-            }
+            // when no byte qualifies, the first event's error is told, saying so
+            noStart = first < 0;
+            first = Math.max(first, 0);
             if (first > 0) {
                 warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
                         + " bytes skipped before the first event that decodes");
@@ -443,8 +438,7 @@ public final class StreamDecoder {
      * the two (the first event is taken for a piece of another when only it is far from the
      * rest). Then, of the start found and a start inside its first event whose events meet its
      * events at an event, the one that reaches that event sooner is taken. −1 when no byte
-     * qualifies (the file is not a stream of this metadata's events; {@link #firstByteFailure}
-     * says why from its first byte).
+     * qualifies: the file is not a stream of this metadata's events.
      */
     private long firstDecodableEvent() {
         long savedClock = clock;
@@ -559,17 +553,17 @@ public final class StreamDecoder {
             // another, all of them: a few bytes of garbage may decode as one event
             return decoded == RESYNC_EVENTS || at == 0 && decoded > 0;
         } catch (StreamDecodingException e) {
-            if (at == 0) {
-                firstByteFailure = e;
-            }
             // from the first byte, an event cut short by the end of the capture counts once one
             // before it decoded
             return at == 0 && decoded > 0 && ranOut;
         }
     }
 
-    /** Why events stopped decoding from the first byte of a packetless file, or null. */
-    private StreamDecodingException firstByteFailure;
+    /** No byte of this packetless file is the start of a run of events ({@link #firstDecodableEvent}). */
+    private boolean noStart;
+
+    private static final String NO_START = "no " + RESYNC_EVENTS + " events decode one after the other from any"
+            + " byte of the file: it is not a stream of the events this metadata declares";
 
     /** Where the events {@link #decodesFrom} decoded begin, in bits, and their clock values; how many. */
     private final long[] resyncAt = new long[RESYNC_EVENTS];
