@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * packet_seq_num}, then {@code timestamp_begin}); a torn packet is left out with a warning.
  *
  * <p>A file is taken for a ring dump when its packets are all one size, carry
- * {@code packet_seq_num}, and either their numbers go back in the file's order or a packet
- * does not decode; a file whose packets are in order is read as any other.
+ * {@code packet_seq_num}, and either their numbers go back in the file's order or its first
+ * packet is torn; a file whose packets are in order is read as any other (damage after its
+ * first packet is an error, as in any stream).
  */
 final class RingDump {
     private RingDump() {}
@@ -126,9 +127,10 @@ final class RingDump {
     }
 
     /**
-     * The size of the ring's slots, in bytes, when the file looks like a ring dump (its first
+     * The size of the ring's slots, in bytes, when the file looks like a ring dump: its first
      * packet's size, when its packets are all that size, carry packet_seq_num and go back in
-     * number or fail to decode somewhere); else −1.
+     * number somewhere, or when the first packet is torn (the oldest slot of a ring whose newest
+     * packet is in its last slot); else −1.
      */
     private static long slotSize(TracePlan plan, Path path, MemorySegment seg) {
         StreamDecoder d = new StreamDecoder(plan, List.of(new StreamFile(path, seg)));
@@ -147,6 +149,11 @@ final class RingDump {
             return -1;
         }
         bits = first.packetBits();
+        if (first.has(first.timestampBegin())
+                && first.has(first.timestampEnd())
+                && Long.compareUnsigned(first.timestampBegin(), first.timestampEnd()) > 0) {
+            return bits >>> 3; // the first slot is torn
+        }
         long previous = first.sequenceNumber();
         try {
             while (d.nextPacket()) {
@@ -160,7 +167,7 @@ final class RingDump {
                 previous = p.sequenceNumber();
             }
         } catch (StreamDecodingException e) {
-            return bits >>> 3;
+            return -1; // damage after packets in order: told when it is read
         }
         return -1; // in order: read as it is
     }

@@ -248,6 +248,22 @@ class ZephyrTraceTest {
         assertTrue(w.endsWith("): its " + size + " bytes are skipped"), w);
     }
 
+    @Test
+    void tornFirstSlotOfARingWhoseNewestPacketIsItsLastIsLeftOut() throws Exception {
+        // a run that ends in the last slot: the packets are in order in the file, but for the oldest
+        ZephyrTraces z = null;
+        ZephyrTraces.RingDump dump = null;
+        for (int switches = 300; dump == null || dump.torn() != 0; switches++) {
+            z = ZephyrTraces.scenario(ZephyrTraces.Layout.CIRCULAR, 9, 5_000_000_000L, switches);
+            dump = z.ring(RAM, SLOTS, 12);
+        }
+        List<String> warnings = new ArrayList<>();
+        List<Read> events = read(dump.write(tmp.resolve("torn0")), warnings);
+        assertSameEvents(truth(z, dump.surviving()), events, "torn first slot");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.getFirst().contains("the packet in slot 0 (bytes 0 to 127) is torn"), warnings.getFirst());
+    }
+
     /**
      * A dump that tore the oldest packet after any number of bytes of the next one's header:
      * every event read is one written, in order; the packets the dump did not touch are read
