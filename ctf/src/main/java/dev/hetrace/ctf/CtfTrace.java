@@ -61,6 +61,8 @@ public final class CtfTrace implements AutoCloseable {
     private byte[][] small;
     /** Large stream files, mapped when first needed, or null. */
     private MemorySegment[] mapped;
+    /** Stream files that are ring buffer dumps, as their packets in the order written ({@link RingDump}), or null. */
+    private byte[][] rings;
 
     private Arena arena;
     /** The files mapped in {@link #arena}, released from {@link MappedFiles} when it closes. */
@@ -203,6 +205,7 @@ public final class CtfTrace implements AutoCloseable {
         long[] instance = new long[n];
         boolean[] hasInstance = new boolean[n];
         small = null;
+        rings = null;
         for (int f = 0; f < n; f++) {
             Path path = dir.resolve(names.get(f));
             long size = Files.size(path);
@@ -226,6 +229,18 @@ public final class CtfTrace implements AutoCloseable {
                 }
             } else {
                 seg = map(f, path, size, n);
+            }
+            byte[] ring = RingDump.ordered(shared.plan, path, seg, shared.warnings);
+            if (ring != null) {
+                if (rings == null) {
+                    rings = new byte[n][];
+                }
+                rings[f] = ring;
+                seg = MemorySegment.ofArray(ring);
+                if (ring.length == 0) {
+                    keep[f] = false;
+                    continue;
+                }
             }
             StreamDecoder probe = new StreamDecoder(shared.plan, List.of(new StreamFile(path, seg)));
             firstTime[f] = Long.MIN_VALUE;
@@ -275,7 +290,9 @@ public final class CtfTrace implements AutoCloseable {
             Path path = dir.resolve(t.name(f));
             try {
                 MemorySegment seg;
-                if (small != null && small[f] != null) {
+                if (rings != null && rings[f] != null) {
+                    seg = MemorySegment.ofArray(rings[f]);
+                } else if (small != null && small[f] != null) {
                     seg = MemorySegment.ofArray(small[f]);
                 } else if (mapped != null && mapped[f] != null) {
                     seg = mapped[f];

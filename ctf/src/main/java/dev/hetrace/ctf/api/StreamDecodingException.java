@@ -45,6 +45,14 @@ public class StreamDecodingException extends Exception {
         return e;
     }
 
+    /** The same error, {@code why} added to what is wrong ({@link #detail()}). Its stack trace is this one's. */
+    public StreamDecodingException explained(String why) {
+        StreamDecodingException e =
+                new StreamDecodingException(file, packet, bitOffset, event, field, detail + "; " + why);
+        e.setStackTrace(getStackTrace());
+        return e;
+    }
+
     public Path file() {
         return file;
     }

@@ -150,7 +150,11 @@ public final class StreamDecoder {
     public boolean next() throws StreamDecodingException {
         while (true) {
             if (packet != null && pos < limit) {
-                decodeEvent();
+                try {
+                    decodeEvent();
+                } catch (StreamDecodingException e) {
+                    throw noStart ? e.explained(NO_START) : e;
+                }
                 // one unsigned compare per event: clock values of one stream are of one clock
                 if (Long.compareUnsigned(eventClock, previousEventClock) < 0) {
                     eventBeforePrevious();
@@ -340,6 +344,9 @@ public final class StreamDecoder {
             // a packetless stream (the whole file one run of events): a capture of it may
             // begin in the middle of an event
             long first = firstDecodableEvent();
+            // when no byte qualifies, the first event's error is told, saying so
+            noStart = first < 0;
+            first = Math.max(first, 0);
             if (first > 0) {
                 warnings.accept(file + ": the capture begins in the middle of an event: " + (first >>> 3)
                         + " bytes skipped before the first event that decodes");
@@ -430,8 +437,8 @@ public final class StreamDecoder {
      * farther apart, it begins with an event unless another start qualifies before the later of
      * the two (the first event is taken for a piece of another when only it is far from the
      * rest). Then, of the start found and a start inside its first event whose events meet its
-     * events at an event, the one that reaches that event sooner is taken. 0 also when no byte
-     * qualifies: the first event's error is then told as for any other stream.
+     * events at an event, the one that reaches that event sooner is taken. −1 when no byte
+     * qualifies: the file is not a stream of this metadata's events.
      */
     private long firstDecodableEvent() {
         long savedClock = clock;
@@ -453,7 +460,7 @@ public final class StreamDecoder {
                 found = firstStart(8, fileBits, maxStep);
             }
             if (found < 0) {
-                return 0;
+                return -1;
             }
             // A start inside the first event found whose events meet the found ones at an event
             // and reach it sooner: the found start was read from the middle of an event.
@@ -551,6 +558,12 @@ public final class StreamDecoder {
             return at == 0 && decoded > 0 && ranOut;
         }
     }
+
+    /** No byte of this packetless file is the start of a run of events ({@link #firstDecodableEvent}). */
+    private boolean noStart;
+
+    private static final String NO_START = "no " + RESYNC_EVENTS + " events decode one after the other from any"
+            + " byte of the file: it is not a stream of the events this metadata declares";
 
     /** Where the events {@link #decodesFrom} decoded begin, in bits, and their clock values; how many. */
     private final long[] resyncAt = new long[RESYNC_EVENTS];
@@ -1595,6 +1608,15 @@ public final class StreamDecoder {
     /** Clock value at the beginning of the current packet. */
     public long eventBitOffset() {
         return eventBitOffset;
+    }
+
+    /**
+     * The packet_size field of the packet last read, as decoded ({@link PacketInfo#ABSENT} if
+     * none), even when the packet was refused: a torn packet's size may still say where the
+     * next one is.
+     */
+    public long packetSizeField() {
+        return roleValues[Node.ROLE_PACKET_SIZE];
     }
 
     /** Where the decoder is, for error messages after the fact. */
