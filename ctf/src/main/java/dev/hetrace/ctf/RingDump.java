@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  * <p>A file is taken for a ring dump when its packets are all one size, carry
  * {@code packet_seq_num}, and either their numbers go back in the file's order or its first
  * packet is torn; a file whose packets are in order is read as any other (damage after its
- * first packet is an error, as in any stream).
+ * first packet is an error, as in any stream), and so is one where several packets share their
+ * numbers: the runs of a producer that restarted, written one after the other.
  */
 final class RingDump {
     private RingDump() {}
@@ -85,6 +86,17 @@ final class RingDump {
         kept.sort(Comparator.comparing(Slot::seq, Long::compareUnsigned)
                 .thenComparing(Slot::begin, Long::compareUnsigned)
                 .thenComparingInt(Slot::index));
+        int repeated = 0;
+        for (int i = 1; i < kept.size(); i++) {
+            if (kept.get(i).seq() == kept.get(i - 1).seq()) {
+                repeated++;
+            }
+        }
+        if (repeated > 1) {
+            // numbers that start again: the runs of a producer that restarted (a firmware restarted
+            // by remoteproc), one after the other in the file, not a ring, which has one torn slot at most
+            return null;
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Slot previous = null;
         for (Slot s : kept) {
