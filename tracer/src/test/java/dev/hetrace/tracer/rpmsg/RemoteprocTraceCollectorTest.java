@@ -90,9 +90,9 @@ class RemoteprocTraceCollectorTest {
         Path buffer = dir.resolve("trace0");
         Files.createFile(buffer);
         Path trace = dir.resolve("trace");
-        // 127 slots of 512 bytes; about 3 slots a packet of ~28 events, 500 µs apart: a lap takes ~0.6 s
+        // 511 slots of 512 bytes, about 3 a packet of ~28 events 500 µs apart: a lap takes more than 2 s
         Collecting c = collect(buffer, trace);
-        Sent sent = sent(start("trace0", 65536, 2000, 500));
+        Sent sent = sent(start("trace0", 262144, 2000, 500));
         RemoteprocTraceCollector.Stats s = c.await();
 
         assertThat(s.done()).isTrue();
@@ -106,9 +106,9 @@ class RemoteprocTraceCollectorTest {
         assertEveryEvent(trace, 2000);
         // Linux shows the buffer up to its first NUL byte: there is none
         byte[] bytes = Files.readAllBytes(buffer);
-        assertThat(bytes).hasSize(65536).doesNotContain((byte) 0);
+        assertThat(bytes).hasSize(262144).doesNotContain((byte) 0);
         assertThat(new String(bytes, 0, 64, StandardCharsets.US_ASCII))
-                .startsWith("HTRT 1 00000200 0000007f ")
+                .startsWith("HTRT 1 00000200 000001ff ")
                 .endsWith(" 1                   \n");
     }
 
