@@ -28,14 +28,17 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code hetrace collect}: drains shm-ring regions, or reads an rpmsg device, into a CTF trace while the producers run. */
+/**
+ * {@code hetrace collect}: drains shm-ring regions, or reads an rpmsg device or a remoteproc trace
+ * buffer, into a CTF trace while the producers run.
+ */
 @Command(
         name = "collect",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Drain the shm-ring regions of running cores, or read the RPMsg messages of a",
-            "core, into a CTF trace.",
+            "Drain the shm-ring regions of running cores, or read the RPMsg messages or the",
+            "remoteproc trace buffer of a core, into a CTF trace.",
             "",
             "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
             "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
@@ -84,18 +87,34 @@ import picocli.CommandLine.Option;
             "that were no message. A loss is also said on a line of its own, with exit",
             "status 3.",
             "",
+            "--remoteproc-trace FILE reads the trace buffer of a core whose tracer was",
+            "generated with '--platform remoteproc-trace', as Linux shows it",
+            "(/sys/kernel/debug/remoteproc/remoteprocN/traceM; debugfs, so as root). The",
+            "collector waits for the core to initialize the buffer, then reads the whole",
+            "file again every 10 ms (--poll-interval MS), takes the slots written since its",
+            "last read, reassembles the packets and appends each whole one, checked as a",
+            "slot is, to the stream file named after FILE. The core overwrites its oldest",
+            "slots: those it overwrote before they were read are counted as lost, and so",
+            "are their packets. It stops when the core says it is done and every slot was",
+            "read, when FILE goes away (remoteproc stopped the core), or on Ctrl-C or",
+            "SIGTERM; then it prints slots, packets and bytes written, slots and packets",
+            "lost and packets refused. A loss is also said on a line of its own, with exit",
+            "status 3.",
+            "",
             "Examples:",
             "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
             "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace",
-            "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace"
+            "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace",
+            "  hetrace collect --remoteproc-trace /sys/kernel/debug/remoteproc/remoteproc0/trace0 \\",
+            "      --metadata gen/metadata -o trace"
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:every producer finished (or Ctrl-C) and its packets were written",
-            "1:a region (without --wait) or the rpmsg device is missing, a region is invalid, the device gave bytes but no message, the metadata or configuration is invalid, or a file could not be read or written",
+            "1:a region (without --wait), the rpmsg device or the trace file is missing, a region is invalid, the device gave bytes but no message or the trace file no trace buffer, the metadata or configuration is invalid, or a file could not be read or written",
             "2:usage error, or TRACEDIR is or holds an input",
             "3:the trace was written, but slots or packets that held no valid packet were refused, or (--rpmsg) messages"
-                    + " were lost (the last lines say how many)"
+                    + " or (--remoteproc-trace) slots were lost (the last lines say how many)"
         })
 final class CollectCommand extends HetraceCommand {
     @ArgGroup(exclusive = true, multiplicity = "1")

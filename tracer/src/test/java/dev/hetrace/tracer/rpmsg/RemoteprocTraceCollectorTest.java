@@ -7,13 +7,10 @@ import dev.hetrace.ctf.api.Event;
 import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.Processes;
 import dev.hetrace.tracer.TraceEvents;
-import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.RemoteprocTracePlatform;
-import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,32 +53,9 @@ class RemoteprocTraceCollectorTest {
 
     @BeforeEach
     void buildProducer() throws Exception {
-        Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: producer not built");
-        Path yaml = dir.resolve("rpmsg.yaml");
-        Files.writeString(yaml, resource("rpmsg.yaml"));
-        config = ConfigReader.read(yaml, List.of(dir));
-        writeAll(CTracer.generate(config));
-        writeAll(RemoteprocTracePlatform.generate(config));
-        Files.writeString(dir.resolve("rproc-producer.c"), resource("rproc-producer.c"));
-        Processes.run(
-                dir,
-                List.of(
-                        "gcc",
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-g",
-                        "-fsanitize=address,undefined",
-                        "-fno-sanitize-recover=all",
-                        // a 64-bit program: the buffer's device address is given
-                        "-DRM_REMOTEPROC_TRACE_DA=0x10000000",
-                        "-o",
-                        "producer",
-                        "rm.c",
-                        "rm-platform-remoteproc-trace.c",
-                        "rproc-producer.c"));
+        // a 64-bit program: the buffer's device address is given
+        config = TickProducers.build(
+                dir, RemoteprocTracePlatform::generate, "rproc-producer.c", "-DRM_REMOTEPROC_TRACE_DA=0x10000000");
     }
 
     @Test
@@ -103,7 +76,7 @@ class RemoteprocTraceCollectorTest {
         assertThat(s.packetsLost()).isZero();
         assertThat(s.packetsRefused()).isZero();
         assertThat(s.partialAtEnd()).isZero();
-        assertEveryEvent(trace, 2000);
+        TickProducers.assertEveryEvent(trace, 2000);
         // Linux shows the buffer up to its first NUL byte: there is none
         byte[] bytes = Files.readAllBytes(buffer);
         assertThat(bytes).hasSize(262144).doesNotContain((byte) 0);
@@ -275,37 +248,5 @@ class RemoteprocTraceCollectorTest {
         String[] f = out.split(" ");
         assertThat(f[0]).isEqualTo("sent");
         return new Sent(Long.parseLong(f[1]), Long.parseLong(f[2]));
-    }
-
-    private static void assertEveryEvent(Path trace, long events) throws Exception {
-        long next = 0;
-        try (CtfReader reader = CtfReader.open(trace)) {
-            while (reader.next()) {
-                Event e = reader.event();
-                assertThat(e.getLong("seq")).isEqualTo(next);
-                assertThat(e.getLong("value")).isEqualTo((int) (next * 7) - 1000);
-                assertThat(e.getString("msg")).isEqualTo("event " + next);
-                assertThat(e.timeNanos()).isEqualTo(1000 + next * 10);
-                next++;
-            }
-        }
-        assertThat(next).isEqualTo(events);
-        Optional<String> bt2 = TraceEvents.babeltrace2(trace);
-        if (bt2.isPresent()) {
-            assertThat(bt2.get().lines().count()).isEqualTo(events);
-            assertThat(bt2.get()).isEqualTo(TraceEvents.babeltraceText(trace));
-        }
-    }
-
-    private void writeAll(Map<String, String> files) throws IOException {
-        for (Map.Entry<String, String> f : files.entrySet()) {
-            Files.writeString(dir.resolve(f.getKey()), f.getValue());
-        }
-    }
-
-    private static String resource(String name) throws IOException {
-        try (InputStream in = RemoteprocTraceCollectorTest.class.getResourceAsStream(name)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }
