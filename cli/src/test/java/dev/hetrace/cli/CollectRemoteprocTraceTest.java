@@ -3,9 +3,7 @@ package dev.hetrace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,36 +40,14 @@ class CollectRemoteprocTraceTest {
 
     @BeforeEach
     void buildProducer() throws Exception {
-        Required.that(ShmProducer.run(dir, "gcc", "--version") == 0, "gcc is not installed: the producer is not built");
-        Files.copy(RESOURCES.resolve("rpmsg.yaml"), dir.resolve("rpmsg.yaml"));
-        Files.copy(RESOURCES.resolve("rproc-producer.c"), dir.resolve("rproc-producer.c"));
-        assertThat(Main.run(
-                        new ByteArrayOutputStream(),
-                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                        "tracer",
-                        "generate",
-                        "--platform",
-                        "remoteproc-trace",
-                        "-o",
-                        dir.toString(),
-                        dir.resolve("rpmsg.yaml").toString()))
-                .isZero();
-        assertThat(ShmProducer.run(
-                        dir,
-                        "gcc",
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-O2",
-                        "-DRM_REMOTEPROC_TRACE_DA=0x10000000",
-                        "-o",
-                        "producer",
-                        "rm.c",
-                        "rm-platform-remoteproc-trace.c",
-                        "rproc-producer.c"))
-                .isZero();
+        ShmProducer.build(
+                dir,
+                RESOURCES,
+                "rpmsg.yaml",
+                "rproc-producer.c",
+                "remoteproc-trace",
+                "-DRM_REMOTEPROC_TRACE_DA=0x10000000",
+                "rm-platform-remoteproc-trace.c");
         Files.createFile(dir.resolve("trace0"));
     }
 
