@@ -3,7 +3,6 @@ package dev.hetrace.tracer.c;
 import static dev.hetrace.tracer.rpmsg.RemoteprocTraceLayout.*;
 
 import dev.hetrace.tracer.config.Configuration;
-import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -20,34 +19,26 @@ public final class RemoteprocTracePlatform {
 
     public static Map<String, String> generate(Configuration config) {
         CTemplate t = CTemplate.of("remoteproc-trace-platform.c.in");
-        String p = config.options().identifierPrefix();
-        String file = config.options().fileNamePrefix();
-        DataStreamType d = PlatformParts.stream(config);
-        String pp = p + "platform_remoteproc_trace_";
-        String up = p.toUpperCase() + "REMOTEPROC_TRACE_";
-        String sctx = "struct " + p + d.name() + "_ctx";
-        PlatformParts.UserClocks clocks = PlatformParts.userClocks(config, pp);
-        PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
-        String guard = "_" + p.toUpperCase() + "PLATFORM_REMOTEPROC_TRACE_H";
+        PlatformParts.Names n = PlatformParts.names(config, "remoteproc_trace");
         Map<String, String> files = new LinkedHashMap<>();
         files.put(
-                file + "-platform-remoteproc-trace.h",
+                n.file() + "-platform-remoteproc-trace.h",
                 t.fill(
                         "header",
                         "guard",
-                        guard,
+                        n.guard(),
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "prefix",
-                        p,
+                        n.prefix(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "stream_ctx",
-                        sctx,
+                        n.streamCtx(),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "slot_size",
                         String.valueOf(DEFAULT_SLOT_SIZE),
                         "buffer_size",
@@ -57,19 +48,19 @@ public final class RemoteprocTracePlatform {
                         "header_size",
                         String.valueOf(HEADER_SIZE),
                         "clock_members",
-                        clocks.members()));
+                        n.clocks().members()));
         files.put(
-                file + "-platform-remoteproc-trace.c",
+                n.file() + "-platform-remoteproc-trace.c",
                 t.fill(
                         "source",
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "prefix",
-                        p,
+                        n.prefix(),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "min_slot_size",
                         String.valueOf(MIN_SLOT_SIZE),
                         "max_slot_size",
@@ -91,17 +82,17 @@ public final class RemoteprocTracePlatform {
                         "off_done",
                         String.valueOf(OFF_DONE),
                         "clock_functions",
-                        clocks.functions(),
+                        n.clocks().functions(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "open_args",
-                        open.args(),
+                        n.open().args(),
                         "open_decls",
-                        open.decls(),
+                        n.open().decls(),
                         "clock_init",
-                        clocks.init(),
+                        n.clocks().init(),
                         "stream_ctx",
-                        sctx));
+                        n.streamCtx()));
         return files;
     }
 }
