@@ -6,6 +6,8 @@ import dev.hetrace.tracer.config.ConfigException;
 import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.SyncOption;
+import dev.hetrace.tracer.rpmsg.FirstPacketMetadata;
+import dev.hetrace.tracer.rpmsg.RemoteprocTraceCollector;
 import dev.hetrace.tracer.rpmsg.RpmsgCollector;
 import dev.hetrace.tracer.rpmsg.RpmsgException;
 import dev.hetrace.tracer.shm.CollectMetadata;
@@ -21,18 +23,22 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code hetrace collect}: drains shm-ring regions, or reads an rpmsg device, into a CTF trace while the producers run. */
+/**
+ * {@code hetrace collect}: drains shm-ring regions, or reads an rpmsg device or a remoteproc trace
+ * buffer, into a CTF trace while the producers run.
+ */
 @Command(
         name = "collect",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Drain the shm-ring regions of running cores, or read the RPMsg messages of a",
-            "core, into a CTF trace.",
+            "Drain the shm-ring regions of running cores, or read the RPMsg messages or the",
+            "remoteproc trace buffer of a core, into a CTF trace.",
             "",
             "Each FILE is the shared-memory region of one core (e.g. in /dev/shm), written by",
             "a tracer generated with 'hetrace tracer generate --platform shm-ring'. The",
@@ -81,18 +87,34 @@ import picocli.CommandLine.Option;
             "that were no message. A loss is also said on a line of its own, with exit",
             "status 3.",
             "",
+            "--remoteproc-trace FILE reads the trace buffer of a core whose tracer was",
+            "generated with '--platform remoteproc-trace', as Linux shows it",
+            "(/sys/kernel/debug/remoteproc/remoteprocN/traceM; debugfs, so as root). The",
+            "collector waits for the core to initialize the buffer, then reads the whole",
+            "file again every 10 ms (--poll-interval MS), takes the slots written since its",
+            "last read, reassembles the packets and appends each whole one, checked as a",
+            "slot is, to the stream file named after FILE. The core overwrites its oldest",
+            "slots: those it overwrote before they were read are counted as lost, and so",
+            "are their packets. It stops when the core says it is done and every slot was",
+            "read, when FILE goes away (remoteproc stopped the core), or on Ctrl-C or",
+            "SIGTERM; then it prints slots, packets and bytes written, slots and packets",
+            "lost and packets refused. A loss is also said on a line of its own, with exit",
+            "status 3.",
+            "",
             "Examples:",
             "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
             "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace",
-            "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace"
+            "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace",
+            "  hetrace collect --remoteproc-trace /sys/kernel/debug/remoteproc/remoteproc0/trace0 \\",
+            "      --metadata gen/metadata -o trace"
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:every producer finished (or Ctrl-C) and its packets were written",
-            "1:a region (without --wait) or the rpmsg device is missing, a region is invalid, the device gave bytes but no message, the metadata or configuration is invalid, or a file could not be read or written",
+            "1:a region (without --wait), the rpmsg device or the trace file is missing, a region is invalid, the device gave bytes but no message or the trace file no trace buffer, the metadata or configuration is invalid, or a file could not be read or written",
             "2:usage error, or TRACEDIR is or holds an input",
             "3:the trace was written, but slots or packets that held no valid packet were refused, or (--rpmsg) messages"
-                    + " were lost (the last lines say how many)"
+                    + " or (--remoteproc-trace) slots were lost (the last lines say how many)"
         })
 final class CollectCommand extends HetraceCommand {
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -114,6 +136,14 @@ final class CollectCommand extends HetraceCommand {
                 description = "The rpmsg_char device (/dev/rpmsgN) or rpmsg_tty (/dev/ttyRPMSGN) of a core whose"
                         + " tracer has the rpmsg platform (its name names the stream file).")
         Path rpmsg;
+
+        @Option(
+                names = "--remoteproc-trace",
+                required = true,
+                paramLabel = "FILE",
+                description = "The trace buffer file (/sys/kernel/debug/remoteproc/remoteprocN/traceM) of a core whose"
+                        + " tracer has the remoteproc-trace platform (its name names the stream file).")
+        Path remoteprocTrace;
     }
 
     @Option(
@@ -157,6 +187,12 @@ final class CollectCommand extends HetraceCommand {
     Integer threads;
 
     @Option(
+            names = "--poll-interval",
+            paramLabel = "MS",
+            description = "With --remoteproc-trace: read the file again every MS milliseconds (default: 10).")
+    Long pollInterval;
+
+    @Option(
             names = {"-I", "--include-dir"},
             paramLabel = "DIR",
             description = "With --config: add DIR to the directories searched for included files.")
@@ -186,11 +222,17 @@ final class CollectCommand extends HetraceCommand {
         if (threads != null && threads < 1) {
             throw CommandFailure.usage("--threads " + threads + ": at least 1");
         }
-        if (input.rpmsg != null) {
+        if (pollInterval != null && input.remoteprocTrace == null) {
+            throw CommandFailure.usage("--poll-interval goes with --remoteproc-trace");
+        }
+        if (pollInterval != null && (pollInterval < 1 || pollInterval > 60_000)) {
+            throw CommandFailure.usage("--poll-interval " + pollInterval + ": from 1 to 60000 milliseconds");
+        }
+        if (input.rpmsg != null || input.remoteprocTrace != null) {
             if (waitForRegions || threads != null) {
                 throw CommandFailure.usage("--wait and --threads go with --shm");
             }
-            return collectRpmsg(input.rpmsg);
+            return input.rpmsg != null ? collectRpmsg(input.rpmsg) : collectRemoteprocTrace(input.remoteprocTrace);
         }
         List<Path> regions = input.regions;
         int drainThreads = threads != null ? threads : ShmCollector.defaultThreads();
@@ -238,20 +280,9 @@ final class CollectCommand extends HetraceCommand {
             throw CommandFailure.usage(e.getMessage(), e); // refused before collecting: the command line is at fault
         }
         // Ctrl-C: the hook asks the collector to stop after its current packets and waits for it to close its files
-        CountDownLatch closed = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    collector.stop();
-                    try {
-                        closed.await(10, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "hetrace-collect-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
-        try (collector) {
+        boolean progress = showProgress();
+        try (StopHook hook = new StopHook(collector::stop);
+                collector) {
             collector.run(
                     progress ? stats -> err.print("\r" + progressLine(stats)) : null,
                     TimeUnit.SECONDS.toNanos(1),
@@ -260,13 +291,6 @@ final class CollectCommand extends HetraceCommand {
                 err.print("\r\033[K");
             }
             return summary(collector.stats());
-        } finally {
-            closed.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down: the hook is running and now returns
-            }
         }
     }
 
@@ -280,9 +304,49 @@ final class CollectCommand extends HetraceCommand {
 
     /** Reads the messages of an rpmsg device until its input ends or Ctrl-C; returns the exit status. */
     private int collectRpmsg(Path device) throws IOException, ConfigException {
-        PrintStream err = main.err;
         List<Path> inputs = new ArrayList<>(includeDirs);
-        RpmsgCollector.MetadataSource source;
+        FirstPacketMetadata source = firstPacketMetadata(inputs);
+        RpmsgCollector collector;
+        try {
+            collector = new RpmsgCollector(device, inputs, out, source);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage(), e);
+        }
+        main.err.println("hetrace: " + device + ": reading (Ctrl-C to stop)");
+        try (StopHook hook = new StopHook(collector::stop);
+                collector) {
+            runShowing(collector::run, () -> rpmsgLine(collector.stats()));
+            return rpmsgSummary(device, collector.stats());
+        }
+    }
+
+    /** Reads a remoteproc trace buffer until its core is done, it goes away, or Ctrl-C; returns the exit status. */
+    private int collectRemoteprocTrace(Path file) throws IOException, ConfigException {
+        List<Path> inputs = new ArrayList<>(includeDirs);
+        FirstPacketMetadata source = firstPacketMetadata(inputs);
+        RemoteprocTraceCollector collector;
+        try {
+            collector = new RemoteprocTraceCollector(
+                    file,
+                    inputs,
+                    out,
+                    source,
+                    pollInterval != null
+                            ? TimeUnit.MILLISECONDS.toNanos(pollInterval)
+                            : RemoteprocTraceCollector.DEFAULT_PERIOD_NANOS);
+        } catch (IllegalArgumentException e) {
+            throw CommandFailure.usage(e.getMessage(), e);
+        }
+        main.err.println("hetrace: " + file + ": reading (Ctrl-C to stop)");
+        try (StopHook hook = new StopHook(collector::stop);
+                collector) {
+            runShowing(collector::run, () -> remoteprocLine(collector.stats()));
+            return remoteprocSummary(collector);
+        }
+    }
+
+    /** The metadata of --metadata or --config (added to {@code inputs}), for a collector that makes it from its first packet. */
+    private FirstPacketMetadata firstPacketMetadata(List<Path> inputs) throws IOException, ConfigException {
         if (metadataFrom.metadata != null) {
             Path file = metadataFrom.metadata;
             inputs.add(file);
@@ -293,54 +357,46 @@ final class CollectCommand extends HetraceCommand {
                 throw FileFailure.of("read", file, e);
             }
             // the packet's UUID is checked against the metadata by each packet's check
-            source = first -> bytes;
-        } else {
-            Configuration config = configuration();
-            Path file = metadataFrom.config;
-            inputs.add(file);
-            source = first -> CollectMetadata.fromConfig(config, file, CollectMetadata.packetUuid(config, first))
-                    .getBytes(StandardCharsets.UTF_8);
+            return first -> bytes;
         }
-        RpmsgCollector collector;
-        try {
-            collector = new RpmsgCollector(device, inputs, out, source);
-        } catch (IllegalArgumentException e) {
-            throw CommandFailure.usage(e.getMessage(), e);
-        }
-        err.println("hetrace: " + device + ": reading (Ctrl-C to stop)");
-        CountDownLatch closed = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    collector.stop();
-                    try {
-                        closed.await(10, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "hetrace-collect-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        boolean progress = System.console() != null && System.console().isTerminal() && err == System.err;
-        Thread shower = progress
-                ? Thread.ofPlatform().daemon().name("hetrace-collect-progress").start(() -> {
-                    try {
-                        while (true) {
-                            Thread.sleep(1000);
-                            err.print("\r" + rpmsgLine(collector.stats()));
+        Configuration config = configuration();
+        Path file = metadataFrom.config;
+        inputs.add(file);
+        return first -> CollectMetadata.fromConfig(config, file, CollectMetadata.packetUuid(config, first))
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What a collector does until it ends by itself or is stopped. */
+    @FunctionalInterface
+    private interface Collecting {
+        void run() throws IOException;
+    }
+
+    /**
+     * Ctrl-C (a shutdown hook) calls a collector's stop, which makes its run return once the
+     * packets being written are written, then waits until this is closed: after the summary
+     * and the collector's own close, so no file is left half-written.
+     */
+    private static final class StopHook implements AutoCloseable {
+        private final CountDownLatch closed = new CountDownLatch(1);
+        private final Thread hook;
+
+        StopHook(Runnable stop) {
+            hook = new Thread(
+                    () -> {
+                        stop.run();
+                        try {
+                            closed.await(10, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         }
-                    } catch (InterruptedException e) {
-                        // done
-                    }
-                })
-                : null;
-        try (collector) {
-            collector.run();
-            if (shower != null) {
-                shower.interrupt();
-                err.print("\r\033[K");
-            }
-            return rpmsgSummary(device, collector.stats());
-        } finally {
+                    },
+                    "hetrace-collect-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        @Override
+        public void close() {
             closed.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -348,6 +404,76 @@ final class CollectCommand extends HetraceCommand {
                 // shutting down: the hook is running and now returns
             }
         }
+    }
+
+    /** Whether to show a progress line: stderr is an interactive terminal. */
+    private boolean showProgress() {
+        return System.console() != null && System.console().isTerminal() && main.err == System.err;
+    }
+
+    /** Runs {@code collecting}, showing {@code line} every second when the terminal is interactive. */
+    private void runShowing(Collecting collecting, Supplier<String> line) throws IOException {
+        PrintStream err = main.err;
+        Thread shower = showProgress()
+                ? Thread.ofPlatform().daemon().name("hetrace-collect-progress").start(() -> {
+                    try {
+                        while (true) {
+                            Thread.sleep(1000);
+                            err.print("\r" + line.get());
+                        }
+                    } catch (InterruptedException e) {
+                        // done
+                    }
+                })
+                : null;
+        collecting.run();
+        if (shower != null) {
+            shower.interrupt();
+            err.print("\r\033[K");
+        }
+    }
+
+    private static String remoteprocLine(RemoteprocTraceCollector.Stats s) {
+        return "%d slots, %d packets, %d bytes; lost: %d slots, %d packets; %d packets refused"
+                .formatted(s.slots(), s.packets(), s.bytes(), s.slotsLost(), s.packetsLost(), s.packetsRefused());
+    }
+
+    /** Prints the summary; returns the exit status: 3 if anything was lost or refused. */
+    private int remoteprocSummary(RemoteprocTraceCollector collector) throws IOException {
+        Path file = collector.file();
+        RemoteprocTraceCollector.Stats s = collector.stats();
+        String line = file + ": " + remoteprocLine(s)
+                + (s.partialAtEnd() > 0
+                        ? "; the input ended " + s.partialAtEnd() + " bytes into a packet, which was not written"
+                        : "")
+                + (s.started() && !s.done() ? " (core not done)" : "")
+                + System.lineSeparator();
+        main.out.write(TerminalText.guard(line).getBytes(StandardCharsets.UTF_8));
+        main.out.flush();
+        if (!s.started() && collector.readBytes()) {
+            throw new RpmsgException(
+                    file,
+                    "no trace buffer of a tracer in what was read: is it the trace of a core whose tracer was"
+                            + " generated with --platform remoteproc-trace?");
+        }
+        int status = 0;
+        if (s.slotsLost() > 0 || s.packetsLost() > 0) {
+            main.err.println("hetrace: %s: %d slot%s overwritten before they were read: %d packet%s not written"
+                    .formatted(
+                            file,
+                            s.slotsLost(),
+                            s.slotsLost() == 1 ? "" : "s",
+                            s.packetsLost(),
+                            s.packetsLost() == 1 ? "" : "s"));
+            status = 3;
+        }
+        if (s.packetsRefused() > 0) {
+            main.err.println("hetrace: %s: %d packet%s refused: they are no packet of this trace and were not written"
+                            .formatted(file, s.packetsRefused(), s.packetsRefused() == 1 ? "" : "s")
+                    + " (first: " + s.firstRefusal() + ")");
+            status = 3;
+        }
+        return status;
     }
 
     private static String rpmsgLine(RpmsgCollector.Stats s) {

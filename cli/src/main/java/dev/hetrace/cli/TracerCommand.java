@@ -7,6 +7,7 @@ import dev.hetrace.tracer.c.CSyncHandshake;
 import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.CallbackPlatform;
 import dev.hetrace.tracer.c.LinuxFilePlatform;
+import dev.hetrace.tracer.c.RemoteprocTracePlatform;
 import dev.hetrace.tracer.c.RpmsgPlatform;
 import dev.hetrace.tracer.c.ShmRingPlatform;
 import dev.hetrace.tracer.config.ConfigException;
@@ -73,6 +74,12 @@ final class TracerCommand extends GroupCommand {
                 "              read by 'hetrace collect --rpmsg'; freestanding. Messages are",
                 "              496 bytes at most (OpenAMP's and Linux's RPMsg payload), or",
                 "              --rpmsg-message-size BYTES.",
+                "  remoteproc-trace",
+                "              PREFIX-platform-remoteproc-trace.{h,c}: writes whole packets",
+                "              into the trace buffer the core's resource table declares (the",
+                "              source defines both), which Linux shows as",
+                "              /sys/kernel/debug/remoteproc/remoteprocN/traceM, read by",
+                "              'hetrace collect --remoteproc-trace'; freestanding.",
                 "",
                 "--ctf-version 2 writes the 'metadata' file in CTF 2 (JSON, as LTTng 2.15 and",
                 "babeltrace2 2.1 write it) instead of CTF 1.8; the C code and the data streams",
@@ -94,6 +101,7 @@ final class TracerCommand extends GroupCommand {
                 "  hetrace tracer generate --platform linux-file -o gen/ config.yaml",
                 "  hetrace tracer generate --platform callback --sync -o gen/ dsp.yaml",
                 "  hetrace tracer generate --platform rpmsg -o gen/ m4.yaml",
+                "  hetrace tracer generate --platform remoteproc-trace -o gen/ r5.yaml",
                 "  hetrace tracer generate --metadata-only -I partials -o trace/ config.yaml",
                 "  hetrace tracer generate --ctf-version 2 --platform linux-file -o gen/ config.yaml"
             },
@@ -109,7 +117,8 @@ final class TracerCommand extends GroupCommand {
             linux_file,
             callback,
             shm_ring,
-            rpmsg
+            rpmsg,
+            remoteproc_trace
         }
 
         @Parameters(index = "0", paramLabel = "CONFIG.yaml", description = "The barectf configuration file.")
@@ -135,7 +144,7 @@ final class TracerCommand extends GroupCommand {
                 names = "--platform",
                 paramLabel = "NAME",
                 converter = PlatformConverter.class,
-                description = "Also write a platform: linux-file, callback, shm-ring or rpmsg.")
+                description = "Also write a platform: linux-file, callback, shm-ring, rpmsg or remoteproc-trace.")
         Platform platform;
 
         @Option(
@@ -208,6 +217,7 @@ final class TracerCommand extends GroupCommand {
                             case callback -> CallbackPlatform.generate(c);
                             case shm_ring -> ShmRingPlatform.generate(c);
                             case rpmsg -> RpmsgPlatform.generate(c, messageSize);
+                            case remoteproc_trace -> RemoteprocTracePlatform.generate(c);
                         });
             }
             String tsdl = BarectfMetadata.of(c);
@@ -235,8 +245,8 @@ final class TracerCommand extends GroupCommand {
                     return p;
                 }
             }
-            throw new CommandLine.TypeConversionException(
-                    "unknown platform '" + value + "' (known: linux-file, callback, shm-ring, rpmsg)");
+            throw new CommandLine.TypeConversionException("unknown platform '" + value
+                    + "' (known: linux-file, callback, shm-ring, rpmsg, remoteproc-trace)");
         }
     }
 }

@@ -3,10 +3,8 @@ package dev.hetrace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.testing.Required;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,35 +40,7 @@ class CollectRpmsgTest {
 
     @BeforeEach
     void buildProducer() throws Exception {
-        Required.that(ShmProducer.run(dir, "gcc", "--version") == 0, "gcc is not installed: the producer is not built");
-        Files.copy(RESOURCES.resolve("rpmsg.yaml"), dir.resolve("rpmsg.yaml"));
-        Files.copy(RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
-        assertThat(Main.run(
-                        new ByteArrayOutputStream(),
-                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                        "tracer",
-                        "generate",
-                        "--platform",
-                        "rpmsg",
-                        "-o",
-                        dir.toString(),
-                        dir.resolve("rpmsg.yaml").toString()))
-                .isZero();
-        assertThat(ShmProducer.run(
-                        dir,
-                        "gcc",
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-O2",
-                        "-o",
-                        "producer",
-                        "rm.c",
-                        "rm-platform-rpmsg.c",
-                        "producer.c"))
-                .isZero();
+        ShmProducer.build(dir, RESOURCES, "rpmsg.yaml", "producer.c", "rpmsg", "rm-platform-rpmsg.c");
     }
 
     @Test

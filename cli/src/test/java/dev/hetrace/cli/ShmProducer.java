@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -25,36 +26,44 @@ final class ShmProducer {
 
     /** Writes the tracer, its metadata and {@code dir/producer}, built with gcc's strict flags. */
     static void build(Path dir) throws IOException, InterruptedException {
+        build(dir, RESOURCES, "shm.yaml", "producer.c", "shm-ring", "sr-platform-shm-ring.c", "sr-shm-ring-linux.c");
+    }
+
+    /**
+     * Copies {@code yaml} and {@code program} from {@code resources} into {@code dir}, generates
+     * the tracer with {@code platform} there as a user does, and builds {@code dir/producer} with
+     * gcc's strict flags from the tracer ({@code PREFIX.c}, the prefix being the first word of the
+     * first platform source), the {@code sources} and the program; {@code sources} ending in
+     * {@code .c} are compiled, the other words are flags.
+     */
+    static void build(Path dir, Path resources, String yaml, String program, String platform, String... sources)
+            throws IOException, InterruptedException {
         Required.that(run(dir, "gcc", "--version") == 0, "gcc is not installed: the producer is not built");
-        Files.copy(RESOURCES.resolve("shm.yaml"), dir.resolve("shm.yaml"));
-        Files.copy(RESOURCES.resolve("producer.c"), dir.resolve("producer.c"));
+        Files.copy(resources.resolve(yaml), dir.resolve(yaml));
+        Files.copy(resources.resolve(program), dir.resolve(program));
         assertThat(Main.run(
                         new ByteArrayOutputStream(),
                         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                         "tracer",
                         "generate",
                         "--platform",
-                        "shm-ring",
+                        platform,
                         "-o",
                         dir.toString(),
-                        dir.resolve("shm.yaml").toString()))
+                        dir.resolve(yaml).toString()))
                 .isZero();
-        assertThat(run(
-                        dir,
-                        "gcc",
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-O2",
-                        "-o",
-                        "producer",
-                        "sr.c",
-                        "sr-platform-shm-ring.c",
-                        "sr-shm-ring-linux.c",
-                        "producer.c"))
-                .isZero();
+        List<String> cc = new ArrayList<>(
+                List.of("gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o", "producer"));
+        String tracer = Arrays.stream(sources)
+                        .filter(f -> f.endsWith(".c"))
+                        .findFirst()
+                        .orElseThrow()
+                        .split("-")[0]
+                + ".c";
+        cc.add(tracer);
+        cc.addAll(List.of(sources));
+        cc.add(program);
+        assertThat(run(dir, cc.toArray(String[]::new))).isZero();
     }
 
     /** Runs {@code cmd} in {@code dir}: its exit status (its output on the standard error when it fails), -1 if it cannot start. */

@@ -1,7 +1,6 @@
 package dev.hetrace.tracer.c;
 
 import dev.hetrace.tracer.config.Configuration;
-import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,53 +15,46 @@ public final class CallbackPlatform {
 
     public static Map<String, String> generate(Configuration config) {
         CTemplate t = CTemplate.of("callback-platform.c.in");
-        String p = config.options().identifierPrefix();
-        String file = config.options().fileNamePrefix();
-        DataStreamType d = PlatformParts.stream(config);
-        String pp = p + "platform_callback_";
-        String sctx = "struct " + p + d.name() + "_ctx";
-        PlatformParts.UserClocks clocks = PlatformParts.userClocks(config, pp);
-        PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
-        String guard = "_" + p.toUpperCase() + "PLATFORM_CALLBACK_H";
+        PlatformParts.Names n = PlatformParts.names(config, "callback");
         Map<String, String> files = new LinkedHashMap<>();
         files.put(
-                file + "-platform-callback.h",
+                n.file() + "-platform-callback.h",
                 t.fill(
                         "header",
                         "guard",
-                        guard,
+                        n.guard(),
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "stream_ctx",
-                        sctx,
+                        n.streamCtx(),
                         "clock_members",
-                        clocks.members()));
+                        n.clocks().members()));
         files.put(
-                file + "-platform-callback.c",
+                n.file() + "-platform-callback.c",
                 t.fill(
                         "source",
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "prefix",
-                        p,
+                        n.prefix(),
                         "clock_functions",
-                        clocks.functions(),
+                        n.clocks().functions(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "open_args",
-                        open.args(),
+                        n.open().args(),
                         "open_decls",
-                        open.decls(),
+                        n.open().decls(),
                         "clock_init",
-                        clocks.init(),
+                        n.clocks().init(),
                         "stream_ctx",
-                        sctx));
+                        n.streamCtx()));
         return files;
     }
 }

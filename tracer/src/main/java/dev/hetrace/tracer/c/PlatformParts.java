@@ -10,6 +10,40 @@ import java.util.List;
 final class PlatformParts {
     private PlatformParts() {}
 
+    /**
+     * The names every platform's files are made of: the configuration's identifier {@code prefix}
+     * and {@code file} name prefix, the data stream type served, the platform's identifier prefix
+     * ({@code PREFIX_platform_NAME_}), its macro prefix ({@code PREFIX_NAME_}), the tracer context
+     * type, the header guard, the user clocks and {@code open_packet}'s extra arguments.
+     */
+    record Names(
+            String prefix,
+            String file,
+            DataStreamType stream,
+            String platform,
+            String macro,
+            String streamCtx,
+            String guard,
+            UserClocks clocks,
+            OpenArgs open) {}
+
+    /** The names of platform {@code name} (as in identifiers: {@code shm_ring}) of {@code config}. */
+    static Names names(Configuration config, String name) {
+        String p = config.options().identifierPrefix();
+        DataStreamType d = stream(config);
+        String pp = p + "platform_" + name + "_";
+        return new Names(
+                p,
+                config.options().fileNamePrefix(),
+                d,
+                pp,
+                p.toUpperCase() + name.toUpperCase() + "_",
+                "struct " + p + d.name() + "_ctx",
+                "_" + p.toUpperCase() + "PLATFORM_" + name.toUpperCase() + "_H",
+                userClocks(config, pp),
+                openArgs(d));
+    }
+
     /** The data stream type a platform serves: the default one, else the first. */
     static DataStreamType stream(Configuration config) {
         List<DataStreamType> dsts = config.trace().type().dataStreamTypes();

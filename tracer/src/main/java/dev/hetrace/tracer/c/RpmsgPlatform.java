@@ -1,7 +1,6 @@
 package dev.hetrace.tracer.c;
 
 import dev.hetrace.tracer.config.Configuration;
-import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import dev.hetrace.tracer.rpmsg.RpmsgFraming;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,32 +32,24 @@ public final class RpmsgPlatform {
                             + RpmsgFraming.HEADER_SIZE + ")");
         }
         CTemplate t = CTemplate.of("rpmsg-platform.c.in");
-        String p = config.options().identifierPrefix();
-        String file = config.options().fileNamePrefix();
-        DataStreamType d = PlatformParts.stream(config);
-        String pp = p + "platform_rpmsg_";
-        String up = p.toUpperCase() + "RPMSG_";
-        String sctx = "struct " + p + d.name() + "_ctx";
-        PlatformParts.UserClocks clocks = PlatformParts.userClocks(config, pp);
-        PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
-        String guard = "_" + p.toUpperCase() + "PLATFORM_RPMSG_H";
+        PlatformParts.Names n = PlatformParts.names(config, "rpmsg");
         Map<String, String> files = new LinkedHashMap<>();
         files.put(
-                file + "-platform-rpmsg.h",
+                n.file() + "-platform-rpmsg.h",
                 t.fill(
                         "header",
                         "guard",
-                        guard,
+                        n.guard(),
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "stream_ctx",
-                        sctx,
+                        n.streamCtx(),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "message_size",
                         String.valueOf(messageSize),
                         "version",
@@ -66,31 +57,31 @@ public final class RpmsgPlatform {
                         "header_size",
                         String.valueOf(RpmsgFraming.HEADER_SIZE),
                         "clock_members",
-                        clocks.members()));
+                        n.clocks().members()));
         files.put(
-                file + "-platform-rpmsg.c",
+                n.file() + "-platform-rpmsg.c",
                 t.fill(
                         "source",
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "prefix",
-                        p,
+                        n.prefix(),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "clock_functions",
-                        clocks.functions(),
+                        n.clocks().functions(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "open_args",
-                        open.args(),
+                        n.open().args(),
                         "open_decls",
-                        open.decls(),
+                        n.open().decls(),
                         "clock_init",
-                        clocks.init(),
+                        n.clocks().init(),
                         "stream_ctx",
-                        sctx));
+                        n.streamCtx()));
         return files;
     }
 }

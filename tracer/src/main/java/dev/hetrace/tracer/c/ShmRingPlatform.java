@@ -3,7 +3,6 @@ package dev.hetrace.tracer.c;
 import static dev.hetrace.tracer.shm.ShmRingLayout.*;
 
 import dev.hetrace.tracer.config.Configuration;
-import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -19,37 +18,30 @@ public final class ShmRingPlatform {
 
     public static Map<String, String> generate(Configuration config) {
         CTemplate t = CTemplate.of("shm-ring-platform.c.in");
-        String p = config.options().identifierPrefix();
-        String file = config.options().fileNamePrefix();
-        DataStreamType d = PlatformParts.stream(config);
-        String pp = p + "platform_shm_ring_";
-        String up = p.toUpperCase() + "SHM_RING_";
-        String sctx = "struct " + p + d.name() + "_ctx";
-        PlatformParts.UserClocks clocks = PlatformParts.userClocks(config, pp);
-        PlatformParts.OpenArgs open = PlatformParts.openArgs(d);
+        PlatformParts.Names n = PlatformParts.names(config, "shm_ring");
         byte[] uuid = CTracer.uuidBytes(config);
         StringBuilder uuidInit = new StringBuilder();
         for (byte b : uuid) {
             uuidInit.append(uuidInit.isEmpty() ? "" : ", ").append(b & 0xff);
         }
         Map<String, String> files = new LinkedHashMap<>();
-        String guard = "_" + p.toUpperCase() + "PLATFORM_SHM_RING_H";
+        String guard = "_" + n.prefix().toUpperCase() + "PLATFORM_SHM_RING_H";
         files.put(
-                file + "-platform-shm-ring.h",
+                n.file() + "-platform-shm-ring.h",
                 t.fill(
                         "header",
                         "guard",
-                        guard,
+                        n.guard(),
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "clock_members",
-                        clocks.members(),
+                        n.clocks().members(),
                         "magic",
                         String.format("%08x", MAGIC),
                         "version",
@@ -59,31 +51,31 @@ public final class ShmRingPlatform {
                         "slot_alignment",
                         String.valueOf(SLOT_ALIGNMENT),
                         "stream_ctx",
-                        sctx));
+                        n.streamCtx()));
         files.put(
-                file + "-platform-shm-ring.c",
+                n.file() + "-platform-shm-ring.c",
                 t.fill(
                         "source",
                         "file",
-                        file,
+                        n.file(),
                         "platform",
-                        pp,
+                        n.platform(),
                         "clock_functions",
-                        clocks.functions(),
+                        n.clocks().functions(),
                         "prefix",
-                        p,
+                        n.prefix(),
                         "header_size",
                         String.valueOf(HEADER_SIZE),
                         "MACRO",
-                        up,
+                        n.macro(),
                         "stream",
-                        d.name(),
+                        n.stream().name(),
                         "open_args",
-                        open.args(),
+                        n.open().args(),
                         "open_decls",
-                        open.decls(),
+                        n.open().decls(),
                         "stream_id",
-                        String.valueOf(d.id()),
+                        String.valueOf(n.stream().id()),
                         "uuid",
                         String.valueOf(uuidInit),
                         "slot_alignment",
@@ -91,14 +83,16 @@ public final class ShmRingPlatform {
                         "max_slot_count",
                         String.valueOf(MAX_SLOT_COUNT),
                         "clock_init",
-                        clocks.init(),
+                        n.clocks().init(),
                         "stream_ctx",
-                        sctx,
+                        n.streamCtx(),
                         "PREFIX",
-                        p.toUpperCase()));
-        String lguard = "_" + p.toUpperCase() + "SHM_RING_LINUX_H";
-        files.put(file + "-shm-ring-linux.h", t.fill("linux-header", "guard", lguard, "prefix", p));
-        files.put(file + "-shm-ring-linux.c", t.fill("linux-source", "file", file, "prefix", p, "MACRO", up));
+                        n.prefix().toUpperCase()));
+        String lguard = "_" + n.prefix().toUpperCase() + "SHM_RING_LINUX_H";
+        files.put(n.file() + "-shm-ring-linux.h", t.fill("linux-header", "guard", lguard, "prefix", n.prefix()));
+        files.put(
+                n.file() + "-shm-ring-linux.c",
+                t.fill("linux-source", "file", n.file(), "prefix", n.prefix(), "MACRO", n.macro()));
         return files;
     }
 }

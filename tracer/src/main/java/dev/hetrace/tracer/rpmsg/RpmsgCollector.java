@@ -2,21 +2,14 @@ package dev.hetrace.tracer.rpmsg;
 
 import static dev.hetrace.tracer.rpmsg.RpmsgFraming.*;
 
-import dev.hetrace.ctf.api.PacketCheck;
-import dev.hetrace.ctf.metadata.MetadataException;
-import dev.hetrace.ctf.metadata.MetadataReader;
-import dev.hetrace.tracer.shm.InputOverlap;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -48,28 +41,9 @@ public final class RpmsgCollector implements AutoCloseable {
             long partialAtEnd,
             String firstRefusal) {}
 
-    /** The metadata to write, made from the first whole packet (e.g. to take its trace UUID). */
-    @FunctionalInterface
-    public interface MetadataSource {
-        byte[] metadata(ByteBuffer firstPacket) throws IOException;
-    }
-
-    /** Packets larger than this are taken for garbage: no tracer packet is 1 GiB. */
-    private static final long MAX_PACKET_SIZE = 1L << 30;
-
-    private static final String METADATA = "metadata";
-    private static final String METADATA_TMP = ".metadata.tmp";
-
     private final Path device;
-    private final Path traceDir;
-    private final Path streamFile;
-    private final List<Path> inputs;
-    private final List<Path> written;
-    private final MetadataSource metadataSource;
+    private final PacketAssembly assembly;
     private final FileChannel in;
-    private FileChannel out;
-    private PacketCheck.Packets compiled;
-    private PacketCheck check;
 
     /**
      * Bytes read and not yet parsed, little-endian. Twice the largest message: what is left
@@ -78,32 +52,9 @@ public final class RpmsgCollector implements AutoCloseable {
      */
     private final ByteBuffer buf =
             ByteBuffer.allocateDirect(2 * MAX_MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-    /** The packet being reassembled, as a segment the check reads. */
-    private ByteBuffer packet = ByteBuffer.allocate(64 * 1024);
 
-    private MemorySegment packetSegment = MemorySegment.ofArray(packet.array());
-
-    private boolean haveSequence;
-    private int nextSequence;
-    /** The packet number of the last message, -1 before the first. */
-    private long current = -1;
-    /** Whether the rest of {@link #current} is ignored (whole already, or a part was lost). */
-    private boolean skipping;
-
-    private int packetSize;
-
-    private volatile long messages;
-    private volatile long packets;
-    private volatile long bytes;
-    private volatile long messagesLost;
-    private volatile long packetsLost;
-    private volatile long packetsRefused;
     private volatile long bytesSkipped;
     private volatile long partialAtEnd;
-    private volatile String firstRefusal;
-    private volatile boolean stopRequested;
-    /** Held while a packet is written: a stop waits for it. */
-    private final Object writeLock = new Object();
 
     private Thread reader;
 
@@ -115,21 +66,10 @@ public final class RpmsgCollector implements AutoCloseable {
      * @throws IllegalArgumentException if the trace directory or a file written there is or
      *                                  holds an input
      */
-    public RpmsgCollector(Path device, List<Path> otherInputs, Path traceDir, MetadataSource metadataSource)
+    public RpmsgCollector(Path device, List<Path> otherInputs, Path traceDir, FirstPacketMetadata metadataSource)
             throws IOException {
         this.device = device;
-        this.traceDir = traceDir;
-        this.metadataSource = metadataSource;
-        String name = device.getFileName().toString();
-        if (name.equals(METADATA) || name.equals(METADATA_TMP)) {
-            throw new IllegalArgumentException(
-                    device + ": the device's name names the stream file: it cannot be '" + METADATA + "'");
-        }
-        this.streamFile = traceDir.resolve(name);
-        this.written = List.of(traceDir.resolve(METADATA), traceDir.resolve(METADATA_TMP), streamFile);
-        this.inputs = new ArrayList<>(otherInputs);
-        inputs.add(device);
-        InputOverlap.check(traceDir, written, inputs);
+        this.assembly = new PacketAssembly(device, otherInputs, traceDir, metadataSource);
         if (!Files.exists(device)) {
             throw new RpmsgException(device, "no such device or file");
         }
@@ -139,7 +79,7 @@ public final class RpmsgCollector implements AutoCloseable {
         } catch (IOException e) {
             throw new RpmsgException(device, "cannot be opened: " + e.getMessage());
         }
-        Files.createDirectories(traceDir);
+        assembly.createTraceDir();
     }
 
     /**
@@ -183,15 +123,15 @@ public final class RpmsgCollector implements AutoCloseable {
             } catch (Throwable e) {
                 failure.set(e);
             } finally {
-                synchronized (writeLock) {
-                    writeLock.notifyAll();
+                synchronized (assembly.writeLock) {
+                    assembly.writeLock.notifyAll();
                 }
             }
         });
         try {
-            synchronized (writeLock) {
-                while (reader.isAlive() && !stopRequested) {
-                    writeLock.wait(100);
+            synchronized (assembly.writeLock) {
+                while (reader.isAlive() && !assembly.stopRequested()) {
+                    assembly.writeLock.wait(100);
                 }
             }
         } catch (InterruptedException e) {
@@ -210,7 +150,7 @@ public final class RpmsgCollector implements AutoCloseable {
 
     private void read() throws IOException {
         try {
-            while (!stopRequested) {
+            while (!assembly.stopRequested()) {
                 int n;
                 try {
                     n = in.read(buf);
@@ -236,9 +176,7 @@ public final class RpmsgCollector implements AutoCloseable {
                 buf.compact();
             }
         } finally {
-            if (current >= 0 && !skipping) {
-                partialAtEnd = packet.position();
-            }
+            partialAtEnd = assembly.partial();
         }
     }
 
@@ -256,7 +194,7 @@ public final class RpmsgCollector implements AutoCloseable {
                     && buf.get(p + 4) == VERSION
                     && buf.get(p + 5) == HEADER_SIZE
                     && size > 0
-                    && size <= MAX_PACKET_SIZE
+                    && size <= PacketAssembly.MAX_PACKET_SIZE
                     && length > 0
                     && offset + length <= size;
             if (!header) {
@@ -268,121 +206,16 @@ public final class RpmsgCollector implements AutoCloseable {
             if (buf.remaining() < HEADER_SIZE + length) {
                 return;
             }
-            message(
+            assembly.part(
                     buf.getInt(p + OFF_SEQUENCE),
                     Integer.toUnsignedLong(buf.getInt(p + OFF_PACKET)),
                     (int) offset,
                     (int) size,
+                    buf,
                     p + HEADER_SIZE,
                     length);
             buf.position(p + HEADER_SIZE + length);
         }
-    }
-
-    private void message(int sequence, long number, int offset, int size, int at, int length) throws IOException {
-        messages++;
-        // a number far behind is a restarted producer (its numbers from 0 again), not a loss
-        long gap = Integer.toUnsignedLong(sequence - nextSequence);
-        if (haveSequence && gap < 1L << 31) {
-            messagesLost += gap;
-        }
-        haveSequence = true;
-        nextSequence = sequence + 1;
-        if (number == current) {
-            if (skipping) {
-                return;
-            }
-            if (offset == packet.position() && size == packetSize) {
-                append(at, length);
-            } else {
-                packetsLost++; // a part is missing
-                skipping = true;
-            }
-            return;
-        }
-        if (current >= 0) {
-            if (!skipping) {
-                packetsLost++; // the previous one is missing its end
-            }
-            long missed = (number - current - 1) & 0xffff_ffffL;
-            packetsLost += missed < 1L << 31 ? missed : 0;
-        }
-        current = number;
-        skipping = offset != 0;
-        if (skipping) {
-            packetsLost++; // its start is missing
-            return;
-        }
-        packetSize = size;
-        if (packet.capacity() < size) {
-            packet = ByteBuffer.allocate(Math.max(size, 2 * packet.capacity()));
-            packetSegment = MemorySegment.ofArray(packet.array());
-            check = null;
-        }
-        packet.clear();
-        append(at, length);
-    }
-
-    private void append(int at, int length) throws IOException {
-        packet.put(packet.position(), buf, at, length);
-        packet.position(packet.position() + length);
-        if (packet.position() == packetSize) {
-            skipping = true;
-            whole();
-        }
-    }
-
-    /** Writes the whole packet in {@link #packet}, or refuses it; nothing once stopped. */
-    private void whole() throws IOException {
-        synchronized (writeLock) {
-            if (!stopRequested) {
-                wholeLocked();
-            }
-        }
-    }
-
-    private void wholeLocked() throws IOException {
-        packet.flip();
-        if (compiled == null) {
-            start();
-        }
-        if (check == null) {
-            check = new PacketCheck(compiled, device, packetSegment);
-        }
-        String problem = check.problem(0, packetSize);
-        if (problem != null) {
-            if (packetsRefused == 0) {
-                firstRefusal = "packet %d: %s".formatted(current, problem);
-            }
-            packetsRefused++;
-            return;
-        }
-        while (packet.hasRemaining()) {
-            out.write(packet);
-        }
-        packets++;
-        bytes += packetSize;
-    }
-
-    /** Writes the metadata (renamed into place) and creates the stream file, at the first whole packet. */
-    private void start() throws IOException {
-        try {
-            InputOverlap.check(traceDir, written, inputs);
-        } catch (IllegalArgumentException e) {
-            throw new IOException(e.getMessage(), e);
-        }
-        byte[] metadata = metadataSource.metadata(packet.asReadOnlyBuffer());
-        try {
-            compiled = PacketCheck.Packets.of(MetadataReader.parse(metadata, w -> {}));
-        } catch (MetadataException e) {
-            throw new IOException("the metadata cannot describe the producer's packets: " + e.getMessage(), e);
-        }
-        Path tmp = traceDir.resolve(METADATA_TMP);
-        Files.write(tmp, metadata);
-        Files.move(
-                tmp, traceDir.resolve(METADATA), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        out = FileChannel.open(
-                streamFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     /**
@@ -390,24 +223,21 @@ public final class RpmsgCollector implements AutoCloseable {
      * ends a read waiting for input; what was written stays written.
      */
     public void stop() {
-        // once the packet being written is written
-        synchronized (writeLock) {
-            stopRequested = true;
-            writeLock.notifyAll();
-        }
+        assembly.stop(); // once the packet being written is written
     }
 
     public Stats stats() {
+        PacketAssembly a = assembly;
         return new Stats(
-                messages,
-                packets,
-                bytes,
-                messagesLost,
-                packetsLost,
-                packetsRefused,
+                a.parts,
+                a.packets,
+                a.bytes,
+                a.partsLost,
+                a.packetsLost,
+                a.packetsRefused,
                 bytesSkipped,
                 partialAtEnd,
-                firstRefusal);
+                a.firstRefusal);
     }
 
     public Path device() {
@@ -415,19 +245,15 @@ public final class RpmsgCollector implements AutoCloseable {
     }
 
     public Path streamFile() {
-        return streamFile;
+        return assembly.streamFile();
     }
 
     @Override
     public void close() throws IOException {
-        synchronized (writeLock) {
-            stopRequested = true;
-        }
+        assembly.stop();
         if (reader == null || !reader.isAlive()) {
             in.close(); // else it waits for the read: left to the process's end
         }
-        if (out != null) {
-            out.close();
-        }
+        assembly.close();
     }
 }

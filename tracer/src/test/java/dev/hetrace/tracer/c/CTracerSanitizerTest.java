@@ -52,7 +52,7 @@ class CTracerSanitizerTest {
     Path dir;
 
     static Stream<Arguments> platforms() {
-        return Stream.of("linux-file", "callback", "shm-ring", "rpmsg")
+        return Stream.of("linux-file", "callback", "shm-ring", "rpmsg", "remoteproc-trace")
                 .flatMap(platform -> Stream.of(Arguments.of(platform, "le"), Arguments.of(platform, "be")));
     }
 
@@ -77,7 +77,7 @@ class CTracerSanitizerTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"linux-file", "callback", "shm-ring", "rpmsg"})
+    @ValueSource(strings = {"linux-file", "callback", "shm-ring", "rpmsg", "remoteproc-trace"})
     void aPacketTooSmallForTheHeadersAndAnEventIsRefused(String platform) throws Exception {
         int min = build(platform, "le");
         // 48 bytes: smaller than the packet header and context
@@ -116,6 +116,7 @@ class CTracerSanitizerTest {
                     case "callback" -> CallbackPlatform.generate(c);
                     // small messages: most packets are cut into many
                     case "rpmsg" -> RpmsgPlatform.generate(c, 64);
+                    case "remoteproc-trace" -> RemoteprocTracePlatform.generate(c);
                     default -> ShmRingPlatform.generate(c);
                 });
         Files.writeString(dir.resolve("fuzz.c"), resource("fuzz.c"));
@@ -124,6 +125,8 @@ class CTracerSanitizerTest {
         gcc(List.of("-include", "fuzz-clock.h", "-c", "-o", "tt.o", "tt.c"));
         gcc(List.of(
                 "-DPLATFORM_" + platform.toUpperCase().replace('-', '_'),
+                // a 64-bit program: no resource table
+                "-DTT_REMOTEPROC_TRACE_NO_RESOURCE_TABLE",
                 "-o",
                 "fuzz",
                 "tt.o",

@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.api.Event;
-import dev.hetrace.ctf.testing.Required;
 import dev.hetrace.tracer.Processes;
-import dev.hetrace.tracer.TraceEvents;
-import dev.hetrace.tracer.c.CTracer;
 import dev.hetrace.tracer.c.RpmsgPlatform;
-import dev.hetrace.tracer.config.ConfigReader;
 import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.metadata.BarectfMetadata;
 import java.io.BufferedReader;
@@ -23,8 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -54,30 +48,7 @@ class RpmsgCollectorTest {
 
     @BeforeEach
     void buildProducer() throws Exception {
-        Required.that(Processes.works(List.of("gcc", "--version"), dir), "gcc is not installed: producer not built");
-        Path yaml = dir.resolve("rpmsg.yaml");
-        Files.writeString(yaml, resource("rpmsg.yaml"));
-        config = ConfigReader.read(yaml, List.of(dir));
-        writeAll(CTracer.generate(config));
-        writeAll(RpmsgPlatform.generate(config));
-        Files.writeString(dir.resolve("producer.c"), resource("producer.c"));
-        Processes.run(
-                dir,
-                List.of(
-                        "gcc",
-                        "-std=c99",
-                        "-Wall",
-                        "-Wextra",
-                        "-Werror",
-                        "-pedantic",
-                        "-g",
-                        "-fsanitize=address,undefined",
-                        "-fno-sanitize-recover=all",
-                        "-o",
-                        "producer",
-                        "rm.c",
-                        "rm-platform-rpmsg.c",
-                        "producer.c"));
+        config = TickProducers.build(dir, RpmsgPlatform::generate, "producer.c");
     }
 
     @Test
@@ -99,7 +70,7 @@ class RpmsgCollectorTest {
         assertThat(s.packetsRefused()).isZero();
         assertThat(s.bytesSkipped()).isZero();
         assertThat(s.partialAtEnd()).isZero();
-        assertEveryEvent(trace, 3000);
+        TickProducers.assertEveryEvent(trace, 3000);
     }
 
     @Test
@@ -145,7 +116,7 @@ class RpmsgCollectorTest {
         assertThat(s.messagesLost()).isZero();
         assertThat(s.packetsLost()).isZero();
         assertThat(s.bytesSkipped()).as("raw: no byte translated").isZero();
-        assertEveryEvent(trace, 3000);
+        TickProducers.assertEveryEvent(trace, 3000);
     }
 
     @Test
@@ -203,7 +174,7 @@ class RpmsgCollectorTest {
         assertThat(s.bytesSkipped()).isEqualTo(noise.length);
         assertThat(s.packets()).isEqualTo(sent.packets);
         assertThat(s.messagesLost()).isZero();
-        assertEveryEvent(trace, 500);
+        TickProducers.assertEveryEvent(trace, 500);
     }
 
     @Test
@@ -267,37 +238,5 @@ class RpmsgCollectorTest {
 
     private byte[] metadata() {
         return BarectfMetadata.of(config).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void assertEveryEvent(Path trace, long events) throws Exception {
-        long next = 0;
-        try (CtfReader reader = CtfReader.open(trace)) {
-            while (reader.next()) {
-                Event e = reader.event();
-                assertThat(e.getLong("seq")).isEqualTo(next);
-                assertThat(e.getLong("value")).isEqualTo((int) (next * 7) - 1000);
-                assertThat(e.getString("msg")).isEqualTo("event " + next);
-                assertThat(e.timeNanos()).isEqualTo(1000 + next * 10);
-                next++;
-            }
-        }
-        assertThat(next).isEqualTo(events);
-        Optional<String> bt2 = TraceEvents.babeltrace2(trace);
-        if (bt2.isPresent()) {
-            assertThat(bt2.get().lines().count()).isEqualTo(events);
-            assertThat(bt2.get()).isEqualTo(TraceEvents.babeltraceText(trace));
-        }
-    }
-
-    private void writeAll(Map<String, String> files) throws IOException {
-        for (Map.Entry<String, String> f : files.entrySet()) {
-            Files.writeString(dir.resolve(f.getKey()), f.getValue());
-        }
-    }
-
-    private static String resource(String name) throws IOException {
-        try (InputStream in = RpmsgCollectorTest.class.getResourceAsStream(name)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }

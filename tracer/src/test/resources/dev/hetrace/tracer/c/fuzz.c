@@ -3,7 +3,8 @@
  * runs under AddressSanitizer and UndefinedBehaviorSanitizer: strings from empty to longer than
  * a packet, dynamic arrays, fields aligned to 64 bits after variable-size ones, and, as an ISR
  * would, tracepoints run from within the clock read of another. Build with one of
- * -DPLATFORM_LINUX_FILE, -DPLATFORM_CALLBACK, -DPLATFORM_SHM_RING, -DPLATFORM_RPMSG, and with
+ * -DPLATFORM_LINUX_FILE, -DPLATFORM_CALLBACK, -DPLATFORM_SHM_RING, -DPLATFORM_RPMSG,
+ * -DPLATFORM_REMOTEPROC_TRACE (with -DTT_REMOTEPROC_TRACE_NO_RESOURCE_TABLE), and with
  * -include fuzz-clock.h so that the tracer reads the clock through fuzz_clock().
  *
  * Usage: fuzz STREAM_FILE PACKET_SIZE SEED COUNT [huge]
@@ -25,6 +26,8 @@
 # include "tt-platform-shm-ring.h"
 #elif defined(PLATFORM_RPMSG)
 # include "tt-platform-rpmsg.h"
+#elif defined(PLATFORM_REMOTEPROC_TRACE)
+# include "tt-platform-remoteproc-trace.h"
 #endif
 
 static struct tt_main_ctx *tracer;
@@ -46,6 +49,83 @@ static void drain(void)
 		fwrite(ring.slots + (consumed % ring.slot_count) * ring.slot_size, 1, ring.slot_size, out);
 		consumed++;
 		ring.header->consumed = consumed;
+	}
+}
+#endif
+
+#if defined(PLATFORM_REMOTEPROC_TRACE)
+static struct tt_platform_remoteproc_trace_ctx rproc;
+static uint32_t rproc_size;
+static uint32_t rproc_taken;
+static uint32_t rproc_offset;
+
+static uint32_t hex(const volatile uint8_t *p, int digits)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < digits; i++) {
+		const int c = p[i];
+
+		v = v << 4 | (uint32_t) (c >= 'a' ? c - 'a' + 10 : c - '0');
+	}
+
+	return v;
+}
+
+/* Takes the slots written since the last call, as `hetrace collect --remoteproc-trace` would; exits on any that does not follow */
+static void take_slots(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < rproc_size; i++) {
+		if (rproc.buffer[i] == 0) {
+			fprintf(stderr, "fuzz: a NUL byte at %u of the trace buffer\n", (unsigned int) i);
+			exit(1);
+		}
+	}
+
+	if (rproc.written - rproc_taken > rproc.slot_count) {
+		fprintf(stderr, "fuzz: the trace buffer was lapped\n");
+		exit(1);
+	}
+
+	while (rproc_taken != rproc.written) {
+		const volatile uint8_t *slot = rproc.buffer + TT_REMOTEPROC_TRACE_HEADER_SIZE
+			+ (rproc_taken % rproc.slot_count) * TT_REMOTEPROC_TRACE_SLOT_SIZE;
+		const uint32_t size = hex(slot + 24, 8);
+		const uint32_t n = hex(slot + 32, 4);
+		const uint32_t encoded = hex(slot + 36, 4);
+		uint32_t j;
+		uint32_t decoded = 0;
+
+		if (hex(slot, 8) != rproc_taken || hex(slot + TT_REMOTEPROC_TRACE_SLOT_SIZE - 9, 8) != rproc_taken
+			|| hex(slot + 16, 8) != rproc_offset || n == 0 || rproc_offset + n > size
+			|| encoded > TT_REMOTEPROC_TRACE_SLOT_SIZE - 49) {
+			fprintf(stderr, "fuzz: slot %u does not follow\n", (unsigned int) rproc_taken);
+			exit(1);
+		}
+
+		for (j = 0; j < encoded; j++, decoded++) {
+			uint8_t b = slot[40 + j];
+
+			if (b == 0xff) {
+				b = (uint8_t) (0xfd + slot[40 + ++j]);
+			} else {
+				b--;
+			}
+
+			fputc(b, out);
+		}
+
+		if (decoded != n) {
+			fprintf(stderr, "fuzz: slot %u holds %u bytes, not %u\n", (unsigned int) rproc_taken,
+				(unsigned int) decoded, (unsigned int) n);
+			exit(1);
+		}
+
+		rproc_offset = rproc_offset + n == size ? 0 : rproc_offset + n;
+		rproc_taken++;
 	}
 }
 #endif
@@ -79,6 +159,10 @@ uint64_t fuzz_clock(void)
 	now += 10;
 #if defined(PLATFORM_SHM_RING)
 	drain();
+#elif defined(PLATFORM_REMOTEPROC_TRACE)
+	if (tracer) {
+		take_slots();
+	}
 #endif
 
 	if (tracer && tt_is_in_tracing_section(tracer) && next(4) == 0) {
@@ -146,6 +230,14 @@ static int send_message(const void *data, uint32_t size, void *user_data)
 	}
 
 	return 0;
+}
+#endif
+
+#if defined(PLATFORM_REMOTEPROC_TRACE)
+static uint64_t rproc_clock(void *user_data)
+{
+	(void) user_data;
+	return now;
 }
 #endif
 
@@ -317,6 +409,29 @@ int main(int argc, char **argv)
 		}
 
 		tracer = tt_platform_rpmsg_get_barectf_ctx(&platform);
+#elif defined(PLATFORM_REMOTEPROC_TRACE)
+	{
+		/* exactly the packet and the trace buffer: a byte read or written past either is a heap overflow */
+		uint8_t *buf = (uint8_t *) malloc(packet_size ? packet_size : 1);
+		/* room for three packets of bytes that all take two: no lap between two clock reads */
+		const uint32_t per_packet = (2 * packet_size + TT_REMOTEPROC_TRACE_SLOT_SIZE - 50) / (TT_REMOTEPROC_TRACE_SLOT_SIZE - 49);
+		uint8_t *trace;
+		struct tt_platform_remoteproc_trace_funcs funcs;
+
+		rproc_size = TT_REMOTEPROC_TRACE_HEADER_SIZE + (3 * per_packet + 1) * TT_REMOTEPROC_TRACE_SLOT_SIZE + 5;
+		trace = (uint8_t *) malloc(rproc_size);
+		memset(trace, 0, rproc_size);
+		funcs.sys_clock = rproc_clock;
+		funcs.user_data = NULL;
+
+		if (tt_platform_remoteproc_trace_init(&rproc, buf, packet_size, trace, rproc_size, funcs) != 0) {
+			printf("refused\n");
+			free(buf);
+			free(trace);
+			return 0;
+		}
+
+		tracer = tt_platform_remoteproc_trace_get_barectf_ctx(&rproc);
 #endif
 
 		for (i = 0; i < count; i++) {
@@ -348,6 +463,17 @@ int main(int argc, char **argv)
 #elif defined(PLATFORM_RPMSG)
 		tt_platform_rpmsg_flush(&platform);
 		free(buf);
+#elif defined(PLATFORM_REMOTEPROC_TRACE)
+		tt_platform_remoteproc_trace_finish(&rproc);
+		take_slots();
+
+		if (rproc.buffer[43] != '1' || rproc_offset != 0) {
+			fprintf(stderr, "fuzz: not done, or a packet cut short\n");
+			return 1;
+		}
+
+		free(buf);
+		free(trace);
 #endif
 	}
 
