@@ -99,7 +99,7 @@ class StatsCommandTest {
         assertThat(mapping.err().strip())
                 .isEqualTo(
                         "hetrace: " + bad + ":2: does: 'jump' is not one of switch, enter, exit,"
-                                + " irq-entry, irq-exit, send, receive, wait, wake, fork, exec, rename, task-exit, task-free, task-info");
+                                + " irq-entry, irq-exit, send, receive, wait, wake, fork, exec, rename, task-exit, task-free, task-info, counter");
 
         Cli.Run range = Cli.run("stats", "--range", "5ms", dsp0.toString());
         assertThat(range.status()).isEqualTo(2);
