@@ -13,6 +13,7 @@ import dev.hetrace.sim.Imx8Config;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.sync.ConvexHullSync;
+import dev.hetrace.sync.MatchRule;
 import dev.hetrace.sync.MatchRules;
 import dev.hetrace.sync.PiecewiseMap;
 import dev.hetrace.sync.Synchronizer;
@@ -124,14 +125,7 @@ final class DemoCommand extends HetraceCommand {
                 .withFaults(List.of(Fault.parse("preempt:dsp1,dsp2", 8, new SyncCommand.DurationConverter()::convert)));
         Path board = out.resolve("board");
         Simulation.Result sim = Simulation.sobel(config, board);
-        Synchronizer.Report report = Synchronizer.run(
-                sim.traces(),
-                MatchRules.HETRACE_SYNC,
-                ConvexHullSync.Method.BISECTOR,
-                0,
-                0,
-                w -> err.println("hetrace: warning: " + TerminalText.guard(w)),
-                Synchronizer.Progress.NONE);
+        Synchronizer.Report report = synchronize(sim, MatchRules.HETRACE_SYNC, err);
         Path synced = out.resolve("synced");
         Files.createDirectories(synced);
         for (TraceSync t : report.traces()) {
@@ -144,18 +138,12 @@ final class DemoCommand extends HetraceCommand {
             }
         }
         // what went wrong, from the traces alone (the truth only names the master's function addresses)
-        List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
-        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
-        StateModel model = StateBuilder.build(
-                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
-        model.symbolize(BoardInput.symbols(List.of(out)));
-        List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-        Timeline timeline = Timeline.of(model);
-        Report.write(timeline, out.resolve("report.html"));
+        Analysis analysis = analyse(sim, report, err);
+        List<String> findings = analysis.findings();
         summary(sb, config, sim, report, findings, (System.nanoTime() - begin) / 1e9);
         Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         print(sb.toString());
-        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;
+        return serve ? ViewCommand.serve(this, "hetrace demo", analysis.timeline(), analysis.input(), serving) : 0;
     }
 
     /**
@@ -174,22 +162,10 @@ final class DemoCommand extends HetraceCommand {
         prepare();
         Path boardDir = out.resolve("board");
         Simulation.Result sim = Simulation.imx8(config, boardDir);
-        Synchronizer.Report report = Synchronizer.run(
-                sim.traces(),
-                MatchRules.RPMSG,
-                ConvexHullSync.Method.BISECTOR,
-                0,
-                0,
-                w -> err.println("hetrace: warning: " + TerminalText.guard(w)),
-                Synchronizer.Progress.NONE);
-        List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
-        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
-        StateModel model = StateBuilder.build(
-                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
-        model.symbolize(BoardInput.symbols(List.of(out)));
-        List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
-        Timeline timeline = Timeline.of(model);
-        Report.write(timeline, out.resolve("report.html"));
+        Synchronizer.Report report = synchronize(sim, MatchRules.RPMSG, err);
+        Analysis analysis = analyse(sim, report, err);
+        StateModel model = analysis.model();
+        List<String> findings = analysis.findings();
 
         StringBuilder sb = new StringBuilder();
         GroundTruth truth = sim.truth();
@@ -268,7 +244,37 @@ final class DemoCommand extends HetraceCommand {
         sb.append(TextTable.render(next, "  ", c -> false));
         Files.writeString(out.resolve(MARK), "Written by 'hetrace demo'; the next demo replaces this directory.\n");
         print(sb.toString());
-        return serve ? ViewCommand.serve(this, "hetrace demo", timeline, input, serving) : 0;
+        return serve ? ViewCommand.serve(this, "hetrace demo", analysis.timeline(), analysis.input(), serving) : 0;
+    }
+
+    /** Synchronizes the simulated traces on the first one's clock with {@code rules}. */
+    private static Synchronizer.Report synchronize(Simulation.Result sim, List<MatchRule> rules, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        return Synchronizer.run(
+                sim.traces(),
+                rules,
+                ConvexHullSync.Method.BISECTOR,
+                0,
+                0,
+                w -> err.println("hetrace: warning: " + TerminalText.guard(w)),
+                Synchronizer.Progress.NONE);
+    }
+
+    /** The state model of a synchronized simulation, its diagnosis and timeline. */
+    private record Analysis(StateBuilder.Input input, StateModel model, List<String> findings, Timeline timeline) {}
+
+    /** Builds the state model of the synchronized traces, diagnoses it and writes the report. */
+    private Analysis analyse(Simulation.Result sim, Synchronizer.Report report, PrintStream err)
+            throws IOException, MetadataException, StreamDecodingException {
+        List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
+        StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
+        StateModel model = StateBuilder.build(
+                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
+        model.symbolize(BoardInput.symbols(List.of(out)));
+        List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
+        Timeline timeline = Timeline.of(model);
+        Report.write(timeline, out.resolve("report.html"));
+        return new Analysis(input, model, findings, timeline);
     }
 
     /** An absent or empty directory, or a previous demo's (replaced): never anything else. */

@@ -2,14 +2,10 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,13 +25,11 @@ class CollectRemoteprocTraceTest {
     @TempDir
     Path dir;
 
-    private final List<Process> started = new ArrayList<>();
+    private final CollectorRuns runs = new CollectorRuns();
 
     @AfterEach
     void killAll() throws InterruptedException {
-        for (Process p : started) {
-            p.destroyForcibly().waitFor();
-        }
+        runs.killAll();
     }
 
     @BeforeEach
@@ -65,24 +59,7 @@ class CollectRemoteprocTraceTest {
                 .isEqualTo("%s: %d slots, %d packets, %d bytes; lost: 0 slots, 0 packets; 0 packets refused%n"
                         .formatted(dir.resolve("trace0"), sent[0], sent[1], sent[1] * PACKET_SIZE));
         Path trace = dir.resolve("trace");
-        Cli.Run print = HetraceProcess.run(Duration.ofSeconds(60), "print", "--format=json", trace.toString());
-        assertThat(print.status()).isZero();
-        List<String> lines = print.out().lines().toList();
-        assertThat(lines).hasSize(3000);
-        for (int i = 0; i < lines.size(); i += 997) {
-            assertThat(lines.get(i)).contains("\"seq\":" + i).contains("\"msg\":\"event " + i + "\"");
-        }
-        if (Required.ifPresent(ShmProducer.run(dir, "babeltrace2", "--version") == 0, "babeltrace2 is not installed")) {
-            String bt2 = new String(
-                    new ProcessBuilder("babeltrace2", trace.toString())
-                            .start()
-                            .getInputStream()
-                            .readAllBytes(),
-                    StandardCharsets.UTF_8);
-            assertThat(bt2.lines().count()).isEqualTo(3000);
-            assertThat(bt2.lines().filter(l -> l.contains("msg = \"event 2999\"")))
-                    .hasSize(1);
-        }
+        CollectorRuns.assertEveryEvent(dir, trace, 3000);
     }
 
     @Test
@@ -138,15 +115,7 @@ class CollectRemoteprocTraceTest {
                 .startsWith("%s: ".formatted(dir.resolve("trace0")))
                 .contains(", %d packets, %d bytes; lost: 0 slots, 0 packets;".formatted(packets, packets * PACKET_SIZE))
                 .endsWith(" (core not done)%n".formatted());
-        Cli.Run print = HetraceProcess.run(
-                Duration.ofSeconds(60),
-                "print",
-                "--format=json",
-                dir.resolve("trace").toString());
-        assertThat(print.status()).isZero();
-        List<String> lines = print.out().lines().toList();
-        assertThat(lines).isNotEmpty();
-        assertThat(lines.getLast()).contains("\"seq\":" + (lines.size() - 1) + ",");
+        CollectorRuns.assertReadsWithoutAGap(dir.resolve("trace"));
     }
 
     @Test
@@ -205,12 +174,7 @@ class CollectRemoteprocTraceTest {
                         dir.resolve("trace").toString())
                 .redirectOutput(dir.resolve("summary.txt").toFile())
                 .redirectError(dir.resolve("err.txt").toFile()));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!err().contains("reading")) {
-            assertThat(c.isAlive()).as("collector running: %s", err()).isTrue();
-            assertThat(System.nanoTime()).as("collector started in time").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        CollectorRuns.awaitReading(c, this::err);
         return c;
     }
 
@@ -243,11 +207,6 @@ class CollectRemoteprocTraceTest {
     }
 
     private Process start(ProcessBuilder pb) throws IOException {
-        if (pb.redirectError() == ProcessBuilder.Redirect.PIPE) {
-            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        }
-        Process p = pb.start();
-        started.add(p);
-        return p;
+        return runs.start(pb);
     }
 }

@@ -2,15 +2,12 @@ package dev.hetrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,13 +26,11 @@ class CollectRpmsgTest {
     @TempDir
     Path dir;
 
-    private final List<Process> started = new ArrayList<>();
+    private final CollectorRuns runs = new CollectorRuns();
 
     @AfterEach
     void killAll() throws InterruptedException {
-        for (Process p : started) {
-            p.destroyForcibly().waitFor();
-        }
+        runs.killAll();
     }
 
     @BeforeEach
@@ -57,24 +52,7 @@ class CollectRpmsgTest {
         Path trace = dir.resolve("trace");
         assertThat(Files.size(trace.resolve(pty.slave.getFileName().toString())))
                 .isEqualTo(packets * PACKET_SIZE);
-        Cli.Run print = HetraceProcess.run(Duration.ofSeconds(60), "print", "--format=json", trace.toString());
-        assertThat(print.status()).isZero();
-        List<String> lines = print.out().lines().toList();
-        assertThat(lines).hasSize(5000);
-        for (int i = 0; i < lines.size(); i += 997) {
-            assertThat(lines.get(i)).contains("\"seq\":" + i).contains("\"msg\":\"event " + i + "\"");
-        }
-        if (Required.ifPresent(ShmProducer.run(dir, "babeltrace2", "--version") == 0, "babeltrace2 is not installed")) {
-            String bt2 = new String(
-                    new ProcessBuilder("babeltrace2", trace.toString())
-                            .start()
-                            .getInputStream()
-                            .readAllBytes(),
-                    StandardCharsets.UTF_8);
-            assertThat(bt2.lines().count()).isEqualTo(5000);
-            assertThat(bt2.lines().filter(l -> l.contains("msg = \"event 4999\"")))
-                    .hasSize(1);
-        }
+        CollectorRuns.assertEveryEvent(dir, trace, 5000);
     }
 
     @Test
@@ -146,11 +124,7 @@ class CollectRpmsgTest {
                 .startsWith("%s: ".formatted(fifo))
                 .contains(", %d packets, %d bytes; lost: 0 messages, 0 packets;"
                         .formatted(packets, packets * PACKET_SIZE));
-        Cli.Run print = HetraceProcess.run(Duration.ofSeconds(60), "print", "--format=json", trace.toString());
-        assertThat(print.status()).isZero();
-        List<String> lines = print.out().lines().toList();
-        assertThat(lines).isNotEmpty();
-        assertThat(lines.getLast()).contains("\"seq\":" + (lines.size() - 1) + ",");
+        CollectorRuns.assertReadsWithoutAGap(trace);
     }
 
     @Test
@@ -302,23 +276,11 @@ class CollectRpmsgTest {
                 .redirectOutput(dir.resolve("summary.txt").toFile())
                 .redirectError(dir.resolve("err.txt").toFile()));
         // the collector has put the tty in raw mode once it says it reads
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!t.err().contains("reading")) {
-            assertThat(t.collector.isAlive())
-                    .as("collector running: %s", t.err())
-                    .isTrue();
-            assertThat(System.nanoTime()).as("collector started in time").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        CollectorRuns.awaitReading(t.collector, t::err);
         return t;
     }
 
     private Process start(ProcessBuilder pb) throws IOException {
-        if (pb.redirectError() == ProcessBuilder.Redirect.PIPE) {
-            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        }
-        Process p = pb.start();
-        started.add(p);
-        return p;
+        return runs.start(pb);
     }
 }

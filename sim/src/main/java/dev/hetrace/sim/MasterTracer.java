@@ -1,6 +1,7 @@
 package dev.hetrace.sim;
 
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * LTTng-UST as the master's Linux applications use it: one stream per CPU, compact event
@@ -9,43 +10,8 @@ import java.util.Map;
  * handshake events. User space sees neither task switches nor interrupts.
  */
 final class MasterTracer implements CoreTracer {
-    /** The master's trace metadata; the clock offset is the epoch second of true time 0. */
-    static final String METADATA = """
-        /* CTF 1.8 */
-        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-        typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
-        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-        typealias integer { size = 32; align = 8; signed = true; } := int32_t;
-        typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-        typealias integer { size = 64; align = 8; signed = false; base = 16; } := uint64_hex_t;
-        typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-        typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_t;
-        typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
-
-        trace {
-            major = 1; minor = 8; byte_order = le;
-            uuid = "%1$s";
-            packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; uint64_t stream_instance_id; };
-        };
-        env { hostname = "master"; domain = "ust"; tracer_name = "lttng-ust"; tracer_major = 2; tracer_minor = 13; };
-        clock { name = monotonic; description = "Monotonic Clock"; freq = %2$d; precision = 1; offset_s = %3$d;
-                offset = 0; absolute = false; };
-        stream {
-            id = 0;
-            packet.context := struct {
-                uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;
-                uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-                uint64_t events_discarded; uint32_t cpu_id;
-            };
-            event.header := struct {
-                enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-                variant <id> {
-                    struct { uint27_clock_t timestamp; } compact;
-                    struct { uint32_t id; uint64_clock_t timestamp; } extended;
-                } v;
-            } align(8);
-            event.context := struct { int32_t vtid; string procname; };
-        };
+    /** The master's event declarations. */
+    private static final String EVENTS = """
         event { name = "lttng_ust_cyg_profile:func_entry"; id = 0; stream_id = 0; loglevel = 12;
                 fields := struct { uint64_hex_t addr; uint64_hex_t call_site; }; };
         event { name = "lttng_ust_cyg_profile:func_exit"; id = 1; stream_id = 0; loglevel = 12;
@@ -59,6 +25,11 @@ final class MasterTracer implements CoreTracer {
         event { name = "hetrace_sync_recv"; id = 5; stream_id = 0; loglevel = 13;
                 fields := struct { uint32_t seq; uint32_t core; uint32_t peer; }; };
         """;
+
+    /** The master's trace metadata; the clock offset is the epoch second of true time 0. */
+    static String metadata(UUID uuid, long frequencyHz, long offsetSeconds) {
+        return UstMetadata.of(uuid, "master", frequencyHz, offsetSeconds, EVENTS);
+    }
 
     private final ClockReader clock;
     private final TraceLog log;

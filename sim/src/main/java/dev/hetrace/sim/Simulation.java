@@ -49,8 +49,8 @@ public final class Simulation {
         long events = board.masterLog.events();
         Path master = out.resolve("master");
         UUID uuid = new UUID(0x48455452_41434500L ^ config.seed(), config.slaves());
-        String masterTsdl = MasterTracer.METADATA.formatted(
-                uuid, board.master.clock.frequencyHz(), board.master.clock.offsetSeconds());
+        String masterTsdl =
+                MasterTracer.metadata(uuid, board.master.clock.frequencyHz(), board.master.clock.offsetSeconds());
         write(master, masterTsdl, board.masterLog, 2, 4096, true);
         List<Path> slaves = new ArrayList<>();
         for (int i = 0; i < board.slaves.size(); i++) {
@@ -123,7 +123,7 @@ public final class Simulation {
         UUID uuid = new UUID(0x494d5838_52504d00L ^ config.seed(), config.mCores());
         write(
                 linux,
-                LinuxRpmsgTracer.METADATA.formatted(uuid, board.linuxClock.offsetSeconds()),
+                LinuxRpmsgTracer.metadata(uuid, board.linuxClock.offsetSeconds()),
                 board.linuxLog,
                 Imx8Board.A_CORES,
                 4096,

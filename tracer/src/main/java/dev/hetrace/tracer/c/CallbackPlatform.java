@@ -17,44 +17,8 @@ public final class CallbackPlatform {
         CTemplate t = CTemplate.of("callback-platform.c.in");
         PlatformParts.Names n = PlatformParts.names(config, "callback");
         Map<String, String> files = new LinkedHashMap<>();
-        files.put(
-                n.file() + "-platform-callback.h",
-                t.fill(
-                        "header",
-                        "guard",
-                        n.guard(),
-                        "file",
-                        n.file(),
-                        "platform",
-                        n.platform(),
-                        "stream",
-                        n.stream().name(),
-                        "stream_ctx",
-                        n.streamCtx(),
-                        "clock_members",
-                        n.clocks().members()));
-        files.put(
-                n.file() + "-platform-callback.c",
-                t.fill(
-                        "source",
-                        "file",
-                        n.file(),
-                        "platform",
-                        n.platform(),
-                        "prefix",
-                        n.prefix(),
-                        "clock_functions",
-                        n.clocks().functions(),
-                        "stream",
-                        n.stream().name(),
-                        "open_args",
-                        n.open().args(),
-                        "open_decls",
-                        n.open().decls(),
-                        "clock_init",
-                        n.clocks().init(),
-                        "stream_ctx",
-                        n.streamCtx()));
+        files.put(n.file() + "-platform-callback.h", t.fill("header", n.header()));
+        files.put(n.file() + "-platform-callback.c", t.fill("source", n.source()));
         return files;
     }
 }

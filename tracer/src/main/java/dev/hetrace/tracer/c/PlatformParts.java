@@ -4,6 +4,7 @@ import dev.hetrace.tracer.config.Configuration;
 import dev.hetrace.tracer.config.Configuration.ClockType;
 import dev.hetrace.tracer.config.Configuration.DataStreamType;
 import dev.hetrace.tracer.config.FieldType.Member;
+import java.util.Arrays;
 import java.util.List;
 
 /** What the generated platforms have in common: their data stream type, user clocks and packet opening. */
@@ -25,7 +26,63 @@ final class PlatformParts {
             String streamCtx,
             String guard,
             UserClocks clocks,
-            OpenArgs open) {}
+            OpenArgs open) {
+
+        /**
+         * The placeholder names and values of a platform header's template that every platform
+         * has (guard, file, platform, stream, stream_ctx, clock_members), then {@code more}.
+         */
+        String[] header(String... more) {
+            return with(
+                    more,
+                    "guard",
+                    guard,
+                    "file",
+                    file,
+                    "platform",
+                    platform,
+                    "stream",
+                    stream.name(),
+                    "stream_ctx",
+                    streamCtx,
+                    "clock_members",
+                    clocks.members());
+        }
+
+        /**
+         * The placeholder names and values of a platform source's template that every platform
+         * has (file, platform, prefix, stream, stream_ctx, the clocks' and open_packet's parts),
+         * then {@code more}.
+         */
+        String[] source(String... more) {
+            return with(
+                    more,
+                    "file",
+                    file,
+                    "platform",
+                    platform,
+                    "prefix",
+                    prefix,
+                    "clock_functions",
+                    clocks.functions(),
+                    "stream",
+                    stream.name(),
+                    "open_args",
+                    open.args(),
+                    "open_decls",
+                    open.decls(),
+                    "clock_init",
+                    clocks.init(),
+                    "stream_ctx",
+                    streamCtx);
+        }
+
+        private static String[] with(String[] more, String... common) {
+            String[] all = Arrays.copyOf(common, common.length + more.length);
+            System.arraycopy(more, 0, all, common.length, more.length);
+            return all;
+        }
+    }
 
     /** The names of platform {@code name} (as in identifiers: {@code shm_ring}) of {@code config}. */
     static Names names(Configuration config, String name) {

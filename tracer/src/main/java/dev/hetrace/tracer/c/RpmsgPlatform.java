@@ -38,50 +38,16 @@ public final class RpmsgPlatform {
                 n.file() + "-platform-rpmsg.h",
                 t.fill(
                         "header",
-                        "guard",
-                        n.guard(),
-                        "file",
-                        n.file(),
-                        "platform",
-                        n.platform(),
-                        "stream",
-                        n.stream().name(),
-                        "stream_ctx",
-                        n.streamCtx(),
-                        "MACRO",
-                        n.macro(),
-                        "message_size",
-                        String.valueOf(messageSize),
-                        "version",
-                        String.valueOf(RpmsgFraming.VERSION),
-                        "header_size",
-                        String.valueOf(RpmsgFraming.HEADER_SIZE),
-                        "clock_members",
-                        n.clocks().members()));
-        files.put(
-                n.file() + "-platform-rpmsg.c",
-                t.fill(
-                        "source",
-                        "file",
-                        n.file(),
-                        "platform",
-                        n.platform(),
-                        "prefix",
-                        n.prefix(),
-                        "MACRO",
-                        n.macro(),
-                        "clock_functions",
-                        n.clocks().functions(),
-                        "stream",
-                        n.stream().name(),
-                        "open_args",
-                        n.open().args(),
-                        "open_decls",
-                        n.open().decls(),
-                        "clock_init",
-                        n.clocks().init(),
-                        "stream_ctx",
-                        n.streamCtx()));
+                        n.header(
+                                "MACRO",
+                                n.macro(),
+                                "message_size",
+                                String.valueOf(messageSize),
+                                "version",
+                                String.valueOf(RpmsgFraming.VERSION),
+                                "header_size",
+                                String.valueOf(RpmsgFraming.HEADER_SIZE))));
+        files.put(n.file() + "-platform-rpmsg.c", t.fill("source", n.source("MACRO", n.macro())));
         return files;
     }
 }

@@ -16,7 +16,6 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -42,13 +41,11 @@ class RemoteprocTraceCollectorTest {
     Path dir;
 
     private Configuration config;
-    private final List<Process> started = new ArrayList<>();
+    private final TickProducers.Started started = new TickProducers.Started();
 
     @AfterEach
     void killProducers() throws InterruptedException {
-        for (Process p : started) {
-            p.destroyForcibly().waitFor();
-        }
+        started.killAll();
     }
 
     @BeforeEach
@@ -227,26 +224,19 @@ class RemoteprocTraceCollectorTest {
     private record Sent(long slots, long packets) {}
 
     private Process start(String buffer, int size, int events, int pauseMicros) throws IOException {
-        Process p = new ProcessBuilder(
+        return started.start(
+                dir,
+                List.of(
                         "./producer",
                         buffer,
                         Integer.toString(size),
                         Integer.toString(events),
                         Integer.toString(PACKET_SIZE),
-                        Integer.toString(pauseMicros))
-                .directory(dir.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        started.add(p);
-        return p;
+                        Integer.toString(pauseMicros)));
     }
 
     private static Sent sent(Process p) throws Exception {
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("producer: %s", out).isZero();
-        String[] f = out.split(" ");
-        assertThat(f[0]).isEqualTo("sent");
+        String[] f = TickProducers.sent(p, 120);
         return new Sent(Long.parseLong(f[1]), Long.parseLong(f[2]));
     }
 }

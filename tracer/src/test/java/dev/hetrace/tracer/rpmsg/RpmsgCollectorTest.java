@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -37,13 +36,11 @@ class RpmsgCollectorTest {
     Path dir;
 
     private Configuration config;
-    private final List<Process> started = new ArrayList<>();
+    private final TickProducers.Started started = new TickProducers.Started();
 
     @AfterEach
     void killProducers() throws InterruptedException {
-        for (Process p : started) {
-            p.destroyForcibly().waitFor();
-        }
+        started.killAll();
     }
 
     @BeforeEach
@@ -211,20 +208,11 @@ class RpmsgCollectorTest {
     private record Sent(long messages, long packets, long dropped) {}
 
     private Process start(List<String> cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd)
-                .directory(dir.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        started.add(p);
-        return p;
+        return started.start(dir, cmd);
     }
 
     private static Sent sent(Process p) throws Exception {
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("producer: %s", out).isZero();
-        String[] f = out.lines().reduce((a, b) -> b).orElseThrow().split(" ");
-        assertThat(f[0]).isEqualTo("sent");
+        String[] f = TickProducers.sent(p, 60);
         return new Sent(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
     }
 

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -61,6 +62,40 @@ final class TickProducers {
         cc.add(program);
         Processes.run(dir, cc);
         return config;
+    }
+
+    /** The producers a test started, killed after it if still running (a failed test must not leave them spinning). */
+    static final class Started {
+        private final List<Process> processes = new ArrayList<>();
+
+        /** Starts {@code cmd} in {@code dir}, its standard error inherited. */
+        Process start(Path dir, List<String> cmd) throws IOException {
+            Process p = new ProcessBuilder(cmd)
+                    .directory(dir.toFile())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            processes.add(p);
+            return p;
+        }
+
+        void killAll() throws InterruptedException {
+            for (Process p : processes) {
+                p.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    /**
+     * The words of the last line a producer wrote, "sent" then its counts, once it has ended
+     * (within {@code timeoutSeconds}) with status 0.
+     */
+    static String[] sent(Process p, long timeoutSeconds) throws Exception {
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor(timeoutSeconds, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("producer: %s", out).isZero();
+        String[] f = out.lines().reduce((a, b) -> b).orElseThrow().split(" ");
+        assertThat(f[0]).isEqualTo("sent");
+        return f;
     }
 
     /** The trace holds the ticks 0 to {@code events - 1}, each whole, read alike by babeltrace2 if installed. */
