@@ -152,6 +152,13 @@ class CollectRpmsgSyncTest {
         Matcher o = Pattern.compile("offset_s = (-?\\d+); offset = (\\d+);")
                 .matcher(Files.readString(linux.resolve("metadata")));
         assertThat(o.find()).isTrue();
+        Path bootId = Path.of("/proc/sys/kernel/random/boot_id");
+        if (Files.isReadable(bootId)) {
+            // LTTng's monotonic clock UUID: hetrace sync takes LTTng traces of this boot as the same clock
+            assertThat(Files.readString(linux.resolve("metadata")))
+                    .contains("name = monotonic; uuid = \""
+                            + Files.readString(bootId).strip() + "\";");
+        }
         long linuxOffset = Long.parseLong(o.group(1)) * 1_000_000_000L + Long.parseLong(o.group(2));
         double worst = 0;
         long checked = 0;

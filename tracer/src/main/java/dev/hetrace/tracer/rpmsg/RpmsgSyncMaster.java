@@ -9,11 +9,13 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -49,7 +51,7 @@ public final class RpmsgSyncMaster {
         trace { major = 1; minor = 8; byte_order = le;
                 packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
         env { hostname = "%s"; tracer_name = "hetrace-collect"; };
-        clock { name = monotonic; description = "CLOCK_MONOTONIC of the host the collector ran on, as LTTng's";
+        clock { name = monotonic; %s description = "CLOCK_MONOTONIC of the host the collector ran on, as LTTng's";
                 freq = 1000000000; precision = 1; offset_s = %d; offset = %d; absolute = false; };
         stream {
             id = 0;
@@ -196,6 +198,22 @@ public final class RpmsgSyncMaster {
     }
 
     /**
+     * The boot's id, which LTTng gives its monotonic clock as UUID: with it, {@code hetrace sync}
+     * takes this trace and an LTTng trace of the same boot as one clock.
+     */
+    static Optional<String> bootId() {
+        try {
+            String id =
+                    Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+            return id.matches("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+                    ? Optional.of(id)
+                    : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
      * Requests sent, answers received (each a pair in each direction), and among them those
      * that came after the next request went out.
      */
@@ -235,7 +253,10 @@ public final class RpmsgSyncMaster {
             host = "localhost";
         }
         String metadata = METADATA.formatted(
-                host, Math.floorDiv(offsetNanos, 1_000_000_000L), Math.floorMod(offsetNanos, 1_000_000_000L));
+                host,
+                bootId().map(id -> "uuid = \"" + id + "\";").orElse(""),
+                Math.floorDiv(offsetNanos, 1_000_000_000L),
+                Math.floorMod(offsetNanos, 1_000_000_000L));
         try (CtfWriter trace = CtfWriter.create(traceDir, metadata)) {
             StreamWriter s = trace.stream(0, 0, "stream");
             // in time order: a late answer's receive comes after the next request's send
