@@ -182,6 +182,44 @@ class CollectRpmsgSyncTest {
                 .isLessThanOrEqualTo(accuracy + 2.0);
     }
 
+    @Test
+    void aFileOrFifoCannotTakeTheRequestsAndSyncEveryGoesWithRpmsg() throws Exception {
+        Path file = dir.resolve("rpmsg0");
+        Files.writeString(file, "HTRM");
+        Files.writeString(dir.resolve("metadata"), "/* CTF 1.8 */\n");
+        Cli.Run notADevice = HetraceProcess.run(
+                Duration.ofSeconds(30),
+                "collect",
+                "--rpmsg",
+                file.toString(),
+                "--sync-every",
+                "100ms",
+                "--metadata",
+                dir.resolve("metadata").toString(),
+                "-o",
+                dir.resolve("t").toString());
+        assertThat(notADevice.status()).isEqualTo(1);
+        assertThat(notADevice.said())
+                .isEqualTo(("hetrace: %s: not a character device (an rpmsg_char or rpmsg_tty device): the sync"
+                                + " requests cannot be sent to it%n")
+                        .formatted(file));
+        assertThat(Files.readString(file)).as("the input is not written").isEqualTo("HTRM");
+
+        Cli.Run shm = HetraceProcess.run(
+                Duration.ofSeconds(30),
+                "collect",
+                "--shm",
+                file.toString(),
+                "--sync-every",
+                "100ms",
+                "--metadata",
+                dir.resolve("metadata").toString(),
+                "-o",
+                dir.resolve("t").toString());
+        assertThat(shm.status()).isEqualTo(2);
+        assertThat(shm.said()).isEqualTo("hetrace: --sync-every goes with --rpmsg%n".formatted());
+    }
+
     private String read(String name) {
         try {
             return Files.readString(dir.resolve(name));

@@ -99,6 +99,13 @@ public final class RpmsgCollector implements AutoCloseable {
         if (!Files.exists(device)) {
             throw new RpmsgException(device, "no such device or file");
         }
+        if (syncEveryNanos > 0 && !isCharacterDevice(device)) {
+            // a file or FIFO read back what is written into it
+            throw new RpmsgException(
+                    device,
+                    "not a character device (an rpmsg_char or rpmsg_tty device): the sync requests"
+                            + " cannot be sent to it");
+        }
         rawIfTty(device);
         try {
             if (syncEveryNanos > 0) {
@@ -116,6 +123,14 @@ public final class RpmsgCollector implements AutoCloseable {
             throw new RpmsgException(device, "cannot be opened: " + e.getMessage());
         }
         assembly.createTraceDir();
+    }
+
+    private static boolean isCharacterDevice(Path device) throws IOException {
+        try {
+            return Files.getAttribute(device, "unix:mode") instanceof Integer m && (m & 0170000) == 0020000;
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /**
