@@ -166,27 +166,38 @@ public final class RpmsgSyncMaster {
     void run(BooleanSupplier stopped) {
         while (!stopped.getAsBoolean()) {
             long wait;
+            int seq = 0;
             synchronized (lock) {
-                long now = System.nanoTime();
-                wait = lastActivity + periodNanos - now;
+                wait = lastActivity + periodNanos - System.nanoTime();
                 if (wait <= 0) {
-                    outstanding = 0;
-                    lastSeq = lastSeq < 0 ? 1 : lastSeq + 2;
-                    request.clear();
-                    request.put(MAGIC).put(REQUEST).put((byte) VERSION).put((byte) REQUEST_SIZE);
-                    request.putShort((short) 0).putInt(lastSeq);
+                    seq = lastSeq = lastSeq < 0 ? 1 : lastSeq + 2;
                     // the send is timestamped before the request leaves
                     long sent = System.nanoTime();
-                    try {
-                        out.write(request.array(), 0, REQUEST_SIZE);
-                    } catch (IOException e) {
-                        return; // the endpoint is gone: the reader sees it too
-                    }
-                    exchanges.add(new Exchange(sent, lastSeq, -1, 0, 0));
-                    outstanding = lastSeq;
+                    exchanges.add(new Exchange(sent, seq, -1, 0, 0));
+                    outstanding = seq;
                     requests++;
-                    lastActivity = System.nanoTime();
+                    lastActivity = sent;
                     wait = periodNanos;
+                }
+            }
+            if (seq != 0) {
+                // written without the lock: a write that blocks (no RPMsg buffer free) does not
+                // hold up the reader
+                request.clear();
+                request.put(MAGIC).put(REQUEST).put((byte) VERSION).put((byte) REQUEST_SIZE);
+                request.putShort((short) 0).putInt(seq);
+                try {
+                    out.write(request.array(), 0, REQUEST_SIZE);
+                } catch (IOException e) {
+                    synchronized (lock) {
+                        exchanges.removeLast(); // never sent: the reader sees the endpoint gone too
+                        requests--;
+                        outstanding = 0;
+                    }
+                    return;
+                }
+                synchronized (lock) {
+                    lastActivity = Math.max(lastActivity, System.nanoTime());
                 }
             }
             try {
