@@ -10,6 +10,7 @@ import dev.hetrace.tracer.rpmsg.FirstPacketMetadata;
 import dev.hetrace.tracer.rpmsg.RemoteprocTraceCollector;
 import dev.hetrace.tracer.rpmsg.RpmsgCollector;
 import dev.hetrace.tracer.rpmsg.RpmsgException;
+import dev.hetrace.tracer.rpmsg.RpmsgSyncMaster;
 import dev.hetrace.tracer.shm.CollectMetadata;
 import dev.hetrace.tracer.shm.ShmCollector;
 import java.io.IOException;
@@ -87,6 +88,17 @@ import picocli.CommandLine.Option;
             "that were no message. A loss is also said on a line of its own, with exit",
             "status 3.",
             "",
+            "--sync-every DURATION (with --rpmsg) makes the collector the master of the sync",
+            "handshake on the same endpoint, for a link with no traced application messages",
+            "to pair: whenever the link has been idle that long (no message and no answer",
+            "received), it sends a sync request, which the firmware answers with the",
+            "generated PREFIX_sync_rpmsg_answer() called first in its endpoint callback. The",
+            "answers are told from the trace messages by their magic. When it stops, the",
+            "collector writes its own hetrace_sync_send/recv events into the trace",
+            "TRACEDIR-linux beside TRACEDIR, on CLOCK_MONOTONIC (the clock of LTTng's",
+            "traces), and prints how many requests were answered; 'hetrace sync' then puts",
+            "the core's trace on that clock.",
+            "",
             "--remoteproc-trace FILE reads the trace buffer of a core whose tracer was",
             "generated with '--platform remoteproc-trace', as Linux shows it",
             "(/sys/kernel/debug/remoteproc/remoteprocN/traceM; debugfs, so as root). The",
@@ -105,6 +117,8 @@ import picocli.CommandLine.Option;
             "  hetrace collect --shm /dev/shm/dsp0 /dev/shm/dsp1 --config dsp.yaml -o trace",
             "  hetrace collect --shm /dev/shm/core* --metadata gen/metadata -o trace",
             "  hetrace collect --rpmsg /dev/ttyRPMSG0 --metadata gen/metadata -o trace",
+            "  hetrace collect --rpmsg /dev/rpmsg0 --sync-every 100ms --metadata gen/metadata -o m4",
+            "      # then: hetrace sync m4-linux m4",
             "  hetrace collect --remoteproc-trace /sys/kernel/debug/remoteproc/remoteproc0/trace0 \\",
             "      --metadata gen/metadata -o trace"
         },
@@ -193,6 +207,15 @@ final class CollectCommand extends HetraceCommand {
     Long pollInterval;
 
     @Option(
+            names = "--sync-every",
+            paramLabel = "DURATION",
+            converter = SyncCommand.DurationConverter.class,
+            description = "With --rpmsg: run the sync handshake over the endpoint whenever the link has been idle"
+                    + " this long (e.g. 100ms, 1s), and write the collector's own sync events into the trace"
+                    + " TRACEDIR-linux.")
+    Long syncEvery;
+
+    @Option(
             names = {"-I", "--include-dir"},
             paramLabel = "DIR",
             description = "With --config: add DIR to the directories searched for included files.")
@@ -227,6 +250,12 @@ final class CollectCommand extends HetraceCommand {
         }
         if (pollInterval != null && (pollInterval < 1 || pollInterval > 60_000)) {
             throw CommandFailure.usage("--poll-interval " + pollInterval + ": from 1 to 60000 milliseconds");
+        }
+        if (syncEvery != null && input.rpmsg == null) {
+            throw CommandFailure.usage("--sync-every goes with --rpmsg");
+        }
+        if (syncEvery != null && syncEvery < 1_000_000L) {
+            throw CommandFailure.usage("--sync-every: at least 1ms");
         }
         if (input.rpmsg != null || input.remoteprocTrace != null) {
             if (waitForRegions || threads != null) {
@@ -307,8 +336,9 @@ final class CollectCommand extends HetraceCommand {
         List<Path> inputs = new ArrayList<>(includeDirs);
         FirstPacketMetadata source = firstPacketMetadata(inputs);
         RpmsgCollector collector;
+        Path syncTrace = syncEvery == null ? null : syncTraceDir();
         try {
-            collector = new RpmsgCollector(device, inputs, out, source);
+            collector = new RpmsgCollector(device, inputs, out, source, syncEvery == null ? 0 : syncEvery, syncTrace);
         } catch (IllegalArgumentException e) {
             throw CommandFailure.usage(e.getMessage(), e);
         }
@@ -316,8 +346,48 @@ final class CollectCommand extends HetraceCommand {
         try (StopHook hook = new StopHook(collector::stop);
                 collector) {
             runShowing(collector::run, () -> rpmsgLine(collector.stats()));
-            return rpmsgSummary(device, collector.stats());
+            int status = rpmsgSummary(device, collector.stats());
+            collector.close(); // writes the master's trace (before the hook lets a Ctrl-C end the process)
+            if (syncTrace != null) {
+                RpmsgSyncMaster.Stats st = collector.syncStats();
+                String line = "%s: sync: %d requests, %d answered%s%s%n"
+                        .formatted(
+                                device,
+                                st.requests(),
+                                st.answered(),
+                                st.late() > 0 ? " (" + st.late() + " after the next request)" : "",
+                                st.answered() > 0 ? "; the collector's events in " + syncTrace : "");
+                main.out.write(TerminalText.guard(line).getBytes(StandardCharsets.UTF_8));
+                main.out.flush();
+            }
+            return status;
         }
+    }
+
+    /**
+     * TRACEDIR-linux, beside TRACEDIR: the collector's sync events. Refused when it exists and is
+     * not a directory, or holds files other than a previous run's.
+     */
+    private Path syncTraceDir() throws IOException {
+        Path abs = out.toAbsolutePath().normalize();
+        Path dir = abs.resolveSibling(abs.getFileName() + "-linux");
+        if (Files.exists(dir)) {
+            if (!Files.isDirectory(dir)) {
+                throw CommandFailure.usage(
+                        dir + ": exists and is not a directory (the collector's sync trace goes there)");
+            }
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    String name = f.getFileName().toString();
+                    if (!name.equals("metadata") && !name.equals("stream")) {
+                        throw CommandFailure.usage(dir + ": holds " + name
+                                + ", which is no sync trace the collector wrote: remove it first");
+                    }
+                    Files.delete(f);
+                }
+            }
+        }
+        return dir;
     }
 
     /** Reads a remoteproc trace buffer until its core is done, it goes away, or Ctrl-C; returns the exit status. */

@@ -2,7 +2,9 @@ package dev.hetrace.tracer.rpmsg;
 
 import static dev.hetrace.tracer.rpmsg.RpmsgFraming.*;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
@@ -58,6 +60,13 @@ public final class RpmsgCollector implements AutoCloseable {
 
     private Thread reader;
 
+    /** The sync handshake's master, with {@link #syncEvery}; else null. */
+    private final RpmsgSyncMaster sync;
+
+    private final RandomAccessFile device2;
+    private Thread syncThread;
+    private boolean closed;
+
     /**
      * Opens {@code device} (a tty is put in raw mode first, so that no byte is translated) and
      * checks that nothing written in {@code traceDir} is an input.
@@ -68,18 +77,60 @@ public final class RpmsgCollector implements AutoCloseable {
      */
     public RpmsgCollector(Path device, List<Path> otherInputs, Path traceDir, FirstPacketMetadata metadataSource)
             throws IOException {
+        this(device, otherInputs, traceDir, metadataSource, 0, null);
+    }
+
+    /**
+     * The same, and with {@code syncEveryNanos > 0} the master of the sync handshake over RPMsg:
+     * the device is opened for writing too, a request is sent whenever the link has been idle
+     * (no message and no answer received) that long, and the master's events are written into
+     * the trace {@code syncTraceDir} when the collector stops.
+     */
+    public RpmsgCollector(
+            Path device,
+            List<Path> otherInputs,
+            Path traceDir,
+            FirstPacketMetadata metadataSource,
+            long syncEveryNanos,
+            Path syncTraceDir)
+            throws IOException {
         this.device = device;
         this.assembly = new PacketAssembly(device, otherInputs, traceDir, metadataSource);
         if (!Files.exists(device)) {
             throw new RpmsgException(device, "no such device or file");
         }
+        if (syncEveryNanos > 0 && !isCharacterDevice(device)) {
+            // a file or FIFO read back what is written into it
+            throw new RpmsgException(
+                    device,
+                    "not a character device (an rpmsg_char or rpmsg_tty device): the sync requests"
+                            + " cannot be sent to it");
+        }
         rawIfTty(device);
         try {
-            in = FileChannel.open(device, StandardOpenOption.READ);
+            if (syncEveryNanos > 0) {
+                // one open for both ways (an rpmsg_char endpoint can be open once); the writes go
+                // through the descriptor, not the channel, whose reads and writes exclude each other
+                device2 = new RandomAccessFile(device.toFile(), "rw");
+                in = device2.getChannel();
+                sync = new RpmsgSyncMaster(new FileOutputStream(device2.getFD()), syncEveryNanos, syncTraceDir);
+            } else {
+                device2 = null;
+                sync = null;
+                in = FileChannel.open(device, StandardOpenOption.READ);
+            }
         } catch (IOException e) {
             throw new RpmsgException(device, "cannot be opened: " + e.getMessage());
         }
         assembly.createTraceDir();
+    }
+
+    private static boolean isCharacterDevice(Path device) throws IOException {
+        try {
+            return Files.getAttribute(device, "unix:mode") instanceof Integer m && (m & 0170000) == 0020000;
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /**
@@ -128,6 +179,12 @@ public final class RpmsgCollector implements AutoCloseable {
                 }
             }
         });
+        if (sync != null) {
+            syncThread = Thread.ofPlatform()
+                    .daemon()
+                    .name("hetrace-collect-rpmsg-sync")
+                    .start(() -> sync.run(() -> assembly.stopRequested() || !reader.isAlive()));
+        }
         try {
             synchronized (assembly.writeLock) {
                 while (reader.isAlive() && !assembly.stopRequested()) {
@@ -165,6 +222,7 @@ public final class RpmsgCollector implements AutoCloseable {
                     }
                     throw new RpmsgException(device, "cannot be read: " + e.getMessage());
                 }
+                long now = System.nanoTime();
                 if (n < 0) {
                     // the end of the input: what is left is no whole message
                     bytesSkipped += buf.position();
@@ -172,7 +230,7 @@ public final class RpmsgCollector implements AutoCloseable {
                     break;
                 }
                 buf.flip();
-                parse();
+                parse(now);
                 buf.compact();
             }
         } finally {
@@ -181,9 +239,20 @@ public final class RpmsgCollector implements AutoCloseable {
     }
 
     /** Takes the whole messages at the start of {@link #buf}; leaves a partial one there. */
-    private void parse() throws IOException {
-        while (buf.remaining() >= HEADER_SIZE) {
+    private void parse(long now) throws IOException {
+        while (buf.remaining() >= (sync != null ? Math.min(HEADER_SIZE, RpmsgSyncMaster.ANSWER_SIZE) : HEADER_SIZE)) {
             int p = buf.position();
+            if (sync != null && RpmsgSyncMaster.isAnswer(buf, p, buf.remaining())) {
+                if (buf.remaining() < RpmsgSyncMaster.ANSWER_SIZE) {
+                    return;
+                }
+                sync.answer(buf, p, now);
+                buf.position(p + RpmsgSyncMaster.ANSWER_SIZE);
+                continue;
+            }
+            if (buf.remaining() < HEADER_SIZE) {
+                return;
+            }
             int length = Short.toUnsignedInt(buf.getShort(p + OFF_LENGTH));
             long offset = Integer.toUnsignedLong(buf.getInt(p + OFF_OFFSET));
             long size = Integer.toUnsignedLong(buf.getInt(p + OFF_PACKET_SIZE));
@@ -205,6 +274,9 @@ public final class RpmsgCollector implements AutoCloseable {
             }
             if (buf.remaining() < HEADER_SIZE + length) {
                 return;
+            }
+            if (sync != null) {
+                sync.activity(now);
             }
             assembly.part(
                     buf.getInt(p + OFF_SEQUENCE),
@@ -240,6 +312,16 @@ public final class RpmsgCollector implements AutoCloseable {
                 a.firstRefusal);
     }
 
+    /** The sync handshake's figures, or null without it. */
+    public RpmsgSyncMaster.Stats syncStats() {
+        return sync == null ? null : sync.stats();
+    }
+
+    /** The directory of the master's sync trace, or null without the handshake. */
+    public Path syncTraceDir() {
+        return sync == null ? null : sync.traceDir();
+    }
+
     public Path device() {
         return device;
     }
@@ -250,10 +332,28 @@ public final class RpmsgCollector implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         assembly.stop();
+        if (syncThread != null) {
+            syncThread.interrupt();
+            try {
+                syncThread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (reader == null || !reader.isAlive()) {
             in.close(); // else it waits for the read: left to the process's end
         }
-        assembly.close();
+        try {
+            if (sync != null) {
+                sync.write();
+            }
+        } finally {
+            assembly.close();
+        }
     }
 }
