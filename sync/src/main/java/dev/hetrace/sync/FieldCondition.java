@@ -18,7 +18,8 @@ final class FieldCondition {
     private static final Pattern TERM = Pattern.compile(
             "\\s*([^\\s=!\"]+)\\s*(==|!=)\\s*(?:\"((?:[^\"\\\\]|\\\\.)*)\"|(-?(?:0[xX][0-9a-fA-F]+|\\d+)))\\s*");
 
-    private record Term(Event.Field field, String path, boolean equal, String text, long number) {}
+    /** A term; {@code hash}: {@code text}'s {@link Event#stringHash}, compared first so that most events allocate nothing. */
+    private record Term(Event.Field field, String path, boolean equal, String text, long hash, long number) {}
 
     private final Term[] terms;
 
@@ -49,7 +50,13 @@ final class FieldCondition {
                 }
                 number = negative ? -number : number;
             }
-            terms.add(new Term(Event.field(m.group(1)), m.group(1), m.group(2).equals("=="), text, number));
+            terms.add(new Term(
+                    Event.field(m.group(1)),
+                    m.group(1),
+                    m.group(2).equals("=="),
+                    text,
+                    text == null ? 0 : Event.stringHash(text),
+                    number));
         }
         return new FieldCondition(terms.toArray(Term[]::new));
     }
@@ -62,7 +69,9 @@ final class FieldCondition {
                 if (!e.has(t.field)) {
                     return false;
                 }
-                equal = t.text != null ? t.text.equals(e.getString(t.field)) : e.getLong(t.field) == t.number;
+                equal = t.text != null
+                        ? e.getStringHash(t.field) == t.hash && t.text.equals(e.getString(t.field))
+                        : e.getLong(t.field) == t.number;
             } catch (FieldTypeException | FieldNotFoundException wrongKind) {
                 return false;
             }
