@@ -8,6 +8,7 @@ import dev.hetrace.analysis.MessageTable;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.StoredModel;
 import dev.hetrace.sync.PiecewiseMap;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -154,7 +155,22 @@ public final class PerfettoTrace {
      * board, or with {@code ownClocks} on its own (each board's clocks must then have a map per trace).
      */
     public static Summary write(List<Board> boards, boolean ownClocks, OutputStream out) throws IOException {
-        Writer w = new Writer(out, ownClocks);
+        // protobuf counts the bytes it wrote in an int: a file past 2 GiB is counted here
+        long[] bytes = {0};
+        OutputStream counted = new FilterOutputStream(out) {
+            @Override
+            public void write(int b) throws IOException {
+                out.write(b);
+                bytes[0]++;
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+                bytes[0] += len;
+            }
+        };
+        Writer w = new Writer(counted, ownClocks);
         long offset = 0;
         for (Board b : boards) {
             offset = Math.max(offset, -w.earliest(b));
@@ -165,8 +181,7 @@ public final class PerfettoTrace {
             flowBase = w.board(i, boards.get(i), flowBase);
         }
         w.out.flush();
-        return new Summary(
-                w.out.getTotalBytesWritten(), w.packets, w.slices, w.instants, w.flows, w.counters, w.snapshots);
+        return new Summary(bytes[0], w.packets, w.slices, w.instants, w.flows, w.counters, w.snapshots);
     }
 
     private static final class Writer {

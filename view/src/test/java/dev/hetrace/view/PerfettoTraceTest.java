@@ -83,10 +83,12 @@ class PerfettoTraceTest {
     }
 
     static List<Msg> write(List<PerfettoTrace.Board> boards, boolean own, Path file) throws Exception {
+        PerfettoTrace.Summary s;
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-            PerfettoTrace.Summary s = PerfettoTrace.write(boards, own, out);
+            s = PerfettoTrace.write(boards, own, out);
             assertThat(s.slices()).isPositive();
         }
+        assertThat(s.bytes()).isEqualTo(Files.size(file));
         return PerfettoText.decode(file);
     }
 
