@@ -158,42 +158,12 @@ final class TimelineBuilder {
                             runs.state(i),
                             runs.flags(i),
                             0);
-                    int tr = layout.taskRow[runs.subject(i)];
-                    if (tr >= 0) {
-                        put(
-                                at,
-                                tr,
-                                runs.start(i),
-                                runs.end(i),
-                                stateLabel[StateModel.RUNNING],
-                                StateModel.RUNNING,
-                                runs.flags(i),
-                                runs.owner(i));
-                    }
-                    int pr = layout.processRow[runs.subject(i)];
-                    if (pr >= 0) {
-                        put(
-                                at,
-                                pr,
-                                runs.start(i),
-                                runs.end(i),
-                                taskLabel[runs.subject(i)],
-                                StateModel.RUNNING,
-                                runs.flags(i),
-                                runs.owner(i));
-                    }
-                    int sr = layout.shortRow[runs.subject(i)];
-                    if (sr >= 0) {
-                        put(
-                                at,
-                                sr,
-                                runs.start(i),
-                                runs.end(i),
-                                taskLabel[runs.subject(i)],
-                                StateModel.RUNNING,
-                                runs.flags(i),
-                                runs.owner(i));
-                    }
+                    int task = runs.subject(i);
+                    // the task's own row shows it running; its process's row and the short-lived
+                    // threads' row show which task ran
+                    putRun(at, layout.taskRow[task], runs, i, stateLabel[StateModel.RUNNING]);
+                    putRun(at, layout.processRow[task], runs, i, taskLabel[task]);
+                    putRun(at, layout.shortRow[task], runs, i, taskLabel[task]);
                 }
             }
             for (int i = 0; i < states.size(); i++) {
@@ -351,6 +321,13 @@ final class TimelineBuilder {
             }
             t[name] = labels.id(model.name(name));
             return t;
+        }
+
+        /** Run {@code i} of {@code runs} on {@code row} (nothing when −1), running, labelled {@code lab}. */
+        private void putRun(int[] at, int row, IntervalTable runs, int i, int lab) {
+            if (row >= 0) {
+                put(at, row, runs.start(i), runs.end(i), lab, StateModel.RUNNING, runs.flags(i), runs.owner(i));
+            }
         }
 
         private void put(int[] at, int row, long s, long e, int lab, int st, int fl, long x) {
