@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 
 /**
@@ -84,48 +85,90 @@ public final class ViewServer implements AutoCloseable {
         return timeline.model();
     }
 
-    /** What {@code body} writes, as JSON bytes. */
-    private byte[] bytes(Body body) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
-        try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
-            body.write(g);
+    /**
+     * A thread's answer, kept from request to request: a wide view is megabytes of JSON, and
+     * growing a fresh buffer to that size, then copying it out whole, took as long as computing
+     * it. Written out from where it is ({@link #sendTo}); one that grew past {@link #KEPT} bytes
+     * is let go after its request.
+     */
+    private static final class Answer extends ByteArrayOutputStream {
+        static final int KEPT = 64 << 20;
+
+        Answer() {
+            super(1 << 16);
         }
-        return out.toByteArray();
+
+        void sendTo(OutputStream out) throws IOException {
+            out.write(buf, 0, count);
+        }
+
+        boolean tooLarge() {
+            return buf.length > KEPT;
+        }
     }
 
+    private final ThreadLocal<Answer> answerBuffers = ThreadLocal.withInitial(Answer::new);
+
     /**
-     * 200 small view requests (64 px, the first 4 rows, every zoom), answered and thrown away on a
-     * thread of their own while the server starts and sends the first view (about 0.5 s of one
-     * core): the JIT has then compiled the code every request runs (the columns, the rectangles,
-     * the marks, the arrows, the JSON) by the first zooms. Without it, the first zoom of a session
-     * took up to twice the others (118 ms on 1,024 cores, 45 rows at 2,000 px); it costs the first
-     * view about 0.1 s.
+     * View requests shaped as the app sends them (2,000 px; the rows of a first screen and a few
+     * of every other kind; from the whole span down to microseconds), answered and thrown away
+     * on a thread of their own while the server starts: the JIT has then compiled the code every
+     * request runs (the columns, the rectangles, the marks, the arrows, the JSON) for the data it
+     * will meet. At most {@link #WARM_UP} requests or {@link #WARM_UP_NANOS}, which {@link
+     * #start} waits for: on a cold JVM the first view of 1,024 cores took 0.3 s and the first
+     * zooms up to ten times the others (the timeline's columns are read through memory-segment
+     * accessors, slow until compiled); small requests on made-up shapes were not enough, the code
+     * compiled for them was thrown away at the first real zooms.
      */
-    private void warmUp() {
+    private Thread warmUp() {
         Thread t = new Thread(
                 () -> {
                     ViewQuery q = new ViewQuery(timeline);
                     long span = Math.max(1, timeline.end() - timeline.begin());
-                    int[] rows = IntStream.range(0, Math.min(4, timeline.rows().size()))
-                            .toArray();
-                    try (JsonGenerator g = json.createGenerator(OutputStream.nullOutputStream())) {
-                        for (int k = 0; k < 200; k++) {
-                            long w = Math.max(1000, span >> (k % 24));
-                            long from = (span - w) / 2;
-                            q.write(from, from + w, 64, rows, g);
+                    int[] rows = warmUpRows(timeline);
+                    long until = System.nanoTime() + WARM_UP_NANOS;
+                    SplittableRandom random = new SplittableRandom(7);
+                    Answer out = new Answer();
+                    for (int k = 0; k < WARM_UP && System.nanoTime() < until; k++) {
+                        long w = Math.max(1000, span >> (k % 20));
+                        long from = (long) (random.nextDouble() * (span - w + 1));
+                        out.reset();
+                        try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
+                            q.write(from, from + w, 2000, rows, g);
+                        } catch (IOException | RuntimeException e) {
+                            return; // only a warm-up: the requests will tell
                         }
-                    } catch (IOException | RuntimeException e) {
-                        // only a warm-up: the requests will tell
                     }
                 },
                 "hetrace-view-warm-up");
         t.setDaemon(true);
         t.start();
+        return t;
+    }
+
+    static final int WARM_UP = 16;
+    static final long WARM_UP_NANOS = 1_000_000_000L;
+
+    /** The rows a warm-up asks for: those of a first screen (groups and cores), and the first few of every other kind. */
+    static int[] warmUpRows(Timeline t) {
+        IntStream.Builder rows = IntStream.builder();
+        int[] taken = new int[Timeline.Kind.values().length];
+        for (Timeline.Row r : t.rows()) {
+            Timeline.Kind k = r.kind();
+            boolean top = k == Timeline.Kind.BOARD
+                    || k == Timeline.Kind.TRACE
+                    || k == Timeline.Kind.GROUP
+                    || k == Timeline.Kind.CORE;
+            if (taken[k.ordinal()]++ < (top ? 45 : 6)) {
+                rows.add(r.id());
+            }
+        }
+        return rows.build().toArray();
     }
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
     public ViewServer start(String host, int port) {
-        warmUp();
+        Thread warming = warmUp();
         app = WebApps.create(host, "/dev/hetrace/view/app");
         app.get("/api/meta", ctx -> send(ctx, this::meta));
         app.get("/api/view", ctx -> {
@@ -220,6 +263,11 @@ public final class ViewServer implements AutoCloseable {
             ctx.result("{\"error\": " + quote(e.getMessage()) + "}");
         });
         app.start(host, port);
+        try {
+            warming.join(WARM_UP_NANOS / 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         return this;
     }
 
@@ -244,11 +292,25 @@ public final class ViewServer implements AutoCloseable {
         void write(JsonGenerator g) throws IOException;
     }
 
+    /**
+     * Answers with what {@code body} writes as JSON: written whole first (an error in it is then
+     * answered as an error, not as half an answer), then sent from the thread's buffer.
+     */
     private void send(Context ctx, Body body) throws IOException {
-        byte[] answer = bytes(body);
-        ctx.contentType("application/json");
-        ctx.header("Cache-Control", "no-store");
-        ctx.result(answer);
+        Answer answer = answerBuffers.get();
+        answer.reset();
+        try {
+            try (JsonGenerator g = json.createGenerator(answer, JsonEncoding.UTF8)) {
+                body.write(g);
+            }
+            ctx.contentType("application/json");
+            ctx.header("Cache-Control", "no-store");
+            answer.sendTo(ctx.outputStream());
+        } finally {
+            if (answer.tooLarge()) {
+                answerBuffers.remove();
+            }
+        }
     }
 
     private static long longParam(Context ctx, String name) {
