@@ -74,6 +74,8 @@ export class Timeline {
     this.firstView = new Promise((ok, fail) => { this.firstSettle = {ok, fail}; });
     this.seq = 0;
     this.pending = 0;
+    this.moved = false; // the view moved while an answer was on its way
+    this.frame = 0; // the drawing asked for the next frame, if any
     this.highlight = null;
     this.collapsed = new Set();
     this.children = meta.rows.map(() => []);
@@ -300,10 +302,31 @@ export class Timeline {
     return {rows, first, onScreen: rows.slice(first, first + n)};
   }
 
+  /**
+   * Asks for the current view: at once, unless an answer is on its way, then as soon as it comes (one request in
+   * flight at most, the last view asked for always asked: a continuous zoom gets each answer as fast as the server
+   * gives them, and a pause of the wheel or a key pressed again waits for nothing). What is there meanwhile (the last
+   * answer, moved and scaled) is drawn at the next frame unless the answer came first: the server works while the page
+   * draws, and a burst of wheel events costs one drawing per frame.
+   */
   request() {
-    this.draw();
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fetch(), 15);
+    if (this.lastDraw) this.lastDraw.fresh = false; // it no longer answers the view asked for
+    if (this.pending > 0) this.moved = true;
+    else this.fetch();
+    if (!this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        if (!this.lastDraw || !this.lastDraw.fresh) this.draw();
+      });
+    }
+  }
+
+  /** Asks for the view again if it moved while an answer was on its way. */
+  askIfMoved() {
+    if (this.moved) {
+      this.moved = false;
+      this.fetch();
+    }
   }
 
   async fetch() {
@@ -319,13 +342,15 @@ export class Timeline {
         // where every core is idle: the board's activity at a finer width
         const fine = Math.min(8192, width * 4);
         const board = await get(`api/view?from=${from}&to=${to}&width=${fine}&rows=0`);
-        if (seq !== this.seq) return;
+        this.askIfMoved();
+        if (seq !== this.seq) return; // the view moved meanwhile
         axis = this.compressedAxis(board, from, to, fine, width);
       }
       if (axis) {
         const active = axis.segs.filter(g => !g.idle);
         const answers = await Promise.all(active.map(g =>
           get(`api/view?from=${g.from}&to=${g.to}&width=${g.w}&rows=${onScreen.join(',')}`)));
+        this.askIfMoved();
         if (seq !== this.seq) return;
         for (const a of answers) a.byRow = new Map(a.rows.map(r => [r.id, r]));
         this.axis = axis;
@@ -334,7 +359,8 @@ export class Timeline {
           sampled: answers.some(a => a.sampled)};
       } else {
         const answer = await get(`api/view?from=${from}&to=${to}&width=${width}&rows=${onScreen.join(',')}`);
-        if (seq !== this.seq) return; // a newer view was asked for
+        // the view moved meanwhile: ask for where it is now, and draw this answer, closer than what is drawn
+        this.askIfMoved();
         if (this.on.answer) this.on.answer(answer);
         answer.byRow = new Map(answer.rows.map(r => [r.id, r]));
         this.axis = null;
@@ -348,6 +374,7 @@ export class Timeline {
       throw e;
     } finally {
       this.pending--;
+      this.askIfMoved();
     }
   }
 
