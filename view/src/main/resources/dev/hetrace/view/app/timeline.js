@@ -19,6 +19,8 @@ export const MIN_BAR = 3;
 const NARROW = 2;
 /** With idle stretches compressed, each takes this many px. */
 const GAP = 8;
+/** After a single move of the view, what is there is drawn (moved and scaled) if the answer takes longer than this (ms). */
+const STALE_AFTER = 50;
 /** An idle stretch is compressed when it would take more than this many px. */
 const GAP_MIN = 2 * GAP;
 /** At most this many idle stretches compressed in one view (the longest). */
@@ -76,6 +78,7 @@ export class Timeline {
     this.pending = 0;
     this.moved = false; // the view moved while an answer was on its way
     this.frame = 0; // the drawing asked for the next frame, if any
+    this.stale = 0; // the drawing of what is there, if the answer is late
     this.highlight = null;
     this.collapsed = new Set();
     this.children = meta.rows.map(() => []);
@@ -306,19 +309,27 @@ export class Timeline {
    * Asks for the current view: at once, unless an answer is on its way, then as soon as it comes (one request in
    * flight at most, the last view asked for always asked: a continuous zoom gets each answer as fast as the server
    * gives them, and a pause of the wheel or a key pressed again waits for nothing). What is there meanwhile (the last
-   * answer, moved and scaled) is drawn at the next frame unless the answer came first: the server works while the page
-   * draws, and a burst of wheel events costs one drawing per frame.
+   * answer, moved and scaled) is drawn at the next frame while the view keeps moving, so that it follows the wheel;
+   * after a single move, only if the answer is later than STALE_AFTER ms (drawn sooner, it held up the answer's own
+   * drawing when the answer came while it was drawn).
    */
   request() {
     if (this.lastDraw) this.lastDraw.fresh = false; // it no longer answers the view asked for
-    if (this.pending > 0) this.moved = true;
+    const moving = this.pending > 0;
+    if (moving) this.moved = true;
     else this.fetch();
-    if (!this.frame) {
-      this.frame = requestAnimationFrame(() => {
-        this.frame = 0;
-        if (!this.lastDraw || !this.lastDraw.fresh) this.draw();
-      });
-    }
+    clearTimeout(this.stale);
+    if (moving) this.drawSoon();
+    else this.stale = setTimeout(() => this.drawSoon(), STALE_AFTER);
+  }
+
+  /** Draws what is there at the next frame, unless an answer to the current view is drawn by then. */
+  drawSoon() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      if (!this.lastDraw || !this.lastDraw.fresh) this.draw();
+    });
   }
 
   /** Asks for the view again if it moved while an answer was on its way. */
