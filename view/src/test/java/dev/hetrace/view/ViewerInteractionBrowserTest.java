@@ -315,6 +315,44 @@ class ViewerInteractionBrowserTest {
     }
 
     @Test
+    void aViewIsAskedForAtOnceOneAtATimeAndTheLastAskedIsTheOneDrawn() throws Exception {
+        open();
+        long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
+        // every request the app makes, and how many are on their way at most
+        browser.js("window.__asked = []; window.__inFlight = 0; window.__mostInFlight = 0; const f = window.fetch;"
+                + " window.fetch = u => { window.__asked.push(String(u)); window.__inFlight++;"
+                + " window.__mostInFlight = Math.max(window.__mostInFlight, window.__inFlight);"
+                + " return f(u).then(r => r.clone().text().then(() => { window.__inFlight--; return r; })); };");
+        // a single zoom: its request is on its way before anything else runs (no delay to wait out)
+        @SuppressWarnings("unchecked")
+        List<String> asked = (List<String>) driver.executeAsyncScript("const done = arguments[0];"
+                + " window.__hetrace.zoomTo(" + span / 4 + ", " + span / 2 + ");"
+                + " Promise.resolve().then(() => done(window.__asked.slice()));");
+        assertThat(asked).as("requests made once the zoom's code is done").hasSize(1);
+        assertThat(asked.getFirst()).contains("api/view?from=" + span / 4 + "&to=" + span / 2);
+        browser.settle();
+        // a burst of 40 zooms 2 ms apart, as a wheel gives them: one request at a time, and the last zoom drawn
+        browser.js("window.__asked = []; window.__mostInFlight = 0; let k = 0; const step = () => {"
+                + " k++; window.__hetrace.zoomTo(" + span + " * k / 200, " + span + " * (1 - k / 200));"
+                + " if (k < 40) setTimeout(step, 2); }; step();");
+        new WebDriverWait(driver, Duration.ofSeconds(20))
+                .until(d -> browser.js("return window.__hetrace.view.to") instanceof Number n
+                        && Math.abs(n.doubleValue() - span * (1 - 40 / 200.0)) < 1
+                        && browser.js("return window.__hetrace.settled()") == Boolean.TRUE);
+        JsonNode last = browser.lastDraw();
+        assertThat(last.get("fresh").asBoolean()).isTrue();
+        assertThat(last.get("from").asDouble()).isCloseTo(span * 40 / 200.0, Offset.offset(1.0));
+        assertThat(last.get("to").asDouble()).isCloseTo(span * (1 - 40 / 200.0), Offset.offset(1.0));
+        assertThat(((Number) browser.js("return window.__mostInFlight")).intValue())
+                .as("requests on their way at once")
+                .isEqualTo(1);
+        @SuppressWarnings("unchecked")
+        List<String> burst = (List<String>) browser.js("return window.__asked");
+        assertThat(burst).as("requests for 40 zooms").isNotEmpty().hasSizeLessThanOrEqualTo(40);
+        assertThat(burst.getLast()).contains("api/view?from=" + (long) Math.floor(span * 40 / 200.0) + "&");
+    }
+
+    @Test
     void theTooltipLeavesWithThePointer() throws Exception {
         open();
         zoomOnTheIntruder();

@@ -79,6 +79,7 @@ export class Timeline {
     this.moved = false; // the view moved while an answer was on its way
     this.frame = 0; // the drawing asked for the next frame, if any
     this.stale = 0; // the drawing of what is there, if the answer is late
+    this.asking = false; // a request is to be made once the calling code is done
     this.highlight = null;
     this.collapsed = new Set();
     this.children = meta.rows.map(() => []);
@@ -132,13 +133,19 @@ export class Timeline {
   resize() {
     const p = this.canvas.parentElement;
     const dpr = window.devicePixelRatio || 1;
+    // the observer's first call, at the size the constructor took: nothing to do
+    if (this.ctx && this.cssWidth === p.clientWidth && this.cssHeight === p.clientHeight && this.dpr === dpr) return;
+    this.dpr = dpr;
     this.cssWidth = p.clientWidth;
     this.cssHeight = p.clientHeight;
     this.canvas.width = Math.round(this.cssWidth * dpr);
     this.canvas.height = Math.round(this.cssHeight * dpr);
     this.ctx = this.canvas.getContext('2d');
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    this.request();
+    // the canvas was cleared: what is there, at once; asked for again only if that is not the whole view (other
+    // widths, rows the answer has not)
+    this.draw();
+    if (!this.lastDraw.fresh) this.request();
   }
 
   // ---- view changes
@@ -306,21 +313,27 @@ export class Timeline {
   }
 
   /**
-   * Asks for the current view: at once, unless an answer is on its way, then as soon as it comes (one request in
-   * flight at most, the last view asked for always asked: a continuous zoom gets each answer as fast as the server
-   * gives them, and a pause of the wheel or a key pressed again waits for nothing). What is there meanwhile (the last
-   * answer, moved and scaled) is drawn at the next frame while the view keeps moving, so that it follows the wheel;
-   * after a single move, only if the answer is later than STALE_AFTER ms (drawn sooner, it held up the answer's own
-   * drawing when the answer came while it was drawn).
+   * Asks for the current view once the calling code is done (the changes of one event, such as the constructor's size
+   * then the first range, make one request): at once, unless an answer is on its way, then as soon as it comes (one
+   * request in flight at most, the last view asked for always asked: a continuous zoom gets each answer as fast as the
+   * server gives them, and a pause of the wheel or a key pressed again waits for nothing). What is there meanwhile
+   * (the last answer, moved and scaled) is drawn at the next frame while the view keeps moving, so that it follows the
+   * wheel; after a single move, only if the answer is later than STALE_AFTER ms (drawn sooner, it held up the answer's
+   * own drawing when the answer came while it was drawn).
    */
   request() {
     if (this.lastDraw) this.lastDraw.fresh = false; // it no longer answers the view asked for
-    const moving = this.pending > 0;
-    if (moving) this.moved = true;
-    else this.fetch();
-    clearTimeout(this.stale);
-    if (moving) this.drawSoon();
-    else this.stale = setTimeout(() => this.drawSoon(), STALE_AFTER);
+    if (this.asking) return;
+    this.asking = true;
+    queueMicrotask(() => {
+      this.asking = false;
+      const moving = this.pending > 0;
+      if (moving) this.moved = true;
+      else this.fetch();
+      clearTimeout(this.stale);
+      if (moving) this.drawSoon();
+      else this.stale = setTimeout(() => this.drawSoon(), STALE_AFTER);
+    });
   }
 
   /** Draws what is there at the next frame, unless an answer to the current view is drawn by then. */
