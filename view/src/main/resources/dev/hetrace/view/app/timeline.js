@@ -325,7 +325,10 @@ export class Timeline {
     if (this.lastDraw) this.lastDraw.fresh = false; // it no longer answers the view asked for
     if (this.asking) return;
     this.asking = true;
-    queueMicrotask(() => {
+    // the first view in a task of its own: the page's loading and its first answer (a report computes it here) do
+    // not make one long task
+    const soon = this.data === null ? f => setTimeout(f, 0) : queueMicrotask;
+    soon(() => {
       this.asking = false;
       const moving = this.pending > 0;
       if (moving) this.moved = true;
