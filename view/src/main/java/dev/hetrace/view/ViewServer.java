@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.stream.IntStream;
 
 /**
@@ -86,14 +87,11 @@ public final class ViewServer implements AutoCloseable {
     }
 
     /**
-     * A thread's answer, kept from request to request: a wide view is megabytes of JSON, and
-     * growing a fresh buffer to that size, then copying it out whole, took as long as computing
-     * it. Written out from where it is ({@link #sendTo}); one that grew past {@link #KEPT} bytes
-     * is let go after its request.
+     * An answer's bytes, kept from request to request ({@link #spare}): a wide view is megabytes of
+     * JSON, and growing a fresh buffer to that size, then copying it out whole, took as long as
+     * computing it. Written out from where it is ({@link #sendTo}).
      */
     private static final class Answer extends ByteArrayOutputStream {
-        static final int KEPT = 64 << 20;
-
         Answer() {
             super(1 << 16);
         }
@@ -102,12 +100,17 @@ public final class ViewServer implements AutoCloseable {
             out.write(buf, 0, count);
         }
 
-        boolean tooLarge() {
-            return buf.length > KEPT;
+        int capacity() {
+            return buf.length;
         }
     }
 
-    private final ThreadLocal<Answer> answerBuffers = ThreadLocal.withInitial(Answer::new);
+    /** At most this many answers' buffers are kept between requests (a browser asks on a few connections at once). */
+    static final int SPARE = 4;
+    /** A buffer grown past this many bytes is let go after its request. */
+    static final int KEPT = 64 << 20;
+
+    private final ConcurrentLinkedDeque<Answer> spare = new ConcurrentLinkedDeque<>();
 
     /**
      * View requests shaped as the app sends them (2,000 px; the rows of a first screen and a few
@@ -138,6 +141,9 @@ public final class ViewServer implements AutoCloseable {
                         } catch (IOException | RuntimeException e) {
                             return; // only a warm-up: the requests will tell
                         }
+                    }
+                    if (out.capacity() <= KEPT) {
+                        spare.offerFirst(out); // grown to the size of a wide view: the first one's
                     }
                 },
                 "hetrace-view-warm-up");
@@ -297,7 +303,8 @@ public final class ViewServer implements AutoCloseable {
      * answered as an error, not as half an answer), then sent from the thread's buffer.
      */
     private void send(Context ctx, Body body) throws IOException {
-        Answer answer = answerBuffers.get();
+        Answer polled = spare.pollFirst();
+        Answer answer = polled == null ? new Answer() : polled;
         answer.reset();
         try {
             try (JsonGenerator g = json.createGenerator(answer, JsonEncoding.UTF8)) {
@@ -307,8 +314,8 @@ public final class ViewServer implements AutoCloseable {
             ctx.header("Cache-Control", "no-store");
             answer.sendTo(ctx.outputStream());
         } finally {
-            if (answer.tooLarge()) {
-                answerBuffers.remove();
+            if (answer.capacity() <= KEPT && spare.size() < SPARE) {
+                spare.offerFirst(answer);
             }
         }
     }

@@ -133,6 +133,54 @@ class TimelineFileTest {
     }
 
     @Test
+    void answersAskedAtOnceOnManyConnectionsAreEachWholeAndTheirOwn() throws Exception {
+        // the server keeps answers' buffers from request to request: asked at once, with errors
+        // among them, each answer must still be the one asked for, whole
+        long span = built.end() - built.begin();
+        String all = IntStream.range(0, built.rows().size())
+                .mapToObj(Integer::toString)
+                .collect(Collectors.joining(","));
+        SplittableRandom rnd = new SplittableRandom(3);
+        List<String> paths = new ArrayList<>();
+        for (int k = 0; k < 24; k++) {
+            long from = rnd.nextLong(span);
+            paths.add(
+                    k % 6 == 5
+                            ? "api/view?from=0&to=" + span + "&width=100&rows="
+                                    + built.rows().size()
+                            : "api/view?from=" + from + "&to=" + (from + 1 + rnd.nextLong(span - from)) + "&width="
+                                    + (200 + rnd.nextInt(1800)) + "&rows=" + all);
+        }
+        paths.add("api/meta");
+        paths.add("api/diagnosis");
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> asked = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (String p : paths) {
+                asked.add(http.sendAsync(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fromFile.port() + "/" + p))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+        }
+        for (int i = 0; i < asked.size(); i++) {
+            String p = paths.get(i % paths.size());
+            HttpResponse<String> r = asked.get(i).get();
+            if (p.endsWith("&rows=" + built.rows().size())) {
+                assertThat(r.statusCode()).as(p).isEqualTo(400);
+                assertThat(r.body())
+                        .as(p)
+                        .isEqualTo("{\"error\": \"no row " + built.rows().size() + "\"}");
+            } else {
+                assertThat(r.statusCode()).as(p).isEqualTo(200);
+                // compared whole, not printed whole: an answer is up to megabytes
+                assertThat(r.body().equals(get(fromModel, p)))
+                        .as(p + ": the answer asked for, whole")
+                        .isTrue();
+            }
+        }
+    }
+
+    @Test
     void theStatisticsOfARangeComeFromTheIndexWithoutTheTracesAndThePatternSearchToo() throws Exception {
         long span = built.end() - built.begin();
         SplittableRandom rnd = new SplittableRandom(11);
