@@ -78,6 +78,7 @@ final class ViewBench {
         double from = 0;
         double to = span;
         long[] lat = new long[n];
+        long[] server = new long[n];
         long[] bytes = new long[n];
         double[] spans = new double[n];
         long total = 0;
@@ -114,6 +115,7 @@ final class ViewBench {
                     url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH + "&rows="
                             + rows(top, scroll));
             lat[i] = System.nanoTime() - s;
+            server[i] = made;
             total += bytes[i];
             spans[i] = to - from;
         }
@@ -125,14 +127,16 @@ final class ViewBench {
             int i = slow[k];
             worst.append(String.format(
                     Locale.ROOT,
-                    "%s#%d %.1f ms (%s, %,d bytes)",
+                    "%s#%d %.1f ms (%s, %,d bytes, made in %.1f ms)",
                     k == 0 ? "" : "; ",
                     i + 1,
                     lat[i] / 1e6,
                     Report.duration(spans[i]),
-                    bytes[i]));
+                    bytes[i],
+                    server[i] / 1e6));
         }
         Arrays.sort(lat);
+        Arrays.sort(server);
         out.printf(
                 Locale.ROOT,
                 "%d zoom/pan requests at %d px, %d rows each: median %.1f ms, p95 %.1f ms, max %.1f ms;"
@@ -144,6 +148,12 @@ final class ViewBench {
                 lat[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6,
                 lat[n - 1] / 1e6,
                 total / n);
+        out.printf(
+                Locale.ROOT,
+                "of which the server's making of the answer (its Server-Timing): median %.1f ms, p95 %.1f ms, max %.1f ms%n",
+                server[n / 2] / 1e6,
+                server[Math.min(n - 1, (int) Math.ceil(n * 0.95) - 1)] / 1e6,
+                server[n - 1] / 1e6);
         out.println("slowest: " + worst);
         return 0;
     }
@@ -158,6 +168,9 @@ final class ViewBench {
     /** Where answers are read into, and thrown away: the measure is the server's, not the copying of megabytes here. */
     private static final byte[] SINK = new byte[1 << 16];
 
+    /** The server's time to make the last answer read by {@link #get} (its {@code Server-Timing}), ns; −1 if not said. */
+    private static long made = -1;
+
     /** Asks for {@code url} and reads its answer to the last byte; returns how many bytes it had. */
     private static long get(HttpClient http, String url) throws IOException, InterruptedException {
         HttpResponse<InputStream> r =
@@ -171,7 +184,26 @@ final class ViewBench {
             for (int k; (k = in.read(SINK)) >= 0; ) {
                 n += k;
             }
+            made = r.headers()
+                    .firstValue("Server-Timing")
+                    .map(ViewBench::duration)
+                    .orElse(-1L);
             return n;
         }
+    }
+
+    /** The {@code dur} of a {@code Server-Timing} value such as {@code answer;dur=12.5}, ns (−1 if none). */
+    static long duration(String timing) {
+        for (String part : timing.split(";")) {
+            String p = part.trim();
+            if (p.startsWith("dur=")) {
+                try {
+                    return Math.round(Double.parseDouble(p.substring(4)) * 1e6);
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
     }
 }

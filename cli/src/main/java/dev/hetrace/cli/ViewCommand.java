@@ -98,7 +98,8 @@ final class ViewCommand extends HetraceCommand {
             paramLabel = "N",
             description = {
                 "Measure instead of serving: N zoom and pan requests",
-                "of 2,000 px over HTTP, as the app sends them; print the latencies and exit."
+                "of 2,000 px over HTTP, as the app sends them; print the latencies (and",
+                "the server's share, from its Server-Timing header) and exit."
             })
     int bench;
 

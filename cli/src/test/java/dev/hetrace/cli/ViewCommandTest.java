@@ -49,7 +49,18 @@ class ViewCommandTest {
                 .contains("first view: meta and the whole span for 7 rows")
                 .contains("diagnosis and statistics")
                 .contains("12 zoom/pan requests at 2000 px")
+                // each answer says how long the server took to make it
+                .containsPattern("of which the server's making of the answer \\(its Server-Timing\\): median \\d")
+                .doesNotContain("made in -")
                 .doesNotContain("kept");
+    }
+
+    @Test
+    void aServerTimingSaysItsDurationInNanoseconds() {
+        assertThat(ViewBench.duration("answer;dur=12.5")).isEqualTo(12_500_000L);
+        assertThat(ViewBench.duration("answer; dur=0.1")).isEqualTo(100_000L);
+        assertThat(ViewBench.duration("answer")).isEqualTo(-1L);
+        assertThat(ViewBench.duration("answer;dur=x")).isEqualTo(-1L);
     }
 
     @Test

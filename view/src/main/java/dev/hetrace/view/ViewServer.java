@@ -300,18 +300,24 @@ public final class ViewServer implements AutoCloseable {
 
     /**
      * Answers with what {@code body} writes as JSON: written whole first (an error in it is then
-     * answered as an error, not as half an answer), then sent from the thread's buffer.
+     * answered as an error, not as half an answer), then sent from the buffer it was written
+     * into, with how long it took to make in a {@code Server-Timing} header.
      */
     private void send(Context ctx, Body body) throws IOException {
         Answer polled = spare.pollFirst();
         Answer answer = polled == null ? new Answer() : polled;
         answer.reset();
+        long started = System.nanoTime();
         try {
             try (JsonGenerator g = json.createGenerator(answer, JsonEncoding.UTF8)) {
                 body.write(g);
             }
             ctx.contentType("application/json");
             ctx.header("Cache-Control", "no-store");
+            // how long the answer took to make (the browser's developer tools show it with the request)
+            ctx.header(
+                    "Server-Timing",
+                    String.format(Locale.ROOT, "answer;dur=%.1f", (System.nanoTime() - started) / 1e6));
             answer.sendTo(ctx.outputStream());
         } finally {
             if (answer.capacity() <= KEPT && spare.size() < SPARE) {

@@ -172,6 +172,9 @@ class TimelineFileTest {
                         .isEqualTo("{\"error\": \"no row " + built.rows().size() + "\"}");
             } else {
                 assertThat(r.statusCode()).as(p).isEqualTo(200);
+                assertThat(r.headers().firstValue("Server-Timing"))
+                        .as(p)
+                        .hasValueSatisfying(v -> assertThat(v).matches("answer;dur=\\d+\\.\\d"));
                 // compared whole, not printed whole: an answer is up to megabytes
                 assertThat(r.body().equals(get(fromModel, p)))
                         .as(p + ": the answer asked for, whole")
