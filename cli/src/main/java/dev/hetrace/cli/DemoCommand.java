@@ -32,6 +32,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -193,41 +194,20 @@ final class DemoCommand extends HetraceCommand {
                 Locale.ROOT,
                 "%nclocks, synchronized on Linux's from %,d RPMsg messages traced on both sides:%n",
                 rpmsg));
-        List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"core", "frequency", "drift", "quality", "accuracy bound", "true error"});
-        for (int i = 0; i < report.traces().size(); i++) {
-            TraceSync t = report.traces().get(i);
-            String name = t.path().getFileName().toString();
-            ClockModel clock = truth.core(name).clock();
-            boolean ref = i == report.reference();
-            String error = "-";
-            if (!ref && t.connected()) {
-                // from the core's first messages (its boot: its count is 0) to the end of the run
-                long from = (long) clock.trueNanos(0) + 100_000_000L;
-                long to = config.durationNanos() - 10_000_000L;
-                double worst = 0;
-                for (long at = from; at <= to; at += Math.max(1, (to - from) / 200)) {
+        // from the core's first messages (its boot: its count is 0) to the end of the run
+        clocks(
+                sb,
+                report,
+                truth,
+                clock -> (long) clock.trueNanos(0) + 100_000_000L,
+                config.durationNanos() - 10_000_000L,
+                200,
+                (clock, map, at) -> {
                     long reported = clock.floorNanos(at);
                     double trueOnLinux = linux.localNanos(clock.trueNanos(reported * (clock.frequencyHz() / 1e9)));
-                    double mapped = t.map().apply(reported) - linux.offsetSeconds() * 1_000_000_000L;
-                    worst = Math.max(worst, Math.abs(mapped - trueOnLinux));
-                }
-                error = micros(Math.round(worst));
-            }
-            rows.add(new String[] {
-                name,
-                String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
-                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()),
-                ref ? "reference" : t.connected() ? t.quality().label() : "not connected",
-                ref ? "-" : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded"),
-                error
-            });
-        }
-        sb.append(TextTable.render(rows, "  ", c -> c >= 4));
-        sb.append(String.format(Locale.ROOT, "%ndiagnosis, from the traces alone:%n"));
-        for (String f : findings) {
-            sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
-        }
+                    return map.apply(reported) - linux.offsetSeconds() * 1_000_000_000L - trueOnLinux;
+                });
+        findings(sb, findings);
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", (System.nanoTime() - begin) / 1e9));
         sb.append("  ")
                 .append(boardDir)
@@ -308,6 +288,60 @@ final class DemoCommand extends HetraceCommand {
         Files.createDirectories(out);
     }
 
+    /** How far a core's time put on the reference clock is from the true one at {@code at} (ns of the run). */
+    private interface TrueError {
+        double at(ClockModel clock, PiecewiseMap map, long at);
+    }
+
+    /**
+     * The demo's table of clocks: per core its frequency and drift, the synchronization's quality
+     * and bound, and the true error: the worst of {@code error} at {@code steps} instants from
+     * {@code from} (of the core's clock) to {@code to}.
+     */
+    private static void clocks(
+            StringBuilder sb,
+            Synchronizer.Report report,
+            GroundTruth truth,
+            ToLongFunction<ClockModel> from,
+            long to,
+            int steps,
+            TrueError error) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"core", "frequency", "drift", "quality", "accuracy bound", "true error"});
+        for (int i = 0; i < report.traces().size(); i++) {
+            TraceSync t = report.traces().get(i);
+            String name = t.path().getFileName().toString();
+            ClockModel clock = truth.core(name).clock();
+            boolean ref = i == report.reference();
+            String worst = "-";
+            if (!ref && t.connected()) {
+                long start = from.applyAsLong(clock);
+                double most = 0;
+                for (long at = start; at <= to; at += Math.max(1, (to - start) / steps)) {
+                    most = Math.max(most, Math.abs(error.at(clock, t.map(), at)));
+                }
+                worst = micros(Math.round(most));
+            }
+            rows.add(new String[] {
+                name,
+                String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
+                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()),
+                ref ? "reference" : t.connected() ? t.quality().label() : "not connected",
+                ref ? "-" : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded"),
+                worst
+            });
+        }
+        sb.append(TextTable.render(rows, "  ", c -> c >= 4));
+    }
+
+    /** The diagnosis's findings, each wrapped. */
+    private static void findings(StringBuilder sb, List<String> findings) {
+        sb.append(String.format(Locale.ROOT, "%ndiagnosis, from the traces alone:%n"));
+        for (String f : findings) {
+            sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
+        }
+    }
+
     private static void summary(
             StringBuilder sb,
             SimConfig config,
@@ -339,48 +373,21 @@ final class DemoCommand extends HetraceCommand {
         }
         sb.append(String.format(
                 Locale.ROOT, "%nclocks, synchronized on the master's from the sync handshake's pairs:%n"));
-        List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"core", "frequency", "drift", "quality", "accuracy bound", "true error"});
-        for (int i = 0; i < report.traces().size(); i++) {
-            TraceSync t = report.traces().get(i);
-            String name = t.path().getFileName().toString();
-            ClockModel clock = truth.core(name).clock();
-            String quality = i == report.reference()
-                    ? "reference"
-                    : t.connected() ? t.quality().label() : "not connected";
-            String bound = i == report.reference()
-                    ? "-"
-                    : t.accuracyNanos().map(b -> micros(b)).orElse("unbounded");
-            String error = "-";
-            if (i != report.reference() && t.connected()) {
-                double worst = 0;
-                long end = config.effectiveDurationNanos() - config.syncPeriodNanos();
-                for (long at = config.syncPeriodNanos();
-                        at <= end;
-                        at += Math.max(1, (end - config.syncPeriodNanos()) / 50)) {
+        clocks(
+                sb,
+                report,
+                truth,
+                clock -> config.syncPeriodNanos(),
+                config.effectiveDurationNanos() - config.syncPeriodNanos(),
+                50,
+                (clock, map, at) -> {
                     long reported = clock.traceNanos(at);
                     double trueOnMaster = master.localNanos(clock.trueNanosOfTrace(reported));
-                    double mapped = t.map().apply(reported) - master.offsetSeconds() * 1_000_000_000L;
-                    worst = Math.max(worst, Math.abs(mapped - trueOnMaster));
-                }
-                error = micros(Math.round(worst));
-            }
-            rows.add(new String[] {
-                name,
-                String.format(Locale.ROOT, "%.3f GHz", clock.frequencyHz() / 1e9),
-                String.format(Locale.ROOT, "%+.1f ppm", clock.driftPpm()),
-                quality,
-                bound,
-                error
-            });
-        }
-        sb.append(TextTable.render(rows, "  ", c -> c >= 4));
+                    return map.apply(reported) - master.offsetSeconds() * 1_000_000_000L - trueOnMaster;
+                });
         Path board = sim.master().getParent();
         Path synced = board.resolveSibling("synced");
-        sb.append(String.format(Locale.ROOT, "%ndiagnosis, from the traces alone:%n"));
-        for (String f : findings) {
-            sb.append(DiagnoseCommand.wrap("  ", f, 100, "  ")).append('\n');
-        }
+        findings(sb, findings);
         sb.append(String.format(Locale.ROOT, "%nwritten in %.1f s:%n", seconds));
         sb.append("  ")
                 .append(board)
