@@ -12,7 +12,6 @@ import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,13 +53,7 @@ class CounterBrowserTest {
         server = new ViewServer(timeline, input).start("127.0.0.1", 0);
         url = "http://127.0.0.1:" + server.port() + "/";
         browser = Chromium.start(dir.resolve("chromium-profile"), false);
-        browser.driver.executeCdpCommand(
-                "Page.addScriptToEvaluateOnNewDocument",
-                Map.of(
-                        "source",
-                        "window.__errors = [];"
-                                + " addEventListener('error', e => window.__errors.push(String(e.message)));"
-                                + " addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));"));
+        browser.recordPageErrors();
     }
 
     @AfterAll
@@ -174,7 +167,7 @@ class CounterBrowserTest {
         WebElement tip = browser.driver.findElement(By.id("tooltip"));
         new WebDriverWait(browser.driver, Duration.ofSeconds(10)).until(d -> tip.isDisplayed());
         assertThat(tip.getText()).contains("perf:cpu:cycles").contains("cycles/s");
-        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+        assertThat(browser.pageErrors()).isEqualTo("");
     }
 
     @Test
@@ -207,6 +200,6 @@ class CounterBrowserTest {
         String ink =
                 inked(info.get("y").asInt(), (int) Math.round(draw.get("width").asDouble()));
         assertThat(ink.chars().filter(c -> c == '#').count()).isGreaterThan(width * 9L / 10);
-        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+        assertThat(browser.pageErrors()).isEqualTo("");
     }
 }

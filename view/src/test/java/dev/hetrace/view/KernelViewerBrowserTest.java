@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,13 +55,7 @@ class KernelViewerBrowserTest {
         url = "http://127.0.0.1:" + server.port() + "/";
         browser = Chromium.start(dir.resolve("chromium-profile"), false);
         // every script error and rejected promise of the page, from its first script on
-        browser.driver.executeCdpCommand(
-                "Page.addScriptToEvaluateOnNewDocument",
-                Map.of(
-                        "source",
-                        "window.__errors = [];"
-                                + " addEventListener('error', e => window.__errors.push(String(e.message)));"
-                                + " addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));"));
+        browser.recordPageErrors();
     }
 
     /** The page as it opens: every CPU collapsed, the whole trace in view. */
@@ -117,7 +110,7 @@ class KernelViewerBrowserTest {
     @Test
     void thePageLoadsWithoutAScriptError() throws Exception {
         open();
-        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+        assertThat(browser.pageErrors()).isEqualTo("");
         assertThat(browser.js("return document.getElementById('canvas') !== null"))
                 .isEqualTo(true);
     }
@@ -245,7 +238,7 @@ class KernelViewerBrowserTest {
             }
         }
         assertThat(shown).containsExactlyElementsOf(threads);
-        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+        assertThat(browser.pageErrors()).isEqualTo("");
     }
 
     @Test
@@ -344,6 +337,6 @@ class KernelViewerBrowserTest {
                 .isEqualTo(model.cores().get(cpu0).name());
         assertThat(details.getDomAttribute("data-name"))
                 .contains(model.tasks().get(runs.subject(longest)).name());
-        assertThat(browser.js("return window.__errors.join('\\n')")).isEqualTo("");
+        assertThat(browser.pageErrors()).isEqualTo("");
     }
 }

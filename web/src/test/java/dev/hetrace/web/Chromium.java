@@ -76,6 +76,22 @@ public final class Chromium implements AutoCloseable {
         return new Chromium(new ChromeDriver(service, o));
     }
 
+    /** Records the errors of every page opened from now on (script errors and unhandled rejections), for {@link #pageErrors}. */
+    public void recordPageErrors() {
+        driver.executeCdpCommand(
+                "Page.addScriptToEvaluateOnNewDocument",
+                Map.of(
+                        "source",
+                        "window.__errors = [];"
+                                + " addEventListener('error', e => window.__errors.push(String(e.message)));"
+                                + " addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));"));
+    }
+
+    /** The errors the current page had, one per line ({@link #recordPageErrors}); empty if none. */
+    public String pageErrors() {
+        return (String) js("return window.__errors.join('\\n')");
+    }
+
     public Object js(String script) {
         return ((JavascriptExecutor) driver).executeScript(script);
     }
