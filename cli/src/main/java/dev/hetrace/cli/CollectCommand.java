@@ -537,13 +537,18 @@ final class CollectCommand extends HetraceCommand {
                             s.packetsLost() == 1 ? "" : "s"));
             status = 3;
         }
-        if (s.packetsRefused() > 0) {
-            main.err.println("hetrace: %s: %d packet%s refused: they are no packet of this trace and were not written"
-                            .formatted(file, s.packetsRefused(), s.packetsRefused() == 1 ? "" : "s")
-                    + " (first: " + s.firstRefusal() + ")");
-            status = 3;
+        return refused(file, s.packetsRefused(), s.firstRefusal()) ? 3 : status;
+    }
+
+    /** Says that {@code refused} packets read from {@code where} were not written (the first: why); whether any were. */
+    private boolean refused(Path where, long refused, String first) {
+        if (refused == 0) {
+            return false;
         }
-        return status;
+        main.err.println("hetrace: %s: %d packet%s refused: they are no packet of this trace and were not written"
+                        .formatted(where, refused, refused == 1 ? "" : "s")
+                + " (first: " + first + ")");
+        return true;
     }
 
     private static String rpmsgLine(RpmsgCollector.Stats s) {
@@ -584,13 +589,7 @@ final class CollectCommand extends HetraceCommand {
                             s.packetsLost() == 1 ? "" : "s"));
             status = 3;
         }
-        if (s.packetsRefused() > 0) {
-            main.err.println("hetrace: %s: %d packet%s refused: they are no packet of this trace and were not written"
-                            .formatted(device, s.packetsRefused(), s.packetsRefused() == 1 ? "" : "s")
-                    + " (first: " + s.firstRefusal() + ")");
-            status = 3;
-        }
-        return status;
+        return refused(device, s.packetsRefused(), s.firstRefusal()) ? 3 : status;
     }
 
     private static String progressLine(List<ShmCollector.RingStats> stats) {

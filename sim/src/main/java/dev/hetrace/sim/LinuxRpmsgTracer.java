@@ -10,13 +10,9 @@ import java.util.UUID;
  * provider's {@code send} (just before a message's {@code write()}) and {@code recv} (just after
  * the {@code read()} that returned it), as {@code examples/rpmsg/hetrace_rpmsg_tp.h} declares them.
  */
-final class LinuxRpmsgTracer {
+final class LinuxRpmsgTracer extends UstThreadTracer {
     /** The application's event declarations. */
-    private static final String EVENTS = """
-        event { name = "lttng_ust_cyg_profile:func_entry"; id = 0; stream_id = 0; loglevel = 12;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; }; };
-        event { name = "lttng_ust_cyg_profile:func_exit"; id = 1; stream_id = 0; loglevel = 12;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; }; };
+    private static final String EVENTS = CYG_PROFILE + """
         event { name = "hetrace_rpmsg:send"; id = 2; stream_id = 0; loglevel = 13;
                 fields := struct { uint32_t src; uint32_t dst; uint32_t seq; uint32_t len; }; };
         event { name = "hetrace_rpmsg:recv"; id = 3; stream_id = 0; loglevel = 13;
@@ -29,43 +25,25 @@ final class LinuxRpmsgTracer {
     }
 
     private final ClockModel clock;
-    private final TraceLog log;
-    private final int cpu;
-    private final Object[] context;
-    private final Map<String, Long> symbols;
 
     /** A thread's tracer: its events go to its CPU's stream. */
     LinuxRpmsgTracer(ClockModel clock, TraceLog log, int cpu, int vtid, String procname, Map<String, Long> symbols) {
+        super(log, cpu, vtid, procname, symbols);
         this.clock = clock;
-        this.log = log;
-        this.cpu = cpu;
-        this.context = new Object[] {(long) vtid, procname};
-        this.symbols = symbols;
     }
 
     /** The clock's count at true time {@code t}: ns since its origin. */
-    long cycles(long t) {
+    @Override
+    long count(long t) {
         return (long) Math.floor(clock.cycles(t));
     }
 
-    private void record(long t, long id, Object... payload) {
-        log.add(new TraceLog.Event(cpu, id, cycles(t), context, payload));
-    }
-
-    private long address(String func) {
-        Long a = symbols.get(func);
-        if (a == null) {
-            throw new IllegalStateException("no address for function " + func);
-        }
-        return a;
-    }
-
     void funcEntry(long t, String func) {
-        record(t, 0, address(func), address("main") + 0x2c);
+        entry(t, func, null);
     }
 
     void funcExit(long t, String func) {
-        record(t, 1, address(func), address("main") + 0x2c);
+        exit(t, func, null);
     }
 
     void send(long t, int src, int dst, int seq, int len) {

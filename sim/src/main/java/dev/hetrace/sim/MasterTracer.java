@@ -9,13 +9,9 @@ import java.util.UUID;
  * ({@code lttng_ust_cyg_profile}), the application's MessageQ tracepoints and the sync daemon's
  * handshake events. User space sees neither task switches nor interrupts.
  */
-final class MasterTracer implements CoreTracer {
+final class MasterTracer extends UstThreadTracer implements CoreTracer {
     /** The master's event declarations. */
-    private static final String EVENTS = """
-        event { name = "lttng_ust_cyg_profile:func_entry"; id = 0; stream_id = 0; loglevel = 12;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; }; };
-        event { name = "lttng_ust_cyg_profile:func_exit"; id = 1; stream_id = 0; loglevel = 12;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; }; };
+    private static final String EVENTS = CYG_PROFILE + """
         event { name = "msgq_put"; id = 2; stream_id = 0; loglevel = 13;
                 fields := struct { uint16_t queue; uint32_t size; uint32_t msg_id; }; };
         event { name = "msgq_get"; id = 3; stream_id = 0; loglevel = 13;
@@ -32,38 +28,19 @@ final class MasterTracer implements CoreTracer {
     }
 
     private final ClockReader clock;
-    private final TraceLog log;
-    private final int cpu;
-    private final Object[] context;
-    private final Map<String, Long> symbols;
 
     /**
      * @param cpu     the stream (one per CPU) this thread's events go to
      * @param symbols function addresses by name
      */
     MasterTracer(ClockReader clock, TraceLog log, int cpu, int vtid, String procname, Map<String, Long> symbols) {
+        super(log, cpu, vtid, procname, symbols);
         this.clock = clock;
-        this.log = log;
-        this.cpu = cpu;
-        this.context = new Object[] {(long) vtid, procname};
-        this.symbols = symbols;
     }
 
-    private void record(long t, long id, Object... payload) {
-        log.add(new TraceLog.Event(cpu, id, clock.read(t), context, payload));
-    }
-
-    private long address(String func) {
-        Long a = symbols.get(func);
-        if (a == null) {
-            throw new IllegalStateException("no address for function " + func);
-        }
-        return a;
-    }
-
-    /** The return address in the caller: a few instructions into it. */
-    private long callSite(String caller) {
-        return (caller == null ? address("main") : address(caller)) + 0x2c;
+    @Override
+    long count(long t) {
+        return clock.read(t);
     }
 
     @Override
@@ -83,12 +60,12 @@ final class MasterTracer implements CoreTracer {
 
     @Override
     public void funcEntry(long t, String func, String caller) {
-        record(t, 0, address(func), callSite(caller));
+        entry(t, func, caller);
     }
 
     @Override
     public void funcExit(long t, String func, String caller) {
-        record(t, 1, address(func), callSite(caller));
+        exit(t, func, caller);
     }
 
     @Override
