@@ -49,12 +49,14 @@ final class ViewBench {
             }
         }
         long t0 = System.nanoTime();
-        long metaBytes = get(http, url + "api/meta");
+        long metaBytes = get(http, url + "api/meta").bytes();
         long t1 = System.nanoTime();
-        long viewBytes = get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0));
+        long viewBytes = get(http, url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0))
+                .bytes();
         long t2 = System.nanoTime();
         // the panels the app fills at once: the diagnosis and the statistics of the whole span
-        long panelBytes = get(http, url + "api/diagnosis") + get(http, url + "api/stats");
+        long panelBytes = get(http, url + "api/diagnosis").bytes()
+                + get(http, url + "api/stats").bytes();
         long t3 = System.nanoTime();
         long jvm = ManagementFactory.getRuntimeMXBean().getUptime();
         out.printf(
@@ -110,12 +112,13 @@ final class ViewBench {
             }
             int scroll = random.nextInt(Math.max(1, top.size() - ROWS_ON_SCREEN + 1));
             long s = System.nanoTime();
-            bytes[i] = get(
+            Answer a = get(
                     http,
                     url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH + "&rows="
                             + rows(top, scroll));
             lat[i] = System.nanoTime() - s;
-            server[i] = made;
+            bytes[i] = a.bytes();
+            server[i] = a.madeNanos();
             total += bytes[i];
             spans[i] = to - from;
         }
@@ -168,11 +171,11 @@ final class ViewBench {
     /** Where answers are read into, and thrown away: the measure is the server's, not the copying of megabytes here. */
     private static final byte[] SINK = new byte[1 << 16];
 
-    /** The server's time to make the last answer read by {@link #get} (its {@code Server-Timing}), ns; −1 if not said. */
-    private static long made = -1;
+    /** An answer: how many bytes it had, and how long the server took to make it (its {@code Server-Timing}; −1 if not said). */
+    record Answer(long bytes, long madeNanos) {}
 
-    /** Asks for {@code url} and reads its answer to the last byte; returns how many bytes it had. */
-    private static long get(HttpClient http, String url) throws IOException, InterruptedException {
+    /** Asks for {@code url} and reads its answer to the last byte. */
+    private static Answer get(HttpClient http, String url) throws IOException, InterruptedException {
         HttpResponse<InputStream> r =
                 http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = r.body()) {
@@ -184,11 +187,12 @@ final class ViewBench {
             for (int k; (k = in.read(SINK)) >= 0; ) {
                 n += k;
             }
-            made = r.headers()
-                    .firstValue("Server-Timing")
-                    .map(ViewBench::duration)
-                    .orElse(-1L);
-            return n;
+            return new Answer(
+                    n,
+                    r.headers()
+                            .firstValue("Server-Timing")
+                            .map(ViewBench::duration)
+                            .orElse(-1L));
         }
     }
 
