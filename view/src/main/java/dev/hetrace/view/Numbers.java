@@ -6,39 +6,56 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * A JSON array of integers, gathered as text and written as one raw value. Jackson checks the
- * generator's state at every number it writes: on a wide view (a megabyte of numbers) that was
- * most of the server's time. Reused from array to array; the digits are Jackson's own
- * ({@link NumberOutput}), so the text is what Jackson would write.
+ * An array of integers, gathered then written as one value: as JSON text, or into the binary
+ * arrays of the answer ({@link #binary}). As text, it is written as one raw value: Jackson checks
+ * the generator's state at every number it writes, and on a wide view (a megabyte of numbers)
+ * that was most of the server's time; the digits are Jackson's own ({@link NumberOutput}), so the
+ * text is what Jackson would write. Reused from array to array.
  */
 final class Numbers {
-    private char[] buf = new char[1 << 12];
-    private int len;
+    private long[] values = new long[1 << 10];
+    private int n;
+    private char[] text = new char[1 << 12];
+    private BinaryArrays binary;
+
+    /** Writes the arrays from now on into {@code into}; null: as JSON text. */
+    Numbers binary(BinaryArrays into) {
+        this.binary = into;
+        return this;
+    }
 
     /** Starts a new array. */
     Numbers start() {
-        len = 0;
-        buf[len++] = '[';
+        n = 0;
         return this;
     }
 
     void add(long v) {
-        if (buf.length - len < 22) {
-            buf = Arrays.copyOf(buf, buf.length * 2);
+        if (n == values.length) {
+            values = Arrays.copyOf(values, n * 2);
         }
-        if (len > 1) {
-            buf[len++] = ',';
-        }
-        len = NumberOutput.outputLong(v, buf, len);
+        values[n++] = v;
     }
 
     /** Ends the array and writes it as the value of field {@code name}. */
     void writeField(JsonGenerator g, String name) throws IOException {
         g.writeFieldName(name);
-        if (len == buf.length) {
-            buf = Arrays.copyOf(buf, buf.length * 2);
+        if (binary != null) {
+            binary.write(values, n, g);
+            return;
         }
-        buf[len++] = ']';
-        g.writeRawValue(buf, 0, len);
+        int len = 0;
+        text[len++] = '[';
+        for (int i = 0; i < n; i++) {
+            if (text.length - len < 23) {
+                text = Arrays.copyOf(text, text.length * 2);
+            }
+            if (i > 0) {
+                text[len++] = ',';
+            }
+            len = NumberOutput.outputLong(values[i], text, len);
+        }
+        text[len++] = ']';
+        g.writeRawValue(text, 0, len);
     }
 }

@@ -48,7 +48,7 @@ public final class Report {
     private static final String APP = "/dev/hetrace/view/app/";
     /** The modules in the order they are put in the script: each after those it imports. */
     private static final List<String> MODULES =
-            List.of("wire", "source", "colors", "kernel", "timeline", "charts", "app");
+            List.of("wire", "source", "colors", "kernel", "bars", "timeline", "charts", "app");
 
     /** What a report holds: its size, every interval or summaries at {@code width} columns, its messages. */
     public record Written(

@@ -37,6 +37,23 @@ public final class ViewQuery {
      * for rows {@code rows} as JSON to {@code g}.
      */
     public void write(long from, long to, int width, int[] rows, JsonGenerator g) throws IOException {
+        write(from, to, width, rows, g, null);
+    }
+
+    /**
+     * Writes the answer as {@link #write(long, long, int, int[], JsonGenerator)} does, its arrays
+     * into {@code arrays} (null: as JSON), where the JSON says they are.
+     */
+    void write(long from, long to, int width, int[] rows, JsonGenerator g, BinaryArrays arrays) throws IOException {
+        numbers.binary(arrays);
+        try {
+            answer(from, to, width, rows, g);
+        } finally {
+            numbers.binary(null);
+        }
+    }
+
+    private void answer(long from, long to, int width, int[] rows, JsonGenerator g) throws IOException {
         if (to <= from || width < 1 || width > MAX_WIDTH) {
             throw new IllegalArgumentException("the range must not be empty and the width within 1.." + MAX_WIDTH);
         }

@@ -30,7 +30,8 @@ import java.util.stream.IntStream;
  *
  * <pre>
  * GET /api/meta                                rows, labels and their colors, the time span
- * GET /api/view?from=&amp;to=&amp;width=&amp;rows=1,2,3   per row rectangles or columns; message arrows
+ * GET /api/view?from=&amp;to=&amp;width=&amp;rows=1,2,3[&amp;format=binary]   per row rectangles or columns; message arrows
+ *                                              (binary: the arrays as typed arrays after the JSON, {@link BinaryArrays})
  * GET /api/events?row=&amp;from=&amp;to=              the intervals and messages of a place
  * GET /api/stats?from=&amp;to=                     the statistics table of a range
  * GET /api/diagnosis                           the findings in sentences, the outliers
@@ -92,8 +93,22 @@ public final class ViewServer implements AutoCloseable {
      * computing it. Written out from where it is ({@link #sendTo}).
      */
     private static final class Answer extends ByteArrayOutputStream {
+        /** The arrays of a binary answer ({@code /api/view?format=binary}), after its JSON. */
+        final BinaryArrays arrays = new BinaryArrays();
+
         Answer() {
             super(1 << 16);
+        }
+
+        @Override
+        public void reset() {
+            super.reset();
+            arrays.reset();
+        }
+
+        /** Sends the JSON written, then its arrays ({@link BinaryArrays#sendTo}). */
+        void sendBinaryTo(OutputStream out) throws IOException {
+            arrays.sendTo(out, buf, count);
         }
 
         void sendTo(OutputStream out) throws IOException {
@@ -101,7 +116,7 @@ public final class ViewServer implements AutoCloseable {
         }
 
         int capacity() {
-            return buf.length;
+            return buf.length + arrays.capacity();
         }
     }
 
@@ -137,7 +152,7 @@ public final class ViewServer implements AutoCloseable {
                         long from = (long) (random.nextDouble() * (span - w + 1));
                         out.reset();
                         try (JsonGenerator g = json.createGenerator(out, JsonEncoding.UTF8)) {
-                            q.write(from, from + w, 2000, rows, g);
+                            q.write(from, from + w, 2000, rows, g, out.arrays); // as the app asks
                         } catch (IOException | RuntimeException e) {
                             return; // only a warm-up: the requests will tell
                         }
@@ -187,8 +202,9 @@ public final class ViewServer implements AutoCloseable {
                     : Arrays.stream(rs.split(","))
                             .mapToInt(ViewServer::parseInt)
                             .toArray();
+            boolean binary = binaryFormat(ctx);
             ViewQuery q = queries.get();
-            send(ctx, g -> q.write(from, to, width, rows, g));
+            send(ctx, binary, (g, arrays) -> q.write(from, to, width, rows, g, arrays));
         });
         app.get("/api/events", ctx -> {
             int row = (int) longParam(ctx, "row");
@@ -298,27 +314,56 @@ public final class ViewServer implements AutoCloseable {
         void write(JsonGenerator g) throws IOException;
     }
 
+    /** An answer whose arrays go into {@code arrays} (null: in its JSON). */
+    private interface ArraysBody {
+        void write(JsonGenerator g, BinaryArrays arrays) throws IOException;
+    }
+
+    /** Whether the request asks for the binary answer ({@code format=binary}; {@code json}, the default, else). */
+    private static boolean binaryFormat(Context ctx) {
+        String f = ctx.queryParam("format");
+        if (f == null || f.equals("json")) {
+            return false;
+        }
+        if (f.equals("binary")) {
+            return true;
+        }
+        throw new IllegalArgumentException("format: json or binary, not " + f);
+    }
+
     /**
      * Answers with what {@code body} writes as JSON: written whole first (an error in it is then
      * answered as an error, not as half an answer), then sent from the buffer it was written
      * into, with how long it took to make in a {@code Server-Timing} header.
      */
     private void send(Context ctx, Body body) throws IOException {
+        send(ctx, false, (g, arrays) -> body.write(g));
+    }
+
+    /**
+     * As {@link #send(Context, Body)}; {@code binary}: the answer's arrays sent after its JSON
+     * ({@link BinaryArrays}), as {@code application/octet-stream}.
+     */
+    private void send(Context ctx, boolean binary, ArraysBody body) throws IOException {
         Answer polled = spare.pollFirst();
         Answer answer = polled == null ? new Answer() : polled;
         answer.reset();
         long started = System.nanoTime();
         try {
             try (JsonGenerator g = json.createGenerator(answer, JsonEncoding.UTF8)) {
-                body.write(g);
+                body.write(g, binary ? answer.arrays : null);
             }
-            ctx.contentType("application/json");
+            ctx.contentType(binary ? "application/octet-stream" : "application/json");
             ctx.header("Cache-Control", "no-store");
             // how long the answer took to make (the browser's developer tools show it with the request)
             ctx.header(
                     "Server-Timing",
                     String.format(Locale.ROOT, "answer;dur=%.1f", (System.nanoTime() - started) / 1e6));
-            answer.sendTo(ctx.outputStream());
+            if (binary) {
+                answer.sendBinaryTo(ctx.outputStream());
+            } else {
+                answer.sendTo(ctx.outputStream());
+            }
         } finally {
             if (answer.capacity() <= KEPT && spare.size() < SPARE) {
                 spare.offerFirst(answer);

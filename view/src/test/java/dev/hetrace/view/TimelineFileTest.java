@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -135,7 +136,7 @@ class TimelineFileTest {
     @Test
     void answersAskedAtOnceOnManyConnectionsAreEachWholeAndTheirOwn() throws Exception {
         // the server keeps answers' buffers from request to request: asked at once, with errors
-        // among them, each answer must still be the one asked for, whole
+        // among them, each answer must still be the one asked for, whole, in JSON as in binary
         long span = built.end() - built.begin();
         String all = IntStream.range(0, built.rows().size())
                 .mapToObj(Integer::toString)
@@ -144,43 +145,89 @@ class TimelineFileTest {
         List<String> paths = new ArrayList<>();
         for (int k = 0; k < 24; k++) {
             long from = rnd.nextLong(span);
-            paths.add(
-                    k % 6 == 5
-                            ? "api/view?from=0&to=" + span + "&width=100&rows="
-                                    + built.rows().size()
-                            : "api/view?from=" + from + "&to=" + (from + 1 + rnd.nextLong(span - from)) + "&width="
-                                    + (200 + rnd.nextInt(1800)) + "&rows=" + all);
+            String path = k % 6 == 5
+                    ? "api/view?from=0&to=" + span + "&width=100&rows="
+                            + built.rows().size()
+                    : "api/view?from=" + from + "&to=" + (from + 1 + rnd.nextLong(span - from)) + "&width="
+                            + (200 + rnd.nextInt(1800)) + "&rows=" + all;
+            paths.add(k % 4 < 2 ? path + "&format=binary" : path);
         }
         paths.add("api/meta");
         paths.add("api/diagnosis");
-        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> asked = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<HttpResponse<byte[]>>> asked = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
             for (String p : paths) {
                 asked.add(http.sendAsync(
                         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fromFile.port() + "/" + p))
                                 .build(),
-                        HttpResponse.BodyHandlers.ofString()));
+                        HttpResponse.BodyHandlers.ofByteArray()));
             }
         }
+        int binaries = 0;
         for (int i = 0; i < asked.size(); i++) {
             String p = paths.get(i % paths.size());
-            HttpResponse<String> r = asked.get(i).get();
-            if (p.endsWith("&rows=" + built.rows().size())) {
+            HttpResponse<byte[]> r = asked.get(i).get();
+            if (p.contains("&rows=" + built.rows().size())) {
                 assertThat(r.statusCode()).as(p).isEqualTo(400);
-                assertThat(r.body())
+                assertThat(new String(r.body(), StandardCharsets.UTF_8))
                         .as(p)
                         .isEqualTo("{\"error\": \"no row " + built.rows().size() + "\"}");
-            } else {
-                assertThat(r.statusCode()).as(p).isEqualTo(200);
-                assertThat(r.headers().firstValue("Server-Timing"))
-                        .as(p)
-                        .hasValueSatisfying(v -> assertThat(v).matches("answer;dur=\\d+\\.\\d"));
+                continue;
+            }
+            assertThat(r.statusCode()).as(p).isEqualTo(200);
+            assertThat(r.headers().firstValue("Server-Timing"))
+                    .as(p)
+                    .hasValueSatisfying(v -> assertThat(v).matches("answer;dur=\\d+\\.\\d"));
+            String asJson = get(fromModel, p.replace("&format=binary", ""));
+            if (p.endsWith("&format=binary")) {
+                binaries++;
+                assertThat(r.headers().firstValue("Content-Type")).as(p).hasValue("application/octet-stream");
                 // compared whole, not printed whole: an answer is up to megabytes
-                assertThat(r.body().equals(get(fromModel, p)))
+                assertThat(BinaryAnswers.read(r.body()).equals(BinaryAnswers.LONGS.readTree(asJson)))
+                        .as(p + ": the answer asked for, whole")
+                        .isTrue();
+            } else {
+                assertThat(new String(r.body(), StandardCharsets.UTF_8).equals(asJson))
                         .as(p + ": the answer asked for, whole")
                         .isTrue();
             }
         }
+        assertThat(binaries).isEqualTo(3 * 10);
+    }
+
+    @Test
+    void aViewInBinaryIsTheJsonAnswerWithItsArraysAsTypedArraysAndAnUnknownFormatIsRefused() throws Exception {
+        long span = built.end() - built.begin();
+        String all = IntStream.range(0, built.rows().size())
+                .mapToObj(Integer::toString)
+                .collect(Collectors.joining(","));
+        java.util.Set<String> types = new java.util.TreeSet<>();
+        for (String range :
+                List.of("from=0&to=" + span, "from=" + span / 3 + "&to=" + (span / 3 + span / 50), "from=5&to=900")) {
+            String p = "api/view?" + range + "&width=1500&rows=" + all;
+            byte[] b = http.send(
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + fromModel.port() + "/" + p + "&format=binary"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofByteArray())
+                    .body();
+            assertThat(BinaryAnswers.read(b)).as(p).isEqualTo(BinaryAnswers.LONGS.readTree(get(fromModel, p)));
+            assertThat(get(fromModel, p + "&format=json")).as("json, said").isEqualTo(get(fromModel, p));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"binary\":\"(\\w+)\"")
+                    .matcher(new String(b, StandardCharsets.ISO_8859_1));
+            while (m.find()) {
+                types.add(m.group(1));
+            }
+        }
+        // times past 2^31 ns and small numbers: both the narrowest and the widest types were sent
+        assertThat(types).contains("i16", "f64");
+        HttpResponse<String> bad = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fromModel.port()
+                                + "/api/view?from=0&to=9&width=10&rows=0&format=xml"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).isEqualTo("{\"error\": \"format: json or binary, not xml\"}");
     }
 
     @Test

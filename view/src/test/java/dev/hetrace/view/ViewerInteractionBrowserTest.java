@@ -534,6 +534,42 @@ class ViewerInteractionBrowserTest {
         return String.format(java.util.Locale.ROOT, "%." + digits + "f %s", ns / unit, name);
     }
 
+    @Test
+    void aViewReadFromItsBinaryAnswerIsItsJsonAnswer() throws Exception {
+        open();
+        long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
+        int rows = ((Number) browser.js("return window.__hetrace.meta.rows.length")).intValue();
+        String all = String.join(
+                ",",
+                java.util.stream.IntStream.range(0, rows)
+                        .mapToObj(Integer::toString)
+                        .toList());
+        List<String> views = List.of(
+                "api/view?from=0&to=" + span + "&width=1800&rows=" + all,
+                "api/view?from=" + span / 3 + "&to=" + (span / 3 + span / 40) + "&width=900&rows=" + all,
+                "api/view?from=" + span / 2 + "&to=" + (span / 2 + 2000) + "&width=300&rows=" + all);
+        String got = (String) driver.executeAsyncScript(
+                "const done = arguments[arguments.length - 1]; const views = arguments[0];"
+                        + " (async () => {"
+                        + "   const {readBinaryView} = await import('./wire.js');"
+                        + "   const typed = (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v;"
+                        + "   const same = [], types = new Set();"
+                        + "   for (const v of views) {"
+                        + "     const json = await (await fetch(v)).json();"
+                        + "     const bin = readBinaryView(await (await fetch(v + '&format=binary')).arrayBuffer());"
+                        + "     JSON.stringify(bin, (k, x) => { if (ArrayBuffer.isView(x)) types.add(x.constructor.name); return x; });"
+                        + "     same.push(JSON.stringify(json) === JSON.stringify(bin, typed));"
+                        + "   }"
+                        + "   done(JSON.stringify({same, types: [...types].sort()}));"
+                        + " })().catch(e => done(JSON.stringify({error: String(e)})));",
+                views);
+        JsonNode r = new ObjectMapper().readTree(got);
+        assertThat(r.path("error").asText()).isEmpty();
+        assertThat(r.get("same").toString()).isEqualTo("[true,true,true]");
+        // the narrowest and the widest arrays were read: small counts, and times past 2^31 ns
+        assertThat(r.get("types").toString()).contains("Int16Array", "Float64Array");
+    }
+
     private static void open() {
         driver.get(url);
         browser.settle();

@@ -73,6 +73,8 @@ class ViewerScaleBrowserTest {
             int n = 40;
             double[] took = new double[n];
             double[] spans = new double[n];
+            double[][] answered = new double[n][];
+            browser.js("performance.setResourceTimingBufferSize(100000)");
             double from = 0;
             double to = span;
             for (int i = 0; i < n; i++) {
@@ -89,13 +91,22 @@ class ViewerScaleBrowserTest {
                     to = span;
                 }
                 spans[i] = to - from;
-                took[i] = ((Number) browser.driver.executeAsyncScript(SETTLED
-                                + String.format(
-                                        Locale.ROOT,
-                                        "const t0 = performance.now(); window.__hetrace.zoomTo(%.0f, %.0f); poll(() => performance.now() - t0);",
-                                        from,
-                                        to)))
-                        .doubleValue();
+                // the time to the frame drawn; the view's answer: received after (ms), bytes, made in (ms)
+                @SuppressWarnings("unchecked")
+                List<Number> got = (List<Number>) browser.driver.executeAsyncScript(SETTLED
+                        + String.format(
+                                Locale.ROOT,
+                                "const t0 = performance.now(); window.__hetrace.zoomTo(%.0f, %.0f);"
+                                        + " poll(() => { const e = performance.getEntriesByType('resource')"
+                                        + ".filter(e => e.name.includes('api/view') && e.startTime >= t0).pop();"
+                                        + " return [performance.now() - t0, e ? e.responseEnd - t0 : -1, e ? e.encodedBodySize : 0,"
+                                        + " e && e.serverTiming.length ? e.serverTiming[0].duration : -1]; });",
+                                from,
+                                to));
+                took[i] = got.get(0).doubleValue();
+                answered[i] = got.subList(1, 4).stream()
+                        .mapToDouble(Number::doubleValue)
+                        .toArray();
             }
             browser.shot("scale-after-zooms");
             if (verbose) {
@@ -128,7 +139,14 @@ class ViewerScaleBrowserTest {
                 System.out.println("long tasks (start ms, duration ms): " + longTasks);
                 for (int i = 0; i < n; i++) {
                     System.out.printf(
-                            Locale.ROOT, "zoom %d: %s drawn in %.0f ms%n", i + 1, Report.duration(spans[i]), took[i]);
+                            Locale.ROOT,
+                            "zoom %d: %s drawn in %.0f ms (answer received after %.0f ms, %,.0f bytes, made in %.1f ms)%n",
+                            i + 1,
+                            Report.duration(spans[i]),
+                            took[i],
+                            answered[i][0],
+                            answered[i][1],
+                            answered[i][2]);
                 }
             }
             double[] sorted = took.clone();

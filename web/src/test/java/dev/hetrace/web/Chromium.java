@@ -102,10 +102,14 @@ public final class Chromium implements AutoCloseable {
                 .until(d -> js("return !!(window.__hetrace && window.__hetrace.settled())") == Boolean.TRUE);
     }
 
-    /** The rows, rectangles and arrows of the app's last frame, once it settled. */
+    /**
+     * The rows, rectangles and arrows of the app's last frame, once it settled (the answer's typed
+     * arrays it keeps, as lists).
+     */
     public JsonNode lastDraw() throws Exception {
         settle();
-        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw)"));
+        return new ObjectMapper().readTree((String) js("return JSON.stringify(window.__hetrace.lastDraw,"
+                + " (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v)"));
     }
 
     public static JsonNode row(JsonNode draw, String name) {

@@ -18,8 +18,8 @@ const NEUTRAL = '#8a8a8a';
 
 const states = new WeakMap();
 
-/** The state a label is ('(blocked)' → 'blocked'), or null (worked out once per label: it is asked per rectangle). */
-export function stateOf(meta, label) {
+/** Per label id, the state it is ('(blocked)' → 'blocked') or null: worked out once per label, read per column. */
+export function labelStates(meta) {
   let by = states.get(meta);
   if (!by) {
     by = meta.labels.map(n => {
@@ -29,7 +29,12 @@ export function stateOf(meta, label) {
     });
     states.set(meta, by);
   }
-  return by[label] ?? null;
+  return by;
+}
+
+/** The state a label is ('(blocked)' → 'blocked'), or null. */
+export function stateOf(meta, label) {
+  return labelStates(meta)[label] ?? null;
 }
 
 const patterns = new Map();

@@ -2,7 +2,7 @@
 // embedded in a report (`hetrace report`: a <script type="application/json" id="hetrace-data">),
 // answered here in the same shape so that the timeline and panels draw them unchanged.
 
-import {W, configure} from './wire.js';
+import {W, binaryViews, configure, readBinaryView} from './wire.js';
 
 const blob = document.getElementById('hetrace-data');
 const data = blob ? JSON.parse(blob.textContent) : null;
@@ -19,7 +19,10 @@ export const reportDurations = data && data.durations ? Object.keys(data.duratio
 /** The answer to an API request such as 'api/view?from=0&to=10&width=800&rows=1,2'. */
 export async function get(url) {
   if (!data) {
-    const res = await fetch(url);
+    // a view's arrays come as binary (typed arrays, not parsed); its errors, as every other answer, as JSON
+    const binary = binaryViews && url.startsWith('api/view?');
+    const res = await fetch(binary ? url + '&format=binary' : url);
+    if (binary && res.ok) return readBinaryView(await res.arrayBuffer());
     const body = await res.json();
     if (!res.ok) throw new Error(body.error || res.statusText);
     return body;

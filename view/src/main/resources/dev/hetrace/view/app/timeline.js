@@ -5,7 +5,8 @@
 import {get} from './source.js';
 import {W as wire} from './wire.js';
 import {collapseKernelRows, counterText, drawCounter, drawOccupancy, drawSamples, occupancyRows, samplesText} from './kernel.js';
-import {paint, drawnLabels, stateOf, textOn} from './colors.js';
+import {paint, drawnLabels, labelStates, textOn} from './colors.js';
+import {BarLayer, pixelOf} from './bars.js';
 
 const ROW_H = 18;
 const RULER_H = 26;
@@ -64,6 +65,8 @@ export class Timeline {
     this.syncMarks = false;
     /** Whether message arrows are drawn. */
     this.arrows = true;
+    /** The aggregated columns' bars of a frame, as pixels (bars.js). */
+    this.bars = new BarLayer();
     /** Where the diagnosis sees something out of line, per row: outliers, a core gone silent, a task stuck. */
     this.alerts = [];
     this.data = null; // the last answer, with the range it was asked for
@@ -466,13 +469,30 @@ export class Timeline {
     // the bars gathered by how they are painted (a label; a task state: per row, in its task's color; the rest of
     // the busy time: -1, a trace of activity too small to show its share: -2), then one path filled for each:
     // thousands of columns cost a few fills, not a style change and a fill each
+    // solid colors go straight into the frame's pixels (bars.js), a state's look (a pattern, or its task's color on
+    // its row) into a path per look
     const byColor = new Map();
+    const stateOfLabel = labelStates(this.meta);
+    const pixels = new Array(this.meta.labels.length + 2); // by label + 2: its pixel, once drawn in this frame
+    const bars = this.bars;
+    bars.begin(this.canvas.width, this.canvas.height, this.dpr);
     const bar = (label, x, y0, w, hh, row) => {
-      drawnLabels(draw, label);
-      const key = label >= 0 && stateOf(this.meta, label) ? `${label}|${row}` : label;
-      let b = byColor.get(key);
-      if (!b) byColor.set(key, b = {label, row, r: []});
-      b.r.push(x, y0, w, hh);
+      if (label >= 0 && stateOfLabel[label]) {
+        const key = `${label}|${row}`;
+        let b = byColor.get(key);
+        if (!b) {
+          byColor.set(key, b = {label, row, r: []});
+          drawnLabels(draw, label);
+        }
+        b.r.push(x, y0, w, hh);
+        return;
+      }
+      let p = pixels[label + 2];
+      if (p === undefined) {
+        p = pixels[label + 2] = pixelOf(label === -1 ? '#888' : label === -2 ? '#444' : this.meta.colors[label]);
+        drawnLabels(draw, label);
+      }
+      bars.fill(p, x, y0, w, hh);
     };
     const load = new Map();
     for (const id of onScreen) {
@@ -576,44 +596,57 @@ export class Timeline {
         }
         let maxCount = 1;
         if (this.density) for (let k = 0; k < c.length; k += C.stride) maxCount = Math.max(maxCount, c[k + C.starts]);
-        for (let k = 0; k < c.length; k += C.stride) {
+        // the hottest loop of a wide view (a few rows of thousands of columns), written out: positions read once,
+        // pixels from the view's scale unless idle stretches are compressed
+        const {stride, x: cx, n: cn, busy: cb, starts: cs, labelAt, shareAt} = C;
+        const top3 = wire.top;
+        const colNs = (d.to - d.from) / d.width;
+        const linear = !(this.compress && this.axis);
+        const from = this.from;
+        const pxPerNs = this.width / (this.to - this.from);
+        const bottom = top + ROW_H - 1;
+        for (let k = 0; k < c.length; k += stride) {
           // whole pixels: a bar's height says its share, to the pixel
-          const x = Math.round(this.xAt(d.from + c[k + C.x] * (d.to - d.from) / d.width));
-          const w = Math.max(1, Math.round(this.xAt(d.from + (c[k + C.x] + c[k + C.n]) * (d.to - d.from) / d.width)) - x);
-          const bottom = top + ROW_H - 1;
+          const t0 = d.from + c[k + cx] * colNs;
+          const t1 = d.from + (c[k + cx] + c[k + cn]) * colNs;
+          const x = Math.round(linear ? LABEL_W + (t0 - from) * pxPerNs : this.xAt(t0));
+          const w = Math.max(1, Math.round(linear ? LABEL_W + (t1 - from) * pxPerNs : this.xAt(t1)) - x);
           if (this.density) {
-            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + C.starts] / maxCount})`;
+            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + cs] / maxCount})`;
             ctx.fillRect(x, top + 2, w, ROW_H - 4);
           } else {
             // the labels stacked from the bottom, largest first, in a bar as high as the busy share (at least
             // MIN_BAR): each label's part of it as its share of the busy time
-            const busy = c[k + C.busy];
-            const total = barHeight(busy, c[k + C.starts]);
+            const busy = c[k + cb];
+            const total = barHeight(busy, c[k + cs]);
             let done = 0;
             let acc = 0;
-            for (let j = 0; j < wire.top && busy > 0; j++) {
-              const label = c[k + C.label(j)];
+            for (let j = 0; j < top3 && busy > 0; j++) {
+              const label = c[k + labelAt[j]];
               if (label < 0) break;
-              acc += c[k + C.share(j)];
+              acc += c[k + shareAt[j]];
               const upto = Math.min(total, Math.round(total * Math.min(1, acc / busy)));
               if (upto > done) bar(label, x, bottom - upto, w, upto - done, id);
               done = Math.max(done, upto);
             }
             if (total > done) bar(busy > 0 ? -1 : -2, x, bottom - total, w, total - done, id);
           }
-          info.n++;
-          draw.columns++;
         }
+        info.n += c.length / stride;
+        draw.columns += c.length / stride;
       }
       }
     }
     for (const b of byColor.values()) {
-      ctx.fillStyle = b.label === -1 ? '#888' : b.label === -2 ? '#444' : paint(ctx, this.meta, b.label, b.row);
+      ctx.fillStyle = paint(ctx, this.meta, b.label, b.row);
       ctx.beginPath();
       for (let k = 0; k < b.r.length; k += 4) ctx.rect(b.r[k], b.r[k + 1], b.r[k + 2], b.r[k + 3]);
       ctx.fill();
     }
+    bars.end(ctx);
     // point events: a small triangle at the top of their core's row, the sync handshake's in blue when asked for
+    const ticks = new Path2D();
+    const syncTicks = new Path2D();
     for (const part of parts) {
       for (const id of onScreen) {
         const a = part.byRow.get(id);
@@ -640,17 +673,21 @@ export class Timeline {
           if (sync && !this.syncMarks) continue;
           const x = this.xAt(m[k + M.time]);
           if (x < LABEL_W || x > W) continue;
-          ctx.fillStyle = sync ? '#1f5fbf' : '#222';
-          ctx.beginPath();
-          ctx.moveTo(x - 3, top);
-          ctx.lineTo(x + 3, top);
-          ctx.lineTo(x, top + 5);
-          ctx.fill();
+          const p = sync ? syncTicks : ticks;
+          p.moveTo(x - 3, top);
+          p.lineTo(x + 3, top);
+          p.lineTo(x, top + 5);
+          p.closePath();
           draw.marks.push({row: id, core: this.meta.rows[id].core, time: m[k + M.time], label: this.meta.labels[m[k + M.label]],
             sync, x});
         }
       }
     }
+    // every tick in one of two paths: two fills, not one per point event
+    ctx.fillStyle = '#222';
+    ctx.fill(ticks);
+    ctx.fillStyle = '#1f5fbf';
+    ctx.fill(syncTicks);
     // what the diagnosis finds out of line, on the row that shows it (a closed group stands for its cores): a red
     // dashed line along the top of the row, at least 3 px
     ctx.fillStyle = '#d62728';

@@ -24,8 +24,38 @@ export function configure(wire) {
   const pair = wire.columnLabel.length;
   const col = positions(wire.column);
   col.stride = base + wire.top * pair;
-  /** The position of a column's j-th label and of its share (‰). */
-  col.label = j => base + pair * j + wire.columnLabel.indexOf('label');
-  col.share = j => base + pair * j + wire.columnLabel.indexOf('share');
+  /** The positions of a column's j-th label and of its share (‰): labelAt[j], shareAt[j]. */
+  col.labelAt = Array.from({length: wire.top}, (_, j) => base + pair * j + wire.columnLabel.indexOf('label'));
+  col.shareAt = Array.from({length: wire.top}, (_, j) => base + pair * j + wire.columnLabel.indexOf('share'));
+  col.label = j => col.labelAt[j];
+  col.share = j => col.shareAt[j];
   W.col = col;
+}
+
+// ---- binary answers (`/api/view?format=binary`; docs/view.md, "Binary answers"): "HTVB", the
+// JSON's length (u32, little-endian), the JSON, zeros up to a multiple of 8 bytes, then the arrays,
+// each named in the JSON as {binary: 'i16' | 'i32' | 'f64', at, n} (at: bytes from the arrays'
+// start). Read as typed arrays over the bytes received: indexed as the JSON arrays are, not parsed.
+
+const TYPES = {i16: Int16Array, i32: Int32Array, f64: Float64Array};
+
+/** Whether views can be asked for in binary: typed arrays read in the machine's byte order, and the arrays are little-endian. */
+export const binaryViews = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** An /api/view answer sent as binary, with its arrays as typed arrays. */
+export function readBinaryView(buf) {
+  const head = new DataView(buf);
+  if (buf.byteLength < 8 || head.getUint32(0, false) !== 0x48545642) throw new Error('not a binary view answer (no HTVB)');
+  const n = head.getUint32(4, true);
+  const base = 8 + n + ((8 - (n & 7)) & 7);
+  if (base > buf.byteLength) throw new Error(`a binary view answer cut short: ${buf.byteLength} bytes, its JSON says ${n}`);
+  const array = ({binary, at, n: count}) => {
+    const T = TYPES[binary];
+    if (!T || at % 8 !== 0 || base + at + count * T.BYTES_PER_ELEMENT > buf.byteLength) {
+      throw new Error(`a binary view answer's array out of place: ${binary}, ${count} at ${at}`);
+    }
+    return new T(buf, base + at, count);
+  };
+  const json = new TextDecoder().decode(new Uint8Array(buf, 8, n));
+  return JSON.parse(json, (k, v) => (v !== null && typeof v === 'object' && typeof v.binary === 'string' ? array(v) : v));
 }
