@@ -115,6 +115,14 @@ class ViewerGroupsBrowserTest {
             assertThat(drawnColumns(draw, c)).as("%s drawn", c).isPositive();
         }
         checkPixels(draw, 1 + 16); // the board and every cluster
+        // the bars painted as pixels (as a wide view's many are) and as paths (as a few are): the same
+        for (String as : List.of("pixels", "paths")) {
+            browser.js("window.__hetrace.view.pixelBars = " + (as.equals("pixels") ? "0" : "Infinity")
+                    + "; window.__hetrace.view.draw()");
+            JsonNode again = browser.lastDraw();
+            assertThat(again.get("bars").get("as").asText()).isEqualTo(as);
+            checkPixels(again, 1 + 16);
+        }
     }
 
     @Test

@@ -74,6 +74,7 @@ class ViewerScaleBrowserTest {
             double[] took = new double[n];
             double[] spans = new double[n];
             double[][] answered = new double[n][];
+            double[] starts = new double[n];
             browser.js("performance.setResourceTimingBufferSize(100000)");
             double from = 0;
             double to = span;
@@ -91,6 +92,7 @@ class ViewerScaleBrowserTest {
                     to = span;
                 }
                 spans[i] = to - from;
+                starts[i] = from;
                 // the time to the frame drawn; the view's answer: received after (ms), bytes, made in (ms)
                 @SuppressWarnings("unchecked")
                 List<Number> got = (List<Number>) browser.driver.executeAsyncScript(SETTLED
@@ -140,9 +142,10 @@ class ViewerScaleBrowserTest {
                 for (int i = 0; i < n; i++) {
                     System.out.printf(
                             Locale.ROOT,
-                            "zoom %d: %s drawn in %.0f ms (answer received after %.0f ms, %,.0f bytes, made in %.1f ms)%n",
+                            "zoom %d: %s from %.0f drawn in %.0f ms (answer received after %.0f ms, %,.0f bytes, made in %.1f ms)%n",
                             i + 1,
                             Report.duration(spans[i]),
+                            starts[i],
                             took[i],
                             answered[i][0],
                             answered[i][1],

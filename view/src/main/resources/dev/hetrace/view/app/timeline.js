@@ -32,6 +32,13 @@ export function barHeight(busy, starts) {
   return busy > 0 ? Math.max(MIN_BAR, Math.round(BAR_H * busy / 1000)) : starts > 0 ? MIN_BAR : 0;
 }
 
+/**
+ * From how many bars in a frame they are painted as pixels (bars.js); below, as paths. A wide view of many cores
+ * has tens of thousands, whose paths took 16–25 ms to rasterize against 2–3 ms as an image; a report at its size
+ * limit has hundreds, whose paths take less than putting the image did there (12–30 ms).
+ */
+export const PIXEL_BARS = 4000;
+
 /** W and S: the span's factor; A and D: the span's fraction panned (per key press, as Perfetto's). */
 export const KEY_ZOOM = 0.8;
 export const KEY_PAN = 0.1;
@@ -65,8 +72,9 @@ export class Timeline {
     this.syncMarks = false;
     /** Whether message arrows are drawn. */
     this.arrows = true;
-    /** The aggregated columns' bars of a frame, as pixels (bars.js). */
+    /** The aggregated columns' bars of a frame, as pixels (bars.js), when they are at least pixelBars. */
     this.bars = new BarLayer();
+    this.pixelBars = PIXEL_BARS;
     /** Where the diagnosis sees something out of line, per row: outliers, a core gone silent, a task stuck. */
     this.alerts = [];
     this.data = null; // the last answer, with the range it was asked for
@@ -469,30 +477,21 @@ export class Timeline {
     // the bars gathered by how they are painted (a label; a task state: per row, in its task's color; the rest of
     // the busy time: -1, a trace of activity too small to show its share: -2), then one path filled for each:
     // thousands of columns cost a few fills, not a style change and a fill each
-    // solid colors go straight into the frame's pixels (bars.js), a state's look (a pattern, or its task's color on
-    // its row) into a path per look
+    // the bars gathered by how they are painted (a label; a task state: per row, in its task's color or pattern; the
+    // rest of the busy time: -1; a trace of activity too small to show its share: -2), then painted per color:
+    // thousands of columns cost a few fills, not a style change and a fill each
     const byColor = new Map();
     const stateOfLabel = labelStates(this.meta);
-    const pixels = new Array(this.meta.labels.length + 2); // by label + 2: its pixel, once drawn in this frame
-    const bars = this.bars;
-    bars.begin(this.canvas.width, this.canvas.height, this.dpr);
+    let barCount = 0;
     const bar = (label, x, y0, w, hh, row) => {
-      if (label >= 0 && stateOfLabel[label]) {
-        const key = `${label}|${row}`;
-        let b = byColor.get(key);
-        if (!b) {
-          byColor.set(key, b = {label, row, r: []});
-          drawnLabels(draw, label);
-        }
-        b.r.push(x, y0, w, hh);
-        return;
-      }
-      let p = pixels[label + 2];
-      if (p === undefined) {
-        p = pixels[label + 2] = pixelOf(label === -1 ? '#888' : label === -2 ? '#444' : this.meta.colors[label]);
+      const key = label >= 0 && stateOfLabel[label] ? `${label}|${row}` : label;
+      let b = byColor.get(key);
+      if (!b) {
+        byColor.set(key, b = {label, row, r: []});
         drawnLabels(draw, label);
       }
-      bars.fill(p, x, y0, w, hh);
+      b.r.push(x, y0, w, hh);
+      barCount++;
     };
     const load = new Map();
     for (const id of onScreen) {
@@ -637,13 +636,24 @@ export class Timeline {
       }
       }
     }
+    // many bars (a wide view): the solid ones as pixels, drawn as one image (bars.js); else, and a state's pattern,
+    // as one path per color
+    const asPixels = barCount >= this.pixelBars;
+    draw.bars = {count: barCount, as: asPixels ? 'pixels' : 'paths'};
+    if (asPixels) this.bars.begin(this.canvas.width, this.canvas.height, this.dpr);
     for (const b of byColor.values()) {
-      ctx.fillStyle = paint(ctx, this.meta, b.label, b.row);
+      const style = b.label === -1 ? '#888' : b.label === -2 ? '#444' : paint(ctx, this.meta, b.label, b.row);
+      if (asPixels && typeof style === 'string') {
+        const p = pixelOf(style);
+        for (let k = 0; k < b.r.length; k += 4) this.bars.fill(p, b.r[k], b.r[k + 1], b.r[k + 2], b.r[k + 3]);
+        continue;
+      }
+      ctx.fillStyle = style;
       ctx.beginPath();
       for (let k = 0; k < b.r.length; k += 4) ctx.rect(b.r[k], b.r[k + 1], b.r[k + 2], b.r[k + 3]);
       ctx.fill();
     }
-    bars.end(ctx);
+    if (asPixels) this.bars.end(ctx);
     // point events: a small triangle at the top of their core's row, the sync handshake's in blue when asked for
     const ticks = new Path2D();
     const syncTicks = new Path2D();
