@@ -472,12 +472,7 @@ export class Timeline {
         draw.gaps.push({from: g.from, to: g.to, x0: LABEL_W + g.x, x1: LABEL_W + g.x + g.w, factor});
       }
     }
-    // the bars of aggregated activity, gathered by color (the rest of the busy time: -1), then one path filled per
-    // color: thousands of columns cost a few fills, not a style change and a fill each
-    // the bars gathered by how they are painted (a label; a task state: per row, in its task's color; the rest of
-    // the busy time: -1, a trace of activity too small to show its share: -2), then one path filled for each:
-    // thousands of columns cost a few fills, not a style change and a fill each
-    // the bars gathered by how they are painted (a label; a task state: per row, in its task's color or pattern; the
+    // the bars of aggregated activity, gathered by how they are painted (a label; a task state: per row, in its task's color or pattern; the
     // rest of the busy time: -1; a trace of activity too small to show its share: -2), then painted per color:
     // thousands of columns cost a few fills, not a style change and a fill each
     const byColor = new Map();
@@ -598,7 +593,7 @@ export class Timeline {
         // the hottest loop of a wide view (a few rows of thousands of columns), written out: positions read once,
         // pixels from the view's scale unless idle stretches are compressed
         const {stride, x: cx, n: cn, busy: cb, starts: cs, labelAt, shareAt} = C;
-        const top3 = wire.top;
+        const tops = wire.top;
         const colNs = (d.to - d.from) / d.width;
         const linear = !(this.compress && this.axis);
         const from = this.from;
@@ -620,7 +615,7 @@ export class Timeline {
             const total = barHeight(busy, c[k + cs]);
             let done = 0;
             let acc = 0;
-            for (let j = 0; j < top3 && busy > 0; j++) {
+            for (let j = 0; j < tops && busy > 0; j++) {
               const label = c[k + labelAt[j]];
               if (label < 0) break;
               acc += c[k + shareAt[j]];
