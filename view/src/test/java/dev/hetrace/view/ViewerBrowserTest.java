@@ -314,11 +314,21 @@ class ViewerBrowserTest {
     @Test
     void theDurationsPanelShowsTheOutliersFunctionAsHistogramBoxPlotsAndScatter() throws Exception {
         open();
-        // the panel opens on the longest outlier's function once the diagnosis is in
+        // nothing is asked for before the panel is shown (the answer is megabytes on a large board)
         new WebDriverWait(driver, Duration.ofSeconds(60))
-                .until(d -> "sobel_filter".equals(browser.js("return window.__hetrace.durationsLoaded")));
+                .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
+        assertThat(browser.js("return window.__hetrace.durationsLoaded")).isNull();
+        assertThat(browser.js("return document.getElementById('durations-form').elements.name.value"))
+                .as("no name asked for yet")
+                .isEqualTo("");
+        assertThat((Boolean) browser.js(
+                        "return performance.getEntriesByType('resource').some(e => e.name.includes('api/durations'))"))
+                .isFalse();
+        // shown, it opens on the longest outlier's function
         driver.findElement(By.cssSelector("aside nav button[data-tab='durations']"))
                 .click();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> "sobel_filter".equals(browser.js("return window.__hetrace.durationsLoaded")));
         List<Long> truth = new ArrayList<>();
         IntervalTable calls = model.calls();
         for (int i = 0; i < calls.size(); i++) {

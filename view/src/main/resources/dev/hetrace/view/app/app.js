@@ -82,6 +82,7 @@ window.__hetrace = {
 function showTab(name) {
   for (const b of document.querySelectorAll('aside nav button')) b.classList.toggle('active', b.dataset.tab === name);
   for (const s of document.querySelectorAll('.tab')) s.classList.toggle('active', s.id === name);
+  if (name === 'durations') durationsShown();
 }
 for (const b of document.querySelectorAll('aside nav button')) b.addEventListener('click', () => showTab(b.dataset.tab));
 
@@ -142,7 +143,8 @@ async function loadDiagnosis() {
   }
   window.__hetrace.diagnosisLoaded = true;
   const first = d.outliers.find(o => o.name) ?? d.outliers.find(o => o.task);
-  if (first && !durations) showDurations(first.name ?? first.task);
+  if (first) durationsFirst = first.name ?? first.task;
+  if ($('durations').classList.contains('active')) durationsShown();
 }
 firstDrawn.then(loadDiagnosis).catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
 
@@ -274,6 +276,12 @@ json('api/names').then(n => {
   window.__hetrace.durationNames = n.durations;
 }).catch(() => {});
 let durations = null;
+// the durations panel opens on the longest outlier's name, asked for when the panel is first shown: on a large board
+// its answer is megabytes and its charts a long task, which the first zooms would wait behind
+var durationsFirst = null; // eslint-disable-line no-var
+function durationsShown() {
+  if (!durations && durationsFirst && $('durations-form').elements.name.value === '') showDurations(durationsFirst);
+}
 
 async function showDurations(name) {
   $('durations-form').elements.name.value = name;
