@@ -284,10 +284,20 @@ class ViewerInteractionBrowserTest {
     void theLegendListsExactlyTheNamesDrawnAndNoTwoShareAColor() throws Exception {
         open();
         checkLegend();
+        // its height is its own, whatever it lists: the timeline under it keeps its size (a change of size redraws
+        // the view, and asks for it again when rows come into sight)
+        long canvas = ((Number) browser.js("return document.getElementById('canvas').clientHeight")).longValue();
+        long filled = ((Number) browser.js("return document.getElementById('legend').offsetHeight")).longValue();
         zoomOnTheIntruder();
         browser.js("window.__hetrace.reveal(" + taskRow("dsp1") + ")");
         checkLegend();
         browser.shot("legend");
+        assertThat(((Number) browser.js("return document.getElementById('canvas').clientHeight")).longValue())
+                .isEqualTo(canvas);
+        long empty = ((Number) browser.js(
+                        "const l = document.getElementById('legend'); l.replaceChildren(); return l.offsetHeight"))
+                .longValue();
+        assertThat(empty).as("the legend's height, empty and filled").isEqualTo(filled);
     }
 
     @Test
