@@ -265,6 +265,31 @@ class ViewerGroupsBrowserTest {
 
     // ---- helpers
 
+    @Test
+    void aLargeStatisticsTableIsFilledWholeInSlicesAndASortTakesOver() throws Exception {
+        open();
+        driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return !!window.__hetrace.lastStats") == Boolean.TRUE);
+        long total = ((Number) browser.js("return Math.min(2000, window.__hetrace.lastStats.rows.length)")).longValue();
+        assertThat(total).as("more rows than one slice (250)").isGreaterThan(250);
+        String rows = "return [...document.querySelectorAll('#stats-table tbody tr')]"
+                + ".map(tr => tr.cells[0].textContent + '|' + tr.cells[1].textContent + '|' + tr.cells[4].textContent)";
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> ((List<?>) browser.js(rows)).size() == total);
+        // sorted by count twice in one go, the first sort's slices still to come: the table is the last sort's rows,
+        // each once
+        browser.js("for (let i = 0; i < 2; i++) document.querySelector(\"#stats-table th[data-key='count']\").click()");
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> ((List<?>) browser.js(rows)).size() >= total);
+        Thread.sleep(300); // any slice of an earlier rendering would have come by now
+        @SuppressWarnings("unchecked")
+        List<String> shown = (List<String>) browser.js(rows);
+        assertThat(shown).hasSize((int) total).doesNotHaveDuplicates();
+        List<Long> counts = shown.stream()
+                .map(r -> Long.parseLong(r.substring(r.lastIndexOf('|') + 1)))
+                .toList();
+        assertThat(counts).as("ascending: the second click").isSorted();
+    }
+
     private static void open() throws Exception {
         driver.get(url);
         browser.settle();

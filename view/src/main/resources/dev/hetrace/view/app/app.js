@@ -161,6 +161,10 @@ async function loadStats(from, to) {
   renderStats();
 }
 
+/** The statistics table's rows put in one task; the latest rendering (a later one stops an earlier's slices). */
+const STATS_SLICE = 250;
+var statsRendering = 0; // eslint-disable-line no-var
+
 function renderStats() {
   const head = $('stats-table').tHead;
   head.innerHTML = '<tr>' + COLS.map(([k, n]) => `<th data-key="${k}">${n}${sortBy.key === k ? (sortBy.desc ? ' ▾' : ' ▴') : ''}</th>`).join('') + '</tr>';
@@ -180,9 +184,21 @@ function renderStats() {
     return sortBy.desc ? -c : c;
   });
   const t = v => (v === null || v < 0 ? '-' : formatTime(v));
-  $('stats-table').tBodies[0].innerHTML = rows.slice(0, 2000).map(r => `<tr><td>${r.context}</td><td>${esc(r.name)}</td>`
+  const html = list => list.map(r => `<tr><td>${r.context}</td><td>${esc(r.name)}</td>`
     + `<td>${t(r.total)}</td><td>${r.percent.toFixed(2)}</td><td>${r.count}</td><td>${t(r.min)}</td>`
     + `<td>${t(r.avg)}</td><td>${t(r.max)}</td><td>${t(r.avgInterval)}</td></tr>`).join('');
+  // the first rows at once, the others in slices, each in a task of its own: 2,000 rows at once made a task of
+  // 100 ms that a zoom asked meanwhile waited behind; a later rendering stops the slices of this one
+  const shown = rows.slice(0, 2000);
+  const body = $('stats-table').tBodies[0];
+  const rendering = ++statsRendering;
+  body.innerHTML = html(shown.slice(0, STATS_SLICE));
+  const more = at => {
+    if (rendering !== statsRendering || at >= shown.length) return;
+    body.insertAdjacentHTML('beforeend', html(shown.slice(at, at + STATS_SLICE)));
+    setTimeout(() => more(at + STATS_SLICE), 0);
+  };
+  setTimeout(() => more(STATS_SLICE), 0);
 }
 $('stats-context').addEventListener('change', renderStats);
 $('stats-range').addEventListener('click', () => loadStats(Math.max(0, view.from), Math.min(meta.span, view.to)));
