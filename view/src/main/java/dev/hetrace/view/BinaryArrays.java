@@ -21,6 +21,8 @@ final class BinaryArrays {
     /** The first bytes of a binary answer. */
     static final byte[] MAGIC = {'H', 'T', 'V', 'B'};
 
+    private static final byte[] PADDING = new byte[8];
+
     private static final VarHandle I16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle I32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle F64 = MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
@@ -110,12 +112,11 @@ final class BinaryArrays {
      * offsets count from there).
      */
     void sendTo(OutputStream out, byte[] json, int jsonLen) throws IOException {
-        byte[] head = new byte[8];
-        System.arraycopy(MAGIC, 0, head, 0, 4);
+        byte[] head = Arrays.copyOf(MAGIC, 8);
         I32.set(head, 4, jsonLen);
         out.write(head);
         out.write(json, 0, jsonLen);
-        out.write(new byte[(8 - (jsonLen & 7)) & 7]);
+        out.write(PADDING, 0, (8 - (jsonLen & 7)) & 7);
         out.write(buf, 0, len);
     }
 }

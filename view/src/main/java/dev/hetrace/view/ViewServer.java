@@ -90,7 +90,7 @@ public final class ViewServer implements AutoCloseable {
     /**
      * An answer's bytes, kept from request to request ({@link #spare}): a wide view is megabytes of
      * JSON, and growing a fresh buffer to that size, then copying it out whole, took as long as
-     * computing it. Written out from where it is ({@link #sendTo}).
+     * computing it. Written out from where it is ({@link #sendTo(OutputStream, boolean)}).
      */
     private static final class Answer extends ByteArrayOutputStream {
         /** The arrays of a binary answer ({@code /api/view?format=binary}), after its JSON. */
@@ -106,13 +106,13 @@ public final class ViewServer implements AutoCloseable {
             arrays.reset();
         }
 
-        /** Sends the JSON written, then its arrays ({@link BinaryArrays#sendTo}). */
-        void sendBinaryTo(OutputStream out) throws IOException {
-            arrays.sendTo(out, buf, count);
-        }
-
-        void sendTo(OutputStream out) throws IOException {
-            out.write(buf, 0, count);
+        /** Sends the JSON written; {@code binary}: framed, with its arrays after it ({@link BinaryArrays#sendTo}). */
+        void sendTo(OutputStream out, boolean binary) throws IOException {
+            if (binary) {
+                arrays.sendTo(out, buf, count);
+            } else {
+                out.write(buf, 0, count);
+            }
         }
 
         int capacity() {
@@ -359,11 +359,7 @@ public final class ViewServer implements AutoCloseable {
             ctx.header(
                     "Server-Timing",
                     String.format(Locale.ROOT, "answer;dur=%.1f", (System.nanoTime() - started) / 1e6));
-            if (binary) {
-                answer.sendBinaryTo(ctx.outputStream());
-            } else {
-                answer.sendTo(ctx.outputStream());
-            }
+            answer.sendTo(ctx.outputStream(), binary);
         } finally {
             if (answer.capacity() <= KEPT && spare.size() < SPARE) {
                 spare.offerFirst(answer);

@@ -45,7 +45,7 @@ export function drawOccupancy(c, d, g) {
   let n = 0;
   for (let k = 0; k < c.length; k += C.stride) {
     const busy = c[k + C.busy];
-    const first = c[k + C.label(0)];
+    const first = c[k + C.labelAt[0]];
     if (busy <= 0 && first < 0) continue;
     const x = g.xAt(d.from + c[k + C.x] * (d.to - d.from) / d.width);
     const w = Math.max(1, c[k + C.n] * g.scale);
@@ -55,9 +55,9 @@ export function drawOccupancy(c, d, g) {
     } else {
       let rest = g.h;
       for (let j = 0; j < wire.top; j++) {
-        const label = c[k + C.label(j)];
+        const label = c[k + C.labelAt[j]];
         if (label < 0) break;
-        const hh = g.h * Math.min(1, c[k + C.share(j)] / busy);
+        const hh = g.h * Math.min(1, c[k + C.shareAt[j]] / busy);
         bar(label, x, base - hh, w, hh);
         base -= hh;
         rest -= hh;

@@ -143,7 +143,7 @@ class Resampled {
           const ns = f * nsPerPx * scale;
           this.busy[x] += ns * c[k + C.busy] / 1000;
           for (let j = 0; j < W.top; j++) {
-            if (c[k + C.label(j)] >= 0) this.addTop(x, c[k + C.label(j)], ns * c[k + C.share(j)] / 1000);
+            if (c[k + C.labelAt[j]] >= 0) this.addTop(x, c[k + C.labelAt[j]], ns * c[k + C.shareAt[j]] / 1000);
           }
         }
       }
@@ -159,8 +159,8 @@ class Resampled {
       v[C.starts] = this.count[x];
       for (let j = 0; j < W.top; j++) {
         const t = this.top[x * W.top + j];
-        v[C.label(j)] = t;
-        v[C.share(j)] = t < 0 ? 0 : pm(this.topTime[x * W.top + j]);
+        v[C.labelAt[j]] = t;
+        v[C.shareAt[j]] = t < 0 ? 0 : pm(this.topTime[x * W.top + j]);
       }
       return v;
     };

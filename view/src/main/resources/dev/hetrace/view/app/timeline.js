@@ -37,7 +37,7 @@ export function barHeight(busy, starts) {
  * has tens of thousands, whose paths took 16–25 ms to rasterize against 2–3 ms as an image; a report at its size
  * limit has hundreds, whose paths take less than putting the image did there (12–30 ms).
  */
-export const PIXEL_BARS = 4000;
+const PIXEL_BARS = 4000;
 
 /** W and S: the span's factor; A and D: the span's fraction panned (per key press, as Perfetto's). */
 export const KEY_ZOOM = 0.8;
@@ -840,10 +840,10 @@ export class Timeline {
       let base = top + ROW_H - 1;
       const total = Math.max(1, c[k + C.busy]);
       let rest = v[x] * h;
-      for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
-        const hh = v[x] * h * c[k + C.share(j)] / total;
-        ctx.fillStyle = paint(ctx, this.meta, c[k + C.label(j)], row);
-        drawnLabels(draw, c[k + C.label(j)]);
+      for (let j = 0; j < wire.top && c[k + C.labelAt[j]] >= 0; j++) {
+        const hh = v[x] * h * c[k + C.shareAt[j]] / total;
+        ctx.fillStyle = paint(ctx, this.meta, c[k + C.labelAt[j]], row);
+        drawnLabels(draw, c[k + C.labelAt[j]]);
         ctx.fillRect(px, base - hh, w, hh);
         base -= hh;
         rest -= hh;
@@ -1105,9 +1105,9 @@ export class Timeline {
         for (let k = 0; k < c.length; k += C.stride) {
           if (c[k + C.x] <= col && col < c[k + C.x] + c[k + C.n]) {
             const parts = [];
-            for (let j = 0; j < wire.top && c[k + C.label(j)] >= 0; j++) {
-              parts.push(`<span class="swatch" style="background:${this.meta.colors[c[k + C.label(j)]]}"></span>`
-                + `${esc(this.meta.labels[c[k + C.label(j)]])} ${(c[k + C.share(j)] / 10).toFixed(1)} %`);
+            for (let j = 0; j < wire.top && c[k + C.labelAt[j]] >= 0; j++) {
+              parts.push(`<span class="swatch" style="background:${this.meta.colors[c[k + C.labelAt[j]]]}"></span>`
+                + `${esc(this.meta.labels[c[k + C.labelAt[j]]])} ${(c[k + C.shareAt[j]] / 10).toFixed(1)} %`);
             }
             html = `<b>${esc(r.name)}</b> around ${formatTime(this.timeAt(x))}<br>busy ${(c[k + C.busy] / 10).toFixed(1)} %, `
               + `${c[k + C.starts]} starting<br>${parts.join('<br>')}`;

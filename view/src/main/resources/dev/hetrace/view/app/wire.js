@@ -27,8 +27,6 @@ export function configure(wire) {
   /** The positions of a column's j-th label and of its share (‰): labelAt[j], shareAt[j]. */
   col.labelAt = Array.from({length: wire.top}, (_, j) => base + pair * j + wire.columnLabel.indexOf('label'));
   col.shareAt = Array.from({length: wire.top}, (_, j) => base + pair * j + wire.columnLabel.indexOf('share'));
-  col.label = j => col.labelAt[j];
-  col.share = j => col.shareAt[j];
   W.col = col;
 }
 
