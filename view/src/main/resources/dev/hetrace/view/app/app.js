@@ -161,7 +161,7 @@ async function loadStats(from, to) {
   renderStats();
 }
 
-/** The statistics table's rows put in one task; the latest rendering (a later one stops an earlier's slices). */
+/** How many of the statistics table's rows are put in one task; statsRendering: the latest rendering of it. */
 const STATS_SLICE = 250;
 var statsRendering = 0; // eslint-disable-line no-var
 
