@@ -118,6 +118,7 @@ final class ViewCommand extends HetraceCommand {
             return serveCampaign(inputs.getFirst());
         }
         layout = layoutFile == null ? BoardLayout.NONE : BoardLayout.read(layoutFile);
+        String base = null;
         Path kept = null;
         // a big ground truth's symbols are read while the traces' files are listed for the cache's key
         CompletableFuture<Map<String, String>> reading = CompletableFuture.supplyAsync(() -> {
@@ -140,12 +141,13 @@ final class ViewCommand extends HetraceCommand {
             // the paths' hash first: a new state of the same traces replaces the older one's file
             // a timeline laid out by a layout file is kept under that file's content
             String laid = layout.digest().isEmpty() ? "" : ".L" + layout.digest();
-            kept = index.dir().resolve(TraceIndex.entryName(traces, clocks, mapping, later, laid + ".timeline"));
+            base = TraceIndex.entryBase(traces, clocks, mapping, later);
+            kept = index.dir().resolve(base + laid + ".timeline");
         }
         Map<String, String> symbols = later.get();
         ViewServer server = kept == null
                 ? build(traces, clocks, symbols, null, null, null)
-                : fromStore(traces, clocks, symbols, kept);
+                : fromStore(traces, clocks, symbols, base, kept);
         if (bench > 0) {
             try {
                 server.start(serving.bind, serving.port);
@@ -170,39 +172,99 @@ final class ViewCommand extends HetraceCommand {
     }
 
     /**
-     * The server of the trace set's store: its index (built now if there is none, which reads the
-     * traces once) and the timeline kept beside it (laid out now if there is none); every answer
-     * then comes from them, the traces never read again.
+     * The server of the trace set's store: its index (named {@code base}; built now if there is
+     * none, which reads the traces once) and the timeline kept beside it ({@code kept}, laid out
+     * now if there is none); every answer then comes from them, the traces never read again.
      */
-    private ViewServer fromStore(List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, Path kept)
+    private ViewServer fromStore(
+            List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, String base, Path kept)
             throws IOException, MetadataException, StreamDecodingException {
-        TraceIndex store = TraceIndex.open(
+        boolean readable = Files.isRegularFile(kept);
+        if (readable && TraceIndex.present(index.dir(), base)) {
+            // both kept: the index's files are checked on a thread of their own while the timeline
+            // is opened and the view code warmed up (on a large board, tenths of a second each)
+            CompletableFuture<TraceAnswers> opening = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().name("hetrace-index-open").start(() -> {
+                try {
+                    opening.complete(TraceAnswers.of(openIndex(traces, clocks, symbols, base, false)));
+                } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
+                    opening.completeExceptionally(e);
+                }
+            });
+            Timeline timeline = readKept(kept);
+            if (timeline != null) {
+                ViewServer server = new ViewServer(timeline, TraceAnswers.when(opening)).warmUp();
+                try {
+                    joined(opening); // an index that cannot be opened is told now, before the URL
+                } catch (IOException | MetadataException | StreamDecodingException | RuntimeException e) {
+                    server.close();
+                    throw e;
+                }
+                return server;
+            }
+            joined(opening).close(); // opened again below, the timeline laid out anew from it
+            readable = false;
+        }
+        TraceIndex store = openIndex(traces, clocks, symbols, base, true);
+        StateBuilder.Built built = store.takeBuiltFrom();
+        if (built == null && readable) {
+            Timeline timeline = readKept(kept);
+            if (timeline != null) {
+                return new ViewServer(timeline, TraceAnswers.of(store));
+            }
+        }
+        return build(traces, clocks, symbols, kept, store, built);
+    }
+
+    /** The store's index ({@link TraceIndex#open}), built now if there is none; {@code keepModel}: keeping the model it is then built from. */
+    private TraceIndex openIndex(
+            List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, String base, boolean keepModel)
+            throws IOException, MetadataException, StreamDecodingException {
+        return TraceIndex.open(
                 index.dir(),
+                base,
                 traces,
                 clocks,
                 board.mapping,
                 symbols,
                 n -> main.err.println("hetrace view: " + TerminalText.guard(n)),
-                true);
-        StateBuilder.Built built = store.takeBuiltFrom();
-        if (built == null && Files.isRegularFile(kept)) {
-            long t0 = System.nanoTime();
-            try {
-                Timeline timeline = TimelineFile.read(kept);
-                TraceIndex.used(kept);
-                describe(
-                        timeline,
-                        String.format(
-                                Locale.ROOT,
-                                "opened the timeline kept in %s in %.2f s",
-                                kept,
-                                (System.nanoTime() - t0) / 1e9));
-                return new ViewServer(timeline, TraceAnswers.of(store));
-            } catch (IOException e) {
-                main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
+                keepModel);
+    }
+
+    /** The timeline kept in {@code kept}, said so; null, with a warning, when it cannot be read (it is then laid out again). */
+    private Timeline readKept(Path kept) {
+        long t0 = System.nanoTime();
+        try {
+            Timeline timeline = TimelineFile.read(kept);
+            TraceIndex.used(kept);
+            describe(
+                    timeline,
+                    String.format(
+                            Locale.ROOT,
+                            "opened the timeline kept in %s in %.2f s",
+                            kept,
+                            (System.nanoTime() - t0) / 1e9));
+            return timeline;
+        } catch (IOException e) {
+            main.err.println("hetrace view: warning: " + e.getMessage() + "; building the timeline again");
+            return null;
+        }
+    }
+
+    /** What {@code f} gives once done, its failure thrown as it was. */
+    private static <T> T joined(CompletableFuture<T> f) throws IOException, MetadataException, StreamDecodingException {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            switch (e.getCause()) {
+                case IOException x -> throw x;
+                case MetadataException x -> throw x;
+                case StreamDecodingException x -> throw x;
+                case RuntimeException x -> throw x;
+                case Error x -> throw x;
+                default -> throw e;
             }
         }
-        return build(traces, clocks, symbols, kept, store, built);
     }
 
     /**

@@ -95,6 +95,28 @@ class ViewCommandTest {
                 .doesNotContain("indexing")
                 .contains("2 zoom/pan requests");
 
+        // the index changed since it was written (checked while the kept timeline opens): built
+        // again, the timeline still opened from its file, every answer given
+        Path intervals;
+        try (var kept = Files.list(cache)) {
+            intervals = kept.filter(p -> p.toString().endsWith(".index"))
+                    .findFirst()
+                    .orElseThrow()
+                    .resolve("intervals.parquet");
+        }
+        byte[] bytes = Files.readAllBytes(intervals);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(intervals, bytes);
+        Run changed = run("view", "--cache", cache.toString(), "--bench", "2", copy.toString());
+        assertThat(changed.status()).as(changed.err()).isZero();
+        assertThat(changed.err())
+                .contains("is not as it was written (intervals.parquet changed): building it again")
+                .contains("indexing 5 traces")
+                .contains("opened the timeline kept in")
+                .doesNotContain("kept the timeline (")
+                .contains("diagnosis and statistics")
+                .contains("2 zoom/pan requests");
+
         // a trace touched: its timeline is built again, and replaces the old one
         Path stream = Files.list(copy.resolve("dsp1"))
                 .filter(p -> !p.getFileName().toString().equals("metadata"))
@@ -125,7 +147,7 @@ class ViewCommandTest {
         assertThat(damaged.status()).as(damaged.err()).isZero();
         assertThat(damaged.err())
                 .contains("hetrace view: warning: " + file + ": cut short")
-                .contains("building the timeline again")
+                .containsOnlyOnce("building the timeline again")
                 .contains("reading 5 trace(s)")
                 .doesNotContain("indexing")
                 .contains("kept the timeline (")

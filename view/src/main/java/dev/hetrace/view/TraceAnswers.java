@@ -133,12 +133,8 @@ public interface TraceAnswers extends AutoCloseable {
             @Override
             public synchronized DiagnosisTables.Rows diagnosis(int longest) throws IOException {
                 try {
-                    diagnosed.join();
+                    joined(diagnosed);
                     return q.diagnosis(longest);
-                } catch (CompletionException e) {
-                    throw e.getCause() instanceof IOException io
-                            ? io
-                            : new IOException(e.getCause().getMessage(), e);
                 } catch (SQLException e) {
                     throw new IOException(index.folder() + ": " + TraceIndex.firstLine(e.getMessage()), e);
                 }
@@ -156,6 +152,59 @@ public interface TraceAnswers extends AutoCloseable {
                 }
             }
         };
+    }
+
+    /**
+     * Answers still being opened by {@code opening} (the store's index checked while the timeline
+     * is read and the view code warmed up): each question waits for them; closed once they are.
+     */
+    static TraceAnswers when(CompletableFuture<TraceAnswers> opening) {
+        return new TraceAnswers() {
+            @Override
+            public Statistics.Table statistics(long begin, long end, boolean whole) throws IOException {
+                return joined(opening).statistics(begin, end, whole);
+            }
+
+            @Override
+            public PatternSearch.Result pattern(PatternSearch.Spec spec) throws IOException {
+                return joined(opening).pattern(spec);
+            }
+
+            @Override
+            public DiagnosisTables.Rows diagnosis(int longest) throws IOException {
+                return joined(opening).diagnosis(longest);
+            }
+
+            @Override
+            public List<EventAt> eventsAt(long time, String name) throws IOException {
+                return joined(opening).eventsAt(time, name);
+            }
+
+            @Override
+            public Diagnosis.Report report() {
+                try {
+                    return opening.join().report();
+                } catch (CompletionException e) {
+                    return null; // told by the questions
+                }
+            }
+
+            @Override
+            public void close() {
+                opening.thenAccept(TraceAnswers::close);
+            }
+        };
+    }
+
+    /** What {@code f} gives once done; its failure as the IOException it was, else wrapped in one. */
+    private static <T> T joined(CompletableFuture<T> f) throws IOException {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof IOException io
+                    ? io
+                    : new IOException(e.getCause().getMessage(), e.getCause());
+        }
     }
 
     /**

@@ -128,17 +128,21 @@ public final class ViewServer implements AutoCloseable {
     private final ConcurrentLinkedDeque<Answer> spare = new ConcurrentLinkedDeque<>();
 
     /**
-     * View requests shaped as the app sends them (2,000 px; the rows of a first screen and a few
-     * of every other kind; from the whole span down to microseconds), answered and thrown away
-     * on a thread of their own while the server starts: the JIT has then compiled the code every
-     * request runs (the columns, the rectangles, the marks, the arrows, the JSON) for the data it
-     * will meet. At most {@link #WARM_UP} requests or {@link #WARM_UP_NANOS}, which {@link
-     * #start} waits for: on a cold JVM the first view of 1,024 cores took 0.3 s and the first
+     * Starts the warm-up, unless started: view requests shaped as the app sends them (2,000 px;
+     * the rows of a first screen and a few of every other kind; from the whole span down to
+     * microseconds), answered and thrown away on a thread of their own: the JIT has then compiled
+     * the code every request runs (the columns, the rectangles, the marks, the arrows, the JSON)
+     * for the data it will meet. At most {@link #WARM_UP} requests or {@link #WARM_UP_NANOS},
+     * which {@link #start} waits for; a caller with other work to do before it starts the server
+     * calls this first. On a cold JVM the first view of 1,024 cores took 0.3 s and the first
      * zooms up to ten times the others (the timeline's columns are read through memory-segment
      * accessors, slow until compiled); small requests on made-up shapes were not enough, the code
      * compiled for them was thrown away at the first real zooms.
      */
-    private Thread warmUp() {
+    public synchronized ViewServer warmUp() {
+        if (warming != null) {
+            return this;
+        }
         Thread t = new Thread(
                 () -> {
                     ViewQuery q = new ViewQuery(timeline);
@@ -164,8 +168,12 @@ public final class ViewServer implements AutoCloseable {
                 "hetrace-view-warm-up");
         t.setDaemon(true);
         t.start();
-        return t;
+        warming = t;
+        return this;
     }
+
+    /** The warm-up's thread, once started. */
+    private volatile Thread warming;
 
     static final int WARM_UP = 16;
     static final long WARM_UP_NANOS = 1_000_000_000L;
@@ -189,7 +197,7 @@ public final class ViewServer implements AutoCloseable {
 
     /** Starts serving on {@code host}:{@code port} (0: a free port). */
     public ViewServer start(String host, int port) {
-        Thread warming = warmUp();
+        warmUp();
         app = WebApps.create(host, "/dev/hetrace/view/app");
         app.get("/api/meta", ctx -> send(ctx, this::meta));
         app.get("/api/view", ctx -> {

@@ -136,7 +136,32 @@ public final class TraceIndex {
             Consumer<String> notes,
             boolean keepModel)
             throws IOException, MetadataException, StreamDecodingException {
-        Path folder = cache.resolve(entryName(traces, clocks, mappingFile, () -> symbols, SUFFIX));
+        return open(
+                cache,
+                entryBase(traces, clocks, mappingFile, () -> symbols),
+                traces,
+                clocks,
+                mappingFile,
+                symbols,
+                notes,
+                keepModel);
+    }
+
+    /**
+     * As {@link #open(Path, List, StateBuilder.Clocks, Path, Map, Consumer, boolean)}, the index's
+     * name ({@link #entryBase}) already known: whoever keeps more than the index names it once.
+     */
+    public static TraceIndex open(
+            Path cache,
+            String base,
+            List<Path> traces,
+            StateBuilder.Clocks clocks,
+            Path mappingFile,
+            Map<String, String> symbols,
+            Consumer<String> notes,
+            boolean keepModel)
+            throws IOException, MetadataException, StreamDecodingException {
+        Path folder = cache.resolve(base + SUFFIX);
         DuckDbLibrary.require(); // before a build that could not be written
         // DuckDB's native library loads while the index is checked: whoever opens an index then reads it
         Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
@@ -218,6 +243,14 @@ public final class TraceIndex {
         return paths;
     }
 
+    /**
+     * Whether the index named {@code base} ({@link #entryBase}) is in {@code cache} with all its
+     * files: {@link #open} then opens it without a build, unless its files are not as written.
+     */
+    public static boolean present(Path cache, String base) {
+        return complete(cache.resolve(base + SUFFIX));
+    }
+
     /** Whether {@code folder} holds every file of an index. */
     private static boolean complete(Path folder) {
         if (!Files.isRegularFile(folder.resolve(TABLES))) {
@@ -258,14 +291,13 @@ public final class TraceIndex {
     }
 
     /**
-     * The name of what is kept in the cache for {@code traces} ({@code suffix}: {@value #SUFFIX} for
-     * an index, {@code .timeline}): {@code PATHS-KEY} and the suffix, PATHS hashing the traces'
-     * paths alone ({@link #pathsKey}), KEY what the traces hold too ({@link #key}).
+     * The name of what is kept in the cache for {@code traces}, before its suffix (the index's
+     * {@value #SUFFIX}, {@code .timeline}): {@code PATHS-KEY}, PATHS hashing the traces' paths
+     * alone ({@link #pathsKey}), KEY what the traces hold too ({@link #key}).
      */
-    public static String entryName(
-            List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later, String suffix)
+    public static String entryBase(List<Path> traces, StateBuilder.Clocks clocks, Path mappingFile, Symbols later)
             throws IOException {
-        return pathsKey(traces) + "-" + key(traces, clocks, mappingFile, later) + suffix;
+        return pathsKey(traces) + "-" + key(traces, clocks, mappingFile, later);
     }
 
     /** The {@code PATHS-} part of such a name, which every state of the same traces shares ("" when there is none). */
