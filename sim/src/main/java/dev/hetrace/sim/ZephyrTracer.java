@@ -12,8 +12,9 @@ import java.nio.file.Path;
  * Zephyr's own CTF tracing ({@code subsys/tracing/ctf}) on a simulated Cortex-M core: one
  * packetless stream, each event laid out as {@code ctf_top.h} gathers it — the 32-bit timestamp
  * {@code (uint32_t) k_cyc_to_ns_floor64(k_cycle_get_32())}, the 8-bit event id, then the fields,
- * little-endian and packed, names as 20 bytes padded with NULs — beside the metadata Zephyr ships
- * (a copy in this package's resources, {@code zephyr/metadata}, with {@code named_event}).
+ * little-endian and packed, names as 20 bytes padded with NULs ({@link ZephyrEventWriter}) — beside
+ * the metadata Zephyr ships (a copy in this package's resources, {@code zephyr/metadata}, with
+ * {@code named_event}).
  */
 final class ZephyrTracer {
     static final int THREAD_SWITCHED_OUT = 0x10;

@@ -21,7 +21,8 @@ import java.util.SplittableRandom;
  * 32-bit timestamp (nanoseconds since boot, truncated to 32 bits:
  * {@code (uint32_t) k_cyc_to_ns_floor64(k_cycle_get_32())}), the 8-bit event id, then the
  * fields in order, little-endian, packed, thread names as 20 bytes padded with NULs
- * ({@code strncpy} into a zeroed {@code ctf_bounded_string_t}). {@link Layout} says which
+ * ({@code strncpy} into a zeroed {@code ctf_bounded_string_t}), as {@link ZephyrEventWriter}
+ * writes them. {@link Layout} says which
  * metadata: on SMP builds every event ends with the {@code core_id} of the CPU that wrote it;
  * the circular RAM capture's events have a 64-bit timestamp and a 16-bit id.
  *
