@@ -1,11 +1,9 @@
 package dev.hetrace.sim;
 
-import java.io.ByteArrayOutputStream;
+import dev.hetrace.ctf.write.ZephyrEventWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +12,9 @@ import java.nio.file.Path;
  * Zephyr's own CTF tracing ({@code subsys/tracing/ctf}) on a simulated Cortex-M core: one
  * packetless stream, each event laid out as {@code ctf_top.h} gathers it — the 32-bit timestamp
  * {@code (uint32_t) k_cyc_to_ns_floor64(k_cycle_get_32())}, the 8-bit event id, then the fields,
- * little-endian and packed, names as 20 bytes padded with NULs — beside the metadata Zephyr ships
- * (a copy in this package's resources, {@code zephyr/metadata}, with {@code named_event}).
+ * little-endian and packed, names as 20 bytes padded with NULs ({@link ZephyrEventWriter}) — beside
+ * the metadata Zephyr ships (a copy in this package's resources, {@code zephyr/metadata}, with
+ * {@code named_event}).
  */
 final class ZephyrTracer {
     static final int THREAD_SWITCHED_OUT = 0x10;
@@ -42,9 +41,7 @@ final class ZephyrTracer {
     static final int FOREVER = -1;
 
     private final ClockModel clock;
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private ByteBuffer buf;
-    private long events;
+    private final ZephyrEventWriter stream = new ZephyrEventWriter(ZephyrEventWriter.Layout.UNIPROCESSOR);
     private long last = Long.MIN_VALUE;
 
     ZephyrTracer(ClockModel clock) {
@@ -78,7 +75,7 @@ final class ZephyrTracer {
     }
 
     long events() {
-        return events;
+        return stream.events();
     }
 
     /** An event with no fields (isr_enter, isr_exit, isr_exit_to_scheduler, idle). */
@@ -115,47 +112,19 @@ final class ZephyrTracer {
         begin(t, NAMED_EVENT, 28).name(name).u32(arg0).u32(arg1).end();
     }
 
-    private ZephyrTracer begin(long t, int id, int fieldBytes) {
+    /** Starts an event at true time {@code t}, after the last one, with its 32-bit timestamp as Zephyr reads it. */
+    private ZephyrEventWriter begin(long t, int id, int fieldBytes) {
         if (t < last) {
             throw new IllegalStateException("event at " + t + " ns after one at " + last + " ns");
         }
         last = t;
-        buf = ByteBuffer.allocate(5 + fieldBytes).order(ByteOrder.LITTLE_ENDIAN);
-        buf.putInt((int) nanos(t)); // ctf_top.h: const uint32_t tstamp = k_cyc_to_ns_floor64(k_cycle_get_32())
-        buf.put((byte) id);
-        return this;
-    }
-
-    private ZephyrTracer u32(int v) {
-        buf.putInt(v);
-        return this;
-    }
-
-    private ZephyrTracer i8(int v) {
-        buf.put((byte) v);
-        return this;
-    }
-
-    private ZephyrTracer name(String name) {
-        byte[] b = name.getBytes(StandardCharsets.US_ASCII);
-        byte[] field = new byte[20];
-        System.arraycopy(b, 0, field, 0, Math.min(b.length, 19));
-        buf.put(field);
-        return this;
-    }
-
-    private void end() {
-        if (buf.hasRemaining()) {
-            throw new IllegalStateException("event shorter than declared");
-        }
-        out.writeBytes(buf.array());
-        events++;
+        return stream.begin(nanos(t), id, fieldBytes);
     }
 
     /** Writes {@code dir/metadata} and {@code dir/channel0_0}, the folder Zephyr's native POSIX backend leaves. */
     void write(Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("metadata"), metadata());
-        Files.write(dir.resolve(STREAM_FILE), out.toByteArray());
+        Files.write(dir.resolve(STREAM_FILE), stream.bytes());
     }
 }

@@ -22,52 +22,23 @@ import java.util.concurrent.Future;
  */
 public final class SampleTrace {
     /** The trace's TSDL metadata. */
-    public static final String METADATA = """
-        /* CTF 1.8 */
-        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-        typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
-        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-        typealias integer { size = 32; align = 8; signed = true; } := int32_t;
-        typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-        typealias integer { size = 64; align = 8; signed = false; base = 16; } := uint64_hex_t;
-        typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-        typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_t;
-        typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
-
-        trace {
-            major = 1; minor = 8; byte_order = le;
-            uuid = "3b8d6c1e-5a2f-4e7d-9c0b-1f2e3d4c5b6a";
-            packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; uint64_t stream_instance_id; };
-        };
-        env { hostname = "keystone2"; domain = "ust"; tracer_name = "hetrace-bench"; };
-        clock { name = monotonic; uuid = "5f1c2b3a-4d5e-6f70-8192-a3b4c5d6e7f8"; description = "Monotonic Clock";
-                freq = 1000000000; precision = 1; offset_s = 1763700000; offset = 0; absolute = false; };
-        stream {
-            id = 0;
-            packet.context := struct {
-                uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;
-                uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-                uint64_t events_discarded; uint32_t cpu_id;
-            };
-            event.header := struct {
-                enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-                variant <id> {
-                    struct { uint27_clock_t timestamp; } compact;
-                    struct { uint32_t id; uint64_clock_t timestamp; } extended;
-                } v;
-            } align(8);
-        };
-        event { name = "sched_switch"; id = 0; stream_id = 0; loglevel = 13;
-                fields := struct { uint32_t prev_tid; uint32_t next_tid; int32_t next_prio; uint16_t cpu; string next_comm; }; };
-        event { name = "msgq_put"; id = 1; stream_id = 0; loglevel = 13;
-                fields := struct { uint16_t queue; uint32_t size; uint64_t msg_id; string sender; }; };
-        event { name = "func_entry"; id = 2; stream_id = 0; loglevel = 13;
-                fields := struct { uint64_hex_t addr; uint64_hex_t call_site; string func; }; };
-        event { name = "irq_handler_entry"; id = 3; stream_id = 0; loglevel = 13;
-                fields := struct { int32_t irq; uint8_t line; string name; }; };
-        event { name = "sync_pair"; id = 40; stream_id = 0; loglevel = 13;
-                fields := struct { uint32_t seq; uint8_t core; uint64_t remote_time; string role; }; };
-        """;
+    public static final String METADATA =
+            UstTsdl.head("le", "3b8d6c1e-5a2f-4e7d-9c0b-1f2e3d4c5b6a") + """
+            env { hostname = "keystone2"; domain = "ust"; tracer_name = "hetrace-bench"; };
+            clock { name = monotonic; uuid = "5f1c2b3a-4d5e-6f70-8192-a3b4c5d6e7f8"; description = "Monotonic Clock";
+                    freq = 1000000000; precision = 1; offset_s = 1763700000; offset = 0; absolute = false; };
+            """ + UstTsdl.stream(null) + """
+            event { name = "sched_switch"; id = 0; stream_id = 0; loglevel = 13;
+                    fields := struct { uint32_t prev_tid; uint32_t next_tid; int32_t next_prio; uint16_t cpu; string next_comm; }; };
+            event { name = "msgq_put"; id = 1; stream_id = 0; loglevel = 13;
+                    fields := struct { uint16_t queue; uint32_t size; uint64_t msg_id; string sender; }; };
+            event { name = "func_entry"; id = 2; stream_id = 0; loglevel = 13;
+                    fields := struct { uint64_hex_t addr; uint64_hex_t call_site; string func; }; };
+            event { name = "irq_handler_entry"; id = 3; stream_id = 0; loglevel = 13;
+                    fields := struct { int32_t irq; uint8_t line; string name; }; };
+            event { name = "sync_pair"; id = 40; stream_id = 0; loglevel = 13;
+                    fields := struct { uint32_t seq; uint8_t core; uint64_t remote_time; string role; }; };
+            """;
 
     private static final String[] COMMS = {"sobel", "idle", "msgq_rx", "dsp_task", "kworker", "app"};
     private static final String[] FUNCS = {"main", "process_tile", "convolve", "queue_put", "isr"};

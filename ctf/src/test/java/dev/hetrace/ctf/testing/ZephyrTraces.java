@@ -1,5 +1,6 @@
 package dev.hetrace.ctf.testing;
 
+import dev.hetrace.ctf.write.ZephyrEventWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,8 @@ import java.util.SplittableRandom;
  * 32-bit timestamp (nanoseconds since boot, truncated to 32 bits:
  * {@code (uint32_t) k_cyc_to_ns_floor64(k_cycle_get_32())}), the 8-bit event id, then the
  * fields in order, little-endian, packed, thread names as 20 bytes padded with NULs
- * ({@code strncpy} into a zeroed {@code ctf_bounded_string_t}). {@link Layout} says which
+ * ({@code strncpy} into a zeroed {@code ctf_bounded_string_t}), as {@link ZephyrEventWriter}
+ * writes them. {@link Layout} says which
  * metadata: on SMP builds every event ends with the {@code core_id} of the CPU that wrote it;
  * the circular RAM capture's events have a 64-bit timestamp and a 16-bit id.
  *
@@ -62,20 +64,19 @@ public final class ZephyrTraces {
     /** Which of Zephyr's metadata files the events follow. */
     public enum Layout {
         /** {@code tsdl/metadata}: 32-bit timestamp, 8-bit id. */
-        UNIPROCESSOR("metadata", 4, 1),
+        UNIPROCESSOR("metadata", ZephyrEventWriter.Layout.UNIPROCESSOR),
         /** {@code tsdl/metadata_smp}: as {@link #UNIPROCESSOR}, every event ending with a 32-bit {@code core_id}. */
-        SMP("metadata_smp", 4, 1),
+        SMP("metadata_smp", ZephyrEventWriter.Layout.SMP),
         /** {@code tsdl/metadata_circular}: 64-bit timestamp, 16-bit id, in fixed-size packets. */
-        CIRCULAR("metadata_circular", 8, 2);
+        CIRCULAR("metadata_circular", ZephyrEventWriter.Layout.CIRCULAR);
 
         final String resource;
-        final int timestampBytes;
-        final int idBytes;
+        /** How its events are laid out in the stream. */
+        final ZephyrEventWriter.Layout events;
 
-        Layout(String resource, int timestampBytes, int idBytes) {
+        Layout(String resource, ZephyrEventWriter.Layout events) {
             this.resource = resource;
-            this.timestampBytes = timestampBytes;
-            this.idBytes = idBytes;
+            this.events = events;
         }
 
         /** The metadata file's text. */
@@ -102,7 +103,7 @@ public final class ZephyrTraces {
     }
 
     private final Layout layout;
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ZephyrEventWriter out;
     private final List<Written> written = new ArrayList<>();
     private final List<Interval> intervals = new ArrayList<>();
     /** The CPU writing the next events (SMP). */
@@ -115,6 +116,7 @@ public final class ZephyrTraces {
 
     public ZephyrTraces(Layout layout) {
         this.layout = layout;
+        this.out = new ZephyrEventWriter(layout.events);
     }
 
     public Layout layout() {
@@ -124,6 +126,7 @@ public final class ZephyrTraces {
     /** The CPU that writes the events that follow (their {@code core_id} on SMP). */
     public ZephyrTraces onCore(int core) {
         this.core = core;
+        out.onCore(core);
         return this;
     }
 
@@ -144,7 +147,7 @@ public final class ZephyrTraces {
 
     /** The stream's bytes. */
     public byte[] bytes() {
-        return out.toByteArray();
+        return out.bytes();
     }
 
     // ------------------------------------------------------------------ events, as ctf_top.h lays them out
@@ -221,51 +224,9 @@ public final class ZephyrTraces {
         begin(time, id, 12).u32(objectId).u32(timeout).u32(ret).end();
     }
 
-    private ByteBuffer buf;
-
-    private ZephyrTraces begin(long time, int id, int fieldBytes) {
-        int length = layout.timestampBytes + layout.idBytes + fieldBytes + (layout == Layout.SMP ? 4 : 0);
-        written.add(new Written(time, NAMES[id], out.size(), length, core));
-        buf = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        if (layout.timestampBytes == 4) {
-            buf.putInt((int) time); // ctf_top.h: const uint32_t tstamp = k_cyc_to_ns_floor64(...)
-        } else {
-            buf.putLong(time); // CONFIG_TRACING_CTF_TIMESTAMP_64, which the circular capture selects
-        }
-        if (layout.idBytes == 1) {
-            buf.put((byte) id);
-        } else {
-            buf.putShort((short) id);
-        }
-        return this;
-    }
-
-    private ZephyrTraces u32(int v) {
-        buf.putInt(v);
-        return this;
-    }
-
-    private ZephyrTraces i8(int v) {
-        buf.put((byte) v);
-        return this;
-    }
-
-    private ZephyrTraces name(String name) {
-        byte[] b = name.getBytes(StandardCharsets.US_ASCII);
-        byte[] field = new byte[20];
-        System.arraycopy(b, 0, field, 0, Math.min(b.length, 19));
-        buf.put(field);
-        return this;
-    }
-
-    private void end() {
-        if (layout == Layout.SMP) {
-            buf.putInt(core); // metadata_smp: core_id, the last field of every event
-        }
-        if (buf.hasRemaining()) {
-            throw new IllegalStateException("event shorter than declared");
-        }
-        out.writeBytes(buf.array());
+    private ZephyrEventWriter begin(long time, int id, int fieldBytes) {
+        written.add(new Written(time, NAMES[id], out.size(), layout.events.eventBytes(fieldBytes), core));
+        return out.begin(time, id, fieldBytes);
     }
 
     // ------------------------------------------------------------------ folders

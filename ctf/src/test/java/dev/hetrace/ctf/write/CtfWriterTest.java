@@ -18,40 +18,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CtfWriterTest {
     /** LTTng's layout: compact header (5-bit id, 27-bit time) or extended (32-bit id, 64-bit time). */
     private static String lttngStyle(String byteOrder) {
-        return """
-            /* CTF 1.8 */
-            typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-            typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-            typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-            typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_t;
-            typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
-            trace {
-                major = 1; minor = 8; byte_order = BO;
-                uuid = "6a7f8b42-1d2c-4c3e-9a1b-0123456789ab";
-                packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; uint64_t stream_instance_id; };
-            };
-            env { hostname = "board"; domain = "ust"; };
-            clock { name = monotonic; freq = 1000000000; offset_s = 1700000000; offset = 0; };
-            stream {
-                id = 0;
-                packet.context := struct {
-                    uint64_clock_t timestamp_begin; uint64_clock_t timestamp_end;
-                    uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-                    uint64_t events_discarded; uint32_t cpu_id;
-                };
-                event.header := struct {
-                    enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-                    variant <id> {
-                        struct { uint27_clock_t timestamp; } compact;
-                        struct { uint32_t id; uint64_clock_t timestamp; } extended;
-                    } v;
-                } align(8);
-            };
-            event { name = "tick"; id = 3; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
-            event { name = "rare"; id = 40; stream_id = 0; fields := struct { int64_t delta; uint8_t len; uint8_t data[len]; }; };
-            typealias integer { size = 64; align = 8; signed = true; } := int64_t;
-            """.replace("BO", byteOrder);
+        return UstTsdl.head(byteOrder, "6a7f8b42-1d2c-4c3e-9a1b-0123456789ab") + """
+                env { hostname = "board"; domain = "ust"; };
+                clock { name = monotonic; freq = 1000000000; offset_s = 1700000000; offset = 0; };
+                """ + UstTsdl.stream(null) + """
+                event { name = "tick"; id = 3; stream_id = 0; fields := struct { uint32_t n; string msg; }; };
+                event { name = "rare"; id = 40; stream_id = 0; fields := struct { int64_t delta; uint8_t len; uint8_t data[len]; }; };
+                typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+                """;
     }
 
     @ParameterizedTest
