@@ -37,9 +37,8 @@ class CounterBrowserTest {
 
     static StateModel model;
     static Timeline timeline;
-    static ViewServer server;
+    static ServedPage page;
     static Chromium browser;
-    static String url;
 
     @BeforeAll
     static void start() throws Exception {
@@ -50,19 +49,15 @@ class CounterBrowserTest {
                 input,
                 StateBuilder.Options.of(w -> {}).withMapping(Mapping.parse(CounterRowsTest.MAPPING, "app.yaml")));
         timeline = Timeline.of(model);
-        server = new ViewServer(timeline, input).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, timeline, input);
+        browser = page.browser;
         browser.recordPageErrors();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
+        if (page != null) {
+            page.close();
         }
     }
 
@@ -100,8 +95,7 @@ class CounterBrowserTest {
 
     @Test
     void aCounterRowIsDrawnWithTheColumnsTheModelGivesAndItsTooltipSaysItsUnit() throws Exception {
-        browser.driver.get(url);
-        browser.settle();
+        page.open();
         int sCycles = series("perf:cpu:cycles", "kernel/cpu0");
         int sDepth = series("queue depth", "worker");
         int cyclesRow = CounterRowsTest.seriesRow(timeline, model, sCycles);
