@@ -12,7 +12,7 @@ import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +37,10 @@ class CounterBrowserTest {
 
     static StateModel model;
     static Timeline timeline;
+
+    @AutoClose
     static ServedPage page;
+
     static Chromium browser;
 
     @BeforeAll
@@ -52,13 +55,6 @@ class CounterBrowserTest {
         page = ServedPage.start(dir, timeline, input);
         browser = page.browser;
         browser.recordPageErrors();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (page != null) {
-            page.close();
-        }
     }
 
     private static int series(String name, String coreOrTask) {

@@ -48,13 +48,18 @@ record FaultBoard(Simulation.Result sim, StateBuilder.Input input, StateModel mo
      * and to as times since the model's beginning.
      */
     long[] intruderWindow() {
+        return intruderWindow(sim, model.begin());
+    }
+
+    /** {@link #intruderWindow()} of a simulation of this board whose model begins at {@code begin}. */
+    static long[] intruderWindow(Simulation.Result sim, long begin) {
         GroundTruth.Interval first = sim.truth().intervals().stream()
                 .filter(i -> i.kind().equals("run")
                         && i.core().equals("dsp1")
                         && i.name().equals("intruder"))
                 .findFirst()
                 .orElseThrow();
-        long from = master(first.startNanos()) - model.begin() - 1_000_000;
+        long from = sim.truth().core("master").clock().traceNanos(first.startNanos()) - begin - 1_000_000;
         return new long[] {from, from + 12_000_000};
     }
 

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +41,10 @@ class KernelViewerBrowserTest {
 
     static StateModel model;
     static Timeline timeline;
+
+    @AutoClose
     static ServedPage page;
+
     static Chromium browser;
 
     @BeforeAll
@@ -54,13 +57,6 @@ class KernelViewerBrowserTest {
         browser = page.browser;
         // every script error and rejected promise of the page, from its first script on
         browser.recordPageErrors();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (page != null) {
-            page.close();
-        }
     }
 
     private static int row(String name, int parent) {

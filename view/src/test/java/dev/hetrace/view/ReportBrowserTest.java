@@ -17,7 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +48,10 @@ class ReportBrowserTest {
     static Report.Written report;
     static Report.Written summaries;
     static Report.Written windowed;
+
+    @AutoClose
     static Chromium browser;
+
     static ChromeDriver driver;
 
     @BeforeAll
@@ -76,13 +79,6 @@ class ReportBrowserTest {
                 "--disable-domain-reliability",
                 "--no-pings");
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
     }
 
     @Test

@@ -20,7 +20,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.assertj.core.data.Offset;
 import org.assertj.core.data.Percentage;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +51,10 @@ class ViewerBrowserTest {
     static Simulation.Result sim;
     static StateBuilder.Input input;
     static StateModel model;
+
+    @AutoClose
     static ServedPage page;
+
     static Chromium browser;
     static ChromeDriver driver;
 
@@ -65,13 +68,6 @@ class ViewerBrowserTest {
         page = ServedPage.start(dir, Timeline.of(model), input);
         browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (page != null) {
-            page.close();
-        }
     }
 
     @Test

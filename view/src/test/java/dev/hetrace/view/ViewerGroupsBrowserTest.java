@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,10 @@ class ViewerGroupsBrowserTest {
     static Path dir;
 
     static StateModel model;
+
+    @AutoClose
     static ServedPage page;
+
     static ViewServer server;
     static Chromium browser;
     static ChromeDriver driver;
@@ -59,13 +62,6 @@ class ViewerGroupsBrowserTest {
         server = page.server;
         browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (page != null) {
-            page.close();
-        }
     }
 
     @Test

@@ -10,7 +10,6 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.sim.Fault;
-import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
@@ -21,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.assertj.core.data.Offset;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +51,10 @@ class ViewerInteractionBrowserTest {
     static StateBuilder.Input input;
     static StateModel model;
     static TraceIndex index;
+
+    @AutoClose
     static ServedPage page;
+
     static Chromium browser;
     static ChromeDriver driver;
 
@@ -69,13 +71,6 @@ class ViewerInteractionBrowserTest {
         page = ServedPage.start(dir, new ViewServer(Timeline.of(model), TraceAnswers.of(index)));
         browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (page != null) {
-            page.close();
-        }
     }
 
     @Test
@@ -460,14 +455,8 @@ class ViewerInteractionBrowserTest {
 
     /** The 12 ms from 1 ms before the intruder first ran on dsp1. */
     private static void zoomOnTheIntruder() {
-        GroundTruth.Interval first = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run")
-                        && i.core().equals("dsp1")
-                        && i.name().equals("intruder"))
-                .findFirst()
-                .orElseThrow();
-        long from = sim.truth().core("master").clock().traceNanos(first.startNanos()) - model.begin() - 1_000_000;
-        browser.js("window.__hetrace.zoomTo(" + from + ", " + (from + 12_000_000) + ")");
+        long[] window = FaultBoard.intruderWindow(sim, model.begin());
+        browser.js("window.__hetrace.zoomTo(" + window[0] + ", " + window[1] + ")");
     }
 
     private static JsonNode wideRect(JsonNode draw, String row, String label) {
