@@ -12,7 +12,7 @@ import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,9 +37,11 @@ class CounterBrowserTest {
 
     static StateModel model;
     static Timeline timeline;
-    static ViewServer server;
+
+    @AutoClose
+    static ServedPage page;
+
     static Chromium browser;
-    static String url;
 
     @BeforeAll
     static void start() throws Exception {
@@ -50,20 +52,9 @@ class CounterBrowserTest {
                 input,
                 StateBuilder.Options.of(w -> {}).withMapping(Mapping.parse(CounterRowsTest.MAPPING, "app.yaml")));
         timeline = Timeline.of(model);
-        server = new ViewServer(timeline, input).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, timeline, input);
+        browser = page.browser;
         browser.recordPageErrors();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     private static int series(String name, String coreOrTask) {
@@ -100,8 +91,7 @@ class CounterBrowserTest {
 
     @Test
     void aCounterRowIsDrawnWithTheColumnsTheModelGivesAndItsTooltipSaysItsUnit() throws Exception {
-        browser.driver.get(url);
-        browser.settle();
+        page.open();
         int sCycles = series("perf:cpu:cycles", "kernel/cpu0");
         int sDepth = series("queue depth", "worker");
         int cyclesRow = CounterRowsTest.seriesRow(timeline, model, sCycles);

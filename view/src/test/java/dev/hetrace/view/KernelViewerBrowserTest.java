@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,9 +41,11 @@ class KernelViewerBrowserTest {
 
     static StateModel model;
     static Timeline timeline;
-    static ViewServer server;
+
+    @AutoClose
+    static ServedPage page;
+
     static Chromium browser;
-    static String url;
 
     @BeforeAll
     static void start() throws Exception {
@@ -51,27 +53,10 @@ class KernelViewerBrowserTest {
         var input = StateBuilder.synchronize(List.of(Required.corpus("real", "many-threads")), w -> {});
         model = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
         timeline = Timeline.of(model);
-        server = new ViewServer(timeline, input).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, timeline, input);
+        browser = page.browser;
         // every script error and rejected promise of the page, from its first script on
         browser.recordPageErrors();
-    }
-
-    /** The page as it opens: every CPU collapsed, the whole trace in view. */
-    private static void open() {
-        browser.driver.get(url);
-        browser.settle();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     private static int row(String name, int parent) {
@@ -109,7 +94,7 @@ class KernelViewerBrowserTest {
 
     @Test
     void thePageLoadsWithoutAScriptError() throws Exception {
-        open();
+        page.open();
         assertThat(browser.pageErrors()).isEqualTo("");
         assertThat(browser.js("return document.getElementById('canvas') !== null"))
                 .isEqualTo(true);
@@ -117,7 +102,7 @@ class KernelViewerBrowserTest {
 
     @Test
     void eachCpuRowIsDrawnWhereTheModelSaysAThreadRanAndBlankWhereItIdled() throws Exception {
-        open();
+        page.open();
         JsonNode draw = browser.lastDraw();
         browser.shot("kernel-cpus");
         long from = (long) Math.floor(draw.get("from").asDouble());
@@ -175,7 +160,7 @@ class KernelViewerBrowserTest {
                 })
                 .count();
         assertThat(expected).isEqualTo(8000);
-        open();
+        page.open();
         int shortRow = row(String.format("short-lived (%,d threads)", expected), multithread);
         JsonNode meta = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree((String) browser.js("return JSON.stringify(window.__hetrace.meta.rows)"));
@@ -207,7 +192,7 @@ class KernelViewerBrowserTest {
             }
         }
         assertThat(threads).hasSizeGreaterThan(1);
-        open();
+        page.open();
         reveal(firefox);
         JsonNode draw = browser.lastDraw();
         JsonNode info = null;
@@ -244,7 +229,7 @@ class KernelViewerBrowserTest {
     @Test
     void theCpuLoadRowsHoldTheModelsLoad() throws Exception {
         long span = model.end() - model.begin();
-        open();
+        page.open();
         for (int c : List.of(0, 5)) {
             int load = row("CPU load", timeline.coreRow(c));
             reveal(load);
@@ -288,7 +273,7 @@ class KernelViewerBrowserTest {
 
     @Test
     void aClickedThreadRunOnACpuShowsWhatTheModelSaysOfIt() throws Exception {
-        open();
+        page.open();
         // cpu0's longest run of a thread, in view with a tenth of its length on each side
         IntervalTable runs = model.runs();
         int cpu0 = -1;

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.analysis.Diagnosis;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
-import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
 import java.nio.file.Files;
@@ -18,7 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +48,10 @@ class ReportBrowserTest {
     static Report.Written report;
     static Report.Written summaries;
     static Report.Written windowed;
+
+    @AutoClose
     static Chromium browser;
+
     static ChromeDriver driver;
 
     @BeforeAll
@@ -77,13 +79,6 @@ class ReportBrowserTest {
                 "--disable-domain-reliability",
                 "--no-pings");
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
     }
 
     @Test
@@ -155,18 +150,13 @@ class ReportBrowserTest {
     @Test
     void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
         open(report);
-        GroundTruth.Interval first = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run")
-                        && i.core().equals("dsp1")
-                        && i.name().equals("intruder"))
-                .findFirst()
-                .orElseThrow();
-        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
-        long to = from + 12_000_000;
+        long[] window = board.intruderWindow();
+        long from = window[0];
+        long to = window[1];
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
         JsonNode draw = browser.lastDraw();
         browser.shot("report-fault");
-        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
+        board.assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         // clicking the diagnosis' dsp2 outlier zooms there
         WebElement o = driver.findElements(By.cssSelector("#diagnosis .outlier[data-core='dsp2']"))
                 .getFirst();
@@ -217,18 +207,13 @@ class ReportBrowserTest {
     void aLargeBoardsReportHoldsEveryIntervalAroundTheOutliers() throws Exception {
         open(windowed);
         assertThat(windowed.note()).contains("summaries", "around the longest outliers");
-        GroundTruth.Interval first = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run")
-                        && i.core().equals("dsp1")
-                        && i.name().equals("intruder"))
-                .findFirst()
-                .orElseThrow();
-        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
-        long to = from + 12_000_000;
+        long[] window = board.intruderWindow();
+        long from = window[0];
+        long to = window[1];
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
         JsonNode draw = browser.lastDraw();
         browser.shot("report-large-fault");
-        assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
+        board.assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
         // every core row interval by interval; the board and trace rows from the window's own columns (the
         // server's, 8,192 over the window), far finer than the whole trace's 256
         for (JsonNode r : draw.get("rows")) {
@@ -243,42 +228,6 @@ class ReportBrowserTest {
             assertThat(finest).isLessThan(span / 256.0 / 20);
         }
         noRequests();
-    }
-
-    // ---- helpers
-
-    /** dsp1 and dsp2 drawn interval by interval, their intruder runs those of the ground truth, and no other core's. */
-    private static void assertTheIntruderIsDrawnWhereTheTruthSays(JsonNode draw, long from, long to) {
-        for (String core : List.of("dsp1", "dsp2")) {
-            assertThat(Chromium.row(draw, core).get("mode").asText()).isEqualTo("rects");
-            List<long[]> drawn = new ArrayList<>();
-            for (JsonNode r : draw.get("rects")) {
-                if (r.get("rowName").asText().equals(core)
-                        && r.get("label").asText().equals("intruder")) {
-                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
-                }
-            }
-            List<long[]> truth = sim.truth().intervals().stream()
-                    .filter(i -> i.kind().equals("run")
-                            && i.core().equals(core)
-                            && i.name().equals("intruder"))
-                    .map(i -> new long[] {
-                        board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()
-                    })
-                    .filter(t -> t[1] > from && t[0] < to)
-                    .toList();
-            assertThat(truth).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
-            for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0]).isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
-                assertThat(drawn.get(k)[1]).isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
-            }
-        }
-        for (JsonNode r : draw.get("rects")) {
-            if (r.get("label").asText().equals("intruder")) {
-                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
-            }
-        }
     }
 
     @Test
@@ -318,6 +267,8 @@ class ReportBrowserTest {
         }
         noRequests();
     }
+
+    // ---- helpers
 
     /** {@code /api/durations}' answer for name, at most the intervals a report holds. */
     private static String durationsOf(String name) throws Exception {

@@ -9,7 +9,6 @@ import dev.hetrace.analysis.PatternSearch;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.ctf.api.CtfReader;
-import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
 import java.nio.file.Path;
@@ -21,7 +20,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.assertj.core.data.Offset;
 import org.assertj.core.data.Percentage;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,10 +51,12 @@ class ViewerBrowserTest {
     static Simulation.Result sim;
     static StateBuilder.Input input;
     static StateModel model;
-    static ViewServer server;
+
+    @AutoClose
+    static ServedPage page;
+
     static Chromium browser;
     static ChromeDriver driver;
-    static String url;
 
     @BeforeAll
     static void start() throws Exception {
@@ -64,26 +65,14 @@ class ViewerBrowserTest {
         sim = board.sim();
         input = board.input();
         model = board.model();
-        server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, Timeline.of(model), input);
+        browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test
     void everyCoreIsDrawnWithItsStatesAndTheMessagesBetweenCores() throws Exception {
-        open();
+        page.open();
         JsonNode draw = browser.lastDraw();
         browser.shot("overview");
         assertThat(draw.get("fresh").asBoolean()).isTrue();
@@ -142,65 +131,21 @@ class ViewerBrowserTest {
 
     @Test
     void zoomingIntoTheFaultShowsTheIntruderOnDsp1AndDsp2WhenTheTruthSays() throws Exception {
-        open();
-        GroundTruth.Interval first = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run")
-                        && i.core().equals("dsp1")
-                        && i.name().equals("intruder"))
-                .findFirst()
-                .orElseThrow();
+        page.open();
         // a 12 ms window from 1 ms before the intruder first ran: a few of its runs on each faulty core
-        long from = board.master(first.startNanos()) - model.begin() - 1_000_000;
-        long to = from + 12_000_000;
+        long[] window = board.intruderWindow();
+        long from = window[0];
+        long to = window[1];
         browser.js("window.__hetrace.zoomTo(" + from + ", " + to + ")");
         JsonNode draw = browser.lastDraw();
         browser.shot("fault");
         assertThat(draw.get("from").asLong()).isEqualTo(from);
-        for (String core : List.of("dsp1", "dsp2")) {
-            JsonNode row = Chromium.row(draw, core);
-            assertThat(row.get("mode").asText())
-                    .as(core + " is drawn interval by interval at this zoom")
-                    .isEqualTo("rects");
-            List<long[]> drawn = new ArrayList<>();
-            for (JsonNode r : draw.get("rects")) {
-                if (r.get("rowName").asText().equals(core)
-                        && r.get("label").asText().equals("intruder")) {
-                    drawn.add(new long[] {r.get("start").asLong(), r.get("end").asLong()});
-                }
-            }
-            List<long[]> truth = sim.truth().intervals().stream()
-                    .filter(i -> i.kind().equals("run")
-                            && i.core().equals(core)
-                            && i.name().equals("intruder"))
-                    .map(i -> new long[] {
-                        board.master(i.startNanos()) - model.begin(), board.master(i.endNanos()) - model.begin()
-                    })
-                    .filter(t -> t[1] > from && t[0] < to)
-                    .toList();
-            assertThat(truth)
-                    .as(core + ": the truth's intruder runs in the window")
-                    .hasSizeGreaterThanOrEqualTo(2);
-            assertThat(drawn).as(core + ": the intruder's runs drawn").hasSameSizeAs(truth);
-            for (int k = 0; k < truth.size(); k++) {
-                assertThat(drawn.get(k)[0])
-                        .as(core + " run " + k + " start")
-                        .isBetween(truth.get(k)[0] - board.bound(), truth.get(k)[0] + board.bound());
-                assertThat(drawn.get(k)[1])
-                        .as(core + " run " + k + " end")
-                        .isBetween(truth.get(k)[1] - board.bound(), truth.get(k)[1] + board.bound());
-            }
-        }
-        // and nowhere else
-        for (JsonNode r : draw.get("rects")) {
-            if (r.get("label").asText().equals("intruder")) {
-                assertThat(r.get("core").asText()).isIn("dsp1", "dsp2");
-            }
-        }
+        board.assertTheIntruderIsDrawnWhereTheTruthSays(draw, from, to);
     }
 
     @Test
     void pointEventsAreMarkedOnTheirCoreAndTheSyncHandshakesWhenAsked() throws Exception {
-        open();
+        page.open();
         // dsp1's events no interval is made of, read from its trace and put on the master's clock
         int trace = 2; // master, dsp0, dsp1, ...
         List<long[]> points = new ArrayList<>();
@@ -287,7 +232,7 @@ class ViewerBrowserTest {
 
     @Test
     void theDiagnosisPanelListsThePreemptionAndClickingItZoomsThere() throws Exception {
-        open();
+        page.open();
         new WebDriverWait(driver, Duration.ofSeconds(60))
                 .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
         String findings = driver.findElements(By.cssSelector("#diagnosis .finding")).stream()
@@ -313,7 +258,7 @@ class ViewerBrowserTest {
 
     @Test
     void theDurationsPanelShowsTheOutliersFunctionAsHistogramBoxPlotsAndScatter() throws Exception {
-        open();
+        page.open();
         // nothing is asked for before the panel is shown (the answer is megabytes on a large board)
         new WebDriverWait(driver, Duration.ofSeconds(60))
                 .until(d -> browser.js("return window.__hetrace.diagnosisLoaded") == Boolean.TRUE);
@@ -370,7 +315,7 @@ class ViewerBrowserTest {
 
     @Test
     void theKeysZoomAndPanAndTheStatisticsTableSorts() throws Exception {
-        open();
+        page.open();
         JsonNode before = browser.lastDraw();
         double span = before.get("to").asDouble() - before.get("from").asDouble();
         driver.findElement(By.tagName("body")).sendKeys("+");
@@ -390,7 +335,7 @@ class ViewerBrowserTest {
 
     @Test
     void thePatternPanelFindsWhatThePatternSearchFinds() throws Exception {
-        open();
+        page.open();
         driver.findElement(By.cssSelector("aside nav button[data-tab='pattern']"))
                 .click();
         driver.findElement(By.name("first")).sendKeys("msgq_put");
@@ -416,7 +361,7 @@ class ViewerBrowserTest {
 
     @Test
     void searchingClickingHoveringAndTheWheelWorkOnTheCanvas() throws Exception {
-        open();
+        page.open();
         // search: the first intruder run comes into view, outlined
         WebElement search = driver.findElement(By.id("search"));
         search.sendKeys("intruder", Keys.ENTER);
@@ -479,11 +424,6 @@ class ViewerBrowserTest {
     }
 
     // ---- helpers
-
-    private static void open() {
-        driver.get(url);
-        browser.settle();
-    }
 
     private static String coreNameOfTask(int task) {
         // tasks not scheduled by a traced scheduler are the master's: named after their trace's cores

@@ -3,22 +3,17 @@ package dev.hetrace.view;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hetrace.analysis.StateBuilder;
 import dev.hetrace.analysis.StateModel;
 import dev.hetrace.sim.Fault;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,11 +40,13 @@ class ViewerGroupsBrowserTest {
     static Path dir;
 
     static StateModel model;
+
+    @AutoClose
+    static ServedPage page;
+
     static ViewServer server;
     static Chromium browser;
     static ChromeDriver driver;
-    static String url;
-    static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() throws Exception {
@@ -61,20 +58,10 @@ class ViewerGroupsBrowserTest {
         Simulation.Result sim = Simulation.sobel(c, dir.resolve("board"));
         StateBuilder.Input input = StateBuilder.synchronize(sim.traces(), w -> {});
         model = StateBuilder.build(input, StateBuilder.Options.of(w -> {}));
-        server = new ViewServer(Timeline.of(model), input).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, Timeline.of(model), input);
+        server = page.server;
+        browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test
@@ -291,8 +278,7 @@ class ViewerGroupsBrowserTest {
     }
 
     private static void open() throws Exception {
-        driver.get(url);
-        browser.settle();
+        page.open();
         // the messages off: the pixels of the rows are their activity alone
         driver.findElement(By.id("arrows")).click();
         browser.settle();
@@ -339,8 +325,8 @@ class ViewerGroupsBrowserTest {
         for (int id : ids) {
             rows.append(rows.isEmpty() ? "" : ",").append(id);
         }
-        JsonNode answer = get("api/view?from=" + from + "&to=" + to + "&width=" + width + "&rows=" + rows);
-        JsonNode meta = get("api/meta");
+        JsonNode answer = page.get("api/view?from=" + from + "&to=" + to + "&width=" + width + "&rows=" + rows);
+        JsonNode meta = page.get("api/meta");
         List<String[]> drawn = pixels(ys);
         int stride = Wire.columnStride();
         int checked = 0;
@@ -446,12 +432,5 @@ class ViewerGroupsBrowserTest {
                 });
                 """.formatted(BAR_H, BAR_H, BAR_H, BAR_H).replace("arguments[0]", tops.toString()));
         return out.stream().map(s -> s.split(",")).toList();
-    }
-
-    private static JsonNode get(String path) throws Exception {
-        HttpResponse<String> r =
-                http.send(HttpRequest.newBuilder(URI.create(url + path)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(path).isEqualTo(200);
-        return new ObjectMapper().readTree(r.body());
     }
 }

@@ -10,14 +10,9 @@ import dev.hetrace.analysis.StateModel;
 import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.sim.Fault;
-import dev.hetrace.sim.GroundTruth;
 import dev.hetrace.sim.SimConfig;
 import dev.hetrace.sim.Simulation;
 import dev.hetrace.web.Chromium;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -25,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.assertj.core.data.Offset;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,11 +51,12 @@ class ViewerInteractionBrowserTest {
     static StateBuilder.Input input;
     static StateModel model;
     static TraceIndex index;
-    static ViewServer server;
+
+    @AutoClose
+    static ServedPage page;
+
     static Chromium browser;
     static ChromeDriver driver;
-    static String url;
-    static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() throws Exception {
@@ -72,25 +68,14 @@ class ViewerInteractionBrowserTest {
         StateBuilder.Built b = index.takeBuiltFrom();
         input = b.input();
         model = b.model();
-        server = new ViewServer(Timeline.of(model), TraceAnswers.of(index)).start("127.0.0.1", 0);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Chromium.start(dir.resolve("chromium-profile"), false);
+        page = ServedPage.start(dir, new ViewServer(Timeline.of(model), TraceAnswers.of(index)));
+        browser = page.browser;
         driver = browser.driver;
-    }
-
-    @AfterAll
-    static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test
     void clickingAnIntervalShowsWhatTheModelSaysOfIt() throws Exception {
-        open();
+        page.open();
         zoomOnTheIntruder();
         JsonNode draw = browser.lastDraw();
         JsonNode rect = wideRect(draw, "dsp2", "intruder");
@@ -121,7 +106,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void clickingAPointEventShowsItsFieldsAsTheTraceHasThem() throws Exception {
-        open();
+        page.open();
         // dsp1's first msgq_wait, from its trace, on the master's clock, and its field
         int trace = 2; // master, dsp0, dsp1, ...
         long time = -1;
@@ -167,7 +152,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void wAndSZoomAroundTheMiddleAndAAndDPan() throws Exception {
-        open();
+        page.open();
         long span = model.end() - model.begin();
         browser.js("window.__hetrace.zoomTo(" + span / 4 + ", " + span / 2 + ")");
         JsonNode before = browser.lastDraw();
@@ -199,7 +184,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void aSelectionOnTheRulerShowsItsDurationAndTheStatisticsOfItsRange() throws Exception {
-        open();
+        page.open();
         JsonNode draw = browser.lastDraw();
         WebElement canvas = driver.findElement(By.id("canvas"));
         Rectangle box = canvas.getRect();
@@ -230,7 +215,7 @@ class ViewerInteractionBrowserTest {
         String shown = (String) browser.js("return document.getElementById('selection-text').textContent");
         assertThat(shown).startsWith("selection " + formatTime(to - from));
         // the table is /api/stats of that range, row for row
-        JsonNode expected = get("api/stats?from=" + from + "&to=" + to);
+        JsonNode expected = page.get("api/stats?from=" + from + "&to=" + to);
         JsonNode table =
                 new ObjectMapper().readTree((String) browser.js("return JSON.stringify(window.__hetrace.lastStats)"));
         assertThat(numbers(table)).isEqualTo(numbers(expected));
@@ -249,7 +234,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void aClickOnTheRulerDropsAMarkerThatTheListJumpsTo() throws Exception {
-        open();
+        page.open();
         JsonNode draw = browser.lastDraw();
         WebElement canvas = driver.findElement(By.id("canvas"));
         Rectangle box = canvas.getRect();
@@ -282,7 +267,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void theLegendListsExactlyTheNamesDrawnAndNoTwoShareAColor() throws Exception {
-        open();
+        page.open();
         checkLegend();
         // its height is its own, whatever it lists: the timeline under it keeps its size (a change of size redraws
         // the view, and asks for it again when rows come into sight)
@@ -302,7 +287,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void searchSaysWhichOfItsResultsItShowsAndStepsThroughThem() throws Exception {
-        open();
+        page.open();
         WebElement search = driver.findElement(By.id("search"));
         search.sendKeys("intruder", org.openqa.selenium.Keys.ENTER);
         WebElement found = driver.findElement(By.id("found"));
@@ -310,7 +295,7 @@ class ViewerInteractionBrowserTest {
         for (int i = 0; i < model.runs().size(); i++) {
             runs += model.tasks().get(model.runs().subject(i)).name().contains("intruder") ? 1 : 0;
         }
-        JsonNode all = get("api/find?q=intruder&after=0&dir=next");
+        JsonNode all = page.get("api/find?q=intruder&after=0&dir=next");
         long matches = all.get("matches").asLong();
         assertThat(matches).isGreaterThanOrEqualTo(runs);
         new WebDriverWait(driver, Duration.ofSeconds(10))
@@ -326,7 +311,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void aViewIsAskedForAtOnceOneAtATimeAndTheLastAskedIsTheOneDrawn() throws Exception {
-        open();
+        page.open();
         long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
         // every request the app makes, and how many are on their way at most
         browser.js("window.__asked = []; window.__inFlight = 0; window.__mostInFlight = 0; const f = window.fetch;"
@@ -364,7 +349,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void theTooltipLeavesWithThePointer() throws Exception {
-        open();
+        page.open();
         zoomOnTheIntruder();
         JsonNode draw = browser.lastDraw();
         JsonNode rect = wideRect(draw, "dsp2", "intruder");
@@ -385,7 +370,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void theRulersLabelsAreAllReadable() throws Exception {
-        open();
+        page.open();
         long span = model.end() - model.begin();
         for (long[] r : new long[][] {
             {0, span}, {span / 3, span / 3 + 1_234_567}, {span - 777_777, span}, {-span / 20, span / 7}
@@ -407,7 +392,7 @@ class ViewerInteractionBrowserTest {
     private static void checkLegend() throws Exception {
         JsonNode draw = browser.lastDraw();
         new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> legendMatches(draw));
-        JsonNode meta = get("api/meta");
+        JsonNode meta = page.get("api/meta");
         Set<String> drawn = new HashSet<>();
         for (JsonNode l : draw.get("labels")) {
             drawn.add(meta.get("labels").get(l.asInt()).asText());
@@ -459,7 +444,7 @@ class ViewerInteractionBrowserTest {
     }
 
     private static int taskRow(String core) throws Exception {
-        for (JsonNode r : get("api/meta").get("rows")) {
+        for (JsonNode r : page.get("api/meta").get("rows")) {
             if (r.get("kind").asText().equals("task")
                     && core.equals(r.get("core").asText(null))) {
                 return r.get("id").asInt();
@@ -470,14 +455,8 @@ class ViewerInteractionBrowserTest {
 
     /** The 12 ms from 1 ms before the intruder first ran on dsp1. */
     private static void zoomOnTheIntruder() {
-        GroundTruth.Interval first = sim.truth().intervals().stream()
-                .filter(i -> i.kind().equals("run")
-                        && i.core().equals("dsp1")
-                        && i.name().equals("intruder"))
-                .findFirst()
-                .orElseThrow();
-        long from = sim.truth().core("master").clock().traceNanos(first.startNanos()) - model.begin() - 1_000_000;
-        browser.js("window.__hetrace.zoomTo(" + from + ", " + (from + 12_000_000) + ")");
+        long[] window = FaultBoard.intruderWindow(sim, model.begin());
+        browser.js("window.__hetrace.zoomTo(" + window[0] + ", " + window[1] + ")");
     }
 
     private static JsonNode wideRect(JsonNode draw, String row, String label) {
@@ -515,13 +494,6 @@ class ViewerInteractionBrowserTest {
         return (int) Math.round(y - box.getHeight() / 2.0);
     }
 
-    private static JsonNode get(String path) throws Exception {
-        HttpResponse<String> r =
-                http.send(HttpRequest.newBuilder(URI.create(url + path)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(path).isEqualTo(200);
-        return new ObjectMapper().readTree(r.body());
-    }
-
     /** timeline.js's formatTime. */
     static String formatTime(double ns) {
         double a = Math.abs(ns) == 0 ? 1 : Math.abs(ns);
@@ -546,7 +518,7 @@ class ViewerInteractionBrowserTest {
 
     @Test
     void aViewReadFromItsBinaryAnswerIsItsJsonAnswer() throws Exception {
-        open();
+        page.open();
         long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
         int rows = ((Number) browser.js("return window.__hetrace.meta.rows.length")).intValue();
         String all = String.join(
@@ -578,10 +550,5 @@ class ViewerInteractionBrowserTest {
         assertThat(r.get("same").toString()).isEqualTo("[true,true,true]");
         // the narrowest and the widest arrays were read: small counts, and times past 2^31 ns
         assertThat(r.get("types").toString()).contains("Int16Array", "Float64Array");
-    }
-
-    private static void open() {
-        driver.get(url);
-        browser.settle();
     }
 }
