@@ -11,12 +11,15 @@
 # blocking channel (the program waits rather than lose an event). The event count depends on N
 # only: 2 per call and 1 per tracepoint; the script checks with babeltrace2 that the trace holds
 # exactly the events the program says it made and that nothing was discarded, and says so.
-# The functions are named by address; the messages are mapped by
+# The session also records LTTng-UST's state dump (lttng_ust_statedump:*: the program's and its
+# libraries' load addresses, paths and build ids), so that hetrace names the functions after the
+# program's symbols: the program is kept beside the trace, in OUT.program/workload, where the
+# trace says it ran. The messages are mapped by
 # analysis/src/test/resources/ust/ust-workers.yaml (`--mapping`), which also maps the calls
 # (those of liblttng-ust-cyg-profile; not those of -fast).
 #
 # Usage: bench/ust-trace.sh [--requests N] [--fast] OUT
-#   OUT        the trace directory to write (metadata and streams); must not exist
+#   OUT        the trace directory to write (metadata and streams); must not exist, nor OUT.program
 #   --requests 64000 by default: 1,984,028 events
 #   --fast     liblttng-ust-cyg-profile-fast (entries without call sites, exits without addresses)
 set -euo pipefail
@@ -33,6 +36,8 @@ done
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: bench/ust-trace.sh [--requests N] [--fast] OUT" >&2; exit 2; }
 out="$1"
 [ ! -e "$out" ] || { echo "ust-trace.sh: $out exists" >&2; exit 1; }
+bindir="${out%/}.program"
+[ ! -e "$bindir" ] || { echo "ust-trace.sh: $bindir exists" >&2; exit 1; }
 for tool in gcc lttng lttng-sessiond babeltrace2; do
   command -v "$tool" >/dev/null || { echo "ust-trace.sh: $tool is not installed (apt-get install gcc lttng-tools liblttng-ust-dev babeltrace2)" >&2; exit 1; }
 done
@@ -64,8 +69,11 @@ trap cleanup EXIT
 lttng() { "${as[@]}" env HOME="$LTTNG_HOME" lttng --no-sessiond --quiet "$@"; }
 
 gcc -O2 -c -I"$provider" "$provider/app_tp.c" -o "$work/app_tp.o"
+mkdir -p "$bindir"
+bindir="$(cd "$bindir" && pwd)"
+chmod 755 "$bindir"
 gcc -O2 -finstrument-functions -I"$provider" "$here/bench/ust/workload.c" "$work/app_tp.o" \
-  -o "$work/workload" -pthread -llttng-ust -ldl
+  -o "$bindir/workload" -pthread -llttng-ust -ldl
 
 "${as[@]}" env HOME="$LTTNG_HOME" lttng-sessiond --daemonize
 daemon=$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")
@@ -74,11 +82,12 @@ lttng enable-channel --userspace --blocking-timeout=inf --subbuf-size=4M --num-s
 lttng enable-event --userspace --channel=channel0 "$(tr - _ <<<"${helper#lib}"):*"
 lttng enable-event --userspace --channel=channel0 app:msg_send
 lttng enable-event --userspace --channel=channel0 app:msg_recv
+lttng enable-event --userspace --channel=channel0 'lttng_ust_statedump:*'
 lttng add-context --userspace --channel=channel0 --type=vtid --type=vpid --type=procname
 lttng start bench
 start=$(date +%s.%N)
 made=$(cd "$work/run" && "${as[@]}" env LTTNG_UST_ALLOW_BLOCKING=1 LTTNG_UST_REGISTER_TIMEOUT=-1 \
-  LD_PRELOAD="$lib" "$work/workload" "$requests" | awk '/^events / { print $2 }')
+  LD_PRELOAD="$lib" "$bindir/workload" "$requests" | awk '/^events / { print $2 }')
 end=$(date +%s.%N)
 lttng stop bench
 lttng destroy bench
@@ -87,6 +96,9 @@ trace=$(dirname "$(find "$work/run/trace" -name metadata | head -1)")
 counts=$(babeltrace2 -c sink.utils.counter -p step=+0 "$trace")
 recorded=$(awk '/Event messages/ { print $1 }' <<<"$counts")
 lost=$(awk '/Discarded (event|packet) messages/ { s += $1 } END { print s + 0 }' <<<"$counts")
+# the state dump's events are the tracer's, not the program's
+dump=$(babeltrace2 "$trace" | grep -c ' lttng_ust_statedump:' || true)
+recorded=$((recorded - dump))
 if [ "$recorded" != "$made" ] || [ "$lost" != 0 ]; then
   echo "ust-trace.sh: the program made $made events, the trace holds $recorded, with $lost discard messages" >&2
   exit 1

@@ -48,6 +48,7 @@ final class PassCombiner {
             model.events += p.events;
             model.untimed += p.untimed;
             model.discarded += p.discarded;
+            model.binaries.addAll(p.binaries);
         }
         coreIds = number(p -> p.coreBorn, (p, k) -> {
             model.cores.add(p.cores.get(k));

@@ -3,9 +3,11 @@ package dev.hetrace.analysis;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What the traces say happened, as tables: per core, which task ran (or idled) when; per task,
@@ -79,7 +81,29 @@ public final class StateModel {
         }
     }
 
+    /**
+     * A binary a traced process had loaded, as LTTng-UST's state dump ({@code lttng_ust_statedump:bin_info},
+     * {@code build_id}) or its {@code lttng_ust_dl:dlopen} says: what names the functions traced by
+     * address in {@code [base, base + size)}.
+     *
+     * @param trace   the trace that says it
+     * @param process its process id (the {@code vpid} context), −1 when the trace does not say
+     * @param base    the address its first loadable segment was loaded at
+     * @param size    the bytes it spans in memory
+     * @param path    where it was loaded from, on the traced machine
+     * @param pic     whether it is position-independent (its addresses are relative to {@code base})
+     * @param buildId its build id as the trace recorded it (lowercase hex), or null
+     */
+    public record Binary(int trace, long process, long base, long size, String path, boolean pic, String buildId) {
+        Binary withBuildId(String id) {
+            return new Binary(trace, process, base, size, path, pic, id);
+        }
+    }
+
     final List<String> traceNames = new ArrayList<>();
+    /** The binaries the traces' processes loaded. */
+    final List<Binary> binaries = new ArrayList<>();
+
     final List<String> mappingNames = new ArrayList<>();
     final List<Core> cores = new ArrayList<>();
     final List<Task> tasks = new ArrayList<>();
@@ -381,6 +405,24 @@ public final class StateModel {
                 names.set(i, s);
             }
         }
+    }
+
+    /**
+     * Names functions traced by address after {@code symbols} (as {@link #symbolize(Map)}), then
+     * those still named by address after the binaries the traces' state dump says were loaded
+     * there ({@link #binaries()}), read from this machine ({@link BinarySymbols}): each binary
+     * that cannot be used (missing, another build, damaged, stripped) told once to {@code warnings}.
+     */
+    public void symbolize(Map<String, String> symbols, Consumer<String> warnings) {
+        symbolize(symbols);
+        if (!binaries.isEmpty()) {
+            symbolize(BinarySymbols.names(binaries, names, BinarySymbols.DEBUG_ROOT, warnings));
+        }
+    }
+
+    /** The binaries the traces' processes loaded, as LTTng-UST's state dump says (none without one). */
+    public List<Binary> binaries() {
+        return Collections.unmodifiableList(binaries);
     }
 
     /**

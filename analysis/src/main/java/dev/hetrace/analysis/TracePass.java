@@ -141,6 +141,16 @@ final class TracePass {
     long now = Long.MIN_VALUE;
 
     StateBuilder.EventListener listener;
+    /** The binaries the trace's processes loaded, as LTTng-UST's state dump and dlopen events say. */
+    final List<StateModel.Binary> binaries = new ArrayList<>();
+    /** The fields of those events. */
+    final Event.Field dumpBase = Event.field("baddr");
+
+    final Event.Field dumpSize = Event.field("memsz");
+    final Event.Field dumpPath = Event.field("path");
+    final Event.Field dumpPic = Event.field("is_pic");
+    final Event.Field dumpBuildId = Event.field("build_id");
+    final Event.Field dumpProcess = Event.field("vpid");
     /** The time of the event before the longest silence. */
     long gapFrom;
     /** Set when another trace's pass failed: this one stops early. */
@@ -411,17 +421,67 @@ final class TracePass {
      */
     static final class PerClass {
         final CompiledRule rule;
+        /** What the class says of the binaries loaded: {@link #LOADED}, {@link #BUILD_ID}, or 0 (nothing). */
+        final int binaries;
+
         int markName = -1;
 
-        PerClass(CompiledRule rule) {
+        PerClass(CompiledRule rule, int binaries) {
             this.rule = rule;
+            this.binaries = binaries;
         }
     }
+
+    /** A class whose events say a binary is loaded: LTTng-UST's state dump's {@code bin_info}, its {@code dlopen}. */
+    static final int LOADED = 1;
+    /** A class whose events give the build id of a binary loaded. */
+    static final int BUILD_ID = 2;
 
     /** What the pass needs of the event's class (worked out once per class, {@link #byClass}). */
     private PerClass perClass(Event e) {
         CompiledRule c = compiled.get(e.name());
-        return new PerClass(c == null ? CompiledRule.NONE : c);
+        int binaries = switch (e.name()) {
+            case "lttng_ust_statedump:bin_info", "lttng_ust_dl:dlopen" -> LOADED;
+            case "lttng_ust_statedump:build_id", "lttng_ust_dl:build_id" -> BUILD_ID;
+            default -> 0;
+        };
+        return new PerClass(c == null ? CompiledRule.NONE : c, binaries);
+    }
+
+    /**
+     * A binary loaded (its base, size, path, whether position-independent, in its process) or
+     * its build id: kept for naming the functions traced by address ({@link BinarySymbols}).
+     */
+    private void binary(int kind, Event e) {
+        if (!e.has(dumpBase)) {
+            return;
+        }
+        long base = e.getLong(dumpBase);
+        long process = e.has(dumpProcess) ? e.getLong(dumpProcess) : -1;
+        if (kind == LOADED) {
+            if (e.has(dumpSize) && e.has(dumpPath)) {
+                boolean pic = !e.has(dumpPic) || e.getLong(dumpPic) != 0;
+                binaries.add(new StateModel.Binary(
+                        trace, process, base, e.getLong(dumpSize), e.getString(dumpPath), pic, null));
+            }
+            return;
+        }
+        if (!e.has(dumpBuildId)) {
+            return;
+        }
+        int n = Math.min(e.length(dumpBuildId), 64);
+        StringBuilder hex = new StringBuilder(2 * n);
+        for (int i = 0; i < n; i++) {
+            hex.append(String.format("%02x", e.getLong("build_id[" + i + "]") & 0xFF));
+        }
+        // the build id follows its binary's bin_info: the latest loaded at that base in that process
+        for (int k = binaries.size() - 1; k >= 0; k--) {
+            StateModel.Binary b = binaries.get(k);
+            if (b.base() == base && b.process() == process) {
+                binaries.set(k, b.withBuildId(hex.toString()));
+                break;
+            }
+        }
     }
 
     /** The reader's current event. */
@@ -440,6 +500,9 @@ final class TracePass {
             listener.event(trace, reader, t);
         }
         PerClass k = byClass.of(e);
+        if (k.binaries != 0) {
+            binary(k.binaries, e);
+        }
         if (first == Long.MIN_VALUE) {
             first = t;
         } else if (t - last > gap) {

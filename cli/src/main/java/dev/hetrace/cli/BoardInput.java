@@ -66,7 +66,7 @@ final class BoardInput {
         StateBuilder.Built built = StateBuilder.synchronizeAndBuild(
                 traces, clocks, StateBuilder.Options.of(warnings).withMapping(m));
         StateModel model = built.model();
-        model.symbolize(symbols);
+        model.symbolize(symbols, warnings);
         timed(model);
         return built;
     }

@@ -32,6 +32,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -248,9 +249,9 @@ final class DemoCommand extends HetraceCommand {
             throws IOException, MetadataException, StreamDecodingException {
         List<PiecewiseMap> maps = report.traces().stream().map(TraceSync::map).toList();
         StateBuilder.Input input = new StateBuilder.Input(sim.traces(), maps, report);
-        StateModel model = StateBuilder.build(
-                input, StateBuilder.Options.of(w -> err.println("hetrace: warning: " + TerminalText.guard(w))));
-        model.symbolize(BoardInput.symbols(List.of(out)));
+        Consumer<String> warnings = w -> err.println("hetrace: warning: " + TerminalText.guard(w));
+        StateModel model = StateBuilder.build(input, StateBuilder.Options.of(warnings));
+        model.symbolize(BoardInput.symbols(List.of(out)), warnings);
         List<String> findings = Diagnosis.summary(Diagnosis.of(model, Diagnosis.DEFAULT_K));
         Timeline timeline = Timeline.of(model);
         Report.write(timeline, out.resolve("report.html"));

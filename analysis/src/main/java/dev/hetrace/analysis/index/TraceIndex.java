@@ -49,7 +49,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class TraceIndex {
     /** Changes whenever the tables or their meaning change: older indexes are then not used. */
-    public static final int FORMAT_VERSION = 8;
+    public static final int FORMAT_VERSION = 9;
 
     /** The DuckDB file in an index's folder. */
     public static final String TABLES = "tables.duckdb";
@@ -408,7 +408,7 @@ public final class TraceIndex {
             in = built.input();
             model = built.model();
         }
-        model.symbolize(symbols);
+        model.symbolize(symbols, warnings);
         Files.createDirectory(folder);
         try (DuckDBConnection c =
                 (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + folder.resolve(TABLES))) {
