@@ -81,6 +81,7 @@ final class BinarySymbols {
                         + (count == 1 ? " function keeps its address" : " functions keep their addresses"));
                 return;
             }
+            Set<Long> unnamed = new HashSet<>();
             for (StateModel.Binary b : loads) {
                 int from = Arrays.binarySearch(addresses, b.base());
                 from = from >= 0 ? from : -from - 1;
@@ -88,6 +89,7 @@ final class BinarySymbols {
                     long a = addresses[i];
                     String name = elf.nameOf(b.pic() ? a - b.base() + elf.firstLoadAddress() : a);
                     if (name == null) {
+                        unnamed.add(a);
                         continue;
                     }
                     String address = "0x" + Long.toHexString(a);
@@ -96,6 +98,13 @@ final class BinarySymbols {
                         ambiguous.add(address);
                     }
                 }
+            }
+            if (!elf.hasSymtab() && !unnamed.isEmpty()) {
+                // only its dynamic symbols: the functions it does not export are in none
+                int n = unnamed.size();
+                warnings.accept(first.path() + ": stripped (no .symtab, and no debug file for its build id under "
+                        + debugRoot + "): its " + n
+                        + (n == 1 ? " function keeps its address" : " functions keep their addresses"));
             }
         });
         ambiguous.forEach(out::remove);
@@ -106,7 +115,7 @@ final class BinarySymbols {
      * The ELF file whose symbols name the binary at {@code path} with build id {@code buildId}
      * (null: not recorded): the file there, when it is that build and has a {@code .symtab};
      * else its separate debug file found by build id, when there is one; else the file with its
-     * {@code .dynsym}.
+     * {@code .dynsym} (maybe empty).
      *
      * @throws IOException saying, in a few words, why neither can be used
      */
@@ -153,12 +162,9 @@ final class BinarySymbols {
                 }
             }
         }
-        if (elf != null && elf.functionCount() > 0) {
+        if (elf != null) {
             return elf;
         }
-        if (why != null) {
-            throw why;
-        }
-        throw new IOException("no symbol table (stripped, and no debug file for it under " + debugRoot + ")");
+        throw why;
     }
 }

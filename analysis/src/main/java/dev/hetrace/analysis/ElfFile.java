@@ -182,8 +182,8 @@ public final class ElfFile {
                     || file.get(ValueLayout.JAVA_BYTE, 3) != 'F') {
                 throw new ElfException("not an ELF file (no ELF magic number)");
             }
-            int cls = file.get(ValueLayout.JAVA_BYTE, 4);
-            int data = file.get(ValueLayout.JAVA_BYTE, 5);
+            int cls = file.get(ValueLayout.JAVA_BYTE, 4) & 0xFF;
+            int data = file.get(ValueLayout.JAVA_BYTE, 5) & 0xFF;
             if (cls != 1 && cls != 2) {
                 throw new ElfException("damaged ELF file (class " + cls + ", neither 32 nor 64 bits)");
             }

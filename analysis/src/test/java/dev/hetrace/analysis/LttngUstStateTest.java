@@ -122,6 +122,72 @@ class LttngUstStateTest {
                         .isEqualTo(n));
     }
 
+    /**
+     * With LTTng-UST's state dump recorded (the binaries each process loaded, where, with their
+     * build ids), the model names the functions itself, after the program's symbol table: the
+     * names the program gives its own functions, for a position-independent build and one at
+     * fixed addresses.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pie", "no-pie"})
+    void theStateDumpNamesTheFunctionsAfterTheProgramsSymbols(String build) throws Exception {
+        Path binary = program;
+        if (build.equals("no-pie")) {
+            binary = dir.resolve("bin").resolve(PROGRAM + "-no-pie");
+            if (!Files.exists(binary)) {
+                Path probes = dir.resolve("bin").resolve("app_tp-no-pie.o");
+                gcc(
+                        dir.resolve("src"),
+                        List.of("-O2", "-g", "-fno-pie", "-c", "-I.", "app_tp.c", "-o", probes.toString()));
+                gcc(
+                        dir.resolve("src"),
+                        List.of(
+                                "-O2",
+                                "-g",
+                                "-no-pie",
+                                "-fno-pie",
+                                "-finstrument-functions",
+                                "-I.",
+                                "ust_workers.c",
+                                probes.toString(),
+                                "-o",
+                                binary.toString(),
+                                "-pthread",
+                                "-llttng-ust",
+                                "-ldl"));
+            }
+        }
+        Run run = run(
+                binary,
+                false,
+                "statedump-" + build,
+                Channel.AMPLE,
+                CYG_PROFILE,
+                List.of("lttng_ust_cyg_profile:*", "lttng_ust_statedump:*"),
+                null,
+                List.of());
+        StateModel m = run.model;
+        Path real = binary.toRealPath();
+        assertThat(m.binaries())
+                .as("the binaries the state dump says were loaded")
+                .filteredOn(b -> Path.of(b.path()).equals(real))
+                .singleElement()
+                .satisfies(b -> {
+                    assertThat(b.pic()).as("position-independent").isEqualTo(build.equals("pie"));
+                    assertThat(b.buildId()).as("build id").isNotNull();
+                });
+        List<String> warnings = new ArrayList<>();
+        m.symbolize(Map.of(), warnings::add);
+        assertThat(warnings).as("warnings").isEmpty();
+        // every function the program called is named as the program names it, and nothing is left by address
+        assertCallsAre(run, c -> true, f -> f);
+        for (int i = 0; i < m.calls().size(); i++) {
+            assertThat(m.name(m.calls().subject(i))).doesNotStartWith("0x");
+        }
+        assertThat(run.did.functions.values())
+                .containsAll(run.did.calls.stream().map(c -> c.function).toList());
+    }
+
     @Test
     void messagesThroughTheQueuesLinkTheThreadsThatSentAndReceivedThem() throws Exception {
         Mapping mapping = Mapping.read(dir.resolve("src/ust-workers.yaml"));
@@ -509,18 +575,39 @@ class LttngUstStateTest {
             List<String> contexts,
             String... args)
             throws Exception {
+        return run(program, true, name, channel, helper, events, mapping, contexts, args);
+    }
+
+    /**
+     * A recording of {@code binary} (the program, or a build of it), its functions named after
+     * the program's own list of their addresses when {@code programNames}, else as the model
+     * names them itself.
+     */
+    private static Run run(
+            Path binary,
+            boolean programNames,
+            String name,
+            Channel channel,
+            String helper,
+            List<String> events,
+            Mapping mapping,
+            List<String> contexts,
+            String... args)
+            throws Exception {
         Map<String, String> env = new HashMap<>();
         if (helper != null) {
             env.put("LD_PRELOAD", LttngSessionDaemon.library(helper).toString());
         }
-        List<String> command = new ArrayList<>(List.of(program.toString(), "did.txt"));
+        List<String> command = new ArrayList<>(List.of(binary.toString(), "did.txt"));
         command.addAll(List.of(args));
         Recording r = lttng.record(name, channel, events, contexts, env, command);
         Did did = Did.read(r.directory().resolve("did.txt"));
         StateModel m = StateBuilder.build(
                 StateBuilder.synchronize(List.of(r.trace()), w -> {}),
                 StateBuilder.Options.of(w -> {}).withMapping(mapping));
-        m.symbolize(did.functions);
+        if (programNames) {
+            m.symbolize(did.functions);
+        }
         long offset;
         try (CtfReader reader = CtfReader.open(r.trace())) {
             ClockClass clock = reader.traces().getFirst().metadata().clocks().get("monotonic");
