@@ -188,6 +188,69 @@ class LttngUstStateTest {
                 .containsAll(run.did.calls.stream().map(c -> c.function).toList());
     }
 
+    /**
+     * A library loaded with dlopen() after the program started (so in no state dump at start) is
+     * named after LTTng-UST's {@code lttng_ust_dl:dlopen} event and its build id, recorded with
+     * liblttng-ust-dl.so preloaded: its functions as it names them, each called as often as the
+     * program called it.
+     */
+    @Test
+    void aLibraryLoadedLaterIsNamedAfterItsDlopenEvent() throws Exception {
+        Path src = dir.resolve("src");
+        for (String f : List.of("dl_plugin.c", "dl_main.c")) {
+            try (InputStream in = LttngUstStateTest.class.getResourceAsStream("/ust/" + f)) {
+                Files.copy(in, src.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Path plugin = dir.resolve("bin").resolve("libplugin.so");
+        Path main = dir.resolve("bin").resolve("dl_main");
+        gcc(
+                src,
+                List.of(
+                        "-O2",
+                        "-g",
+                        "-fPIC",
+                        "-shared",
+                        "-finstrument-functions",
+                        "dl_plugin.c",
+                        "-o",
+                        plugin.toString()));
+        gcc(src, List.of("-O2", "-g", "dl_main.c", "-o", main.toString(), "-ldl"));
+        Path dl = LttngSessionDaemon.library("liblttng-ust-dl.so");
+        Required.that(dl != null, "liblttng-ust-dl.so is not installed (apt-get install liblttng-ust-dev)");
+        Map<String, String> env = Map.of("LD_PRELOAD", dl + ":" + LttngSessionDaemon.library(CYG_PROFILE));
+        Recording r = lttng.record(
+                "dlopen",
+                Channel.AMPLE,
+                List.of("lttng_ust_cyg_profile:*", "lttng_ust_dl:*"),
+                env,
+                List.of(main.toString(), "did.txt", plugin.toString()));
+        Map<String, String> functions = Did.read(r.directory().resolve("did.txt")).functions;
+        assertThat(functions).hasSize(2);
+        StateModel m = StateBuilder.build(
+                StateBuilder.synchronize(List.of(r.trace()), w -> {}), StateBuilder.Options.of(w -> {}));
+        Path real = plugin.toRealPath();
+        assertThat(m.binaries())
+                .as("the dlopen event")
+                .filteredOn(b -> Path.of(b.path()).equals(real))
+                .singleElement()
+                .satisfies(b -> assertThat(b.buildId()).as("build id").isNotNull());
+        // the addresses the model has are those the library says its functions are at
+        Map<String, Long> byAddress = new TreeMap<>();
+        for (int i = 0; i < m.calls().size(); i++) {
+            byAddress.merge(m.name(m.calls().subject(i)), 1L, Long::sum);
+        }
+        assertThat(byAddress.keySet()).isEqualTo(functions.keySet());
+        List<String> warnings = new ArrayList<>();
+        m.symbolize(Map.of(), warnings::add);
+        assertThat(warnings).isEmpty();
+        Map<String, Long> byName = new TreeMap<>();
+        for (int i = 0; i < m.calls().size(); i++) {
+            byName.merge(m.name(m.calls().subject(i)), 1L, Long::sum);
+        }
+        assertThat(byName).isEqualTo(Map.of("plugin_work", 3L, "plugin_inner", 6L));
+    }
+
     @Test
     void messagesThroughTheQueuesLinkTheThreadsThatSentAndReceivedThem() throws Exception {
         Mapping mapping = Mapping.read(dir.resolve("src/ust-workers.yaml"));
