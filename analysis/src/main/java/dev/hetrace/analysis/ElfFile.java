@@ -208,10 +208,7 @@ public final class ElfFile {
             boolean loadFound = false;
             List<long[]> segmentNotes = new ArrayList<>();
             if (phnum > 0) {
-                if (phentsize < (elf64 ? 56 : 32)) {
-                    throw new ElfException("damaged ELF file (program header entries of " + phentsize + " bytes)");
-                }
-                check(phoff, (long) phnum * phentsize, "the program header table");
+                table(phoff, phnum, phentsize, elf64 ? 56 : 32, "program header");
                 for (int k = 0; k < phnum; k++) {
                     long at = phoff + (long) k * phentsize;
                     int type = file.get(u32, at);
@@ -233,10 +230,7 @@ public final class ElfFile {
             long dynsym = -1;
             List<long[]> sectionNotes = new ArrayList<>();
             if (shnum > 0) {
-                if (shentsize < (elf64 ? 64 : 40)) {
-                    throw new ElfException("damaged ELF file (section header entries of " + shentsize + " bytes)");
-                }
-                check(shoff, (long) shnum * shentsize, "the section header table");
+                table(shoff, shnum, shentsize, elf64 ? 64 : 40, "section header");
                 for (int k = 0; k < shnum; k++) {
                     long at = shoff + (long) k * shentsize;
                     int type = file.get(u32, at + 4);
@@ -392,6 +386,14 @@ public final class ElfFile {
 
         private static long pad(long n, long align) {
             return (n + align - 1) & -align;
+        }
+
+        /** Refuses the file unless its {@code what} table's {@code count} entries, of at least {@code least} bytes, lie in it. */
+        private void table(long offset, int count, int entry, int least, String what) throws ElfException {
+            if (entry < least) {
+                throw new ElfException("damaged ELF file (" + what + " entries of " + entry + " bytes)");
+            }
+            check(offset, (long) count * entry, "the " + what + " table");
         }
 
         /** Refuses the file unless {@code [offset, offset + length)} lies in it. */

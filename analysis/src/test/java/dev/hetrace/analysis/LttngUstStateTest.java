@@ -418,6 +418,8 @@ class LttngUstStateTest {
                 "this machine has no hardware performance counters (no /sys/bus/event_source/devices/*/events/"
                         + "instructions): LTTng-UST cannot make the perf:thread:instructions context, and records nothing");
         Run run = run(
+                program,
+                true,
                 "perf",
                 Channel.AMPLE,
                 CYG_PROFILE,
@@ -626,19 +628,7 @@ class LttngUstStateTest {
     private static Run run(
             String name, Channel channel, String helper, List<String> events, Mapping mapping, String... args)
             throws Exception {
-        return run(name, channel, helper, events, mapping, List.of(), args);
-    }
-
-    private static Run run(
-            String name,
-            Channel channel,
-            String helper,
-            List<String> events,
-            Mapping mapping,
-            List<String> contexts,
-            String... args)
-            throws Exception {
-        return run(program, true, name, channel, helper, events, mapping, contexts, args);
+        return run(program, true, name, channel, helper, events, mapping, List.of(), args);
     }
 
     /**
