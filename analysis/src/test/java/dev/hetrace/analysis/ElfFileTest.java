@@ -58,19 +58,27 @@ class ElfFileTest {
         if (run(List.of("gcc", "-m32", dir.resolve("prog.c").toString(), "-o", probe.toString())).exit == 0) {
             builds.put("m32", gcc("prog-m32", "-m32", "-O1", "-g"));
         }
+        // no big-endian compiler here: the same files with every field the reader and readelf read swapped
+        builds.put("big-endian", bigEndian(builds.get("pie"), "prog-be"));
+        if (builds.containsKey("m32")) {
+            builds.put("m32-big-endian", bigEndian(builds.get("m32"), "prog-m32-be"));
+        }
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"pie", "no-pie", "m32"})
+    @ValueSource(strings = {"pie", "no-pie", "m32", "big-endian", "m32-big-endian"})
     void theFunctionsBuildIdAndLoadAddressAreThoseBinutilsRead(String build) throws Exception {
-        if (build.equals("m32") && !builds.containsKey("m32")) {
+        if (build.startsWith("m32") && !builds.containsKey(build)) {
             Required.missing("gcc -m32 cannot build here (no 32-bit C library: apt-get install gcc-multilib)");
             return;
         }
         Path file = builds.get(build);
         ElfFile elf = ElfFile.read(file);
-        assertThat(elf.elf64()).as("ELF64").isEqualTo(!build.equals("m32"));
-        assertThat(elf.order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
+        assertThat(elf.elf64()).as("ELF64").isEqualTo(!build.startsWith("m32"));
+        assertThat(elf.order())
+                .isEqualTo(build.endsWith("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        assertThat(run(List.of("readelf", "-h", file.toString())).out)
+                .contains(build.endsWith("big-endian") ? "big endian" : "little endian");
         assertThat(elf.hasSymtab()).isTrue();
 
         Matcher id =
@@ -109,6 +117,9 @@ class ElfFileTest {
             assertThat(elf.nameOf(a + sizes.get(a) - 1)).isEqualTo(f + "+0x" + Long.toHexString(sizes.get(a) - 1));
         }
 
+        if (build.endsWith("big-endian")) {
+            return; // nm reads the sections it does not know as the machine's (little-endian) order
+        }
         // nm lists the same functions at the same addresses
         Map<String, Long> nm = new HashMap<>();
         for (String line :
@@ -252,6 +263,73 @@ class ElfFileTest {
             }
             assertThat(refused).as("%s: damaged copies refused", build).isPositive();
         }
+    }
+
+    /**
+     * A copy of the little-endian ELF file {@code file} in big-endian order: the ELF header, the
+     * program and section headers, the symbol tables' entries and the notes' headers swapped, the
+     * rest as it was. readelf reads it as it reads the original.
+     */
+    private static Path bigEndian(Path file, String out) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        ByteBuffer le = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer be = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
+        boolean wide = le.get(4) == 2;
+        int w = wide ? 8 : 4;
+        bytes[5] = 2; // ELFDATA2MSB
+        // the ELF header after e_ident: type, machine, version, entry, phoff, shoff, flags, then six halves
+        int at = swap(le, be, 16, 2, 2, 4, w, w, w, 4, 2, 2, 2, 2, 2, 2);
+        assertThat(at).isEqualTo(wide ? 64 : 52);
+        long phoff = wide ? le.getLong(32) : le.getInt(28);
+        long shoff = wide ? le.getLong(40) : le.getInt(32);
+        int phentsize = le.getShort(wide ? 54 : 42);
+        int phnum = le.getShort(wide ? 56 : 44);
+        int shentsize = le.getShort(wide ? 58 : 46);
+        int shnum = le.getShort(wide ? 60 : 48);
+        for (int k = 0; k < phnum; k++) {
+            int p = (int) phoff + k * phentsize;
+            swap(le, be, p, wide ? new int[] {4, 4, 8, 8, 8, 8, 8, 8} : new int[] {4, 4, 4, 4, 4, 4, 4, 4});
+        }
+        for (int k = 0; k < shnum; k++) {
+            int h = (int) shoff + k * shentsize;
+            int type = le.getInt(h + 4);
+            long offset = wide ? le.getLong(h + 24) : le.getInt(h + 16);
+            long size = wide ? le.getLong(h + 32) : le.getInt(h + 20);
+            long entsize = wide ? le.getLong(h + 56) : le.getInt(h + 36);
+            swap(le, be, h, 4, 4, w, w, w, w, 4, 4, w, w);
+            if (type == 2 || type == 11) { // the symbol tables
+                for (long e = offset; e + entsize <= offset + size; e += entsize) {
+                    swap(le, be, (int) e, wide ? new int[] {4, 1, 1, 2, 8, 8} : new int[] {4, 4, 4, 1, 1, 2});
+                }
+            } else if (type == 7) { // notes: their headers, aligned as their section
+                long align = wide ? le.getLong(h + 48) : le.getInt(h + 32);
+                long a = align == 8 ? 8 : 4;
+                for (long n = offset; n + 12 <= offset + size; ) {
+                    int namesz = le.getInt((int) n);
+                    int descsz = le.getInt((int) n + 4);
+                    swap(le, be, (int) n, 4, 4, 4);
+                    long desc = offset + ((n - offset + 12 + namesz + a - 1) & -a);
+                    n = offset + ((desc - offset + descsz + a - 1) & -a);
+                }
+            }
+        }
+        Path to = dir.resolve(out);
+        Files.write(to, bytes);
+        return to;
+    }
+
+    /** Swaps fields of these widths, one after the other from {@code at}; where the next would begin. */
+    private static int swap(ByteBuffer le, ByteBuffer be, int at, int... widths) {
+        for (int width : widths) {
+            switch (width) {
+                case 2 -> be.putShort(at, le.getShort(at));
+                case 4 -> be.putInt(at, le.getInt(at));
+                case 8 -> be.putLong(at, le.getLong(at));
+                default -> {}
+            }
+            at += width;
+        }
+        return at;
     }
 
     private static StateModel.Binary binary(Path file, long base, String buildId) {
