@@ -10,7 +10,8 @@
 # runs as root, since a root daemon takes the machine's one /var/run/lttng) records into a
 # blocking channel (the program waits rather than lose an event). The event count depends on N
 # only: 2 per call and 1 per tracepoint; the script checks with babeltrace2 that the trace holds
-# exactly the events the program says it made and that nothing was discarded, and says so.
+# exactly the events the program says it made (besides the state dump's few) and that nothing
+# was discarded, and says so.
 # The session also records LTTng-UST's state dump (lttng_ust_statedump:*: the program's and its
 # libraries' load addresses, paths and build ids), so that hetrace names the functions after the
 # program's symbols: the program is kept beside the trace, in OUT.program/workload, where the
