@@ -40,6 +40,16 @@ final class BinarySymbols {
      */
     static Map<String, String> names(
             List<StateModel.Binary> binaries, List<String> names, Path debugRoot, Consumer<String> warnings) {
+        return names(binaries, names, debugRoot, warnings, p -> {});
+    }
+
+    /** As {@link #names(List, List, Path, Consumer)}, each file looked at (or for) told to {@code consulted}. */
+    static Map<String, String> names(
+            List<StateModel.Binary> binaries,
+            List<String> names,
+            Path debugRoot,
+            Consumer<String> warnings,
+            Consumer<Path> consulted) {
         long[] addresses = names.stream()
                 .filter(n -> ADDRESS.matcher(n).matches())
                 .mapToLong(n -> Long.parseUnsignedLong(n.substring(2), 16))
@@ -75,7 +85,7 @@ final class BinarySymbols {
             int count = held.get(key).size();
             ElfFile elf;
             try {
-                elf = symbols(first.path(), first.buildId(), debugRoot);
+                elf = symbols(first.path(), first.buildId(), debugRoot, consulted);
             } catch (IOException e) {
                 warnings.accept(first.path() + ": " + e.getMessage() + ": its " + count
                         + (count == 1 ? " function keeps its address" : " functions keep their addresses"));
@@ -119,13 +129,14 @@ final class BinarySymbols {
      *
      * @throws IOException saying, in a few words, why neither can be used
      */
-    static ElfFile symbols(String path, String buildId, Path debugRoot) throws IOException {
+    static ElfFile symbols(String path, String buildId, Path debugRoot, Consumer<Path> consulted) throws IOException {
         ElfFile elf = null;
         IOException why = null;
         if (path.startsWith("[")) {
             why = new IOException("not a file (made by the kernel)");
         } else {
             try {
+                consulted.accept(Path.of(path));
                 elf = ElfFile.read(Path.of(path));
                 if (buildId != null && !buildId.equals(elf.buildIdHex())) {
                     why = new IOException(
@@ -151,6 +162,7 @@ final class BinarySymbols {
         if (id != null && id.length() > 2) {
             Path debug =
                     debugRoot.resolve(".build-id").resolve(id.substring(0, 2)).resolve(id.substring(2) + ".debug");
+            consulted.accept(debug);
             if (Files.isRegularFile(debug)) {
                 try {
                     ElfFile d = ElfFile.read(debug);

@@ -1,12 +1,15 @@
 package dev.hetrace.analysis;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -103,6 +106,8 @@ public final class StateModel {
     final List<String> traceNames = new ArrayList<>();
     /** The binaries the traces' processes loaded. */
     final List<Binary> binaries = new ArrayList<>();
+    /** The files looked at to name functions after those binaries. */
+    final Set<Path> namingFiles = new TreeSet<>();
 
     final List<String> mappingNames = new ArrayList<>();
     final List<Core> cores = new ArrayList<>();
@@ -416,8 +421,16 @@ public final class StateModel {
     public void symbolize(Map<String, String> symbols, Consumer<String> warnings) {
         symbolize(symbols);
         if (!binaries.isEmpty()) {
-            symbolize(BinarySymbols.names(binaries, names, BinarySymbols.DEBUG_ROOT, warnings));
+            symbolize(BinarySymbols.names(binaries, names, BinarySymbols.DEBUG_ROOT, warnings, namingFiles::add));
         }
+    }
+
+    /**
+     * The files {@link #symbolize(Map, Consumer)} looked at or for to name functions (binaries,
+     * debug files, whether there or not): what, changed, would name them otherwise.
+     */
+    public Set<Path> namingFiles() {
+        return Collections.unmodifiableSet(namingFiles);
     }
 
     /** The binaries the traces' processes loaded, as LTTng-UST's state dump says (none without one). */

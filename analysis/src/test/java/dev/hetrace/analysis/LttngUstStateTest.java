@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.hetrace.analysis.LttngSessionDaemon.Channel;
 import dev.hetrace.analysis.LttngSessionDaemon.Recording;
+import dev.hetrace.analysis.index.TraceIndex;
 import dev.hetrace.ctf.api.CtfReader;
 import dev.hetrace.ctf.metadata.ClockClass;
 import dev.hetrace.ctf.testing.Required;
@@ -20,7 +21,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -186,6 +189,66 @@ class LttngUstStateTest {
         }
         assertThat(run.did.functions.values())
                 .containsAll(run.did.calls.stream().map(c -> c.function).toList());
+    }
+
+    /**
+     * The index keeps the names read from the program, and is built again when the program it
+     * read them from changes: here replaced by another build (another build id), whose symbols
+     * are then refused, said once, and the functions keep their addresses.
+     */
+    @Test
+    void theIndexIsBuiltAgainWhenTheBinaryThatNamedItsFunctionsChanges() throws Exception {
+        Path copy = dir.resolve("bin").resolve(PROGRAM + "-indexed");
+        Files.copy(program, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Run run = run(
+                copy,
+                false,
+                "statedump-index",
+                Channel.AMPLE,
+                CYG_PROFILE,
+                List.of("lttng_ust_cyg_profile:*", "lttng_ust_statedump:*"),
+                null,
+                List.of());
+        Path cache = dir.resolve("cache");
+        List<String> notes = new ArrayList<>();
+        TraceIndex index = TraceIndex.open(cache, List.of(run.trace), null, Map.of(), notes::add);
+        assertThat(index.built()).isTrue();
+        Set<String> named = functionNames(index.model());
+        assertThat(named).as("names in the index").isNotEmpty().isSubsetOf(run.did.functions.values());
+        index = TraceIndex.open(cache, List.of(run.trace), null, Map.of(), notes::add);
+        assertThat(index.built()).as("reused while the program is unchanged").isFalse();
+        assertThat(notes).noneMatch(n -> n.startsWith("warning"));
+        // another build of the program where it was: another build id
+        gcc(
+                dir.resolve("src"),
+                List.of(
+                        "-O1",
+                        "-finstrument-functions",
+                        "-I.",
+                        "ust_workers.c",
+                        dir.resolve("bin").resolve("app_tp.o").toString(),
+                        "-o",
+                        copy.toString(),
+                        "-pthread",
+                        "-llttng-ust",
+                        "-ldl"));
+        notes.clear();
+        index = TraceIndex.open(cache, List.of(run.trace), null, Map.of(), notes::add);
+        assertThat(index.built()).as("built again").isTrue();
+        assertThat(functionNames(index.model())).hasSameSizeAs(named).allMatch(n -> n.startsWith("0x"));
+        Path real = copy.toRealPath();
+        assertThat(notes).contains(real + ", which names the traces' functions, changed: building the index again");
+        assertThat(notes.stream().filter(n -> n.startsWith("warning")).toList())
+                .containsExactly("warning: " + real + ": not the binary traced (build id differs): its " + named.size()
+                        + " functions keep their addresses");
+    }
+
+    private static Set<String> functionNames(StateModel m) {
+        Set<String> out = new TreeSet<>();
+        for (int i = 0; i < m.calls().size(); i++) {
+            out.add(m.name(m.calls().subject(i)));
+        }
+        return out;
     }
 
     /**

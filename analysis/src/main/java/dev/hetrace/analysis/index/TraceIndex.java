@@ -56,6 +56,13 @@ public final class TraceIndex {
 
     private static final String SUFFIX = ".index";
 
+    /**
+     * The file of an index's folder that lists the files its function names were read from
+     * (binaries and debug files, or where they were looked for), each with its size and
+     * modification time then ("-" when absent): one changed, the index is built again.
+     */
+    public static final String NAMING_FILES = "naming-files";
+
     /** The single-file indexes of hetrace's earlier format, {@code KEY.duckdb}: never read again. */
     public static final Pattern OLD_FORMAT = Pattern.compile("[0-9a-f]{32}\\.duckdb(\\.wal)?");
 
@@ -167,11 +174,16 @@ public final class TraceIndex {
         Thread.ofPlatform().daemon().name("hetrace-duckdb-load").start(TraceIndex::loadDuckDb);
         if (complete(folder)) {
             String changed = Checksums.mismatch(folder);
-            if (changed == null) {
+            String renamed = changed == null ? namingFileChanged(folder) : null;
+            if (changed == null && renamed == null) {
                 used(folder);
                 return new TraceIndex(folder, false, StateBuilder.traceNames(traces), null);
             }
-            notes.accept("the index in " + folder + " is not as it was written (" + changed + "): building it again");
+            notes.accept(
+                    changed != null
+                            ? "the index in " + folder + " is not as it was written (" + changed
+                                    + "): building it again"
+                            : renamed + ", which names the traces' functions, changed: building the index again");
             deleteTree(folder);
         } else if (Files.exists(folder)) { // a file of it removed by hand: built again
             notes.accept("the index in " + folder + " lacks some of its files: building it again");
@@ -248,7 +260,48 @@ public final class TraceIndex {
      * files: {@link #open} then opens it without a build, unless its files are not as written.
      */
     public static boolean present(Path cache, String base) {
-        return complete(cache.resolve(base + SUFFIX));
+        Path folder = cache.resolve(base + SUFFIX);
+        return complete(folder) && namingFileChanged(folder) == null;
+    }
+
+    /** A file's state as {@link #NAMING_FILES} lists it: its size and modification time, or "- -" when absent. */
+    private static String fileState(Path file) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return a.size() + " " + a.lastModifiedTime().to(TimeUnit.NANOSECONDS);
+        } catch (IOException | RuntimeException e) {
+            return "- -";
+        }
+    }
+
+    /** Lists the files the model's function names were read from, with their state now ({@link #NAMING_FILES}). */
+    private static void writeNamingFiles(Path folder, StateModel model) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Path f : model.namingFiles()) {
+            String p = f.toString();
+            if (p.indexOf('\n') < 0 && p.indexOf('\r') < 0) {
+                sb.append(fileState(f)).append(' ').append(p).append('\n');
+            }
+        }
+        Files.writeString(folder.resolve(NAMING_FILES), sb.toString());
+    }
+
+    /** The first file of the index's {@link #NAMING_FILES} that is not as it was, or null (none, or no such list). */
+    private static String namingFileChanged(Path folder) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(folder.resolve(NAMING_FILES));
+        } catch (IOException e) {
+            return null; // an index with no names from binaries
+        }
+        for (String line : lines) {
+            int a = line.indexOf(' ');
+            int b = a < 0 ? -1 : line.indexOf(' ', a + 1);
+            if (b > 0 && !fileState(Path.of(line.substring(b + 1))).equals(line.substring(0, b))) {
+                return line.substring(b + 1);
+            }
+        }
+        return null;
     }
 
     /** Whether {@code folder} holds every file of an index. */
@@ -421,6 +474,7 @@ public final class TraceIndex {
                 IndexTables.fill(folder, c, in, model, log, notes, threads);
                 MarkTable.write(folder, model);
                 ModelStore.write(folder, model, notes);
+                writeNamingFiles(folder, model);
             } catch (IOException | MetadataException | StreamDecodingException | SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
