@@ -179,7 +179,9 @@ final class ViewCommand extends HetraceCommand {
     private ViewServer fromStore(
             List<Path> traces, StateBuilder.Clocks clocks, Map<String, String> symbols, String base, Path kept)
             throws IOException, MetadataException, StreamDecodingException {
-        boolean readable = Files.isRegularFile(kept);
+        // a timeline laid out before the index was built again (a binary that names functions changed) is laid out
+        // again
+        boolean readable = Files.isRegularFile(kept) && !TraceIndex.renamedSince(index.dir(), base, kept);
         if (readable && TraceIndex.present(index.dir(), base)) {
             // both kept: the index's files are checked on a thread of their own while the timeline
             // is opened and the view code warmed up (on a large board, tenths of a second each)

@@ -264,6 +264,20 @@ public final class TraceIndex {
         return complete(folder) && namingFileChanged(folder) == null;
     }
 
+    /**
+     * Whether the index named {@code base} names functions after binaries and was built after
+     * {@code kept} was written: what was kept of it before (a timeline) may name them otherwise.
+     */
+    public static boolean renamedSince(Path cache, String base, Path kept) {
+        try {
+            return Files.getLastModifiedTime(cache.resolve(base + SUFFIX).resolve(NAMING_FILES))
+                            .compareTo(Files.getLastModifiedTime(kept))
+                    > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** A file's state as {@link #NAMING_FILES} lists it: its size and modification time, or "- -" when absent. */
     private static String fileState(Path file) {
         try {
