@@ -288,8 +288,11 @@ public final class TraceIndex {
         }
     }
 
-    /** Lists the files the model's function names were read from, with their state now ({@link #NAMING_FILES}). */
+    /** Lists the files the model's function names were read from, with their state now ({@link #NAMING_FILES}), if any. */
     private static void writeNamingFiles(Path folder, StateModel model) throws IOException {
+        if (model.namingFiles().isEmpty()) {
+            return; // no function named after a binary
+        }
         StringBuilder sb = new StringBuilder();
         for (Path f : model.namingFiles()) {
             String p = f.toString();
