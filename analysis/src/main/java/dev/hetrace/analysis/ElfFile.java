@@ -7,9 +7,11 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -82,9 +84,13 @@ public final class ElfFile {
      * Reads the ELF file at {@code path}.
      *
      * @throws NoSuchFileException when there is no such file
-     * @throws ElfException        when it is not an ELF file, or a damaged one
+     * @throws ElfException        when it is not a regular file, not an ELF file, or a damaged one
      */
     public static ElfFile read(Path path) throws IOException {
+        // the path comes from a trace: a FIFO would block the open, a device or a folder is no binary
+        if (!Files.readAttributes(path, BasicFileAttributes.class).isRegularFile()) {
+            throw new ElfException("not a regular file");
+        }
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
                 Arena arena = Arena.ofConfined()) {
             long size = ch.size();

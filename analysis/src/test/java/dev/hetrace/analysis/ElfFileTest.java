@@ -2,6 +2,7 @@ package dev.hetrace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.hetrace.ctf.testing.Required;
 import java.io.IOException;
@@ -204,6 +205,32 @@ class ElfFileTest {
         assertThat(warnings.get(4)).startsWith(garbage + ": ");
         assertThat(warnings).allSatisfy(w -> assertThat(w).doesNotContain("\n").doesNotContain("Exception"));
         assertThatThrownBy(() -> ElfFile.read(corrupt)).isInstanceOf(ElfFile.ElfException.class);
+    }
+
+    @Test
+    void aFifoOrAFolderNamedAsABinaryIsRefusedInOneLineWithoutBlocking() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor())
+                .isZero();
+        Path folder = Files.createDirectories(dir.resolve("folder"));
+        long base = 0x5555_5555_4000L;
+        ElfFile elf = ElfFile.read(builds.get("pie"));
+        List<String> names = new ArrayList<>(addresses(elf, base, "worker"));
+        names.addAll(addresses(elf, base + 0x100000L, "worker"));
+        List<String> warnings = new ArrayList<>();
+        // opening a FIFO for reading waits for a writer: the call would never return
+        Map<String, String> named = assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(20),
+                () -> BinarySymbols.names(
+                        List.of(binary(fifo, base, null), binary(folder, base + 0x100000L, null)),
+                        names,
+                        dir.resolve("no-debug"),
+                        warnings::add));
+        assertThat(named).isEmpty();
+        assertThat(warnings)
+                .containsExactly(
+                        fifo + ": not a regular file: its 2 functions keep their addresses",
+                        folder + ": not a regular file: its 2 functions keep their addresses");
     }
 
     @Test
