@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -470,15 +471,16 @@ final class TracePass {
             return;
         }
         int n = Math.min(e.length(dumpBuildId), 64);
-        StringBuilder hex = new StringBuilder(2 * n);
+        byte[] id = new byte[n];
         for (int i = 0; i < n; i++) {
-            hex.append(String.format("%02x", e.getLong("build_id[" + i + "]") & 0xFF));
+            id[i] = (byte) e.getLong("build_id[" + i + "]");
         }
+        String hex = HexFormat.of().formatHex(id); // as ElfFile.buildIdHex writes a file's
         // the build id follows its binary's bin_info: the latest loaded at that base in that process
         for (int k = binaries.size() - 1; k >= 0; k--) {
             StateModel.Binary b = binaries.get(k);
             if (b.base() == base && b.process() == process) {
-                binaries.set(k, b.withBuildId(hex.toString()));
+                binaries.set(k, b.withBuildId(hex));
                 break;
             }
         }
