@@ -22,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * headless Chromium, as a user meets it. How long from asking for the page to the first drawn
  * view, how long each zoom or pan takes to be drawn again, and whether the page's main thread
  * stays free (Chromium's long tasks: any script, layout or paint over 50 ms). Run against the
- * server (see BENCHMARKS.md, "Viewer requests"), {@code -Dhetrace.verbose} for the details:
+ * server (see BENCHMARKS.md, "Viewer requests"), {@code -Dhetrace.verbose} for the details (each
+ * zoom's answer, the long tasks, and the scripts of each long frame), {@code -Dhetrace.profile}
+ * for where the page's time went in its zooms ({@code =k}: in zoom k alone):
  *
  * <pre>
  * ./hetrace view --port 8765 big/ &amp;
@@ -49,7 +51,15 @@ class ViewerScaleBrowserTest {
                     Map.of(
                             "source",
                             "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
-                                    + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"));
+                                    + " window.__long.push([e.startTime, e.duration]); }).observe({type: 'longtask', buffered: true});"
+                                    // and what ran in each frame that took long: its scripts, by what called them
+                                    + " window.__frames = []; new PerformanceObserver(l => { for (const e of l.getEntries())"
+                                    + " window.__frames.push(Math.round(e.startTime) + '+' + Math.round(e.duration) + ' ms: '"
+                                    + " + e.scripts.map(s => s.invoker + ' ' + (s.sourceFunctionName || '') + ' '"
+                                    + " + s.sourceURL.replace(/^.*\\//, '') + ':' + s.sourceCharPosition + ' ' + Math.round(s.duration)"
+                                    + " + ' (forced layout ' + Math.round(s.forcedStyleAndLayoutDuration) + ')').join(', ')"
+                                    + " + ' (render ' + Math.round(e.duration - (e.renderStart ? e.renderStart - e.startTime : e.duration)) + ')'); })"
+                                    + ".observe({type: 'long-animation-frame', buffered: true});"));
             browser.driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(60));
             browser.driver.get(System.getProperty("hetrace.url"));
             // from the navigation's start (the page's time origin) to the first view drawn
@@ -63,8 +73,16 @@ class ViewerScaleBrowserTest {
                         + browser.js("return performance.getEntriesByType('resource').map(e =>"
                                 + " e.name.replace(/^.*\\//, '').slice(0, 40) + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd)"
                                 + " + ' (' + e.transferSize + ' B)').join('; ')"));
+            }
+            // the page's profile of its zooms, or of zoom k alone (-Dhetrace.profile=k): apart from the timings, as
+            // starting the profiler slows the page down
+            String profiled = System.getProperty("hetrace.profile");
+            boolean profile = profiled != null;
+            int profiledZoom = profile && profiled.matches("\\d+") ? Integer.parseInt(profiled) : 0;
+            if (profile) {
                 browser.driver.executeCdpCommand("Profiler.enable", Map.of());
-                browser.driver.executeCdpCommand("Profiler.start", Map.of());
+                browser.driver.executeCdpCommand("Profiler.setSamplingInterval", Map.of("interval", 100));
+                if (profiledZoom == 0) browser.driver.executeCdpCommand("Profiler.start", Map.of());
             }
             long span = ((Number) browser.js("return window.__hetrace.meta.span")).longValue();
             long rows = ((Number) browser.js("return window.__hetrace.meta.rows.length")).longValue();
@@ -91,6 +109,7 @@ class ViewerScaleBrowserTest {
                     from = 0;
                     to = span;
                 }
+                if (i + 1 == profiledZoom) browser.driver.executeCdpCommand("Profiler.start", Map.of());
                 spans[i] = to - from;
                 starts[i] = from;
                 // the time to the frame drawn; the view's answer: received after (ms), bytes, made in (ms)
@@ -105,32 +124,14 @@ class ViewerScaleBrowserTest {
                                         + " e && e.serverTiming.length ? e.serverTiming[0].duration : -1]; });",
                                 from,
                                 to));
+                if (i + 1 == profiledZoom) printProfile(browser);
                 took[i] = got.get(0).doubleValue();
                 answered[i] = got.subList(1, 4).stream()
                         .mapToDouble(Number::doubleValue)
                         .toArray();
             }
             browser.shot("scale-after-zooms");
-            if (verbose) {
-                // where the page's time went: self time per function, most first
-                Map<String, Object> p = browser.driver.executeCdpCommand("Profiler.stop", Map.of());
-                JsonNode nodes =
-                        new ObjectMapper().valueToTree(p).get("profile").get("nodes");
-                Map<String, Integer> self = new HashMap<>();
-                for (JsonNode nd : nodes) {
-                    JsonNode f = nd.get("callFrame");
-                    String url = f.get("url").asText();
-                    self.merge(
-                            f.get("functionName").asText() + " " + url.substring(url.lastIndexOf('/') + 1) + ":"
-                                    + f.get("lineNumber").asInt(),
-                            nd.path("hitCount").asInt(),
-                            Integer::sum);
-                }
-                self.entrySet().stream()
-                        .sorted((a, b) -> b.getValue() - a.getValue())
-                        .limit(15)
-                        .forEach(e -> System.out.println("profile: " + e.getValue() + " " + e.getKey()));
-            }
+            if (profile && profiledZoom == 0) printProfile(browser);
             @SuppressWarnings("unchecked")
             List<List<Number>> longTasks = (List<List<Number>>) browser.js("return window.__long");
             double[] lt = longTasks.stream()
@@ -139,6 +140,9 @@ class ViewerScaleBrowserTest {
                     .toArray();
             if (verbose) {
                 System.out.println("long tasks (start ms, duration ms): " + longTasks);
+                @SuppressWarnings("unchecked")
+                List<String> frames = (List<String>) browser.js("return window.__frames");
+                System.out.println("long frames:\n  " + String.join("\n  ", frames));
                 for (int i = 0; i < n; i++) {
                     System.out.printf(
                             Locale.ROOT,
@@ -175,5 +179,27 @@ class ViewerScaleBrowserTest {
                     .as("longest task on the page's main thread (ms)")
                     .isLessThan(500);
         }
+    }
+
+    /** Stops the page's profiler and prints where its time went: self time per function, most first. */
+    private static void printProfile(Chromium browser) {
+        Map<String, Object> p = browser.driver.executeCdpCommand("Profiler.stop", Map.of());
+        JsonNode profile = new ObjectMapper().valueToTree(p).get("profile");
+        Map<String, Integer> self = new HashMap<>();
+        for (JsonNode nd : profile.get("nodes")) {
+            JsonNode f = nd.get("callFrame");
+            String url = f.get("url").asText();
+            self.merge(
+                    f.get("functionName").asText() + " " + url.substring(url.lastIndexOf('/') + 1) + ":"
+                            + (f.get("lineNumber").asInt() + 1),
+                    nd.path("hitCount").asInt(),
+                    Integer::sum);
+        }
+        double ms = (profile.get("endTime").asLong() - profile.get("startTime").asLong()) / 1000.0;
+        System.out.printf(Locale.ROOT, "profile of %.0f ms, samples per function (100 µs each):%n", ms);
+        self.entrySet().stream()
+                .sorted((a, b) -> b.getValue() - a.getValue())
+                .limit(20)
+                .forEach(e -> System.out.println("profile: " + e.getValue() + " " + e.getKey()));
     }
 }
