@@ -66,6 +66,11 @@ export class BarLayer {
     if (y1 > this.bottom) this.bottom = y1;
   }
 
+  /** Fills the rectangles r (x, y, w, h, one after another, CSS pixels) with pixel p. */
+  fillAll(p, r) {
+    for (let k = 0; k < r.length; k += 4) this.fill(p, r[k], r[k + 1], r[k + 2], r[k + 3]);
+  }
+
   /** Draws the frame's rectangles onto ctx (its clip applies; its transform does not), and clears them. */
   end(ctx) {
     if (this.top >= this.bottom) return;

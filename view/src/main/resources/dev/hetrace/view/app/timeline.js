@@ -20,8 +20,11 @@ export const MIN_BAR = 3;
 const NARROW = 2;
 /** With idle stretches compressed, each takes this many px. */
 const GAP = 8;
-/** After a single move of the view, what is there is drawn (moved and scaled) if the answer takes longer than this (ms). */
-const STALE_AFTER = 50;
+/**
+ * After a single move of the view, what is there is drawn (moved and scaled) if the answer takes longer than this (ms):
+ * the bound a zoom's answer is held to, as a stale frame drawn sooner holds up the answer's own when it comes meanwhile.
+ */
+const STALE_AFTER = 100;
 /** An idle stretch is compressed when it would take more than this many px. */
 const GAP_MIN = 2 * GAP;
 /** At most this many idle stretches compressed in one view (the longest). */
@@ -30,6 +33,69 @@ const MAX_GAPS = 48;
 /** The height of the bar of a busy share (‰): to scale, but at least {@link MIN_BAR} when anything is there. */
 export function barHeight(busy, starts) {
   return busy > 0 ? Math.max(MIN_BAR, Math.round(BAR_H * busy / 1000)) : starts > 0 ? MIN_BAR : 0;
+}
+
+/**
+ * The bars of a frame's aggregated activity, gathered by how they are painted (a label; a task state: per row, in its
+ * task's color or pattern; the rest of the busy time: -1; a trace of activity too small to show its share: -2), then
+ * painted per color: thousands of columns cost a few fills, not a style change and a fill each.
+ */
+class BarSet {
+  constructor(meta, draw) {
+    this.stateOf = labelStates(meta);
+    this.labels = meta.labels.length;
+    this.draw = draw;
+    /** Per color (a label, or a state's label and row): {label, row, r: x, y, w, h of each bar}. */
+    this.byColor = new Map();
+    this.count = 0;
+  }
+
+  /** A bar of label on row: [x, x + w) × [y, y + h), CSS pixels. */
+  add(label, x, y, w, h, row) {
+    const key = label >= 0 && this.stateOf[label] ? label + this.labels * (row + 1) : label;
+    let b = this.byColor.get(key);
+    if (b === undefined) {
+      this.byColor.set(key, b = {label, row, r: []});
+      drawnLabels(this.draw, label);
+    }
+    b.r.push(x, y, w, h);
+    this.count++;
+  }
+}
+
+/** The whole pixel of time t: from the view's start and px per ns, or from xAt where idle stretches are compressed. */
+function columnPx(t, from, pxPerNs, xAt) {
+  return Math.round(xAt === null ? LABEL_W + (t - from) * pxPerNs : xAt(t));
+}
+
+/**
+ * The bars of a row's aggregated columns c (answer d's), its bottom at y = bottom, into bars: per column, its labels
+ * stacked from the bottom, largest first, in a bar as high as the busy share (at least MIN_BAR), each label's part of
+ * it as its share of the busy time. Whole pixels: a bar's height says its share, to the pixel (columnPx). The hottest
+ * loop of a wide view (a few rows of thousands of columns): a small function of its own, which the browser compiles
+ * within a frame or two (inside the frame's long drawing, it ran uncompiled for several frames: 20–40 ms each).
+ */
+function columnBars(c, d, bottom, row, from, pxPerNs, xAt, bars) {
+  const {stride, x: cx, n: cn, busy: cb, starts: cs, labelAt, shareAt} = wire.col;
+  const tops = wire.top;
+  const colNs = (d.to - d.from) / d.width;
+  for (let k = 0; k < c.length; k += stride) {
+    const x = columnPx(d.from + c[k + cx] * colNs, from, pxPerNs, xAt);
+    const w = Math.max(1, columnPx(d.from + (c[k + cx] + c[k + cn]) * colNs, from, pxPerNs, xAt) - x);
+    const busy = c[k + cb];
+    const total = barHeight(busy, c[k + cs]);
+    let done = 0;
+    let acc = 0;
+    for (let j = 0; j < tops && busy > 0; j++) {
+      const label = c[k + labelAt[j]];
+      if (label < 0) break;
+      acc += c[k + shareAt[j]];
+      const upto = Math.min(total, Math.round(total * Math.min(1, acc / busy)));
+      if (upto > done) bars.add(label, x, bottom - upto, w, upto - done, row);
+      done = Math.max(done, upto);
+    }
+    if (total > done) bars.add(busy > 0 ? -1 : -2, x, bottom - total, w, total - done, row);
+  }
 }
 
 /**
@@ -213,7 +279,9 @@ export class Timeline {
     for (const s of d.silent || []) if (s.row >= 0) a.push({row: s.row, start: s.last, end: this.meta.span, what: `${s.trace} silent`});
     for (const s of d.stuck || []) if (s.row >= 0) a.push({row: s.row, start: s.since, end: this.meta.span, what: `${s.task} stuck`});
     this.alerts = a;
-    this.draw();
+    // at the next frame, not in the task that read the diagnosis
+    if (this.lastDraw) this.lastDraw.fresh = false;
+    this.drawSoon();
   }
 
   timeAt(x) {
@@ -472,22 +540,7 @@ export class Timeline {
         draw.gaps.push({from: g.from, to: g.to, x0: LABEL_W + g.x, x1: LABEL_W + g.x + g.w, factor});
       }
     }
-    // the bars of aggregated activity, gathered by how they are painted (a label; a task state: per row, in its task's color or pattern; the
-    // rest of the busy time: -1; a trace of activity too small to show its share: -2), then painted per color:
-    // thousands of columns cost a few fills, not a style change and a fill each
-    const byColor = new Map();
-    const stateOfLabel = labelStates(this.meta);
-    let barCount = 0;
-    const bar = (label, x, y0, w, hh, row) => {
-      const key = label >= 0 && stateOfLabel[label] ? `${label}|${row}` : label;
-      let b = byColor.get(key);
-      if (!b) {
-        byColor.set(key, b = {label, row, r: []});
-        drawnLabels(draw, label);
-      }
-      b.r.push(x, y0, w, hh);
-      barCount++;
-    };
+    const bars = new BarSet(this.meta, draw);
     const load = new Map();
     for (const id of onScreen) {
       const row = this.meta.rows[id];
@@ -564,7 +617,7 @@ export class Timeline {
             for (const [label, t] of p.by) if (t > most) { most = t; best = label; }
             // a CPU row says what ran, at full height wherever anything did (its load row says how much)
             const hh = this.occupancy.has(id) ? BAR_H : barHeight(Math.min(1000, Math.round(p.busy * 1000)), 1);
-            bar(best, px, top + ROW_H - 1 - hh, 1, hh, id);
+            bars.add(best, px, top + ROW_H - 1 - hh, 1, hh, id);
           }
         }
       } else if (a.cols) {
@@ -588,59 +641,36 @@ export class Timeline {
           draw.columns += info.n;
           continue;
         }
-        let maxCount = 1;
-        if (this.density) for (let k = 0; k < c.length; k += C.stride) maxCount = Math.max(maxCount, c[k + C.starts]);
-        // the hottest loop of a wide view (a few rows of thousands of columns), written out: positions read once,
-        // pixels from the view's scale unless idle stretches are compressed
-        const {stride, x: cx, n: cn, busy: cb, starts: cs, labelAt, shareAt} = C;
-        const tops = wire.top;
-        const colNs = (d.to - d.from) / d.width;
         const linear = !(this.compress && this.axis);
-        const from = this.from;
-        const pxPerNs = this.width / (this.to - this.from);
-        const bottom = top + ROW_H - 1;
-        for (let k = 0; k < c.length; k += stride) {
-          // whole pixels: a bar's height says its share, to the pixel
-          const t0 = d.from + c[k + cx] * colNs;
-          const t1 = d.from + (c[k + cx] + c[k + cn]) * colNs;
-          const x = Math.round(linear ? LABEL_W + (t0 - from) * pxPerNs : this.xAt(t0));
-          const w = Math.max(1, Math.round(linear ? LABEL_W + (t1 - from) * pxPerNs : this.xAt(t1)) - x);
-          if (this.density) {
-            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + cs] / maxCount})`;
+        const xAt = linear ? null : t => this.xAt(t);
+        if (this.density) {
+          let maxCount = 1;
+          for (let k = 0; k < c.length; k += C.stride) maxCount = Math.max(maxCount, c[k + C.starts]);
+          const colNs = (d.to - d.from) / d.width;
+          const pxPerNs = this.width / (this.to - this.from);
+          for (let k = 0; k < c.length; k += C.stride) {
+            const x = columnPx(d.from + c[k + C.x] * colNs, this.from, pxPerNs, xAt);
+            const w = Math.max(1, columnPx(d.from + (c[k + C.x] + c[k + C.n]) * colNs, this.from, pxPerNs, xAt) - x);
+            ctx.fillStyle = `rgba(60, 60, 140, ${0.15 + 0.85 * c[k + C.starts] / maxCount})`;
             ctx.fillRect(x, top + 2, w, ROW_H - 4);
-          } else {
-            // the labels stacked from the bottom, largest first, in a bar as high as the busy share (at least
-            // MIN_BAR): each label's part of it as its share of the busy time
-            const busy = c[k + cb];
-            const total = barHeight(busy, c[k + cs]);
-            let done = 0;
-            let acc = 0;
-            for (let j = 0; j < tops && busy > 0; j++) {
-              const label = c[k + labelAt[j]];
-              if (label < 0) break;
-              acc += c[k + shareAt[j]];
-              const upto = Math.min(total, Math.round(total * Math.min(1, acc / busy)));
-              if (upto > done) bar(label, x, bottom - upto, w, upto - done, id);
-              done = Math.max(done, upto);
-            }
-            if (total > done) bar(busy > 0 ? -1 : -2, x, bottom - total, w, total - done, id);
           }
+        } else {
+          columnBars(c, d, top + ROW_H - 1, id, this.from, this.width / (this.to - this.from), xAt, bars);
         }
-        info.n += c.length / stride;
-        draw.columns += c.length / stride;
+        info.n += c.length / C.stride;
+        draw.columns += c.length / C.stride;
       }
       }
     }
     // many bars (a wide view): the solid ones as pixels, drawn as one image (bars.js); else, and a state's pattern,
     // as one path per color
-    const asPixels = barCount >= this.pixelBars;
-    draw.bars = {count: barCount, as: asPixels ? 'pixels' : 'paths'};
+    const asPixels = bars.count >= this.pixelBars;
+    draw.bars = {count: bars.count, as: asPixels ? 'pixels' : 'paths'};
     if (asPixels) this.bars.begin(this.canvas.width, this.canvas.height, this.dpr);
-    for (const b of byColor.values()) {
+    for (const b of bars.byColor.values()) {
       const style = b.label === -1 ? '#888' : b.label === -2 ? '#444' : paint(ctx, this.meta, b.label, b.row);
       if (asPixels && typeof style === 'string') {
-        const p = pixelOf(style);
-        for (let k = 0; k < b.r.length; k += 4) this.bars.fill(p, b.r[k], b.r[k + 1], b.r[k + 2], b.r[k + 3]);
+        this.bars.fillAll(pixelOf(style), b.r);
         continue;
       }
       ctx.fillStyle = style;
