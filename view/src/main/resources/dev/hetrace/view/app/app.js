@@ -100,52 +100,43 @@ function focus(row, start, end) {
 async function loadDiagnosis() {
   const d = await json('api/diagnosis');
   view.setDiagnosis(d);
-  const box = $('diagnosis');
-  box.innerHTML = '';
-  if (d.findings.length === 0) box.innerHTML = '<p class="muted">nothing stands out</p>';
-  for (const f of d.findings) {
-    const p = document.createElement('p');
-    p.className = 'finding';
-    p.textContent = f;
-    box.appendChild(p);
-  }
+  // the panel's HTML at once, and one listener: a large board's hundreds of outliers, each an element made, filled
+  // and listened to on its own, made a long task that the first zoom waited behind
+  const attr = v => esc(String(v ?? ''));
+  const place = (row, start, end) => `data-row="${row}" data-start="${start}" data-end="${end}"`;
+  const html = [];
+  if (d.findings.length === 0) html.push('<p class="muted">nothing stands out</p>');
+  for (const f of d.findings) html.push(`<p class="finding">${esc(f)}</p>`);
   if (d.outliers.length) {
-    const h = document.createElement('h4');
-    h.textContent = `outliers (${d.outlierCount}${d.outlierCount > d.outliers.length ? ', the longest ' + d.outliers.length : ''}): click to see`;
-    box.appendChild(h);
+    html.push(`<h4>outliers (${d.outlierCount}${d.outlierCount > d.outliers.length ? ', the longest ' + d.outliers.length : ''}):`
+      + ' click to see</h4>');
   }
   for (const o of d.outliers) {
-    const div = document.createElement('div');
-    div.className = 'outlier';
-    Object.assign(div.dataset, {core: o.core ?? '', task: o.task ?? '', name: o.name ?? '', start: o.start, end: o.end,
-      row: o.row, kind: o.kind});
     const what = o.kind === 'activation' ? `${o.task} (activation)` : `${o.task} · ${o.name}`;
     const by = o.preemptedBy.length ? `, preempted ${formatTime(o.preempted)} by ${o.preemptedBy.join(', ')}` : '';
     const blocked = o.blocked > 0 ? `, blocked ${formatTime(o.blocked)}` : '';
-    div.innerHTML = `<b>${esc(o.core)}</b> ${esc(what)} at ${formatTime(o.start)}: ${formatTime(o.end - o.start)}`
-      + ` (${o.ratio == null ? 'against' : `${o.ratio.toFixed(1)}×`} the median ${formatTime(o.median)})${esc(by)}${esc(blocked)}`;
-    div.addEventListener('click', () => focus(o.row, o.start, o.end));
-    box.appendChild(div);
+    html.push(`<div class="outlier" data-core="${attr(o.core)}" data-task="${attr(o.task)}" data-name="${attr(o.name)}"`
+      + ` data-kind="${attr(o.kind)}" ${place(o.row, o.start, o.end)}><b>${esc(o.core)}</b> ${esc(what)} at ${formatTime(o.start)}:`
+      + ` ${formatTime(o.end - o.start)} (${o.ratio == null ? 'against' : `${o.ratio.toFixed(1)}×`} the median`
+      + ` ${formatTime(o.median)})${esc(by)}${esc(blocked)}</div>`);
   }
   for (const s of d.silent) {
-    const div = document.createElement('div');
-    div.className = 'outlier';
-    div.textContent = `${s.trace} went silent at ${formatTime(s.last)}`;
-    div.addEventListener('click', () => focus(s.row, s.last, s.last + 1));
-    box.appendChild(div);
+    html.push(`<div class="outlier" ${place(s.row, s.last, s.last + 1)}>${esc(s.trace)} went silent at ${formatTime(s.last)}</div>`);
   }
   for (const s of d.stuck) {
-    const div = document.createElement('div');
-    div.className = 'outlier';
-    div.textContent = `task ${s.task} stuck since ${formatTime(s.since)}`;
-    div.addEventListener('click', () => focus(s.row, s.since, meta.span));
-    box.appendChild(div);
+    html.push(`<div class="outlier" ${place(s.row, s.since, meta.span)}>task ${esc(s.task)} stuck since ${formatTime(s.since)}</div>`);
   }
+  $('diagnosis').innerHTML = html.join('');
   window.__hetrace.diagnosisLoaded = true;
   const first = d.outliers.find(o => o.name) ?? d.outliers.find(o => o.task);
   if (first) durationsFirst = first.name ?? first.task;
   if ($('durations').classList.contains('active')) durationsShown();
 }
+// an outlier, a silent trace or a stuck task clicked: zoom there
+$('diagnosis').addEventListener('click', e => {
+  const at = e.target.closest('#diagnosis .outlier');
+  if (at) focus(Number(at.dataset.row), Number(at.dataset.start), Number(at.dataset.end));
+});
 firstDrawn.then(loadDiagnosis).catch(e => { $('diagnosis').textContent = 'diagnosis failed: ' + e.message; });
 
 // ---- statistics (sortable)
