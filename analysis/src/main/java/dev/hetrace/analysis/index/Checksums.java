@@ -27,11 +27,12 @@ public final class Checksums {
     /** Lists every regular file of {@code folder} (not in subfolders) with its size and CRC-32C. */
     public static void write(Path folder) throws IOException {
         StringBuilder b = new StringBuilder();
+        byte[] buf = new byte[BUFFER];
         try (Stream<Path> files = Files.list(folder)) {
             for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
                 String name = f.getFileName().toString();
                 if (!name.equals(FILE)) {
-                    b.append(String.format(Locale.ROOT, "%08x %d %s%n", crc(f), Files.size(f), name));
+                    b.append(String.format(Locale.ROOT, "%08x %d %s%n", crc(f, buf), Files.size(f), name));
                 }
             }
         }
@@ -50,6 +51,7 @@ public final class Checksums {
             return "it has no list of checksums";
         }
         List<String> changed = new ArrayList<>();
+        byte[] buf = new byte[BUFFER];
         for (String line : lines) {
             String[] p = line.split(" ", 3);
             if (p.length != 3) {
@@ -62,16 +64,22 @@ public final class Checksums {
             if (!Files.isRegularFile(f)) {
                 changed.add(p[2] + " is missing");
             } else if (!Long.toString(Files.size(f)).equals(p[1])
-                    || !String.format(Locale.ROOT, "%08x", crc(f)).equals(p[0])) {
+                    || !String.format(Locale.ROOT, "%08x", crc(f, buf)).equals(p[0])) {
                 changed.add(p[2] + " changed");
             }
         }
         return changed.isEmpty() ? null : String.join(", ", changed);
     }
 
-    private static long crc(Path f) throws IOException {
+    /**
+     * How many bytes a file is read by, in one buffer for a whole folder: one per file was tens of
+     * megabytes of garbage in a viewer's start, and each young collection it brought about there
+     * copies what the start keeps.
+     */
+    private static final int BUFFER = 1 << 20;
+
+    private static long crc(Path f, byte[] buf) throws IOException {
         CRC32C crc = new CRC32C();
-        byte[] buf = new byte[1 << 20];
         try (InputStream in = Files.newInputStream(f)) {
             for (int n; (n = in.read(buf)) > 0; ) {
                 crc.update(buf, 0, n);
