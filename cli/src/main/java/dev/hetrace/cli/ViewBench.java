@@ -6,10 +6,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,9 +35,7 @@ final class ViewBench {
      * Measures the server at {@code url}, serving {@code t}; {@code started}: the command's start
      * (System.nanoTime), to tell how long after it the first view was there.
      */
-    static int run(String url, Timeline t, int n, long started, PrintStream out)
-            throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newHttpClient();
+    static int run(String url, Timeline t, int n, long started, PrintStream out) throws IOException {
         long span = t.end() - t.begin();
         // the rows of a first screen: the board, then traces, groups of cores and cores (their children closed)
         List<Integer> top = new ArrayList<>();
@@ -51,17 +48,15 @@ final class ViewBench {
             }
         }
         long t0 = System.nanoTime();
-        long metaBytes = get(http, url + "api/meta").bytes();
+        long metaBytes = get(url + "api/meta").bytes();
         long t1 = System.nanoTime();
-        long viewBytes = get(
-                        http,
-                        url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0)
-                                + AS_THE_APP_ASKS)
+        long viewBytes = get(url + "api/view?from=0&to=" + span + "&width=" + WIDTH + "&rows=" + rows(top, 0)
+                        + AS_THE_APP_ASKS)
                 .bytes();
         long t2 = System.nanoTime();
         // the panels the app fills at once: the diagnosis and the statistics of the whole span
-        long panelBytes = get(http, url + "api/diagnosis").bytes()
-                + get(http, url + "api/stats").bytes();
+        long panelBytes =
+                get(url + "api/diagnosis").bytes() + get(url + "api/stats").bytes();
         long t3 = System.nanoTime();
         long jvm = ManagementFactory.getRuntimeMXBean().getUptime();
         out.printf(
@@ -117,10 +112,8 @@ final class ViewBench {
             }
             int scroll = random.nextInt(Math.max(1, top.size() - ROWS_ON_SCREEN + 1));
             long s = System.nanoTime();
-            Answer a = get(
-                    http,
-                    url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH + "&rows="
-                            + rows(top, scroll) + AS_THE_APP_ASKS);
+            Answer a = get(url + "api/view?from=" + (long) from + "&to=" + (long) Math.ceil(to) + "&width=" + WIDTH
+                    + "&rows=" + rows(top, scroll) + AS_THE_APP_ASKS);
             lat[i] = System.nanoTime() - s;
             bytes[i] = a.bytes();
             server[i] = a.madeNanos();
@@ -179,25 +172,29 @@ final class ViewBench {
     /** An answer: how many bytes it had, and how long the server took to make it (its {@code Server-Timing}; −1 if not said). */
     record Answer(long bytes, long madeNanos) {}
 
-    /** Asks for {@code url} and reads its answer to the last byte. */
-    private static Answer get(HttpClient http, String url) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r =
-                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream in = r.body()) {
-            if (r.statusCode() != 200) {
-                throw new IOException(url + ": HTTP " + r.statusCode() + ": "
-                        + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    /**
+     * Asks for {@code url} and reads its answer to the last byte, on a kept-alive connection. The
+     * client runs in the server's JVM: {@link HttpURLConnection} reads into {@link #SINK} and
+     * allocates next to nothing there, as a browser, in a process of its own, allocates nothing
+     * (java.net.http's client allocated a buffer per read: 70 MB in a run, whose collections
+     * fell on the server's answers).
+     */
+    private static Answer get(String url) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
+        int status = c.getResponseCode();
+        if (status != 200) {
+            try (InputStream err = c.getErrorStream()) {
+                throw new IOException(url + ": HTTP " + status + ": "
+                        + (err == null ? "" : new String(err.readAllBytes(), StandardCharsets.UTF_8)));
             }
+        }
+        try (InputStream in = c.getInputStream()) {
             long n = 0;
             for (int k; (k = in.read(SINK)) >= 0; ) {
                 n += k;
             }
-            return new Answer(
-                    n,
-                    r.headers()
-                            .firstValue("Server-Timing")
-                            .map(ViewBench::duration)
-                            .orElse(-1L));
+            String timing = c.getHeaderField("Server-Timing");
+            return new Answer(n, timing == null ? -1 : duration(timing));
         }
     }
 
