@@ -194,6 +194,59 @@ class TimelineTest {
         throw new AssertionError("no run of " + task);
     }
 
+    @Test
+    void aRowsColumnsAreWrittenAsRunsThatGiveEveryColumnBack() throws Exception {
+        // the board's columns as its summary gives them, each ‰ rounded as the answer says: the runs of
+        // equal columns in the answer must give back every column, its busy share, starts, labels and theirs
+        long span = timeline.end() - timeline.begin();
+        SplittableRandom random = new SplittableRandom(3);
+        int stride = Wire.columnStride();
+        int k = RowSummary.TOP;
+        for (int trial = 0; trial < 20; trial++) {
+            int width = 50 + random.nextInt(2000);
+            long from = trial == 0 ? 0 : random.nextLong(0, span / 2);
+            long to = trial == 0 ? span : from + Math.max(width, (long) ((span - from) * random.nextDouble()));
+            double nsPerPx = (double) (to - from) / width;
+            Columns c = new Columns();
+            c.reset(width);
+            timeline.summaries[0].addTo(c, timeline.begin() + from, nsPerPx);
+            double full = nsPerPx * timeline.members[0].length;
+            int[][] expected = new int[width][];
+            for (int x = 0; x < width; x++) {
+                int busy = permille(c.busy[x], full);
+                if (busy > 0 || c.count[x] > 0) {
+                    expected[x] = new int[2 + 2 * k];
+                    expected[x][0] = busy;
+                    expected[x][1] = c.count[x];
+                    for (int j = 0; j < k; j++) {
+                        expected[x][2 + 2 * j] = c.top[x * k + j];
+                        expected[x][3 + 2 * j] = c.top[x * k + j] < 0 ? 0 : permille(c.topTime[x * k + j], full);
+                    }
+                }
+            }
+            JsonNode cols = query(from, to, width, 0).get("rows").get(0).get("cols");
+            int[][] written = new int[width][];
+            int runs = 0;
+            for (int at = 0; at < cols.size(); at += stride, runs++) {
+                for (int x = cols.get(at).asInt();
+                        x < cols.get(at).asInt() + cols.get(at + 1).asInt();
+                        x++) {
+                    written[x] = new int[2 + 2 * k];
+                    for (int v = 0; v < 2 + 2 * k; v++) {
+                        written[x][v] = cols.get(at + 2 + v).asInt();
+                    }
+                }
+            }
+            assertThat(written).as("%d px from %d to %d", width, from, to).isDeepEqualTo(expected);
+            assertThat(runs).as("runs of equal columns, not a column each").isLessThan(width);
+        }
+    }
+
+    /** v as ‰ of full, as answers write shares: anything at all is at least 1 ‰. */
+    private static int permille(double v, double full) {
+        return v > 0 ? (int) Math.max(1, Math.min(1000, Math.round(v * 1000 / full))) : 0;
+    }
+
     private static JsonNode query(long from, long to, int width, int... rows) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
