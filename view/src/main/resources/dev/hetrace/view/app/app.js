@@ -100,6 +100,9 @@ function focus(row, start, end) {
 async function loadDiagnosis() {
   const d = await json('api/diagnosis');
   view.setDiagnosis(d);
+  // the panel once the timeline has drawn the outliers: laying out the one and painting the other in one frame made
+  // it a long one
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
   // the panel's HTML at once, and one listener: a large board's hundreds of outliers, each an element made, filled
   // and listened to on its own, made a long task that the first zoom waited behind
   const attr = v => esc(String(v ?? ''));
