@@ -47,8 +47,10 @@ class ViewCommandTest {
                 .contains("hetrace view: 5 trace(s), 5 cores")
                 .containsPattern("measuring http://127\\.0\\.0\\.1:\\d+/")
                 .contains("first view: meta and the whole span for 7 rows")
-                .contains("diagnosis and statistics")
+                .contains("; diagnosis ")
+                .contains("first view and diagnosis answered")
                 .contains("12 zoom/pan requests at 2000 px")
+                .containsPattern("statistics of everything \\(their tab shown\\): [\\d.]+ ms, [\\d,]+ bytes")
                 // each answer says how long the server took to make it
                 .containsPattern("of which the server's making of the answer \\(its Server-Timing\\): median \\d")
                 .doesNotContain("made in -")
@@ -114,7 +116,8 @@ class ViewCommandTest {
                 .contains("indexing 5 traces")
                 .contains("opened the timeline kept in")
                 .doesNotContain("kept the timeline (")
-                .contains("diagnosis and statistics")
+                .contains("first view and diagnosis answered")
+                .contains("statistics of everything (their tab shown)")
                 .contains("2 zoom/pan requests");
 
         // a trace touched: its timeline is built again, and replaces the old one

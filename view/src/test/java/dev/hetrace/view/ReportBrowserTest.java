@@ -139,6 +139,8 @@ class ReportBrowserTest {
         assertThat(Chromium.row(draw, "board").get("n").asInt()).isPositive();
         assertThat(draw.get("arrows").size()).isPositive();
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return !!window.__hetrace.lastStats") == Boolean.TRUE);
         String stats = driver.findElement(By.id("stats-table")).getText();
         assertThat(stats).contains("intruder", "sobel_filter");
         assertThat(driver.findElements(By.cssSelector("#stats-table tbody tr")).size())

@@ -326,7 +326,11 @@ class ViewerBrowserTest {
         JsonNode panned = browser.lastDraw();
         assertThat(panned.get("from").asDouble())
                 .isGreaterThan(zoomed.get("from").asDouble());
+        // the statistics are asked for when their tab is first shown
+        assertThat(browser.js("return window.__hetrace.lastStats")).isNull();
         driver.findElement(By.cssSelector("aside nav button[data-tab='stats']")).click();
+        new WebDriverWait(driver, Duration.ofSeconds(60))
+                .until(d -> browser.js("return !!window.__hetrace.lastStats") == Boolean.TRUE);
         List<WebElement> rows = driver.findElements(By.cssSelector("#stats-table tbody tr"));
         assertThat(rows).isNotEmpty();
         assertThat(driver.findElement(By.id("stats-table")).getText()).contains("intruder", "sobel_filter");

@@ -83,6 +83,7 @@ function showTab(name) {
   for (const b of document.querySelectorAll('aside nav button')) b.classList.toggle('active', b.dataset.tab === name);
   for (const s of document.querySelectorAll('.tab')) s.classList.toggle('active', s.id === name);
   if (name === 'durations') durationsShown();
+  if (name === 'stats' && !statsAsked) loadStats().catch(e => { $('stats').textContent = 'statistics failed: ' + e.message; });
 }
 for (const b of document.querySelectorAll('aside nav button')) b.addEventListener('click', () => showTab(b.dataset.tab));
 
@@ -149,8 +150,19 @@ const COLS = [['context', 'context'], ['name', 'name'], ['total', 'total'], ['pe
 let stats = {rows: []};
 let sortBy = {key: 'total', desc: true};
 
+/**
+ * The statistics are asked for when their tab is first shown, or a range's when one is selected: on a large board
+ * those of everything are megabytes, read and laid out while the first zooms would wait. The last asked is shown.
+ */
+let statsAsked = false;
+let statsAsking = 0;
+
 async function loadStats(from, to) {
-  stats = await json(from === undefined ? 'api/stats' : `api/stats?from=${Math.floor(from)}&to=${Math.ceil(to)}`);
+  statsAsked = true;
+  const asking = ++statsAsking;
+  const got = await json(from === undefined ? 'api/stats' : `api/stats?from=${Math.floor(from)}&to=${Math.ceil(to)}`);
+  if (asking !== statsAsking) return; // asked again meanwhile
+  stats = got;
   window.__hetrace.lastStats = stats;
   renderStats();
 }
@@ -197,7 +209,6 @@ function renderStats() {
 $('stats-context').addEventListener('change', renderStats);
 $('stats-range').addEventListener('click', () => loadStats(Math.max(0, view.from), Math.min(meta.span, view.to)));
 $('stats-all').addEventListener('click', () => loadStats());
-firstDrawn.then(() => loadStats()).catch(e => { $('stats').textContent = 'statistics failed: ' + e.message; });
 
 // ---- the events of a place
 
