@@ -558,6 +558,7 @@ async function select(from, to) {
   note.dataset.to = to;
   note.dataset.duration = to - from;
   $('selection-text').textContent = `selection ${formatTime(to - from)}: ${formatTime(from, to - from)} – ${formatTime(to, to - from)}`;
+  if (!embedded) statsAsked = true; // the range's, not everything's first
   showTab('stats');
   if (embedded) {
     $('selection-text').textContent += ' (the statistics of a range are not in a report: those of everything below)';
