@@ -61,7 +61,7 @@ final class BinarySymbols {
             return out;
         }
         // the binaries by file (path and build id), each load with the addresses it holds
-        Map<String, List<StateModel.Binary>> files = new LinkedHashMap<>();
+        Map<String, List<Load>> files = new LinkedHashMap<>();
         Map<String, Set<Long>> held = new HashMap<>();
         for (StateModel.Binary b : binaries) {
             if (b.size() <= 0) {
@@ -69,19 +69,23 @@ final class BinarySymbols {
             }
             int from = Arrays.binarySearch(addresses, b.base());
             from = from >= 0 ? from : -from - 1;
-            if (from == addresses.length || addresses[from] - b.base() >= b.size()) {
+            int to = from;
+            while (to < addresses.length && addresses[to] - b.base() < b.size()) {
+                to++;
+            }
+            if (to == from) {
                 continue;
             }
             String key = b.path() + "\0" + b.buildId();
-            files.computeIfAbsent(key, k -> new ArrayList<>()).add(b);
+            files.computeIfAbsent(key, k -> new ArrayList<>()).add(new Load(b, from, to));
             Set<Long> in = held.computeIfAbsent(key, k -> new HashSet<>());
-            for (int i = from; i < addresses.length && addresses[i] - b.base() < b.size(); i++) {
+            for (int i = from; i < to; i++) {
                 in.add(addresses[i]);
             }
         }
         Set<String> ambiguous = new HashSet<>();
         files.forEach((key, loads) -> {
-            StateModel.Binary first = loads.getFirst();
+            StateModel.Binary first = loads.getFirst().binary();
             int count = held.get(key).size();
             ElfFile elf;
             try {
@@ -92,10 +96,9 @@ final class BinarySymbols {
                 return;
             }
             Set<Long> unnamed = new HashSet<>();
-            for (StateModel.Binary b : loads) {
-                int from = Arrays.binarySearch(addresses, b.base());
-                from = from >= 0 ? from : -from - 1;
-                for (int i = from; i < addresses.length && addresses[i] - b.base() < b.size(); i++) {
+            for (Load l : loads) {
+                StateModel.Binary b = l.binary();
+                for (int i = l.from(); i < l.to(); i++) {
                     long a = addresses[i];
                     String name = elf.nameOf(b.pic() ? a - b.base() + elf.firstLoadAddress() : a);
                     if (name == null) {
@@ -120,6 +123,9 @@ final class BinarySymbols {
         ambiguous.forEach(out::remove);
         return out;
     }
+
+    /** A binary loaded, and the positions [from, to) of the sorted addresses it holds. */
+    private record Load(StateModel.Binary binary, int from, int to) {}
 
     /**
      * The ELF file whose symbols name the binary at {@code path} with build id {@code buildId}
