@@ -523,24 +523,36 @@ function drawLegend(d) {
   const key = names.join(',') + '|' + states.join(',');
   if (key === legendKey) return;
   legendKey = key;
-  const box = $('legend');
-  box.replaceChildren();
-  for (const l of names) {
-    const e = document.createElement('span');
+  $('legend').replaceChildren(...names.map(legendEntry), ...states.map(stateEntry));
+}
+
+// each entry made once, with its swatch (a canvas) and its listener: a kernel trace's zooms change hundreds of
+// threads on screen, and making them all again took tens of milliseconds a frame
+const legendEntries = new Map();
+function legendEntry(l) {
+  let e = legendEntries.get(l);
+  if (!e) {
+    e = document.createElement('span');
     e.className = 'entry';
     Object.assign(e.dataset, {label: meta.labels[l], color: meta.colors[l]});
     e.append(swatch(meta, l), meta.labels[l]);
     e.title = 'click: its durations';
     e.addEventListener('click', () => { window.__hetrace.showDurations(meta.labels[l]); showTab('durations'); });
-    box.appendChild(e);
+    legendEntries.set(l, e);
   }
-  for (const s of states) {
-    const e = document.createElement('span');
+  return e;
+}
+const stateEntries = new Map();
+function stateEntry(s) {
+  let e = stateEntries.get(s);
+  if (!e) {
+    e = document.createElement('span');
     e.className = 'entry state';
     Object.assign(e.dataset, {label: `(${s})`, color: meta.colors[meta.labels.indexOf(`(${s})`)]});
     e.append(stateSwatch(s), STATE_LOOK[s].text);
-    box.appendChild(e);
+    stateEntries.set(s, e);
   }
+  return e;
 }
 
 // ---- a selection on the ruler: its duration, and the statistics of its range
