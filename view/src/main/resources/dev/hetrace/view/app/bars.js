@@ -1,15 +1,29 @@
 // The bars of aggregated activity (thousands of one-pixel columns per frame on a wide view), painted as pixels
 // into an image, then drawn at once. Filled as canvas paths, each frame's tens of thousands of rectangles took
-// the browser 16–25 ms to rasterize without a GPU; written as pixels and drawn as one image, 2–3 ms. The bars
-// are whole CSS pixels, so the pixels are those a path would fill.
+// the browser 16–25 ms to rasterize without a GPU; written as pixels and drawn as one image, 2–3 ms. The columns'
+// bars are whole CSS pixels, so the pixels are those a path would fill; an interval's bar is put to the nearest
+// device pixels.
 
 /** The 32-bit pixel (an ImageData's byte order) of each CSS color, as the browser itself paints it. */
 const pixels = new Map();
 let probe = null;
 
-/** The pixel of CSS color `color` in an ImageData's Uint32Array. */
+/** Whether a Uint32Array reads an ImageData's R, G, B, A bytes as A·2²⁴ + B·2¹⁶ + G·2⁸ + R. */
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const HEX = /^#[0-9a-f]{6}$/i;
+
+/**
+ * The pixel of CSS color `color` in an ImageData's Uint32Array: a `#rrggbb` color's worked out from its digits (a
+ * kernel trace's threads have hundreds of colors, and painting each on a probe then reading it back took tens of
+ * milliseconds in the first frame that showed them); any other as the browser paints it on a probe.
+ */
 export function pixelOf(color) {
   let p = pixels.get(color);
+  if (p === undefined && LITTLE && HEX.test(color)) {
+    const v = parseInt(color.slice(1), 16);
+    p = (0xff000000 | (v & 0xff) << 16 | (v & 0xff00) | (v >> 16 & 0xff)) >>> 0;
+    pixels.set(color, p);
+  }
   if (p === undefined) {
     if (!probe) {
       const c = document.createElement('canvas');
