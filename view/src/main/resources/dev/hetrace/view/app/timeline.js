@@ -18,6 +18,8 @@ const BAR_H = ROW_H - 3;
 export const MIN_BAR = 3;
 /** Intervals narrower than this (px) are not drawn one by one but add up in their pixels, as columns do. */
 const NARROW = 2;
+/** An interval wider than this (px) has its name written in it. */
+const NAMED = 40;
 /** With idle stretches compressed, each takes this many px. */
 const GAP = 8;
 /**
@@ -151,6 +153,14 @@ export class Timeline {
     this.parts = [];
     /** Settled when the first view is drawn, or its request failed. */
     this.firstView = new Promise((ok, fail) => { this.firstSettle = {ok, fail}; });
+    // the image the bars of a wide view are put in, made and put once (a transparent pixel) after the first view:
+    // made and put first by the first zoom that needed it, it took that zoom 20 to 30 ms more
+    this.firstView.then(() => setTimeout(() => {
+      if (!this.ctx) return;
+      this.bars.begin(this.canvas.width, this.canvas.height, this.dpr);
+      this.bars.fill(0, LABEL_W, RULER_H, 1, 1); // transparent: nothing shows
+      this.bars.end(this.ctx);
+    }, 0), () => {});
     this.seq = 0;
     this.pending = 0;
     this.moved = false; // the view moved while an answer was on its way
@@ -279,9 +289,10 @@ export class Timeline {
     for (const s of d.silent || []) if (s.row >= 0) a.push({row: s.row, start: s.last, end: this.meta.span, what: `${s.trace} silent`});
     for (const s of d.stuck || []) if (s.row >= 0) a.push({row: s.row, start: s.since, end: this.meta.span, what: `${s.task} stuck`});
     this.alerts = a;
-    // at the next frame, not in the task that read the diagnosis
+    // drawn at the next frame, not in the task that read the diagnosis; not then when an answer is on its way, which
+    // is drawn with them: redrawing the old one held up the zoom that asked for it
     if (this.lastDraw) this.lastDraw.fresh = false;
-    this.drawSoon();
+    if (this.pending === 0) this.drawSoon();
   }
 
   timeAt(x) {
@@ -595,20 +606,23 @@ export class Timeline {
             }
             continue;
           }
+          const w = Math.max(1, x1 - x0);
+          if (w <= NAMED) {
+            // no room for its name: with the bars, painted per color (a wide view of a kernel trace has a thousand
+            // or more; painted one by one, the canvas took tens of milliseconds to rasterize them)
+            bars.add(label, x0, top + 2, w, ROW_H - 4, id);
+            continue;
+          }
           ctx.fillStyle = paint(ctx, this.meta, label, id);
           drawnLabels(draw, label);
-          const w = Math.max(1, x1 - x0);
           ctx.fillRect(x0, top + 2, w, ROW_H - 4);
-          if (w > 40) {
-            ctx.fillStyle = textOn(this.meta, label);
-            const text = this.meta.labels[label];
-            ctx.save();
-            ctx.beginPath();
-            ctx.rect(Math.max(x0, LABEL_W), top, w, ROW_H);
-            ctx.clip();
-            ctx.fillText(text, Math.max(x0, LABEL_W) + 3, top + ROW_H / 2);
-            ctx.restore();
-          }
+          ctx.fillStyle = textOn(this.meta, label);
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(Math.max(x0, LABEL_W), top, w, ROW_H);
+          ctx.clip();
+          ctx.fillText(this.meta.labels[label], Math.max(x0, LABEL_W) + 3, top + ROW_H / 2);
+          ctx.restore();
         }
         if (narrow) {
           for (const [px, p] of narrow) {
